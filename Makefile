@@ -1,0 +1,88 @@
+# capabilities: build, run and test.
+#
+#   make run    build the app and start the hub with its tray icon
+#   make test   install what the tests need, then run the whole suite under
+#               Xvfb and a D-Bus session with an unlocked gnome-keyring
+#
+# Both install what is missing on a Debian machine (apt as root, else sudo,
+# else they print the one command to run and stop).
+
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/capabilities
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+# Debian packages: Fyne's cgo build, a virtual display, a Secret Service, D-Bus.
+RUN_DEBS  := gcc pkg-config libgl1-mesa-dev xorg-dev dbus-x11 gnome-keyring
+TEST_DEBS := $(RUN_DEBS) xvfb xauth imagemagick
+
+# Everything but ui/ builds without cgo: these targets prove it.
+CROSS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+NPM_DIR := testdata/npm
+GOTEST_FLAGS ?= -race -timeout 15m
+
+.PHONY: all build run test test-go cross fuzz bench lint deps-run deps-test deps-npm package clean
+
+all: build
+
+build: deps-run
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./app
+
+run: build
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		exec ./$(BIN) hub; \
+	else \
+		echo "No display: starting the hub under a virtual display (xvfb-run); the tray icon is not visible."; \
+		exec xvfb-run -a ./$(BIN) hub; \
+	fi
+
+test: deps-test deps-npm
+	@./scripts/with-session.sh $(MAKE) --no-print-directory test-go
+	@$(MAKE) --no-print-directory cross
+	@$(MAKE) --no-print-directory fuzz
+
+# test-go expects a display and an unlocked Secret Service (see test).
+test-go:
+	$(GO) vet ./...
+	$(GO) test $(GOTEST_FLAGS) ./...
+
+cross:
+	@for p in $(CROSS); do \
+		echo "cross-compile (CGO_ENABLED=0, headless) $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -tags headless -o /dev/null ./... || exit 1; \
+	done
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzPrepare$$' -fuzztime 20s ./sandbox
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	cd bench/bleve && $(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+deps-run:
+	@./scripts/need-debs.sh $(RUN_DEBS)
+	@command -v $(GO) >/dev/null || { echo "Go 1.26 is needed: https://go.dev/doc/install (Debian: /usr/local/go)"; exit 1; }
+
+deps-test:
+	@./scripts/need-debs.sh $(TEST_DEBS)
+	@command -v $(GO) >/dev/null || { echo "Go 1.26 is needed: https://go.dev/doc/install"; exit 1; }
+	@command -v npm >/dev/null || ./scripts/need-debs.sh nodejs npm
+
+deps-npm:
+	@if [ ! -d $(NPM_DIR)/node_modules ] || [ $(NPM_DIR)/package-lock.json -nt $(NPM_DIR)/node_modules/.package-lock.json ]; then \
+		echo "npm ci in $(NPM_DIR) (pinned MCP test servers, TypeScript SDK, tsc)"; \
+		npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error; \
+	fi
+
+package: deps-run
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -src ./app -icon ../assets/icon.png -name capabilities -release
+	@ls -l app/*.tar.xz
+
+clean:
+	rm -rf bin dist

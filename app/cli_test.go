@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// cli runs the command line in-process against home, with stdin.
+func cli(t *testing.T, home, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{
+		Args:       args,
+		Stdin:      strings.NewReader(stdin),
+		Stdout:     &out,
+		Stderr:     &errb,
+		Getenv:     func(k string) string { return map[string]string{"CAPABILITIES_HOME": home}[k] },
+		UserHome:   t.TempDir(),
+		UserConfig: t.TempDir(),
+	}
+	code := run(context.Background(), e)
+	return result{code, out.String(), errb.String()}
+}
+
+func TestUsageErrors(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{nil, exitUsage, "Usage: capabilities COMMAND"},
+		{[]string{"sorce"}, exitUsage, `unknown command "sorce" (did you mean "source"?)`},
+		{[]string{"source"}, exitUsage, "Usage: capabilities source COMMAND"},
+		{[]string{"source", "add"}, exitUsage, "capabilities source add: needs a source NAME\nhint: usage:"},
+		{[]string{"source", "add", "x"}, exitUsage, "needs a COMMAND after -- (stdio) or --url URL"},
+		{[]string{"source", "add", "x", "--url", "http://h", "--", "cmd"}, exitUsage, "takes a COMMAND or --url, not both"},
+		{[]string{"source", "add", "x", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{[]string{"source", "add", "x", "--env", "NOEQUALS", "--", "cmd"}, exitUsage, `--env "NOEQUALS": write KEY=VALUE`},
+		{[]string{"source", "remove"}, exitUsage, "needs exactly one source NAME"},
+		{[]string{"source", "remove", "ghost"}, exitFailure, `no source named "ghost"` + "\nhint: there are no sources yet"},
+		{[]string{"source", "import"}, exitUsage, "needs exactly one FILE"},
+		{[]string{"source", "import", "/nonexistent.json"}, exitFailure, "reading /nonexistent.json"},
+		{[]string{"connection", "add", "x"}, exitUsage, "needs SOURCE and connection NAME"},
+		{[]string{"connection", "add", "x", "y", "--env", "A", "--header", "B"}, exitUsage, "takes --env or --header, not both"},
+		{[]string{"policy", "set", "a.b"}, exitUsage, "needs a target and a mode"},
+		{[]string{"policy", "set", "a.b", "sometimes"}, exitUsage, `mode "sometimes": must be allow, ask or deny`},
+		{[]string{"version", "extra"}, exitUsage, "takes no arguments"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := cli(t, home, "", tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit code = %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("stderr = %q, want it to contain %q", r.stderr, tc.stderr)
+			}
+			if r.code != exitOK && r.stdout != "" {
+				t.Errorf("a failing command printed to stdout: %q", r.stdout)
+			}
+		})
+	}
+}
+
+func TestHelpEverywhere(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{
+		{"--help"}, {"help"}, {"source", "--help"}, {"source", "add", "--help"}, {"source", "import", "-h"},
+		{"connection", "add", "--help"}, {"policy", "set", "--help"}, {"version", "--help"}, {"help", "source"},
+	} {
+		r := cli(t, home, "", args...)
+		if r.code != exitOK || !strings.Contains(r.stdout, "Usage: capabilities") {
+			t.Errorf("%v: code %d stdout %q stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestSourceLifecycle(t *testing.T) {
+	home := t.TempDir()
+	if r := cli(t, home, "", "source", "list"); r.code != 0 || !strings.Contains(r.stdout, "No sources yet") {
+		t.Fatalf("empty list: %+v", r)
+	}
+	r := cli(t, home, "", "source", "add", "memory", "--env", "LOG=debug", "--", "npx", "-y", "@modelcontextprotocol/server-memory")
+	if r.code != 0 || r.stdout != "Added source memory (namespace memory).\n" {
+		t.Fatalf("add: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "add", "memory", "--", "other"); r.code != exitFailure || !strings.Contains(r.stderr, "sources.memory: a source with this name exists") {
+		t.Fatalf("duplicate add: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "add", "my-docs", "--url", "http://127.0.0.1:9/mcp"); r.code != 0 || !strings.Contains(r.stdout, "namespace myDocs") {
+		t.Fatalf("add http: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "add", "gh", "--env", "GITHUB_TOKEN=ghp_x", "--", "npx"); r.code != exitFailure || !strings.Contains(r.stderr, "looks like a secret") || !strings.Contains(r.stderr, "hint: add the source without it") {
+		t.Fatalf("secret in --env: %+v", r)
+	}
+	r = cli(t, home, "", "source", "list")
+	for _, want := range []string{"NAME", "memory", "stdio", "npx -y @modelcontextprotocol/server-memory", "my-docs", "myDocs", "http://127.0.0.1:9/mcp"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	cfg, err := hub.LoadConfig(filepath.Join(home, "config.json"))
+	if err != nil || cfg.Sources["memory"].Env["LOG"] != "debug" || len(cfg.Sources["memory"].Args) != 2 {
+		t.Fatalf("config after add: %v %+v", err, cfg)
+	}
+	if r := cli(t, home, "", "source", "remove", "memory"); r.code != 0 {
+		t.Fatalf("remove: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "remove", "memory"); r.code != exitFailure || !strings.Contains(r.stderr, "hint: sources: my-docs") {
+		t.Fatalf("remove twice: %+v", r)
+	}
+}
+
+func TestBrokenConfigIsNamed(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {"a": {"command": 1}}}`), 0o600)
+	r := cli(t, home, "", "source", "list")
+	want := filepath.Join(home, "config.json") + ": sources.a.command: must be a string"
+	if r.code != exitFailure || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "hint:") {
+		t.Fatalf("got %+v, want stderr with %q", r, want)
+	}
+	// The file is left as it was.
+	if b, _ := os.ReadFile(filepath.Join(home, "config.json")); string(b) != `{"sources": {"a": {"command": 1}}}` {
+		t.Fatalf("broken config was rewritten: %s", b)
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	home := t.TempDir()
+	if r := cli(t, home, "", "policy", "list"); r.code != 0 || !strings.Contains(r.stdout, "No rules") {
+		t.Fatalf("%+v", r)
+	}
+	for _, args := range [][]string{{"github.createIssue", "ASK"}, {"github.list*", "allow"}, {"filesystem", "deny"}} {
+		if r := cli(t, home, "", append([]string{"policy", "set"}, args...)...); r.code != 0 {
+			t.Fatalf("set %v: %+v", args, r)
+		}
+	}
+	if r := cli(t, home, "", "policy", "set", "bad key", "allow"); r.code != exitFailure || !strings.Contains(r.stderr, "policy.bad key: not an address") {
+		t.Fatalf("bad key: %+v", r)
+	}
+	r := cli(t, home, "", "policy", "list")
+	for _, want := range []string{"github.createIssue  ask", "github.list*        allow", "filesystem          deny"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("policy list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// requireKeychain skips without a Secret Service, except under CI.
+func requireKeychain(t *testing.T) {
+	t.Helper()
+	if _, err := keychain.New().Get("probe/app-test"); errors.Is(err, keychain.ErrUnavailable) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("keychain must be reachable under CI: %v", err)
+		}
+		t.Skipf("no keychain (run through make test): %v", err)
+	}
+}
+
+// assertNoSecretUnder fails when secret appears in any file under dir.
+func assertNoSecretUnder(t *testing.T, dir, secret string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("secret found in %s", p)
+		}
+		return nil
+	})
+}
+
+func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
+	requireKeychain(t)
+	home := t.TempDir()
+	src := fmt.Sprintf("gh%d", time.Now().UnixNano()%1e9)
+	if r := cli(t, home, "", "source", "add", src, "--", "npx", "-y", "server-github"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	secret := "ghp_TestSecret" + fmt.Sprint(time.Now().UnixNano())
+	r := cli(t, home, secret+"\n", "connection", "add", src, "work", "--env", "GITHUB_TOKEN")
+	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of "+src) {
+		t.Fatalf("connection add: %+v", r)
+	}
+	t.Cleanup(func() { keychain.New().Delete(hub.SecretKey(src, "work", "GITHUB_TOKEN")) })
+	if strings.Contains(r.stdout+r.stderr, secret) {
+		t.Fatal("the CLI printed the secret")
+	}
+	got, err := keychain.New().Get(hub.SecretKey(src, "work", "GITHUB_TOKEN"))
+	if err != nil || got != secret {
+		t.Fatalf("keychain holds %q, %v", got, err)
+	}
+	cfg, _ := hub.LoadConfig(filepath.Join(home, "config.json"))
+	if c := cfg.Sources[src].Connections["work"]; c == nil || !c.Default || c.Env["GITHUB_TOKEN"] != "${secret:GITHUB_TOKEN}" {
+		t.Fatalf("connection in config: %+v", c)
+	}
+	// A second connection; --default moves the marker.
+	if r := cli(t, home, "other-secret-value", "connection", "add", src, "personal", "--env", "GITHUB_TOKEN", "--default"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	t.Cleanup(func() { keychain.New().Delete(hub.SecretKey(src, "personal", "GITHUB_TOKEN")) })
+	r = cli(t, home, "", "connection", "list", src)
+	for _, want := range []string{"personal", "yes", "GITHUB_TOKEN (stored)", "work"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("connection list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, secret) {
+		t.Fatal("connection list printed the secret")
+	}
+	assertNoSecretUnder(t, home, secret)
+
+	if r := cli(t, home, "", "connection", "add", src, "empty", "--env", "X"); r.code != exitFailure || !strings.Contains(r.stderr, "no secret on standard input") {
+		t.Fatalf("empty stdin: %+v", r)
+	}
+	if r := cli(t, home, "", "connection", "remove", src, "work"); r.code != 0 {
+		t.Fatalf("remove: %+v", r)
+	}
+	if _, err := keychain.New().Get(hub.SecretKey(src, "work", "GITHUB_TOKEN")); !errors.Is(err, keychain.ErrNotFound) {
+		t.Fatalf("secret still in the keychain after remove: %v", err)
+	}
+}
+
+func TestImportClientConfig(t *testing.T) {
+	requireKeychain(t)
+	home := t.TempDir()
+	token := fmt.Sprintf("ghp_Import%030d", time.Now().UnixNano())
+	src := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	os.WriteFile(src, []byte(`{"mcpServers": {
+		"github": {"command": "npx", "args": ["-y", "server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "`+token+`"}},
+		"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}
+	}}`), 0o600)
+	r := cli(t, home, "", "source", "import", src)
+	t.Cleanup(func() { keychain.New().Delete(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")) })
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, want := range []string{"Imported github", "Imported memory", "Moved github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keychain"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if got, _ := keychain.New().Get(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")); got != token {
+		t.Errorf("keychain holds %q", got)
+	}
+	assertNoSecretUnder(t, home, token)
+	r = cli(t, home, "", "source", "import", src)
+	if !strings.Contains(r.stdout, "Skipped github") || !strings.Contains(r.stdout, "Nothing imported") {
+		t.Errorf("second import: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "import", src, "--only", "nope"); r.code != exitFailure || !strings.Contains(r.stderr, "it has: github, memory") {
+		t.Errorf("--only unknown: %+v", r)
+	}
+}

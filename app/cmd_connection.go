@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
+)
+
+func connectionCommand() *command {
+	return &command{
+		name:    "connection",
+		summary: "Manage a source's named credential sets (secrets live in the keychain)",
+		subs: []*command{
+			connectionAddCommand(),
+			{
+				name:    "list",
+				args:    "[SOURCE]",
+				summary: "List connections and whether their secrets are stored",
+				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+					if len(args) > 1 {
+						return usagef("takes at most one SOURCE")
+					}
+					cfg, _, err := e.loadConfig()
+					if err != nil {
+						return err
+					}
+					names := sortedNames(cfg.Sources)
+					if len(args) == 1 {
+						if _, ok := cfg.Sources[args[0]]; !ok {
+							return unknownSource(cfg, args[0])
+						}
+						names = args
+					}
+					kc := keychain.New()
+					tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "SOURCE\tCONNECTION\tDEFAULT\tSECRETS")
+					rows := 0
+					for _, sn := range names {
+						s := cfg.Sources[sn]
+						def := s.DefaultConnection()
+						for _, cn := range s.ConnectionNames() {
+							var parts []string
+							for _, ref := range s.SecretRefs(cn) {
+								state := "stored"
+								if _, err := kc.Get(hub.SecretKey(sn, cn, ref)); errors.Is(err, keychain.ErrNotFound) {
+									state = "missing"
+								} else if err != nil {
+									state = "unreadable"
+								}
+								parts = append(parts, ref+" ("+state+")")
+							}
+							if len(parts) == 0 {
+								parts = []string{"-"}
+							}
+							mark := ""
+							if cn == def {
+								mark = "yes"
+							}
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sn, cn, mark, strings.Join(parts, ", "))
+							rows++
+						}
+					}
+					if rows == 0 {
+						fmt.Fprintln(e.Stdout, "No connections. Add one with 'capabilities connection add SOURCE NAME --env VAR' (the secret is read from stdin).")
+						return nil
+					}
+					return tw.Flush()
+				},
+			},
+			{
+				name:    "remove",
+				args:    "SOURCE NAME",
+				summary: "Remove a connection and its secrets",
+				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+					if len(args) != 2 {
+						return usagef("needs SOURCE and connection NAME")
+					}
+					cfg, path, err := e.loadConfig()
+					if err != nil {
+						return err
+					}
+					s, ok := cfg.Sources[args[0]]
+					if !ok {
+						return unknownSource(cfg, args[0])
+					}
+					if _, ok := s.Connections[args[1]]; !ok {
+						return withHint(fmt.Errorf("source %s has no connection %q", args[0], args[1]), "connections: "+connectionsLine(s))
+					}
+					kc := keychain.New()
+					for _, ref := range s.SecretRefs(args[1]) {
+						if err := kc.Delete(hub.SecretKey(args[0], args[1], ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+							return err
+						}
+					}
+					wasDefault := s.DefaultConnection() == args[1]
+					delete(s.Connections, args[1])
+					if wasDefault && len(s.Connections) > 0 {
+						s.Connections[s.ConnectionNames()[0]].Default = true
+					}
+					if err := cfg.Save(path); err != nil {
+						return err
+					}
+					fmt.Fprintf(e.Stdout, "Removed connection %s of %s.\n", args[1], args[0])
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func connectionAddCommand() *command {
+	var envVar, header, prefix, secretName string
+	var makeDefault bool
+	return &command{
+		name:    "add",
+		args:    "SOURCE NAME [--env VAR | --header NAME [--prefix 'Bearer ']] [--default]  < secret",
+		summary: "Add a connection; its secret is read from stdin into the keychain",
+		long: `The secret is read from standard input (one line; a trailing newline is
+dropped) and stored in the OS keychain under the service "capabilities".
+config.json only references it, as ${secret:NAME}.
+
+--env VAR passes the secret to a stdio source as environment variable VAR;
+--header NAME sends it to an HTTP source as header NAME (after --prefix).
+Without either, the secret fills the connection's existing reference.
+
+Example:
+  printf %s "$GITHUB_TOKEN" | capabilities connection add github work --env GITHUB_PERSONAL_ACCESS_TOKEN`,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&envVar, "env", "", "pass the secret as environment variable `VAR` (stdio)")
+			fs.StringVar(&header, "header", "", "send the secret as header `NAME` (HTTP)")
+			fs.StringVar(&prefix, "prefix", "", "text before the secret in the header, e.g. 'Bearer '")
+			fs.StringVar(&secretName, "secret", "", "which `REF` of the connection to fill, when it has several")
+			fs.BoolVar(&makeDefault, "default", false, "make this the source's default connection")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) != 2 {
+				return usagef("needs SOURCE and connection NAME")
+			}
+			if envVar != "" && header != "" {
+				return usagef("takes --env or --header, not both")
+			}
+			if prefix != "" && header == "" {
+				return usagef("--prefix goes with --header")
+			}
+			srcName, connName := args[0], args[1]
+			cfg, path, err := e.loadConfig()
+			if err != nil {
+				return err
+			}
+			s, ok := cfg.Sources[srcName]
+			if !ok {
+				return unknownSource(cfg, srcName)
+			}
+			if s.Connections == nil {
+				s.Connections = map[string]*hub.Connection{}
+			}
+			conn := s.Connections[connName]
+			isNew := conn == nil
+			if isNew {
+				conn = &hub.Connection{}
+			}
+			ref := secretName
+			switch {
+			case envVar != "":
+				if s.URL != "" {
+					return withHint(fmt.Errorf("source %s is an HTTP source; --env is for stdio sources", srcName), "use --header NAME")
+				}
+				if ref == "" {
+					ref = envVar
+				}
+				if conn.Env == nil {
+					conn.Env = map[string]string{}
+				}
+				conn.Env[envVar] = "${secret:" + ref + "}"
+			case header != "":
+				if s.Command != "" {
+					return withHint(fmt.Errorf("source %s is a stdio source; --header is for HTTP sources", srcName), "use --env VAR")
+				}
+				if ref == "" {
+					ref = header
+				}
+				if conn.Headers == nil {
+					conn.Headers = map[string]string{}
+				}
+				conn.Headers[header] = prefix + "${secret:" + ref + "}"
+			default:
+				s.Connections[connName] = conn // so SecretRefs sees it
+				refs := s.SecretRefs(connName)
+				switch {
+				case ref != "":
+					if !contains(refs, ref) {
+						return fmt.Errorf("connection %s of %s has no secret reference %q (it has: %s)", connName, srcName, ref, strings.Join(refs, ", "))
+					}
+				case len(refs) == 1:
+					ref = refs[0]
+				case len(refs) == 0:
+					if isNew {
+						delete(s.Connections, connName)
+					}
+					return usagef("say where the secret goes: --env VAR (stdio) or --header NAME (HTTP)")
+				default:
+					return usagef("connection %s references several secrets (%s); pick one with --secret REF", connName, strings.Join(refs, ", "))
+				}
+			}
+			secret, err := readSecret(e.Stdin)
+			if err != nil {
+				if isNew {
+					delete(s.Connections, connName)
+				}
+				return err
+			}
+			if makeDefault || len(s.Connections) == 0 || (len(s.Connections) == 1 && isNew) {
+				for _, c := range s.Connections {
+					c.Default = false
+				}
+				conn.Default = true
+			}
+			s.Connections[connName] = conn
+			if err := cfg.Validate(path); err != nil {
+				return err
+			}
+			if err := keychain.New().Set(hub.SecretKey(srcName, connName, ref), secret); err != nil {
+				return err
+			}
+			if err := cfg.Save(path); err != nil {
+				return err
+			}
+			verb := "Updated"
+			if isNew {
+				verb = "Added"
+			}
+			fmt.Fprintf(e.Stdout, "%s connection %s of %s; secret %s stored in the keychain.\n", verb, connName, srcName, ref)
+			return nil
+		},
+	}
+}
+
+// readSecret reads one secret from r: the whole input, without the trailing
+// newline. It never echoes or logs the value.
+func readSecret(r io.Reader) (string, error) {
+	if r == nil {
+		return "", withHint(errors.New("no secret on standard input"), "pipe it in: printf %s \"$TOKEN\" | capabilities connection add ...")
+	}
+	data, err := io.ReadAll(bufio.NewReader(io.LimitReader(r, 64<<10)))
+	if err != nil {
+		return "", fmt.Errorf("reading the secret from stdin: %w", err)
+	}
+	s := strings.TrimRight(string(data), "\r\n")
+	if s == "" {
+		return "", withHint(errors.New("no secret on standard input"), "pipe it in: printf %s \"$TOKEN\" | capabilities connection add ...")
+	}
+	if strings.ContainsAny(s, "\n") {
+		return "", errors.New("the secret on standard input spans several lines; a secret is one line")
+	}
+	return s, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
+)
+
+// configFile loads CAPABILITIES_HOME/config.json.
+func (e *env) loadConfig() (*hub.Config, string, error) {
+	path := hub.Paths{Home: e.home()}.Config()
+	cfg, err := hub.LoadConfig(path)
+	if err != nil {
+		return nil, path, withHint(err, "fix the file by hand, or move it aside to start over")
+	}
+	return cfg, path, nil
+}
+
+func keyValues(kind string, pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usagef("--%s %q: write KEY=VALUE", kind, p)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func sourceCommand() *command {
+	return &command{
+		name:    "source",
+		summary: "Add, list, remove and import MCP servers (sources)",
+		subs: []*command{
+			sourceAddCommand(),
+			{
+				name:    "list",
+				args:    "",
+				summary: "List sources",
+				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+					if len(args) > 0 {
+						return usagef("takes no arguments")
+					}
+					cfg, _, err := e.loadConfig()
+					if err != nil {
+						return err
+					}
+					if len(cfg.Sources) == 0 {
+						fmt.Fprintln(e.Stdout, "No sources yet. Add one with 'capabilities source add NAME -- COMMAND ARGS...' or import a client's config with 'capabilities source import FILE'.")
+						return nil
+					}
+					tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "NAME\tNAMESPACE\tTRANSPORT\tTARGET\tCONNECTIONS")
+					for _, name := range sortedNames(cfg.Sources) {
+						s := cfg.Sources[name]
+						transport, target := "stdio", strings.Join(append([]string{s.Command}, s.Args...), " ")
+						if s.URL != "" {
+							transport, target = "http", s.URL
+						}
+						if s.Disabled {
+							transport += " (disabled)"
+						}
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, hub.Namespace(name), transport, shorten(target, 60), connectionsLine(s))
+					}
+					return tw.Flush()
+				},
+			},
+			{
+				name:    "remove",
+				args:    "NAME",
+				summary: "Remove a source and its connections' secrets",
+				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+					if len(args) != 1 {
+						return usagef("needs exactly one source NAME")
+					}
+					cfg, path, err := e.loadConfig()
+					if err != nil {
+						return err
+					}
+					s, ok := cfg.Sources[args[0]]
+					if !ok {
+						return unknownSource(cfg, args[0])
+					}
+					kc := keychain.New()
+					for _, conn := range s.ConnectionNames() {
+						for _, ref := range s.SecretRefs(conn) {
+							if err := kc.Delete(hub.SecretKey(args[0], conn, ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+								fmt.Fprintf(e.Stderr, "warning: %v\n", err)
+							}
+						}
+					}
+					delete(cfg.Sources, args[0])
+					if err := cfg.Save(path); err != nil {
+						return err
+					}
+					fmt.Fprintf(e.Stdout, "Removed source %s.\n", args[0])
+					return nil
+				},
+			},
+			sourceImportCommand(),
+		},
+	}
+}
+
+func sourceAddCommand() *command {
+	var envs, headers multiFlag
+	var url, cwd string
+	var replace bool
+	return &command{
+		name:    "add",
+		args:    "NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]  |  NAME --url URL [--header K=V]...",
+		summary: "Add a stdio or streamable HTTP source",
+		long: `A source is one MCP server. Its tools appear in the sandbox as the global
+object named after it. Secrets do not go here: add them to a connection with
+'capabilities connection add NAME CONNECTION --env VAR' (stdin, into the keychain).
+
+Examples:
+  capabilities source add memory -- npx -y @modelcontextprotocol/server-memory
+  capabilities source add docs --url https://mcp.example.com/mcp`,
+		flags: func(fs *flag.FlagSet) {
+			fs.Var(&envs, "env", "environment variable `K=V` for a stdio source (repeatable)")
+			fs.Var(&headers, "header", "HTTP header `K=V` for an HTTP source (repeatable)")
+			fs.StringVar(&url, "url", "", "streamable HTTP endpoint `URL`")
+			fs.StringVar(&cwd, "cwd", "", "working `DIR` of a stdio source")
+			fs.BoolVar(&replace, "replace", false, "replace a source of the same name")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) == 0 {
+				return usagef("needs a source NAME")
+			}
+			name, rest := args[0], args[1:]
+			s := &hub.Source{URL: url, Cwd: cwd}
+			var err error
+			if s.Env, err = keyValues("env", envs); err != nil {
+				return err
+			}
+			if s.Headers, err = keyValues("header", headers); err != nil {
+				return err
+			}
+			switch {
+			case url == "" && len(rest) == 0:
+				return usagef("needs a COMMAND after -- (stdio) or --url URL (streamable HTTP)")
+			case url != "" && len(rest) > 0:
+				return usagef("takes a COMMAND or --url, not both")
+			case len(rest) > 0:
+				s.Command, s.Args = rest[0], rest[1:]
+			}
+			for k, v := range s.Env {
+				if hub.LooksSecretName(k) || hub.LooksLikeToken(v) {
+					return withHint(fmt.Errorf("--env %s looks like a secret; secrets never go into config.json", k),
+						fmt.Sprintf("add the source without it, then: capabilities connection add %s default --env %s  (reads the secret from stdin)", name, k))
+				}
+			}
+			for k, v := range s.Headers {
+				if hub.LooksSecretName(k) || hub.LooksLikeToken(v) {
+					return withHint(fmt.Errorf("--header %s looks like a secret; secrets never go into config.json", k),
+						fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
+				}
+			}
+			cfg, path, err := e.loadConfig()
+			if err != nil {
+				return err
+			}
+			if err := cfg.AddSource(path, name, s, replace); err != nil {
+				return err
+			}
+			if err := cfg.Save(path); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, hub.Namespace(name))
+			return nil
+		},
+	}
+}
+
+func sourceImportCommand() *command {
+	var only string
+	var replace bool
+	return &command{
+		name:    "import",
+		args:    "FILE [--only NAME,NAME] [--replace]",
+		summary: "Import the MCP servers of a client config (mcpServers) as sources",
+		long: `Reads a client's MCP config (Claude Desktop, Claude Code, Cursor, VS Code) and
+adds its servers as sources. Values that look like secrets (tokens, keys,
+passwords) move into the keychain under the source's "default" connection;
+config.json only references them.`,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&only, "only", "", "import only these comma-separated `NAMES`")
+			fs.BoolVar(&replace, "replace", false, "replace sources of the same name")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("needs exactly one FILE")
+			}
+			file := args[0]
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", file, err)
+			}
+			imp, err := hub.ParseImport(file, data)
+			if err != nil {
+				return err
+			}
+			cfg, path, err := e.loadConfig()
+			if err != nil {
+				return err
+			}
+			res, err := importSources(cfg, path, imp, splitList(only), replace, keychain.New())
+			if err != nil {
+				return err
+			}
+			for _, n := range res.skipped {
+				fmt.Fprintf(e.Stdout, "Skipped %s: a source of that name exists (use --replace).\n", n)
+			}
+			for _, n := range res.added {
+				fmt.Fprintf(e.Stdout, "Imported %s (namespace %s).\n", n, hub.Namespace(n))
+			}
+			for _, m := range res.moved {
+				fmt.Fprintf(e.Stdout, "Moved %s into the keychain.\n", m)
+			}
+			if len(res.added) == 0 {
+				fmt.Fprintf(e.Stdout, "Nothing imported from %s.\n", filepath.Base(file))
+			}
+			return nil
+		},
+	}
+}
+
+type importResult struct {
+	added, skipped, moved []string
+}
+
+// importSources stores an import's secrets in the keychain first, then saves
+// the config that references them, so a failure leaves no dangling reference
+// and no secret in the file.
+func importSources(cfg *hub.Config, path string, imp *hub.Import, only []string, replace bool, kc keychain.Keychain) (importResult, error) {
+	var res importResult
+	want := map[string]bool{}
+	for _, n := range only {
+		if _, ok := imp.Sources[n]; !ok {
+			return res, fmt.Errorf("--only %s: the file has no server of that name (it has: %s)", n, strings.Join(sortedNames(imp.Sources), ", "))
+		}
+		want[n] = true
+	}
+	for _, name := range sortedNames(imp.Sources) {
+		if len(want) > 0 && !want[name] {
+			continue
+		}
+		if _, exists := cfg.Sources[name]; exists && !replace {
+			res.skipped = append(res.skipped, name)
+			continue
+		}
+		s := imp.Sources[name]
+		for _, conn := range s.ConnectionNames() {
+			for _, ref := range s.SecretRefs(conn) {
+				key := hub.SecretKey(name, conn, ref)
+				if v, ok := imp.Secrets[key]; ok {
+					if err := kc.Set(key, v); err != nil {
+						return res, err
+					}
+				}
+			}
+		}
+		if err := cfg.AddSource(path, name, s, replace); err != nil {
+			return res, err
+		}
+		res.added = append(res.added, name)
+		for _, m := range imp.Moved {
+			if strings.HasPrefix(m, name+".") {
+				res.moved = append(res.moved, m)
+			}
+		}
+	}
+	if len(res.added) > 0 {
+		if err := cfg.Save(path); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func unknownSource(cfg *hub.Config, name string) error {
+	names := sortedNames(cfg.Sources)
+	msg := fmt.Errorf("no source named %q", name)
+	if len(names) == 0 {
+		return withHint(msg, "there are no sources yet; add one with 'capabilities source add'")
+	}
+	return withHint(msg, "sources: "+strings.Join(names, ", "))
+}
+
+func connectionsLine(s *hub.Source) string {
+	names := s.ConnectionNames()
+	if len(names) == 0 {
+		return "-"
+	}
+	def := s.DefaultConnection()
+	for i, n := range names {
+		if n == def {
+			names[i] = n + "*"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

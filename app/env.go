@@ -1,0 +1,59 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// env is everything the commands take from the process: arguments, standard
+// streams, environment and well-known folders. processEnv fills it from the
+// real process; tests fill it with buffers and temp folders.
+type env struct {
+	Args   []string // without the program name
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// Exe is the path of this binary, for starting the hub, workers and
+	// autostart entries.
+	Exe string
+	// UserHome is the person's home folder (client configs live there).
+	UserHome string
+	// UserConfig is the OS user config folder.
+	UserConfig string
+	// StdinIsTerminal says whether prompts make sense.
+	StdinIsTerminal bool
+}
+
+func processEnv() *env {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	home, _ := os.UserHomeDir()
+	cfg, _ := os.UserConfigDir()
+	fi, _ := os.Stdin.Stat()
+	return &env{
+		Args:            os.Args[1:],
+		Stdin:           os.Stdin,
+		Stdout:          os.Stdout,
+		Stderr:          os.Stderr,
+		Getenv:          os.Getenv,
+		Exe:             exe,
+		UserHome:        home,
+		UserConfig:      cfg,
+		StdinIsTerminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0,
+	}
+}
+
+// home is CAPABILITIES_HOME, or the OS user config folder + /capabilities.
+func (e *env) home() string {
+	if h := e.Getenv("CAPABILITIES_HOME"); h != "" {
+		if abs, err := filepath.Abs(h); err == nil {
+			return abs
+		}
+		return h
+	}
+	return filepath.Join(e.UserConfig, "capabilities")
+}

@@ -1,0 +1,21 @@
+// Command capabilities is a local code-mode MCP hub that lives in the system
+// tray. It connects to the person's MCP servers and shows every MCP client
+// exactly three tools: search, describe and execute.
+//
+// This package is the composition root: the only place that reads flags,
+// picks paths, touches process globals and calls os.Exit.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, processEnv())
+	stop()
+	os.Exit(code)
+}

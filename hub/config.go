@@ -1,0 +1,580 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Config is the person's hand-editable config.json.
+//
+// Sources sit under "sources" keyed by name; each entry takes the keys MCP
+// clients use under "mcpServers" plus "connections". A file with a top-level
+// "mcpServers" (a client's own config) is read as sources too. Keys this
+// version does not know are kept when the hub rewrites the file.
+type Config struct {
+	Sources map[string]*Source `json:"-"`
+	// Policy maps an address ("github.createIssue"), a glob
+	// ("github.create*") or a namespace ("github") to allow, ask or deny.
+	Policy map[string]Mode `json:"-"`
+
+	extra map[string]json.RawMessage // unknown top-level keys, kept on save
+}
+
+// Source is one upstream MCP server.
+type Source struct {
+	// Stdio transport.
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	// Streamable HTTP transport.
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Type is what clients write beside the transport keys: "stdio",
+	// "http" or "streamable-http". Optional; the keys decide.
+	Type string `json:"type,omitempty"`
+	// Disabled keeps the source in the file without connecting to it.
+	Disabled bool `json:"disabled,omitempty"`
+	// Connections are named credential sets. Their env and headers values
+	// may reference secrets in the keychain as ${secret:NAME}.
+	Connections map[string]*Connection `json:"connections,omitempty"`
+
+	extra map[string]json.RawMessage
+}
+
+// Connection is one named credential set of a source.
+type Connection struct {
+	Default bool              `json:"default,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+
+	extra map[string]json.RawMessage
+}
+
+// Mode is a policy decision.
+type Mode string
+
+// The three policy modes.
+const (
+	Allow Mode = "allow"
+	Ask   Mode = "ask"
+	Deny  Mode = "deny"
+)
+
+// ParseMode parses allow, ask or deny.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case Allow, Ask, Deny:
+		return m, nil
+	}
+	return "", fmt.Errorf("mode %q: must be allow, ask or deny", s)
+}
+
+// ConfigError is a problem in a config file: which file, which key, what.
+type ConfigError struct {
+	File    string
+	Key     string // dotted path, e.g. "sources.github.args"
+	Problem string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Problem)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Problem)
+}
+
+// ConfigErrors collects every problem found in one file.
+type ConfigErrors []*ConfigError
+
+func (es ConfigErrors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+var (
+	sourceNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+	connNameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	secretRefRE  = regexp.MustCompile(`\$\{secret:([A-Za-z0-9_.-]+)\}`)
+	envNameRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	policyKeyRE  = regexp.MustCompile(`^[A-Za-z_$*?][A-Za-z0-9_$*?\[\]-]*(\.[A-Za-z0-9_$*?\[\]-]+)?$`)
+)
+
+// reservedNamespaces are guest globals a source may not shadow.
+var reservedNamespaces = map[string]bool{
+	"hub": true, "console": true, "ToolError": true, "Date": true, "Math": true,
+	"JSON": true, "Object": true, "Array": true, "Promise": true, "crypto": true,
+	"globalThis": true, "setTimeout": true, "clearTimeout": true, "structuredClone": true,
+	"TextEncoder": true, "TextDecoder": true, "atob": true, "btoa": true, "String": true,
+	"Number": true, "Boolean": true, "Symbol": true, "Error": true, "TypeError": true,
+	"Reflect": true, "Proxy": true, "Map": true, "Set": true, "RegExp": true, "undefined": true,
+}
+
+// LoadConfig reads and validates path. A missing file is an empty config.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig parses and validates data read from file (named in errors).
+func ParseConfig(file string, data []byte) (*Config, error) {
+	c := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return c, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + jsonProblem(data, err)}
+	}
+	var errs ConfigErrors
+	add := func(key, format string, args ...any) {
+		errs = append(errs, &ConfigError{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
+	}
+	for _, key := range []string{"sources", "mcpServers"} {
+		raw, ok := top[key]
+		if !ok {
+			continue
+		}
+		delete(top, key)
+		var srcs map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &srcs); err != nil {
+			add(key, "must be an object of sources keyed by name")
+			continue
+		}
+		for _, name := range sortedKeys(srcs) {
+			at := key + "." + name
+			if _, dup := c.Sources[name]; dup {
+				add(at, "source %q is defined under both \"sources\" and \"mcpServers\"", name)
+				continue
+			}
+			s, err := parseSource(srcs[name], at, add)
+			if err != nil {
+				continue
+			}
+			c.Sources[name] = s
+			validateSource(name, s, at, add)
+		}
+	}
+	if raw, ok := top["policy"]; ok {
+		delete(top, "policy")
+		var pol map[string]string
+		if err := json.Unmarshal(raw, &pol); err != nil {
+			add("policy", "must be an object mapping an address, glob or namespace to \"allow\", \"ask\" or \"deny\"")
+		}
+		for _, k := range sortedKeys(pol) {
+			m, err := ParseMode(pol[k])
+			if err != nil {
+				add("policy."+k, "%v", err)
+				continue
+			}
+			if !policyKeyRE.MatchString(k) {
+				add("policy."+k, "not an address (github.createIssue), a glob (github.create*) or a namespace (github)")
+				continue
+			}
+			c.Policy[k] = m
+		}
+	}
+	if len(top) > 0 {
+		c.extra = top
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return c, nil
+}
+
+func parseSource(raw json.RawMessage, at string, add func(string, string, ...any)) (*Source, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		add(at, "must be an object with \"command\" (stdio) or \"url\" (streamable HTTP)")
+		return nil, err
+	}
+	s := &Source{}
+	ok := true
+	str := func(k string, dst *string) {
+		if v, has := fields[k]; has {
+			delete(fields, k)
+			if err := json.Unmarshal(v, dst); err != nil {
+				add(at+"."+k, "must be a string")
+				ok = false
+			}
+		}
+	}
+	strMap := func(prefix, k string, f map[string]json.RawMessage, dst *map[string]string) {
+		if v, has := f[k]; has {
+			delete(f, k)
+			if err := json.Unmarshal(v, dst); err != nil {
+				add(prefix+"."+k, "must be an object of string values")
+				ok = false
+			}
+		}
+	}
+	str("command", &s.Command)
+	str("cwd", &s.Cwd)
+	str("url", &s.URL)
+	str("type", &s.Type)
+	if v, has := fields["args"]; has {
+		delete(fields, "args")
+		if err := json.Unmarshal(v, &s.Args); err != nil {
+			add(at+".args", "must be an array of strings")
+			ok = false
+		}
+	}
+	if v, has := fields["disabled"]; has {
+		delete(fields, "disabled")
+		if err := json.Unmarshal(v, &s.Disabled); err != nil {
+			add(at+".disabled", "must be true or false")
+			ok = false
+		}
+	}
+	strMap(at, "env", fields, &s.Env)
+	strMap(at, "headers", fields, &s.Headers)
+	if v, has := fields["connections"]; has {
+		delete(fields, "connections")
+		var conns map[string]json.RawMessage
+		if err := json.Unmarshal(v, &conns); err != nil {
+			add(at+".connections", "must be an object of connections keyed by name")
+			ok = false
+		}
+		s.Connections = map[string]*Connection{}
+		for _, name := range sortedKeys(conns) {
+			cat := at + ".connections." + name
+			var cf map[string]json.RawMessage
+			if err := json.Unmarshal(conns[name], &cf); err != nil {
+				add(cat, "must be an object with \"env\", \"headers\" and \"default\"")
+				ok = false
+				continue
+			}
+			cn := &Connection{}
+			if d, has := cf["default"]; has {
+				delete(cf, "default")
+				if err := json.Unmarshal(d, &cn.Default); err != nil {
+					add(cat+".default", "must be true or false")
+					ok = false
+				}
+			}
+			strMap(cat, "env", cf, &cn.Env)
+			strMap(cat, "headers", cf, &cn.Headers)
+			if len(cf) > 0 {
+				cn.extra = cf
+			}
+			s.Connections[name] = cn
+		}
+	}
+	if len(fields) > 0 {
+		s.extra = fields
+	}
+	if !ok {
+		return nil, errors.New("invalid source")
+	}
+	return s, nil
+}
+
+func validateSource(name string, s *Source, at string, add func(string, string, ...any)) {
+	if !sourceNameRE.MatchString(name) {
+		add(at, "source name must start with a letter or _ and hold only letters, digits, _ and - (at most 64)")
+	} else if reservedNamespaces[Namespace(name)] {
+		add(at, "source name %q would shadow the sandbox global %q; pick another name", name, Namespace(name))
+	}
+	switch {
+	case s.Command == "" && s.URL == "":
+		add(at, "needs \"command\" (stdio) or \"url\" (streamable HTTP)")
+	case s.Command != "" && s.URL != "":
+		add(at, "has both \"command\" and \"url\"; a source is stdio or streamable HTTP, not both")
+	}
+	switch strings.ToLower(s.Type) {
+	case "", "stdio", "http", "streamable-http", "streamablehttp":
+	case "sse":
+		add(at+".type", "\"sse\" is the retired HTTP+SSE transport; use the server's streamable HTTP endpoint")
+	default:
+		add(at+".type", "unknown transport %q: use \"stdio\" or \"http\"", s.Type)
+	}
+	if s.URL != "" {
+		if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
+			add(at+".url", "must be an http:// or https:// URL")
+		}
+		if len(s.Args) > 0 || s.Cwd != "" {
+			add(at, "\"args\" and \"cwd\" belong to stdio sources; this one has a \"url\"")
+		}
+	}
+	if s.Command != "" && len(s.Headers) > 0 {
+		add(at+".headers", "headers belong to HTTP sources; stdio sources take \"env\"")
+	}
+	for k := range s.Env {
+		if !envNameRE.MatchString(k) {
+			add(at+".env."+k, "not a valid environment variable name")
+		}
+	}
+	checkRefs := func(where string, m map[string]string, conn string) {
+		for _, k := range sortedKeys(m) {
+			if strings.Contains(m[k], "${secret") && !secretRefRE.MatchString(m[k]) {
+				add(where+"."+k, "malformed secret reference; write ${secret:NAME}")
+			}
+			if conn == "" && secretRefRE.MatchString(m[k]) && len(s.Connections) == 0 {
+				add(where+"."+k, "references a secret but the source has no connections; add one with `capabilities connection add %s NAME`", name)
+			}
+		}
+	}
+	checkRefs(at+".env", s.Env, "")
+	checkRefs(at+".headers", s.Headers, "")
+	defaults := 0
+	for _, cname := range sortedKeys(s.Connections) {
+		cn := s.Connections[cname]
+		cat := at + ".connections." + cname
+		if !connNameRE.MatchString(cname) {
+			add(cat, "connection name must hold only letters, digits, _, . and - (at most 64)")
+		}
+		if cn.Default {
+			defaults++
+		}
+		if s.URL != "" && len(cn.Env) > 0 {
+			add(cat+".env", "env belongs to stdio sources; HTTP connections take \"headers\"")
+		}
+		if s.Command != "" && len(cn.Headers) > 0 {
+			add(cat+".headers", "headers belong to HTTP sources; stdio connections take \"env\"")
+		}
+		for k := range cn.Env {
+			if !envNameRE.MatchString(k) {
+				add(cat+".env."+k, "not a valid environment variable name")
+			}
+		}
+		checkRefs(cat+".env", cn.Env, cname)
+		checkRefs(cat+".headers", cn.Headers, cname)
+	}
+	if defaults > 1 {
+		add(at+".connections", "%d connections are marked default; mark exactly one", defaults)
+	}
+	if len(s.Connections) > 1 && defaults == 0 {
+		add(at+".connections", "several connections and none marked default; set \"default\": true on one")
+	}
+}
+
+// DefaultConnection returns the name of the source's default connection, or
+// "" when it has none.
+func (s *Source) DefaultConnection() string {
+	names := sortedKeys(s.Connections)
+	for _, n := range names {
+		if s.Connections[n].Default {
+			return n
+		}
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return ""
+}
+
+// ConnectionNames returns the connection names, default first.
+func (s *Source) ConnectionNames() []string {
+	names := sortedKeys(s.Connections)
+	def := s.DefaultConnection()
+	sort.SliceStable(names, func(i, j int) bool { return names[i] == def && names[j] != def })
+	return names
+}
+
+// SecretRefs returns the secret names connection conn needs, sorted.
+func (s *Source) SecretRefs(conn string) []string {
+	seen := map[string]bool{}
+	scan := func(m map[string]string) {
+		for _, v := range m {
+			for _, sm := range secretRefRE.FindAllStringSubmatch(v, -1) {
+				seen[sm[1]] = true
+			}
+		}
+	}
+	scan(s.Env)
+	scan(s.Headers)
+	if c := s.Connections[conn]; c != nil {
+		scan(c.Env)
+		scan(c.Headers)
+	}
+	return sortedKeys(seen)
+}
+
+// SecretKey is the keychain key of one secret of a source's connection.
+func SecretKey(source, conn, name string) string {
+	return "source/" + source + "/" + conn + "/" + name
+}
+
+// Expand returns the environment and headers for connection conn (source
+// values overlaid by the connection's), with ${secret:NAME} replaced by
+// lookup(NAME). A missing secret is reported by name, never by value.
+func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (env, headers map[string]string, err error) {
+	merge := func(base, over map[string]string) map[string]string {
+		out := map[string]string{}
+		for k, v := range base {
+			out[k] = v
+		}
+		for k, v := range over {
+			out[k] = v
+		}
+		return out
+	}
+	var cenv, chead map[string]string
+	if c := s.Connections[conn]; c != nil {
+		cenv, chead = c.Env, c.Headers
+	}
+	env, headers = merge(s.Env, cenv), merge(s.Headers, chead)
+	expand := func(m map[string]string) error {
+		for k, v := range m {
+			var firstErr error
+			m[k] = secretRefRE.ReplaceAllStringFunc(v, func(ref string) string {
+				name := secretRefRE.FindStringSubmatch(ref)[1]
+				val, err := lookup(name)
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("secret %q of connection %q: %w", name, conn, err)
+				}
+				return val
+			})
+			if firstErr != nil {
+				return firstErr
+			}
+		}
+		return nil
+	}
+	if err := expand(env); err != nil {
+		return nil, nil, err
+	}
+	if err := expand(headers); err != nil {
+		return nil, nil, err
+	}
+	return env, headers, nil
+}
+
+// MarshalJSON writes the config with the canonical "sources" key, keeping
+// keys this version does not know.
+func (c *Config) MarshalJSON() ([]byte, error) {
+	out := map[string]any{}
+	for k, v := range c.extra {
+		out[k] = v
+	}
+	if len(c.Sources) > 0 {
+		out["sources"] = c.Sources
+	}
+	if len(c.Policy) > 0 {
+		out["policy"] = c.Policy
+	}
+	return json.Marshal(out)
+}
+
+// MarshalJSON keeps unknown keys of a source.
+func (s *Source) MarshalJSON() ([]byte, error) {
+	type plain Source
+	return withExtra((*plain)(s), s.extra)
+}
+
+// MarshalJSON keeps unknown keys of a connection.
+func (c *Connection) MarshalJSON() ([]byte, error) {
+	type plain Connection
+	return withExtra((*plain)(c), c.extra)
+}
+
+func withExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range extra {
+		if _, known := m[k]; !known {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// Save writes the config to path atomically (0600), indented.
+func (c *Config) Save(path string) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encoding config: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		return fmt.Errorf("encoding config: %w", err)
+	}
+	buf.WriteByte('\n')
+	return writeFileAtomic(path, buf.Bytes(), 0o600)
+}
+
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// jsonProblem turns a JSON syntax error into "line L, column C: message".
+func jsonProblem(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for _, b := range data[:min(int(se.Offset), len(data))] {
+			if b == '\n' {
+				line++
+				col = 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "the top level must be an object"
+	}
+	return err.Error()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,236 @@
+package hub
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestConfigRoundTrip(t *testing.T) {
+	in := `{
+  "sources": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {"LOG_LEVEL": "debug"},
+      "cwd": "/tmp",
+      "futureKey": {"kept": true},
+      "connections": {
+        "personal": {"default": true, "env": {"GITHUB_TOKEN": "${secret:GITHUB_TOKEN}"}},
+        "work": {"env": {"GITHUB_TOKEN": "${secret:GITHUB_TOKEN}"}, "note": "kept too"}
+      }
+    },
+    "docs": {"url": "https://mcp.example.com/mcp", "headers": {"X-Team": "core"}}
+  },
+  "policy": {"github.createIssue": "ask", "github.list*": "allow", "docs": "deny"},
+  "theme": "dark"
+}`
+	path := filepath.Join(t.TempDir(), "config.json")
+	c, err := ParseConfig(path, []byte(in))
+	if err != nil {
+		t.Fatalf("ParseConfig: %v", err)
+	}
+	if got := c.Sources["github"].DefaultConnection(); got != "personal" {
+		t.Errorf("DefaultConnection = %q", got)
+	}
+	if got := c.Sources["github"].ConnectionNames(); !cmp.Equal(got, []string{"personal", "work"}) {
+		t.Errorf("ConnectionNames = %v", got)
+	}
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("config mode = %v, want 0600", fi.Mode().Perm())
+	}
+	c2, err := LoadConfig(path)
+	if err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	// Unknown keys are kept as raw JSON, so compare the encoded forms.
+	before, _ := json.Marshal(c)
+	after, _ := json.Marshal(c2)
+	if diff := cmp.Diff(string(before), string(after)); diff != "" {
+		t.Errorf("round trip changed the config (-want +got):\n%s", diff)
+	}
+	raw, _ := os.ReadFile(path)
+	for _, kept := range []string{`"futureKey"`, `"note": "kept too"`, `"theme": "dark"`} {
+		if !strings.Contains(string(raw), kept) {
+			t.Errorf("saved file lost unknown key %s:\n%s", kept, raw)
+		}
+	}
+}
+
+func TestClientConfigIsReadAsSources(t *testing.T) {
+	c, err := ParseConfig("claude_desktop_config.json", []byte(`{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}, "globalShortcut": "x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sources["memory"] == nil || c.Sources["memory"].Command != "npx" {
+		t.Fatalf("sources = %+v", c.Sources)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string // each "key: problem fragment"
+	}{
+		{"not json", `{"sources": `, []string{"not valid JSON: line 1, column 13"}},
+		{"top not object", `[1]`, []string{"the top level must be an object"}},
+		{"sources not object", `{"sources": []}`, []string{"sources: must be an object"}},
+		{"no transport", `{"sources": {"a": {}}}`, []string{`sources.a: needs "command" (stdio) or "url"`}},
+		{"both transports", `{"sources": {"a": {"command": "x", "url": "http://h"}}}`, []string{"sources.a: has both"}},
+		{"args type", `{"sources": {"a": {"command": "x", "args": "y"}}}`, []string{"sources.a.args: must be an array of strings"}},
+		{"env type", `{"sources": {"a": {"command": "x", "env": {"A": 1}}}}`, []string{"sources.a.env: must be an object of string values"}},
+		{"command type", `{"sources": {"a": {"command": 3}}}`, []string{"sources.a.command: must be a string"}},
+		{"bad name", `{"sources": {"9lives": {"command": "x"}}}`, []string{"sources.9lives: source name must start with a letter"}},
+		{"reserved name", `{"sources": {"console": {"command": "x"}}}`, []string{`would shadow the sandbox global "console"`}},
+		{"sse", `{"sources": {"a": {"url": "http://h/sse", "type": "sse"}}}`, []string{"sources.a.type: \"sse\" is the retired"}},
+		{"unknown type", `{"sources": {"a": {"command": "x", "type": "pipe"}}}`, []string{`sources.a.type: unknown transport "pipe"`}},
+		{"bad url", `{"sources": {"a": {"url": "ftp://h"}}}`, []string{"sources.a.url: must be an http:// or https:// URL"}},
+		{"headers on stdio", `{"sources": {"a": {"command": "x", "headers": {"A": "b"}}}}`, []string{"sources.a.headers: headers belong to HTTP sources"}},
+		{"args on http", `{"sources": {"a": {"url": "http://h", "args": ["x"]}}}`, []string{`sources.a: "args" and "cwd" belong to stdio`}},
+		{"env name", `{"sources": {"a": {"command": "x", "env": {"A-B": "1"}}}}`, []string{"sources.a.env.A-B: not a valid environment variable name"}},
+		{"two defaults", `{"sources": {"a": {"command": "x", "connections": {"p": {"default": true}, "q": {"default": true}}}}}`, []string{"sources.a.connections: 2 connections are marked default"}},
+		{"no default", `{"sources": {"a": {"command": "x", "connections": {"p": {}, "q": {}}}}}`, []string{"sources.a.connections: several connections and none marked default"}},
+		{"default type", `{"sources": {"a": {"command": "x", "connections": {"p": {"default": "yes"}}}}}`, []string{"sources.a.connections.p.default: must be true or false"}},
+		{"conn name", `{"sources": {"a": {"command": "x", "connections": {"a b": {}}}}}`, []string{"sources.a.connections.a b: connection name must"}},
+		{"malformed ref", `{"sources": {"a": {"command": "x", "connections": {"p": {"env": {"T": "${secret}"}}}}}}`, []string{"sources.a.connections.p.env.T: malformed secret reference"}},
+		{"ref without connection", `{"sources": {"a": {"command": "x", "env": {"T": "${secret:T}"}}}}`, []string{"sources.a.env.T: references a secret but the source has no connections"}},
+		{"http conn env", `{"sources": {"a": {"url": "http://h", "connections": {"p": {"env": {"T": "x"}}}}}}`, []string{"sources.a.connections.p.env: env belongs to stdio"}},
+		{"duplicate", `{"sources": {"a": {"command": "x"}}, "mcpServers": {"a": {"command": "y"}}}`, []string{`mcpServers.a: source "a" is defined under both`}},
+		{"policy mode", `{"policy": {"github.createIssue": "maybe"}}`, []string{`policy.github.createIssue: mode "maybe": must be allow, ask or deny`}},
+		{"policy key", `{"policy": {"a b": "allow"}}`, []string{"policy.a b: not an address"}},
+		{"policy type", `{"policy": ["x"]}`, []string{"policy: must be an object"}},
+		{"several problems", `{"sources": {"a": {}, "b": {"command": "x", "args": 1}}}`, []string{"sources.a: needs", "sources.b.args: must be"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig("/home/p/.config/capabilities/config.json", []byte(tc.in))
+			if err == nil {
+				t.Fatal("ParseConfig accepted it")
+			}
+			msg := err.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+			if !strings.HasPrefix(msg, "/home/p/.config/capabilities/config.json: ") {
+				t.Errorf("error %q does not start with the file name", msg)
+			}
+			var ce *ConfigError
+			var ces ConfigErrors
+			if !errors.As(err, &ce) && !errors.As(err, &ces) {
+				t.Errorf("error %T is not a ConfigError", err)
+			}
+		})
+	}
+}
+
+func TestExpandSecrets(t *testing.T) {
+	s := &Source{
+		Command: "x",
+		Env:     map[string]string{"BASE": "1", "TOKEN": "${secret:TOKEN}"},
+		Connections: map[string]*Connection{
+			"work": {Env: map[string]string{"TOKEN": "pre-${secret:TOKEN}", "EXTRA": "${secret:OTHER}"}},
+		},
+	}
+	secrets := map[string]string{"TOKEN": "t0k", "OTHER": "o"}
+	lookup := func(n string) (string, error) {
+		v, ok := secrets[n]
+		if !ok {
+			return "", errors.New("missing")
+		}
+		return v, nil
+	}
+	env, _, err := s.Expand("work", lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"BASE": "1", "TOKEN": "pre-t0k", "EXTRA": "o"}
+	if diff := cmp.Diff(want, env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	if got := s.SecretRefs("work"); !cmp.Equal(got, []string{"OTHER", "TOKEN"}) {
+		t.Errorf("SecretRefs = %v", got)
+	}
+	delete(secrets, "OTHER")
+	_, _, err = s.Expand("work", lookup)
+	if err == nil || !strings.Contains(err.Error(), `secret "OTHER" of connection "work"`) {
+		t.Fatalf("Expand with a missing secret = %v", err)
+	}
+}
+
+func TestParseImportMovesSecrets(t *testing.T) {
+	in := `{"mcpServers": {
+		"github": {"command": "npx", "args": ["-y", "server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "LOG": "info"}},
+		"api": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer abc.def.ghi-123456789", "X-Org": "acme"}},
+		"plain": {"command": "uvx", "args": ["mcp-server-time"]}
+	}}`
+	imp, err := ParseImport("claude_desktop_config.json", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh := imp.Sources["github"]
+	if gh.Env["GITHUB_PERSONAL_ACCESS_TOKEN"] != "" || gh.Env["LOG"] != "info" {
+		t.Errorf("github env = %v; the token must leave, LOG must stay", gh.Env)
+	}
+	if got := gh.Connections["default"].Env["GITHUB_PERSONAL_ACCESS_TOKEN"]; got != "${secret:GITHUB_PERSONAL_ACCESS_TOKEN}" {
+		t.Errorf("github default connection env = %q", got)
+	}
+	if gh.DefaultConnection() != "default" {
+		t.Errorf("imported connection is not default")
+	}
+	wantSecrets := map[string]string{
+		"source/github/default/GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+		"source/api/default/Authorization":                   "Bearer abc.def.ghi-123456789",
+	}
+	if diff := cmp.Diff(wantSecrets, imp.Secrets); diff != "" {
+		t.Errorf("secrets (-want +got):\n%s", diff)
+	}
+	if imp.Sources["api"].Headers["X-Org"] != "acme" || imp.Sources["plain"].Connections != nil {
+		t.Errorf("non-secret values moved: %+v %+v", imp.Sources["api"], imp.Sources["plain"])
+	}
+	c := &Config{Sources: imp.Sources, Policy: map[string]Mode{}}
+	if err := c.Validate("x"); err != nil {
+		t.Errorf("imported config does not validate: %v", err)
+	}
+}
+
+func TestParseImportVSCodeShapes(t *testing.T) {
+	for name, in := range map[string]string{
+		"mcp.json":      `{"servers": {"mem": {"type": "stdio", "command": "npx", "args": ["m"]}}}`,
+		"settings.json": `{"editor.fontSize": 12, "mcp": {"servers": {"mem": {"command": "npx"}}}}`,
+	} {
+		imp, err := ParseImport(name, []byte(in))
+		if err != nil || imp.Sources["mem"] == nil {
+			t.Errorf("%s: %v %+v", name, err, imp)
+		}
+	}
+	if _, err := ParseImport("x.json", []byte(`{"other": 1}`)); err == nil || !strings.Contains(err.Error(), "no \"mcpServers\"") {
+		t.Errorf("a file without servers: %v", err)
+	}
+}
+
+func TestNaming(t *testing.T) {
+	for in, want := range map[string]string{
+		"create_issue": "createIssue", "get-file": "getFile", "API.listKeys": "apiListKeys",
+		"read_text_file": "readTextFile", "echo": "echo", "2fa_code": "_2faCode", "URLFor": "urlFor",
+		"getHTTPStatus": "getHTTPStatus", "my-github": "myGithub", "ALLCAPS": "allcaps",
+	} {
+		if got := camel(in); got != want {
+			t.Errorf("camel(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got := ToolNames([]string{"get_file", "get-file", "getFile", "delete", "constructor"})
+	want := map[string]string{"constructor": "constructor_", "delete": "delete_", "get-file": "getFile", "getFile": "getFile2", "get_file": "getFile3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ToolNames (-want +got):\n%s", diff)
+	}
+}

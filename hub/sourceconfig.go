@@ -1,0 +1,116 @@
+package hub
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Import is what importing a client's MCP config yields: sources whose
+// secret values were replaced by ${secret:NAME} references, and the secrets
+// themselves, keyed by keychain key, to be stored before the config is saved.
+type Import struct {
+	Sources map[string]*Source
+	Secrets map[string]string // keychain key -> secret
+	Moved   []string          // "source.env.VAR" of each value moved into the keychain
+}
+
+// ImportConnection is the connection name imported secrets are filed under.
+const ImportConnection = "default"
+
+// ParseImport reads a client config ("mcpServers") or a capabilities config
+// ("sources") and prepares its sources for import: every env or header value
+// that looks like a secret moves into the keychain under the source's
+// "default" connection.
+func ParseImport(file string, data []byte) (*Import, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + jsonProblem(data, err)}
+	}
+	if _, ok := probe["mcpServers"]; !ok {
+		if _, ok := probe["sources"]; !ok {
+			// VS Code keeps them under "servers" (mcp.json) or "mcp.servers" (settings.json).
+			if raw, ok := probe["servers"]; ok {
+				data, _ = json.Marshal(map[string]json.RawMessage{"mcpServers": raw})
+			} else if mcp, ok := probe["mcp"]; ok {
+				var inner map[string]json.RawMessage
+				if json.Unmarshal(mcp, &inner) == nil && inner["servers"] != nil {
+					data, _ = json.Marshal(map[string]json.RawMessage{"mcpServers": inner["servers"]})
+				}
+			} else {
+				return nil, &ConfigError{File: file, Problem: "no \"mcpServers\" or \"sources\" object to import"}
+			}
+		}
+	}
+	cfg, err := ParseConfig(file, data)
+	if err != nil {
+		return nil, err
+	}
+	imp := &Import{Sources: map[string]*Source{}, Secrets: map[string]string{}}
+	for _, name := range sortedKeys(cfg.Sources) {
+		s := cfg.Sources[name]
+		moved := false
+		move := func(kind string, m map[string]string, dst func(*Connection) *map[string]string) {
+			for _, k := range sortedKeys(m) {
+				v := m[k]
+				if secretRefRE.MatchString(v) || v == "" {
+					continue
+				}
+				if !LooksSecretName(k) && !LooksLikeToken(v) {
+					continue
+				}
+				if s.Connections == nil {
+					s.Connections = map[string]*Connection{}
+				}
+				c := s.Connections[ImportConnection]
+				if c == nil {
+					c = &Connection{}
+					s.Connections[ImportConnection] = c
+				}
+				target := dst(c)
+				if *target == nil {
+					*target = map[string]string{}
+				}
+				(*target)[k] = "${secret:" + k + "}"
+				imp.Secrets[SecretKey(name, ImportConnection, k)] = v
+				imp.Moved = append(imp.Moved, name+"."+kind+"."+k)
+				delete(m, k)
+				moved = true
+			}
+		}
+		move("env", s.Env, func(c *Connection) *map[string]string { return &c.Env })
+		move("headers", s.Headers, func(c *Connection) *map[string]string { return &c.Headers })
+		if moved && s.DefaultConnection() == "" {
+			s.Connections[ImportConnection].Default = true
+		}
+		imp.Sources[name] = s
+	}
+	sort.Strings(imp.Moved)
+	return imp, nil
+}
+
+// AddSource adds (or with replace, replaces) a source after validating it.
+func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
+	if _, exists := c.Sources[name]; exists && !replace {
+		return &ConfigError{File: file, Key: "sources." + name, Problem: "a source with this name exists; remove it first or pick another name"}
+	}
+	var errs ConfigErrors
+	validateSource(name, s, "sources."+name, func(key, format string, args ...any) {
+		errs = append(errs, &ConfigError{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
+	})
+	if len(errs) > 0 {
+		return errs
+	}
+	c.Sources[name] = s
+	return nil
+}
+
+// Validate checks the whole config again, after an edit.
+func (c *Config) Validate(file string) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = ParseConfig(file, b)
+	return err
+}

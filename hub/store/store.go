@@ -1,0 +1,184 @@
+// Package store keeps the hub's durable state in one SQLite file: the tool
+// catalog, runs and their journals, pending inputs, decisions and the audit
+// trail.
+//
+// The database runs in WAL mode with synchronous=NORMAL, so every committed
+// transaction survives a kill -9 of the process, and a second process (the
+// CLI deciding an approval while no hub runs, or while one does) can read and
+// write beside the hub. The schema evolves through numbered migrations
+// embedded in the binary (migrations/NNNN_name.sql); Open applies the missing
+// ones in a single transaction and records the schema version, so a database
+// is always at a version this binary knows, or untouched.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the embedded migrations.
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embed pattern above guarantees the folder
+	}
+	return sub
+}
+
+// DB is an open store. It is safe for concurrent use.
+type DB struct {
+	*sql.DB
+	path    string
+	version int
+}
+
+// Options configures Open. The zero value is what the hub uses.
+type Options struct {
+	// Migrations replaces the embedded migrations (tests).
+	Migrations fs.FS
+}
+
+// ErrTooNew reports a database written by a newer version of capabilities.
+var ErrTooNew = errors.New("database schema is newer than this version of capabilities")
+
+// Open opens (creating if needed) the database at file and migrates it.
+// A process opens its store once and shares the *DB.
+func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	migs := opts.Migrations
+	if migs == nil {
+		migs = Migrations()
+	}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + file + "?" + q.Encode()
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening store %s: %w", file, err)
+	}
+	db := &DB{DB: sqldb, path: file}
+	if err := db.migrate(ctx, migs); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("opening store %s: %w", file, err)
+	}
+	return db, nil
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Version is the schema version after Open's migrations.
+func (db *DB) Version() int { return db.version }
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var migrationName = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.sql$`)
+
+func loadMigrations(migs fs.FS) ([]migration, error) {
+	entries, err := fs.ReadDir(migs, ".")
+	if err != nil {
+		return nil, fmt.Errorf("reading migrations: %w", err)
+	}
+	var out []migration
+	for _, e := range entries {
+		m := migrationName.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("migration %q: name must be NNNN_name.sql", e.Name())
+		}
+		v, _ := strconv.Atoi(m[1])
+		body, err := fs.ReadFile(migs, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("reading migration %s: %w", e.Name(), err)
+		}
+		out = append(out, migration{version: v, name: path.Base(e.Name()), sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: versions must run 1, 2, 3... without gaps (want %04d)", m.name, i+1)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies every missing migration in one immediate transaction, so
+// two processes opening the same new database do not both migrate it.
+func (db *DB) migrate(ctx context.Context, migs fs.FS) error {
+	all, err := loadMigrations(migs)
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("starting migration: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY,
+		name    TEXT NOT NULL,
+		applied INTEGER NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("creating schema_migrations: %w", err)
+	}
+	var current int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("reading schema version: %w", err)
+	}
+	if current > len(all) {
+		return fmt.Errorf("%w (database at version %d, this binary knows %d); upgrade capabilities", ErrTooNew, current, len(all))
+	}
+	for _, m := range all[current:] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
+			m.version, m.name, time.Now().UnixMilli()); err != nil {
+			return fmt.Errorf("recording migration %s: %w", m.name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(all))); err != nil {
+		return fmt.Errorf("recording schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing migrations: %w", err)
+	}
+	db.version = len(all)
+	return nil
+}
+
+// Check runs SQLite's integrity check and reports the first problem.
+func (db *DB) Check(ctx context.Context) error {
+	var res string
+	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res); err != nil {
+		return fmt.Errorf("checking database: %w", err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("database %s is damaged: %s", db.path, res)
+	}
+	return nil
+}

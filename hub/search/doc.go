@@ -1,0 +1,60 @@
+// Package search ranks the person's tools for a free-text query with BM25F.
+// It is pure: no I/O, no MCP types, no storage. The hub turns its tools
+// into Docs, calls Build once per catalog change, and calls Search from any
+// number of goroutines.
+//
+// # Tokens and terms
+//
+// Every field is split into words at anything that is not a letter or a
+// digit, and inside identifiers where naming conventions put a boundary:
+// camelCase ("createIssue" -> create, issue), acronyms ("HTTPServer" ->
+// http, server), snake_case and kebab-case, and letter/digit changes
+// ("base64" -> base, 64). Words are lower-cased, English stop words and
+// request filler ("please", "tell me") are dropped, and the rest are
+// reduced by a light Porter2-style stemmer (see stem) so that "creates",
+// "created" and "creation" meet. Queries go through the same steps.
+// Connection names are never indexed: they are not part of a Doc.
+//
+// # Scoring
+//
+// A Doc has six fields: name (Name plus the words of OrigName that Name
+// lacks), namespace, title, description, parameter names (each word once)
+// and parameter descriptions. For a query word t and doc d, BM25F first
+// combines the fields into one pseudo-frequency
+//
+//	tf(t,d) = sum over fields f of  w_f * tf_f(t,d) / (1 - b_f + b_f * len_f(d)/avglen_f)
+//
+// and then saturates it once, so a word repeated across fields cannot
+// outscore a second, different query word:
+//
+//	score(d) = sum over query words t of  idf(t) * tf(t,d) * (k1+1) / (k1 + tf(t,d))
+//	idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+//
+// Because weights and lengths are fixed when the index is built, Build
+// stores tf(t,d) in the posting lists and Search only sums.
+//
+// # Query expansion
+//
+// Each query word is expanded with a small table of generic tool
+// vocabulary (create/add/new/make, delete/remove, list/show, read/get/open,
+// folder/directory, ...). The word and its synonyms act as one term, as a
+// synonym query does in Lucene: their pseudo-frequencies add up, synonyms
+// scaled by Options.Expansion, before saturation, and the idf is that of
+// the most frequent member. A doc that says "remove" thus matches "delete"
+// a little less than one that says "delete", and a doc that says both is
+// not counted twice.
+//
+// # Order
+//
+// Hits come best first; equal scores are ordered by namespace, then name,
+// so results are deterministic. A blank query lists a namespace in name
+// order.
+//
+// # Quality and speed
+//
+// TestRetrievalQuality scores the defaults on a public tool-retrieval
+// benchmark (testdata/tool-retrieval); run it with -v to print Recall@k,
+// MRR and nDCG@10 next to the benchmark's Bleve baseline. BenchmarkBuild10k
+// and BenchmarkSearch10k time a synthetic 10,000-tool catalog
+// (SyntheticCatalog), and bench/bleve compares both against Bleve.
+package search

@@ -1,0 +1,557 @@
+package search
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Doc is one tool as the index sees it. Connection names are deliberately
+// absent: a tool ranks the same whichever account it is reached through.
+type Doc struct {
+	Namespace   string   // JS namespace, e.g. "github"
+	Name        string   // JS method name, camelCase, e.g. "createIssue"
+	OrigName    string   // upstream MCP tool name, e.g. "create_issue"
+	Title       string   // human title, often empty
+	Description string   // tool description
+	Params      []string // parameter names, top-level and nested, e.g. "owner", "perPage"
+	ParamDocs   []string // parameter descriptions
+}
+
+// Field is the scoring setup of one document field.
+type Field struct {
+	// Weight multiplies the field's normalised term frequency. Zero
+	// removes the field from ranking.
+	Weight float64
+	// B is the length normalisation of the field, from 0 (none) to 1
+	// (full); see the package doc.
+	B float64
+}
+
+// Options tunes ranking. Build(docs, nil) uses DefaultOptions; callers who
+// want to change one knob start from DefaultOptions and edit the copy.
+type Options struct {
+	// K1 is the BM25 term-frequency saturation. Values <= 0 mean the default.
+	K1 float64
+
+	Name        Field // Name and OrigName, split into words
+	Namespace   Field // the namespace, split into words
+	Title       Field
+	Description Field
+	Params      Field // parameter names, split into words
+	ParamDocs   Field // parameter descriptions
+
+	// Expansion is the weight of a synonym of a query word relative to
+	// the word itself (1). Zero turns query expansion off.
+	Expansion float64
+}
+
+// DefaultOptions returns the tuned defaults, measured on the tool-retrieval
+// benchmark in testdata (see TestRetrievalQuality).
+func DefaultOptions() Options {
+	return Options{
+		K1:          2.5,
+		Name:        Field{Weight: 4, B: 0.5},
+		Namespace:   Field{Weight: 0.5, B: 0},
+		Title:       Field{Weight: 2, B: 0.5},
+		Description: Field{Weight: 1, B: 0.75},
+		Params:      Field{Weight: 0.25, B: 0.5},
+		ParamDocs:   Field{Weight: 0.2, B: 0.75},
+		Expansion:   0.4,
+	}
+}
+
+const (
+	fieldName = iota
+	fieldNamespace
+	fieldTitle
+	fieldDescription
+	fieldParams
+	fieldParamDocs
+	numFields
+)
+
+func (o *Options) fields() [numFields]Field {
+	return [numFields]Field{o.Name, o.Namespace, o.Title, o.Description, o.Params, o.ParamDocs}
+}
+
+// posting is one document containing a term, with the term's BM25F
+// pseudo-frequency in that document: the sum over fields of
+// weight * tf / (1 - b + b*len/avglen). Weights and lengths are fixed at
+// Build, so Search only adds these numbers up.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// Index is an immutable BM25F index over a tool catalog. It is safe for
+// concurrent use by multiple goroutines once Build returns.
+type Index struct {
+	n        int
+	k1       float64
+	expand   float64
+	terms    map[string]int32 // stem -> term id
+	offsets  []int32          // postings of term t are postings[offsets[t]:offsets[t+1]]
+	postings []posting
+	docNS    []int32            // namespace id of each doc
+	rank     []int32            // position of each doc in (namespace, name) order
+	nsIDs    map[string]int32   // namespace -> id
+	byNS     [][]int32          // docs of each namespace in name order
+	all      []int32            // all docs in (namespace, name) order
+	pool     sync.Pool          // *scratch
+	synTerms map[string][]int32 // stem -> term ids of its synonyms present in the index
+}
+
+// Hit is one search result: Doc is an index into the docs given to Build.
+type Hit struct {
+	Doc   int
+	Score float64
+}
+
+// entry is one occurrence of a term in a field of the doc being built.
+type entry struct {
+	term  int32
+	field uint8
+}
+
+// maxCachedText is the longest field text whose analysis Build memoises;
+// longer texts (most descriptions) are rarely repeated verbatim and cost
+// more to hash than to tokenize.
+const maxCachedText = 96
+
+// Build indexes docs. The docs slice is not retained.
+func Build(docs []Doc, opts *Options) *Index {
+	o := DefaultOptions()
+	if opts != nil {
+		o = *opts
+		if o.K1 <= 0 {
+			o.K1 = DefaultOptions().K1
+		}
+	}
+	fields := o.fields()
+	ix := &Index{
+		n:      len(docs),
+		k1:     o.K1,
+		expand: o.Expansion,
+		terms:  make(map[string]int32),
+		nsIDs:  make(map[string]int32),
+		docNS:  make([]int32, len(docs)),
+		rank:   make([]int32, len(docs)),
+	}
+
+	// Pass 1: analyse every field of every doc into (term, field) entries.
+	// Field texts repeat a lot across a catalog (namespaces, parameter
+	// names and their docs, boilerplate), so the analysis of each distinct
+	// text is kept in an arena and reused.
+	var (
+		raw     = make(map[string]int32)    // lower-case word -> term id, -1 for a stop word
+		texts   = make(map[string][2]int32) // field text -> span of arena
+		arena   = make([]int32, 0, 16*len(docs))
+		entries = make([]entry, 0, 48*len(docs))
+		starts  = make([]int32, len(docs)+1)
+		lens    = make([]int32, numFields*len(docs))
+		sums    [numFields]float64
+		buf     []byte
+		word    []byte
+		seen    []int32 // terms already counted in the current field
+	)
+	termOf := func(tok []byte) int32 {
+		if id, ok := raw[string(tok)]; ok {
+			return id
+		}
+		key := string(tok)
+		if _, stop := stopWords[key]; stop {
+			raw[key] = -1
+			return -1
+		}
+		word = stem(append(word[:0], tok...))
+		id, ok := ix.terms[string(word)]
+		if !ok {
+			id = int32(len(ix.terms))
+			ix.terms[string(word)] = id
+		}
+		raw[key] = id
+		return id
+	}
+	analyse := func(s string) []int32 {
+		cache := len(s) <= maxCachedText
+		if cache {
+			if span, ok := texts[s]; ok {
+				return arena[span[0]:span[1]]
+			}
+		}
+		start := int32(len(arena))
+		buf = forEachToken(s, buf, func(tok []byte) {
+			if id := termOf(tok); id >= 0 {
+				arena = append(arena, id)
+			}
+		})
+		if cache {
+			texts[s] = [2]int32{start, int32(len(arena))}
+		}
+		return arena[start:]
+	}
+	for d := range docs {
+		doc := &docs[d]
+		starts[d] = int32(len(entries))
+		l := lens[d*numFields : (d+1)*numFields]
+		add := func(f int, s string) {
+			for _, id := range analyse(s) {
+				entries = append(entries, entry{id, uint8(f)})
+			}
+			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
+		}
+		// Name and OrigName usually split into the same words; a word of
+		// OrigName counts only when Name lacks it. A parameter word counts
+		// once: nested objects repeat names ("id", "name").
+		addOnce := func(f int, s string) {
+			for _, id := range analyse(s) {
+				if !slices.Contains(seen, id) {
+					seen = append(seen, id)
+					entries = append(entries, entry{id, uint8(f)})
+				}
+			}
+			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
+		}
+		seen = seen[:0]
+		addOnce(fieldName, doc.Name)
+		addOnce(fieldName, doc.OrigName)
+		add(fieldNamespace, doc.Namespace)
+		add(fieldTitle, doc.Title)
+		add(fieldDescription, doc.Description)
+		seen = seen[:0]
+		for _, p := range doc.Params {
+			addOnce(fieldParams, p)
+		}
+		for _, p := range doc.ParamDocs {
+			add(fieldParamDocs, p)
+		}
+		for f := range numFields {
+			sums[f] += float64(l[f])
+		}
+	}
+	starts[len(docs)] = int32(len(entries))
+
+	// Length normalisers per field.
+	var avg [numFields]float64
+	for f := range numFields {
+		avg[f] = 1
+		if len(docs) > 0 && sums[f] > 0 {
+			avg[f] = sums[f] / float64(len(docs))
+		}
+	}
+
+	// Pass 2: per doc, fold its entries into one pseudo-frequency per
+	// term. slot[t] is the position of term t in the doc's list while
+	// mark[t] == d+1.
+	type triple struct {
+		term int32
+		p    posting
+	}
+	var (
+		triples = make([]triple, 0, len(entries))
+		counts  = make([]int32, len(ix.terms)+1)
+		mark    = make([]int32, len(ix.terms))
+		slot    = make([]int32, len(ix.terms))
+	)
+	for d := range docs {
+		var norm [numFields]float32
+		for f := range numFields {
+			l := float64(lens[d*numFields+f])
+			norm[f] = float32(fields[f].Weight / (1 - fields[f].B + fields[f].B*l/avg[f]))
+		}
+		first := len(triples)
+		for _, e := range entries[starts[d]:starts[d+1]] {
+			if mark[e.term] != int32(d+1) {
+				mark[e.term] = int32(d + 1)
+				slot[e.term] = int32(len(triples))
+				triples = append(triples, triple{e.term, posting{int32(d), 0}})
+			}
+			triples[slot[e.term]].p.tf += norm[e.field]
+		}
+		// Drop terms whose fields all weigh zero.
+		kept := first
+		for _, tr := range triples[first:] {
+			if tr.p.tf > 0 {
+				triples[kept] = tr
+				kept++
+				counts[tr.term+1]++
+			}
+		}
+		triples = triples[:kept]
+	}
+	ix.offsets = counts
+	for t := 1; t < len(ix.offsets); t++ {
+		ix.offsets[t] += ix.offsets[t-1]
+	}
+	ix.postings = make([]posting, len(triples))
+	fill := mark // reuse: next free position per term
+	copy(fill, ix.offsets[:len(ix.offsets)-1])
+	for _, tr := range triples {
+		ix.postings[fill[tr.term]] = tr.p
+		fill[tr.term]++
+	}
+
+	// Namespaces, numbered in name order, and the stable (namespace, name)
+	// order used for listing and for breaking score ties.
+	for d := range docs {
+		if _, ok := ix.nsIDs[docs[d].Namespace]; !ok {
+			ix.nsIDs[docs[d].Namespace] = 0
+		}
+	}
+	names := slices.Sorted(maps.Keys(ix.nsIDs))
+	for i, ns := range names {
+		ix.nsIDs[ns] = int32(i)
+	}
+	ix.byNS = make([][]int32, len(names))
+	ix.all = make([]int32, len(docs))
+	for d := range docs {
+		ix.all[d] = int32(d)
+		ix.docNS[d] = ix.nsIDs[docs[d].Namespace]
+	}
+	slices.SortFunc(ix.all, func(a, b int32) int {
+		da, db := &docs[a], &docs[b]
+		return cmp.Or(
+			cmp.Compare(ix.docNS[a], ix.docNS[b]),
+			strings.Compare(da.Name, db.Name),
+			strings.Compare(da.OrigName, db.OrigName),
+			cmp.Compare(a, b),
+		)
+	})
+	for r, d := range ix.all {
+		ix.rank[d] = int32(r)
+		ns := ix.docNS[d]
+		ix.byNS[ns] = append(ix.byNS[ns], d)
+	}
+
+	// Resolve the synonym table against this index's vocabulary once.
+	if o.Expansion > 0 {
+		ix.synTerms = make(map[string][]int32)
+		for s, syns := range synonyms {
+			var ids []int32
+			for _, x := range syns {
+				if id, ok := ix.terms[x]; ok {
+					ids = append(ids, id)
+				}
+			}
+			if len(ids) > 0 {
+				ix.synTerms[s] = ids
+			}
+		}
+	}
+
+	ix.pool.New = func() any {
+		return &scratch{
+			score: make([]float64, ix.n),
+			acc:   make([]float32, ix.n),
+		}
+	}
+	return ix
+}
+
+func sumTo(l []int32, f int) int32 {
+	var n int32
+	for _, x := range l[:f] {
+		n += x
+	}
+	return n
+}
+
+// scratch is the per-Search working memory, pooled so a search allocates
+// almost nothing.
+type scratch struct {
+	score   []float64 // accumulated score per doc, zero when untouched
+	acc     []float32 // pseudo-frequency of the current query word per doc
+	touched []int32   // docs with acc != 0
+	matched []int32   // docs with score != 0
+	heap    []Hit
+	buf     []byte
+	word    []byte
+	stems   []byte  // analysed query words, concatenated
+	ends    []int   // end offsets into stems
+	members []int32 // term ids of the current query word group
+}
+
+// Search ranks the docs for query and returns at most limit hits, best
+// first, and the total number of docs that match at least one query word.
+// namespace "" searches all namespaces; an unknown namespace matches
+// nothing. A blank query lists the namespace (or, with namespace "", every
+// doc) in (namespace, name) order with Score 0, and total is the count of
+// listed docs. Ties in score are broken by namespace, then name.
+//
+// Search is safe for concurrent use.
+func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total int) {
+	list := ix.all
+	ns := int32(-1)
+	if namespace != "" {
+		id, ok := ix.nsIDs[namespace]
+		if !ok {
+			return nil, 0
+		}
+		ns = id
+		list = ix.byNS[id]
+	}
+	if strings.TrimSpace(query) == "" {
+		n := min(max(limit, 0), len(list))
+		hits = make([]Hit, n)
+		for i := range n {
+			hits[i] = Hit{Doc: int(list[i])}
+		}
+		return hits, len(list)
+	}
+
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+
+	ix.analyze(sc, query)
+	start := 0
+	for _, end := range sc.ends {
+		w := sc.stems[start:end]
+		start = end
+		ix.scoreWord(sc, w, ns)
+	}
+
+	total = len(sc.matched)
+	hits = ix.topK(sc, limit)
+	for _, d := range sc.matched {
+		sc.score[d] = 0
+	}
+	sc.matched = sc.matched[:0]
+	return hits, total
+}
+
+// analyze splits the query into distinct stems, dropping stop words, into
+// sc.stems/sc.ends.
+func (ix *Index) analyze(sc *scratch, query string) {
+	sc.stems, sc.ends = sc.stems[:0], sc.ends[:0]
+	sc.buf = forEachToken(query, sc.buf, func(tok []byte) {
+		if _, stop := stopWords[string(tok)]; stop {
+			return
+		}
+		sc.word = stem(append(sc.word[:0], tok...))
+		start := 0
+		for _, end := range sc.ends {
+			if string(sc.stems[start:end]) == string(sc.word) {
+				return
+			}
+			start = end
+		}
+		sc.stems = append(sc.stems, sc.word...)
+		sc.ends = append(sc.ends, len(sc.stems))
+	})
+}
+
+// scoreWord adds one query word's BM25F contribution to sc.score. The word
+// and its synonyms act as one term (as a synonym query does in Lucene):
+// their pseudo-frequencies add up, synonyms scaled by Options.Expansion,
+// before saturation, and the idf is that of the most frequent member.
+func (ix *Index) scoreWord(sc *scratch, w []byte, ns int32) {
+	sc.members = sc.members[:0]
+	id, ok := ix.terms[string(w)]
+	if ok {
+		sc.members = append(sc.members, id)
+	}
+	syns := ix.synTerms[string(w)]
+	if len(sc.members) == 0 && len(syns) == 0 {
+		return
+	}
+	own := len(sc.members)
+	sc.members = append(sc.members, syns...)
+	maxDF := int32(0)
+	for i, t := range sc.members {
+		weight := float32(1)
+		if i >= own {
+			weight = float32(ix.expand)
+		}
+		ps := ix.postings[ix.offsets[t]:ix.offsets[t+1]]
+		maxDF = max(maxDF, int32(len(ps)))
+		for _, p := range ps {
+			if ns >= 0 && ix.docNS[p.doc] != ns {
+				continue
+			}
+			if sc.acc[p.doc] == 0 {
+				sc.touched = append(sc.touched, p.doc)
+			}
+			sc.acc[p.doc] += weight * p.tf
+		}
+	}
+	df := float64(maxDF)
+	idf := math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
+	k1 := ix.k1
+	for _, d := range sc.touched {
+		tf := float64(sc.acc[d])
+		sc.acc[d] = 0
+		if sc.score[d] == 0 {
+			sc.matched = append(sc.matched, d)
+		}
+		sc.score[d] += idf * tf * (k1 + 1) / (k1 + tf)
+	}
+	sc.touched = sc.touched[:0]
+}
+
+// better reports whether a ranks before b.
+func (ix *Index) better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return ix.rank[a.Doc] < ix.rank[b.Doc]
+}
+
+// topK selects the best limit matched docs with a bounded heap whose root
+// is the worst hit kept so far.
+func (ix *Index) topK(sc *scratch, limit int) []Hit {
+	if limit <= 0 || len(sc.matched) == 0 {
+		return nil
+	}
+	h := sc.heap[:0]
+	for _, d := range sc.matched {
+		hit := Hit{Doc: int(d), Score: sc.score[d]}
+		if len(h) < limit {
+			h = append(h, hit)
+			// Sift up.
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !ix.better(h[p], h[i]) {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
+			}
+			continue
+		}
+		if !ix.better(hit, h[0]) {
+			continue
+		}
+		h[0] = hit
+		// Sift down.
+		for i := 0; ; {
+			l, r, worst := 2*i+1, 2*i+2, i
+			if l < len(h) && ix.better(h[worst], h[l]) {
+				worst = l
+			}
+			if r < len(h) && ix.better(h[worst], h[r]) {
+				worst = r
+			}
+			if worst == i {
+				break
+			}
+			h[i], h[worst] = h[worst], h[i]
+			i = worst
+		}
+	}
+	sc.heap = h
+	hits := slices.Clone(h)
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if ix.better(a, b) {
+			return -1
+		}
+		if ix.better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return hits
+}

@@ -1,0 +1,229 @@
+package search
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var testDocs = []Doc{
+	{Namespace: "github", Name: "createIssue", OrigName: "create_issue", Description: "Create an issue in a repository.", Params: []string{"owner", "repo", "title", "body"}},
+	{Namespace: "github", Name: "searchIssues", OrigName: "search_issues", Description: "Search issues and pull requests.", Params: []string{"q", "perPage", "page"}},
+	{Namespace: "github", Name: "listPullRequests", OrigName: "list_pull_requests", Description: "List pull requests of a repository.", Params: []string{"owner", "repo", "state"}},
+	{Namespace: "github", Name: "addComment", OrigName: "add_issue_comment", Description: "Comment on an issue.", Params: []string{"owner", "repo", "issueNumber", "body"}},
+	{Namespace: "slack", Name: "postMessage", OrigName: "post_message", Description: "Send a message to a channel.", Params: []string{"channel", "text"}},
+	{Namespace: "slack", Name: "listChannels", OrigName: "list_channels", Description: "List public channels of the workspace.", Params: []string{"limit", "cursor"}},
+	{Namespace: "slack", Name: "getHistory", OrigName: "conversations_history", Description: "Recent messages of a channel.", Params: []string{"channel", "oldest"}},
+	{Namespace: "filesystem", Name: "readFile", OrigName: "read_file", Description: "Read the contents of a file.", Params: []string{"path"}},
+	{Namespace: "filesystem", Name: "removeFile", OrigName: "remove_file", Description: "Remove a file from disk.", Params: []string{"path"}},
+	{Namespace: "filesystem", Name: "createDirectory", OrigName: "create_directory", Description: "Make a new directory.", Params: []string{"path"}},
+}
+
+// names renders hits as "namespace.name" for readable diffs.
+func names(docs []Doc, hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, docs[h.Doc].Namespace+"."+docs[h.Doc].Name)
+	}
+	return out
+}
+
+func TestSearchRanking(t *testing.T) {
+	ix := Build(testDocs, nil)
+	tests := []struct {
+		query, namespace string
+		limit            int
+		want             []string
+		total            int
+	}{
+		// createIssue, searchIssues and addComment say "issue";
+		// createDirectory says "create".
+		{"create a GitHub issue", "", 1, []string{"github.createIssue"}, 4},
+		// "slack" matches every slack tool through the namespace field.
+		{"slack message history", "", 2, []string{"slack.getHistory", "slack.postMessage"}, 3},
+		{"create_issue", "", 1, []string{"github.createIssue"}, 4},
+		{"conversations history", "", 1, []string{"slack.getHistory"}, 1},
+		{"delete a file", "", 1, []string{"filesystem.removeFile"}, 2},
+		{"new folder", "", 1, []string{"filesystem.createDirectory"}, 3},
+		{"issue", "github", 10, []string{"github.createIssue", "github.searchIssues", "github.addComment"}, 3},
+		{"channel", "slack", 10, []string{"slack.listChannels", "slack.getHistory", "slack.postMessage"}, 3},
+		{"channel", "github", 10, nil, 0},
+		{"issue", "nosuch", 10, nil, 0},
+		{"xyzzy", "", 10, nil, 0},
+		{"the of and", "", 10, nil, 0},
+	}
+	for _, tt := range tests {
+		hits, total := ix.Search(tt.query, tt.namespace, tt.limit)
+		if diff := cmp.Diff(tt.want, names(testDocs, hits)); diff != "" {
+			t.Errorf("Search(%q, %q, %d) mismatch (-want +got):\n%s", tt.query, tt.namespace, tt.limit, diff)
+		}
+		if total != tt.total {
+			t.Errorf("Search(%q, %q) total = %d, want %d", tt.query, tt.namespace, total, tt.total)
+		}
+	}
+}
+
+func TestSearchEmptyQueryLists(t *testing.T) {
+	ix := Build(testDocs, nil)
+	tests := []struct {
+		query, namespace string
+		limit            int
+		want             []string
+		total            int
+	}{
+		{"", "slack", 10, []string{"slack.getHistory", "slack.listChannels", "slack.postMessage"}, 3},
+		{"   ", "slack", 2, []string{"slack.getHistory", "slack.listChannels"}, 3},
+		{"", "filesystem", 0, []string{}, 3},
+		{"", "nosuch", 10, nil, 0},
+		{"", "", 3, []string{"filesystem.createDirectory", "filesystem.readFile", "filesystem.removeFile"}, 10},
+	}
+	for _, tt := range tests {
+		hits, total := ix.Search(tt.query, tt.namespace, tt.limit)
+		got := names(testDocs, hits)
+		if got == nil && hits != nil {
+			got = []string{}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Search(%q, %q, %d) mismatch (-want +got):\n%s", tt.query, tt.namespace, tt.limit, diff)
+		}
+		if total != tt.total {
+			t.Errorf("Search(%q, %q) total = %d, want %d", tt.query, tt.namespace, total, tt.total)
+		}
+		for _, h := range hits {
+			if h.Score != 0 {
+				t.Errorf("listing hit %v has a score", h)
+			}
+		}
+	}
+}
+
+func TestSearchLimit(t *testing.T) {
+	docs := SyntheticCatalog(500, 7)
+	ix := Build(docs, nil)
+	all, total := ix.Search("list issues", "", len(docs))
+	if len(all) != total || total == 0 {
+		t.Fatalf("full search: %d hits, total %d", len(all), total)
+	}
+	for _, limit := range []int{-1, 0, 1, 3, 8, 25, total, total + 10} {
+		hits, n := ix.Search("list issues", "", limit)
+		if n != total {
+			t.Errorf("limit %d: total = %d, want %d", limit, n, total)
+		}
+		want := all[:min(max(limit, 0), total)]
+		if len(want) == 0 {
+			want = nil
+		}
+		if diff := cmp.Diff(want, hits); diff != "" {
+			t.Errorf("limit %d: hits are not a prefix of the full ranking (-want +got):\n%s", limit, diff)
+		}
+	}
+	for i := 1; i < len(all); i++ {
+		a, b := all[i-1], all[i]
+		if a.Score < b.Score {
+			t.Fatalf("hits %d and %d out of order: %v then %v", i-1, i, a, b)
+		}
+	}
+}
+
+func TestSearchTieBreak(t *testing.T) {
+	// Identical text in every doc: scores tie, order is namespace, name.
+	docs := []Doc{
+		{Namespace: "b", Name: "zeta", Description: "export report"},
+		{Namespace: "a", Name: "omega", Description: "export report"},
+		{Namespace: "b", Name: "alpha", Description: "export report"},
+		{Namespace: "a", Name: "beta", Description: "export report"},
+	}
+	ix := Build(docs, nil)
+	hits, total := ix.Search("export", "", 10)
+	want := []string{"a.beta", "a.omega", "b.alpha", "b.zeta"}
+	if diff := cmp.Diff(want, names(docs, hits)); diff != "" || total != 4 {
+		t.Errorf("tie order mismatch (total %d) (-want +got):\n%s", total, diff)
+	}
+}
+
+func TestSearchDeterministic(t *testing.T) {
+	docs := SyntheticCatalog(2000, 3)
+	queries := SyntheticQueries(20, 3)
+	first := Build(docs, nil)
+	second := Build(SyntheticCatalog(2000, 3), nil)
+	for _, q := range queries {
+		a, na := first.Search(q, "", 25)
+		b, nb := second.Search(q, "", 25)
+		c, nc := first.Search(q, "", 25)
+		if diff := cmp.Diff(a, b); diff != "" || na != nb {
+			t.Errorf("%q: two builds disagree (-first +second):\n%s", q, diff)
+		}
+		if diff := cmp.Diff(a, c); diff != "" || na != nc {
+			t.Errorf("%q: repeated search disagrees (-first +again):\n%s", q, diff)
+		}
+	}
+}
+
+func TestSearchConcurrent(t *testing.T) {
+	docs := SyntheticCatalog(1000, 5)
+	ix := Build(docs, nil)
+	queries := SyntheticQueries(16, 5)
+	want := make([][]Hit, len(queries))
+	for i, q := range queries {
+		want[i], _ = ix.Search(q, "", 8)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(queries))
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range queries {
+				q := queries[(i+g)%len(queries)]
+				got, _ := ix.Search(q, "", 8)
+				if diff := cmp.Diff(want[(i+g)%len(queries)], got); diff != "" {
+					errs <- fmt.Sprintf("%q: %s", q, diff)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	def := DefaultOptions()
+	a, _ := Build(testDocs, nil).Search("remove a directory", "", 10)
+	b, _ := Build(testDocs, &def).Search("remove a directory", "", 10)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("nil options differ from DefaultOptions (-nil +default):\n%s", diff)
+	}
+
+	// Without expansion "folder" finds nothing; with it, the directory tool.
+	off := DefaultOptions()
+	off.Expansion = 0
+	if hits, total := Build(testDocs, &off).Search("folder", "", 10); total != 0 {
+		t.Errorf("expansion off: folder matched %v", names(testDocs, hits))
+	}
+	hits, _ := Build(testDocs, nil).Search("folder", "", 10)
+	if diff := cmp.Diff([]string{"filesystem.createDirectory"}, names(testDocs, hits)); diff != "" {
+		t.Errorf("expansion on (-want +got):\n%s", diff)
+	}
+
+	// A zero-weight field is not searched.
+	noDesc := DefaultOptions()
+	noDesc.Description.Weight = 0
+	if hits, total := Build(testDocs, &noDesc).Search("workspace", "", 10); total != 0 {
+		t.Errorf("description weight 0: workspace matched %v", names(testDocs, hits))
+	}
+}
+
+func TestSearchAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool is randomised under the race detector")
+	}
+	ix := Build(SyntheticCatalog(1000, 1), nil)
+	ix.Search("list open issues", "", 8) // warm the pool
+	allocs := testing.AllocsPerRun(100, func() { ix.Search("list open issues", "", 8) })
+	if allocs > 2 {
+		t.Errorf("Search allocates %.0f times per call, want <= 2", allocs)
+	}
+}

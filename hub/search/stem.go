@@ -1,0 +1,139 @@
+package search
+
+// stem reduces a lower-case English word to a stem, in place, and returns
+// the shortened slice. It is a light suffix stripper in the spirit of
+// Porter2: it does not try to produce real words, only to send the
+// inflections and common derivations of a word to the same stem
+// ("create", "creates", "created", "creating", "creation" -> "creat";
+// "directory", "directories" -> "directori").
+//
+// The steps, in order:
+//
+//  1. Plurals and third person: -sses -> -ss, -ies -> -y, -s -> "" (not
+//     after s, u or i: "class", "status", "analysis" keep their s).
+//  2. Past and progressive: -eed -> -ee, -ied -> -y, then -ed and -ing are
+//     dropped when a vowel remains ("bring" and "red" stay); a doubled
+//     final consonant is undone in stems of five letters or more
+//     ("committed" -> "commit", while "added" keeps "add").
+//  3. Derivations, one at a time: -ship, -ly, -ness, -ment, -able, -ible,
+//     -ence, -ance, -ation, -tion, each only when enough of the word
+//     remains to be meaningful.
+//  4. A final -e is dropped and a final consonant+y becomes i, so that
+//     "create"/"creat-ed" and "copy"/"cop-ied" meet.
+//
+// Words shorter than four letters and words containing digits or non-ASCII
+// letters are returned unchanged.
+func stem(w []byte) []byte {
+	if len(w) < 4 {
+		return w
+	}
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return w
+		}
+	}
+
+	// Step 1: plurals.
+	switch {
+	case hasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case hasSuffix(w, "ies"):
+		w = append(w[:len(w)-3], 'y')
+	case w[len(w)-1] == 's':
+		switch w[len(w)-2] {
+		case 's', 'u', 'i':
+		default:
+			w = w[:len(w)-1]
+		}
+	}
+
+	// Step 2: -ed, -ing.
+	switch {
+	case hasSuffix(w, "eed"):
+		w = w[:len(w)-1]
+	case hasSuffix(w, "ied") && len(w) > 4:
+		w = append(w[:len(w)-3], 'y')
+	case hasSuffix(w, "ed"):
+		w = stripVerbEnding(w, 2)
+	case hasSuffix(w, "ing"):
+		w = stripVerbEnding(w, 3)
+	}
+
+	// Step 3: derivational suffixes; min is the shortest remaining stem.
+	if hasSuffix(w, "ship") && len(w) >= 7 {
+		w = w[:len(w)-4]
+	}
+	for _, s := range derivations {
+		if hasSuffix(w, s.suffix) && len(w)-len(s.suffix) >= s.min {
+			w = append(w[:len(w)-len(s.suffix)], s.replace...)
+			break
+		}
+	}
+
+	// Step 4: final e and y.
+	n := len(w)
+	switch {
+	case n >= 3 && w[n-1] == 'e':
+		w = w[:n-1]
+	case n >= 3 && w[n-1] == 'y' && !isVowel(w[n-2]):
+		w[n-1] = 'i'
+	}
+	return w
+}
+
+var derivations = []struct {
+	suffix, replace string
+	min             int
+}{
+	{"ization", "iz", 3},
+	{"ation", "", 5},
+	{"ation", "at", 2},
+	{"tion", "t", 3},
+	{"ness", "", 3},
+	{"ment", "", 4},
+	{"ably", "", 4},
+	{"able", "", 4},
+	{"ible", "", 4},
+	{"ence", "", 4},
+	{"ance", "", 4},
+	{"ly", "", 4},
+}
+
+// stripVerbEnding removes an -ed or -ing ending of length n when the
+// remaining stem has a vowel, and undoes a doubled final consonant.
+func stripVerbEnding(w []byte, n int) []byte {
+	stemPart := w[:len(w)-n]
+	if len(stemPart) < 2 || !hasVowel(stemPart) {
+		return w
+	}
+	k := len(stemPart)
+	if k >= 5 && stemPart[k-1] == stemPart[k-2] && !isVowel(stemPart[k-1]) {
+		switch stemPart[k-1] {
+		case 'l', 's', 'z':
+		default:
+			stemPart = stemPart[:k-1]
+		}
+	}
+	return stemPart
+}
+
+func hasSuffix(w []byte, s string) bool {
+	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+}
+
+func isVowel(c byte) bool {
+	switch c {
+	case 'a', 'e', 'i', 'o', 'u':
+		return true
+	}
+	return false
+}
+
+func hasVowel(w []byte) bool {
+	for i, c := range w {
+		if isVowel(c) || (c == 'y' && i > 0) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,94 @@
+package search
+
+// synonymGroups is the query-expansion table: words that people and tool
+// authors use interchangeably for the same operation or object. Every word
+// of a group expands to the others. The table is generic tool vocabulary
+// (verbs of CRUD and version control, common resources); it must not grow
+// entries that only serve one benchmark query.
+var synonymGroups = [][]string{
+	// Operations.
+	{"create", "add", "new", "make", "insert", "append", "attach", "start"},
+	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid"},
+	{"list", "show", "enumerate", "display", "browse"},
+	{"read", "get", "fetch", "open", "view", "load", "retrieve", "dump", "cat"},
+	{"write", "save", "store", "persist", "record", "put"},
+	{"search", "find", "query", "lookup", "locate", "seek", "grep"},
+	{"update", "edit", "modify", "change", "alter", "patch", "amend"},
+	{"replace", "overwrite"},
+	{"move", "rename", "relocate", "mv"},
+	{"copy", "duplicate", "clone", "cp"},
+	{"commit", "record"},
+	{"download", "fetch", "scrape", "crawl"},
+	{"upload", "push", "publish"},
+	{"send", "post", "message", "notify"},
+	{"run", "execute", "exec", "invoke", "perform", "call"},
+	{"convert", "translate", "transform"},
+	{"compare", "diff", "differ"},
+	{"undo", "revert", "reset", "unstage", "rollback"},
+	{"stop", "terminate", "cancel", "kill", "halt"},
+	{"describe", "inspect", "explain", "schema"},
+	{"connect", "link"},
+	{"think", "thought", "reason", "reflect"},
+
+	// Objects and qualities.
+	{"file", "document", "doc"},
+	{"folder", "directory", "dir"},
+	{"subfolder", "subdirectory", "subdir"},
+	{"repository", "repo", "project"},
+	{"url", "link", "web", "website", "page", "internet", "http"},
+	{"image", "picture", "photo", "media"},
+	{"metadata", "info", "information", "details", "stat", "attributes", "properties"},
+	{"permit", "allow", "authorize", "access"},
+	{"several", "multiple", "many", "batch", "bulk"},
+	{"full", "complete", "entire", "whole"},
+	{"additional", "extra", "more"},
+	{"history", "log", "past"},
+	{"status", "state"},
+	{"note", "memo", "observation", "annotation", "fact"},
+	{"node", "entity", "vertex"},
+	{"relation", "relationship", "edge"},
+	{"tree", "hierarchy", "recursive", "nested"},
+	{"pattern", "glob", "wildcard", "regex"},
+	{"time", "clock"},
+	{"timezone", "tz", "zone"},
+	{"current", "present", "today", "latest"},
+	{"issue", "ticket", "bug"},
+	{"pull", "pr", "merge"},
+	{"user", "person", "member", "account", "people"},
+	{"email", "mail", "inbox"},
+	{"calendar", "event", "meeting", "schedule"},
+	{"database", "db"},
+	{"row", "record"},
+	{"size", "large", "big", "bytes"},
+	{"count", "number", "total"},
+}
+
+// synonyms maps a stem to the stems it expands to, built from
+// synonymGroups. A word in several groups expands to the union.
+var synonyms = func() map[string][]string {
+	m := make(map[string][]string)
+	for _, g := range synonymGroups {
+		stems := make([]string, len(g))
+		for i, w := range g {
+			stems[i] = string(stem([]byte(w)))
+		}
+		for i, s := range stems {
+			for j, o := range stems {
+				if i == j || o == s || contains(m[s], o) {
+					continue
+				}
+				m[s] = append(m[s], o)
+			}
+		}
+	}
+	return m
+}()
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

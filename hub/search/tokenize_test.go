@@ -1,0 +1,104 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func tokens(s string) []string {
+	var out []string
+	forEachToken(s, nil, func(tok []byte) { out = append(out, string(tok)) })
+	return out
+}
+
+func TestTokenize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"createIssue", []string{"create", "issue"}},
+		{"create_issue", []string{"create", "issue"}},
+		{"list-pull-requests", []string{"list", "pull", "requests"}},
+		{"HTTPServer", []string{"http", "server"}},
+		{"getHTTPResponseCode", []string{"get", "http", "response", "code"}},
+		{"parseJSON", []string{"parse", "json"}},
+		{"base64Encode", []string{"base", "64", "encode"}},
+		{"list_v2_items", []string{"list", "v", "2", "items"}},
+		{"s3", []string{"s", "3"}},
+		{"GitHub.createIssue(owner, repo)", []string{"git", "hub", "create", "issue", "owner", "repo"}},
+		{"Read the file's contents.", []string{"read", "the", "file", "s", "contents"}},
+		{"  --__  ", nil},
+		{"", nil},
+		{"ÜberCoolTool", []string{"über", "cool", "tool"}},
+		{"naïveCafé", []string{"naïve", "café"}},
+		{"ABC", []string{"abc"}},
+		{"perPage", []string{"per", "page"}},
+		{"sequentialthinking", []string{"sequentialthinking"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, tokens(tt.in)); diff != "" {
+			t.Errorf("tokens(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	// Groups of words that must share a stem.
+	same := [][]string{
+		{"create", "creates", "created", "creating", "creation"},
+		{"directory", "directories"},
+		{"file", "files", "filing"},
+		{"list", "lists", "listing", "listed"},
+		{"delete", "deletes", "deleted", "deleting", "deletion"},
+		{"commit", "commits", "committed", "committing"},
+		{"query", "queries", "queried"},
+		{"change", "changes", "changed", "changing"},
+		{"branch", "branches"},
+		{"relation", "relations", "relationship", "relationships"},
+		{"modify", "modified", "modifies"},
+		{"recursive", "recursively"},
+		{"add", "adds", "added", "adding"},
+		{"stage", "staged", "staging"},
+		{"difference", "differences", "differ"},
+		{"process", "processes"},
+	}
+	for _, g := range same {
+		want := string(stem([]byte(g[0])))
+		for _, w := range g[1:] {
+			if got := string(stem([]byte(w))); got != want {
+				t.Errorf("stem(%q) = %q, want %q (as %q)", w, got, want, g[0])
+			}
+		}
+	}
+	// Words that must be left alone or kept apart.
+	tests := []struct{ in, want string }{
+		{"git", "git"},
+		{"status", "status"},
+		{"class", "class"},
+		{"bring", "bring"},
+		{"string", "string"},
+		{"base64", "base64"},
+		{"über", "über"},
+		{"read", "read"},
+		{"write", "writ"},
+	}
+	for _, tt := range tests {
+		if got := string(stem([]byte(tt.in))); got != tt.want {
+			t.Errorf("stem(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSynonymsAreSymmetric(t *testing.T) {
+	for s, syns := range synonyms {
+		for _, o := range syns {
+			if !contains(synonyms[o], s) {
+				t.Errorf("%q expands to %q but not back", s, o)
+			}
+		}
+	}
+	if !contains(synonyms[string(stem([]byte("folder")))], string(stem([]byte("directory")))) {
+		t.Error("folder does not expand to directory")
+	}
+}

@@ -1,0 +1,488 @@
+package tsgen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Tool is one tool of the catalog, as the hub names it for the guest.
+type Tool struct {
+	Namespace    string          // JS identifier, e.g. "github"
+	Name         string          // JS method name, e.g. "createIssue"
+	Title        string          // shown when Description is empty
+	Description  string          // JSDoc of the method
+	InputSchema  json.RawMessage // JSON Schema of the input object; may be null or empty
+	OutputSchema json.RawMessage // JSON Schema of structuredContent; may be empty
+}
+
+// DefaultBudget is the token budget of Describe when Options.Budget is not
+// positive.
+const DefaultBudget = 2500
+
+// Options tune Describe. A nil *Options uses the defaults.
+type Options struct {
+	// Budget is the most tokens (o200k_base) the output may take.
+	// Zero or less means DefaultBudget.
+	Budget int
+}
+
+// Result is the output of Describe.
+type Result struct {
+	// Text is TypeScript declarations, ending with a "// Not shown
+	// (budget): ..." comment when something was left out.
+	Text string
+	// Tokens is the o200k_base token count of Text.
+	Tokens int
+	// Omitted lists, as addresses ("github.search", "github.IssueUser"),
+	// the methods and types left out because of the budget, in the order
+	// the comment names them.
+	Omitted []string
+}
+
+// UnknownTargetError reports a describe target that names no namespace,
+// tool or type of the catalog.
+type UnknownTargetError struct {
+	Target string
+	// Closest lists up to three addresses that look like Target, best
+	// first.
+	Closest []string
+}
+
+func (e *UnknownTargetError) Error() string {
+	if len(e.Closest) == 0 {
+		return fmt.Sprintf("unknown target %q", e.Target)
+	}
+	return fmt.Sprintf("unknown target %q; closest: %s", e.Target, strings.Join(e.Closest, ", "))
+}
+
+// callOptions is declared once, before the first namespace.
+const callOptions = `interface CallOptions {
+	/** Connection name; default connection when omitted. */
+	connection?: string;
+}
+`
+
+// returnsUnknown documents what a method without an output schema
+// resolves to.
+const returnsUnknown = "@returns The tool's content: parsed JSON, else its text, else the content array."
+
+// unit is one method or named type to declare, with the depth it is
+// rendered at.
+type unit struct {
+	tool    *toolInfo
+	typ     *namedType
+	depth   int
+	order   [2]int // target index, catalog index: position in the output
+	primary bool   // named by a target, rather than part of a namespace
+}
+
+func (u unit) address(ns string) string {
+	if u.tool != nil {
+		return ns + "." + u.tool.tool.Name
+	}
+	return ns + "." + u.typ.name
+}
+
+// Describe declares the targets in TypeScript. A target is a tool address
+// ("github.createIssue"), a namespace ("github") or a type named in an
+// earlier declaration ("github.Issue"). Methods are grouped by namespace,
+// namespaces and methods in the order the targets name them; a namespace
+// target adds its remaining tools in catalog order.
+//
+// The output stays within opts.Budget tokens: tools and types named by a
+// target are shown first, cutting nested objects into named types as
+// needed; the tools of a namespace target follow while they fit. What is
+// left out is listed in Result.Omitted and in a closing comment. A single
+// target that does not fit even when cut to its first level is still
+// shown.
+//
+// Describe returns an *UnknownTargetError for a target the catalog does
+// not have.
+func Describe(catalog []Tool, targets []string, opts *Options) (Result, error) {
+	budget := DefaultBudget
+	if opts != nil && opts.Budget > 0 {
+		budget = opts.Budget
+	}
+	if len(targets) == 0 {
+		return Result{}, errors.New("no targets")
+	}
+
+	indexes := map[string]*nsIndex{}
+	index := func(ns string) *nsIndex {
+		if ix, ok := indexes[ns]; ok {
+			return ix
+		}
+		ix := newIndex(ns, catalog)
+		if len(ix.tools) == 0 {
+			ix = nil
+		}
+		indexes[ns] = ix
+		return ix
+	}
+
+	var nsOrder []string
+	var primary, extra []unit
+	seen := map[string]bool{}
+	for ti, target := range targets {
+		target = strings.TrimSpace(target)
+		ns, rest, dotted := strings.Cut(target, ".")
+		ix := index(ns)
+		if ix == nil {
+			return Result{}, unknownTarget(target, catalog, nil)
+		}
+		if !slices.Contains(nsOrder, ns) {
+			nsOrder = append(nsOrder, ns)
+		}
+		switch {
+		case !dotted:
+			for ci, t := range ix.tools {
+				addr := ns + "." + t.tool.Name
+				if !seen[addr] {
+					seen[addr] = true
+					extra = append(extra, unit{tool: t, order: [2]int{ti, ci}})
+				}
+			}
+		case ix.byName[rest] != nil:
+			t := ix.byName[rest]
+			if seen[target] {
+				// Named again after its namespace: promote it.
+				for i, u := range extra {
+					if u.tool == t {
+						extra = slices.Delete(extra, i, i+1)
+						primary = append(primary, unit{tool: t, order: [2]int{ti, 0}, primary: true})
+						break
+					}
+				}
+				continue
+			}
+			seen[target] = true
+			primary = append(primary, unit{tool: t, order: [2]int{ti, 0}, primary: true})
+		case ix.types[rest] != nil:
+			if !seen[target] {
+				seen[target] = true
+				primary = append(primary, unit{typ: ix.types[rest], order: [2]int{ti, 0}, primary: true})
+			}
+		default:
+			return Result{}, unknownTarget(target, catalog, ix)
+		}
+	}
+
+	a := &assembler{indexes: indexes, nsOrder: nsOrder}
+	fits := func(units []unit) (string, []string, int, bool) {
+		text, omitted := a.render(units)
+		n := Tokens(text)
+		return text, omitted, n, n <= budget
+	}
+
+	// While choosing, the closing note counts every namespace tool not yet
+	// chosen as left out, so the final text is never longer than the one
+	// that was measured.
+	var extraAddrs []string
+	for _, u := range extra {
+		extraAddrs = append(extraAddrs, u.address(nsOf(indexes, u)))
+	}
+	a.dropped = extraAddrs
+
+	// The targets named one by one: as deep as fits.
+	var chosen []unit
+	var dropped []string
+	if len(primary) > 0 {
+		ok := false
+		last := ""
+		for _, depth := range []int{unlimited, 8, 7, 6, 5, 4, 3, 2, 1, 0} {
+			units := withDepth(primary, depth)
+			text, _ := a.render(units)
+			if text == last {
+				continue
+			}
+			last = text
+			if _, _, _, ok = fits(units); ok {
+				chosen = units
+				break
+			}
+		}
+		if !ok {
+			chosen = withDepth(primary, 0)
+			for len(chosen) > 1 {
+				if _, _, _, ok := fits(chosen); ok {
+					break
+				}
+				u := chosen[len(chosen)-1]
+				chosen = chosen[:len(chosen)-1]
+				dropped = append(dropped, u.address(nsOf(indexes, u)))
+				a.dropped = append(slices.Clone(dropped), extraAddrs...)
+			}
+		}
+	}
+	// The rest of whole namespaces, in catalog order: as many as fit with
+	// full declarations, then as many of the others as fit with their
+	// first level only. Each step adds more text than it saves from the
+	// closing note, so the longest prefix that fits is found by bisection.
+	rest := extra
+	for _, depth := range []int{unlimited, 1} {
+		if len(rest) == 0 {
+			break
+		}
+		with := func(k int) []unit {
+			a.dropped = append(slices.Clone(dropped), extraAddrs[len(extra)-len(rest)+k:]...)
+			return append(slices.Clone(chosen), withDepth(rest[:k], depth)...)
+		}
+		lo, hi := 0, len(rest) // rest[:lo] fits; rest[:hi+1] does not
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if _, _, _, ok := fits(with(mid)); ok {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		chosen = with(lo)
+		rest = rest[lo:]
+	}
+	for _, u := range rest {
+		dropped = append(dropped, u.address(nsOf(indexes, u)))
+	}
+	a.dropped = dropped
+	text, omitted := a.render(chosen)
+	return Result{Text: text, Tokens: Tokens(text), Omitted: omitted}, nil
+}
+
+func withDepth(units []unit, depth int) []unit {
+	out := slices.Clone(units)
+	for i := range out {
+		out[i].depth = depth
+	}
+	return out
+}
+
+func nsOf(indexes map[string]*nsIndex, u unit) string {
+	for ns, ix := range indexes {
+		if ix == nil {
+			continue
+		}
+		if u.tool != nil && ix.byName[u.tool.tool.Name] == u.tool {
+			return ns
+		}
+		if u.typ != nil && ix.types[u.typ.name] == u.typ {
+			return ns
+		}
+	}
+	return ""
+}
+
+// assembler renders a set of units into the final text.
+type assembler struct {
+	indexes map[string]*nsIndex
+	nsOrder []string
+	dropped []string // addresses left out entirely, for the closing note
+}
+
+func (a *assembler) render(units []unit) (string, []string) {
+	units = slices.Clone(units)
+	slices.SortStableFunc(units, func(x, y unit) int {
+		if x.order[0] != y.order[0] {
+			return x.order[0] - y.order[0]
+		}
+		return x.order[1] - y.order[1]
+	})
+	var b strings.Builder
+	var omitted []string
+	hasMethods := slices.ContainsFunc(units, func(u unit) bool { return u.tool != nil })
+	if hasMethods {
+		b.WriteString(callOptions)
+	}
+	for _, ns := range a.nsOrder {
+		ix := a.indexes[ns]
+		var mine []unit
+		for _, u := range units {
+			if (u.tool != nil && ix.byName[u.tool.tool.Name] == u.tool) || (u.typ != nil && ix.types[u.typ.name] == u.typ) {
+				mine = append(mine, u)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		text, cut := renderNamespace(ix, mine)
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(text)
+		for _, c := range cut {
+			omitted = append(omitted, ns+"."+c)
+		}
+	}
+	omitted = append(omitted, a.dropped...)
+	if len(omitted) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "// Not shown (budget): %s. Describe them by name.\n", strings.Join(omitted, ", "))
+	}
+	return b.String(), omitted
+}
+
+// renderNamespace declares the methods of one namespace and the named
+// types they need, and returns the names it had to leave out.
+func renderNamespace(ix *nsIndex, units []unit) (string, []string) {
+	var b strings.Builder
+	var cuts []string
+	methods := false
+	for _, u := range units {
+		if u.tool == nil {
+			continue
+		}
+		if !methods {
+			b.WriteString("declare const " + ix.name + ": {\n")
+			methods = true
+		}
+	}
+	// Remaining depth of each named type to declare, in first-use order.
+	rem := map[string]int{}
+	var order []string
+	changed := false
+	need := func(name string, r int) {
+		if r < 1 {
+			return
+		}
+		if old, ok := rem[name]; !ok {
+			order = append(order, name)
+			rem[name] = r
+			changed = true
+		} else if r > old {
+			rem[name] = r
+			changed = true
+		}
+	}
+	for _, u := range units {
+		if u.typ != nil {
+			need(u.typ.name, max(u.depth, 1))
+		}
+	}
+	var methodText strings.Builder
+	var methodUses []typeUse
+	for _, u := range units {
+		if u.tool == nil {
+			continue
+		}
+		r := &renderer{ix: ix, depth: u.depth, qualify: ix.name + "."}
+		methodText.WriteString(r.method(u.tool))
+		methodUses = append(methodUses, r.uses...)
+		cuts = append(cuts, r.cuts...)
+	}
+	for _, use := range methodUses {
+		need(use.name, use.remaining)
+	}
+	decls := map[string]string{}
+	var declCuts map[string][]string
+	var allUses []typeUse
+	for changed {
+		changed = false
+		declCuts = map[string][]string{}
+		allUses = allUses[:0]
+		for i := 0; i < len(order); i++ {
+			name := order[i]
+			r := &renderer{ix: ix, depth: rem[name]}
+			decls[name] = r.declare(ix.types[name])
+			declCuts[name] = r.cuts
+			allUses = append(allUses, r.uses...)
+			for _, use := range r.uses {
+				need(use.name, use.remaining)
+			}
+		}
+	}
+	for _, name := range order {
+		cuts = append(cuts, declCuts[name]...)
+	}
+	for _, use := range append(methodUses, allUses...) {
+		if _, ok := rem[use.name]; !ok {
+			cuts = append(cuts, use.name)
+		}
+	}
+	if methods {
+		b.WriteString(methodText.String())
+		b.WriteString("};\n")
+	}
+	if len(order) > 0 {
+		if methods {
+			b.WriteString("\n")
+		}
+		b.WriteString("declare namespace " + ix.name + " {\n")
+		for _, name := range order {
+			b.WriteString(decls[name])
+		}
+		b.WriteString("}\n")
+	}
+	// Left out: cut names that no declaration here covers, once each.
+	var out []string
+	for _, c := range cuts {
+		if _, declared := rem[c]; !declared && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return b.String(), out
+}
+
+// method renders one method of a declare const block.
+func (r *renderer) method(ti *toolInfo) string {
+	var b strings.Builder
+	doc := textLines(ti.tool.Description)
+	if len(doc) == 0 {
+		doc = textLines(ti.tool.Title)
+	}
+	if ti.output == nil {
+		doc = append(doc, returnsUnknown)
+	}
+	writeDoc(&b, doc, 1)
+	in, optional := r.input(ti, 1)
+	q := ""
+	if optional {
+		q = "?"
+	}
+	fmt.Fprintf(&b, "\t%s(input%s: %s, options?: CallOptions): Promise<%s>;\n", propName(ti.tool.Name), q, in.s, r.result(ti))
+	return b.String()
+}
+
+// input renders a method's input type and reports whether the input may
+// be left out (the schema requires nothing).
+func (r *renderer) input(ti *toolInfo, ind int) (expr, bool) {
+	if ti.input == nil {
+		return prim("{}"), true
+	}
+	root := ti.input.root
+	t := r.typ(ti.input, root, 1, ind)
+	optional := false
+	if o, ok := root.(*object); ok {
+		optional = len(requiredSet(o)) == 0 && !has(o, "$ref") && !has(o, "anyOf") && !has(o, "oneOf") && !has(o, "allOf")
+	} else {
+		optional = root == true
+	}
+	return t, optional
+}
+
+// result names a method's result type.
+func (r *renderer) result(ti *toolInfo) string {
+	if ti.output == nil {
+		return "unknown"
+	}
+	if !r.oneLine {
+		r.uses = append(r.uses, typeUse{ti.output.rootName, r.depth})
+	}
+	return r.name(ti.output.rootName)
+}
+
+// declare renders a named type inside a declare namespace block.
+func (r *renderer) declare(nt *namedType) string {
+	var b strings.Builder
+	r.root = nt.node
+	writeDoc(&b, docLines(nt.node, nt.name), 1)
+	t := r.typ(nt.doc, nt.node, 1, 1)
+	if t.obj {
+		fmt.Fprintf(&b, "\tinterface %s %s\n", nt.name, t.s)
+	} else {
+		fmt.Fprintf(&b, "\ttype %s = %s;\n", nt.name, t.s)
+	}
+	return b.String()
+}

@@ -1,0 +1,22 @@
+// Package ui is the desktop face of capabilities: the system tray icon and
+// menu, the approval dialog that asks about tool calls, and the main window
+// with approvals, runs, sources and policy. It is built on Fyne.
+//
+// The UI knows the hub only through the Hub interface (hub.go), defined here,
+// at the consumer: pending approvals, decisions, status, runs, the audit
+// trail, policy, secrets and changed tools. The hub adapts to it.
+//
+// Threading: Run owns the Fyne main goroutine and one controller goroutine.
+// Hub events arrive on hub goroutines and are queued without blocking; the
+// controller goroutine calls the hub and hands results to widgets with
+// fyne.Do. No widget callback calls the hub directly.
+//
+// Every decision the UI takes (which tray icon, the menu and its labels, the
+// queue order and which call is shown after a decision, how a preview is
+// folded, which buttons are enabled, which key denies) is a pure function in
+// logic.go and tray.go, tested by tables; the widgets only show the results.
+//
+// Screenshots of the real windows: run the tests under a display, for example
+// xvfb-run -a go test ./ui/ -run Screenshots, with CAPABILITIES_SCREENSHOTS
+// set to the folder for the PNGs.
+package ui

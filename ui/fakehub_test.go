@@ -1,0 +1,318 @@
+package ui
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"time"
+)
+
+// fakeHub is an in-memory Hub. Besides the approvals the UI gets, it keeps
+// each call's raw arguments (with secrets) so tests can check that none of
+// them reaches the screen.
+type fakeHub struct {
+	mu        sync.Mutex
+	pending   []Approval
+	raw       map[string]string
+	decisions []decisionCall
+	decideErr error
+	status    Status
+	runs      []RunSummary
+	history   []DecisionRecord
+	policies  []PolicyRule
+	changed   []ToolChange
+	secrets   []secretCall
+	accepted  []string
+	paused    []bool
+	subs      map[int]func(Event)
+	nextSub   int
+	configDir string
+}
+
+type decisionCall struct {
+	ID       string
+	Decision Decision
+}
+
+type secretCall struct{ Source, Connection, Secret string }
+
+var _ Hub = (*fakeHub)(nil)
+
+func newFakeHub() *fakeHub {
+	return &fakeHub{raw: map[string]string{}, subs: map[int]func(Event){}, configDir: "/tmp/capabilities-test"}
+}
+
+func (h *fakeHub) emit(ev Event) {
+	h.mu.Lock()
+	subs := make([]func(Event), 0, len(h.subs))
+	for _, fn := range h.subs {
+		subs = append(subs, fn)
+	}
+	h.mu.Unlock()
+	for _, fn := range subs {
+		fn(ev)
+	}
+}
+
+// add queues a call waiting for approval; raw are its unredacted arguments.
+func (h *fakeHub) add(a Approval, raw string) {
+	h.mu.Lock()
+	h.pending = append(h.pending, a)
+	h.raw[a.ID] = raw
+	h.status.Pending = len(h.pending)
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventApprovalAdded, ID: a.ID})
+}
+
+// decideElsewhere settles a call through another channel (the CLI, the client).
+func (h *fakeHub) decideElsewhere(id string, d Decision) {
+	h.mu.Lock()
+	h.removeLocked(id)
+	h.history = append([]DecisionRecord{{ApprovalID: id, Decision: d, Channel: "cli", At: time.Now()}}, h.history...)
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventApprovalDecided, ID: id})
+}
+
+// expire lets a call run out of time.
+func (h *fakeHub) expire(id string) {
+	h.mu.Lock()
+	h.removeLocked(id)
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventApprovalExpired, ID: id})
+}
+
+func (h *fakeHub) removeLocked(id string) bool {
+	n := len(h.pending)
+	h.pending = slices.DeleteFunc(h.pending, func(a Approval) bool { return a.ID == id })
+	h.status.Pending = len(h.pending)
+	return len(h.pending) < n
+}
+
+func (h *fakeHub) decided() []decisionCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.decisions)
+}
+
+func (h *fakeHub) Pending() []Approval {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.pending)
+}
+
+func (h *fakeHub) Decide(id string, d Decision) error {
+	h.mu.Lock()
+	h.decisions = append(h.decisions, decisionCall{id, d})
+	if h.decideErr != nil {
+		err := h.decideErr
+		h.mu.Unlock()
+		return err
+	}
+	if !h.removeLocked(id) {
+		h.mu.Unlock()
+		return errors.New("approval " + id + " is not pending")
+	}
+	h.history = append([]DecisionRecord{{ApprovalID: id, Decision: d, Channel: "dialog", At: time.Now()}}, h.history...)
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventApprovalDecided, ID: id})
+	return nil
+}
+
+func (h *fakeHub) Subscribe(fn func(Event)) func() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	id := h.nextSub
+	h.nextSub++
+	h.subs[id] = fn
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.subs, id)
+	}
+}
+
+func (h *fakeHub) Status() Status {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.status
+	st.Sources = slices.Clone(st.Sources)
+	return st
+}
+
+func (h *fakeHub) Runs(limit int) []RunSummary {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.runs[:min(limit, len(h.runs))])
+}
+
+func (h *fakeHub) History(limit int) []DecisionRecord {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.history[:min(limit, len(h.history))])
+}
+
+func (h *fakeHub) SetPaused(p bool) error {
+	h.mu.Lock()
+	h.paused = append(h.paused, p)
+	h.status.Paused = p
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventPaused})
+	return nil
+}
+
+func (h *fakeHub) Policies() []PolicyRule {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.policies)
+}
+
+func (h *fakeHub) SetPolicy(pattern, mode string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.policies {
+		if h.policies[i].Pattern == pattern {
+			h.policies[i].Mode = mode
+			return nil
+		}
+	}
+	h.policies = append(h.policies, PolicyRule{pattern, mode})
+	return nil
+}
+
+func (h *fakeHub) SetSecret(source, connection, secret string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.secrets = append(h.secrets, secretCall{source, connection, secret})
+	return nil
+}
+
+func (h *fakeHub) ChangedTools() []ToolChange {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.changed)
+}
+
+func (h *fakeHub) AcceptTool(address string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.accepted = append(h.accepted, address)
+	h.changed = slices.DeleteFunc(h.changed, func(c ToolChange) bool { return c.Address == address })
+	return nil
+}
+
+func (h *fakeHub) ConfigDir() string { return h.configDir }
+
+// The data below is shared by the widget tests and the screenshots.
+
+// testSecret is the raw token in sampleApproval's arguments.
+const testSecret = "ghp_R4wS3cr3tT0k3nV4lu3DoNotShow0000"
+
+var t0 = time.Date(2026, 3, 14, 9, 26, 53, 0, time.Local)
+
+func sampleApproval(id string, created time.Time) (Approval, string) {
+	raw := `{"repo":"acme/widgets","title":"Flaky test in CI","body":"The build fails one time in five.","labels":["bug","ci"],"token":"` + testSecret + `"}`
+	return Approval{
+		ID: id, RunID: "run_7f3a", Seq: 3,
+		Address: "github.createIssue", Title: "Create an issue in a GitHub repository",
+		Connection: "work", DefaultConnection: true,
+		Reason: "policy ask", Client: "claude-code 1.2",
+		Preview: `{"repo":"acme/widgets","title":"Flaky test in CI","body":"The build fails one time in five.","labels":["bug","ci"],"token":"[redacted]"}`,
+		Created: created, Expires: created.Add(5 * time.Minute),
+	}, raw
+}
+
+func longApproval(id string, created time.Time) (Approval, string) {
+	long := ""
+	for i := 0; i < 40; i++ {
+		long += "Line of a long generated report, with enough words to fold the value. "
+	}
+	rows := `[`
+	for i := 0; i < 60; i++ {
+		if i > 0 {
+			rows += ","
+		}
+		rows += `{"id":` + string(rune('0'+i%10)) + `,"name":"row"}`
+	}
+	rows += `]`
+	preview := `{"path":"/home/ana/projects/widgets/docs/report.md","content":"` + long + `","rows":` + rows +
+		`,"options":{"overwrite":true,"encoding":"utf-8","auth":{"password":"[redacted]","user":"ana"}}}`
+	raw := `{"path":"/home/ana/projects/widgets/docs/report.md","content":"` + long + `","rows":` + rows +
+		`,"options":{"overwrite":true,"encoding":"utf-8","auth":{"password":"` + testSecret + `","user":"ana"}}}`
+	return Approval{
+		ID: id, RunID: "run_91c2", Seq: 12,
+		Address: "filesystem.write_file", Title: "Write a file",
+		Connection: "", DefaultConnection: true,
+		Reason: "new tool", Client: "cursor 0.48",
+		Preview: preview,
+		Created: created, Expires: created.Add(10 * time.Minute),
+	}, raw
+}
+
+func slackApproval(id string, created time.Time) (Approval, string) {
+	return Approval{
+		ID: id, RunID: "run_7f3a", Seq: 4,
+		Address: "slack.postMessage", Title: "Post a message to a channel",
+		Connection: "personal", DefaultConnection: false,
+		Reason: "changed tool definition", Client: "claude-code 1.2",
+		Preview: `{"channel":"#eng","text":"Opened an issue for the flaky test."}`,
+		Created: created, Expires: created.Add(5 * time.Minute),
+	}, `{"channel":"#eng","text":"Opened an issue for the flaky test."}`
+}
+
+// populate fills the hub with sources, runs, history, policy and a changed tool.
+func (h *fakeHub) populate() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.status.Sources = []SourceStatus{
+		{Name: "github", State: SourceUp, Tools: 41, Connections: []ConnectionStatus{{"work", true, true}, {"personal", false, false}}},
+		{Name: "filesystem", State: SourceUp, Tools: 11, Connections: []ConnectionStatus{{"default", true, true}}},
+		{Name: "slack", State: SourceDown, Error: "connection refused (https://mcp.slack.example/mcp)", Connections: []ConnectionStatus{{"personal", true, false}}},
+		{Name: "memory", State: SourceStarting},
+	}
+	h.runs = []RunSummary{
+		{
+			ID: "run_7f3a", Status: "waiting", Client: "claude-code 1.2", Started: t0,
+			Code: "const issues = await github.listIssues({ repo: \"acme/widgets\", state: \"open\" });\n" +
+				"const flaky = issues.filter(i => i.title.includes(\"flaky\"));\n" +
+				"if (flaky.length === 0) {\n  await github.createIssue({ repo: \"acme/widgets\", title: \"Flaky test in CI\" });\n}\n" +
+				"console.log(`found ${flaky.length} flaky issues`);\nreturn flaky.map(i => i.number);",
+			Calls: []CallSummary{
+				{Seq: 1, Address: "github.listIssues", OK: true, Duration: 412 * time.Millisecond},
+				{Seq: 2, Address: "github.getRepository", OK: true, Duration: 96 * time.Millisecond},
+				{Seq: 3, Address: "github.createIssue", OK: false, Duration: 0, Error: "waiting for approval"},
+			},
+			Logs: []string{"found 0 flaky issues"},
+		},
+		{
+			ID: "run_5d10", Status: "ok", Client: "cursor 0.48", Started: t0.Add(-17 * time.Minute),
+			Code:     "return (await filesystem.list_directory({ path: \"/home/ana\" })).length;",
+			Calls:    []CallSummary{{Seq: 1, Address: "filesystem.list_directory", OK: true, Duration: 8 * time.Millisecond}},
+			Envelope: `{"result":23,"logs":[],"calls":[{"seq":1,"address":"filesystem.list_directory","ok":true,"ms":8}],"truncated":false}`,
+		},
+		{
+			ID: "run_2b77", Status: "error", Client: "claude-code 1.2", Started: t0.Add(-46 * time.Minute),
+			Code:     "await slack.postMessage({ channel: \"#eng\", text: \"deploy done\" });",
+			Calls:    []CallSummary{{Seq: 1, Address: "slack.postMessage", OK: false, Duration: 30 * time.Second, Error: "upstream timeout after 30s"}},
+			Envelope: `{"error":{"code":"upstream_timeout","message":"slack.postMessage did not answer in 30s"}}`,
+		},
+	}
+	h.history = []DecisionRecord{
+		{ApprovalID: "ap_31", RunID: "run_5d10", Address: "filesystem.list_directory", Decision: AllowAlways, Channel: "dialog", At: t0.Add(-17 * time.Minute)},
+		{ApprovalID: "ap_30", RunID: "run_2b77", Address: "slack.postMessage", Decision: AllowOnce, Channel: "client", At: t0.Add(-46 * time.Minute)},
+		{ApprovalID: "ap_29", RunID: "run_1a02", Address: "github.deleteRepository", Decision: DenyAlways, Channel: "cli", At: t0.Add(-3 * time.Hour)},
+	}
+	h.policies = []PolicyRule{
+		{"github.*", PolicyAsk},
+		{"github.listIssues", PolicyAllow},
+		{"github.deleteRepository", PolicyDeny},
+		{"filesystem.*", PolicyAllow},
+		{"filesystem.write_file", PolicyAsk},
+	}
+	h.changed = []ToolChange{{
+		Address: "slack.postMessage",
+		Summary: "description changed; new optional argument unfurl_links",
+		Before:  `{"name":"postMessage","description":"Post a message","inputSchema":{"type":"object","required":["channel","text"]}}`,
+		After:   `{"name":"postMessage","description":"Post a message to any channel","inputSchema":{"type":"object","required":["channel","text"],"properties":{"unfurl_links":{"type":"boolean"}}}}`,
+		Seen:    t0.Add(-2 * time.Hour),
+	}}
+}

@@ -1,0 +1,195 @@
+package ui
+
+import "time"
+
+// Hub is everything the UI needs from the hub. The UI never reaches the store
+// or MCP; the hub adapts itself to this interface.
+//
+// Methods may block (they read the store) and are never called on the Fyne
+// main goroutine: the UI calls them from its own goroutine and hands the
+// results to widgets with fyne.Do. They must be safe for concurrent use.
+type Hub interface {
+	// Pending returns the calls waiting for a decision, in any order.
+	Pending() []Approval
+	// Decide records a decision for a pending call. It returns an error when
+	// the call was already decided elsewhere or has expired.
+	Decide(id string, d Decision) error
+	// Subscribe calls fn for every hub event until cancel is called. fn runs
+	// on hub goroutines and must not block; cancel may be called more than once.
+	Subscribe(fn func(Event)) (cancel func())
+	// Status returns the sources, whether the hub is paused and how many
+	// calls are pending.
+	Status() Status
+	// Runs returns the most recent runs, newest first, at most limit.
+	Runs(limit int) []RunSummary
+	// History returns the most recent decisions, newest first, at most limit.
+	History(limit int) []DecisionRecord
+	// SetPaused pauses (no new runs start, calls wait) or resumes the hub.
+	SetPaused(paused bool) error
+	// Policies returns the policy rules in the order the hub applies them.
+	Policies() []PolicyRule
+	// SetPolicy sets the mode (PolicyAllow, PolicyAsk or PolicyDeny) of an
+	// address ("github.createIssue") or glob ("github.*").
+	SetPolicy(pattern, mode string) error
+	// SetSecret stores the secret of a source's connection in the keychain.
+	SetSecret(source, connection, secret string) error
+	// ChangedTools returns upstream tools whose definition changed since it
+	// was accepted; the hub asks before calling them.
+	ChangedTools() []ToolChange
+	// AcceptTool accepts the current definition of a changed tool.
+	AcceptTool(address string) error
+	// ConfigDir is the folder holding config.json (CAPABILITIES_HOME).
+	ConfigDir() string
+}
+
+// Approval is a tool call waiting for a person's decision.
+type Approval struct {
+	ID    string // approval id, the key for Decide
+	RunID string // the run that made the call
+	Seq   int    // the call's sequence number in the run's journal
+
+	Address string // "github.createIssue"
+	Title   string // the tool's human title, may be empty
+
+	Connection        string // the connection (credential set) the call uses
+	DefaultConnection bool   // Connection is the source's default
+
+	Reason  string // why it asks: "policy ask", "new tool", "changed tool definition"
+	Client  string // the MCP client that runs the code, "claude-code 1.2"
+	Preview string // the arguments as JSON, already redacted by the hub
+
+	Created time.Time
+	Expires time.Time // zero: never
+}
+
+// Decision is a person's answer to an Approval.
+type Decision string
+
+// The four decisions. The "always" ones also write a policy rule.
+const (
+	AllowOnce   Decision = "allow_once"
+	AllowAlways Decision = "allow_always"
+	Deny        Decision = "deny"
+	DenyAlways  Decision = "deny_always"
+)
+
+// Event tells the UI that something changed in the hub. The UI reloads what it
+// shows; ID names the approval or run concerned, when there is one.
+type Event struct {
+	Kind string // one of the Event* constants
+	ID   string
+}
+
+// Event kinds.
+const (
+	EventApprovalAdded   = "approval_added"   // ID: the approval
+	EventApprovalDecided = "approval_decided" // ID: the approval, decided anywhere
+	EventApprovalExpired = "approval_expired" // ID: the approval
+	EventRun             = "run"              // ID: the run that started, paused or ended
+	EventSource          = "source"           // a source went up or down, or its tools changed
+	EventPaused          = "paused"           // the hub was paused or resumed
+)
+
+// Status is the state of the hub at one moment.
+type Status struct {
+	Sources []SourceStatus
+	Paused  bool
+	Pending int // calls waiting for a decision
+}
+
+// Source states.
+const (
+	SourceUp       = "up"
+	SourceDown     = "down"
+	SourceStarting = "starting"
+)
+
+// SourceStatus is one upstream MCP server.
+type SourceStatus struct {
+	Name        string
+	State       string // SourceUp, SourceDown or SourceStarting
+	Error       string // why it is down, when it is
+	Tools       int    // tools it currently offers
+	Connections []ConnectionStatus
+}
+
+// ConnectionStatus is one named credential set of a source.
+type ConnectionStatus struct {
+	Name      string
+	Default   bool
+	HasSecret bool // a secret for it is in the keychain
+}
+
+// RunSummary is one execute run, with what the UI shows of it.
+type RunSummary struct {
+	ID       string
+	Status   string // as the hub words it: "running", "waiting", "ok", "error", ...
+	Client   string
+	Started  time.Time
+	Code     string        // the code as run, after the forgiving rewrites
+	Calls    []CallSummary // in journal order
+	Envelope string        // the result envelope as JSON; empty while running
+	Logs     []string
+}
+
+// CallSummary is one tool call of a run.
+type CallSummary struct {
+	Seq      int
+	Address  string
+	OK       bool
+	Duration time.Duration
+	Error    string // when not OK
+}
+
+// DecisionRecord is one entry of the approval audit trail.
+type DecisionRecord struct {
+	ApprovalID string
+	RunID      string
+	Address    string
+	Connection string
+	Decision   Decision
+	Channel    string // who decided: "dialog", "client", "cli", "policy", "expired"
+	At         time.Time
+}
+
+// Policy modes.
+const (
+	PolicyAllow = "allow"
+	PolicyAsk   = "ask"
+	PolicyDeny  = "deny"
+)
+
+// PolicyRule maps a tool address or glob to a mode.
+type PolicyRule struct {
+	Pattern string // "github.createIssue", "github.*"
+	Mode    string // PolicyAllow, PolicyAsk or PolicyDeny
+}
+
+// ToolChange is an upstream tool whose definition differs from the one
+// accepted before.
+type ToolChange struct {
+	Address string
+	Summary string // what changed, in words: "description changed; new required argument repo"
+	Before  string // the accepted definition, JSON
+	After   string // the current definition, JSON
+	Seen    time.Time
+}
+
+// Options configures Run. The zero value works.
+type Options struct {
+	// Logf logs a line; nil logs nothing.
+	Logf func(format string, args ...any)
+	// Autostart turns start at login on or off; nil hides the menu item.
+	Autostart func(on bool) error
+	// AutostartEnabled reports whether start at login is on.
+	AutostartEnabled func() bool
+	// OnQuit runs on the Fyne main goroutine when the person picks Quit,
+	// before the app stops. It should ask the hub to stop and return.
+	OnQuit func()
+}
+
+func (o Options) logf(format string, args ...any) {
+	if o.Logf != nil {
+		o.Logf(format, args...)
+	}
+}

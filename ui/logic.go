@@ -1,0 +1,655 @@
+package ui
+
+// The decisions the UI takes, as pure functions of hub data and the time.
+// Widgets only copy these results onto the screen; logic_test.go pins them.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+)
+
+// trayState is what the tray icon shows.
+type trayState int
+
+const (
+	trayIdle trayState = iota
+	trayPending
+	trayDown
+	trayPaused
+)
+
+func (s trayState) String() string {
+	return [...]string{"idle", "pending", "down", "paused"}[s]
+}
+
+// trayStateOf picks the tray icon: waiting calls first (they block a run),
+// then a source that is down, then a paused hub.
+func trayStateOf(st Status) trayState {
+	switch {
+	case st.Pending > 0:
+		return trayPending
+	case anyDown(st.Sources):
+		return trayDown
+	case st.Paused:
+		return trayPaused
+	}
+	return trayIdle
+}
+
+func anyDown(sources []SourceStatus) bool {
+	for _, s := range sources {
+		if s.State == SourceDown {
+			return true
+		}
+	}
+	return false
+}
+
+// trayTooltip is the one-line summary of the hub.
+func trayTooltip(st Status) string {
+	parts := []string{"capabilities"}
+	if st.Paused {
+		parts = append(parts, "paused")
+	}
+	if st.Pending > 0 {
+		parts = append(parts, plural(st.Pending, "call waits", "calls wait"))
+	}
+	down := 0
+	for _, s := range st.Sources {
+		if s.State == SourceDown {
+			down++
+		}
+	}
+	if down > 0 {
+		parts = append(parts, plural(down, "source down", "sources down"))
+	}
+	return strings.Join(parts, ": ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// pendingMenuLabel labels the tray item that opens the approval queue.
+func pendingMenuLabel(n int) string {
+	if n == 0 {
+		return "No pending approvals"
+	}
+	return plural(n, "pending approval…", "pending approvals…")
+}
+
+// pauseMenuLabel labels the pause/resume item.
+func pauseMenuLabel(paused bool) string {
+	if paused {
+		return "Resume hub"
+	}
+	return "Pause hub"
+}
+
+// sourceLabel describes a source in one line: "github: up, 12 tools".
+func sourceLabel(s SourceStatus) string {
+	switch s.State {
+	case SourceUp:
+		return fmt.Sprintf("%s: up, %s", s.Name, plural(s.Tools, "tool", "tools"))
+	case SourceDown:
+		if s.Error != "" {
+			return fmt.Sprintf("%s: down (%s)", s.Name, truncate(s.Error, 48))
+		}
+		return s.Name + ": down"
+	case "":
+		return s.Name
+	}
+	return s.Name + ": " + s.State
+}
+
+// runLabel describes a run in one line for menus and lists.
+func runLabel(r RunSummary, now time.Time) string {
+	who := r.Client
+	if who == "" {
+		who = "unknown client"
+	}
+	return fmt.Sprintf("%s  %s  %s, %s", clock(r.Started, now), who, r.Status, plural(len(r.Calls), "call", "calls"))
+}
+
+// clock formats t as a time of day, with the date when it is not today.
+func clock(t, now time.Time) string {
+	if t.IsZero() {
+		return "--:--"
+	}
+	t = t.In(now.Location())
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Date()
+	if y1 == y2 && m1 == m2 && d1 == d2 {
+		return t.Format("15:04:05")
+	}
+	return t.Format("Jan 2 15:04")
+}
+
+// callLine describes one call of a run.
+func callLine(c CallSummary) string {
+	res := "ok"
+	if !c.OK {
+		res = "failed"
+		if c.Error != "" {
+			res += ": " + truncate(c.Error, 80)
+		}
+	}
+	return fmt.Sprintf("#%d  %s  %s  (%s)", c.Seq, c.Address, res, c.Duration.Round(time.Millisecond))
+}
+
+// decisionText says a decision in words.
+func decisionText(d Decision) string {
+	switch d {
+	case AllowOnce:
+		return "allowed once"
+	case AllowAlways:
+		return "always allowed"
+	case Deny:
+		return "denied"
+	case DenyAlways:
+		return "always denied"
+	}
+	return string(d)
+}
+
+// historyLine describes one audit record.
+func historyLine(r DecisionRecord, now time.Time) string {
+	by := r.Channel
+	if by == "" {
+		by = "unknown"
+	}
+	return fmt.Sprintf("%s  %s %s (run %s, via %s)", clock(r.At, now), r.Address, decisionText(r.Decision), r.RunID, by)
+}
+
+// connectionText shows a connection with its default marker.
+func connectionText(name string, isDefault bool) string {
+	switch {
+	case name == "":
+		return "default connection"
+	case isDefault && name == "default":
+		return name
+	case isDefault:
+		return name + " (default)"
+	}
+	return name
+}
+
+// askedByText says which client and which run made the call.
+func askedByText(a Approval) string {
+	who := a.Client
+	if who == "" {
+		who = "unknown client"
+	}
+	return fmt.Sprintf("%s, run %s, call #%d", who, a.RunID, a.Seq)
+}
+
+// expired reports whether a is past its deadline at now.
+func expired(a Approval, now time.Time) bool {
+	return !a.Expires.IsZero() && !now.Before(a.Expires)
+}
+
+// expiryText says how long a call still waits.
+func expiryText(a Approval, now time.Time) string {
+	if a.Expires.IsZero() {
+		return "waits until decided"
+	}
+	if expired(a, now) {
+		return "expired at " + clock(a.Expires, now)
+	}
+	left := a.Expires.Sub(now).Round(time.Second)
+	if left < time.Second {
+		left = time.Second
+	}
+	return fmt.Sprintf("in %s (at %s)", left, clock(a.Expires, now))
+}
+
+// itemExpiryText is expiryText for a queued call, which the hub may have
+// expired before its deadline.
+func itemExpiryText(it queueItem, now time.Time) string {
+	if it.expired && !expired(it.a, now) {
+		return "expired"
+	}
+	return expiryText(it.a, now)
+}
+
+// queueItem is one approval in the dialog's queue with what the UI knows of it.
+type queueItem struct {
+	a       Approval
+	expired bool   // the hub said so, or its deadline passed
+	busy    bool   // a decision is on its way to the hub
+	err     string // the hub refused the last decision
+}
+
+// mergeQueue reconciles the queue with the hub's pending calls: calls no
+// longer pending leave the queue (decided elsewhere) unless they expired,
+// which stay so the person sees what happened; new calls join. The queue is
+// ordered oldest first, the order in which calls expire.
+func mergeQueue(items []queueItem, pending []Approval, now time.Time) []queueItem {
+	byID := make(map[string]Approval, len(pending))
+	for _, a := range pending {
+		byID[a.ID] = a
+	}
+	out := make([]queueItem, 0, len(pending))
+	seen := map[string]bool{}
+	for _, it := range items {
+		if a, ok := byID[it.a.ID]; ok {
+			it.a = a
+		} else if !it.expired && !expired(it.a, now) {
+			continue
+		} else {
+			it.busy = false
+		}
+		it.expired = it.expired || expired(it.a, now)
+		seen[it.a.ID] = true
+		out = append(out, it)
+	}
+	for _, a := range pending {
+		if !seen[a.ID] {
+			seen[a.ID] = true
+			out = append(out, queueItem{a: a, expired: expired(a, now)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].a.Created.Equal(out[j].a.Created) {
+			return out[i].a.Created.Before(out[j].a.Created)
+		}
+		return out[i].a.ID < out[j].a.ID
+	})
+	return out
+}
+
+// removeItem drops the approval id from the queue.
+func removeItem(items []queueItem, id string) []queueItem {
+	out := items[:0:0]
+	for _, it := range items {
+		if it.a.ID != id {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// selectAfter picks the shown item after the queue changed from before to
+// after while before[cur] was shown: the same call if it is still there,
+// otherwise the one that took its place (the next), otherwise the last one.
+// It returns -1 for an empty queue.
+func selectAfter(before []queueItem, cur int, after []queueItem) int {
+	if len(after) == 0 {
+		return -1
+	}
+	if cur >= 0 && cur < len(before) {
+		id := before[cur].a.ID
+		for i, it := range after {
+			if it.a.ID == id {
+				return i
+			}
+		}
+		// The shown call left: show the first later call still queued.
+		for _, b := range before[cur+1:] {
+			for i, it := range after {
+				if it.a.ID == b.a.ID {
+					return i
+				}
+			}
+		}
+	}
+	return min(max(cur, 0), len(after)-1)
+}
+
+// queueLabel is the position in the queue: "1 of 3".
+func queueLabel(cur, n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d", cur+1, n)
+}
+
+// canDecide reports whether the decision buttons of it are enabled.
+func canDecide(it queueItem, now time.Time) bool {
+	return !it.busy && !it.expired && !expired(it.a, now)
+}
+
+// keyDecision maps a key typed in the dialog to a decision. Only Escape
+// decides (deny); Enter and Return do nothing, so no key allows a call.
+func keyDecision(key fyne.KeyName) (Decision, bool) {
+	if key == fyne.KeyEscape {
+		return Deny, true
+	}
+	return "", false
+}
+
+// statusText is the line under the preview: why the buttons are off, or why
+// the hub refused a decision.
+func statusText(it queueItem, now time.Time) string {
+	switch {
+	case it.expired || expired(it.a, now):
+		return "This request expired: the run was not resumed. Dismiss it; the client can run the code again."
+	case it.busy:
+		return "Sending the decision to the hub…"
+	case it.err != "":
+		return "The hub did not take the decision: " + it.err
+	}
+	return ""
+}
+
+// Folding limits for previews.
+const (
+	foldString = 100 // runes a string value keeps before it is folded
+	foldKeep   = 72  // runes kept of a folded string
+	foldItems  = 20  // array items shown before the rest is folded
+	foldDepth  = 12  // nesting shown before deeper values are folded
+	foldLine   = 400 // runes per line of a preview that is not JSON
+)
+
+// secretKey matches argument names whose values the UI never shows, whatever
+// the hub sent: the hub redacts, and the UI does not rely on it alone.
+var secretKey = regexp.MustCompile(`(?i)(password|passwd|passphrase|secret|token$|api[-_]?key|^auth$|authorization|credential|cookie|private[-_]?key)`)
+
+// redactedValue replaces a value under a secret-looking key.
+const redactedValue = "[redacted]"
+
+// foldPreview turns redacted arguments into what the dialog shows: JSON is
+// pretty-printed with its key order kept, long strings and long arrays are
+// folded, values under secret-looking keys are masked. Text that is not JSON
+// is shown with long lines folded.
+func foldPreview(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "(no arguments)"
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	v, err := readValue(dec)
+	if err == nil {
+		if _, err2 := dec.Token(); err2 != io.EOF {
+			err = fmt.Errorf("trailing data")
+		}
+	}
+	if err != nil {
+		lines := strings.Split(s, "\n")
+		for i, l := range lines {
+			lines[i] = foldText(l, foldLine, foldLine-40)
+		}
+		return strings.Join(lines, "\n")
+	}
+	var b bytes.Buffer
+	writeValue(&b, v, 0, false)
+	return b.String()
+}
+
+// jsonValue is a decoded JSON value that keeps object key order.
+type jsonValue struct {
+	obj  []jsonMember // object members, when isObj
+	arr  []jsonValue  // array items, when isArr
+	lit  any          // string, json.Number, bool or nil otherwise
+	kind byte         // 'o', 'a' or 'l'
+}
+
+type jsonMember struct {
+	key string
+	val jsonValue
+}
+
+func readValue(dec *json.Decoder) (jsonValue, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return jsonValue{}, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		v := jsonValue{kind: 'o'}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return v, err
+			}
+			key, _ := kt.(string)
+			val, err := readValue(dec)
+			if err != nil {
+				return v, err
+			}
+			v.obj = append(v.obj, jsonMember{key, val})
+		}
+		_, err := dec.Token()
+		return v, err
+	case json.Delim('['):
+		v := jsonValue{kind: 'a'}
+		for dec.More() {
+			val, err := readValue(dec)
+			if err != nil {
+				return v, err
+			}
+			v.arr = append(v.arr, val)
+		}
+		_, err := dec.Token()
+		return v, err
+	}
+	return jsonValue{kind: 'l', lit: tok}, nil
+}
+
+// compactWidth is the longest object or array written on one line.
+const compactWidth = 64
+
+// compact writes a small object or array of literals on one line:
+// {"id": 1, "name": "row"}, ["bug", "ci"]. It reports false when v does not fit.
+func compact(v jsonValue, mask bool) (string, bool) {
+	var b bytes.Buffer
+	switch v.kind {
+	case 'o':
+		b.WriteByte('{')
+		for i, m := range v.obj {
+			if m.val.kind != 'l' {
+				return "", false
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeLit(&b, m.key)
+			b.WriteString(": ")
+			writeValue(&b, m.val, 0, mask || secretKey.MatchString(m.key))
+		}
+		b.WriteByte('}')
+	case 'a':
+		if len(v.arr) > foldItems {
+			return "", false
+		}
+		b.WriteByte('[')
+		for i, item := range v.arr {
+			if item.kind != 'l' {
+				return "", false
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeValue(&b, item, 0, mask)
+		}
+		b.WriteByte(']')
+	default:
+		return "", false
+	}
+	return b.String(), utf8.RuneCount(b.Bytes()) <= compactWidth
+}
+
+func writeValue(b *bytes.Buffer, v jsonValue, depth int, mask bool) {
+	indent := func(d int) { b.WriteString(strings.Repeat("  ", d)) }
+	if depth > 0 {
+		if line, ok := compact(v, mask); ok {
+			b.WriteString(line)
+			return
+		}
+	}
+	switch v.kind {
+	case 'o':
+		if len(v.obj) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		if depth >= foldDepth {
+			fmt.Fprintf(b, "{… %s}", plural(len(v.obj), "key", "keys"))
+			return
+		}
+		b.WriteString("{\n")
+		for i, m := range v.obj {
+			indent(depth + 1)
+			writeLit(b, m.key)
+			b.WriteString(": ")
+			writeValue(b, m.val, depth+1, mask || secretKey.MatchString(m.key))
+			if i < len(v.obj)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		indent(depth)
+		b.WriteByte('}')
+	case 'a':
+		if len(v.arr) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		if depth >= foldDepth {
+			fmt.Fprintf(b, "[… %s]", plural(len(v.arr), "item", "items"))
+			return
+		}
+		b.WriteString("[\n")
+		shown := v.arr
+		if len(shown) > foldItems {
+			shown = shown[:foldItems]
+		}
+		for i, item := range shown {
+			indent(depth + 1)
+			writeValue(b, item, depth+1, mask)
+			if i < len(v.arr)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		if rest := len(v.arr) - len(shown); rest > 0 {
+			indent(depth + 1)
+			fmt.Fprintf(b, "… %s\n", plural(rest, "more item", "more items"))
+		}
+		indent(depth)
+		b.WriteByte(']')
+	default:
+		if mask && v.lit != nil {
+			if s, ok := v.lit.(string); !ok || !isRedactionMark(s) {
+				writeLit(b, redactedValue)
+				return
+			}
+		}
+		if s, ok := v.lit.(string); ok {
+			writeLit(b, foldText(s, foldString, foldKeep))
+			return
+		}
+		writeLit(b, v.lit)
+	}
+}
+
+// isRedactionMark reports whether s already is a redaction placeholder.
+func isRedactionMark(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "redacted") || strings.Trim(s, "*•") == ""
+}
+
+func writeLit(b *bytes.Buffer, v any) {
+	enc, err := json.Marshal(v)
+	if err != nil {
+		fmt.Fprintf(b, "%q", fmt.Sprint(v))
+		return
+	}
+	b.Write(enc)
+}
+
+// foldText keeps the first keep runes of s when it is longer than limit and
+// says how much was left out.
+func foldText(s string, limit, keep int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= limit {
+		return s
+	}
+	r := []rune(s)
+	return fmt.Sprintf("%s… (%d more characters)", string(r[:keep]), n-keep)
+}
+
+// truncate shortens s to n runes with an ellipsis.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// policyModes are the choices of the policy form, in the order shown.
+var policyModes = []string{PolicyAllow, PolicyAsk, PolicyDeny}
+
+// policyPattern matches a tool address or a glob over addresses:
+// "github.createIssue", "github.*", "*".
+var policyPattern = regexp.MustCompile(`^(\*|[A-Za-z0-9_-]+(\.[A-Za-z0-9_*-]+)*(\.\*)?)$`)
+
+// checkPolicy validates the policy form.
+func checkPolicy(pattern, mode string) error {
+	pattern = strings.TrimSpace(pattern)
+	if pattern == "" {
+		return fmt.Errorf("enter a tool address (github.createIssue) or a namespace (github.*)")
+	}
+	if !policyPattern.MatchString(pattern) {
+		return fmt.Errorf("%q is not a tool address or a namespace glob like github.*", pattern)
+	}
+	for _, m := range policyModes {
+		if m == mode {
+			return nil
+		}
+	}
+	return fmt.Errorf("pick allow, ask or deny")
+}
+
+// checkSecret validates the secret form.
+func checkSecret(source, connection, secret string) error {
+	switch {
+	case source == "":
+		return fmt.Errorf("pick a source")
+	case strings.TrimSpace(connection) == "":
+		return fmt.Errorf("name the connection (for example: default, work)")
+	case secret == "":
+		return fmt.Errorf("enter the secret")
+	}
+	return nil
+}
+
+// connectionsText lists a source's connections with their default marker and
+// whether their secret is stored.
+func connectionsText(cs []ConnectionStatus) string {
+	if len(cs) == 0 {
+		return "no connections"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		s := connectionText(c.Name, c.Default)
+		if !c.HasSecret {
+			s += ", no secret stored"
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, "; ")
+}
+
+// prettyJSON indents JSON for reading and folds what foldPreview folds; other
+// text is returned as is.
+func prettyJSON(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(none yet)"
+	}
+	return foldPreview(s)
+}

@@ -1,0 +1,435 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTrayStateOf(t *testing.T) {
+	up := SourceStatus{Name: "a", State: SourceUp}
+	down := SourceStatus{Name: "b", State: SourceDown}
+	starting := SourceStatus{Name: "c", State: SourceStarting}
+	tests := []struct {
+		name string
+		st   Status
+		want trayState
+	}{
+		{"nothing", Status{}, trayIdle},
+		{"all up", Status{Sources: []SourceStatus{up, starting}}, trayIdle},
+		{"one down", Status{Sources: []SourceStatus{up, down}}, trayDown},
+		{"paused", Status{Paused: true, Sources: []SourceStatus{up}}, trayPaused},
+		{"pending wins over down and paused", Status{Pending: 2, Paused: true, Sources: []SourceStatus{down}}, trayPending},
+		{"down wins over paused", Status{Paused: true, Sources: []SourceStatus{down}}, trayDown},
+	}
+	for _, tt := range tests {
+		if got := trayStateOf(tt.st); got != tt.want {
+			t.Errorf("%s: trayStateOf = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// Each state has its own icon.
+	seen := map[fyne.Resource]trayState{}
+	for _, s := range []trayState{trayIdle, trayPending, trayDown, trayPaused} {
+		if other, ok := seen[trayIcon(s)]; ok {
+			t.Errorf("%v and %v share an icon", s, other)
+		}
+		seen[trayIcon(s)] = s
+	}
+}
+
+func TestLabels(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{pendingMenuLabel(0), "No pending approvals"},
+		{pendingMenuLabel(1), "1 pending approval…"},
+		{pendingMenuLabel(3), "3 pending approvals…"},
+		{pauseMenuLabel(false), "Pause hub"},
+		{pauseMenuLabel(true), "Resume hub"},
+		{sourceLabel(SourceStatus{Name: "github", State: SourceUp, Tools: 12}), "github: up, 12 tools"},
+		{sourceLabel(SourceStatus{Name: "github", State: SourceUp, Tools: 1}), "github: up, 1 tool"},
+		{sourceLabel(SourceStatus{Name: "slack", State: SourceDown, Error: "connection refused"}), "slack: down (connection refused)"},
+		{sourceLabel(SourceStatus{Name: "slack", State: SourceDown}), "slack: down"},
+		{sourceLabel(SourceStatus{Name: "mem", State: SourceStarting}), "mem: starting"},
+		{connectionText("work", true), "work (default)"},
+		{connectionText("work", false), "work"},
+		{connectionText("", true), "default connection"},
+		{connectionText("default", true), "default"},
+		{queueLabel(0, 3), "1 of 3"},
+		{queueLabel(2, 3), "3 of 3"},
+		{queueLabel(-1, 0), ""},
+		{trayTooltip(Status{}), "capabilities"},
+		{trayTooltip(Status{Paused: true, Pending: 2, Sources: []SourceStatus{{State: SourceDown}}}), "capabilities: paused: 2 calls wait: 1 source down"},
+		{askedByText(Approval{Client: "claude-code 1.2", RunID: "run_1", Seq: 3}), "claude-code 1.2, run run_1, call #3"},
+		{askedByText(Approval{RunID: "run_1", Seq: 1}), "unknown client, run run_1, call #1"},
+		{callLine(CallSummary{Seq: 2, Address: "a.b", OK: true, Duration: 1500 * time.Microsecond}), "#2  a.b  ok  (2ms)"},
+		{callLine(CallSummary{Seq: 3, Address: "a.c", Error: "boom"}), "#3  a.c  failed: boom  (0s)"},
+		{decisionText(DenyAlways), "always denied"},
+		{connectionsText(nil), "no connections"},
+		{connectionsText([]ConnectionStatus{{"work", true, true}, {"me", false, false}}), "work (default); me, no secret stored"},
+		{truncate("abcdef", 4), "abc…"},
+		{truncate("abc", 4), "abc"},
+	}
+	for i, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("case %d: got %q, want %q", i, tt.got, tt.want)
+		}
+	}
+}
+
+func TestClockAndExpiry(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.Local)
+	tests := []struct {
+		expires time.Time
+		want    string
+		expired bool
+	}{
+		{time.Time{}, "waits until decided", false},
+		{now.Add(4*time.Minute + 12*time.Second), "in 4m12s (at 12:04:12)", false},
+		{now.Add(300 * time.Millisecond), "in 1s (at 12:00:00)", false},
+		{now, "expired at 12:00:00", true},
+		{now.Add(-time.Minute), "expired at 11:59:00", true},
+	}
+	if got := itemExpiryText(queueItem{a: Approval{Expires: now.Add(time.Minute)}, expired: true}, now); got != "expired" {
+		t.Errorf("itemExpiryText of a call the hub expired = %q", got)
+	}
+	for _, tt := range tests {
+		a := Approval{Expires: tt.expires}
+		if got := expiryText(a, now); got != tt.want {
+			t.Errorf("expiryText(%v) = %q, want %q", tt.expires, got, tt.want)
+		}
+		if got := expired(a, now); got != tt.expired {
+			t.Errorf("expired(%v) = %v, want %v", tt.expires, got, tt.expired)
+		}
+	}
+	if got := clock(now.AddDate(0, 0, -1), now); got != "Mar 13 12:00" {
+		t.Errorf("clock yesterday = %q", got)
+	}
+	if got := clock(time.Time{}, now); got != "--:--" {
+		t.Errorf("clock zero = %q", got)
+	}
+}
+
+func ids(items []queueItem) []string {
+	out := []string{}
+	for _, it := range items {
+		out = append(out, it.a.ID)
+	}
+	return out
+}
+
+func TestMergeQueue(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	ap := func(id string, ageMin int, expiresMin int) Approval {
+		return Approval{ID: id, Created: now.Add(-time.Duration(ageMin) * time.Minute), Expires: now.Add(time.Duration(expiresMin) * time.Minute)}
+	}
+	tests := []struct {
+		name        string
+		items       []queueItem
+		pending     []Approval
+		want        []string
+		wantExpired []string
+	}{
+		{
+			name:    "new calls join oldest first",
+			pending: []Approval{ap("b", 1, 5), ap("a", 3, 5), ap("c", 0, 5)},
+			want:    []string{"a", "b", "c"},
+		},
+		{
+			name:    "a call decided elsewhere leaves",
+			items:   []queueItem{{a: ap("a", 3, 5)}, {a: ap("b", 1, 5)}},
+			pending: []Approval{ap("b", 1, 5)},
+			want:    []string{"b"},
+		},
+		{
+			name:        "an expired call stays so the person sees it",
+			items:       []queueItem{{a: ap("a", 3, 5), expired: true, busy: true}, {a: ap("b", 1, 5)}},
+			pending:     []Approval{ap("b", 1, 5)},
+			want:        []string{"a", "b"},
+			wantExpired: []string{"a"},
+		},
+		{
+			name:        "a call past its deadline is expired",
+			items:       []queueItem{{a: ap("a", 6, -1)}},
+			pending:     nil,
+			want:        []string{"a"},
+			wantExpired: []string{"a"},
+		},
+		{
+			name:        "the hub may still list an expired call",
+			pending:     []Approval{ap("a", 6, -1), ap("b", 1, 5)},
+			want:        []string{"a", "b"},
+			wantExpired: []string{"a"},
+		},
+		{
+			name:    "same creation time orders by id",
+			pending: []Approval{ap("z", 1, 5), ap("y", 1, 5)},
+			want:    []string{"y", "z"},
+		},
+		{
+			name:    "nothing pending",
+			items:   []queueItem{{a: ap("a", 1, 5)}},
+			pending: nil,
+			want:    []string{},
+		},
+	}
+	for _, tt := range tests {
+		got := mergeQueue(tt.items, tt.pending, now)
+		if diff := cmp.Diff(tt.want, ids(got)); diff != "" {
+			t.Errorf("%s: ids (-want +got):\n%s", tt.name, diff)
+		}
+		var exp []string
+		for _, it := range got {
+			if it.expired {
+				exp = append(exp, it.a.ID)
+				if it.busy {
+					t.Errorf("%s: expired %s still busy", tt.name, it.a.ID)
+				}
+			}
+		}
+		if diff := cmp.Diff(tt.wantExpired, exp); diff != "" {
+			t.Errorf("%s: expired (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestMergeQueueKeepsState(t *testing.T) {
+	now := time.Now()
+	a := Approval{ID: "a", Created: now, Expires: now.Add(time.Minute), Reason: "old"}
+	items := []queueItem{{a: a, busy: true, err: "x"}}
+	a.Reason = "new"
+	got := mergeQueue(items, []Approval{a}, now)
+	if len(got) != 1 || !got[0].busy || got[0].err != "x" || got[0].a.Reason != "new" {
+		t.Errorf("merge lost the item's state or kept stale data: %+v", got)
+	}
+}
+
+func TestSelectAfter(t *testing.T) {
+	q := func(ids ...string) []queueItem {
+		var out []queueItem
+		for _, id := range ids {
+			out = append(out, queueItem{a: Approval{ID: id}})
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		before []queueItem
+		cur    int
+		after  []queueItem
+		want   int
+	}{
+		{"first call arrives", nil, -1, q("a"), 0},
+		{"shown call stays shown when others arrive", q("b"), 0, q("a", "b", "c"), 1},
+		{"decided first: the next is shown", q("a", "b", "c"), 0, q("b", "c"), 0},
+		{"decided middle: the next is shown", q("a", "b", "c"), 1, q("a", "c"), 1},
+		{"decided last: the previous is shown", q("a", "b", "c"), 2, q("a", "b"), 1},
+		{"shown and next both left", q("a", "b", "c", "d"), 1, q("a", "d"), 1},
+		{"queue empties", q("a"), 0, nil, -1},
+		{"out of range cur", q("a"), 5, q("a", "b"), 1},
+	}
+	for _, tt := range tests {
+		if got := selectAfter(tt.before, tt.cur, tt.after); got != tt.want {
+			t.Errorf("%s: selectAfter = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRemoveItemDoesNotAlias(t *testing.T) {
+	items := []queueItem{{a: Approval{ID: "a"}}, {a: Approval{ID: "b"}}}
+	got := removeItem(items, "a")
+	if diff := cmp.Diff([]string{"b"}, ids(got)); diff != "" {
+		t.Error(diff)
+	}
+	if items[0].a.ID != "a" {
+		t.Error("removeItem changed its input")
+	}
+}
+
+func TestCanDecideAndStatus(t *testing.T) {
+	now := time.Now()
+	live := Approval{ID: "a", Expires: now.Add(time.Minute)}
+	late := Approval{ID: "a", Expires: now.Add(-time.Second)}
+	tests := []struct {
+		name   string
+		it     queueItem
+		can    bool
+		status string
+	}{
+		{"waiting", queueItem{a: live}, true, ""},
+		{"no deadline", queueItem{a: Approval{ID: "a"}}, true, ""},
+		{"sending", queueItem{a: live, busy: true}, false, "Sending"},
+		{"hub said expired", queueItem{a: live, expired: true}, false, "expired"},
+		{"deadline passed", queueItem{a: late}, false, "expired"},
+		{"refused", queueItem{a: live, err: "already decided"}, true, "already decided"},
+	}
+	for _, tt := range tests {
+		if got := canDecide(tt.it, now); got != tt.can {
+			t.Errorf("%s: canDecide = %v, want %v", tt.name, got, tt.can)
+		}
+		got := statusText(tt.it, now)
+		if (tt.status == "") != (got == "") || !strings.Contains(got, tt.status) {
+			t.Errorf("%s: statusText = %q, want it to contain %q", tt.name, got, tt.status)
+		}
+	}
+}
+
+func TestKeyDecision(t *testing.T) {
+	tests := []struct {
+		key  fyne.KeyName
+		want Decision
+		ok   bool
+	}{
+		{fyne.KeyEscape, Deny, true},
+		{fyne.KeyReturn, "", false},
+		{fyne.KeyEnter, "", false},
+		{fyne.KeySpace, "", false},
+		{fyne.KeyA, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := keyDecision(tt.key)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("keyDecision(%s) = %q, %v; want %q, %v", tt.key, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestFoldPreview(t *testing.T) {
+	long := strings.Repeat("x", 500)
+	var many []string
+	for i := range 25 {
+		many = append(many, string(rune('a'+i)))
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", "(no arguments)"},
+		{"keeps key order and indents", `{"b":1,"a":{"c":[true,null]}}`, "{\n  \"b\": 1,\n  \"a\": {\n    \"c\": [true, null]\n  }\n}"},
+		{"empty containers", `{"a":{},"b":[]}`, "{\n  \"a\": {},\n  \"b\": []\n}"},
+		{"long string folded", `{"s":"` + long + `"}`, "{\n  \"s\": \"" + strings.Repeat("x", foldKeep) + "… (428 more characters)\"\n}"},
+		{"small values on one line", `{"a":{"id":1,"name":"row"},"b":["x","y"],"c":[{"d":1}]}`, "{\n  \"a\": {\"id\": 1, \"name\": \"row\"},\n  \"b\": [\"x\", \"y\"],\n  \"c\": [\n    {\"d\": 1}\n  ]\n}"},
+		{"secret keys masked", `{"token":"abc","user":"ana","auth":{"password":"p","n":1},"max_tokens":5}`,
+			"{\n  \"token\": \"[redacted]\",\n  \"user\": \"ana\",\n  \"auth\": {\"password\": \"[redacted]\", \"n\": \"[redacted]\"},\n  \"max_tokens\": 5\n}"},
+		{"redaction marks kept", `{"apiKey":"***"}`, "{\n  \"apiKey\": \"***\"\n}"},
+		{"numbers kept exact", `{"n":12345678901234567890}`, "{\n  \"n\": 12345678901234567890\n}"},
+		{"not JSON", "plain text", "plain text"},
+		{"trailing data is not JSON", `{"a":1} x`, `{"a":1} x`},
+	}
+	for _, tt := range tests {
+		if got := foldPreview(tt.in); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+
+	arr := `["` + strings.Join(many, `","`) + `"]`
+	got := foldPreview(arr)
+	if !strings.Contains(got, "… 5 more items") || strings.Contains(got, `"y"`) {
+		t.Errorf("long array not folded:\n%s", got)
+	}
+	deep := strings.Repeat(`{"a":`, 20) + "1" + strings.Repeat("}", 20)
+	if got := foldPreview(deep); !strings.Contains(got, "{… 1 key}") {
+		t.Errorf("deep nesting not folded:\n%s", got)
+	}
+	text := strings.Repeat("y", 1000)
+	if got := foldPreview(text); len(got) > foldLine+40 || !strings.Contains(got, "more characters") {
+		t.Errorf("long text line not folded: %d bytes", len(got))
+	}
+}
+
+func TestCheckForms(t *testing.T) {
+	policies := []struct {
+		pattern, mode string
+		ok            bool
+	}{
+		{"github.createIssue", PolicyAllow, true},
+		{"github.*", PolicyAsk, true},
+		{"*", PolicyDeny, true},
+		{"my-server.tool_name", PolicyAsk, true},
+		{"", PolicyAsk, false},
+		{"github createIssue", PolicyAsk, false},
+		{"github.createIssue", "maybe", false},
+		{"github.createIssue", "", false},
+	}
+	for _, tt := range policies {
+		if err := checkPolicy(tt.pattern, tt.mode); (err == nil) != tt.ok {
+			t.Errorf("checkPolicy(%q, %q) = %v, want ok=%v", tt.pattern, tt.mode, err, tt.ok)
+		}
+	}
+	secrets := []struct {
+		src, conn, secret string
+		ok                bool
+	}{
+		{"github", "work", "s3cret", true},
+		{"", "work", "s3cret", false},
+		{"github", " ", "s3cret", false},
+		{"github", "work", "", false},
+	}
+	for _, tt := range secrets {
+		if err := checkSecret(tt.src, tt.conn, tt.secret); (err == nil) != tt.ok {
+			t.Errorf("checkSecret(%q, %q, _) = %v, want ok=%v", tt.src, tt.conn, err, tt.ok)
+		}
+	}
+}
+
+func TestTrayMenuModel(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.Local)
+	labels := func(es []menuEntry) []string {
+		var out []string
+		for _, e := range es {
+			if e.separator {
+				out = append(out, "---")
+			} else {
+				out = append(out, e.label)
+			}
+		}
+		return out
+	}
+
+	empty := trayMenuModel(snapshot{}, now)
+	want := []string{"No pending approvals", "---", "Recent runs", "Sources", "---", "Pause hub", "Open window…", "Open config folder", "---", "Quit"}
+	if diff := cmp.Diff(want, labels(empty)); diff != "" {
+		t.Errorf("empty menu (-want +got):\n%s", diff)
+	}
+	if !empty[0].disabled {
+		t.Error("the pending item is enabled with nothing pending")
+	}
+	if diff := cmp.Diff([]string{"No runs yet", "---", "All runs…"}, labels(empty[2].children)); diff != "" {
+		t.Errorf("runs submenu (-want +got):\n%s", diff)
+	}
+
+	var runs []RunSummary
+	for i := range 7 {
+		runs = append(runs, RunSummary{ID: string(rune('a' + i)), Status: "ok", Client: "c", Started: now})
+	}
+	s := snapshot{
+		pending:        []Approval{{ID: "1"}, {ID: "2"}},
+		status:         Status{Paused: true, Pending: 2, Sources: []SourceStatus{{Name: "gh", State: SourceUp, Tools: 3}, {Name: "sl", State: SourceDown}}},
+		runs:           runs,
+		autostart:      true,
+		autostartKnown: true,
+	}
+	full := trayMenuModel(s, now)
+	want = []string{"2 pending approvals…", "---", "Recent runs", "Sources (some down)", "---", "Resume hub", "Open window…", "Open config folder", "Start at login", "---", "Quit"}
+	if diff := cmp.Diff(want, labels(full)); diff != "" {
+		t.Errorf("full menu (-want +got):\n%s", diff)
+	}
+	if full[0].disabled || full[0].action != actQueue {
+		t.Errorf("pending item: %+v", full[0])
+	}
+	if got := len(full[2].children); got != recentRuns+2 {
+		t.Errorf("runs submenu has %d entries, want %d runs + separator + all", got, recentRuns)
+	}
+	if full[2].children[0].action != actRun+"a" {
+		t.Errorf("first run action = %q", full[2].children[0].action)
+	}
+	if diff := cmp.Diff([]string{"gh: up, 3 tools", "sl: down", "---", "Manage sources…"}, labels(full[3].children)); diff != "" {
+		t.Errorf("sources submenu (-want +got):\n%s", diff)
+	}
+	if !full[8].checked || full[8].action != actAutostart {
+		t.Errorf("autostart item: %+v", full[8])
+	}
+	if full[len(full)-1].action != actQuit {
+		t.Error("Quit is not last")
+	}
+}

@@ -1,0 +1,241 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/driver"
+)
+
+// shotsChildEnv makes the test binary render the screenshots instead of
+// running tests (see TestMain). The real GL driver needs the process's main
+// goroutine, and the test driver the other tests use must not share a
+// process with it, so TestScreenshots runs the binary again as a child.
+const shotsChildEnv = "CAPABILITIES_UI_SCREENSHOT_CHILD"
+
+// The screenshots, in the order they are taken.
+var shots = []string{
+	"dialog-one.png",     // one pending call
+	"dialog-queue.png",   // a queue of three, first shown
+	"dialog-long.png",    // the third: a long redacted payload
+	"dialog-expired.png", // the same call after it expired
+	"main-approvals.png",
+	"main-runs.png",
+	"main-sources.png",
+	"main-policy.png",
+}
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(shotsChildEnv); dir != "" {
+		os.Exit(renderScreenshots(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// TestScreenshots renders the real windows with the GL driver and checks the
+// PNGs. It needs a display (xvfb-run -a go test ./ui/). The PNGs go to
+// $CAPABILITIES_SCREENSHOTS, or to a temporary folder that the test logs.
+func TestScreenshots(t *testing.T) {
+	dir := os.Getenv("CAPABILITIES_SCREENSHOTS")
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		if dir != "" {
+			t.Fatal("CAPABILITIES_SCREENSHOTS is set but there is no display: run under xvfb-run -a")
+		}
+		t.Skip("no display: run under xvfb-run -a to render the real windows")
+	}
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range shots {
+		os.Remove(filepath.Join(dir, name))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), shotsChildEnv+"="+dir, "LANG=en_US.UTF-8")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rendering screenshots: %v\n%s", err, out)
+	}
+	t.Logf("screenshots in %s", dir)
+
+	var prev []byte
+	for _, name := range shots {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if r := img.Bounds(); r.Dx() < 500 || r.Dy() < 400 {
+			t.Errorf("%s: %v, smaller than the window", name, r)
+		}
+		if n := colours(img); n < 16 {
+			t.Errorf("%s: %d colours, the window did not render", name, n)
+		}
+		if bytes.Equal(b, prev) {
+			t.Errorf("%s: same image as the one before", name)
+		}
+		prev = b
+	}
+}
+
+func colours(img image.Image) int {
+	seen := map[[4]uint32]bool{}
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y += 3 {
+		for x := r.Min.X; x < r.Max.X; x += 3 {
+			r, g, b, a := img.At(x, y).RGBA()
+			seen[[4]uint32{r, g, b, a}] = true
+		}
+	}
+	return len(seen)
+}
+
+// renderScreenshots runs the real app on the main goroutine and writes the
+// screenshots to dir. It returns the process exit code.
+func renderScreenshots(dir string) int {
+	a := app.NewWithID(AppID)
+	a.SetIcon(appIcon)
+	h := newFakeHub()
+	h.populate()
+	c := newController(a, h, Options{Logf: log.Printf}, false)
+	c.now = func() time.Time { return t0.Add(40 * time.Second) }
+	unsubscribe := h.Subscribe(c.post)
+	defer unsubscribe()
+
+	var failed atomic.Bool
+	go func() {
+		defer fyne.Do(a.Quit)
+		if err := takeShots(c, h, dir); err != nil {
+			log.Print(err)
+			failed.Store(true)
+		}
+	}()
+	a.Run()
+	if failed.Load() {
+		return 1
+	}
+	return 0
+}
+
+// takeShots drives the UI through the states of shots; it runs on its own goroutine.
+func takeShots(c *controller, h *fakeHub, dir string) error {
+	step := func() {
+		c.step()
+		fyne.DoAndWait(func() {}) // the update queued by step has run
+	}
+	on := func(f func()) { fyne.DoAndWait(f) }
+	d, m := c.dialog, c.main
+
+	a1, r1 := sampleApproval("ap_1", t0)
+	a2, r2 := slackApproval("ap_2", t0.Add(10*time.Second))
+	a3, r3 := longApproval("ap_3", t0.Add(20*time.Second))
+
+	step()
+	h.add(a1, r1)
+	step()
+	if err := capture(d.win, filepath.Join(dir, shots[0])); err != nil {
+		return err
+	}
+	h.add(a2, r2)
+	h.add(a3, r3)
+	step()
+	if err := capture(d.win, filepath.Join(dir, shots[1])); err != nil {
+		return err
+	}
+	on(func() { d.move(+2) })
+	if err := capture(d.win, filepath.Join(dir, shots[2])); err != nil {
+		return err
+	}
+	h.expire("ap_3")
+	step()
+	if err := capture(d.win, filepath.Join(dir, shots[3])); err != nil {
+		return err
+	}
+
+	on(func() {
+		d.hide()
+		m.show(tabApprovals)
+	})
+	if err := capture(m.win, filepath.Join(dir, shots[4])); err != nil {
+		return err
+	}
+	on(func() { m.showRun("run_7f3a") })
+	if err := capture(m.win, filepath.Join(dir, shots[5])); err != nil {
+		return err
+	}
+	on(func() { m.show(tabSources) })
+	if err := capture(m.win, filepath.Join(dir, shots[6])); err != nil {
+		return err
+	}
+	on(func() { m.show(tabPolicy) })
+	return capture(m.win, filepath.Join(dir, shots[7]))
+}
+
+// capture writes the window's canvas to path once two frames in a row are
+// the same (the window has laid out and painted), or after a few seconds.
+//
+// Canvas.Capture reads the GL front buffer. Under Xvfb with Mesa's software
+// renderer that buffer reads back empty, so an empty capture falls back to
+// ImageMagick's import on the window's X11 id: the pixels the X server shows.
+func capture(w fyne.Window, path string) error {
+	var last []byte
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		time.Sleep(200 * time.Millisecond)
+		b, err := grab(w)
+		if err != nil {
+			return fmt.Errorf("capturing %s: %w", filepath.Base(path), err)
+		}
+		if bytes.Equal(b, last) || time.Now().After(deadline) {
+			return os.WriteFile(path, b, 0o644)
+		}
+		last = b
+	}
+}
+
+// grab returns one PNG of the window.
+func grab(w fyne.Window) ([]byte, error) {
+	var b bytes.Buffer
+	if img := w.Canvas().Capture(); img != nil && colours(img) > 1 {
+		err := png.Encode(&b, img)
+		return b.Bytes(), err
+	}
+	var xid uintptr
+	if nw, ok := w.(driver.NativeWindow); ok {
+		nw.RunNative(func(ctx any) {
+			if x, ok := ctx.(driver.X11WindowContext); ok {
+				xid = x.WindowHandle
+			}
+		})
+	}
+	if xid == 0 {
+		return nil, fmt.Errorf("the canvas captured empty and the window has no X11 id")
+	}
+	out, err := exec.Command("import", "-window", fmt.Sprintf("0x%x", xid), "png:-").Output()
+	if err != nil {
+		return nil, fmt.Errorf("the canvas captured empty; import -window 0x%x: %w", xid, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,436 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Tab names of the main window.
+const (
+	tabApprovals = "Approvals"
+	tabRuns      = "Runs"
+	tabSources   = "Sources"
+	tabPolicy    = "Policy"
+)
+
+// actions are what the main window asks of the rest of the UI. Each hub
+// action runs off the main goroutine and reports back through done, on the
+// main goroutine.
+type actions struct {
+	review     func(approvalID string)
+	setSecret  func(source, connection, secret string, done func(error))
+	acceptTool func(address string, done func(error))
+	setPolicy  func(pattern, mode string, done func(error))
+}
+
+// mainWindow shows the hub: approvals and their history, runs, sources and
+// policy. All its methods run on the Fyne main goroutine.
+type mainWindow struct {
+	win  fyne.Window
+	tabs *container.AppTabs
+	act  actions
+	now  func() time.Time
+	snap snapshot
+
+	pendingList *widget.List
+	historyList *widget.List
+
+	runList                                *widget.List
+	runID                                  string
+	runHeader                              *widget.Label
+	runCode, runCalls, runEnvelope, runLog *widget.Label
+	runDetail                              *container.AppTabs
+
+	sourcesBox   *fyne.Container
+	secretSource *widget.Select
+	secretConn   *widget.SelectEntry
+	connChoices  []string // the secretConn choices, for the source picked
+	secretValue  *widget.Entry
+	secretSave   *widget.Button
+	secretResult *widget.Label
+	changedBox   *fyne.Container
+
+	policyList    *widget.List
+	policyPattern *widget.Entry
+	policyMode    *widget.RadioGroup
+	policySet     *widget.Button
+	policyResult  *widget.Label
+}
+
+func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
+	m := &mainWindow{act: act, now: now}
+	m.win = a.NewWindow("capabilities")
+	m.win.SetIcon(appIcon)
+	m.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon(tabApprovals, theme.ConfirmIcon(), m.approvalsTab()),
+		container.NewTabItemWithIcon(tabRuns, theme.MediaPlayIcon(), m.runsTab()),
+		container.NewTabItemWithIcon(tabSources, theme.StorageIcon(), m.sourcesTab()),
+		container.NewTabItemWithIcon(tabPolicy, theme.SettingsIcon(), m.policyTab()),
+	)
+	m.win.SetContent(m.tabs)
+	m.win.Resize(fyne.NewSize(900, 680))
+	m.win.SetCloseIntercept(m.win.Hide)
+	return m
+}
+
+// show brings the window up on a tab ("" keeps the current one).
+func (m *mainWindow) show(tab string) {
+	for _, it := range m.tabs.Items {
+		if it.Text == tab {
+			m.tabs.Select(it)
+		}
+	}
+	m.win.Show()
+	m.win.RequestFocus()
+}
+
+// showRun brings the window up on one run.
+func (m *mainWindow) showRun(id string) {
+	m.show(tabRuns)
+	for i, r := range m.snap.runs {
+		if r.ID == id {
+			m.runList.Select(i)
+		}
+	}
+}
+
+func heading(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.SizeName = theme.SizeNameSubHeadingText
+	return l
+}
+
+func mono(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	l.Selectable = true
+	return l
+}
+
+func (m *mainWindow) approvalsTab() fyne.CanvasObject {
+	m.pendingList = widget.NewList(
+		func() int { return len(m.snap.pending) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i < len(m.snap.pending) {
+				a := m.snap.pending[i]
+				o.(*widget.Label).SetText(fmt.Sprintf("%s  (%s; %s, %s)", a.Address, a.Reason, a.Client, expiryText(a, m.now())))
+			}
+		})
+	m.pendingList.OnSelected = func(i widget.ListItemID) {
+		if i < len(m.snap.pending) {
+			m.act.review(m.snap.pending[i].ID)
+		}
+		m.pendingList.UnselectAll()
+	}
+	m.historyList = widget.NewList(
+		func() int { return len(m.snap.history) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i < len(m.snap.history) {
+				o.(*widget.Label).SetText(historyLine(m.snap.history[i], m.now()))
+			}
+		})
+	waiting := container.NewBorder(
+		container.NewVBox(heading("Waiting for a decision"),
+			widget.NewLabel("Pick a call to review it in the approval window.")),
+		nil, nil, nil, m.pendingList)
+	history := container.NewBorder(heading("Decisions"), nil, nil, nil, m.historyList)
+	split := container.NewVSplit(waiting, history)
+	split.Offset = 0.4
+	return split
+}
+
+func (m *mainWindow) runsTab() fyne.CanvasObject {
+	m.runList = widget.NewList(
+		func() int { return len(m.snap.runs) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i < len(m.snap.runs) {
+				o.(*widget.Label).SetText(runLabel(m.snap.runs[i], m.now()))
+			}
+		})
+	m.runList.OnSelected = func(i widget.ListItemID) {
+		if i < len(m.snap.runs) {
+			m.runID = m.snap.runs[i].ID
+			m.showRunDetail()
+		}
+	}
+	m.runHeader = widget.NewLabelWithStyle("Pick a run", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	m.runHeader.Truncation = fyne.TextTruncateEllipsis
+	m.runCode, m.runCalls, m.runEnvelope, m.runLog = mono(""), mono(""), mono(""), mono("")
+	m.runDetail = container.NewAppTabs(
+		container.NewTabItem("Code", container.NewScroll(m.runCode)),
+		container.NewTabItem("Calls", container.NewScroll(m.runCalls)),
+		container.NewTabItem("Envelope", container.NewScroll(m.runEnvelope)),
+		container.NewTabItem("Logs", container.NewScroll(m.runLog)),
+	)
+	split := container.NewHSplit(m.runList, container.NewBorder(m.runHeader, nil, nil, nil, m.runDetail))
+	split.Offset = 0.38
+	return split
+}
+
+func (m *mainWindow) showRunDetail() {
+	var r *RunSummary
+	for i := range m.snap.runs {
+		if m.snap.runs[i].ID == m.runID {
+			r = &m.snap.runs[i]
+		}
+	}
+	if r == nil {
+		m.runHeader.SetText("Pick a run")
+		for _, l := range []*widget.Label{m.runCode, m.runCalls, m.runEnvelope, m.runLog} {
+			l.SetText("")
+		}
+		return
+	}
+	m.runHeader.SetText(fmt.Sprintf("Run %s: %s, %s, started %s", r.ID, r.Status, r.Client, clock(r.Started, m.now())))
+	m.runCode.SetText(r.Code)
+	calls := make([]string, len(r.Calls))
+	for i, c := range r.Calls {
+		calls[i] = callLine(c)
+	}
+	if len(calls) == 0 {
+		calls = []string{"(no tool calls)"}
+	}
+	m.runCalls.SetText(strings.Join(calls, "\n"))
+	m.runEnvelope.SetText(prettyJSON(r.Envelope))
+	logs := strings.Join(r.Logs, "\n")
+	if logs == "" {
+		logs = "(no logs)"
+	}
+	m.runLog.SetText(logs)
+}
+
+func (m *mainWindow) sourcesTab() fyne.CanvasObject {
+	m.sourcesBox = container.NewVBox()
+	m.changedBox = container.NewVBox()
+
+	m.secretSource = widget.NewSelect(nil, func(string) { m.fillConnections() })
+	m.secretSource.PlaceHolder = "(pick a source)"
+	m.secretConn = widget.NewSelectEntry(nil)
+	m.secretConn.SetPlaceHolder("connection name, e.g. default or work")
+	m.secretValue = widget.NewPasswordEntry()
+	m.secretValue.SetPlaceHolder("token or password; stored in the OS keychain")
+	m.secretResult = widget.NewLabel("")
+	m.secretResult.Wrapping = fyne.TextWrapWord
+	m.secretSave = widget.NewButtonWithIcon("Save to keychain", theme.DocumentSaveIcon(), m.saveSecret)
+	m.secretSave.Importance = widget.HighImportance
+	form := container.New(layout.NewFormLayout(),
+		widget.NewLabel("Source"), m.secretSource,
+		widget.NewLabel("Connection"), m.secretConn,
+		widget.NewLabel("Secret"), m.secretValue,
+	)
+	secret := container.NewVBox(heading("Add a connection secret"), form,
+		container.NewHBox(layout.NewSpacer(), m.secretSave), m.secretResult)
+
+	body := container.NewVBox(
+		heading("Sources"), m.sourcesBox, widget.NewSeparator(),
+		heading("Changed tool definitions"), m.changedBox, widget.NewSeparator(),
+		secret,
+	)
+	return container.NewVScroll(container.NewPadded(body))
+}
+
+func (m *mainWindow) fillConnections() {
+	var names []string
+	for _, s := range m.snap.status.Sources {
+		if s.Name == m.secretSource.Selected {
+			for _, c := range s.Connections {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	m.connChoices = names
+	m.secretConn.SetOptions(names)
+}
+
+func (m *mainWindow) saveSecret() {
+	source, conn, secret := m.secretSource.Selected, strings.TrimSpace(m.secretConn.Text), m.secretValue.Text
+	if err := checkSecret(source, conn, secret); err != nil {
+		m.secretResult.Importance = widget.DangerImportance
+		m.secretResult.SetText(err.Error())
+		return
+	}
+	m.secretSave.Disable()
+	m.secretResult.Importance = widget.MediumImportance
+	m.secretResult.SetText("Saving…")
+	m.act.setSecret(source, conn, secret, func(err error) {
+		m.secretSave.Enable()
+		if err != nil {
+			m.secretResult.Importance = widget.DangerImportance
+			m.secretResult.SetText("Not saved: " + err.Error())
+			return
+		}
+		m.secretValue.SetText("")
+		m.secretResult.Importance = widget.SuccessImportance
+		m.secretResult.SetText(fmt.Sprintf("Saved the secret of %s/%s in the keychain.", source, conn))
+	})
+}
+
+func (m *mainWindow) policyTab() fyne.CanvasObject {
+	m.policyList = widget.NewList(
+		func() int { return len(m.snap.policies) },
+		func() fyne.CanvasObject {
+			mode := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			return container.NewBorder(nil, nil, nil, mode, widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true}))
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i >= len(m.snap.policies) {
+				return
+			}
+			r := m.snap.policies[i]
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(r.Pattern)
+			mode := c.Objects[1].(*widget.Label)
+			mode.Importance = modeImportance(r.Mode)
+			mode.SetText(r.Mode)
+		})
+	m.policyList.OnSelected = func(i widget.ListItemID) {
+		if i < len(m.snap.policies) {
+			m.policyPattern.SetText(m.snap.policies[i].Pattern)
+			m.policyMode.SetSelected(m.snap.policies[i].Mode)
+		}
+	}
+	m.policyPattern = widget.NewEntry()
+	m.policyPattern.SetPlaceHolder("github.createIssue, or github.* for a namespace")
+	m.policyMode = widget.NewRadioGroup(policyModes, nil)
+	m.policyMode.Horizontal = true
+	m.policyMode.SetSelected(PolicyAsk)
+	m.policyResult = widget.NewLabel("")
+	m.policyResult.Wrapping = fyne.TextWrapWord
+	m.policySet = widget.NewButtonWithIcon("Set", theme.ConfirmIcon(), m.savePolicy)
+	m.policySet.Importance = widget.HighImportance
+	form := container.NewBorder(nil, nil, nil, container.NewHBox(m.policyMode, m.policySet), m.policyPattern)
+	top := container.NewVBox(heading("Policy"),
+		widget.NewLabel("A call to a tool is allowed, asked about or denied by the most specific rule that matches its address."),
+		form, m.policyResult, widget.NewSeparator())
+	return container.NewBorder(top, nil, nil, nil, m.policyList)
+}
+
+func modeImportance(mode string) widget.Importance {
+	switch mode {
+	case PolicyAllow:
+		return widget.SuccessImportance
+	case PolicyDeny:
+		return widget.DangerImportance
+	case PolicyAsk:
+		return widget.WarningImportance
+	}
+	return widget.MediumImportance
+}
+
+func (m *mainWindow) savePolicy() {
+	pattern, mode := strings.TrimSpace(m.policyPattern.Text), m.policyMode.Selected
+	if err := checkPolicy(pattern, mode); err != nil {
+		m.policyResult.Importance = widget.DangerImportance
+		m.policyResult.SetText(err.Error())
+		return
+	}
+	m.policySet.Disable()
+	m.act.setPolicy(pattern, mode, func(err error) {
+		m.policySet.Enable()
+		if err != nil {
+			m.policyResult.Importance = widget.DangerImportance
+			m.policyResult.SetText("Not set: " + err.Error())
+			return
+		}
+		m.policyResult.Importance = widget.SuccessImportance
+		m.policyResult.SetText(fmt.Sprintf("%s is now %s.", pattern, mode))
+	})
+}
+
+// update shows a new snapshot of the hub.
+func (m *mainWindow) update(s snapshot) {
+	m.snap = s
+	m.pendingList.Refresh()
+	m.historyList.Refresh()
+	m.runList.Refresh()
+	m.showRunDetail()
+	m.policyList.Refresh()
+
+	m.sourcesBox.Objects = nil
+	if len(s.status.Sources) == 0 {
+		m.sourcesBox.Add(widget.NewLabel("No sources configured. Add them to config.json in the config folder."))
+	}
+	var names []string
+	for _, src := range s.status.Sources {
+		names = append(names, src.Name)
+		name := widget.NewLabelWithStyle(src.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		state := widget.NewLabel(strings.TrimPrefix(sourceLabel(src), src.Name+": "))
+		state.Importance = sourceImportance(src.State)
+		state.Truncation = fyne.TextTruncateEllipsis
+		conns := widget.NewLabel("Connections: " + connectionsText(src.Connections))
+		conns.Wrapping = fyne.TextWrapWord
+		conns.SizeName = theme.SizeNameCaptionText
+		m.sourcesBox.Add(container.NewVBox(container.NewBorder(nil, nil, name, nil, state), conns))
+	}
+	m.sourcesBox.Refresh()
+	m.secretSource.SetOptions(names)
+	m.fillConnections()
+
+	m.changedBox.Objects = nil
+	if len(s.changed) == 0 {
+		m.changedBox.Add(widget.NewLabel("No tool changed since it was accepted."))
+	}
+	for _, tc := range s.changed {
+		m.changedBox.Add(m.changeRow(tc))
+	}
+	m.changedBox.Refresh()
+}
+
+func sourceImportance(state string) widget.Importance {
+	switch state {
+	case SourceUp:
+		return widget.SuccessImportance
+	case SourceDown:
+		return widget.DangerImportance
+	case SourceStarting:
+		return widget.WarningImportance
+	}
+	return widget.MediumImportance
+}
+
+func (m *mainWindow) changeRow(tc ToolChange) fyne.CanvasObject {
+	title := widget.NewLabelWithStyle(tc.Address, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	summary := widget.NewLabel(tc.Summary)
+	summary.Wrapping = fyne.TextWrapWord
+	result := widget.NewLabel("")
+	result.Hide()
+	var accept *widget.Button
+	accept = widget.NewButtonWithIcon("Accept new definition", theme.ConfirmIcon(), func() {
+		accept.Disable()
+		m.act.acceptTool(tc.Address, func(err error) {
+			if err != nil {
+				accept.Enable()
+				result.Importance = widget.DangerImportance
+				result.SetText("Not accepted: " + err.Error())
+				result.Show()
+			}
+		})
+	})
+	diff := widget.NewAccordion(widget.NewAccordionItem("Definitions",
+		container.NewGridWithColumns(2,
+			container.NewBorder(widget.NewLabel("Accepted"), nil, nil, nil, container.NewHScroll(mono(prettyJSON(tc.Before)))),
+			container.NewBorder(widget.NewLabel("Now"), nil, nil, nil, container.NewHScroll(mono(prettyJSON(tc.After)))),
+		)))
+	return container.NewVBox(container.NewBorder(nil, nil, nil, accept, title), summary, diff, result)
+}

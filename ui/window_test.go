@@ -1,0 +1,264 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMainWindowTabs(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.win.Resize(fyne.NewSize(900, 620))
+
+	m.show(tabApprovals)
+	a, raw := sampleApproval("ap_1", t0)
+	h.add(a, raw)
+	c.step()
+	shown := strings.Join(texts(m.win.Content()), "\n")
+	for _, want := range []string{"Waiting for a decision", "github.createIssue  (policy ask; claude-code 1.2", "filesystem.list_directory always allowed (run run_5d10, via dialog)"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("Approvals tab does not show %q", want)
+		}
+	}
+	// Picking a waiting call opens the dialog on it.
+	c.dialog.hide()
+	m.pendingList.Select(0)
+	if !c.dialog.shown || c.dialog.address.Text != "github.createIssue" {
+		t.Error("picking a waiting call did not open the dialog on it")
+	}
+
+	m.showRun("run_5d10")
+	if m.tabs.Selected().Text != tabRuns {
+		t.Fatalf("tab %q, want Runs", m.tabs.Selected().Text)
+	}
+	if !strings.Contains(m.runHeader.Text, "run_5d10") || !strings.Contains(m.runCode.Text, "filesystem.list_directory") {
+		t.Errorf("run detail: %q / %q", m.runHeader.Text, m.runCode.Text)
+	}
+	if !strings.Contains(m.runCalls.Text, "#1  filesystem.list_directory  ok  (8ms)") {
+		t.Errorf("calls: %q", m.runCalls.Text)
+	}
+	if !strings.Contains(m.runEnvelope.Text, "\"result\": 23") {
+		t.Errorf("envelope not pretty-printed: %q", m.runEnvelope.Text)
+	}
+
+	m.show(tabSources)
+	shown = strings.Join(texts(m.win.Content()), "\n")
+	for _, want := range []string{"github", "up, 41 tools", "down (connection refused", "work (default); personal, no secret stored", "slack.postMessage", "new optional argument unfurl_links"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("Sources tab does not show %q", want)
+		}
+	}
+}
+
+func TestSecretForm(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+
+	// Nothing picked: the form says what is missing and calls nothing.
+	test.Tap(m.secretSave)
+	c.step()
+	if len(h.secrets) != 0 || m.secretResult.Text == "" {
+		t.Errorf("empty form: secrets %v, message %q", h.secrets, m.secretResult.Text)
+	}
+
+	m.secretSource.SetSelected("github")
+	if diff := cmp.Diff([]string{"work", "personal"}, m.connChoices); diff != "" {
+		t.Errorf("connection choices (-want +got):\n%s", diff)
+	}
+	if !m.secretValue.Password {
+		t.Error("the secret entry is not a password entry")
+	}
+	m.secretConn.SetText("personal")
+	test.Type(m.secretValue, "s3cr3t-value")
+	test.Tap(m.secretSave)
+	c.step()
+	if diff := cmp.Diff([]secretCall{{"github", "personal", "s3cr3t-value"}}, h.secrets); diff != "" {
+		t.Errorf("SetSecret calls (-want +got):\n%s", diff)
+	}
+	if m.secretValue.Text != "" {
+		t.Error("the secret stays in the entry after saving")
+	}
+	if !strings.Contains(m.secretResult.Text, "Saved") || strings.Contains(m.secretResult.Text, "s3cr3t") {
+		t.Errorf("result message %q", m.secretResult.Text)
+	}
+}
+
+func TestPolicyForm(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+
+	m.policyPattern.SetText("not a pattern")
+	test.Tap(m.policySet)
+	c.step()
+	if len(h.policies) != 5 || !strings.Contains(m.policyResult.Text, "not a tool address") {
+		t.Errorf("bad pattern: %d rules, message %q", len(h.policies), m.policyResult.Text)
+	}
+
+	m.policyList.Select(2) // github.deleteRepository deny
+	if m.policyPattern.Text != "github.deleteRepository" || m.policyMode.Selected != PolicyDeny {
+		t.Errorf("selecting a rule filled %q %q", m.policyPattern.Text, m.policyMode.Selected)
+	}
+	m.policyPattern.SetText("slack.*")
+	m.policyMode.SetSelected(PolicyAllow)
+	test.Tap(m.policySet)
+	c.step()
+	if got := h.Policies(); got[len(got)-1] != (PolicyRule{"slack.*", PolicyAllow}) {
+		t.Errorf("rules after set: %v", got)
+	}
+	if m.policyList.Length() != 6 {
+		t.Errorf("list shows %d rules, want 6", m.policyList.Length())
+	}
+}
+
+func TestAcceptChangedTool(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	var accept *fyne.Container
+	for _, o := range m.changedBox.Objects {
+		if strings.Contains(strings.Join(texts(o), " "), "slack.postMessage") {
+			accept = o.(*fyne.Container)
+		}
+	}
+	if accept == nil {
+		t.Fatal("no row for the changed tool")
+	}
+	btn := findButton(accept, "Accept new definition")
+	if btn == nil {
+		t.Fatal("no Accept button")
+	}
+	test.Tap(btn)
+	c.step()
+	if diff := cmp.Diff([]string{"slack.postMessage"}, h.accepted); diff != "" {
+		t.Errorf("AcceptTool calls (-want +got):\n%s", diff)
+	}
+	if got := strings.Join(texts(m.changedBox), " "); !strings.Contains(got, "No tool changed") {
+		t.Errorf("changed tools after accepting: %q", got)
+	}
+}
+
+// fakeTray records what the controller puts in the system tray.
+type fakeTray struct {
+	fyne.App
+	icons []fyne.Resource
+	menus []*fyne.Menu
+}
+
+func (f *fakeTray) SetSystemTrayMenu(m *fyne.Menu)    { f.menus = append(f.menus, m) }
+func (f *fakeTray) SetSystemTrayIcon(r fyne.Resource) { f.icons = append(f.icons, r) }
+func (f *fakeTray) SetSystemTrayWindow(w fyne.Window) {}
+
+func menuItem(m *fyne.Menu, label string) *fyne.MenuItem {
+	for _, it := range m.Items {
+		if it.Label == label {
+			return it
+		}
+	}
+	return nil
+}
+
+func TestTray(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	ft := &fakeTray{App: test.NewTempApp(t)}
+	var autostart []bool
+	on := false
+	opts := Options{
+		Logf:             t.Logf,
+		Autostart:        func(v bool) error { autostart = append(autostart, v); on = v; return nil },
+		AutostartEnabled: func() bool { return on },
+	}
+	c := newController(ft, h, opts, true)
+	c.now = func() time.Time { return t0 }
+	t.Cleanup(h.Subscribe(c.post))
+	c.step()
+
+	// slack is down in populate.
+	if len(ft.icons) != 1 || ft.icons[0] != trayIcon(trayDown) {
+		t.Fatalf("icons %v, want the down icon", ft.icons)
+	}
+	menu := ft.menus[len(ft.menus)-1]
+	if it := menuItem(menu, "Start at login"); it == nil || it.Checked {
+		t.Fatalf("start at login item: %+v", it)
+	}
+	menuItem(menu, "Start at login").Action()
+	c.step()
+	if diff := cmp.Diff([]bool{true}, autostart); diff != "" {
+		t.Errorf("Autostart calls (-want +got):\n%s", diff)
+	}
+	menu = ft.menus[len(ft.menus)-1]
+	if !menuItem(menu, "Start at login").Checked {
+		t.Error("start at login not checked after turning it on")
+	}
+
+	a, raw := sampleApproval("ap_1", t0)
+	h.add(a, raw)
+	c.step()
+	if got := ft.icons[len(ft.icons)-1]; got != trayIcon(trayPending) {
+		t.Errorf("icon %v, want pending", got.Name())
+	}
+	menu = ft.menus[len(ft.menus)-1]
+	c.dialog.hide()
+	menuItem(menu, "1 pending approval…").Action()
+	if !c.dialog.shown {
+		t.Error("the pending item did not open the queue")
+	}
+
+	menuItem(menu, "Pause hub").Action()
+	c.step()
+	if diff := cmp.Diff([]bool{true}, h.paused); diff != "" {
+		t.Errorf("SetPaused calls (-want +got):\n%s", diff)
+	}
+	if menuItem(ft.menus[len(ft.menus)-1], "Resume hub") == nil {
+		t.Error("no Resume item once paused")
+	}
+
+	// An event that changes nothing shown does not rebuild the native menu.
+	n := len(ft.menus)
+	h.emit(Event{Kind: EventSource})
+	c.step()
+	if len(ft.menus) != n {
+		t.Errorf("menu rebuilt without a change (%d -> %d)", n, len(ft.menus))
+	}
+
+	runs := menuItem(ft.menus[len(ft.menus)-1], "Recent runs")
+	runs.ChildMenu.Items[0].Action()
+	if c.main.tabs.Selected().Text != tabRuns || c.main.runID != "run_7f3a" {
+		t.Errorf("run item opened tab %q run %q", c.main.tabs.Selected().Text, c.main.runID)
+	}
+
+	quit := ft.menus[len(ft.menus)-1].Items[len(ft.menus[len(ft.menus)-1].Items)-1]
+	if !quit.IsQuit || quit.Label != "Quit" {
+		t.Errorf("last item %+v is not Quit", quit)
+	}
+}
+
+// findButton returns the first button with the label inside o.
+func findButton(o fyne.CanvasObject, label string) *widget.Button {
+	switch w := o.(type) {
+	case *widget.Button:
+		if w.Text == label {
+			return w
+		}
+	case *fyne.Container:
+		for _, c := range w.Objects {
+			if b := findButton(c, label); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,337 @@
+// Guards on native built-ins that allocate or loop without returning to
+// JavaScript. A native loop cannot be interrupted, so each guard checks sizes
+// before the built-in starts and either fails the run with a limit error or
+// falls back to an interruptible JavaScript loop.
+(function (bridge, cfg, internal) {
+	"use strict";
+	const limit = bridge.limit;
+	const jsonDepth = bridge.jsonDepth;
+	const maxString = cfg.maxStringLength;
+	const maxArray = cfg.maxArrayLength;
+	const maxBytes = cfg.maxBytes;
+	const maxJSONDepth = cfg.maxJSONDepth;
+
+	const ObjectDefineProperty = Object.defineProperty;
+	const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
+	const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+	const ReflectApply = Reflect.apply;
+	const ReflectConstruct = Reflect.construct;
+	const MathMax = Math.max;
+	const MathMin = Math.min;
+	const MathTrunc = Math.trunc;
+	const NumberIsFinite = Number.isFinite;
+	const ArrayIsArray = Array.isArray;
+	const StringCtor = String;
+	const TypeErrorCtor = TypeError;
+	const RangeErrorCtor = RangeError;
+
+	function toLength(v) {
+		let n = +v;
+		if (n !== n || n <= 0) return 0;
+		if (n === Infinity) return 2 ** 53 - 1;
+		return MathMin(MathTrunc(n), 2 ** 53 - 1);
+	}
+	function toInteger(v) {
+		let n = +v;
+		if (n !== n) return 0;
+		if (n === Infinity || n === -Infinity) return n;
+		return MathTrunc(n);
+	}
+	function lengthOf(o) {
+		if (o === null || o === undefined) return 0;
+		return toLength(o.length);
+	}
+	function tooLong(what, n, cap) {
+		limit("memory_limit", what + " would hold " + n + " elements, above the sandbox cap of " + cap);
+	}
+	function tooBig(what, n) {
+		limit("memory_limit", what + " would build a string of " + n + " characters, above the sandbox cap of " + maxString);
+	}
+	function replaceMethod(proto, name, make) {
+		const d = ObjectGetOwnPropertyDescriptor(proto, name);
+		if (!d || typeof d.value !== "function") return;
+		const original = d.value;
+		const wrapped = make(original);
+		ObjectDefineProperty(proto, name, { value: wrapped, writable: true, enumerable: false, configurable: true });
+	}
+
+	// Strings.
+	const SP = String.prototype;
+	replaceMethod(SP, "repeat", (orig) => function repeat(count) {
+		const s = StringCtor(this);
+		const n = toInteger(count);
+		if (n > 0 && NumberIsFinite(n) && s.length * n > maxString) tooBig("String.prototype.repeat", s.length * n);
+		return ReflectApply(orig, s, [count]);
+	});
+	for (const name of ["padStart", "padEnd"]) {
+		replaceMethod(SP, name, (orig) => function (maxLength, fill) {
+			const n = toLength(maxLength);
+			if (n > maxString) tooBig("String.prototype." + name, n);
+			return ReflectApply(orig, this, [maxLength, fill]);
+		});
+	}
+	for (const name of ["replace", "replaceAll"]) {
+		replaceMethod(SP, name, (orig) => function (pattern, replacement) {
+			if (typeof pattern === "string" && typeof replacement === "string" && replacement.length > pattern.length) {
+				const s = StringCtor(this);
+				const step = MathMax(pattern.length, 1);
+				const bound = s.length + (s.length / step + 1) * replacement.length;
+				if (bound > maxString) {
+					let count;
+					if (pattern.length === 0) count = name === "replaceAll" ? s.length + 1 : 1;
+					else if (name === "replace") count = s.indexOf(pattern) === -1 ? 0 : 1;
+					else count = (s.length - ReflectApply(orig, s, [pattern, ""]).length) / pattern.length;
+					const exact = s.length + count * (replacement.length - pattern.length);
+					if (exact > maxString) tooBig("String.prototype." + name, exact);
+				}
+			}
+			return ReflectApply(orig, this, [pattern, replacement]);
+		});
+	}
+
+	// Arrays: every method checks the length of its receiver first.
+	const AP = Array.prototype;
+	const searchMethods = {
+		includes(search, from) {
+			const o = Object(this);
+			const len = lengthOf(o);
+			let k = toInteger(from);
+			if (k < 0) k = MathMax(len + k, 0);
+			for (; k < len; k++) {
+				const v = o[k];
+				if (v === search || (v !== v && search !== search)) return true;
+			}
+			return false;
+		},
+		indexOf(search, from) {
+			const o = Object(this);
+			const len = lengthOf(o);
+			let k = toInteger(from);
+			if (k < 0) k = MathMax(len + k, 0);
+			for (; k < len; k++) if (k in o && o[k] === search) return k;
+			return -1;
+		},
+		lastIndexOf(search, from) {
+			const o = Object(this);
+			const len = lengthOf(o);
+			let k = arguments.length > 1 ? toInteger(from) : len - 1;
+			if (k < 0) k = len + k; else if (k > len - 1) k = len - 1;
+			for (; k >= 0; k--) if (k in o && o[k] === search) return k;
+			return -1;
+		},
+	};
+	const lazy = new Set(["constructor", "values", "keys", "entries", "toString", "toLocaleString"]);
+	for (const name of ObjectGetOwnPropertyNames(AP)) {
+		if (lazy.has(name)) continue;
+		if (name in searchMethods) {
+			const slow = searchMethods[name];
+			replaceMethod(AP, name, (orig) => function () {
+				if (lengthOf(this) > maxArray) return ReflectApply(slow, this, arguments);
+				return ReflectApply(orig, this, arguments);
+			});
+			continue;
+		}
+		if (name === "sort") {
+			// Sort a copy, then write it back: a comparator that changes the
+			// array being sorted never reaches the native sort.
+			replaceMethod(AP, name, (orig) => function sort(compare) {
+				if (compare !== undefined && typeof compare !== "function") {
+					throw new TypeErrorCtor("The comparison function must be either a function or undefined");
+				}
+				const o = Object(this);
+				const len = lengthOf(o);
+				if (len > maxArray) tooLong("Array.prototype.sort", len, maxArray);
+				const copy = [];
+				for (let i = 0; i < len; i++) if (i in o) copy.push(o[i]);
+				const holes = len - copy.length;
+				ReflectApply(orig, copy, [compare]);
+				let i = 0;
+				for (; i < copy.length; i++) o[i] = copy[i];
+				for (let j = 0; j < holes; j++) delete o[i + j];
+				return o;
+			});
+			continue;
+		}
+		if (name === "toSorted") {
+			replaceMethod(AP, name, () => function toSorted(compare) {
+				if (compare !== undefined && typeof compare !== "function") {
+					throw new TypeErrorCtor("The comparison function must be either a function or undefined");
+				}
+				const o = Object(this);
+				const len = lengthOf(o);
+				if (len > maxArray) tooLong("Array.prototype.toSorted", len, maxArray);
+				const copy = [];
+				for (let i = 0; i < len; i++) copy.push(o[i]);
+				return ReflectApply(AP.sort, copy, [compare]);
+			});
+			continue;
+		}
+		if (name === "flat") {
+			replaceMethod(AP, name, (orig) => function flat(depth) {
+				const len = lengthOf(this);
+				if (len > maxArray) tooLong("Array.prototype.flat", len, maxArray);
+				const d = depth === undefined ? 1 : toInteger(depth);
+				if (d <= 64) return ReflectApply(orig, this, [depth]);
+				// Deep flattening recurses in JavaScript, where the call stack limit applies.
+				const out = [];
+				const walk = (a, left) => {
+					const n = lengthOf(a);
+					for (let i = 0; i < n; i++) {
+						if (!(i in a)) continue;
+						const v = a[i];
+						if (left > 0 && ArrayIsArray(v)) walk(v, left - 1);
+						else {
+							if (out.length >= maxArray) tooLong("Array.prototype.flat", out.length + 1, maxArray);
+							out.push(v);
+						}
+					}
+				};
+				walk(Object(this), d);
+				return out;
+			});
+			continue;
+		}
+		if (name === "join") {
+			replaceMethod(AP, name, (orig) => function join(sep) {
+				const len = lengthOf(this);
+				if (len > maxArray) tooLong("Array.prototype.join", len, maxArray);
+				const sepLen = sep === undefined ? 1 : StringCtor(sep).length;
+				let total = len > 0 ? (len - 1) * sepLen : 0;
+				if (total > maxString) tooBig("Array.prototype.join", total);
+				for (let i = 0; i < len; i++) {
+					const v = this[i];
+					if (typeof v === "string") {
+						total += v.length;
+						if (total > maxString) tooBig("Array.prototype.join", total);
+					}
+				}
+				return ReflectApply(orig, this, [sep]);
+			});
+			continue;
+		}
+		if (name === "fill") {
+			replaceMethod(AP, name, (orig) => function fill(value, start, end) {
+				const len = lengthOf(this);
+				let s = toInteger(start), e = end === undefined ? len : toInteger(end);
+				s = s < 0 ? MathMax(len + s, 0) : MathMin(s, len);
+				e = e < 0 ? MathMax(len + e, 0) : MathMin(e, len);
+				if (e - s > maxArray) tooLong("Array.prototype.fill", e - s, maxArray);
+				return ReflectApply(orig, this, arguments);
+			});
+			continue;
+		}
+		if (name === "concat") {
+			replaceMethod(AP, name, (orig) => function concat() {
+				let total = lengthOf(this);
+				for (let i = 0; i < arguments.length; i++) {
+					const a = arguments[i];
+					total += ArrayIsArray(a) ? lengthOf(a) : 1;
+				}
+				if (total > maxArray) tooLong("Array.prototype.concat", total, maxArray);
+				return ReflectApply(orig, this, arguments);
+			});
+			continue;
+		}
+		const d = ObjectGetOwnPropertyDescriptor(AP, name);
+		if (typeof name !== "string" || !d || typeof d.value !== "function") continue;
+		replaceMethod(AP, name, (orig) => function () {
+			const len = lengthOf(this);
+			if (len > maxArray) tooLong("Array.prototype." + name, len, maxArray);
+			return ReflectApply(orig, this, arguments);
+		});
+	}
+	// toString and toLocaleString call join through the prototype, so they are
+	// covered by the join guard.
+
+	// Array(n) and new Array(n) create sparse arrays; the guards above stop the
+	// loops over them. Array.from over a huge array-like loops natively.
+	const ArrayFrom = Array.from;
+	ObjectDefineProperty(Array, "from", {
+		value: function from(items, mapFn, thisArg) {
+			if (items !== null && items !== undefined && typeof items !== "string" && items[Symbol.iterator] === undefined) {
+				const len = lengthOf(items);
+				if (len > maxArray) tooLong("Array.from", len, maxArray);
+			}
+			return ReflectApply(ArrayFrom, this, arguments);
+		},
+		writable: true, enumerable: false, configurable: true,
+	});
+
+	// ArrayBuffer and typed arrays allocate their full size up front.
+	const FunctionHasInstance = Function.prototype[Symbol.hasInstance];
+	function guardAllocator(name, bytesPerElement) {
+		const Ctor = globalThis[name];
+		// instanceof on a Proxy of a constructor needs an own hasInstance.
+		ObjectDefineProperty(Ctor, Symbol.hasInstance, {
+			value: { [Symbol.hasInstance](v) { return ReflectApply(FunctionHasInstance, Ctor, [v]); } }[Symbol.hasInstance],
+			writable: false, enumerable: false, configurable: true,
+		});
+		const guarded = new Proxy(Ctor, {
+			construct(target, args, newTarget) {
+				const a = args[0];
+				if (typeof a === "number" || typeof a === "bigint" || a === undefined) {
+					const n = toLength(Number(a));
+					if (n * bytesPerElement > maxBytes) {
+						limit("memory_limit", "new " + name + "(" + n + ") would allocate " + n * bytesPerElement + " bytes, above the sandbox cap of " + maxBytes);
+					}
+				}
+				return ReflectConstruct(target, args, newTarget === guarded ? target : newTarget);
+			},
+		});
+		ObjectDefineProperty(Ctor.prototype, "constructor", { value: guarded, writable: true, enumerable: false, configurable: true });
+		ObjectDefineProperty(globalThis, name, { value: guarded, writable: true, enumerable: false, configurable: true });
+	}
+	guardAllocator("ArrayBuffer", 1);
+	for (const [name, size] of [["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int8Array", 1], ["Uint16Array", 2], ["Int16Array", 2], ["Uint32Array", 4], ["Int32Array", 4], ["Float32Array", 4], ["Float64Array", 8], ["BigInt64Array", 8], ["BigUint64Array", 8]]) {
+		guardAllocator(name, size);
+	}
+
+	// JSON: parse checks nesting before the recursive native parser runs;
+	// stringify tracks depth through a replacer, since the native serializer
+	// recurses in Go.
+	const JSONParse = JSON.parse;
+	const JSONStringify = JSON.stringify;
+	function parse(text, reviver) {
+		const s = StringCtor(text);
+		if (jsonDepth(s) > maxJSONDepth) {
+			throw new RangeErrorCtor("JSON.parse: input nests deeper than " + maxJSONDepth + " levels");
+		}
+		return ReflectApply(JSONParse, JSON, [s, reviver]);
+	}
+	function stringify(value, replacer, space) {
+		let userReplacer = null;
+		let allow = null;
+		if (typeof replacer === "function") userReplacer = replacer;
+		else if (ArrayIsArray(replacer)) {
+			allow = new Set();
+			for (const k of replacer) {
+				if (typeof k === "string" || typeof k === "number") allow.add(StringCtor(k));
+				else if (k instanceof String || k instanceof Number) allow.add(StringCtor(k));
+			}
+		}
+		const holders = [];
+		let root = true;
+		const track = function (key, v) {
+			if (root) root = false;
+			else {
+				if (allow !== null && !ArrayIsArray(this) && !allow.has(key)) return undefined;
+				while (holders.length > 0 && holders[holders.length - 1] !== this) holders.pop();
+			}
+			if (userReplacer !== null) v = ReflectApply(userReplacer, this, [key, v]);
+			if (v !== null && typeof v === "object") {
+				holders.push(v);
+				if (holders.length > maxJSONDepth) {
+					throw new RangeErrorCtor("JSON.stringify: value nests deeper than " + maxJSONDepth + " levels");
+				}
+			}
+			return v;
+		};
+		return ReflectApply(JSONStringify, JSON, [value, track, space]);
+	}
+	ObjectDefineProperty(parse, "name", { value: "parse" });
+	ObjectDefineProperty(stringify, "name", { value: "stringify" });
+	ObjectDefineProperty(JSON, "parse", { value: parse, writable: true, enumerable: false, configurable: true });
+	ObjectDefineProperty(JSON, "stringify", { value: stringify, writable: true, enumerable: false, configurable: true });
+	internal.parse = parse;
+	internal.stringify = stringify;
+})

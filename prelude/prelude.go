@@ -1,0 +1,73 @@
+// Package prelude holds the guest JavaScript that every sandbox driver loads
+// before a person's code runs.
+//
+// The prelude is a short list of files under js/, embedded into the binary.
+// Each file is one function expression,
+//
+//	(function (bridge, cfg, internal) { ... })
+//
+// that the sandbox compiles once per process and calls in order on every
+// fresh runtime:
+//
+//   - bridge holds the native functions the sandbox provides (tool calls,
+//     logs, timers, the seeded random source, limits). The prelude captures
+//     them in closures; no global refers to bridge once the prelude is done.
+//   - cfg is the per-run configuration as plain JSON-like values: namespaces
+//     and the size caps the guards enforce.
+//   - internal is an object the prelude fills for the sandbox's own use
+//     (the guarded JSON.parse and JSON.stringify, the ToolError factory).
+//
+// 10_guards.js wraps native built-ins that could allocate or loop without
+// returning to JavaScript; 20_globals.js defines the guest's globals;
+// 30_lockdown.js removes run-time compilation and the globals the sandbox
+// does not offer. The order matters and is the lexical order of the names.
+package prelude
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"sort"
+)
+
+//go:embed js/*.js
+var files embed.FS
+
+// File is one prelude source file.
+type File struct {
+	Name   string // path inside the package, for example "js/10_guards.js"
+	Source string
+}
+
+// Files returns the prelude sources in load order.
+func Files() []File {
+	names, err := fs.Glob(files, "js/*.js")
+	if err != nil {
+		panic("prelude: bad embed pattern: " + err.Error())
+	}
+	sort.Strings(names)
+	out := make([]File, 0, len(names))
+	for _, n := range names {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			panic("prelude: reading embedded " + n + ": " + err.Error())
+		}
+		out = append(out, File{Name: n, Source: string(b)})
+	}
+	return out
+}
+
+// Hash identifies the prelude sources: the hex SHA-256 of every file's name
+// and contents in load order. Journals record it so a replay can tell that
+// the guest environment changed.
+func Hash() string {
+	h := sha256.New()
+	for _, f := range Files() {
+		h.Write([]byte(f.Name))
+		h.Write([]byte{0})
+		h.Write([]byte(f.Source))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,171 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// rawRun is the reference for the driver's overhead: a bare goja runtime
+// with the prelude, running the same compiled code, with no event loop,
+// limits, watcher or outcome.
+func rawRun(b *testing.B, eng *engine, code string) {
+	prog, err := goja.Compile(guestFile, wrapGuest(code), true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := newRun(context.Background(), Request{Namespaces: testNamespaces, Host: &testHost{}}, DefaultLimits())
+	defer r.stop()
+	r.rt = goja.New()
+	if err := r.setup(eng); err != nil {
+		b.Fatal(err)
+	}
+	v, err := r.rt.RunProgram(prog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fn, _ := goja.AssertFunction(v)
+	p, err := fn(goja.Undefined())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if p.Export().(*goja.Promise).Result().ToInteger() != 1 {
+		b.Fatal("wrong result")
+	}
+}
+
+// BenchmarkReturn1 compares `return 1` through each driver with the raw
+// goja reference, measured in the same run. The ratio sub-benchmark
+// alternates both and reports inprocess/raw as x-raw.
+func BenchmarkReturn1(b *testing.B) {
+	eng, err := loadEngine()
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := NewInProcess()
+	defer in.Close()
+	req := request(b, "return 1", nil, Limits{})
+	b.Run("raw-goja", func(b *testing.B) {
+		for b.Loop() {
+			rawRun(b, eng, "return 1")
+		}
+	})
+	b.Run("inprocess", func(b *testing.B) {
+		for b.Loop() {
+			if o := in.Run(context.Background(), req); string(o.Result) != "1" {
+				b.Fatal(describeOutcome(o))
+			}
+		}
+	})
+	b.Run("ratio", func(b *testing.B) {
+		var raw, drv time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			rawRun(b, eng, "return 1")
+			t1 := time.Now()
+			in.Run(context.Background(), req)
+			drv += time.Since(t1)
+			raw += t1.Sub(t0)
+		}
+		b.ReportMetric(float64(drv)/float64(raw), "x-raw")
+	})
+	b.Run("pool-reused-worker", func(b *testing.B) {
+		opts := workerOptions("serve", 1)
+		opts.RunsPerWorker = 1 << 30
+		p, err := NewPool(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		var pool, inproc time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			if o := p.Run(context.Background(), req); string(o.Result) != "1" {
+				b.Fatal(describeOutcome(o))
+			}
+			t1 := time.Now()
+			in.Run(context.Background(), req)
+			pool += t1.Sub(t0)
+			inproc += time.Since(t1)
+		}
+		b.ReportMetric(float64(pool-inproc)/float64(b.N)/1e3, "us-over-inprocess")
+	})
+	b.Run("pool-fresh-worker", func(b *testing.B) {
+		// The default: one run per worker. Each timed run gets a warm
+		// worker; waiting for the replacement is not timed.
+		p, err := NewPool(workerOptions("serve", 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		pp := p.(*pool)
+		var pool, inproc time.Duration
+		for b.Loop() {
+			w := <-pp.idle // wait for the warm worker, then hand it back
+			pp.idle <- w
+			t0 := time.Now()
+			if o := p.Run(context.Background(), req); string(o.Result) != "1" {
+				b.Fatal(describeOutcome(o))
+			}
+			t1 := time.Now()
+			in.Run(context.Background(), req)
+			pool += t1.Sub(t0)
+			inproc += time.Since(t1)
+		}
+		b.ReportMetric(float64(pool-inproc)/float64(b.N)/1e3, "us-over-inprocess")
+	})
+}
+
+// BenchmarkToolCall measures one tool call round trip into the guest: the
+// difference between 101 sequential calls and 1, per call.
+func BenchmarkToolCall(b *testing.B) {
+	one := `return (await github.getIssue({ n: 1 })).n`
+	many := `let n = 0; for (let i = 0; i < 101; i++) n += (await github.getIssue({ n: 1 })).n; return n`
+	opts := workerOptions("serve", 1)
+	opts.RunsPerWorker = 1 << 30
+	p, err := NewPool(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	in := NewInProcess()
+	defer in.Close()
+	host := &testHost{tools: map[string]func(context.Context, Call) (json.RawMessage, error){
+		"github.getIssue": func(_ context.Context, c Call) (json.RawMessage, error) { return c.Args, nil },
+	}}
+	for name, d := range map[string]Driver{"inprocess": in, "pool": p} {
+		b.Run(name, func(b *testing.B) {
+			reqOne, reqMany := request(b, one, host, Limits{}), request(b, many, host, Limits{})
+			var tOne, tMany time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				d.Run(context.Background(), reqOne)
+				t1 := time.Now()
+				if o := d.Run(context.Background(), reqMany); string(o.Result) != "101" {
+					b.Fatal(describeOutcome(o))
+				}
+				tOne += t1.Sub(t0)
+				tMany += time.Since(t1)
+			}
+			b.ReportMetric(float64(tMany-tOne)/float64(b.N)/100/1e3, "us/call")
+		})
+	}
+}
+
+// BenchmarkPrepare shows that plain JavaScript never reaches esbuild.
+func BenchmarkPrepare(b *testing.B) {
+	js := "const r = await github.searchIssues({ q: 'is:open' });\nconst top = r.items.slice(0, 3).map((i) => i.title);\nreturn top"
+	ts := "const r: { items: { title: string }[] } = await github.searchIssues({ q: 'is:open' });\nconst top: string[] = r.items.slice(0, 3).map((i) => i.title);\nreturn top"
+	for name, code := range map[string]string{"js": js, "ts": ts} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Prepare(code, Limits{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

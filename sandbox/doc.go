@@ -1,0 +1,82 @@
+// Package sandbox runs a person's (or a model's) JavaScript against the
+// hub's tools, inside limits, and reports how it ended.
+//
+// # Pipeline
+//
+// Prepare turns code as written into code a Driver runs: it checks the size,
+// takes the body of a fenced block, refuses bracket nesting deeper than 256
+// before any parser sees it, unwraps `export default`, parses the code as the
+// body of a strict async function, strips TypeScript with esbuild only when
+// that parse fails, calls a lone function and returns a final expression.
+// Each forgiving rewrite adds one notice. Syntax errors carry the line and
+// column in the code as written (a rewrite on the last line shifts its
+// columns by the inserted "return ").
+//
+// # Drivers
+//
+// A Driver runs one attempt per Run call on a fresh goja runtime. Both
+// drivers load the same prelude (package prelude, compiled once per
+// process), so the guest sees the same globals everywhere:
+//
+//   - NewPool runs each attempt in a worker process: this same binary
+//     started with a hidden subcommand that calls ServeWorker, talking
+//     newline-delimited JSON over stdin and stdout (see protocol.go). Workers
+//     get an empty environment plus TZ=UTC, a data-segment cap (RLIMIT_DATA
+//     on Linux) and a SIGKILL once the wall limit plus a grace period passes.
+//     A worker that dies fails its run with worker_crashed (memory_limit when
+//     it died of the memory cap); the pool starts a replacement and other
+//     runs carry on. It is the driver for model-written code.
+//   - NewInProcess runs each attempt on a goroutine of this process. It
+//     recovers every panic out of goja and discards the runtime, but it shares
+//     the process with the hub; see "Known gaps" below.
+//
+// # One run
+//
+// The guest code is wrapped as (async function () {"use strict"; ... }) and
+// driven by an event loop on the run's goroutine, after the k6 discipline:
+// every entry into the runtime is a turn (the call plus its microtasks),
+// timed against Limits.Compute with goja's Interrupt armed for the rest of
+// the budget, so time spent waiting on tool calls is not compute. Host
+// operations (tool calls, hub.search, hub.describe) run on their own
+// goroutines, at most Limits.MaxConcurrent at once (further calls wait for a
+// slot), and their results reach the guest in the order the guest issued
+// them. Timers run on a logical clock that only moves when a timer fires,
+// and only when no host operation is in flight. Together with the seeded
+// Math.random and crypto, this makes an attempt deterministic: the same
+// request and host answers give the same Outcome, Compute aside, on either
+// driver. That is what lets a resumed run replay.
+//
+// A run ends when the main promise has settled and no host operation is in
+// flight; pending timers are dropped. A Suspend from the host stops the run
+// once the calls in flight settle: results issued before the suspended call
+// are still delivered, nothing after it is, and timers no longer fire.
+//
+// # Limits and guards
+//
+// Every limit fails the run with its own code from errors.go, each with a
+// hint. Memory is watched with runtime/metrics (the heap's growth since the
+// run started). Native built-ins that could allocate or loop without
+// returning to JavaScript are guarded by the prelude: String repeat, pad and
+// replace, every Array method on huge lengths (includes, indexOf and
+// lastIndexOf fall back to interruptible loops), sort on a copy, Array.from,
+// ArrayBuffer and typed array sizes, JSON.parse nesting and JSON.stringify
+// depth. RegExp exec and test are wrapped so that a backtracking match
+// stopped by regexp2's process-wide timeout fails with regexp_timeout
+// instead of reading as "no match".
+//
+// # Known gaps of the in-process driver
+//
+//   - Memory is process-wide: concurrent runs and the hub's own allocations
+//     count against a run, and a single native allocation (a string doubled
+//     past the watcher's poll) lands before the watcher sees it.
+//   - Native built-ins the prelude does not guard (regexp replacements
+//     with $-patterns over huge input, deep recursion inside Go code paths
+//     the guards miss) can still use memory or time the limits cannot stop
+//     until they return; a Go fatal error (out of memory, stack exhaustion)
+//     takes the whole process down.
+//   - regexp2's match timeout is a process-wide setting.
+//   - Date parsing of some non-ISO strings without a zone uses the process
+//     time zone; the worker runs with TZ=UTC.
+//
+// The worker pool contains each of these within one worker process.
+package sandbox

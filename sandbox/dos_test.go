@@ -1,0 +1,104 @@
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDoS feeds inputs that would stop or crash an unguarded goja process.
+// Each must end with its own error inside its limits, and the driver must
+// run ordinary code afterwards.
+func TestDoS(t *testing.T) {
+	tests := []struct {
+		name  string
+		code  string
+		want  []string // acceptable error codes; empty means the run completes
+		short bool     // skipped with -short and under the race detector
+	}{
+		{"infinite loop", `while (true) {}`, []string{CodeComputeLimit}, false},
+		{"repeat 2**40", `'a'.repeat(2 ** 40)`, []string{CodeMemoryLimit}, false},
+		{"repeat 2**29", `'x'.repeat(2 ** 29)`, []string{CodeMemoryLimit}, false},
+		{"padStart", `''.padStart(2 ** 30, 'ab')`, []string{CodeMemoryLimit}, false},
+		{"replaceAll amplification", `'x'.repeat(1e6).replaceAll('x', 'y'.repeat(100))`, []string{CodeMemoryLimit}, false},
+		{"array growth", `const a = []; for (;;) a.push([a.length, 'abcdefgh'])`, []string{CodeMemoryLimit, CodeComputeLimit}, true},
+		{"array fill", `new Array(2 ** 31).fill(0)`, []string{CodeMemoryLimit}, false},
+		{"array join", `new Array(2 ** 31).join('x')`, []string{CodeMemoryLimit}, false},
+		{"Array.from length", `Array.from({ length: 2 ** 32 - 1 })`, []string{CodeMemoryLimit}, false},
+		{"huge length includes", `const a = []; a.length = 2 ** 32 - 1; a.includes(1)`, []string{CodeComputeLimit}, false},
+		{"huge length indexOf", `const a = []; a.length = 2 ** 32 - 1; a.indexOf(1)`, []string{CodeComputeLimit}, false},
+		{"huge length map", `const a = []; a.length = 2 ** 32 - 1; a.map(x => x)`, []string{CodeMemoryLimit}, false},
+		{"typed array", `new Float64Array(2 ** 31)`, []string{CodeMemoryLimit}, false},
+		{"JSON.parse nesting", `JSON.parse('['.repeat(3e6) + ']'.repeat(3e6))`, []string{CodeRuntimeError}, false},
+		{"JSON.stringify depth", `let o = {}; for (let i = 0; i < 1e5; i++) o = { a: o }; return JSON.stringify(o)`, []string{CodeRuntimeError}, true},
+		{"sort comparator truncates", `const a = [5, 1, 4, 2, 3]; a.sort((x, y) => { a.length = 0; return x - y }); return a`, nil, false},
+		{"regexp backtracking", `return /^((a+)\2?)+$/.test('a'.repeat(40) + '!')`, []string{CodeRegexpTimeout}, false},
+		{"deep recursion", `function f(n) { return f(n + 1) } f(0)`, []string{CodeStackLimit}, false},
+		{"deep native flat", `let a = []; for (let i = 0; i < 2e4; i++) a = [a]; return a.flat(Infinity).length`, []string{CodeStackLimit}, false},
+		{"promise flood", `for (;;) Promise.resolve().then(() => {})`, []string{CodeComputeLimit, CodeMemoryLimit}, true},
+		{"microtask chain", `const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})`, []string{CodeComputeLimit, CodeMemoryLimit}, true},
+		{"10000 timers", `for (let i = 0; i < 10000; i++) setTimeout(() => {}, i)`, []string{CodeTimerLimit}, false},
+		{"timer chain", `const f = () => setTimeout(f, 0); f(); await new Promise(() => {})`, []string{CodeComputeLimit}, true},
+		{"string doubling", `let s = 'x'; for (;;) s += s`, []string{CodeMemoryLimit, CodeComputeLimit}, true},
+	}
+	limits := Limits{Compute: time.Second, MemoryBytes: 32 << 20}
+	for name, d := range drivers(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					if tt.short && (testing.Short() || raceEnabled) {
+						t.Skip("slow under -short and -race")
+					}
+					l := limits
+					if tt.name == "JSON.stringify depth" {
+						l.MemoryBytes = 64 << 20
+					}
+					start := time.Now()
+					o := runCode(t, d, tt.code, nil, l)
+					took := time.Since(start)
+					if len(tt.want) == 0 {
+						if o.Status != StatusCompleted {
+							t.Fatalf("want completed: %s", describeOutcome(o))
+						}
+					} else if !contains(tt.want, errCode(o)) {
+						t.Fatalf("error code %q, want one of %v: %s", errCode(o), tt.want, describeOutcome(o))
+					}
+					if took > 10*time.Second {
+						t.Errorf("took %s", took)
+					}
+					if after := runCode(t, d, "return 1", nil, Limits{}); string(after.Result) != "1" {
+						t.Fatalf("driver unhealthy afterwards: %s", describeOutcome(after))
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestNestedBraces(t *testing.T) {
+	code := strings.Repeat("{", 32<<10) + strings.Repeat("}", 32<<10)
+	start := time.Now()
+	_, err := Prepare(code, Limits{})
+	if e, ok := err.(*Error); !ok || e.Code != CodeTooDeeplyNested {
+		t.Fatalf("Prepare: %v", err)
+	}
+	for name, d := range drivers(t) {
+		o := d.Run(context.Background(), Request{Code: code, Namespaces: testNamespaces, Host: &testHost{}})
+		if errCode(o) != CodeTooDeeplyNested {
+			t.Errorf("%s: %s", name, describeOutcome(o))
+		}
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

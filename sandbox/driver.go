@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// Request is one attempt of a run.
+type Request struct {
+	Code       string      `json:"code"`  // Prepared.Code
+	Seed       uint64      `json:"seed"`  // seeds Math.random and crypto
+	Clock      time.Time   `json:"clock"` // logical clock start for Date
+	Namespaces []Namespace `json:"namespaces"`
+	Limits     Limits      `json:"limits"` // lowered from DefaultLimits; zero fields keep the defaults
+	Host       Host        `json:"-"`
+}
+
+// Run statuses.
+const (
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusSuspended = "suspended"
+	StatusCancelled = "cancelled"
+)
+
+// Outcome is how an attempt ended. Given the same Request (code, seed,
+// clock, namespaces, limits) and the same host answers, every field except
+// Compute is identical across runs and drivers.
+type Outcome struct {
+	Status    string          `json:"status"`           // StatusCompleted, StatusFailed, StatusSuspended or StatusCancelled
+	Result    json.RawMessage `json:"result,omitempty"` // completed only; the returned value as JSON, omitted for undefined
+	Error     *Error          `json:"error,omitempty"`  // failed and cancelled
+	Logs      []string        `json:"logs,omitempty"`
+	Truncated Truncated       `json:"truncated"`
+	Suspends  []*Suspend      `json:"suspends,omitempty"` // suspended only, in seq order
+	Calls     int             `json:"calls"`              // highest seq issued
+	Compute   time.Duration   `json:"compute"`            // guest execution time measured
+}
+
+// Truncated says what was cut to fit Limits.InlineResultBytes.
+type Truncated struct {
+	Result bool `json:"result,omitempty"`
+	Logs   bool `json:"logs,omitempty"`
+}
+
+// Driver runs guest code.
+type Driver interface {
+	// Run executes one attempt and reports how it ended; it never panics on
+	// guest input. Concurrency: Run may be called from many goroutines at
+	// once; each call owns its run and returns after every goroutine it
+	// started has exited. Cancelling ctx ends the run as "cancelled".
+	Run(ctx context.Context, req Request) Outcome
+	// Close releases the driver's resources. Runs still in progress are
+	// cancelled; Close returns once they have ended.
+	Close() error
+}
+
+// NewInProcess returns a driver that runs each attempt on a fresh goja
+// runtime in this process, on a goroutine of its own. See the package
+// documentation for what it cannot protect against.
+func NewInProcess() Driver {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &inProcess{ctx: ctx, cancel: cancel}
+}
+
+type inProcess struct {
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	closed bool
+}
+
+func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return failed(newError(CodeCancelled, "the driver is closed"))
+	}
+	d.wg.Add(1)
+	d.mu.Unlock()
+	defer d.wg.Done()
+
+	ctx, stop := mergeCancel(ctx, d.ctx)
+	defer stop()
+	done := make(chan Outcome, 1)
+	go func() { done <- execute(ctx, req) }()
+	return <-done
+}
+
+func (d *inProcess) Close() error {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
+	return nil
+}
+
+// mergeCancel returns a context derived from ctx that is also cancelled
+// when other is.
+func mergeCancel(ctx, other context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(other, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func failed(e *Error) Outcome {
+	status := StatusFailed
+	if e.Code == CodeCancelled {
+		status = StatusCancelled
+	}
+	return Outcome{Status: status, Error: e}
+}

@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Namespace is one tool source as the guest sees it: a frozen global object
+// named Name with one async method per entry in Tools. Both are JavaScript
+// identifiers.
+type Namespace struct {
+	Name  string   `json:"name"`
+	Tools []string `json:"tools"`
+}
+
+// Call is one tool call issued by the guest.
+type Call struct {
+	Seq        int             `json:"seq"`                  // 1-based, assigned when the guest issues the call
+	Address    string          `json:"address"`              // "namespace.tool"
+	Args       json.RawMessage `json:"args"`                 // the first argument as JSON; {} when omitted
+	Connection string          `json:"connection,omitempty"` // from { connection: "work" }; "" is the default connection
+}
+
+// Host answers the guest's tool calls and lookups.
+//
+// Concurrency: the sandbox calls Call, Search and Describe from several
+// goroutines at once, up to Limits.MaxConcurrent in flight per run. Each
+// method must return soon after its ctx is done: a run waits for its calls
+// to return before it ends.
+type Host interface {
+	// Call runs one tool call and returns its JSON result, or an error:
+	// a *ToolError rejects the guest's promise with a ToolError; a *Suspend
+	// stops the run as "suspended" once the calls already in flight settle,
+	// and the Outcome carries every Suspend collected; any other error
+	// rejects the promise with a ToolError whose code is "host_error".
+	Call(ctx context.Context, c Call) (json.RawMessage, error)
+	// Search answers hub.search(query) with plain text.
+	Search(ctx context.Context, query string) (string, error)
+	// Describe answers hub.describe(target) with TypeScript declarations.
+	Describe(ctx context.Context, target string) (string, error)
+}
+
+// ToolError is an expected tool failure. The guest sees it as a ToolError
+// with the same fields.
+type ToolError struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Address   string `json:"address,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+	Status    int    `json:"status,omitempty"`
+	Retryable bool   `json:"retryable,omitempty"`
+}
+
+func (e *ToolError) Error() string {
+	if e.Address != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Address, e.Code, e.Message)
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Suspend stops a run: the call at Seq needs something from a person
+// (Kind, for example "approval" or "connection"). Detail is the host's own
+// and opaque to the sandbox; it comes back unchanged in Outcome.Suspends,
+// with either driver.
+type Suspend struct {
+	Seq     int    `json:"seq"`
+	Address string `json:"address"`
+	Kind    string `json:"kind"`
+	Detail  any    `json:"-"`
+}
+
+func (s *Suspend) Error() string {
+	return fmt.Sprintf("call %d to %s suspended: %s", s.Seq, s.Address, s.Kind)
+}

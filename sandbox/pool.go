@@ -1,0 +1,446 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// PoolOptions configures NewPool.
+type PoolOptions struct {
+	// Command is the argv that starts a worker: normally this binary with
+	// its hidden worker subcommand, which calls ServeWorker.
+	Command []string
+	// Size is the number of workers kept started; 0 means 2.
+	Size int
+	// Env is the workers' whole environment besides TZ=UTC. Workers do not
+	// inherit the parent's environment.
+	Env []string
+	// RunsPerWorker is how many runs one worker serves before it is
+	// replaced; 0 means 1, a fresh process for every run. A worker is
+	// replaced early after any run that did not complete, fail with a
+	// guest-level error or suspend (a limit, a crash, a cancellation).
+	RunsPerWorker int
+	// HardMemoryBytes is the data segment limit (RLIMIT_DATA, Linux only)
+	// set on each worker; 0 means 8 × DefaultLimits().MemoryBytes.
+	HardMemoryBytes int64
+}
+
+const (
+	// killGrace is how long past its wall limit a worker may take to report
+	// before it is killed, and how long a cancelled run may take to stop.
+	killGrace = 2 * time.Second
+	// startTimeout bounds a worker's start, prelude compile included.
+	startTimeout = 30 * time.Second
+)
+
+// NewPool starts opts.Size worker processes and returns a driver that runs
+// each attempt in one of them. NewPool returns once every worker has
+// reported ready, or with the first start error.
+func NewPool(opts PoolOptions) (Driver, error) {
+	if len(opts.Command) == 0 {
+		return nil, errors.New("sandbox pool: no worker command")
+	}
+	if opts.Size <= 0 {
+		opts.Size = 2
+	}
+	if opts.RunsPerWorker <= 0 {
+		opts.RunsPerWorker = 1
+	}
+	if opts.HardMemoryBytes <= 0 {
+		opts.HardMemoryBytes = 8 * DefaultLimits().MemoryBytes
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &pool{opts: opts, ctx: ctx, cancel: cancel, idle: make(chan *worker, opts.Size)}
+	errs := make(chan error, opts.Size)
+	for range opts.Size {
+		go func() {
+			w, err := p.start()
+			if err == nil {
+				p.idle <- w
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range opts.Size {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		p.Close()
+		return nil, first
+	}
+	return p, nil
+}
+
+// pool keeps opts.Size workers: idle ones in idle, busy ones owned by the
+// Run using them. A retired worker is replaced by a goroutine tracked in wg.
+type pool struct {
+	opts   PoolOptions
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	idle   chan *worker
+	wg     sync.WaitGroup // runs and replacement starts
+	mu     sync.Mutex
+	closed bool
+}
+
+// Run takes an idle worker (waiting for one if all are busy), runs the
+// attempt in it and returns or replaces the worker. Safe for concurrent use.
+func (p *pool) Run(ctx context.Context, req Request) Outcome {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return failed(newError(CodeCancelled, "the driver is closed"))
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	defer p.wg.Done()
+
+	var w *worker
+	select {
+	case w = <-p.idle:
+	case <-ctx.Done():
+		return failed(newError(CodeCancelled, "the run was cancelled while waiting for a worker"))
+	case <-p.ctx.Done():
+		return failed(newError(CodeCancelled, "the driver is closed"))
+	}
+	ctx, stop := mergeCancel(ctx, p.ctx)
+	defer stop()
+	o, healthy := w.serve(ctx, req)
+	w.runs++
+	if healthy && w.runs < p.opts.RunsPerWorker && p.ctx.Err() == nil {
+		p.idle <- w
+	} else {
+		w.kill()
+		p.replace()
+	}
+	return o
+}
+
+// replace starts a worker in the background to take a retired one's place.
+func (p *pool) replace() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for p.ctx.Err() == nil {
+			w, err := p.start()
+			if err == nil {
+				select {
+				case p.idle <- w:
+				case <-p.ctx.Done():
+					w.kill()
+				}
+				return
+			}
+			// A failed start is retried after a pause, until Close.
+			select {
+			case <-time.After(time.Second):
+			case <-p.ctx.Done():
+			}
+		}
+	}()
+}
+
+// Close kills idle workers, cancels runs in progress and waits for them and
+// for replacement starts to end.
+func (p *pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	p.wg.Wait()
+	for {
+		select {
+		case w := <-p.idle:
+			w.kill()
+		default:
+			return nil
+		}
+	}
+}
+
+// worker is one child process. Its reader goroutine owns stdout and ends
+// when the process closes it.
+type worker struct {
+	cmd    *exec.Cmd
+	conn   *conn
+	stdin  io.Closer
+	stderr *tailBuffer
+	msgs   chan message  // from the reader goroutine; closed on EOF
+	dead   chan struct{} // closed by kill
+	exited chan struct{} // closed once the process is reaped
+	runs   int
+	once   sync.Once
+}
+
+func (p *pool) start() (*worker, error) {
+	cmd := exec.Command(p.opts.Command[0], p.opts.Command[1:]...)
+	cmd.Env = append([]string{"TZ=UTC"}, p.opts.Env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{cmd: cmd, stdin: stdin, stderr: &tailBuffer{max: 4 << 10}, msgs: make(chan message, 16), dead: make(chan struct{}), exited: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting sandbox worker: %w", err)
+	}
+	if err := limitWorker(cmd.Process.Pid, p.opts.HardMemoryBytes); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("limiting sandbox worker: %w", err)
+	}
+	w.conn = newConn(stdout, stdin)
+	readerDone := make(chan struct{})
+	go func() { // reader: exits when stdout ends or the worker is killed
+		defer close(readerDone)
+		defer close(w.msgs)
+		for {
+			m, err := w.conn.recv()
+			if err != nil {
+				return
+			}
+			select {
+			case w.msgs <- m:
+			case <-w.dead:
+				return
+			}
+		}
+	}()
+	go func() { // reaper: exits once the process is reaped
+		<-readerDone
+		_ = cmd.Wait()
+		close(w.exited)
+	}()
+	timer := time.NewTimer(startTimeout)
+	defer timer.Stop()
+	select {
+	case m, ok := <-w.msgs:
+		if ok && m.T == msgReady {
+			return w, nil
+		}
+		w.kill()
+		return nil, fmt.Errorf("sandbox worker did not start: %s", w.stderr.String())
+	case <-timer.C:
+		w.kill()
+		return nil, errors.New("sandbox worker did not report ready in time")
+	case <-p.ctx.Done():
+		w.kill()
+		return nil, p.ctx.Err()
+	}
+}
+
+// kill ends the process and waits until it is reaped.
+func (w *worker) kill() {
+	w.once.Do(func() {
+		_ = w.stdin.Close()
+		_ = w.cmd.Process.Kill()
+		close(w.dead)
+	})
+	<-w.exited
+}
+
+// serve runs one attempt in the worker. healthy reports whether the worker
+// can take another run.
+func (w *worker) serve(ctx context.Context, req Request) (Outcome, bool) {
+	limits := DefaultLimits().Lower(req.Limits)
+	host := req.Host
+	wire := req
+	wire.Host = nil
+	wire.Limits = limits
+	if host == nil {
+		return failed(newError(CodeInvalidRequest, "the request has no host")), true
+	}
+	if err := w.conn.send(message{T: msgRun, Run: &wire}); err != nil {
+		return w.crashed("sending the run"), false
+	}
+
+	hostCtx, cancelHost := context.WithCancel(ctx)
+	var hostWG sync.WaitGroup
+	defer func() {
+		cancelHost()
+		hostWG.Wait()
+	}()
+	var mu sync.Mutex
+	suspends := map[int]*Suspend{}
+
+	deadline := time.NewTimer(limits.Wall + killGrace)
+	defer deadline.Stop()
+	var cancelDeadline <-chan time.Time
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case m, ok := <-w.msgs:
+			if !ok {
+				return w.crashed("running the code"), false
+			}
+			switch m.T {
+			case msgOutcome:
+				if m.Outcome == nil {
+					return w.crashed("reading the outcome"), false
+				}
+				o := *m.Outcome
+				mu.Lock()
+				for i, s := range o.Suspends {
+					if orig, ok := suspends[s.Seq]; ok {
+						o.Suspends[i] = orig
+					}
+				}
+				mu.Unlock()
+				return o, healthyAfter(o)
+			case msgCall, msgSearch, msgDescribe:
+				hostWG.Add(1)
+				go func() {
+					defer hostWG.Done()
+					a := answer(hostCtx, host, m)
+					if a.Err != nil && a.Err.Suspend != nil && m.Call != nil {
+						mu.Lock()
+						suspends[m.Call.Seq] = a.suspend
+						mu.Unlock()
+					}
+					_ = w.conn.send(a.message)
+				}()
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			_ = w.conn.send(message{T: msgCancel})
+			t := time.NewTimer(killGrace)
+			defer t.Stop()
+			cancelDeadline = t.C
+		case <-cancelDeadline:
+			w.kill()
+			return failed(newError(CodeCancelled, "the run was cancelled and its worker killed")), false
+		case <-deadline.C:
+			w.kill()
+			return failed(newError(CodeWallLimit, "the run exceeded its wall time of %s and its worker was killed", limits.Wall)), false
+		}
+	}
+}
+
+// answered is a host answer ready to send, and the original Suspend when
+// the host suspended the call.
+type answered struct {
+	message
+	suspend *Suspend
+}
+
+func answer(ctx context.Context, host Host, m message) (a answered) {
+	a.message = message{T: msgAnswer, ID: m.ID}
+	defer func() {
+		if x := recover(); x != nil {
+			a.Err = &wireError{Message: fmt.Sprintf("the host panicked: %v", x)}
+		}
+	}()
+	var err error
+	switch m.T {
+	case msgCall:
+		if m.Call == nil {
+			err = errors.New("call message without a call")
+			break
+		}
+		a.Result, err = host.Call(ctx, *m.Call)
+	case msgSearch:
+		a.Text, err = host.Search(ctx, m.Text)
+	case msgDescribe:
+		a.Text, err = host.Describe(ctx, m.Text)
+	}
+	if err != nil {
+		a.Result = nil
+		a.Err = toWire(err)
+		var s *Suspend
+		if errors.As(err, &s) {
+			a.suspend = s
+			a.Err = &wireError{Suspend: &Suspend{Seq: s.Seq, Address: s.Address, Kind: s.Kind}}
+		}
+		var te *ToolError
+		if a.Err.Suspend == nil && errors.As(err, &te) {
+			a.Err = &wireError{Tool: te}
+		}
+	}
+	return a
+}
+
+// healthyAfter reports whether a worker may serve again after o: only
+// after runs that ended in the guest's own terms.
+func healthyAfter(o Outcome) bool {
+	if o.Error == nil {
+		return true
+	}
+	switch o.Error.Code {
+	case CodeRuntimeError, CodeUnhandledRejection, CodeUnsettled, CodeResultNotJSON, CodeSyntaxError,
+		CodeMaxCalls, CodeTimerLimit, CodeStackLimit, CodeCodeTooLarge, CodeTooDeeplyNested, CodeInvalidRequest:
+		return true
+	}
+	return false
+}
+
+// crashed reports a worker that died or broke the protocol.
+func (w *worker) crashed(during string) Outcome {
+	w.kill()
+	status := "it exited"
+	if st := w.cmd.ProcessState; st != nil {
+		status = st.String()
+	}
+	tail := strings.TrimSpace(w.stderr.String())
+	if strings.Contains(tail, "out of memory") {
+		// The hard memory cap stopped an allocation the heap watcher could
+		// not see coming.
+		return failed(newError(CodeMemoryLimit, "the code exhausted the sandbox worker's memory and the worker was killed (%s)", status))
+	}
+	msg := fmt.Sprintf("the sandbox worker died while %s (%s)", during, status)
+	if tail != "" {
+		msg += ": " + lastLines(tail, 3)
+	}
+	return failed(newError(CodeWorkerCrashed, "%s", msg))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// tailBuffer keeps the first max bytes written to it: the start of a Go
+// fatal error says what went wrong.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if room := t.max - len(t.b); room > 0 {
+		if len(p) < room {
+			room = len(p)
+		}
+		t.b = append(t.b, p[:room]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -80,9 +80,16 @@ deps-npm:
 		npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error; \
 	fi
 
+# A Linux package (tar.xz with the binary, icon and desktop file) built by
+# fyne package from the binary built here. fyne reads FyneApp.toml beside the
+# sources and bumps its Build number, so it gets a copy.
 package: deps-run
-	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -src ./app -icon ../assets/icon.png -name capabilities -release
-	@ls -l app/*.tar.xz
+	mkdir -p dist
+	$(GO) build -ldflags '$(LDFLAGS)' -o dist/capabilities ./app
+	cp FyneApp.toml app/FyneApp.toml
+	cd app && $(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -executable $(CURDIR)/dist/capabilities -icon $(CURDIR)/assets/icon.png -release; status=$$?; rm -f FyneApp.toml; exit $$status
+	mv app/*.tar.xz dist/
+	@ls -l dist/*.tar.xz
 
 clean:
 	rm -rf bin dist

@@ -73,6 +73,11 @@ func run(ctx context.Context, e *env) int {
 }
 
 func (c *command) execute(ctx context.Context, e *env, path string, args []string) int {
+	// A command with subcommands and its own run (hub) runs itself when no
+	// subcommand is named.
+	if len(c.subs) > 0 && c.run != nil && (len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0]))) {
+		return c.invoke(ctx, e, path, args)
+	}
 	if len(c.subs) > 0 {
 		if len(args) == 0 {
 			c.printHelp(e.Stderr, path)
@@ -141,6 +146,8 @@ func (c *command) invoke(ctx context.Context, e *env, path string, args []string
 	}
 	return exitFailure
 }
+
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" }
 
 // exitError ends a command with a code after it printed its own output.
 type exitError struct{ code int }

@@ -23,7 +23,8 @@ func policyCommand() *command {
   capabilities policy set 'github.list*' allow
   capabilities policy set filesystem deny
 
-Without a rule, read-only tools are allowed and every other tool asks.`,
+Without a rule, read-only tools are allowed and every other tool asks. Setting
+a rule for an address replaces a remembered "always" decision for it.`,
 				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 					if len(args) != 2 {
 						return usagef("needs a target and a mode")
@@ -32,16 +33,12 @@ Without a rule, read-only tools are allowed and every other tool asks.`,
 					if err != nil {
 						return &usageError{msg: err.Error()}
 					}
-					cfg, path, err := e.loadConfig()
+					err = withHub(ctx, e,
+						func(c *hub.Client) error {
+							return c.Do(ctx, "POST", "/v1/policy", map[string]string{"target": args[0], "mode": string(mode)}, nil)
+						},
+						func(h *hub.Hub) error { return h.SetPolicy(ctx, args[0], mode) })
 					if err != nil {
-						return err
-					}
-					cfg.Policy[args[0]] = mode
-					if err := cfg.Validate(path); err != nil {
-						delete(cfg.Policy, args[0])
-						return err
-					}
-					if err := cfg.Save(path); err != nil {
 						return err
 					}
 					fmt.Fprintf(e.Stdout, "Policy: %s %s.\n", args[0], mode)
@@ -51,23 +48,26 @@ Without a rule, read-only tools are allowed and every other tool asks.`,
 			{
 				name:    "list",
 				args:    "",
-				summary: "List policy rules",
+				summary: "List policy rules and remembered decisions",
 				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 					if len(args) > 0 {
 						return usagef("takes no arguments")
 					}
-					cfg, _, err := e.loadConfig()
+					var rules []hub.PolicyRule
+					err := withHub(ctx, e,
+						func(c *hub.Client) error { return c.Do(ctx, "GET", "/v1/policy", nil, &rules) },
+						func(h *hub.Hub) (err error) { rules, err = h.PolicyRules(ctx); return err })
 					if err != nil {
 						return err
 					}
-					if len(cfg.Policy) == 0 {
+					if len(rules) == 0 {
 						fmt.Fprintln(e.Stdout, "No rules: read-only tools are allowed, every other tool asks.")
 						return nil
 					}
 					tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "TARGET\tMODE\tFROM")
-					for _, k := range sortedNames(cfg.Policy) {
-						fmt.Fprintf(tw, "%s\t%s\tconfig.json\n", k, cfg.Policy[k])
+					for _, r := range rules {
+						fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Target, r.Mode, r.From)
 					}
 					return tw.Flush()
 				},

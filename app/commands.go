@@ -16,10 +16,18 @@ func rootCommand() *command {
 		name:    "capabilities",
 		summary: "capabilities: a local code-mode MCP hub. Every MCP client sees three tools (search, describe, execute) over all of your MCP servers.",
 		subs: []*command{
+			searchCommand(),
+			describeCommand(),
+			executeCommand(),
+			mcpCommand(),
+			hubCommand(),
+			installCommand(),
+			doctorCommand(),
 			sourceCommand(),
 			connectionCommand(),
 			policyCommand(),
 			versionCommand(),
+			workerCmd(),
 		},
 	}
 }

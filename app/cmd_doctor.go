@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/keychain"
+)
+
+// check is one doctor finding.
+type check struct {
+	name string
+	ok   bool
+	warn bool // a problem that does not stop the hub from working
+	info string
+	fix  string
+}
+
+func doctorCommand() *command {
+	var skipSources bool
+	return &command{
+		name: "doctor", args: "[--no-sources]", summary: "Check the set-up and explain how to fix what is wrong",
+		long: `Checks the keychain, the tray host, config.json, the database, the local
+socket, each source (starting it and listing its tools) and which clients are
+connected. Exits 1 when something needs fixing.`,
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&skipSources, "no-sources", false, "do not start sources")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return usagef("takes no arguments")
+			}
+			checks := runChecks(ctx, e, !skipSources)
+			failed := 0
+			for _, c := range checks {
+				mark := "ok  "
+				switch {
+				case !c.ok && c.warn:
+					mark = "warn"
+				case !c.ok:
+					mark = "FAIL"
+					failed++
+				}
+				fmt.Fprintf(e.Stdout, "[%s] %s: %s\n", mark, c.name, c.info)
+				if !c.ok && c.fix != "" {
+					fmt.Fprintf(e.Stdout, "       fix: %s\n", c.fix)
+				}
+			}
+			if failed > 0 {
+				fmt.Fprintf(e.Stdout, "%d %s to fix.\n", failed, pluralWord(failed, "problem", "problems"))
+				return &exitError{code: exitFailure}
+			}
+			fmt.Fprintln(e.Stdout, "All good.")
+			return nil
+		},
+	}
+}
+
+func runChecks(ctx context.Context, e *env, sources bool) []check {
+	paths := hub.Paths{Home: e.home()}
+	var out []check
+
+	// Keychain.
+	kc := keychain.New()
+	if _, err := kc.Get("doctor/probe"); errors.Is(err, keychain.ErrUnavailable) {
+		out = append(out, check{name: "keychain", info: oneLine(err.Error()), fix: keychain.Hint()})
+	} else {
+		out = append(out, check{name: "keychain", ok: true, info: "reachable (service \"capabilities\")"})
+	}
+
+	// Tray host.
+	if err := trayHost(); err != nil {
+		out = append(out, check{name: "tray", warn: true, info: oneLine(err.Error()), fix: "the hub still runs and approval dialogs still open; for an icon, use a desktop with a system tray (GNOME: the AppIndicator extension)"})
+	} else {
+		out = append(out, check{name: "tray", ok: true, info: "a system tray is available"})
+	}
+
+	// Config.
+	cfg, err := hub.LoadConfig(paths.Config())
+	if err != nil {
+		out = append(out, check{name: "config", info: oneLine(err.Error()), fix: "edit " + paths.Config() + " at the key named, or move it aside to start over"})
+		cfg = nil
+	} else if _, statErr := os.Stat(paths.Config()); statErr != nil {
+		out = append(out, check{name: "config", warn: true, info: "no config.json yet", fix: "run 'capabilities hub' once (it imports your clients' servers), or 'capabilities source add'"})
+	} else {
+		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d sources", paths.Config(), len(cfg.Sources))})
+	}
+
+	// Database.
+	if _, err := os.Stat(paths.DB()); err == nil {
+		db, err := store.Open(ctx, paths.DB(), nil)
+		if err == nil {
+			err = db.Check(ctx)
+			if err == nil {
+				out = append(out, check{name: "database", ok: true, info: fmt.Sprintf("%s: schema version %d, integrity ok", paths.DB(), db.Version())})
+			}
+			db.Close()
+		}
+		if err != nil {
+			out = append(out, check{name: "database", info: oneLine(err.Error()), fix: "stop the hub and move " + paths.DB() + " aside; runs and approvals in it are lost, the catalog refills"})
+		}
+	} else {
+		out = append(out, check{name: "database", ok: true, info: "not created yet (the hub creates it)"})
+	}
+
+	// Socket and hub.
+	if fi, err := os.Stat(paths.Socket()); err == nil {
+		if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+			out = append(out, check{name: "socket", info: fmt.Sprintf("%s has mode %v; other users could reach the hub", paths.Socket(), fi.Mode().Perm()), fix: "stop the hub and start it again (it creates the socket 0600)"})
+		} else {
+			out = append(out, check{name: "socket", ok: true, info: paths.Socket() + " is private to you"})
+		}
+	}
+	hubRunning := false
+	if c, err := e.client(ctx); err == nil {
+		var st hub.Status
+		if err := c.Do(ctx, "GET", "/v1/status", nil, &st); err == nil {
+			hubRunning = true
+			out = append(out, check{name: "hub", ok: true, info: fmt.Sprintf("running (pid %d): %d tools, %d pending approvals", st.PID, st.Tools, st.Pending)})
+		}
+		c.Close()
+	}
+	if !hubRunning {
+		out = append(out, check{name: "hub", warn: true, info: "not running", fix: "start it with 'capabilities hub' (clients start it on demand through 'capabilities mcp')"})
+	}
+
+	// Sources: start each and list its tools.
+	if sources && cfg != nil && len(cfg.Sources) > 0 {
+		out = append(out, sourceChecks(ctx, e, cfg)...)
+	}
+
+	// Clients.
+	connected := 0
+	for _, cc := range hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
+		data, err := os.ReadFile(cc.Path)
+		if err != nil {
+			continue
+		}
+		var top map[string]map[string]json.RawMessage
+		if json.Unmarshal(data, &top) == nil && top[cc.Key]["capabilities"] != nil {
+			connected++
+			out = append(out, check{name: "client " + cc.Client, ok: true, info: "connected (" + cc.Path + ")"})
+		}
+	}
+	if connected == 0 {
+		out = append(out, check{name: "clients", warn: true, info: "no MCP client is connected to the hub yet", fix: "capabilities install claude-code (or claude-desktop, cursor, vscode)"})
+	}
+	return out
+}
+
+func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
+	var out []check
+	var errs map[string]error
+	var st hub.Status
+	err := withHub(ctx, e,
+		func(c *hub.Client) error {
+			var res struct{ SourceErrors map[string]string }
+			if err := c.Do(ctx, "POST", "/v1/reload", struct{}{}, &res); err != nil {
+				return err
+			}
+			errs = map[string]error{}
+			for k, v := range res.SourceErrors {
+				errs[k] = errors.New(v)
+			}
+			return c.Do(ctx, "GET", "/v1/status", nil, &st)
+		},
+		func(h *hub.Hub) error {
+			rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
+			errs = h.Refresh(rctx)
+			var err error
+			st, err = h.Status(ctx)
+			return err
+		})
+	if err != nil {
+		return []check{{name: "sources", info: oneLine(err.Error())}}
+	}
+	for _, s := range st.Sources {
+		if s.State == "disabled" {
+			out = append(out, check{name: "source " + s.Name, ok: true, info: "disabled"})
+			continue
+		}
+		if err := errs[s.Name]; err != nil {
+			out = append(out, check{name: "source " + s.Name, info: oneLine(err.Error()), fix: sourceFix(cfg.Sources[s.Name], s.Name)})
+			continue
+		}
+		out = append(out, check{name: "source " + s.Name, ok: true, info: fmt.Sprintf("started, %d tools", s.Tools)})
+	}
+	return out
+}
+
+func sourceFix(s *hub.Source, name string) string {
+	if s == nil {
+		return ""
+	}
+	if s.URL != "" {
+		return "check that " + s.URL + " answers and that the connection's headers are right ('capabilities connection list " + name + "')"
+	}
+	return "run the command by hand to see its error: " + s.Command + " " + fmt.Sprint(s.Args) + "; missing secrets: 'capabilities connection list " + name + "'"
+}

@@ -1,0 +1,513 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
+	"capabilities.sh/capabilities/sandbox"
+)
+
+func hubCommand() *command {
+	var headless bool
+	var httpAddr string
+	return &command{
+		name:    "hub",
+		summary: "Run the hub (tray app), or talk to the running one",
+		args:    "[--headless] [--http :PORT]",
+		long: `Without a subcommand, runs the hub: the tray icon, approval dialogs and the
+local API that 'capabilities mcp' shims and this CLI use. One hub runs per
+CAPABILITIES_HOME. Where there is no display it runs headless.`,
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&headless, "headless", false, "run without the tray and dialogs")
+			fs.StringVar(&httpAddr, "http", "", "also serve MCP over streamable HTTP on 127.0.0.1`:PORT` (bearer token in the keychain)")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown subcommand %q (status, stop, runs, approve)", args[0])
+			}
+			return runHub(ctx, e, hubRunOptions{headless: headless, httpAddr: httpAddr})
+		},
+		subs: []*command{hubStatusCommand(), hubStopCommand(), hubRunsCommand(), hubApproveCommand(), hubAutostartCommand()},
+	}
+}
+
+type hubRunOptions struct {
+	headless bool
+	httpAddr string
+	embedded bool // in the mcp command's process: no UI, MCP on stdio
+}
+
+// newLogger writes to stderr and to CAPABILITIES_HOME/logs/hub.log.
+func newLogger(e *env, level slog.Level) (*slog.Logger, func(), error) {
+	paths := hub.Paths{Home: e.home()}
+	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(paths.Logs(), "hub.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := io.MultiWriter(e.Stderr, f)
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), func() { f.Close() }, nil
+}
+
+// newDriver is the sandbox for model code: a pool of worker processes of
+// this same binary.
+func newDriver(e *env) (sandbox.Driver, error) {
+	return sandbox.NewPool(sandbox.PoolOptions{Command: []string{e.Exe, workerCommand}, Size: 2})
+}
+
+const workerCommand = "__sandbox-worker"
+
+func workerCmd() *command {
+	return &command{
+		name:   workerCommand,
+		hidden: true,
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			return sandbox.ServeWorker(ctx, e.Stdin, e.Stdout)
+		},
+	}
+}
+
+// openHub opens the hub of CAPABILITIES_HOME in this process.
+//
+// Model code from MCP clients runs in worker processes (pool); a hub opened
+// for one CLI command that runs no model code uses the in-process driver,
+// which starts nothing.
+func openHub(ctx context.Context, e *env, log *slog.Logger, poll time.Duration, pool bool) (*hub.Hub, error) {
+	var drv sandbox.Driver = sandbox.NewInProcess()
+	if pool {
+		var err error
+		if drv, err = newDriver(e); err != nil {
+			return nil, err
+		}
+	}
+	h, err := hub.New(ctx, hub.Options{Home: e.home(), Logger: log, Driver: drv, ConfigPoll: poll})
+	if err != nil {
+		return nil, withHint(err, "check config.json and the database in "+e.home())
+	}
+	return h, nil
+}
+
+func runHub(ctx context.Context, e *env, o hubRunOptions) error {
+	log, closeLog, err := newLogger(e, slog.LevelInfo)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if c, err := e.client(ctx); err == nil {
+		c.Close()
+		return withHint(fmt.Errorf("a hub already runs for %s", e.home()), "use 'capabilities hub status', or 'capabilities hub stop' first")
+	}
+	if err := firstRun(e, keychain.New()); err != nil {
+		return err
+	}
+	h, err := openHub(ctx, e, log, time.Second, true)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	svc, err := hub.Listen(hub.ServiceOptions{
+		Paths:     h.Paths(),
+		Logger:    log,
+		MCPServer: h.NewMCPServer(version),
+		Handler:   h.APIHandler(hub.APIOptions{Version: version, Stop: stop}),
+	})
+	if err != nil {
+		if errors.Is(err, hub.ErrHubRunning) {
+			return withHint(err, "use 'capabilities hub status', or 'capabilities hub stop' first")
+		}
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- svc.Serve(ctx) }()
+	if o.httpAddr != "" {
+		tok, err := hub.HTTPToken(keychain.New())
+		if err != nil {
+			return err
+		}
+		addr, _, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: tok, MCPServer: h.NewMCPServer(version), Logger: log})
+		if err != nil {
+			return err
+		}
+		log.Info("serving MCP over streamable HTTP", "addr", "http://"+addr+"/mcp", "token", "in the keychain (hub/http-token)")
+	}
+	log.Info("hub running", "home", e.home(), "socket", svc.Addr(), "pid", os.Getpid())
+	go fillCatalog(ctx, h, log)
+
+	if !o.headless && displayAvailable(e) {
+		if err := runUI(ctx, e, h, log); err != nil && !errors.Is(err, errNoUI) {
+			log.Error("the tray app stopped", "err", err)
+		}
+		stop()
+	} else {
+		if !o.headless {
+			log.Info("no display: running headless (approve with 'capabilities hub approve RUNID')")
+		}
+		<-ctx.Done()
+	}
+	return <-served
+}
+
+// fillCatalog lists every source's tools once at start, with progress.
+func fillCatalog(ctx context.Context, h *hub.Hub, log *slog.Logger) {
+	n := len(h.Config().Sources)
+	if n == 0 {
+		log.Info("no sources yet: add one with 'capabilities source add' or import a client config")
+		return
+	}
+	log.Info("starting sources and listing their tools", "sources", n)
+	start := time.Now()
+	errs := h.Refresh(ctx)
+	st, _ := h.Status(ctx)
+	log.Info("catalog ready", "tools", st.Tools, "sources", n, "failed", len(errs), "took", time.Since(start).Round(time.Millisecond))
+}
+
+func displayAvailable(e *env) bool {
+	return e.Getenv("DISPLAY") != "" || e.Getenv("WAYLAND_DISPLAY") != "" || runtimeHasNativeDisplay
+}
+
+// client returns a local API client when a hub runs for this home.
+func (e *env) client(ctx context.Context) (*hub.Client, error) {
+	return hub.Dial(ctx, hub.Paths{Home: e.home()})
+}
+
+// withHub runs f against the running hub's API, or, with none running,
+// against a hub opened in this process (local=true).
+func withHub(ctx context.Context, e *env, api func(*hub.Client) error, local func(*hub.Hub) error) error {
+	return withHubOpts(ctx, e, false, api, local)
+}
+
+// withHubOpts is withHub; pool says whether a local hub runs model code.
+func withHubOpts(ctx context.Context, e *env, pool bool, api func(*hub.Client) error, local func(*hub.Hub) error) error {
+	c, err := e.client(ctx)
+	if err == nil {
+		defer c.Close()
+		return apiErr(api(c))
+	}
+	if !errors.Is(err, hub.ErrNoHub) {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h, err := openHub(ctx, e, log, -1, pool)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return local(h)
+}
+
+// apiErr turns the API's error into one with a hint for the CLI.
+func apiErr(err error) error {
+	var ae *hub.APIError
+	if errors.As(err, &ae) {
+		return withHint(errors.New(ae.Message), ae.Hint)
+	}
+	return err
+}
+
+func hubStatusCommand() *command {
+	var asJSON bool
+	return &command{
+		name: "status", args: "[--json]", summary: "Show the running hub: sources, tools, pending approvals, runs today",
+		flags: func(fs *flag.FlagSet) { fs.BoolVar(&asJSON, "json", false, "print JSON") },
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return usagef("takes no arguments")
+			}
+			c, err := e.client(ctx)
+			if errors.Is(err, hub.ErrNoHub) {
+				fmt.Fprintf(e.Stdout, "No hub is running for %s.\n", e.home())
+				return &exitError{code: exitFailure}
+			}
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var st hub.Status
+			if err := c.Do(ctx, "GET", "/v1/status", nil, &st); err != nil {
+				return apiErr(err)
+			}
+			if asJSON {
+				return printJSON(e.Stdout, st)
+			}
+			paused := ""
+			if st.Paused {
+				paused = " (paused)"
+			}
+			fmt.Fprintf(e.Stdout, "Hub running%s: pid %d, home %s, version %s\n", paused, st.PID, st.Home, st.Version)
+			fmt.Fprintf(e.Stdout, "%d tools, %d pending approvals, %d runs today\n", st.Tools, st.Pending, st.RunsToday)
+			if st.ConfigError != "" {
+				fmt.Fprintf(e.Stdout, "config.json has problems (serving the last good version): %s\n", st.ConfigError)
+			}
+			if len(st.Sources) > 0 {
+				tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "\nSOURCE\tSTATE\tTOOLS\tCONNECTIONS\tERROR")
+				for _, s := range st.Sources {
+					conns := "-"
+					if len(s.Connections) > 0 {
+						var parts []string
+						for _, c := range s.Connections {
+							if c == s.Default {
+								c += "*"
+							}
+							parts = append(parts, c)
+						}
+						conns = strings.Join(parts, ", ")
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.Name, s.State, s.Tools, conns, oneLine(s.Error))
+				}
+				tw.Flush()
+			}
+			return nil
+		},
+	}
+}
+
+func hubStopCommand() *command {
+	return &command{
+		name: "stop", args: "", summary: "Stop the running hub",
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return usagef("takes no arguments")
+			}
+			c, err := e.client(ctx)
+			if errors.Is(err, hub.ErrNoHub) {
+				fmt.Fprintf(e.Stdout, "No hub is running for %s.\n", e.home())
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.Do(ctx, "POST", "/v1/stop", struct{}{}, nil); err != nil {
+				return apiErr(err)
+			}
+			// Wait until the socket stops answering.
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				c2, err := e.client(ctx)
+				if errors.Is(err, hub.ErrNoHub) {
+					fmt.Fprintln(e.Stdout, "Hub stopped.")
+					return nil
+				}
+				if c2 != nil {
+					c2.Close()
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			return errors.New("the hub did not stop within 10s")
+		},
+	}
+}
+
+func hubRunsCommand() *command {
+	var pending, asJSON bool
+	var limit int
+	return &command{
+		name: "runs", args: "[--pending] [--limit N] [--json]", summary: "List recent runs",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&pending, "pending", false, "only runs waiting for a person")
+			fs.IntVar(&limit, "limit", 20, "at most `N` runs")
+			fs.BoolVar(&asJSON, "json", false, "print JSON")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return usagef("takes no arguments")
+			}
+			var runs []hub.RunSummary
+			q := fmt.Sprintf("/v1/runs?limit=%d", limit)
+			if pending {
+				q += "&pending=1"
+			}
+			err := withHub(ctx, e,
+				func(c *hub.Client) error { return c.Do(ctx, "GET", q, nil, &runs) },
+				func(h *hub.Hub) (err error) { runs, err = h.Runs(ctx, limit, pending); return err })
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(e.Stdout, runs)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintln(e.Stdout, "No runs.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTATUS\tCALLS\tCLIENT\tUPDATED\tCODE")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Status, len(r.Calls), orDash(r.Client), r.Updated.Local().Format("15:04:05"), shorten(oneLine(r.Code), 50))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func hubApproveCommand() *command {
+	var yes, deny, always bool
+	return &command{
+		name: "approve", args: "RUNID [--yes | --deny] [--always]",
+		summary: "Decide a run's pending calls from a terminal",
+		long: `Shows each call the run waits on (address, connection, redacted arguments,
+reason) and asks. --yes allows, --deny denies, --always remembers the decision
+for the tool. Works whether or not a hub is running: the decision is stored
+and honoured when the model resumes the run.`,
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&yes, "yes", false, "allow without asking")
+			fs.BoolVar(&deny, "deny", false, "deny without asking")
+			fs.BoolVar(&always, "always", false, "remember the decision for these tools")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("needs exactly one RUNID")
+			}
+			if yes && deny {
+				return usagef("takes --yes or --deny, not both")
+			}
+			runID := args[0]
+			return withHub(ctx, e,
+				func(c *hub.Client) error {
+					var pend []hub.Approval
+					if err := c.Do(ctx, "GET", "/v1/pending?run="+runID, nil, &pend); err != nil {
+						return err
+					}
+					return approveLoop(e, runID, pend, yes, deny, always, func(id, d string) error {
+						return apiErr(c.Do(ctx, "POST", "/v1/decide", map[string]string{"id": id, "decision": d, "channel": hub.ChannelCLI, "actor": "terminal"}, nil))
+					})
+				},
+				func(h *hub.Hub) error {
+					pend, err := h.Pending(ctx, runID)
+					if err != nil {
+						return err
+					}
+					return approveLoop(e, runID, pend, yes, deny, always, func(id, d string) error {
+						return h.Decide(ctx, id, d, hub.ChannelCLI, "terminal")
+					})
+				})
+		},
+	}
+}
+
+func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bool, decide func(id, decision string) error) error {
+	var approvals []hub.Approval
+	for _, a := range pend {
+		if a.Kind == hub.KindApproval {
+			approvals = append(approvals, a)
+		} else {
+			fmt.Fprintf(e.Stdout, "%s waits for a secret of connection %q: capabilities connection add ... (stdin)\n", a.Address, a.Connection)
+		}
+	}
+	if len(approvals) == 0 {
+		return withHint(fmt.Errorf("run %s has no pending approvals", runID), "list waiting runs with 'capabilities hub runs --pending'")
+	}
+	if !yes && !deny && !e.StdinIsTerminal {
+		return usagef("no terminal to ask on: pass --yes or --deny")
+	}
+	in := bufio.NewReader(e.Stdin)
+	for i, a := range approvals {
+		conn := a.Connection
+		if a.DefaultConnection {
+			conn += " (default)"
+		}
+		fmt.Fprintf(e.Stdout, "[%d/%d] %s\n  connection: %s\n  reason:     %s\n  run:        %s", i+1, len(approvals), a.Address, orDash(conn), a.Reason, a.RunID)
+		if a.Client != "" {
+			fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
+		}
+		fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n", indent(a.Preview, "    "))
+		if a.Expired {
+			fmt.Fprintln(e.Stdout, "  This approval expired; the run will fail as approval_expired.")
+			continue
+		}
+		decision := ""
+		switch {
+		case yes && always:
+			decision = hub.AllowAlways
+		case yes:
+			decision = hub.AllowOnce
+		case deny && always:
+			decision = hub.DenyAlways
+		case deny:
+			decision = hub.DenyOnce
+		default:
+			for decision == "" {
+				fmt.Fprint(e.Stdout, "Allow? [y] once, [a] always, [n] deny, [N] always deny: ")
+				line, err := in.ReadString('\n')
+				switch strings.TrimSpace(line) {
+				case "y", "Y", "yes":
+					decision = hub.AllowOnce
+				case "a", "A", "always":
+					decision = hub.AllowAlways
+				case "n", "no":
+					decision = hub.DenyOnce
+				case "N":
+					decision = hub.DenyAlways
+				}
+				if err != nil && decision == "" {
+					return errors.New("no decision: standard input ended")
+				}
+			}
+		}
+		if err := decide(a.ID, decision); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stdout, "  -> %s\n", decision)
+	}
+	fmt.Fprintf(e.Stdout, "Decided. The model continues with execute({ \"resume\": %q }).\n", runID)
+	return nil
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startHubDetached starts `capabilities hub` in the background, in its own
+// session, logging to CAPABILITIES_HOME/logs/hub.log.
+func startHubDetached(e *env) error {
+	paths := hub.Paths{Home: e.home()}
+	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(paths.Logs(), "hub.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	args := []string{"hub"}
+	if !displayAvailable(e) {
+		args = append(args, "--headless")
+	}
+	cmd := exec.Command(e.Exe, args...)
+	cmd.Env = append(os.Environ(), "CAPABILITIES_HOME="+e.home())
+	cmd.Stdout, cmd.Stderr = logf, logf
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the hub: %w", err)
+	}
+	return cmd.Process.Release()
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+// The terminal forms of the three tools print exactly what the MCP tools
+// return.
+
+func searchCommand() *command {
+	var namespace string
+	var limit int
+	return &command{
+		name: "search", args: "QUERY [--namespace N] [--limit K]", summary: "Find tools (the search tool, from a terminal)",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&namespace, "namespace", "", "search or list one source `N`")
+			fs.IntVar(&limit, "limit", hub.SearchLimitDefault, "at most `K` tools (1-25)")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) == 0 && namespace == "" {
+				return usagef("needs a QUERY, or --namespace N to list a source")
+			}
+			req := hub.SearchRequest{Query: strings.Join(args, " "), Namespace: namespace, Limit: limit}
+			if limit == 0 {
+				return usagef("--limit 0 is out of range; must be 1 to 25")
+			}
+			var out struct{ Text string }
+			err := withHub(ctx, e,
+				func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/search", req, &out) },
+				func(h *hub.Hub) error {
+					ensureCatalog(ctx, h)
+					s, err := h.Search(req)
+					out.Text = s
+					return err
+				})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(e.Stdout, out.Text)
+			return nil
+		},
+	}
+}
+
+func describeCommand() *command {
+	return &command{
+		name: "describe", args: "TARGET...", summary: "Print TypeScript declarations (the describe tool, from a terminal)",
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) == 0 {
+				return usagef("needs at least one TARGET: an address (github.createIssue), a namespace or a type")
+			}
+			req := hub.DescribeRequest{Targets: args}
+			var out struct{ Text string }
+			err := withHub(ctx, e,
+				func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/describe", req, &out) },
+				func(h *hub.Hub) error {
+					ensureCatalog(ctx, h)
+					s, err := h.Describe(req)
+					out.Text = s
+					return err
+				})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(e.Stdout, out.Text)
+			return nil
+		},
+	}
+}
+
+func executeCommand() *command {
+	var resume string
+	var asJSON bool
+	return &command{
+		name: "execute", args: "[FILE|-] [--resume RUNID] [--json]", summary: "Run JavaScript against your tools (the execute tool, from a terminal)",
+		long: `Reads the code from FILE, or from stdin with - (or no FILE). Prints the
+envelope's compact line, or the indented envelope with --json. Exits 1 when
+the run failed.`,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&resume, "resume", "", "continue run `RUNID`")
+			fs.BoolVar(&asJSON, "json", false, "print the envelope as indented JSON")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 1 {
+				return usagef("takes at most one FILE")
+			}
+			var code string
+			if resume == "" {
+				var data []byte
+				var err error
+				if len(args) == 0 || args[0] == "-" {
+					data, err = io.ReadAll(io.LimitReader(e.Stdin, 1<<20))
+				} else {
+					data, err = os.ReadFile(args[0])
+				}
+				if err != nil {
+					return fmt.Errorf("reading the code: %w", err)
+				}
+				code = string(data)
+				if strings.TrimSpace(code) == "" {
+					return usagef("no code: pass a FILE, pipe the code in, or --resume RUNID")
+				}
+			} else if len(args) > 0 {
+				return usagef("takes a FILE or --resume, not both")
+			}
+			var env hub.Envelope
+			err := withHubOpts(ctx, e, true,
+				func(c *hub.Client) error {
+					return c.Do(ctx, "POST", "/v1/execute", map[string]string{"code": code, "resume": resume, "client": "capabilities cli"}, &env)
+				},
+				func(h *hub.Hub) error {
+					ensureCatalog(ctx, h)
+					out, err := h.Execute(ctx, hub.ExecuteRequest{Code: code, Resume: resume, Client: "capabilities cli"})
+					if out != nil {
+						env = *out
+					}
+					return err
+				})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := printJSON(e.Stdout, env); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintln(e.Stdout, env.Line())
+			}
+			if env.Status == hub.StatusFailed {
+				return &exitError{code: exitFailure}
+			}
+			return nil
+		},
+	}
+}
+
+// ensureCatalog fills an empty catalog (a hub opened just for this command
+// on a fresh home).
+func ensureCatalog(ctx context.Context, h *hub.Hub) {
+	if st, err := h.Status(ctx); err == nil && st.Tools == 0 && len(h.Config().Sources) > 0 {
+		h.Refresh(ctx)
+	}
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,539 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+// The end-to-end tests run the real binary: `capabilities hub --headless` as
+// the hub, `capabilities mcp` as the shim clients start, and the CLI. The
+// test binary doubles as a small upstream MCP server for faults the npm
+// servers cannot produce (a slow, non-idempotent call to crash in).
+
+const upstreamEnv = "CAPABILITIES_TEST_UPSTREAM"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(upstreamEnv) != "" {
+		runTestUpstream()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// runTestUpstream serves a go-sdk MCP server on stdio with slowWrite: it
+// writes "start TEXT" to UPSTREAM_LOG, waits SLOW_MS, then writes
+// "done TEXT" (the side effect the tests count).
+func runTestUpstream() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
+	logf := func(line string) {
+		f, err := os.OpenFile(os.Getenv("UPSTREAM_LOG"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, line)
+			f.Close()
+		}
+	}
+	type in struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "slow_write", Description: "Append a line, slowly."}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+		logf("start " + a.Text)
+		var ms int
+		fmt.Sscan(os.Getenv("SLOW_MS"), &ms)
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		logf("done " + a.Text)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote " + a.Text}}}, nil, nil
+	})
+	s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// binary builds the headless binary once per test process.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "capabilities-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "capabilities")
+		cmd := exec.Command("go", "build", "-tags", "headless", "-o", builtBin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+func npmBin(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", ".bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s not installed (make test runs npm ci): %v", name, err)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+// world is one CAPABILITIES_HOME with a fake user home, and the processes
+// the test started in it.
+type world struct {
+	t        *testing.T
+	bin      string
+	home     string // CAPABILITIES_HOME
+	userHome string
+	memFile  string
+	logFile  string // the test upstream's log
+	hubCmd   *exec.Cmd
+	hubOut   *bytes.Buffer
+}
+
+func newWorld(t *testing.T, slowMS int) *world {
+	t.Helper()
+	w := &world{t: t, bin: binary(t), home: t.TempDir(), userHome: t.TempDir()}
+	w.memFile = filepath.Join(t.TempDir(), "memory.jsonl")
+	w.logFile = filepath.Join(t.TempDir(), "upstream.log")
+	cfg := &hub.Config{Sources: map[string]*hub.Source{
+		"everything": {Command: npmBin(t, "mcp-server-everything"), Args: []string{"stdio"}},
+		"memory":     {Command: npmBin(t, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": w.memFile}},
+		"slow":       {Command: os.Args[0], Env: map[string]string{upstreamEnv: "1", "UPSTREAM_LOG": w.logFile, "SLOW_MS": fmt.Sprint(slowMS)}},
+	}, Policy: map[string]hub.Mode{"slow.slowWrite": hub.Allow}}
+	if err := cfg.Save(filepath.Join(w.home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.stopHub)
+	return w
+}
+
+func (w *world) env() []string {
+	return append(os.Environ(), "CAPABILITIES_HOME="+w.home, "HOME="+w.userHome, "XDG_CONFIG_HOME="+filepath.Join(w.userHome, ".config"), "DISPLAY=", "WAYLAND_DISPLAY=")
+}
+
+func (w *world) startHub() {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, "hub", "--headless")
+	cmd.Env = w.env()
+	w.hubOut = &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = w.hubOut, w.hubOut
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	w.hubCmd = cmd
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		c, err := hub.Dial(context.Background(), hub.Paths{Home: w.home})
+		if err == nil {
+			var st hub.Status
+			err = c.Do(context.Background(), "GET", "/v1/status", nil, &st)
+			c.Close()
+			if err == nil && st.Tools > 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the hub did not come up with tools within 60s: %v\n%s", err, w.hubOut)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// killHub kills the hub with SIGKILL, as a crash would.
+func (w *world) killHub() {
+	w.t.Helper()
+	if w.hubCmd == nil {
+		return
+	}
+	w.hubCmd.Process.Signal(syscall.SIGKILL)
+	w.hubCmd.Wait()
+	w.hubCmd = nil
+}
+
+func (w *world) stopHub() {
+	if w.hubCmd == nil {
+		return
+	}
+	w.hubCmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { w.hubCmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		w.hubCmd.Process.Kill()
+		<-done
+	}
+	w.hubCmd = nil
+}
+
+// cli runs the binary with args and stdin; it returns stdout, stderr, code.
+func (w *world) cli(stdin string, args ...string) (string, string, int) {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, args...)
+	cmd.Env = w.env()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// shim connects a go-sdk client to a real `capabilities mcp` process.
+func (w *world) shim(version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd) {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, "mcp")
+	cmd.Env = w.env()
+	cmd.Stderr = io.Discard
+	c := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-e2e", Version: version}, opts)
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		w.t.Fatalf("connecting through the shim at %s: %v", version, err)
+	}
+	w.t.Cleanup(func() { cs.Close() })
+	return cs, cmd
+}
+
+func (w *world) entities() int {
+	data, _ := os.ReadFile(w.memFile)
+	return strings.Count(string(data), `"type":"entity"`)
+}
+
+func (w *world) upstreamLines(prefix string) int {
+	data, _ := os.ReadFile(w.logFile)
+	n := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func envelopeOf(t *testing.T, res *mcp.CallToolResult) hub.Envelope {
+	t.Helper()
+	var env hub.Envelope
+	if err := json.Unmarshal([]byte(text(res)), &env); err != nil {
+		t.Fatalf("execute text is not an envelope: %q", text(res))
+	}
+	return env
+}
+
+const createAda = `await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] }); return (await memory.readGraph({})).entities.length;`
+
+func TestShimWithRealClients(t *testing.T) {
+	w := newWorld(t, 0)
+	w.startHub()
+
+	termSearch, _, code := w.cli("", "search", "add two numbers")
+	if code != 0 {
+		t.Fatalf("terminal search exit %d", code)
+	}
+	termDescribe, _, _ := w.cli("", "describe", "everything.getSum")
+
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run("go-sdk "+version, func(t *testing.T) {
+			cs, _ := w.shim(version, nil)
+			tools, err := cs.ListTools(context.Background(), nil)
+			if err != nil || len(tools.Tools) != 3 {
+				t.Fatalf("tools/list: %v %d", err, len(tools.Tools))
+			}
+			if got := text(call(t, cs, "search", map[string]any{"query": "add two numbers"})); got+"\n" != termSearch {
+				t.Errorf("MCP search differs from the terminal form:\n%s\n---\n%s", got, termSearch)
+			}
+			if got := text(call(t, cs, "describe", map[string]any{"targets": []string{"everything.getSum"}})); got+"\n" != termDescribe {
+				t.Errorf("MCP describe differs from the terminal form")
+			}
+			env := envelopeOf(t, call(t, cs, "execute", map[string]any{"code": `return (await everything.echo({ message: "via ` + version + `" }))`}))
+			if env.Status != hub.StatusCompleted || !strings.Contains(string(env.Result), "via "+version) {
+				t.Fatalf("%+v", env)
+			}
+			termExec, _, _ := w.cli("", "execute", "--resume", env.RunID)
+			if strings.TrimSpace(termExec) != text(call(t, cs, "execute", map[string]any{"resume": env.RunID})) {
+				t.Errorf("terminal execute --resume differs from MCP:\n%s", termExec)
+			}
+		})
+	}
+
+	t.Run("2026-07-28 form approval", func(t *testing.T) {
+		asked := 0
+		cs, _ := w.shim("2026-07-28", &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked++
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_once"}}, nil
+			},
+		})
+		res := call(t, cs, "execute", map[string]any{"code": createAda})
+		env := envelopeOf(t, res)
+		if env.Status != hub.StatusCompleted || asked != 1 || w.entities() != 1 {
+			t.Fatalf("asked %d, entities %d, %s", asked, w.entities(), text(res))
+		}
+	})
+
+	t.Run("2025-11-25 approve from the CLI", func(t *testing.T) {
+		cs, _ := w.shim("2025-11-25", nil)
+		env := envelopeOf(t, call(t, cs, "execute", map[string]any{"code": `await memory.createEntities({ entities: [{ name: "Grace", entityType: "person", observations: [] }] }); return "made";`}))
+		if env.Status != hub.StatusAwaitingApproval || len(env.Pending) != 1 {
+			t.Fatalf("%+v", env)
+		}
+		out, stderr, code := w.cli("", "hub", "approve", env.RunID, "--yes")
+		if code != 0 || !strings.Contains(out, "memory.createEntities") || !strings.Contains(out, `"name": "Grace"`) {
+			t.Fatalf("hub approve: %d %s %s", code, out, stderr)
+		}
+		env = envelopeOf(t, call(t, cs, "execute", map[string]any{"resume": env.RunID}))
+		if env.Status != hub.StatusCompleted || w.entities() != 2 {
+			t.Fatalf("%+v entities %d", env, w.entities())
+		}
+	})
+
+	t.Run("TypeScript SDK", func(t *testing.T) {
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("no node")
+		}
+		sdk, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk"))
+		if _, err := os.Stat(sdk); err != nil {
+			t.Fatalf("TypeScript SDK not installed: %v", err)
+		}
+		cmd := exec.Command("node", "testdata/tsclient.mjs", sdk, w.bin,
+			`await memory.createEntities({ entities: [{ name: "Linus", entityType: "person", observations: [] }] }); return (await memory.readGraph({})).entities.length;`)
+		cmd.Env = w.env()
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Wait()
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var first struct{ Awaiting string }
+		if !sc.Scan() || json.Unmarshal(sc.Bytes(), &first) != nil || first.Awaiting == "" {
+			t.Fatalf("the TypeScript client did not report a pending run: %q %s", sc.Text(), stderr.String())
+		}
+		if _, e, code := w.cli("", "hub", "approve", first.Awaiting, "--yes"); code != 0 {
+			t.Fatalf("approve: %s", e)
+		}
+		stdin.Write([]byte("go\n"))
+		if !sc.Scan() {
+			t.Fatalf("no result: %s", stderr.String())
+		}
+		var got struct {
+			Tools    []string
+			Search   string
+			Describe string
+			Resumed  hub.Envelope
+		}
+		if err := json.Unmarshal(sc.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got.Tools, ",") != "search,describe,execute" {
+			t.Errorf("tools %v", got.Tools)
+		}
+		if got.Search+"\n" != termSearch || got.Describe+"\n" != termDescribe {
+			t.Errorf("TypeScript client answers differ from the terminal forms:\n%s", got.Search)
+		}
+		if got.Resumed.Status != hub.StatusCompleted || string(got.Resumed.Result) != "3" {
+			t.Errorf("resumed %+v", got.Resumed)
+		}
+	})
+}
+
+func TestTwoShimsShareOneHubAndReconnect(t *testing.T) {
+	w := newWorld(t, 0)
+	w.startHub()
+	a, cmdA := w.shim("2025-11-25", nil)
+	b, _ := w.shim("2026-07-28", nil)
+	env := envelopeOf(t, call(t, a, "execute", map[string]any{"code": `await memory.createEntities({ entities: [{ name: "Shared", entityType: "t", observations: [] }] }); return 1;`}))
+	if env.Status != hub.StatusAwaitingApproval {
+		t.Fatalf("%+v", env)
+	}
+	// The other client sees the same pending run.
+	if got := envelopeOf(t, call(t, b, "execute", map[string]any{"resume": env.RunID})); got.Status != hub.StatusAwaitingApproval || got.Pending[0].ID != env.Pending[0].ID {
+		t.Fatalf("second client: %+v", got)
+	}
+	cmdA.Process.Kill()
+	if res := call(t, b, "search", map[string]any{"query": "echo"}); res.IsError {
+		t.Fatalf("the other shim broke when one died: %s", text(res))
+	}
+	w.killHub()
+	_, err := b.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "echo"}})
+	if err == nil || !strings.Contains(err.Error(), "capabilities hub stopped") {
+		t.Fatalf("with the hub gone: %v", err)
+	}
+	w.startHub()
+	var res *mcp.CallToolResult
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err = b.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil || envelopeOf(t, res).Status != hub.StatusAwaitingApproval {
+		t.Fatalf("after the hub came back: %v %s", err, text(res))
+	}
+}
+
+func TestCrashRecovery(t *testing.T) {
+	w := newWorld(t, 4000)
+	w.startHub()
+	cs, _ := w.shim("2025-11-25", nil)
+
+	// 1. A run awaiting approval survives kill -9.
+	env := envelopeOf(t, call(t, cs, "execute", map[string]any{"code": createAda}))
+	if env.Status != hub.StatusAwaitingApproval {
+		t.Fatalf("%+v", env)
+	}
+	w.killHub()
+	w.startHub()
+	if _, e, code := w.cli("", "hub", "approve", env.RunID, "--yes"); code != 0 {
+		t.Fatalf("approve after restart: %s", e)
+	}
+	out, _, code := w.cli("", "execute", "--resume", env.RunID, "--json")
+	var done hub.Envelope
+	json.Unmarshal([]byte(out), &done)
+	if code != 0 || done.Status != hub.StatusCompleted || string(done.Result) != "1" || w.entities() != 1 {
+		t.Fatalf("resume after a crash: %s (entities %d)", out, w.entities())
+	}
+
+	// 2. A crash with one call in flight and one awaiting approval.
+	code2 := `const r = await Promise.allSettled([
+		slow.slowWrite({ text: "once" }),
+		memory.createEntities({ entities: [{ name: "Turing", entityType: "person", observations: [] }] }),
+	]);
+	return r.map((x) => (x.status === "fulfilled" ? "ok" : x.reason.code));`
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": code2}})
+		errc <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for w.upstreamLines("start once") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow call never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.killHub()
+	if err := <-errc; err == nil {
+		t.Fatal("the client got an answer from a killed hub")
+	}
+	w.startHub()
+	out, _, _ = w.cli("", "hub", "runs", "--json")
+	var runs []hub.RunSummary
+	json.Unmarshal([]byte(out), &runs)
+	runID := ""
+	for _, r := range runs {
+		if strings.Contains(r.Code, "once") {
+			runID = r.ID
+		}
+	}
+	if runID == "" {
+		t.Fatalf("the crashed run is not listed: %s", out)
+	}
+	if o, e, code := w.cli("", "hub", "approve", runID, "--yes"); code != 0 {
+		t.Fatalf("approve: %s %s", o, e)
+	}
+	out, _, _ = w.cli("", "execute", "--resume", runID, "--json")
+	json.Unmarshal([]byte(out), &done)
+	if done.Status != hub.StatusCompleted || string(done.Result) != `["interrupted","ok"]` {
+		t.Fatalf("resume after a crash in flight: %s", out)
+	}
+	time.Sleep(0)
+	if n := w.upstreamLines("start once"); n != 1 {
+		t.Fatalf("the in-flight call was sent %d times", n)
+	}
+	if w.entities() != 2 {
+		t.Fatalf("entities %d, want 2", w.entities())
+	}
+}
+
+func TestFirstRunImportsClientConfig(t *testing.T) {
+	bin := binary(t)
+	home, userHome := t.TempDir(), t.TempDir()
+	secret := fmt.Sprintf("ghp_FirstRun%026d", time.Now().UnixNano())
+	desktop := filepath.Join(userHome, ".config", "Claude", "claude_desktop_config.json")
+	os.MkdirAll(filepath.Dir(desktop), 0o700)
+	os.WriteFile(desktop, []byte(`{"mcpServers": {
+		"everything": {"command": "`+npmBin(t, "mcp-server-everything")+`", "args": ["stdio"], "env": {"GITHUB_TOKEN": "`+secret+`"}}
+	}}`), 0o600)
+	w := &world{t: t, bin: bin, home: home, userHome: userHome}
+	t.Cleanup(w.stopHub)
+	t.Cleanup(func() { w.cli("", "source", "remove", "everything") })
+	w.startHub()
+	out, _, _ := w.cli("", "connection", "list")
+	if !strings.Contains(out, "everything") || !strings.Contains(out, "GITHUB_TOKEN (stored)") {
+		t.Fatalf("connection list after first run:\n%s\nhub log:\n%s", out, w.hubOut)
+	}
+	if !strings.Contains(w.hubOut.String(), "imported everything") {
+		t.Errorf("the first run did not say what it imported:\n%s", w.hubOut)
+	}
+	w.stopHub()
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+			t.Errorf("the secret is in %s", p)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,360 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SourceStatus is one source as `hub status` and the tray show it.
+type SourceStatus struct {
+	Name        string   `json:"name"`
+	Namespace   string   `json:"namespace"`
+	State       string   `json:"state"` // idle | starting | up | down | disabled
+	Error       string   `json:"error,omitempty"`
+	Tools       int      `json:"tools"`
+	Connections []string `json:"connections,omitempty"`
+	Default     string   `json:"default,omitempty"`
+}
+
+// Status is the hub at a glance.
+type Status struct {
+	Home        string         `json:"home"`
+	PID         int            `json:"pid"`
+	Version     string         `json:"version,omitempty"`
+	Paused      bool           `json:"paused"`
+	Sources     []SourceStatus `json:"sources"`
+	Tools       int            `json:"tools"`
+	Pending     int            `json:"pending"`
+	RunsToday   int            `json:"runsToday"`
+	ConfigError string         `json:"configError,omitempty"`
+}
+
+// Status reports sources (state, tool counts), pending approvals and runs
+// today.
+func (h *Hub) Status(ctx context.Context) (Status, error) {
+	st := Status{Home: h.paths.Home, PID: os.Getpid(), Paused: h.paused.Load()}
+	if err := h.ConfigError(); err != nil {
+		st.ConfigError = err.Error()
+	}
+	snap := h.catalog.Snapshot()
+	counts := map[string]int{}
+	for _, t := range snap.Tools {
+		counts[t.Source]++
+	}
+	st.Tools = len(snap.Tools)
+	states := h.up.State()
+	cfg := h.Config()
+	for _, name := range sortedKeys(cfg.Sources) {
+		s := cfg.Sources[name]
+		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(), State: "idle"}
+		if us, ok := states[name]; ok {
+			ss.State, ss.Error = us.State, us.Err
+		}
+		if s.Disabled {
+			ss.State = "disabled"
+		}
+		st.Sources = append(st.Sources, ss)
+	}
+	pend, err := h.runs.openPending(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Pending = len(pend)
+	y, m, d := h.now().Date()
+	midnight := time.Date(y, m, d, 0, 0, 0, 0, h.now().Location())
+	if err := h.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE created >= ?`, midnight.UnixMilli()).Scan(&st.RunsToday); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// RunSummary is one run in a list.
+type RunSummary struct {
+	ID       string       `json:"id"`
+	Status   string       `json:"status"`
+	Client   string       `json:"client,omitempty"`
+	Attempts int          `json:"attempts"`
+	Created  time.Time    `json:"created"`
+	Updated  time.Time    `json:"updated"`
+	Code     string       `json:"code"`
+	Calls    []CallRecord `json:"calls"`
+	Envelope *Envelope    `json:"envelope,omitempty"`
+	Pending  int          `json:"pending"`
+}
+
+// Runs lists recent runs, newest first; pendingOnly keeps runs that wait
+// for a person.
+func (h *Hub) Runs(ctx context.Context, limit int, pendingOnly bool) ([]RunSummary, error) {
+	if limit <= 0 {
+		limit = 20
+	}
+	q := `SELECT id FROM runs ORDER BY updated DESC, id LIMIT ?`
+	if pendingOnly {
+		q = `SELECT id FROM runs WHERE status IN ('awaiting_approval', 'awaiting_connection') ORDER BY updated DESC, id LIMIT ?`
+	}
+	rows, err := h.db.QueryContext(ctx, q, limit)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	out := make([]RunSummary, 0, len(ids))
+	for _, id := range ids {
+		r, err := h.runs.loadRun(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		s := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Attempts: r.Attempts, Created: r.Created, Updated: r.Updated, Code: r.Code, Envelope: r.Envelope, Calls: envelopeCalls(r)}
+		if r.Envelope != nil {
+			s.Pending = len(r.Envelope.Pending)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// DecisionRecord is one row of the audit trail.
+type DecisionRecord struct {
+	At       time.Time `json:"at"`
+	Channel  string    `json:"channel"`
+	Actor    string    `json:"actor,omitempty"`
+	RunID    string    `json:"runId,omitempty"`
+	Address  string    `json:"address,omitempty"`
+	Decision string    `json:"decision"`
+}
+
+// History returns the latest decisions, newest first.
+func (h *Hub) History(ctx context.Context, limit int) ([]DecisionRecord, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	rows, err := h.db.QueryContext(ctx, `SELECT at, channel, actor, run_id, address, decision FROM audit ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []DecisionRecord
+	for rows.Next() {
+		var d DecisionRecord
+		var at int64
+		if err := rows.Scan(&at, &d.Channel, &d.Actor, &d.RunID, &d.Address, &d.Decision); err != nil {
+			return nil, err
+		}
+		d.At = time.UnixMilli(at)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// SetPaused pauses or resumes the hub: while paused, execute refuses new
+// runs (search and describe keep working).
+func (h *Hub) SetPaused(p bool) {
+	if h.paused.Swap(p) != p {
+		h.events.publish(Event{Kind: EventPaused})
+	}
+}
+
+// Paused reports whether the hub is paused.
+func (h *Hub) Paused() bool { return h.paused.Load() }
+
+// SetPolicy sets a policy rule in config.json and forgets a remembered
+// decision for the same address, so the explicit rule wins.
+func (h *Hub) SetPolicy(ctx context.Context, target string, mode Mode) error {
+	cfg, err := LoadConfig(h.paths.Config())
+	if err != nil {
+		return err
+	}
+	cfg.Policy[target] = mode
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		return err
+	}
+	if err := h.runs.forget(ctx, target); err != nil {
+		return err
+	}
+	if err := h.runs.audit(ctx, ChannelCLI, "", "", target, "policy_"+string(mode), "", h.now()); err != nil {
+		return err
+	}
+	return h.reloadPolicy(ctx)
+}
+
+// PolicyRule is one rule as `policy list` and the UI show it.
+type PolicyRule struct {
+	Target string `json:"target"`
+	Mode   Mode   `json:"mode"`
+	From   string `json:"from"` // config.json | remembered
+}
+
+// PolicyRules lists config rules and remembered decisions.
+func (h *Hub) PolicyRules(ctx context.Context) ([]PolicyRule, error) {
+	var out []PolicyRule
+	cfg := h.Config()
+	for _, k := range sortedKeys(cfg.Policy) {
+		out = append(out, PolicyRule{Target: k, Mode: cfg.Policy[k], From: "config.json"})
+	}
+	rem, err := h.runs.remembered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(rem) {
+		out = append(out, PolicyRule{Target: k, Mode: rem[k], From: "remembered"})
+	}
+	return out, nil
+}
+
+// APIOptions configures the local API handler.
+type APIOptions struct {
+	Version string
+	// Stop asks the process to stop the hub (hub stop).
+	Stop func()
+}
+
+// APIHandler serves the local API routes under /v1/ (the MCP upgrade
+// endpoint is the Service's own). The socket is the permission boundary:
+// the Service refuses other users before a request reaches this handler.
+func (h *Hub) APIHandler(opts APIOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
+		st, err := h.Status(r.Context())
+		st.Version = opts.Version
+		reply(w, st, err)
+	})
+	mux.HandleFunc("GET /v1/runs", func(w http.ResponseWriter, r *http.Request) {
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		runs, err := h.Runs(r.Context(), limit, r.URL.Query().Get("pending") != "")
+		reply(w, runs, err)
+	})
+	mux.HandleFunc("GET /v1/pending", func(w http.ResponseWriter, r *http.Request) {
+		p, err := h.Pending(r.Context(), r.URL.Query().Get("run"))
+		reply(w, p, err)
+	})
+	mux.HandleFunc("POST /v1/decide", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ ID, Decision, Channel, Actor string }
+		if !decode(w, r, &in) {
+			return
+		}
+		reply(w, map[string]bool{"ok": true}, h.Decide(r.Context(), in.ID, in.Decision, orDefault(in.Channel, ChannelCLI), in.Actor))
+	})
+	mux.HandleFunc("POST /v1/search", func(w http.ResponseWriter, r *http.Request) {
+		var in SearchRequest
+		if !decode(w, r, &in) {
+			return
+		}
+		out, err := h.Search(in)
+		reply(w, map[string]string{"text": out}, err)
+	})
+	mux.HandleFunc("POST /v1/describe", func(w http.ResponseWriter, r *http.Request) {
+		var in DescribeRequest
+		if !decode(w, r, &in) {
+			return
+		}
+		out, err := h.Describe(in)
+		reply(w, map[string]string{"text": out}, err)
+	})
+	mux.HandleFunc("POST /v1/execute", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Code, Resume, Client string
+		}
+		if !decode(w, r, &in) {
+			return
+		}
+		env, err := h.Execute(r.Context(), ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: orDefault(in.Client, "capabilities cli")})
+		reply(w, env, err)
+	})
+	mux.HandleFunc("POST /v1/policy", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Target, Mode string }
+		if !decode(w, r, &in) {
+			return
+		}
+		m, err := ParseMode(in.Mode)
+		if err == nil {
+			err = h.SetPolicy(r.Context(), in.Target, m)
+		}
+		reply(w, map[string]bool{"ok": true}, err)
+	})
+	mux.HandleFunc("GET /v1/policy", func(w http.ResponseWriter, r *http.Request) {
+		rules, err := h.PolicyRules(r.Context())
+		reply(w, rules, err)
+	})
+	mux.HandleFunc("POST /v1/pause", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Paused bool }
+		if !decode(w, r, &in) {
+			return
+		}
+		h.SetPaused(in.Paused)
+		reply(w, map[string]bool{"paused": in.Paused}, nil)
+	})
+	mux.HandleFunc("POST /v1/reload", func(w http.ResponseWriter, r *http.Request) {
+		err := h.ReloadConfig(r.Context())
+		if err == nil {
+			errs := h.Refresh(r.Context())
+			msgs := map[string]string{}
+			for k, v := range errs {
+				msgs[k] = v.Error()
+			}
+			reply(w, map[string]any{"ok": true, "sourceErrors": msgs}, nil)
+			return
+		}
+		reply(w, nil, err)
+	})
+	mux.HandleFunc("POST /v1/stop", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, map[string]bool{"stopping": true}, nil)
+		if opts.Stop != nil {
+			go opts.Stop()
+		}
+	})
+	return mux
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err := dec.Decode(v); err != nil {
+		WriteAPIError(w, http.StatusBadRequest, "bad request body: "+err.Error(), "")
+		return false
+	}
+	return true
+}
+
+// reply writes v as JSON, or err as the API's error body with a status
+// that fits it.
+func reply(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		status := http.StatusInternalServerError
+		var ie *InputError
+		var ce ConfigErrors
+		var ce1 *ConfigError
+		switch {
+		case errors.As(err, &ie), errors.As(err, &ce), errors.As(err, &ce1):
+			status = http.StatusBadRequest
+		case errors.Is(err, ErrAlreadyDecided):
+			status = http.StatusConflict
+		case strings.Contains(err.Error(), "no pending approval"), strings.Contains(err.Error(), "no run"):
+			status = http.StatusNotFound
+		}
+		WriteAPIError(w, status, err.Error(), "")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}

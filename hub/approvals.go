@@ -1,0 +1,316 @@
+package hub
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"capabilities.sh/capabilities/keychain"
+)
+
+// Decisions a person can make on a pending approval.
+const (
+	AllowOnce   = "allow_once"
+	AllowAlways = "allow_always"
+	DenyOnce    = "deny"
+	DenyAlways  = "deny_always"
+)
+
+// Channels a decision arrives through, as the audit records them.
+const (
+	ChannelDialog = "dialog" // the native approval dialog
+	ChannelClient = "client" // the MCP client's own form (input request)
+	ChannelCLI    = "cli"    // capabilities hub approve
+)
+
+// ParseDecision accepts allow_once, allow_always, deny, deny_always.
+func ParseDecision(s string) (decision string, remember bool, err error) {
+	switch s {
+	case AllowOnce:
+		return "allow", false, nil
+	case AllowAlways:
+		return "allow", true, nil
+	case DenyOnce, "deny_once":
+		return "deny", false, nil
+	case DenyAlways:
+		return "deny", true, nil
+	}
+	return "", false, fmt.Errorf("decision %q: must be allow_once, allow_always, deny or deny_always", s)
+}
+
+// Approval is a pending call as a person sees it, already redacted.
+type Approval struct {
+	ID                string    `json:"id"`
+	RunID             string    `json:"runId"`
+	Seq               int       `json:"seq"`
+	Kind              string    `json:"kind"`
+	Address           string    `json:"address"`
+	Title             string    `json:"title,omitempty"`
+	Connection        string    `json:"connection"`
+	DefaultConnection bool      `json:"defaultConnection"`
+	Reason            string    `json:"reason"`
+	Client            string    `json:"client,omitempty"`
+	Preview           string    `json:"preview"` // redacted, pretty JSON
+	Created           time.Time `json:"created"`
+	Expires           time.Time `json:"expires"`
+	Expired           bool      `json:"expired,omitempty"`
+	Decision          string    `json:"decision,omitempty"`
+	Channel           string    `json:"channel,omitempty"`
+}
+
+// Pending lists the approvals and connection inputs nobody decided yet,
+// oldest first. runID filters to one run when set. The preview of each is
+// built again from the journal's redacted summary; raw arguments are never
+// stored.
+func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
+	var rows []*pendingRow
+	var err error
+	if runID != "" {
+		all, e := h.runs.pendingOf(ctx, runID)
+		err = e
+		for _, p := range all {
+			if p.Decision == "" {
+				rows = append(rows, p)
+			}
+		}
+	} else {
+		rows, err = h.runs.openPending(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Approval, 0, len(rows))
+	for _, p := range rows {
+		out = append(out, h.approvalOf(p))
+	}
+	return out, nil
+}
+
+func (h *Hub) approvalOf(p *pendingRow) Approval {
+	a := Approval{
+		ID: p.ID, RunID: p.RunID, Seq: p.Seq, Kind: p.Kind, Address: p.Address, Connection: p.Connection,
+		Reason: p.Reason, Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
+		Expired: p.Decision == "" && h.now().After(p.Expires), Decision: p.Decision, Channel: p.Channel,
+	}
+	if t, ok := h.catalog.Snapshot().Lookup(p.Address); ok {
+		a.Title = t.Title
+		if s := h.Config().Sources[t.Source]; s != nil {
+			a.DefaultConnection = s.DefaultConnection() == p.Connection
+		}
+	}
+	return a
+}
+
+// Decide records a person's decision on a pending approval. The next resume
+// of its run honours it. channel says where it came from (dialog, client,
+// cli); deciding twice returns ErrAlreadyDecided; an expired approval is
+// refused.
+func (h *Hub) Decide(ctx context.Context, pendingID, decision, channel, actor string) error {
+	verdict, remember, err := ParseDecision(decision)
+	if err != nil {
+		return err
+	}
+	p, err := h.runs.pendingByID(ctx, pendingID)
+	if err != nil {
+		return err
+	}
+	if p.Kind != KindApproval {
+		return fmt.Errorf("%s waits for a connection secret, not a decision: capabilities connection add", pendingID)
+	}
+	if p.Decision != "" {
+		return fmt.Errorf("approval %s: %w (%s by %s)", pendingID, ErrAlreadyDecided, p.Decision, p.Channel)
+	}
+	if h.now().After(p.Expires) {
+		return fmt.Errorf("approval %s expired at %s", pendingID, p.Expires.UTC().Format(time.RFC3339))
+	}
+	if err := h.runs.decide(ctx, p, verdict, remember, channel, actor, h.now()); err != nil {
+		return err
+	}
+	if remember {
+		if err := h.reloadPolicy(ctx); err != nil {
+			return err
+		}
+	}
+	h.log.Info("approval decided", "id", pendingID, "run", p.RunID, "address", p.Address, "decision", decision, "channel", channel)
+	h.events.publish(Event{Kind: EventApprovalDecided, ID: pendingID})
+	return nil
+}
+
+// expireLoop announces approvals as they expire, so dialogs can say so.
+func (h *Hub) expireLoop(ctx context.Context) {
+	announced := map[string]bool{}
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rows, err := h.runs.openPending(ctx)
+		if err != nil {
+			continue
+		}
+		now := h.now()
+		for _, p := range rows {
+			if now.After(p.Expires) && !announced[p.ID] {
+				announced[p.ID] = true
+				h.events.publish(Event{Kind: EventApprovalExpired, ID: p.ID})
+			}
+		}
+	}
+}
+
+// signKeyName is the keychain key of the HMAC key that signs input-request
+// states.
+const signKeyName = "hub/approval-signing-key"
+
+// loadSignKey reads the signing key from the keychain, creating it on first
+// use. Without a keychain the key lives for this process only: states it
+// signed are refused after a restart, and the client is asked again.
+func (h *Hub) loadSignKey() []byte {
+	if s, err := h.kc.Get(signKeyName); err == nil {
+		if k, err := base64.RawURLEncoding.DecodeString(s); err == nil && len(k) >= 32 {
+			return k
+		}
+	}
+	k := make([]byte, 32)
+	rand.Read(k)
+	if err := h.kc.Set(signKeyName, base64.RawURLEncoding.EncodeToString(k)); err != nil {
+		if errors.Is(err, keychain.ErrUnavailable) {
+			h.log.Warn("no keychain: approval request states are signed with a key that lasts until the hub stops", "err", err)
+		} else {
+			h.log.Warn("storing the approval signing key failed", "err", err)
+		}
+	}
+	return k
+}
+
+// inputState is what the hub signs into an input request's requestState:
+// the exact pending calls it asks about.
+type inputState struct {
+	RunID   string      `json:"r"`
+	Calls   []stateCall `json:"c"`
+	Expires int64       `json:"e"` // unix ms
+	Nonce   string      `json:"n"`
+}
+
+type stateCall struct {
+	PendingID string `json:"p"`
+	Seq       int    `json:"s"`
+	ArgsHash  string `json:"h"`
+}
+
+func (h *Hub) signState(st inputState) string {
+	b, _ := json.Marshal(st)
+	mac := hmac.New(sha256.New, h.signKey)
+	mac.Write(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// ErrBadState reports an input-request state that is not one the hub
+// signed, was altered, has expired or was already used.
+var ErrBadState = errors.New("invalid request state")
+
+func (h *Hub) verifyState(s string) (*inputState, error) {
+	body, sig, ok := strings.Cut(s, ".")
+	if !ok {
+		return nil, fmt.Errorf("%w: malformed", ErrBadState)
+	}
+	b, err1 := base64.RawURLEncoding.DecodeString(body)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("%w: malformed", ErrBadState)
+	}
+	mac := hmac.New(sha256.New, h.signKey)
+	mac.Write(b)
+	if !hmac.Equal(mac.Sum(nil), got) {
+		return nil, fmt.Errorf("%w: the signature does not match (altered, or signed by another hub)", ErrBadState)
+	}
+	var st inputState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%w: malformed", ErrBadState)
+	}
+	if h.now().UnixMilli() > st.Expires {
+		return nil, fmt.Errorf("%w: expired", ErrBadState)
+	}
+	return &st, nil
+}
+
+// redeemInput checks a signed state against the stored pending calls and
+// records the client's answers: each state is accepted once, and only for
+// the exact pending calls (run, sequence number, arguments hash) it was
+// signed for.
+func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]string, actor string) (*inputState, error) {
+	st, err := h.verifyState(state)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range st.Calls {
+		p, err := h.runs.pendingByID(ctx, c.PendingID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadState, err)
+		}
+		if p.RunID != st.RunID || p.Seq != c.Seq || p.ArgsHash != c.ArgsHash {
+			return nil, fmt.Errorf("%w: it does not match pending call %s", ErrBadState, c.PendingID)
+		}
+	}
+	for _, c := range st.Calls {
+		ok, err := h.runs.redeemState(ctx, c.PendingID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: already used", ErrBadState)
+		}
+	}
+	for _, c := range st.Calls {
+		ans, ok := answers[c.PendingID]
+		if !ok || ans == "" {
+			continue // dismissed: the call stays pending for another channel
+		}
+		if err := h.Decide(ctx, c.PendingID, ans, ChannelClient, actor); err != nil && !errors.Is(err, ErrAlreadyDecided) {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// newInputState signs a state for the run's open approvals.
+func (h *Hub) newInputState(runID string, pend []*pendingRow) string {
+	st := inputState{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli()}
+	var nonce [12]byte
+	rand.Read(nonce[:])
+	st.Nonce = base64.RawURLEncoding.EncodeToString(nonce[:])
+	for _, p := range pend {
+		st.Calls = append(st.Calls, stateCall{PendingID: p.ID, Seq: p.Seq, ArgsHash: p.ArgsHash})
+	}
+	return h.signState(st)
+}
+
+// ApproveRun decides every open approval of a run at once (the CLI's
+// `hub approve RUNID --yes|--deny [--always]`).
+func (h *Hub) ApproveRun(ctx context.Context, runID, decision, channel, actor string) ([]Approval, error) {
+	pend, err := h.Pending(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	var decided []Approval
+	for _, a := range pend {
+		if a.Kind != KindApproval {
+			continue
+		}
+		if err := h.Decide(ctx, a.ID, decision, channel, actor); err != nil {
+			return decided, err
+		}
+		decided = append(decided, a)
+	}
+	return decided, nil
+}

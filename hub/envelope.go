@@ -1,0 +1,98 @@
+package hub
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Run statuses, as the envelope reports them.
+const (
+	StatusRunning            = "running" // only in the store, while an attempt runs
+	StatusCompleted          = "completed"
+	StatusFailed             = "failed"
+	StatusAwaitingApproval   = "awaiting_approval"
+	StatusAwaitingConnection = "awaiting_connection"
+	StatusCancelled          = "cancelled"
+)
+
+// Envelope is what execute returns: the spec's ExecuteEnvelope.
+type Envelope struct {
+	RunID     string          `json:"runId"`
+	Status    string          `json:"status"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *EnvelopeError  `json:"error,omitempty"`
+	Logs      []string        `json:"logs,omitempty"`
+	Calls     []CallRecord    `json:"calls"`
+	Pending   []PendingItem   `json:"pending,omitempty"`
+	Truncated *Truncated      `json:"truncated,omitempty"`
+	Notices   []string        `json:"notices,omitempty"`
+}
+
+// EnvelopeError is a failed run's error.
+type EnvelopeError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// CallRecord is one tool call of a run.
+type CallRecord struct {
+	Address string `json:"address"`
+	OK      bool   `json:"ok"`
+	Ms      int64  `json:"ms"`
+}
+
+// PendingItem is an input a run waits for.
+type PendingItem struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"` // approval | connection
+	Address string `json:"address,omitempty"`
+	Summary string `json:"summary"`
+	Message string `json:"message,omitempty"`
+}
+
+// Truncated says what was cut to fit inlineResultBytes.
+type Truncated struct {
+	Result bool `json:"result,omitempty"`
+	Logs   bool `json:"logs,omitempty"`
+}
+
+// Terminal reports whether the status is final.
+func Terminal(status string) bool {
+	return status == StatusCompleted || status == StatusFailed || status == StatusCancelled
+}
+
+// Line is the envelope as one compact line of JSON, the text form of the
+// execute result.
+func (e *Envelope) Line() string {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Sprintf(`{"runId":%q,"status":%q}`, e.RunID, e.Status)
+	}
+	return string(b)
+}
+
+func sprintf(format string, args ...any) string {
+	if len(args) == 0 {
+		return format
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// ExecuteOutputSchema is the JSON Schema of the envelope, the execute
+// tool's output schema.
+var ExecuteOutputSchema = json.RawMessage(`{
+  "type": "object",
+  "required": ["runId", "status", "calls"],
+  "properties": {
+    "runId": {"type": "string"},
+    "status": {"type": "string", "enum": ["completed", "failed", "awaiting_approval", "awaiting_connection", "cancelled"]},
+    "result": {},
+    "error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}}},
+    "logs": {"type": "array", "items": {"type": "string"}},
+    "calls": {"type": "array", "items": {"type": "object", "required": ["address", "ok", "ms"], "properties": {"address": {"type": "string"}, "ok": {"type": "boolean"}, "ms": {"type": "number"}}}},
+    "pending": {"type": "array", "items": {"type": "object", "required": ["id", "kind", "summary"], "properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["approval", "connection"]}, "address": {"type": "string"}, "summary": {"type": "string"}, "message": {"type": "string"}}}},
+    "truncated": {"type": "object", "properties": {"result": {"type": "boolean"}, "logs": {"type": "boolean"}}},
+    "notices": {"type": "array", "items": {"type": "string"}}
+  }
+}`)

@@ -1,0 +1,762 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// ExecuteRequest is the execute tool's input plus who asked.
+type ExecuteRequest struct {
+	Code   string `json:"code,omitempty"`
+	Resume string `json:"resume,omitempty"`
+	// Client names the MCP client that asked ("claude-code 2.1").
+	Client string `json:"-"`
+}
+
+// pendingMessage is what the model is told about a pending approval: that
+// a page opened for the person, and the terminal fallback. Never a URL or a
+// token.
+func pendingMessage(runID string) string {
+	return "An approval request is open on the user's screen. Tell the user, and after they decide call execute({ \"resume\": \"" + runID +
+		"\" }). They can also decide in a terminal: capabilities hub approve " + runID
+}
+
+func connectionMessage(source, conn string, refs []string) string {
+	return fmt.Sprintf("Connection %q of %s has no secret yet. Ask the user to add it in a terminal: capabilities connection add %s %s (the secret is read from stdin; never ask for it in chat). Then resume.",
+		conn, source, source, conn)
+}
+
+// Execute runs code, or resumes a run. It returns an envelope for every run
+// it creates or finds; the error is for bad input only (*InputError).
+//
+// Concurrency: safe for concurrent use. Attempts of the same run are
+// serialised; different runs proceed in parallel.
+func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error) {
+	switch {
+	case req.Code != "" && req.Resume != "":
+		return nil, &InputError{"code", `send exactly one of "code" or "resume", not both`}
+	case req.Code == "" && req.Resume == "":
+		return nil, &InputError{"code", `send exactly one of "code" (JavaScript, up to 64 KB) or "resume" (a runId)`}
+	case h.paused.Load():
+		return nil, &InputError{"code", "the user paused the hub from its tray menu; tell them, and try again after they resume it"}
+	case req.Resume != "":
+		return h.resume(ctx, req.Resume)
+	}
+	now := h.now()
+	run := &runRow{
+		ID:      newID("r_"),
+		Code:    req.Code,
+		Seed:    newSeed(),
+		Clock:   now.Truncate(time.Millisecond),
+		Status:  StatusRunning,
+		Client:  req.Client,
+		Created: now,
+		Updated: now,
+	}
+	prep, err := sandbox.Prepare(req.Code, h.limits)
+	if err != nil {
+		env := &Envelope{RunID: run.ID, Status: StatusFailed, Calls: []CallRecord{}, Error: envelopeError(err)}
+		run.Status, run.Envelope = StatusFailed, env
+		if serr := h.runs.createRun(ctx, run); serr != nil {
+			return nil, serr
+		}
+		h.events.publish(Event{Kind: EventRun, ID: run.ID})
+		return env, nil
+	}
+	run.Code, run.Notices = prep.Code, prep.Notices
+	if err := h.runs.createRun(ctx, run); err != nil {
+		return nil, err
+	}
+	unlock := h.lockRun(run.ID)
+	defer unlock()
+	return h.attempt(ctx, run)
+}
+
+func envelopeError(err error) *EnvelopeError {
+	var se *sandbox.Error
+	if errors.As(err, &se) {
+		hint := se.Hint
+		if hint == "" {
+			hint = Hint(se.Code)
+		}
+		return &EnvelopeError{Code: se.Code, Message: se.Message, Hint: hint}
+	}
+	return &EnvelopeError{Code: sandbox.CodeInternal, Message: err.Error(), Hint: Hint(sandbox.CodeInternal)}
+}
+
+func (h *Hub) lockRun(id string) func() {
+	m, _ := h.runLocks.LoadOrStore(id, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// resume continues a run: a finished run returns its final envelope; a run
+// still waiting for a person returns the same pending envelope and runs
+// nothing; otherwise the stored code runs again from its journal.
+func (h *Hub) resume(ctx context.Context, id string) (*Envelope, error) {
+	id = strings.TrimSpace(id)
+	unlock := h.lockRun(id)
+	defer unlock()
+	run, err := h.runs.loadRun(ctx, id)
+	if errors.Is(err, errNoRun) {
+		return nil, &InputError{"resume", fmt.Sprintf("no run %q; resume only a runId returned by execute", id)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if Terminal(run.Status) && run.Envelope != nil {
+		return run.Envelope, nil
+	}
+	if run.Status == StatusAwaitingApproval || run.Status == StatusAwaitingConnection {
+		ready, env, err := h.pendingSettled(ctx, run)
+		if err != nil {
+			return nil, err
+		}
+		if !ready {
+			return env, nil
+		}
+	}
+	return h.attempt(ctx, run)
+}
+
+// pendingSettled reports whether every input the run waits for is there. If
+// not, it returns the envelope to give back unchanged (or a failure, when an
+// approval expired).
+func (h *Hub) pendingSettled(ctx context.Context, run *runRow) (bool, *Envelope, error) {
+	pend, err := h.runs.pendingOf(ctx, run.ID)
+	if err != nil {
+		return false, nil, err
+	}
+	now := h.now()
+	waiting := false
+	for _, p := range pend {
+		if p.Decision != "" {
+			continue
+		}
+		switch p.Kind {
+		case KindApproval:
+			if now.After(p.Expires) {
+				env := &Envelope{RunID: run.ID, Status: StatusFailed, Calls: envelopeCalls(run), Notices: run.Notices,
+					Error: &EnvelopeError{Code: CodeApprovalExpired, Message: fmt.Sprintf("the approval for %s expired at %s without a decision", p.Address, p.Expires.UTC().Format(time.RFC3339)), Hint: Hint(CodeApprovalExpired)}}
+				if err := h.runs.finishAttempt(ctx, run.ID, env, now); err != nil {
+					return false, nil, err
+				}
+				h.events.publish(Event{Kind: EventApprovalExpired, ID: p.ID})
+				return false, env, nil
+			}
+			waiting = true
+		case KindConnection:
+			if h.connectionReady(p) {
+				if err := h.runs.decide(ctx, p, "allow", false, "connection", "keychain", now); err != nil && !errors.Is(err, ErrAlreadyDecided) {
+					return false, nil, err
+				}
+				continue
+			}
+			waiting = true
+		}
+	}
+	if waiting {
+		return false, run.Envelope, nil
+	}
+	return true, nil, nil
+}
+
+func envelopeCalls(run *runRow) []CallRecord {
+	if run.Envelope != nil && run.Envelope.Calls != nil {
+		return run.Envelope.Calls
+	}
+	return []CallRecord{}
+}
+
+// connectionReady reports whether every secret of a pending connection is
+// in the keychain now.
+func (h *Hub) connectionReady(p *pendingRow) bool {
+	src, conn, ok := h.sourceOfAddress(p.Address, p.Connection)
+	if !ok {
+		return false
+	}
+	return len(h.missingSecrets(src, conn)) == 0
+}
+
+// sourceOfAddress finds the config source of a tool address and resolves
+// the connection name ("" = default).
+func (h *Hub) sourceOfAddress(address, conn string) (string, string, bool) {
+	t, ok := h.catalog.Snapshot().Lookup(address)
+	if !ok {
+		return "", "", false
+	}
+	s := h.Config().Sources[t.Source]
+	if s == nil {
+		return "", "", false
+	}
+	if conn == "" {
+		conn = s.DefaultConnection()
+	}
+	return t.Source, conn, true
+}
+
+func (h *Hub) missingSecrets(source, conn string) []string {
+	s := h.Config().Sources[source]
+	if s == nil || conn == "" {
+		return nil
+	}
+	var missing []string
+	for _, ref := range s.SecretRefs(conn) {
+		if _, err := h.kc.Get(SecretKey(source, conn, ref)); err != nil {
+			missing = append(missing, ref)
+		}
+	}
+	return missing
+}
+
+// attempt runs the run's code once, against its journal. The caller holds
+// the run's lock.
+func (h *Hub) attempt(ctx context.Context, run *runRow) (*Envelope, error) {
+	journal, err := h.runs.journal(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.runs.startAttempt(ctx, run.ID, h.now(), sandbox.EngineHash(), sandbox.PreludeHash()); err != nil {
+		return nil, err
+	}
+	h.events.publish(Event{Kind: EventRun, ID: run.ID})
+	snap := h.catalog.Snapshot()
+	host := &runHost{
+		h:       h,
+		run:     run,
+		snap:    snap,
+		policy:  h.currentPolicy(),
+		journal: journal,
+		changed: h.changedAddresses(),
+		records: map[int]CallRecord{},
+	}
+	out := h.driver.Run(ctx, sandbox.Request{
+		Code:       run.Code,
+		Seed:       run.Seed,
+		Clock:      run.Clock,
+		Namespaces: namespacesOf(snap),
+		Limits:     h.limits,
+		Host:       host,
+	})
+	env := h.envelope(run, host, out)
+	// The envelope is stored even when the caller went away.
+	if err := h.runs.finishAttempt(context.WithoutCancel(ctx), run.ID, env, h.now()); err != nil {
+		return nil, err
+	}
+	h.events.publish(Event{Kind: EventRun, ID: run.ID})
+	for _, p := range env.Pending {
+		h.events.publish(Event{Kind: EventApprovalAdded, ID: p.ID})
+	}
+	return env, nil
+}
+
+func namespacesOf(snap *Snapshot) []sandbox.Namespace {
+	byNS := map[string][]string{}
+	for _, t := range snap.Tools {
+		byNS[t.Namespace] = append(byNS[t.Namespace], t.JSName)
+	}
+	out := make([]sandbox.Namespace, 0, len(byNS))
+	for _, ns := range sortedKeys(byNS) {
+		out = append(out, sandbox.Namespace{Name: ns, Tools: byNS[ns]})
+	}
+	return out
+}
+
+func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelope {
+	env := &Envelope{RunID: run.ID, Logs: out.Logs, Notices: run.Notices, Calls: host.callRecords()}
+	if out.Truncated.Result || out.Truncated.Logs {
+		env.Truncated = &Truncated{Result: out.Truncated.Result, Logs: out.Truncated.Logs}
+	}
+	if d := host.divergence(); d != "" {
+		env.Status = StatusFailed
+		env.Error = &EnvelopeError{Code: CodeReplayDiverged, Message: d, Hint: Hint(CodeReplayDiverged)}
+		return env
+	}
+	switch out.Status {
+	case "completed":
+		env.Status, env.Result = StatusCompleted, out.Result
+	case "suspended":
+		env.Status = StatusAwaitingConnection
+		for _, s := range out.Suspends {
+			p, ok := s.Detail.(*pendingRow)
+			if !ok {
+				continue
+			}
+			item := PendingItem{ID: p.ID, Kind: p.Kind, Address: p.Address, Summary: p.summary()}
+			if p.Kind == KindApproval {
+				env.Status = StatusAwaitingApproval
+				item.Message = pendingMessage(run.ID)
+			} else {
+				src, conn, _ := h.sourceOfAddress(p.Address, p.Connection)
+				item.Message = connectionMessage(src, conn, nil)
+			}
+			env.Pending = append(env.Pending, item)
+		}
+		sort.Slice(env.Pending, func(i, j int) bool { return env.Pending[i].ID < env.Pending[j].ID })
+	case "cancelled":
+		env.Status = StatusCancelled
+		env.Error = &EnvelopeError{Code: sandbox.CodeCancelled, Message: "the run was cancelled", Hint: Hint(sandbox.CodeCancelled)}
+	default:
+		env.Status = StatusFailed
+		if out.Error != nil {
+			env.Error = &EnvelopeError{Code: out.Error.Code, Message: out.Error.Message, Hint: out.Error.Hint}
+			if env.Error.Hint == "" {
+				env.Error.Hint = Hint(out.Error.Code)
+			}
+		} else {
+			env.Error = &EnvelopeError{Code: sandbox.CodeInternal, Message: "the run failed without an error", Hint: Hint(sandbox.CodeInternal)}
+		}
+	}
+	return env
+}
+
+func (p *pendingRow) summary() string {
+	conn := p.Connection
+	if conn == "" {
+		conn = "default connection"
+	} else {
+		conn = "connection " + conn
+	}
+	if p.Kind == KindConnection {
+		return fmt.Sprintf("%s needs a secret for %s", p.Address, conn)
+	}
+	return fmt.Sprintf("%s on %s: %s (%s)", p.Address, conn, compactPreview(p.Preview, 160), p.Reason)
+}
+
+// compactPreview turns a stored (redacted, indented) preview into one line
+// of at most max bytes.
+func compactPreview(preview string, max int) string {
+	var buf bytes.Buffer
+	s := preview
+	if json.Compact(&buf, []byte(preview)) == nil {
+		s = buf.String()
+	} else {
+		s = strings.Join(strings.Fields(preview), " ")
+	}
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// runHost answers one attempt's tool calls: from the journal where the call
+// was made before, else by policy, then upstream.
+type runHost struct {
+	h       *Hub
+	run     *runRow
+	snap    *Snapshot
+	policy  *Policy
+	changed map[string]bool
+
+	mu       sync.Mutex
+	journal  map[int]*journalEntry
+	records  map[int]CallRecord
+	diverged string
+}
+
+func (r *runHost) callRecords() []CallRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seqs := make([]int, 0, len(r.records))
+	for s := range r.records {
+		seqs = append(seqs, s)
+	}
+	sort.Ints(seqs)
+	out := make([]CallRecord, 0, len(seqs))
+	for _, s := range seqs {
+		out = append(out, r.records[s])
+	}
+	return out
+}
+
+func (r *runHost) record(seq int, address string, ok bool, ms int64) {
+	r.mu.Lock()
+	r.records[seq] = CallRecord{Address: address, OK: ok, Ms: ms}
+	r.mu.Unlock()
+}
+
+func (r *runHost) divergence() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.diverged
+}
+
+// diverge stops the run: the code did not replay its journal.
+func (r *runHost) diverge(c sandbox.Call, msg string) error {
+	r.mu.Lock()
+	if r.diverged == "" {
+		r.diverged = msg
+	}
+	r.mu.Unlock()
+	return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: "diverged"}
+}
+
+// Search implements sandbox.Host.
+func (r *runHost) Search(ctx context.Context, query string) (string, error) {
+	return r.h.Search(SearchRequest{Query: query})
+}
+
+// Describe implements sandbox.Host.
+func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
+	return r.h.Describe(DescribeRequest{Targets: []string{target}})
+}
+
+// Call implements sandbox.Host.
+func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, error) {
+	h := r.h
+	hash := argsHash(c.Args)
+	r.mu.Lock()
+	je := r.journal[c.Seq]
+	r.mu.Unlock()
+	if je != nil {
+		if je.Address != c.Address || je.Connection != c.Connection || je.ArgsHash != hash {
+			what := "different arguments"
+			switch {
+			case je.Address != c.Address:
+				what = fmt.Sprintf("%s instead of %s", c.Address, je.Address)
+			case je.Connection != c.Connection:
+				what = fmt.Sprintf("connection %q instead of %q", c.Connection, je.Connection)
+			}
+			return nil, r.diverge(c, fmt.Sprintf("call %d of the resumed run made %s; the journal holds %s from the first attempt", c.Seq, what, je.Address))
+		}
+		switch je.State {
+		case journalOK:
+			r.record(c.Seq, c.Address, true, je.Ms)
+			return je.Outcome, nil
+		case journalError:
+			r.record(c.Seq, c.Address, false, je.Ms)
+			var te sandbox.ToolError
+			if json.Unmarshal(je.Outcome, &te) != nil || te.Code == "" {
+				te = sandbox.ToolError{Code: CodeToolError, Address: c.Address, Message: "the call failed"}
+			}
+			return nil, &te
+		}
+	}
+	tool, ok := r.snap.Lookup(c.Address)
+	if !ok {
+		return nil, toolError(CodeUnknownTool, c.Address, "no tool %s in the catalog", c.Address)
+	}
+	src := h.Config().Sources[tool.Source]
+	if src == nil {
+		return nil, toolError(CodeUnknownTool, c.Address, "source %s was removed from the config", tool.Source)
+	}
+	if c.Connection != "" {
+		if _, ok := src.Connections[c.Connection]; !ok {
+			names := src.ConnectionNames()
+			known := "it has none"
+			if len(names) > 0 {
+				known = "it has: " + strings.Join(names, ", ")
+			}
+			return nil, toolError(CodeUnknownConn, c.Address, "source %s has no connection %q (%s)", tool.Source, c.Connection, known)
+		}
+	}
+	if je != nil && je.State == journalIssued {
+		// The call was in flight when the hub stopped: it may have happened.
+		ann := tool.Annotations
+		if ann == nil || !(ann.ReadOnlyHint || ann.IdempotentHint) {
+			te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
+			r.finish(ctx, c, hash, nil, te, 0)
+			return nil, te
+		}
+	}
+	dec := r.policy.Decide(policyInput(tool, r.changed[tool.Address]))
+	if dec.Mode == Deny {
+		te := toolError(CodeDenied, c.Address, "%s is denied by %s", c.Address, dec.Reason)
+		r.finish(ctx, c, hash, nil, te, 0)
+		return nil, te
+	}
+	conn := c.Connection
+	if conn == "" {
+		conn = src.DefaultConnection()
+	}
+	// A person's decision, from this or an earlier attempt.
+	p, err := h.runs.pendingAt(ctx, r.run.ID, c.Seq)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil && p.ArgsHash != hash {
+		return nil, r.diverge(c, fmt.Sprintf("call %d of the resumed run to %s has different arguments than the call the person decided on", c.Seq, c.Address))
+	}
+	if missing := h.missingSecrets(tool.Source, conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
+		if p == nil {
+			p = r.newPending(c, hash, KindConnection, conn, "connection "+conn+" has no secret yet")
+			if err := r.suspendOn(ctx, c, hash, p); err != nil {
+				return nil, err
+			}
+		}
+		return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindConnection, Detail: p}
+	}
+	if dec.Mode == Ask {
+		switch {
+		case p == nil || p.Kind != KindApproval:
+			if p != nil && p.Kind == KindConnection {
+				// The secret arrived; approval is a separate input at the same call.
+				// Reuse the row: it is decided, so record the approval need anew.
+				if _, err := h.db.ExecContext(ctx, `DELETE FROM pending WHERE id = ?`, p.ID); err != nil {
+					return nil, err
+				}
+			}
+			p = r.newPending(c, hash, KindApproval, conn, dec.Reason)
+			if err := r.suspendOn(ctx, c, hash, p); err != nil {
+				return nil, err
+			}
+			return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
+		case p.Decision == "":
+			return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
+		case p.Decision == "deny":
+			te := toolError(CodeDenied, c.Address, "the person denied %s (%s)", c.Address, p.Channel)
+			r.finish(ctx, c, hash, nil, te, 0)
+			return nil, te
+		}
+	}
+	return r.live(ctx, c, hash, tool, conn)
+}
+
+func (r *runHost) newPending(c sandbox.Call, hash, kind, conn, reason string) *pendingRow {
+	now := r.h.now()
+	red := Redactor{Known: r.h.knownSecrets()}
+	return &pendingRow{
+		ID:         newID("p_"),
+		RunID:      r.run.ID,
+		Seq:        c.Seq,
+		Kind:       kind,
+		Address:    c.Address,
+		Connection: conn,
+		ArgsHash:   hash,
+		Preview:    red.Preview(c.Args),
+		Reason:     reason,
+		Client:     r.run.Client,
+		Created:    now,
+		Expires:    now.Add(r.h.ttl),
+	}
+}
+
+// suspendOn stores the pending input and journals the call as pending.
+func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p *pendingRow) error {
+	ctx = context.WithoutCancel(ctx)
+	if err := r.h.runs.putPending(ctx, p); err != nil {
+		return err
+	}
+	// The row may already exist (ON CONFLICT DO NOTHING): read back the stored one.
+	stored, err := r.h.runs.pendingAt(ctx, r.run.ID, c.Seq)
+	if err != nil {
+		return err
+	}
+	if stored != nil {
+		*p = *stored
+	}
+	return r.h.runs.putJournal(ctx, r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending}, r.h.now())
+}
+
+// live sends the call upstream. The journal row is committed as "issued"
+// before the call leaves, so a crash in flight is seen on resume.
+func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *Tool, conn string) (json.RawMessage, error) {
+	h := r.h
+	if te := h.validateArgs(tool, c.Args); te != nil {
+		r.finish(ctx, c, hash, nil, te, 0)
+		return nil, te
+	}
+	if err := h.runs.putJournal(context.WithoutCancel(ctx), r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, h.upTimeout)
+	res, err := h.up.Call(cctx, tool.Source, conn, tool.Name, c.Args)
+	cancel()
+	ms := time.Since(start).Milliseconds()
+	if err != nil {
+		te := upstreamToolError(tool.Address, err, h.upTimeout)
+		if ctx.Err() != nil {
+			// The run ended (cancelled or out of time) while the call was in
+			// flight: it stays "issued", so a resume treats it as interrupted.
+			return nil, te
+		}
+		r.finish(ctx, c, hash, nil, te, ms)
+		return nil, te
+	}
+	if res.IsError {
+		te := &sandbox.ToolError{Code: CodeToolError, Address: tool.Address, Message: firstLine(contentText(res.Content), 2000), Hint: Hint(CodeToolError)}
+		r.finish(ctx, c, hash, nil, te, ms)
+		return nil, te
+	}
+	val, err := resultValue(tool, res)
+	if err != nil {
+		te := &sandbox.ToolError{Code: CodeUpstreamError, Address: tool.Address, Message: err.Error(), Hint: Hint(CodeUpstreamError)}
+		r.finish(ctx, c, hash, nil, te, ms)
+		return nil, te
+	}
+	r.finish(ctx, c, hash, val, nil, ms)
+	return val, nil
+}
+
+// finish journals a call's outcome and records it for the envelope.
+func (r *runHost) finish(ctx context.Context, c sandbox.Call, hash string, val json.RawMessage, te *sandbox.ToolError, ms int64) {
+	e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms}
+	if te != nil {
+		e.State = journalError
+		e.Outcome, _ = json.Marshal(te)
+	} else {
+		e.State, e.Outcome = journalOK, val
+	}
+	if err := r.h.runs.putJournal(context.WithoutCancel(ctx), r.run.ID, e, r.h.now()); err != nil {
+		r.h.log.Error("journaling a call failed", "run", r.run.ID, "seq", c.Seq, "err", err)
+	}
+	r.record(c.Seq, c.Address, te == nil, ms)
+}
+
+// upstreamToolError turns an upstream failure into a ToolError with a
+// truthful retryable flag.
+func upstreamToolError(address string, err error, timeout time.Duration) *sandbox.ToolError {
+	var ue *UpstreamError
+	if errors.As(err, &ue) {
+		code := CodeUpstreamError
+		switch ue.Kind {
+		case UpstreamKindTimeout:
+			code = CodeUpstreamTimeout
+		case UpstreamKindUnavailable:
+			code = CodeUpstreamDown
+		case UpstreamKindUnknownConnection:
+			code = CodeUnknownConn
+		case UpstreamKindUnknownSource:
+			code = CodeUnknownTool
+		}
+		hint := Hint(code)
+		if h := ue.Hint(); h != "" {
+			hint = h
+		}
+		return &sandbox.ToolError{Code: code, Address: address, Message: ue.Error(), Hint: hint, Retryable: ue.Retryable}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &sandbox.ToolError{Code: CodeUpstreamTimeout, Address: address, Message: fmt.Sprintf("no answer within %s", timeout), Hint: Hint(CodeUpstreamTimeout), Retryable: true}
+	}
+	return &sandbox.ToolError{Code: CodeUpstreamError, Address: address, Message: err.Error(), Hint: Hint(CodeUpstreamError)}
+}
+
+// resultValue is what the guest receives from a tool: structuredContent
+// when the tool has an output schema (or sent one); else a single text item
+// that parses as JSON, parsed; else the text of the text items joined by
+// newlines; else the content array as-is.
+func resultValue(tool *Tool, res *mcp.CallToolResult) (json.RawMessage, error) {
+	if res.StructuredContent != nil {
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("structured content is not JSON: %w", err)
+		}
+		return b, nil
+	}
+	allText := true
+	var texts []string
+	for _, c := range res.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok {
+			allText = false
+			break
+		}
+		texts = append(texts, t.Text)
+	}
+	if allText {
+		if len(texts) == 1 {
+			s := strings.TrimSpace(texts[0])
+			if (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && json.Valid([]byte(s)) {
+				return json.RawMessage(s), nil
+			}
+		}
+		return json.Marshal(strings.Join(texts, "\n"))
+	}
+	return json.Marshal(res.Content)
+}
+
+func contentText(cs []mcp.Content) string {
+	var parts []string
+	for _, c := range cs {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return "the tool reported an error without a message"
+	}
+	return strings.Join(parts, "\n")
+}
+
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// schemaCache holds resolved input schemas by tool hash.
+var schemaCache sync.Map // hash -> *jsonschema.Resolved or error
+
+// validateArgs checks arguments against the tool's input schema before the
+// call leaves the hub. A schema the validator cannot use is skipped (the
+// upstream validates too); bad arguments fail with the field named.
+func (h *Hub) validateArgs(tool *Tool, args json.RawMessage) *sandbox.ToolError {
+	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
+		return nil
+	}
+	v, ok := schemaCache.Load(tool.Hash)
+	if !ok {
+		var s jsonschema.Schema
+		var res any
+		if err := json.Unmarshal(tool.InputSchema, &s); err != nil {
+			res = err
+		} else if r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: false}); err != nil {
+			res = err
+		} else {
+			res = r
+		}
+		v, _ = schemaCache.LoadOrStore(tool.Hash, res)
+	}
+	resolved, ok := v.(*jsonschema.Resolved)
+	if !ok {
+		return nil
+	}
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return toolError(CodeInvalidArgs, tool.Address, "arguments are not JSON: %v", err)
+	}
+	if inst == nil {
+		inst = map[string]any{}
+	}
+	if err := resolved.Validate(inst); err != nil {
+		return toolError(CodeInvalidArgs, tool.Address, "%s", strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	return nil
+}
+
+// knownSecrets returns the connection secrets the hub can read, for
+// redaction. Secrets that cannot be read are simply not masked by value
+// (key- and shape-based masking still applies).
+func (h *Hub) knownSecrets() []string {
+	var out []string
+	for name, s := range h.Config().Sources {
+		for _, conn := range s.ConnectionNames() {
+			for _, ref := range s.SecretRefs(conn) {
+				if v, err := h.kc.Get(SecretKey(name, conn, ref)); err == nil && v != "" {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}

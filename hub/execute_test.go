@@ -1,0 +1,426 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"capabilities.sh/capabilities/keychain"
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// e2eNpmBin returns the path of an npm-installed test server, skipping
+// (failing under CI) when the pinned servers are not installed.
+func e2eNpmBin(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test")
+		}
+		dir = parent
+	}
+	bin := filepath.Join(dir, "testdata", "npm", "node_modules", ".bin", name)
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed (make test runs npm ci): %v", name, err)
+		}
+		t.Skipf("%s is not installed: run npm ci --prefix testdata/npm", name)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node")
+	}
+	return bin
+}
+
+type e2eHub struct {
+	*Hub
+	home    string
+	memFile string
+}
+
+// e2eNewHub starts a hub over the real everything and memory servers, with
+// the in-process sandbox driver and the given options.
+func e2eNewHub(t *testing.T, opts Options, extra map[string]*Source) *e2eHub {
+	t.Helper()
+	home := t.TempDir()
+	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
+	cfg := &Config{Sources: map[string]*Source{
+		"everything": {Command: e2eNpmBin(t, "mcp-server-everything"), Args: []string{"stdio"}},
+		"memory":     {Command: e2eNpmBin(t, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": memFile}},
+	}, Policy: map[string]Mode{}}
+	for k, v := range extra {
+		cfg.Sources[k] = v
+	}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	opts.Home = home
+	if opts.ConfigPoll == 0 {
+		opts.ConfigPoll = -1
+	}
+	ctx := context.Background()
+	h, err := New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		for src, err := range errs {
+			if _, isExtra := extra[src]; !isExtra {
+				t.Fatalf("refresh %s: %v", src, err)
+			}
+		}
+	}
+	return &e2eHub{Hub: h, home: home, memFile: memFile}
+}
+
+func (h *e2eHub) exec(t *testing.T, code string) *Envelope {
+	t.Helper()
+	env, err := h.Execute(context.Background(), ExecuteRequest{Code: code, Client: "test"})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	return env
+}
+
+func (h *e2eHub) resumeRun(t *testing.T, id string) *Envelope {
+	t.Helper()
+	env, err := h.Execute(context.Background(), ExecuteRequest{Resume: id, Client: "test"})
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	return env
+}
+
+// entities counts the entities in the memory server's file: the side
+// effect, counted on the upstream itself.
+func (h *e2eHub) entities(t *testing.T) int {
+	t.Helper()
+	data, err := os.ReadFile(h.memFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(data), `"type":"entity"`)
+}
+
+func TestExecuteReadOnlyCalls(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `
+		const [sum, echo] = await Promise.all([everything.getSum({ a: 2, b: 3 }), everything.echo({ message: "hi" })]);
+		return { sum, echo };`)
+	if env.Status != StatusCompleted {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	if !strings.Contains(string(env.Result), "5") || !strings.Contains(string(env.Result), "hi") {
+		t.Errorf("result %s", env.Result)
+	}
+	if len(env.Calls) != 2 || !env.Calls[0].OK || env.Calls[0].Address != "everything.getSum" || env.Calls[1].Address != "everything.echo" {
+		t.Errorf("calls %+v", env.Calls)
+	}
+	// Resuming a finished run returns its final envelope and calls nothing.
+	again := h.resumeRun(t, env.RunID)
+	if again.Line() != env.Line() {
+		t.Errorf("resume of a finished run:\n%s\nwant\n%s", again.Line(), env.Line())
+	}
+}
+
+func TestApprovalThenResume(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	code := `
+		const before = await memory.readGraph({});
+		await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: ["wrote the first program"] }] });
+		const after = await memory.readGraph({});
+		return { before: before.entities.length, after: after.entities.length };`
+	env := h.exec(t, code)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	p := env.Pending[0]
+	if p.Kind != KindApproval || p.Address != "memory.createEntities" || !strings.Contains(p.Message, "capabilities hub approve "+env.RunID) {
+		t.Errorf("pending %+v", p)
+	}
+	if strings.Contains(p.Message, "http") {
+		t.Errorf("the model was handed a URL: %q", p.Message)
+	}
+	if h.entities(t) != 0 {
+		t.Fatal("the call ran before approval")
+	}
+	// Until a person decides, resume returns the same pending envelope.
+	if again := h.resumeRun(t, env.RunID); again.Line() != env.Line() {
+		t.Fatalf("undecided resume:\n%s\nwant\n%s", again.Line(), env.Line())
+	}
+	pend, err := h.Pending(context.Background(), env.RunID)
+	if err != nil || len(pend) != 1 || !strings.Contains(pend[0].Preview, `"name": "Ada"`) {
+		t.Fatalf("Pending = %+v, %v", pend, err)
+	}
+	if err := h.Decide(context.Background(), p.ID, AllowOnce, ChannelCLI, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Decide(context.Background(), p.ID, DenyOnce, ChannelCLI, "test"); !errors.Is(err, ErrAlreadyDecided) {
+		t.Fatalf("second decision = %v, want ErrAlreadyDecided", err)
+	}
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || string(done.Result) != `{"before":0,"after":1}` {
+		t.Fatalf("after approval: %s", done.Line())
+	}
+	if len(done.Calls) != 3 {
+		t.Errorf("calls %+v", done.Calls)
+	}
+	if n := h.entities(t); n != 1 {
+		t.Fatalf("entities on the upstream = %d, want exactly 1", n)
+	}
+	h.resumeRun(t, env.RunID)
+	if n := h.entities(t); n != 1 {
+		t.Fatalf("resuming a finished run repeated the side effect: %d entities", n)
+	}
+	hist, _ := h.History(context.Background(), 10)
+	if len(hist) == 0 || hist[0].Decision != "allow" || hist[0].Channel != ChannelCLI {
+		t.Errorf("audit %+v", hist)
+	}
+}
+
+func TestDenyAndAlwaysAllow(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	code := `try { await memory.createEntities({ entities: [{ name: "X", entityType: "t", observations: [] }] }); return "made"; } catch (e) { return [e.name, e.code, e.retryable]; }`
+	env := h.exec(t, code)
+	if env.Status != StatusAwaitingApproval {
+		t.Fatal(env.Line())
+	}
+	h.Decide(context.Background(), env.Pending[0].ID, DenyOnce, ChannelDialog, "test")
+	done := h.resumeRun(t, env.RunID)
+	if string(done.Result) != `["ToolError","denied",false]` {
+		t.Fatalf("denied call: %s", done.Line())
+	}
+	if h.entities(t) != 0 {
+		t.Fatal("a denied call reached the upstream")
+	}
+	// Always allow: the next run does not ask.
+	env = h.exec(t, code)
+	h.Decide(context.Background(), env.Pending[0].ID, AllowAlways, ChannelDialog, "test")
+	h.resumeRun(t, env.RunID)
+	env = h.exec(t, code)
+	if env.Status != StatusCompleted || string(env.Result) != `"made"` {
+		t.Fatalf("after always allow: %s", env.Line())
+	}
+	rules, _ := h.PolicyRules(context.Background())
+	if len(rules) != 1 || rules[0].Target != "memory.createEntities" || rules[0].From != "remembered" {
+		t.Errorf("rules %+v", rules)
+	}
+}
+
+func TestPolicyDenyHidesAndThrows(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	if err := h.SetPolicy(context.Background(), "everything.echo", Deny); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Search(SearchRequest{Query: "echo a message back"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "everything.echo(") || !strings.Contains(out, "1 tool hidden by your policy") {
+		t.Errorf("search shows a denied tool or no count:\n%s", out)
+	}
+	if _, err := h.Describe(DescribeRequest{Targets: []string{"everything.echo"}}); err == nil {
+		t.Error("describe of a denied tool succeeded")
+	}
+	env := h.exec(t, `try { await everything.echo({ message: "x" }); } catch (e) { return e.code; }`)
+	if string(env.Result) != `"denied"` {
+		t.Fatalf("%s", env.Line())
+	}
+}
+
+func TestInvalidArgumentsNameTheField(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `try { await everything.getSum({ a: "one", b: 2 }); } catch (e) { return [e.code, e.message]; }`)
+	if !strings.Contains(string(env.Result), "invalid_arguments") || !strings.Contains(string(env.Result), "a") {
+		t.Fatalf("%s", env.Line())
+	}
+	if len(env.Calls) != 1 || env.Calls[0].OK {
+		t.Errorf("calls %+v", env.Calls)
+	}
+}
+
+func TestReplayDiverged(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `await everything.echo({ message: "a" }); await memory.createEntities({ entities: [] }); return 1;`)
+	if env.Status != StatusAwaitingApproval {
+		t.Fatal(env.Line())
+	}
+	// Fault injection: the journal no longer matches what the code calls.
+	if _, err := h.db.Exec(`UPDATE journal SET args_hash = 'other' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
+		t.Fatal(err)
+	}
+	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusFailed || done.Error.Code != CodeReplayDiverged || !strings.Contains(done.Error.Message, "call 1") {
+		t.Fatalf("%s", done.Line())
+	}
+}
+
+func TestInterruptedCallIsNotRepeated(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `
+		const r = await Promise.allSettled([memory.createEntities({ entities: [{ name: "A", entityType: "t", observations: [] }] }), everything.echo({ message: "m" })]);
+		return r.map(x => x.status === "fulfilled" ? "ok" : x.reason.code);`)
+	if env.Status != StatusAwaitingApproval {
+		t.Fatal(env.Line())
+	}
+	// As if the hub died with a non-idempotent call in flight.
+	if _, err := h.db.Exec(`UPDATE journal SET state = 'issued', outcome = NULL WHERE run_id = ? AND seq = 2`, env.RunID); err != nil {
+		t.Fatal(err)
+	}
+	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
+	done := h.resumeRun(t, env.RunID)
+	// echo is read-only and idempotent: it is repeated; createEntities ran once.
+	if done.Status != StatusCompleted || string(done.Result) != `["ok","ok"]` {
+		t.Fatalf("%s", done.Line())
+	}
+	if h.entities(t) != 1 {
+		t.Fatalf("entities = %d", h.entities(t))
+	}
+	// A non-idempotent call found in flight fails as interrupted.
+	env = h.exec(t, `try { await memory.addObservations({ observations: [{ entityName: "A", contents: ["x"] }] }); return "ran"; } catch (e) { return e.code; }`)
+	if env.Status != StatusAwaitingApproval {
+		t.Fatal(env.Line())
+	}
+	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
+	if _, err := h.db.Exec(`UPDATE journal SET state = 'issued' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
+		t.Fatal(err)
+	}
+	done = h.resumeRun(t, env.RunID)
+	if string(done.Result) != `"interrupted"` {
+		t.Fatalf("%s", done.Line())
+	}
+}
+
+func TestApprovalExpires(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Now().UnixMilli())
+	h := e2eNewHub(t, Options{ApprovalTTL: time.Minute, Now: func() time.Time { return time.UnixMilli(now.Load()) }}, nil)
+	env := h.exec(t, `await memory.createEntities({ entities: [] }); return 1;`)
+	if env.Status != StatusAwaitingApproval {
+		t.Fatal(env.Line())
+	}
+	now.Add(int64(2 * time.Minute / time.Millisecond))
+	if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("deciding an expired approval: %v", err)
+	}
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusFailed || done.Error.Code != CodeApprovalExpired {
+		t.Fatalf("%s", done.Line())
+	}
+}
+
+func TestAwaitingConnection(t *testing.T) {
+	if _, err := keychain.New().Get("probe/hub-test"); errors.Is(err, keychain.ErrUnavailable) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("keychain must be reachable under CI: %v", err)
+		}
+		t.Skip("no keychain")
+	}
+	src := "sec" + strings.ToLower(newID(""))[:6]
+	extra := map[string]*Source{src: {
+		Command: e2eNpmBin(t, "mcp-server-everything"), Args: []string{"stdio"},
+		Connections: map[string]*Connection{"work": {Default: true, Env: map[string]string{"API_TOKEN": "${secret:API_TOKEN}"}}},
+	}}
+	t.Cleanup(func() { keychain.New().Delete(SecretKey(src, "work", "API_TOKEN")) })
+	// The catalog lists the source's tools once, with the secret present.
+	keychain.New().Set(SecretKey(src, "work", "API_TOKEN"), "first-secret-value")
+	h := e2eNewHub(t, Options{}, extra)
+	keychain.New().Delete(SecretKey(src, "work", "API_TOKEN"))
+	ns := Namespace(src)
+	env := h.exec(t, `return await `+ns+`.echo({ message: "hi" });`)
+	if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || env.Pending[0].Kind != KindConnection {
+		t.Fatalf("%s", env.Line())
+	}
+	if !strings.Contains(env.Pending[0].Message, "capabilities connection add "+src+" work") {
+		t.Errorf("message %q", env.Pending[0].Message)
+	}
+	if again := h.resumeRun(t, env.RunID); again.Status != StatusAwaitingConnection {
+		t.Fatalf("%s", again.Line())
+	}
+	if err := h.SetSecret(context.Background(), src, "work", "second-secret-value"); err != nil {
+		t.Fatal(err)
+	}
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || !strings.Contains(string(done.Result), "hi") {
+		t.Fatalf("%s", done.Line())
+	}
+	db, _ := os.ReadFile(filepath.Join(h.home, "capabilities.db"))
+	wal, _ := os.ReadFile(filepath.Join(h.home, "capabilities.db-wal"))
+	for _, s := range []string{"first-secret-value", "second-secret-value"} {
+		if strings.Contains(string(db)+string(wal), s) {
+			t.Errorf("secret %q found in the database", s)
+		}
+	}
+}
+
+func TestLimitsThroughExecute(t *testing.T) {
+	h := e2eNewHub(t, Options{Limits: sandbox.Limits{Compute: 300 * time.Millisecond, MaxCalls: 3, CodeBytes: 4096, InlineResultBytes: 2048}}, nil)
+	for _, tc := range []struct {
+		name, code, want string
+	}{
+		{"compute", `while (true) {}`, sandbox.CodeComputeLimit},
+		{"max calls", `for (let i = 0; i < 5; i++) await everything.echo({ message: "m" + i }); return 1;`, sandbox.CodeMaxCalls},
+		{"code bytes", "return 1;" + strings.Repeat(" ", 5000), sandbox.CodeCodeTooLarge},
+		{"stack", `function f(n) { return f(n + 1) + 1; } return f(0);`, sandbox.CodeStackLimit},
+		{"syntax", `return (;`, sandbox.CodeSyntaxError},
+		{"timer", `await new Promise(r => setTimeout(r, 31000)); return 1;`, sandbox.CodeTimerLimit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := h.exec(t, tc.code)
+			if env.Status != StatusFailed || env.Error == nil || env.Error.Code != tc.want || env.Error.Hint == "" {
+				t.Fatalf("%s", env.Line())
+			}
+		})
+	}
+	env := h.exec(t, `console.log("x".repeat(3000)); return "y".repeat(3000);`)
+	if env.Truncated == nil || !env.Truncated.Result {
+		t.Errorf("truncation: %s", shortLine(env.Line()))
+	}
+	if n := len(env.Line()); n > 8000 {
+		t.Errorf("envelope of %d bytes with a 2 KB inline budget", n)
+	}
+}
+
+func shortLine(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+func TestExecuteInputErrors(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	for _, req := range []ExecuteRequest{{}, {Code: "1", Resume: "r_x"}, {Resume: "r_nope"}} {
+		if _, err := h.Execute(context.Background(), req); err == nil {
+			t.Errorf("%+v accepted", req)
+		}
+	}
+	env := h.exec(t, "```js\nreturn 40 + 2\n```")
+	if env.Status != StatusCompleted || string(env.Result) != "42" || len(env.Notices) != 1 {
+		t.Errorf("%s", env.Line())
+	}
+	b, _ := json.Marshal(env)
+	if !strings.Contains(string(b), `"calls":[]`) {
+		t.Errorf("calls must always be present: %s", b)
+	}
+}

@@ -1,0 +1,180 @@
+package hub
+
+// The optional streamable HTTP endpoint (`capabilities hub --http :PORT`),
+// for clients that speak only HTTP. It is off by default.
+//
+// Loopback is not a security argument: any local process, and any web page
+// through DNS rebinding, can reach 127.0.0.1. So every request must carry the
+// bearer token kept in the keychain, must name a loopback Host with the
+// endpoint's port, and, when a browser sends an Origin, must come from the
+// endpoint's own origin.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/keychain"
+)
+
+// HTTPTokenKey is the keychain key of the HTTP endpoint's bearer token.
+const HTTPTokenKey = "hub/http-token"
+
+// HTTPOptions configure [ServeHTTP].
+type HTTPOptions struct {
+	// Addr is ":PORT" or "127.0.0.1:PORT"; the endpoint binds 127.0.0.1
+	// only, and any other host is refused. Port 0 picks a free port.
+	Addr string
+	// Token is the bearer token every request must carry; see [HTTPToken].
+	Token string
+	// MCPServer serves the endpoint's MCP sessions.
+	MCPServer *mcp.Server
+	// Logger receives the endpoint's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// ServeHTTP serves MCP over streamable HTTP on opts.Addr until ctx is
+// done. It returns once the listener is bound, with the address it bound
+// ("127.0.0.1:PORT") and a channel that receives the server's end: nil after
+// a shutdown caused by ctx, or the error that stopped it. The channel is
+// sent to exactly once, after the server's goroutines have returned or
+// after a 5-second grace for open streams has passed and they were cut.
+//
+// The handler is the go-sdk's stateless streamable handler: 2026-07-28
+// clients get their stateless requests, and older clients are served
+// without a session (server-to-client requests are not available to them,
+// which the hub does not need: approvals reach them another way).
+func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan error, err error) {
+	if opts.Token == "" {
+		return "", nil, errors.New("http endpoint: no token")
+	}
+	if opts.MCPServer == nil {
+		return "", nil, errors.New("http endpoint: no MCP server")
+	}
+	bind, err := loopbackAddr(opts.Addr)
+	if err != nil {
+		return "", nil, err
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	ln, err := net.Listen("tcp", bind)
+	if err != nil {
+		return "", nil, fmt.Errorf("http endpoint: %w", err)
+	}
+	addr = ln.Addr().String()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return opts.MCPServer },
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: logger})
+	srv := &http.Server{
+		Handler:           httpGuard(opts.Token, port, mcpHandler),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+	}
+	out := make(chan error, 1)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		var err error
+		select {
+		case <-ctx.Done():
+		case err = <-errc:
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if serr := srv.Shutdown(sctx); serr != nil {
+			srv.Close()
+		}
+		cancel()
+		if err == nil {
+			<-errc
+		} else {
+			err = fmt.Errorf("http endpoint: %w", err)
+		}
+		logger.Info("http endpoint stopped", "addr", addr)
+		out <- err
+	}()
+	logger.Info("http endpoint listening", "addr", addr)
+	return addr, out, nil
+}
+
+// loopbackAddr checks an --http address and returns what to bind.
+func loopbackAddr(a string) (string, error) {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return "", fmt.Errorf("http endpoint: address %q: %w (hint: use :PORT or 127.0.0.1:PORT)", a, err)
+	}
+	if host != "" && host != "127.0.0.1" {
+		return "", fmt.Errorf("http endpoint: address %q: the endpoint binds 127.0.0.1 only (hint: use :%s)", a, port)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("http endpoint: address %q: bad port", a)
+	}
+	return net.JoinHostPort("127.0.0.1", port), nil
+}
+
+// httpGuard admits a request only with a loopback Host on port, no Origin
+// or the endpoint's own, and the bearer token.
+func httpGuard(token, port string, next http.Handler) http.Handler {
+	hosts := map[string]bool{
+		"127.0.0.1:" + port: true,
+		"localhost:" + port: true,
+		"[::1]:" + port:     true,
+	}
+	origins := map[string]bool{
+		"http://127.0.0.1:" + port: true,
+		"http://localhost:" + port: true,
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Host and Origin first: a page that rebinds a name to 127.0.0.1
+		// learns nothing about the token scheme.
+		if !hosts[strings.ToLower(r.Host)] {
+			http.Error(w, fmt.Sprintf("forbidden: unexpected Host %q", r.Host), http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !origins[strings.ToLower(o)] {
+			http.Error(w, fmt.Sprintf("forbidden: unexpected Origin %q", o), http.StatusForbidden)
+			return
+		}
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="capabilities"`)
+			http.Error(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// HTTPToken returns the HTTP endpoint's bearer token from kc, under
+// [HTTPTokenKey]. The first call generates it: 32 random bytes, base64url
+// without padding.
+func HTTPToken(kc keychain.Keychain) (string, error) {
+	tok, err := kc.Get(HTTPTokenKey)
+	if err == nil && tok != "" {
+		return tok, nil
+	}
+	if err != nil && !errors.Is(err, keychain.ErrNotFound) {
+		return "", fmt.Errorf("reading the http token: %w", err)
+	}
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand panics if it cannot read)
+	tok = base64.RawURLEncoding.EncodeToString(b)
+	if err := kc.Set(HTTPTokenKey, tok); err != nil {
+		return "", fmt.Errorf("storing the http token: %w", err)
+	}
+	return tok, nil
+}

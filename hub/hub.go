@@ -1,0 +1,347 @@
+// Package hub is the capabilities hub: it connects to the person's MCP
+// servers (sources), keeps a catalog of their tools, and serves every MCP
+// client three tools over them: search, describe and execute.
+//
+// The pieces, one or a few files each:
+//
+//   - config.go: config.json, the hand-editable sources, connections and policy.
+//   - upstream.go, catalog.go: sessions to upstream servers and the tool catalog.
+//   - lookup.go: search and describe, over the catalog, as text for models.
+//   - execute.go, runs.go, envelope.go: runs of model code, their journal and replay.
+//   - policy.go, approvals.go, redact.go: allow, ask or deny; decisions from
+//     the person through a dialog, the client's own form or the CLI.
+//   - mcpserver.go: the three MCP tools.
+//   - service.go, shim.go, httpserve.go, api.go: the local API on a unix socket,
+//     the stdio shim clients start, and the optional loopback HTTP endpoint.
+//
+// A Hub is safe for concurrent use. Its background goroutines (config
+// watching, catalog refreshes, expiry of approvals) end when Close returns.
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/keychain"
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// Options configures a Hub. Home is required; zero values elsewhere are the
+// defaults.
+type Options struct {
+	Home     string
+	Keychain keychain.Keychain // default: the OS keychain
+	Logger   *slog.Logger      // default: discard
+	// Driver runs model code. Default: in-process goja runtimes; the app
+	// passes a worker-process pool. The hub owns it: New closes it on
+	// failure and Close closes it.
+	Driver sandbox.Driver
+	// Limits lower the default limits (never raise them).
+	Limits sandbox.Limits
+	// ApprovalTTL is how long a pending approval waits (default 24h, never more).
+	ApprovalTTL time.Duration
+	// UpstreamTimeout bounds one upstream call (default 30s, never more).
+	UpstreamTimeout time.Duration
+	// Now is the clock (tests).
+	Now func() time.Time
+	// Env is the base environment for stdio upstreams (default os.Environ()).
+	Env []string
+	// ConfigPoll is how often config.json is checked for changes
+	// (default 1s; negative disables watching).
+	ConfigPoll time.Duration
+}
+
+const (
+	maxApprovalTTL     = 24 * time.Hour
+	maxUpstreamTimeout = 30 * time.Second
+)
+
+// Hub is one running hub.
+type Hub struct {
+	paths     Paths
+	db        *store.DB
+	runs      runStore
+	kc        keychain.Keychain
+	log       *slog.Logger
+	now       func() time.Time
+	driver    sandbox.Driver
+	limits    sandbox.Limits
+	ttl       time.Duration
+	upTimeout time.Duration
+
+	up      *Upstreams
+	catalog *Catalog
+
+	cfgMu   sync.RWMutex
+	cfg     *Config // last good config
+	cfgErr  error   // the last load error, nil when the file is good
+	cfgStat fileStamp
+
+	policyMu sync.RWMutex
+	policy   *Policy
+
+	views viewCache
+
+	runLocks sync.Map // run id -> *sync.Mutex
+
+	signKey []byte
+
+	events eventBus
+	paused atomic.Bool
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New opens the store, loads the config and the cached catalog, and starts
+// the hub's background work. Upstreams start lazily, on first use or on the
+// first catalog refresh.
+func New(ctx context.Context, opts Options) (*Hub, error) {
+	if opts.Home == "" {
+		return nil, errors.New("hub: Options.Home is required")
+	}
+	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", opts.Home, err)
+	}
+	h := &Hub{
+		paths:     Paths{Home: opts.Home},
+		kc:        opts.Keychain,
+		log:       opts.Logger,
+		now:       opts.Now,
+		driver:    opts.Driver,
+		limits:    sandbox.DefaultLimits().Lower(opts.Limits),
+		ttl:       maxApprovalTTL,
+		upTimeout: maxUpstreamTimeout,
+	}
+	if h.kc == nil {
+		h.kc = keychain.New()
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if opts.ApprovalTTL > 0 && opts.ApprovalTTL < h.ttl {
+		h.ttl = opts.ApprovalTTL
+	}
+	if opts.UpstreamTimeout > 0 && opts.UpstreamTimeout < h.upTimeout {
+		h.upTimeout = opts.UpstreamTimeout
+	}
+	if h.driver == nil {
+		h.driver = sandbox.NewInProcess()
+	}
+	db, err := store.Open(ctx, h.paths.DB(), nil)
+	if err != nil {
+		h.driver.Close()
+		return nil, err
+	}
+	h.db, h.runs = db, runStore{db: db}
+
+	cfg, err := LoadConfig(h.paths.Config())
+	if err != nil {
+		db.Close()
+		h.driver.Close()
+		return nil, err
+	}
+	h.cfg = cfg
+	h.cfgStat = stampOf(h.paths.Config())
+	if err := h.reloadPolicy(ctx); err != nil {
+		db.Close()
+		h.driver.Close()
+		return nil, err
+	}
+	h.signKey = h.loadSignKey()
+
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	bg, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.up = NewUpstreams(UpstreamOptions{
+		Keychain:    h.kc,
+		Logger:      h.log,
+		CallTimeout: h.upTimeout,
+		Env:         env,
+		OnState: func(source string, st SourceState) {
+			h.events.publish(Event{Kind: EventSource, ID: source})
+		},
+	})
+	h.up.SetConfig(cfg)
+	h.catalog = NewCatalog(db, h.up, h.log)
+	if err := h.catalog.Load(ctx, cfg); err != nil {
+		h.up.Close()
+		db.Close()
+		h.driver.Close()
+		return nil, err
+	}
+	h.catalog.Subscribe(func(*Snapshot) { h.events.publish(Event{Kind: EventCatalog}) })
+
+	poll := opts.ConfigPoll
+	if poll == 0 {
+		poll = time.Second
+	}
+	if poll > 0 {
+		h.goBackground(func() { h.watchConfig(bg, poll) })
+	}
+	h.goBackground(func() { h.expireLoop(bg) })
+	return h, nil
+}
+
+func (h *Hub) goBackground(f func()) {
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		f()
+	}()
+}
+
+// Close stops background work, closes upstream sessions and the store.
+func (h *Hub) Close() error {
+	h.cancel()
+	h.wg.Wait()
+	h.catalog.Close()
+	err := h.up.Close()
+	h.driver.Close()
+	if cerr := h.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Paths returns the hub's files.
+func (h *Hub) Paths() Paths { return h.paths }
+
+// Config returns the last good config. Callers must not modify it.
+func (h *Hub) Config() *Config {
+	h.cfgMu.RLock()
+	defer h.cfgMu.RUnlock()
+	return h.cfg
+}
+
+// ConfigError returns the problem with config.json when the hub runs on an
+// older, good version of it.
+func (h *Hub) ConfigError() error {
+	h.cfgMu.RLock()
+	defer h.cfgMu.RUnlock()
+	return h.cfgErr
+}
+
+// Refresh lists the tools of the named sources (all when none) and updates
+// the catalog. It returns each failing source's error.
+func (h *Hub) Refresh(ctx context.Context, sources ...string) map[string]error {
+	return h.refresh(ctx, sources...)
+}
+
+func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
+	errs := h.catalog.Refresh(ctx, h.Config(), sources...)
+	for src, err := range errs {
+		h.log.Warn("listing tools failed", "source", src, "err", err)
+	}
+	return errs
+}
+
+// reloadPolicy rebuilds the policy from the config and remembered decisions.
+func (h *Hub) reloadPolicy(ctx context.Context) error {
+	rem, err := h.runs.remembered(ctx)
+	if err != nil {
+		return err
+	}
+	rules := map[string]Mode{}
+	for k, v := range h.Config().Policy {
+		rules[k] = v
+	}
+	h.policyMu.Lock()
+	h.policy = NewPolicy(rules, rem)
+	h.policyMu.Unlock()
+	h.views.invalidate()
+	return nil
+}
+
+func (h *Hub) currentPolicy() *Policy {
+	h.policyMu.RLock()
+	defer h.policyMu.RUnlock()
+	return h.policy
+}
+
+// fileStamp identifies a version of a file by size and modification time.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+	ok   bool
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{size: fi.Size(), mod: fi.ModTime(), ok: true}
+}
+
+// watchConfig reloads config.json when it changes. A bad file is reported
+// (log, event, status) and the hub keeps serving the last good config.
+func (h *Hub) watchConfig(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			h.ReloadConfig(ctx)
+		}
+	}
+}
+
+// ReloadConfig reads config.json again if it changed since the last read.
+// It returns the file's problem, if any; the hub then keeps its last good
+// config.
+func (h *Hub) ReloadConfig(ctx context.Context) error {
+	st := stampOf(h.paths.Config())
+	h.cfgMu.RLock()
+	same := st == h.cfgStat
+	h.cfgMu.RUnlock()
+	if same {
+		return h.ConfigError()
+	}
+	cfg, err := LoadConfig(h.paths.Config())
+	h.cfgMu.Lock()
+	h.cfgStat = st
+	if err != nil {
+		h.cfgErr = err
+		h.cfgMu.Unlock()
+		h.log.Error("config.json has problems; keeping the last good config", "err", err)
+		h.events.publish(Event{Kind: EventConfig})
+		return err
+	}
+	h.cfg, h.cfgErr = cfg, nil
+	h.cfgMu.Unlock()
+	h.log.Info("config reloaded", "sources", len(cfg.Sources))
+	h.up.SetConfig(cfg)
+	if err := h.reloadPolicy(ctx); err != nil {
+		return err
+	}
+	h.goBackground(func() { h.refresh(ctx) })
+	h.events.publish(Event{Kind: EventConfig})
+	return nil
+}
+
+// SaveConfig validates cfg, writes it to config.json and applies it.
+func (h *Hub) SaveConfig(ctx context.Context, cfg *Config) error {
+	if err := cfg.Validate(h.paths.Config()); err != nil {
+		return err
+	}
+	if err := cfg.Save(h.paths.Config()); err != nil {
+		return err
+	}
+	return h.ReloadConfig(ctx)
+}

@@ -1,0 +1,329 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"capabilities.sh/capabilities/hub/search"
+	"capabilities.sh/capabilities/hub/tsgen"
+)
+
+// Search input bounds (the spec's).
+const (
+	SearchQueryMax     = 200
+	SearchLimitMin     = 1
+	SearchLimitMax     = 25
+	SearchLimitDefault = 8
+	DescribeTargetsMax = 10
+)
+
+// view is what search and describe need, derived from one catalog snapshot
+// and one policy: the index, the TypeScript inputs and each tool's decision.
+// It is built once per (snapshot, policy) and shared by every request.
+type view struct {
+	snap      *Snapshot
+	policy    *Policy
+	tools     []*Tool
+	decisions []Decision
+	index     *search.Index
+	ts        []tsgen.Tool // visible (not denied) tools only
+	sigs      []string     // one-line signature per tool, lazily filled
+	sigOnce   []sync.Once
+}
+
+type viewCache struct {
+	mu  sync.Mutex
+	cur *view
+}
+
+func (c *viewCache) invalidate() {
+	c.mu.Lock()
+	c.cur = nil
+	c.mu.Unlock()
+}
+
+// view returns the current view, building it when the catalog or the policy
+// changed.
+func (h *Hub) view() *view {
+	snap := h.catalog.Snapshot()
+	pol := h.currentPolicy()
+	h.views.mu.Lock()
+	defer h.views.mu.Unlock()
+	if v := h.views.cur; v != nil && v.snap == snap && v.policy == pol {
+		return v
+	}
+	v := &view{snap: snap, policy: pol, tools: snap.Tools}
+	docs := make([]search.Doc, len(v.tools))
+	v.decisions = make([]Decision, len(v.tools))
+	changed := h.changedAddresses()
+	for i, t := range v.tools {
+		v.decisions[i] = pol.Decide(policyInput(t, changed[t.Address]))
+		docs[i] = searchDoc(t)
+		if v.decisions[i].Mode != Deny {
+			v.ts = append(v.ts, tsTool(t))
+		}
+	}
+	v.index = search.Build(docs, nil)
+	v.sigs = make([]string, len(v.tools))
+	v.sigOnce = make([]sync.Once, len(v.tools))
+	h.views.cur = v
+	return v
+}
+
+func policyInput(t *Tool, changed bool) PolicyInput {
+	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
+	return PolicyInput{Source: t.Source, Namespace: t.Namespace, Address: t.Address, ReadOnly: ro, Changed: changed}
+}
+
+func tsTool(t *Tool) tsgen.Tool {
+	return tsgen.Tool{Namespace: t.Namespace, Name: t.JSName, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+}
+
+func searchDoc(t *Tool) search.Doc {
+	d := search.Doc{Namespace: t.Namespace, Name: t.JSName, OrigName: t.Name, Title: t.Title, Description: t.Description}
+	var schema struct {
+		Properties map[string]struct {
+			Description string          `json:"description"`
+			Properties  json.RawMessage `json:"properties"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(t.InputSchema, &schema) == nil {
+		keys := make([]string, 0, len(schema.Properties))
+		for k := range schema.Properties {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := schema.Properties[k]
+			d.Params = append(d.Params, k)
+			if p.Description != "" {
+				d.ParamDocs = append(d.ParamDocs, p.Description)
+			}
+			var nested map[string]json.RawMessage
+			if json.Unmarshal(p.Properties, &nested) == nil {
+				for nk := range nested {
+					d.Params = append(d.Params, nk)
+				}
+			}
+		}
+	}
+	return d
+}
+
+func (v *view) signature(i int) string {
+	v.sigOnce[i].Do(func() { v.sigs[i] = tsgen.Signature(tsTool(v.tools[i])) })
+	return v.sigs[i]
+}
+
+// InputError is bad input to search, describe or execute: which field and
+// what is allowed.
+type InputError struct {
+	Field   string
+	Problem string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Problem }
+
+// SearchRequest is the search tool's input.
+type SearchRequest struct {
+	Query     string `json:"query"`
+	Namespace string `json:"namespace,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+// Search answers the search tool: plain text, best match first, grouped by
+// namespace with its connections, one-line signatures, the first sentence
+// of each description, [asks] where the policy asks, a count of tools the
+// policy hides and a footer when more matched.
+func (h *Hub) Search(req SearchRequest) (string, error) {
+	if n := utf8.RuneCountInString(req.Query); n > SearchQueryMax {
+		return "", &InputError{"query", fmt.Sprintf("%d characters; must be 0 to %d (empty lists a namespace)", n, SearchQueryMax)}
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = SearchLimitDefault
+	}
+	if limit < SearchLimitMin || limit > SearchLimitMax {
+		return "", &InputError{"limit", fmt.Sprintf("%d is out of range; must be %d to %d (default %d)", req.Limit, SearchLimitMin, SearchLimitMax, SearchLimitDefault)}
+	}
+	v := h.view()
+	cfg := h.Config()
+	ns := strings.TrimSpace(req.Namespace)
+	if ns != "" && !v.hasNamespace(ns, cfg) {
+		return "", &InputError{"namespace", fmt.Sprintf("unknown namespace %q; known: %s", ns, strings.Join(v.namespaces(cfg), ", "))}
+	}
+	query := strings.TrimSpace(req.Query)
+	if query == "" && ns == "" {
+		return "", &InputError{"query", "empty; pass a query (1 to 200 characters), or namespace to list one source"}
+	}
+	// Ask the index for everything that matches, then drop denied tools.
+	hits, total := v.index.Search(query, ns, len(v.tools))
+	var shown []int
+	hidden := 0
+	for _, hit := range hits {
+		if v.decisions[hit.Doc].Mode == Deny {
+			hidden++
+			continue
+		}
+		shown = append(shown, hit.Doc)
+	}
+	_ = total
+	more := 0
+	if len(shown) > limit {
+		more = len(shown) - limit
+		shown = shown[:limit]
+	}
+	var b strings.Builder
+	if len(shown) == 0 {
+		if query == "" {
+			fmt.Fprintf(&b, "No tools in namespace %s.", ns)
+		} else {
+			fmt.Fprintf(&b, "No tools match %q.", query)
+			if names := v.namespaces(cfg); len(names) > 0 {
+				fmt.Fprintf(&b, " Namespaces: %s.", strings.Join(names, ", "))
+			} else {
+				b.WriteString(" No sources are connected yet.")
+			}
+		}
+	}
+	// Group by namespace, namespaces in order of their best hit.
+	var order []string
+	groups := map[string][]int{}
+	for _, i := range shown {
+		n := v.tools[i].Namespace
+		if _, ok := groups[n]; !ok {
+			order = append(order, n)
+		}
+		groups[n] = append(groups[n], i)
+	}
+	for gi, n := range order {
+		if gi > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(n)
+		if src := cfg.Sources[v.tools[groups[n][0]].Source]; src != nil {
+			if conns := src.ConnectionNames(); len(conns) > 0 {
+				def := src.DefaultConnection()
+				for k, c := range conns {
+					if c == def {
+						conns[k] = c + "*"
+					}
+				}
+				fmt.Fprintf(&b, "  (connections: %s)", strings.Join(conns, ", "))
+			}
+		}
+		b.WriteByte('\n')
+		for _, i := range groups[n] {
+			b.WriteString("  ")
+			b.WriteString(v.signature(i))
+			if v.decisions[i].Mode == Ask {
+				b.WriteString("   [asks]")
+			}
+			b.WriteByte('\n')
+			if s := tsgen.FirstSentence(v.tools[i].Description); s != "" {
+				b.WriteString("    ")
+				b.WriteString(s)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "%d more %s. Narrow the query or pass namespace.\n", more, plural(more, "match", "matches"))
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&b, "%d %s hidden by your policy.\n", hidden, plural(hidden, "tool", "tools"))
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (v *view) hasNamespace(ns string, cfg *Config) bool {
+	for _, t := range v.tools {
+		if t.Namespace == ns {
+			return true
+		}
+	}
+	for name, s := range cfg.Sources {
+		if Namespace(name) == ns && !s.Disabled {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *view) namespaces(cfg *Config) []string {
+	seen := map[string]bool{}
+	for _, t := range v.tools {
+		seen[t.Namespace] = true
+	}
+	for name, s := range cfg.Sources {
+		if !s.Disabled {
+			seen[Namespace(name)] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// DescribeRequest is the describe tool's input.
+type DescribeRequest struct {
+	Targets []string `json:"targets"`
+	Budget  int      `json:"-"`
+}
+
+// Describe answers the describe tool: TypeScript declarations of the
+// targets within the token budget. Denied tools do not exist for it.
+func (h *Hub) Describe(req DescribeRequest) (string, error) {
+	if len(req.Targets) < 1 || len(req.Targets) > DescribeTargetsMax {
+		return "", &InputError{"targets", fmt.Sprintf("%d targets; must be 1 to %d", len(req.Targets), DescribeTargetsMax)}
+	}
+	for i, t := range req.Targets {
+		if strings.TrimSpace(t) == "" {
+			return "", &InputError{fmt.Sprintf("targets[%d]", i), "empty; name an address (github.createIssue), a namespace (github) or a type (github.Issue)"}
+		}
+	}
+	v := h.view()
+	res, err := tsgen.Describe(v.ts, req.Targets, &tsgen.Options{Budget: req.Budget})
+	var ute *tsgen.UnknownTargetError
+	if errors.As(err, &ute) {
+		msg := fmt.Sprintf("unknown target %q", ute.Target)
+		if len(ute.Closest) > 0 {
+			msg += "; closest: " + strings.Join(ute.Closest, ", ")
+		} else {
+			msg += "; search for the tool first"
+		}
+		return "", &InputError{"targets", msg}
+	}
+	if err != nil {
+		return "", err
+	}
+	return res.Text, nil
+}
+
+// changedAddresses returns the addresses whose definitions changed since
+// the person accepted them.
+func (h *Hub) changedAddresses() map[string]bool {
+	out := map[string]bool{}
+	changes, err := h.catalog.Changes(context.Background())
+	if err != nil {
+		h.log.Warn("reading tool changes", "err", err)
+		return out
+	}
+	for _, c := range changes {
+		if c.OldHash != "" {
+			out[c.Address] = true
+		}
+	}
+	return out
+}

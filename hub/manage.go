@@ -1,0 +1,81 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// SetSecret stores the secret of one connection in the keychain. The
+// connection must reference exactly one secret (${secret:NAME}); runs that
+// wait for it continue on their next resume.
+func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error {
+	s := h.Config().Sources[source]
+	if s == nil {
+		return fmt.Errorf("no source named %q", source)
+	}
+	if _, ok := s.Connections[conn]; !ok {
+		return fmt.Errorf("source %s has no connection %q", source, conn)
+	}
+	refs := s.SecretRefs(conn)
+	if len(refs) != 1 {
+		return fmt.Errorf("connection %s of %s references %d secrets; set them with 'capabilities connection add %s %s --secret REF'", conn, source, len(refs), source, conn)
+	}
+	if err := h.kc.Set(SecretKey(source, conn, refs[0]), secret); err != nil {
+		return err
+	}
+	h.views.invalidate()
+	h.events.publish(Event{Kind: EventSource, ID: source})
+	return nil
+}
+
+// ToolChangeInfo is a changed tool definition as the person reviews it.
+type ToolChangeInfo struct {
+	Address string
+	Summary string
+	Before  string // the accepted definition's hash (definitions are not kept)
+	After   string // the current definition, JSON
+	Seen    time.Time
+}
+
+// ToolChanges lists tool definitions that changed since the person accepted
+// them. New tools are not listed: they follow the policy like any tool.
+func (h *Hub) ToolChanges(ctx context.Context) ([]ToolChangeInfo, error) {
+	changes, err := h.catalog.Changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap := h.catalog.Snapshot()
+	var out []ToolChangeInfo
+	for _, c := range changes {
+		if c.OldHash == "" {
+			continue
+		}
+		info := ToolChangeInfo{Address: c.Address, Seen: c.At, Before: "definition " + short(c.OldHash), Summary: "the definition changed since it was accepted; calls ask until you accept it"}
+		if t, ok := snap.Lookup(c.Address); ok {
+			info.After = fmt.Sprintf("%s\n\n%s\n\ninput: %s", t.Title, t.Description, string(t.InputSchema))
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
+}
+
+// AcceptTool accepts the current definition of a changed tool.
+func (h *Hub) AcceptTool(ctx context.Context, address string) error {
+	if err := h.catalog.Accept(ctx, address); err != nil {
+		return err
+	}
+	if err := h.runs.audit(ctx, ChannelDialog, "", "", address, "accept_definition", "", h.now()); err != nil {
+		return err
+	}
+	h.views.invalidate()
+	h.events.publish(Event{Kind: EventCatalog})
+	return nil
+}

@@ -1,0 +1,275 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The model-facing wording of the surface. It changes only with evidence.
+const (
+	instructions = `Your tools live behind three tools. search finds tools by what you want to do and shows one-line TypeScript signatures; describe gives exact types; execute runs JavaScript where each source is a global object of async functions. Search, describe what you will call, then execute. If execute says a call awaits approval, tell the user and resume the run after they decide.`
+
+	searchDescription = "Find the user's tools and skills by what you want to do, for example \"create a GitHub issue\" or \"recent Slack messages\". Returns tool addresses with one-line TypeScript signatures, best match first. Read full types with `describe` before writing code. Pass `namespace` to search or list one source."
+
+	describeDescription = "Get exact TypeScript declarations for tools: an address (`github.createIssue`), a whole namespace (`github`, budget permitting), or a type named in an earlier declaration (`github.Issue`). Write `execute` code against these types."
+
+	executeDescription = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: `await github.createIssue({ owner, repo, title })`. TypeScript annotations are allowed and stripped. Write the body of an async function and `return` what you need; run independent calls in parallel with `Promise.all`. There is no network or filesystem besides these functions. If a call needs the user's approval or a connection, the result says so and a page opens on the user's screen; tell the user, then continue with `{ \"resume\": \"<runId>\" }` after they decide. Never ask the user for passwords or tokens in chat."
+)
+
+var (
+	searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","maxLength":200,"description":"What you want to do. Empty lists a namespace."},"namespace":{"type":"string","description":"Search or list one source."},"limit":{"type":"integer","minimum":1,"maximum":25,"default":8}},"required":["query"]}`)
+
+	describeSchema = json.RawMessage(`{"type":"object","properties":{"targets":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":10,"description":"Addresses, namespaces or type names."}},"required":["targets"]}`)
+
+	executeSchema = json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","maxLength":65536,"description":"JavaScript: the body of an async function."},"resume":{"type":"string","description":"A runId to continue."}}}`)
+
+	// executeOutputSchema is the envelope, compact: the fixed cost of the
+	// surface counts every byte of it.
+	executeOutputSchema = json.RawMessage(`{"type":"object","properties":{"runId":{"type":"string"},"status":{"enum":["completed","failed","awaiting_approval","awaiting_connection","cancelled"]},"result":{},"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"},"hint":{"type":"string"}}},"logs":{"type":"array","items":{"type":"string"}},"calls":{"type":"array","items":{"type":"object","properties":{"address":{"type":"string"},"ok":{"type":"boolean"},"ms":{"type":"number"}}}},"pending":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"kind":{"enum":["approval","connection"]},"address":{"type":"string"},"summary":{"type":"string"},"message":{"type":"string"}}}},"truncated":{"type":"object","properties":{"result":{"type":"boolean"},"logs":{"type":"boolean"}}},"notices":{"type":"array","items":{"type":"string"}}},"required":["runId","status","calls"]}`)
+)
+
+func boolPtr(b bool) *bool { return &b }
+
+// Tools returns the definitions of the three tools, as tools/list shows them.
+func Tools() []*mcp.Tool {
+	return []*mcp.Tool{
+		{
+			Name:        "search",
+			Description: searchDescription,
+			InputSchema: searchSchema,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(false)},
+		},
+		{
+			Name:        "describe",
+			Description: describeDescription,
+			InputSchema: describeSchema,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(false)},
+		},
+		{
+			Name:         "execute",
+			Description:  executeDescription,
+			InputSchema:  executeSchema,
+			OutputSchema: executeOutputSchema,
+			Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: boolPtr(true)},
+		},
+	}
+}
+
+// Instructions are the server instructions clients receive at initialize.
+func Instructions() string { return instructions }
+
+// NewMCPServer returns the MCP server of the code-mode surface: exactly three
+// tools. One server serves every client session.
+func (h *Hub) NewMCPServer(version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       h.log,
+	})
+	tools := Tools()
+	s.AddTool(tools[0], h.handleSearch)
+	s.AddTool(tools[1], h.handleDescribe)
+	s.AddTool(tools[2], h.handleExecute)
+	return s
+}
+
+func textResult(s string, isErr bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, IsError: isErr}
+}
+
+// inputErrorResult reports bad input as a tool error the model can read.
+func inputErrorResult(err error) (*mcp.CallToolResult, error) {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return textResult("Invalid input: "+ie.Error(), true), nil
+	}
+	return textResult(err.Error(), true), nil
+}
+
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return &InputError{ute.Field, fmt.Sprintf("must be %s", ute.Type.Kind())}
+		}
+		if strings.HasPrefix(err.Error(), "json: unknown field ") {
+			return &InputError{strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field"}
+		}
+		return &InputError{"arguments", err.Error()}
+	}
+	return nil
+}
+
+func (h *Hub) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Query     *string `json:"query"`
+		Namespace string  `json:"namespace"`
+		Limit     *int    `json:"limit"`
+	}
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return inputErrorResult(err)
+	}
+	if in.Query == nil {
+		return inputErrorResult(&InputError{"query", "required (a string up to 200 characters; empty lists the namespace)"})
+	}
+	sr := SearchRequest{Query: *in.Query, Namespace: in.Namespace}
+	if in.Limit != nil {
+		if *in.Limit == 0 {
+			return inputErrorResult(&InputError{"limit", fmt.Sprintf("0 is out of range; must be %d to %d (default %d)", SearchLimitMin, SearchLimitMax, SearchLimitDefault)})
+		}
+		sr.Limit = *in.Limit
+	}
+	out, err := h.Search(sr)
+	if err != nil {
+		return inputErrorResult(err)
+	}
+	return textResult(out, false), nil
+}
+
+func (h *Hub) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in DescribeRequest
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return inputErrorResult(err)
+	}
+	out, err := h.Describe(in)
+	if err != nil {
+		return inputErrorResult(err)
+	}
+	return textResult(out, false), nil
+}
+
+func clientName(req *mcp.CallToolRequest) string {
+	if ci := req.ClientInfo(); ci != nil {
+		return strings.TrimSpace(ci.Name + " " + ci.Version)
+	}
+	return ""
+}
+
+// canAskInForm reports whether the client negotiated 2026-07-28 and
+// declared form elicitation, so approvals can travel as input requests.
+func canAskInForm(req *mcp.CallToolRequest) bool {
+	if req.ProtocolVersion() < "2026-07-28" {
+		return false
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	return e.Form != nil || e.URL == nil // an empty elicitation capability means form
+}
+
+func (h *Hub) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Code   string `json:"code"`
+		Resume string `json:"resume"`
+	}
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return inputErrorResult(err)
+	}
+	client := clientName(req)
+	var env *Envelope
+	var err error
+	if state := req.Params.RequestState; state != "" {
+		// The client answers input requests this hub signed.
+		answers := map[string]string{}
+		for id, resp := range req.Params.InputResponses {
+			if er, ok := resp.(*mcp.ElicitResult); ok {
+				answers[id] = elicitDecision(er)
+			}
+		}
+		st, rerr := h.redeemInput(ctx, state, answers, client)
+		if rerr != nil {
+			return textResult("The approval answer was refused: "+rerr.Error()+". Call execute again with { \"resume\": \"<runId>\" } to get a fresh request.", true), nil
+		}
+		env, err = h.Execute(ctx, ExecuteRequest{Resume: st.RunID, Client: client})
+	} else {
+		env, err = h.Execute(ctx, ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: client})
+	}
+	if err != nil {
+		return inputErrorResult(err)
+	}
+	if env.Status == StatusAwaitingApproval && canAskInForm(req) {
+		if res, ok := h.inputRequests(ctx, env); ok {
+			return res, nil
+		}
+	}
+	return envelopeResult(env), nil
+}
+
+func envelopeResult(env *Envelope) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: env.Line()}},
+		StructuredContent: env,
+		IsError:           env.Status == StatusFailed,
+	}
+}
+
+// elicitDecision maps a form answer to a decision; a dismissed form leaves
+// the call pending ("").
+func elicitDecision(er *mcp.ElicitResult) string {
+	switch er.Action {
+	case "accept":
+		if d, ok := er.Content["decision"].(string); ok {
+			if _, _, err := ParseDecision(d); err == nil {
+				return d
+			}
+		}
+		return ""
+	case "decline":
+		return DenyOnce
+	}
+	return ""
+}
+
+// approvalSchema is the form a client shows: one choice of four.
+var approvalSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"decision": map[string]any{
+			"type":      "string",
+			"title":     "Decision",
+			"enum":      []string{AllowOnce, AllowAlways, DenyOnce, DenyAlways},
+			"enumNames": []string{"Allow once", "Always allow", "Deny", "Always deny"},
+			"default":   DenyOnce,
+		},
+	},
+	"required": []string{"decision"},
+}
+
+// inputRequests turns a run's open approvals into MCP input requests with a
+// signed state.
+func (h *Hub) inputRequests(ctx context.Context, env *Envelope) (*mcp.CallToolResult, bool) {
+	rows, err := h.runs.pendingOf(ctx, env.RunID)
+	if err != nil {
+		return nil, false
+	}
+	var open []*pendingRow
+	reqs := mcp.InputRequestMap{}
+	for _, p := range rows {
+		if p.Kind != KindApproval || p.Decision != "" || p.StateUsed {
+			continue
+		}
+		open = append(open, p)
+		a := h.approvalOf(p)
+		conn := a.Connection
+		if a.DefaultConnection {
+			conn += " (default)"
+		}
+		msg := fmt.Sprintf("Allow %s?\nConnection: %s\nReason: %s\nRun: %s\nArguments (secrets hidden):\n%s", a.Address, conn, a.Reason, a.RunID, a.Preview)
+		reqs[p.ID] = &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema}
+	}
+	if len(open) == 0 {
+		return nil, false
+	}
+	return &mcp.CallToolResult{InputRequests: reqs, RequestState: h.newInputState(env.RunID, open)}, true
+}

@@ -1,0 +1,289 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/tsgen"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got); run go test -update if the change is intended:\n%s", name, diff)
+	}
+}
+
+// connect runs h's MCP server and a go-sdk client on in-memory transports.
+func connect(t *testing.T, h *Hub, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	srv := h.NewMCPServer("test")
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, opts)
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestToolsListAndFixedCost(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	for _, version := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			cs := connect(t, h.Hub, version, nil)
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Tools) != 3 {
+				t.Fatalf("%d tools, want exactly 3", len(res.Tools))
+			}
+			tools, _ := json.MarshalIndent(res.Tools, "", "  ")
+			if version == "2026-07-28" {
+				golden(t, "tools_list.json", string(tools)+"\n")
+			}
+			init := cs.InitializeResult()
+			if init == nil || init.Instructions == "" {
+				t.Fatal("no server instructions")
+			}
+			compact, _ := json.Marshal(res.Tools)
+			cost := tsgen.Tokens(init.Instructions) + tsgen.Tokens(string(compact))
+			t.Logf("fixed cost at %s: %d tokens (o200k_base): instructions %d, tools/list %d", version, cost, tsgen.Tokens(init.Instructions), tsgen.Tokens(string(compact)))
+			if cost > 1500 {
+				t.Fatalf("fixed cost %d tokens; the spec's ceiling is 1,500", cost)
+			}
+		})
+	}
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func TestSearchAndDescribeExchanges(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	cs := connect(t, h.Hub, "2026-07-28", nil)
+	out, isErr := callText(t, cs, "search", map[string]any{"query": "add two numbers"})
+	if isErr {
+		t.Fatal(out)
+	}
+	golden(t, "search_add_two_numbers.txt", out+"\n")
+	if !strings.HasPrefix(out, "everything\n  everything.getSum(") {
+		t.Errorf("best match is not getSum:\n%s", out)
+	}
+	out, _ = callText(t, cs, "search", map[string]any{"query": "remember facts about a person", "limit": 3})
+	golden(t, "search_memory_limit3.txt", out+"\n")
+	if !strings.Contains(out, "[asks]") || !strings.Contains(out, "more match") {
+		t.Errorf("expected [asks] and the footer:\n%s", out)
+	}
+	out, _ = callText(t, cs, "search", map[string]any{"query": "", "namespace": "memory"})
+	golden(t, "search_list_memory.txt", out+"\n")
+	out, isErr = callText(t, cs, "describe", map[string]any{"targets": []string{"memory.createEntities", "everything.getSum"}})
+	if isErr {
+		t.Fatal(out)
+	}
+	golden(t, "describe_create_entities_get_sum.ts", out+"\n")
+	out, _ = callText(t, cs, "describe", map[string]any{"targets": []string{"memory"}})
+	golden(t, "describe_memory.ts", out+"\n")
+	out, _ = callText(t, cs, "execute", map[string]any{"code": `return (await everything.getSum({ a: 1, b: 2 }))`})
+	var env Envelope
+	if err := json.Unmarshal([]byte(out), &env); err != nil || env.Status != StatusCompleted {
+		t.Fatalf("execute text is not the envelope line: %q", out)
+	}
+}
+
+func TestSearchInputErrors(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	cs := connect(t, h.Hub, "2026-07-28", nil)
+	for _, tc := range []struct {
+		args any
+		want string
+	}{
+		{map[string]any{"query": "x", "limit": 0}, "limit: 0 is out of range; must be 1 to 25"},
+		{map[string]any{"query": "x", "limit": 26}, "limit: 26 is out of range; must be 1 to 25"},
+		{map[string]any{"query": strings.Repeat("q", 201)}, "query: 201 characters; must be 0 to 200"},
+		{map[string]any{"query": "x", "namespace": "nope"}, `namespace: unknown namespace "nope"; known: everything, memory`},
+		{map[string]any{"query": ""}, "query: empty"},
+	} {
+		out, isErr := callText(t, cs, "search", tc.args)
+		if !isErr || !strings.Contains(out, tc.want) {
+			t.Errorf("search %v = %q (error %v), want %q", tc.args, out, isErr, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args any
+		want string
+	}{
+		{map[string]any{"targets": []string{}}, "targets: 0 targets; must be 1 to 10"},
+		{map[string]any{"targets": make([]string, 11)}, "targets: 11 targets; must be 1 to 10"},
+		{map[string]any{"targets": []string{"memory.createEntitie"}}, `unknown target "memory.createEntitie"; closest: memory.createEntities`},
+	} {
+		out, isErr := callText(t, cs, "describe", tc.args)
+		if !isErr || !strings.Contains(out, tc.want) {
+			t.Errorf("describe %v = %q, want %q", tc.args, out, tc.want)
+		}
+	}
+}
+
+// formClient answers every approval form with decision.
+func formClient(decision string, asked *int) *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			*asked++
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": decision}}, nil
+		},
+	}
+}
+
+const createAda = `await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] }); return (await memory.readGraph({})).entities.length;`
+
+func TestInputRequestAnswered(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	asked := 0
+	cs := connect(t, h.Hub, "2026-07-28", formClient(AllowOnce, &asked))
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var env Envelope
+	json.Unmarshal(b, &env)
+	if env.Status != StatusCompleted || string(env.Result) != "1" || asked != 1 {
+		t.Fatalf("asked %d times; envelope %s", asked, b)
+	}
+	if h.entities(t) != 1 {
+		t.Fatalf("entities = %d", h.entities(t))
+	}
+	hist, _ := h.History(context.Background(), 1)
+	if len(hist) != 1 || hist[0].Channel != ChannelClient {
+		t.Errorf("audit %+v", hist)
+	}
+}
+
+func TestInputRequestStateOnceAndUntampered(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	cs := connect(t, h.Hub, "2026-07-28", &mcp.ClientOptions{
+		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	ctx := context.Background()
+	args := map[string]any{"code": createAda}
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.NeedsInput() || len(first.InputRequests) != 1 || first.RequestState == "" {
+		t.Fatalf("want one input request, got %+v", first)
+	}
+	var id string
+	for k, ir := range first.InputRequests {
+		id = k
+		ep, ok := ir.(*mcp.ElicitParams)
+		if !ok || !strings.Contains(ep.Message, "memory.createEntities") || !strings.Contains(ep.Message, `"name": "Ada"`) {
+			t.Fatalf("input request %+v", ir)
+		}
+	}
+	answer := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": AllowOnce}}}
+	// A tampered state is refused and decides nothing.
+	tampered := []byte(first.RequestState)
+	tampered[5] ^= 1
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: answer, RequestState: string(tampered)})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "invalid request state") {
+		t.Fatalf("tampered state: %v %s", err, resultText(res))
+	}
+	if h.entities(t) != 0 {
+		t.Fatal("a tampered answer ran the call")
+	}
+	// The real state works once.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: answer, RequestState: first.RequestState})
+	if err != nil || res.IsError || res.NeedsInput() {
+		t.Fatalf("answer: %v %s", err, resultText(res))
+	}
+	// Replayed: refused, and nothing runs twice.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: answer, RequestState: first.RequestState})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "already used") {
+		t.Fatalf("replayed state: %v %s", err, resultText(res))
+	}
+	if h.entities(t) != 1 {
+		t.Fatalf("entities = %d, want 1", h.entities(t))
+	}
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestOlderClientGetsAwaitingApproval(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	asked := 0
+	// Even with an elicitation handler, a 2025-11-25 client gets the envelope.
+	cs := connect(t, h.Hub, "2025-11-25", formClient(AllowOnce, &asked))
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env Envelope
+	if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != StatusAwaitingApproval || asked != 0 {
+		t.Fatalf("asked %d; %s", asked, resultText(res))
+	}
+	if _, err := h.ApproveRun(context.Background(), env.RunID, AllowOnce, ChannelCLI, "terminal"); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})
+	json.Unmarshal([]byte(resultText(res)), &env)
+	if env.Status != StatusCompleted || h.entities(t) != 1 {
+		t.Fatalf("%s", resultText(res))
+	}
+}

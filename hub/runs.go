@@ -1,0 +1,349 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base32"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"capabilities.sh/capabilities/hub/store"
+)
+
+// runRow is one run as stored.
+type runRow struct {
+	ID       string
+	Code     string
+	Notices  []string
+	Seed     uint64
+	Clock    time.Time
+	Status   string
+	Attempts int
+	Client   string
+	Envelope *Envelope
+	Created  time.Time
+	Updated  time.Time
+}
+
+// journalEntry is one journaled tool call.
+type journalEntry struct {
+	Seq        int
+	Address    string
+	Connection string
+	ArgsHash   string
+	State      string // issued | ok | error | pending
+	Outcome    json.RawMessage
+	Ms         int64
+}
+
+// Journal states.
+const (
+	journalIssued  = "issued"
+	journalOK      = "ok"
+	journalError   = "error"
+	journalPending = "pending"
+)
+
+// pendingRow is an input a run waits for.
+type pendingRow struct {
+	ID, RunID  string
+	Seq        int
+	Kind       string // approval | connection
+	Address    string
+	Connection string
+	ArgsHash   string
+	Preview    string
+	Reason     string
+	Client     string
+	Created    time.Time
+	Expires    time.Time
+	Decision   string // "" | allow | deny
+	Remember   bool
+	Channel    string
+	Decided    time.Time
+	StateUsed  bool
+}
+
+// Pending input kinds.
+const (
+	KindApproval   = "approval"
+	KindConnection = "connection"
+)
+
+func newID(prefix string) string {
+	var b [10]byte
+	rand.Read(b[:])
+	return prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+}
+
+func newSeed() uint64 {
+	var b [8]byte
+	rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// argsHash is the hash the journal keeps of a call's arguments: SHA-256 of
+// the canonical JSON (object keys sorted), so equal arguments in another key
+// order still match.
+func argsHash(args json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		sum := sha256.Sum256(args)
+		return hex.EncodeToString(sum[:])
+	}
+	canon, _ := json.Marshal(v) // map keys are sorted by encoding/json
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:16])
+}
+
+// runStore is the hub's access to runs, journals, pending inputs and the
+// audit trail. Every write is its own committed transaction, so each step
+// survives a kill -9.
+type runStore struct{ db *store.DB }
+
+func (s runStore) createRun(ctx context.Context, r *runRow) error {
+	notices, _ := json.Marshal(r.Notices)
+	var env []byte
+	if r.Envelope != nil {
+		env, _ = json.Marshal(r.Envelope)
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?, ?)`,
+		r.ID, r.Code, string(notices), int64(r.Seed), r.Clock.UnixMilli(), r.Status, r.Attempts, r.Client, nullable(env), r.Created.UnixMilli(), r.Updated.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("storing run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func nullable(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+var errNoRun = errors.New("no such run")
+
+func (s runStore) loadRun(ctx context.Context, id string) (*runRow, error) {
+	var r runRow
+	var notices string
+	var seed, clock, created, updated int64
+	var env sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT id, code, notices, seed, clock, status, attempts, client, envelope, created, updated FROM runs WHERE id = ?`, id).
+		Scan(&r.ID, &r.Code, &notices, &seed, &clock, &r.Status, &r.Attempts, &r.Client, &env, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoRun
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading run %s: %w", id, err)
+	}
+	json.Unmarshal([]byte(notices), &r.Notices)
+	r.Seed, r.Clock = uint64(seed), time.UnixMilli(clock)
+	r.Created, r.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	if env.Valid {
+		r.Envelope = &Envelope{}
+		if err := json.Unmarshal([]byte(env.String), r.Envelope); err != nil {
+			return nil, fmt.Errorf("loading run %s: envelope: %w", id, err)
+		}
+	}
+	return &r, nil
+}
+
+func (s runStore) startAttempt(ctx context.Context, id string, now time.Time, engine, prelude string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET status = ?, attempts = attempts + 1, engine = ?, prelude = ?, updated = ? WHERE id = ?`,
+		StatusRunning, engine, prelude, now.UnixMilli(), id)
+	return err
+}
+
+func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, now time.Time) error {
+	b, _ := json.Marshal(env)
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET status = ?, envelope = ?, updated = ? WHERE id = ?`, env.Status, string(b), now.UnixMilli(), id)
+	if err != nil {
+		return fmt.Errorf("storing the envelope of run %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEntry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms FROM journal WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	out := map[int]*journalEntry{}
+	for rows.Next() {
+		var e journalEntry
+		var outcome sql.NullString
+		if err := rows.Scan(&e.Seq, &e.Address, &e.Connection, &e.ArgsHash, &e.State, &outcome, &e.Ms); err != nil {
+			return nil, err
+		}
+		if outcome.Valid {
+			e.Outcome = json.RawMessage(outcome.String)
+		}
+		out[e.Seq] = &e
+	}
+	return out, rows.Err()
+}
+
+func (s runStore) putJournal(ctx context.Context, runID string, e *journalEntry, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO journal (run_id, seq, address, connection, args_hash, state, outcome, ms, started)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state, outcome = excluded.outcome, ms = excluded.ms`,
+		runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("journaling call %d of run %s: %w", e.Seq, runID, err)
+	}
+	return nil
+}
+
+func (s runStore) putPending(ctx context.Context, p *pendingRow) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO pending (id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, seq) DO NOTHING`,
+		p.ID, p.RunID, p.Seq, p.Kind, p.Address, p.Connection, p.ArgsHash, p.Preview, p.Reason, p.Client, p.Created.UnixMilli(), p.Expires.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("storing pending input of run %s: %w", p.RunID, err)
+	}
+	return nil
+}
+
+const pendingCols = `id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, COALESCE(decision, ''), remember, COALESCE(channel, ''), COALESCE(decided, 0), state_used`
+
+func scanPending(sc interface{ Scan(...any) error }) (*pendingRow, error) {
+	var p pendingRow
+	var created, expires, decided int64
+	if err := sc.Scan(&p.ID, &p.RunID, &p.Seq, &p.Kind, &p.Address, &p.Connection, &p.ArgsHash, &p.Preview, &p.Reason, &p.Client,
+		&created, &expires, &p.Decision, &p.Remember, &p.Channel, &decided, &p.StateUsed); err != nil {
+		return nil, err
+	}
+	p.Created, p.Expires = time.UnixMilli(created), time.UnixMilli(expires)
+	if decided > 0 {
+		p.Decided = time.UnixMilli(decided)
+	}
+	return &p, nil
+}
+
+func (s runStore) pendingOf(ctx context.Context, runID string) ([]*pendingRow, error) {
+	return s.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE run_id = ? ORDER BY seq`, runID)
+}
+
+func (s runStore) pendingByID(ctx context.Context, id string) (*pendingRow, error) {
+	p, err := scanPending(s.db.QueryRowContext(ctx, `SELECT `+pendingCols+` FROM pending WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("no pending approval %q", id)
+	}
+	return p, err
+}
+
+func (s runStore) pendingAt(ctx context.Context, runID string, seq int) (*pendingRow, error) {
+	p, err := scanPending(s.db.QueryRowContext(ctx, `SELECT `+pendingCols+` FROM pending WHERE run_id = ? AND seq = ?`, runID, seq))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return p, err
+}
+
+// openPending lists undecided inputs, oldest first.
+func (s runStore) openPending(ctx context.Context) ([]*pendingRow, error) {
+	return s.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE decision IS NULL ORDER BY created, seq`)
+}
+
+func (s runStore) queryPending(ctx context.Context, q string, args ...any) ([]*pendingRow, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading pending inputs: %w", err)
+	}
+	defer rows.Close()
+	var out []*pendingRow
+	for rows.Next() {
+		p, err := scanPending(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ErrAlreadyDecided reports a decision on an input someone already decided.
+var ErrAlreadyDecided = errors.New("already decided")
+
+// decide records a decision on an open pending input, its audit row and,
+// with remember, the remembered policy, all in one transaction. Deciding an
+// input twice fails with ErrAlreadyDecided.
+func (s runStore) decide(ctx context.Context, p *pendingRow, decision string, remember bool, channel, actor string, now time.Time) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE pending SET decision = ?, remember = ?, channel = ?, decided = ? WHERE id = ? AND decision IS NULL`,
+		decision, remember, channel, now.UnixMilli(), p.ID)
+	if err != nil {
+		return fmt.Errorf("recording the decision on %s: %w", p.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("approval %s of run %s: %w", p.ID, p.RunID, ErrAlreadyDecided)
+	}
+	what := decision
+	if remember {
+		what += "_always"
+		if _, err := tx.ExecContext(ctx, `INSERT INTO remembered (address, mode, channel, at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (address) DO UPDATE SET mode = excluded.mode, channel = excluded.channel, at = excluded.at`,
+			p.Address, decision, channel, now.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, channel, actor, pending_id, run_id, address, decision, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		now.UnixMilli(), channel, actor, p.ID, p.RunID, p.Address, what, p.Connection); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// redeemState marks the signed input-request state of a pending input as
+// used; it succeeds once.
+func (s runStore) redeemState(ctx context.Context, pendingID string) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE pending SET state_used = 1 WHERE id = ? AND state_used = 0`, pendingID)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+func (s runStore) audit(ctx context.Context, channel, actor, runID, address, decision, detail string, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO audit (at, channel, actor, pending_id, run_id, address, decision, detail) VALUES (?, ?, ?, '', ?, ?, ?, ?)`,
+		now.UnixMilli(), channel, actor, runID, address, decision, detail)
+	return err
+}
+
+func (s runStore) remembered(ctx context.Context) (map[string]Mode, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT address, mode FROM remembered`)
+	if err != nil {
+		return nil, fmt.Errorf("reading remembered decisions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]Mode{}
+	for rows.Next() {
+		var a, m string
+		if err := rows.Scan(&a, &m); err != nil {
+			return nil, err
+		}
+		out[a] = Mode(m)
+	}
+	return out, rows.Err()
+}
+
+func (s runStore) forget(ctx context.Context, address string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM remembered WHERE address = ?`, address)
+	return err
+}

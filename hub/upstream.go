@@ -1,0 +1,1141 @@
+package hub
+
+// Upstream sessions.
+//
+// The hub keeps at most one MCP client session per (source, connection). A
+// session starts on first use, is watched for death, restarts on the next
+// use after a back-off that doubles with each consecutive failure, and closes
+// after IdleTimeout without calls. Secrets come from the keychain only while a
+// session starts: they go into the child's environment (stdio) or the request
+// headers (HTTP) and are scrubbed from everything the hub says about the
+// session: its log lines, its errors and its state.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/keychain"
+)
+
+// Defaults of [UpstreamOptions].
+const (
+	DefaultIdleTimeout    = 10 * time.Minute
+	DefaultCallTimeout    = 30 * time.Second
+	DefaultStartTimeout   = 30 * time.Second
+	DefaultRestartBackoff = time.Second
+	maxRestartBackoff     = time.Minute
+	// upstreamTerminate is how long a stdio child gets after its stdin
+	// closes before it is signalled.
+	upstreamTerminate = 2 * time.Second
+	// upstreamStderrTail is how many of a child's last stderr lines an error
+	// quotes when the child fails.
+	upstreamStderrTail = 3
+	upstreamMaxLogLine = 4096
+)
+
+// UpstreamOptions configures [NewUpstreams]. The zero value works: no
+// keychain (secret references fail as missing), the default logger and
+// timeouts, and an empty base environment.
+type UpstreamOptions struct {
+	// Keychain holds the secrets a connection references as ${secret:NAME},
+	// under SecretKey(source, conn, NAME).
+	Keychain keychain.Keychain
+	Logger   *slog.Logger
+	// IdleTimeout closes a session after this long without calls
+	// (default 10 minutes).
+	IdleTimeout time.Duration
+	// CallTimeout bounds one tools/call or one complete tools/list
+	// (upstreamTimeoutMs, default 30s). Callers may pass a shorter context.
+	CallTimeout time.Duration
+	// StartTimeout bounds starting a session: spawning or connecting plus
+	// the MCP handshake (default 30s).
+	StartTimeout time.Duration
+	// RestartBackoff is the wait after a session's first consecutive
+	// failure before it may start again; it doubles with each further
+	// failure up to one minute, and resets after a successful call
+	// (default 1s).
+	RestartBackoff time.Duration
+	// OnToolsChanged is called when an upstream sends
+	// notifications/tools/list_changed.
+	OnToolsChanged func(source string)
+	// OnState is called when a source's state changes.
+	OnState func(source string, st SourceState)
+	// Env is the base environment of stdio children (the hub passes
+	// os.Environ()); a source's env is laid over it.
+	Env []string
+	// Version is the client version the hub announces to upstreams
+	// (default "dev").
+	Version string
+}
+
+// Source states reported by [Upstreams.State].
+const (
+	SourceIdle     = "idle"     // no session: never started, closed when idle, or disabled
+	SourceStarting = "starting" // a session is connecting
+	SourceUp       = "up"       // at least one session is up
+	SourceDown     = "down"     // the last session failed or died
+)
+
+// SourceState is what the tray and status show for one source.
+type SourceState struct {
+	State    string    // SourceIdle, SourceStarting, SourceUp or SourceDown
+	Err      string    // the last failure, scrubbed of secrets; "" when none
+	Since    time.Time // when State last changed
+	Sessions int       // sessions up (one per connection in use)
+}
+
+// Kinds of [UpstreamError].
+const (
+	UpstreamKindTimeout           = "timeout"
+	UpstreamKindUnavailable       = "unavailable"
+	UpstreamKindProtocol          = "protocol"
+	UpstreamKindMissingSecret     = "missing_secret"
+	UpstreamKindUnknownSource     = "unknown_source"
+	UpstreamKindUnknownConnection = "unknown_connection"
+)
+
+// UpstreamError is a failure to reach or use an upstream. The execute path
+// maps Kind to a ToolError code. Its message never holds a secret value.
+type UpstreamError struct {
+	Source string
+	Conn   string // the connection used; "" when the source has none
+	Kind   string // one of the UpstreamKind constants
+	// Retryable reports whether the same call may succeed if repeated
+	// (a timeout, a server that died or is restarting).
+	Retryable bool
+	// Secret names the missing secret (Kind missing_secret).
+	Secret string
+	Err    error
+}
+
+func (e *UpstreamError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "source %q", e.Source)
+	if e.Conn != "" {
+		fmt.Fprintf(&b, " (connection %q)", e.Conn)
+	}
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString(strings.ReplaceAll(e.Kind, "_", " "))
+	}
+	return b.String()
+}
+
+func (e *UpstreamError) Unwrap() error { return e.Err }
+
+// Hint tells the person or the model what to do about the error.
+func (e *UpstreamError) Hint() string {
+	switch e.Kind {
+	case UpstreamKindTimeout:
+		return "The tool's server did not answer in time. Retry, or ask for less at once."
+	case UpstreamKindUnavailable:
+		if e.Retryable {
+			return "The tool's server is not reachable right now. Retry in a moment; tell the user if it persists."
+		}
+		return "The tool's server cannot be used as configured; tell the user (`capabilities hub status` shows why)."
+	case UpstreamKindProtocol:
+		return "The tool's server rejected the request. Check the arguments against describe."
+	case UpstreamKindMissingSecret:
+		conn := e.Conn
+		if conn == "" {
+			conn = "NAME"
+		}
+		return fmt.Sprintf("The connection's secret %s is not in the keychain; the user can store it with `capabilities connection add %s %s`. Never ask for it in chat.", e.Secret, e.Source, conn)
+	case UpstreamKindUnknownSource:
+		return "Search for the tool again; its source is no longer configured."
+	case UpstreamKindUnknownConnection:
+		return "Use a connection listed by search, or omit { connection } to use the default one."
+	}
+	return ""
+}
+
+// Upstreams owns the hub's sessions with its upstream MCP servers.
+//
+// All methods are safe for concurrent use. Sessions start in goroutines
+// owned by Upstreams, so a caller whose context ends stops waiting without
+// aborting a start other callers share. Callbacks (OnState, OnToolsChanged)
+// run one at a time, in order, on a goroutine of their own; they may call
+// back into Upstreams. Close stops every goroutine and child process.
+type Upstreams struct {
+	opts   UpstreamOptions
+	log    *slog.Logger
+	ctx    context.Context // cancelled by Close; parent of every start
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine Upstreams starts
+	now    func() time.Time
+
+	events upstreamEvents
+
+	mu     sync.Mutex
+	cfg    *Config
+	slots  map[upstreamKey]*upstreamSlot
+	states map[string]SourceState
+	hooks  []func(source string) // internal list_changed listeners (the catalog)
+	closed bool
+}
+
+type upstreamKey struct{ source, conn string }
+
+// upstreamSlot is the lasting record of one (source, connection): its
+// current session and its failure history, which outlives sessions.
+type upstreamSlot struct {
+	cur      *upstreamSession
+	failures int       // consecutive failures
+	retryAt  time.Time // no start before this
+	lastErr  *UpstreamError
+}
+
+// upstreamSession is one MCP client session. Fields below mu are guarded by
+// Upstreams.mu; the rest are set before the session is published.
+type upstreamSession struct {
+	key    upstreamKey
+	def    *Source
+	ready  chan struct{} // closed when the start finished, either way
+	stderr *upstreamStderr
+	// cancelStart aborts the start; the start goroutine then cleans up.
+	cancelStart context.CancelFunc
+
+	status   string // SourceStarting, SourceUp or SourceDown
+	cs       *mcp.ClientSession
+	cmd      *exec.Cmd
+	httpTr   *http.Transport
+	err      *UpstreamError // why it is down
+	inflight int
+	lastUsed time.Time
+	ended    bool // closed by us or found dead; cleanup done or under way
+	secrets  []string
+}
+
+// NewUpstreams returns an Upstreams with no config; call SetConfig.
+func NewUpstreams(opts UpstreamOptions) *Upstreams {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.RestartBackoff <= 0 {
+		opts.RestartBackoff = DefaultRestartBackoff
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	u := &Upstreams{
+		opts:   opts,
+		log:    opts.Logger,
+		ctx:    ctx,
+		cancel: cancel,
+		now:    time.Now,
+		cfg:    &Config{Sources: map[string]*Source{}},
+		slots:  map[upstreamKey]*upstreamSlot{},
+		states: map[string]SourceState{},
+	}
+	u.events.wake = make(chan struct{}, 1)
+	u.wg.Add(2)
+	go func() { defer u.wg.Done(); u.events.run(ctx) }()
+	go func() { defer u.wg.Done(); u.reap(ctx) }()
+	return u
+}
+
+// SetConfig installs a new config. Sessions of sources that were removed,
+// disabled or whose definition changed are closed (in the background; calls
+// in flight on them finish first), and their failure history is forgotten.
+// Safe to call at any time.
+func (u *Upstreams) SetConfig(cfg *Config) {
+	if cfg == nil {
+		cfg = &Config{Sources: map[string]*Source{}}
+	}
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return
+	}
+	old := u.cfg
+	u.cfg = cfg
+	var stale []*upstreamSession
+	for k, slot := range u.slots {
+		nd := cfg.Sources[k.source]
+		if nd != nil && !nd.Disabled && sameSource(old.Sources[k.source], nd) {
+			continue
+		}
+		if s := u.endLocked(slot); s != nil {
+			stale = append(stale, s)
+		}
+		delete(u.slots, k)
+	}
+	u.wg.Add(len(stale))
+	changed := map[string]bool{}
+	for name := range old.Sources {
+		changed[name] = true
+	}
+	for name := range cfg.Sources {
+		changed[name] = true
+	}
+	for name := range changed {
+		u.updateStateLocked(name)
+	}
+	u.mu.Unlock()
+	for _, s := range stale {
+		go func() {
+			defer u.wg.Done()
+			u.shutdown(s, "config changed")
+		}()
+	}
+}
+
+// endLocked marks the current session of slot ended and returns it when it
+// is up and needs shutting down. A session still starting is cancelled
+// instead; its start goroutine cleans up.
+func (u *Upstreams) endLocked(slot *upstreamSlot) *upstreamSession {
+	s := slot.cur
+	if s == nil || s.ended {
+		return nil
+	}
+	s.ended = true
+	if s.status == SourceStarting {
+		s.cancelStart()
+		return nil
+	}
+	return s
+}
+
+// sameSource reports whether two source definitions start the same session.
+func sameSource(a, b *Source) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
+
+// Call calls tool name (the upstream MCP name) on source with connection
+// conn ("" means the source's default connection), with args as the JSON
+// object of arguments (empty means none).
+//
+// The session of (source, conn) starts on first use. A session that died
+// restarts on the next call unless that falls within its back-off window,
+// in which case Call returns a retryable unavailable error at once. The call
+// is bounded by CallTimeout and ctx. A tool that reports failure
+// (IsError) is a result, not an error. Errors are *UpstreamError, except
+// when ctx is cancelled: then the error wraps context.Canceled.
+//
+// Safe for concurrent use; calls on one session run concurrently.
+func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var arguments any
+	if len(bytes.TrimSpace(args)) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol,
+				Err: fmt.Errorf("calling %s: arguments must be a JSON object", name)}
+		}
+		arguments = json.RawMessage(args)
+	}
+	s, err := u.acquire(ctx, source, conn)
+	if err != nil {
+		return nil, err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
+	defer cancel()
+	res, err := s.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: arguments})
+	err = u.classify(ctx, callCtx, s, "calling "+name, err)
+	u.release(s, err)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ListTools returns every tool of source (all pages), through its default
+// connection. It starts the session like Call does, and is bounded by
+// CallTimeout and ctx. Safe for concurrent use.
+func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
+	s, err := u.acquire(ctx, source, "")
+	if err != nil {
+		return nil, err
+	}
+	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
+	defer cancel()
+	var tools []*mcp.Tool
+	for t, lerr := range s.cs.Tools(listCtx, nil) {
+		if lerr != nil {
+			err = lerr
+			break
+		}
+		tools = append(tools, t)
+	}
+	err = u.classify(ctx, listCtx, s, "listing tools", err)
+	u.release(s, err)
+	if err != nil {
+		return nil, err
+	}
+	return tools, nil
+}
+
+// State returns the state of every configured source. Safe for concurrent
+// use.
+func (u *Upstreams) State() map[string]SourceState {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make(map[string]SourceState, len(u.cfg.Sources))
+	for name := range u.cfg.Sources {
+		out[name] = u.stateLocked(name)
+	}
+	return out
+}
+
+// Close closes every session, kills the children's process groups, stops
+// every goroutine Upstreams started and waits for them. Calls in flight
+// fail. Later calls fail as unavailable. Close is idempotent and returns
+// nil; the error is there for io.Closer.
+func (u *Upstreams) Close() error {
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return nil
+	}
+	u.closed = true
+	var open []*upstreamSession
+	for k, slot := range u.slots {
+		if s := u.endLocked(slot); s != nil {
+			open = append(open, s)
+		}
+		delete(u.slots, k)
+	}
+	u.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range open {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u.shutdown(s, "hub closing")
+		}()
+	}
+	wg.Wait()
+	u.cancel()
+	u.wg.Wait()
+	return nil
+}
+
+// addToolsChangedHook registers an internal list_changed listener. The hook
+// runs on the callback goroutine.
+func (u *Upstreams) addToolsChangedHook(fn func(source string)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.hooks = append(u.hooks, fn)
+}
+
+// acquire returns an up session of (source, conn) with its in-flight count
+// raised; release lowers it.
+func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstreamSession, error) {
+	u.mu.Lock()
+	for {
+		if u.closed {
+			u.mu.Unlock()
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errors.New("the hub is shutting down")}
+		}
+		def := u.cfg.Sources[source]
+		if def == nil {
+			u.mu.Unlock()
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
+		}
+		if def.Disabled {
+			u.mu.Unlock()
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errors.New("the source is disabled in the config")}
+		}
+		if conn == "" {
+			conn = def.DefaultConnection()
+			if conn == "" && len(def.Connections) > 0 {
+				u.mu.Unlock()
+				return nil, &UpstreamError{Source: source, Kind: UpstreamKindUnknownConnection,
+					Err: fmt.Errorf("no default connection; pick one of %s", strings.Join(def.ConnectionNames(), ", "))}
+			}
+		} else if def.Connections[conn] == nil {
+			u.mu.Unlock()
+			names := def.ConnectionNames()
+			avail := "it has none"
+			if len(names) > 0 {
+				avail = "connections: " + strings.Join(names, ", ")
+			}
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownConnection,
+				Err: fmt.Errorf("no connection %q (%s)", conn, avail)}
+		}
+		k := upstreamKey{source, conn}
+		slot := u.slots[k]
+		if slot == nil {
+			slot = &upstreamSlot{}
+			u.slots[k] = slot
+		}
+		s := slot.cur
+		switch {
+		case s != nil && s.status == SourceUp:
+			s.inflight++
+			s.lastUsed = u.now()
+			u.mu.Unlock()
+			return s, nil
+		case s != nil && s.status == SourceStarting:
+			u.mu.Unlock()
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return nil, u.ctxError(ctx, source, conn, "waiting for the server to start")
+			}
+			u.mu.Lock()
+			if s.status == SourceDown && slot.cur == s && s.err != nil {
+				err := s.err
+				u.mu.Unlock()
+				return nil, err
+			}
+			continue
+		}
+		if now := u.now(); s != nil && now.Before(slot.retryAt) {
+			wait := slot.retryAt.Sub(now).Round(time.Millisecond)
+			if wait >= time.Second {
+				wait = wait.Round(time.Second)
+			}
+			err := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
+				Err: fmt.Errorf("restarting in %v after a failure: %v", wait, slot.lastErr.Err)}
+			u.mu.Unlock()
+			return nil, err
+		}
+		startCtx, cancel := context.WithTimeout(u.ctx, u.opts.StartTimeout)
+		s = &upstreamSession{key: k, def: def, ready: make(chan struct{}), status: SourceStarting, cancelStart: cancel}
+		s.stderr = &upstreamStderr{log: u.log.With("source", source, "connection", conn)}
+		slot.cur = s
+		u.updateStateLocked(source)
+		u.wg.Add(1)
+		go func() {
+			defer u.wg.Done()
+			defer cancel()
+			u.start(startCtx, s)
+		}()
+	}
+}
+
+// release ends one use of s. A success clears the failure history.
+func (u *Upstreams) release(s *upstreamSession, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s.inflight--
+	s.lastUsed = u.now()
+	if err == nil {
+		if slot := u.slots[s.key]; slot != nil && slot.cur == s {
+			slot.failures = 0
+		}
+	}
+}
+
+// start connects s and publishes the outcome. It runs on its own goroutine.
+func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
+	cs, err := u.connect(ctx, s)
+	var ue *UpstreamError
+	if err != nil {
+		ue = u.startError(ctx, s, err)
+	}
+	u.mu.Lock()
+	slot := u.slots[s.key]
+	current := slot != nil && slot.cur == s && !s.ended && !u.closed
+	if err == nil && current {
+		s.cs = cs
+		s.status = SourceUp
+		s.lastUsed = u.now()
+		u.updateStateLocked(s.key.source)
+		close(s.ready)
+		u.mu.Unlock()
+		u.log.Info("upstream session up", "source", s.key.source, "connection", s.key.conn)
+		u.wg.Add(1)
+		go func() {
+			defer u.wg.Done()
+			werr := cs.Wait()
+			u.died(s, werr)
+		}()
+		return
+	}
+	if err == nil {
+		// The config changed or the hub closed while this session started.
+		s.cs = cs
+		ue = &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true,
+			Err: errors.New("the session was closed while starting")}
+	}
+	s.status = SourceDown
+	s.err = ue
+	s.ended = true
+	if current {
+		// Missing secrets and bad definitions are the person's to fix; they
+		// do not count against the server.
+		if ue.Retryable {
+			u.failLocked(slot, ue)
+		} else {
+			slot.lastErr = ue
+		}
+		u.updateStateLocked(s.key.source)
+	}
+	close(s.ready)
+	u.mu.Unlock()
+	u.log.Warn("upstream session failed to start", "source", s.key.source, "connection", s.key.conn, "error", ue.Error())
+	u.cleanup(s)
+}
+
+// failLocked records one failure of slot and opens its back-off window.
+func (u *Upstreams) failLocked(slot *upstreamSlot, ue *UpstreamError) {
+	slot.failures++
+	d := u.opts.RestartBackoff
+	for i := 1; i < slot.failures && d < maxRestartBackoff; i++ {
+		d *= 2
+	}
+	slot.retryAt = u.now().Add(min(d, maxRestartBackoff))
+	slot.lastErr = ue
+}
+
+// connect expands the connection's secrets and runs the MCP handshake.
+func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.ClientSession, error) {
+	source, conn := s.key.source, s.key.conn
+	var secrets []string
+	env, headers, err := s.def.Expand(conn, func(name string) (string, error) {
+		if u.opts.Keychain == nil {
+			return "", &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+				Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
+		}
+		v, err := u.opts.Keychain.Get(SecretKey(source, conn, name))
+		switch {
+		case errors.Is(err, keychain.ErrNotFound):
+			return "", &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+				Err: fmt.Errorf("secret %q is not in the keychain", name)}
+		case err != nil:
+			return "", &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable,
+				Err: fmt.Errorf("reading secret %q: %w", name, err)}
+		}
+		if v != "" {
+			secrets = append(secrets, v)
+		}
+		return v, nil
+	})
+	if err != nil {
+		var ue *UpstreamError
+		if errors.As(err, &ue) {
+			return nil, ue
+		}
+		return nil, err
+	}
+	// Longest first, so a secret that contains another is scrubbed whole.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	u.mu.Lock()
+	s.secrets = secrets
+	u.mu.Unlock()
+	s.stderr.setSecrets(secrets)
+
+	var transport mcp.Transport
+	if s.def.URL != "" {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		u.mu.Lock()
+		s.httpTr = tr
+		u.mu.Unlock()
+		transport = &mcp.StreamableClientTransport{
+			Endpoint:   s.def.URL,
+			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}},
+		}
+	} else {
+		cmd := exec.Command(s.def.Command, s.def.Args...)
+		cmd.Env = append(append([]string(nil), u.opts.Env...), envList(env)...)
+		cmd.Dir = s.def.Cwd
+		cmd.Stderr = s.stderr
+		cmd.WaitDelay = upstreamTerminate
+		newProcessGroup(cmd)
+		u.mu.Lock()
+		s.cmd = cmd
+		u.mu.Unlock()
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: upstreamTerminate}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "capabilities", Version: u.opts.Version}, &mcp.ClientOptions{
+		Logger:       u.log.With("source", source, "connection", conn),
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			u.toolsChanged(source)
+		},
+	})
+	return client.Connect(ctx, transport, nil)
+}
+
+// startError turns a start failure into an *UpstreamError with secrets
+// scrubbed and the child's last stderr lines attached.
+func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err error) *UpstreamError {
+	var ue *UpstreamError
+	if errors.As(err, &ue) {
+		return u.scrubError(s, ue)
+	}
+	ue = &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		ue.Kind = UpstreamKindTimeout
+		ue.Err = fmt.Errorf("the server did not finish starting within %v", u.opts.StartTimeout)
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission):
+		ue.Retryable = false
+		ue.Err = fmt.Errorf("starting %s: %w", s.def.Command, err)
+	default:
+		ue.Err = fmt.Errorf("starting the server: %w", err)
+	}
+	if tail := s.stderr.tail(); tail != "" {
+		ue.Err = fmt.Errorf("%w; its last output: %s", ue.Err, tail)
+	}
+	return u.scrubError(s, ue)
+}
+
+// classify maps the error of a request on s to an *UpstreamError and ends
+// s when the error means the session is gone. ctx is the caller's context,
+// reqCtx the request's.
+func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	source, conn := s.key.source, s.key.conn
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("source %q: %s: %w", source, op, ctx.Err())
+	}
+	if reqCtx.Err() != nil {
+		msg := fmt.Errorf("%s: no answer within %v", op, u.opts.CallTimeout)
+		if ctx.Err() != nil {
+			msg = fmt.Errorf("%s: no answer before the caller's deadline", op)
+		}
+		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true, Err: msg}
+	}
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		return u.scrubError(s, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol,
+			Err: fmt.Errorf("%s: %w", op, err)})
+	}
+	// Anything else is the transport: the session is gone or unusable.
+	ue := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
+		Err: fmt.Errorf("%s: the server connection failed: %w", op, err)}
+	u.died(s, err)
+	if tail := s.stderr.tail(); tail != "" {
+		ue.Err = fmt.Errorf("%w; its last output: %s", ue.Err, tail)
+	}
+	return u.scrubError(s, ue)
+}
+
+// ctxError reports that the caller's context ended while waiting.
+func (u *Upstreams) ctxError(ctx context.Context, source, conn, op string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+			Err: fmt.Errorf("%s: the caller's deadline passed", op)}
+	}
+	return fmt.Errorf("source %q: %s: %w", source, op, ctx.Err())
+}
+
+// died records that s ended without being asked to (the child exited, the
+// connection broke): its slot enters the back-off window, and the session
+// is cleaned up on a goroutine of its own. It ignores sessions already ended
+// and is safe to call more than once.
+func (u *Upstreams) died(s *upstreamSession, cause error) {
+	u.mu.Lock()
+	if s.ended || u.closed {
+		u.mu.Unlock()
+		return
+	}
+	s.ended = true
+	s.status = SourceDown
+	msg := "the server exited"
+	if s.cmd == nil && cause != nil {
+		msg = scrubSecrets(fmt.Sprintf("the server connection ended: %v", cause), s.secrets)
+	}
+	ue := &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true, Err: errors.New(msg)}
+	s.err = ue
+	if slot := u.slots[s.key]; slot != nil && slot.cur == s {
+		u.failLocked(slot, ue)
+		u.updateStateLocked(s.key.source)
+	}
+	u.wg.Add(1)
+	u.mu.Unlock()
+	go func() {
+		defer u.wg.Done()
+		u.cleanup(s)
+		// Once the child is reaped, its exit status and last words are known.
+		var detail []string
+		if st := s.exitStatus(); st != "" {
+			detail = append(detail, st)
+		}
+		if tail := s.stderr.tail(); tail != "" {
+			detail = append(detail, "its last output: "+tail)
+		}
+		u.mu.Lock()
+		if len(detail) > 0 {
+			full := *ue
+			full.Err = errors.New(scrubSecrets(msg+" ("+strings.Join(detail, "; ")+")", s.secrets))
+			s.err = &full
+			if slot := u.slots[s.key]; slot != nil && slot.lastErr == ue {
+				slot.lastErr = &full
+				u.updateStateLocked(s.key.source)
+			}
+		}
+		err := s.err
+		u.mu.Unlock()
+		u.log.Warn("upstream session died", "source", s.key.source, "connection", s.key.conn, "error", err.Error())
+	}()
+}
+
+// shutdown closes s on purpose (idle, config change, Close).
+func (u *Upstreams) shutdown(s *upstreamSession, why string) {
+	u.log.Info("closing upstream session", "source", s.key.source, "connection", s.key.conn, "reason", why)
+	u.cleanup(s)
+}
+
+// cleanup closes s's client session (for stdio, that closes the child's
+// stdin and reaps it, signalling it if it lingers), kills what is left of
+// its process group and logs its last stderr line. s must be ended first.
+func (u *Upstreams) cleanup(s *upstreamSession) {
+	u.mu.Lock()
+	cs, cmd, tr := s.cs, s.cmd, s.httpTr
+	u.mu.Unlock()
+	if cs != nil {
+		cs.Close()
+	}
+	if cmd != nil && cmd.Process != nil {
+		killProcessGroup(cmd.Process.Pid)
+	}
+	if tr != nil {
+		tr.CloseIdleConnections()
+	}
+	s.stderr.flush()
+}
+
+// exitStatus describes how the stdio child ended, once it was reaped.
+func (s *upstreamSession) exitStatus() string {
+	if s.cmd == nil || s.cmd.ProcessState == nil {
+		return ""
+	}
+	return s.cmd.ProcessState.String()
+}
+
+// reap closes sessions idle for IdleTimeout. It runs until ctx ends.
+func (u *Upstreams) reap(ctx context.Context) {
+	period := min(max(u.opts.IdleTimeout/4, 5*time.Millisecond), time.Minute)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var idle []*upstreamSession
+		u.mu.Lock()
+		now := u.now()
+		for _, slot := range u.slots {
+			s := slot.cur
+			if s == nil || s.status != SourceUp || s.ended || s.inflight > 0 || now.Sub(s.lastUsed) < u.opts.IdleTimeout {
+				continue
+			}
+			s.ended = true
+			slot.cur = nil
+			idle = append(idle, s)
+			u.updateStateLocked(s.key.source)
+		}
+		u.mu.Unlock()
+		for _, s := range idle {
+			u.shutdown(s, "idle")
+		}
+	}
+}
+
+// toolsChanged queues the list_changed callbacks for source.
+func (u *Upstreams) toolsChanged(source string) {
+	u.mu.Lock()
+	hooks := append([]func(string){}, u.hooks...)
+	u.mu.Unlock()
+	if fn := u.opts.OnToolsChanged; fn != nil {
+		hooks = append(hooks, fn)
+	}
+	u.events.push(func() {
+		for _, fn := range hooks {
+			fn(source)
+		}
+	})
+}
+
+// stateLocked computes the state of source from its slots.
+func (u *Upstreams) stateLocked(source string) SourceState {
+	prev := u.states[source]
+	st := SourceState{State: SourceIdle, Since: prev.Since}
+	def := u.cfg.Sources[source]
+	if def != nil && def.Disabled {
+		st.Err = "disabled in the config"
+	}
+	var starting, down bool
+	var lastErr *UpstreamError
+	for k, slot := range u.slots {
+		if k.source != source {
+			continue
+		}
+		if s := slot.cur; s != nil {
+			switch s.status {
+			case SourceUp:
+				if !s.ended {
+					st.Sessions++
+				}
+			case SourceStarting:
+				starting = true
+			case SourceDown:
+				down = true
+			}
+		}
+		if slot.lastErr != nil && (slot.cur == nil || slot.cur.status != SourceUp) {
+			lastErr = slot.lastErr
+		}
+	}
+	switch {
+	case st.Sessions > 0:
+		st.State = SourceUp
+	case starting:
+		st.State = SourceStarting
+	case down:
+		st.State = SourceDown
+	}
+	if lastErr != nil && st.State != SourceIdle {
+		st.Err = lastErr.Error()
+	}
+	if st.State != prev.State || st.Since.IsZero() {
+		st.Since = u.now()
+	}
+	return st
+}
+
+// updateStateLocked recomputes the state of source and queues OnState when
+// it changed.
+func (u *Upstreams) updateStateLocked(source string) {
+	if _, ok := u.cfg.Sources[source]; !ok {
+		if _, had := u.states[source]; had {
+			delete(u.states, source)
+		}
+		return
+	}
+	prev, had := u.states[source]
+	st := u.stateLocked(source)
+	u.states[source] = st
+	if had && prev.State == st.State && prev.Err == st.Err && prev.Sessions == st.Sessions {
+		return
+	}
+	if fn := u.opts.OnState; fn != nil {
+		u.events.push(func() { fn(source, st) })
+	}
+}
+
+// scrubError removes s's secret values from ue's message.
+func (u *Upstreams) scrubError(s *upstreamSession, ue *UpstreamError) *UpstreamError {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.scrubErrorLocked(s, ue)
+}
+
+func (u *Upstreams) scrubErrorLocked(s *upstreamSession, ue *UpstreamError) *UpstreamError {
+	if ue.Err == nil {
+		return ue
+	}
+	msg := ue.Err.Error()
+	if clean := scrubSecrets(msg, s.secrets); clean != msg {
+		out := *ue
+		out.Err = errors.New(clean)
+		return &out
+	}
+	return ue
+}
+
+// scrubSecrets replaces every secret value in s, longest first.
+func scrubSecrets(s string, secrets []string) string {
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "[secret]")
+		}
+	}
+	return s
+}
+
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for _, k := range sortedKeys(env) {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// upstreamHeaders adds a connection's headers to every request.
+type upstreamHeaders struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// upstreamStderr logs a child's stderr line by line, at debug level, with
+// the session's secrets scrubbed, and keeps the last lines for errors.
+// exec's copying goroutine calls Write; flush and tail may run on any
+// goroutine.
+type upstreamStderr struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	secrets []string
+	buf     []byte
+	lines   []string
+}
+
+// setSecrets tells w the values to scrub; it is called before the child
+// starts.
+func (w *upstreamStderr) setSecrets(secrets []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.secrets = secrets
+}
+
+func (w *upstreamStderr) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			if len(w.buf) > upstreamMaxLogLine {
+				w.emitLocked(w.buf)
+				w.buf = w.buf[:0]
+			}
+			return len(p), nil
+		}
+		w.emitLocked(w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+}
+
+func (w *upstreamStderr) emitLocked(line []byte) {
+	text := strings.TrimRight(string(line), "\r")
+	if len(text) > upstreamMaxLogLine {
+		text = text[:upstreamMaxLogLine] + "…"
+	}
+	text = scrubSecrets(text, w.secrets)
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	w.log.Debug("upstream stderr", "line", text)
+	w.lines = append(w.lines, text)
+	if len(w.lines) > upstreamStderrTail {
+		w.lines = w.lines[len(w.lines)-upstreamStderrTail:]
+	}
+}
+
+// flush logs a last line that had no newline.
+func (w *upstreamStderr) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emitLocked(w.buf)
+		w.buf = nil
+	}
+}
+
+// tail returns the last stderr lines, joined, already scrubbed.
+func (w *upstreamStderr) tail() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.lines, " | ")
+}
+
+// upstreamEvents runs callbacks one at a time, in order, off the caller's
+// goroutine, so callbacks may call back into Upstreams.
+type upstreamEvents struct {
+	mu    sync.Mutex
+	queue []func()
+	wake  chan struct{}
+}
+
+func (e *upstreamEvents) push(fn func()) {
+	e.mu.Lock()
+	e.queue = append(e.queue, fn)
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run delivers queued callbacks until ctx ends, then delivers what is left.
+func (e *upstreamEvents) run(ctx context.Context) {
+	for {
+		e.mu.Lock()
+		q := e.queue
+		e.queue = nil
+		e.mu.Unlock()
+		for _, fn := range q {
+			fn()
+		}
+		if len(q) > 0 {
+			continue
+		}
+		select {
+		case <-e.wake:
+		case <-ctx.Done():
+			e.mu.Lock()
+			q := e.queue
+			e.queue = nil
+			e.mu.Unlock()
+			for _, fn := range q {
+				fn()
+			}
+			return
+		}
+	}
+}
+
+// newProcessGroup makes cmd's child lead a process group of its own, so
+// closing the session can kill the servers it spawned too (an npx wrapper's
+// node child, say). SysProcAttr differs per OS: Setpgid exists on Unix
+// only, so it is set by name; Windows children keep the default.
+func newProcessGroup(cmd *exec.Cmd) {
+	attr := &syscall.SysProcAttr{}
+	if f := reflect.ValueOf(attr).Elem().FieldByName("Setpgid"); f.IsValid() && f.Kind() == reflect.Bool {
+		f.SetBool(true)
+	}
+	cmd.SysProcAttr = attr
+}
+
+// killProcessGroup sends SIGKILL to the process group pgid, which
+// newProcessGroup made the child lead. On Unix, os.FindProcess never fails
+// and a negative pid signals the group (kill(2)); a group that is already
+// gone is not an error.
+func killProcessGroup(pgid int) {
+	if runtime.GOOS == "windows" || pgid <= 1 {
+		return
+	}
+	if p, err := os.FindProcess(-pgid); err == nil {
+		p.Signal(os.Kill)
+	}
+}

@@ -1,0 +1,130 @@
+package hub
+
+// Fake upstreams, for what a real server cannot be made to do: crash in
+// the middle of a call, hang in the handshake or in tools/list, list tools
+// with malformed schemas, leave a grandchild behind. Each is a go-sdk
+// server run by re-executing the test binary with fakeUpstreamEnv set, as
+// the go-sdk's own stdio tests do (mcp/cmd_test.go).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fakeUpstreamEnv selects the fake a re-executed test binary serves.
+const fakeUpstreamEnv = "CAPABILITIES_TEST_FAKE_UPSTREAM"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeUpstreamEnv); mode != "" {
+		runFakeUpstream(mode)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeSource is a stdio source served by the fake named mode.
+func fakeSource(mode string, env map[string]string) *Source {
+	e := map[string]string{fakeUpstreamEnv: mode}
+	for k, v := range env {
+		e[k] = v
+	}
+	return &Source{Command: os.Args[0], Env: e}
+}
+
+type fakeEchoArgs struct {
+	Message string `json:"message" jsonschema:"the text to send back"`
+}
+
+// runFakeUpstream serves one fake over stdio until stdin closes.
+//
+//   - crash: tools echo (answers with its pid) and crash (exits mid-call);
+//     it prints FAKE_TOKEN to stderr first, as a careless server might.
+//   - hang-init: never answers the handshake.
+//   - hang-list: answers the handshake, never answers tools/list.
+//   - malformed: lists tools whose schemas are not valid JSON Schema.
+//   - spawner: starts a grandchild that sleeps, writes its pid to
+//     FAKE_PIDFILE, then serves like crash.
+//   - sleeper: blocks forever (the grandchild).
+func runFakeUpstream(mode string) {
+	if mode == "sleeper" {
+		select {}
+	}
+	if tok := os.Getenv("FAKE_TOKEN"); tok != "" {
+		fmt.Fprintf(os.Stderr, "fake upstream starting with token %s\n", tok)
+	}
+	fmt.Fprintf(os.Stderr, "fake upstream %s ready\n", mode)
+	server := mcp.NewServer(&mcp.Implementation{Name: "fake-" + mode, Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echo a message back."},
+		func(ctx context.Context, req *mcp.CallToolRequest, args fakeEchoArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s from %d", args.Message, os.Getpid())}}}, nil, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "crash", Description: "Exit in the middle of the call."},
+		func(ctx context.Context, req *mcp.CallToolRequest, args struct{}) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintf(os.Stderr, "crashing now (token %s)\n", os.Getenv("FAKE_TOKEN"))
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	hang := func(method string) mcp.Middleware {
+		return func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
+				if m == method || (method == "initialize" && m == "server/discover") {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return next(ctx, m, req)
+			}
+		}
+	}
+	switch mode {
+	case "crash":
+	case "hang-init":
+		server.AddReceivingMiddleware(hang("initialize"))
+	case "hang-list":
+		server.AddReceivingMiddleware(hang("tools/list"))
+	case "malformed":
+		server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
+				res, err := next(ctx, m, req)
+				if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+					lr.Tools = append(lr.Tools, malformedTools()...)
+				}
+				return res, err
+			}
+		})
+	case "spawner":
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), fakeUpstreamEnv+"=sleeper")
+		if err := child.Start(); err != nil {
+			log.Fatalf("starting the grandchild: %v", err)
+		}
+		if err := os.WriteFile(os.Getenv("FAKE_PIDFILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o600); err != nil {
+			log.Fatal(err)
+		}
+	default:
+		log.Fatalf("unknown fake upstream %q", mode)
+	}
+	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Printf("fake upstream %s: %v", mode, err)
+	}
+}
+
+// malformedTools have schemas no JSON Schema validator accepts, and one
+// has none at all.
+func malformedTools() []*mcp.Tool {
+	return []*mcp.Tool{
+		{Name: "string_schema", Description: "Its input schema is a string.", InputSchema: json.RawMessage(`"object"`)},
+		{Name: "bad_types", Description: "Its schema has a numeric type and an array of properties.",
+			InputSchema: json.RawMessage(`{"type":7,"properties":[{"name":"x"}],"required":"x"}`)},
+		{Name: "dangling_ref", InputSchema: json.RawMessage(`{"$ref":"#/definitions/nowhere"}`),
+			OutputSchema: json.RawMessage(`[1,2,3]`)},
+		{Name: "no_schema", Description: "It has no input schema."},
+	}
+}

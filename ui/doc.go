@@ -1,3 +1,5 @@
+//go:build !headless
+
 // Package ui is the desktop face of capabilities: the system tray icon and
 // menu, the approval dialog that asks about tool calls, and the main window
 // with approvals, runs, sources and policy. It is built on Fyne.

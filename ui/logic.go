@@ -1,3 +1,5 @@
+//go:build !headless
+
 package ui
 
 // The decisions the UI takes, as pure functions of hub data and the time.

@@ -1,4 +1,4 @@
-//go:build !(linux || freebsd || openbsd || netbsd)
+//go:build !headless && !(linux || freebsd || openbsd || netbsd)
 
 package ui
 

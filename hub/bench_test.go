@@ -1,0 +1,145 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Benchmarks of execute, each reported as a ratio against a reference
+// measured in the same process.
+
+// benchHub opens a hub whose only source is an HTTP upstream on loopback
+// with "sleep" (read-only, answers after ms milliseconds), "noop" and
+// "write" (asks).
+func benchHub(b *testing.B, ms int) *Hub {
+	b.Helper()
+	up := mcp.NewServer(&mcp.Implementation{Name: "bench-upstream", Version: "1"}, nil)
+	type in struct {
+		I int `json:"i"`
+	}
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	mcp.AddTool(up, &mcp.Tool{Name: "sleep", Annotations: ro}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(a.I)}}}, nil, nil
+	})
+	mcp.AddTool(up, &mcp.Tool{Name: "write"}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "written"}}}, nil, nil
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
+	b.Cleanup(srv.Close)
+	home := b.TempDir()
+	cfg := &Config{Sources: map[string]*Source{"up": {URL: srv.URL}}, Policy: map[string]Mode{}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		b.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	return h
+}
+
+// bareToolCall is the reference: one tools/call of a no-op tool between a
+// go-sdk client and server.
+func bareToolCall(b *testing.B) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "noop", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "noop"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, _ := s.Connect(context.Background(), st, nil)
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for b.Loop() {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExecuteReturn1 is execute of `return 1` over the MCP server,
+// against one bare tools/call of a no-op tool (target: at most 3x).
+func BenchmarkExecuteReturn1(b *testing.B) {
+	ref := testing.Benchmark(bareToolCall)
+	h := benchHub(b, 0)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, _ := h.NewMCPServer("bench").Connect(context.Background(), st, nil)
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	args := map[string]any{"code": "return 1"}
+	for b.Loop() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(float64(ref.NsPerOp()), "ns/bare-call")
+	b.ReportMetric(per/float64(ref.NsPerOp()), "x-bare-call")
+}
+
+// BenchmarkExecute500Calls runs 500 calls with maxConcurrent 8 to an
+// upstream that answers in 10 ms; the ideal is 500/8*10 ms = 625 ms
+// (target: within 1.2x).
+func BenchmarkExecute500Calls(b *testing.B) {
+	h := benchHub(b, 10)
+	code := `const r = await Promise.all(Array.from({ length: 500 }, (_, i) => up.sleep({ i }))); return r.length;`
+	for b.Loop() {
+		env, err := h.Execute(context.Background(), ExecuteRequest{Code: code})
+		if err != nil || env.Status != StatusCompleted || string(env.Result) != "500" {
+			b.Fatal(err, env.Line())
+		}
+	}
+	per := time.Duration(b.Elapsed().Nanoseconds() / int64(b.N))
+	b.ReportMetric(float64(per.Milliseconds()), "ms/run")
+	b.ReportMetric(float64(per)/float64(625*time.Millisecond), "x-ideal")
+}
+
+// BenchmarkResume500Journaled resumes a run whose 500 calls are journaled
+// (it paused for an approval after them), against the same run done live
+// (target: under 5%).
+func BenchmarkResume500Journaled(b *testing.B) {
+	h := benchHub(b, 10)
+	code := `const r = await Promise.all(Array.from({ length: 500 }, (_, i) => up.sleep({ i }))); await up.write({ i: 0 }); return r.length;`
+	var live, resume time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		start := time.Now()
+		env, err := h.Execute(context.Background(), ExecuteRequest{Code: code})
+		live += time.Since(start)
+		if err != nil || env.Status != StatusAwaitingApproval {
+			b.Fatal(err, env.Line())
+		}
+		if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start = time.Now()
+		env, err = h.Execute(context.Background(), ExecuteRequest{Resume: env.RunID})
+		resume += time.Since(start)
+		if err != nil || env.Status != StatusCompleted {
+			b.Fatal(err, env.Line())
+		}
+	}
+	b.ReportMetric(float64(live.Milliseconds())/float64(b.N), "ms/live-run")
+	b.ReportMetric(100*float64(resume)/float64(live), "%-of-live")
+}

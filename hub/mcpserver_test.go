@@ -127,11 +127,18 @@ func TestSearchAndDescribeExchanges(t *testing.T) {
 	golden(t, "describe_create_entities_get_sum.ts", out+"\n")
 	out, _ = callText(t, cs, "describe", map[string]any{"targets": []string{"memory"}})
 	golden(t, "describe_memory.ts", out+"\n")
-	out, _ = callText(t, cs, "execute", map[string]any{"code": `return (await everything.getSum({ a: 1, b: 2 }))`})
+	out, _ = callText(t, cs, "execute", map[string]any{"code": "const r = await everything.getSum({ a: 1, b: 2 });\nconsole.log(r);\nr"})
 	var env Envelope
 	if err := json.Unmarshal([]byte(out), &env); err != nil || env.Status != StatusCompleted {
 		t.Fatalf("execute text is not the envelope line: %q", out)
 	}
+	// Pin the exchange with the run id and timings normalised.
+	env.RunID = "RUN"
+	for i := range env.Calls {
+		env.Calls[i].Ms = 0
+	}
+	pinned, _ := json.MarshalIndent(env, "", "  ")
+	golden(t, "execute_get_sum.json", string(pinned)+"\n")
 }
 
 func TestSearchInputErrors(t *testing.T) {

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cliIn runs the command line in-process with a fixed user home and config
+// folder, so client config files land in temp folders.
+func cliIn(t *testing.T, home, userHome, userConfig string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{
+		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv:   func(k string) string { return map[string]string{"CAPABILITIES_HOME": home}[k] },
+		Exe:      "/opt/capabilities/bin/capabilities",
+		UserHome: userHome, UserConfig: userConfig,
+	}
+	return result{run(context.Background(), e), out.String(), errb.String()}
+}
+
+func TestInstallWritesClientConfigAfterABackup(t *testing.T) {
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	desktop := filepath.Join(userConfig, "Claude", "claude_desktop_config.json")
+	os.MkdirAll(filepath.Dir(desktop), 0o700)
+	orig := `{"globalShortcut": "Ctrl+Space", "mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`
+	os.WriteFile(desktop, []byte(orig), 0o600)
+
+	r := cliIn(t, home, userHome, userConfig, "install", "claude-desktop", "--print")
+	if r.code != 0 || !strings.Contains(r.stdout, `"capabilities"`) || !strings.Contains(r.stdout, `"mcp"`) {
+		t.Fatalf("--print: %+v", r)
+	}
+	if b, _ := os.ReadFile(desktop); string(b) != orig {
+		t.Fatal("--print changed the file")
+	}
+
+	r = cliIn(t, home, userHome, userConfig, "install", "claude-desktop")
+	if r.code != 0 || !strings.Contains(r.stdout, "Backup: ") {
+		t.Fatalf("install: %+v", r)
+	}
+	var got struct {
+		GlobalShortcut string
+		MCPServers     map[string]struct {
+			Command string
+			Args    []string
+			Env     map[string]string
+		} `json:"mcpServers"`
+	}
+	b, _ := os.ReadFile(desktop)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	c := got.MCPServers["capabilities"]
+	if got.GlobalShortcut != "Ctrl+Space" || got.MCPServers["memory"].Command != "npx" {
+		t.Errorf("other keys were lost:\n%s", b)
+	}
+	if c.Command != "/opt/capabilities/bin/capabilities" || strings.Join(c.Args, " ") != "mcp" || c.Env["CAPABILITIES_HOME"] != home {
+		t.Errorf("entry %+v", c)
+	}
+	backups, _ := filepath.Glob(desktop + ".bak-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups %v", backups)
+	}
+	if b, _ := os.ReadFile(backups[0]); string(b) != orig {
+		t.Error("the backup is not the original file")
+	}
+	if r := cliIn(t, home, userHome, userConfig, "install", "claude-desktop"); r.code != 0 || !strings.Contains(r.stdout, "already runs capabilities") {
+		t.Errorf("second install: %+v", r)
+	}
+	// VS Code keeps servers under "servers", with a type.
+	if r := cliIn(t, home, userHome, userConfig, "install", "vscode"); r.code != 0 {
+		t.Fatalf("vscode: %+v", r)
+	}
+	b, _ = os.ReadFile(filepath.Join(userConfig, "Code", "User", "mcp.json"))
+	if !strings.Contains(string(b), `"servers"`) || !strings.Contains(string(b), `"type": "stdio"`) {
+		t.Errorf("vscode mcp.json:\n%s", b)
+	}
+	// A file that is not JSON is left alone.
+	cursor := filepath.Join(userHome, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cursor), 0o700)
+	os.WriteFile(cursor, []byte("{not json"), 0o600)
+	if r := cliIn(t, home, userHome, userConfig, "install", "cursor"); r.code != exitFailure || !strings.Contains(r.stderr, cursor) || !strings.Contains(r.stderr, "left unchanged") {
+		t.Errorf("broken cursor config: %+v", r)
+	}
+	if r := cliIn(t, home, userHome, userConfig, "install", "emacs"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown client "emacs"`) {
+		t.Errorf("unknown client: %+v", r)
+	}
+}
+
+func TestDoctorExplainsProblems(t *testing.T) {
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {"a": {"command": 1}}}`), 0o600)
+	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
+	if r.code != exitFailure {
+		t.Fatalf("doctor with a broken config exited %d:\n%s", r.code, r.stdout)
+	}
+	for _, want := range []string{"[FAIL] config: ", "sources.a.command: must be a string", "fix: edit ", "[warn] hub: not running", "fix: capabilities install claude-code"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{}`), 0o600)
+	r = cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
+	if strings.Contains(r.stdout, "[FAIL] config") || !strings.Contains(r.stdout, "[ok  ] config") {
+		t.Errorf("doctor with a good config:\n%s", r.stdout)
+	}
+}

@@ -79,3 +79,9 @@ func (h *Hub) AcceptTool(ctx context.Context, address string) error {
 	h.events.publish(Event{Kind: EventCatalog})
 	return nil
 }
+
+// HasSecrets reports whether every secret a connection references is in
+// the keychain.
+func (h *Hub) HasSecrets(source, conn string) bool {
+	return len(h.missingSecrets(source, conn)) == 0
+}

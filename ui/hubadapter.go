@@ -1,0 +1,153 @@
+//go:build !headless
+
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+// FromHub adapts a running hub to the UI's Hub interface. ctx bounds the
+// hub calls the UI makes.
+func FromHub(ctx context.Context, h *hub.Hub) Hub { return &hubAdapter{h: h, ctx: ctx} }
+
+// hubAdapter adapts the hub to the UI's interface. Every method may block on the
+// store; the UI never calls them on its main goroutine.
+type hubAdapter struct {
+	h   *hub.Hub
+	ctx context.Context
+}
+
+func (u *hubAdapter) Pending() []Approval {
+	pend, err := u.h.Pending(u.ctx, "")
+	if err != nil {
+		return nil
+	}
+	out := make([]Approval, 0, len(pend))
+	for _, p := range pend {
+		if p.Kind != hub.KindApproval {
+			continue
+		}
+		out = append(out, Approval{
+			ID: p.ID, RunID: p.RunID, Seq: p.Seq, Address: p.Address, Title: p.Title,
+			Connection: p.Connection, DefaultConnection: p.DefaultConnection, Reason: p.Reason,
+			Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
+		})
+	}
+	return out
+}
+
+func (u *hubAdapter) Decide(id string, d Decision) error {
+	return u.h.Decide(u.ctx, id, string(d), hub.ChannelDialog, "dialog")
+}
+
+func (u *hubAdapter) Subscribe(fn func(Event)) func() {
+	return u.h.Subscribe(func(ev hub.Event) {
+		kind := ev.Kind
+		if kind == hub.EventCatalog || kind == hub.EventConfig {
+			kind = EventSource
+		}
+		fn(Event{Kind: kind, ID: ev.ID})
+	})
+}
+
+func (u *hubAdapter) Status() Status {
+	st, err := u.h.Status(u.ctx)
+	if err != nil {
+		return Status{}
+	}
+	out := Status{Paused: st.Paused, Pending: st.Pending}
+	for _, s := range st.Sources {
+		state := SourceStarting
+		switch s.State {
+		case "up", "idle":
+			state = SourceUp
+		case "down":
+			state = SourceDown
+		}
+		ss := SourceStatus{Name: s.Name, State: state, Error: s.Error, Tools: s.Tools}
+		for _, c := range s.Connections {
+			ss.Connections = append(ss.Connections, ConnectionStatus{Name: c, Default: c == s.Default, HasSecret: u.h.HasSecrets(s.Name, c)})
+		}
+		out.Sources = append(out.Sources, ss)
+	}
+	return out
+}
+
+func (u *hubAdapter) Runs(limit int) []RunSummary {
+	runs, err := u.h.Runs(u.ctx, limit, false)
+	if err != nil {
+		return nil
+	}
+	out := make([]RunSummary, 0, len(runs))
+	for _, r := range runs {
+		rs := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Started: r.Created, Code: r.Code}
+		for i, c := range r.Calls {
+			rs.Calls = append(rs.Calls, CallSummary{Seq: i + 1, Address: c.Address, OK: c.OK, Duration: time.Duration(c.Ms) * time.Millisecond})
+		}
+		if r.Envelope != nil {
+			b, _ := json.MarshalIndent(r.Envelope, "", "  ")
+			rs.Envelope = string(b)
+			rs.Logs = r.Envelope.Logs
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+func (u *hubAdapter) History(limit int) []DecisionRecord {
+	hist, err := u.h.History(u.ctx, limit)
+	if err != nil {
+		return nil
+	}
+	out := make([]DecisionRecord, 0, len(hist))
+	for _, d := range hist {
+		out = append(out, DecisionRecord{RunID: d.RunID, Address: d.Address, Decision: Decision(d.Decision), Channel: d.Channel, At: d.At})
+	}
+	return out
+}
+
+func (u *hubAdapter) SetPaused(p bool) error { u.h.SetPaused(p); return nil }
+
+func (u *hubAdapter) Policies() []PolicyRule {
+	rules, err := u.h.PolicyRules(u.ctx)
+	if err != nil {
+		return nil
+	}
+	out := make([]PolicyRule, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, PolicyRule{Pattern: r.Target, Mode: string(r.Mode)})
+	}
+	return out
+}
+
+func (u *hubAdapter) SetPolicy(pattern, mode string) error {
+	m, err := hub.ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	return u.h.SetPolicy(u.ctx, pattern, m)
+}
+
+func (u *hubAdapter) SetSecret(source, connection, secret string) error {
+	return u.h.SetSecret(u.ctx, source, connection, secret)
+}
+
+func (u *hubAdapter) ChangedTools() []ToolChange {
+	changes, err := u.h.ToolChanges(u.ctx)
+	if err != nil {
+		return nil
+	}
+	out := make([]ToolChange, 0, len(changes))
+	for _, c := range changes {
+		out = append(out, ToolChange{Address: c.Address, Summary: c.Summary, Before: c.Before, After: c.After, Seen: c.Seen})
+	}
+	return out
+}
+
+func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.ctx, address) }
+
+func (u *hubAdapter) ConfigDir() string { return u.h.Paths().Home }

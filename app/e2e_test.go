@@ -118,7 +118,26 @@ type world struct {
 	memFile  string
 	logFile  string // the test upstream's log
 	hubCmd   *exec.Cmd
-	hubOut   *bytes.Buffer
+	hubOut   *syncBuffer
+}
+
+// syncBuffer is a buffer the hub process's output goroutine writes while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newWorld(t *testing.T, slowMS int) *world {
@@ -146,7 +165,7 @@ func (w *world) startHub() {
 	w.t.Helper()
 	cmd := exec.Command(w.bin, "hub", "--headless")
 	cmd.Env = w.env()
-	w.hubOut = &bytes.Buffer{}
+	w.hubOut = &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = w.hubOut, w.hubOut
 	if err := cmd.Start(); err != nil {
 		w.t.Fatal(err)

@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/search"
 )
 
 // Benchmarks of execute, each reported as a ratio against a reference
@@ -150,4 +154,42 @@ func BenchmarkResume500Journaled(b *testing.B) {
 	}
 	b.ReportMetric(float64(live.Milliseconds())/float64(b.N), "ms/live-run")
 	b.ReportMetric(100*float64(resume)/float64(live), "%-of-live")
+}
+
+// BenchmarkSearch10kVsStdioCall is one search over a synthetic catalog of
+// 10,000 tools, against one bare tools/call round trip to an MCP server over
+// stdio (a child process), measured in the same run (target: faster).
+func BenchmarkSearch10kVsStdioCall(b *testing.B) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), fakeUpstreamEnv+"=crash") // serves echo; the crash tool is not called
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := func() {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range 100 {
+		call()
+	}
+	start := time.Now()
+	const n = 1000
+	for range n {
+		call()
+	}
+	ref := time.Since(start) / n
+	cs.Close()
+
+	ix := search.Build(search.SyntheticCatalog(10000, 1), nil)
+	queries := search.SyntheticQueries(64, 2)
+	i := 0
+	for b.Loop() {
+		ix.Search(queries[i%len(queries)], "", 8)
+		i++
+	}
+	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(float64(ref.Nanoseconds()), "ns/stdio-call")
+	b.ReportMetric(float64(ref.Nanoseconds())/per, "x-faster-than-stdio-call")
 }

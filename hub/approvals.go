@@ -208,9 +208,16 @@ type stateCall struct {
 	ArgsHash  string `json:"h"`
 }
 
+// key returns the signing key, loading it on first use: the keychain may be
+// slow or locked, and most runs never need it.
+func (h *Hub) key() []byte {
+	h.signOnce.Do(func() { h.signKey = h.loadSignKey() })
+	return h.signKey
+}
+
 func (h *Hub) signState(st inputState) string {
 	b, _ := json.Marshal(st)
-	mac := hmac.New(sha256.New, h.signKey)
+	mac := hmac.New(sha256.New, h.key())
 	mac.Write(b)
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
@@ -229,7 +236,7 @@ func (h *Hub) verifyState(s string) (*inputState, error) {
 	if err1 != nil || err2 != nil {
 		return nil, fmt.Errorf("%w: malformed", ErrBadState)
 	}
-	mac := hmac.New(sha256.New, h.signKey)
+	mac := hmac.New(sha256.New, h.key())
 	mac.Write(b)
 	if !hmac.Equal(mac.Sum(nil), got) {
 		return nil, fmt.Errorf("%w: the signature does not match (altered, or signed by another hub)", ErrBadState)

@@ -91,7 +91,8 @@ type Hub struct {
 
 	runLocks sync.Map // run id -> *sync.Mutex
 
-	signKey []byte
+	signOnce sync.Once
+	signKey  []byte
 
 	events eventBus
 	paused atomic.Bool
@@ -158,7 +159,6 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.driver.Close()
 		return nil, err
 	}
-	h.signKey = h.loadSignKey()
 
 	env := opts.Env
 	if env == nil {

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	gokeyring "github.com/zalando/go-keyring"
 )
@@ -36,48 +38,109 @@ type Keychain interface {
 }
 
 // System is the operating system's keychain, reached through go-keyring.
-type System struct{}
+//
+// A locked Secret Service answers a read with an unlock prompt, and where
+// nobody can see the prompt (no desktop session) the call would wait
+// forever. So every operation waits at most Timeout; after a timeout the
+// keychain counts as unavailable for a minute, so callers fail fast instead
+// of waiting again on each call.
+type System struct {
+	// Timeout bounds one operation; zero means 10 seconds.
+	Timeout time.Duration
+}
 
 // New returns the operating system's keychain.
 func New() System { return System{} }
 
+// unavailableFor is how long the keychain counts as unavailable after an
+// operation timed out.
+const unavailableFor = time.Minute
+
+var breaker struct {
+	mu    sync.Mutex
+	until time.Time
+	cause string
+}
+
+// do runs f within the timeout. The operation itself cannot be cancelled:
+// after a timeout its goroutine ends whenever the keychain answers.
+func (s System) do(op, key string, f func() error) error {
+	breaker.mu.Lock()
+	if time.Now().Before(breaker.until) {
+		cause := breaker.cause
+		breaker.mu.Unlock()
+		return &UnavailableError{Op: op, Key: key, Cause: cause}
+	}
+	breaker.mu.Unlock()
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		cause := fmt.Sprintf("no answer within %s (the keychain is locked and waits on an unlock prompt, or its service hangs)", timeout)
+		breaker.mu.Lock()
+		breaker.until, breaker.cause = time.Now().Add(unavailableFor), cause
+		breaker.mu.Unlock()
+		return &UnavailableError{Op: op, Key: key, Cause: cause}
+	}
+}
+
 // Get returns the secret stored under key, [ErrNotFound] when there is none,
 // or an error wrapping [ErrUnavailable].
-func (System) Get(key string) (string, error) {
+func (k System) Get(key string) (string, error) {
 	if err := checkKey(key); err != nil {
 		return "", err
 	}
-	s, err := gokeyring.Get(Service, key)
+	var secret string
+	err := k.do("reading", key, func() error {
+		s, err := gokeyring.Get(Service, key)
+		if err != nil {
+			return classify("reading", key, err)
+		}
+		secret = s
+		return nil
+	})
 	if err != nil {
-		return "", classify("reading", key, err)
+		return "", err
 	}
-	return s, nil
+	return secret, nil
 }
 
 // Set stores secret under key, replacing what was there.
-func (System) Set(key, secret string) error {
+func (k System) Set(key, secret string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
 	if secret == "" {
 		return fmt.Errorf("keychain: refusing to store an empty secret for %q", key)
 	}
-	if err := gokeyring.Set(Service, key, secret); err != nil {
-		return classify("writing", key, err)
-	}
-	return nil
+	return k.do("writing", key, func() error {
+		if err := gokeyring.Set(Service, key, secret); err != nil {
+			return classify("writing", key, err)
+		}
+		return nil
+	})
 }
 
 // Delete removes the secret under key. Deleting a missing key returns
 // [ErrNotFound].
-func (System) Delete(key string) error {
+func (k System) Delete(key string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	if err := gokeyring.Delete(Service, key); err != nil {
-		return classify("deleting", key, err)
-	}
-	return nil
+	return k.do("deleting", key, func() error {
+		if err := gokeyring.Delete(Service, key); err != nil {
+			return classify("deleting", key, err)
+		}
+		return nil
+	})
 }
 
 // Hint tells a person how to make the keychain reachable on this system.

@@ -78,3 +78,24 @@ func TestUnavailableErrorNamesTheFix(t *testing.T) {
 		t.Fatalf("message %q must name the key and the hint", msg)
 	}
 }
+
+func TestHangingKeychainTimesOutAndFailsFast(t *testing.T) {
+	t.Cleanup(func() {
+		breaker.mu.Lock()
+		breaker.until = time.Time{}
+		breaker.mu.Unlock()
+	})
+	block := make(chan struct{})
+	defer close(block)
+	k := System{Timeout: 20 * time.Millisecond}
+	err := k.do("reading", "source/x/y/Z", func() error { <-block; return nil })
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no answer within 20ms") {
+		t.Fatalf("a hanging keychain gave %v", err)
+	}
+	// Within the minute after, calls fail at once without waiting.
+	called := false
+	err = k.do("reading", "source/x/y/Z", func() error { called = true; return nil })
+	if !errors.Is(err, ErrUnavailable) || called {
+		t.Fatalf("after a timeout: %v (called %v)", err, called)
+	}
+}

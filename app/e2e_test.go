@@ -241,6 +241,24 @@ func (w *world) stopHub() {
 		w.hubCmd.Wait()
 		w.hubCmd = nil
 	}
+	killStrays(w.home)
+}
+
+// killStrays kills every process left running in this home (a hub a shim
+// started, its sandbox workers), found by CAPABILITIES_HOME in /proc.
+func killStrays(home string) {
+	want := []byte("CAPABILITIES_HOME=" + home + "\x00")
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid := 0
+		if _, err := fmt.Sscan(d.Name(), &pid); err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err == nil && bytes.Contains(env, want) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // cli runs the binary with args and stdin; it returns stdout, stderr, code.

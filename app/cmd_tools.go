@@ -32,20 +32,7 @@ func searchCommand() *command {
 			if limit == 0 {
 				return usagef("--limit 0 is out of range; must be 1 to 25")
 			}
-			var out struct{ Text string }
-			err := withHub(ctx, e,
-				func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/search", req, &out) },
-				func(h *hub.Hub) error {
-					ensureCatalog(ctx, h)
-					s, err := h.Search(req)
-					out.Text = s
-					return err
-				})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(e.Stdout, out.Text)
-			return nil
+			return printTextTool(ctx, e, "/v1/search", req, func(h *hub.Hub) (string, error) { return h.Search(req) })
 		},
 	}
 }
@@ -58,22 +45,28 @@ func describeCommand() *command {
 				return usagef("needs at least one TARGET: an address (github.createIssue), a namespace or a type")
 			}
 			req := hub.DescribeRequest{Targets: args}
-			var out struct{ Text string }
-			err := withHub(ctx, e,
-				func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/describe", req, &out) },
-				func(h *hub.Hub) error {
-					ensureCatalog(ctx, h)
-					s, err := h.Describe(req)
-					out.Text = s
-					return err
-				})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(e.Stdout, out.Text)
-			return nil
+			return printTextTool(ctx, e, "/v1/describe", req, func(h *hub.Hub) (string, error) { return h.Describe(req) })
 		},
 	}
+}
+
+// printTextTool prints what a text tool (search, describe) answers: from
+// the running hub's API route, or from a hub opened here with a filled
+// catalog.
+func printTextTool(ctx context.Context, e *env, route string, req any, local func(*hub.Hub) (string, error)) error {
+	var out struct{ Text string }
+	err := withHub(ctx, e,
+		func(c *hub.Client) error { return c.Do(ctx, "POST", route, req, &out) },
+		func(h *hub.Hub) (err error) {
+			ensureCatalog(ctx, h)
+			out.Text, err = local(h)
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, out.Text)
+	return nil
 }
 
 func executeCommand() *command {

@@ -115,6 +115,14 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	ctx, stop := mergeCancel(ctx, p.ctx)
 	defer stop()
 	o, healthy := w.serve(ctx, req)
+	if ctx.Err() != nil && o.Status == StatusFailed {
+		// The run was cancelled (or the pool closed) while it ran: whatever
+		// the guest made of the calls that failed with it, the outcome is
+		// the cancellation.
+		calls := o.Calls
+		o = failed(newError(CodeCancelled, "the run was cancelled"))
+		o.Calls = calls
+	}
 	w.runs++
 	if healthy && w.runs < p.opts.RunsPerWorker && p.ctx.Err() == nil {
 		p.idle <- w

@@ -85,22 +85,9 @@ func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan 
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 	}
 	out := make(chan error, 1)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	go func() {
-		var err error
-		select {
-		case <-ctx.Done():
-		case err = <-errc:
-		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if serr := srv.Shutdown(sctx); serr != nil {
-			srv.Close()
-		}
-		cancel()
-		if err == nil {
-			<-errc
-		} else {
+		err := serveUntil(ctx, srv, ln)
+		if err != nil {
 			err = fmt.Errorf("http endpoint: %w", err)
 		}
 		logger.Info("http endpoint stopped", "addr", addr)

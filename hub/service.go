@@ -248,26 +248,10 @@ func (s *Service) Serve(ctx context.Context) error {
 		},
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(s.ln) }()
 	s.log.Info("local api listening", "socket", s.socket)
-
-	var err error
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
-	}
-
 	// Shutdown closes the listener and waits for plain requests; hijacked
 	// MCP connections are ours to end.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	if serr := srv.Shutdown(sctx); serr != nil {
-		srv.Close()
-	}
-	cancel()
-	if err == nil {
-		<-errc // http.ErrServerClosed
-	}
+	err := serveUntil(ctx, srv, s.ln)
 	s.endSessions()
 	s.wg.Wait()
 	if cerr := s.Close(); err == nil {
@@ -278,6 +262,28 @@ func (s *Service) Serve(ctx context.Context) error {
 	}
 	s.log.Info("local api stopped", "socket", s.socket)
 	return nil
+}
+
+// serveUntil serves ln with srv until ctx is done or serving fails, then
+// shuts srv down, giving requests in progress 5 seconds. It returns nil
+// after a shutdown caused by ctx, else the serving error.
+func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	if serr := srv.Shutdown(sctx); serr != nil {
+		srv.Close()
+	}
+	cancel()
+	if err == nil {
+		<-errc // http.ErrServerClosed
+	}
+	return err
 }
 
 // Close releases the socket and the lock. A Service that is serving is

@@ -582,7 +582,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	c.snap.Store(next)
 	c.mu.Lock()
 	subs := make([]func(*Snapshot), 0, len(c.subs))
-	for _, id := range sortedInts(c.subs) {
+	for _, id := range sortedKeys(c.subs) {
 		subs = append(subs, c.subs[id])
 	}
 	c.mu.Unlock()
@@ -590,15 +590,6 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 		fn(next)
 	}
 	return collisions, nil
-}
-
-func sortedInts[V any](m map[int]V) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	return keys
 }
 
 // sameTools reports whether a (sorted) and b (any order) hold the same

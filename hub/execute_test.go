@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,37 +14,6 @@ import (
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
-
-// e2eNpmBin returns the path of an npm-installed test server, skipping
-// (failing under CI) when the pinned servers are not installed.
-func e2eNpmBin(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-	bin := filepath.Join(dir, "testdata", "npm", "node_modules", ".bin", name)
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed (make test runs npm ci): %v", name, err)
-		}
-		t.Skipf("%s is not installed: run npm ci --prefix testdata/npm", name)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node")
-	}
-	return bin
-}
 
 type e2eHub struct {
 	*Hub
@@ -60,8 +28,8 @@ func e2eNewHub(t *testing.T, opts Options, extra map[string]*Source) *e2eHub {
 	home := t.TempDir()
 	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
 	cfg := &Config{Sources: map[string]*Source{
-		"everything": {Command: e2eNpmBin(t, "mcp-server-everything"), Args: []string{"stdio"}},
-		"memory":     {Command: e2eNpmBin(t, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": memFile}},
+		"everything": {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"}},
+		"memory":     {Command: npmServer(t, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": memFile}},
 	}, Policy: map[string]Mode{}}
 	for k, v := range extra {
 		cfg.Sources[k] = v
@@ -338,7 +306,7 @@ func TestAwaitingConnection(t *testing.T) {
 	}
 	src := "sec" + strings.ToLower(newID(""))[:6]
 	extra := map[string]*Source{src: {
-		Command: e2eNpmBin(t, "mcp-server-everything"), Args: []string{"stdio"},
+		Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"},
 		Connections: map[string]*Connection{"work": {Default: true, Env: map[string]string{"API_TOKEN": "${secret:API_TOKEN}"}}},
 	}}
 	t.Cleanup(func() { keychain.New().Delete(SecretKey(src, "work", "API_TOKEN")) })

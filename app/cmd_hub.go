@@ -88,12 +88,14 @@ func workerCmd() *command {
 // for one CLI command that runs no model code uses the in-process driver,
 // which starts nothing.
 func openHub(ctx context.Context, e *env, log *slog.Logger, poll time.Duration, pool bool) (*hub.Hub, error) {
-	var drv sandbox.Driver = sandbox.NewInProcess()
+	var drv sandbox.Driver
 	if pool {
 		var err error
 		if drv, err = newDriver(e); err != nil {
 			return nil, err
 		}
+	} else {
+		drv = sandbox.NewInProcess()
 	}
 	h, err := hub.New(ctx, hub.Options{Home: e.home(), Logger: log, Driver: drv, ConfigPoll: poll})
 	if err != nil {

@@ -7,15 +7,20 @@
 //	(function (bridge, cfg, internal) { ... })
 //
 // that the sandbox compiles once per process and calls in order on every
-// fresh runtime:
+// fresh runtime. Runtimes are prepared ahead of the run that will use them,
+// so nothing here may depend on the run:
 //
 //   - bridge holds the native functions the sandbox provides (tool calls,
 //     logs, timers, the seeded random source, limits). The prelude captures
 //     them in closures; no global refers to bridge once the prelude is done.
-//   - cfg is the per-run configuration as plain JSON-like values: namespaces
-//     and the size caps the guards enforce.
-//   - internal is an object the prelude fills for the sandbox's own use
-//     (the guarded JSON.parse and JSON.stringify, the ToolError factory).
+//     They read the run's seed, clock and host when called, not before.
+//   - cfg holds the default size caps the guards enforce, as plain JSON-like
+//     values.
+//   - internal is an object the prelude fills for the sandbox's own use:
+//     the guarded JSON.parse and JSON.stringify, the ToolError factory, and
+//     the two functions that adapt a prepared runtime to its run,
+//     configure (the run's size caps) and installNamespaces (the run's tool
+//     namespaces, once).
 //
 // 10_guards.js wraps native built-ins that could allocate or loop without
 // returning to JavaScript; 20_globals.js defines the guest's globals;

@@ -16,7 +16,17 @@
 //
 // A Driver runs one attempt per Run call on a fresh goja runtime. Both
 // drivers load the same prelude (package prelude, compiled once per
-// process), so the guest sees the same globals everywhere:
+// process), so the guest sees the same globals everywhere.
+//
+// Installing the prelude is most of the cost of a short run (goja builds
+// its built-ins lazily and the guards touch most of them), so runtimes are
+// prepared ahead, for the namespaces of the last run, and used once: a
+// pool worker prepares its runtime before it says it is ready, and the
+// in-process driver keeps two prepared runtimes once it has served a run.
+// A run whose namespaces differ from the prepared ones builds its own; a
+// run with lower memory limits hands its caps to the guards before its code
+// starts. Nothing in a prepared runtime depends on the run: the natives,
+// the clock and the random source read the run's fields when called.
 //
 //   - NewPool runs each attempt in a worker process: this same binary
 //     started with a hidden subcommand that calls ServeWorker, talking
@@ -25,7 +35,9 @@
 //     on Linux) and a SIGKILL once the wall limit plus a grace period passes.
 //     A worker that dies fails its run with worker_crashed (memory_limit when
 //     it died of the memory cap); the pool starts a replacement and other
-//     runs carry on. It is the driver for model-written code.
+//     runs carry on. A new worker runs one small attempt before its first
+//     real one, so that first use of the code paths in a fresh process is
+//     not paid by a person's run. It is the driver for model-written code.
 //   - NewInProcess runs each attempt on a goroutine of this process. It
 //     recovers every panic out of goja and discards the runtime, but it shares
 //     the process with the hub; see "Known gaps" below.

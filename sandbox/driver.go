@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,17 +61,69 @@ type Driver interface {
 // NewInProcess returns a driver that runs each attempt on a fresh goja
 // runtime in this process, on a goroutine of its own. See the package
 // documentation for what it cannot protect against.
+//
+// Runtimes are prepared ahead once the driver has served a run: a
+// background goroutine then keeps up to two runtimes with the prelude and
+// the last run's namespaces installed, so a run starts on one at once and
+// its replacement is built while it runs. A run that finds none ready, or
+// none for its namespaces, builds its own. A driver that never runs code
+// starts nothing.
 func NewInProcess() Driver {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &inProcess{ctx: ctx, cancel: cancel}
+	return &inProcess{ctx: ctx, cancel: cancel, warm: make(chan *run, 1)}
 }
 
 type inProcess struct {
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	closed bool
+	ctx       context.Context // cancelled by Close
+	cancel    context.CancelFunc
+	warm      chan *run // prepared runtimes; one more waits in keepWarm
+	expect    atomic.Pointer[[]Namespace]
+	startWarm sync.Once
+	wg        sync.WaitGroup
+	mu        sync.Mutex
+	closed    bool
+}
+
+// keepWarm prepares runtimes until Close. If preparing fails, runs build
+// their own and report the error.
+func (d *inProcess) keepWarm() {
+	defer d.wg.Done()
+	eng, err := loadEngine()
+	if err != nil {
+		return
+	}
+	for d.ctx.Err() == nil {
+		var nss []Namespace
+		if p := d.expect.Load(); p != nil {
+			nss = *p
+		}
+		r, err := newShell(eng, nss)
+		if err != nil {
+			return
+		}
+		select {
+		case d.warm <- r:
+		case <-d.ctx.Done():
+		}
+	}
+}
+
+// prepared returns a ready runtime for the namespaces, or builds one. Runs
+// that follow will expect the same namespaces: a hub's change only when its
+// catalog does. A prepared runtime for other namespaces is dropped.
+func (d *inProcess) prepared(eng *engine, nss []Namespace) (*run, error) {
+	if p := d.expect.Load(); p == nil || !sameNamespaces(*p, nss) {
+		c := cloneNamespaces(nss)
+		d.expect.Store(&c)
+	}
+	select {
+	case r := <-d.warm:
+		if r.fits(nss) {
+			return r, nil
+		}
+	default:
+	}
+	return newShell(eng, nss)
 }
 
 func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
@@ -86,8 +139,13 @@ func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
 	ctx, stop := mergeCancel(ctx, d.ctx)
 	defer stop()
 	done := make(chan Outcome, 1)
-	go func() { done <- execute(ctx, req) }()
-	return <-done
+	go func() { done <- execute(ctx, req, d.prepared) }()
+	o := <-done
+	d.startWarm.Do(func() {
+		d.wg.Add(1)
+		go d.keepWarm()
+	})
+	return o
 }
 
 func (d *inProcess) Close() error {

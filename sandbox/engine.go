@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,8 +54,14 @@ var loadEngine = sync.OnceValues(func() (*engine, error) {
 	return e, nil
 })
 
+// prepareFunc returns a fresh runtime for a run with these namespaces:
+// one prepared ahead, or one built now.
+type prepareFunc func(eng *engine, namespaces []Namespace) (*run, error)
+
 // execute runs one attempt on a fresh runtime, on the calling goroutine.
-func execute(ctx context.Context, req Request) Outcome {
+// The runtime comes from prepared (nil: it is built here); it is taken only
+// once the code compiles, so a rejected request leaves it unused.
+func execute(ctx context.Context, req Request, prepared prepareFunc) Outcome {
 	eng, err := loadEngine()
 	if err != nil {
 		return failed(newError(CodeInternal, "%v", err))
@@ -79,9 +86,19 @@ func execute(ctx context.Context, req Request) Outcome {
 	if ctx.Err() != nil {
 		return failed(newError(CodeCancelled, "the run was cancelled before it started"))
 	}
-	r := newRun(ctx, req, limits)
+	if prepared == nil {
+		prepared = newShell
+	}
+	r, err := prepared(eng, req.Namespaces)
+	if err != nil {
+		return failed(newError(CodeInternal, "setting up the sandbox: %v", err))
+	}
+	r.begin(ctx, req, limits)
 	defer r.stop()
-	return r.run(eng, prog)
+	if err := r.adapt(); err != nil {
+		return failed(newError(CodeInternal, "setting up the sandbox: %v", err))
+	}
+	return r.run(prog)
 }
 
 // reserved names cannot be namespaces: they are the sandbox's own globals
@@ -153,11 +170,15 @@ type run struct {
 	logBytes  int
 	truncLogs bool
 
-	compute    time.Duration
-	main       *goja.Promise
-	rejections []*goja.Promise
+	compute      time.Duration
+	computeTimer *time.Timer // armed for the remaining compute time during each turn
+	main         *goja.Promise
+	rejections   []*goja.Promise
 
 	parse, stringify, makeToolError, describe goja.Callable
+	nativeParse                               goja.Callable // JSON.parse before the prelude wrapped it
+	configure, installNamespaces              goja.Callable
+	installed                                 []Namespace // by install, at most once
 }
 
 type pending struct {
@@ -173,31 +194,126 @@ type completion struct {
 	err  error
 }
 
-func newRun(ctx context.Context, req Request, limits Limits) *run {
-	wallCtx, cancel := context.WithTimeout(ctx, limits.Wall)
+// newShell prepares a run before its request is known: a fresh runtime
+// with the prelude and the namespaces it expects installed, which is most
+// of the cost of a run that makes few calls. The prelude's natives and the
+// runtime's clock and random source read the run's fields when called, so
+// begin fills them in later. A shell starts no goroutine: an unused one is
+// simply dropped.
+func newShell(eng *engine, namespaces []Namespace) (*run, error) {
 	r := &run{
-		parent:     ctx,
-		ctx:        wallCtx,
-		cancel:     cancel,
-		limits:     limits,
-		host:       req.Host,
-		namespaces: req.Namespaces,
-		rng:        newXoshiro(req.Seed),
-		now:        req.Clock,
-		sem:        make(chan struct{}, limits.MaxConcurrent),
-		done:       make(chan completion),
-		finished:   make(chan struct{}),
-		ops:        map[int]*pending{},
-		ready:      map[int]completion{},
-		addresses:  map[string]bool{},
-		timerFns:   map[int]goja.Callable{},
+		done:      make(chan completion),
+		finished:  make(chan struct{}),
+		ops:       map[int]*pending{},
+		ready:     map[int]completion{},
+		addresses: map[string]bool{},
+		timerFns:  map[int]goja.Callable{},
 	}
+	r.rt = goja.New()
+	r.rt.SetRandSource(func() float64 { return r.rng.float64() })
+	r.rt.SetTimeSource(func() time.Time { return r.now })
+	r.rt.SetPromiseRejectionTracker(r.trackRejection)
+	err := protect(func() error {
+		if err := r.setup(eng); err != nil {
+			return err
+		}
+		return r.install(namespaces)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// fits reports whether the shell was prepared for these namespaces.
+func (r *run) fits(namespaces []Namespace) bool { return sameNamespaces(r.installed, namespaces) }
+
+func sameNamespaces(a, b []Namespace) bool {
+	return slices.EqualFunc(a, b, func(x, y Namespace) bool { return x.Name == y.Name && slices.Equal(x.Tools, y.Tools) })
+}
+
+// cloneNamespaces copies namespaces deeply: the caller's slices may change.
+func cloneNamespaces(nss []Namespace) []Namespace {
+	out := make([]Namespace, len(nss))
+	for i, ns := range nss {
+		out[i] = Namespace{Name: ns.Name, Tools: slices.Clone(ns.Tools)}
+	}
+	return out
+}
+
+// install defines the namespaces as globals; a runtime gets them once.
+func (r *run) install(namespaces []Namespace) error {
+	rt := r.rt
+	nss := make([]any, len(namespaces))
+	for i, ns := range namespaces {
+		tools := make([]any, len(ns.Tools))
+		for j, t := range ns.Tools {
+			tools[j] = t
+		}
+		o := rt.NewObject()
+		if err := o.Set("name", ns.Name); err != nil {
+			return err
+		}
+		if err := o.Set("tools", rt.NewArray(tools...)); err != nil {
+			return err
+		}
+		nss[i] = o
+	}
+	if _, err := r.installNamespaces(goja.Undefined(), rt.NewArray(nss...)); err != nil {
+		return err
+	}
+	r.installed = cloneNamespaces(namespaces)
+	return nil
+}
+
+// begin gives a shell its request. From here on the wall clock runs and
+// stop must be called.
+func (r *run) begin(ctx context.Context, req Request, limits Limits) {
+	r.parent = ctx
+	r.ctx, r.cancel = context.WithTimeout(ctx, limits.Wall)
+	r.limits = limits
+	r.host = req.Host
+	r.namespaces = req.Namespaces
+	r.rng = newXoshiro(req.Seed)
+	r.now = req.Clock
+	r.sem = make(chan struct{}, limits.MaxConcurrent)
 	for _, ns := range req.Namespaces {
 		for _, t := range ns.Tools {
 			r.addresses[ns.Name+"."+t] = true
 		}
 	}
-	return r
+	r.rt.SetMaxCallStackSize(limits.StackDepth)
+}
+
+// adapt hands the run's size caps to the prelude when they are not the
+// defaults it was prepared with. The shell must fit the run's namespaces.
+func (r *run) adapt() error {
+	if !r.fits(r.namespaces) {
+		return errors.New("the runtime was prepared for other namespaces")
+	}
+	if r.limits.MemoryBytes == DefaultLimits().MemoryBytes {
+		return nil
+	}
+	rt := r.rt
+	return protect(func() error {
+		caps := rt.NewObject()
+		for k, v := range sizeCaps(r.limits) {
+			if err := caps.Set(k, v); err != nil {
+				return err
+			}
+		}
+		_, err := r.configure(goja.Undefined(), caps)
+		return err
+	})
+}
+
+// sizeCaps are the guards' caps for a memory limit.
+func sizeCaps(l Limits) map[string]int64 {
+	return map[string]int64{
+		"maxStringLength": l.MemoryBytes / 4,
+		"maxArrayLength":  l.MemoryBytes / 16,
+		"maxBytes":        l.MemoryBytes,
+	}
 }
 
 // stop ends the attempt's goroutines: it cancels in-flight host calls,
@@ -223,13 +339,7 @@ func (r *run) ctxError() *Error {
 	return newError(CodeWallLimit, "the run exceeded its wall time of %s", r.limits.Wall)
 }
 
-func (r *run) run(eng *engine, prog *goja.Program) Outcome {
-	r.rt = goja.New()
-	r.rt.SetMaxCallStackSize(r.limits.StackDepth)
-	r.rt.SetRandSource(r.rng.float64)
-	r.rt.SetTimeSource(func() time.Time { return r.now })
-	r.rt.SetPromiseRejectionTracker(r.trackRejection)
-
+func (r *run) run(prog *goja.Program) Outcome {
 	stopWall := context.AfterFunc(r.ctx, func() { r.fail(r.ctxError()) })
 	defer stopWall()
 	r.wg.Add(1)
@@ -237,9 +347,6 @@ func (r *run) run(eng *engine, prog *goja.Program) Outcome {
 
 	var mainFn goja.Callable
 	ok := r.turn(func() error {
-		if err := r.setup(eng); err != nil {
-			return err
-		}
 		v, err := r.rt.RunProgram(prog)
 		if err != nil {
 			return err
@@ -271,7 +378,7 @@ func (r *run) run(eng *engine, prog *goja.Program) Outcome {
 	return r.outcome()
 }
 
-// setup installs the bridge and runs the prelude.
+// setup installs the bridge and runs the prelude with the default caps.
 func (r *run) setup(eng *engine) error {
 	rt := r.rt
 	if err := r.guardRegexp(); err != nil {
@@ -298,22 +405,20 @@ func (r *run) setup(eng *engine) error {
 			return err
 		}
 	}
-	cfg, err := json.Marshal(map[string]any{
-		"namespaces":      namespacesOrEmpty(r.namespaces),
-		"maxStringLength": r.limits.MemoryBytes / 4,
-		"maxArrayLength":  r.limits.MemoryBytes / 16,
-		"maxBytes":        r.limits.MemoryBytes,
-		"maxJSONDepth":    maxJSONDepth,
-		"maxTimerDelay":   maxTimerDelay,
-	})
-	if err != nil {
-		return err
+	cfgValue := rt.NewObject()
+	cfg := sizeCaps(DefaultLimits())
+	cfg["maxJSONDepth"] = maxJSONDepth
+	cfg["maxTimerDelay"] = maxTimerDelay
+	for k, v := range cfg {
+		if err := cfgValue.Set(k, v); err != nil {
+			return err
+		}
 	}
-	jsonParse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
-	cfgValue, err := jsonParse(goja.Undefined(), rt.ToValue(string(cfg)))
-	if err != nil {
-		return err
+	nativeParse, ok := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+	if !ok {
+		return errors.New("JSON.parse is not a function")
 	}
+	r.nativeParse = nativeParse
 	internal := rt.NewObject()
 	for _, p := range eng.prelude {
 		v, err := rt.RunProgram(p)
@@ -328,7 +433,8 @@ func (r *run) setup(eng *engine) error {
 			return err
 		}
 	}
-	for name, dst := range map[string]*goja.Callable{"parse": &r.parse, "stringify": &r.stringify, "makeToolError": &r.makeToolError, "describe": &r.describe} {
+	for name, dst := range map[string]*goja.Callable{"parse": &r.parse, "stringify": &r.stringify, "makeToolError": &r.makeToolError, "describe": &r.describe,
+		"configure": &r.configure, "installNamespaces": &r.installNamespaces} {
 		fn, ok := goja.AssertFunction(internal.Get(name))
 		if !ok {
 			return fmt.Errorf("the prelude did not provide internal.%s", name)
@@ -336,17 +442,6 @@ func (r *run) setup(eng *engine) error {
 		*dst = fn
 	}
 	return nil
-}
-
-func namespacesOrEmpty(n []Namespace) []Namespace {
-	out := make([]Namespace, len(n))
-	for i, ns := range n {
-		out[i] = Namespace{Name: ns.Name, Tools: ns.Tools}
-		if out[i].Tools == nil {
-			out[i].Tools = []string{}
-		}
-	}
-	return out
 }
 
 // guardRegexp wraps RegExp.prototype.exec and test so that a backtracking
@@ -417,11 +512,15 @@ func (r *run) timed(f func() error) error {
 		r.fail(r.computeError())
 		return nil
 	}
-	t := time.AfterFunc(remaining, func() { r.fail(r.computeError()) })
+	if r.computeTimer == nil {
+		r.computeTimer = time.AfterFunc(remaining, func() { r.fail(r.computeError()) })
+	} else {
+		r.computeTimer.Reset(remaining)
+	}
 	start := time.Now()
 	err := protect(f)
 	r.compute += time.Since(start)
-	if !t.Stop() {
+	if !r.computeTimer.Stop() {
 		r.fail(r.computeError())
 	}
 	return err
@@ -639,7 +738,14 @@ func (r *run) deliver(c completion) {
 		if p.call == nil {
 			return p.resolve(r.rt.ToValue(c.text))
 		}
-		v, err := r.parse(goja.Undefined(), r.rt.ToValue(string(c.raw)))
+		// The guard's depth check, done here on the bytes; the guard itself
+		// runs only to raise its error.
+		text := string(c.raw)
+		parse := r.nativeParse
+		if jsonDepth(text) > maxJSONDepth {
+			parse = r.parse
+		}
+		v, err := parse(goja.Undefined(), r.rt.ToValue(text))
 		if err != nil {
 			var ex *goja.Exception
 			if errors.As(err, &ex) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -87,7 +88,8 @@ type pool struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	idle   chan *worker
-	wg     sync.WaitGroup // runs and replacement starts
+	expect atomic.Pointer[[]Namespace] // the last run's, for new workers to prepare
+	wg     sync.WaitGroup              // runs and replacement starts
 	mu     sync.Mutex
 	closed bool
 }
@@ -104,6 +106,10 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	p.mu.Unlock()
 	defer p.wg.Done()
 
+	if e := p.expect.Load(); e == nil || !sameNamespaces(*e, req.Namespaces) {
+		c := cloneNamespaces(req.Namespaces)
+		p.expect.Store(&c)
+	}
 	var w *worker
 	select {
 	case w = <-p.idle:
@@ -125,12 +131,37 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	}
 	w.runs++
 	if healthy && w.runs < p.opts.RunsPerWorker && p.ctx.Err() == nil {
-		p.idle <- w
+		p.reuse(w)
 	} else {
 		w.kill()
 		p.replace()
 	}
 	return o
+}
+
+// reuse returns w to the idle workers once it reports its next runtime
+// prepared, so that an idle worker is always one that can start at once.
+func (p *pool) reuse(w *worker) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		timer := time.NewTimer(startTimeout)
+		defer timer.Stop()
+		select {
+		case m, ok := <-w.msgs:
+			if ok && m.T == msgReady {
+				select {
+				case p.idle <- w:
+					return
+				case <-p.ctx.Done():
+				}
+			}
+		case <-timer.C:
+		case <-p.ctx.Done():
+		}
+		w.kill()
+		p.replace()
+	}()
 }
 
 // replace starts a worker in the background to take a retired one's place.
@@ -216,6 +247,15 @@ func (p *pool) start() (*worker, error) {
 		return nil, fmt.Errorf("limiting sandbox worker: %w", err)
 	}
 	w.conn = newConn(stdout, stdin)
+	var expect []Namespace
+	if e := p.expect.Load(); e != nil {
+		expect = *e
+	}
+	if err := w.conn.send(message{T: msgPrepare, Namespaces: expect}); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("starting sandbox worker: %w", err)
+	}
 	readerDone := make(chan struct{})
 	go func() { // reader: exits when stdout ends or the worker is killed
 		defer close(readerDone)

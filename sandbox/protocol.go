@@ -10,7 +10,8 @@ import (
 // The worker protocol: newline-delimited JSON messages over the worker's
 // stdin (parent to worker) and stdout (worker to parent).
 //
-//	worker -> parent  {"t":"ready"}                      once, when the prelude is compiled
+//	parent -> worker  {"t":"prepare","namespaces":[...]} first: the namespaces runs will likely have
+//	worker -> parent  {"t":"ready"}                      then, and after each outcome, once a runtime is prepared
 //	parent -> worker  {"t":"run","run":{...}}            a Request without its Host
 //	worker -> parent  {"t":"call","id":1,"call":{...}}   Host.Call
 //	worker -> parent  {"t":"search","id":2,"text":"q"}   Host.Search
@@ -19,8 +20,10 @@ import (
 //	parent -> worker  {"t":"cancel"}                     the caller cancelled the run
 //	worker -> parent  {"t":"outcome","outcome":{...}}    the run is over
 //
-// A worker serves runs one after another until its stdin closes.
+// A worker serves runs one after another until its stdin closes; the
+// parent sends a run only to a worker that said it is ready.
 const (
+	msgPrepare  = "prepare"
 	msgReady    = "ready"
 	msgRun      = "run"
 	msgCall     = "call"
@@ -40,6 +43,8 @@ type message struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Err     *wireError      `json:"err,omitempty"`
 	Outcome *Outcome        `json:"outcome,omitempty"`
+
+	Namespaces []Namespace `json:"namespaces,omitempty"`
 }
 
 // wireError carries a host error across the process boundary: a ToolError,

@@ -6,21 +6,48 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"sync"
 )
 
 // ServeWorker runs the worker side of the pool protocol on in and out
-// (a worker process's stdin and stdout): it announces itself ready, then
-// serves runs one at a time until in reaches EOF or ctx is done. It is what
+// (a worker process's stdin and stdout): it warms up, prepares a runtime
+// for the namespaces the parent names first and announces itself ready,
+// then serves runs one at a time, announcing itself ready again once the
+// next runtime is prepared, until in reaches EOF or ctx is done. It is what
 // the hidden worker subcommand of the binary calls; nothing else should
 // write to out while it runs.
 func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
-	if _, err := loadEngine(); err != nil {
+	eng, err := loadEngine()
+	if err != nil {
 		return err
 	}
-	c := newConn(in, out)
+	c := newConn(pollable(in).(io.Reader), pollable(out).(io.Writer))
+	// The parent first says which namespaces to expect; the next run's
+	// runtime is prepared for them while the worker waits for the run.
+	first, err := c.recv()
+	if err != nil {
+		return fmt.Errorf("reading the prepare message: %w", err)
+	}
+	if first.T != msgPrepare {
+		return fmt.Errorf("the first message is %q, not %q", first.T, msgPrepare)
+	}
+	warmUp(ctx)
+	next, err := newShell(eng, first.Namespaces)
+	if err != nil {
+		return fmt.Errorf("preparing the sandbox: %w", err)
+	}
+	take := func(eng *engine, nss []Namespace) (*run, error) {
+		r := next
+		next = nil
+		if r != nil && r.fits(nss) {
+			return r, nil
+		}
+		return newShell(eng, nss)
+	}
 	w := &workerSide{conn: c, pending: map[int]chan message{}, runs: make(chan Request)}
+	runtime.GC()
 	if err := c.send(message{T: msgReady}); err != nil {
 		return fmt.Errorf("announcing worker: %w", err)
 	}
@@ -43,15 +70,43 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 			runCtx, stop := context.WithCancel(ctx)
 			w.setCancel(stop)
 			req.Host = w
-			o := execute(runCtx, req)
+			o := execute(runCtx, req, take)
 			w.setCancel(nil)
 			stop()
 			if err := c.send(message{T: msgOutcome, Outcome: &o}); err != nil {
 				return fmt.Errorf("sending outcome: %w", err)
 			}
+			if next == nil {
+				// On failure the next run builds its own and reports why.
+				next, _ = newShell(eng, req.Namespaces)
+			}
+			// Collect the last run's garbage now, not during the next run.
+			runtime.GC()
+			if err := c.send(message{T: msgReady}); err != nil {
+				return fmt.Errorf("announcing worker: %w", err)
+			}
 		}
 	}
 }
+
+// warmUp runs a small attempt end to end on a runtime of its own and
+// encodes its outcome, so that a new worker's first real run does not pay
+// for the first use of those code paths in this process.
+func warmUp(ctx context.Context) {
+	o := execute(ctx, Request{
+		Code:       "const r = await warm.up({ n: [1, 'a'] }); console.log(r); return { r, at: new Date(), x: Math.random() }",
+		Namespaces: []Namespace{{Name: "warm", Tools: []string{"up"}}},
+		Host:       echoHost{},
+	}, nil)
+	_, _ = json.Marshal(message{T: msgOutcome, Outcome: &o})
+}
+
+// echoHost answers every tool call with its arguments.
+type echoHost struct{}
+
+func (echoHost) Call(_ context.Context, c Call) (json.RawMessage, error) { return c.Args, nil }
+func (echoHost) Search(context.Context, string) (string, error)          { return "", nil }
+func (echoHost) Describe(context.Context, string) (string, error)        { return "", nil }
 
 // workerSide is the worker's Host: every call goes to the parent.
 type workerSide struct {

@@ -6,10 +6,17 @@
 	"use strict";
 	const limit = bridge.limit;
 	const jsonDepth = bridge.jsonDepth;
-	const maxString = cfg.maxStringLength;
-	const maxArray = cfg.maxArrayLength;
-	const maxBytes = cfg.maxBytes;
+	// The caps follow the run's memory limit: a runtime is prepared before
+	// its run is known, so they are set again by internal.configure.
+	let maxString = cfg.maxStringLength;
+	let maxArray = cfg.maxArrayLength;
+	let maxBytes = cfg.maxBytes;
 	const maxJSONDepth = cfg.maxJSONDepth;
+	internal.configure = (c) => {
+		maxString = c.maxStringLength;
+		maxArray = c.maxArrayLength;
+		maxBytes = c.maxBytes;
+	};
 
 	const ObjectDefineProperty = Object.defineProperty;
 	const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
@@ -289,14 +296,16 @@
 	// JSON: parse checks nesting before the recursive native parser runs;
 	// stringify tracks depth through a replacer, since the native serializer
 	// recurses in Go.
-	const JSONParse = JSON.parse;
-	const JSONStringify = JSON.stringify;
+	// Bound once, before any guest code runs: a direct call that no later
+	// change to Function.prototype or Reflect can reach.
+	const JSONParse = JSON.parse.bind(JSON);
+	const JSONStringify = JSON.stringify.bind(JSON);
 	function parse(text, reviver) {
 		const s = StringCtor(text);
 		if (jsonDepth(s) > maxJSONDepth) {
 			throw new RangeErrorCtor("JSON.parse: input nests deeper than " + maxJSONDepth + " levels");
 		}
-		return ReflectApply(JSONParse, JSON, [s, reviver]);
+		return JSONParse(s, reviver);
 	}
 	function stringify(value, replacer, space) {
 		let userReplacer = null;
@@ -309,24 +318,27 @@
 				else if (k instanceof String || k instanceof Number) allow.add(StringCtor(k));
 			}
 		}
+		// The objects being serialized, outermost first; the guarded array
+		// methods are not needed on this private stack.
 		const holders = [];
+		let depth = 0;
 		let root = true;
 		const track = function (key, v) {
 			if (root) root = false;
 			else {
 				if (allow !== null && !ArrayIsArray(this) && !allow.has(key)) return undefined;
-				while (holders.length > 0 && holders[holders.length - 1] !== this) holders.pop();
+				while (depth > 0 && holders[depth - 1] !== this) depth--;
 			}
 			if (userReplacer !== null) v = ReflectApply(userReplacer, this, [key, v]);
 			if (v !== null && typeof v === "object") {
-				holders.push(v);
-				if (holders.length > maxJSONDepth) {
+				holders[depth++] = v;
+				if (depth > maxJSONDepth) {
 					throw new RangeErrorCtor("JSON.stringify: value nests deeper than " + maxJSONDepth + " levels");
 				}
 			}
 			return v;
 		};
-		return ReflectApply(JSONStringify, JSON, [value, track, space]);
+		return JSONStringify(value, track, space);
 	}
 	ObjectDefineProperty(parse, "name", { value: "parse" });
 	ObjectDefineProperty(stringify, "name", { value: "stringify" });

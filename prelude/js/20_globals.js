@@ -412,10 +412,10 @@
 
 	// Tool namespaces: frozen objects of async functions behind a Proxy that
 	// names the closest tools when an unknown one is used.
+	// A runtime is prepared before its run is known: the sandbox installs
+	// the run's namespaces through internal.installNamespaces, once.
 	const call = bridge.call;
-	const namespaces = cfg.namespaces;
-	const allAddresses = [];
-	for (const ns of namespaces) for (const t of ns.tools) allAddresses.push(ns.name + "." + t);
+	let allAddresses = null;
 
 	function distance(a, b) {
 		a = a.toLowerCase();
@@ -454,7 +454,13 @@
 		return msg + " Use hub.search to find tools.";
 	}
 	const passThrough = new SetCtor(["then", "toJSON", "catch", "finally", "inspect", "asymmetricMatch", "nodeType", "$$typeof"]);
-	for (const ns of namespaces) {
+	internal.installNamespaces = (namespaces) => {
+		if (allAddresses !== null) throw new TypeErrorCtor("the namespaces are already installed");
+		allAddresses = [];
+		for (const ns of namespaces) for (const t of ns.tools) allAddresses.push(ns.name + "." + t);
+		for (const ns of namespaces) installNamespace(ns);
+	};
+	function installNamespace(ns) {
 		const nsName = ns.name;
 		const tools = ns.tools.slice();
 		const target = {};

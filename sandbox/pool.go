@@ -133,10 +133,20 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	if healthy && w.runs < p.opts.RunsPerWorker && p.ctx.Err() == nil {
 		p.reuse(w)
 	} else {
-		w.kill()
-		p.replace()
+		p.retire(w)
 	}
 	return o
+}
+
+// retire kills w and starts its replacement in the background: reaping a
+// process takes milliseconds the run's caller need not wait for.
+func (p *pool) retire(w *worker) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		w.kill()
+		p.replace()
+	}()
 }
 
 // reuse returns w to the idle workers once it reports its next runtime

@@ -11,9 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"capabilities.sh/capabilities/internal/quietlocale"
 )
 
 func main() {
+	quietlocale.Restore()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, processEnv())
 	stop()

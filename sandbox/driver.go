@@ -70,13 +70,17 @@ type Driver interface {
 // starts nothing.
 func NewInProcess() Driver {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &inProcess{ctx: ctx, cancel: cancel, warm: make(chan *run, 1)}
+	return &inProcess{ctx: ctx, cancel: cancel, warm: make(chan *run, preparedRuntimes), slots: make(chan struct{}, preparedRuntimes)}
 }
+
+// preparedRuntimes is how many runtimes the in-process driver keeps ready.
+const preparedRuntimes = 2
 
 type inProcess struct {
 	ctx       context.Context // cancelled by Close
 	cancel    context.CancelFunc
-	warm      chan *run // prepared runtimes; one more waits in keepWarm
+	warm      chan *run     // prepared runtimes
+	slots     chan struct{} // one per runtime prepared or being prepared
 	expect    atomic.Pointer[[]Namespace]
 	startWarm sync.Once
 	wg        sync.WaitGroup
@@ -92,7 +96,12 @@ func (d *inProcess) keepWarm() {
 	if err != nil {
 		return
 	}
-	for d.ctx.Err() == nil {
+	for {
+		select {
+		case d.slots <- struct{}{}:
+		case <-d.ctx.Done():
+			return
+		}
 		var nss []Namespace
 		if p := d.expect.Load(); p != nil {
 			nss = *p
@@ -101,10 +110,7 @@ func (d *inProcess) keepWarm() {
 		if err != nil {
 			return
 		}
-		select {
-		case d.warm <- r:
-		case <-d.ctx.Done():
-		}
+		d.warm <- r // never blocks: a slot was taken
 	}
 }
 
@@ -118,6 +124,7 @@ func (d *inProcess) prepared(eng *engine, nss []Namespace) (*run, error) {
 	}
 	select {
 	case r := <-d.warm:
+		<-d.slots
 		if r.fits(nss) {
 			return r, nil
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // Tool is one upstream tool as the catalog names it.
@@ -59,6 +60,9 @@ type Snapshot struct {
 	byName     map[[2]string]*Tool // (source, MCP name)
 	bySource   map[string][]*Tool
 	namespaces []string
+
+	sandboxOnce sync.Once
+	sandboxNS   []sandbox.Namespace
 }
 
 // Lookup finds a tool by address ("github.createIssue").
@@ -73,6 +77,22 @@ func (s *Snapshot) Namespaces() []string { return s.namespaces }
 // BySource returns the tools of a source (by config name), sorted by
 // Address.
 func (s *Snapshot) BySource(source string) []*Tool { return s.bySource[source] }
+
+// sandboxNamespaces returns the namespaces as the sandbox installs them,
+// built once per snapshot: every run shares them and must not modify them.
+func (s *Snapshot) sandboxNamespaces() []sandbox.Namespace {
+	s.sandboxOnce.Do(func() {
+		byNS := map[string][]string{}
+		for _, t := range s.Tools {
+			byNS[t.Namespace] = append(byNS[t.Namespace], t.JSName)
+		}
+		s.sandboxNS = make([]sandbox.Namespace, 0, len(byNS))
+		for _, ns := range sortedKeys(byNS) {
+			s.sandboxNS = append(s.sandboxNS, sandbox.Namespace{Name: ns, Tools: byNS[ns]})
+		}
+	})
+	return s.sandboxNS
+}
 
 // ToolChange is a new or changed tool definition nobody has accepted yet.
 type ToolChange struct {
@@ -115,6 +135,17 @@ type Catalog struct {
 	pending  map[string]bool // sources to refresh after the debounce
 	watching bool            // the debounce goroutine runs
 	closed   bool
+
+	// changed caches changedAddresses for one snapshot; writes to
+	// tool_changes clear it. changedMu is held while it is read from the
+	// store, so a clear never races with a read of the old rows.
+	changedMu sync.Mutex
+	changed   *changedSet
+}
+
+type changedSet struct {
+	snap  *Snapshot
+	addrs map[string]bool
 }
 
 const defaultCatalogDebounce = 300 * time.Millisecond
@@ -288,6 +319,40 @@ func (c *Catalog) Changes(ctx context.Context) ([]ToolChange, error) {
 	return out, nil
 }
 
+// changedAddresses returns the addresses whose definitions changed since
+// the person accepted them. Every execute asks, so the answer is kept until
+// the snapshot or the open changes change. The map is shared: do not
+// modify it.
+func (c *Catalog) changedAddresses() map[string]bool {
+	snap := c.Snapshot()
+	c.changedMu.Lock()
+	defer c.changedMu.Unlock()
+	if c.changed != nil && c.changed.snap == snap {
+		return c.changed.addrs
+	}
+	out := map[string]bool{}
+	changes, err := c.Changes(context.Background())
+	if err != nil {
+		c.log.Warn("reading tool changes", "err", err)
+		return out // not kept: the next caller reads again
+	}
+	for _, ch := range changes {
+		if ch.OldHash != "" {
+			out[ch.Address] = true
+		}
+	}
+	c.changed = &changedSet{snap: snap, addrs: out}
+	return out
+}
+
+// changesWritten drops the cached changedAddresses after a transaction
+// that wrote tool_changes committed.
+func (c *Catalog) changesWritten() {
+	c.changedMu.Lock()
+	c.changed = nil
+	c.changedMu.Unlock()
+}
+
 // Accept marks the open changes of a tool (by address) accepted, or of
 // every tool of a namespace when address names one. Accepting a tool
 // without open changes is not an error; an unknown address is.
@@ -321,6 +386,7 @@ func (c *Catalog) Accept(ctx context.Context, address string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("accepting %q: %w", address, err)
 	}
+	c.changesWritten()
 	return nil
 }
 
@@ -471,6 +537,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("storing tools: %w", err)
 	}
+	c.changesWritten()
 	return nil
 }
 

@@ -76,12 +76,14 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		return env, nil
 	}
 	run.Code, run.Notices = prep.Code, prep.Notices
+	// The run is stored with its first attempt started: one write.
+	run.Attempts, run.Engine, run.Prelude = 1, sandbox.EngineHash(), sandbox.PreludeHash()
 	if err := h.runs.createRun(ctx, run); err != nil {
 		return nil, err
 	}
 	unlock := h.lockRun(run.ID)
 	defer unlock()
-	return h.attempt(ctx, run)
+	return h.attempt(ctx, run, true)
 }
 
 func envelopeError(err error) *EnvelopeError {
@@ -129,7 +131,7 @@ func (h *Hub) resume(ctx context.Context, id string) (*Envelope, error) {
 			return env, nil
 		}
 	}
-	return h.attempt(ctx, run)
+	return h.attempt(ctx, run, false)
 }
 
 // pendingSettled reports whether every input the run waits for is there. If
@@ -223,14 +225,21 @@ func (h *Hub) missingSecrets(source, conn string) []string {
 }
 
 // attempt runs the run's code once, against its journal. The caller holds
-// the run's lock.
-func (h *Hub) attempt(ctx context.Context, run *runRow) (*Envelope, error) {
-	journal, err := h.runs.journal(ctx, run.ID)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.runs.startAttempt(ctx, run.ID, h.now(), sandbox.EngineHash(), sandbox.PreludeHash()); err != nil {
-		return nil, err
+// the run's lock. A fresh run was stored with its first attempt started and
+// has neither journal nor pending inputs yet, so none are read.
+func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, error) {
+	journal, pending := map[int]*journalEntry{}, map[int]bool{}
+	if !fresh {
+		var err error
+		if journal, err = h.runs.journal(ctx, run.ID); err != nil {
+			return nil, err
+		}
+		if pending, err = h.runs.pendingSeqs(ctx, run.ID); err != nil {
+			return nil, err
+		}
+		if err := h.runs.startAttempt(ctx, run.ID, h.now(), sandbox.EngineHash(), sandbox.PreludeHash()); err != nil {
+			return nil, err
+		}
 	}
 	h.events.publish(Event{Kind: EventRun, ID: run.ID})
 	snap := h.catalog.Snapshot()
@@ -240,14 +249,16 @@ func (h *Hub) attempt(ctx context.Context, run *runRow) (*Envelope, error) {
 		snap:    snap,
 		policy:  h.currentPolicy(),
 		journal: journal,
-		changed: h.changedAddresses(),
+		pending: pending,
+		changed: h.catalog.changedAddresses(),
 		records: map[int]CallRecord{},
+		missing: map[upstreamKey][]string{},
 	}
 	out := h.driver.Run(ctx, sandbox.Request{
 		Code:       run.Code,
 		Seed:       run.Seed,
 		Clock:      run.Clock,
-		Namespaces: namespacesOf(snap),
+		Namespaces: snap.sandboxNamespaces(),
 		Limits:     h.limits,
 		Host:       host,
 	})
@@ -261,18 +272,6 @@ func (h *Hub) attempt(ctx context.Context, run *runRow) (*Envelope, error) {
 		h.events.publish(Event{Kind: EventApprovalAdded, ID: p.ID})
 	}
 	return env, nil
-}
-
-func namespacesOf(snap *Snapshot) []sandbox.Namespace {
-	byNS := map[string][]string{}
-	for _, t := range snap.Tools {
-		byNS[t.Namespace] = append(byNS[t.Namespace], t.JSName)
-	}
-	out := make([]sandbox.Namespace, 0, len(byNS))
-	for _, ns := range sortedKeys(byNS) {
-		out = append(out, sandbox.Namespace{Name: ns, Tools: byNS[ns]})
-	}
-	return out
 }
 
 func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelope {
@@ -363,11 +362,13 @@ type runHost struct {
 	run     *runRow
 	snap    *Snapshot
 	policy  *Policy
-	changed map[string]bool
+	changed map[string]bool // shared, read-only
 
 	mu       sync.Mutex
 	journal  map[int]*journalEntry
+	pending  map[int]bool // calls with a pending input row, decided or not
 	records  map[int]CallRecord
+	missing  map[upstreamKey][]string // secrets missing per connection, read once per attempt
 	diverged string
 }
 
@@ -472,29 +473,34 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		ann := tool.Annotations
 		if ann == nil || !(ann.ReadOnlyHint || ann.IdempotentHint) {
 			te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
-			r.finish(ctx, c, hash, nil, te, 0)
+			r.finish(c, hash, nil, te, 0)
 			return nil, te
 		}
 	}
 	dec := r.policy.Decide(policyInput(tool, r.changed[tool.Address]))
 	if dec.Mode == Deny {
 		te := toolError(CodeDenied, c.Address, "%s is denied by %s", c.Address, dec.Reason)
-		r.finish(ctx, c, hash, nil, te, 0)
+		r.finish(c, hash, nil, te, 0)
 		return nil, te
 	}
 	conn := c.Connection
 	if conn == "" {
 		conn = src.DefaultConnection()
 	}
-	// A person's decision, from this or an earlier attempt.
-	p, err := h.runs.pendingAt(ctx, r.run.ID, c.Seq)
-	if err != nil {
-		return nil, err
+	// A person's decision, from this or an earlier attempt. Only calls
+	// that had a pending input when the attempt started can have one: the
+	// attempt holds the run's lock, and nothing else adds inputs to a run.
+	var p *pendingRow
+	if r.hasPending(c.Seq) {
+		var err error
+		if p, err = h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
+			return nil, err
+		}
 	}
 	if p != nil && p.ArgsHash != hash {
 		return nil, r.diverge(c, fmt.Sprintf("call %d of the resumed run to %s has different arguments than the call the person decided on", c.Seq, c.Address))
 	}
-	if missing := h.missingSecrets(tool.Source, conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
+	if missing := r.missingSecrets(tool.Source, conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
 		if p == nil {
 			p = r.newPending(c, hash, KindConnection, conn, "connection "+conn+" has no secret yet")
 			if err := r.suspendOn(ctx, c, hash, p); err != nil {
@@ -522,11 +528,37 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 			return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
 		case p.Decision == "deny":
 			te := toolError(CodeDenied, c.Address, "the person denied %s (%s)", c.Address, p.Channel)
-			r.finish(ctx, c, hash, nil, te, 0)
+			r.finish(c, hash, nil, te, 0)
 			return nil, te
 		}
 	}
 	return r.live(ctx, c, hash, tool, conn)
+}
+
+func (r *runHost) hasPending(seq int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pending[seq]
+}
+
+// missingSecrets is Hub.missingSecrets, read from the keychain once per
+// connection and attempt rather than on every call: a secret added or
+// removed while an attempt runs counts from the next attempt.
+func (r *runHost) missingSecrets(source, conn string) []string {
+	k := upstreamKey{source, conn}
+	r.mu.Lock()
+	missing, ok := r.missing[k]
+	r.mu.Unlock()
+	if ok {
+		return missing
+	}
+	// Read outside the lock: the keychain may be slow, and two calls
+	// reading at once get the same answer.
+	missing = r.h.missingSecrets(source, conn)
+	r.mu.Lock()
+	r.missing[k] = missing
+	r.mu.Unlock()
+	return missing
 }
 
 func (r *runHost) newPending(c sandbox.Call, hash, kind, conn, reason string) *pendingRow {
@@ -554,6 +586,9 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	if err := r.h.runs.putPending(ctx, p); err != nil {
 		return err
 	}
+	r.mu.Lock()
+	r.pending[c.Seq] = true
+	r.mu.Unlock()
 	// The row may already exist (ON CONFLICT DO NOTHING): read back the stored one.
 	stored, err := r.h.runs.pendingAt(ctx, r.run.ID, c.Seq)
 	if err != nil {
@@ -562,7 +597,7 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	if stored != nil {
 		*p = *stored
 	}
-	return r.h.runs.putJournal(ctx, r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending}, r.h.now())
+	return r.h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending}, r.h.now())
 }
 
 // live sends the call upstream. The journal row is committed as "issued"
@@ -570,10 +605,10 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *Tool, conn string) (json.RawMessage, error) {
 	h := r.h
 	if te := h.validateArgs(tool, c.Args); te != nil {
-		r.finish(ctx, c, hash, nil, te, 0)
+		r.finish(c, hash, nil, te, 0)
 		return nil, te
 	}
-	if err := h.runs.putJournal(context.WithoutCancel(ctx), r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {
+	if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -588,26 +623,26 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *T
 			// flight: it stays "issued", so a resume treats it as interrupted.
 			return nil, te
 		}
-		r.finish(ctx, c, hash, nil, te, ms)
+		r.finish(c, hash, nil, te, ms)
 		return nil, te
 	}
 	if res.IsError {
 		te := &sandbox.ToolError{Code: CodeToolError, Address: tool.Address, Message: firstLine(contentText(res.Content), 2000), Hint: Hint(CodeToolError)}
-		r.finish(ctx, c, hash, nil, te, ms)
+		r.finish(c, hash, nil, te, ms)
 		return nil, te
 	}
 	val, err := resultValue(tool, res)
 	if err != nil {
 		te := &sandbox.ToolError{Code: CodeUpstreamError, Address: tool.Address, Message: err.Error(), Hint: Hint(CodeUpstreamError)}
-		r.finish(ctx, c, hash, nil, te, ms)
+		r.finish(c, hash, nil, te, ms)
 		return nil, te
 	}
-	r.finish(ctx, c, hash, val, nil, ms)
+	r.finish(c, hash, val, nil, ms)
 	return val, nil
 }
 
 // finish journals a call's outcome and records it for the envelope.
-func (r *runHost) finish(ctx context.Context, c sandbox.Call, hash string, val json.RawMessage, te *sandbox.ToolError, ms int64) {
+func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *sandbox.ToolError, ms int64) {
 	e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms}
 	if te != nil {
 		e.State = journalError
@@ -615,7 +650,7 @@ func (r *runHost) finish(ctx context.Context, c sandbox.Call, hash string, val j
 	} else {
 		e.State, e.Outcome = journalOK, val
 	}
-	if err := r.h.runs.putJournal(context.WithoutCancel(ctx), r.run.ID, e, r.h.now()); err != nil {
+	if err := r.h.runs.putJournal(r.run.ID, e, r.h.now()); err != nil {
 		r.h.log.Error("journaling a call failed", "run", r.run.ID, "seq", c.Seq, "err", err)
 	}
 	r.record(c.Seq, c.Address, te == nil, ms)

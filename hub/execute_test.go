@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -390,5 +392,50 @@ func TestExecuteInputErrors(t *testing.T) {
 	b, _ := json.Marshal(env)
 	if !strings.Contains(string(b), `"calls":[]`) {
 		t.Errorf("calls must always be present: %s", b)
+	}
+}
+
+// TestChangedDefinitionAsksUntilAccepted: a tool whose accepted definition
+// changed asks even though the policy allows it, until the person accepts
+// the new definition (which changes no catalog snapshot).
+func TestChangedDefinitionAsksUntilAccepted(t *testing.T) {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "live", Version: "1"}, nil)
+	weather := func(desc string) {
+		server.AddTool(&mcp.Tool{Name: "get_weather", Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+			InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny"}}}, nil
+			})
+	}
+	weather("Weather for a city.")
+	h := hubOver(t, "live", server)
+	exec := func() *Envelope {
+		t.Helper()
+		env, err := h.Execute(ctx, ExecuteRequest{Code: `return await live.getWeather({});`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	if env := exec(); env.Status != StatusCompleted {
+		t.Fatalf("a new read-only tool: %s", env.Line())
+	}
+	// The person knows this definition; then it changes.
+	if err := h.AcceptTool(ctx, "live.getWeather"); err != nil {
+		t.Fatal(err)
+	}
+	weather("Weather for a city, in Celsius.")
+	if errs := h.Refresh(ctx, "live"); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if env := exec(); env.Status != StatusAwaitingApproval || !strings.Contains(env.Pending[0].Summary, "changed tool definition") {
+		t.Fatalf("a changed definition: %s", env.Line())
+	}
+	if err := h.AcceptTool(ctx, "live.getWeather"); err != nil {
+		t.Fatal(err)
+	}
+	if env := exec(); env.Status != StatusCompleted {
+		t.Fatalf("after the change was accepted: %s", env.Line())
 	}
 }

@@ -7,7 +7,8 @@
 //   - config.go: config.json, the hand-editable sources, connections and policy.
 //   - upstream.go, catalog.go: sessions to upstream servers and the tool catalog.
 //   - lookup.go: search and describe, over the catalog, as text for models.
-//   - execute.go, runs.go, envelope.go: runs of model code, their journal and replay.
+//   - execute.go, runs.go, journal.go, envelope.go: runs of model code, their
+//     journal (committed in groups) and replay.
 //   - policy.go, approvals.go, redact.go: allow, ask or deny; decisions from
 //     the person through a dialog, the client's own form or the CLI.
 //   - mcpserver.go: the three MCP tools.
@@ -144,7 +145,13 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.driver.Close()
 		return nil, err
 	}
-	h.db, h.runs = db, runStore{db: db}
+	jw, err := newJournalWriter(ctx, db)
+	if err != nil {
+		db.Close()
+		h.driver.Close()
+		return nil, err
+	}
+	h.db, h.runs = db, runStore{db: db, journalW: jw}
 
 	cfg, err := LoadConfig(h.paths.Config())
 	if err != nil {
@@ -211,6 +218,9 @@ func (h *Hub) Close() error {
 	h.catalog.Close()
 	err := h.up.Close()
 	h.driver.Close()
+	// After the driver, so runs that were ending have journaled their calls;
+	// a later put fails as closed rather than on a closed database.
+	h.runs.journalW.close()
 	if cerr := h.db.Close(); err == nil {
 		err = cerr
 	}

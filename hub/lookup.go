@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,7 +60,7 @@ func (h *Hub) view() *view {
 	v := &view{snap: snap, policy: pol, tools: snap.Tools}
 	docs := make([]search.Doc, len(v.tools))
 	v.decisions = make([]Decision, len(v.tools))
-	changed := h.changedAddresses()
+	changed := h.catalog.changedAddresses()
 	for i, t := range v.tools {
 		v.decisions[i] = pol.Decide(policyInput(t, changed[t.Address]))
 		docs[i] = searchDoc(t)
@@ -309,21 +308,4 @@ func (h *Hub) Describe(req DescribeRequest) (string, error) {
 		return "", err
 	}
 	return res.Text, nil
-}
-
-// changedAddresses returns the addresses whose definitions changed since
-// the person accepted them.
-func (h *Hub) changedAddresses() map[string]bool {
-	out := map[string]bool{}
-	changes, err := h.catalog.Changes(context.Background())
-	if err != nil {
-		h.log.Warn("reading tool changes", "err", err)
-		return out
-	}
-	for _, c := range changes {
-		if c.OldHash != "" {
-			out[c.Address] = true
-		}
-	}
-	return out
 }

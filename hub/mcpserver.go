@@ -148,6 +148,17 @@ func (h *Hub) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (*mc
 }
 
 func clientName(req *mcp.CallToolRequest) string {
+	// Clients of 2026-07-28 send clientInfo with every request, as a JSON
+	// object once decoded. Read its two strings here: ClientInfo decodes
+	// the whole value again (and its JSON decoder allocates 32 KB) on every
+	// call.
+	if m := req.Params.GetMeta(); m != nil {
+		if ci, ok := m[mcp.MetaKeyClientInfo].(map[string]any); ok {
+			name, _ := ci["name"].(string)
+			version, _ := ci["version"].(string)
+			return strings.TrimSpace(name + " " + version)
+		}
+	}
 	if ci := req.ClientInfo(); ci != nil {
 		return strings.TrimSpace(ci.Name + " " + ci.Version)
 	}
@@ -207,9 +218,12 @@ func (h *Hub) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 }
 
 func envelopeResult(env *Envelope) *mcp.CallToolResult {
+	line := env.Line()
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: env.Line()}},
-		StructuredContent: env,
+		Content: []mcp.Content{&mcp.TextContent{Text: line}},
+		// The same JSON, marshalled once (an envelope holds a record per
+		// call); the SDK does the same for the tools it types.
+		StructuredContent: json.RawMessage(line),
 		IsError:           env.Status == StatusFailed,
 	}
 }

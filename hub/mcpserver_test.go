@@ -294,3 +294,31 @@ func TestOlderClientGetsAwaitingApproval(t *testing.T) {
 		t.Fatalf("%s", resultText(res))
 	}
 }
+
+// TestExecuteRecordsTheClient: the run names the client that asked, from
+// the initialize handshake or, since 2026-07-28, from each request.
+func TestExecuteRecordsTheClient(t *testing.T) {
+	h := hubOver(t, "up", mcp.NewServer(&mcp.Implementation{Name: "empty", Version: "1"}, nil))
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connect(t, h, version, nil)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": "return 1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env, text Envelope
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &env); err != nil || env.Status != StatusCompleted {
+			t.Fatalf("%s: structured content %s", version, b)
+		}
+		if err := json.Unmarshal([]byte(resultText(res)), &text); err != nil || text.Line() != env.Line() {
+			t.Fatalf("%s: text %s, structured content %s", version, resultText(res), b)
+		}
+		run, err := h.runs.loadRun(context.Background(), env.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Client != "test-client 1.0" {
+			t.Errorf("%s: the run's client is %q", version, run.Client)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/store"
 )
@@ -26,6 +28,9 @@ type runRow struct {
 	Clock    time.Time
 	Status   string
 	Attempts int
+	// Engine and Prelude are the sandbox's hashes at the last attempt.
+	Engine   string
+	Prelude  string
 	Client   string
 	Envelope *Envelope
 	Created  time.Time
@@ -91,22 +96,177 @@ func newSeed() uint64 {
 
 // argsHash is the hash the journal keeps of a call's arguments: SHA-256 of
 // the canonical JSON (object keys sorted), so equal arguments in another key
-// order still match.
+// order still match. The canonical form is json.Marshal of json.Unmarshal
+// into any; journals hold these hashes, so that must not change.
+//
+// Every call and every replayed call is hashed, and the round trip through
+// any costs more than the rest of a replayed call. Arguments already in the
+// canonical form skip it: the sandbox sends compact JSON, and small objects
+// are often sorted already.
 func argsHash(args json.RawMessage) string {
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		sum := sha256.Sum256(args)
-		return hex.EncodeToString(sum[:])
+	canon := []byte(args)
+	if !isCanonicalJSON(args) {
+		var v any
+		if err := json.Unmarshal(args, &v); err != nil {
+			sum := sha256.Sum256(args)
+			return hex.EncodeToString(sum[:])
+		}
+		canon, _ = json.Marshal(v) // map keys are sorted by encoding/json
 	}
-	canon, _ := json.Marshal(v) // map keys are sorted by encoding/json
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:16])
 }
 
+// isCanonicalJSON reports whether b is, byte for byte, what json.Marshal
+// writes for json.Unmarshal of b into any. It accepts a conservative subset:
+// no whitespace, object keys unescaped, sorted and unique, strings with only
+// the escapes encoding/json writes and none of the characters it escapes
+// (<, >, &, U+2028, U+2029, invalid UTF-8), and integers of at most 15
+// digits (exact in a float64, printed back the same). Anything else takes
+// the round trip.
+func isCanonicalJSON(b []byte) bool {
+	rest, ok := canonicalValue(b, 0)
+	return ok && len(rest) == 0
+}
+
+// canonicalValue checks the value at the start of b and returns what
+// follows it.
+func canonicalValue(b []byte, depth int) ([]byte, bool) {
+	if len(b) == 0 || depth > 32 {
+		return nil, false
+	}
+	switch c := b[0]; {
+	case c == '{':
+		b = b[1:]
+		if len(b) > 0 && b[0] == '}' {
+			return b[1:], true
+		}
+		var prev []byte
+		for first := true; ; first = false {
+			key, rest, escaped, ok := canonicalString(b)
+			if !ok || escaped || (!first && bytes.Compare(prev, key) >= 0) || len(rest) == 0 || rest[0] != ':' {
+				return nil, false
+			}
+			prev = key
+			if b, ok = canonicalValue(rest[1:], depth+1); !ok || len(b) == 0 {
+				return nil, false
+			}
+			switch b[0] {
+			case ',':
+				b = b[1:]
+			case '}':
+				return b[1:], true
+			default:
+				return nil, false
+			}
+		}
+	case c == '[':
+		b = b[1:]
+		if len(b) > 0 && b[0] == ']' {
+			return b[1:], true
+		}
+		for {
+			var ok bool
+			if b, ok = canonicalValue(b, depth+1); !ok || len(b) == 0 {
+				return nil, false
+			}
+			switch b[0] {
+			case ',':
+				b = b[1:]
+			case ']':
+				return b[1:], true
+			default:
+				return nil, false
+			}
+		}
+	case c == '"':
+		_, rest, _, ok := canonicalString(b)
+		return rest, ok
+	case c == '-' || ('0' <= c && c <= '9'):
+		start := 0
+		if c == '-' {
+			start = 1
+		}
+		i := start
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		n := i - start
+		// "-0", leading zeros, fractions and exponents take the round trip.
+		if n == 0 || n > 15 || (b[start] == '0' && (n > 1 || start == 1)) {
+			return nil, false
+		}
+		if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+			return nil, false
+		}
+		return b[i:], true
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(b, []byte(lit)) {
+			return b[len(lit):], true
+		}
+	}
+	return nil, false
+}
+
+// canonicalString checks the string at the start of b; content is what
+// lies between the quotes.
+func canonicalString(b []byte) (content, rest []byte, escaped, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, nil, false, false
+	}
+	for i := 1; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			return b[1:i], b[i+1:], escaped, true
+		case c == '\\':
+			// The escapes encoding/json writes; \u, \/ and others are rewritten.
+			if i+1 == len(b) || !strings.ContainsRune(`"\bfnrt`, rune(b[i+1])) {
+				return nil, nil, false, false
+			}
+			escaped = true
+			i += 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			return nil, nil, false, false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+				return nil, nil, false, false
+			}
+			i += size
+		}
+	}
+	return nil, nil, false, false
+}
+
 // runStore is the hub's access to runs, journals, pending inputs and the
-// audit trail. Every write is its own committed transaction, so each step
-// survives a kill -9.
-type runStore struct{ db *store.DB }
+// audit trail. Every write is committed when its method returns, so each
+// step survives a kill -9: on its own transaction, or, for journal entries,
+// in the group the journal writer commits.
+type runStore struct {
+	db       *store.DB
+	journalW *journalWriter
+}
+
+// exec runs a statement of the hot path, prepared once.
+func (s runStore) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := s.db.Prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// query is exec for statements that return rows.
+func (s runStore) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := s.db.Prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
 
 func (s runStore) createRun(ctx context.Context, r *runRow) error {
 	notices, _ := json.Marshal(r.Notices)
@@ -114,9 +274,9 @@ func (s runStore) createRun(ctx context.Context, r *runRow) error {
 	if r.Envelope != nil {
 		env, _ = json.Marshal(r.Envelope)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?, ?)`,
-		r.ID, r.Code, string(notices), int64(r.Seed), r.Clock.UnixMilli(), r.Status, r.Attempts, r.Client, nullable(env), r.Created.UnixMilli(), r.Updated.UnixMilli())
+	_, err := s.exec(ctx, `INSERT INTO runs (id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Code, string(notices), int64(r.Seed), r.Clock.UnixMilli(), r.Status, r.Attempts, r.Client, r.Engine, r.Prelude, nullable(env), r.Created.UnixMilli(), r.Updated.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("storing run %s: %w", r.ID, err)
 	}
@@ -158,14 +318,14 @@ func (s runStore) loadRun(ctx context.Context, id string) (*runRow, error) {
 }
 
 func (s runStore) startAttempt(ctx context.Context, id string, now time.Time, engine, prelude string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE runs SET status = ?, attempts = attempts + 1, engine = ?, prelude = ?, updated = ? WHERE id = ?`,
+	_, err := s.exec(ctx, `UPDATE runs SET status = ?, attempts = attempts + 1, engine = ?, prelude = ?, updated = ? WHERE id = ?`,
 		StatusRunning, engine, prelude, now.UnixMilli(), id)
 	return err
 }
 
 func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, now time.Time) error {
 	b, _ := json.Marshal(env)
-	_, err := s.db.ExecContext(ctx, `UPDATE runs SET status = ?, envelope = ?, updated = ? WHERE id = ?`, env.Status, string(b), now.UnixMilli(), id)
+	_, err := s.exec(ctx, `UPDATE runs SET status = ?, envelope = ?, updated = ? WHERE id = ?`, env.Status, string(b), now.UnixMilli(), id)
 	if err != nil {
 		return fmt.Errorf("storing the envelope of run %s: %w", id, err)
 	}
@@ -173,7 +333,7 @@ func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, n
 }
 
 func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEntry, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms FROM journal WHERE run_id = ?`, runID)
+	rows, err := s.query(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms FROM journal WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal of run %s: %w", runID, err)
 	}
@@ -193,15 +353,10 @@ func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEn
 	return out, rows.Err()
 }
 
-func (s runStore) putJournal(ctx context.Context, runID string, e *journalEntry, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO journal (run_id, seq, address, connection, args_hash, state, outcome, ms, started)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state, outcome = excluded.outcome, ms = excluded.ms`,
-		runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, now.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("journaling call %d of run %s: %w", e.Seq, runID, err)
-	}
-	return nil
+// putJournal commits a call's journal entry. It is not cancellable: a call
+// that ends is journaled even when its run was cancelled.
+func (s runStore) putJournal(runID string, e *journalEntry, now time.Time) error {
+	return s.journalW.put(runID, e, now)
 }
 
 func (s runStore) putPending(ctx context.Context, p *pendingRow) error {
@@ -249,6 +404,25 @@ func (s runStore) pendingAt(ctx context.Context, runID string, seq int) (*pendin
 		return nil, nil
 	}
 	return p, err
+}
+
+// pendingSeqs returns the calls of a run that have a pending input, decided
+// or not.
+func (s runStore) pendingSeqs(ctx context.Context, runID string) (map[int]bool, error) {
+	rows, err := s.query(ctx, `SELECT seq FROM pending WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("reading pending inputs of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var seq int
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		out[seq] = true
+	}
+	return out, rows.Err()
 }
 
 // openPending lists undecided inputs, oldest first.

@@ -208,6 +208,26 @@ func httpUpstream(t testing.TB, server *mcp.Server, header, value string) *httpt
 	return ts
 }
 
+// hubOver opens a hub whose only source, named source, is server over
+// HTTP on loopback, with its tools listed.
+func hubOver(t testing.TB, source string, server *mcp.Server) *Hub {
+	t.Helper()
+	home := t.TempDir()
+	cfg := &Config{Sources: map[string]*Source{source: {URL: httpUpstream(t, server, "", "").URL}}, Policy: map[string]Mode{}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return h
+}
+
 // fakeClock is a clock tests move forward by hand.
 type fakeClock struct {
 	mu  sync.Mutex

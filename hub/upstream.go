@@ -653,6 +653,11 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	var transport mcp.Transport
 	if s.def.URL != "" {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// The transport serves this one server, and a run has up to
+		// MaxConcurrent calls in flight (more with several runs). The
+		// default of 2 idle connections per host would close the others
+		// after each answer and dial again for the next call.
+		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
 		u.mu.Lock()
 		s.httpTr = tr
 		u.mu.Unlock()
@@ -990,6 +995,10 @@ type upstreamHeaders struct {
 }
 
 func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) == 0 {
+		return h.base.RoundTrip(r)
+	}
+	// A RoundTripper must not modify the caller's request.
 	r = r.Clone(r.Context())
 	for k, v := range h.headers {
 		r.Header.Set(k, v)

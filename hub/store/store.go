@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -45,6 +46,9 @@ type DB struct {
 	*sql.DB
 	path    string
 	version int
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // Prepared's, closed by Close
 }
 
 // Options configures Open. The zero value is what the hub uses.
@@ -83,6 +87,38 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("opening store %s: %w", file, err)
 	}
 	return db, nil
+}
+
+// Prepared returns query as a statement prepared once for the life of db,
+// for queries on hot paths: SQLite parses and plans a statement on every
+// plain Exec or Query, which can cost as much as running it. The statement
+// is shared and closed by Close; callers must not close it.
+func (db *DB) Prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	if st, ok := db.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if db.stmts == nil {
+		db.stmts = map[string]*sql.Stmt{}
+	}
+	db.stmts[query] = st
+	return st, nil
+}
+
+// Close closes the prepared statements and the database.
+func (db *DB) Close() error {
+	db.stmtMu.Lock()
+	for q, st := range db.stmts {
+		st.Close()
+		delete(db.stmts, q)
+	}
+	db.stmtMu.Unlock()
+	return db.DB.Close()
 }
 
 // Path is the database file.

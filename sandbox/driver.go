@@ -114,23 +114,27 @@ func (d *inProcess) keepWarm() {
 	}
 }
 
-// prepared returns a ready runtime for the namespaces, or builds one. Runs
-// that follow will expect the same namespaces: a hub's change only when its
-// catalog does. A prepared runtime for other namespaces is dropped.
-func (d *inProcess) prepared(eng *engine, nss []Namespace) (*run, error) {
+// prepared returns a ready runtime for the namespaces, or builds one, and
+// reports whether it took a prepared one: its slot is then the caller's to
+// free once the run is over, so that preparing the replacement does not
+// compete with the run. Runs that follow will expect the same namespaces:
+// a hub's change only when its catalog does. A prepared runtime for other
+// namespaces is dropped.
+func (d *inProcess) prepared(eng *engine, nss []Namespace) (r *run, took bool, err error) {
 	if p := d.expect.Load(); p == nil || !sameNamespaces(*p, nss) {
 		c := cloneNamespaces(nss)
 		d.expect.Store(&c)
 	}
 	select {
 	case r := <-d.warm:
-		<-d.slots
 		if r.fits(nss) {
-			return r, nil
+			return r, true, nil
 		}
+		<-d.slots
 	default:
 	}
-	return newShell(eng, nss)
+	r, err = newShell(eng, nss)
+	return r, false, err
 }
 
 func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
@@ -146,8 +150,17 @@ func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
 	ctx, stop := mergeCancel(ctx, d.ctx)
 	defer stop()
 	done := make(chan Outcome, 1)
-	go func() { done <- execute(ctx, req, d.prepared) }()
+	var took bool // written by the run's goroutine before it sends on done
+	go func() {
+		done <- execute(ctx, req, func(eng *engine, nss []Namespace) (r *run, err error) {
+			r, took, err = d.prepared(eng, nss)
+			return r, err
+		})
+	}()
 	o := <-done
+	if took {
+		<-d.slots
+	}
 	d.startWarm.Do(func() {
 		d.wg.Add(1)
 		go d.keepWarm()

@@ -149,12 +149,28 @@ func (p *pool) retire(w *worker) {
 	}()
 }
 
-// reuse returns w to the idle workers once it reports its next runtime
-// prepared, so that an idle worker is always one that can start at once.
+// prepareMessage asks a worker to prepare a runtime for the namespaces of
+// the last run.
+func (p *pool) prepareMessage() message {
+	var expect []Namespace
+	if e := p.expect.Load(); e != nil {
+		expect = *e
+	}
+	return message{T: msgPrepare, Namespaces: expect}
+}
+
+// reuse asks w to prepare its next runtime and returns it to the idle
+// workers once it is ready, so that an idle worker is always one that can
+// start at once.
 func (p *pool) reuse(w *worker) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		if err := w.conn.send(p.prepareMessage()); err != nil {
+			w.kill()
+			p.replace()
+			return
+		}
 		timer := time.NewTimer(startTimeout)
 		defer timer.Stop()
 		select {
@@ -257,11 +273,7 @@ func (p *pool) start() (*worker, error) {
 		return nil, fmt.Errorf("limiting sandbox worker: %w", err)
 	}
 	w.conn = newConn(stdout, stdin)
-	var expect []Namespace
-	if e := p.expect.Load(); e != nil {
-		expect = *e
-	}
-	if err := w.conn.send(message{T: msgPrepare, Namespaces: expect}); err != nil {
+	if err := w.conn.send(p.prepareMessage()); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("starting sandbox worker: %w", err)

@@ -10,8 +10,8 @@ import (
 // The worker protocol: newline-delimited JSON messages over the worker's
 // stdin (parent to worker) and stdout (worker to parent).
 //
-//	parent -> worker  {"t":"prepare","namespaces":[...]} first: the namespaces runs will likely have
-//	worker -> parent  {"t":"ready"}                      then, and after each outcome, once a runtime is prepared
+//	parent -> worker  {"t":"prepare","namespaces":[...]} before each run: the namespaces it will likely have
+//	worker -> parent  {"t":"ready"}                      once a runtime for them is prepared
 //	parent -> worker  {"t":"run","run":{...}}            a Request without its Host
 //	worker -> parent  {"t":"call","id":1,"call":{...}}   Host.Call
 //	worker -> parent  {"t":"search","id":2,"text":"q"}   Host.Search
@@ -21,7 +21,8 @@ import (
 //	worker -> parent  {"t":"outcome","outcome":{...}}    the run is over
 //
 // A worker serves runs one after another until its stdin closes; the
-// parent sends a run only to a worker that said it is ready.
+// parent sends a run only to a worker that said it is ready, and asks a
+// worker to prepare only when it means to give it another run.
 const (
 	msgPrepare  = "prepare"
 	msgReady    = "ready"

@@ -12,32 +12,22 @@ import (
 )
 
 // ServeWorker runs the worker side of the pool protocol on in and out
-// (a worker process's stdin and stdout): it warms up, prepares a runtime
-// for the namespaces the parent names first and announces itself ready,
-// then serves runs one at a time, announcing itself ready again once the
-// next runtime is prepared, until in reaches EOF or ctx is done. It is what
-// the hidden worker subcommand of the binary calls; nothing else should
-// write to out while it runs.
+// (a worker process's stdin and stdout): it warms up, then serves the
+// parent's messages until in reaches EOF or ctx is done. On "prepare" it
+// builds a runtime for the namespaces named and says ready; on "run" it
+// runs the attempt, on the prepared runtime when it fits. A worker the
+// parent retires after a run is never asked to prepare, so nothing it does
+// after its outcome competes with the parent for the CPU. It is what the
+// hidden worker subcommand of the binary calls; nothing else should write
+// to out while it runs.
 func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	eng, err := loadEngine()
 	if err != nil {
 		return err
 	}
 	c := newConn(pollable(in).(io.Reader), pollable(out).(io.Writer))
-	// The parent first says which namespaces to expect; the next run's
-	// runtime is prepared for them while the worker waits for the run.
-	first, err := c.recv()
-	if err != nil {
-		return fmt.Errorf("reading the prepare message: %w", err)
-	}
-	if first.T != msgPrepare {
-		return fmt.Errorf("the first message is %q, not %q", first.T, msgPrepare)
-	}
 	warmUp(ctx)
-	next, err := newShell(eng, first.Namespaces)
-	if err != nil {
-		return fmt.Errorf("preparing the sandbox: %w", err)
-	}
+	var next *run // prepared for the next run
 	take := func(eng *engine, nss []Namespace) (*run, error) {
 		r := next
 		next = nil
@@ -46,11 +36,7 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 		return newShell(eng, nss)
 	}
-	w := &workerSide{conn: c, pending: map[int]chan message{}, runs: make(chan Request)}
-	runtime.GC()
-	if err := c.send(message{T: msgReady}); err != nil {
-		return fmt.Errorf("announcing worker: %w", err)
-	}
+	w := &workerSide{conn: c, pending: map[int]chan message{}, jobs: make(chan message)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -65,7 +51,21 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 				return nil
 			}
 			return err
-		case req := <-w.runs:
+		case m := <-w.jobs:
+			if m.T == msgPrepare {
+				if next == nil || !next.fits(m.Namespaces) {
+					if next, err = newShell(eng, m.Namespaces); err != nil {
+						return fmt.Errorf("preparing the sandbox: %w", err)
+					}
+				}
+				// Collect garbage now, not during the run.
+				runtime.GC()
+				if err := c.send(message{T: msgReady}); err != nil {
+					return fmt.Errorf("announcing worker: %w", err)
+				}
+				continue
+			}
+			req := *m.Run
 			debug.SetMemoryLimit(2*req.Limits.MemoryBytes + 64<<20)
 			runCtx, stop := context.WithCancel(ctx)
 			w.setCancel(stop)
@@ -75,15 +75,6 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 			stop()
 			if err := c.send(message{T: msgOutcome, Outcome: &o}); err != nil {
 				return fmt.Errorf("sending outcome: %w", err)
-			}
-			if next == nil {
-				// On failure the next run builds its own and reports why.
-				next, _ = newShell(eng, req.Namespaces)
-			}
-			// Collect the last run's garbage now, not during the next run.
-			runtime.GC()
-			if err := c.send(message{T: msgReady}); err != nil {
-				return fmt.Errorf("announcing worker: %w", err)
 			}
 		}
 	}
@@ -111,7 +102,7 @@ func (echoHost) Describe(context.Context, string) (string, error)        { retur
 // workerSide is the worker's Host: every call goes to the parent.
 type workerSide struct {
 	conn *conn
-	runs chan Request
+	jobs chan message // prepare and run, from the reader
 
 	mu      sync.Mutex
 	nextID  int
@@ -138,12 +129,12 @@ func (w *workerSide) read(ctx context.Context) error {
 			return err
 		}
 		switch m.T {
-		case msgRun:
-			if m.Run == nil {
+		case msgRun, msgPrepare:
+			if m.T == msgRun && m.Run == nil {
 				return errors.New("run message without a request")
 			}
 			select {
-			case w.runs <- *m.Run:
+			case w.jobs <- m:
 			case <-ctx.Done():
 				return ctx.Err()
 			}

@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // fakeUpstreamEnv selects the fake a re-executed test binary serves.
@@ -27,8 +29,19 @@ func TestMain(m *testing.M) {
 		runFakeUpstream(mode)
 		os.Exit(0)
 	}
+	if os.Getenv(sandboxWorkerEnv) != "" {
+		// A sandbox worker for a pool driver, as the app's hidden command.
+		if err := sandbox.ServeWorker(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
+
+// sandboxWorkerEnv makes the test binary serve as a sandbox worker.
+const sandboxWorkerEnv = "CAPABILITIES_TEST_SANDBOX_WORKER"
 
 // fakeSource is a stdio source served by the fake named mode.
 func fakeSource(mode string, env map[string]string) *Source {

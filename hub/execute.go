@@ -76,11 +76,9 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		return env, nil
 	}
 	run.Code, run.Notices = prep.Code, prep.Notices
-	// The run is stored with its first attempt started: one write.
+	// The run is stored with its first attempt started, by the attempt: at
+	// its first tool call, or with its envelope when it makes none.
 	run.Attempts, run.Engine, run.Prelude = 1, sandbox.EngineHash(), sandbox.PreludeHash()
-	if err := h.runs.createRun(ctx, run); err != nil {
-		return nil, err
-	}
 	unlock := h.lockRun(run.ID)
 	defer unlock()
 	return h.attempt(ctx, run, true)
@@ -225,8 +223,11 @@ func (h *Hub) missingSecrets(source, conn string) []string {
 }
 
 // attempt runs the run's code once, against its journal. The caller holds
-// the run's lock. A fresh run was stored with its first attempt started and
-// has neither journal nor pending inputs yet, so none are read.
+// the run's lock. A fresh run is not stored yet and has neither journal nor
+// pending inputs, so none are read; it is stored before its first tool
+// call writes anything, or at the end with its envelope: a run that calls
+// no tool costs one write. Until then it is in no list, and a hub that dies
+// meanwhile loses nothing: no call was made and no client has its id.
 func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, error) {
 	journal, pending := map[int]*journalEntry{}, map[int]bool{}
 	if !fresh {
@@ -254,6 +255,9 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		records: map[int]CallRecord{},
 		missing: map[upstreamKey][]string{},
 	}
+	if !fresh {
+		host.storeOnce.Do(func() {}) // stored by its first attempt
+	}
 	out := h.driver.Run(ctx, sandbox.Request{
 		Code:       run.Code,
 		Seed:       run.Seed,
@@ -263,9 +267,21 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		Host:       host,
 	})
 	env := h.envelope(run, host, out)
-	// The envelope is stored even when the caller went away.
-	if err := h.runs.finishAttempt(context.WithoutCancel(ctx), run.ID, env, h.now()); err != nil {
-		return nil, err
+	// The envelope is stored even when the caller went away: with the run
+	// when no call stored it (the driver has returned, so no call will).
+	inserted := false
+	host.storeOnce.Do(func() {
+		inserted = true
+		run.Status, run.Envelope, run.Updated = env.Status, env, h.now()
+		host.storeErr = h.runs.createRun(context.WithoutCancel(ctx), run)
+	})
+	if host.storeErr != nil {
+		return nil, host.storeErr
+	}
+	if !inserted {
+		if err := h.runs.finishAttempt(context.WithoutCancel(ctx), run.ID, env, h.now()); err != nil {
+			return nil, err
+		}
 	}
 	h.events.publish(Event{Kind: EventRun, ID: run.ID})
 	for _, p := range env.Pending {
@@ -364,6 +380,11 @@ type runHost struct {
 	policy  *Policy
 	changed map[string]bool // shared, read-only
 
+	// storeOnce stores a fresh run's row before its first call writes;
+	// storeErr is what that write returned.
+	storeOnce sync.Once
+	storeErr  error
+
 	mu       sync.Mutex
 	journal  map[int]*journalEntry
 	pending  map[int]bool // calls with a pending input row, decided or not
@@ -422,6 +443,10 @@ func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
 // Call implements sandbox.Host.
 func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, error) {
 	h := r.h
+	r.storeOnce.Do(func() { r.storeErr = h.runs.createRun(context.WithoutCancel(ctx), r.run) })
+	if r.storeErr != nil {
+		return nil, r.storeErr
+	}
 	hash := argsHash(c.Args)
 	r.mu.Lock()
 	je := r.journal[c.Seq]

@@ -439,3 +439,23 @@ func TestChangedDefinitionAsksUntilAccepted(t *testing.T) {
 		t.Fatalf("after the change was accepted: %s", env.Line())
 	}
 }
+
+// A run that calls no tool is stored once, with its envelope: it is listed,
+// and resuming it returns that envelope.
+func TestRunWithoutCallsIsStored(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `console.log("hi"); return 6 * 7`)
+	if env.Status != StatusCompleted || string(env.Result) != "42" {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	runs, err := h.Runs(context.Background(), 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].ID != env.RunID || runs[0].Status != StatusCompleted {
+		t.Fatalf("runs %+v, want the one completed run %s", runs, env.RunID)
+	}
+	if again := h.resumeRun(t, env.RunID); again.Line() != env.Line() {
+		t.Errorf("resume:\n%s\nwant\n%s", again.Line(), env.Line())
+	}
+}

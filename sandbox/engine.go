@@ -149,10 +149,13 @@ type run struct {
 
 	// Host operations: tool calls, search and describe. Each gets an op
 	// number in issue order and results reach the guest in that order.
-	sem         chan struct{}   // MaxConcurrent slots
-	done        chan completion // op goroutines -> loop
+	// Ops wait in queue, in issue order, for one of at most MaxConcurrent
+	// worker goroutines, started as needed and kept until the run stops:
+	// a goroutine per op cost a start and a stack growth on every call.
+	queue       opQueue
+	done        chan completion // workers -> loop
 	finished    chan struct{}   // closed when the loop stops reading done
-	wg          sync.WaitGroup  // op goroutines and the memory watcher
+	wg          sync.WaitGroup  // workers and the memory watcher
 	ops         map[int]*pending
 	ready       map[int]completion
 	nextOp      int
@@ -276,7 +279,8 @@ func (r *run) begin(ctx context.Context, req Request, limits Limits) {
 	r.namespaces = req.Namespaces
 	r.rng = newXoshiro(req.Seed)
 	r.now = req.Clock
-	r.sem = make(chan struct{}, limits.MaxConcurrent)
+	r.queue.max = limits.MaxConcurrent
+	r.queue.cond.L = &r.queue.mu
 	for _, ns := range req.Namespaces {
 		for _, t := range ns.Tools {
 			r.addresses[ns.Name+"."+t] = true
@@ -321,6 +325,7 @@ func sizeCaps(l Limits) map[string]int64 {
 func (r *run) stop() {
 	r.cancel()
 	close(r.finished)
+	r.queue.close()
 	r.wg.Wait()
 }
 
@@ -772,32 +777,101 @@ func (r *run) toolError(p *pending, err error) (goja.Value, error) {
 }
 
 // startOp issues a host operation and returns the guest's promise for it.
-// The operation runs on its own goroutine once a concurrency slot is free;
-// its result goes back to the loop through r.done.
+// The operation runs on a worker goroutine once one is free; its result
+// goes back to the loop through r.done.
 func (r *run) startOp(what string, call *Call, do func(ctx context.Context) completion) goja.Value {
 	promise, resolve, reject := r.rt.NewPromise()
 	id := r.nextOp
 	r.nextOp++
 	r.ops[id] = &pending{resolve: resolve, reject: reject, call: call, what: what}
 	r.inflight++
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		var c completion
-		select {
-		case r.sem <- struct{}{}:
-			c = safeDo(r.ctx, do)
-			<-r.sem
-		case <-r.ctx.Done():
-			c = completion{err: context.Cause(r.ctx)}
+	if r.queue.push(queuedOp{id: id, do: do}) {
+		r.wg.Add(1)
+		go r.work()
+	}
+	return r.rt.ToValue(promise)
+}
+
+// work runs queued operations until the run stops. Once the run's context
+// is done, the operations left fail with its cause without running.
+func (r *run) work() {
+	defer r.wg.Done()
+	for {
+		op, ok := r.queue.pop()
+		if !ok {
+			return
 		}
-		c.op = id
+		var c completion
+		if r.ctx.Err() != nil {
+			c = completion{err: context.Cause(r.ctx)}
+		} else {
+			c = safeDo(r.ctx, op.do)
+		}
+		c.op = op.id
 		select {
 		case r.done <- c:
 		case <-r.finished:
 		}
-	}()
-	return r.rt.ToValue(promise)
+	}
+}
+
+type queuedOp struct {
+	id int
+	do func(ctx context.Context) completion
+}
+
+// opQueue holds operations waiting for a worker, oldest first.
+type opQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond // L is mu; signalled when an op is pushed or the queue closes
+	ops     []queuedOp
+	max     int // workers at most
+	workers int // started
+	idle    int // waiting in pop
+	closed  bool
+}
+
+// push queues op and reports whether the caller must start a worker for it.
+func (q *opQueue) push(op queuedOp) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ops = append(q.ops, op)
+	if q.idle > 0 {
+		q.cond.Signal()
+		return false
+	}
+	if q.workers < q.max {
+		q.workers++
+		return true
+	}
+	return false
+}
+
+// pop takes the oldest operation, waiting for one; ok is false once the
+// queue is closed and empty.
+func (q *opQueue) pop() (op queuedOp, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.ops) == 0 && !q.closed {
+		q.idle++
+		q.cond.Wait()
+		q.idle--
+	}
+	if len(q.ops) == 0 {
+		return queuedOp{}, false
+	}
+	op = q.ops[0]
+	q.ops[0] = queuedOp{}
+	q.ops = q.ops[1:]
+	return op, true
+}
+
+// close wakes every waiting worker; they drain what is left and exit.
+func (q *opQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
 }
 
 // safeDo turns a panic in the host into a host error.

@@ -4,6 +4,7 @@
 	"use strict";
 	const ObjectDefineProperty = Object.defineProperty;
 	const ObjectFreeze = Object.freeze;
+	const ObjectSetPrototypeOf = Object.setPrototypeOf;
 	const ObjectKeys = Object.keys;
 	const ObjectGetPrototypeOf = Object.getPrototypeOf;
 	const ObjectPrototype = Object.prototype;
@@ -497,14 +498,20 @@
 			}[tool];
 			ObjectDefineProperty(target, tool, { value: fn, writable: false, enumerable: true, configurable: false });
 		}
-		ObjectFreeze(target);
-		const proxy = new ProxyCtor(target, {
+		// Known tools are own properties, found without a trap; only a name
+		// the namespace lacks reaches the Proxy, its prototype, which
+		// answers with a function that throws naming the closest tools.
+		// Names on Object.prototype (toString, hasOwnProperty) resolve as on
+		// any object.
+		const unknown = new ProxyCtor(ObjectFreeze({}), {
 			get(t, key, receiver) {
 				if (typeof key !== "string" || key in t || passThrough.has(key)) return ReflectGet(t, key, receiver);
 				const message = unknownToolMessage(nsName, tools, key);
 				return ObjectFreeze({ [key]() { throw new TypeErrorCtor(message); } }[key]);
 			},
 		});
-		defineFixed(nsName, proxy);
+		ObjectSetPrototypeOf(target, unknown);
+		ObjectFreeze(target);
+		defineFixed(nsName, target);
 	}
 })

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"time"
 )
 
 // ServeWorker runs the worker side of the pool protocol on in and out
@@ -81,15 +82,28 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 // warmUp runs a small attempt end to end on a runtime of its own and
-// encodes its outcome, so that a new worker's first real run does not pay
-// for the first use of those code paths in this process.
+// encodes and decodes each kind of message once, so that a new worker's
+// first real run does not pay for the first use of those code paths in
+// this process (encoding/json builds its codec for a type on first use).
 func warmUp(ctx context.Context) {
-	o := execute(ctx, Request{
+	req := Request{
 		Code:       "const r = await warm.up({ n: [1, 'a'] }); console.log(r); return { r, at: new Date(), x: Math.random() }",
+		Clock:      time.Now(),
 		Namespaces: []Namespace{{Name: "warm", Tools: []string{"up"}}},
+		Limits:     DefaultLimits(),
 		Host:       echoHost{},
-	}, nil)
-	_, _ = json.Marshal(message{T: msgOutcome, Outcome: &o})
+	}
+	o := execute(ctx, req, nil)
+	for _, m := range []message{
+		{T: msgRun, Run: &req},
+		{T: msgCall, ID: 1, Call: &Call{Seq: 1, Address: "warm.up", Args: json.RawMessage(`{}`)}},
+		{T: msgAnswer, ID: 1, Result: json.RawMessage(`{}`), Err: &wireError{Tool: &ToolError{Code: "x"}}},
+		{T: msgOutcome, Outcome: &o},
+	} {
+		b, _ := json.Marshal(m)
+		var back message
+		_ = json.Unmarshal(b, &back)
+	}
 }
 
 // echoHost answers every tool call with its arguments.

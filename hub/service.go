@@ -507,12 +507,15 @@ func Dial(ctx context.Context, paths Paths) (*Client, error) {
 
 func newClient(paths Paths) *Client {
 	c := &Client{paths: paths}
+	// Each request dials: a connection kept idle outlives a hub that stops
+	// or restarts, and a POST on it fails with "server closed idle
+	// connection" instead of ErrNoHub or reaching the new hub. Dialing the
+	// socket costs tens of microseconds; requests here are few.
 	c.http = &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return c.dial(ctx)
 		},
-		MaxIdleConns:    4,
-		IdleConnTimeout: 30 * time.Second,
+		DisableKeepAlives: true,
 	}}
 	return c
 }

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -22,8 +21,8 @@ import (
 // measured in the same process.
 
 // benchHub opens a hub whose only source is an HTTP upstream on loopback
-// with "sleep" (read-only, answers after ms milliseconds), "noop" and
-// "write" (asks).
+// with "sleep" (read-only, answers after ms milliseconds) and "write"
+// (asks).
 func benchHub(b *testing.B, ms int) *Hub { return benchHubWith(b, ms, nil) }
 
 // benchHubWith is benchHub with a sandbox driver (nil: the hub's default,
@@ -44,20 +43,7 @@ func benchHubWith(b *testing.B, ms int, drv sandbox.Driver) *Hub {
 	})
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	b.Cleanup(srv.Close)
-	home := b.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"up": {URL: srv.URL}}, Policy: map[string]Mode{}}
-	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
-		b.Fatal(err)
-	}
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Driver: drv})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { h.Close() })
-	if errs := h.Refresh(context.Background()); len(errs) > 0 {
-		b.Fatal(errs)
-	}
-	return h
+	return hubWith(b, map[string]*Source{"up": {URL: srv.URL}}, drv)
 }
 
 // bareClient is the reference: a go-sdk client and server connected in
@@ -195,19 +181,7 @@ func BenchmarkExecute500Calls(b *testing.B) {
 	})
 	b.Run("npm-stdio", func(b *testing.B) {
 		srv := everythingSource(b)
-		home := b.TempDir()
-		cfg := &Config{Sources: map[string]*Source{"everything": srv}, Policy: map[string]Mode{}}
-		if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
-			b.Fatal(err)
-		}
-		h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer h.Close()
-		if errs := h.Refresh(context.Background()); len(errs) > 0 {
-			b.Fatal(errs)
-		}
+		h := hubWith(b, map[string]*Source{"everything": srv}, nil)
 		args := func(int) map[string]any { return map[string]any{"duration": 0.01, "steps": 1} }
 		direct := directCalls(b, &mcp.CommandTransport{Command: exec.Command(srv.Command, srv.Args...)}, "trigger-long-running-operation", args)
 		bench500(b, h, `const r = await Promise.all(Array.from({ length: 500 }, () => everything.triggerLongRunningOperation({ duration: 0.01, steps: 1 }))); return r.length;`, direct)

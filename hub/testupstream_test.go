@@ -19,6 +19,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/keychain"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // repoRoot is the folder holding go.mod.
@@ -212,12 +213,20 @@ func httpUpstream(t testing.TB, server *mcp.Server, header, value string) *httpt
 // HTTP on loopback, with its tools listed.
 func hubOver(t testing.TB, source string, server *mcp.Server) *Hub {
 	t.Helper()
+	return hubWith(t, map[string]*Source{source: {URL: httpUpstream(t, server, "", "").URL}}, nil)
+}
+
+// hubWith opens a hub in a fresh home with these sources and no policy,
+// with their tools listed, on drv (nil: the default in-process sandbox).
+// The hub is closed, with drv, when the test ends.
+func hubWith(t testing.TB, sources map[string]*Source, drv sandbox.Driver) *Hub {
+	t.Helper()
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{source: {URL: httpUpstream(t, server, "", "").URL}}, Policy: map[string]Mode{}}
+	cfg := &Config{Sources: sources, Policy: map[string]Mode{}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1})
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Driver: drv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,8 @@ type view struct {
 	decisions []Decision
 	index     *search.Index
 	ts        []tsgen.Tool // visible (not denied) tools only
-	sigs      []string     // one-line signature per tool, lazily filled
+	tsCat     *tsgen.Catalog
+	sigs      []string // one-line signature per tool, lazily filled
 	sigOnce   []sync.Once
 }
 
@@ -68,6 +69,7 @@ func (h *Hub) view() *view {
 			v.ts = append(v.ts, tsTool(t))
 		}
 	}
+	v.tsCat = tsgen.NewCatalog(v.ts)
 	v.index = search.Build(docs, nil)
 	v.sigs = make([]string, len(v.tools))
 	v.sigOnce = make([]sync.Once, len(v.tools))
@@ -293,7 +295,7 @@ func (h *Hub) Describe(req DescribeRequest) (string, error) {
 		}
 	}
 	v := h.view()
-	res, err := tsgen.Describe(v.ts, req.Targets, &tsgen.Options{Budget: req.Budget})
+	res, err := v.tsCat.Describe(req.Targets, &tsgen.Options{Budget: req.Budget})
 	var ute *tsgen.UnknownTargetError
 	if errors.As(err, &ute) {
 		msg := fmt.Sprintf("unknown target %q", ute.Target)

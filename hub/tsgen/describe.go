@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Tool is one tool of the catalog, as the hub names it for the guest.
@@ -101,7 +102,47 @@ func (u unit) address(ns string) string {
 //
 // Describe returns an *UnknownTargetError for a target the catalog does
 // not have.
+//
+// Describe indexes each namespace it needs from scratch; a Catalog keeps
+// them for the next call.
 func Describe(catalog []Tool, targets []string, opts *Options) (Result, error) {
+	return NewCatalog(catalog).Describe(targets, opts)
+}
+
+// Catalog is a catalog whose namespace indexes (parsed schemas and type
+// names) are built on first use and kept: describing one tool of a
+// namespace of hundreds parses every schema of that namespace once, not on
+// every call. An index is read-only once built, so a Catalog is safe for
+// concurrent use.
+type Catalog struct {
+	tools   []Tool
+	mu      sync.Mutex
+	indexes map[string]*nsIndex // nil for a namespace with no tools
+}
+
+// NewCatalog returns a Catalog of tools; the caller must not change them
+// afterwards.
+func NewCatalog(tools []Tool) *Catalog {
+	return &Catalog{tools: tools, indexes: map[string]*nsIndex{}}
+}
+
+func (c *Catalog) index(ns string) *nsIndex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ix, ok := c.indexes[ns]; ok {
+		return ix
+	}
+	ix := newIndex(ns, c.tools)
+	if len(ix.tools) == 0 {
+		ix = nil
+	}
+	c.indexes[ns] = ix
+	return ix
+}
+
+// Describe is the package's Describe over the catalog.
+func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
+	catalog := c.tools
 	budget := DefaultBudget
 	if opts != nil && opts.Budget > 0 {
 		budget = opts.Budget
@@ -110,15 +151,12 @@ func Describe(catalog []Tool, targets []string, opts *Options) (Result, error) {
 		return Result{}, errors.New("no targets")
 	}
 
-	indexes := map[string]*nsIndex{}
+	indexes := map[string]*nsIndex{} // the namespaces this call uses
 	index := func(ns string) *nsIndex {
 		if ix, ok := indexes[ns]; ok {
 			return ix
 		}
-		ix := newIndex(ns, catalog)
-		if len(ix.tools) == 0 {
-			ix = nil
-		}
+		ix := c.index(ns)
 		indexes[ns] = ix
 		return ix
 	}

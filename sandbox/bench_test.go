@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -156,9 +155,7 @@ func BenchmarkToolCall(b *testing.B) {
 	defer p.Close()
 	in := NewInProcess()
 	defer in.Close()
-	host := &testHost{tools: map[string]func(context.Context, Call) (json.RawMessage, error){
-		"github.getIssue": func(_ context.Context, c Call) (json.RawMessage, error) { return c.Args, nil },
-	}}
+	host := echoHost{} // answers with the arguments and records nothing
 	in.Run(context.Background(), request(b, one, host, Limits{})) // the driver prepares runtimes once it has served a run
 	ready := map[string]func(){"inprocess": func() { settle(in) }, "pool": func() { settlePool(p) }}
 	for name, d := range map[string]Driver{"inprocess": in, "pool": p} {

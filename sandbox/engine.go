@@ -744,13 +744,16 @@ func (r *run) deliver(c completion) {
 			return p.resolve(r.rt.ToValue(c.text))
 		}
 		// The guard's depth check, done here on the bytes; the guard itself
-		// runs only to raise its error.
-		text := string(c.raw)
-		parse := r.nativeParse
-		if jsonDepth(text) > maxJSONDepth {
-			parse = r.parse
+		// runs only to raise its error. Within it, the value is built in one
+		// pass, or by JSON.parse when that declines.
+		parse := r.parse
+		if jsonDepth(c.raw) <= maxJSONDepth {
+			if v, ok := jsonToValue(r.rt, c.raw); ok {
+				return p.resolve(v)
+			}
+			parse = r.nativeParse
 		}
-		v, err := parse(goja.Undefined(), r.rt.ToValue(text))
+		v, err := parse(goja.Undefined(), r.rt.ToValue(string(c.raw)))
 		if err != nil {
 			var ex *goja.Exception
 			if errors.As(err, &ex) {
@@ -1022,7 +1025,7 @@ func (r *run) jsJSONDepth(c goja.FunctionCall) goja.Value {
 
 // jsonDepth returns the deepest nesting of [ and { in JSON text, outside
 // strings.
-func jsonDepth(s string) int {
+func jsonDepth[T ~string | ~[]byte](s T) int {
 	depth, maxDepth := 0, 0
 	inString := false
 	for i := 0; i < len(s); i++ {

@@ -1,0 +1,239 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+)
+
+// jsonToValue builds the guest value of JSON text as JSON.parse does, but
+// in one pass over the bytes: goja's JSON.parse reads through
+// encoding/json's token API, which costs several times more and most of a
+// small tool result's delivery. It handles the plain subset and reports
+// false for anything else (a number a float64 cannot hold, a string that
+// is not valid UTF-8, a control character, anything but one JSON value);
+// the caller then runs JSON.parse itself, so the value is always the one
+// JSON.parse gives. Properties are defined, never set: a setter the guest
+// put on Object.prototype does not run, and "__proto__" is an own key.
+// Nesting must have been bounded by the caller.
+func jsonToValue(rt *goja.Runtime, b []byte) (goja.Value, bool) {
+	p := jsonParser{rt: rt, b: b}
+	v, ok := p.value()
+	if !ok {
+		return nil, false
+	}
+	p.space()
+	return v, p.i == len(b)
+}
+
+type jsonParser struct {
+	rt *goja.Runtime
+	b  []byte
+	i  int
+}
+
+func (p *jsonParser) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value() (goja.Value, bool) {
+	p.space()
+	if p.i >= len(p.b) {
+		return nil, false
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		s, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		return p.rt.ToValue(s), true
+	case c == 't':
+		return p.literal("true", p.rt.ToValue(true))
+	case c == 'f':
+		return p.literal("false", p.rt.ToValue(false))
+	case c == 'n':
+		return p.literal("null", goja.Null())
+	case c == '-' || ('0' <= c && c <= '9'):
+		return p.number()
+	}
+	return nil, false
+}
+
+func (p *jsonParser) literal(word string, v goja.Value) (goja.Value, bool) {
+	if len(p.b)-p.i < len(word) || string(p.b[p.i:p.i+len(word)]) != word {
+		return nil, false
+	}
+	p.i += len(word)
+	return v, true
+}
+
+func (p *jsonParser) object() (goja.Value, bool) {
+	p.i++ // {
+	o := p.rt.NewObject()
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return o, true
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, false
+		}
+		key, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, false
+		}
+		p.i++
+		v, ok := p.value()
+		if !ok {
+			return nil, false
+		}
+		if o.DefineDataProperty(key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE) != nil {
+			return nil, false
+		}
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return o, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (p *jsonParser) array() (goja.Value, bool) {
+	p.i++ // [
+	var items []any
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return p.rt.NewArray(), true
+	}
+	for {
+		v, ok := p.value()
+		if !ok {
+			return nil, false
+		}
+		items = append(items, v)
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return p.rt.NewArray(items...), true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str reads a string at p.i (an opening quote). Strings without escapes
+// are taken as they are; the others go through encoding/json, as
+// JSON.parse's would.
+func (p *jsonParser) str() (string, bool) {
+	start := p.i
+	escaped := false
+	for j := start + 1; j < len(p.b); j++ {
+		switch c := p.b[j]; {
+		case c == '"':
+			p.i = j + 1
+			seg := p.b[start+1 : j]
+			if !escaped {
+				if !utf8.Valid(seg) {
+					return "", false
+				}
+				return string(seg), true
+			}
+			var s string
+			if json.Unmarshal(p.b[start:j+1], &s) != nil || !utf8.ValidString(s) {
+				return "", false
+			}
+			return s, true
+		case c == '\\':
+			escaped = true
+			j++
+		case c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// number reads a number with JSON's grammar; ParseFloat rounds it as
+// encoding/json does for JSON.parse.
+func (p *jsonParser) number() (goja.Value, bool) {
+	start := p.i
+	b := p.b
+	i := p.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return nil, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return nil, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(b[start:i]), 64)
+	if err != nil {
+		return nil, false
+	}
+	p.i = i
+	return p.rt.ToValue(f), true
+}

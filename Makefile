@@ -56,6 +56,7 @@ cross:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzPrepare$$' -fuzztime 20s ./sandbox
+	$(GO) test -run '^$$' -fuzz '^FuzzJSONToValue$$' -fuzztime 15s ./sandbox
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

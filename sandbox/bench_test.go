@@ -156,7 +156,8 @@ func BenchmarkToolCall(b *testing.B) {
 	in := NewInProcess()
 	defer in.Close()
 	host := echoHost{} // answers with the arguments and records nothing
-	in.Run(context.Background(), request(b, one, host, Limits{})) // the driver prepares runtimes once it has served a run
+	// The driver prepares runtimes once it has served a run.
+	in.Run(context.Background(), request(b, one, host, Limits{}))
 	ready := map[string]func(){"inprocess": func() { settle(in) }, "pool": func() { settlePool(p) }}
 	for name, d := range map[string]Driver{"inprocess": in, "pool": p} {
 		b.Run(name, func(b *testing.B) {

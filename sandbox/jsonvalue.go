@@ -84,9 +84,7 @@ func (p *jsonParser) literal(word string, v goja.Value) (goja.Value, bool) {
 func (p *jsonParser) object() (goja.Value, bool) {
 	p.i++ // {
 	o := p.rt.NewObject()
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
+	if p.empty('}') {
 		return o, true
 	}
 	for {
@@ -110,18 +108,10 @@ func (p *jsonParser) object() (goja.Value, bool) {
 		if o.DefineDataProperty(key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE) != nil {
 			return nil, false
 		}
-		p.space()
-		if p.i >= len(p.b) {
+		if more, ok := p.after('}'); !ok {
 			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		} else if !more {
 			return o, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -129,9 +119,7 @@ func (p *jsonParser) object() (goja.Value, bool) {
 func (p *jsonParser) array() (goja.Value, bool) {
 	p.i++ // [
 	var items []any
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
+	if p.empty(']') {
 		return p.rt.NewArray(), true
 	}
 	for {
@@ -140,20 +128,40 @@ func (p *jsonParser) array() (goja.Value, bool) {
 			return nil, false
 		}
 		items = append(items, v)
-		p.space()
-		if p.i >= len(p.b) {
+		if more, ok := p.after(']'); !ok {
 			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		} else if !more {
 			return p.rt.NewArray(items...), true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// empty reads the close of a container with no members, if it is next.
+func (p *jsonParser) empty(close byte) bool {
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == close {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// after reads what follows a member: a comma (more members follow) or the
+// container's close. ok is false for anything else.
+func (p *jsonParser) after(close byte) (more, ok bool) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return true, true
+	case close:
+		p.i++
+		return false, true
+	}
+	return false, false
 }
 
 // str reads a string at p.i (an opening quote). Strings without escapes

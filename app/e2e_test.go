@@ -311,6 +311,17 @@ func (w *world) upstreamLines(prefix string) int {
 	return n
 }
 
+// pendingInputs is the running hub's count of inputs waiting for a
+// person, as `hub status --json` reports it (0 when it cannot tell).
+func (w *world) pendingInputs() int {
+	out, _, code := w.cli("", "hub", "status", "--json")
+	var st hub.Status
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		return 0
+	}
+	return st.Pending
+}
+
 func compact(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if json.Compact(&b, raw) != nil {
@@ -544,10 +555,12 @@ func TestCrashRecovery(t *testing.T) {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": code2}})
 		errc <- answer{res, err}
 	}()
+	// Kill once the slow call is upstream and the other call's pending
+	// input is stored: the two calls run concurrently, in either order.
 	deadline := time.Now().Add(30 * time.Second)
-	for w.upstreamLines("start once") == 0 {
+	for w.upstreamLines("start once") == 0 || w.pendingInputs() == 0 {
 		if time.Now().After(deadline) {
-			t.Fatal("the slow call never started")
+			t.Fatalf("the slow call never started (%d) or the approval never waited (%d)", w.upstreamLines("start once"), w.pendingInputs())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

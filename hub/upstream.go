@@ -20,12 +20,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -1124,27 +1121,3 @@ func (e *upstreamEvents) run(ctx context.Context) {
 	}
 }
 
-// newProcessGroup makes cmd's child lead a process group of its own, so
-// closing the session can kill the servers it spawned too (an npx wrapper's
-// node child, say). SysProcAttr differs per OS: Setpgid exists on Unix
-// only, so it is set by name; Windows children keep the default.
-func newProcessGroup(cmd *exec.Cmd) {
-	attr := &syscall.SysProcAttr{}
-	if f := reflect.ValueOf(attr).Elem().FieldByName("Setpgid"); f.IsValid() && f.Kind() == reflect.Bool {
-		f.SetBool(true)
-	}
-	cmd.SysProcAttr = attr
-}
-
-// killProcessGroup sends SIGKILL to the process group pgid, which
-// newProcessGroup made the child lead. On Unix, os.FindProcess never fails
-// and a negative pid signals the group (kill(2)); a group that is already
-// gone is not an error.
-func killProcessGroup(pgid int) {
-	if runtime.GOOS == "windows" || pgid <= 1 {
-		return
-	}
-	if p, err := os.FindProcess(-pgid); err == nil {
-		p.Signal(os.Kill)
-	}
-}

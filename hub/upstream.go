@@ -1120,4 +1120,3 @@ func (e *upstreamEvents) run(ctx context.Context) {
 		}
 	}
 }
-

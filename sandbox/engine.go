@@ -916,26 +916,24 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 }
 
 func (r *run) jsSearch(c goja.FunctionCall) goja.Value {
-	q, ok := argString(c, 0)
-	if !ok {
-		panic(r.rt.NewTypeError("hub.search: the query must be a string"))
-	}
-	host := r.host
-	return r.startOp("hub.search", nil, func(ctx context.Context) completion {
-		s, err := host.Search(ctx, q)
-		return completion{text: s, err: err}
-	})
+	return r.textOp(c, "hub.search", "the query", Host.Search)
 }
 
 func (r *run) jsDescribe(c goja.FunctionCall) goja.Value {
-	t, ok := argString(c, 0)
+	return r.textOp(c, "hub.describe", "the target", Host.Describe)
+}
+
+// textOp starts hub.search or hub.describe: one string argument, plain
+// text back.
+func (r *run) textOp(c goja.FunctionCall, what, arg string, do func(Host, context.Context, string) (string, error)) goja.Value {
+	s, ok := argString(c, 0)
 	if !ok {
-		panic(r.rt.NewTypeError("hub.describe: the target must be a string"))
+		panic(r.rt.NewTypeError(what + ": " + arg + " must be a string"))
 	}
 	host := r.host
-	return r.startOp("hub.describe", nil, func(ctx context.Context) completion {
-		s, err := host.Describe(ctx, t)
-		return completion{text: s, err: err}
+	return r.startOp(what, nil, func(ctx context.Context) completion {
+		text, err := do(host, ctx, s)
+		return completion{text: text, err: err}
 	})
 }
 

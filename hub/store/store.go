@@ -81,6 +81,12 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening store %s: %w", file, err)
 	}
+	// One connection: SQLite takes one writer at a time, and a second
+	// connection of this process that lost the race slept in the busy
+	// handler (a millisecond or more) instead of queueing here for the
+	// connection. Transactions are short; no caller holds rows open while
+	// it queries again.
+	sqldb.SetMaxOpenConns(1)
 	db := &DB{DB: sqldb, path: file}
 	if err := db.migrate(ctx, migs); err != nil {
 		sqldb.Close()

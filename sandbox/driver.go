@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -81,7 +80,7 @@ type inProcess struct {
 	cancel    context.CancelFunc
 	warm      chan *run     // prepared runtimes
 	slots     chan struct{} // one per runtime prepared or being prepared
-	expect    atomic.Pointer[[]Namespace]
+	expect    expectedNamespaces
 	startWarm sync.Once
 	wg        sync.WaitGroup
 	mu        sync.Mutex
@@ -102,11 +101,7 @@ func (d *inProcess) keepWarm() {
 		case <-d.ctx.Done():
 			return
 		}
-		var nss []Namespace
-		if p := d.expect.Load(); p != nil {
-			nss = *p
-		}
-		r, err := newShell(eng, nss)
+		r, err := newShell(eng, d.expect.get())
 		if err != nil {
 			return
 		}
@@ -117,14 +112,10 @@ func (d *inProcess) keepWarm() {
 // prepared returns a ready runtime for the namespaces, or builds one, and
 // reports whether it took a prepared one: its slot is then the caller's to
 // free once the run is over, so that preparing the replacement does not
-// compete with the run. Runs that follow will expect the same namespaces:
-// a hub's change only when its catalog does. A prepared runtime for other
-// namespaces is dropped.
+// compete with the run. A prepared runtime for other namespaces is
+// dropped.
 func (d *inProcess) prepared(eng *engine, nss []Namespace) (r *run, took bool, err error) {
-	if p := d.expect.Load(); p == nil || !sameNamespaces(*p, nss) {
-		c := cloneNamespaces(nss)
-		d.expect.Store(&c)
-	}
+	d.expect.note(nss)
 	select {
 	case r := <-d.warm:
 		if r.fits(nss) {

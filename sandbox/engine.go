@@ -235,6 +235,27 @@ func sameNamespaces(a, b []Namespace) bool {
 	return slices.EqualFunc(a, b, func(x, y Namespace) bool { return x.Name == y.Name && slices.Equal(x.Tools, y.Tools) })
 }
 
+// expectedNamespaces remembers the last run's namespaces, which the next
+// runs will likely have: runtimes are prepared for them. A hub's change
+// only when its catalog does. Safe for concurrent use.
+type expectedNamespaces struct{ p atomic.Pointer[[]Namespace] }
+
+// note records nss when they differ from what is remembered.
+func (e *expectedNamespaces) note(nss []Namespace) {
+	if p := e.p.Load(); p == nil || !sameNamespaces(*p, nss) {
+		c := cloneNamespaces(nss)
+		e.p.Store(&c)
+	}
+}
+
+// get returns the remembered namespaces, nil before the first run.
+func (e *expectedNamespaces) get() []Namespace {
+	if p := e.p.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // cloneNamespaces copies namespaces deeply: the caller's slices may change.
 func cloneNamespaces(nss []Namespace) []Namespace {
 	out := make([]Namespace, len(nss))

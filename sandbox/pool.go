@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -88,8 +87,8 @@ type pool struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	idle   chan *worker
-	expect atomic.Pointer[[]Namespace] // the last run's, for new workers to prepare
-	wg     sync.WaitGroup              // runs and replacement starts
+	expect expectedNamespaces // for workers to prepare
+	wg     sync.WaitGroup     // runs and replacement starts
 	mu     sync.Mutex
 	closed bool
 }
@@ -106,10 +105,7 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	p.mu.Unlock()
 	defer p.wg.Done()
 
-	if e := p.expect.Load(); e == nil || !sameNamespaces(*e, req.Namespaces) {
-		c := cloneNamespaces(req.Namespaces)
-		p.expect.Store(&c)
-	}
+	p.expect.note(req.Namespaces)
 	var w *worker
 	select {
 	case w = <-p.idle:
@@ -152,11 +148,7 @@ func (p *pool) retire(w *worker) {
 // prepareMessage asks a worker to prepare a runtime for the namespaces of
 // the last run.
 func (p *pool) prepareMessage() message {
-	var expect []Namespace
-	if e := p.expect.Load(); e != nil {
-		expect = *e
-	}
-	return message{T: msgPrepare, Namespaces: expect}
+	return message{T: msgPrepare, Namespaces: p.expect.get()}
 }
 
 // reuse asks w to prepare its next runtime and returns it to the idle

@@ -63,10 +63,11 @@ type Driver interface {
 //
 // Runtimes are prepared ahead once the driver has served a run: a
 // background goroutine then keeps up to two runtimes with the prelude and
-// the last run's namespaces installed, so a run starts on one at once and
-// its replacement is built while it runs. A run that finds none ready, or
-// none for its namespaces, builds its own. A driver that never runs code
-// starts nothing.
+// the last run's namespaces installed, so a run starts on one at once. The
+// replacement is built restockDelay after the run ends, or as soon as runs
+// have taken both. A run that finds none ready, or none for its
+// namespaces, builds its own. A driver that never runs code starts
+// nothing.
 func NewInProcess() Driver {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &inProcess{ctx: ctx, cancel: cancel, warm: make(chan *run, preparedRuntimes), slots: make(chan struct{}, preparedRuntimes)}
@@ -81,6 +82,7 @@ type inProcess struct {
 	warm      chan *run     // prepared runtimes
 	slots     chan struct{} // one per runtime prepared or being prepared
 	expect    expectedNamespaces
+	restock   restock
 	startWarm sync.Once
 	wg        sync.WaitGroup
 	mu        sync.Mutex
@@ -101,6 +103,7 @@ func (d *inProcess) keepWarm() {
 		case <-d.ctx.Done():
 			return
 		}
+		d.restock.wait(d.ctx, func() int { return len(d.warm) })
 		r, err := newShell(eng, d.expect.get())
 		if err != nil {
 			return
@@ -118,11 +121,15 @@ func (d *inProcess) prepared(eng *engine, nss []Namespace) (r *run, took bool, e
 	d.expect.note(nss)
 	select {
 	case r := <-d.warm:
+		if len(d.warm) == 0 {
+			d.restock.ranOut()
+		}
 		if r.fits(nss) {
 			return r, true, nil
 		}
 		<-d.slots
 	default:
+		d.restock.ranOut()
 	}
 	r, err = newShell(eng, nss)
 	return r, false, err

@@ -83,14 +83,15 @@ func NewPool(opts PoolOptions) (Driver, error) {
 // pool keeps opts.Size workers: idle ones in idle, busy ones owned by the
 // Run using them. A retired worker is replaced by a goroutine tracked in wg.
 type pool struct {
-	opts   PoolOptions
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
-	idle   chan *worker
-	expect expectedNamespaces // for workers to prepare
-	wg     sync.WaitGroup     // runs and replacement starts
-	mu     sync.Mutex
-	closed bool
+	opts    PoolOptions
+	ctx     context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	idle    chan *worker
+	expect  expectedNamespaces // for workers to prepare
+	restock restock            // paces replacements and reuse
+	wg      sync.WaitGroup     // runs and replacement starts
+	mu      sync.Mutex
+	closed  bool
 }
 
 // Run takes an idle worker (waiting for one if all are busy), runs the
@@ -109,6 +110,9 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	var w *worker
 	select {
 	case w = <-p.idle:
+		if len(p.idle) == 0 {
+			p.restock.ranOut()
+		}
 	case <-ctx.Done():
 		return failed(newError(CodeCancelled, "the run was cancelled while waiting for a worker"))
 	case <-p.ctx.Done():
@@ -153,11 +157,12 @@ func (p *pool) prepareMessage() message {
 
 // reuse asks w to prepare its next runtime and returns it to the idle
 // workers once it is ready, so that an idle worker is always one that can
-// start at once.
+// start at once. The request is paced by restock like a replacement.
 func (p *pool) reuse(w *worker) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		p.restock.wait(p.ctx, func() int { return len(p.idle) })
 		if err := w.conn.send(p.prepareMessage()); err != nil {
 			w.kill()
 			p.replace()
@@ -182,7 +187,8 @@ func (p *pool) reuse(w *worker) {
 	}()
 }
 
-// replace starts a worker in the background to take a retired one's place.
+// replace starts a worker in the background to take a retired one's
+// place, paced by restock while another worker is idle.
 func (p *pool) replace() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -192,6 +198,7 @@ func (p *pool) replace() {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		p.restock.wait(p.ctx, func() int { return len(p.idle) })
 		for p.ctx.Err() == nil {
 			w, err := p.start()
 			if err == nil {

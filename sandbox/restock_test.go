@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestRestock checks when a paced replacement may start: at once with
+// nothing ready, at the next ranOut, when its context ends, and otherwise
+// after the delay. The delay is set far longer than the test waits, so
+// only the signal under test can end a wait in time.
+func TestRestock(t *testing.T) {
+	const long = time.Hour
+	none := func() int { return 0 }
+	one := func() int { return 1 }
+	waited := func(s *restock, ctx context.Context, ready func() int) <-chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			s.wait(ctx, ready)
+			close(done)
+		}()
+		return done
+	}
+	ended := func(t *testing.T, done <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s did not end the wait", what)
+		}
+	}
+
+	t.Run("nothing ready", func(t *testing.T) {
+		s := &restock{delay: long}
+		ended(t, waited(s, context.Background(), none), "nothing ready")
+	})
+	t.Run("ran out", func(t *testing.T) {
+		s := &restock{delay: long}
+		asked := make(chan struct{})
+		done := waited(s, context.Background(), func() int {
+			close(asked) // wait has taken its signal channel by now
+			return 1
+		})
+		<-asked
+		s.ranOut()
+		ended(t, done, "ranOut")
+		s.ranOut() // with no one waiting: a no-op
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		s := &restock{delay: long}
+		ctx, cancel := context.WithCancel(context.Background())
+		asked := make(chan struct{})
+		done := waited(s, ctx, func() int { close(asked); return 1 })
+		<-asked
+		cancel()
+		ended(t, done, "cancelling")
+	})
+	t.Run("delay", func(t *testing.T) {
+		s := &restock{delay: time.Millisecond}
+		ended(t, waited(s, context.Background(), one), "the delay")
+		start := time.Now()
+		(&restock{}).wait(context.Background(), one)
+		if d := time.Since(start); d < restockDelay {
+			t.Fatalf("with one ready, the replacement waited %v, less than %v", d, restockDelay)
+		}
+	})
+}

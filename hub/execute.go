@@ -495,8 +495,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	}
 	if je != nil && je.State == journalIssued {
 		// The call was in flight when the hub stopped: it may have happened.
-		ann := tool.Annotations
-		if ann == nil || !(ann.ReadOnlyHint || ann.IdempotentHint) {
+		if !repeatable(tool) {
 			te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
 			r.finish(c, hash, nil, te, 0)
 			return nil, te
@@ -625,16 +624,29 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	return r.h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending}, r.h.now())
 }
 
-// live sends the call upstream. The journal row is committed as "issued"
-// before the call leaves, so a crash in flight is seen on resume.
+// repeatable reports whether a call of tool may be sent again when it was
+// in flight as the hub stopped: the tool says it is read-only or
+// idempotent.
+func repeatable(tool *Tool) bool {
+	ann := tool.Annotations
+	return ann != nil && (ann.ReadOnlyHint || ann.IdempotentHint)
+}
+
+// live sends the call upstream. A call that must not be repeated is
+// committed to the journal as "issued" before it leaves, so a crash in
+// flight is seen on resume. A repeatable one is journaled with its outcome
+// only: a resume that finds no entry sends it again, as it would one found
+// issued, and the call saves a commit.
 func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *Tool, conn string) (json.RawMessage, error) {
 	h := r.h
 	if te := h.validateArgs(tool, c.Args); te != nil {
 		r.finish(c, hash, nil, te, 0)
 		return nil, te
 	}
-	if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {
-		return nil, err
+	if !repeatable(tool) {
+		if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {
+			return nil, err
+		}
 	}
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, h.upTimeout)
@@ -675,7 +687,9 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 	} else {
 		e.State, e.Outcome = journalOK, val
 	}
-	if err := r.h.runs.putJournal(r.run.ID, e, r.h.now()); err != nil {
+	// The call's start, for an entry not journaled as issued before.
+	at := r.h.now().Add(-time.Duration(ms) * time.Millisecond)
+	if err := r.h.runs.putJournal(r.run.ID, e, at); err != nil {
 		r.h.log.Error("journaling a call failed", "run", r.run.ID, "seq", c.Seq, "err", err)
 	}
 	r.record(c.Seq, c.Address, te == nil, ms)

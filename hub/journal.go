@@ -2,10 +2,11 @@ package hub
 
 // Group commit of the journal.
 //
-// Every live tool call commits two journal entries: "issued" before the call
-// leaves the hub, and its outcome before the guest sees it. Committed one
-// transaction each from many calls at once, they queue on SQLite's single
-// write lock, whose busy handler sleeps a millisecond or more at a time.
+// Every live tool call commits its outcome before the guest sees it, and a
+// call that must not be repeated (neither read-only nor idempotent) also
+// commits "issued" before it leaves the hub. Committed one transaction each
+// from many calls at once, they would queue on SQLite's single write lock,
+// whose busy handler sleeps a millisecond or more at a time.
 // Instead the journal's writes go one group at a time: a caller that finds
 // no commit under way commits its entry itself, with a statement prepared
 // once; entries put while a commit is under way wait, and the first of them

@@ -90,7 +90,7 @@ type Hub struct {
 
 	views viewCache
 
-	runLocks sync.Map // run id -> *sync.Mutex
+	runLocks runLocks
 
 	signOnce sync.Once
 	signKey  []byte

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // refArgsHash is argsHash without its shortcut: the hash journals hold.
@@ -123,5 +126,37 @@ func randomJSON(r *rand.Rand, depth int) string {
 			fmt.Sprint(r.IntN(1<<20)), fmt.Sprint(r.Float64()))
 	default:
 		return pick("true", "false", "null")
+	}
+}
+
+// TestRunLocks checks that a run's attempts are serialized and that a
+// run's lock is gone once nobody holds or waits for it.
+func TestRunLocks(t *testing.T) {
+	var l runLocks
+	var inside, most atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("r_%d", i%4)
+			unlock := l.lock(id)
+			defer unlock()
+			if i%4 == 0 {
+				n := inside.Add(1)
+				if n > most.Load() {
+					most.Store(n)
+				}
+				time.Sleep(time.Millisecond)
+				inside.Add(-1)
+			}
+		}()
+	}
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Fatalf("%d attempts of one run held its lock at once", most.Load())
+	}
+	if n := l.held(); n != 0 {
+		t.Fatalf("%d run locks left after every attempt ended", n)
 	}
 }

@@ -536,15 +536,13 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		// The call was in flight when the hub stopped: it may have happened.
 		if !repeatable(tool) {
 			te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
-			r.finish(c, hash, nil, te, 0)
-			return nil, te
+			return r.finish(c, hash, nil, te, 0)
 		}
 	}
 	dec := r.policy.Decide(policyInput(tool, r.changed[tool.Address]))
 	if dec.Mode == Deny {
 		te := toolError(CodeDenied, c.Address, "%s is denied by %s", c.Address, dec.Reason)
-		r.finish(c, hash, nil, te, 0)
-		return nil, te
+		return r.finish(c, hash, nil, te, 0)
 	}
 	conn := c.Connection
 	if conn == "" {
@@ -591,8 +589,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 			return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
 		case p.Decision == "deny":
 			te := toolError(CodeDenied, c.Address, "the person denied %s (%s)", c.Address, p.Channel)
-			r.finish(c, hash, nil, te, 0)
-			return nil, te
+			return r.finish(c, hash, nil, te, 0)
 		}
 	}
 	return r.live(ctx, c, hash, tool, conn)
@@ -679,8 +676,7 @@ func repeatable(tool *Tool) bool {
 func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *Tool, conn string) (json.RawMessage, error) {
 	h := r.h
 	if te := h.validateArgs(tool, c.Args); te != nil {
-		r.finish(c, hash, nil, te, 0)
-		return nil, te
+		return r.finish(c, hash, nil, te, 0)
 	}
 	if !repeatable(tool) {
 		if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {
@@ -699,26 +695,25 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *T
 			// flight: it stays "issued", so a resume treats it as interrupted.
 			return nil, te
 		}
-		r.finish(c, hash, nil, te, ms)
-		return nil, te
+		return r.finish(c, hash, nil, te, ms)
 	}
 	if res.IsError {
 		te := &sandbox.ToolError{Code: CodeToolError, Address: tool.Address, Message: firstLine(contentText(res.Content), 2000), Hint: Hint(CodeToolError)}
-		r.finish(c, hash, nil, te, ms)
-		return nil, te
+		return r.finish(c, hash, nil, te, ms)
 	}
 	val, err := resultValue(tool, res)
 	if err != nil {
 		te := &sandbox.ToolError{Code: CodeUpstreamError, Address: tool.Address, Message: err.Error(), Hint: Hint(CodeUpstreamError)}
-		r.finish(c, hash, nil, te, ms)
-		return nil, te
+		return r.finish(c, hash, nil, te, ms)
 	}
-	r.finish(c, hash, val, nil, ms)
-	return val, nil
+	return r.finish(c, hash, val, nil, ms)
 }
 
-// finish journals a call's outcome and records it for the envelope.
-func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *sandbox.ToolError, ms int64) {
+// finish journals a call's outcome, records it for the envelope and
+// returns it for the guest: the result val, or te. An outcome that could
+// not be journaled is not delivered: the guest gets a host error instead,
+// and a resume treats the call as one that never answered.
+func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *sandbox.ToolError, ms int64) (json.RawMessage, error) {
 	e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms}
 	if te != nil {
 		e.State = journalError
@@ -730,8 +725,14 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 	at := r.h.now().Add(-time.Duration(ms) * time.Millisecond)
 	if err := r.h.runs.putJournal(r.run.ID, e, at); err != nil {
 		r.h.log.Error("journaling a call failed", "run", r.run.ID, "seq", c.Seq, "err", err)
+		r.record(c.Seq, c.Address, false, ms)
+		return nil, fmt.Errorf("the outcome of call %d (%s) could not be journaled, so it is withheld: %w", c.Seq, c.Address, err)
 	}
 	r.record(c.Seq, c.Address, te == nil, ms)
+	if te != nil {
+		return nil, te
+	}
+	return val, nil
 }
 
 // upstreamToolError turns an upstream failure into a ToolError with a

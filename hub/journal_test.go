@@ -3,9 +3,11 @@ package hub
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // journalState reads a journal entry through its own handle on the
@@ -183,5 +186,33 @@ func TestConcurrentCallsJournaledAroundUpstream(t *testing.T) {
 	defer runMu.Unlock()
 	if runID != env.RunID {
 		t.Fatalf("the journal holds the calls under run %q, want %q", runID, env.RunID)
+	}
+}
+
+// TestUnjournaledOutcomeIsWithheld: when a call's outcome cannot be
+// committed, the guest does not get it (a resume could not give it back),
+// but a host error that says why.
+func TestUnjournaledOutcomeIsWithheld(t *testing.T) {
+	var h *Hub
+	up := mcp.NewServer(&mcp.Implementation{Name: "journal-upstream", Version: "1"}, nil)
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	mcp.AddTool(up, &mcp.Tool{Name: "read", Annotations: ro}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		h.runs.journalW.close() // the store fails while the call is upstream
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "the secret of the universe"}}}, nil, nil
+	})
+	h = hubOver(t, "up", up)
+	env, err := h.Execute(context.Background(), ExecuteRequest{Code: `try { return await up.read(); } catch (e) { return [e.code, e.message]; }`})
+	if err != nil || env.Status != StatusCompleted {
+		t.Fatalf("%v %s", err, env.Line())
+	}
+	var got []string
+	if err := json.Unmarshal(env.Result, &got); err != nil || len(got) != 2 {
+		t.Fatalf("the guest got %s, want a caught error", env.Result)
+	}
+	if got[0] != sandbox.CodeHostError || !strings.Contains(got[1], "could not be journaled") || strings.Contains(got[1], "universe") {
+		t.Fatalf("the guest got %q, want a host error saying the outcome was not journaled", got)
+	}
+	if len(env.Calls) != 1 || env.Calls[0].OK {
+		t.Fatalf("calls %+v, want one failed call", env.Calls)
 	}
 }

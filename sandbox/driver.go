@@ -64,8 +64,8 @@ type Driver interface {
 // Runtimes are prepared ahead once the driver has served a run: a
 // background goroutine then keeps up to two runtimes with the prelude and
 // the last run's namespaces installed, so a run starts on one at once. The
-// replacement is built restockDelay after the run ends, or as soon as runs
-// have taken both. A run that finds none ready, or none for its
+// replacement is built restockDelay after the run ends, or as soon as
+// another run starts. A run that finds none ready, or none for its
 // namespaces, builds its own. A driver that never runs code starts
 // nothing.
 func NewInProcess() Driver {
@@ -119,17 +119,14 @@ func (d *inProcess) keepWarm() {
 // dropped.
 func (d *inProcess) prepared(eng *engine, nss []Namespace) (r *run, took bool, err error) {
 	d.expect.note(nss)
+	d.restock.started()
 	select {
 	case r := <-d.warm:
-		if len(d.warm) == 0 {
-			d.restock.ranOut()
-		}
 		if r.fits(nss) {
 			return r, true, nil
 		}
 		<-d.slots
 	default:
-		d.restock.ranOut()
 	}
 	r, err = newShell(eng, nss)
 	return r, false, err

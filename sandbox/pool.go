@@ -107,12 +107,10 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	defer p.wg.Done()
 
 	p.expect.note(req.Namespaces)
+	p.restock.started()
 	var w *worker
 	select {
 	case w = <-p.idle:
-		if len(p.idle) == 0 {
-			p.restock.ranOut()
-		}
 	case <-ctx.Done():
 		return failed(newError(CodeCancelled, "the run was cancelled while waiting for a worker"))
 	case <-p.ctx.Done():

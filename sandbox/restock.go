@@ -7,46 +7,48 @@ import (
 )
 
 // restockDelay is how long a driver waits after a run before it replaces
-// the runtime or worker the run used, as long as another is ready. The
-// run's caller is still storing the outcome and answering its client, and
-// a replacement (about 2 ms of CPU for a runtime, tens of milliseconds for
-// a worker process) would compete with it.
+// the runtime or worker the run used, as long as another is ready and no
+// other run starts. The run's caller is still storing the outcome and
+// answering its client, and a replacement (about 2 ms of CPU for a
+// runtime, tens of milliseconds for a worker process) would compete with
+// it. A run that starts meanwhile means the driver is busy: the
+// replacement is then needed soon, and goes ahead.
 const restockDelay = 20 * time.Millisecond
 
 // restock paces replacements: a replacement waits for restockDelay, or
-// until runs have taken everything ready, whichever comes first.
+// until the next run starts, whichever comes first.
 // Safe for concurrent use; the zero value is ready.
 type restock struct {
 	delay time.Duration // 0 means restockDelay
 	mu    sync.Mutex
-	empty chan struct{} // closed by the next ranOut
+	start chan struct{} // closed by the next started
 }
 
 func (s *restock) signal() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.empty == nil {
-		s.empty = make(chan struct{})
+	if s.start == nil {
+		s.start = make(chan struct{})
 	}
-	return s.empty
+	return s.start
 }
 
-// ranOut tells waiting replacements that a run found nothing, or took the
-// last thing, ready: they go ahead at once.
-func (s *restock) ranOut() {
+// started tells waiting replacements that a run started: they go ahead
+// at once.
+func (s *restock) started() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.empty != nil {
-		close(s.empty)
-		s.empty = nil
+	if s.start != nil {
+		close(s.start)
+		s.start = nil
 	}
 }
 
 // wait returns once a replacement may start: at once when ready reports
-// nothing ready, else after the delay, at the next ranOut, or when ctx
+// nothing ready, else after the delay, when the next run starts, or when ctx
 // is done.
 func (s *restock) wait(ctx context.Context, ready func() int) {
-	empty := s.signal() // before ready: a ranOut in between is not missed
+	start := s.signal() // before ready: a start in between is not missed
 	if ready() == 0 {
 		return
 	}
@@ -58,7 +60,7 @@ func (s *restock) wait(ctx context.Context, ready func() int) {
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-empty:
+	case <-start:
 	case <-ctx.Done():
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // TestRestock checks when a paced replacement may start: at once with
-// nothing ready, at the next ranOut, when its context ends, and otherwise
+// nothing ready, when the next run starts, when its context ends, and otherwise
 // after the delay. The delay is set far longer than the test waits, so
 // only the signal under test can end a wait in time.
 func TestRestock(t *testing.T) {
@@ -35,7 +35,7 @@ func TestRestock(t *testing.T) {
 		s := &restock{delay: long}
 		ended(t, waited(s, context.Background(), none), "nothing ready")
 	})
-	t.Run("ran out", func(t *testing.T) {
+	t.Run("a run starts", func(t *testing.T) {
 		s := &restock{delay: long}
 		asked := make(chan struct{})
 		done := waited(s, context.Background(), func() int {
@@ -43,9 +43,9 @@ func TestRestock(t *testing.T) {
 			return 1
 		})
 		<-asked
-		s.ranOut()
-		ended(t, done, "ranOut")
-		s.ranOut() // with no one waiting: a no-op
+		s.started()
+		ended(t, done, "a run starting")
+		s.started() // with no one waiting: a no-op
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		s := &restock{delay: long}

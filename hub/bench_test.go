@@ -90,11 +90,11 @@ func bareToolCall(b *testing.B, n int) time.Duration {
 // back-to-back runs executes one after the other: the sandbox then
 // prepares each run's runtime (in-process) or starts each run's worker
 // process (pool) no faster than runs use them, so this is the throughput
-// of a hub kept busy. spaced leaves 50 ms before each call, as a model
-// does (it takes seconds to write the next execute; 50 ms is enough for a
-// retired worker's replacement to start), and alternates bare calls and
-// executes, timing each on its own: the cost of one execute as a client
-// sees it.
+// of a hub kept busy. spaced leaves 100 ms before each call, as a model
+// does (it takes seconds to write the next execute; a retired worker's
+// replacement starts 20 ms after its run and takes about 25 ms), and
+// alternates bare calls and executes, timing each on its own: the cost of
+// one execute as a client sees it.
 func BenchmarkExecuteReturn1(b *testing.B) {
 	drivers := map[string]func() sandbox.Driver{
 		"inprocess": func() sandbox.Driver { return nil },
@@ -141,11 +141,11 @@ func BenchmarkExecuteReturn1(b *testing.B) {
 				}
 				var tBare, tExec time.Duration
 				for b.Loop() {
-					time.Sleep(50 * time.Millisecond)
+					time.Sleep(100 * time.Millisecond)
 					t0 := time.Now()
 					bare()
 					tBare += time.Since(t0)
-					time.Sleep(50 * time.Millisecond)
+					time.Sleep(100 * time.Millisecond)
 					t0 = time.Now()
 					execute()
 					tExec += time.Since(t0)

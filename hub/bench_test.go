@@ -92,7 +92,7 @@ func bareToolCall(b *testing.B, n int) time.Duration {
 // process (pool) no faster than runs use them, so this is the throughput
 // of a hub kept busy. spaced leaves 100 ms before each call, as a model
 // does (it takes seconds to write the next execute; a retired worker's
-// replacement starts 20 ms after its run and takes about 25 ms), and
+// replacement starts 5 ms after its run and takes about 25 ms), and
 // alternates bare calls and executes, timing each on its own: the cost of
 // one execute as a client sees it.
 func BenchmarkExecuteReturn1(b *testing.B) {

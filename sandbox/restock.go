@@ -11,9 +11,11 @@ import (
 // other run starts. The run's caller is still storing the outcome and
 // answering its client, and a replacement (about 2 ms of CPU for a
 // runtime, tens of milliseconds for a worker process) would compete with
-// it. A run that starts meanwhile means the driver is busy: the
-// replacement is then needed soon, and goes ahead.
-const restockDelay = 20 * time.Millisecond
+// it; the hub is done within a millisecond or two. A longer delay leaves
+// the machine idle before the next run, which then starts slower. A run
+// that starts meanwhile means the driver is busy: the replacement is then
+// needed soon, and goes ahead.
+const restockDelay = 5 * time.Millisecond
 
 // restock paces replacements: a replacement waits for restockDelay, or
 // until the next run starts, whichever comes first.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -40,13 +41,15 @@ func rawRun(b *testing.B, eng *engine, code string) {
 }
 
 // settle waits, untimed, until the in-process driver has its prepared
-// runtimes: what a run finds when runs do not follow each other back to
-// back (a model takes seconds between two executes).
+// runtimes and the garbage of preparing them is collected: what a run
+// finds when runs do not follow each other back to back (a model takes
+// seconds between two executes).
 func settle(d Driver) {
 	in := d.(*inProcess)
 	for len(in.warm) < cap(in.warm) {
 		time.Sleep(100 * time.Microsecond)
 	}
+	runtime.GC()
 }
 
 // settlePool waits, untimed, until every worker of the pool is idle: each

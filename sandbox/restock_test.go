@@ -7,9 +7,10 @@ import (
 )
 
 // TestRestock checks when a paced replacement may start: at once with
-// nothing ready, when the next run starts, when its context ends, and otherwise
-// after the delay. The delay is set far longer than the test waits, so
-// only the signal under test can end a wait in time.
+// nothing ready or a busy driver, when the next run starts, when its
+// context ends, and otherwise after the delay. The delay is set far longer
+// than the test waits, so only the signal under test can end a wait in
+// time.
 func TestRestock(t *testing.T) {
 	const long = time.Hour
 	none := func() int { return 0 }
@@ -46,6 +47,28 @@ func TestRestock(t *testing.T) {
 		s.started()
 		ended(t, done, "a run starting")
 		s.started() // with no one waiting: a no-op
+	})
+	t.Run("busy", func(t *testing.T) {
+		s := &restock{delay: long}
+		s.started()
+		s.started() // within restockBurst of the first: the driver is busy
+		ended(t, waited(s, context.Background(), one), "a busy driver")
+	})
+	t.Run("not busy", func(t *testing.T) {
+		s := &restock{delay: long}
+		s.started()
+		s.last = s.last.Add(-restockBurst) // the run before started long ago
+		s.started()
+		asked := make(chan struct{})
+		done := waited(s, context.Background(), func() int { close(asked); return 1 })
+		<-asked
+		select {
+		case <-done:
+			t.Fatal("a replacement went ahead while the driver was not busy and one was ready")
+		case <-time.After(50 * time.Millisecond):
+		}
+		s.started()
+		ended(t, done, "a run starting")
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		s := &restock{delay: long}

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/store"
@@ -63,6 +64,29 @@ type Snapshot struct {
 
 	sandboxOnce sync.Once
 	sandboxNS   []sandbox.Namespace
+
+	schemas sync.Map // tool hash -> *jsonschema.Resolved, or nil when unusable
+}
+
+// inputSchema returns tool's input schema resolved for validation, or nil
+// when it has none or the validator cannot use it. Each is resolved once
+// per snapshot, and goes with it.
+func (s *Snapshot) inputSchema(tool *Tool) *jsonschema.Resolved {
+	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
+		return nil
+	}
+	if v, ok := s.schemas.Load(tool.Hash); ok {
+		return v.(*jsonschema.Resolved)
+	}
+	var resolved *jsonschema.Resolved
+	var schema jsonschema.Schema
+	if json.Unmarshal(tool.InputSchema, &schema) == nil {
+		if r, err := schema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: false}); err == nil {
+			resolved = r
+		}
+	}
+	v, _ := s.schemas.LoadOrStore(tool.Hash, resolved)
+	return v.(*jsonschema.Resolved)
 }
 
 // Lookup finds a tool by address ("github.createIssue").

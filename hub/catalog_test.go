@@ -464,3 +464,28 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 		t.Error("the secret is in the log")
 	}
 }
+
+// TestSnapshotInputSchema: a tool's input schema is resolved once per
+// snapshot; a missing or unusable one gives nil (the upstream validates).
+func TestSnapshotInputSchema(t *testing.T) {
+	tool := func(hash, schema string) *Tool {
+		return &Tool{Address: "up." + hash, Hash: hash, InputSchema: json.RawMessage(schema)}
+	}
+	good := tool("good", `{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]}`)
+	s := &Snapshot{}
+	first := s.inputSchema(good)
+	if first == nil || s.inputSchema(good) != first {
+		t.Fatalf("the schema was not resolved once: %p then %p", first, s.inputSchema(good))
+	}
+	if err := first.Validate(map[string]any{"a": "one"}); err == nil {
+		t.Error("the resolved schema accepted a string for a number")
+	}
+	if (&Snapshot{}).inputSchema(good) == first {
+		t.Error("another snapshot shares the resolved schema")
+	}
+	for _, schema := range []string{``, `null`, `{"type":`, `{"$ref":"#/nowhere"}`} {
+		if r := s.inputSchema(tool("h"+schema, schema)); r != nil {
+			t.Errorf("schema %q resolved to %v, want nil", schema, r)
+		}
+	}
+}

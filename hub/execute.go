@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/sandbox"
@@ -675,7 +674,7 @@ func repeatable(tool *Tool) bool {
 // issued, and the call saves a commit.
 func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *Tool, conn string) (json.RawMessage, error) {
 	h := r.h
-	if te := h.validateArgs(tool, c.Args); te != nil {
+	if te := r.validateArgs(tool, c.Args); te != nil {
 		return r.finish(c, hash, nil, te, 0)
 	}
 	if !repeatable(tool) {
@@ -818,31 +817,12 @@ func firstLine(s string, max int) string {
 	return s
 }
 
-// schemaCache holds resolved input schemas by tool hash.
-var schemaCache sync.Map // hash -> *jsonschema.Resolved or error
-
 // validateArgs checks arguments against the tool's input schema before the
 // call leaves the hub. A schema the validator cannot use is skipped (the
 // upstream validates too); bad arguments fail with the field named.
-func (h *Hub) validateArgs(tool *Tool, args json.RawMessage) *sandbox.ToolError {
-	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
-		return nil
-	}
-	v, ok := schemaCache.Load(tool.Hash)
-	if !ok {
-		var s jsonschema.Schema
-		var res any
-		if err := json.Unmarshal(tool.InputSchema, &s); err != nil {
-			res = err
-		} else if r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: false}); err != nil {
-			res = err
-		} else {
-			res = r
-		}
-		v, _ = schemaCache.LoadOrStore(tool.Hash, res)
-	}
-	resolved, ok := v.(*jsonschema.Resolved)
-	if !ok {
+func (r *runHost) validateArgs(tool *Tool, args json.RawMessage) *sandbox.ToolError {
+	resolved := r.snap.inputSchema(tool)
+	if resolved == nil {
 		return nil
 	}
 	var inst any

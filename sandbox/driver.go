@@ -63,11 +63,11 @@ type Driver interface {
 //
 // Runtimes are prepared ahead once the driver has served a run: a
 // background goroutine then keeps up to two runtimes with the prelude and
-// the last run's namespaces installed, so a run starts on one at once. The
-// replacement is built restockDelay after the run ends, or as soon as
-// another run starts. A run that finds none ready, or none for its
-// namespaces, builds its own. A driver that never runs code starts
-// nothing.
+// the last run's namespaces installed, so a run starts on one at once. A
+// used runtime's replacement is built at once while runs come in a burst,
+// otherwise restockDelay after the run ends or when the next run starts
+// (see restock). A run that finds none ready, or none for its namespaces,
+// builds its own. A driver that never runs code starts nothing.
 func NewInProcess() Driver {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &inProcess{ctx: ctx, cancel: cancel, warm: make(chan *run, preparedRuntimes), slots: make(chan struct{}, preparedRuntimes)}

@@ -209,19 +209,13 @@ func (p *jsonParser) number() (goja.Value, bool) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
+		i = skipDigits(b, i)
 	default:
 		return nil, false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := i + 1
+		if i = skipDigits(b, d); i == d {
 			return nil, false
 		}
 	}
@@ -231,10 +225,7 @@ func (p *jsonParser) number() (goja.Value, bool) {
 			i++
 		}
 		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(b, d); i == d {
 			return nil, false
 		}
 	}
@@ -244,4 +235,13 @@ func (p *jsonParser) number() (goja.Value, bool) {
 	}
 	p.i = i
 	return p.rt.ToValue(f), true
+}
+
+// skipDigits returns the index of the first byte at or after i in b that
+// is not an ASCII digit.
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
 }

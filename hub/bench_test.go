@@ -88,13 +88,14 @@ func bareToolCall(b *testing.B, n int) time.Duration {
 // uses.
 //
 // back-to-back runs executes one after the other: the sandbox then
-// prepares each run's runtime (in-process) or starts each run's worker
-// process (pool) no faster than runs use them, so this is the throughput
-// of a hub kept busy. spaced leaves 100 ms before each call, as a model
-// does (it takes seconds to write the next execute; a retired worker's
-// replacement starts 5 ms after its run and takes about 25 ms), and
-// alternates bare calls and executes, timing each on its own: the cost of
-// one execute as a client sees it.
+// prepares each run's runtime (in the hub's process, or in the worker that
+// ran the run before) no faster than runs use them, and a pool worker
+// retired after its 100 runs is replaced by a new process, so this is the
+// throughput of a hub kept busy. spaced leaves 100 ms before each call, as
+// a model does (it takes seconds to write the next execute; a worker
+// prepares its next runtime 5 ms after its run), and alternates bare calls
+// and executes, timing each on its own: the cost of one execute as a
+// client sees it.
 func BenchmarkExecuteReturn1(b *testing.B) {
 	drivers := map[string]func() sandbox.Driver{
 		"inprocess": func() sandbox.Driver { return nil },

@@ -137,9 +137,11 @@ func BenchmarkReturn1(b *testing.B) {
 		poolCase(b, opts)
 	})
 	b.Run("pool-fresh-worker", func(b *testing.B) {
-		// The default: one run per worker. Each timed run gets a worker
-		// that is ready; starting its replacement is not timed.
-		poolCase(b, workerOptions("serve", 1))
+		// One run per worker. Each timed run gets a worker that is ready;
+		// starting its replacement is not timed.
+		opts := workerOptions("serve", 1)
+		opts.RunsPerWorker = 1
+		poolCase(b, opts)
 	})
 }
 

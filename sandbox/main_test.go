@@ -60,8 +60,9 @@ var (
 	sharedPoolErr  error
 )
 
-// testPool is one pool shared by the behaviour tests; it reuses workers to
-// keep the suite fast (TestPoolFreshWorkerPerRun covers the default).
+// testPool is one pool shared by the behaviour tests; its workers serve
+// many runs each to keep the suite fast (TestPoolReusesWorkers covers the
+// default, TestPoolFreshWorkerPerRun one run per worker).
 func testPool(t testing.TB) Driver {
 	t.Helper()
 	sharedPoolOnce.Do(func() {

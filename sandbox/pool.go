@@ -22,7 +22,8 @@ type PoolOptions struct {
 	// inherit the parent's environment.
 	Env []string
 	// RunsPerWorker is how many runs one worker serves before it is
-	// replaced; 0 means 1, a fresh process for every run. A worker is
+	// replaced; 0 means DefaultRunsPerWorker, 1 a fresh process for every
+	// run. Each run gets a fresh runtime whatever the worker. A worker is
 	// replaced early after any run that did not complete, fail with a
 	// guest-level error or suspend (a limit, a crash, a cancellation).
 	RunsPerWorker int
@@ -30,6 +31,16 @@ type PoolOptions struct {
 	// set on each worker; 0 means 8 × DefaultLimits().MemoryBytes.
 	HardMemoryBytes int64
 }
+
+// DefaultRunsPerWorker is how many runs a worker serves by default.
+// Starting a worker process takes about 25 ms, ten times a short run: a
+// worker per run would make runs that come in quick succession (several
+// clients, a model retrying) wait for processes. Runs share nothing in a
+// worker but the process: each has a runtime of its own, prepared after
+// the run before, and a worker that hit a limit or crashed is replaced.
+// The bound retires a worker before whatever a long life leaves in a Go
+// process (a fragmented heap, caches) adds up.
+const DefaultRunsPerWorker = 100
 
 const (
 	// killGrace is how long past its wall limit a worker may take to report
@@ -50,7 +61,7 @@ func NewPool(opts PoolOptions) (Driver, error) {
 		opts.Size = 2
 	}
 	if opts.RunsPerWorker <= 0 {
-		opts.RunsPerWorker = 1
+		opts.RunsPerWorker = DefaultRunsPerWorker
 	}
 	if opts.HardMemoryBytes <= 0 {
 		opts.HardMemoryBytes = 8 * DefaultLimits().MemoryBytes
@@ -148,20 +159,23 @@ func (p *pool) retire(w *worker) {
 }
 
 // prepareMessage asks a worker to prepare a runtime for the namespaces of
-// the last run.
-func (p *pool) prepareMessage() message {
-	return message{T: msgPrepare, Namespaces: p.expect.get()}
+// the last run, and to collect its garbage first when collect is set.
+func (p *pool) prepareMessage(collect bool) message {
+	return message{T: msgPrepare, Namespaces: p.expect.get(), Collect: collect}
 }
 
 // reuse asks w to prepare its next runtime and returns it to the idle
 // workers once it is ready, so that an idle worker is always one that can
-// start at once. The request is paced by restock like a replacement.
+// start at once. The request is paced by restock like a replacement; the
+// worker collects its garbage first only when the pool is quiet, as a
+// collection is about a millisecond of CPU that runs in quick succession
+// need for themselves (the Go runtime collects as it goes anyway).
 func (p *pool) reuse(w *worker) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		p.restock.wait(p.ctx, func() int { return len(p.idle) })
-		if err := w.conn.send(p.prepareMessage()); err != nil {
+		quiet := p.restock.wait(p.ctx, func() int { return len(p.idle) })
+		if err := w.conn.send(p.prepareMessage(quiet)); err != nil {
 			w.kill()
 			p.replace()
 			return
@@ -270,7 +284,8 @@ func (p *pool) start() (*worker, error) {
 		return nil, fmt.Errorf("limiting sandbox worker: %w", err)
 	}
 	w.conn = newConn(stdout, stdin)
-	if err := w.conn.send(p.prepareMessage()); err != nil {
+	// A new process has its start-up garbage to collect before its first run.
+	if err := w.conn.send(p.prepareMessage(true)); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("starting sandbox worker: %w", err)

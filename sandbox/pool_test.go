@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestPoolWorkerCrash(t *testing.T) {
@@ -33,10 +34,12 @@ func TestPoolBrokenCommand(t *testing.T) {
 	}
 }
 
-// TestPoolFreshWorkerPerRun uses the default of one run per worker, with
-// more concurrent runs than workers.
+// TestPoolFreshWorkerPerRun uses one run per worker, with more concurrent
+// runs than workers.
 func TestPoolFreshWorkerPerRun(t *testing.T) {
-	p, err := NewPool(workerOptions("serve", 2))
+	opts := workerOptions("serve", 2)
+	opts.RunsPerWorker = 1
+	p, err := NewPool(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +63,60 @@ func TestPoolFreshWorkerPerRun(t *testing.T) {
 	}
 	if o := runCode(t, p, `return 1`, nil, Limits{}); errCode(o) != CodeCancelled {
 		t.Errorf("run after Close: %s", describeOutcome(o))
+	}
+}
+
+// TestPoolReusesWorkers checks the default: a worker serves run after run,
+// each on a fresh runtime, until a run hits a limit or it has served
+// RunsPerWorker runs; then a new process takes its place.
+func TestPoolReusesWorkers(t *testing.T) {
+	opts := workerOptions("serve", 1)
+	p, err := NewPool(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// pid waits until the pool's one worker is idle and returns its process id.
+	pid := func() int {
+		w := <-p.(*pool).idle
+		defer func() { p.(*pool).idle <- w }()
+		return w.cmd.Process.Pid
+	}
+	leak := `globalThis.leak = (globalThis.leak || 0) + 1; return globalThis.leak`
+	first := pid()
+	for i := range 3 {
+		if o := runCode(t, p, leak, nil, Limits{}); string(o.Result) != "1" {
+			t.Fatalf("run %d on a reused worker: %s", i, describeOutcome(o))
+		}
+	}
+	if got := pid(); got != first {
+		t.Fatalf("a worker that served 3 runs was replaced (pid %d, then %d)", first, got)
+	}
+	if o := runCode(t, p, `while (true) {}`, nil, Limits{Compute: 50 * time.Millisecond}); errCode(o) != CodeComputeLimit {
+		t.Fatalf("busy loop: %s", describeOutcome(o))
+	}
+	after := pid()
+	if after == first {
+		t.Fatal("the worker that hit the compute limit is still in use")
+	}
+
+	opts.RunsPerWorker = 2
+	q, err := NewPool(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	var pids []int
+	for range 3 {
+		w := <-q.(*pool).idle
+		pids = append(pids, w.cmd.Process.Pid)
+		q.(*pool).idle <- w
+		if o := runCode(t, q, leak, nil, Limits{}); string(o.Result) != "1" {
+			t.Fatal(describeOutcome(o))
+		}
+	}
+	if pids[0] != pids[1] || pids[1] == pids[2] {
+		t.Fatalf("with 2 runs per worker, the runs had workers %v", pids)
 	}
 }
 

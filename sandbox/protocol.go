@@ -10,7 +10,9 @@ import (
 // The worker protocol: newline-delimited JSON messages over the worker's
 // stdin (parent to worker) and stdout (worker to parent).
 //
-//	parent -> worker  {"t":"prepare","namespaces":[...]} before each run: the namespaces it will likely have
+//	parent -> worker  {"t":"prepare","namespaces":[...],"collect":true}
+//	                                                     before each run: the namespaces it will likely have,
+//	                                                     and whether to collect garbage first
 //	worker -> parent  {"t":"ready"}                      once a runtime for them is prepared
 //	parent -> worker  {"t":"run","run":{...}}            a Request without its Host
 //	worker -> parent  {"t":"call","id":1,"call":{...}}   Host.Call
@@ -46,6 +48,7 @@ type message struct {
 	Outcome *Outcome        `json:"outcome,omitempty"`
 
 	Namespaces []Namespace `json:"namespaces,omitempty"`
+	Collect    bool        `json:"collect,omitempty"`
 }
 
 // wireError carries a host error across the process boundary: a ToolError,

@@ -59,11 +59,13 @@ func (s *restock) started() {
 
 // wait returns once a replacement may start: at once when ready reports
 // nothing ready or the driver is busy, else after the delay, when the next
-// run starts, or when ctx is done.
-func (s *restock) wait(ctx context.Context, ready func() int) {
+// run starts, or when ctx is done. quiet reports that the whole delay
+// passed with no run starting: the machine has time to spare, for a
+// garbage collection say.
+func (s *restock) wait(ctx context.Context, ready func() int) (quiet bool) {
 	start, busy := s.signal() // before ready: a start in between is not missed
 	if busy || ready() == 0 {
-		return
+		return false
 	}
 	d := s.delay
 	if d == 0 {
@@ -73,7 +75,9 @@ func (s *restock) wait(ctx context.Context, ready func() int) {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
 	case <-start:
 	case <-ctx.Done():
 	}
+	return false
 }

@@ -59,8 +59,10 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 						return fmt.Errorf("preparing the sandbox: %w", err)
 					}
 				}
-				// Collect garbage now, not during the run.
-				runtime.GC()
+				if m.Collect {
+					// Now, not during the run.
+					runtime.GC()
+				}
 				if err := c.send(message{T: msgReady}); err != nil {
 					return fmt.Errorf("announcing worker: %w", err)
 				}

@@ -35,9 +35,12 @@
 //     on Linux) and a SIGKILL once the wall limit plus a grace period passes.
 //     A worker that dies fails its run with worker_crashed (memory_limit when
 //     it died of the memory cap); the pool starts a replacement and other
-//     runs carry on. A new worker runs one small attempt before its first
-//     real one, so that first use of the code paths in a fresh process is
-//     not paid by a person's run. It is the driver for model-written code.
+//     runs carry on. A worker serves up to PoolOptions.RunsPerWorker runs
+//     (DefaultRunsPerWorker), each on a runtime of its own prepared after
+//     the run before; one that hit a limit is replaced at once. A new
+//     worker runs one small attempt before its first real one, so that
+//     first use of the code paths in a fresh process is not paid by a
+//     person's run. It is the driver for model-written code.
 //   - NewInProcess runs each attempt on a goroutine of this process. It
 //     recovers every panic out of goja and discards the runtime, but it shares
 //     the process with the hub; see "Known gaps" below.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,13 +22,20 @@ import (
 // measured in the same process.
 
 // benchHub opens a hub whose only source is an HTTP upstream on loopback
-// with "sleep" (read-only, answers after ms milliseconds) and "write"
-// (asks).
-func benchHub(b *testing.B, ms int) *Hub { return benchHubWith(b, ms, nil) }
+// with "sleep" (read-only, answers after the delay, in nanoseconds, that
+// delay holds when it is called) and "write" (asks).
+func benchHub(b *testing.B, delay *atomic.Int64) *Hub { return benchHubWith(b, delay, nil) }
+
+// fixedDelay is a delay for benchHub.
+func fixedDelay(d time.Duration) *atomic.Int64 {
+	var a atomic.Int64
+	a.Store(int64(d))
+	return &a
+}
 
 // benchHubWith is benchHub with a sandbox driver (nil: the hub's default,
 // in-process); the hub closes it.
-func benchHubWith(b *testing.B, ms int, drv sandbox.Driver) *Hub {
+func benchHubWith(b *testing.B, delay *atomic.Int64, drv sandbox.Driver) *Hub {
 	b.Helper()
 	up := mcp.NewServer(&mcp.Implementation{Name: "bench-upstream", Version: "1"}, nil)
 	type in struct {
@@ -35,7 +43,7 @@ func benchHubWith(b *testing.B, ms int, drv sandbox.Driver) *Hub {
 	}
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(up, &mcp.Tool{Name: "sleep", Annotations: ro}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
-		time.Sleep(time.Duration(ms) * time.Millisecond)
+		time.Sleep(time.Duration(delay.Load()))
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(a.I)}}}, nil, nil
 	})
 	mcp.AddTool(up, &mcp.Tool{Name: "write"}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
@@ -109,7 +117,7 @@ func BenchmarkExecuteReturn1(b *testing.B) {
 	}
 	for _, name := range []string{"inprocess", "pool"} {
 		b.Run(name, func(b *testing.B) {
-			h := benchHubWith(b, 0, drivers[name]())
+			h := benchHubWith(b, fixedDelay(0), drivers[name]())
 			ct, st := mcp.NewInMemoryTransports()
 			ss, _ := h.NewMCPServer("bench").Connect(context.Background(), st, nil)
 			defer ss.Close()
@@ -164,34 +172,81 @@ func BenchmarkExecuteReturn1(b *testing.B) {
 // (target: within 1.2x). Two upstreams:
 //
 //   - http: a go-sdk server over streamable HTTP in this process, whose
-//     tool sleeps 10 ms. Its own cost and garbage land in the hub's
-//     process.
+//     tool sleeps. Its own cost and garbage land in the hub's process.
 //   - npm-stdio: the reference server-everything over stdio, a process of
 //     its own as a person's servers are; trigger-long-running-operation
-//     with one step of 10 ms.
+//     with one step.
 //
-// Each also reports direct-x-ideal: the same 500 calls sent straight from a
-// go-sdk client, 8 at a time, with no hub: what the upstream and the
-// transport alone cost.
+// Each upstream's delay is calibrated first (see calibrate) so that one
+// call answers in 10 ms as a client sees it; ms/answer reports the answer
+// time it got. Each also reports direct-x-ideal: the same 500 calls sent
+// straight from a go-sdk client, 8 at a time, with no hub: what the
+// upstream and the transport alone cost when they serve 8 calls at once.
 func BenchmarkExecute500Calls(b *testing.B) {
 	b.Run("http", func(b *testing.B) {
-		h := benchHub(b, 10)
-		src := h.Config().Sources["up"]
-		direct := directCalls(b, &mcp.StreamableClientTransport{Endpoint: src.URL}, "sleep", func(i int) map[string]any { return map[string]any{"i": i} })
-		bench500(b, h, `const r = await Promise.all(Array.from({ length: 500 }, (_, i) => up.sleep({ i }))); return r.length;`, direct)
+		delay := fixedDelay(0)
+		h := benchHub(b, delay)
+		cs := directClient(b, &mcp.StreamableClientTransport{Endpoint: h.Config().Sources["up"].URL})
+		var ms []float64 // 10 ms down to 8 ms in steps of 0.1 ms
+		for d := 100; d >= 80; d-- {
+			ms = append(ms, float64(d)/10)
+		}
+		_, answer := calibrate(b, ms, func(d float64) {
+			delay.Store(int64(d * float64(time.Millisecond)))
+			callTool(b, cs, "sleep", map[string]any{"i": 0})
+		})
+		direct := directCalls(b, cs, "sleep", func(i int) map[string]any { return map[string]any{"i": i} })
+		bench500(b, h, `const r = await Promise.all(Array.from({ length: 500 }, (_, i) => up.sleep({ i }))); return r.length;`, direct, answer)
 	})
 	b.Run("npm-stdio", func(b *testing.B) {
 		srv := everythingSource(b)
 		h := hubWith(b, map[string]*Source{"everything": srv}, nil)
-		args := func(int) map[string]any { return map[string]any{"duration": 0.01, "steps": 1} }
-		direct := directCalls(b, &mcp.CommandTransport{Command: exec.Command(srv.Command, srv.Args...)}, "trigger-long-running-operation", args)
-		bench500(b, h, `const r = await Promise.all(Array.from({ length: 500 }, () => everything.triggerLongRunningOperation({ duration: 0.01, steps: 1 }))); return r.length;`, direct)
+		cs := directClient(b, &mcp.CommandTransport{Command: exec.Command(srv.Command, srv.Args...)})
+		const tool = "trigger-long-running-operation"
+		// Node's timers have a resolution of 1 ms.
+		seconds, answer := calibrate(b, []float64{0.01, 0.0095, 0.009, 0.0085, 0.008}, func(d float64) {
+			callTool(b, cs, tool, map[string]any{"duration": d, "steps": 1})
+		})
+		direct := directCalls(b, cs, tool, func(int) map[string]any { return map[string]any{"duration": seconds, "steps": 1} })
+		code := fmt.Sprintf(`const r = await Promise.all(Array.from({ length: 500 }, () => everything.triggerLongRunningOperation({ duration: %v, steps: 1 }))); return r.length;`, seconds)
+		bench500(b, h, code, direct, answer)
 	})
 }
 
+// calibrate picks an upstream's delay for BenchmarkExecute500Calls: of the
+// candidates, in decreasing order, the smallest with which one call, alone,
+// takes at least 10 ms on average, as a go-sdk client sees it. call makes
+// one call with a delay. An upstream told to wait 10 ms answers later than
+// that: a Go time.Sleep of 10 ms takes about 10.4 ms on a small machine, a
+// Node setTimeout of 10 ms about 11 ms, and the transport adds its own.
+// Uncalibrated, the upstream alone would be 5-15% over the ideal before
+// the hub does anything. It returns the delay and its answer time.
+func calibrate(b *testing.B, candidates []float64, call func(delay float64)) (float64, time.Duration) {
+	mean := func(d float64) time.Duration {
+		for range 5 {
+			call(d)
+		}
+		start := time.Now()
+		const n = 40
+		for range n {
+			call(d)
+		}
+		return time.Since(start) / n
+	}
+	best, answer := candidates[0], mean(candidates[0])
+	for _, d := range candidates[1:] {
+		m := mean(d)
+		if m < 10*time.Millisecond {
+			break
+		}
+		best, answer = d, m
+	}
+	return best, answer
+}
+
 // bench500 times execute of code, which makes 500 calls, against the ideal
-// and reports the direct time alongside.
-func bench500(b *testing.B, h *Hub, code string, direct time.Duration) {
+// and reports the direct time and the upstream's answer time alongside.
+func bench500(b *testing.B, h *Hub, code string, direct, answer time.Duration) {
 	for b.Loop() {
 		env, err := h.Execute(context.Background(), ExecuteRequest{Code: code})
 		if err != nil || env.Status != StatusCompleted || string(env.Result) != "500" {
@@ -203,16 +258,30 @@ func bench500(b *testing.B, h *Hub, code string, direct time.Duration) {
 	b.ReportMetric(float64(per.Milliseconds()), "ms/run")
 	b.ReportMetric(float64(per)/ideal, "x-ideal")
 	b.ReportMetric(float64(direct)/ideal, "direct-x-ideal")
+	b.ReportMetric(float64(answer)/float64(time.Millisecond), "ms/answer")
 }
 
-// directCalls is the time of 500 calls of tool, 8 at a time, from a go-sdk
-// client connected through t, after a warm-up round.
-func directCalls(b *testing.B, t mcp.Transport, tool string, args func(int) map[string]any) time.Duration {
+// directClient connects a go-sdk client through t; the benchmark closes it.
+func directClient(b *testing.B, t mcp.Transport) *mcp.ClientSession {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, nil).Connect(context.Background(), t, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cs.Close()
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callTool makes one call and fails the benchmark if it fails.
+func callTool(b *testing.B, cs *mcp.ClientSession, tool string, args map[string]any) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil || res.IsError {
+		b.Fatal(err, res)
+	}
+}
+
+// directCalls is the time of 500 calls of tool, 8 at a time, from cs,
+// after a warm-up round.
+func directCalls(b *testing.B, cs *mcp.ClientSession, tool string, args func(int) map[string]any) time.Duration {
 	round := func(n int) time.Duration {
 		start := time.Now()
 		next := make(chan int)
@@ -244,7 +313,7 @@ func directCalls(b *testing.B, t mcp.Transport, tool string, args func(int) map[
 // (499 reads, then a write that paused for approval), against the same run done live
 // (target: under 5%).
 func BenchmarkResume500Journaled(b *testing.B) {
-	h := benchHub(b, 10)
+	h := benchHub(b, fixedDelay(10*time.Millisecond))
 	code := `const r = await Promise.all(Array.from({ length: 499 }, (_, i) => up.sleep({ i }))); await up.write({ i: 0 }); return r.length;`
 	var live, resume time.Duration
 	for b.Loop() {

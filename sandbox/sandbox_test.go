@@ -80,6 +80,11 @@ func TestGuestSurface(t *testing.T) {
 			Outcome{Status: StatusCompleted, Result: json.RawMessage(`["undefined","undefined","undefined","undefined","undefined","undefined","undefined","undefined","undefined"]`)}},
 		{"eval and Function", `const r = []; for (const f of [() => eval("1"), () => Function("return 1"), () => new Function("return 1"), () => (async () => {}).constructor("return 1")]) { try { f(); r.push("ran") } catch (e) { r.push(e.message) } } return r`, Limits{},
 			Outcome{Status: StatusCompleted, Result: json.RawMessage(`["eval is not available in the sandbox","the Function constructor is not available in the sandbox","the Function constructor is not available in the sandbox","the Function constructor is not available in the sandbox"]`)}},
+		{"typed arrays under their guards", `class Bytes extends Uint8Array {}
+			const b = new Bytes(2), u = new Uint8Array(2), e = new TextEncoder().encode("x");
+			return [u instanceof Uint8Array, b instanceof Bytes, b instanceof Uint8Array, u instanceof Bytes, e instanceof Uint8Array, e.constructor === Uint8Array,
+				new ArrayBuffer(8) instanceof ArrayBuffer, u.buffer.constructor === ArrayBuffer, b.length, new Float64Array([1.5])[0], Int16Array.BYTES_PER_ELEMENT]`, Limits{},
+			Outcome{Status: StatusCompleted, Result: json.RawMessage(`[true,true,true,false,true,true,true,true,2,1.5,2]`)}},
 		{"instanceof Function still works", `return [(() => 1) instanceof Function, typeof Function]`, Limits{},
 			Outcome{Status: StatusCompleted, Result: json.RawMessage(`[true,"function"]`)}},
 		{"runtime error with line", "const a = 1;\nnotDefined.x;\nreturn a", Limits{},

@@ -134,6 +134,13 @@
 	// past 2 ** 32 - 1 is a RangeError); they are the methods guest loops
 	// call most.
 	const lazy = new Set(["constructor", "values", "keys", "entries", "toString", "toLocaleString", "push", "pop", "at"]);
+	function guardLength(orig, name) {
+		return function (...args) {
+			const len = lengthOf(this);
+			if (len > maxArray) tooLong("Array.prototype." + name, len, maxArray);
+			return ReflectApply(orig, this, args);
+		};
+	}
 	for (const name of ObjectGetOwnPropertyNames(AP)) {
 		if (lazy.has(name)) continue;
 		if (name in searchMethods) {
@@ -245,13 +252,12 @@
 			});
 			continue;
 		}
-		const d = ObjectGetOwnPropertyDescriptor(AP, name);
-		if (typeof name !== "string" || !d || typeof d.value !== "function") continue;
-		replaceMethod(AP, name, (orig) => function (...args) {
-			const len = lengthOf(this);
-			if (len > maxArray) tooLong("Array.prototype." + name, len, maxArray);
-			return ReflectApply(orig, this, args);
-		});
+		// Every other own property of Array.prototype but length is a
+		// method; read directly, not through a descriptor, which would be
+		// one more object per method in every runtime.
+		const orig = AP[name];
+		if (typeof orig !== "function") continue;
+		ObjectDefineProperty(AP, name, { value: guardLength(orig, name), writable: true, enumerable: false, configurable: true });
 	}
 	// toString and toLocaleString call join through the prototype, so they are
 	// covered by the join guard.
@@ -270,33 +276,42 @@
 		writable: true, enumerable: false, configurable: true,
 	});
 
-	// ArrayBuffer and typed arrays allocate their full size up front.
+	// ArrayBuffer and typed arrays allocate their full size up front. Each
+	// constructor is replaced by a Proxy; the twelve share one handler and
+	// one hasInstance, which find their constructor in allocators.
 	const FunctionHasInstance = Function.prototype[Symbol.hasInstance];
-	function guardAllocator(name, bytesPerElement) {
-		const Ctor = globalThis[name];
-		// instanceof on a Proxy of a constructor needs an own hasInstance.
-		ObjectDefineProperty(Ctor, Symbol.hasInstance, {
-			value: { [Symbol.hasInstance](v) { return ReflectApply(FunctionHasInstance, Ctor, [v]); } }[Symbol.hasInstance],
-			writable: false, enumerable: false, configurable: true,
-		});
-		const guarded = new Proxy(Ctor, {
-			construct(target, args, newTarget) {
-				const a = args[0];
-				if (typeof a === "number" || typeof a === "bigint" || a === undefined) {
-					const n = toLength(Number(a));
-					if (n * bytesPerElement > maxBytes) {
-						limit("memory_limit", "new " + name + "(" + n + ") would allocate " + n * bytesPerElement + " bytes, above the sandbox cap of " + maxBytes);
-					}
+	const NumberCtor = Number;
+	const allocators = new Map(); // constructor and its Proxy -> [constructor, name, bytes per element, Proxy]
+	const allocatorHandler = {
+		construct(target, args, newTarget) {
+			const [, name, bytesPerElement, guarded] = allocators.get(target);
+			const a = args[0];
+			if (typeof a === "number" || typeof a === "bigint" || a === undefined) {
+				const n = toLength(NumberCtor(a));
+				if (n * bytesPerElement > maxBytes) {
+					limit("memory_limit", "new " + name + "(" + n + ") would allocate " + n * bytesPerElement + " bytes, above the sandbox cap of " + maxBytes);
 				}
-				return ReflectConstruct(target, args, newTarget === guarded ? target : newTarget);
-			},
-		});
+			}
+			return ReflectConstruct(target, args, newTarget === guarded ? target : newTarget);
+		},
+	};
+	// instanceof on a Proxy of a constructor needs an own hasInstance; this
+	// is the constructor or its Proxy.
+	const hasInstance = {
+		[Symbol.hasInstance](v) {
+			const entry = allocators.get(this);
+			return ReflectApply(FunctionHasInstance, entry === undefined ? this : entry[0], [v]);
+		},
+	}[Symbol.hasInstance];
+	for (const [name, size] of [["ArrayBuffer", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int8Array", 1], ["Uint16Array", 2], ["Int16Array", 2], ["Uint32Array", 4], ["Int32Array", 4], ["Float32Array", 4], ["Float64Array", 8], ["BigInt64Array", 8], ["BigUint64Array", 8]]) {
+		const Ctor = globalThis[name];
+		ObjectDefineProperty(Ctor, Symbol.hasInstance, { value: hasInstance, writable: false, enumerable: false, configurable: true });
+		const guarded = new Proxy(Ctor, allocatorHandler);
+		const entry = [Ctor, name, size, guarded];
+		allocators.set(Ctor, entry);
+		allocators.set(guarded, entry);
 		ObjectDefineProperty(Ctor.prototype, "constructor", { value: guarded, writable: true, enumerable: false, configurable: true });
 		ObjectDefineProperty(globalThis, name, { value: guarded, writable: true, enumerable: false, configurable: true });
-	}
-	guardAllocator("ArrayBuffer", 1);
-	for (const [name, size] of [["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int8Array", 1], ["Uint16Array", 2], ["Int16Array", 2], ["Uint32Array", 4], ["Int32Array", 4], ["Float32Array", 4], ["Float64Array", 8], ["BigInt64Array", 8], ["BigUint64Array", 8]]) {
-		guardAllocator(name, size);
 	}
 
 	// JSON: parse checks nesting before the recursive native parser runs;

@@ -28,7 +28,8 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	c := newConn(pollable(in).(io.Reader), pollable(out).(io.Writer))
 	warmUp(ctx)
-	var next *run // prepared for the next run
+	var next *run    // prepared for the next run
+	var clean uint64 // the live heap after the last collection asked for here
 	take := func(eng *engine, nss []Namespace) (*run, error) {
 		r := next
 		next = nil
@@ -59,9 +60,14 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 						return fmt.Errorf("preparing the sandbox: %w", err)
 					}
 				}
-				if m.Collect {
-					// Now, not during the run.
+				// Now, not during the run. A run's memory limit counts from
+				// the live heap as of the last collection: after a run that
+				// left much garbage, collect even when the parent is busy,
+				// or the next run would be measured from a baseline that
+				// garbage inflates.
+				if _, objects := heapStats(); m.Collect || objects > clean+collectAbove {
 					runtime.GC()
+					clean = heapLive()
 				}
 				if err := c.send(message{T: msgReady}); err != nil {
 					return fmt.Errorf("announcing worker: %w", err)
@@ -82,6 +88,10 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 	}
 }
+
+// collectAbove is how much garbage a worker collects before its next run
+// even when the parent did not ask it to.
+const collectAbove = 16 << 20
 
 // warmUp runs a small attempt end to end on a runtime of its own and
 // encodes and decodes each kind of message once, so that a new worker's

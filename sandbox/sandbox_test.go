@@ -85,6 +85,10 @@ func TestGuestSurface(t *testing.T) {
 			return [u instanceof Uint8Array, b instanceof Bytes, b instanceof Uint8Array, u instanceof Bytes, e instanceof Uint8Array, e.constructor === Uint8Array,
 				new ArrayBuffer(8) instanceof ArrayBuffer, u.buffer.constructor === ArrayBuffer, b.length, new Float64Array([1.5])[0], Int16Array.BYTES_PER_ELEMENT]`, Limits{},
 			Outcome{Status: StatusCompleted, Result: json.RawMessage(`[true,true,true,false,true,true,true,true,2,1.5,2]`)}},
+		{"guarded built-ins keep their property attributes", `const r = []; for (const k in /x/) r.push(k); for (const k in [1]) r.push(k);
+			const d = (o, k) => { const x = Object.getOwnPropertyDescriptor(o, k); return [x.writable, x.enumerable, x.configurable] };
+			return [r, Object.keys(RegExp.prototype), Object.keys(Array.prototype), d(RegExp.prototype, "exec"), d(Array.prototype, "map"), d(Array.prototype, "sort"), d(/x/.exec, "name"), /b/.exec("abc").index, [1, 2].map(x => x * 2)]`, Limits{},
+			Outcome{Status: StatusCompleted, Result: json.RawMessage(`[["0"],[],[],[true,false,true],[true,false,true],[true,false,true],[false,false,true],1,[2,4]]`)}},
 		{"instanceof Function still works", `return [(() => 1) instanceof Function, typeof Function]`, Limits{},
 			Outcome{Status: StatusCompleted, Result: json.RawMessage(`[true,"function"]`)}},
 		{"runtime error with line", "const a = 1;\nnotDefined.x;\nreturn a", Limits{},

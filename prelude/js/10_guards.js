@@ -134,13 +134,9 @@
 	// past 2 ** 32 - 1 is a RangeError); they are the methods guest loops
 	// call most.
 	const lazy = new Set(["constructor", "values", "keys", "entries", "toString", "toLocaleString", "push", "pop", "at"]);
-	function guardLength(orig, name) {
-		return function (...args) {
-			const len = lengthOf(this);
-			if (len > maxArray) tooLong("Array.prototype." + name, len, maxArray);
-			return ReflectApply(orig, this, args);
-		};
-	}
+	// The methods that need only a length check; bridge.guardLengths
+	// replaces them with native guards, against the same cap as maxArray.
+	const checked = [];
 	for (const name of ObjectGetOwnPropertyNames(AP)) {
 		if (lazy.has(name)) continue;
 		if (name in searchMethods) {
@@ -255,10 +251,9 @@
 		// Every other own property of Array.prototype but length is a
 		// method; read directly, not through a descriptor, which would be
 		// one more object per method in every runtime.
-		const orig = AP[name];
-		if (typeof orig !== "function") continue;
-		ObjectDefineProperty(AP, name, { value: guardLength(orig, name), writable: true, enumerable: false, configurable: true });
+		if (typeof AP[name] === "function") checked.push(name);
 	}
+	bridge.guardLengths(AP, checked);
 	// toString and toLocaleString call join through the prototype, so they are
 	// covered by the join guard.
 

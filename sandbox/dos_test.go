@@ -30,6 +30,8 @@ func TestDoS(t *testing.T) {
 		{"huge length indexOf", `const a = []; a.length = 2 ** 32 - 1; a.indexOf(1)`, []string{CodeComputeLimit}, false},
 		{"huge length map", `const a = []; a.length = 2 ** 32 - 1; a.map(x => x)`, []string{CodeMemoryLimit}, false},
 		{"typed array", `new Float64Array(2 ** 31)`, []string{CodeMemoryLimit}, false},
+		{"typed array after patching what the guard could use", `Map.prototype.get = () => [Float64Array, "x", 0, null];
+			Array.prototype[Symbol.iterator] = function* () {}; globalThis.Number = () => 0; new Float64Array(2 ** 31)`, []string{CodeMemoryLimit}, false},
 		{"JSON.parse nesting", `JSON.parse('['.repeat(3e6) + ']'.repeat(3e6))`, []string{CodeRuntimeError}, false},
 		{"JSON.stringify depth", `let o = {}; for (let i = 0; i < 1e5; i++) o = { a: o }; return JSON.stringify(o)`, []string{CodeRuntimeError}, true},
 		{"sort comparator truncates", `const a = [5, 1, 4, 2, 3]; a.sort((x, y) => { a.length = 0; return x - y }); return a`, nil, false},

@@ -275,11 +275,16 @@
 	// constructor is replaced by a Proxy; the twelve share one handler and
 	// one hasInstance, which find their constructor in allocators.
 	const FunctionHasInstance = Function.prototype[Symbol.hasInstance];
+	// Nothing the guest can replace is looked up when a guard runs: the
+	// Map is read through its get captured now, and the entry by index.
 	const NumberCtor = Number;
+	const MapGet = Map.prototype.get;
 	const allocators = new Map(); // constructor and its Proxy -> [constructor, name, bytes per element, Proxy]
+	const allocatorOf = (c) => ReflectApply(MapGet, allocators, [c]);
 	const allocatorHandler = {
 		construct(target, args, newTarget) {
-			const [, name, bytesPerElement, guarded] = allocators.get(target);
+			const entry = allocatorOf(target);
+			const name = entry[1], bytesPerElement = entry[2], guarded = entry[3];
 			const a = args[0];
 			if (typeof a === "number" || typeof a === "bigint" || a === undefined) {
 				const n = toLength(NumberCtor(a));
@@ -294,7 +299,7 @@
 	// is the constructor or its Proxy.
 	const hasInstance = {
 		[Symbol.hasInstance](v) {
-			const entry = allocators.get(this);
+			const entry = allocatorOf(this);
 			return ReflectApply(FunctionHasInstance, entry === undefined ? this : entry[0], [v]);
 		},
 	}[Symbol.hasInstance];

@@ -321,15 +321,16 @@ func (r *run) adapt() error {
 		return nil
 	}
 	rt := r.rt
-	r.maxArray = sizeCaps(r.limits)["maxArrayLength"]
+	caps := sizeCaps(r.limits)
+	r.maxArray = caps["maxArrayLength"]
 	return protect(func() error {
-		caps := rt.NewObject()
-		for k, v := range sizeCaps(r.limits) {
-			if err := caps.Set(k, v); err != nil {
+		obj := rt.NewObject()
+		for k, v := range caps {
+			if err := obj.Set(k, v); err != nil {
 				return err
 			}
 		}
-		_, err := r.configure(goja.Undefined(), caps)
+		_, err := r.configure(goja.Undefined(), obj)
 		return err
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,7 +31,7 @@ var (
 
 	// executeOutputSchema is the envelope, compact: the fixed cost of the
 	// surface counts every byte of it.
-	executeOutputSchema = json.RawMessage(`{"type":"object","properties":{"runId":{"type":"string"},"status":{"enum":["completed","failed","awaiting_approval","awaiting_connection","cancelled"]},"result":{},"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"},"hint":{"type":"string"}}},"logs":{"type":"array","items":{"type":"string"}},"calls":{"type":"array","items":{"type":"object","properties":{"address":{"type":"string"},"ok":{"type":"boolean"},"ms":{"type":"number"}}}},"pending":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"kind":{"enum":["approval","connection"]},"address":{"type":"string"},"summary":{"type":"string"},"message":{"type":"string"}}}},"truncated":{"type":"object","properties":{"result":{"type":"boolean"},"logs":{"type":"boolean"}}},"notices":{"type":"array","items":{"type":"string"}}},"required":["runId","status","calls"]}`)
+	executeOutputSchema = json.RawMessage(`{"type":"object","properties":{"runId":{"type":"string"},"status":{"enum":["completed","failed","awaiting_approval","awaiting_connection","cancelled"]},"result":{},"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"},"hint":{"type":"string"}},"required":["code","message"]},"logs":{"type":"array","items":{"type":"string"}},"calls":{"type":"array","items":{"type":"object","properties":{"address":{"type":"string"},"ok":{"type":"boolean"},"ms":{"type":"number"}},"required":["address","ok","ms"]}},"pending":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"kind":{"enum":["approval","connection"]},"address":{"type":"string"},"summary":{"type":"string"},"message":{"type":"string"}},"required":["id","kind","summary"]}},"truncated":{"type":"object","properties":{"result":{"type":"boolean"},"logs":{"type":"boolean"}}},"notices":{"type":"array","items":{"type":"string"}}},"required":["runId","status","calls"]}`)
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -69,12 +70,25 @@ func (h *Hub) NewMCPServer(version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       h.log,
+		SetCacheable: setCacheable,
 	})
 	tools := Tools()
 	s.AddTool(tools[0], h.handleSearch)
 	s.AddTool(tools[1], h.handleDescribe)
 	s.AddTool(tools[2], h.handleExecute)
 	return s
+}
+
+// listTTL is how long a client may cache tools/list (and server/discover):
+// the three tools are fixed for the life of this binary, whatever the
+// person's sources do, so an hour is safe.
+const listTTL = time.Hour
+
+// setCacheable marks the list results of MCP 2026-07-28 cacheable: for an
+// hour, and only by the person's own client, since a hub serves one person.
+func setCacheable(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+	c.TTLMs = int(listTTL / time.Millisecond)
+	c.CacheScope = "private"
 }
 
 func textResult(s string, isErr bool) *mcp.CallToolResult {

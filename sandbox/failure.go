@@ -1,0 +1,115 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+)
+
+// enginePanic is a Go panic out of the runtime; the runtime is discarded.
+type enginePanic struct{ value any }
+
+func (p *enginePanic) Error() string { return fmt.Sprintf("engine panic: %v", p.value) }
+
+// protect calls f, turning panics out of goja into errors.
+func protect(f func() error) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			switch v := x.(type) {
+			case *goja.InterruptedError:
+				err = v
+			case *goja.StackOverflowError:
+				err = v
+			case *goja.Exception:
+				err = v
+			default:
+				err = &enginePanic{value: x}
+			}
+		}
+	}()
+	return f()
+}
+
+// failFrom records the failure behind an error out of the runtime.
+func (r *run) failFrom(err error) {
+	var interrupted *goja.InterruptedError
+	var overflow *goja.StackOverflowError
+	var ex *goja.Exception
+	var panicked *enginePanic
+	switch {
+	case errors.As(err, &interrupted):
+		if e, ok := interrupted.Value().(*Error); ok {
+			r.fail(e)
+		} else {
+			r.fail(newError(CodeInternal, "the runtime was interrupted: %v", interrupted.Value()))
+		}
+	case errors.As(err, &overflow):
+		r.fail(newError(CodeStackLimit, "the call stack exceeded %d frames", r.limits.StackDepth))
+	case errors.As(err, &ex) && r.describe == nil:
+		// The prelude itself failed.
+		r.fail(newError(CodeInternal, "setting up the sandbox: %s", ex.Error()))
+	case errors.As(err, &ex):
+		r.fail(newError(CodeRuntimeError, "Uncaught %s", r.describeValue(ex.Value())))
+	case errors.As(err, &panicked):
+		r.fail(newError(CodeInternal, "the engine failed on this code (%v)", panicked.value))
+	default:
+		r.fail(newError(CodeInternal, "%v", err))
+	}
+}
+
+// describeValue formats a thrown value with its guest stack frames. It runs
+// guest code (getters, toString), so it runs timed.
+func (r *run) describeValue(v goja.Value) string {
+	var text string
+	err := r.timed(func() error {
+		s, err := r.describe(goja.Undefined(), v)
+		if err != nil {
+			return err
+		}
+		text = s.String()
+		return nil
+	})
+	if err != nil || text == "" {
+		return "exception (it could not be formatted)"
+	}
+	return cleanStack(text)
+}
+
+var frameRe = regexp.MustCompile(`^\s*at (?:(.*?) \()?` + regexp.QuoteMeta(guestFile) + `:(\d+):(\d+)(?:\(\d+\))?\)?$`)
+
+// cleanStack keeps the message and the guest's own frames, with lines
+// counted in the person's code.
+func cleanStack(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	frames := 0
+	inStack := false
+	for _, l := range lines {
+		trimmed := strings.TrimSpace(l)
+		if strings.HasPrefix(trimmed, "at ") {
+			inStack = true
+			m := frameRe.FindStringSubmatch(l)
+			if m == nil || frames >= 5 {
+				continue
+			}
+			line, _ := strconv.Atoi(m[2])
+			name := m[1]
+			if name == "" || name == "<anonymous>" {
+				out = append(out, fmt.Sprintf("    at line %d:%s", guestLine(line), m[3]))
+			} else {
+				out = append(out, fmt.Sprintf("    at %s (line %d:%s)", name, guestLine(line), m[3]))
+			}
+			frames++
+			continue
+		}
+		if inStack {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,275 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/dop251/goja"
+)
+
+// turn runs f as one turn of the event loop: a single entry into the
+// runtime, its microtasks included, under the remaining compute budget.
+// It reports whether the run can go on.
+func (r *run) turn(f func() error) bool {
+	if r.failure.Load() != nil {
+		return false
+	}
+	err := r.timed(f)
+	if err != nil {
+		r.failFrom(err)
+	}
+	if r.failure.Load() == nil {
+		r.checkRejections()
+	}
+	return r.failure.Load() == nil
+}
+
+func (r *run) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	switch op {
+	case goja.PromiseRejectionReject:
+		r.rejections = append(r.rejections, p)
+	case goja.PromiseRejectionHandle:
+		for i, q := range r.rejections {
+			if q == p {
+				r.rejections = append(r.rejections[:i], r.rejections[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// checkRejections fails the run for a promise rejected in the last turn
+// that nothing handled by the turn's end.
+func (r *run) checkRejections() {
+	for _, p := range r.rejections {
+		if p == r.main || p.State() != goja.PromiseStateRejected {
+			continue
+		}
+		r.rejections = nil
+		r.fail(newError(CodeUnhandledRejection, "a promise was rejected and not handled: %s", r.describeValue(p.Result())))
+		return
+	}
+	r.rejections = r.rejections[:0]
+}
+
+// loop delivers host results in op order and fires timers until the run
+// is over: the main promise settled (or a call suspended) and no host
+// operation is in flight.
+func (r *run) loop() {
+	for r.failure.Load() == nil {
+		if c, ok := r.ready[r.nextDeliver]; ok {
+			delete(r.ready, r.nextDeliver)
+			r.nextDeliver++
+			r.deliver(c)
+			continue
+		}
+		if r.inflight > 0 {
+			select {
+			case c := <-r.done:
+				r.arrive(c)
+			case <-r.ctx.Done():
+				r.fail(r.ctxError())
+			}
+			continue
+		}
+		if len(r.suspends) > 0 || r.main.State() != goja.PromiseStatePending {
+			return
+		}
+		if t, ok := r.popTimer(); ok {
+			fn := r.timerFns[t.id]
+			delete(r.timerFns, t.id)
+			if t.due.After(r.now) {
+				r.now = t.due
+			}
+			r.turn(func() error {
+				_, err := fn(goja.Undefined())
+				return err
+			})
+			continue
+		}
+		r.fail(newError(CodeUnsettled, "the code awaits a promise that nothing will settle: no tool call or timer is pending"))
+	}
+}
+
+// arrive records a finished host operation.
+func (r *run) arrive(c completion) {
+	r.inflight--
+	var s *Suspend
+	if errors.As(c.err, &s) {
+		p := r.ops[c.op]
+		if p != nil && p.call != nil {
+			if s.Seq == 0 {
+				s.Seq = p.call.Seq
+			}
+			if s.Address == "" {
+				s.Address = p.call.Address
+			}
+			// The op never becomes ready, so nothing after it is delivered.
+			r.suspends = append(r.suspends, s)
+			return
+		}
+		c.err = fmt.Errorf("lookup suspended: %w", c.err)
+	}
+	r.ready[c.op] = c
+}
+
+// deliver settles the guest promise of a finished host operation.
+func (r *run) deliver(c completion) {
+	p := r.ops[c.op]
+	delete(r.ops, c.op)
+	r.turn(func() error {
+		if c.err != nil {
+			v, err := r.toolError(p, c.err)
+			if err != nil {
+				return err
+			}
+			return p.reject(v)
+		}
+		if p.call == nil {
+			return p.resolve(r.rt.ToValue(c.text))
+		}
+		// The guard's depth check, done here on the bytes; the guard itself
+		// runs only to raise its error. Within it, the value is built in one
+		// pass, or by JSON.parse when that declines.
+		parse := r.parse
+		if jsonDepth(c.raw) <= maxJSONDepth {
+			if v, ok := jsonToValue(r.rt, c.raw); ok {
+				return p.resolve(v)
+			}
+			parse = r.nativeParse
+		}
+		v, err := parse(goja.Undefined(), r.rt.ToValue(string(c.raw)))
+		if err != nil {
+			var ex *goja.Exception
+			if errors.As(err, &ex) {
+				return p.reject(ex.Value())
+			}
+			return err
+		}
+		return p.resolve(v)
+	})
+}
+
+func (r *run) toolError(p *pending, err error) (goja.Value, error) {
+	var te *ToolError
+	if !errors.As(err, &te) {
+		te = &ToolError{Code: CodeHostError, Message: err.Error(), Hint: hints[CodeHostError]}
+	}
+	address := te.Address
+	if address == "" {
+		address = p.what
+	}
+	rt := r.rt
+	return r.makeToolError(goja.Undefined(), rt.ToValue(te.Code), rt.ToValue(te.Message), rt.ToValue(address),
+		rt.ToValue(te.Hint), rt.ToValue(te.Status), rt.ToValue(te.Retryable))
+}
+
+// startOp issues a host operation and returns the guest's promise for it.
+// The operation runs on a worker goroutine once one is free; its result
+// goes back to the loop through r.done.
+func (r *run) startOp(what string, call *Call, do func(ctx context.Context) completion) goja.Value {
+	promise, resolve, reject := r.rt.NewPromise()
+	id := r.nextOp
+	r.nextOp++
+	r.ops[id] = &pending{resolve: resolve, reject: reject, call: call, what: what}
+	r.inflight++
+	if r.queue.push(queuedOp{id: id, do: do}) {
+		r.wg.Add(1)
+		go r.work()
+	}
+	return r.rt.ToValue(promise)
+}
+
+// work runs queued operations until the run stops. Once the run's context
+// is done, the operations left fail with its cause without running.
+func (r *run) work() {
+	defer r.wg.Done()
+	for {
+		op, ok := r.queue.pop()
+		if !ok {
+			return
+		}
+		var c completion
+		if r.ctx.Err() != nil {
+			c = completion{err: context.Cause(r.ctx)}
+		} else {
+			c = safeDo(r.ctx, op.do)
+		}
+		c.op = op.id
+		select {
+		case r.done <- c:
+		case <-r.finished:
+		}
+	}
+}
+
+type queuedOp struct {
+	id int
+	do func(ctx context.Context) completion
+}
+
+// opQueue holds operations waiting for a worker, oldest first.
+type opQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond // L is mu; signalled when an op is pushed or the queue closes
+	ops     []queuedOp
+	max     int // workers at most
+	workers int // started
+	idle    int // waiting in pop
+	closed  bool
+}
+
+// push queues op and reports whether the caller must start a worker for it.
+func (q *opQueue) push(op queuedOp) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ops = append(q.ops, op)
+	if q.idle > 0 {
+		q.cond.Signal()
+		return false
+	}
+	if q.workers < q.max {
+		q.workers++
+		return true
+	}
+	return false
+}
+
+// pop takes the oldest operation, waiting for one; ok is false once the
+// queue is closed and empty.
+func (q *opQueue) pop() (op queuedOp, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.ops) == 0 && !q.closed {
+		q.idle++
+		q.cond.Wait()
+		q.idle--
+	}
+	if len(q.ops) == 0 {
+		return queuedOp{}, false
+	}
+	op = q.ops[0]
+	q.ops[0] = queuedOp{}
+	q.ops = q.ops[1:]
+	return op, true
+}
+
+// close wakes every waiting worker; they drain what is left and exit.
+func (q *opQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// safeDo turns a panic in the host into a host error.
+func safeDo(ctx context.Context, do func(context.Context) completion) (c completion) {
+	defer func() {
+		if x := recover(); x != nil {
+			c = completion{err: fmt.Errorf("the host panicked: %v", x)}
+		}
+	}()
+	return do(ctx)
+}

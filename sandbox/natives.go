@@ -1,0 +1,92 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/dop251/goja"
+)
+
+func argString(c goja.FunctionCall, i int) (string, bool) {
+	s, ok := c.Argument(i).Export().(string)
+	return s, ok
+}
+
+func (r *run) jsCall(c goja.FunctionCall) goja.Value {
+	address, ok1 := argString(c, 0)
+	args, ok2 := argString(c, 1)
+	connection, ok3 := argString(c, 2)
+	if !ok1 || !ok2 || !ok3 || !r.addresses[address] || !json.Valid([]byte(args)) {
+		panic(r.rt.NewTypeError("invalid tool call"))
+	}
+	if r.seq >= r.limits.MaxCalls {
+		r.fail(newError(CodeMaxCalls, "call %d (%s) is above the limit of %d tool calls per run", r.seq+1, address, r.limits.MaxCalls))
+		return goja.Undefined()
+	}
+	r.seq++
+	call := &Call{Seq: r.seq, Address: address, Args: json.RawMessage(args), Connection: connection}
+	host := r.host
+	return r.startOp(address, call, func(ctx context.Context) completion {
+		raw, err := host.Call(ctx, *call)
+		if err == nil && !json.Valid(raw) {
+			err = &ToolError{Code: CodeHostError, Message: "the tool returned a result that is not JSON", Address: call.Address}
+		}
+		return completion{raw: raw, err: err}
+	})
+}
+
+func (r *run) jsSearch(c goja.FunctionCall) goja.Value {
+	return r.textOp(c, "hub.search", "the query", Host.Search)
+}
+
+func (r *run) jsDescribe(c goja.FunctionCall) goja.Value {
+	return r.textOp(c, "hub.describe", "the target", Host.Describe)
+}
+
+// textOp starts hub.search or hub.describe: one string argument, plain
+// text back.
+func (r *run) textOp(c goja.FunctionCall, what, arg string, do func(Host, context.Context, string) (string, error)) goja.Value {
+	s, ok := argString(c, 0)
+	if !ok {
+		panic(r.rt.NewTypeError(what + ": " + arg + " must be a string"))
+	}
+	host := r.host
+	return r.startOp(what, nil, func(ctx context.Context) completion {
+		text, err := do(host, ctx, s)
+		return completion{text: text, err: err}
+	})
+}
+
+func (r *run) jsLog(c goja.FunctionCall) goja.Value {
+	level, _ := argString(c, 0)
+	text, _ := argString(c, 1)
+	switch level {
+	case "warn", "error":
+		text = level + ": " + text
+	}
+	r.addLog(text)
+	return goja.Undefined()
+}
+
+// addLog keeps log lines while they fit the inline budget.
+func (r *run) addLog(text string) {
+	budget := r.limits.InlineResultBytes
+	if r.truncLogs {
+		return
+	}
+	if r.logBytes+len(text) > budget {
+		r.truncLogs = true
+		if room := budget - r.logBytes; room > 64 {
+			text = cutUTF8(text, room-len("…")) + "…"
+			r.logs = append(r.logs, text)
+			r.logBytes += len(text)
+		}
+		return
+	}
+	r.logs = append(r.logs, text)
+	r.logBytes += len(text)
+}
+
+func (r *run) jsRandomU32(goja.FunctionCall) goja.Value {
+	return r.rt.ToValue(uint32(r.rng.next() >> 32))
+}

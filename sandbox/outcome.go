@@ -1,0 +1,134 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/dop251/goja"
+)
+
+// outcome builds the Outcome once the loop is over.
+func (r *run) outcome() Outcome {
+	out := Outcome{Calls: r.seq}
+	var result json.RawMessage
+	failure := r.failure.Load()
+	switch {
+	case failure != nil:
+	case len(r.suspends) > 0:
+	case r.main.State() == goja.PromiseStateRejected:
+		r.fail(newError(CodeRuntimeError, "Uncaught %s", r.describeValue(r.main.Result())))
+	default:
+		v := r.main.Result()
+		if !goja.IsUndefined(v) {
+			err := r.timed(func() error {
+				s, err := r.stringify(goja.Undefined(), v)
+				if err != nil {
+					return err
+				}
+				if !goja.IsUndefined(s) {
+					result = json.RawMessage(s.String())
+				}
+				return nil
+			})
+			if err != nil {
+				var ex *goja.Exception
+				if errors.As(err, &ex) {
+					r.fail(newError(CodeResultNotJSON, "the returned value cannot be turned into JSON: %s", r.describeValue(ex.Value())))
+				} else {
+					r.failFrom(err)
+				}
+			}
+		}
+	}
+	out.Compute = r.compute
+	failure = r.failure.Load()
+	switch {
+	case failure != nil:
+		out.Status = StatusFailed
+		if failure.Code == CodeCancelled {
+			out.Status = StatusCancelled
+		}
+		out.Error = failure
+		result = nil
+	case len(r.suspends) > 0:
+		out.Status = StatusSuspended
+		out.Suspends = sortSuspends(r.suspends)
+		result = nil
+	default:
+		out.Status = StatusCompleted
+	}
+	out.Result, out.Logs, out.Truncated = fitBudget(result, r.logs, r.limits.InlineResultBytes)
+	out.Truncated.Logs = out.Truncated.Logs || r.truncLogs
+	return out
+}
+
+func sortSuspends(s []*Suspend) []*Suspend {
+	out := append([]*Suspend(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Seq < out[j-1].Seq; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// fitBudget keeps the result and the logs within budget bytes together.
+// The result comes first; a result too large on its own becomes a JSON
+// string holding the start of its JSON text.
+func fitBudget(result json.RawMessage, logs []string, budget int) (json.RawMessage, []string, Truncated) {
+	var tr Truncated
+	if len(result) > budget {
+		tr.Result = true
+		result = preview(result, budget*3/4)
+	}
+	room := budget - len(result)
+	var kept []string
+	for i, l := range logs {
+		if len(l) > room {
+			tr.Logs = true
+			if room > 64 {
+				kept = append(kept, cutUTF8(l, room-len("…"))+"…")
+			}
+			_ = i
+			break
+		}
+		kept = append(kept, l)
+		room -= len(l)
+	}
+	return result, kept, tr
+}
+
+// preview returns a JSON string of at most max bytes holding the start of
+// raw (of the string itself when raw is a JSON string) and a marker.
+func preview(raw json.RawMessage, max int) json.RawMessage {
+	text := string(raw)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		text = s
+	}
+	const marker = "… (truncated)"
+	n := max - len(marker) - 2
+	for n > 0 {
+		b, _ := json.Marshal(cutUTF8(text, n) + marker)
+		if len(b) <= max {
+			return b
+		}
+		n -= len(b) - max
+	}
+	b, _ := json.Marshal("… (truncated)")
+	return b
+}
+
+// cutUTF8 returns at most n bytes of s, not splitting a UTF-8 sequence.
+func cutUTF8(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	if n < 0 {
+		return ""
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}

@@ -110,3 +110,25 @@ func TestDoctorExplainsProblems(t *testing.T) {
 		t.Errorf("doctor with a good config:\n%s", r.stdout)
 	}
 }
+
+func TestDoctorFailsOnAConfigTypo(t *testing.T) {
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	cfgPath := filepath.Join(home, "config.json")
+	os.WriteFile(cfgPath, []byte(`{"sources": {"a": {"command": "x", "argz": ["y"], "autoApprove": []}}, "polcy": {}}`), 0o600)
+	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
+	if r.code != exitFailure {
+		t.Fatalf("doctor with a typo in config.json exited %d:\n%s", r.code, r.stdout)
+	}
+	for _, want := range []string{
+		"[FAIL] config: " + cfgPath + `: sources.a.argz: unknown key; did you mean "args"?`,
+		cfgPath + `: polcy: unknown key; did you mean "policy"?`,
+		cfgPath + `: sources.a.argz: unknown key; did you mean "args"?`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "autoApprove") {
+		t.Errorf("a key clients write was reported:\n%s", r.stdout)
+	}
+}

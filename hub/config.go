@@ -192,6 +192,7 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 			c.Policy[k] = m
 		}
 	}
+	checkKeys("", top, configKeys, add)
 	if len(top) > 0 {
 		c.extra = top
 	}
@@ -273,12 +274,14 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 			}
 			strMap(cat, "env", cf, &cn.Env)
 			strMap(cat, "headers", cf, &cn.Headers)
+			checkKeys(cat, cf, connectionKeys, add)
 			if len(cf) > 0 {
 				cn.extra = cf
 			}
 			s.Connections[name] = cn
 		}
 	}
+	checkKeys(at, fields, sourceKeys, add)
 	if len(fields) > 0 {
 		s.extra = fields
 	}

@@ -27,21 +27,29 @@ func ParseImport(file string, data []byte) (*Import, error) {
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + jsonProblem(data, err)}
 	}
-	if _, ok := probe["mcpServers"]; !ok {
-		if _, ok := probe["sources"]; !ok {
-			// VS Code keeps them under "servers" (mcp.json) or "mcp.servers" (settings.json).
-			if raw, ok := probe["servers"]; ok {
-				data, _ = json.Marshal(map[string]json.RawMessage{"mcpServers": raw})
-			} else if mcp, ok := probe["mcp"]; ok {
-				var inner map[string]json.RawMessage
-				if json.Unmarshal(mcp, &inner) == nil && inner["servers"] != nil {
-					data, _ = json.Marshal(map[string]json.RawMessage{"mcpServers": inner["servers"]})
-				}
-			} else {
-				return nil, &ConfigError{File: file, Problem: "no \"mcpServers\" or \"sources\" object to import"}
+	// Only the server lists are read: the rest of a client's file is the
+	// client's own (Claude Code keeps its whole state beside mcpServers).
+	servers := map[string]json.RawMessage{}
+	for _, k := range []string{"mcpServers", "sources"} {
+		if raw, ok := probe[k]; ok {
+			servers[k] = raw
+		}
+	}
+	if len(servers) == 0 {
+		// VS Code keeps them under "servers" (mcp.json) or "mcp.servers" (settings.json).
+		if raw, ok := probe["servers"]; ok {
+			servers["mcpServers"] = raw
+		} else if mcp, ok := probe["mcp"]; ok {
+			var inner map[string]json.RawMessage
+			if json.Unmarshal(mcp, &inner) == nil && inner["servers"] != nil {
+				servers["mcpServers"] = inner["servers"]
 			}
 		}
 	}
+	if len(servers) == 0 {
+		return nil, &ConfigError{File: file, Problem: "no \"mcpServers\" or \"sources\" object to import"}
+	}
+	data, _ = json.Marshal(servers)
 	cfg, err := ParseConfig(file, data)
 	if err != nil {
 		return nil, err

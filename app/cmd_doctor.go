@@ -184,15 +184,21 @@ func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
 		return []check{{name: "sources", info: oneLine(err.Error())}}
 	}
 	for _, s := range st.Sources {
-		if s.State == "disabled" {
-			out = append(out, check{name: "source " + s.Name, ok: true, info: "disabled"})
+		if s.State == hub.SourceDisabled {
+			out = append(out, check{name: "source " + s.Name, ok: true, info: s.Summary})
 			continue
 		}
-		if err := errs[s.Name]; err != nil {
-			out = append(out, check{name: "source " + s.Name, info: oneLine(err.Error()), fix: sourceFix(cfg.Sources[s.Name], s.Name)})
+		if err := errs[s.Name]; err != nil || !s.State.Usable() {
+			// The state's own words, as `hub status`, the tray and the
+			// model have them; the listing's error when the state has none.
+			info := s.Summary
+			if s.Error == "" && err != nil {
+				info = string(s.State) + ": " + err.Error()
+			}
+			out = append(out, check{name: "source " + s.Name, info: oneLine(info), fix: sourceFix(cfg.Sources[s.Name], s.Name)})
 			continue
 		}
-		out = append(out, check{name: "source " + s.Name, ok: true, info: fmt.Sprintf("started, %d tools", s.Tools)})
+		out = append(out, check{name: "source " + s.Name, ok: true, info: fmt.Sprintf("%s, %d tools", s.Summary, s.Tools)})
 	}
 	return out
 }

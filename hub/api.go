@@ -14,10 +14,12 @@ import (
 
 // SourceStatus is one source as `hub status` and the tray show it.
 type SourceStatus struct {
-	Name        string   `json:"name"`
-	Namespace   string   `json:"namespace"`
-	State       string   `json:"state"` // idle | starting | up | down | disabled
-	Error       string   `json:"error,omitempty"`
+	Name      string          `json:"name"`
+	Namespace string          `json:"namespace"`
+	State     SourceStateKind `json:"state"`
+	Error     string          `json:"error,omitempty"`
+	// Summary is the state as every surface words it (SourceState.Summary).
+	Summary     string   `json:"summary"`
 	Tools       int      `json:"tools"`
 	Connections []string `json:"connections,omitempty"`
 	Default     string   `json:"default,omitempty"`
@@ -53,13 +55,15 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 	cfg := h.Config()
 	for _, name := range sortedKeys(cfg.Sources) {
 		s := cfg.Sources[name]
-		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(), State: "idle"}
-		if us, ok := states[name]; ok {
-			ss.State, ss.Error = us.State, us.Err
+		us := states[name]
+		if us.State == "" { // the config changed between the two reads
+			us.State = SourceIdle
+			if s.Disabled {
+				us.State = SourceDisabled
+			}
 		}
-		if s.Disabled {
-			ss.State = "disabled"
-		}
+		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
+			State: us.State, Error: us.Err, Summary: us.Summary()}
 		st.Sources = append(st.Sources, ss)
 	}
 	pend, err := h.runs.openPending(ctx)

@@ -82,20 +82,21 @@ type UpstreamOptions struct {
 	Version string
 }
 
-// Source states reported by [Upstreams.State].
-const (
-	SourceIdle     = "idle"     // no session: never started, closed when idle, or disabled
-	SourceStarting = "starting" // a session is connecting
-	SourceUp       = "up"       // at least one session is up
-	SourceDown     = "down"     // the last session failed or died
-)
-
-// SourceState is what the tray and status show for one source.
+// SourceState is one source's state. The model (search, describe and the
+// ToolErrors of execute), `hub status`, the tray and doctor all read it
+// from here, so they say the same thing.
 type SourceState struct {
-	State    string    // SourceIdle, SourceStarting, SourceUp or SourceDown
-	Err      string    // the last failure, scrubbed of secrets; "" when none
-	Since    time.Time // when State last changed
-	Sessions int       // sessions up (one per connection in use)
+	State SourceStateKind
+	// Err is the last failure, scrubbed of secrets, with the server's own
+	// last output when it had any; "" when none.
+	Err string
+	// Retryable reports whether the source may come back without the
+	// person doing anything (a server that died restarts on the next use);
+	// false when they must act (a missing secret, a command not found, a
+	// disabled source).
+	Retryable bool
+	Since     time.Time // when State last changed
+	Sessions  int       // sessions up (one per connection in use)
 }
 
 // Kinds of [UpstreamError].
@@ -211,7 +212,7 @@ type upstreamSession struct {
 	// cancelStart aborts the start; the start goroutine then cleans up.
 	cancelStart context.CancelFunc
 
-	status   string // SourceStarting, SourceUp or SourceDown
+	status   SourceStateKind // SourceStarting, SourceUp or SourceDown
 	cs       *mcp.ClientSession
 	cmd      *exec.Cmd
 	httpTr   *http.Transport
@@ -885,9 +886,6 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 	prev := u.states[source]
 	st := SourceState{State: SourceIdle, Since: prev.Since}
 	def := u.cfg.Sources[source]
-	if def != nil && def.Disabled {
-		st.Err = "disabled in the config"
-	}
 	var starting, down bool
 	var lastErr *UpstreamError
 	for k, slot := range u.slots {
@@ -907,19 +905,27 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 			}
 		}
 		if slot.lastErr != nil && (slot.cur == nil || slot.cur.status != SourceUp) {
-			lastErr = slot.lastErr
+			// The default connection's failure speaks for the source.
+			if lastErr == nil || def == nil || k.conn == def.DefaultConnection() {
+				lastErr = slot.lastErr
+			}
 		}
 	}
 	switch {
+	case def != nil && def.Disabled:
+		st.State, st.Err = SourceDisabled, "disabled in the config"
 	case st.Sessions > 0:
 		st.State = SourceUp
 	case starting:
 		st.State = SourceStarting
+	case down && lastErr != nil && lastErr.Kind == UpstreamKindMissingSecret:
+		st.State = SourceNeedsSecret
 	case down:
 		st.State = SourceDown
 	}
-	if lastErr != nil && st.State != SourceIdle {
+	if lastErr != nil && st.State != SourceIdle && st.State != SourceDisabled {
 		st.Err = lastErr.Error()
+		st.Retryable = lastErr.Retryable
 	}
 	if st.State != prev.State || st.Since.IsZero() {
 		st.Since = u.now()

@@ -202,7 +202,7 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 	ctx := context.Background()
 	clock := &fakeClock{}
 	var mu sync.Mutex
-	var states []string
+	var states []SourceStateKind
 	u := newTestUpstreams(t, UpstreamOptions{
 		RestartBackoff: time.Minute / 4,
 		OnState: func(source string, st SourceState) {
@@ -299,7 +299,7 @@ func TestUpstreamListToolsTimeout(t *testing.T) {
 func TestUpstreamIdleSessionsClose(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
-	var states []string
+	var states []SourceStateKind
 	u := newTestUpstreams(t, UpstreamOptions{
 		IdleTimeout: 50 * time.Millisecond,
 		OnState: func(source string, st SourceState) {
@@ -328,7 +328,7 @@ func TestUpstreamIdleSessionsClose(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	// SetConfig announces the new source as idle first.
-	want := []string{SourceIdle, SourceStarting, SourceUp, SourceIdle, SourceStarting, SourceUp}
+	want := []SourceStateKind{SourceIdle, SourceStarting, SourceUp, SourceIdle, SourceStarting, SourceUp}
 	if len(states) < len(want) || !slices.Equal(states[:len(want)], want) {
 		t.Errorf("OnState saw %v; want %v first", states, want)
 	}

@@ -2,7 +2,11 @@
 
 package ui
 
-import "time"
+import (
+	"time"
+
+	"capabilities.sh/capabilities/hub"
+)
 
 // Hub is everything the UI needs from the hub. The UI never reaches the store
 // or MCP; the hub adapts itself to this interface.
@@ -99,18 +103,22 @@ type Status struct {
 	Pending int // calls waiting for a decision
 }
 
-// Source states.
+// Source states: the hub's own (hub.SourceStateKind), so the tray says
+// what `hub status`, doctor and the model say.
 const (
-	SourceUp       = "up"
-	SourceDown     = "down"
-	SourceStarting = "starting"
+	SourceIdle        = string(hub.SourceIdle)
+	SourceUp          = string(hub.SourceUp)
+	SourceDown        = string(hub.SourceDown)
+	SourceStarting    = string(hub.SourceStarting)
+	SourceNeedsSecret = string(hub.SourceNeedsSecret)
+	SourceDisabled    = string(hub.SourceDisabled)
 )
 
 // SourceStatus is one upstream MCP server.
 type SourceStatus struct {
 	Name        string
-	State       string // SourceUp, SourceDown or SourceStarting
-	Error       string // why it is down, when it is
+	State       string // one of the Source constants
+	Error       string // why it is down or needs a secret, when it is
 	Tools       int    // tools it currently offers
 	Connections []ConnectionStatus
 }

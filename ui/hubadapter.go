@@ -61,14 +61,7 @@ func (u *hubAdapter) Status() Status {
 	}
 	out := Status{Paused: st.Paused, Pending: st.Pending}
 	for _, s := range st.Sources {
-		state := SourceStarting
-		switch s.State {
-		case "up", "idle":
-			state = SourceUp
-		case "down":
-			state = SourceDown
-		}
-		ss := SourceStatus{Name: s.Name, State: state, Error: s.Error, Tools: s.Tools}
+		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools}
 		for _, c := range s.Connections {
 			ss.Connections = append(ss.Connections, ConnectionStatus{Name: c, Default: c == s.Default, HasSecret: u.h.HasSecrets(s.Name, c)})
 		}

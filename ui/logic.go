@@ -103,13 +103,17 @@ func pauseMenuLabel(paused bool) string {
 // sourceLabel describes a source in one line: "github: up, 12 tools".
 func sourceLabel(s SourceStatus) string {
 	switch s.State {
-	case SourceUp:
-		return fmt.Sprintf("%s: up, %s", s.Name, plural(s.Tools, "tool", "tools"))
-	case SourceDown:
-		if s.Error != "" {
-			return fmt.Sprintf("%s: down (%s)", s.Name, truncate(s.Error, 48))
+	case SourceUp, SourceIdle:
+		return fmt.Sprintf("%s: %s, %s", s.Name, s.State, plural(s.Tools, "tool", "tools"))
+	case SourceDown, SourceNeedsSecret:
+		word := "down"
+		if s.State == SourceNeedsSecret {
+			word = "needs a secret"
 		}
-		return s.Name + ": down"
+		if s.Error != "" {
+			return fmt.Sprintf("%s: %s (%s)", s.Name, word, truncate(s.Error, 48))
+		}
+		return s.Name + ": " + word
 	case "":
 		return s.Name
 	}

@@ -40,7 +40,10 @@
 //     the run before; one that hit a limit is replaced at once. A new
 //     worker runs one small attempt before its first real one, so that
 //     first use of the code paths in a fresh process is not paid by a
-//     person's run. It is the driver for model-written code.
+//     person's run. The pool keeps PoolOptions.Size workers and grows up to
+//     PoolOptions.MaxSize while runs hold theirs waiting on tools or
+//     timers, so that a quick run is not queued behind them; each worker
+//     has its own memory limits. It is the driver for model-written code.
 //   - NewInProcess runs each attempt on a goroutine of this process. It
 //     recovers every panic out of goja and discards the runtime, but it shares
 //     the process with the hub; see "Known gaps" below.

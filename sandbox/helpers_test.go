@@ -91,3 +91,29 @@ func describeOutcome(o Outcome) string {
 	b, _ := json.Marshal(o)
 	return strings.TrimSpace(string(b))
 }
+
+// waitUntil polls cond until it holds, failing the test after a minute:
+// long enough for any loaded machine, and never a margin a run relies on.
+func waitUntil(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// receive waits for a value on ch, failing the test after a minute.
+func receive[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: nothing within a minute", what)
+	}
+	var zero T
+	return zero
+}

@@ -18,6 +18,14 @@ type PoolOptions struct {
 	Command []string
 	// Size is the number of workers kept started; 0 means 2.
 	Size int
+	// MaxSize bounds the workers at once, busy or idle; 0 means
+	// DefaultMaxWorkers, and it is never below Size. Runs waiting on tool
+	// calls or timers hold their workers: a run that starts waiting on a
+	// tool call while every worker is held starts a spare one for the
+	// next run, and a run that finds none free for growAfter starts
+	// another, up to MaxSize. Workers beyond Size retire once they are
+	// idle and Size others are too. Each worker has its own memory limits.
+	MaxSize int
 	// Env is the workers' whole environment besides TZ=UTC. Workers do not
 	// inherit the parent's environment.
 	Env []string
@@ -31,6 +39,11 @@ type PoolOptions struct {
 	// set on each worker; 0 means 8 × DefaultLimits().MemoryBytes.
 	HardMemoryBytes int64
 }
+
+// DefaultMaxWorkers is the default bound on worker processes at once.
+// A worker waiting on a tool call costs its memory (tens of megabytes)
+// and no CPU.
+const DefaultMaxWorkers = 16
 
 // DefaultRunsPerWorker is how many runs a worker serves by default.
 // Starting a worker process takes about 25 ms, ten times a short run: a
@@ -60,6 +73,12 @@ func NewPool(opts PoolOptions) (Driver, error) {
 	if opts.Size <= 0 {
 		opts.Size = 2
 	}
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = DefaultMaxWorkers
+	}
+	if opts.MaxSize < opts.Size {
+		opts.MaxSize = opts.Size
+	}
 	if opts.RunsPerWorker <= 0 {
 		opts.RunsPerWorker = DefaultRunsPerWorker
 	}
@@ -67,7 +86,7 @@ func NewPool(opts PoolOptions) (Driver, error) {
 		opts.HardMemoryBytes = 8 * DefaultLimits().MemoryBytes
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &pool{opts: opts, ctx: ctx, cancel: cancel, idle: make(chan *worker, opts.Size)}
+	p := &pool{opts: opts, ctx: ctx, cancel: cancel, idle: make(chan *worker, opts.MaxSize), live: opts.Size}
 	errs := make(chan error, opts.Size)
 	for range opts.Size {
 		go func() {
@@ -91,8 +110,13 @@ func NewPool(opts PoolOptions) (Driver, error) {
 	return p, nil
 }
 
-// pool keeps opts.Size workers: idle ones in idle, busy ones owned by the
-// Run using them. A retired worker is replaced by a goroutine tracked in wg.
+// pool keeps opts.Size workers, and up to opts.MaxSize while runs hold
+// them: idle ones in idle, busy ones owned by the Run using them. A
+// retired worker is replaced by a goroutine tracked in wg. Every worker
+// not held by a run is idle or on its way there (starting, or preparing
+// its next runtime), so a run waiting for a worker gets one of those,
+// and a new one is started when there are more runs waiting than such
+// workers.
 type pool struct {
 	opts    PoolOptions
 	ctx     context.Context // cancelled by Close
@@ -103,10 +127,15 @@ type pool struct {
 	wg      sync.WaitGroup     // runs and replacement starts
 	mu      sync.Mutex
 	closed  bool
+	live    int // workers running or starting, at most opts.MaxSize
+	held    int // workers taken by a Run
+	waiters int // Runs waiting for a worker
 }
 
-// Run takes an idle worker (waiting for one if all are busy), runs the
-// attempt in it and returns or replaces the worker. Safe for concurrent use.
+// Run takes an idle worker, runs the attempt in it and returns, replaces
+// or retires the worker. When every worker is held by a run it waits for
+// one, and starts one more after growAfter, up to MaxSize. Safe for
+// concurrent use.
 func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	p.mu.Lock()
 	if p.closed {
@@ -119,17 +148,13 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 
 	p.expect.note(req.Namespaces)
 	p.restock.started()
-	var w *worker
-	select {
-	case w = <-p.idle:
-	case <-ctx.Done():
-		return failed(newError(CodeCancelled, "the run was cancelled while waiting for a worker"))
-	case <-p.ctx.Done():
-		return failed(newError(CodeCancelled, "the driver is closed"))
+	w, fail := p.take(ctx)
+	if w == nil {
+		return fail
 	}
 	ctx, stop := mergeCancel(ctx, p.ctx)
 	defer stop()
-	o, healthy := w.serve(ctx, req)
+	o, healthy := w.serve(ctx, req, p.spare)
 	if ctx.Err() != nil && o.Status == StatusFailed {
 		// The run was cancelled (or the pool closed) while it ran: whatever
 		// the guest made of the calls that failed with it, the outcome is
@@ -139,12 +164,132 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 		o.Calls = calls
 	}
 	w.runs++
-	if healthy && w.runs < p.opts.RunsPerWorker && p.ctx.Err() == nil {
+	p.mu.Lock()
+	p.held--
+	surplus := p.surplusLocked()
+	p.mu.Unlock()
+	switch {
+	case surplus:
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			w.kill()
+		}()
+	case healthy && w.runs < p.opts.RunsPerWorker && p.ctx.Err() == nil:
 		p.reuse(w)
-	} else {
+	default:
 		p.retire(w)
 	}
 	return o
+}
+
+// growAfter is how long a run waits for a worker before the pool grows
+// for it. Short runs free their worker within a few milliseconds, sooner
+// than a new process starts (tens of milliseconds of CPU): a burst of them
+// is served by the workers there are. A run still waiting after this is
+// behind runs that wait on tools or timers, or compute for long.
+const growAfter = 25 * time.Millisecond
+
+// take returns an idle worker, held by the caller, or the Outcome of a run
+// that could not have one. When none is idle it waits; after growAfter it
+// starts another worker if more runs wait than there are workers on their
+// way to idle, and goes on waiting.
+func (p *pool) take(ctx context.Context) (*worker, Outcome) {
+	select {
+	case w := <-p.idle:
+		p.mu.Lock()
+		p.held++
+		p.mu.Unlock()
+		return w, Outcome{}
+	default:
+	}
+	p.mu.Lock()
+	p.waiters++
+	p.mu.Unlock()
+	grow := time.NewTimer(growAfter)
+	defer grow.Stop()
+	var w *worker
+	var o Outcome
+	for w == nil && o.Status == "" {
+		select {
+		case w = <-p.idle:
+		case <-grow.C:
+			p.mu.Lock()
+			for p.waiters+p.held > p.live && p.growLocked() {
+			}
+			p.mu.Unlock()
+		case <-ctx.Done():
+			o = failed(newError(CodeCancelled, "the run was cancelled while waiting for a worker"))
+		case <-p.ctx.Done():
+			o = failed(newError(CodeCancelled, "the driver is closed"))
+		}
+	}
+	p.mu.Lock()
+	p.waiters--
+	if w != nil {
+		p.held++
+	}
+	p.mu.Unlock()
+	return w, o
+}
+
+// spare is called when a run first waits on the host: a run waiting on a
+// tool call holds its worker, so when every worker is held one more is
+// started for the next run. Safe for concurrent use.
+func (p *pool) spare() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held+p.waiters >= p.live {
+		p.growLocked()
+	}
+}
+
+// growLocked starts one more worker in the background, unless the pool is
+// at MaxSize or closed, and reports whether it did. A failed start gives
+// its place back: the runs waiting take the next free worker instead. The
+// caller holds mu.
+func (p *pool) growLocked() bool {
+	if p.closed || p.live >= p.opts.MaxSize {
+		return false
+	}
+	p.live++
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		w, err := p.start()
+		if err != nil {
+			p.mu.Lock()
+			p.live--
+			p.mu.Unlock()
+			return
+		}
+		p.park(w)
+	}()
+	return true
+}
+
+// surplusLocked reports whether a worker no run holds should retire
+// without a replacement, and then counts it as gone: the pool is above
+// Size, Size workers are idle and no run waits. The caller holds mu.
+func (p *pool) surplusLocked() bool {
+	if p.live > p.opts.Size && len(p.idle) >= p.opts.Size && p.waiters == 0 {
+		p.live--
+		return true
+	}
+	return false
+}
+
+// park makes a ready worker idle, or kills it when it is surplus.
+func (p *pool) park(w *worker) {
+	p.mu.Lock()
+	surplus := p.ctx.Err() != nil || p.surplusLocked()
+	if !surplus {
+		p.idle <- w // never blocks: idle holds MaxSize, more than live
+	}
+	p.mu.Unlock()
+	if surplus {
+		w.kill()
+	}
 }
 
 // retire kills w and starts its replacement in the background: reaping a
@@ -185,11 +330,8 @@ func (p *pool) reuse(w *worker) {
 		select {
 		case m, ok := <-w.msgs:
 			if ok && m.T == msgReady {
-				select {
-				case p.idle <- w:
-					return
-				case <-p.ctx.Done():
-				}
+				p.park(w)
+				return
 			}
 		case <-timer.C:
 		case <-p.ctx.Done():
@@ -214,11 +356,7 @@ func (p *pool) replace() {
 		for p.ctx.Err() == nil {
 			w, err := p.start()
 			if err == nil {
-				select {
-				case p.idle <- w:
-				case <-p.ctx.Done():
-					w.kill()
-				}
+				p.park(w)
 				return
 			}
 			// A failed start is retried after a pause, until Close.
@@ -340,8 +478,9 @@ func (w *worker) kill() {
 }
 
 // serve runs one attempt in the worker. healthy reports whether the worker
-// can take another run.
-func (w *worker) serve(ctx context.Context, req Request) (Outcome, bool) {
+// can take another run. waiting, when not nil, is called the first time
+// the run waits on the host.
+func (w *worker) serve(ctx context.Context, req Request, waiting func()) (Outcome, bool) {
 	limits := DefaultLimits().Lower(req.Limits)
 	host := req.Host
 	wire := req
@@ -388,6 +527,10 @@ func (w *worker) serve(ctx context.Context, req Request) (Outcome, bool) {
 				mu.Unlock()
 				return o, healthyAfter(o)
 			case msgCall, msgSearch, msgDescribe:
+				if waiting != nil {
+					waiting()
+					waiting = nil // once per run
+				}
 				hostWG.Add(1)
 				go func() {
 					defer hostWG.Done()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -149,4 +150,88 @@ func (h *blockingHost) Call(ctx context.Context, c Call) (json.RawMessage, error
 	h.once.Do(func() { close(h.started) })
 	<-ctx.Done()
 	return nil, ctx.Err()
+}
+
+// heldHost blocks every tool call until release is closed, and sends on
+// started as each call begins.
+type heldHost struct {
+	testHost
+	started chan struct{}
+	release chan struct{}
+}
+
+func (h *heldHost) Call(ctx context.Context, c Call) (json.RawMessage, error) {
+	h.started <- struct{}{}
+	select {
+	case <-h.release:
+		return json.RawMessage(`"released"`), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestPoolGrowsPastWaitingRuns holds more runs in tool calls than the pool
+// keeps workers: a run from another client still completes while they wait,
+// and at MaxSize a run waits for a worker to be free.
+func TestPoolGrowsPastWaitingRuns(t *testing.T) {
+	opts := workerOptions("serve", 2)
+	opts.MaxSize = 5
+	p, err := NewPool(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	host := &heldHost{started: make(chan struct{}), release: make(chan struct{})}
+	const held = 4
+	results := make(chan Outcome, held)
+	for range held {
+		go func() { results <- runCode(t, p, `return await github.getIssue({})`, host, Limits{}) }()
+	}
+	for i := range held {
+		receive(t, host.started, fmt.Sprintf("tool call %d of %d held runs", i+1, held))
+	}
+	// Five workers at most: four wait on tools, the fifth serves this run.
+	// Were it queued behind them it would wait until the context ends.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if o := p.Run(ctx, request(t, `return 1`, nil, Limits{})); string(o.Result) != "1" {
+		t.Fatalf("a quick run while %d runs wait on tools: %s", held, describeOutcome(o))
+	}
+	// A fifth held run takes the last worker; a sixth run waits for one.
+	go func() { results <- runCode(t, p, `return await github.getIssue({})`, host, Limits{}) }()
+	receive(t, host.started, "the tool call of the fifth held run")
+	queued := make(chan Outcome, 1)
+	go func() { queued <- runCode(t, p, `return 2`, nil, Limits{}) }()
+	pl := p.(*pool)
+	waitUntil(t, func() bool {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		return pl.waiters == 1
+	})
+	pl.mu.Lock()
+	live := pl.live
+	pl.mu.Unlock()
+	if live != opts.MaxSize {
+		t.Fatalf("%d workers while %d runs hold theirs and one waits, want %d", live, held+1, opts.MaxSize)
+	}
+	select {
+	case o := <-queued:
+		t.Fatalf("a run past MaxSize did not wait for a worker: %s", describeOutcome(o))
+	default:
+	}
+	close(host.release)
+	if o := <-queued; string(o.Result) != "2" {
+		t.Fatalf("the queued run: %s", describeOutcome(o))
+	}
+	for range held + 1 {
+		if o := <-results; o.Status != StatusCompleted || string(o.Result) != `"released"` {
+			t.Fatalf("a held run: %s", describeOutcome(o))
+		}
+	}
+	// Idle again, the pool retires the workers beyond its size.
+	waitUntil(t, func() bool {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		return pl.live == opts.Size && pl.held == 0
+	})
 }

@@ -173,6 +173,18 @@ func requireKeychain(t *testing.T) {
 	}
 }
 
+// homeKeychain is the keychain of the home (under the test service), as the
+// CLI run by cli sees it; its entries are removed when the test ends.
+func homeKeychain(t *testing.T, home string) *keychain.Home {
+	t.Helper()
+	kc, err := hub.HomeKeychain(hub.Paths{Home: home}, keychain.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kc.DeleteAll() })
+	return kc
+}
+
 // assertNoSecretUnder fails when secret appears in any file under dir.
 func assertNoSecretUnder(t *testing.T, dir, secret string) {
 	t.Helper()
@@ -191,6 +203,7 @@ func assertNoSecretUnder(t *testing.T, dir, secret string) {
 func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	requireKeychain(t)
 	home := t.TempDir()
+	kc := homeKeychain(t, home)
 	src := fmt.Sprintf("gh%d", time.Now().UnixNano()%1e9)
 	if r := cli(t, home, "", "source", "add", src, "--", "npx", "-y", "server-github"); r.code != 0 {
 		t.Fatalf("%+v", r)
@@ -200,11 +213,11 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of "+src) {
 		t.Fatalf("connection add: %+v", r)
 	}
-	t.Cleanup(func() { keychain.New().Delete(hub.SecretKey(src, "work", "GITHUB_TOKEN")) })
+	t.Cleanup(func() { kc.Delete(hub.SecretKey(src, "work", "GITHUB_TOKEN")) })
 	if strings.Contains(r.stdout+r.stderr, secret) {
 		t.Fatal("the CLI printed the secret")
 	}
-	got, err := keychain.New().Get(hub.SecretKey(src, "work", "GITHUB_TOKEN"))
+	got, err := kc.Get(hub.SecretKey(src, "work", "GITHUB_TOKEN"))
 	if err != nil || got != secret {
 		t.Fatalf("keychain holds %q, %v", got, err)
 	}
@@ -216,7 +229,7 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	if r := cli(t, home, "other-secret-value", "connection", "add", src, "personal", "--env", "GITHUB_TOKEN", "--default"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	t.Cleanup(func() { keychain.New().Delete(hub.SecretKey(src, "personal", "GITHUB_TOKEN")) })
+	t.Cleanup(func() { kc.Delete(hub.SecretKey(src, "personal", "GITHUB_TOKEN")) })
 	r = cli(t, home, "", "connection", "list", src)
 	for _, want := range []string{"personal", "yes", "GITHUB_TOKEN (stored)", "work"} {
 		if !strings.Contains(r.stdout, want) {
@@ -234,7 +247,7 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	if r := cli(t, home, "", "connection", "remove", src, "work"); r.code != 0 {
 		t.Fatalf("remove: %+v", r)
 	}
-	if _, err := keychain.New().Get(hub.SecretKey(src, "work", "GITHUB_TOKEN")); !errors.Is(err, keychain.ErrNotFound) {
+	if _, err := kc.Get(hub.SecretKey(src, "work", "GITHUB_TOKEN")); !errors.Is(err, keychain.ErrNotFound) {
 		t.Fatalf("secret still in the keychain after remove: %v", err)
 	}
 }
@@ -242,6 +255,7 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 func TestImportClientConfig(t *testing.T) {
 	requireKeychain(t)
 	home := t.TempDir()
+	kc := homeKeychain(t, home)
 	token := fmt.Sprintf("ghp_Import%030d", time.Now().UnixNano())
 	src := filepath.Join(t.TempDir(), "claude_desktop_config.json")
 	os.WriteFile(src, []byte(`{"mcpServers": {
@@ -249,7 +263,7 @@ func TestImportClientConfig(t *testing.T) {
 		"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}
 	}}`), 0o600)
 	r := cli(t, home, "", "source", "import", src)
-	t.Cleanup(func() { keychain.New().Delete(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")) })
+	t.Cleanup(func() { kc.Delete(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")) })
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
@@ -258,7 +272,7 @@ func TestImportClientConfig(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if got, _ := keychain.New().Get(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")); got != token {
+	if got, _ := kc.Get(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")); got != token {
 		t.Errorf("keychain holds %q", got)
 	}
 	assertNoSecretUnder(t, home, token)

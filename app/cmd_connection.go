@@ -39,7 +39,10 @@ func connectionCommand() *command {
 						}
 						names = args
 					}
-					kc := keychain.New()
+					kc, err := e.keychain()
+					if err != nil {
+						return err
+					}
 					tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "SOURCE\tCONNECTION\tDEFAULT\tSECRETS")
 					rows := 0
@@ -94,7 +97,10 @@ func connectionCommand() *command {
 					if _, ok := s.Connections[args[1]]; !ok {
 						return withHint(fmt.Errorf("source %s has no connection %q", args[0], args[1]), "connections: "+connectionsLine(s))
 					}
-					kc := keychain.New()
+					kc, err := e.keychain()
+					if err != nil {
+						return err
+					}
 					for _, ref := range s.SecretRefs(args[1]) {
 						if err := kc.Delete(hub.SecretKey(args[0], args[1], ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 							return err
@@ -124,7 +130,7 @@ func connectionAddCommand() *command {
 		args:    "SOURCE NAME [--env VAR | --header NAME [--prefix 'Bearer ']] [--default]  < secret",
 		summary: "Add a connection; its secret is read from stdin into the keychain",
 		long: `The secret is read from standard input (one line; a trailing newline is
-dropped) and stored in the OS keychain under the service "capabilities".
+dropped) and stored in the OS keychain under this home's service ("capabilities/<home id>").
 config.json only references it, as ${secret:NAME}.
 
 --env VAR passes the secret to a stdio source as environment variable VAR;
@@ -227,7 +233,11 @@ Example:
 			if err := cfg.Validate(path); err != nil {
 				return err
 			}
-			if err := keychain.New().Set(hub.SecretKey(srcName, connName, ref), secret); err != nil {
+			kc, err := e.keychain()
+			if err != nil {
+				return err
+			}
+			if err := kc.Set(hub.SecretKey(srcName, connName, ref), secret); err != nil {
 				return err
 			}
 			if err := cfg.Save(path); err != nil {

@@ -69,11 +69,12 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	var out []check
 
 	// Keychain.
-	kc := keychain.New()
-	if _, err := kc.Get("doctor/probe"); errors.Is(err, keychain.ErrUnavailable) {
+	if kc, err := e.keychain(); err != nil {
+		out = append(out, check{name: "keychain", info: oneLine(err.Error()), fix: "move " + paths.HomeID() + " aside; a new id is made"})
+	} else if _, err := kc.Get("doctor/probe"); errors.Is(err, keychain.ErrUnavailable) {
 		out = append(out, check{name: "keychain", info: oneLine(err.Error()), fix: keychain.Hint()})
 	} else {
-		out = append(out, check{name: "keychain", ok: true, info: "reachable (service \"capabilities\")"})
+		out = append(out, check{name: "keychain", ok: true, info: fmt.Sprintf("reachable (service %q)", kc.ServiceName())})
 	}
 
 	// Tray host.

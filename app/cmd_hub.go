@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
-	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -97,7 +96,12 @@ func openHub(ctx context.Context, e *env, log *slog.Logger, poll time.Duration, 
 	} else {
 		drv = sandbox.NewInProcess()
 	}
-	h, err := hub.New(ctx, hub.Options{Home: e.home(), Logger: log, Driver: drv, ConfigPoll: poll})
+	kc, err := e.keychain()
+	if err != nil {
+		drv.Close()
+		return nil, err
+	}
+	h, err := hub.New(ctx, hub.Options{Home: e.home(), Keychain: kc, Logger: log, Driver: drv, ConfigPoll: poll})
 	if err != nil {
 		return nil, withHint(err, "check config.json and the database in "+e.home())
 	}
@@ -116,7 +120,11 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		c.Close()
 		return withHint(fmt.Errorf("a hub already runs for %s", e.home()), "use 'capabilities hub status', or 'capabilities hub stop' first")
 	}
-	if err := firstRun(e, keychain.New()); err != nil {
+	kc, err := e.keychain()
+	if err != nil {
+		return err
+	}
+	if err := firstRun(e, kc); err != nil {
 		return err
 	}
 	h, err := openHub(ctx, e, log, time.Second, true)
@@ -139,7 +147,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	served := make(chan error, 1)
 	go func() { served <- svc.Serve(ctx) }()
 	if o.httpAddr != "" {
-		tok, err := hub.HTTPToken(keychain.New())
+		tok, err := hub.HTTPToken(kc)
 		if err != nil {
 			return err
 		}

@@ -94,7 +94,10 @@ func sourceCommand() *command {
 					if !ok {
 						return unknownSource(cfg, args[0])
 					}
-					kc := keychain.New()
+					kc, err := e.keychain()
+					if err != nil {
+						return err
+					}
 					for _, conn := range s.ConnectionNames() {
 						for _, ref := range s.SecretRefs(conn) {
 							if err := kc.Delete(hub.SecretKey(args[0], conn, ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
@@ -218,7 +221,11 @@ config.json only references them.`,
 			if err != nil {
 				return err
 			}
-			res, err := importSources(cfg, path, imp, splitList(only), replace, keychain.New())
+			kc, err := e.keychain()
+			if err != nil {
+				return err
+			}
+			res, err := importSources(cfg, path, imp, splitList(only), replace, kc)
 			if err != nil {
 				return err
 			}

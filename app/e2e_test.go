@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
 )
 
 // The end-to-end tests run the real binary: `capabilities hub --headless` as
@@ -36,6 +37,9 @@ func TestMain(m *testing.M) {
 		runTestUpstream()
 		return
 	}
+	// The binaries the tests start keep their secrets under the test
+	// service, never the person's.
+	os.Setenv(keychainServiceEnv, keychain.TestService)
 	os.Exit(m.Run())
 }
 

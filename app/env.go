@@ -4,6 +4,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
 )
 
 // env is everything the commands take from the process: arguments, standard
@@ -56,4 +59,14 @@ func (e *env) home() string {
 		return h
 	}
 	return filepath.Join(e.UserConfig, "capabilities")
+}
+
+// keychainServiceEnv names the keychain's base service; tests set it so
+// that the binaries they start never touch the person's entries.
+const keychainServiceEnv = "CAPABILITIES_KEYCHAIN_SERVICE"
+
+// keychain is the OS keychain of this home: its entries live under the
+// service "<base>/<home id>" (base "capabilities", or $CAPABILITIES_KEYCHAIN_SERVICE).
+func (e *env) keychain() (*keychain.Home, error) {
+	return hub.HomeKeychain(hub.Paths{Home: e.home()}, keychain.System{Service: e.Getenv(keychainServiceEnv)})
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/hub"
 )
 
 // cliIn runs the command line in-process with a fixed user home and config
@@ -130,5 +133,27 @@ func TestDoctorFailsOnAConfigTypo(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "autoApprove") {
 		t.Errorf("a key clients write was reported:\n%s", r.stdout)
+	}
+}
+
+func TestTwoHomesKeepTheirOwnSecrets(t *testing.T) {
+	requireKeychain(t)
+	one, two := t.TempDir(), t.TempDir()
+	for i, home := range []string{one, two} {
+		if r := cli(t, home, "", "source", "add", "github", "--", "npx", "-y", "server-github"); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+		if r := cli(t, home, fmt.Sprintf("ghp_SecretOfHome%d", i+1), "connection", "add", "github", "work", "--env", "GITHUB_TOKEN"); r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+	}
+	for i, home := range []string{one, two} {
+		got, err := homeKeychain(t, home).Get(hub.SecretKey("github", "work", "GITHUB_TOKEN"))
+		if want := fmt.Sprintf("ghp_SecretOfHome%d", i+1); err != nil || got != want {
+			t.Errorf("home %d holds %q, %v; want %q", i+1, got, err, want)
+		}
+	}
+	if id1, _ := os.ReadFile(filepath.Join(one, "home-id")); len(id1) == 0 {
+		t.Error("no home-id file in the home")
 	}
 }

@@ -314,7 +314,7 @@ func TestAwaitingConnection(t *testing.T) {
 	t.Cleanup(func() { keychain.New().Delete(SecretKey(src, "work", "API_TOKEN")) })
 	// The catalog lists the source's tools once, with the secret present.
 	keychain.New().Set(SecretKey(src, "work", "API_TOKEN"), "first-secret-value")
-	h := e2eNewHub(t, Options{}, extra)
+	h := e2eNewHub(t, Options{Keychain: keychain.New()}, extra)
 	keychain.New().Delete(SecretKey(src, "work", "API_TOKEN"))
 	ns := Namespace(src)
 	env := h.exec(t, `return await `+ns+`.echo({ message: "hi" });`)

@@ -38,7 +38,7 @@ import (
 // defaults.
 type Options struct {
 	Home     string
-	Keychain keychain.Keychain // default: the OS keychain
+	Keychain keychain.Keychain // default: the OS keychain of this home (HomeKeychain)
 	Logger   *slog.Logger      // default: discard
 	// Driver runs model code. Default: in-process goja runtimes; the app
 	// passes a worker-process pool. The hub owns it: New closes it on
@@ -123,7 +123,14 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		upTimeout: maxUpstreamTimeout,
 	}
 	if h.kc == nil {
-		h.kc = keychain.New()
+		kc, err := HomeKeychain(h.paths, keychain.New())
+		if err != nil {
+			if h.driver != nil {
+				h.driver.Close()
+			}
+			return nil, err
+		}
+		h.kc = kc
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

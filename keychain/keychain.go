@@ -2,9 +2,16 @@
 // keychain: the Secret Service on Linux, the Keychain on macOS and the
 // Credential Manager on Windows.
 //
-// Secrets are written and read only here. Every entry lives under the service
-// name "capabilities"; the account is a key chosen by the caller, such as
-// "source/github/work". Errors never carry a secret value, only the key.
+// Secrets are written and read only here. An entry is a service name and an
+// account: the account is a key chosen by the caller, such as
+// "source/github/work/GITHUB_TOKEN", and the service names the
+// CAPABILITIES_HOME the entry belongs to ("capabilities/h4f2a..."; see
+// [ForHome]), so two homes never read or overwrite each other's secrets.
+// Errors never carry a secret value, only the key.
+//
+// Tests use a service of their own ([TestService]): a test binary that does
+// not pick one gets it anyway, so no test reads, moves or deletes the
+// person's entries.
 //
 // The hub depends on the small [Keychain] interface so that code paths which
 // only need a secret for a moment can be handed one without the whole hub.
@@ -15,13 +22,18 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	gokeyring "github.com/zalando/go-keyring"
 )
 
-// Service is the keychain service name every entry is stored under.
+// Service is the base service name of the person's entries. Before homes
+// had ids, every entry was stored under it directly.
 const Service = "capabilities"
+
+// TestService is the base service name tests use.
+const TestService = "capabilities-test"
 
 // ErrNotFound reports that no secret is stored under the key.
 var ErrNotFound = errors.New("no secret stored")
@@ -45,12 +57,26 @@ type Keychain interface {
 // keychain counts as unavailable for a minute, so callers fail fast instead
 // of waiting again on each call.
 type System struct {
+	// Service is the service name the entries are stored under; empty
+	// means [Service], or [TestService] in a test binary.
+	Service string
 	// Timeout bounds one operation; zero means 10 seconds.
 	Timeout time.Duration
 }
 
-// New returns the operating system's keychain.
+// New returns the operating system's keychain under [Service].
 func New() System { return System{} }
+
+// ServiceName is the service name k stores its entries under.
+func (k System) ServiceName() string {
+	switch {
+	case k.Service != "":
+		return k.Service
+	case testing.Testing():
+		return TestService
+	}
+	return Service
+}
 
 // unavailableFor is how long the keychain counts as unavailable after an
 // operation timed out.
@@ -100,7 +126,7 @@ func (k System) Get(key string) (string, error) {
 	}
 	var secret string
 	err := k.do("reading", key, func() error {
-		s, err := gokeyring.Get(Service, key)
+		s, err := gokeyring.Get(k.ServiceName(), key)
 		if err != nil {
 			return classify("reading", key, err)
 		}
@@ -122,7 +148,7 @@ func (k System) Set(key, secret string) error {
 		return fmt.Errorf("keychain: refusing to store an empty secret for %q", key)
 	}
 	return k.do("writing", key, func() error {
-		if err := gokeyring.Set(Service, key, secret); err != nil {
+		if err := gokeyring.Set(k.ServiceName(), key, secret); err != nil {
 			return classify("writing", key, err)
 		}
 		return nil
@@ -136,8 +162,20 @@ func (k System) Delete(key string) error {
 		return err
 	}
 	return k.do("deleting", key, func() error {
-		if err := gokeyring.Delete(Service, key); err != nil {
+		if err := gokeyring.Delete(k.ServiceName(), key); err != nil {
 			return classify("deleting", key, err)
+		}
+		return nil
+	})
+}
+
+// DeleteAll removes every entry of k's service. Deleting from a service
+// that has none is not an error.
+func (k System) DeleteAll() error {
+	svc := k.ServiceName()
+	return k.do("deleting", "every entry of "+svc, func() error {
+		if err := gokeyring.DeleteAll(svc); err != nil && !errors.Is(err, gokeyring.ErrNotFound) {
+			return classify("deleting", "every entry of "+svc, err)
 		}
 		return nil
 	})

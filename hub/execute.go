@@ -32,9 +32,20 @@ func pendingMessage(runID string) string {
 		"\" }). They can also decide in a terminal: capabilities hub approve " + runID
 }
 
+// connectionMessage tells the model which command stores the missing
+// secrets: `capabilities connection add SOURCE CONNECTION --secret REF` for
+// each (source and connection by their names in config.json, not the
+// namespace), which works whatever else the connection references.
 func connectionMessage(source, conn string, refs []string) string {
-	return fmt.Sprintf("Connection %q of %s has no secret yet. Ask the user to add it in a terminal: capabilities connection add %s %s (the secret is read from stdin; never ask for it in chat). Then resume.",
-		conn, source, source, conn)
+	cmds := make([]string, 0, max(len(refs), 1))
+	for _, ref := range refs {
+		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s %s --secret %s", source, conn, ref))
+	}
+	if len(cmds) == 0 {
+		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s %s", source, conn))
+	}
+	return fmt.Sprintf("Connection %q of %s has no secret yet. Ask the user to add it in a terminal: %s (the secret is read from stdin; never ask for it in chat). Then resume.",
+		conn, source, strings.Join(cmds, "; "))
 }
 
 // Execute runs code, or resumes a run. It returns an envelope for every run
@@ -354,7 +365,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 				item.Message = pendingMessage(run.ID)
 			} else {
 				src, conn, _ := h.sourceOfAddress(p.Address, p.Connection)
-				item.Message = connectionMessage(src, conn, nil)
+				item.Message = connectionMessage(src, conn, h.missingSecrets(src, conn))
 			}
 			env.Pending = append(env.Pending, item)
 		}

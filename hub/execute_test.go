@@ -321,7 +321,7 @@ func TestAwaitingConnection(t *testing.T) {
 	if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || env.Pending[0].Kind != KindConnection {
 		t.Fatalf("%s", env.Line())
 	}
-	if !strings.Contains(env.Pending[0].Message, "capabilities connection add "+src+" work") {
+	if !strings.Contains(env.Pending[0].Message, "capabilities connection add "+src+" work --secret API_TOKEN") {
 		t.Errorf("message %q", env.Pending[0].Message)
 	}
 	if again := h.resumeRun(t, env.RunID); again.Status != StatusAwaitingConnection {

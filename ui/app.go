@@ -4,7 +4,9 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
 )
 
 // AppID is the application identifier, shared with FyneApp.toml and packaging.
@@ -27,11 +30,13 @@ const (
 // until Quit or ctx ends.
 //
 // It shows the tray icon when the desktop has a tray (otherwise it logs
-// "no system tray available: ..." once and runs without one), raises the
-// approval dialog whenever a call starts waiting, and keeps the main window,
-// opened from the tray, current. Hub methods are called from one goroutine
-// that Run owns and stops before it returns; events reach widgets through
-// fyne.Do. Run returns nil when the app stops, whether by Quit or ctx.
+// once that there is none and how to open the window), raises the approval
+// dialog and sends a desktop notification whenever a call starts waiting,
+// and keeps the main window, opened from the tray or through opts.Show,
+// current. Hub methods are called from one goroutine that Run owns; it is
+// stopped and waited for on the main goroutine before the app quits, so no
+// widget is touched once the windows are gone. Run returns nil when the app
+// stops, whether by Quit or ctx.
 func Run(ctx context.Context, h Hub, opts Options) error {
 	a := app.NewWithID(AppID)
 	a.SetIcon(appIcon)
@@ -39,36 +44,64 @@ func Run(ctx context.Context, h Hub, opts Options) error {
 	withTray := false
 	if _, ok := a.(desktop.App); ok {
 		if err := TrayAvailable(); err != nil {
-			opts.logf("no system tray available: %v", err)
+			opts.logf("%s", noTrayMessage(err))
 		} else {
 			withTray = true
 		}
 	}
 	c := newController(a, h, opts, withTray)
+	if c.tray != nil {
+		c.tray.tooltip = systray.SetTooltip
+		// Fyne starts its system tray only when the menu is set before Run.
+		c.tray.update(snapshot{}, c.now())
+	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	loopCtx, stopLoop := context.WithCancel(ctx)
+	defer stopLoop()
+	c.stopped = func() bool { return loopCtx.Err() != nil }
 	unsubscribe := h.Subscribe(c.post)
-	var wg sync.WaitGroup
-	wg.Go(func() { c.loop(ctx) })
+	defer unsubscribe()
+	loopDone := make(chan struct{})
+	go func() {
+		defer close(loopDone)
+		c.loop(loopCtx)
+	}()
+	var once sync.Once
+	c.quit = func() {
+		once.Do(func() {
+			stopLoop()
+			<-loopDone
+			a.Quit()
+		})
+	}
 	stopped := make(chan struct{})
-	wg.Go(func() {
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
 		select {
 		case <-ctx.Done():
-			fyne.Do(a.Quit)
+			fyne.Do(c.quit)
 		case <-stopped:
 		}
-	})
+	}()
 	a.Run()
 	close(stopped)
-	cancel()
-	unsubscribe()
-	wg.Wait()
+	stopLoop()
+	<-loopDone
+	<-watchDone
 	return nil
+}
+
+// noTrayMessage says, once, that there is no tray icon and how to reach
+// the window without one.
+func noTrayMessage(err error) string {
+	return fmt.Sprintf("no system tray (%v): the hub runs without an icon; open its window with 'capabilities hub open'", err)
 }
 
 // snapshot is what the UI knows of the hub after one load.
 type snapshot struct {
+	loaded         bool     // false before the first load
+	errs           []string // what the hub failed to answer, in words
 	pending        []Approval
 	status         Status
 	runs           []RunSummary
@@ -76,6 +109,7 @@ type snapshot struct {
 	policies       []PolicyRule
 	changed        []ToolChange
 	configDir      string
+	logFile        string
 	autostart      bool
 	autostartKnown bool
 }
@@ -92,6 +126,15 @@ type controller struct {
 	dialog *approvalDialog
 	main   *mainWindow
 	tray   *tray // nil without a system tray
+	notify func(*fyne.Notification)
+
+	// quit stops the controller's goroutine, then the app (main goroutine);
+	// nil in tests. stopped reports that widgets must no longer be touched.
+	quit    func()
+	stopped func() bool
+
+	last     snapshot        // the last load, on the controller's goroutine
+	notified map[string]bool // approvals a notification was sent for
 
 	mu     sync.Mutex
 	jobs   []func()
@@ -101,7 +144,8 @@ type controller struct {
 }
 
 func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
-	c := &controller{app: a, hub: h, opts: opts, now: time.Now, wake: make(chan struct{}, 1)}
+	c := &controller{app: a, hub: h, opts: opts, now: time.Now, wake: make(chan struct{}, 1),
+		notify: a.SendNotification, notified: map[string]bool{}}
 	now := func() time.Time { return c.now() }
 	c.dialog = newApprovalDialog(a, c.decide, now)
 	c.main = newMainWindow(a, actions{
@@ -115,6 +159,16 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setPolicy: func(pattern, mode string, done func(error)) {
 			c.act(func() error { return h.SetPolicy(pattern, mode) }, done)
 		},
+		connect: func(client string, done func(string, error)) {
+			c.enqueue(func() {
+				msg, err := opts.Connect(client)
+				if err != nil {
+					c.opts.logf("ui: connecting %s: %v", client, err)
+				}
+				c.do(func() { done(msg, err) })
+			})
+		},
+		canConnect: opts.Connect != nil,
 	}, now)
 	if da, ok := a.(desktop.App); ok && withTray {
 		c.tray = &tray{app: da, do: c.menuAction}
@@ -154,7 +208,21 @@ func (c *controller) act(fn func() error, done func(error)) {
 			c.opts.logf("ui: %v", err)
 		}
 		if done != nil {
-			fyne.Do(func() { done(err) })
+			c.do(func() { done(err) })
+		}
+	})
+}
+
+// do runs f on the main goroutine, unless the app is stopping: then the
+// windows may be gone and f is dropped.
+func (c *controller) do(f func()) {
+	if c.stopped == nil {
+		fyne.Do(f)
+		return
+	}
+	fyne.Do(func() {
+		if !c.stopped() {
+			f()
 		}
 	})
 }
@@ -166,7 +234,7 @@ func (c *controller) decide(id string, d Decision) {
 		if err != nil {
 			c.opts.logf("ui: deciding %s: %v", id, err)
 		}
-		fyne.Do(func() { c.dialog.decided(id, err) })
+		c.do(func() { c.dialog.decided(id, err) })
 	})
 }
 
@@ -176,14 +244,21 @@ func (c *controller) loop(ctx context.Context) {
 	c.step()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	show := c.opts.Show
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-c.wake:
 			c.step()
+		case tab, ok := <-show:
+			if !ok {
+				show = nil
+				continue
+			}
+			c.do(func() { c.main.show(tab) })
 		case <-t.C:
-			fyne.Do(c.dialog.tick)
+			c.do(c.dialog.tick)
 		}
 	}
 }
@@ -202,11 +277,12 @@ func (c *controller) step() {
 		return
 	}
 	raise := first
-	var decided, expiredIDs []string
+	var decided, expiredIDs, added []string
 	for _, ev := range events {
 		switch ev.Kind {
 		case EventApprovalAdded:
 			raise = true
+			added = append(added, ev.ID)
 		case EventApprovalDecided:
 			decided = append(decided, ev.ID)
 		case EventApprovalExpired:
@@ -214,24 +290,73 @@ func (c *controller) step() {
 		}
 	}
 	s := c.load()
-	fyne.Do(func() { c.apply(s, decided, expiredIDs, raise) })
+	c.notifyWaiting(s.pending, added)
+	c.do(func() { c.apply(s, decided, expiredIDs, raise) })
 }
 
-// load reads everything the UI shows from the hub.
+// notifyWaiting sends one desktop notification for the calls that started
+// waiting (added) and are still pending, each call once.
+func (c *controller) notifyWaiting(pending []Approval, added []string) {
+	if c.notify == nil || len(added) == 0 {
+		return
+	}
+	isNew := map[string]bool{}
+	for _, id := range added {
+		isNew[id] = true
+	}
+	var fresh []Approval
+	for _, a := range pending {
+		if isNew[a.ID] && !c.notified[a.ID] {
+			c.notified[a.ID] = true
+			fresh = append(fresh, a)
+		}
+	}
+	if len(fresh) > 0 {
+		title, body := notificationText(fresh)
+		c.notify(fyne.NewNotification(title, body))
+	}
+}
+
+// load reads everything the UI shows from the hub. What the hub fails to
+// answer keeps its last value and is named in snapshot.errs, so a failing
+// store never reads as "nothing pending".
 func (c *controller) load() snapshot {
 	h := c.hub
-	s := snapshot{
-		pending:   h.Pending(),
-		status:    h.Status(),
-		runs:      h.Runs(loadRuns),
-		history:   h.History(loadHistory),
-		policies:  h.Policies(),
-		changed:   h.ChangedTools(),
-		configDir: h.ConfigDir(),
+	prev := c.last
+	s := snapshot{loaded: true, configDir: h.ConfigDir(), logFile: h.LogFile()}
+	fail := func(what string, err error) bool {
+		if err != nil {
+			s.errs = append(s.errs, fmt.Sprintf("reading %s: %v", what, err))
+			return true
+		}
+		return false
+	}
+	var err error
+	if s.pending, err = h.Pending(); fail("the waiting calls", err) {
+		s.pending = prev.pending
+	}
+	if s.status, err = h.Status(); fail("the status", err) {
+		s.status = prev.status
+	}
+	if s.runs, err = h.Runs(loadRuns); fail("the runs", err) {
+		s.runs = prev.runs
+	}
+	if s.history, err = h.History(loadHistory); fail("the decisions", err) {
+		s.history = prev.history
+	}
+	if s.policies, err = h.Policies(); fail("the policy", err) {
+		s.policies = prev.policies
+	}
+	if s.changed, err = h.ChangedTools(); fail("the changed tools", err) {
+		s.changed = prev.changed
+	}
+	for _, e := range s.errs {
+		c.opts.logf("ui: %s", e)
 	}
 	if c.opts.Autostart != nil && c.opts.AutostartEnabled != nil {
 		s.autostart, s.autostartKnown = c.opts.AutostartEnabled(), true
 	}
+	c.last = s
 	return s
 }
 
@@ -284,11 +409,12 @@ func (c *controller) menuAction(action string) {
 	case action == actPause:
 		paused := c.main.snap.status.Paused
 		c.act(func() error { return c.hub.SetPaused(!paused) }, nil)
+	case action == actConnect:
+		c.main.show(tabClients)
 	case action == actConfig:
-		dir := c.main.snap.configDir
-		if err := c.app.OpenURL(&url.URL{Scheme: "file", Path: dir}); err != nil {
-			c.opts.logf("ui: opening %s: %v", dir, err)
-		}
+		c.openPath(c.main.snap.configDir)
+	case action == actLogs:
+		c.openPath(c.main.snap.logFile)
 	case action == actAutostart:
 		if c.opts.Autostart != nil {
 			on := !c.main.snap.autostart
@@ -298,6 +424,20 @@ func (c *controller) menuAction(action string) {
 		if c.opts.OnQuit != nil {
 			c.opts.OnQuit()
 		}
-		c.app.Quit()
+		if c.quit != nil {
+			c.quit()
+		} else {
+			c.app.Quit()
+		}
+	}
+}
+
+// openPath opens a file or folder with the desktop's default application.
+func (c *controller) openPath(path string) {
+	if path == "" {
+		return
+	}
+	if err := c.app.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}); err != nil {
+		c.opts.logf("ui: opening %s: %v", path, err)
 	}
 }

@@ -29,6 +29,7 @@ type fakeHub struct {
 	subs      map[int]func(Event)
 	nextSub   int
 	configDir string
+	readErr   error // every read fails with it, when set
 }
 
 type decisionCall struct {
@@ -96,10 +97,13 @@ func (h *fakeHub) decided() []decisionCall {
 	return slices.Clone(h.decisions)
 }
 
-func (h *fakeHub) Pending() []Approval {
+func (h *fakeHub) Pending() ([]Approval, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.pending)
+	if h.readErr != nil {
+		return nil, h.readErr
+	}
+	return slices.Clone(h.pending), nil
 }
 
 func (h *fakeHub) Decide(id string, d Decision) error {
@@ -133,24 +137,36 @@ func (h *fakeHub) Subscribe(fn func(Event)) func() {
 	}
 }
 
-func (h *fakeHub) Status() Status {
+func (h *fakeHub) Status() (Status, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.readErr != nil {
+		return Status{}, h.readErr
+	}
 	st := h.status
 	st.Sources = slices.Clone(st.Sources)
-	return st
+	for _, s := range st.Sources {
+		st.Tools += s.Tools
+	}
+	return st, nil
 }
 
-func (h *fakeHub) Runs(limit int) []RunSummary {
+func (h *fakeHub) Runs(limit int) ([]RunSummary, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.runs[:min(limit, len(h.runs))])
+	if h.readErr != nil {
+		return nil, h.readErr
+	}
+	return slices.Clone(h.runs[:min(limit, len(h.runs))]), nil
 }
 
-func (h *fakeHub) History(limit int) []DecisionRecord {
+func (h *fakeHub) History(limit int) ([]DecisionRecord, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.history[:min(limit, len(h.history))])
+	if h.readErr != nil {
+		return nil, h.readErr
+	}
+	return slices.Clone(h.history[:min(limit, len(h.history))]), nil
 }
 
 func (h *fakeHub) SetPaused(p bool) error {
@@ -162,10 +178,13 @@ func (h *fakeHub) SetPaused(p bool) error {
 	return nil
 }
 
-func (h *fakeHub) Policies() []PolicyRule {
+func (h *fakeHub) Policies() ([]PolicyRule, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.policies)
+	if h.readErr != nil {
+		return nil, h.readErr
+	}
+	return slices.Clone(h.policies), nil
 }
 
 func (h *fakeHub) SetPolicy(pattern, mode string) error {
@@ -177,7 +196,7 @@ func (h *fakeHub) SetPolicy(pattern, mode string) error {
 			return nil
 		}
 	}
-	h.policies = append(h.policies, PolicyRule{pattern, mode})
+	h.policies = append(h.policies, PolicyRule{Pattern: pattern, Mode: mode, From: "config.json"})
 	return nil
 }
 
@@ -188,10 +207,13 @@ func (h *fakeHub) SetSecret(source, connection, secret string) error {
 	return nil
 }
 
-func (h *fakeHub) ChangedTools() []ToolChange {
+func (h *fakeHub) ChangedTools() ([]ToolChange, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.changed)
+	if h.readErr != nil {
+		return nil, h.readErr
+	}
+	return slices.Clone(h.changed), nil
 }
 
 func (h *fakeHub) AcceptTool(address string) error {
@@ -203,6 +225,16 @@ func (h *fakeHub) AcceptTool(address string) error {
 }
 
 func (h *fakeHub) ConfigDir() string { return h.configDir }
+
+func (h *fakeHub) LogFile() string { return h.configDir + "/logs/hub.log" }
+
+// failReads makes every read fail with err (nil: answer again).
+func (h *fakeHub) failReads(err error) {
+	h.mu.Lock()
+	h.readErr = err
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource})
+}
 
 // The data below is shared by the widget tests and the screenshots.
 
@@ -304,11 +336,11 @@ func (h *fakeHub) populate() {
 		{ApprovalID: "ap_29", RunID: "run_1a02", Address: "github.deleteRepository", Decision: DenyAlways, Channel: "cli", At: t0.Add(-3 * time.Hour)},
 	}
 	h.policies = []PolicyRule{
-		{"github.*", PolicyAsk},
-		{"github.listIssues", PolicyAllow},
-		{"github.deleteRepository", PolicyDeny},
-		{"filesystem.*", PolicyAllow},
-		{"filesystem.write_file", PolicyAsk},
+		{"github.*", PolicyAsk, "config.json"},
+		{"github.listIssues", PolicyAllow, "config.json"},
+		{"filesystem.*", PolicyAllow, "config.json"},
+		{"filesystem.write_file", PolicyAsk, "config.json"},
+		{"github.deleteRepository", PolicyDeny, "remembered"},
 	}
 	h.changed = []ToolChange{{
 		Address: "slack.postMessage",

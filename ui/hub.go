@@ -16,7 +16,7 @@ import (
 // results to widgets with fyne.Do. They must be safe for concurrent use.
 type Hub interface {
 	// Pending returns the calls waiting for a decision, in any order.
-	Pending() []Approval
+	Pending() ([]Approval, error)
 	// Decide records a decision for a pending call. It returns an error when
 	// the call was already decided elsewhere or has expired.
 	Decide(id string, d Decision) error
@@ -25,15 +25,15 @@ type Hub interface {
 	Subscribe(fn func(Event)) (cancel func())
 	// Status returns the sources, whether the hub is paused and how many
 	// calls are pending.
-	Status() Status
+	Status() (Status, error)
 	// Runs returns the most recent runs, newest first, at most limit.
-	Runs(limit int) []RunSummary
+	Runs(limit int) ([]RunSummary, error)
 	// History returns the most recent decisions, newest first, at most limit.
-	History(limit int) []DecisionRecord
+	History(limit int) ([]DecisionRecord, error)
 	// SetPaused pauses (no new runs start, calls wait) or resumes the hub.
 	SetPaused(paused bool) error
 	// Policies returns the policy rules in the order the hub applies them.
-	Policies() []PolicyRule
+	Policies() ([]PolicyRule, error)
 	// SetPolicy sets the mode (PolicyAllow, PolicyAsk or PolicyDeny) of an
 	// address ("github.createIssue") or glob ("github.*").
 	SetPolicy(pattern, mode string) error
@@ -41,12 +41,18 @@ type Hub interface {
 	SetSecret(source, connection, secret string) error
 	// ChangedTools returns upstream tools whose definition changed since it
 	// was accepted; the hub asks before calling them.
-	ChangedTools() []ToolChange
+	ChangedTools() ([]ToolChange, error)
 	// AcceptTool accepts the current definition of a changed tool.
 	AcceptTool(address string) error
 	// ConfigDir is the folder holding config.json (CAPABILITIES_HOME).
 	ConfigDir() string
+	// LogFile is the hub's log file.
+	LogFile() string
 }
+
+// The errors the Hub methods return reach the person: the window shows
+// them where the data would be, and the tray's status line says the hub
+// has a problem. An empty list is never shown for a failed read.
 
 // Approval is a tool call waiting for a person's decision.
 type Approval struct {
@@ -101,6 +107,7 @@ type Status struct {
 	Sources []SourceStatus
 	Paused  bool
 	Pending int // calls waiting for a decision
+	Tools   int // tools in the catalog
 }
 
 // Source states: the hub's own (hub.SourceStateKind), so the tray says
@@ -173,6 +180,7 @@ const (
 type PolicyRule struct {
 	Pattern string // "github.createIssue", "github.*"
 	Mode    string // PolicyAllow, PolicyAsk or PolicyDeny
+	From    string // where the rule comes from: "config.json", "remembered" (a decision in a dialog)
 }
 
 // ToolChange is an upstream tool whose definition differs from the one
@@ -196,7 +204,19 @@ type Options struct {
 	// OnQuit runs on the Fyne main goroutine when the person picks Quit,
 	// before the app stops. It should ask the hub to stop and return.
 	OnQuit func()
+	// Show asks for the main window: each value received opens it, on the
+	// tab of that name ("" keeps the current tab). capabilities hub open
+	// sends on it. Nil: only the tray opens the window.
+	Show <-chan string
+	// Connect connects an MCP client (one of Clients) to the hub, writing
+	// its config, and says what it did. Nil: the window only shows the
+	// commands that do it.
+	Connect func(client string) (string, error)
 }
+
+// Clients are the MCP clients the window offers to connect, as the
+// install command names them.
+var Clients = []string{"claude-code", "claude-desktop", "cursor", "vscode"}
 
 func (o Options) logf(format string, args ...any) {
 	if o.Logf != nil {

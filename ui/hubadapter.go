@@ -5,6 +5,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"time"
 
 	"capabilities.sh/capabilities/hub"
@@ -21,10 +22,10 @@ type hubAdapter struct {
 	ctx context.Context
 }
 
-func (u *hubAdapter) Pending() []Approval {
+func (u *hubAdapter) Pending() ([]Approval, error) {
 	pend, err := u.h.Pending(u.ctx, "")
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]Approval, 0, len(pend))
 	for _, p := range pend {
@@ -37,7 +38,7 @@ func (u *hubAdapter) Pending() []Approval {
 			Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
 		})
 	}
-	return out
+	return out, nil
 }
 
 func (u *hubAdapter) Decide(id string, d Decision) error {
@@ -54,12 +55,12 @@ func (u *hubAdapter) Subscribe(fn func(Event)) func() {
 	})
 }
 
-func (u *hubAdapter) Status() Status {
+func (u *hubAdapter) Status() (Status, error) {
 	st, err := u.h.Status(u.ctx)
 	if err != nil {
-		return Status{}
+		return Status{}, err
 	}
-	out := Status{Paused: st.Paused, Pending: st.Pending}
+	out := Status{Paused: st.Paused, Pending: st.Pending, Tools: st.Tools}
 	for _, s := range st.Sources {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools}
 		for _, c := range s.Connections {
@@ -67,13 +68,13 @@ func (u *hubAdapter) Status() Status {
 		}
 		out.Sources = append(out.Sources, ss)
 	}
-	return out
+	return out, nil
 }
 
-func (u *hubAdapter) Runs(limit int) []RunSummary {
+func (u *hubAdapter) Runs(limit int) ([]RunSummary, error) {
 	runs, err := u.h.Runs(u.ctx, limit, false)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]RunSummary, 0, len(runs))
 	for _, r := range runs {
@@ -88,33 +89,33 @@ func (u *hubAdapter) Runs(limit int) []RunSummary {
 		}
 		out = append(out, rs)
 	}
-	return out
+	return out, nil
 }
 
-func (u *hubAdapter) History(limit int) []DecisionRecord {
+func (u *hubAdapter) History(limit int) ([]DecisionRecord, error) {
 	hist, err := u.h.History(u.ctx, limit)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]DecisionRecord, 0, len(hist))
 	for _, d := range hist {
 		out = append(out, DecisionRecord{RunID: d.RunID, Address: d.Address, Decision: Decision(d.Decision), Channel: d.Channel, At: d.At})
 	}
-	return out
+	return out, nil
 }
 
 func (u *hubAdapter) SetPaused(p bool) error { u.h.SetPaused(p); return nil }
 
-func (u *hubAdapter) Policies() []PolicyRule {
+func (u *hubAdapter) Policies() ([]PolicyRule, error) {
 	rules, err := u.h.PolicyRules(u.ctx)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]PolicyRule, 0, len(rules))
 	for _, r := range rules {
-		out = append(out, PolicyRule{Pattern: r.Target, Mode: string(r.Mode)})
+		out = append(out, PolicyRule{Pattern: r.Target, Mode: string(r.Mode), From: r.From})
 	}
-	return out
+	return out, nil
 }
 
 func (u *hubAdapter) SetPolicy(pattern, mode string) error {
@@ -129,18 +130,20 @@ func (u *hubAdapter) SetSecret(source, connection, secret string) error {
 	return u.h.SetSecret(u.ctx, source, connection, secret)
 }
 
-func (u *hubAdapter) ChangedTools() []ToolChange {
+func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {
 	changes, err := u.h.ToolChanges(u.ctx)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	out := make([]ToolChange, 0, len(changes))
 	for _, c := range changes {
 		out = append(out, ToolChange{Address: c.Address, Summary: c.Summary, Before: c.Before, After: c.After, Seen: c.Seen})
 	}
-	return out
+	return out, nil
 }
 
 func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.ctx, address) }
 
 func (u *hubAdapter) ConfigDir() string { return u.h.Paths().Home }
+
+func (u *hubAdapter) LogFile() string { return filepath.Join(u.h.Paths().Logs(), "hub.log") }

@@ -56,25 +56,39 @@ func anyDown(sources []SourceStatus) bool {
 	return false
 }
 
-// trayTooltip is the one-line summary of the hub.
-func trayTooltip(st Status) string {
-	parts := []string{"capabilities"}
+// statusLine is the hub's state in one line, the first item of the tray
+// menu: "Running · 4 sources · 62 tools · 1 waiting".
+func statusLine(s snapshot) string {
+	if !s.loaded {
+		return "Starting…"
+	}
+	if len(s.errs) > 0 {
+		return "Hub problem: " + truncate(s.errs[0], 60)
+	}
+	st := s.status
+	state := "Running"
 	if st.Paused {
-		parts = append(parts, "paused")
+		state = "Paused"
 	}
-	if st.Pending > 0 {
-		parts = append(parts, plural(st.Pending, "call waits", "calls wait"))
-	}
+	parts := []string{state, plural(len(st.Sources), "source", "sources"), plural(st.Tools, "tool", "tools")}
 	down := 0
-	for _, s := range st.Sources {
-		if s.State == SourceDown {
+	for _, src := range st.Sources {
+		if src.State == SourceDown {
 			down++
 		}
 	}
 	if down > 0 {
-		parts = append(parts, plural(down, "source down", "sources down"))
+		parts = append(parts, fmt.Sprintf("%d down", down))
 	}
-	return strings.Join(parts, ": ")
+	if st.Pending > 0 {
+		parts = append(parts, fmt.Sprintf("%d waiting", st.Pending))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// trayTooltip is what the icon says under the pointer.
+func trayTooltip(s snapshot) string {
+	return "capabilities: " + statusLine(s)
 }
 
 func plural(n int, one, many string) string {
@@ -659,3 +673,24 @@ func prettyJSON(s string) string {
 	}
 	return foldPreview(s)
 }
+
+// notificationText is the desktop notification for calls that started
+// waiting.
+func notificationText(fresh []Approval) (title, body string) {
+	if len(fresh) == 1 {
+		a := fresh[0]
+		who := a.Client
+		if who == "" {
+			who = "an MCP client"
+		}
+		return "A tool call waits for you", fmt.Sprintf("%s, asked by %s (run %s). Open the approval window from the tray to allow or deny it.", a.Address, who, a.RunID)
+	}
+	addrs := make([]string, 0, len(fresh))
+	for _, a := range fresh {
+		addrs = append(addrs, a.Address)
+	}
+	return fmt.Sprintf("%d tool calls wait for you", len(fresh)), truncate(strings.Join(addrs, ", "), 160) + ". Open the approval window from the tray to decide."
+}
+
+// clientCommand is the command that connects an MCP client.
+func clientCommand(client string) string { return "capabilities install " + client }

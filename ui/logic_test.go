@@ -64,8 +64,12 @@ func TestLabels(t *testing.T) {
 		{queueLabel(0, 3), "1 of 3"},
 		{queueLabel(2, 3), "3 of 3"},
 		{queueLabel(-1, 0), ""},
-		{trayTooltip(Status{}), "capabilities"},
-		{trayTooltip(Status{Paused: true, Pending: 2, Sources: []SourceStatus{{State: SourceDown}}}), "capabilities: paused: 2 calls wait: 1 source down"},
+		{statusLine(snapshot{}), "Starting…"},
+		{statusLine(snapshot{loaded: true}), "Running · 0 sources · 0 tools"},
+		{statusLine(snapshot{loaded: true, status: Status{Pending: 1, Tools: 62, Sources: make([]SourceStatus, 4)}}), "Running · 4 sources · 62 tools · 1 waiting"},
+		{statusLine(snapshot{loaded: true, status: Status{Paused: true, Pending: 2, Tools: 1, Sources: []SourceStatus{{State: SourceDown}}}}), "Paused · 1 source · 1 tool · 1 down · 2 waiting"},
+		{statusLine(snapshot{loaded: true, errs: []string{"reading the waiting calls: sql: database is closed"}}), "Hub problem: reading the waiting calls: sql: database is closed"},
+		{trayTooltip(snapshot{loaded: true, status: Status{Tools: 3, Sources: make([]SourceStatus, 1)}}), "capabilities: Running · 1 source · 3 tools"},
 		{askedByText(Approval{Client: "claude-code 1.2", RunID: "run_1", Seq: 3}), "claude-code 1.2, run run_1, call #3"},
 		{askedByText(Approval{RunID: "run_1", Seq: 1}), "unknown client, run run_1, call #1"},
 		{callLine(CallSummary{Seq: 2, Address: "a.b", OK: true, Duration: 1500 * time.Microsecond}), "#2  a.b  ok  (2ms)"},
@@ -391,15 +395,16 @@ func TestTrayMenuModel(t *testing.T) {
 		return out
 	}
 
-	empty := trayMenuModel(snapshot{}, now)
-	want := []string{"No pending approvals", "---", "Recent runs", "Sources", "---", "Pause hub", "Open window…", "Open config folder", "---", "Quit"}
+	empty := trayMenuModel(snapshot{loaded: true}, now)
+	want := []string{"Running · 0 sources · 0 tools", "---", "Sources", "Recent runs", "---",
+		"Open window…", "Connect a client…", "Open logs", "Open config folder", "---", "Pause hub", "---", "Quit"}
 	if diff := cmp.Diff(want, labels(empty)); diff != "" {
 		t.Errorf("empty menu (-want +got):\n%s", diff)
 	}
-	if !empty[0].disabled {
-		t.Error("the pending item is enabled with nothing pending")
+	if !empty[0].disabled || empty[0].action != "" {
+		t.Error("the status line is an action")
 	}
-	if diff := cmp.Diff([]string{"No runs yet", "---", "All runs…"}, labels(empty[2].children)); diff != "" {
+	if diff := cmp.Diff([]string{"No runs yet", "---", "All runs…"}, labels(empty[3].children)); diff != "" {
 		t.Errorf("runs submenu (-want +got):\n%s", diff)
 	}
 
@@ -414,25 +419,33 @@ func TestTrayMenuModel(t *testing.T) {
 		autostart:      true,
 		autostartKnown: true,
 	}
+	s.loaded = true
+	s.status.Tools = 3
 	full := trayMenuModel(s, now)
-	want = []string{"2 pending approvals…", "---", "Recent runs", "Sources (some down)", "---", "Resume hub", "Open window…", "Open config folder", "Start at login", "---", "Quit"}
+	want = []string{"Paused · 2 sources · 3 tools · 1 down · 2 waiting", "2 pending approvals…", "---", "Sources (some down)", "Recent runs", "---",
+		"Open window…", "Connect a client…", "Open logs", "Open config folder", "---", "Resume hub", "Start at login", "---", "Quit"}
 	if diff := cmp.Diff(want, labels(full)); diff != "" {
 		t.Errorf("full menu (-want +got):\n%s", diff)
 	}
-	if full[0].disabled || full[0].action != actQueue {
-		t.Errorf("pending item: %+v", full[0])
+	if full[1].disabled || full[1].action != actQueue {
+		t.Errorf("pending item: %+v", full[1])
 	}
-	if got := len(full[2].children); got != recentRuns+2 {
+	if got := len(full[4].children); got != recentRuns+2 {
 		t.Errorf("runs submenu has %d entries, want %d runs + separator + all", got, recentRuns)
 	}
-	if full[2].children[0].action != actRun+"a" {
-		t.Errorf("first run action = %q", full[2].children[0].action)
+	if full[4].children[0].action != actRun+"a" {
+		t.Errorf("first run action = %q", full[4].children[0].action)
 	}
 	if diff := cmp.Diff([]string{"gh: up, 3 tools", "sl: down", "---", "Manage sources…"}, labels(full[3].children)); diff != "" {
 		t.Errorf("sources submenu (-want +got):\n%s", diff)
 	}
-	if !full[8].checked || full[8].action != actAutostart {
-		t.Errorf("autostart item: %+v", full[8])
+	for _, e := range full[3].children[:2] {
+		if e.action != actSources {
+			t.Errorf("source item %q opens %q, not the Sources tab (where its error shows)", e.label, e.action)
+		}
+	}
+	if !full[12].checked || full[12].action != actAutostart {
+		t.Errorf("autostart item: %+v", full[12])
 	}
 	if full[len(full)-1].action != actQuit {
 		t.Error("Quit is not last")

@@ -18,6 +18,8 @@ const (
 	actSources   = "sources"
 	actPause     = "pause"
 	actWindow    = "window"
+	actConnect   = "connect"
+	actLogs      = "logs"
 	actConfig    = "config"
 	actAutostart = "autostart"
 	actQuit      = "quit"
@@ -38,10 +40,28 @@ type menuEntry struct {
 
 var separator = menuEntry{separator: true}
 
-// trayMenuModel lays out the tray menu for a snapshot.
+// trayMenuModel lays out the tray menu for a snapshot: the hub's state in
+// one line first, then what waits, the sources and runs, the windows, and
+// the switches.
 func trayMenuModel(s snapshot, now time.Time) []menuEntry {
 	st := s.status
-	pending := menuEntry{label: pendingMenuLabel(len(s.pending)), action: actQueue, disabled: len(s.pending) == 0}
+	out := []menuEntry{{label: statusLine(s), disabled: true}}
+	if len(s.pending) > 0 {
+		out = append(out, menuEntry{label: pendingMenuLabel(len(s.pending)), action: actQueue})
+	}
+
+	var sources []menuEntry
+	for _, src := range st.Sources {
+		sources = append(sources, menuEntry{label: sourceLabel(src), action: actSources})
+	}
+	if len(sources) == 0 {
+		sources = append(sources, menuEntry{label: "No sources configured", disabled: true})
+	}
+	sources = append(sources, separator, menuEntry{label: "Manage sources…", action: actSources})
+	sourcesLabel := "Sources"
+	if anyDown(st.Sources) {
+		sourcesLabel = "Sources (some down)"
+	}
 
 	var runs []menuEntry
 	for i, r := range s.runs {
@@ -55,56 +75,53 @@ func trayMenuModel(s snapshot, now time.Time) []menuEntry {
 	}
 	runs = append(runs, separator, menuEntry{label: "All runs…", action: actRuns})
 
-	var sources []menuEntry
-	for _, src := range st.Sources {
-		sources = append(sources, menuEntry{label: sourceLabel(src), action: actSources})
-	}
-	if len(sources) == 0 {
-		sources = append(sources, menuEntry{label: "No sources configured", disabled: true})
-	}
-	sources = append(sources, separator, menuEntry{label: "Manage sources…", action: actSources})
-
-	sourcesLabel := "Sources"
-	if anyDown(st.Sources) {
-		sourcesLabel = "Sources (some down)"
-	}
-	out := []menuEntry{
-		pending,
+	out = append(out,
 		separator,
-		{label: "Recent runs", children: runs},
-		{label: sourcesLabel, children: sources},
+		menuEntry{label: sourcesLabel, children: sources},
+		menuEntry{label: "Recent runs", children: runs},
 		separator,
-		{label: pauseMenuLabel(st.Paused), action: actPause},
-		{label: "Open window…", action: actWindow},
-		{label: "Open config folder", action: actConfig},
-	}
+		menuEntry{label: "Open window…", action: actWindow},
+		menuEntry{label: "Connect a client…", action: actConnect},
+		menuEntry{label: "Open logs", action: actLogs},
+		menuEntry{label: "Open config folder", action: actConfig},
+		separator,
+		menuEntry{label: pauseMenuLabel(st.Paused), action: actPause},
+	)
 	if s.autostartKnown {
 		out = append(out, menuEntry{label: "Start at login", action: actAutostart, checked: s.autostart})
 	}
 	return append(out, separator, menuEntry{label: "Quit", action: actQuit})
 }
 
-// tray owns the system tray icon and menu. Its methods run on the Fyne main goroutine.
+// tray owns the system tray icon and menu. Its methods run on the Fyne main
+// goroutine; the first update must come before the app runs, or Fyne never
+// starts its tray (on Linux: never registers a StatusNotifierItem).
 type tray struct {
-	app    desktop.App
-	do     func(action string)
-	state  trayState
-	model  []menuEntry
-	inited bool
+	app     desktop.App
+	tooltip func(string) // sets the icon's tooltip; nil where the tray has none
+	do      func(action string)
+	state   trayState
+	tip     string
+	model   []menuEntry
+	inited  bool
 }
 
 // update shows a snapshot, touching the tray only where it changed (every
 // menu rebuild recreates the native items).
 func (t *tray) update(s snapshot, now time.Time) {
+	model := trayMenuModel(s, now)
+	if !t.inited || !reflect.DeepEqual(model, t.model) {
+		t.app.SetSystemTrayMenu(fyne.NewMenu("capabilities", t.items(model)...))
+		t.model = model
+	}
 	st := trayStateOf(s.status)
 	if !t.inited || st != t.state {
 		t.app.SetSystemTrayIcon(trayIcon(st))
 		t.state = st
 	}
-	model := trayMenuModel(s, now)
-	if !t.inited || !reflect.DeepEqual(model, t.model) {
-		t.app.SetSystemTrayMenu(fyne.NewMenu("capabilities", t.items(model)...))
-		t.model = model
+	if tip := trayTooltip(s); t.tooltip != nil && (!t.inited || tip != t.tip) {
+		t.tooltip(tip)
+		t.tip = tip
 	}
 	t.inited = true
 }

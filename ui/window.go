@@ -20,6 +20,7 @@ const (
 	tabRuns      = "Runs"
 	tabSources   = "Sources"
 	tabPolicy    = "Policy"
+	tabClients   = "Clients"
 )
 
 // actions are what the main window asks of the rest of the UI. Each hub
@@ -30,6 +31,9 @@ type actions struct {
 	setSecret  func(source, connection, secret string, done func(error))
 	acceptTool func(address string, done func(error))
 	setPolicy  func(pattern, mode string, done func(error))
+	// connect connects an MCP client; only when canConnect.
+	connect    func(client string, done func(msg string, err error))
+	canConnect bool
 }
 
 // mainWindow shows the hub: approvals and their history, runs, sources and
@@ -40,6 +44,8 @@ type mainWindow struct {
 	act  actions
 	now  func() time.Time
 	snap snapshot
+
+	problems *widget.Label // what the hub failed to answer; hidden when nothing
 
 	pendingList *widget.List
 	historyList *widget.List
@@ -75,8 +81,13 @@ func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
 		container.NewTabItemWithIcon(tabRuns, theme.MediaPlayIcon(), m.runsTab()),
 		container.NewTabItemWithIcon(tabSources, theme.StorageIcon(), m.sourcesTab()),
 		container.NewTabItemWithIcon(tabPolicy, theme.SettingsIcon(), m.policyTab()),
+		container.NewTabItemWithIcon(tabClients, theme.ComputerIcon(), m.clientsTab()),
 	)
-	m.win.SetContent(m.tabs)
+	m.problems = widget.NewLabel("")
+	m.problems.Wrapping = fyne.TextWrapWord
+	m.problems.Importance = widget.DangerImportance
+	m.problems.Hide()
+	m.win.SetContent(container.NewBorder(m.problems, nil, nil, nil, m.tabs))
 	m.win.Resize(fyne.NewSize(900, 680))
 	m.win.SetCloseIntercept(m.win.Hide)
 	return m
@@ -363,6 +374,12 @@ func (m *mainWindow) savePolicy() {
 // update shows a new snapshot of the hub.
 func (m *mainWindow) update(s snapshot) {
 	m.snap = s
+	if len(s.errs) > 0 {
+		m.problems.SetText("The hub did not answer everything; what is shown may be out of date.\n" + strings.Join(s.errs, "\n"))
+		m.problems.Show()
+	} else {
+		m.problems.Hide()
+	}
 	m.pendingList.Refresh()
 	m.historyList.Refresh()
 	m.runList.Refresh()
@@ -435,4 +452,42 @@ func (m *mainWindow) changeRow(tc ToolChange) fyne.CanvasObject {
 			container.NewBorder(widget.NewLabel("Now"), nil, nil, nil, container.NewHScroll(mono(prettyJSON(tc.After)))),
 		)))
 	return container.NewVBox(container.NewBorder(nil, nil, nil, accept, title), summary, diff, result)
+}
+
+func (m *mainWindow) clientsTab() fyne.CanvasObject {
+	intro := widget.NewLabel("An MCP client that runs 'capabilities mcp' sees three tools: search, describe and execute. " +
+		"Connecting writes that entry into the client's config file (after a backup) and keeps everything else in it. " +
+		"Restart the client afterwards.")
+	intro.Wrapping = fyne.TextWrapWord
+	rows := container.NewVBox()
+	for _, client := range Clients {
+		name := widget.NewLabelWithStyle(client, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		cmd := mono(clientCommand(client))
+		result := widget.NewLabel("")
+		result.Wrapping = fyne.TextWrapWord
+		result.Hide()
+		row := container.NewBorder(nil, nil, name, nil, cmd)
+		if m.act.canConnect {
+			var b *widget.Button
+			b = widget.NewButtonWithIcon("Connect", theme.LoginIcon(), func() {
+				b.Disable()
+				m.act.connect(client, func(msg string, err error) {
+					b.Enable()
+					result.Importance = widget.SuccessImportance
+					result.SetText(msg)
+					if err != nil {
+						result.Importance = widget.DangerImportance
+						result.SetText("Not connected: " + err.Error())
+					}
+					result.Show()
+				})
+			})
+			row = container.NewBorder(nil, nil, name, b, cmd)
+		}
+		rows.Add(container.NewVBox(row, result, widget.NewSeparator()))
+	}
+	hint := widget.NewLabel("Or run the command shown in a terminal. Other clients: point them at the command 'capabilities mcp'.")
+	hint.Wrapping = fyne.TextWrapWord
+	hint.SizeName = theme.SizeNameCaptionText
+	return container.NewVScroll(container.NewPadded(container.NewVBox(heading("Connect a client"), intro, widget.NewSeparator(), rows, hint)))
 }

@@ -108,7 +108,7 @@ func TestPolicyForm(t *testing.T) {
 		t.Errorf("bad pattern: %d rules, message %q", len(h.policies), m.policyResult.Text)
 	}
 
-	m.policyList.Select(2) // github.deleteRepository deny
+	m.policyList.Select(4) // github.deleteRepository deny
 	if m.policyPattern.Text != "github.deleteRepository" || m.policyMode.Selected != PolicyDeny {
 		t.Errorf("selecting a rule filled %q %q", m.policyPattern.Text, m.policyMode.Selected)
 	}
@@ -116,7 +116,7 @@ func TestPolicyForm(t *testing.T) {
 	m.policyMode.SetSelected(PolicyAllow)
 	test.Tap(m.policySet)
 	c.step()
-	if got := h.Policies(); got[len(got)-1] != (PolicyRule{"slack.*", PolicyAllow}) {
+	if got, _ := h.Policies(); got[len(got)-1] != (PolicyRule{"slack.*", PolicyAllow, "config.json"}) {
 		t.Errorf("rules after set: %v", got)
 	}
 	if m.policyList.Length() != 6 {
@@ -185,8 +185,17 @@ func TestTray(t *testing.T) {
 	}
 	c := newController(ft, h, opts, true)
 	c.now = func() time.Time { return t0 }
+	var tips []string
+	c.tray.tooltip = func(s string) { tips = append(tips, s) }
 	t.Cleanup(h.Subscribe(c.post))
 	c.step()
+	if want := "capabilities: Running · 4 sources · 52 tools · 1 down"; len(tips) == 0 || tips[len(tips)-1] != want {
+		t.Errorf("tooltips %q, want last %q", tips, want)
+	}
+	menuItem(ft.menus[len(ft.menus)-1], "Connect a client…").Action()
+	if c.main.tabs.Selected().Text != tabClients {
+		t.Errorf("Connect a client… opened tab %q", c.main.tabs.Selected().Text)
+	}
 
 	// slack is down in populate.
 	if len(ft.icons) != 1 || ft.icons[0] != trayIcon(trayDown) {

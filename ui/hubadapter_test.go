@@ -1,0 +1,86 @@
+//go:build !headless
+
+package ui
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+// TestAdapterReportsHubErrors: with the hub's store closed under it, every
+// read the UI makes fails with the store's error instead of returning an
+// empty list, and the window and the tray say so.
+func TestAdapterReportsHubErrors(t *testing.T) {
+	home := t.TempDir()
+	cfg := &hub.Config{Sources: map[string]*hub.Source{}, Policy: map[string]hub.Mode{}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := FromHub(ctx, h)
+	if _, err := u.Pending(); err != nil {
+		t.Fatalf("open hub: %v", err)
+	}
+	h.Close()
+
+	reads := map[string]func() error{
+		"Pending":      func() error { _, err := u.Pending(); return err },
+		"Status":       func() error { _, err := u.Status(); return err },
+		"Runs":         func() error { _, err := u.Runs(5); return err },
+		"History":      func() error { _, err := u.History(5); return err },
+		"Policies":     func() error { _, err := u.Policies(); return err },
+		"ChangedTools": func() error { _, err := u.ChangedTools(); return err },
+	}
+	for name, read := range reads {
+		if err := read(); err == nil {
+			t.Errorf("%s on a closed store: no error", name)
+		}
+	}
+
+	c := newController(test.NewTempApp(t), u, Options{Logf: t.Logf}, false)
+	c.step()
+	if !c.main.problems.Visible() || !strings.Contains(c.main.problems.Text, "reading the waiting calls") {
+		t.Errorf("window problems %q (visible %v)", c.main.problems.Text, c.main.problems.Visible())
+	}
+	if got := statusLine(c.last); !strings.HasPrefix(got, "Hub problem: reading the waiting calls") {
+		t.Errorf("status line %q", got)
+	}
+}
+
+// TestFailedReadKeepsQueue: a read that fails does not empty the queue of
+// waiting calls; once the hub answers again the problem goes away.
+func TestFailedReadKeepsQueue(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	a, raw := sampleApproval("ap_1", t0)
+	h.add(a, raw)
+	c.step()
+	h.failReads(errors.New("database is locked"))
+	c.step()
+	if len(c.dialog.items) != 1 || !c.dialog.shown {
+		t.Errorf("after a failed read the dialog holds %d calls (shown %v)", len(c.dialog.items), c.dialog.shown)
+	}
+	if !c.main.problems.Visible() || !strings.Contains(c.main.problems.Text, "database is locked") {
+		t.Errorf("problems %q", c.main.problems.Text)
+	}
+	if len(c.main.snap.policies) == 0 {
+		t.Error("the policy list emptied on a failed read")
+	}
+	h.failReads(nil)
+	c.step()
+	if c.main.problems.Visible() {
+		t.Errorf("problems still shown: %q", c.main.problems.Text)
+	}
+}

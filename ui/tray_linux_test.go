@@ -1,0 +1,362 @@
+//go:build !headless && linux
+
+package ui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// trayChildEnv makes the test binary run the real app (Run, the GL driver,
+// Fyne's systray) on a fake hub instead of running tests; see TestMain.
+const trayChildEnv = "CAPABILITIES_UI_TRAY_CHILD"
+
+func init() {
+	childMain = func() (int, bool) {
+		if os.Getenv(trayChildEnv) == "" {
+			return 0, false
+		}
+		return runTrayChild(), true
+	}
+}
+
+// runTrayChild is the app TestRealTray drives. A line "add" on stdin adds a
+// waiting call to the hub.
+func runTrayChild() int {
+	h := newFakeHub()
+	h.populate()
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			if sc.Text() == "add" {
+				a, raw := sampleApproval("ap_1", time.Now())
+				a.Expires = time.Now().Add(time.Hour)
+				h.add(a, raw)
+			}
+		}
+	}()
+	if err := Run(context.Background(), h, Options{Logf: log.Printf}); err != nil {
+		log.Print(err)
+		return 1
+	}
+	return 0
+}
+
+// TestRealTray runs the app with the real Fyne systray against the desktop's
+// StatusNotifierWatcher (xfce4-panel's, started by scripts/with-session.sh or
+// here) and a notification server this test owns on the session bus. The
+// icon must register with the watcher, its menu (read over D-Bus as the
+// panel reads it) must start with the status line, its tooltip must say the
+// same, a call that starts waiting must reach the notification server, and
+// Quit from the menu, after the approval dialog came up, must end the
+// process with status 0.
+func TestRealTray(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no display: run under scripts/with-session.sh")
+	}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Skipf("no session bus (run under scripts/with-session.sh): %v", err)
+	}
+	defer conn.Close()
+	ensureTrayHost(t, conn)
+	notes := ownNotifications(t)
+
+	sigs := make(chan *dbus.Signal, 64)
+	conn.Signal(sigs)
+	if err := conn.AddMatchSignal(dbus.WithMatchInterface("org.kde.StatusNotifierWatcher"), dbus.WithMatchMember("StatusNotifierItemRegistered")); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.AddMatchSignal(dbus.WithMatchInterface("com.canonical.dbusmenu"), dbus.WithMatchMember("LayoutUpdated")); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	tmp := t.TempDir()
+	cmd.Env = append(os.Environ(), trayChildEnv+"=1", "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("app output:\n%s", out.String())
+		}
+	}()
+
+	deadline := time.After(60 * time.Second)
+	wait := func(what string, done func() bool) {
+		t.Helper()
+		for !done() {
+			select {
+			case <-sigs:
+			case err := <-exited:
+				t.Fatalf("the app exited (%v) while waiting for %s", err, what)
+			case <-deadline:
+				t.Fatalf("no %s within 60s", what)
+			}
+		}
+	}
+
+	// The icon registers with the watcher.
+	var item string // "busname/path" as the watcher lists it
+	wait("tray item of the app registered with the StatusNotifierWatcher", func() bool {
+		item = registeredItemOf(t, conn, uint32(cmd.Process.Pid))
+		return item != ""
+	})
+	busName, objPath, _ := strings.Cut(item, "/")
+	if objPath == "" {
+		busName, objPath = item, "StatusNotifierItem"
+	}
+	obj := conn.Object(busName, dbus.ObjectPath("/"+objPath))
+	var menuPath dbus.ObjectPath
+	if err := obj.StoreProperty("org.kde.StatusNotifierItem.Menu", &menuPath); err != nil {
+		t.Fatalf("reading the item's Menu: %v", err)
+	}
+	menu := conn.Object(busName, menuPath)
+
+	// Its menu starts with the status line, once the hub's state loaded.
+	const status = "Running · 4 sources · 52 tools · 1 down"
+	var items []menuLabel
+	wait("status line "+status, func() bool {
+		items = menuLayout(t, menu)
+		return len(items) > 0 && items[0].label == status
+	})
+	labels := make([]string, len(items))
+	for i, it := range items {
+		labels[i] = it.label
+	}
+	for _, want := range []string{"Open window…", "Connect a client…", "Open logs", "Pause hub", "Quit"} {
+		if !contains(labels, want) {
+			t.Errorf("tray menu %q has no %q", labels, want)
+		}
+	}
+	var tip struct {
+		Icon   string
+		Pixmap []struct {
+			W, H int32
+			Data []byte
+		}
+		Title, Text string
+	}
+	if err := obj.StoreProperty("org.kde.StatusNotifierItem.ToolTip", &tip); err != nil {
+		t.Fatalf("reading the tooltip: %v", err)
+	}
+	if tip.Title != "capabilities: "+status {
+		t.Errorf("tooltip %+v, want title %q", tip, "capabilities: "+status)
+	}
+
+	// A call that starts waiting: a notification, and the menu says so.
+	if _, err := fmt.Fprintln(stdin, "add"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-notes:
+		if n.summary != "A tool call waits for you" || !strings.Contains(n.body, "github.createIssue") || n.app != AppID {
+			t.Errorf("notification %+v", n)
+		}
+	case err := <-exited:
+		t.Fatalf("the app exited (%v) before notifying", err)
+	case <-deadline:
+		t.Fatal("no notification reached the notification server within 60s")
+	}
+	wait("menu item for the waiting call", func() bool {
+		items = menuLayout(t, menu)
+		return len(items) > 1 && items[0].label == status+" · 1 waiting" && items[1].label == "1 pending approval…"
+	})
+
+	// Quit from the menu, as the panel sends it: the process ends with 0.
+	quit := -1
+	for _, it := range items {
+		if it.label == "Quit" {
+			quit = int(it.id)
+		}
+	}
+	if quit < 0 {
+		t.Fatalf("no Quit in %v", items)
+	}
+	if err := menu.Call("com.canonical.dbusmenu.Event", 0, int32(quit), "clicked", dbus.MakeVariant(""), uint32(0)).Err; err != nil {
+		t.Fatalf("clicking Quit: %v", err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("after Quit the app ended with %v", err)
+		}
+		if s := out.String(); strings.Contains(s, "panic") || strings.Contains(s, "SIGSEGV") {
+			t.Fatalf("the app crashed on Quit:\n%s", s)
+		}
+	case <-deadline:
+		t.Fatal("the app did not end within 60s of Quit")
+	}
+}
+
+// ensureTrayHost makes sure a StatusNotifierWatcher owns its name on the
+// session bus, starting xfce4-panel (with throwaway configuration) when none
+// does.
+func ensureTrayHost(t *testing.T, conn *dbus.Conn) {
+	t.Helper()
+	const watcher = "org.kde.StatusNotifierWatcher"
+	if hasOwner(t, conn, watcher) {
+		return
+	}
+	panel, err := exec.LookPath("xfce4-panel")
+	if err != nil {
+		t.Skip("no tray host: neither a StatusNotifierWatcher on the session bus nor xfce4-panel")
+	}
+	owners := make(chan *dbus.Signal, 8)
+	conn.Signal(owners)
+	defer conn.RemoveSignal(owners)
+	if err := conn.AddMatchSignal(dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, watcher)); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(panel, "--disable-wm-check")
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.After(60 * time.Second)
+	for !hasOwner(t, conn, watcher) {
+		select {
+		case <-owners:
+		case <-deadline:
+			t.Fatal("xfce4-panel did not own org.kde.StatusNotifierWatcher within 60s")
+		}
+	}
+}
+
+func hasOwner(t *testing.T, conn *dbus.Conn, name string) bool {
+	t.Helper()
+	var has bool
+	if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has); err != nil {
+		t.Fatal(err)
+	}
+	return has
+}
+
+// registeredItemOf returns the watcher's entry for the item of process pid,
+// or "".
+func registeredItemOf(t *testing.T, conn *dbus.Conn, pid uint32) string {
+	t.Helper()
+	var items []string
+	w := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher")
+	if err := w.StoreProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems", &items); err != nil {
+		t.Fatalf("reading RegisteredStatusNotifierItems: %v", err)
+	}
+	for _, it := range items {
+		name, _, _ := strings.Cut(it, "/")
+		var owner uint32
+		if err := conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, name).Store(&owner); err == nil && owner == pid {
+			return it
+		}
+	}
+	return ""
+}
+
+type menuLabel struct {
+	id    int32
+	label string
+}
+
+// menuLayout reads the top level of a dbusmenu, as a tray host does.
+func menuLayout(t *testing.T, menu dbus.BusObject) []menuLabel {
+	t.Helper()
+	var revision uint32
+	var layout struct {
+		ID       int32
+		Props    map[string]dbus.Variant
+		Children []dbus.Variant
+	}
+	if err := menu.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(1), []string{}).Store(&revision, &layout); err != nil {
+		t.Fatalf("GetLayout: %v", err)
+	}
+	var out []menuLabel
+	for _, c := range layout.Children {
+		fields, ok := c.Value().([]any)
+		if !ok || len(fields) < 2 {
+			t.Fatalf("menu item %v: not (id, props, children)", c)
+		}
+		id, _ := fields[0].(int32)
+		props, _ := fields[1].(map[string]dbus.Variant)
+		if typ, ok := props["type"]; ok && typ.Value() == "separator" {
+			continue
+		}
+		if vis, ok := props["visible"]; ok && vis.Value() == false {
+			continue
+		}
+		label, _ := props["label"].Value().(string)
+		out = append(out, menuLabel{id, label})
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+type notification struct{ app, summary, body string }
+
+// notifyServer is org.freedesktop.Notifications, as much as a sender needs.
+type notifyServer struct{ got chan notification }
+
+func (n *notifyServer) Notify(app string, replaces uint32, icon, summary, body string, actions []string, hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	n.got <- notification{app, summary, body}
+	return 1, nil
+}
+
+func (n *notifyServer) GetCapabilities() ([]string, *dbus.Error) { return []string{"body"}, nil }
+
+func (n *notifyServer) GetServerInformation() (string, string, string, string, *dbus.Error) {
+	return "capabilities-test", "capabilities", "1", "1.2", nil
+}
+
+func (n *notifyServer) CloseNotification(id uint32) *dbus.Error { return nil }
+
+// ownNotifications serves org.freedesktop.Notifications on the session bus
+// for the test and returns the notifications it receives.
+func ownNotifications(t *testing.T) <-chan notification {
+	t.Helper()
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	srv := &notifyServer{got: make(chan notification, 16)}
+	if err := conn.Export(srv, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagReplaceExisting|dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("owning org.freedesktop.Notifications: reply %v, %v", reply, err)
+	}
+	return srv.got
+}

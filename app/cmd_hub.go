@@ -39,7 +39,7 @@ CAPABILITIES_HOME. Where there is no display it runs headless.`,
 			}
 			return runHub(ctx, e, hubRunOptions{headless: headless, httpAddr: httpAddr})
 		},
-		subs: []*command{hubStatusCommand(), hubStopCommand(), hubRunsCommand(), hubApproveCommand(), hubAutostartCommand()},
+		subs: []*command{hubStatusCommand(), hubStopCommand(), hubRunsCommand(), hubApproveCommand(), hubAutostartCommand(), hubTokenCommand()},
 	}
 }
 

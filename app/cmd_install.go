@@ -14,15 +14,22 @@ import (
 
 func installCommand() *command {
 	var printOnly bool
+	var httpAddr string
 	return &command{
 		name:    "install",
-		args:    "claude-code|claude-desktop|cursor|vscode [--print]",
+		args:    "claude-code|claude-desktop|cursor|vscode [--print] [--http :PORT]",
 		summary: "Connect an MCP client to the hub (writes its config, after a backup)",
 		long: `Adds a "capabilities" server to the client's MCP config, running
 'capabilities mcp'. The file is backed up first (FILE.bak-TIMESTAMP) and every
-other key is kept. --print shows the entry and the file instead of writing.`,
+other key is kept. --print shows the entry and the file instead of writing.
+
+--http :PORT connects the client to the hub's streamable HTTP endpoint
+('capabilities hub --http :PORT') instead, and writes the endpoint's bearer
+token ('capabilities hub token') into the client's file, which then holds a
+credential: use it only for clients that cannot start a command.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&printOnly, "print", false, "print the entry instead of writing it")
+			fs.StringVar(&httpAddr, "http", "", "connect over streamable HTTP to 127.0.0.1`:PORT` (writes the bearer token)")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
@@ -37,6 +44,23 @@ other key is kept. --print shows the entry and the file instead of writing.`,
 				home = e.home()
 			}
 			entry := hub.ShimEntry(cc.Client, e.Exe, home)
+			if httpAddr != "" {
+				url, err := hub.HTTPEndpointURL(httpAddr)
+				if err != nil {
+					return &usageError{msg: err.Error()}
+				}
+				kc, err := e.keychain()
+				if err != nil {
+					return err
+				}
+				tok, err := hub.HTTPToken(kc)
+				if err != nil {
+					return err
+				}
+				if entry, err = hub.HTTPEntry(cc.Client, url, tok); err != nil {
+					return err
+				}
+			}
 			if printOnly {
 				b, _ := json.MarshalIndent(map[string]any{cc.Key: map[string]any{"capabilities": entry}}, "", "  ")
 				fmt.Fprintf(e.Stdout, "# %s\n%s\n", cc.Path, b)

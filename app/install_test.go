@@ -157,3 +157,52 @@ func TestTwoHomesKeepTheirOwnSecrets(t *testing.T) {
 		t.Error("no home-id file in the home")
 	}
 }
+
+func TestHubTokenAndInstallOverHTTP(t *testing.T) {
+	requireKeychain(t)
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	homeKeychain(t, home)
+	r := cliIn(t, home, userHome, userConfig, "hub", "token")
+	tok := strings.TrimSpace(r.stdout)
+	if r.code != 0 || len(tok) < 40 || strings.ContainsAny(tok, " \n") {
+		t.Fatalf("hub token: %+v", r)
+	}
+	if again := cliIn(t, home, userHome, userConfig, "hub", "token"); strings.TrimSpace(again.stdout) != tok {
+		t.Fatalf("the token changed between two reads: %q then %q", tok, again.stdout)
+	}
+	otherHome := t.TempDir()
+	homeKeychain(t, otherHome)
+	if other := cli(t, otherHome, "", "hub", "token"); strings.TrimSpace(other.stdout) == tok || other.code != 0 {
+		t.Fatalf("another home has the same token or none: %+v", other)
+	}
+	if r := cliIn(t, home, userHome, userConfig, "install", "cursor", "--http", ":8765"); r.code != 0 {
+		t.Fatalf("install --http: %+v", r)
+	}
+	b, _ := os.ReadFile(filepath.Join(userHome, ".cursor", "mcp.json"))
+	var got struct {
+		MCPServers map[string]struct {
+			URL     string            `json:"url"`
+			Headers map[string]string `json:"headers"`
+			Command string            `json:"command"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	c := got.MCPServers["capabilities"]
+	if c.URL != "http://127.0.0.1:8765/mcp" || c.Headers["Authorization"] != "Bearer "+tok || c.Command != "" {
+		t.Fatalf("cursor entry over HTTP: %s", b)
+	}
+	if r := cliIn(t, home, userHome, userConfig, "install", "vscode", "--http", "127.0.0.1:8765"); r.code != 0 {
+		t.Fatalf("vscode --http: %+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(userConfig, "Code", "User", "mcp.json")); !strings.Contains(string(b), `"type": "http"`) {
+		t.Errorf("vscode entry over HTTP: %s", b)
+	}
+	if r := cliIn(t, home, userHome, userConfig, "install", "claude-desktop", "--http", ":8765"); r.code != exitFailure || !strings.Contains(r.stderr, "connectors") {
+		t.Errorf("claude-desktop --http: %+v", r)
+	}
+	if r := cliIn(t, home, userHome, userConfig, "install", "cursor", "--http", "0.0.0.0:8765"); r.code != exitUsage || !strings.Contains(r.stderr, "binds 127.0.0.1 only") {
+		t.Errorf("non-loopback --http: %+v", r)
+	}
+}

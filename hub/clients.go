@@ -57,6 +57,21 @@ func ShimEntry(client, exe, home string) map[string]any {
 	return e
 }
 
+// HTTPEntry is the server entry for a client that reaches the hub's
+// streamable HTTP endpoint (`capabilities hub --http`) at url, carrying
+// the endpoint's bearer token. Claude Desktop takes remote servers only as
+// connectors, not in its config file.
+func HTTPEntry(client, url, token string) (map[string]any, error) {
+	if client == "claude-desktop" {
+		return nil, errors.New("Claude Desktop adds remote servers as connectors in its settings, not in its config file; connect it over stdio (install claude-desktop without --http)")
+	}
+	e := map[string]any{"url": url, "headers": map[string]string{"Authorization": "Bearer " + token}}
+	if client != "cursor" {
+		e["type"] = "http"
+	}
+	return e, nil
+}
+
 // InstallResult says what Install did.
 type InstallResult struct {
 	Path    string

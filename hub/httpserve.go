@@ -97,6 +97,19 @@ func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan 
 	return addr, out, nil
 }
 
+// HTTPEndpointURL is the URL clients use for the endpoint served on addr
+// (":PORT" or "127.0.0.1:PORT").
+func HTTPEndpointURL(addr string) (string, error) {
+	bind, err := loopbackAddr(addr)
+	if err != nil {
+		return "", err
+	}
+	if _, port, _ := net.SplitHostPort(bind); port == "0" {
+		return "", fmt.Errorf("http endpoint: address %q: name the port the hub serves", addr)
+	}
+	return "http://" + bind + "/mcp", nil
+}
+
 // loopbackAddr checks an --http address and returns what to bind.
 func loopbackAddr(a string) (string, error) {
 	host, port, err := net.SplitHostPort(a)

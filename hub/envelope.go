@@ -96,3 +96,39 @@ var ExecuteOutputSchema = json.RawMessage(`{
     "notices": {"type": "array", "items": {"type": "string"}}
   }
 }`)
+
+// seal makes e fit to leave the hub and to be stored: every known secret
+// value is scrubbed from its result, logs and error, and the error message
+// is capped at budget bytes (inlineResultBytes) with a marker saying how
+// much was cut.
+func (e *Envelope) seal(sec *Secrets, budget int) {
+	e.Result = sec.ScrubJSON(e.Result)
+	for i, l := range e.Logs {
+		e.Logs[i] = sec.Scrub(l)
+	}
+	if e.Error != nil {
+		e.Error.Message = capText(sec.Scrub(e.Error.Message), budget)
+		e.Error.Hint = capText(sec.Scrub(e.Error.Hint), budget)
+	}
+}
+
+// capText returns s when it fits in max bytes, else its start and a marker
+// naming how many bytes were cut, max bytes in all (the marker alone when
+// max is smaller than it). It never splits a UTF-8 sequence.
+func capText(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	marker := func(cut int) string { return fmt.Sprintf("… (%d more bytes cut)", cut) }
+	for keep := max - len(marker(len(s)-max)); ; keep-- {
+		if keep <= 0 {
+			return marker(len(s))
+		}
+		for keep > 0 && !utf8Start(s[keep]) {
+			keep--
+		}
+		if out := s[:keep] + marker(len(s)-keep); len(out) <= max {
+			return out
+		}
+	}
+}

@@ -78,6 +78,7 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 	prep, err := sandbox.Prepare(req.Code, h.limits)
 	if err != nil {
 		env := &Envelope{RunID: run.ID, Status: StatusFailed, Calls: []CallRecord{}, Error: envelopeError(err)}
+		env.seal(h.secrets, h.limits.InlineResultBytes)
 		run.Status, run.Envelope = StatusFailed, env
 		if serr := h.runs.createRun(ctx, run); serr != nil {
 			return nil, serr
@@ -316,6 +317,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		Host:       host,
 	})
 	env := h.envelope(run, host, out)
+	env.seal(h.secrets, h.limits.InlineResultBytes)
 	// The envelope is stored even when the caller went away: with the run
 	// when no call stored it (the driver has returned, so no call will).
 	inserted := false
@@ -708,7 +710,9 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *T
 		return r.finish(c, hash, nil, te, ms)
 	}
 	if res.IsError {
-		te := &sandbox.ToolError{Code: CodeToolError, Address: tool.Address, Message: firstLine(contentText(res.Content), 2000), Hint: Hint(CodeToolError)}
+		// Scrubbed before it is cut, so no part of a secret is left at the cut.
+		msg := firstLine(h.secrets.Scrub(contentText(res.Content)), h.limits.InlineResultBytes)
+		te := &sandbox.ToolError{Code: CodeToolError, Address: tool.Address, Message: msg, Hint: Hint(CodeToolError)}
 		return r.finish(c, hash, nil, te, ms)
 	}
 	val, err := resultValue(tool, res)
@@ -723,7 +727,18 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *T
 // returns it for the guest: the result val, or te. An outcome that could
 // not be journaled is not delivered: the guest gets a host error instead,
 // and a resume treats the call as one that never answered.
+//
+// Both are cleaned first, so the guest and the journal get the same bytes:
+// every known secret value is scrubbed from the result and from the error's
+// text, and the error's message is capped at inlineResultBytes.
 func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *sandbox.ToolError, ms int64) (json.RawMessage, error) {
+	val = r.h.secrets.ScrubJSON(val)
+	if te != nil {
+		clean := *te
+		clean.Message = capText(r.h.secrets.Scrub(te.Message), r.h.limits.InlineResultBytes)
+		clean.Hint = capText(r.h.secrets.Scrub(te.Hint), r.h.limits.InlineResultBytes)
+		te = &clean
+	}
 	e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms}
 	if te != nil {
 		e.State = journalError
@@ -820,12 +835,10 @@ func contentText(cs []mcp.Content) string {
 	return strings.Join(parts, "\n")
 }
 
+// firstLine trims s and caps it at max bytes, with a marker that says how
+// much was cut.
 func firstLine(s string, max int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
+	return capText(strings.TrimSpace(s), max)
 }
 
 // validateArgs checks arguments against the tool's input schema before the
@@ -853,15 +866,18 @@ func (r *runHost) validateArgs(tool *Tool, args json.RawMessage) *sandbox.ToolEr
 // redaction. Secrets that cannot be read are simply not masked by value
 // (key- and shape-based masking still applies).
 func (h *Hub) knownSecrets() []string {
-	var out []string
 	for name, s := range h.Config().Sources {
 		for _, conn := range s.ConnectionNames() {
+			var vals []string
 			for _, ref := range s.SecretRefs(conn) {
 				if v, err := h.kc.Get(SecretKey(name, conn, ref)); err == nil && v != "" {
-					out = append(out, v)
+					vals = append(vals, v)
 				}
+			}
+			if len(vals) > 0 {
+				h.secrets.Set(ConnectionOwner(name, conn), vals...)
 			}
 		}
 	}
-	return out
+	return h.secrets.Values()
 }

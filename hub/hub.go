@@ -52,11 +52,15 @@ type Options struct {
 	UpstreamTimeout time.Duration
 	// Now is the clock (tests).
 	Now func() time.Time
-	// Env is the base environment for stdio upstreams (default os.Environ()).
+	// Env is the hub's environment, of which stdio upstreams inherit only
+	// what every process needs (default os.Environ()).
 	Env []string
 	// ConfigPoll is how often config.json is checked for changes
 	// (default 1s; negative disables watching).
 	ConfigPoll time.Duration
+	// Secrets is the registry of secret values the hub scrubs from what
+	// it says (default: a new one). The hub adds connection secrets to it.
+	Secrets *Secrets
 }
 
 const (
@@ -70,6 +74,7 @@ type Hub struct {
 	db        *store.DB
 	runs      runStore
 	kc        keychain.Keychain
+	secrets   *Secrets
 	log       *slog.Logger
 	now       func() time.Time
 	driver    sandbox.Driver
@@ -135,6 +140,11 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	if h.secrets = opts.Secrets; h.secrets == nil {
+		h.secrets = NewSecrets()
+	}
+	// Log lines reach the disk: no secret value in them.
+	h.log = slog.New(h.secrets.ScrubHandler(h.log.Handler()))
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -182,6 +192,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	h.cancel = cancel
 	h.up = NewUpstreams(UpstreamOptions{
 		Keychain:    h.kc,
+		Secrets:     h.secrets,
 		Logger:      h.log,
 		CallTimeout: h.upTimeout,
 		Env:         env,

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -54,7 +55,10 @@ type UpstreamOptions struct {
 	// Keychain holds the secrets a connection references as ${secret:NAME},
 	// under SecretKey(source, conn, NAME).
 	Keychain keychain.Keychain
-	Logger   *slog.Logger
+	// Secrets receives the values of each connection's secrets when its
+	// session starts, so the hub can scrub them wherever they turn up.
+	Secrets *Secrets
+	Logger  *slog.Logger
 	// IdleTimeout closes a session after this long without calls
 	// (default 10 minutes).
 	IdleTimeout time.Duration
@@ -74,8 +78,10 @@ type UpstreamOptions struct {
 	OnToolsChanged func(source string)
 	// OnState is called when a source's state changes.
 	OnState func(source string, st SourceState)
-	// Env is the base environment of stdio children (the hub passes
-	// os.Environ()); a source's env is laid over it.
+	// Env is the hub's own environment (the hub passes os.Environ()).
+	// A stdio child gets only the variables every process needs from it
+	// (PATH, HOME, USER, LANG, TMPDIR and a few more; on Windows SYSTEMROOT,
+	// APPDATA, PATH and the like), then its source's and connection's env.
 	Env []string
 	// Version is the client version the hub announces to upstreams
 	// (default "dev").
@@ -647,6 +653,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	s.secrets = secrets
 	u.mu.Unlock()
 	s.stderr.setSecrets(secrets)
+	u.opts.Secrets.Set(ConnectionOwner(source, conn), secrets...)
 
 	var transport mcp.Transport
 	if s.def.URL != "" {
@@ -665,7 +672,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		}
 	} else {
 		cmd := exec.Command(s.def.Command, s.def.Args...)
-		cmd.Env = append(append([]string(nil), u.opts.Env...), envList(env)...)
+		cmd.Env = upstreamEnv(runtime.GOOS, u.opts.Env, env)
 		cmd.Dir = s.def.Cwd
 		cmd.Stderr = s.stderr
 		cmd.WaitDelay = upstreamTerminate
@@ -989,6 +996,50 @@ func envList(env map[string]string) []string {
 		out = append(out, k+"="+env[k])
 	}
 	return out
+}
+
+// inheritedEnv names the variables of the hub's environment a stdio
+// upstream gets on goos: what any process needs to find programs, its home,
+// its user, its locale and a temporary folder. It holds the list of the
+// TypeScript SDK's stdio client (DEFAULT_INHERITED_ENV_VARS) and a few more.
+func inheritedEnv(goos string) []string {
+	if goos == "windows" {
+		return []string{"APPDATA", "COMSPEC", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+			"PROCESSOR_ARCHITECTURE", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)", "SYSTEMDRIVE", "SYSTEMROOT",
+			"TEMP", "TMP", "USERNAME", "USERPROFILE", "WINDIR"}
+	}
+	return []string{"HOME", "LANG", "LC_ALL", "LC_CTYPE", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "USER"}
+}
+
+// upstreamEnv is the environment of a stdio upstream on goos: the variables
+// of base (the hub's own environment) that inheritedEnv names, then the
+// source's and connection's env over them. Nothing else of the hub's
+// environment reaches an upstream. A value that starts with "()" (a shell
+// function) is not inherited. On Windows names match in any case.
+func upstreamEnv(goos string, base []string, env map[string]string) []string {
+	keep := map[string]bool{}
+	for _, k := range inheritedEnv(goos) {
+		keep[k] = true
+	}
+	norm := func(k string) string {
+		if goos == "windows" {
+			return strings.ToUpper(k)
+		}
+		return k
+	}
+	set := map[string]bool{}
+	for k := range env {
+		set[norm(k)] = true
+	}
+	var out []string
+	for _, kv := range base {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || !keep[norm(k)] || set[norm(k)] || strings.HasPrefix(v, "()") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, envList(env)...)
 }
 
 // upstreamHeaders adds a connection's headers to every request.

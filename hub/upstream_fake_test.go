@@ -14,8 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/sandbox"
@@ -60,6 +62,7 @@ type fakeEchoArgs struct {
 //
 //   - crash: tools echo (answers with its pid) and crash (exits mid-call);
 //     it prints FAKE_TOKEN to stderr first, as a careless server might.
+//   - leaky: serves like crash, plus the tools of addLeakyTools.
 //   - hang-init: never answers the handshake.
 //   - hang-list: answers the handshake, never answers tools/list.
 //   - malformed: lists tools whose schemas are not valid JSON Schema.
@@ -98,6 +101,8 @@ func runFakeUpstream(mode string) {
 	}
 	switch mode {
 	case "crash":
+	case "leaky":
+		addLeakyTools(server)
 	case "hang-init":
 		server.AddReceivingMiddleware(hang("initialize"))
 	case "hang-list":
@@ -140,4 +145,47 @@ func malformedTools() []*mcp.Tool {
 			OutputSchema: json.RawMessage(`[1,2,3]`)},
 		{Name: "no_schema", Description: "It has no input schema."},
 	}
+}
+
+// addLeakyTools adds the tools of a careless server, which quote their
+// secret (FAKE_TOKEN) back, and of one that is exact about numbers:
+//
+//   - leak_error: fails (isError) with a message that quotes the token, then
+//     FAKE_PAD bytes of padding.
+//   - leak_rpc: fails with a JSON-RPC error that quotes the token, then
+//     FAKE_PAD bytes of padding.
+//   - leak_result: answers with the token in structured content, in a key
+//     and a value, with escapes.
+//   - echo_raw: answers with the exact bytes of its arguments, as text.
+//   - big_number: answers with structured content holding integers beyond
+//     2^53 and a text that is not its JSON.
+func addLeakyTools(server *mcp.Server) {
+	object := json.RawMessage(`{"type":"object"}`)
+	pad := func() string {
+		n, _ := strconv.Atoi(os.Getenv("FAKE_PAD"))
+		return strings.Repeat("x", n)
+	}
+	tok := os.Getenv("FAKE_TOKEN")
+	server.AddTool(&mcp.Tool{Name: "leak_error", Description: "Fail, quoting the token.", InputSchema: object},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "rejected token " + tok + " " + pad()}}}, nil
+		})
+	server.AddTool(&mcp.Tool{Name: "leak_rpc", Description: "Fail with a JSON-RPC error, quoting the token.", InputSchema: object},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: -32000, Message: "upstream refused token " + tok + " " + pad()}
+		})
+	server.AddTool(&mcp.Tool{Name: "leak_result", Description: "Answer with the token.", InputSchema: object},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			sc, _ := json.Marshal(map[string]any{"token": tok, tok: "as a key", "quoted": "<" + tok + ">"})
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(sc), Content: []mcp.Content{&mcp.TextContent{Text: "token " + tok}}}, nil
+		})
+	server.AddTool(&mcp.Tool{Name: "echo_raw", Description: "Answer with the arguments as received.", InputSchema: object},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	server.AddTool(&mcp.Tool{Name: "big_number", Description: "Answer with large integers.", InputSchema: object},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			sc := json.RawMessage(`{"id":9007199254740993,"neg":-9007199254740995,"safe":9007199254740991,"big":123456789012345678901234567890,"ratio":0.5,"nested":[{"id":18446744073709551615}]}`)
+			return &mcp.CallToolResult{StructuredContent: sc, Content: []mcp.Content{&mcp.TextContent{Text: "see the structured content"}}}, nil
+		})
 }

@@ -1,0 +1,265 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// leakyHub starts a hub over the real everything server and the leaky fake,
+// each with a connection whose secret comes from the real keychain, and
+// the hub's own environment holding a variable of its own.
+type leakyHub struct {
+	*Hub
+	home, everything, leaky string
+	secrets                 []string // the two connection secrets
+	hubOnly                 string   // the hub's own variable's value
+	logs                    *logBuffer
+}
+
+func newLeakyHub(t *testing.T, pad int) *leakyHub {
+	t.Helper()
+	kc := requireTestKeychain(t)
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+	lh := &leakyHub{
+		home:       t.TempDir(),
+		everything: uniqueName("everything"),
+		leaky:      uniqueName("leaky"),
+		secrets:    []string{"sk_live_" + stamp + "Qz8", "Tw4_" + stamp + "\"<&>\\/x"},
+		hubOnly:    "hub-own-" + stamp,
+	}
+	t.Setenv("CAPABILITIES_TEST_HUB_ONLY", lh.hubOnly)
+	storeTestSecret(t, kc, SecretKey(lh.everything, "main", "TOKEN"), lh.secrets[0])
+	storeTestSecret(t, kc, SecretKey(lh.leaky, "main", "TOKEN"), lh.secrets[1])
+	leaky := fakeSource("leaky", map[string]string{"FAKE_PAD": strconv.Itoa(pad)})
+	leaky.Connections = map[string]*Connection{"main": {Default: true, Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
+	cfg := &Config{Sources: map[string]*Source{
+		lh.everything: {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"},
+			Connections: map[string]*Connection{"main": {Default: true, Env: map[string]string{"LEAKY_TOKEN": "${secret:TOKEN}"}}}},
+		lh.leaky: leaky,
+	}, Policy: map[string]Mode{lh.leaky + ".*": Allow}}
+	if err := cfg.Save(filepath.Join(lh.home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	logger, logs := debugLogger()
+	lh.logs = logs
+	h, err := New(context.Background(), Options{Home: lh.home, ConfigPoll: -1, Keychain: kc, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lh.Hub = h
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return lh
+}
+
+// requireClean fails when any secret or the hub's own variable is in text.
+func (lh *leakyHub) requireClean(t *testing.T, what string, text []byte) {
+	t.Helper()
+	for _, s := range append(slices.Clone(lh.secrets), lh.hubOnly) {
+		if bytes.Contains(text, []byte(s)) {
+			t.Errorf("%q is in the %s", s, what)
+		}
+		if esc, _ := json.Marshal(s); bytes.Contains(text, esc[1:len(esc)-1]) {
+			t.Errorf("%q is in the %s, JSON-escaped", s, what)
+		}
+	}
+}
+
+// An upstream that echoes its connection's secret (everything's get-env, a
+// careless fake in results, isError text and JSON-RPC errors) never gets it
+// to the guest, the envelope, the log, the journal or the database files;
+// and an upstream gets none of the hub's own environment.
+func TestSecretsStayInTheHub(t *testing.T) {
+	lh := newLeakyHub(t, 0)
+	code := `
+const env = await ` + lh.everything + `.getEnv();
+console.log("token " + env.LEAKY_TOKEN);
+const out = {
+	token: env.LEAKY_TOKEN,
+	reversed: env.LEAKY_TOKEN.split("").reverse().join(""),
+	hubOnly: env.CAPABILITIES_TEST_HUB_ONLY ?? null,
+	keys: Object.keys(env).sort(),
+};
+try { await ` + lh.leaky + `.leakError(); } catch (e) { out.isError = e.message; }
+try { await ` + lh.leaky + `.leakRpc(); } catch (e) { out.rpc = e.message; }
+out.result = await ` + lh.leaky + `.leakResult();
+return out;`
+	env, err := lh.Execute(context.Background(), ExecuteRequest{Code: code, Client: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Status != StatusCompleted {
+		t.Fatalf("run = %s", env.Line())
+	}
+	var got struct {
+		Token, Reversed, IsError, RPC string
+		HubOnly                       *string
+		Keys                          []string
+		Result                        map[string]string
+	}
+	if err := json.Unmarshal(env.Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	// The guest saw the marker where the secret was: it cannot reverse,
+	// split or encode the value, because it never had it.
+	if got.Token != secretMark || got.Reversed != "]terces[" {
+		t.Errorf("guest got token %q, reversed %q; want the marker", got.Token, got.Reversed)
+	}
+	if want := "rejected token " + secretMark; !strings.Contains(got.IsError, want) {
+		t.Errorf("isError message = %q, want it to hold %q", got.IsError, want)
+	}
+	if want := "upstream refused token " + secretMark; !strings.Contains(got.RPC, want) {
+		t.Errorf("JSON-RPC error message = %q, want it to hold %q", got.RPC, want)
+	}
+	wantResult := map[string]string{"token": secretMark, secretMark: "as a key", "quoted": "<" + secretMark + ">"}
+	if diff := cmp.Diff(wantResult, got.Result); diff != "" {
+		t.Errorf("structured result (-want +got):\n%s", diff)
+	}
+	// The upstream got what every process needs, its connection's env, and
+	// nothing else of the hub's environment.
+	if got.HubOnly != nil {
+		t.Errorf("the hub's own variable reached the upstream: %q", *got.HubOnly)
+	}
+	allowed := append(inheritedEnv("linux"), "LEAKY_TOKEN")
+	for _, k := range got.Keys {
+		if !slices.Contains(allowed, k) {
+			t.Errorf("the upstream's environment has %s", k)
+		}
+	}
+	if !slices.Contains(got.Keys, "PATH") || !slices.Contains(got.Keys, "LEAKY_TOKEN") {
+		t.Errorf("the upstream's environment lacks PATH or its connection's variable: %v", got.Keys)
+	}
+	if len(env.Logs) != 1 || env.Logs[0] != "token "+secretMark {
+		t.Errorf("logs = %q", env.Logs)
+	}
+
+	lh.requireClean(t, "envelope", []byte(env.Line()))
+	stored, err := lh.Execute(context.Background(), ExecuteRequest{Resume: env.RunID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lh.requireClean(t, "stored envelope", []byte(stored.Line()))
+	rows, err := lh.db.QueryContext(context.Background(), `SELECT address, COALESCE(outcome, '') FROM journal WHERE run_id = ?`, env.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var addr, outcome string
+		if err := rows.Scan(&addr, &outcome); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		lh.requireClean(t, "journal row of "+addr, []byte(outcome))
+	}
+	rows.Close()
+	if n != 4 {
+		t.Errorf("%d journal rows, want 4", n)
+	}
+	// The files as they are while the hub runs (the WAL holds the recent
+	// writes), then after it closed.
+	lh.requireCleanFiles(t)
+	if err := lh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lh.requireCleanFiles(t)
+	lh.requireClean(t, "log", []byte(lh.logs.String()))
+	if !strings.Contains(lh.logs.String(), "fake upstream starting with token "+secretMark) {
+		t.Errorf("the fake's stderr line should be logged with its secret scrubbed")
+	}
+}
+
+// requireCleanFiles checks every file in the hub's home, the database and
+// its WAL among them.
+func (lh *leakyHub) requireCleanFiles(t *testing.T) {
+	t.Helper()
+	seen := 0
+	filepath.WalkDir(lh.home, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		if strings.HasSuffix(path, ".db") || strings.HasSuffix(path, "-wal") {
+			seen++
+		}
+		lh.requireClean(t, filepath.Base(path), data)
+		return nil
+	})
+	if seen == 0 {
+		t.Error("no database file in the home")
+	}
+}
+
+func TestUpstreamEnv(t *testing.T) {
+	base := []string{"PATH=/usr/bin", "HOME=/home/p", "AWS_SECRET_ACCESS_KEY=hub", "CAPABILITIES_HOME=/x", "TERM=xterm",
+		"SHELL=() { :; }; echo pwned", "LANG=C.UTF-8", "TMPDIR=/tmp/p", "USER=p"}
+	got := upstreamEnv("linux", base, map[string]string{"PATH": "/opt/bin", "TOKEN": "t"})
+	want := []string{"HOME=/home/p", "TERM=xterm", "LANG=C.UTF-8", "TMPDIR=/tmp/p", "USER=p", "PATH=/opt/bin", "TOKEN=t"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("linux (-want +got):\n%s", diff)
+	}
+	winBase := []string{"Path=C:\\Windows", "SystemRoot=C:\\Windows", "APPDATA=C:\\a", "GITHUB_TOKEN=hub", "ComSpec=cmd.exe", "USERPROFILE=C:\\u"}
+	got = upstreamEnv("windows", winBase, map[string]string{"PATH": "C:\\bin"})
+	want = []string{"SystemRoot=C:\\Windows", "APPDATA=C:\\a", "ComSpec=cmd.exe", "USERPROFILE=C:\\u", "PATH=C:\\bin"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("windows (-want +got):\n%s", diff)
+	}
+}
+
+func TestSecretsScrubJSON(t *testing.T) {
+	sec := NewSecrets()
+	sec.Set(ConnectionOwner("gh", "work"), "ghp_Secret42", "48213977", "a\"b<c", "abc")
+	for _, tc := range []struct{ in, want string }{
+		{`{"n":9007199254740993,"x":1.50}`, `{"n":9007199254740993,"x":1.50}`},
+		{`{"t":"ghp_Secret42"}`, `{"t":"[secret]"}`},
+		{`{"t":"Bearer ghp_Secret42!", "n": 9007199254740993}`, `{"t":"Bearer [secret]!", "n": 9007199254740993}`},
+		{`{"ghp_Secret42":1}`, `{"[secret]":1}`},
+		{`["\u0067hp_Secret42"]`, `["[secret]"]`},
+		{`["a\"b\u003cc", "a\"b<c"]`, `["[secret]", "[secret]"]`},
+		{`{"pin":48213977,"other":148213977.5,"fine":4821397}`, `{"pin":"[secret]","other":"[secret]","fine":4821397}`},
+		{`"https://x/?t=ghp_Secret42"`, `"https://x/?t=[secret]"`},
+		{`{"short":"abc"}`, `{"short":"abc"}`},
+		{`not json ghp_Secret42`, `not json [secret]`},
+	} {
+		if got := string(sec.ScrubJSON(json.RawMessage(tc.in))); got != tc.want {
+			t.Errorf("ScrubJSON(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if got := sec.Scrub("a%22b%3Cc and a\"b<c"); got != "[secret] and [secret]" {
+		t.Errorf("Scrub of a URL-escaped secret = %q", got)
+	}
+	var nilSec *Secrets
+	if got := string(nilSec.ScrubJSON(json.RawMessage(`"ghp_Secret42"`))); got != `"ghp_Secret42"` {
+		t.Errorf("a nil registry changed %s", got)
+	}
+}
+
+func TestSecretsScrubHandler(t *testing.T) {
+	sec := NewSecrets()
+	var buf bytes.Buffer
+	log := slog.New(sec.ScrubHandler(slog.NewTextHandler(&buf, nil)))
+	// Values registered after the logger was made count.
+	sec.Set("oauth gh/work", "tok-98765")
+	log.With("pre", "tok-98765").Info("saw tok-98765", "err", errors.New("bad tok-98765"), slog.Group("in", "v", "tok-98765"), "n", 3)
+	if out := buf.String(); strings.Contains(out, "tok-98765") || strings.Count(out, secretMark) != 4 {
+		t.Errorf("log line = %s", out)
+	}
+}

@@ -74,9 +74,9 @@ func execute(ctx context.Context, req Request, prepared prepareFunc) Outcome {
 	if depth, line := nestingDepth(req.Code); depth > maxNesting {
 		return failed(newError(CodeTooDeeplyNested, "brackets nest %d levels deep at line %d, above the limit of %d", depth, line, maxNesting))
 	}
-	prog, err := goja.Compile(guestFile, wrapGuest(req.Code), true)
+	prog, err := compileGuest(req.Code)
 	if err != nil {
-		return failed(syntaxError(err))
+		return failed(syntaxError(err, req.Code))
 	}
 	if ctx.Err() != nil {
 		return failed(newError(CodeCancelled, "the run was cancelled before it started"))
@@ -174,6 +174,7 @@ type run struct {
 	rejections   []*goja.Promise
 
 	parse, stringify, makeToolError, describe goja.Callable
+	toolErrorOf                               goja.Callable // [code, hint] of a ToolError, else undefined
 	nativeParse                               goja.Callable // JSON.parse before the prelude wrapped it
 	configure, installNamespaces              goja.Callable
 	installed                                 []Namespace // by install, at most once
@@ -427,7 +428,7 @@ func (r *run) setup(eng *engine) error {
 		"guardLengths": r.jsGuardLengths,
 	}
 	for name, fn := range natives {
-		if err := bridge.Set(name, fn); err != nil {
+		if err := bridge.Set(name, named(rt, name, 0, fn)); err != nil {
 			return err
 		}
 	}
@@ -460,7 +461,7 @@ func (r *run) setup(eng *engine) error {
 			return err
 		}
 	}
-	for name, dst := range map[string]*goja.Callable{"parse": &r.parse, "stringify": &r.stringify, "makeToolError": &r.makeToolError, "describe": &r.describe,
+	for name, dst := range map[string]*goja.Callable{"parse": &r.parse, "stringify": &r.stringify, "makeToolError": &r.makeToolError, "describe": &r.describe, "toolErrorOf": &r.toolErrorOf,
 		"configure": &r.configure, "installNamespaces": &r.installNamespaces} {
 		fn, ok := goja.AssertFunction(internal.Get(name))
 		if !ok {

@@ -53,13 +53,41 @@ func (r *run) failFrom(err error) {
 		// The prelude itself failed.
 		r.fail(newError(CodeInternal, "setting up the sandbox: %s", ex.Error()))
 	case errors.As(err, &ex):
-		r.fail(newError(CodeRuntimeError, "Uncaught %s", r.describeValue(ex.Value())))
+		r.fail(r.uncaught(ex.Value()))
 	case errors.As(err, &panicked):
 		r.fail(newError(CodeInternal, "the engine failed on this code (%v)", panicked.value))
 	default:
 		r.fail(newError(CodeInternal, "%v", err))
 	}
 }
+
+// uncaught is the failure for a value the code threw and did not catch: a
+// runtime_error, or for a ToolError its own code and hint (the hint for
+// its code when it has none). A ToolError whose code is not a plain code,
+// or is one of the sandbox's own but host_error, is a runtime_error: the
+// code cannot pass for a limit.
+func (r *run) uncaught(v goja.Value) *Error {
+	msg := "Uncaught " + r.describeValue(v)
+	var fields []string
+	err := r.timed(func() error {
+		f, err := r.toolErrorOf(goja.Undefined(), v)
+		if err != nil || goja.IsUndefined(f) {
+			return err
+		}
+		return r.rt.ExportTo(f, &fields)
+	})
+	if err != nil || len(fields) != 2 || !toolCodeRe.MatchString(fields[0]) || (hints[fields[0]] != "" && fields[0] != CodeHostError) {
+		return newError(CodeRuntimeError, "%s", msg)
+	}
+	code, hint := fields[0], fields[1]
+	if hint == "" {
+		hint = hints[code]
+	}
+	return &Error{Code: code, Message: msg, Hint: hint}
+}
+
+// toolCodeRe is what a ToolError code must look like to become a run's.
+var toolCodeRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // describeValue formats a thrown value with its guest stack frames. It runs
 // guest code (getters, toString), so it runs timed.

@@ -26,7 +26,8 @@ func (r *run) jsGuardLengths(c goja.FunctionCall) goja.Value {
 			panic(rt.NewTypeError("guardLengths: %s is not a function", name))
 		}
 		what := "Array.prototype." + name
-		guard := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		length := int(proto.Get(name).ToObject(rt).Get("length").ToInteger())
+		guard := named(rt, name, length, func(c goja.FunctionCall) goja.Value {
 			if n := r.lengthOf(c.This); n > r.maxArray {
 				r.fail(newError(CodeMemoryLimit, "%s would hold %d elements, above the sandbox cap of %d", what, n, r.maxArray))
 				return goja.Undefined() // the interrupt stops the guest before it reads this
@@ -77,7 +78,7 @@ func (r *run) guardRegexp() error {
 		if !ok {
 			return fmt.Errorf("RegExp.prototype.%s is not a function", name)
 		}
-		fn := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		fn := named(rt, name, 1, func(c goja.FunctionCall) goja.Value {
 			start := time.Now()
 			v, err := orig(c.This, c.Arguments...)
 			if err != nil {
@@ -93,14 +94,7 @@ func (r *run) guardRegexp() error {
 				r.fail(e)
 			}
 			return v
-		}).ToObject(rt)
-		// The flags are writable, configurable, enumerable, in that order.
-		if err := fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-			return err
-		}
-		if err := fn.DefineDataProperty("length", rt.ToValue(1), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-			return err
-		}
+		})
 		if err := proto.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 			return err
 		}

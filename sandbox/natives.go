@@ -90,3 +90,17 @@ func (r *run) addLog(text string) {
 func (r *run) jsRandomU32(goja.FunctionCall) goja.Value {
 	return r.rt.ToValue(uint32(r.rng.next() >> 32))
 }
+
+// named returns fn as a JavaScript function with this name and length.
+// goja names a Go function after its Go symbol (for example
+// "capabilities.sh/capabilities/sandbox.(*run).jsAtob-fm"), and the name
+// shows in err.stack, fn.name and fn.toString(): the guest never sees a
+// Go name.
+func named(rt *goja.Runtime, name string, length int, fn func(goja.FunctionCall) goja.Value) *goja.Object {
+	f := rt.ToValue(fn).(*goja.Object)
+	// Both are own, configurable, not writable, not enumerable, as on any
+	// function; redefining them cannot fail.
+	_ = f.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = f.DefineDataProperty("length", rt.ToValue(length), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return f
+}

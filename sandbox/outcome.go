@@ -16,7 +16,7 @@ func (r *run) outcome() Outcome {
 	case failure != nil:
 	case len(r.suspends) > 0:
 	case r.main.State() == goja.PromiseStateRejected:
-		r.fail(newError(CodeRuntimeError, "Uncaught %s", r.describeValue(r.main.Result())))
+		r.fail(r.uncaught(r.main.Result()))
 	default:
 		v := r.main.Result()
 		if !goja.IsUndefined(v) {

@@ -605,11 +605,11 @@ func answer(ctx context.Context, host Host, m message) (a answered) {
 // healthyAfter reports whether a worker may serve again after o: only
 // after runs that ended in the guest's own terms.
 func healthyAfter(o Outcome) bool {
-	if o.Error == nil {
-		return true
+	if o.Error == nil || hints[o.Error.Code] == "" {
+		return true // completed, or failed with a ToolError's code
 	}
 	switch o.Error.Code {
-	case CodeRuntimeError, CodeUnhandledRejection, CodeUnsettled, CodeResultNotJSON, CodeSyntaxError,
+	case CodeRuntimeError, CodeUnhandledRejection, CodeUnsettled, CodeResultNotJSON, CodeSyntaxError, CodeHostError,
 		CodeMaxCalls, CodeTimerLimit, CodeStackLimit, CodeCodeTooLarge, CodeTooDeeplyNested, CodeInvalidRequest:
 		return true
 	}

@@ -33,6 +33,24 @@ const (
 
 func wrapGuest(code string) string { return guestPrefix + code + guestSuffix }
 
+// parseGuest parses code wrapped as the guest function. A syntax error is
+// a parser.ErrorList with positions in the wrapped source (goja.Parse and
+// goja.Compile flatten it into a message). Source map comments are never
+// followed: they could name any file.
+func parseGuest(code string) (*ast.Program, error) {
+	return parser.ParseFile(nil, guestFile, wrapGuest(code), 0, parser.WithDisableSourceMaps)
+}
+
+// compileGuest compiles code wrapped as the guest function, in strict mode,
+// as the drivers run it.
+func compileGuest(code string) (*goja.Program, error) {
+	prog, err := parseGuest(code)
+	if err != nil {
+		return nil, err
+	}
+	return goja.CompileAST(prog, true)
+}
+
 // Notices added by the forgiving rewrites, one per rewrite.
 const (
 	noticeFence         = "Took the code from the fenced code block."
@@ -76,21 +94,21 @@ func Prepare(code string, limits Limits) (Prepared, error) {
 		code = code[:loc[0]] + code[loc[2]:loc[3]] + code[loc[1]:]
 		notices = append(notices, noticeExportDefault)
 	}
-	prog, err := goja.Parse(guestFile, wrapGuest(code))
+	prog, err := parseGuest(code)
 	if err != nil {
 		stripped, serr := stripTypeScript(code)
 		if serr != nil {
 			return Prepared{}, serr
 		}
 		code = stripped
-		if prog, err = goja.Parse(guestFile, wrapGuest(code)); err != nil {
-			return Prepared{}, syntaxError(err)
+		if prog, err = parseGuest(code); err != nil {
+			return Prepared{}, syntaxError(err, code)
 		}
 	}
 	code, notices = rewrite(code, prog, notices)
 	// The final check compiles in strict mode, as the drivers do.
-	if _, err := goja.Compile(guestFile, wrapGuest(code), true); err != nil {
-		return Prepared{}, syntaxError(err)
+	if _, err := compileGuest(code); err != nil {
+		return Prepared{}, syntaxError(err, code)
 	}
 	return Prepared{Code: code, Notices: notices}, nil
 }
@@ -254,21 +272,31 @@ func stripTypeScript(code string) (string, error) {
 
 // syntaxError turns a goja parse or compile error into a syntax_error with
 // the line and column in the person's code.
-func syntaxError(err error) *Error {
+func syntaxError(err error, code string) *Error {
+	at := func(msg string, line, col int) *Error {
+		line = guestLine(line)
+		// Past the code's end is the wrapper's closing: the code ended
+		// before an expression or a bracket did.
+		if lines := strings.Count(code, "\n") + 1; line > lines {
+			last := code[strings.LastIndex(code, "\n")+1:]
+			return newError(CodeSyntaxError, "unexpected end of the code at line %d:%d: an expression or a bracket is not closed", lines, len(last)+1)
+		}
+		return newError(CodeSyntaxError, "%s at line %d:%d", msg, line, col)
+	}
 	var list parser.ErrorList
 	if errors.As(err, &list) && len(list) > 0 {
 		e := list[0]
-		return newError(CodeSyntaxError, "%s at line %d:%d", e.Message, guestLine(e.Position.Line), e.Position.Column)
+		return at(e.Message, e.Position.Line, e.Position.Column)
 	}
 	var perr *parser.Error
 	if errors.As(err, &perr) {
-		return newError(CodeSyntaxError, "%s at line %d:%d", perr.Message, guestLine(perr.Position.Line), perr.Position.Column)
+		return at(perr.Message, perr.Position.Line, perr.Position.Column)
 	}
 	var cerr *goja.CompilerSyntaxError
 	if errors.As(err, &cerr) {
 		if cerr.File != nil {
 			p := cerr.File.Position(cerr.Offset)
-			return newError(CodeSyntaxError, "%s at line %d:%d", cerr.Message, guestLine(p.Line), p.Column)
+			return at(cerr.Message, p.Line, p.Column)
 		}
 		return newError(CodeSyntaxError, "%s", cerr.Message)
 	}

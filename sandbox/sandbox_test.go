@@ -55,8 +55,16 @@ func TestGuestSurface(t *testing.T) {
 			Outcome{Status: StatusCompleted, Calls: 1, Result: json.RawMessage(`[true,true,"ToolError","not_found","github.getIssue",404,"check the number",true,"no issue 404"]`)}},
 		{"host error", `try { await github.searchIssues({}) } catch (e) { return [e.code, e.message] }`, Limits{},
 			Outcome{Status: StatusCompleted, Calls: 1, Result: json.RawMessage(`["host_error","upstream unreachable"]`)}},
-		{"uncaught tool error", `await github.getIssue({ n: 404 })`, Limits{},
-			Outcome{Status: StatusFailed, Calls: 1, Error: &Error{Code: CodeRuntimeError, Message: "Uncaught ToolError: no issue 404 [code: not_found, address: github.getIssue]", Hint: hints[CodeRuntimeError]}}},
+		{"uncaught tool error keeps its code and hint", `await github.getIssue({ n: 404 })`, Limits{},
+			Outcome{Status: StatusFailed, Calls: 1, Error: &Error{Code: "not_found", Message: "Uncaught ToolError: no issue 404 [code: not_found, address: github.getIssue]", Hint: "check the number"}}},
+		{"uncaught host error", `await github.searchIssues({})`, Limits{},
+			Outcome{Status: StatusFailed, Calls: 1, Error: &Error{Code: CodeHostError, Message: "Uncaught ToolError: upstream unreachable [code: host_error, address: github.searchIssues]", Hint: hints[CodeHostError]}}},
+		{"uncaught tool error thrown from a timer", `setTimeout(() => { throw new ToolError("late", { code: "gone", hint: "h" }) }, 1); await new Promise(r => setTimeout(r, 2))`, Limits{},
+			Outcome{Status: StatusFailed, Error: &Error{Code: "gone", Message: "Uncaught ToolError: late [code: gone]\n    at line 1:26", Hint: "h"}}},
+		{"a tool error cannot pass for a limit", `throw new ToolError("x", { code: "compute_limit" })`, Limits{},
+			Outcome{Status: StatusFailed, Error: &Error{Code: CodeRuntimeError, Message: "Uncaught ToolError: x [code: compute_limit]\n    at line 1:7", Hint: hints[CodeRuntimeError]}}},
+		{"a tool error code must be plain", `throw new ToolError("x", { code: "Not Found" })`, Limits{},
+			Outcome{Status: StatusFailed, Error: &Error{Code: CodeRuntimeError, Message: "Uncaught ToolError: x [code: Not Found]\n    at line 1:7", Hint: hints[CodeRuntimeError]}}},
 		{"console", `console.log("a", 1, { b: [1, "x", null], "c-d": undefined }); console.warn(new Map([[1, 2]])); console.error([1, [2, [3, [4]]]]); console.info(new Set([1])); console.debug(() => 1)`, Limits{},
 			Outcome{Status: StatusCompleted, Logs: []string{"a 1 { b: [ 1, 'x', null ], 'c-d': undefined }", "warn: Map(1) { 1 => 2 }", "error: [ 1, [ 2, [ 3, [Array] ] ] ]", "Set(1) { 1 }", "[Function (anonymous)]"}}},
 		{"logical clock", `const a = Date.now(); await new Promise(r => setTimeout(r, 1500)); return [a, Date.now() - a, new Date().toISOString(), new Date(2024, 0, 2).getHours(), new Date("2024-01-02T03:04:05").toISOString()]`, Limits{},
@@ -435,5 +443,69 @@ func TestInvalidNamespaces(t *testing.T) {
 		if errCode(o) != CodeInvalidRequest {
 			t.Errorf("namespaces %v: %s", ns, describeOutcome(o))
 		}
+	}
+}
+
+// TestNoGoNamesReachTheGuest walks every function the guest can reach from
+// globalThis, and the stacks of errors thrown by natives and guards: none
+// may show a Go symbol.
+func TestNoGoNamesReachTheGuest(t *testing.T) {
+	code := `const seen = new Set(), found = [];
+		const check = (what, s) => { if (/capabilities\.sh|sandbox\.|goja|\(\*|-fm\b|\.func\d|\.go\b/.test(String(s))) found.push(what + ": " + s) };
+		const walk = (o, path, depth) => {
+			if (o === null || (typeof o !== "object" && typeof o !== "function") || seen.has(o) || depth > 5) return;
+			seen.add(o);
+			if (typeof o === "function") { check(path + ".name", o.name); check(path + " source", Function.prototype.toString.call(o)) }
+			for (const k of Reflect.ownKeys(o)) {
+				let d;
+				try { d = Object.getOwnPropertyDescriptor(o, k) } catch (e) { continue }
+				for (const v of [d.value, d.get, d.set]) walk(v, path + "." + String(k), depth + 1);
+			}
+			walk(Object.getPrototypeOf(o), path + ".__proto__", depth + 1);
+		};
+		walk(globalThis, "globalThis", 0);
+		for (const [what, f] of [["atob", () => atob("!!")], ["btoa", () => btoa("\u0100")], ["TextDecoder", () => new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array([0xff]))],
+			["reduce", () => [].reduce((a, b) => a)], ["map", () => Array.prototype.map.call([1], 1)], ["exec", () => RegExp.prototype.exec.call({}, "x")],
+			["typed array", () => new Uint8Array(-1)], ["JSON.parse", () => JSON.parse("{")], ["sort", () => [2, 1].sort(1)]]) {
+			try { f() } catch (e) { check(what + " stack", e.stack); check(what + " message", e.message) }
+		}
+		try { await github.getIssue({ n: 404 }) } catch (e) { check("tool error stack", e.stack) }
+		try { await github.getIssue(1n) } catch (e) { check("tool arguments stack", e.stack) }
+		return [seen.size > 500, found]`
+	for name, d := range drivers(t) {
+		t.Run(name, func(t *testing.T) {
+			host := &testHost{tools: map[string]func(context.Context, Call) (json.RawMessage, error){
+				"github.getIssue": func(context.Context, Call) (json.RawMessage, error) {
+					return nil, &ToolError{Code: "not_found", Message: "no issue"}
+				},
+			}}
+			o := runCode(t, d, code, host, Limits{})
+			if string(o.Result) != `[true,[]]` {
+				t.Fatalf("Go names reach the guest: %s", describeOutcome(o))
+			}
+		})
+	}
+}
+
+// TestSyntaxErrorLines runs code that only the engine's own parser and
+// compiler refuse, on the drivers without Prepare: the line and column are
+// the person's.
+func TestSyntaxErrorLines(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{"const a = 1;\nconst b = ;", "Unexpected token ; at line 2:11"},
+		{"const a = 1;\n\nbreak;", "Illegal break statement at line 3:1"},
+		{"const a = 1;\nlet a = 2;", "Identifier 'a' has already been declared at line 2:5"},
+		{"const a = 1;\nreturn a +", "unexpected end of the code at line 2:11: an expression or a bracket is not closed"},
+		{"if (x) {\n", "unexpected end of the code at line 2:1: an expression or a bracket is not closed"},
+	}
+	for name, d := range drivers(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, tt := range tests {
+				o := d.Run(context.Background(), Request{Code: tt.code, Namespaces: testNamespaces, Host: &testHost{}})
+				if errCode(o) != CodeSyntaxError || o.Error.Message != tt.want {
+					t.Errorf("%q: %s, want %q", tt.code, describeOutcome(o), tt.want)
+				}
+			}
+		})
 	}
 }

@@ -392,6 +392,7 @@
 		}
 		return s;
 	};
+	internal.toolErrorOf = (v) => (v instanceof ToolError ? [StringCtor(v.code), StringCtor(v.hint)] : undefined);
 	internal.makeToolError = (code, message, address, hint, status, retryable) =>
 		new ToolError(message, { code, address, hint, status, retryable });
 

@@ -1,6 +1,7 @@
 # capabilities: build, run and test.
 #
-#   make run    build the app and start the hub with its tray icon
+#   make run    build the app and start the hub with its tray icon (headless
+#               where there is no display)
 #   make test   install what the tests need, then run the whole suite under
 #               Xvfb and a D-Bus session with an unlocked gnome-keyring
 #
@@ -13,7 +14,8 @@ BIN := bin/capabilities
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-# Debian packages: Fyne's cgo build, a virtual display, a Secret Service, D-Bus.
+# Debian packages: Fyne's cgo build, a Secret Service and D-Bus to run; a
+# virtual display and screenshots to test.
 RUN_DEBS  := gcc pkg-config libgl1-mesa-dev xorg-dev dbus-x11 gnome-keyring
 TEST_DEBS := $(RUN_DEBS) xvfb xauth imagemagick
 
@@ -30,13 +32,10 @@ all: build
 build: deps-run
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./app
 
+# Without a display the hub runs headless (scripts/run-hub.sh says how to
+# approve from a terminal).
 run: build
-	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
-		exec ./$(BIN) hub; \
-	else \
-		echo "No display: starting the hub under a virtual display (xvfb-run); the tray icon is not visible."; \
-		exec xvfb-run -a ./$(BIN) hub; \
-	fi
+	@exec ./scripts/run-hub.sh ./$(BIN)
 
 test: deps-test deps-npm
 	@./scripts/with-session.sh $(MAKE) --no-print-directory test-go
@@ -72,6 +71,7 @@ lint:
 deps-run:
 	@./scripts/need-debs.sh $(RUN_DEBS)
 	@command -v $(GO) >/dev/null || { echo "Go 1.26 is needed: https://go.dev/doc/install (Debian: /usr/local/go)"; exit 1; }
+	@command -v npx >/dev/null || ./scripts/need-debs.sh nodejs npm
 
 deps-test:
 	@./scripts/need-debs.sh $(TEST_DEBS)

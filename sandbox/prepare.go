@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -57,12 +58,30 @@ const (
 	noticeExportDefault = "Removed `export default`: the code is the body of an async function."
 	noticeLoneFunction  = "Called the lone function and returned its result."
 	noticeFinalExpr     = "Returned the value of the final expression."
+	noticeDefaultCall   = "Called the function after `export default` and returned its result."
+	noticeDefaultValue  = "Returned the value after `export default`."
+	noticeDefaultName   = "Returned the value after `export default`, called first when it is a function."
 )
 
 var (
 	fenceRe         = regexp.MustCompile("(?s)```[ \\t]*(?:js|javascript|ts|typescript|mjs|jsx|tsx)?[ \\t]*\\r?\\n(.*?)\\r?\\n?[ \\t]*```")
 	exportDefaultRe = regexp.MustCompile(`(?m)^([ \t]*)export[ \t]+default[ \t]+`)
+	// namedDeclRe is a declaration `export default` may precede: a named
+	// function (its name in group 2, a generator's star in group 1) or class.
+	namedDeclRe = regexp.MustCompile(`^(?:(?:async[ \t]+)?function[ \t]*(\*?)[ \t]*([A-Za-z_$][A-Za-z0-9_$]*)[ \t]*\(|class[ \t]+[A-Za-z_$])`)
 )
+
+// defaultTemp holds the value after `export default` when statements
+// follow it.
+const defaultTemp = "__default__"
+
+// exported is what `export default` preceded: a named function declaration
+// (kept as a declaration, to be called), or an expression (rewritten as a
+// return statement, to be returned or called).
+type exported struct {
+	function string // the declared function's name
+	expr     bool
+}
 
 // Prepare turns code as a model writes it into code the drivers run.
 //
@@ -90,9 +109,24 @@ func Prepare(code string, limits Limits) (Prepared, error) {
 	if depth, line := nestingDepth(code); depth > maxNesting {
 		return Prepared{}, newError(CodeTooDeeplyNested, "brackets nest %d levels deep at line %d, above the limit of %d", depth, line, maxNesting)
 	}
+	var exp exported
 	if loc := exportDefaultRe.FindStringSubmatchIndex(code); loc != nil {
-		code = code[:loc[0]] + code[loc[2]:loc[3]] + code[loc[1]:]
-		notices = append(notices, noticeExportDefault)
+		rest := code[loc[1]:]
+		if m := namedDeclRe.FindStringSubmatch(rest); m != nil {
+			// A declaration stays one: it is hoisted, code before it may
+			// call it.
+			code = code[:loc[0]] + code[loc[2]:loc[3]] + rest
+			notices = append(notices, noticeExportDefault)
+			if m[1] == "" {
+				exp.function = m[2]
+			}
+		} else {
+			// An anonymous function or any expression: parsed as the
+			// argument of a return statement, the only one at the top level
+			// (a module cannot return).
+			code = code[:loc[0]] + code[loc[2]:loc[3]] + "return " + rest
+			exp.expr = true
+		}
 	}
 	prog, err := parseGuest(code)
 	if err != nil {
@@ -105,7 +139,7 @@ func Prepare(code string, limits Limits) (Prepared, error) {
 			return Prepared{}, syntaxError(err, code)
 		}
 	}
-	code, notices = rewrite(code, prog, notices)
+	code, notices = rewrite(code, prog, notices, exp)
 	// The final check compiles in strict mode, as the drivers do.
 	if _, err := compileGuest(code); err != nil {
 		return Prepared{}, syntaxError(err, code)
@@ -113,14 +147,21 @@ func Prepare(code string, limits Limits) (Prepared, error) {
 	return Prepared{Code: code, Notices: notices}, nil
 }
 
-// rewrite calls a lone function or returns a final expression.
-func rewrite(code string, prog *ast.Program, notices []string) (string, []string) {
+// rewrite completes `export default`, or calls a lone function, or returns
+// a final expression.
+func rewrite(code string, prog *ast.Program, notices []string, exp exported) (string, []string) {
 	body := guestBody(prog)
 	if len(body) == 0 {
 		return code, notices
 	}
 	// Offsets in the AST are 1-based positions in the wrapped source.
 	off := func(i file.Idx) int { return int(i) - 1 - len(guestPrefix) }
+	if exp.expr {
+		return rewriteDefault(code, body, off, notices)
+	}
+	if exp.function != "" && len(body) > 1 {
+		return code + "\nreturn await " + exp.function + "();", append(notices, noticeDefaultCall)
+	}
 	last := body[len(body)-1]
 	// lower is where the last statement's text may begin: after the one
 	// before it.
@@ -153,6 +194,50 @@ func rewrite(code string, prog *ast.Program, notices []string) (string, []string
 		return code, notices
 	}
 	return code[:start] + "return " + code[start:], append(notices, noticeFinalExpr)
+}
+
+// rewriteDefault returns the value after `export default`, now the
+// argument of the code's top-level return statement: a function is called
+// and its result returned, an identifier is called when it names a
+// function. When statements follow, the value is kept in defaultTemp and
+// returned after them, as a module would run them.
+func rewriteDefault(code string, body []ast.Statement, off func(file.Idx) int, notices []string) (string, []string) {
+	idx := -1
+	for i, st := range body {
+		if _, ok := st.(*ast.ReturnStatement); ok {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 || body[idx].(*ast.ReturnStatement).Argument == nil {
+		return code, notices
+	}
+	ret := body[idx].(*ast.ReturnStatement)
+	retStart := off(ret.Idx0())
+	start, parens := statementStart(code, off(ret.Argument.Idx0()), retStart+len("return"))
+	end := closeParens(code, off(ret.Argument.Idx1()), parens)
+	if retStart < 0 || start < retStart || end > len(code) || start >= end {
+		return code, notices
+	}
+	value := code[start:end]
+	var result, notice string
+	switch a := ret.Argument.(type) {
+	case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+		if fn, ok := a.(*ast.FunctionLiteral); ok && fn.Generator {
+			result, notice = "%s", noticeDefaultValue
+			break
+		}
+		result, notice = "await (%s)()", noticeDefaultCall
+	case *ast.Identifier:
+		result, notice = `typeof %[1]s === "function" ? await %[1]s() : %[1]s`, noticeDefaultName
+	default:
+		result, notice = "%s", noticeDefaultValue
+	}
+	notices = append(notices, notice)
+	if idx == len(body)-1 {
+		return code[:start] + fmt.Sprintf(result, value) + code[end:], notices
+	}
+	return code[:retStart] + "const " + defaultTemp + " = " + value + code[end:] + "\nreturn " + fmt.Sprintf(result, defaultTemp) + ";", notices
 }
 
 // statementStart walks back from an expression's start over the

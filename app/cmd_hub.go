@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -47,20 +46,6 @@ type hubRunOptions struct {
 	headless bool
 	httpAddr string
 	embedded bool // in the mcp command's process: no UI, MCP on stdio
-}
-
-// newLogger writes to stderr and to CAPABILITIES_HOME/logs/hub.log.
-func newLogger(e *env, level slog.Level) (*slog.Logger, func(), error) {
-	paths := hub.Paths{Home: e.home()}
-	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
-		return nil, nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(paths.Logs(), "hub.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, nil, err
-	}
-	w := io.MultiWriter(e.Stderr, f)
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), func() { f.Close() }, nil
 }
 
 // newDriver is the sandbox for model code: a pool of worker processes of
@@ -497,13 +482,15 @@ func indent(s, prefix string) string {
 }
 
 // startHubDetached starts `capabilities hub` in the background, in its own
-// session, logging to CAPABILITIES_HOME/logs/hub.log.
+// session. It logs to CAPABILITIES_HOME/logs/hub.log itself and not to its
+// stderr, which goes to logs/crash.log: were stderr hub.log, every line
+// would be written twice.
 func startHubDetached(e *env) error {
 	paths := hub.Paths{Home: e.home()}
 	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(paths.Logs(), "hub.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	logf, err := os.OpenFile(filepath.Join(paths.Logs(), crashName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}
@@ -513,7 +500,7 @@ func startHubDetached(e *env) error {
 		args = append(args, "--headless")
 	}
 	cmd := exec.Command(e.Exe, args...)
-	cmd.Env = append(os.Environ(), "CAPABILITIES_HOME="+e.home())
+	cmd.Env = append(os.Environ(), "CAPABILITIES_HOME="+e.home(), logStderrEnv+"=0")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	detach(cmd)
 	if err := cmd.Start(); err != nil {

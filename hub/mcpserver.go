@@ -72,6 +72,7 @@ func (h *Hub) NewMCPServer(version string) *mcp.Server {
 		Logger:       h.log,
 		SetCacheable: setCacheable,
 	})
+	s.AddReceivingMiddleware(h.logInitialize)
 	tools := Tools()
 	s.AddTool(tools[0], h.handleSearch)
 	s.AddTool(tools[1], h.handleDescribe)
@@ -159,6 +160,37 @@ func (h *Hub) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return inputErrorResult(err)
 	}
 	return textResult(out, false), nil
+}
+
+// logInitialize logs each client that starts a session (initialize, or
+// server/discover for a 2026-07-28 client), by the name and version it
+// gives.
+func (h *Hub) logInitialize(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "initialize" && method != "server/discover" || err != nil {
+			return res, err
+		}
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+			protocol := ""
+			if p := ss.InitializeParams(); p != nil {
+				protocol = p.ProtocolVersion
+			}
+			h.log.Info("client connected", "client", sessionClient(ss), "protocol", protocol, "session", ss.ID())
+		}
+		return res, err
+	}
+}
+
+// sessionClient is the name and version a client gave at initialize, or
+// "unknown".
+func sessionClient(ss *mcp.ServerSession) string {
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		if n := strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version); n != "" {
+			return n
+		}
+	}
+	return "unknown"
 }
 
 func clientName(req *mcp.CallToolRequest) string {

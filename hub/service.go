@@ -434,7 +434,7 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Debug("mcp session started", "session", ss.ID())
 	err = ss.Wait()
-	s.log.Debug("mcp session ended", "session", ss.ID(), "error", err)
+	s.log.Info("client disconnected", "client", sessionClient(ss), "session", ss.ID(), "error", err)
 }
 
 type readCloser struct {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+func TestLogRotatesBySize(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hub.log")
+	f, err := openRotating(path, 100, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for i := range 20 {
+		line := fmt.Sprintf("line %02d of the log, 30 bytes\n", i)
+		all = append(all, line)
+		if _, err := f.Write([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	var kept string
+	for _, name := range []string{"hub.log.2", "hub.log.1", "hub.log"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(b) > 100 {
+			t.Errorf("%s has %d bytes, more than the 100 allowed", name, len(b))
+		}
+		kept += string(b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hub.log.3")); err == nil {
+		t.Error("a third old log was kept; keep is 2")
+	}
+	// The newest lines are kept whole and in order.
+	if !strings.HasSuffix(strings.Join(all, ""), kept) {
+		t.Errorf("the kept logs are not the tail of what was written:\n%s", kept)
+	}
+	// Reopening appends to the current file.
+	f, _ = openRotating(path, 100, 2)
+	f.Write([]byte("after reopen\n"))
+	f.Close()
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(string(b), "after reopen\n") {
+		t.Errorf("reopened log: %q", b)
+	}
+}
+
+func TestRepeatedErrorsAreRateLimited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		log := slog.New(newRepeatLimiter(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			},
+		}), time.Minute))
+		src := log.With("source", "github")
+		for range 5 {
+			src.Error("starting the source", "error", "exit status 1")
+			log.Info("catalog ready")
+		}
+		src.Error("starting the source", "error", "another cause")
+		log.With("source", "slack").Error("starting the source", "error", "exit status 1")
+		time.Sleep(61 * time.Second)
+		src.Error("starting the source", "error", "exit status 1")
+		want := "level=ERROR msg=\"starting the source\" source=github error=\"exit status 1\"\n" +
+			strings.Repeat("level=INFO msg=\"catalog ready\"\n", 5) +
+			"level=ERROR msg=\"starting the source\" source=github error=\"another cause\"\n" +
+			"level=ERROR msg=\"starting the source\" source=slack error=\"exit status 1\"\n" +
+			"level=ERROR msg=\"starting the source\" source=github error=\"exit status 1\" repeated=4\n"
+		if got := buf.String(); got != want {
+			t.Errorf("log:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}
+
+// TestHubStartedByAClientLogsEachLineOnce starts the hub as a client does
+// (the shim, detached) and reads its log.
+func TestHubStartedByAClientLogsEachLineOnce(t *testing.T) {
+	bin := binary(t)
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.json"), []byte("{}\n"), 0o600)
+	t.Cleanup(func() { killStrays(home) })
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(os.Environ(), "CAPABILITIES_HOME="+home, "HOME="+t.TempDir(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	client := mcp.NewClient(&mcp.Implementation{Name: "log-test-client", Version: "1.2"}, nil)
+	sess, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting through capabilities mcp: %v", err)
+	}
+	sess.Close() // the client goes away; the hub it started stays
+	c, err := hub.Dial(context.Background(), hub.Paths{Home: home})
+	if err != nil {
+		t.Fatalf("no hub after the shim started one: %v", err)
+	}
+	// Stopping makes the hub write its last lines and close the log.
+	if err := c.Do(context.Background(), "POST", "/v1/stop", struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	var log []byte
+	for {
+		log, _ = os.ReadFile(filepath.Join(home, "logs", "hub.log"))
+		if bytes.Contains(log, []byte("local api stopped")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub did not log its stop within 20s:\n%s", log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		if seen[line] {
+			t.Errorf("line logged twice: %s", line)
+		}
+		seen[line] = true
+	}
+	for _, want := range []string{`msg="client connected" client="log-test-client 1.2"`, `msg="client disconnected" client="log-test-client 1.2"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the log lacks %s:\n%s", want, log)
+		}
+	}
+	if n := strings.Count(string(log), `msg="hub running"`); n != 1 {
+		t.Errorf("\"hub running\" logged %d times:\n%s", n, log)
+	}
+	if crash, _ := os.ReadFile(filepath.Join(home, "logs", "crash.log")); bytes.Contains(crash, []byte("hub running")) {
+		t.Errorf("the log went to crash.log too:\n%s", crash)
+	}
+}

@@ -8,6 +8,8 @@
 // before any parser sees it, unwraps `export default`, parses the code as the
 // body of a strict async function, strips TypeScript with esbuild only when
 // that parse fails, calls a lone function and returns a final expression.
+// What `export default` precedes is called when it is a function (a named
+// declaration stays one) and its value returned.
 // Each forgiving rewrite adds one notice. Syntax errors carry the line and
 // column in the code as written (a rewrite on the last line shifts its
 // columns by the inserted "return ").

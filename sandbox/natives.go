@@ -68,23 +68,26 @@ func (r *run) jsLog(c goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
-// addLog keeps log lines while they fit the inline budget.
+// addLog keeps log lines while they fit the inline budget, each at its
+// cost as the host returns it (see inline.go).
 func (r *run) addLog(text string) {
 	budget := r.limits.InlineResultBytes
 	if r.truncLogs {
 		return
 	}
-	if r.logBytes+len(text) > budget {
+	cost := logCost(text)
+	if r.logBytes+cost > budget {
 		r.truncLogs = true
 		if room := budget - r.logBytes; room > 64 {
-			text = cutUTF8(text, room-len("…")) + "…"
-			r.logs = append(r.logs, text)
-			r.logBytes += len(text)
+			if cut, ok := cutToCost(text, "…", room); ok {
+				r.logs = append(r.logs, cut)
+				r.logBytes += logCost(cut)
+			}
 		}
 		return
 	}
 	r.logs = append(r.logs, text)
-	r.logBytes += len(text)
+	r.logBytes += cost
 }
 
 func (r *run) jsRandomU32(goja.FunctionCall) goja.Value {

@@ -72,34 +72,38 @@ func sortSuspends(s []*Suspend) []*Suspend {
 	return out
 }
 
-// fitBudget keeps the result and the logs within budget bytes together.
-// The result comes first; a result too large on its own becomes a JSON
-// string holding the start of its JSON text.
+// fitBudget keeps the result and the logs within budget together, each at
+// its cost as the host returns it (see inline.go). The result comes first;
+// a result too large on its own becomes a JSON string holding the start of
+// its JSON text.
 func fitBudget(result json.RawMessage, logs []string, budget int) (json.RawMessage, []string, Truncated) {
 	var tr Truncated
-	if len(result) > budget {
+	if rawCost(result) > budget {
 		tr.Result = true
 		result = preview(result, budget*3/4)
 	}
-	room := budget - len(result)
+	room := budget - rawCost(result)
 	var kept []string
-	for i, l := range logs {
-		if len(l) > room {
+	for _, l := range logs {
+		cost := logCost(l)
+		if cost > room {
 			tr.Logs = true
 			if room > 64 {
-				kept = append(kept, cutUTF8(l, room-len("…"))+"…")
+				if cut, ok := cutToCost(l, "…", room); ok {
+					kept = append(kept, cut)
+				}
 			}
-			_ = i
 			break
 		}
 		kept = append(kept, l)
-		room -= len(l)
+		room -= cost
 	}
 	return result, kept, tr
 }
 
-// preview returns a JSON string of at most max bytes holding the start of
-// raw (of the string itself when raw is a JSON string) and a marker.
+// preview returns a JSON string costing at most max (see inline.go) that
+// holds the start of raw (of the string itself when raw is a JSON string)
+// and a marker.
 func preview(raw json.RawMessage, max int) json.RawMessage {
 	text := string(raw)
 	var s string
@@ -107,28 +111,11 @@ func preview(raw json.RawMessage, max int) json.RawMessage {
 		text = s
 	}
 	const marker = "… (truncated)"
-	n := max - len(marker) - 2
-	for n > 0 {
-		b, _ := json.Marshal(cutUTF8(text, n) + marker)
-		if len(b) <= max {
-			return b
-		}
-		n -= len(b) - max
+	// As a log line costs its string plus a separator.
+	if cut, ok := cutToCost(text, marker, max+2); ok {
+		b, _ := json.Marshal(cut)
+		return b
 	}
-	b, _ := json.Marshal("… (truncated)")
+	b, _ := json.Marshal(marker)
 	return b
-}
-
-// cutUTF8 returns at most n bytes of s, not splitting a UTF-8 sequence.
-func cutUTF8(s string, n int) string {
-	if n >= len(s) {
-		return s
-	}
-	if n < 0 {
-		return ""
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }

@@ -113,6 +113,8 @@ func FuzzPrepare(f *testing.F) {
 		"async () => 2", "const x: number = 1; x", "with (a) {}", "{{{{", "`${`${1}`}`", "/* unterminated",
 		"'unterminated", "import x from 'y'", "return await github.getIssue({ n: 1 })", "interface A {}",
 		"(async function () { return 1 })", "function* g() {}", "return ((((((1))))))", "x = 5",
+		"export default async function () { return 1 }", "export default { a: 1 }\nconst b = 2", "export default f",
+		"export default (async () => 1)", "export default function* () {}", "export default class {}",
 	} {
 		f.Add(seed)
 	}

@@ -114,10 +114,16 @@ func TestGuestSurface(t *testing.T) {
 			Outcome{Status: StatusFailed, Calls: 3, Error: &Error{Code: CodeMaxCalls, Message: "call 4 (github.getIssue) is above the limit of 3 tool calls per run", Hint: hints[CodeMaxCalls]}}},
 		{"stack limit", `function f(n) { return f(n + 1) + 1 } f(0)`, Limits{StackDepth: 200},
 			Outcome{Status: StatusFailed, Error: &Error{Code: CodeStackLimit, Message: "the call stack exceeded 200 frames", Hint: hints[CodeStackLimit]}}},
+		// Each byte costs 2, once in the envelope and once in its text line;
+		// quotes 3 (1 + 2), and a log line's separator 2: the preview is 357
+		// x's (3 + 714 + 30 for the marker + 3 = 750, 3/4 of the budget).
 		{"result truncated", `return "x".repeat(5000)`, Limits{InlineResultBytes: 1000},
-			Outcome{Status: StatusCompleted, Truncated: Truncated{Result: true}, Result: json.RawMessage(`"` + strings.Repeat("x", 733) + `… (truncated)"`)}},
+			Outcome{Status: StatusCompleted, Truncated: Truncated{Result: true}, Result: json.RawMessage(`"` + strings.Repeat("x", 357) + `… (truncated)"`)}},
+		// A line of 47 bytes costs 102; the second gets the 98 left.
 		{"logs truncated", `for (let i = 0; i < 100; i++) console.log("line " + i + " " + "y".repeat(40))`, Limits{InlineResultBytes: 200},
-			Outcome{Status: StatusCompleted, Truncated: Truncated{Logs: true}, Logs: []string{"line 0 " + strings.Repeat("y", 40), "line 1 " + strings.Repeat("y", 40), "line 2 " + strings.Repeat("y", 40), "line 3 " + strings.Repeat("y", 40)}}},
+			Outcome{Status: StatusCompleted, Truncated: Truncated{Logs: true}, Logs: []string{"line 0 " + strings.Repeat("y", 40), "line 1 " + strings.Repeat("y", 35) + "…"}}},
+		{"empty log lines count", `for (let i = 0; i < 20000; i++) console.log('')`, Limits{InlineResultBytes: 800},
+			Outcome{Status: StatusCompleted, Truncated: Truncated{Logs: true}, Logs: make([]string, 100)}},
 	}
 	for name, d := range drivers(t) {
 		t.Run(name, func(t *testing.T) {

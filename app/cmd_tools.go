@@ -32,7 +32,7 @@ func searchCommand() *command {
 			if limit == 0 {
 				return usagef("--limit 0 is out of range; must be 1 to 25")
 			}
-			return printTextTool(ctx, e, "/v1/search", req, func(h *hub.Hub) (string, error) { return h.Search(req) })
+			return printTextTool(ctx, e, "/v1/search", req, func(h *hub.Hub) (string, error) { return h.Search(ctx, req) })
 		},
 	}
 }
@@ -45,7 +45,7 @@ func describeCommand() *command {
 				return usagef("needs at least one TARGET: an address (github.createIssue), a namespace or a type")
 			}
 			req := hub.DescribeRequest{Targets: args}
-			return printTextTool(ctx, e, "/v1/describe", req, func(h *hub.Hub) (string, error) { return h.Describe(req) })
+			return printTextTool(ctx, e, "/v1/describe", req, func(h *hub.Hub) (string, error) { return h.Describe(ctx, req) })
 		},
 	}
 }

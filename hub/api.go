@@ -258,7 +258,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		out, err := h.Search(in)
+		out, err := h.Search(r.Context(), in)
 		reply(w, map[string]string{"text": out}, err)
 	})
 	mux.HandleFunc("POST /v1/describe", func(w http.ResponseWriter, r *http.Request) {
@@ -266,7 +266,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		out, err := h.Describe(in)
+		out, err := h.Describe(r.Context(), in)
 		reply(w, map[string]string{"text": out}, err)
 	})
 	mux.HandleFunc("POST /v1/execute", func(w http.ResponseWriter, r *http.Request) {

@@ -62,8 +62,10 @@ type Snapshot struct {
 	bySource   map[string][]*Tool
 	namespaces []string
 
-	sandboxOnce sync.Once
-	sandboxNS   []sandbox.Namespace
+	// sandboxNamespaces (startup.go) for the config sandboxCfg.
+	sandboxMu  sync.Mutex
+	sandboxCfg *Config
+	sandboxNS  []sandbox.Namespace
 
 	schemas sync.Map // tool hash -> *jsonschema.Resolved, or nil when unusable
 }
@@ -101,22 +103,6 @@ func (s *Snapshot) Namespaces() []string { return s.namespaces }
 // BySource returns the tools of a source (by config name), sorted by
 // Address.
 func (s *Snapshot) BySource(source string) []*Tool { return s.bySource[source] }
-
-// sandboxNamespaces returns the namespaces as the sandbox installs them,
-// built once per snapshot: every run shares them and must not modify them.
-func (s *Snapshot) sandboxNamespaces() []sandbox.Namespace {
-	s.sandboxOnce.Do(func() {
-		byNS := map[string][]string{}
-		for _, t := range s.Tools {
-			byNS[t.Namespace] = append(byNS[t.Namespace], t.JSName)
-		}
-		s.sandboxNS = make([]sandbox.Namespace, 0, len(byNS))
-		for _, ns := range sortedKeys(byNS) {
-			s.sandboxNS = append(s.sandboxNS, sandbox.Namespace{Name: ns, Tools: byNS[ns]})
-		}
-	})
-	return s.sandboxNS
-}
 
 // ToolChange is a new or changed tool definition nobody has accepted yet.
 type ToolChange struct {
@@ -159,6 +145,10 @@ type Catalog struct {
 	pending  map[string]bool // sources to refresh after the debounce
 	watching bool            // the debounce goroutine runs
 	closed   bool
+
+	// listings is what the start-up wait knows of each source's listings
+	// (startup.go).
+	listings listings
 
 	// changed caches changedAddresses for one snapshot; writes to
 	// tool_changes clear it. changedMu is held while it is read from the
@@ -244,14 +234,20 @@ func (c *Catalog) Load(ctx context.Context, cfg *Config) error {
 // new snapshot when anything changed. A source that fails keeps its stored
 // tools; its error is in the result, keyed by source. Disabled sources have
 // no tools.
+//
+// Each source's tools are stored and swapped in as soon as its listing
+// arrives, so a slow or hanging source does not hold back the others; the
+// start-up wait ([Catalog.listingOf]) sees each source finish.
 func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) map[string]error {
+	if len(sources) == 0 {
+		sources = sortedKeys(cfg.Sources)
+	}
+	batch := c.queueListings(cfg, sources)
+	defer batch.finish() // any not reported below
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
 	c.setConfig(cfg)
 	errs := map[string]error{}
-	if len(sources) == 0 {
-		sources = sortedKeys(cfg.Sources)
-	}
 	type listing struct {
 		source string
 		tools  []*mcp.Tool
@@ -266,48 +262,52 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) m
 			targets = append(targets, name)
 		}
 	}
-	results := make([]listing, len(targets))
-	var wg sync.WaitGroup
-	for i, name := range targets {
-		wg.Add(1)
+	results := make(chan listing, len(targets))
+	for _, name := range targets {
 		go func() {
-			defer wg.Done()
-			results[i] = listing{source: name}
+			r := listing{source: name}
 			if c.up == nil {
-				results[i].err = errors.New("no upstreams to list tools from")
-				return
+				r.err = errors.New("no upstreams to list tools from")
+			} else {
+				lctx, cancel := context.WithTimeout(ctx, c.sourceTimeout)
+				r.tools, r.err = c.up.ListTools(lctx, name)
+				cancel()
 			}
-			lctx, cancel := context.WithTimeout(ctx, c.sourceTimeout)
-			defer cancel()
-			results[i].tools, results[i].err = c.up.ListTools(lctx, name)
+			results <- r
 		}()
 	}
-	wg.Wait()
-
-	listed := map[string][]*mcp.Tool{}
-	for _, r := range results {
+	stored := false
+	for range targets {
+		r := <-results
 		if r.err != nil {
 			errs[r.source] = r.err
-			continue
-		}
-		listed[r.source] = r.tools
-	}
-	if err := c.store(ctx, cfg, listed); err != nil {
-		for name := range listed {
-			errs[name] = err
-		}
-	}
-	collisions, err := c.rebuild(ctx, cfg)
-	if err != nil {
-		for _, name := range targets {
-			if errs[name] == nil {
-				errs[name] = err
+		} else if err := c.store(ctx, cfg, map[string][]*mcp.Tool{r.source: r.tools}); err != nil {
+			errs[r.source] = err
+		} else {
+			stored = true
+			collisions, err := c.rebuild(ctx, cfg)
+			if err == nil {
+				err = collisions[r.source]
+			}
+			if err != nil {
+				errs[r.source] = err
 			}
 		}
+		batch.done(r.source, errs[r.source])
 	}
-	for name, err := range collisions {
-		if _, asked := listed[name]; asked {
-			errs[name] = err
+	if !stored {
+		// Nothing was listed: still drop the tools of sources removed or
+		// disabled since the last refresh.
+		err := c.store(ctx, cfg, nil)
+		if err == nil {
+			_, err = c.rebuild(ctx, cfg)
+		}
+		if err != nil {
+			for _, name := range targets {
+				if errs[name] == nil {
+					errs[name] = err
+				}
+			}
 		}
 	}
 	return errs
@@ -641,6 +641,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
 
+	c.listings.markListed(bySource)
 	collisions := map[string]error{}
 	owner := map[string]string{} // namespace -> source
 	var tools []*Tool

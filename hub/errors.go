@@ -6,35 +6,35 @@ import "capabilities.sh/capabilities/sandbox"
 // A run's error, or a ToolError a guest sees, carries one of these codes
 // and its hint.
 const (
-	CodeDenied          = "denied"           // policy or a person denied the call
-	CodeReplayDiverged  = "replay_diverged"  // a resumed run called something other than its journal holds
-	CodeInterrupted     = "interrupted"      // the call was in flight when the hub stopped
-	CodeApprovalExpired = "approval_expired" // nobody decided within approvalTtlMs
-	CodeInvalidArgs     = "invalid_arguments"
-	CodeUnknownTool     = "unknown_tool"
-	CodeUnknownConn     = "unknown_connection"
-	CodeToolError       = "tool_error" // the upstream tool reported an error
-	CodeUpstreamTimeout = "upstream_timeout"
-	CodeUpstreamDown    = "upstream_unavailable"
-	CodeUpstreamError   = "upstream_error" // the upstream answered with a protocol error
-	CodeUnknownRun      = "unknown_run"
-	CodeBadRequest      = "bad_request" // neither or both of code and resume
+	CodeDenied            = "denied"           // policy or a person denied the call
+	CodeReplayDiverged    = "replay_diverged"  // a resumed run called something other than its journal holds
+	CodeInterrupted       = "interrupted"      // the call was in flight when the hub stopped
+	CodeApprovalExpired   = "approval_expired" // nobody decided within approvalTtlMs
+	CodeInvalidArgs       = "invalid_arguments"
+	CodeUnknownTool       = "unknown_tool"
+	CodeUnknownConn       = "unknown_connection"
+	CodeToolError         = "tool_error" // the upstream tool reported an error
+	CodeUpstreamTimeout   = "upstream_timeout"
+	CodeSourceUnavailable = "source_unavailable" // the source is down, starting, disabled or needs a secret
+	CodeUpstreamError     = "upstream_error"     // the upstream answered with a protocol error
+	CodeUnknownRun        = "unknown_run"
+	CodeBadRequest        = "bad_request" // neither or both of code and resume
 )
 
 var hubHints = map[string]string{
-	CodeDenied:          "The person or the policy denied this call. Do not retry it; tell the user what you wanted to do.",
-	CodeReplayDiverged:  "The resumed code made different calls than the first attempt. Run the code again with execute({ code }) instead of resuming.",
-	CodeInterrupted:     "The hub stopped while this call was in flight and it may or may not have happened. Check its effect before calling it again.",
-	CodeApprovalExpired: "Nobody decided on the approval in time. Run the code again to ask again.",
-	CodeInvalidArgs:     "Fix the named argument; describe the tool to see its exact type.",
-	CodeUnknownTool:     "Search for the tool you need; the catalog may have changed.",
-	CodeUnknownConn:     "Use a connection listed by search, or omit { connection } to use the default one.",
-	CodeToolError:       "The tool reported a failure. Read the message; fix the arguments or try another tool.",
-	CodeUpstreamTimeout: "The tool did not answer in time. Retry, or ask for less at once.",
-	CodeUpstreamDown:    "The tool's server is not reachable right now. Retry in a moment; tell the user if it persists.",
-	CodeUpstreamError:   "The tool's server rejected the call. Check the arguments against describe.",
-	CodeUnknownRun:      "Resume only a runId returned by execute.",
-	CodeBadRequest:      `Send exactly one of "code" or "resume".`,
+	CodeDenied:            "The person or the policy denied this call. Do not retry it; tell the user what you wanted to do.",
+	CodeReplayDiverged:    "The resumed code made different calls than the first attempt. Run the code again with execute({ code }) instead of resuming.",
+	CodeInterrupted:       "The hub stopped while this call was in flight and it may or may not have happened. Check its effect before calling it again.",
+	CodeApprovalExpired:   "Nobody decided on the approval in time. Run the code again to ask again.",
+	CodeInvalidArgs:       "Fix the named argument; describe the tool to see its exact type.",
+	CodeUnknownTool:       "Search for the tool you need; the catalog may have changed.",
+	CodeUnknownConn:       "Use a connection listed by search, or omit { connection } to use the default one.",
+	CodeToolError:         "The tool reported a failure. Read the message; fix the arguments or try another tool.",
+	CodeUpstreamTimeout:   "The tool did not answer in time. Retry, or ask for less at once.",
+	CodeSourceUnavailable: "The tool's source cannot be used right now; the message says why. Retry later when it is retryable; otherwise tell the user.",
+	CodeUpstreamError:     "The tool's server rejected the call. Check the arguments against describe.",
+	CodeUnknownRun:        "Resume only a runId returned by execute.",
+	CodeBadRequest:        `Send exactly one of "code" or "resume".`,
 }
 
 // Hint returns the hint for any execute error code, the hub's or the

@@ -244,18 +244,22 @@ func (h *Hub) connectionReady(p *pendingRow) bool {
 // sourceOfAddress finds the config source of a tool address and resolves
 // the connection name ("" = default).
 func (h *Hub) sourceOfAddress(address, conn string) (string, string, bool) {
-	t, ok := h.catalog.Snapshot().Lookup(address)
-	if !ok {
-		return "", "", false
+	var source string
+	if t, ok := h.catalog.Snapshot().Lookup(address); ok {
+		source = t.Source
+	} else {
+		// A call to a source whose tools were not listed yet.
+		ns, _, _ := strings.Cut(address, ".")
+		source = sourceOfNamespace(h.Config(), ns)
 	}
-	s := h.Config().Sources[t.Source]
+	s := h.Config().Sources[source]
 	if s == nil {
 		return "", "", false
 	}
 	if conn == "" {
 		conn = s.DefaultConnection()
 	}
-	return t.Source, conn, true
+	return source, conn, true
 }
 
 func (h *Hub) missingSecrets(source, conn string) []string {
@@ -293,6 +297,11 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		}
 	}
 	h.events.publish(Event{Kind: EventRun, ID: run.ID})
+	// Sources the code names that are being listed for the first time are
+	// waited for, within one bound for the whole attempt.
+	ctx = withStartupDeadline(ctx, time.Now().Add(startupWait))
+	cfg := h.Config()
+	h.awaitSources(ctx, sourcesInCode(cfg, run.Code), false)
 	snap := h.catalog.Snapshot()
 	host := &runHost{
 		h:       h,
@@ -312,7 +321,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		Code:       run.Code,
 		Seed:       run.Seed,
 		Clock:      run.Clock,
-		Namespaces: snap.sandboxNamespaces(),
+		Namespaces: snap.sandboxNamespaces(cfg),
 		Limits:     h.limits,
 		Host:       host,
 	})
@@ -483,12 +492,12 @@ func (r *runHost) diverge(c sandbox.Call, msg string) error {
 
 // Search implements sandbox.Host.
 func (r *runHost) Search(ctx context.Context, query string) (string, error) {
-	return r.h.Search(SearchRequest{Query: query})
+	return r.h.Search(ctx, SearchRequest{Query: query})
 }
 
 // Describe implements sandbox.Host.
 func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
-	return r.h.Describe(DescribeRequest{Targets: []string{target}})
+	return r.h.Describe(ctx, DescribeRequest{Targets: []string{target}})
 }
 
 // Call implements sandbox.Host.
@@ -528,7 +537,10 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	}
 	tool, ok := r.snap.Lookup(c.Address)
 	if !ok {
-		return nil, toolError(CodeUnknownTool, c.Address, "no tool %s in the catalog", c.Address)
+		var err error
+		if tool, err = r.unlisted(ctx, c); err != nil {
+			return nil, err
+		}
 	}
 	src := h.Config().Sources[tool.Source]
 	if src == nil {
@@ -770,7 +782,7 @@ func upstreamToolError(address string, err error, timeout time.Duration) *sandbo
 		case UpstreamKindTimeout:
 			code = CodeUpstreamTimeout
 		case UpstreamKindUnavailable:
-			code = CodeUpstreamDown
+			return sourceUnavailableError(address, ue)
 		case UpstreamKindUnknownConnection:
 			code = CodeUnknownConn
 		case UpstreamKindUnknownSource:

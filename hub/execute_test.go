@@ -201,14 +201,14 @@ func TestPolicyDenyHidesAndThrows(t *testing.T) {
 	if err := h.SetPolicy(context.Background(), "everything.echo", Deny); err != nil {
 		t.Fatal(err)
 	}
-	out, err := h.Search(SearchRequest{Query: "echo a message back"})
+	out, err := h.Search(context.Background(), SearchRequest{Query: "echo a message back"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, "everything.echo(") || !strings.Contains(out, "1 tool hidden by your policy") {
 		t.Errorf("search shows a denied tool or no count:\n%s", out)
 	}
-	if _, err := h.Describe(DescribeRequest{Targets: []string{"everything.echo"}}); err == nil {
+	if _, err := h.Describe(context.Background(), DescribeRequest{Targets: []string{"everything.echo"}}); err == nil {
 		t.Error("describe of a denied tool succeeded")
 	}
 	env := h.exec(t, `try { await everything.echo({ message: "x" }); } catch (e) { return e.code; }`)

@@ -103,6 +103,7 @@ type Hub struct {
 	events eventBus
 	paused atomic.Bool
 
+	bg     context.Context // the background work's; cancelled by Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -189,7 +190,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		env = os.Environ()
 	}
 	bg, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
+	h.bg, h.cancel = bg, cancel
 	h.up = NewUpstreams(UpstreamOptions{
 		Keychain:    h.kc,
 		Secrets:     h.secrets,

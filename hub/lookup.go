@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,7 +143,12 @@ type SearchRequest struct {
 // namespace with its connections, one-line signatures, the first sentence
 // of each description, [asks] where the policy asks, a count of tools the
 // policy hides and a footer when more matched.
-func (h *Hub) Search(req SearchRequest) (string, error) {
+//
+// Sources being listed for the first time are waited for (startup.go); the
+// answer then names those still starting, and those whose tools are not
+// known because they are down or need a secret. With namespace, a source
+// that cannot be used now says so, listed or not.
+func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 	if n := utf8.RuneCountInString(req.Query); n > SearchQueryMax {
 		return "", &InputError{"query", fmt.Sprintf("%d characters; must be 0 to %d (empty lists a namespace)", n, SearchQueryMax)}
 	}
@@ -153,9 +159,11 @@ func (h *Hub) Search(req SearchRequest) (string, error) {
 	if limit < SearchLimitMin || limit > SearchLimitMax {
 		return "", &InputError{"limit", fmt.Sprintf("%d is out of range; must be %d to %d (default %d)", req.Limit, SearchLimitMin, SearchLimitMax, SearchLimitDefault)}
 	}
-	v := h.view()
 	cfg := h.Config()
 	ns := strings.TrimSpace(req.Namespace)
+	sources := enabledSources(cfg, ns)
+	starting := h.awaitSources(ctx, sources, false)
+	v := h.view()
 	if ns != "" && !v.hasNamespace(ns, cfg) {
 		return "", &InputError{"namespace", fmt.Sprintf("unknown namespace %q; known: %s", ns, strings.Join(v.namespaces(cfg), ", "))}
 	}
@@ -240,6 +248,12 @@ func (h *Hub) Search(req SearchRequest) (string, error) {
 	if hidden > 0 {
 		fmt.Fprintf(&b, "%d %s hidden by your policy.\n", hidden, plural(hidden, "tool", "tools"))
 	}
+	if notes := h.sourceNotes(sources, starting, ns != ""); len(notes) > 0 {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.Join(notes, "\n"))
+	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
@@ -285,7 +299,10 @@ type DescribeRequest struct {
 
 // Describe answers the describe tool: TypeScript declarations of the
 // targets within the token budget. Denied tools do not exist for it.
-func (h *Hub) Describe(req DescribeRequest) (string, error) {
+//
+// Sources the targets name that are being listed for the first time are
+// waited for; a target of a source whose tools are not known says why.
+func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error) {
 	if len(req.Targets) < 1 || len(req.Targets) > DescribeTargetsMax {
 		return "", &InputError{"targets", fmt.Sprintf("%d targets; must be 1 to %d", len(req.Targets), DescribeTargetsMax)}
 	}
@@ -294,12 +311,17 @@ func (h *Hub) Describe(req DescribeRequest) (string, error) {
 			return "", &InputError{fmt.Sprintf("targets[%d]", i), "empty; name an address (github.createIssue), a namespace (github) or a type (github.Issue)"}
 		}
 	}
+	sources := sourcesOfTargets(h.Config(), req.Targets)
+	starting := h.awaitSources(ctx, sources, false)
 	v := h.view()
 	res, err := v.tsCat.Describe(req.Targets, &tsgen.Options{Budget: req.Budget})
 	var ute *tsgen.UnknownTargetError
 	if errors.As(err, &ute) {
 		msg := fmt.Sprintf("unknown target %q", ute.Target)
-		if len(ute.Closest) > 0 {
+		ns, _, _ := strings.Cut(ute.Target, ".")
+		if notes := h.sourceNotes(enabledSources(h.Config(), ns), starting, false); len(notes) > 0 {
+			msg += ": " + strings.Join(notes, " ")
+		} else if len(ute.Closest) > 0 {
 			msg += "; closest: " + strings.Join(ute.Closest, ", ")
 		} else {
 			msg += "; search for the tool first"

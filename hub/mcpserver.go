@@ -143,7 +143,7 @@ func (h *Hub) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		}
 		sr.Limit = *in.Limit
 	}
-	out, err := h.Search(sr)
+	out, err := h.Search(ctx, sr)
 	if err != nil {
 		return inputErrorResult(err)
 	}
@@ -155,7 +155,7 @@ func (h *Hub) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return inputErrorResult(err)
 	}
-	out, err := h.Describe(in)
+	out, err := h.Describe(ctx, in)
 	if err != nil {
 		return inputErrorResult(err)
 	}

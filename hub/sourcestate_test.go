@@ -7,20 +7,23 @@ import (
 	"testing"
 )
 
-// stateHub opens a hub over four sources in four states once listed: mem
+// stateHub opens a hub over sources in every state once listed: memory
 // (the memory server: up), gone (a command that does not exist: down, for
-// good), locked (a default connection whose secret is not in the keychain)
-// and off (disabled). It does not list them.
+// good), broken (a server that exits at start: down, may come back), locked
+// (a default connection whose secret is not in the keychain) and off
+// (disabled). It does not list them.
 func stateHub(t *testing.T) *Hub {
 	t.Helper()
 	home := t.TempDir()
 	cfg := &Config{Sources: map[string]*Source{
-		"mem":  memorySource(t),
-		"gone": {Command: filepath.Join(t.TempDir(), "no-such-server")},
+		"memory": memorySource(t),
+		"gone":   {Command: filepath.Join(t.TempDir(), "no-such-server")},
 		"locked": {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"},
 			Connections: map[string]*Connection{"work": {Default: true, Env: map[string]string{"API_TOKEN": "${secret:API_TOKEN}"}}}},
 		"off": {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"}, Disabled: true},
-	}, Policy: map[string]Mode{}}
+		// A server that fails at start, saying why on stderr.
+		"broken": {Command: "node", Args: []string{"-e", `console.error("boom: cannot open the database"); process.exit(3)`}},
+	}, Policy: map[string]Mode{"locked": Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -43,9 +46,10 @@ func TestSourceStatesOneVocabulary(t *testing.T) {
 		state   SourceStateKind
 		summary string
 	}{
-		"mem":    {SourceUp, "up"},
-		"gone":   {SourceDown, "down: source \"gone\": starting "},
-		"locked": {SourceNeedsSecret, "needs a secret: source \"locked\" (connection \"work\"): secret \"API_TOKEN\" is not in the keychain"},
+		"memory": {SourceUp, "up"},
+		"gone":   {SourceDown, "down: starting "},
+		"broken": {SourceDown, "down: starting the server: "},
+		"locked": {SourceNeedsSecret, "needs a secret: connection \"work\": secret \"API_TOKEN\" is not in the keychain"},
 		"off":    {SourceDisabled, "disabled"},
 	}
 	up := h.up.State()

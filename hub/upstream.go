@@ -126,7 +126,10 @@ type UpstreamError struct {
 	Retryable bool
 	// Secret names the missing secret (Kind missing_secret).
 	Secret string
-	Err    error
+	// Cause is, for a call refused in the back-off window after a failure,
+	// that failure.
+	Cause *UpstreamError
+	Err   error
 }
 
 func (e *UpstreamError) Error() string {
@@ -145,6 +148,21 @@ func (e *UpstreamError) Error() string {
 }
 
 func (e *UpstreamError) Unwrap() error { return e.Err }
+
+// Reason is the error without the source's name: what went wrong, and the
+// connection when one was used.
+func (e *UpstreamError) Reason() string {
+	msg := e.Kind
+	if e.Err != nil {
+		msg = e.Err.Error()
+	} else {
+		msg = strings.ReplaceAll(msg, "_", " ")
+	}
+	if e.Conn != "" {
+		return fmt.Sprintf("connection %q: %s", e.Conn, msg)
+	}
+	return msg
+}
 
 // Hint tells the person or the model what to do about the error.
 func (e *UpstreamError) Hint() string {
@@ -523,7 +541,7 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 			if wait >= time.Second {
 				wait = wait.Round(time.Second)
 			}
-			err := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
+			err := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true, Cause: slot.lastErr,
 				Err: fmt.Errorf("restarting in %v after a failure: %v", wait, slot.lastErr.Err)}
 			u.mu.Unlock()
 			return nil, err
@@ -931,7 +949,7 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 		st.State = SourceDown
 	}
 	if lastErr != nil && st.State != SourceIdle && st.State != SourceDisabled {
-		st.Err = lastErr.Error()
+		st.Err = lastErr.Reason()
 		st.Retryable = lastErr.Retryable
 	}
 	if st.State != prev.State || st.Since.IsZero() {

@@ -229,7 +229,9 @@ func newShell(eng *engine, namespaces []Namespace) (*run, error) {
 func (r *run) fits(namespaces []Namespace) bool { return sameNamespaces(r.installed, namespaces) }
 
 func sameNamespaces(a, b []Namespace) bool {
-	return slices.EqualFunc(a, b, func(x, y Namespace) bool { return x.Name == y.Name && slices.Equal(x.Tools, y.Tools) })
+	return slices.EqualFunc(a, b, func(x, y Namespace) bool {
+		return x.Name == y.Name && x.Open == y.Open && slices.Equal(x.Tools, y.Tools)
+	})
 }
 
 // expectedNamespaces remembers the last run's namespaces, which the next
@@ -257,7 +259,7 @@ func (e *expectedNamespaces) get() []Namespace {
 func cloneNamespaces(nss []Namespace) []Namespace {
 	out := make([]Namespace, len(nss))
 	for i, ns := range nss {
-		out[i] = Namespace{Name: ns.Name, Tools: slices.Clone(ns.Tools)}
+		out[i] = Namespace{Name: ns.Name, Tools: slices.Clone(ns.Tools), Open: ns.Open}
 	}
 	return out
 }
@@ -276,6 +278,9 @@ func (r *run) install(namespaces []Namespace) error {
 			return err
 		}
 		if err := o.Set("tools", rt.NewArray(tools...)); err != nil {
+			return err
+		}
+		if err := o.Set("open", ns.Open); err != nil {
 			return err
 		}
 		nss[i] = o
@@ -302,6 +307,10 @@ func (r *run) begin(ctx context.Context, req Request, limits Limits) {
 	for _, ns := range req.Namespaces {
 		for _, t := range ns.Tools {
 			r.addresses[ns.Name+"."+t] = true
+		}
+		if ns.Open {
+			// Any tool of it: the address is "name." and a tool name.
+			r.addresses[ns.Name+"."] = true
 		}
 	}
 	r.rt.SetMaxCallStackSize(limits.StackDepth)

@@ -12,6 +12,11 @@ import (
 type Namespace struct {
 	Name  string   `json:"name"`
 	Tools []string `json:"tools"`
+	// Open says the host does not know the namespace's tools yet (its
+	// source has not been listed): a call to any name reaches the host,
+	// which answers it or rejects it with a ToolError, instead of a
+	// TypeError naming the closest tools.
+	Open bool `json:"open,omitempty"`
 }
 
 // Call is one tool call issued by the guest.

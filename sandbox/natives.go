@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -16,7 +17,7 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 	address, ok1 := argString(c, 0)
 	args, ok2 := argString(c, 1)
 	connection, ok3 := argString(c, 2)
-	if !ok1 || !ok2 || !ok3 || !r.addresses[address] || !json.Valid([]byte(args)) {
+	if !ok1 || !ok2 || !ok3 || !(r.addresses[address] || r.inOpenNamespace(address)) || !json.Valid([]byte(args)) {
 		panic(r.rt.NewTypeError("invalid tool call"))
 	}
 	if r.seq >= r.limits.MaxCalls {
@@ -33,6 +34,13 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 		}
 		return completion{raw: raw, err: err}
 	})
+}
+
+// inOpenNamespace reports whether address names a tool of an open
+// namespace (Namespace.Open), whose tools the host has not listed.
+func (r *run) inOpenNamespace(address string) bool {
+	ns, tool, ok := strings.Cut(address, ".")
+	return ok && tool != "" && r.addresses[ns+"."]
 }
 
 func (r *run) jsSearch(c goja.FunctionCall) goja.Value {

@@ -467,46 +467,20 @@
 		const tools = ns.tools.slice();
 		const target = {};
 		for (const tool of tools) {
-			const address = nsName + "." + tool;
-			// Not async: validation failures reject, and a valid call returns
-			// the bridge's promise directly, without an extra async frame.
-			const fn = {
-				[tool](args, options) {
-					let connection = "";
-					let json;
-					try {
-						if (options !== undefined) {
-							if (options === null || typeof options !== "object" || ArrayIsArray(options)) {
-								throw new TypeErrorCtor(address + ": the second argument must be an object such as { connection: \"work\" }");
-							}
-							const keys = ObjectKeys(options);
-							for (let i = 0; i < keys.length; i++) {
-								if (keys[i] !== "connection") throw new TypeErrorCtor(address + ": unknown option \"" + keys[i] + "\"; the only option is connection");
-							}
-							const c = options.connection;
-							if (c !== undefined) {
-								if (typeof c !== "string") throw new TypeErrorCtor(address + ": connection must be a string");
-								connection = c;
-							}
-						}
-						json = args === undefined ? "{}" : stringify(args);
-						if (typeof json !== "string") throw new TypeErrorCtor(address + ": the first argument must be a JSON value");
-					} catch (e) {
-						return ReflectApply(PromiseReject, PromiseCtor, [e]);
-					}
-					return call(address, json, connection);
-				},
-			}[tool];
-			ObjectDefineProperty(target, tool, { value: fn, writable: false, enumerable: true, configurable: false });
+			ObjectDefineProperty(target, tool, { value: toolFunction(nsName, tool), writable: false, enumerable: true, configurable: false });
 		}
 		// Known tools are own properties, found without a trap; only a name
 		// the namespace lacks reaches the Proxy, its prototype, which
-		// answers with a function that throws naming the closest tools.
+		// answers with a function that throws naming the closest tools, or,
+		// in an open namespace (tools not listed yet), with one that calls
+		// the host, which knows more by then.
 		// Names on Object.prototype (toString, hasOwnProperty) resolve as on
 		// any object.
+		const open = ns.open === true;
 		const unknown = new ProxyCtor(ObjectFreeze({}), {
 			get(t, key, receiver) {
 				if (typeof key !== "string" || key in t || passThrough.has(key)) return ReflectGet(t, key, receiver);
+				if (open) return ObjectFreeze(toolFunction(nsName, key));
 				const message = unknownToolMessage(nsName, tools, key);
 				return ObjectFreeze({ [key]() { throw new TypeErrorCtor(message); } }[key]);
 			},
@@ -514,5 +488,38 @@
 		ObjectSetPrototypeOf(target, unknown);
 		ObjectFreeze(target);
 		defineFixed(nsName, target);
+	}
+	function toolFunction(nsName, tool) {
+		const address = nsName + "." + tool;
+		// Not async: validation failures reject, and a valid call returns
+		// the bridge's promise directly, without an extra async frame.
+		const fn = {
+			[tool](args, options) {
+				let connection = "";
+				let json;
+				try {
+					if (options !== undefined) {
+						if (options === null || typeof options !== "object" || ArrayIsArray(options)) {
+							throw new TypeErrorCtor(address + ": the second argument must be an object such as { connection: \"work\" }");
+						}
+						const keys = ObjectKeys(options);
+						for (let i = 0; i < keys.length; i++) {
+							if (keys[i] !== "connection") throw new TypeErrorCtor(address + ": unknown option \"" + keys[i] + "\"; the only option is connection");
+						}
+						const c = options.connection;
+						if (c !== undefined) {
+							if (typeof c !== "string") throw new TypeErrorCtor(address + ": connection must be a string");
+							connection = c;
+						}
+					}
+					json = args === undefined ? "{}" : stringify(args);
+					if (typeof json !== "string") throw new TypeErrorCtor(address + ": the first argument must be a JSON value");
+				} catch (e) {
+					return ReflectApply(PromiseReject, PromiseCtor, [e]);
+				}
+				return call(address, json, connection);
+			},
+		}[tool];
+		return fn;
 	}
 })

@@ -1,0 +1,382 @@
+package hub
+
+// The first seconds.
+//
+// On a home whose catalog has never listed a source (the first run, a
+// newly added source), search, describe and execute wait for that source's
+// first listing, about 15 seconds at most for one request, so the model's
+// first answers are the same as a minute later. Sources the catalog has
+// listed before (stored tools) are never waited for. After the wait each
+// answer says which sources are still starting, which are down and why.
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// startupWait bounds how long one search, describe or execute waits for
+// sources that are being listed for the first time.
+const startupWait = 15 * time.Second
+
+// listings is what the catalog knows of each source's listings. The zero
+// value is ready; safe for concurrent use.
+type listings struct {
+	mu   sync.Mutex
+	by   map[string]*listState
+	wake chan struct{} // closed and replaced on every change
+}
+
+// listState is one source's listing history in this process.
+type listState struct {
+	queued int   // Refresh calls that will list it or are listing it
+	tried  bool  // a listing finished, either way
+	listed bool  // the catalog holds a listing of it: this process's, or one stored before
+	kicked bool  // a start-up wait asked for its first listing
+	err    error // the last listing's failure; nil after a success
+}
+
+func (l *listings) stateLocked(name string) *listState {
+	if l.by == nil {
+		l.by = map[string]*listState{}
+	}
+	st := l.by[name]
+	if st == nil {
+		st = &listState{}
+		l.by[name] = st
+	}
+	return st
+}
+
+func (l *listings) broadcastLocked() {
+	if l.wake != nil {
+		close(l.wake)
+	}
+	l.wake = make(chan struct{})
+}
+
+// get returns a copy of name's state and a channel closed at the next
+// change.
+func (l *listings) get(name string) (listState, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.wake == nil {
+		l.wake = make(chan struct{})
+	}
+	return *l.stateLocked(name), l.wake
+}
+
+// markListed records that the catalog holds tools of these sources.
+func (l *listings) markListed(bySource map[string][]*Tool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	changed := false
+	for name := range bySource {
+		if st := l.stateLocked(name); !st.listed {
+			st.listed, changed = true, true
+		}
+	}
+	if changed {
+		l.broadcastLocked()
+	}
+}
+
+// kick marks the sources nobody has listed or is listing as asked for and
+// queued, and returns them: the caller lists them, then calls release.
+// With force, every source not being listed now is returned.
+func (l *listings) kick(names []string, force bool) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, name := range names {
+		st := l.stateLocked(name)
+		if st.queued > 0 || (!force && (st.listed || st.tried || st.kicked)) {
+			continue
+		}
+		st.kicked = true
+		st.queued++
+		out = append(out, name)
+	}
+	return out
+}
+
+// release ends what kick queued.
+func (l *listings) release(names []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, name := range names {
+		l.stateLocked(name).queued--
+	}
+	l.broadcastLocked()
+}
+
+// listingBatch is the sources one Refresh lists.
+type listingBatch struct {
+	l       *listings
+	pending map[string]bool
+}
+
+// queueListings records that a Refresh is about to list the enabled
+// sources among names.
+func (c *Catalog) queueListings(cfg *Config, names []string) *listingBatch {
+	b := &listingBatch{l: &c.listings, pending: map[string]bool{}}
+	c.listings.mu.Lock()
+	defer c.listings.mu.Unlock()
+	for _, name := range names {
+		if def := cfg.Sources[name]; def != nil && !def.Disabled && !b.pending[name] {
+			b.pending[name] = true
+			c.listings.stateLocked(name).queued++
+		}
+	}
+	c.listings.broadcastLocked()
+	return b
+}
+
+// done records the end of one source's listing: err is nil when its tools
+// are in the catalog now.
+func (b *listingBatch) done(name string, err error) {
+	b.l.mu.Lock()
+	defer b.l.mu.Unlock()
+	if !b.pending[name] {
+		return
+	}
+	delete(b.pending, name)
+	st := b.l.stateLocked(name)
+	st.queued--
+	st.tried, st.err = true, err
+	if err == nil {
+		st.listed = true
+	}
+	b.l.broadcastLocked()
+}
+
+// finish ends the listings the batch did not report (the Refresh ended
+// early).
+func (b *listingBatch) finish() {
+	b.l.mu.Lock()
+	defer b.l.mu.Unlock()
+	for name := range b.pending {
+		b.l.stateLocked(name).queued--
+	}
+	clear(b.pending)
+	b.l.broadcastLocked()
+}
+
+type startupDeadlineKey struct{}
+
+// withStartupDeadline makes every start-up wait under ctx end by t, so the
+// waits of one request share one bound.
+func withStartupDeadline(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, startupDeadlineKey{}, t)
+}
+
+func startupDeadline(ctx context.Context) time.Time {
+	if t, ok := ctx.Value(startupDeadlineKey{}).(time.Time); ok {
+		return t
+	}
+	return time.Now().Add(startupWait)
+}
+
+// awaitSources waits until none of the named sources is being listed for
+// the first time, until the request's start-up deadline, or until ctx
+// ends. A source nobody lists yet is listed. With force, the named sources
+// are listed again even when they were before (a secret arrived, a source
+// that was down may be back). It returns the sources still being listed.
+func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	deadline := startupDeadline(ctx)
+	if kicked := h.catalog.listings.kick(names, force); len(kicked) > 0 {
+		h.goBackground(func() {
+			defer h.catalog.listings.release(kicked)
+			h.refresh(h.bg, kicked...)
+		})
+	}
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		var waiting []string
+		var wake <-chan struct{}
+		for _, name := range names {
+			st, w := h.catalog.listings.get(name)
+			wake = w
+			if st.queued > 0 || (!st.listed && !st.tried) {
+				waiting = append(waiting, name)
+			}
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		if timer == nil {
+			d := time.Until(deadline)
+			if d <= 0 {
+				return waiting
+			}
+			timer = time.NewTimer(d)
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return waiting
+		case <-ctx.Done():
+			return waiting
+		}
+	}
+}
+
+// enabledSources returns the enabled sources of cfg whose namespace is ns,
+// or every enabled source when ns is "".
+func enabledSources(cfg *Config, ns string) []string {
+	var out []string
+	for _, name := range sortedKeys(cfg.Sources) {
+		if cfg.Sources[name].Disabled || (ns != "" && Namespace(name) != ns) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// sourcesOfTargets returns the enabled sources describe targets name.
+func sourcesOfTargets(cfg *Config, targets []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range targets {
+		ns, _, _ := strings.Cut(strings.TrimSpace(t), ".")
+		for _, name := range enabledSources(cfg, ns) {
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+var identifierRe = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
+
+// sourcesInCode returns the enabled sources whose namespace appears in
+// code as a word.
+func sourcesInCode(cfg *Config, code string) []string {
+	byNS := map[string][]string{}
+	for _, name := range enabledSources(cfg, "") {
+		byNS[Namespace(name)] = append(byNS[Namespace(name)], name)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range identifierRe.FindAllString(code, -1) {
+		if names, ok := byNS[w]; ok && !seen[w] {
+			seen[w] = true
+			out = append(out, names...)
+		}
+	}
+	return out
+}
+
+// sourceOfNamespace returns the configured source whose namespace is ns.
+func sourceOfNamespace(cfg *Config, ns string) string {
+	for _, name := range sortedKeys(cfg.Sources) {
+		if Namespace(name) == ns {
+			return name
+		}
+	}
+	return ""
+}
+
+// sourceNote tells the model why a source's tools are not known, or, with
+// always, why a source whose tools are known cannot be called now. It
+// returns "" when there is nothing to say.
+func (h *Hub) sourceNote(name string, starting, always bool) string {
+	if starting {
+		return fmt.Sprintf("%s is still starting: its tools are not listed yet. Try again in a moment.", Namespace(name))
+	}
+	ls, _ := h.catalog.listings.get(name)
+	st := h.up.State()[name]
+	if ls.listed && !always {
+		return ""
+	}
+	switch st.State {
+	case SourceDown:
+		what := "is down"
+		if !ls.listed {
+			what += ", so its tools are not listed"
+		}
+		msg := fmt.Sprintf("%s %s: %s.", Namespace(name), what, st.Err)
+		if ls.listed {
+			msg += " Its tools below are from its last listing; calls to them fail until it is back."
+		}
+		if st.Retryable {
+			return msg + " It may come back; try again later."
+		}
+		return msg + " Tell the user (`capabilities hub status` shows it)."
+	case SourceNeedsSecret:
+		return fmt.Sprintf("%s needs a secret before it can be used: %s. The user can add it in a terminal with `capabilities connection add %s %s`; never ask for it in chat.",
+			Namespace(name), st.Err, name, h.Config().Sources[name].DefaultConnection())
+	}
+	if !ls.listed && ls.err != nil {
+		return fmt.Sprintf("%s's tools could not be listed: %v.", Namespace(name), ls.err)
+	}
+	return ""
+}
+
+// sourceNotes returns the notes of the named sources, one a line.
+func (h *Hub) sourceNotes(names, starting []string, always bool) []string {
+	var out []string
+	for _, name := range names {
+		if n := h.sourceNote(name, contains(starting, name), always); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxNamespaces returns the namespaces a run gets: every configured
+// source's, whatever its state. A source whose tools the catalog lists
+// gets them; one whose tools are not known (never listed: still starting,
+// down, waiting for a secret) is open, so a call to it reaches the hub,
+// which says what is wrong. A source whose namespace another source
+// already has is left out, as the catalog leaves it out.
+func (s *Snapshot) sandboxNamespaces(cfg *Config) []sandbox.Namespace {
+	s.sandboxMu.Lock()
+	defer s.sandboxMu.Unlock()
+	if s.sandboxNS != nil && s.sandboxCfg == cfg {
+		return s.sandboxNS
+	}
+	byNS := map[string][]string{}
+	for _, t := range s.Tools {
+		byNS[t.Namespace] = append(byNS[t.Namespace], t.JSName)
+	}
+	open := map[string]bool{}
+	for _, name := range sortedKeys(cfg.Sources) {
+		ns := Namespace(name)
+		if _, taken := byNS[ns]; taken || jsReserved[ns] || reservedNamespaces[ns] || !identifierRe.MatchString(ns) || identifierRe.FindString(ns) != ns {
+			continue
+		}
+		byNS[ns], open[ns] = nil, true
+	}
+	out := make([]sandbox.Namespace, 0, len(byNS))
+	for _, ns := range sortedKeys(byNS) {
+		out = append(out, sandbox.Namespace{Name: ns, Tools: byNS[ns], Open: open[ns]})
+	}
+	s.sandboxNS, s.sandboxCfg = out, cfg
+	return out
+}

@@ -12,6 +12,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/sys v0.49.0

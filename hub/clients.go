@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/tailscale/hujson"
 )
 
 // ClientConfig is where an MCP client keeps its server list.
@@ -72,45 +75,102 @@ func HTTPEntry(client, url, token string) (map[string]any, error) {
 	return e, nil
 }
 
-// InstallResult says what Install did.
+// InstallResult says what Install, Uninstall and MoveOut did.
 type InstallResult struct {
 	Path    string
-	Backup  string // "" when the file did not exist
+	Backup  string // "" when the file did not exist or was not changed
 	Changed bool
 }
 
 // Install adds (or updates) the "capabilities" server entry in a client's
-// config file, keeping every other key. An existing file is copied to a
-// timestamped backup first; a file that is not a JSON object is left alone
-// with an error.
+// config file, keeping every other key, the order of keys, the layout and
+// the comments (VS Code's mcp.json is JSON with comments). An existing file
+// is copied to a timestamped backup first; a file that is not a JSON object
+// is left alone with an error.
 func Install(cc ClientConfig, entry map[string]any, now time.Time) (InstallResult, error) {
+	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
+		return setMember(servers, indent, "capabilities", entry)
+	})
+}
+
+// Uninstall removes the "capabilities" server entry from a client's config
+// file and keeps the rest of it, after a backup. A file without the entry
+// is left as it is (Changed false).
+func Uninstall(cc ClientConfig, now time.Time) (InstallResult, error) {
+	if _, err := os.Stat(cc.Path); errors.Is(err, os.ErrNotExist) {
+		return InstallResult{Path: cc.Path}, nil
+	}
+	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
+		return removeMember(servers, "capabilities"), nil
+	})
+}
+
+// MoveOut takes servers out of a client's config file, now that capabilities
+// runs them: their entries (with any secret written in them) are removed and
+// the "capabilities" entry is set, in one write after one backup. Names the
+// file does not define are skipped.
+func MoveOut(cc ClientConfig, names []string, entry map[string]any, now time.Time) (InstallResult, error) {
+	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
+		changed := false
+		for _, n := range names {
+			if n != "capabilities" && removeMember(servers, n) {
+				changed = true
+			}
+		}
+		if !changed {
+			return false, nil
+		}
+		_, err := setMember(servers, indent, "capabilities", entry)
+		return true, err
+	})
+}
+
+// editClientFile parses cc's file (JSON with comments allowed), hands edit
+// the object of servers under cc.Key (created when missing) and the indent
+// of its members' parent, and writes the result back after a backup when
+// edit changed something.
+func editClientFile(cc ClientConfig, now time.Time, edit func(servers *hujson.Object, indent string) (bool, error)) (InstallResult, error) {
 	res := InstallResult{Path: cc.Path}
-	top := map[string]json.RawMessage{}
 	data, err := os.ReadFile(cc.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		data = nil
 	case err != nil:
 		return res, fmt.Errorf("reading %s: %w", cc.Path, err)
-	case len(bytes.TrimSpace(data)) > 0:
-		if err := json.Unmarshal(data, &top); err != nil {
-			return res, &ConfigError{File: cc.Path, Problem: "not a JSON object (" + jsonProblem(data, err) + "); left unchanged"}
-		}
 	}
-	servers := map[string]json.RawMessage{}
-	if raw, ok := top[cc.Key]; ok {
-		if err := json.Unmarshal(raw, &servers); err != nil {
+	src := data
+	if len(bytes.TrimSpace(src)) == 0 {
+		src = []byte("{}")
+	}
+	root, err := hujson.Parse(src)
+	if err != nil {
+		return res, &ConfigError{File: cc.Path, Problem: "not a JSON object (" + err.Error() + "); left unchanged"}
+	}
+	top, ok := root.Value.(*hujson.Object)
+	if !ok {
+		return res, &ConfigError{File: cc.Path, Problem: "not a JSON object (the top level must be an object); left unchanged"}
+	}
+	var servers *hujson.Object
+	if m := findMember(top, cc.Key); m != nil {
+		if servers, ok = m.Value.Value.(*hujson.Object); !ok {
 			return res, &ConfigError{File: cc.Path, Key: cc.Key, Problem: "not an object; left unchanged"}
 		}
+	} else {
+		if _, err := setMember(top, "", cc.Key, map[string]any{}); err != nil {
+			return res, err
+		}
+		servers = findMember(top, cc.Key).Value.Value.(*hujson.Object)
 	}
-	want, _ := json.Marshal(entry)
-	if old, ok := servers["capabilities"]; ok && jsonEqual(old, want) {
-		return res, nil
-	}
-	servers["capabilities"] = want
-	top[cc.Key], _ = json.Marshal(servers)
-	out, err := json.MarshalIndent(top, "", "  ")
-	if err != nil {
+	changed, err := edit(servers, memberIndent(top, ""))
+	if err != nil || !changed {
 		return res, err
+	}
+	if len(servers.Members) == 0 && strings.TrimSpace(string(servers.AfterExtra)) == "" {
+		servers.AfterExtra = nil // "{}" rather than an empty object over two lines
+	}
+	out := root.Pack()
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
 	}
 	if data != nil {
 		res.Backup = cc.Path + ".bak-" + now.UTC().Format("20060102T150405Z")
@@ -122,16 +182,108 @@ func Install(cc ClientConfig, entry map[string]any, now time.Time) (InstallResul
 	if fi, err := os.Stat(cc.Path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if err := writeFileAtomic(cc.Path, append(out, '\n'), perm); err != nil {
+	if err := writeFileAtomic(cc.Path, out, perm); err != nil {
 		return res, err
 	}
 	res.Changed = true
 	return res, nil
 }
 
+// findMember returns the member of obj named name, or nil.
+func findMember(obj *hujson.Object, name string) *hujson.ObjectMember {
+	for i := range obj.Members {
+		if lit, ok := obj.Members[i].Name.Value.(hujson.Literal); ok && lit.String() == name {
+			return &obj.Members[i]
+		}
+	}
+	return nil
+}
+
+// removeMember removes the member named name from obj, with the comments
+// before it; it reports whether there was one.
+func removeMember(obj *hujson.Object, name string) bool {
+	for i := range obj.Members {
+		if lit, ok := obj.Members[i].Name.Value.(hujson.Literal); ok && lit.String() == name {
+			last := i == len(obj.Members)-1
+			trailing := obj.Members[i].Value.AfterExtra
+			obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
+			if last && len(obj.Members) > 0 {
+				// The new last member keeps the file's trailing comma style.
+				if trailing == nil {
+					obj.Members[len(obj.Members)-1].Value.AfterExtra = nil
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// setMember sets obj's member name to value (any JSON-encodable value),
+// replacing the value of an existing member in place or appending a new one
+// indented like its siblings; parentIndent is the indent of obj's own line.
+// It reports whether anything changed.
+func setMember(obj *hujson.Object, parentIndent, name string, value any) (bool, error) {
+	ind := memberIndent(obj, parentIndent)
+	unit := strings.TrimPrefix(ind, parentIndent)
+	if unit == "" || strings.Trim(unit, " \t") != "" {
+		unit = "  "
+	}
+	raw, err := json.MarshalIndent(value, ind, unit)
+	if err != nil {
+		return false, err
+	}
+	v, err := hujson.Parse(raw)
+	if err != nil {
+		return false, err
+	}
+	v.BeforeExtra = hujson.Extra(" ")
+	if m := findMember(obj, name); m != nil {
+		if jsonEqual(m.Value.Pack(), raw) {
+			return false, nil
+		}
+		m.Value.Value = v.Value
+		return true, nil
+	}
+	key, _ := json.Marshal(name)
+	obj.Members = append(obj.Members, hujson.ObjectMember{
+		Name:  hujson.Value{BeforeExtra: hujson.Extra("\n" + ind), Value: hujson.Literal(key)},
+		Value: v,
+	})
+	if !bytes.Contains(obj.AfterExtra, []byte("\n")) {
+		obj.AfterExtra = append(hujson.Extra("\n"+parentIndent), bytes.TrimLeft(obj.AfterExtra, " \t")...)
+	}
+	return true, nil
+}
+
+// memberIndent is the indent of obj's members: that of the first member on
+// a line of its own, else parentIndent plus two spaces.
+func memberIndent(obj *hujson.Object, parentIndent string) string {
+	for _, m := range obj.Members {
+		b := m.Name.BeforeExtra
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 && strings.Trim(string(b[i+1:]), " \t") == "" {
+			return string(b[i+1:])
+		}
+	}
+	return parentIndent + "  "
+}
+
+// standardJSON turns JSON with comments and trailing commas (VS Code's
+// mcp.json) into standard JSON, keeping every byte offset, so later errors
+// still name the right line and column. Its error says where the input
+// stops being even that: "line L, column C: ...".
+func standardJSON(data []byte) ([]byte, error) {
+	out, err := hujson.Standardize(bytes.Clone(data))
+	if err != nil {
+		return data, errors.New(strings.TrimPrefix(err.Error(), "hujson: "))
+	}
+	return out, nil
+}
+
 func jsonEqual(a, b []byte) bool {
 	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+	a, err := standardJSON(a)
+	if err != nil || json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
 		return false
 	}
 	ca, _ := json.Marshal(x)

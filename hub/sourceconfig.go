@@ -23,6 +23,11 @@ const ImportConnection = "default"
 // that looks like a secret moves into the keychain under the source's
 // "default" connection.
 func ParseImport(file string, data []byte) (*Import, error) {
+	// VS Code's mcp.json is JSON with comments and trailing commas.
+	data, err := standardJSON(data)
+	if err != nil {
+		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + err.Error()}
+	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + jsonProblem(data, err)}

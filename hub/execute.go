@@ -323,6 +323,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		Clock:      run.Clock,
 		Namespaces: snap.sandboxNamespaces(cfg),
 		Limits:     h.limits,
+		Replay:     replayed(journal, pending),
 		Host:       host,
 	})
 	env := h.envelope(run, host, out)
@@ -348,6 +349,20 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		h.events.publish(Event{Kind: EventApprovalAdded, ID: p.ID})
 	}
 	return env, nil
+}
+
+// replayed is how many calls earlier attempts issued: the highest seq the
+// journal or the pending inputs hold. The sandbox's timers do not wait
+// again for what those attempts already waited.
+func replayed(journal map[int]*journalEntry, pending map[int]bool) int {
+	n := 0
+	for seq := range journal {
+		n = max(n, seq)
+	}
+	for seq := range pending {
+		n = max(n, seq)
+	}
+	return n
 }
 
 func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelope {

@@ -20,7 +20,8 @@ func (r *run) jsSetTimer(c goja.FunctionCall) goja.Value {
 	r.timerSeq++
 	id := r.timerSeq
 	r.timerFns[id] = fn
-	heap.Push(&r.timers, timer{due: r.now.Add(time.Duration(ms * float64(time.Millisecond))), id: id})
+	delay := time.Duration(ms * float64(time.Millisecond))
+	heap.Push(&r.timers, timer{due: r.now.Add(delay), wall: time.Now().Add(delay), id: id})
 	return r.rt.ToValue(id)
 }
 
@@ -40,10 +41,40 @@ func (r *run) popTimer() (timer, bool) {
 	return timer{}, false
 }
 
-// timer is a pending setTimeout on the logical clock.
+// timer is a pending setTimeout: due on the logical clock, which orders
+// timers and is what Date reads once it fires, and not before wall in real
+// time while the run is live.
 type timer struct {
-	due time.Time
-	id  int
+	due  time.Time
+	wall time.Time
+	id   int
+}
+
+// live reports whether the run is past what earlier attempts did: it has
+// issued as many calls as Request.Replay. Until then a timer fires without
+// waiting, as it waited when those calls were first made.
+func (r *run) live() bool { return r.seq >= r.replay }
+
+// sleepUntil waits until t's wall time when the run is live, and reports
+// whether the run can go on: false when its context ended first, the
+// failure recorded.
+func (r *run) sleepUntil(t timer) bool {
+	if !r.live() {
+		return true
+	}
+	wait := time.Until(t.wall)
+	if wait <= 0 {
+		return true
+	}
+	sleep := time.NewTimer(wait)
+	defer sleep.Stop()
+	select {
+	case <-sleep.C:
+		return true
+	case <-r.ctx.Done():
+		r.fail(r.ctxError())
+		return false
+	}
 }
 
 // timerQueue orders timers by due time, then creation.

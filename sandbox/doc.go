@@ -61,7 +61,9 @@
 // goroutines, at most Limits.MaxConcurrent at once (further calls wait for a
 // slot), and their results reach the guest in the order the guest issued
 // them. Timers run on a logical clock that only moves when a timer fires,
-// and only when no host operation is in flight. Together with the seeded
+// and only when no host operation is in flight; the loop waits for a timer's
+// delay in real time (wall time, not compute), except while an attempt
+// replays the calls of earlier ones (Request.Replay). Together with the seeded
 // Math.random and crypto, this makes an attempt deterministic: the same
 // request and host answers give the same Outcome, Compute aside, on either
 // driver. That is what lets a resumed run replay.

@@ -14,7 +14,14 @@ type Request struct {
 	Clock      time.Time   `json:"clock"` // logical clock start for Date
 	Namespaces []Namespace `json:"namespaces"`
 	Limits     Limits      `json:"limits"` // lowered from DefaultLimits; zero fields keep the defaults
-	Host       Host        `json:"-"`
+	// Replay is how many calls earlier attempts of the run issued: the
+	// highest seq its journal or pending inputs hold, 0 for a first attempt.
+	// setTimeout waits in real time (wall time, not compute), but until the
+	// code has issued that many calls a timer fires at once: the attempt
+	// replays what already happened, and the timer waited then. The logical
+	// clock, and so the Outcome, is the same either way.
+	Replay int  `json:"replay,omitempty"`
+	Host   Host `json:"-"`
 }
 
 // Run statuses.

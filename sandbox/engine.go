@@ -139,6 +139,7 @@ type run struct {
 	rt         *goja.Runtime
 	rng        xoshiro
 	now        time.Time // the logical clock
+	replay     int       // Request.Replay
 
 	failure atomic.Pointer[Error] // first failure wins; set from any goroutine
 
@@ -302,6 +303,7 @@ func (r *run) begin(ctx context.Context, req Request, limits Limits) {
 	r.namespaces = req.Namespaces
 	r.rng = newXoshiro(req.Seed)
 	r.now = req.Clock
+	r.replay = req.Replay
 	r.queue.max = limits.MaxConcurrent
 	r.queue.cond.L = &r.queue.mu
 	for _, ns := range req.Namespaces {

@@ -78,6 +78,11 @@ func (r *run) loop() {
 			return
 		}
 		if t, ok := r.popTimer(); ok {
+			// Nothing is in flight and the guest is not running: nothing
+			// but this timer can happen while the loop waits for it.
+			if !r.sleepUntil(t) {
+				return
+			}
 			fn := r.timerFns[t.id]
 			delete(r.timerFns, t.id)
 			if t.due.After(r.now) {

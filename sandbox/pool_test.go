@@ -235,3 +235,38 @@ func TestPoolGrowsPastWaitingRuns(t *testing.T) {
 		return pl.live == opts.Size && pl.held == 0
 	})
 }
+
+// TestPoolGrowsPastRunsOnTimers: runs waiting on timers hold their workers
+// too; a quick run still gets one.
+func TestPoolGrowsPastRunsOnTimers(t *testing.T) {
+	p, err := NewPool(workerOptions("serve", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	const waiting = 2
+	results := make(chan Outcome, waiting)
+	for range waiting {
+		go func() {
+			results <- p.Run(ctx, request(t, `await new Promise(r => setTimeout(r, 30000)); return 1`, nil, Limits{}))
+		}()
+	}
+	pl := p.(*pool)
+	waitUntil(t, func() bool {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		return pl.held == waiting
+	})
+	quick, stop := context.WithTimeout(context.Background(), 20*time.Second)
+	defer stop()
+	if o := p.Run(quick, request(t, `return 1`, nil, Limits{})); string(o.Result) != "1" {
+		t.Fatalf("a quick run while %d runs wait on timers: %s", waiting, describeOutcome(o))
+	}
+	cancel()
+	for range waiting {
+		if o := <-results; o.Status != StatusCancelled {
+			t.Errorf("a waiting run: %s", describeOutcome(o))
+		}
+	}
+}

@@ -518,3 +518,50 @@ func TestSyntaxErrorLines(t *testing.T) {
 		})
 	}
 }
+
+// TestTimersWaitInRealTime: a live run's setTimeout waits its delay in wall
+// time, not compute, and Date moves by the delay; a resumed attempt does not
+// wait again for the timers before the calls it replays (Request.Replay).
+func TestTimersWaitInRealTime(t *testing.T) {
+	for name, d := range drivers(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			t.Run("live", func(t *testing.T) {
+				t.Parallel()
+				// The wait is well past the compute limit: counted as compute,
+				// it would fail the run.
+				start := time.Now()
+				o := runCode(t, d, `const a = Date.now(); await new Promise(r => setTimeout(r, 600)); return Date.now() - a`, nil, Limits{Compute: 250 * time.Millisecond})
+				took := time.Since(start)
+				if string(o.Result) != "600" {
+					t.Fatalf("outcome: %s", describeOutcome(o))
+				}
+				if took < 600*time.Millisecond {
+					t.Errorf("the run took %s, less than its 600 ms timer", took)
+				}
+			})
+			t.Run("replayed", func(t *testing.T) {
+				t.Parallel()
+				// Two calls issued before: the 30 s timer between them fired in
+				// the first attempt and does not wait now (the wall limit would
+				// end the run); the timer after the second call is live.
+				code := `await github.getIssue({ n: 1 });
+					const a = Date.now(); await new Promise(r => setTimeout(r, 30000)); const b = Date.now();
+					await github.getIssue({ n: 2 });
+					await new Promise(r => setTimeout(r, 300));
+					return [b - a, Date.now() - b]`
+				req := request(t, code, nil, Limits{Wall: 10 * time.Second})
+				req.Replay = 2
+				start := time.Now()
+				o := d.Run(context.Background(), req)
+				took := time.Since(start)
+				if string(o.Result) != "[30000,300]" {
+					t.Fatalf("outcome: %s", describeOutcome(o))
+				}
+				if took < 300*time.Millisecond {
+					t.Errorf("the run took %s, less than its live 300 ms timer", took)
+				}
+			})
+		})
+	}
+}

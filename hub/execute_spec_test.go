@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // TestInlineBudgetAcrossChannels checks inlineResultBytes as a client sees
@@ -56,5 +59,40 @@ func TestInlineBudgetAcrossChannels(t *testing.T) {
 			}
 			t.Logf("%d bytes on the wire, %d log lines", len(wire), len(env.Logs))
 		})
+	}
+}
+
+// TestResumeDoesNotWaitAgain: setTimeout waits in a live run, and a resumed
+// run does not wait again for the timers before the calls it replays. The
+// first attempt sleeps 5 s of its 7 s wall limit before the call that asks;
+// the resumed attempt would need 5 + 2.5 s if it slept them again.
+func TestResumeDoesNotWaitAgain(t *testing.T) {
+	h := e2eNewHub(t, Options{Limits: sandbox.Limits{Wall: 7 * time.Second}}, nil)
+	code := `const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+		const t0 = Date.now();
+		await memory.readGraph({});
+		await sleep(2500);
+		await sleep(2500);
+		await memory.createEntities({ entities: [{ name: "Grace", entityType: "person", observations: ["found a moth"] }] });
+		await sleep(2500);
+		return Date.now() - t0;`
+	start := time.Now()
+	env := h.exec(t, code)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	if took := time.Since(start); took < 5*time.Second {
+		t.Fatalf("the first attempt took %s: its timers did not wait", took)
+	}
+	if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "test"); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || string(done.Result) != "7500" {
+		t.Fatalf("resumed: %s", done.Line())
+	}
+	if took := time.Since(start); took < 2500*time.Millisecond {
+		t.Errorf("the resumed attempt took %s: its live timer did not wait", took)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -97,7 +99,11 @@ func newSeed() uint64 {
 // argsHash is the hash the journal keeps of a call's arguments: SHA-256 of
 // the canonical JSON (object keys sorted), so equal arguments in another key
 // order still match. The canonical form is json.Marshal of json.Unmarshal
-// into any; journals hold these hashes, so that must not change.
+// into any, with one change: a number a float64 does not hold exactly
+// (9007199254740993, 0.1000000000000000000001) keeps its exact value,
+// written as digits and an exponent, so arguments that differ only there
+// hash differently. Every other number is written as encoding/json writes
+// its float64, as journals hold them, so those hashes do not change.
 //
 // Every call and every replayed call is hashed, and the round trip through
 // any costs more than the rest of a replayed call. Arguments already in the
@@ -106,8 +112,8 @@ func newSeed() uint64 {
 func argsHash(args json.RawMessage) string {
 	canon := []byte(args)
 	if !isCanonicalJSON(args) {
-		var v any
-		if err := json.Unmarshal(args, &v); err != nil {
+		v, ok := decodeExact(args)
+		if !ok {
 			sum := sha256.Sum256(args)
 			return hex.EncodeToString(sum[:])
 		}
@@ -115,6 +121,98 @@ func argsHash(args json.RawMessage) string {
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:16])
+}
+
+// decodeExact decodes one JSON value as json.Unmarshal into any does, with
+// each number as canonicalNumber writes it. ok is false where json.Unmarshal
+// fails (a number beyond float64's range among the reasons).
+func decodeExact(b []byte) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false
+	}
+	return exactNumbers(v)
+}
+
+func exactNumbers(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return canonicalNumber(string(x))
+	case []any:
+		for i, e := range x {
+			var ok bool
+			if x[i], ok = exactNumbers(e); !ok {
+				return nil, false
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			var ok bool
+			if x[k], ok = exactNumbers(e); !ok {
+				return nil, false
+			}
+		}
+	}
+	return v, true
+}
+
+// canonicalNumber is the canonical form of the JSON number lit: what
+// encoding/json writes for its float64 when that is the same value, else
+// its exact value as decimal digits and an exponent. ok is false when lit
+// is beyond float64's range (json.Unmarshal fails on it).
+func canonicalNumber(lit string) (json.Number, bool) {
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return "", false
+	}
+	b, _ := json.Marshal(f)
+	if string(b) == lit {
+		return json.Number(b), true
+	}
+	exact, ok1 := exactDecimal(lit)
+	asFloat, ok2 := exactDecimal(string(b))
+	if ok1 && ok2 && exact == asFloat {
+		return json.Number(b), true
+	}
+	if !ok1 {
+		return json.Number(lit), true
+	}
+	return json.Number(exact), true
+}
+
+// exactDecimal writes the value of the JSON number lit as
+// [-]DIGITSeEXP, DIGITS without leading or trailing zeros ("0e0" for
+// zero, signed as lit is). ok is false for an exponent beyond int32.
+func exactDecimal(lit string) (string, bool) {
+	neg := strings.HasPrefix(lit, "-")
+	lit = strings.TrimPrefix(lit, "-")
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(lit), "e")
+	exp := 0
+	if hasExp {
+		e, err := strconv.ParseInt(expPart, 10, 32)
+		if err != nil {
+			return "", false
+		}
+		exp = int(e)
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if trimmed == "" {
+		return sign + "0e0", true
+	}
+	return sign + trimmed + "e" + strconv.Itoa(exp), true
 }
 
 // isCanonicalJSON reports whether b is, byte for byte, what json.Marshal

@@ -1,10 +1,12 @@
 package hub
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -13,8 +15,54 @@ import (
 	"time"
 )
 
-// refArgsHash is argsHash without its shortcut: the hash journals hold.
+// refArgsHash is argsHash without its shortcut: json.Unmarshal into any
+// and json.Marshal, as journals hold the hashes, except for numbers whose
+// float64, as encoding/json writes it, is another value: those keep their
+// exact value.
 func refArgsHash(args []byte) string {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		sum := sha256.Sum256(args)
+		return hex.EncodeToString(sum[:])
+	}
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var exact any
+	if err := d.Decode(&exact); err != nil {
+		panic(err)
+	}
+	var walk func(any, any) any
+	walk = func(f, e any) any {
+		switch x := e.(type) {
+		case json.Number:
+			// The same value as what encoding/json writes for the float64.
+			written, _ := json.Marshal(f)
+			r, ok1 := new(big.Rat).SetString(string(x))
+			w, ok2 := new(big.Rat).SetString(string(written))
+			if !ok1 || !ok2 || r.Cmp(w) == 0 {
+				return f
+			}
+			s, _ := exactDecimal(string(x))
+			return json.Number(s)
+		case []any:
+			for i := range x {
+				x[i] = walk(f.([]any)[i], x[i])
+			}
+		case map[string]any:
+			for k := range x {
+				x[k] = walk(f.(map[string]any)[k], x[k])
+			}
+		}
+		return e
+	}
+	canon, _ := json.Marshal(walk(v, exact))
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:16])
+}
+
+// journaledArgsHash is the hash journals hold: json.Unmarshal into any and
+// json.Marshal.
+func journaledArgsHash(args []byte) string {
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		sum := sha256.Sum256(args)
@@ -23,6 +71,39 @@ func refArgsHash(args []byte) string {
 	canon, _ := json.Marshal(v)
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:16])
+}
+
+// Arguments that differ only in a number a float64 cannot hold hash
+// differently; every other hash is the one journals hold.
+func TestArgsHashExactNumbers(t *testing.T) {
+	for _, pair := range [][2]string{
+		{`{"i":9007199254740993}`, `{"i":9007199254740992}`},
+		{`{"i":-9007199254740993}`, `{"i":-9007199254740992}`},
+		{`{"x":0.1000000000000000000001}`, `{"x":0.1}`},
+		{`{"x":1e-400}`, `{"x":0}`},
+		{`[123456789012345678901234567890]`, `[123456789012345678901234567891]`},
+	} {
+		if argsHash([]byte(pair[0])) == argsHash([]byte(pair[1])) {
+			t.Errorf("%s and %s hash the same", pair[0], pair[1])
+		}
+	}
+	for _, same := range [][]string{
+		{`{"i":9007199254740993}`, `{"i":9007199254740993.0}`, `{"i":90071992547409930e-1}`, `{ "i": 9.007199254740993E15 }`},
+		{`{"i":1}`, `{"i":1.0}`, `{"i":1e0}`, `{"i":10E-1}`},
+		{`{"i":-0}`, `{"i":-0.0}`},
+	} {
+		for _, s := range same[1:] {
+			if argsHash([]byte(s)) != argsHash([]byte(same[0])) {
+				t.Errorf("%s and %s hash differently", s, same[0])
+			}
+		}
+	}
+	lossy := map[string]bool{`{"i":9007199254740993}`: true}
+	for _, s := range argsHashSeeds {
+		if !lossy[s] && argsHash([]byte(s)) != journaledArgsHash([]byte(s)) {
+			t.Errorf("the hash of %s changed", s)
+		}
+	}
 }
 
 var argsHashSeeds = []string{

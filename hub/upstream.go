@@ -385,11 +385,20 @@ func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args js
 	}
 	callCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
-	res, err := s.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: arguments})
+	exact := &exactResult{}
+	res, err := s.cs.CallTool(withExactResult(callCtx, exact), &mcp.CallToolParams{Name: name, Arguments: arguments})
+	exact.done()
 	err = u.classify(ctx, callCtx, s, "calling "+name, err)
 	u.release(s, err)
 	if err != nil {
 		return nil, err
+	}
+	// The structured content as the server wrote it, numbers exact, rather
+	// than as the client decoded it.
+	if res.StructuredContent != nil {
+		if sc := exact.structured(); sc != nil {
+			res.StructuredContent = sc
+		}
 	}
 	return res, nil
 }
@@ -698,7 +707,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		u.mu.Lock()
 		s.cmd = cmd
 		u.mu.Unlock()
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: upstreamTerminate}
+		transport = exactTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: upstreamTerminate}}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "capabilities", Version: u.opts.Version}, &mcp.ClientOptions{
 		Logger:       u.log.With("source", source, "connection", conn),
@@ -1060,22 +1069,26 @@ func upstreamEnv(goos string, base []string, env map[string]string) []string {
 	return append(out, envList(env)...)
 }
 
-// upstreamHeaders adds a connection's headers to every request.
+// upstreamHeaders adds a connection's headers to every request, and keeps
+// the response bytes of calls that ask for their exact result.
 type upstreamHeaders struct {
 	base    http.RoundTripper
 	headers map[string]string
 }
 
 func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) == 0 {
-		return h.base.RoundTrip(r)
+	if len(h.headers) > 0 {
+		// A RoundTripper must not modify the caller's request.
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
 	}
-	// A RoundTripper must not modify the caller's request.
-	r = r.Clone(r.Context())
-	for k, v := range h.headers {
-		r.Header.Set(k, v)
+	resp, err := h.base.RoundTrip(r)
+	if err == nil {
+		keepExact(r, resp)
 	}
-	return h.base.RoundTrip(r)
+	return resp, err
 }
 
 // upstreamStderr logs a child's stderr line by line, at debug level, with

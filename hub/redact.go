@@ -1,110 +1,114 @@
 package hub
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
-	"sort"
-	"strings"
+	"regexp"
 )
 
-// Redaction limits for argument previews.
-const (
-	previewMaxBytes  = 4096 // the whole preview
-	previewMaxString = 200  // one string value
-	previewMaxItems  = 20   // one array
-	previewMaxDepth  = 6
-	redactedMark     = "[redacted]"
-)
+const redactedMark = "[redacted]"
 
-// Redactor masks secrets in argument previews: values under keys that look
-// secret, values that look like tokens, and any value equal to (or holding)
-// a stored connection secret. Long strings and large arrays are cut with a
-// note, and the whole preview has a size bound.
+// Redactor builds the preview of a call's arguments that a person approves:
+// the whole call, the exact bytes it was sent with, pretty-printed, with
+// only credentials hidden. A known secret value (Known, anywhere: in a
+// string, a key or a number) becomes "[secret]"; a well-known credential
+// shape inside any string (a bearer token, an API key of a known form, a
+// JWT, a private key, a password in a URL) becomes "[redacted]". Nothing is
+// hidden for its key's name, and nothing is cut: a long call shows whole
+// (readers that show less, such as the envelope's one-line summary, say
+// what they left out).
 type Redactor struct {
-	// Known are secret values the hub holds (connection secrets); any
-	// string containing one is masked.
+	// Known are secret values the hub holds (connection secrets).
 	Known []string
 }
 
-// Preview returns a redacted, pretty-printed preview of the JSON value raw.
-func (r Redactor) Preview(raw json.RawMessage) string {
-	var v any
-	if len(raw) == 0 {
-		return "{}"
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "(arguments are not valid JSON)"
-	}
-	v = r.redact(v, "", 0)
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return "(arguments could not be shown)"
-	}
-	s := string(b)
-	if len(s) > previewMaxBytes {
-		cut := previewMaxBytes
-		for cut > 0 && !utf8Start(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + fmt.Sprintf("\n… (%d more bytes not shown)", len(s)-cut)
+// credentialRE matches credentials of well-known shapes in free text. Each
+// pattern's two groups are kept (a scheme or a label before, a delimiter
+// after) and what lies between them is the credential.
+var credentialRE = []*regexp.Regexp{
+	// An HTTP authorization, named ("Authorization: Basic dXNl...") or a
+	// bearer token in text ("Bearer abc...", not "Bearer of news").
+	regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?)[^\s"',;]{8,}()`),
+	regexp.MustCompile(`(\b(?:Bearer|bearer|BEARER)\s+)[A-Za-z0-9._~+/-]*[0-9._~+/-][A-Za-z0-9._~+/-]*=*()`),
+	// Service keys with fixed prefixes: Stripe, OpenAI, Anthropic, GitHub,
+	// Slack, GitLab, Google, npm, AWS access keys.
+	regexp.MustCompile(`()\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{8,}()`),
+	regexp.MustCompile(`()\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}()`),
+	regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})()`),
+	regexp.MustCompile(`()\bxox[abposr]-[A-Za-z0-9-]{10,}()`),
+	regexp.MustCompile(`()\bglpat-[A-Za-z0-9_-]{16,}()`),
+	regexp.MustCompile(`()\bAIza[0-9A-Za-z_-]{30,}()`),
+	regexp.MustCompile(`()\bnpm_[A-Za-z0-9]{30,}()`),
+	regexp.MustCompile(`()\b(?:AKIA|ASIA)[0-9A-Z]{16}\b()`),
+	// An AWS secret access key where it is named.
+	regexp.MustCompile(`(?i)(aws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}()`),
+	// A JSON Web Token: header and payload are base64url JSON objects.
+	regexp.MustCompile(`()\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*()`),
+	// A PEM private key.
+	regexp.MustCompile(`()-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)()`),
+	// The password in a URL: scheme://user:password@host.
+	regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)[^/\s@]+(@)`),
+}
+
+// redactCredentials replaces the credentials of well-known shapes in s.
+func redactCredentials(s string) string {
+	for _, re := range credentialRE {
+		s = re.ReplaceAllString(s, "${1}"+redactedMark+"${2}")
 	}
 	return s
 }
 
+// Preview returns the redacted preview of the JSON arguments raw, indented
+// with two spaces. Numbers and every string without a credential keep
+// their exact bytes.
+func (r Redactor) Preview(raw json.RawMessage) string {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "{}"
+	}
+	if !json.Valid(raw) {
+		return "(arguments are not valid JSON)"
+	}
+	sec := NewSecrets()
+	sec.Set("preview", r.Known...)
+	clean := rewriteJSONStrings(sec.ScrubJSON(raw), redactCredentials)
+	var out bytes.Buffer
+	if json.Indent(&out, clean, "", "  ") != nil {
+		return "(arguments could not be shown)"
+	}
+	return out.String()
+}
+
+// rewriteJSONStrings returns the valid JSON text raw with every string
+// (object keys included) replaced by fn of its text; a string fn leaves
+// alone keeps its bytes, escapes and all.
+func rewriteJSONStrings(raw []byte, fn func(string) string) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end, escaped := jsonStringEnd(raw, i)
+		var text string
+		if escaped {
+			if json.Unmarshal(raw[i:end], &text) != nil {
+				i = end - 1
+				continue
+			}
+		} else {
+			text = string(raw[i+1 : end-1])
+		}
+		if clean := fn(text); clean != text {
+			out = append(out, raw[last:i]...)
+			out = appendJSONString(out, clean)
+			last = end
+		}
+		i = end - 1
+	}
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[last:]...)
+}
+
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-func (r Redactor) redact(v any, key string, depth int) any {
-	if key != "" && LooksSecretName(key) {
-		if v == nil {
-			return nil
-		}
-		return redactedMark
-	}
-	switch x := v.(type) {
-	case string:
-		if r.holdsKnown(x) || LooksLikeToken(x) {
-			return redactedMark
-		}
-		if n := len([]rune(x)); n > previewMaxString {
-			return string([]rune(x)[:previewMaxString]) + fmt.Sprintf("… (%d more characters)", n-previewMaxString)
-		}
-		return x
-	case []any:
-		if depth >= previewMaxDepth {
-			return fmt.Sprintf("[… %d items]", len(x))
-		}
-		n := min(len(x), previewMaxItems)
-		out := make([]any, 0, n+1)
-		for _, e := range x[:n] {
-			out = append(out, r.redact(e, "", depth+1))
-		}
-		if len(x) > n {
-			out = append(out, fmt.Sprintf("… %d more items", len(x)-n))
-		}
-		return out
-	case map[string]any:
-		if depth >= previewMaxDepth {
-			return fmt.Sprintf("{… %d keys}", len(x))
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		out := make(map[string]any, len(x))
-		for _, k := range keys {
-			out[k] = r.redact(x[k], k, depth+1)
-		}
-		return out
-	}
-	return v
-}
-
-func (r Redactor) holdsKnown(s string) bool {
-	for _, k := range r.Known {
-		if len(k) >= 4 && strings.Contains(s, k) {
-			return true
-		}
-	}
-	return false
-}

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"encoding/json"
+	"math/big"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
@@ -12,10 +14,14 @@ import (
 // in one pass over the bytes: goja's JSON.parse reads through
 // encoding/json's token API, which costs several times more and most of a
 // small tool result's delivery. It handles the plain subset and reports
-// false for anything else (a number a float64 cannot hold, a string that
+// false for anything else (a number beyond float64's range, a string that
 // is not valid UTF-8, a control character, anything but one JSON value);
-// the caller then runs JSON.parse itself, so the value is always the one
-// JSON.parse gives. Properties are defined, never set: a setter the guest
+// the caller then runs JSON.parse itself. The value is the one JSON.parse
+// gives, with one exception: an integer beyond Number.MAX_SAFE_INTEGER in
+// magnitude (up to 1000 digits) is a BigInt of its exact value, not a
+// number that rounds it, so an id such as 9007199254740993 reaches the
+// guest as written (9007199254740993n), and goes back to a tool, or out
+// as the run's result, as written. Properties are defined, never set: a setter the guest
 // put on Object.prototype does not run, and "__proto__" is an own key.
 // Nesting must have been bounded by the caller.
 func jsonToValue(rt *goja.Runtime, b []byte) (goja.Value, bool) {
@@ -229,13 +235,40 @@ func (p *jsonParser) number() (goja.Value, bool) {
 			return nil, false
 		}
 	}
-	f, err := strconv.ParseFloat(string(b[start:i]), 64)
+	lit := string(b[start:i])
+	if n, ok := unsafeInteger(lit); ok {
+		p.i = i
+		return p.rt.ToValue(n), true
+	}
+	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		return nil, false
 	}
 	p.i = i
 	return p.rt.ToValue(f), true
 }
+
+// maxBigIntDigits bounds the integers delivered as BigInt; a longer one is
+// left to JSON.parse.
+const maxBigIntDigits = 1000
+
+// unsafeInteger reports whether lit is an integer (no fraction, no
+// exponent) beyond Number.MAX_SAFE_INTEGER in magnitude, and returns it.
+// Such an integer reaches the guest as a BigInt holding its exact value,
+// where a number would round it (9007199254740993 to 9007199254740992).
+func unsafeInteger(lit string) (*big.Int, bool) {
+	digits := strings.TrimPrefix(lit, "-")
+	if len(digits) < 16 || len(digits) > maxBigIntDigits || strings.ContainsAny(digits, ".eE") {
+		return nil, false
+	}
+	n, ok := new(big.Int).SetString(lit, 10)
+	if !ok || n.CmpAbs(maxSafeInteger) <= 0 {
+		return nil, false
+	}
+	return n, true
+}
+
+var maxSafeInteger = big.NewInt(1<<53 - 1)
 
 // skipDigits returns the index of the first byte at or after i in b that
 // is not an ASCII digit.

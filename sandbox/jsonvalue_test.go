@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -11,7 +12,12 @@ import (
 // sameAsParse is a guest function that compares two values as JSON.parse
 // results: the same types, -0 and all, the same own keys in the same order
 // with the same attributes, the same prototypes.
+//
+// One difference is expected: an integer beyond Number.MAX_SAFE_INTEGER is
+// a BigInt from jsonToValue (a), its exact value, where JSON.parse (b) gives
+// the nearest number.
 const sameAsParse = `(function same(a, b) {
+	if (typeof a === "bigint") return typeof b === "number" && !Number.isSafeInteger(b) && parseFloat(String(a)) === b;
 	if (typeof a !== typeof b) return false;
 	if (a === null || typeof a !== "object") return Object.is(a, b);
 	if (b === null || Array.isArray(a) !== Array.isArray(b)) return false;
@@ -76,4 +82,33 @@ func FuzzJSONToValue(f *testing.F) {
 func plainJSON(b []byte) bool {
 	var v any
 	return json.Unmarshal(b, &v) == nil && utf8.Valid(b)
+}
+
+// Integers beyond Number.MAX_SAFE_INTEGER reach the guest exactly, as
+// BigInts; every other number as JSON.parse gives it.
+func TestJSONToValueExactIntegers(t *testing.T) {
+	rt := goja.New()
+	describe, err := rt.RunString(`(v) => JSON.stringify(v, (k, x) => typeof x === "bigint" ? x.toString() + "n" : x)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, _ := goja.AssertFunction(describe)
+	for in, want := range map[string]string{
+		`[9007199254740991,-9007199254740991,9007199254740992,9007199254740993,-9007199254740993]`: `[9007199254740991,-9007199254740991,"9007199254740992n","9007199254740993n","-9007199254740993n"]`,
+		`{"id":18446744073709551615,"f":9007199254740993.0,"e":9007199254740993e0}`:                `{"id":"18446744073709551615n","f":9007199254740992,"e":9007199254740992}`,
+		`[123456789012345678901234567890,-0,0.1]`:                                                  `["123456789012345678901234567890n",0,0.1]`,
+	} {
+		v, ok := jsonToValue(rt, []byte(in))
+		if !ok {
+			t.Fatalf("declined %s", in)
+		}
+		got, err := fn(goja.Undefined(), v)
+		if err != nil || got.String() != want {
+			t.Errorf("%s = %v (%v), want %s", in, got, err, want)
+		}
+	}
+	// Beyond 1000 digits the integer is left to JSON.parse.
+	if _, ok := unsafeInteger("1" + strings.Repeat("0", maxBigIntDigits)); ok {
+		t.Error("an integer of 1001 digits became a BigInt")
+	}
 }

@@ -321,6 +321,7 @@
 	// change to Function.prototype or Reflect can reach.
 	const JSONParse = JSON.parse.bind(JSON);
 	const JSONStringify = JSON.stringify.bind(JSON);
+	const JSONRawJSON = JSON.rawJSON;
 	function parse(text, reviver) {
 		const s = StringCtor(text);
 		if (jsonDepth(s) > maxJSONDepth) {
@@ -329,6 +330,13 @@
 		return JSONParse(s, reviver);
 	}
 	function stringify(value, replacer, space) {
+		return stringifyWith(value, replacer, space, false);
+	}
+	// exact writes a BigInt as the JSON integer it holds, where
+	// JSON.stringify throws: the hub's serializer of tool arguments and of
+	// the run's result, so an integer beyond 2^53 that arrived as a BigInt
+	// leaves as written.
+	function stringifyWith(value, replacer, space, exact) {
 		let userReplacer = null;
 		let allow = null;
 		if (typeof replacer === "function") userReplacer = replacer;
@@ -351,6 +359,7 @@
 				while (depth > 0 && holders[depth - 1] !== this) depth--;
 			}
 			if (userReplacer !== null) v = ReflectApply(userReplacer, this, [key, v]);
+			if (exact && typeof v === "bigint") return JSONRawJSON(StringCtor(v));
 			if (v !== null && typeof v === "object") {
 				holders[depth++] = v;
 				if (depth > maxJSONDepth) {
@@ -366,5 +375,5 @@
 	ObjectDefineProperty(JSON, "parse", { value: parse, writable: true, enumerable: false, configurable: true });
 	ObjectDefineProperty(JSON, "stringify", { value: stringify, writable: true, enumerable: false, configurable: true });
 	internal.parse = parse;
-	internal.stringify = stringify;
+	internal.stringify = (value) => stringifyWith(value, undefined, undefined, true);
 })

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -175,21 +176,19 @@ func (w *world) startHub() {
 		w.t.Fatal(err)
 	}
 	w.hubCmd = cmd
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		c, err := hub.Dial(context.Background(), hub.Paths{Home: w.home})
-		if err == nil {
-			var st hub.Status
-			err = c.Do(context.Background(), "GET", "/v1/status", nil, &st)
-			c.Close()
-			if err == nil && st.Tools > 0 {
-				return
-			}
+	var err error
+	up := testwait.Until(60*time.Second, func() bool {
+		var c *hub.Client
+		if c, err = hub.Dial(context.Background(), hub.Paths{Home: w.home}); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			w.t.Fatalf("the hub did not come up with tools within 60s: %v\n%s", err, w.hubOut)
-		}
-		time.Sleep(100 * time.Millisecond)
+		defer c.Close()
+		var st hub.Status
+		err = c.Do(context.Background(), "GET", "/v1/status", nil, &st)
+		return err == nil && st.Tools > 0
+	})
+	if !up {
+		w.t.Fatalf("the hub did not come up with tools within 60s: %v\n%s", err, w.hubOut)
 	}
 }
 
@@ -218,13 +217,7 @@ func (w *world) killHub() {
 		w.hubCmd.Wait()
 		w.hubCmd = nil
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for w.hubPID() != 0 {
-		if time.Now().After(deadline) {
-			w.t.Fatal("the hub still answers after SIGKILL")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.For(w.t, 10*time.Second, "the hub to stop answering after SIGKILL", func() bool { return w.hubPID() == 0 })
 }
 
 // stopHub stops whichever hub runs for the home (ours, or one a shim
@@ -232,11 +225,7 @@ func (w *world) killHub() {
 func (w *world) stopHub() {
 	if pid := w.hubPID(); pid > 0 {
 		syscall.Kill(pid, syscall.SIGTERM)
-		deadline := time.Now().Add(10 * time.Second)
-		for w.hubPID() != 0 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if w.hubPID() != 0 {
+		if !testwait.Until(10*time.Second, func() bool { return w.hubPID() == 0 }) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
@@ -509,14 +498,10 @@ func TestTwoShimsShareOneHubAndReconnect(t *testing.T) {
 	}
 	w.startHub()
 	var res *mcp.CallToolResult
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testwait.Until(30*time.Second, func() bool {
 		res, err = b.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return err == nil
+	})
 	if err != nil || envelopeOf(t, res).Status != hub.StatusAwaitingApproval {
 		t.Fatalf("after the hub came back: %v %s", err, text(res))
 	}
@@ -561,12 +546,8 @@ func TestCrashRecovery(t *testing.T) {
 	}()
 	// Kill once the slow call is upstream and the other call's pending
 	// input is stored: the two calls run concurrently, in either order.
-	deadline := time.Now().Add(30 * time.Second)
-	for w.upstreamLines("start once") == 0 || w.pendingInputs() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the slow call never started (%d) or the approval never waited (%d)", w.upstreamLines("start once"), w.pendingInputs())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(30*time.Second, func() bool { return w.upstreamLines("start once") > 0 && w.pendingInputs() > 0 }) {
+		t.Fatalf("the slow call never started (%d) or the approval never waited (%d)", w.upstreamLines("start once"), w.pendingInputs())
 	}
 	w.killHub()
 	if a := <-errc; a.err == nil && !strings.Contains(text(a.res), "hub stopped") {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -263,15 +264,7 @@ func svcTryEcho(cs *mcp.ClientSession, text string) error {
 // waitFor polls cond until it holds, for at most svcTestWait.
 func svcWaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(svcTestWait)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", svcTestWait, what)
-		}
-		<-tick.C
-	}
+	testwait.For(t, svcTestWait, what, cond)
 }
 
 // svcCountSessions counts the MCP sessions srv serves.

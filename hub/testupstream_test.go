@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -155,13 +156,7 @@ func openTestStoreFile(t testing.TB, file string) *store.DB {
 // waitFor polls cond until it holds, failing the test after timeout.
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, timeout, what, cond)
 }
 
 // requireTestKeychain skips without a Secret Service, except under CI.

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // TestWholeLoopWithTheRealHub drives the loop a person sees: a run asks,
@@ -96,11 +97,5 @@ func TestWholeLoopWithTheRealHub(t *testing.T) {
 // bound; hub events arrive on hub goroutines.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, "the controller to reach the state the test wants", cond)
 }

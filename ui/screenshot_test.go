@@ -18,6 +18,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver"
+
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // shotsChildEnv makes the test binary render the screenshots instead of
@@ -211,19 +213,20 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 // renderer that buffer reads back empty, so an empty capture falls back to
 // ImageMagick's import on the window's X11 id: the pixels the X server shows.
 func capture(w fyne.Window, path string) error {
-	var last []byte
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		time.Sleep(200 * time.Millisecond)
-		b, err := grab(w)
-		if err != nil {
-			return fmt.Errorf("capturing %s: %w", filepath.Base(path), err)
-		}
-		if bytes.Equal(b, last) || time.Now().After(deadline) {
-			return os.WriteFile(path, b, 0o644)
+	var last, b []byte
+	var err error
+	testwait.Until(5*time.Second, func() bool {
+		prev := last
+		if b, err = grab(w); err != nil {
+			return true
 		}
 		last = b
+		return prev != nil && bytes.Equal(b, prev)
+	})
+	if err != nil {
+		return fmt.Errorf("capturing %s: %w", filepath.Base(path), err)
 	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // grab returns one PNG of the window.

@@ -176,50 +176,6 @@ func (h *Hub) SetPaused(p bool) {
 // Paused reports whether the hub is paused.
 func (h *Hub) Paused() bool { return h.paused.Load() }
 
-// SetPolicy sets a policy rule in config.json and forgets a remembered
-// decision for the same address, so the explicit rule wins.
-func (h *Hub) SetPolicy(ctx context.Context, target string, mode Mode) error {
-	cfg, err := LoadConfig(h.paths.Config())
-	if err != nil {
-		return err
-	}
-	cfg.Policy[target] = mode
-	if err := h.SaveConfig(ctx, cfg); err != nil {
-		return err
-	}
-	if err := h.runs.forget(ctx, target); err != nil {
-		return err
-	}
-	if err := h.runs.audit(ctx, ChannelCLI, "", "", target, "policy_"+string(mode), "", h.now()); err != nil {
-		return err
-	}
-	return h.reloadPolicy(ctx)
-}
-
-// PolicyRule is one rule as `policy list` and the UI show it.
-type PolicyRule struct {
-	Target string `json:"target"`
-	Mode   Mode   `json:"mode"`
-	From   string `json:"from"` // config.json | remembered
-}
-
-// PolicyRules lists config rules and remembered decisions.
-func (h *Hub) PolicyRules(ctx context.Context) ([]PolicyRule, error) {
-	var out []PolicyRule
-	cfg := h.Config()
-	for _, k := range sortedKeys(cfg.Policy) {
-		out = append(out, PolicyRule{Target: k, Mode: cfg.Policy[k], From: "config.json"})
-	}
-	rem, err := h.runs.remembered(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range sortedKeys(rem) {
-		out = append(out, PolicyRule{Target: k, Mode: rem[k], From: "remembered"})
-	}
-	return out, nil
-}
-
 // APIOptions configures the local API handler.
 type APIOptions struct {
 	Version string
@@ -280,15 +236,32 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		reply(w, env, err)
 	})
 	mux.HandleFunc("POST /v1/policy", func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Target, Mode string }
+		var in PolicyChange
 		if !decode(w, r, &in) {
 			return
 		}
-		m, err := ParseMode(in.Mode)
-		if err == nil {
-			err = h.SetPolicy(r.Context(), in.Target, m)
+		in.Channel = orDefault(in.Channel, ChannelCLI)
+		res, err := h.ApplyPolicy(r.Context(), in)
+		reply(w, res, err)
+	})
+	mux.HandleFunc("POST /v1/policy/remove", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Target, Channel string }
+		if !decode(w, r, &in) {
+			return
 		}
-		reply(w, map[string]bool{"ok": true}, err)
+		res, err := h.RemovePolicy(r.Context(), in.Target, orDefault(in.Channel, ChannelCLI))
+		reply(w, res, err)
+	})
+	mux.HandleFunc("POST /v1/accept", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Target, Channel string }
+		if !decode(w, r, &in) {
+			return
+		}
+		res, err := h.AcceptDefinitions(r.Context(), in.Target, orDefault(in.Channel, ChannelCLI))
+		if res == nil {
+			res = []ToolChange{}
+		}
+		reply(w, res, err)
 	})
 	mux.HandleFunc("GET /v1/policy", func(w http.ResponseWriter, r *http.Request) {
 		rules, err := h.PolicyRules(r.Context())

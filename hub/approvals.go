@@ -27,7 +27,8 @@ const (
 const (
 	ChannelDialog = "dialog" // the native approval dialog
 	ChannelClient = "client" // the MCP client's own form (input request)
-	ChannelCLI    = "cli"    // capabilities hub approve
+	ChannelCLI    = "cli"    // capabilities hub approve, policy set, hub accept
+	ChannelWindow = "window" // the hub's window
 )
 
 // ParseDecision accepts allow_once, allow_always, deny, deny_always.
@@ -63,6 +64,11 @@ type Approval struct {
 	Expired           bool      `json:"expired,omitempty"`
 	Decision          string    `json:"decision,omitempty"`
 	Channel           string    `json:"channel,omitempty"`
+	// Change says what changed in the tool's definition since the person
+	// accepted it ("description, annotations (no longer read-only)
+	// changed"); allowing the call accepts the new definition. "" when the
+	// definition did not change.
+	Change string `json:"change,omitempty"`
 }
 
 // Pending lists the approvals and connection inputs nobody decided yet,
@@ -98,6 +104,7 @@ func (h *Hub) approvalOf(p *pendingRow) Approval {
 		ID: p.ID, RunID: p.RunID, Seq: p.Seq, Kind: p.Kind, Address: p.Address, Connection: p.Connection,
 		Reason: p.Reason, Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
 		Expired: p.Decision == "" && h.now().After(p.Expires), Decision: p.Decision, Channel: p.Channel,
+		Change: p.Change,
 	}
 	if t, ok := h.catalog.Snapshot().Lookup(p.Address); ok {
 		a.Title = t.Title
@@ -132,6 +139,12 @@ func (h *Hub) Decide(ctx context.Context, pendingID, decision, channel, actor st
 	}
 	if err := h.runs.decide(ctx, p, verdict, remember, channel, actor, h.now()); err != nil {
 		return err
+	}
+	if verdict == "allow" {
+		// The person consented to the definition the approval showed.
+		if err := h.pinApproved(ctx, p, channel); err != nil {
+			return err
+		}
 	}
 	if remember {
 		if err := h.reloadPolicy(ctx); err != nil {
@@ -320,4 +333,21 @@ func (h *Hub) ApproveRun(ctx context.Context, runID, decision, channel, actor st
 		decided = append(decided, a)
 	}
 	return decided, nil
+}
+
+// pinApproved pins the definition an allowed approval was asked for, when
+// it is still the tool's definition: the person saw it (and what changed in
+// it) and consented.
+func (h *Hub) pinApproved(ctx context.Context, p *pendingRow, channel string) error {
+	if p.DefHash == "" {
+		return nil
+	}
+	t, ok := h.catalog.Snapshot().Lookup(p.Address)
+	if !ok || t.Hash != p.DefHash || t.Pinned == p.DefHash {
+		return nil
+	}
+	if _, err := h.catalog.pin(ctx, []*Tool{t}, []string{p.DefHash}); err != nil {
+		return err
+	}
+	return h.runs.audit(ctx, channel, "", p.RunID, p.Address, "accept_definition", p.Change, h.now())
 }

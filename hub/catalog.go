@@ -49,7 +49,18 @@ type Tool struct {
 	// Hash is the hex SHA-256 of the canonical JSON of the definition
 	// (name, title, description, schemas, annotations).
 	Hash string
+	// Pinned is the hash of the definition the person consented to or
+	// first saw ("" when none is pinned). When it differs from Hash the
+	// tool is changed: Change says what changed, in one line, and Updated
+	// is when the catalog stored the current definition.
+	Pinned  string
+	Change  string
+	Updated time.Time
 }
+
+// Changed reports whether the tool's definition differs from the one
+// pinned for it.
+func (t *Tool) Changed() bool { return t.Pinned != "" && t.Pinned != t.Hash }
 
 // Snapshot is the catalog at one moment. It is immutable: share it freely,
 // and do not modify its Tools.
@@ -104,13 +115,16 @@ func (s *Snapshot) Namespaces() []string { return s.namespaces }
 // Address.
 func (s *Snapshot) BySource(source string) []*Tool { return s.bySource[source] }
 
-// ToolChange is a new or changed tool definition nobody has accepted yet.
+// ToolChange is a tool whose definition differs from the one pinned for it
+// (the one the person consented to or first saw), until the person accepts
+// the new one.
 type ToolChange struct {
 	Source  string
 	Name    string // the upstream MCP name
 	Address string
-	OldHash string // "" for a new tool
+	OldHash string // the pinned definition
 	NewHash string
+	Change  string // what changed, in one line
 	At      time.Time
 }
 
@@ -149,17 +163,6 @@ type Catalog struct {
 	// listings is what the start-up wait knows of each source's listings
 	// (startup.go).
 	listings listings
-
-	// changed caches changedAddresses for one snapshot; writes to
-	// tool_changes clear it. changedMu is held while it is read from the
-	// store, so a clear never races with a read of the old rows.
-	changedMu sync.Mutex
-	changed   *changedSet
-}
-
-type changedSet struct {
-	snap  *Snapshot
-	addrs map[string]bool
 }
 
 const defaultCatalogDebounce = 300 * time.Millisecond
@@ -313,105 +316,93 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) m
 	return errs
 }
 
-// Changes returns the open (unaccepted) tool changes, oldest first.
+// Changes returns the tools whose definitions changed since they were
+// pinned, oldest change first.
 func (c *Catalog) Changes(ctx context.Context) ([]ToolChange, error) {
-	rows, err := c.db.QueryContext(ctx,
-		`SELECT source, name, old_hash, new_hash, at FROM tool_changes WHERE accepted IS NULL ORDER BY at, id`)
-	if err != nil {
-		return nil, fmt.Errorf("reading tool changes: %w", err)
-	}
-	defer rows.Close()
-	snap := c.Snapshot()
 	var out []ToolChange
-	for rows.Next() {
-		var ch ToolChange
-		var at int64
-		if err := rows.Scan(&ch.Source, &ch.Name, &ch.OldHash, &ch.NewHash, &at); err != nil {
-			return nil, fmt.Errorf("reading tool changes: %w", err)
+	for _, t := range c.Snapshot().Tools {
+		if t.Changed() {
+			out = append(out, ToolChange{Source: t.Source, Name: t.Name, Address: t.Address,
+				OldHash: t.Pinned, NewHash: t.Hash, Change: t.Change, At: t.Updated})
 		}
-		ch.At = time.UnixMilli(at)
-		if t := snap.byName[[2]string{ch.Source, ch.Name}]; t != nil {
-			ch.Address = t.Address
-		} else {
-			ch.Address = Namespace(ch.Source) + "." + camel(ch.Name)
-		}
-		out = append(out, ch)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading tool changes: %w", err)
-	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out, nil
 }
 
-// changedAddresses returns the addresses whose definitions changed since
-// the person accepted them. Every execute asks, so the answer is kept until
-// the snapshot or the open changes change. The map is shared: do not
-// modify it.
-func (c *Catalog) changedAddresses() map[string]bool {
-	snap := c.Snapshot()
-	c.changedMu.Lock()
-	defer c.changedMu.Unlock()
-	if c.changed != nil && c.changed.snap == snap {
-		return c.changed.addrs
-	}
-	out := map[string]bool{}
-	changes, err := c.Changes(context.Background())
-	if err != nil {
-		c.log.Warn("reading tool changes", "err", err)
-		return out // not kept: the next caller reads again
-	}
-	for _, ch := range changes {
-		if ch.OldHash != "" {
-			out[ch.Address] = true
-		}
-	}
-	c.changed = &changedSet{snap: snap, addrs: out}
-	return out
-}
-
-// changesWritten drops the cached changedAddresses after a transaction
-// that wrote tool_changes committed.
-func (c *Catalog) changesWritten() {
-	c.changedMu.Lock()
-	c.changed = nil
-	c.changedMu.Unlock()
-}
-
-// Accept marks the open changes of a tool (by address) accepted, or of
-// every tool of a namespace when address names one. Accepting a tool
-// without open changes is not an error; an unknown address is.
-func (c *Catalog) Accept(ctx context.Context, address string) error {
-	snap := c.Snapshot()
+// Accept pins the current definitions of the tools target names (an
+// address in the JavaScript or the MCP form, a namespace or a source, a
+// glob) and returns the changes it accepted. Remembered allows given for a
+// tool's earlier pinned definition move to the accepted one. Accepting a
+// tool without a change is not an error; a target that names no tool is.
+func (c *Catalog) Accept(ctx context.Context, target string) ([]ToolChange, error) {
 	var tools []*Tool
-	if t, ok := snap.Lookup(address); ok {
-		tools = []*Tool{t}
-	} else {
-		for _, t := range snap.Tools {
-			if t.Namespace == address {
-				tools = append(tools, t)
-			}
+	for _, t := range c.Snapshot().Tools {
+		if targetMatches(target, t.Source, t.Namespace, t.Name, t.JSName) {
+			tools = append(tools, t)
 		}
 	}
 	if len(tools) == 0 {
-		return fmt.Errorf("accepting %q: no such tool or namespace in the catalog", address)
+		return nil, fmt.Errorf("accepting %q: no such tool or namespace in the catalog", target)
 	}
+	hashes := make([]string, len(tools))
+	for i, t := range tools {
+		hashes[i] = t.Hash
+	}
+	return c.pin(ctx, tools, hashes)
+}
+
+// pin pins each tool to the definition with the given hash, when that is
+// still the tool's stored definition, and returns the changes it closed.
+// Remembered allows for the tool's earlier pin move to the new one, in the
+// same transaction. The snapshot is rebuilt when a pin moved.
+func (c *Catalog) pin(ctx context.Context, tools []*Tool, hashes []string) ([]ToolChange, error) {
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("accepting %q: %w", address, err)
+		return nil, fmt.Errorf("pinning tool definitions: %w", err)
 	}
 	defer tx.Rollback()
 	now := time.Now().UnixMilli()
-	for _, t := range tools {
-		if _, err := tx.ExecContext(ctx, `UPDATE tool_changes SET accepted = ? WHERE source = ? AND name = ? AND accepted IS NULL`,
-			now, t.Source, t.Name); err != nil {
-			return fmt.Errorf("accepting %q: %w", address, err)
+	var accepted []ToolChange
+	moved := false
+	for i, t := range tools {
+		res, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at)
+			SELECT source, name, hash, definition, ? FROM tools WHERE source = ? AND name = ? AND hash = ?
+			ON CONFLICT (source, name) DO UPDATE SET hash = excluded.hash, definition = excluded.definition, at = excluded.at
+			WHERE pins.hash != excluded.hash OR pins.definition IS NULL`,
+			now, t.Source, t.Name, hashes[i])
+		if err != nil {
+			return nil, fmt.Errorf("pinning %s: %w", t.Address, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			continue // pinned already, or the definition moved on
+		}
+		moved = true
+		if t.Pinned != "" && t.Pinned != hashes[i] {
+			if _, err := tx.ExecContext(ctx, `UPDATE OR REPLACE decisions SET hash = ? WHERE address = ? AND mode = 'allow' AND hash = ?`,
+				hashes[i], t.Address, t.Pinned); err != nil {
+				return nil, fmt.Errorf("moving remembered allows of %s: %w", t.Address, err)
+			}
+			accepted = append(accepted, ToolChange{Source: t.Source, Name: t.Name, Address: t.Address,
+				OldHash: t.Pinned, NewHash: hashes[i], Change: t.Change, At: t.Updated})
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("accepting %q: %w", address, err)
+		return nil, fmt.Errorf("pinning tool definitions: %w", err)
 	}
-	c.changesWritten()
-	return nil
+	if moved {
+		c.mu.Lock()
+		cfg := c.cfg
+		c.mu.Unlock()
+		if cfg != nil {
+			if _, err := c.rebuild(ctx, cfg); err != nil {
+				return accepted, err
+			}
+		}
+	}
+	return accepted, nil
 }
 
 func (c *Catalog) setConfig(cfg *Config) {
@@ -492,11 +483,9 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 		if _, ok := cfg.Sources[src]; ok {
 			continue
 		}
+		// Pins stay: a source added back is checked against them.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tools WHERE source = ?`, src); err != nil {
 			return fmt.Errorf("dropping tools of %s: %w", src, err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tool_changes WHERE source = ? AND accepted IS NULL`, src); err != nil {
-			return fmt.Errorf("dropping tool changes of %s: %w", src, err)
 		}
 	}
 
@@ -542,50 +531,26 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 				src, t.Name, string(def), hash, now, now); err != nil {
 				return fmt.Errorf("storing tool %s of %s: %w", t.Name, src, err)
 			}
-			if err := recordChange(ctx, tx, src, t.Name, prev, hash, now); err != nil {
-				return err
+			// The first definition seen is pinned; a later one is a change
+			// until the person accepts it.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (source, name) DO NOTHING`, src, t.Name, hash, string(def), now); err != nil {
+				return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
 			}
 		}
 		for name := range old {
 			if seen[name] {
 				continue
 			}
+			// Its pin stays: a tool added back with another definition is
+			// changed.
 			if _, err := tx.ExecContext(ctx, `DELETE FROM tools WHERE source = ? AND name = ?`, src, name); err != nil {
 				return fmt.Errorf("dropping tool %s of %s: %w", name, src, err)
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM tool_changes WHERE source = ? AND name = ? AND accepted IS NULL`, src, name); err != nil {
-				return fmt.Errorf("dropping changes of tool %s of %s: %w", name, src, err)
 			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("storing tools: %w", err)
-	}
-	c.changesWritten()
-	return nil
-}
-
-// recordChange notes that a tool's definition went from oldHash ("" when
-// new) to newHash. A tool with an open change keeps one row, from the last
-// accepted definition to the newest; a change back to that definition
-// closes the row.
-func recordChange(ctx context.Context, tx *sql.Tx, source, name, oldHash, newHash string, now int64) error {
-	var id int64
-	var openOld string
-	err := tx.QueryRowContext(ctx, `SELECT id, old_hash FROM tool_changes WHERE source = ? AND name = ? AND accepted IS NULL ORDER BY id LIMIT 1`,
-		source, name).Scan(&id, &openOld)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		_, err = tx.ExecContext(ctx, `INSERT INTO tool_changes (source, name, old_hash, new_hash, at) VALUES (?, ?, ?, ?, ?)`,
-			source, name, oldHash, newHash, now)
-	case err != nil:
-	case openOld == newHash:
-		_, err = tx.ExecContext(ctx, `DELETE FROM tool_changes WHERE id = ?`, id)
-	default:
-		_, err = tx.ExecContext(ctx, `UPDATE tool_changes SET new_hash = ?, at = ? WHERE id = ?`, newHash, now, id)
-	}
-	if err != nil {
-		return fmt.Errorf("recording a change of tool %s of %s: %w", name, source, err)
 	}
 	return nil
 }
@@ -611,15 +576,18 @@ func queryStrings(ctx context.Context, tx *sql.Tx, query string, args ...any) ([
 // swaps in a new snapshot when they differ from the current one. It returns
 // the sources left out because another source already has their namespace.
 func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT source, name, definition, hash FROM tools ORDER BY source, name`)
+	rows, err := c.db.QueryContext(ctx, `SELECT t.source, t.name, t.definition, t.hash, t.updated, COALESCE(p.hash, ''), p.definition
+		FROM tools t LEFT JOIN pins p ON p.source = t.source AND p.name = t.name ORDER BY t.source, t.name`)
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
 	defer rows.Close()
 	bySource := map[string][]*Tool{}
 	for rows.Next() {
-		var src, name, def, hash string
-		if err := rows.Scan(&src, &name, &def, &hash); err != nil {
+		var src, name, def, hash, pinned string
+		var updated int64
+		var pinnedDef sql.NullString
+		if err := rows.Scan(&src, &name, &def, &hash, &updated, &pinned, &pinnedDef); err != nil {
 			return nil, fmt.Errorf("reading the catalog: %w", err)
 		}
 		if s := cfg.Sources[src]; s == nil || s.Disabled {
@@ -634,7 +602,8 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 			Source: src, Namespace: Namespace(src), Name: name,
 			Title: d.Title, Description: d.Description,
 			InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations,
-			Hash: hash,
+			Hash: hash, Pinned: pinned, Change: pinnedChange(pinned, hash, pinnedDef, &d),
+			Updated: time.UnixMilli(updated),
 		})
 	}
 	if err := rows.Err(); err != nil {
@@ -685,17 +654,17 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 }
 
 // sameTools reports whether a (sorted) and b (any order) hold the same
-// tools under the same addresses.
+// tools under the same addresses, pinned to the same definitions.
 func sameTools(a, b []*Tool) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	have := make(map[string]string, len(a))
 	for _, t := range a {
-		have[t.Address] = t.Source + "\x00" + t.Hash
+		have[t.Address] = t.Source + "\x00" + t.Hash + "\x00" + t.Pinned
 	}
 	for _, t := range b {
-		if have[t.Address] != t.Source+"\x00"+t.Hash {
+		if have[t.Address] != t.Source+"\x00"+t.Hash+"\x00"+t.Pinned {
 			return false
 		}
 	}

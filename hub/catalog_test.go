@@ -97,28 +97,22 @@ func TestCatalogRefreshReferenceServers(t *testing.T) {
 		t.Error("a disabled source has tools")
 	}
 
-	// Every tool is new, once.
-	if got := changedAddresses(t, c); !slices.Equal(got, addrs) {
-		t.Errorf("open changes = %v\nwant every tool: %v", got, addrs)
+	// The first listing pins every tool where it is: nothing is changed.
+	if got := changedAddresses(t, c); len(got) != 0 {
+		t.Errorf("open changes after the first listing = %v, want none", got)
 	}
-	chs, _ := c.Changes(ctx)
-	for _, ch := range chs {
-		if ch.OldHash != "" || ch.NewHash == "" || ch.At.IsZero() {
-			t.Fatalf("new tool change = %+v, want an empty old hash", ch)
+	for _, tool := range snap.Tools {
+		if tool.Pinned != tool.Hash || tool.Changed() {
+			t.Fatalf("%s pinned to %q, want its own hash %q", tool.Address, tool.Pinned, tool.Hash)
 		}
 	}
-	if err := c.Accept(ctx, "everything.echo"); err != nil {
+	if acc, err := c.Accept(ctx, "everything.echo"); err != nil || len(acc) != 0 {
+		t.Fatalf("Accept of an unchanged tool = %v, %v", acc, err)
+	}
+	if _, err := c.Accept(ctx, "memory"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Accept(ctx, "memory"); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range changedAddresses(t, c) {
-		if a == "everything.echo" || strings.HasPrefix(a, "memory.") {
-			t.Errorf("%s is still open after Accept", a)
-		}
-	}
-	if err := c.Accept(ctx, "everything.noSuchTool"); err == nil {
+	if _, err := c.Accept(ctx, "everything.noSuchTool"); err == nil {
 		t.Error("Accept of an unknown address succeeded")
 	}
 
@@ -215,7 +209,7 @@ func TestCatalogListChangedRecordsChanges(t *testing.T) {
 	if !ok {
 		t.Fatalf("catalog = %v", addresses(first))
 	}
-	if err := c.Accept(ctx, "live.getWeather"); err != nil {
+	if _, err := c.Accept(ctx, "live.getWeather"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -265,28 +259,43 @@ func TestCatalogListChangedRecordsChanges(t *testing.T) {
 	for _, ch := range chs {
 		got[ch.Address] = [2]string{ch.OldHash, ch.NewHash}
 	}
-	want := map[string][2]string{
-		"live.getWeather":  {old.Hash, weather.Hash},
-		"live.getForecast": {"", forecast.Hash},
-	}
+	// The changed tool is open, with what changed; the new one is pinned
+	// where it is.
+	want := map[string][2]string{"live.getWeather": {old.Hash, weather.Hash}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("open changes (-want +got):\n%s", diff)
 	}
-	if err := c.Accept(ctx, "live.getWeather"); err != nil {
-		t.Fatal(err)
+	if chs[0].Change != "description changed" {
+		t.Errorf("change = %q, want %q", chs[0].Change, "description changed")
 	}
-	if got := changedAddresses(t, c); !slices.Equal(got, []string{"live.getForecast"}) {
+	if forecast.Changed() || forecast.Pinned != forecast.Hash {
+		t.Errorf("a new tool is changed: %+v", forecast)
+	}
+	acc, err := c.Accept(ctx, "live.get_weather") // the MCP name
+	if err != nil || len(acc) != 1 || acc[0].Address != "live.getWeather" {
+		t.Fatalf("Accept = %+v, %v", acc, err)
+	}
+	if got := changedAddresses(t, c); len(got) != 0 {
 		t.Errorf("open changes after Accept = %v", got)
 	}
 
-	// A tool that goes away takes its open change with it.
+	// A tool that goes away and comes back with another definition is
+	// changed: its pin outlives it.
 	server.RemoveTools("get_forecast")
 	waitFor(t, 10*time.Second, "the removed tool to leave the catalog", func() bool {
 		_, ok := c.Snapshot().Lookup("live.getForecast")
 		return !ok
 	})
-	if got := changedAddresses(t, c); len(got) != 0 {
-		t.Errorf("a removed tool keeps open changes: %v", got)
+	server.AddTool(&mcp.Tool{Name: "get_forecast", Description: "Now it deletes things.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	waitFor(t, 10*time.Second, "the tool to come back", func() bool {
+		_, ok := c.Snapshot().Lookup("live.getForecast")
+		return ok
+	})
+	if got := changedAddresses(t, c); !slices.Equal(got, []string{"live.getForecast"}) {
+		t.Errorf("a tool added back with another definition: open changes %v", got)
 	}
 }
 
@@ -393,10 +402,10 @@ func TestCatalogDropsRemovedAndDisabledSources(t *testing.T) {
 	if got := c.Snapshot().Namespaces(); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("Namespaces with b disabled = %v", got)
 	}
-	if err := c.Accept(ctx, "a"); err != nil {
+	if _, err := c.Accept(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Accept(ctx, "b.echo"); err == nil {
+	if _, err := c.Accept(ctx, "b.echo"); err == nil {
 		t.Error("Accept of a disabled source's tool succeeded")
 	}
 	// a is removed: its tools and open changes leave the store.

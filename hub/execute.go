@@ -310,7 +310,6 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		policy:  h.currentPolicy(),
 		journal: journal,
 		pending: pending,
-		changed: h.catalog.changedAddresses(),
 		records: map[int]CallRecord{},
 		missing: map[upstreamKey][]string{},
 	}
@@ -483,6 +482,14 @@ func (r *runHost) callRecords() []CallRecord {
 	return out
 }
 
+// recorded reports whether call seq is in the envelope's calls already.
+func (r *runHost) recorded(seq int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.records[seq]
+	return ok
+}
+
 func (r *runHost) record(seq int, address string, ok bool, ms int64) {
 	r.mu.Lock()
 	r.records[seq] = CallRecord{Address: address, OK: ok, Ms: ms}
@@ -515,41 +522,106 @@ func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
 	return r.h.Describe(ctx, DescribeRequest{Targets: []string{target}})
 }
 
-// Call implements sandbox.Host.
+// Call implements sandbox.Host. A call passes a pipeline of small steps:
+// replay answers it from the journal when an earlier attempt finished it;
+// resolve finds its tool, source and connection; the gate decides allow,
+// ask or deny from the policy, the pinned definition and the connection;
+// consent brings in a person's decision or the secrets the call waits for;
+// live sends it upstream. Every call the code made is in the envelope's
+// calls, refused ones too.
 func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, error) {
-	h := r.h
-	r.storeOnce.Do(func() { r.storeErr = h.runs.createRun(context.WithoutCancel(ctx), r.run) })
+	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
 	if r.storeErr != nil {
 		return nil, r.storeErr
 	}
 	hash := argsHash(c.Args)
-	r.mu.Lock()
-	je := r.journal[c.Seq]
-	r.mu.Unlock()
-	if je != nil {
-		if je.Address != c.Address || je.Connection != c.Connection || je.ArgsHash != hash {
-			what := "different arguments"
-			switch {
-			case je.Address != c.Address:
-				what = fmt.Sprintf("%s instead of %s", c.Address, je.Address)
-			case je.Connection != c.Connection:
-				what = fmt.Sprintf("connection %q instead of %q", c.Connection, je.Connection)
-			}
-			return nil, r.diverge(c, fmt.Sprintf("call %d of the resumed run made %s; the journal holds %s from the first attempt", c.Seq, what, je.Address))
-		}
-		switch je.State {
-		case journalOK:
-			r.record(c.Seq, c.Address, true, je.Ms)
-			return je.Outcome, nil
-		case journalError:
-			r.record(c.Seq, c.Address, false, je.Ms)
-			var te sandbox.ToolError
-			if json.Unmarshal(je.Outcome, &te) != nil || te.Code == "" {
-				te = sandbox.ToolError{Code: CodeToolError, Address: c.Address, Message: "the call failed"}
-			}
-			return nil, &te
-		}
+	je, out, err, done := r.replay(c, hash)
+	if done {
+		return out, err
 	}
+	rc, err := r.resolve(ctx, c)
+	if err != nil {
+		var te *sandbox.ToolError
+		if errors.As(err, &te) {
+			return nil, r.refuse(c, te)
+		}
+		return nil, err // a suspend, or the store failed
+	}
+	if je != nil && je.State == journalIssued && !repeatable(rc.tool) {
+		// The call was in flight when the hub stopped: it may have happened.
+		te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
+		return r.finish(c, hash, nil, te, 0)
+	}
+	dec := Gate(r.policy, gateInput(rc.tool, rc.conn, r.h.Config()))
+	if dec.Mode == Deny {
+		te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
+		return r.finish(c, hash, nil, te, 0)
+	}
+	if err := r.consent(ctx, c, hash, rc, dec); err != nil {
+		var te *sandbox.ToolError
+		if errors.As(err, &te) {
+			return r.finish(c, hash, nil, te, 0)
+		}
+		return nil, err
+	}
+	start := time.Now()
+	out, err = r.live(ctx, c, hash, rc.tool, rc.conn)
+	if err != nil && !r.recorded(c.Seq) {
+		// Refused before it left, or in flight when the run ended.
+		r.record(c.Seq, c.Address, false, time.Since(start).Milliseconds())
+	}
+	return out, err
+}
+
+// resolvedCall is a call with its tool, its source and the connection it
+// uses (the source's default when the code named none).
+type resolvedCall struct {
+	tool *Tool
+	src  *Source
+	conn string
+}
+
+// replay answers a call from the journal of an earlier attempt. done is
+// false when the call must go on (no entry, or one that did not finish);
+// je is the entry found, if any. A call that differs from its entry stops
+// the run as diverged.
+func (r *runHost) replay(c sandbox.Call, hash string) (je *journalEntry, out json.RawMessage, err error, done bool) {
+	r.mu.Lock()
+	je = r.journal[c.Seq]
+	r.mu.Unlock()
+	if je == nil {
+		return nil, nil, nil, false
+	}
+	if je.Address != c.Address || je.Connection != c.Connection || je.ArgsHash != hash {
+		what := "different arguments"
+		switch {
+		case je.Address != c.Address:
+			what = fmt.Sprintf("%s instead of %s", c.Address, je.Address)
+		case je.Connection != c.Connection:
+			what = fmt.Sprintf("connection %q instead of %q", c.Connection, je.Connection)
+		}
+		return je, nil, r.diverge(c, fmt.Sprintf("call %d of the resumed run made %s; the journal holds %s from the first attempt", c.Seq, what, je.Address)), true
+	}
+	switch je.State {
+	case journalOK:
+		r.record(c.Seq, c.Address, true, je.Ms)
+		return je, je.Outcome, nil, true
+	case journalError:
+		r.record(c.Seq, c.Address, false, je.Ms)
+		var te sandbox.ToolError
+		if json.Unmarshal(je.Outcome, &te) != nil || te.Code == "" {
+			te = sandbox.ToolError{Code: CodeToolError, Address: c.Address, Message: "the call failed"}
+		}
+		return je, nil, &te, true
+	}
+	return je, nil, nil, false
+}
+
+// resolve finds the call's tool in the attempt's catalog snapshot (or, for
+// a source not listed yet, as unlisted finds it), its source in the config
+// and its connection. A call that cannot go on is a *sandbox.ToolError, or
+// a *sandbox.Suspend when it waits for a connection's secret.
+func (r *runHost) resolve(ctx context.Context, c sandbox.Call) (*resolvedCall, error) {
 	tool, ok := r.snap.Lookup(c.Address)
 	if !ok {
 		var err error
@@ -557,36 +629,40 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 			return nil, err
 		}
 	}
-	src := h.Config().Sources[tool.Source]
+	src := r.h.Config().Sources[tool.Source]
 	if src == nil {
 		return nil, toolError(CodeUnknownTool, c.Address, "source %s was removed from the config", tool.Source)
 	}
-	if c.Connection != "" {
-		if _, ok := src.Connections[c.Connection]; !ok {
+	conn := c.Connection
+	if conn != "" {
+		if _, ok := src.Connections[conn]; !ok {
 			names := src.ConnectionNames()
 			known := "it has none"
 			if len(names) > 0 {
 				known = "it has: " + strings.Join(names, ", ")
 			}
-			return nil, toolError(CodeUnknownConn, c.Address, "source %s has no connection %q (%s)", tool.Source, c.Connection, known)
+			return nil, toolError(CodeUnknownConn, c.Address, "source %s has no connection %q (%s)", tool.Source, conn, known)
 		}
-	}
-	if je != nil && je.State == journalIssued {
-		// The call was in flight when the hub stopped: it may have happened.
-		if !repeatable(tool) {
-			te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
-			return r.finish(c, hash, nil, te, 0)
-		}
-	}
-	dec := r.policy.Decide(policyInput(tool, r.changed[tool.Address]))
-	if dec.Mode == Deny {
-		te := toolError(CodeDenied, c.Address, "%s is denied by %s", c.Address, dec.Reason)
-		return r.finish(c, hash, nil, te, 0)
-	}
-	conn := c.Connection
-	if conn == "" {
+	} else {
 		conn = src.DefaultConnection()
 	}
+	return &resolvedCall{tool: tool, src: src, conn: conn}, nil
+}
+
+// refuse records a call that was refused before the gate and returns its
+// error. It is not journaled: a resume refuses it again.
+func (r *runHost) refuse(c sandbox.Call, te *sandbox.ToolError) error {
+	r.record(c.Seq, c.Address, false, 0)
+	return te
+}
+
+// consent settles what the call needs from a person before it runs: the
+// connection's secrets, and for a call the gate asks about, an approval of
+// this call and this definition. It returns nil when the call may run, a
+// *sandbox.Suspend when it waits, and a *sandbox.ToolError when the person
+// denied it. A person's deny of this call holds whatever the gate says now.
+func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *resolvedCall, dec Decision) error {
+	h := r.h
 	// A person's decision, from this or an earlier attempt. Only calls
 	// that had a pending input when the attempt started can have one: the
 	// attempt holds the run's lock, and nothing else adds inputs to a run.
@@ -594,44 +670,48 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	if r.hasPending(c.Seq) {
 		var err error
 		if p, err = h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if p != nil && p.ArgsHash != hash {
-		return nil, r.diverge(c, fmt.Sprintf("call %d of the resumed run to %s has different arguments than the call the person decided on", c.Seq, c.Address))
+		return r.diverge(c, fmt.Sprintf("call %d of the resumed run to %s has different arguments than the call the person decided on", c.Seq, c.Address))
 	}
-	if missing := r.missingSecrets(tool.Source, conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
+	if p != nil && p.Kind == KindApproval && p.Decision == "deny" {
+		return toolError(CodeDenied, c.Address, "the person denied %s (%s)", c.Address, p.Channel)
+	}
+	if missing := r.missingSecrets(rc.tool.Source, rc.conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
 		if p == nil {
-			p = r.newPending(c, hash, KindConnection, conn, "connection "+conn+" has no secret yet")
+			p = r.newPending(c, hash, KindConnection, rc.conn, "connection "+rc.conn+" has no secret yet")
 			if err := r.suspendOn(ctx, c, hash, p); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindConnection, Detail: p}
+		return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindConnection, Detail: p}
 	}
-	if dec.Mode == Ask {
-		switch {
-		case p == nil || p.Kind != KindApproval:
-			if p != nil && p.Kind == KindConnection {
-				// The secret arrived; approval is a separate input at the same call.
-				// Reuse the row: it is decided, so record the approval need anew.
-				if _, err := h.db.ExecContext(ctx, `DELETE FROM pending WHERE id = ?`, p.ID); err != nil {
-					return nil, err
-				}
-			}
-			p = r.newPending(c, hash, KindApproval, conn, dec.Reason)
-			if err := r.suspendOn(ctx, c, hash, p); err != nil {
-				return nil, err
-			}
-			return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
-		case p.Decision == "":
-			return nil, &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
-		case p.Decision == "deny":
-			te := toolError(CodeDenied, c.Address, "the person denied %s (%s)", c.Address, p.Channel)
-			return r.finish(c, hash, nil, te, 0)
+	if dec.Mode != Ask {
+		return nil
+	}
+	switch {
+	case p != nil && p.Kind == KindApproval && p.Decision == "":
+		return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
+	case p != nil && p.Kind == KindApproval && p.Decision == "allow" &&
+		(p.DefHash == rc.tool.Hash || (p.DefHash == "" && !rc.tool.Changed())):
+		return nil
+	}
+	// No approval yet, only a connection input before it (the secret
+	// arrived), or an allow given for another definition of the tool: ask
+	// anew for this one, in place of the decided row.
+	if p != nil {
+		if err := h.runs.dropPending(ctx, p.ID); err != nil {
+			return err
 		}
 	}
-	return r.live(ctx, c, hash, tool, conn)
+	p = r.newPending(c, hash, KindApproval, rc.conn, dec.Reason)
+	p.DefHash, p.Change = rc.tool.Hash, dec.Change
+	if err := r.suspendOn(ctx, c, hash, p); err != nil {
+		return err
+	}
+	return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
 }
 
 func (r *runHost) hasPending(seq int) bool {

@@ -191,7 +191,7 @@ func TestDenyAndAlwaysAllow(t *testing.T) {
 		t.Fatalf("after always allow: %s", env.Line())
 	}
 	rules, _ := h.PolicyRules(context.Background())
-	if len(rules) != 1 || rules[0].Target != "memory.createEntities" || rules[0].From != "remembered" {
+	if len(rules) != 1 || rules[0].Target != "memory.createEntities" || !rules[0].Remembered || rules[0].From != ChannelDialog || rules[0].Mode != Allow {
 		t.Errorf("rules %+v", rules)
 	}
 }

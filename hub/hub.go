@@ -210,6 +210,9 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		return nil, err
 	}
 	h.catalog.Subscribe(func(*Snapshot) { h.events.publish(Event{Kind: EventCatalog}) })
+	if err := h.pinMigratedDecisions(ctx); err != nil {
+		h.log.Warn("pinning migrated decisions", "err", err)
+	}
 
 	poll := opts.ConfigPoll
 	if poll == 0 {
@@ -275,24 +278,67 @@ func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
 	for src, err := range errs {
 		h.log.Warn("listing tools failed", "source", src, "err", err)
 	}
+	if err := h.pinMigratedDecisions(ctx); err != nil {
+		h.log.Warn("pinning migrated decisions", "err", err)
+	}
 	return errs
 }
 
-// reloadPolicy rebuilds the policy from the config and remembered decisions.
+// reloadPolicy rebuilds the policy from the config's rules and the
+// remembered decisions.
 func (h *Hub) reloadPolicy(ctx context.Context) error {
 	rem, err := h.runs.remembered(ctx)
 	if err != nil {
 		return err
 	}
-	rules := map[string]Mode{}
-	for k, v := range h.Config().Policy {
-		rules[k] = v
+	set, err := h.runs.policyOrigins(ctx)
+	if err != nil {
+		return err
 	}
+	cfg := h.Config()
+	origins := map[string]string{}
+	for target, mode := range cfg.Policy {
+		if o, ok := set[target]; ok && o[1] == string(mode) {
+			origins[target] = o[0]
+		}
+	}
+	pol := NewPolicy(append(configRules(cfg.Policy, origins), rem...))
 	h.policyMu.Lock()
-	h.policy = NewPolicy(rules, rem)
+	h.policy = pol
 	h.policyMu.Unlock()
 	h.views.invalidate()
 	return nil
+}
+
+// pinMigratedDecisions gives each remembered allow that was migrated
+// without a definition the definition pinned for its tool now (the one the
+// person had accepted), and reloads the policy when any changed. A tool
+// that is not in the catalog keeps its decision unpinned, matching nothing,
+// until it is.
+func (h *Hub) pinMigratedDecisions(ctx context.Context) error {
+	snap := h.catalog.Snapshot()
+	changed := false
+	for _, r := range h.currentPolicy().Rules() {
+		if !r.Remembered || r.Mode != Allow || r.Hash != "" {
+			continue
+		}
+		t, ok := snap.Lookup(r.Target)
+		if !ok {
+			continue
+		}
+		pin := t.Pinned
+		if pin == "" {
+			pin = t.Hash
+		}
+		if err := h.runs.pinDecision(ctx, r.ID, pin); err != nil {
+			return err
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	return h.reloadPolicy(ctx)
 }
 
 func (h *Hub) currentPolicy() *Policy {

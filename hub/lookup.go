@@ -62,12 +62,17 @@ func (h *Hub) view() *view {
 	v := &view{snap: snap, policy: pol, tools: snap.Tools}
 	docs := make([]search.Doc, len(v.tools))
 	v.decisions = make([]Decision, len(v.tools))
-	changed := h.catalog.changedAddresses()
+	cfg := h.Config()
 	for i, t := range v.tools {
-		v.decisions[i] = pol.Decide(policyInput(t, changed[t.Address]))
+		// As a call on the default connection would be decided.
+		conn := ""
+		if s := cfg.Sources[t.Source]; s != nil {
+			conn = s.DefaultConnection()
+		}
+		v.decisions[i] = Gate(pol, gateInput(t, conn, cfg))
 		docs[i] = searchDoc(t)
 		if v.decisions[i].Mode != Deny {
-			v.ts = append(v.ts, tsTool(t))
+			v.ts = append(v.ts, tsToolMarked(t))
 		}
 	}
 	v.tsCat = tsgen.NewCatalog(v.ts)
@@ -78,9 +83,24 @@ func (h *Hub) view() *view {
 	return v
 }
 
-func policyInput(t *Tool, changed bool) PolicyInput {
-	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-	return PolicyInput{Source: t.Source, Namespace: t.Namespace, Address: t.Address, ReadOnly: ro, Changed: changed}
+// changedNote is the line search and describe add to a tool whose
+// definition changed since the person accepted it.
+func changedNote(t *Tool) string {
+	return "[changed] " + t.Change + " since the user accepted it; calls ask until they accept it (capabilities hub accept " + t.Address + ")."
+}
+
+// tsToolMarked is tsTool with a changed tool's note as the last line of its
+// JSDoc.
+func tsToolMarked(t *Tool) tsgen.Tool {
+	tt := tsTool(t)
+	if t.Changed() {
+		desc := tt.Description
+		if desc == "" {
+			desc = t.Title
+		}
+		tt.Description = strings.TrimRight(desc, "\n") + "\n" + changedNote(t)
+	}
+	return tt
 }
 
 func tsTool(t *Tool) tsgen.Tool {
@@ -234,10 +254,18 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 			if v.decisions[i].Mode == Ask {
 				b.WriteString("   [asks]")
 			}
+			if v.tools[i].Changed() {
+				b.WriteString(" [changed]")
+			}
 			b.WriteByte('\n')
 			if s := tsgen.FirstSentence(v.tools[i].Description); s != "" {
 				b.WriteString("    ")
 				b.WriteString(s)
+				b.WriteByte('\n')
+			}
+			if v.tools[i].Changed() {
+				b.WriteString("    ")
+				b.WriteString(changedNote(v.tools[i]))
 				b.WriteByte('\n')
 			}
 		}

@@ -38,8 +38,9 @@ type ToolChangeInfo struct {
 	Seen    time.Time
 }
 
-// ToolChanges lists tool definitions that changed since the person accepted
-// them. New tools are not listed: they follow the policy like any tool.
+// ToolChanges lists tool definitions that changed since they were pinned
+// (the person consented to them or first saw them). New tools are not
+// listed: they follow the policy like any tool.
 func (h *Hub) ToolChanges(ctx context.Context) ([]ToolChangeInfo, error) {
 	changes, err := h.catalog.Changes(ctx)
 	if err != nil {
@@ -48,10 +49,7 @@ func (h *Hub) ToolChanges(ctx context.Context) ([]ToolChangeInfo, error) {
 	snap := h.catalog.Snapshot()
 	var out []ToolChangeInfo
 	for _, c := range changes {
-		if c.OldHash == "" {
-			continue
-		}
-		info := ToolChangeInfo{Address: c.Address, Seen: c.At, Before: "definition " + short(c.OldHash), Summary: "the definition changed since it was accepted; calls ask until you accept it"}
+		info := ToolChangeInfo{Address: c.Address, Seen: c.At, Before: "definition " + short(c.OldHash), Summary: c.Change + " since it was accepted; calls ask until you accept it"}
 		if t, ok := snap.Lookup(c.Address); ok {
 			info.After = fmt.Sprintf("%s\n\n%s\n\ninput: %s", t.Title, t.Description, string(t.InputSchema))
 		}
@@ -67,17 +65,35 @@ func short(hash string) string {
 	return hash
 }
 
-// AcceptTool accepts the current definition of a changed tool.
+// AcceptTool accepts the current definition of a changed tool, from the
+// window.
 func (h *Hub) AcceptTool(ctx context.Context, address string) error {
-	if err := h.catalog.Accept(ctx, address); err != nil {
-		return err
+	_, err := h.AcceptDefinitions(ctx, address, ChannelWindow)
+	return err
+}
+
+// AcceptDefinitions accepts the current definitions of the tools target
+// names (an address in either form, a namespace, a glob): their calls stop
+// asking because of the change, and remembered allows move to the new
+// definitions. It returns the changes it accepted, each audited with
+// channel; a target that names no tool is an error.
+func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]ToolChange, error) {
+	accepted, err := h.catalog.Accept(ctx, target)
+	if err != nil {
+		return nil, err
 	}
-	if err := h.runs.audit(ctx, ChannelDialog, "", "", address, "accept_definition", "", h.now()); err != nil {
-		return err
+	for _, c := range accepted {
+		if err := h.runs.audit(ctx, channel, "", "", c.Address, "accept_definition", c.Change, h.now()); err != nil {
+			return accepted, err
+		}
 	}
-	h.views.invalidate()
-	h.events.publish(Event{Kind: EventCatalog})
-	return nil
+	if len(accepted) > 0 {
+		if err := h.reloadPolicy(ctx); err != nil {
+			return accepted, err
+		}
+		h.events.publish(Event{Kind: EventCatalog})
+	}
+	return accepted, nil
 }
 
 // HasSecrets reports whether every secret a connection references is in

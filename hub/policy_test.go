@@ -1,41 +1,102 @@
 package hub
 
 import (
-	"strings"
+	"slices"
 	"testing"
 )
 
-func TestPolicyPrecedence(t *testing.T) {
-	rules := map[string]Mode{
-		"github.createIssue": Deny,
-		"github.create*":     Allow,
-		"github.*":           Ask,
-		"github":             Deny,
-		"fs":                 Allow,
-		"my-docs":            Deny,
-	}
-	remembered := map[string]Mode{"github.createComment": Deny}
-	p := NewPolicy(rules, remembered)
+func TestTargetMatchesEveryForm(t *testing.T) {
+	// A tool of source my-files (namespace myFiles), MCP name read_text_file.
+	const src, ns, name, js = "my-files", "myFiles", "read_text_file", "readTextFile"
 	for _, tc := range []struct {
-		in       PolicyInput
-		mode     Mode
-		rule     string
-		inReason string
+		target string
+		want   bool
 	}{
-		{PolicyInput{Source: "github", Namespace: "github", Address: "github.createIssue"}, Deny, "github.createIssue", "policy deny"},
-		{PolicyInput{Source: "github", Namespace: "github", Address: "github.createPullRequest"}, Allow, "github.create*", "policy allow"},
-		{PolicyInput{Source: "github", Namespace: "github", Address: "github.createComment"}, Deny, "remembered", "remembered"},
-		{PolicyInput{Source: "github", Namespace: "github", Address: "github.listIssues", ReadOnly: true}, Ask, "github.*", "policy ask"},
-		{PolicyInput{Source: "fs", Namespace: "fs", Address: "fs.writeFile"}, Allow, "fs", "policy allow"},
-		{PolicyInput{Source: "my-docs", Namespace: "myDocs", Address: "myDocs.read"}, Deny, "my-docs", "policy deny"},
-		{PolicyInput{Source: "mem", Namespace: "mem", Address: "mem.readGraph", ReadOnly: true}, Allow, "default", "read-only"},
-		{PolicyInput{Source: "mem", Namespace: "mem", Address: "mem.createEntities"}, Ask, "default", "not marked read-only"},
-		{PolicyInput{Source: "mem", Namespace: "mem", Address: "mem.readGraph", ReadOnly: true, Changed: true}, Ask, "default", "changed tool definition"},
-		{PolicyInput{Source: "fs", Namespace: "fs", Address: "fs.readFile", Changed: true}, Ask, "fs", "changed tool definition"},
+		{"myFiles.readTextFile", true},
+		{"my-files.read_text_file", true},
+		{"myFiles.read_text_file", true},
+		{"my-files.readTextFile", true},
+		{"my-files", true},
+		{"myFiles", true},
+		{"my-files.*", true},
+		{"myFiles.*", true},
+		{"my-files.read_*", true},
+		{"myFiles.read*", true},
+		{"*", true},
+		{"*.read_text_file", true},
+		{"my*", true},
+		{"myFiles.readTextFil", false},
+		{"myFiles.readtextfile", false},
+		{"files", false},
+		{"my-files.write*", false},
+		{"other.*", false},
+		{"myFiles.readTextFile.x", false},
 	} {
-		d := p.Decide(tc.in)
-		if d.Mode != tc.mode || d.Rule != tc.rule || !strings.Contains(d.Reason, tc.inReason) {
-			t.Errorf("Decide(%s) = %+v, want %s by %s (%q)", tc.in.Address, d, tc.mode, tc.rule, tc.inReason)
+		if got := targetMatches(tc.target, src, ns, name, js); got != tc.want {
+			t.Errorf("targetMatches(%q) = %v, want %v", tc.target, got, tc.want)
+		}
+	}
+}
+
+// The order policy list shows is the order rules apply: every deny first,
+// then the most specific.
+func TestPolicyOrder(t *testing.T) {
+	p := NewPolicy([]Rule{
+		{Target: "github", Mode: Allow, From: OriginConfig, AllConnections: true},
+		{Target: "github.create*", Mode: Ask, From: OriginConfig, AllConnections: true},
+		{Target: "github.createIssue", Mode: Allow, From: OriginDialog, Remembered: true, Connection: "work", Hash: "h1"},
+		{Target: "github.createIssue", Mode: Ask, From: OriginConfig, AllConnections: true},
+		{Target: "github.c*", Mode: Allow, From: OriginConfig, AllConnections: true},
+		{Target: "github", Mode: Deny, From: OriginCLI, AllConnections: true},
+		{Target: "github.deleteRepo", Mode: Deny, From: OriginDialog, Remembered: true, AllConnections: true},
+		{Target: "github.createIssue", Mode: Allow, From: OriginConfig, AllConnections: true},
+	})
+	var got []string
+	for _, r := range p.Rules() {
+		got = append(got, string(r.Mode)+" "+r.Target+" "+r.From)
+	}
+	want := []string{
+		"deny github.deleteRepo dialog",
+		"deny github cli",
+		"allow github.createIssue dialog",
+		"ask github.createIssue config",
+		"allow github.createIssue config",
+		"ask github.create* config",
+		"allow github.c* config",
+		"allow github config",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("order:\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestNormalizeTarget(t *testing.T) {
+	snap := newSnapshot([]*Tool{
+		{Source: "my-files", Namespace: "myFiles", Name: "read_text_file", JSName: "readTextFile", Address: "myFiles.readTextFile"},
+		{Source: "memory", Namespace: "memory", Name: "open_nodes", JSName: "openNodes", Address: "memory.openNodes"},
+	}, 1)
+	cfg := testConfig(map[string]*Source{"my-files": {Command: "x"}, "memory": {Command: "x"}, "later": {Command: "x"}, "off": {Command: "x", Disabled: true}})
+	for _, tc := range []struct {
+		in, want string
+		matches  int
+		notUp    []string
+		near     []string
+	}{
+		{"memory.open_nodes", "memory.openNodes", 1, nil, nil},
+		{"memory.openNodes", "memory.openNodes", 1, nil, nil},
+		{"my-files.*", "myFiles.*", 1, nil, nil},
+		{"my-files", "myFiles", 1, nil, nil},
+		{"my-files.read_text_file", "myFiles.readTextFile", 1, nil, nil},
+		{"later.do_thing", "later.do_thing", 0, []string{"later"}, nil},
+		{"memory.open_nodez", "memory.open_nodez", 0, nil, []string{"memory.open_nodes", "memory.openNodes"}},
+		{"memroy", "memroy", 0, nil, []string{"memory"}},
+	} {
+		c := checkTarget(tc.in, snap, cfg)
+		if c.Target != tc.want || c.Matches != tc.matches || !slices.Equal(c.NotUpYet, tc.notUp) || !slices.Equal(c.DidYouMean, tc.near) {
+			t.Errorf("checkTarget(%q) = %+v, want %s matching %d, not up %v, near %v", tc.in, c, tc.want, tc.matches, tc.notUp, tc.near)
+		}
+		if (c.Warning() == "") != (tc.matches > 0) {
+			t.Errorf("checkTarget(%q).Warning() = %q", tc.in, c.Warning())
 		}
 	}
 }

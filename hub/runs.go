@@ -76,6 +76,11 @@ type pendingRow struct {
 	Channel    string
 	Decided    time.Time
 	StateUsed  bool
+	// DefHash is the definition of the tool the approval was asked for: an
+	// allow holds for that definition only. Change says what changed in it
+	// since the person last accepted it ("" when nothing did).
+	DefHash string
+	Change  string
 }
 
 // Pending input kinds.
@@ -458,23 +463,23 @@ func (s runStore) putJournal(runID string, e *journalEntry, now time.Time) error
 }
 
 func (s runStore) putPending(ctx context.Context, p *pendingRow) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO pending (id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO pending (id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, def_hash, change)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, seq) DO NOTHING`,
-		p.ID, p.RunID, p.Seq, p.Kind, p.Address, p.Connection, p.ArgsHash, p.Preview, p.Reason, p.Client, p.Created.UnixMilli(), p.Expires.UnixMilli())
+		p.ID, p.RunID, p.Seq, p.Kind, p.Address, p.Connection, p.ArgsHash, p.Preview, p.Reason, p.Client, p.Created.UnixMilli(), p.Expires.UnixMilli(), p.DefHash, p.Change)
 	if err != nil {
 		return fmt.Errorf("storing pending input of run %s: %w", p.RunID, err)
 	}
 	return nil
 }
 
-const pendingCols = `id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, COALESCE(decision, ''), remember, COALESCE(channel, ''), COALESCE(decided, 0), state_used`
+const pendingCols = `id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, COALESCE(decision, ''), remember, COALESCE(channel, ''), COALESCE(decided, 0), state_used, def_hash, change`
 
 func scanPending(sc interface{ Scan(...any) error }) (*pendingRow, error) {
 	var p pendingRow
 	var created, expires, decided int64
 	if err := sc.Scan(&p.ID, &p.RunID, &p.Seq, &p.Kind, &p.Address, &p.Connection, &p.ArgsHash, &p.Preview, &p.Reason, &p.Client,
-		&created, &expires, &p.Decision, &p.Remember, &p.Channel, &decided, &p.StateUsed); err != nil {
+		&created, &expires, &p.Decision, &p.Remember, &p.Channel, &decided, &p.StateUsed, &p.DefHash, &p.Change); err != nil {
 		return nil, err
 	}
 	p.Created, p.Expires = time.UnixMilli(created), time.UnixMilli(expires)
@@ -549,8 +554,11 @@ func (s runStore) queryPending(ctx context.Context, q string, args ...any) ([]*p
 var ErrAlreadyDecided = errors.New("already decided")
 
 // decide records a decision on an open pending input, its audit row and,
-// with remember, the remembered policy, all in one transaction. Deciding an
-// input twice fails with ErrAlreadyDecided.
+// with remember, the remembered decision, all in one transaction. A
+// remembered allow holds for the approval's address, connection and
+// definition; a remembered deny for the address on the approval's
+// connection (every connection when the source has none). Deciding an input
+// twice fails with ErrAlreadyDecided.
 func (s runStore) decide(ctx context.Context, p *pendingRow, decision string, remember bool, channel, actor string, now time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -568,10 +576,17 @@ func (s runStore) decide(ctx context.Context, p *pendingRow, decision string, re
 	what := decision
 	if remember {
 		what += "_always"
-		if _, err := tx.ExecContext(ctx, `INSERT INTO remembered (address, mode, channel, at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (address) DO UPDATE SET mode = excluded.mode, channel = excluded.channel, at = excluded.at`,
-			p.Address, decision, channel, now.UnixMilli()); err != nil {
-			return err
+		var conn any = p.Connection
+		hash := p.DefHash
+		if decision == "deny" {
+			hash = ""
+			if p.Connection == "" {
+				conn = nil
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO decisions (address, connection, hash, mode, channel, at) VALUES (?, ?, ?, ?, ?, ?)`,
+			p.Address, conn, hash, decision, channel, now.UnixMilli()); err != nil {
+			return fmt.Errorf("remembering the decision on %s: %w", p.ID, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, channel, actor, pending_id, run_id, address, decision, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -598,24 +613,70 @@ func (s runStore) audit(ctx context.Context, channel, actor, runID, address, dec
 	return err
 }
 
-func (s runStore) remembered(ctx context.Context) (map[string]Mode, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT address, mode FROM remembered`)
+// remembered returns the remembered decisions as rules.
+func (s runStore) remembered(ctx context.Context) ([]Rule, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, address, connection, hash, mode, channel, at FROM decisions ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("reading remembered decisions: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]Mode{}
+	var out []Rule
 	for rows.Next() {
-		var a, m string
-		if err := rows.Scan(&a, &m); err != nil {
-			return nil, err
+		var r Rule
+		var conn sql.NullString
+		var mode string
+		var at int64
+		if err := rows.Scan(&r.ID, &r.Target, &conn, &r.Hash, &mode, &r.From, &at); err != nil {
+			return nil, fmt.Errorf("reading remembered decisions: %w", err)
 		}
-		out[a] = Mode(m)
+		r.Mode, r.Remembered, r.At = Mode(mode), true, time.UnixMilli(at)
+		r.AllConnections, r.Connection = !conn.Valid, conn.String
+		out = append(out, r)
 	}
 	return out, rows.Err()
 }
 
-func (s runStore) forget(ctx context.Context, address string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM remembered WHERE address = ?`, address)
+// forget deletes the remembered decisions for address; it reports how many
+// there were.
+func (s runStore) forget(ctx context.Context, address string) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM decisions WHERE address = ?`, address)
+	if err != nil {
+		return 0, fmt.Errorf("forgetting decisions for %s: %w", address, err)
+	}
+	return res.RowsAffected()
+}
+
+// pinDecision gives a remembered allow that was migrated without a
+// definition the one it holds for now.
+func (s runStore) pinDecision(ctx context.Context, id int64, hash string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE OR IGNORE decisions SET hash = ? WHERE id = ? AND hash = ''`, hash, id)
 	return err
+}
+
+// dropPending deletes a pending input the call no longer waits for, so it
+// can ask anew.
+func (s runStore) dropPending(ctx context.Context, id string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM pending WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("replacing pending input %s: %w", id, err)
+	}
+	return nil
+}
+
+// policyOrigins returns, per target, who last set a config rule through
+// the hub (cli, window) and the mode they set.
+func (s runStore) policyOrigins(ctx context.Context) (map[string][2]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT address, channel, decision FROM audit WHERE decision LIKE 'policy\_%' ESCAPE '\' ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("reading policy origins: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][2]string{}
+	for rows.Next() {
+		var addr, channel, what string
+		if err := rows.Scan(&addr, &channel, &what); err != nil {
+			return nil, err
+		}
+		out[addr] = [2]string{channel, strings.TrimPrefix(what, "policy_")}
+	}
+	return out, rows.Err()
 }

@@ -39,7 +39,7 @@ func TestFreshDatabase(t *testing.T) {
 	if err := db.QueryRow(`PRAGMA user_version`).Scan(&uv); err != nil || uv != len(all) {
 		t.Fatalf("user_version = %d, %v", uv, err)
 	}
-	for _, table := range []string{"tools", "tool_changes", "runs", "journal", "pending", "remembered", "audit"} {
+	for _, table := range []string{"tools", "pins", "runs", "journal", "pending", "decisions", "audit"} {
 		var n int
 		if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name=?`, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s missing (%v)", table, err)
@@ -138,11 +138,11 @@ func TestTwoHandlesShareTheFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "capabilities.db")
 	a := open(t, file, nil)
 	b := open(t, file, nil)
-	if _, err := a.Exec(`INSERT INTO remembered (address, mode, channel, at) VALUES ('x.y', 'allow', 'cli', 1)`); err != nil {
+	if _, err := a.Exec(`INSERT INTO decisions (address, connection, hash, mode, channel, at) VALUES ('x.y', '', 'h', 'allow', 'cli', 1)`); err != nil {
 		t.Fatal(err)
 	}
 	var mode string
-	if err := b.QueryRow(`SELECT mode FROM remembered WHERE address='x.y'`).Scan(&mode); err != nil || mode != "allow" {
+	if err := b.QueryRow(`SELECT mode FROM decisions WHERE address='x.y'`).Scan(&mode); err != nil || mode != "allow" {
 		t.Fatalf("second handle read %q, %v", mode, err)
 	}
 	if _, err := os.Stat(file + "-wal"); err != nil {

@@ -1,0 +1,198 @@
+package hub
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The consent gate: one pure function decides whether a call runs (allow),
+// waits for a person (ask) or is refused (deny). execute uses it for every
+// call, search and describe for what they show, and the window to explain
+// a decision.
+
+// Decision is the gate's answer for one tool on one connection, with the
+// rule that decided and the reason a person sees when it asks.
+type Decision struct {
+	Mode Mode
+	// Rule names what decided: a rule's target, "default" or "source".
+	Rule string
+	// By is the rule that decided; nil for the default and the source
+	// state.
+	By     *Rule
+	Reason string
+	// Change is set when the tool's definition changed since the person
+	// accepted it: what changed, in one line.
+	Change string
+}
+
+// GateInput is what the gate decides on: the tool (every form of its name,
+// its read-only hint, its definition and the one pinned for it), the
+// connection the call uses and its source's state.
+type GateInput struct {
+	Source    string // the source's config name
+	Namespace string
+	Name      string // the upstream MCP name
+	JSName    string // the method name
+	ReadOnly  bool
+	// Hash is the tool's definition now; Pinned the one the person
+	// consented to or first saw ("" when none is pinned yet); Change says
+	// what differs between them.
+	Hash, Pinned, Change string
+	// Connection is the connection the call uses, resolved: "" when the
+	// source has none.
+	Connection string
+	// SourceMissing and SourceDisabled describe the source in the config.
+	SourceMissing, SourceDisabled bool
+}
+
+func (in GateInput) address() string { return in.Namespace + "." + in.JSName }
+
+// changed reports whether the definition differs from the pinned one.
+func (in GateInput) changed() bool { return in.Pinned != "" && in.Pinned != in.Hash }
+
+// Gate decides a call. The first rule of p that matches the tool, the
+// connection and (for a remembered allow) the definition decides; p orders
+// every deny first, so a deny that matches beats every allow that matches,
+// whatever their scopes. Without a match, read-only tools are allowed and
+// every other tool asks. A tool whose definition changed since it was
+// pinned asks where it would be allowed, until the person accepts the new
+// definition. A source that is not configured or is disabled denies.
+func Gate(p *Policy, in GateInput) Decision {
+	addr := in.address()
+	switch {
+	case in.SourceMissing:
+		return Decision{Mode: Deny, Rule: "source", Reason: fmt.Sprintf("source %s is not in the config", in.Source)}
+	case in.SourceDisabled:
+		return Decision{Mode: Deny, Rule: "source", Reason: fmt.Sprintf("source %s is disabled", in.Source)}
+	}
+	var d Decision
+	found := false
+	for i := range p.rules {
+		r := &p.rules[i]
+		if !r.matchesTool(in.Source, in.Namespace, in.Name, in.JSName) || !r.matchesConnection(in.Connection) {
+			continue
+		}
+		if r.Remembered && r.Mode == Allow && r.Hash != in.Hash {
+			continue // given for another definition, or not pinned yet
+		}
+		d = Decision{Mode: r.Mode, Rule: r.Target, By: r, Reason: "policy " + r.String()}
+		found = true
+		break
+	}
+	if !found {
+		if in.ReadOnly {
+			d = Decision{Mode: Allow, Rule: "default", Reason: "read-only tool"}
+		} else {
+			d = Decision{Mode: Ask, Rule: "default", Reason: "policy ask (the tool is not marked read-only)"}
+		}
+	}
+	if d.Mode != Deny && in.changed() {
+		d.Change = in.Change
+		if d.Change == "" {
+			d.Change = "its definition changed"
+		}
+		d.Mode = Ask
+		d.Reason = fmt.Sprintf("changed tool definition: %s changed since you accepted it (%s); it asks until you accept the new definition", addr, d.Change)
+	}
+	return d
+}
+
+// gateInput is the gate's view of tool on connection conn under cfg.
+func gateInput(t *Tool, conn string, cfg *Config) GateInput {
+	in := GateInput{
+		Source: t.Source, Namespace: t.Namespace, Name: t.Name, JSName: t.JSName,
+		ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		Hash:     t.Hash, Pinned: t.Pinned, Change: t.Change,
+		Connection: conn,
+	}
+	switch s := cfg.Sources[t.Source]; {
+	case s == nil:
+		in.SourceMissing = true
+	case s.Disabled:
+		in.SourceDisabled = true
+	}
+	return in
+}
+
+// pinnedChange says, in one line, what differs between the pinned
+// definition (pinnedDef, its JSON, when it was kept) and cur; "" when the
+// tool is pinned to cur or to nothing.
+func pinnedChange(pinned, hash string, pinnedDef sql.NullString, cur *toolDefinition) string {
+	if pinned == "" || pinned == hash {
+		return ""
+	}
+	var old toolDefinition
+	if !pinnedDef.Valid || json.Unmarshal([]byte(pinnedDef.String), &old) != nil {
+		return "its definition changed (the accepted one was not kept)"
+	}
+	var parts []string
+	if old.Title != cur.Title {
+		parts = append(parts, "title")
+	}
+	if old.Description != cur.Description {
+		parts = append(parts, "description")
+	}
+	if a := annotationsChange(old.Annotations, cur.Annotations); a != "" {
+		parts = append(parts, a)
+	}
+	if !sameJSON(old.InputSchema, cur.InputSchema) {
+		parts = append(parts, "input schema")
+	}
+	if !sameJSON(old.OutputSchema, cur.OutputSchema) {
+		parts = append(parts, "output schema")
+	}
+	if len(parts) == 0 {
+		return "its definition changed"
+	}
+	return strings.Join(parts, ", ") + " changed"
+}
+
+// annotationsChange names what changed in a tool's annotations, with the
+// hints that matter for consent spelled out: "annotations (no longer
+// read-only, now destructive)".
+func annotationsChange(a, b *mcp.ToolAnnotations) string {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if sameJSON(ja, jb) {
+		return ""
+	}
+	var x, y mcp.ToolAnnotations
+	if a != nil {
+		x = *a
+	}
+	if b != nil {
+		y = *b
+	}
+	var notes []string
+	hint := func(was, is bool, name string) {
+		switch {
+		case was && !is:
+			notes = append(notes, "no longer "+name)
+		case !was && is:
+			notes = append(notes, "now "+name)
+		}
+	}
+	hint(x.ReadOnlyHint, y.ReadOnlyHint, "read-only")
+	hint(x.DestructiveHint == nil || *x.DestructiveHint, y.DestructiveHint == nil || *y.DestructiveHint, "destructive")
+	hint(x.IdempotentHint, y.IdempotentHint, "idempotent")
+	hint(x.OpenWorldHint == nil || *x.OpenWorldHint, y.OpenWorldHint == nil || *y.OpenWorldHint, "open-world")
+	if len(notes) == 0 {
+		return "annotations"
+	}
+	return "annotations (" + strings.Join(notes, ", ") + ")"
+}
+
+// sameJSON compares two JSON documents by value.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	ca, err1 := canonicalJSON(a)
+	cb, err2 := canonicalJSON(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
+}

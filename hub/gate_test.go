@@ -1,0 +1,224 @@
+package hub
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// gateTool is a tool of source my-files on connection personal, at
+// definition h2, pinned at h2 unless a case says otherwise.
+func gateTool(mod func(*GateInput)) GateInput {
+	in := GateInput{Source: "my-files", Namespace: "myFiles", Name: "write_file", JSName: "writeFile",
+		Hash: "h2", Pinned: "h2", Connection: "personal"}
+	if mod != nil {
+		mod(&in)
+	}
+	return in
+}
+
+func cfgRule(target string, m Mode) Rule {
+	return Rule{Target: target, Mode: m, From: OriginConfig, AllConnections: true}
+}
+
+func remembered(target string, m Mode, conn, hash string) Rule {
+	r := Rule{Target: target, Mode: m, From: OriginDialog, Remembered: true, Connection: conn, Hash: hash}
+	if m == Deny && conn == "" {
+		r.AllConnections = true
+	}
+	return r
+}
+
+func TestGate(t *testing.T) {
+	readOnly := func(in *GateInput) { in.ReadOnly = true }
+	changed := func(in *GateInput) {
+		in.Pinned, in.Change = "h1", "description, annotations (no longer read-only) changed"
+	}
+	for _, tc := range []struct {
+		name   string
+		rules  []Rule
+		in     GateInput
+		mode   Mode
+		rule   string
+		reason string
+	}{
+		{"default read-only", nil, gateTool(readOnly), Allow, "default", "read-only"},
+		{"default asks", nil, gateTool(nil), Ask, "default", "not marked read-only"},
+		{"exact allow", []Rule{cfgRule("myFiles.writeFile", Allow)}, gateTool(nil), Allow, "myFiles.writeFile", "policy allow"},
+		{"deny in MCP form", []Rule{cfgRule("my-files.write_file", Deny)}, gateTool(readOnly), Deny, "my-files.write_file", "deny"},
+		{"deny of the source name glob", []Rule{cfgRule("my-files.*", Deny), cfgRule("myFiles.writeFile", Allow)}, gateTool(readOnly), Deny, "my-files.*", "deny"},
+		{"deny of the source name", []Rule{cfgRule("my-files", Deny)}, gateTool(readOnly), Deny, "my-files", "deny"},
+		{"namespace deny beats a remembered allow", []Rule{cfgRule("myFiles", Deny), remembered("myFiles.writeFile", Allow, "personal", "h2")},
+			gateTool(nil), Deny, "myFiles", "deny"},
+		{"remembered allow", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h2")}, gateTool(nil), Allow, "myFiles.writeFile", "remembered allow"},
+		{"remembered allow beats a namespace ask", []Rule{cfgRule("myFiles", Ask), remembered("myFiles.writeFile", Allow, "personal", "h2")},
+			gateTool(nil), Allow, "myFiles.writeFile", "remembered"},
+		{"remembered allow on another connection", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h2")},
+			gateTool(func(in *GateInput) { in.Connection = "work" }), Ask, "default", "not marked read-only"},
+		{"remembered allow of another definition", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h1")},
+			gateTool(nil), Ask, "default", "not marked read-only"},
+		{"migrated allow not pinned yet", []Rule{remembered("myFiles.writeFile", Allow, "personal", "")},
+			gateTool(nil), Ask, "default", "not marked read-only"},
+		{"remembered deny on one connection", []Rule{remembered("myFiles.writeFile", Deny, "work", "")},
+			gateTool(func(in *GateInput) { in.Connection = "work" }), Deny, "myFiles.writeFile", "remembered deny"},
+		{"remembered deny on another connection", []Rule{remembered("myFiles.writeFile", Deny, "work", ""), cfgRule("myFiles", Allow)},
+			gateTool(nil), Allow, "myFiles", "allow"},
+		{"remembered deny on every connection", []Rule{remembered("myFiles.writeFile", Deny, "", ""), cfgRule("myFiles.writeFile", Allow)},
+			gateTool(nil), Deny, "myFiles.writeFile", "remembered deny"},
+		{"ask beats allow of the same target", []Rule{cfgRule("myFiles.writeFile", Allow), cfgRule("my-files.write_file", Ask)},
+			gateTool(nil), Ask, "my-files.write_file", "ask"},
+		{"exact beats glob beats namespace", []Rule{cfgRule("myFiles", Ask), cfgRule("myFiles.write*", Allow)}, gateTool(nil), Allow, "myFiles.write*", "allow"},
+		{"changed under an allow rule asks", []Rule{cfgRule("myFiles", Allow)}, gateTool(changed), Ask, "myFiles", "changed tool definition"},
+		{"changed read-only asks", nil, gateTool(func(in *GateInput) { changed(in); readOnly(in) }), Ask, "default", "no longer read-only"},
+		{"changed under a remembered allow of the old definition", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h1")},
+			gateTool(changed), Ask, "default", "changed tool definition"},
+		{"changed and denied", []Rule{cfgRule("myFiles.*", Deny)}, gateTool(changed), Deny, "myFiles.*", "deny"},
+		{"never pinned follows the rules", []Rule{cfgRule("myFiles", Allow)}, gateTool(func(in *GateInput) { in.Pinned = "" }), Allow, "myFiles", "allow"},
+		{"source removed", []Rule{cfgRule("myFiles", Allow)}, gateTool(func(in *GateInput) { in.SourceMissing = true }), Deny, "source", "not in the config"},
+		{"source disabled", []Rule{cfgRule("myFiles", Allow)}, gateTool(func(in *GateInput) { in.SourceDisabled = true }), Deny, "source", "disabled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Gate(NewPolicy(tc.rules), tc.in)
+			if d.Mode != tc.mode || d.Rule != tc.rule || !strings.Contains(d.Reason, tc.reason) {
+				t.Errorf("Gate = %s by %q (%q), want %s by %q (%q)", d.Mode, d.Rule, d.Reason, tc.mode, tc.rule, tc.reason)
+			}
+			if tc.in.Pinned != "" && tc.in.Pinned != tc.in.Hash && d.Mode == Ask && d.Change != tc.in.Change {
+				t.Errorf("Change = %q, want %q", d.Change, tc.in.Change)
+			}
+		})
+	}
+}
+
+// A universe small enough that random rules often meet random calls.
+var (
+	propTargets = []string{"myFiles", "my-files", "memory", "myFiles.writeFile", "my-files.write_file", "myFiles.readFile",
+		"my-files.read_file", "myFiles.*", "my-files.write*", "*", "memory.openNodes", "memory.open_nodes", "m*", "*.read_file"}
+	propTools = [][4]string{ // source, namespace, name, method
+		{"my-files", "myFiles", "write_file", "writeFile"},
+		{"my-files", "myFiles", "read_file", "readFile"},
+		{"memory", "memory", "open_nodes", "openNodes"},
+	}
+	propConns  = []string{"", "personal", "work"}
+	propHashes = []string{"h1", "h2", "h3"}
+	propModes  = []Mode{Allow, Ask, Deny}
+)
+
+func pick[T any](rng *rand.Rand, s []T) T { return s[rng.IntN(len(s))] }
+
+// randomRule is a config rule or a remembered decision of random scope.
+func randomRule(rng *rand.Rand) Rule {
+	r := Rule{Target: pick(rng, propTargets), Mode: pick(rng, propModes)}
+	if rng.IntN(2) == 0 {
+		r.From, r.AllConnections = OriginConfig, true
+		return r
+	}
+	r.Remembered, r.From = true, pick(rng, []string{OriginDialog, OriginClient, OriginCLI})
+	r.Target = pick(rng, propTargets[3:7]) // remembered decisions are for one address
+	r.ID = rng.Int64N(1000)
+	switch r.Mode {
+	case Ask:
+		r.Mode = Allow
+		fallthrough
+	case Allow:
+		r.Connection, r.Hash = pick(rng, propConns), pick(rng, append(propHashes, ""))
+	case Deny:
+		if rng.IntN(2) == 0 {
+			r.AllConnections = true
+		} else {
+			r.Connection = pick(rng, propConns)
+		}
+	}
+	return r
+}
+
+func randomInput(rng *rand.Rand) GateInput {
+	t := pick(rng, propTools)
+	in := GateInput{Source: t[0], Namespace: t[1], Name: t[2], JSName: t[3], ReadOnly: rng.IntN(2) == 0,
+		Hash: pick(rng, propHashes), Pinned: pick(rng, append(propHashes, "")), Connection: pick(rng, propConns)}
+	if in.Pinned != in.Hash {
+		in.Change = "description changed"
+	}
+	return in
+}
+
+// checkGate checks the gate's promises for one random rule set and call:
+// a deny that matches wins whatever the allows; a changed definition never
+// runs unasked; an allow has a reason (an allow that holds in its scope, or
+// the read-only default with no rule at all); and the order the rules come
+// in does not matter.
+func checkGate(t *testing.T, rng *rand.Rand) {
+	rules := make([]Rule, rng.IntN(8))
+	for i := range rules {
+		rules[i] = randomRule(rng)
+	}
+	in := randomInput(rng)
+	d := Gate(NewPolicy(rules), in)
+	denied, allowed, anyMatch := false, false, false
+	for i := range rules {
+		r := &rules[i]
+		if !r.matchesTool(in.Source, in.Namespace, in.Name, in.JSName) || !r.matchesConnection(in.Connection) {
+			continue
+		}
+		switch {
+		case r.Mode == Deny:
+			denied = true
+		case r.Mode == Allow && (!r.Remembered || r.Hash == in.Hash):
+			allowed = true
+		}
+		if r.Mode != Allow || !r.Remembered || r.Hash == in.Hash {
+			anyMatch = true
+		}
+	}
+	desc := func() string {
+		var b strings.Builder
+		for _, r := range rules {
+			fmt.Fprintf(&b, "\n  %+v", r)
+		}
+		return fmt.Sprintf("call %+v under rules:%s\ngot %s by %q (%s)", in, b.String(), d.Mode, d.Rule, d.Reason)
+	}
+	if denied && d.Mode != Deny {
+		t.Fatalf("a matching deny lost: %s", desc())
+	}
+	if !denied && d.Mode == Deny {
+		t.Fatalf("denied without a matching deny: %s", desc())
+	}
+	if in.Pinned != "" && in.Pinned != in.Hash && d.Mode == Allow {
+		t.Fatalf("a changed definition runs unasked: %s", desc())
+	}
+	if d.Mode == Allow && !allowed && (anyMatch || !in.ReadOnly) {
+		t.Fatalf("allowed without an allow: %s", desc())
+	}
+	shuffled := append([]Rule(nil), rules...)
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	if d2 := Gate(NewPolicy(shuffled), in); d2.Mode != d.Mode || d2.Rule != d.Rule || d2.Reason != d.Reason {
+		t.Fatalf("the rules' order changed the decision to %s by %q: %s", d2.Mode, d2.Rule, desc())
+	}
+}
+
+// TestGateProperties runs checkGate over many seeded random rule sets.
+func TestGateProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 2026))
+	for range 20000 {
+		checkGate(t, rng)
+	}
+}
+
+// FuzzGate is checkGate with the fuzzer choosing the seed:
+// go test -fuzz FuzzGate ./hub
+func FuzzGate(f *testing.F) {
+	for _, s := range []uint64{0, 1, 14, 1 << 40} {
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:], s)
+		f.Add(b[:])
+	}
+	f.Fuzz(func(t *testing.T, seed []byte) {
+		var b [16]byte
+		copy(b[:], seed)
+		rng := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])))
+		for range 50 {
+			checkGate(t, rng)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,22 +144,58 @@ func TestBrokenConfigIsNamed(t *testing.T) {
 
 func TestPolicy(t *testing.T) {
 	home := t.TempDir()
+	// A source that never comes up: its rules are kept, with a warning.
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {"my-notes": {"command": "/nonexistent/notes-server"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if r := cli(t, home, "", "policy", "list"); r.code != 0 || !strings.Contains(r.stdout, "No rules") {
 		t.Fatalf("%+v", r)
 	}
-	for _, args := range [][]string{{"github.createIssue", "ASK"}, {"github.list*", "allow"}, {"filesystem", "deny"}} {
-		if r := cli(t, home, "", append([]string{"policy", "set"}, args...)...); r.code != 0 {
-			t.Fatalf("set %v: %+v", args, r)
-		}
+	// An allow or ask that matches nothing is refused, unless forced.
+	r := cli(t, home, "", "policy", "set", "github.createIssue", "ASK")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "matches no tool and no source") || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("unmatched ask: %+v", r)
 	}
-	if r := cli(t, home, "", "policy", "set", "bad key", "allow"); r.code != exitFailure || !strings.Contains(r.stderr, "policy.bad key: not an address") {
+	if r := cli(t, home, "", "policy", "set", "github.createIssue", "ask", "--force"); r.code != 0 || !strings.Contains(r.stderr, "warning:") {
+		t.Fatalf("forced ask: %+v", r)
+	}
+	// A deny is always kept, with the warning.
+	if r := cli(t, home, "", "policy", "set", "filesystem", "deny"); r.code != 0 || !strings.Contains(r.stderr, "matches no tool and no source") {
+		t.Fatalf("unmatched deny: %+v", r)
+	}
+	// A rule for a source that is not up yet names it; the source's config
+	// name becomes its namespace.
+	r = cli(t, home, "", "policy", "set", "my-notes.send_note", "allow")
+	if r.code != 0 || !strings.Contains(r.stderr, "source my-notes has not listed its tools") || !strings.Contains(r.stdout, "myNotes.send_note allow (written my-notes.send_note)") {
+		t.Fatalf("rule for a source not up yet: %+v", r)
+	}
+	if r := cli(t, home, "", "policy", "set", "bad key", "allow"); r.code != exitFailure || !strings.Contains(r.stderr, "not an address") {
 		t.Fatalf("bad key: %+v", r)
 	}
-	r := cli(t, home, "", "policy", "list")
-	for _, want := range []string{"github.createIssue  ask", "github.list*        allow", "filesystem          deny"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("policy list lacks %q:\n%s", want, r.stdout)
+	// Every deny first, then the most specific; each with its origin.
+	r = cli(t, home, "", "policy", "list")
+	lines := strings.Split(r.stdout, "\n")
+	if r.code != 0 || len(lines) < 4 {
+		t.Fatalf("policy list: %+v", r)
+	}
+	for i, want := range [][]string{{"1", "filesystem", "deny", "cli", "every", "connection"}, {"2", "github.createIssue", "ask", "cli"}, {"3", "myNotes.send_note", "allow", "cli"}} {
+		if got := strings.Fields(lines[i+1]); len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+			t.Errorf("policy list line %d = %q, want %q\n%s", i+1, lines[i+1], want, r.stdout)
 		}
+	}
+	if !strings.Contains(r.stdout, "warning: rule 1: filesystem matches no tool") {
+		t.Errorf("policy list does not flag the rule that matches nothing:\n%s", r.stdout)
+	}
+	// policy remove, in the other naming form.
+	if r := cli(t, home, "", "policy", "remove", "my-notes.send_note"); r.code != 0 || !strings.Contains(r.stdout, "Removed 1 rule for myNotes.send_note") {
+		t.Fatalf("remove: %+v", r)
+	}
+	if r := cli(t, home, "", "policy", "remove", "github.createIsue"); r.code != exitFailure || !strings.Contains(r.stderr, "did you mean github.createIssue") {
+		t.Fatalf("remove of no rule: %+v", r)
+	}
+	b, _ := os.ReadFile(filepath.Join(home, "config.json"))
+	if strings.Contains(string(b), "send_note") || !strings.Contains(string(b), "github.createIssue") {
+		t.Errorf("config.json after remove:\n%s", b)
 	}
 }
 

@@ -34,11 +34,11 @@ CAPABILITIES_HOME. Where there is no display it runs headless.`,
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown subcommand %q (status, stop, runs, approve)", args[0])
+				return usagef("unknown subcommand %q (status, stop, runs, approve, accept)", args[0])
 			}
 			return runHub(ctx, e, hubRunOptions{headless: headless, httpAddr: httpAddr})
 		},
-		subs: []*command{hubStatusCommand(), hubStopCommand(), hubRunsCommand(), hubApproveCommand(), hubAutostartCommand(), hubTokenCommand()},
+		subs: []*command{hubStatusCommand(), hubStopCommand(), hubRunsCommand(), hubApproveCommand(), hubAcceptCommand(), hubAutostartCommand(), hubTokenCommand()},
 	}
 }
 
@@ -405,6 +405,42 @@ and honoured when the model resumes the run.`,
 	}
 }
 
+func hubAcceptCommand() *command {
+	return &command{
+		name: "accept", args: "ADDRESS|NAMESPACE",
+		summary: "Accept the changed definition of a tool, so its calls stop asking because of the change",
+		long: `A tool whose definition (description, annotations, schema) changed since you
+consented to it is marked [changed] in search and describe, and its calls ask
+under any allow until you accept the new definition. ADDRESS may use the
+JavaScript or the MCP names (memory.openNodes, memory.open_nodes); a namespace
+accepts every changed tool in it. Works whether or not a hub is running.`,
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("needs exactly one ADDRESS")
+			}
+			var accepted []hub.ToolChange
+			in := map[string]string{"target": args[0], "channel": hub.ChannelCLI}
+			err := withHub(ctx, e,
+				func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/accept", in, &accepted) },
+				func(h *hub.Hub) (err error) {
+					accepted, err = h.AcceptDefinitions(ctx, args[0], hub.ChannelCLI)
+					return err
+				})
+			if err != nil {
+				return withHint(err, "changed tools are marked [changed] in 'capabilities search'")
+			}
+			if len(accepted) == 0 {
+				fmt.Fprintf(e.Stdout, "Nothing to accept: %s has no changed definition.\n", args[0])
+				return nil
+			}
+			for _, c := range accepted {
+				fmt.Fprintf(e.Stdout, "Accepted %s (%s).\n", c.Address, oneLine(c.Change))
+			}
+			return nil
+		},
+	}
+}
+
 func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bool, decide func(id, decision string) error) error {
 	var approvals []hub.Approval
 	for _, a := range pend {
@@ -426,9 +462,12 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 		if a.DefaultConnection {
 			conn += " (default)"
 		}
-		fmt.Fprintf(e.Stdout, "[%d/%d] %s\n  connection: %s\n  reason:     %s\n  run:        %s", i+1, len(approvals), a.Address, orDash(conn), a.Reason, a.RunID)
+		fmt.Fprintf(e.Stdout, "[%d/%d] %s\n  connection: %s\n  reason:     %s\n  run:        %s", i+1, len(approvals), a.Address, orDash(conn), oneLine(a.Reason), a.RunID)
 		if a.Client != "" {
 			fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
+		}
+		if a.Change != "" {
+			fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition)", oneLine(a.Change))
 		}
 		fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n", indent(a.Preview, "    "))
 		if a.Expired {

@@ -96,29 +96,16 @@ func execute(ctx context.Context, req Request, prepared prepareFunc) Outcome {
 	return r.run(prog)
 }
 
-// reserved names cannot be namespaces: they are the sandbox's own globals
-// or JavaScript's.
-var reserved = map[string]bool{
-	"hub": true, "console": true, "ToolError": true, "crypto": true, "Date": true, "Math": true, "JSON": true,
-	"Object": true, "Array": true, "String": true, "Number": true, "Boolean": true, "Symbol": true, "Promise": true,
-	"Error": true, "TypeError": true, "RangeError": true, "Reflect": true, "Proxy": true, "Map": true, "Set": true,
-	"WeakMap": true, "WeakSet": true, "RegExp": true, "BigInt": true, "globalThis": true, "Function": true, "eval": true,
-	"undefined": true, "NaN": true, "Infinity": true, "setTimeout": true, "clearTimeout": true, "structuredClone": true,
-	"TextEncoder": true, "TextDecoder": true, "atob": true, "btoa": true, "arguments": true,
-}
-
-var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
-
 func checkNamespaces(nss []Namespace) *Error {
 	seen := map[string]bool{}
 	for _, ns := range nss {
-		if !identRe.MatchString(ns.Name) || reserved[ns.Name] || seen[ns.Name] {
+		if err := CheckNamespace(ns.Name); err != nil || seen[ns.Name] {
 			return newError(CodeInvalidRequest, "namespace name %q is not a free JavaScript identifier", ns.Name)
 		}
 		seen[ns.Name] = true
 		tools := map[string]bool{}
 		for _, t := range ns.Tools {
-			if !identRe.MatchString(t) || tools[t] {
+			if CheckTool(t) != nil || tools[t] {
 				return newError(CodeInvalidRequest, "tool name %q in namespace %s is not a distinct JavaScript identifier", t, ns.Name)
 			}
 			tools[t] = true

@@ -146,6 +146,11 @@ func (p *pool) Run(ctx context.Context, req Request) Outcome {
 	p.mu.Unlock()
 	defer p.wg.Done()
 
+	// Checked here too: workers prepare runtimes for the namespaces noted,
+	// and namespaces that cannot be installed would fail every start.
+	if err := checkNamespaces(req.Namespaces); err != nil {
+		return failed(err)
+	}
 	p.expect.note(req.Namespaces)
 	p.restock.started()
 	w, fail := p.take(ctx)

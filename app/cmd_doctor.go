@@ -91,6 +91,8 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 		cfg = nil
 	} else if _, statErr := os.Stat(paths.Config()); statErr != nil {
 		out = append(out, check{name: "config", warn: true, info: "no config.json yet", fix: "run 'capabilities hub' once (it imports your clients' servers), or 'capabilities source add'"})
+	} else if refused := cfg.Refused(); len(refused) > 0 {
+		out = append(out, check{name: "config", warn: true, info: oneLine(refused.Error()), fix: "rename the source in " + paths.Config() + " as suggested; the other sources are served"})
 	} else {
 		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d sources", paths.Config(), len(cfg.Sources))})
 	}

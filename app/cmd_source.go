@@ -91,6 +91,14 @@ func sourceCommand() *command {
 						return err
 					}
 					s, ok := cfg.Sources[args[0]]
+					if !ok && cfg.DropRefused(args[0]) {
+						// Never served, so it has no secrets of its own yet.
+						if err := cfg.Save(path); err != nil {
+							return err
+						}
+						fmt.Fprintf(e.Stdout, "Removed source %s.\n", args[0])
+						return nil
+					}
 					if !ok {
 						return unknownSource(cfg, args[0])
 					}
@@ -228,6 +236,9 @@ config.json only references them.`,
 			res, err := importSources(cfg, path, imp, splitList(only), replace, kc)
 			if err != nil {
 				return err
+			}
+			for _, r := range imp.Refused {
+				fmt.Fprintf(e.Stderr, "Skipped: %v\n", r)
 			}
 			for _, n := range res.skipped {
 				fmt.Fprintf(e.Stdout, "Skipped %s: a source of that name exists (use --replace).\n", n)

@@ -44,6 +44,8 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 	st := Status{Home: h.paths.Home, PID: os.Getpid(), Paused: h.paused.Load()}
 	if err := h.ConfigError(); err != nil {
 		st.ConfigError = err.Error()
+	} else if refused := h.Config().Refused(); len(refused) > 0 {
+		st.ConfigError = refused.Error()
 	}
 	snap := h.catalog.Snapshot()
 	counts := map[string]int{}

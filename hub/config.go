@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // Config is the person's hand-editable config.json.
@@ -27,6 +29,11 @@ type Config struct {
 	Policy map[string]Mode `json:"-"`
 
 	extra map[string]json.RawMessage // unknown top-level keys, kept on save
+
+	// refused are sources whose names cannot be namespaces, as written in
+	// the file: they are not served, and kept on save. refusals say why.
+	refused  map[string]json.RawMessage
+	refusals ConfigErrors
 }
 
 // Source is one upstream MCP server.
@@ -112,16 +119,6 @@ var (
 	policyKeyRE  = regexp.MustCompile(`^[A-Za-z_$*?][A-Za-z0-9_$*?\[\]-]*(\.[A-Za-z0-9_$*?\[\]-]+)?$`)
 )
 
-// reservedNamespaces are guest globals a source may not shadow.
-var reservedNamespaces = map[string]bool{
-	"hub": true, "console": true, "ToolError": true, "Date": true, "Math": true,
-	"JSON": true, "Object": true, "Array": true, "Promise": true, "crypto": true,
-	"globalThis": true, "setTimeout": true, "clearTimeout": true, "structuredClone": true,
-	"TextEncoder": true, "TextDecoder": true, "atob": true, "btoa": true, "String": true,
-	"Number": true, "Boolean": true, "Symbol": true, "Error": true, "TypeError": true,
-	"Reflect": true, "Proxy": true, "Map": true, "Set": true, "RegExp": true, "undefined": true,
-}
-
 // LoadConfig reads and validates path. A missing file is an empty config.
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
@@ -161,8 +158,17 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 		}
 		for _, name := range sortedKeys(srcs) {
 			at := key + "." + name
-			if _, dup := c.Sources[name]; dup {
+			if _, dup := c.Sources[name]; dup || c.refused[name] != nil {
 				add(at, "source %q is defined under both \"sources\" and \"mcpServers\"", name)
+				continue
+			}
+			if problem := sourceNameProblem(name); problem != "" {
+				// Refused alone: the other sources keep serving.
+				if c.refused == nil {
+					c.refused = map[string]json.RawMessage{}
+				}
+				c.refused[name] = srcs[name]
+				c.refusals = append(c.refusals, &ConfigError{File: file, Key: at, Problem: problem + "; the source is not served until it is renamed"})
 				continue
 			}
 			s, err := parseSource(srcs[name], at, add)
@@ -291,11 +297,68 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 	return s, nil
 }
 
-func validateSource(name string, s *Source, at string, add func(string, string, ...any)) {
+// Refused returns the sources of the file that are not served because
+// their names cannot be namespaces, each with the file, the key and a
+// suggested name. Nil when every source is served.
+func (c *Config) Refused() ConfigErrors { return c.refusals }
+
+// DropRefused removes a refused source from the config (it is then gone
+// from the file on the next save) and reports whether there was one.
+func (c *Config) DropRefused(name string) bool {
+	if _, ok := c.refused[name]; !ok {
+		return false
+	}
+	delete(c.refused, name)
+	kept := c.refusals[:0:0]
+	for _, e := range c.refusals {
+		if e.Key != "sources."+name && e.Key != "mcpServers."+name {
+			kept = append(kept, e)
+		}
+	}
+	c.refusals = kept
+	return true
+}
+
+// sourceNameProblem says why name cannot be a source's name, with a name
+// that can, or "" when it can. A source's namespace is a global of the
+// sandbox, so the sandbox's own check decides.
+func sourceNameProblem(name string) string {
 	if !sourceNameRE.MatchString(name) {
-		add(at, "source name must start with a letter or _ and hold only letters, digits, _ and - (at most 64)")
-	} else if reservedNamespaces[Namespace(name)] {
-		add(at, "source name %q would shadow the sandbox global %q; pick another name", name, Namespace(name))
+		return fmt.Sprintf("source name must start with a letter or _ and hold only letters, digits, _ and - (at most 64); rename it, for example to %q", suggestSourceName(name))
+	}
+	if err := sandbox.CheckNamespace(Namespace(name)); err != nil {
+		return fmt.Sprintf("source name %q is the global %s in code, and %v; rename it, for example to %q", name, Namespace(name), err, suggestSourceName(name))
+	}
+	return ""
+}
+
+// suggestSourceName turns name into one sourceNameProblem accepts.
+func suggestSourceName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r < 0x80 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
+			b.WriteRune(r)
+		case b.Len() > 0:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		s = "source-" + s
+	}
+	s = strings.TrimRight(s[:min(len(s), 52)], "-")
+	for _, suffix := range []string{"", "-mcp", "-source", "-tools"} {
+		if c := s + suffix; sourceNameRE.MatchString(c) && sandbox.CheckNamespace(Namespace(c)) == nil {
+			return c
+		}
+	}
+	return "my-source"
+}
+
+func validateSource(name string, s *Source, at string, add func(string, string, ...any)) {
+	if problem := sourceNameProblem(name); problem != "" {
+		add(at, "%s", problem)
 	}
 	switch {
 	case s.Command == "" && s.URL == "":
@@ -469,8 +532,15 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	for k, v := range c.extra {
 		out[k] = v
 	}
-	if len(c.Sources) > 0 {
-		out["sources"] = c.Sources
+	if len(c.Sources)+len(c.refused) > 0 {
+		srcs := make(map[string]any, len(c.Sources)+len(c.refused))
+		for k, v := range c.refused {
+			srcs[k] = v
+		}
+		for k, v := range c.Sources {
+			srcs[k] = v
+		}
+		out["sources"] = srcs
 	}
 	if len(c.Policy) > 0 {
 		out["policy"] = c.Policy

@@ -89,8 +89,6 @@ func TestConfigValidation(t *testing.T) {
 		{"args type", `{"sources": {"a": {"command": "x", "args": "y"}}}`, []string{"sources.a.args: must be an array of strings"}},
 		{"env type", `{"sources": {"a": {"command": "x", "env": {"A": 1}}}}`, []string{"sources.a.env: must be an object of string values"}},
 		{"command type", `{"sources": {"a": {"command": 3}}}`, []string{"sources.a.command: must be a string"}},
-		{"bad name", `{"sources": {"9lives": {"command": "x"}}}`, []string{"sources.9lives: source name must start with a letter"}},
-		{"reserved name", `{"sources": {"console": {"command": "x"}}}`, []string{`would shadow the sandbox global "console"`}},
 		{"sse", `{"sources": {"a": {"url": "http://h/sse", "type": "sse"}}}`, []string{"sources.a.type: \"sse\" is the retired"}},
 		{"unknown type", `{"sources": {"a": {"command": "x", "type": "pipe"}}}`, []string{`sources.a.type: unknown transport "pipe"`}},
 		{"bad url", `{"sources": {"a": {"url": "ftp://h"}}}`, []string{"sources.a.url: must be an http:// or https:// URL"}},
@@ -130,6 +128,41 @@ func TestConfigValidation(t *testing.T) {
 				t.Errorf("error %T is not a ConfigError", err)
 			}
 		})
+	}
+}
+
+// A source whose name cannot be a namespace is refused alone: the rest
+// of the file is served.
+func TestConfigRefusesSourceNames(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"9lives", `sources.9lives: source name must start with a letter or _ and hold only letters, digits, _ and - (at most 64); rename it, for example to "source-9lives"`},
+		{"console", `sources.console: source name "console" is the global console in code, and "console" would shadow the sandbox global console; rename it, for example to "console-mcp"`},
+		{"eval", `sources.eval: source name "eval" is the global eval in code, and "eval" is a reserved word in JavaScript; rename it, for example to "eval-mcp"`},
+		{"parse-int", `sources.parse-int: source name "parse-int" is the global parseInt in code`},
+		{"is_nan", ""},
+		{"my files", `rename it, for example to "my-files"`},
+	} {
+		in := `{"sources": {"ok": {"command": "x"}, "` + tc.name + `": {"command": "y"}}}`
+		cfg, err := ParseConfig("/home/p/config.json", []byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.want == "" {
+			if len(cfg.Refused()) != 0 || cfg.Sources[tc.name] == nil {
+				t.Errorf("%s: refused %v", tc.name, cfg.Refused())
+			}
+			continue
+		}
+		if cfg.Sources["ok"] == nil || cfg.Sources[tc.name] != nil {
+			t.Errorf("%s: sources %v", tc.name, sortedKeys(cfg.Sources))
+		}
+		if msg := cfg.Refused().Error(); !strings.HasPrefix(msg, "/home/p/config.json: ") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: refused %q, want %q", tc.name, msg, tc.want)
+		}
+		b, _ := json.Marshal(cfg)
+		if !strings.Contains(string(b), `"`+tc.name+`":{"command":"y"}`) {
+			t.Errorf("%s: not kept on save: %s", tc.name, b)
+		}
 	}
 }
 

@@ -40,6 +40,9 @@ func Discover(configs []ClientConfig) (found []Found, problems []error) {
 			problems = append(problems, err)
 			continue
 		}
+		for _, r := range imp.Refused {
+			problems = append(problems, r)
+		}
 		for _, name := range sortedKeys(imp.Sources) {
 			if name == "capabilities" || seen[name] {
 				continue // the hub itself, or already found in another client

@@ -179,6 +179,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 	h.cfg = cfg
 	h.cfgStat = stampOf(h.paths.Config())
+	h.logRefused(cfg)
 	if err := h.reloadPolicy(ctx); err != nil {
 		db.Close()
 		h.driver.Close()
@@ -401,6 +402,7 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 	h.cfg, h.cfgErr = cfg, nil
 	h.cfgMu.Unlock()
 	h.log.Info("config reloaded", "sources", len(cfg.Sources))
+	h.logRefused(cfg)
 	h.up.SetConfig(cfg)
 	if err := h.reloadPolicy(ctx); err != nil {
 		return err
@@ -408,6 +410,13 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 	h.goBackground(func() { h.refresh(ctx) })
 	h.events.publish(Event{Kind: EventConfig})
 	return nil
+}
+
+// logRefused warns about each source cfg does not serve for its name.
+func (h *Hub) logRefused(cfg *Config) {
+	for _, r := range cfg.Refused() {
+		h.log.Warn("config.json: a source is not served", "key", r.Key, "problem", r.Problem)
+	}
 }
 
 // SaveConfig validates cfg, writes it to config.json and applies it.

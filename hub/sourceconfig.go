@@ -13,6 +13,9 @@ type Import struct {
 	Sources map[string]*Source
 	Secrets map[string]string // keychain key -> secret
 	Moved   []string          // "source.env.VAR" of each value moved into the keychain
+	// Refused are the file's sources whose names cannot be namespaces; they
+	// are not imported.
+	Refused ConfigErrors
 }
 
 // ImportConnection is the connection name imported secrets are filed under.
@@ -59,7 +62,7 @@ func ParseImport(file string, data []byte) (*Import, error) {
 	if err != nil {
 		return nil, err
 	}
-	imp := &Import{Sources: map[string]*Source{}, Secrets: map[string]string{}}
+	imp := &Import{Sources: map[string]*Source{}, Secrets: map[string]string{}, Refused: cfg.Refused()}
 	for _, name := range sortedKeys(cfg.Sources) {
 		s := cfg.Sources[name]
 		moved := false

@@ -368,7 +368,7 @@ func (s *Snapshot) sandboxNamespaces(cfg *Config) []sandbox.Namespace {
 	open := map[string]bool{}
 	for _, name := range sortedKeys(cfg.Sources) {
 		ns := Namespace(name)
-		if _, taken := byNS[ns]; taken || jsReserved[ns] || reservedNamespaces[ns] || !identifierRe.MatchString(ns) || identifierRe.FindString(ns) != ns {
+		if _, taken := byNS[ns]; taken || sandbox.CheckNamespace(ns) != nil {
 			continue
 		}
 		byNS[ns], open[ns] = nil, true

@@ -219,11 +219,22 @@ func TestPolicyDenyHidesAndThrows(t *testing.T) {
 
 func TestInvalidArgumentsNameTheField(t *testing.T) {
 	h := e2eNewHub(t, Options{}, nil)
-	env := h.exec(t, `try { await everything.getSum({ a: "one", b: 2 }); } catch (e) { return [e.code, e.message]; }`)
-	if !strings.Contains(string(env.Result), "invalid_arguments") || !strings.Contains(string(env.Result), "a") {
+	env := h.exec(t, `const out = [];
+for (const args of [{ a: "one", b: 2 }, { a: 1, b: "two" }]) {
+	try { await everything.getSum(args); out.push("called"); } catch (e) { out.push([e.code, e.message]); }
+}
+return out;`)
+	var got [][2]string
+	if err := json.Unmarshal(env.Result, &got); err != nil || len(got) != 2 {
 		t.Fatalf("%s", env.Line())
 	}
-	if len(env.Calls) != 1 || env.Calls[0].OK {
+	for i, field := range []string{"a", "b"} {
+		other := "/properties/" + map[string]string{"a": "b", "b": "a"}[field]
+		if got[i][0] != CodeInvalidArgs || !strings.Contains(got[i][1], "/properties/"+field+":") || strings.Contains(got[i][1], other) || !strings.Contains(got[i][1], `want "number"`) {
+			t.Errorf("getSum with a bad %s: %q; want %s naming /properties/%s and the type wanted", field, got[i], CodeInvalidArgs, field)
+		}
+	}
+	if len(env.Calls) != 2 || env.Calls[0].OK || env.Calls[1].OK {
 		t.Errorf("calls %+v", env.Calls)
 	}
 }

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
+
+	"capabilities.sh/capabilities/hub"
 )
 
 // newTestController wires a controller to a fake hub on the test driver. The
@@ -257,38 +260,61 @@ func texts(o fyne.CanvasObject) []string {
 	return out
 }
 
+// TestDialogNeverShowsSecrets: arguments that hold a secret reach the
+// dialog the way a real approval does, previewed by the hub's own
+// redactor from the raw arguments, and the way a hub that forgot to redact
+// would send them, raw; neither shows the secret.
 func TestDialogNeverShowsSecrets(t *testing.T) {
-	h := newFakeHub()
-	c := newTestController(t, h, t0)
-	d := c.dialog
-	a1, r1 := sampleApproval("ap_1", t0)
-	a2, r2 := longApproval("ap_2", t0.Add(time.Second))
-	// A hub that forgot to redact one field: the UI masks it by its key.
-	a3, r3 := slackApproval("ap_3", t0.Add(2*time.Second))
-	a3.Preview = `{"channel":"#eng","api_key":"` + testSecret + `"}`
-	r3 = a3.Preview
-	for _, x := range []struct {
-		a   Approval
-		raw string
-	}{{a1, r1}, {a2, r2}, {a3, r3}} {
-		if !strings.Contains(x.raw, testSecret) {
-			t.Fatalf("the raw arguments of %s lack the secret; the test proves nothing", x.a.ID)
-		}
-		h.add(x.a, x.raw)
-	}
-	c.step()
-	d.win.Resize(fyne.NewSize(720, 600))
-	for i := range d.items {
-		d.cur = i
-		d.refresh()
-		all := texts(d.win.Content())
-		joined := strings.Join(all, "\n")
-		if strings.Contains(joined, testSecret) {
-			t.Errorf("%s: the dialog shows the secret", d.items[i].a.ID)
-		}
-		if !strings.Contains(joined, d.items[i].a.Address) || !strings.Contains(joined, "[redacted]") {
-			t.Errorf("%s: the walk missed the address or the preview:\n%s", d.items[i].a.ID, joined)
-		}
+	a1, r1 := sampleApproval("ap_1", t0)                  // under "token"
+	a2, r2 := longApproval("ap_2", t0.Add(time.Second))   // under "password", deep in a long preview
+	a3, _ := slackApproval("ap_3", t0.Add(2*time.Second)) // under "api_key"
+	a4, _ := slackApproval("ap_4", t0.Add(3*time.Second)) // in free text: only the hub's shapes catch it
+	r3 := `{"channel":"#eng","api_key":"` + testSecret + `"}`
+	r4 := `{"channel":"#eng","text":"deploy with ` + testSecret + ` please"}`
+	fixtures := []struct {
+		a     Approval
+		raw   string
+		byHub bool // only the hub's redaction can find it
+	}{{a1, r1, false}, {a2, r2, false}, {a3, r3, false}, {a4, r4, true}}
+	for _, mode := range []string{"redacted by the hub", "sent raw"} {
+		t.Run(mode, func(t *testing.T) {
+			h := newFakeHub()
+			c := newTestController(t, h, t0)
+			d := c.dialog
+			n := 0
+			for _, f := range fixtures {
+				if !strings.Contains(f.raw, testSecret) {
+					t.Fatalf("the raw arguments of %s lack the secret; the test proves nothing", f.a.ID)
+				}
+				a := f.a
+				if mode == "sent raw" {
+					if f.byHub {
+						continue
+					}
+					a.Preview = f.raw
+				} else {
+					a.Preview = hub.Redactor{}.Preview(json.RawMessage(f.raw))
+				}
+				h.add(a, f.raw)
+				n++
+			}
+			c.step()
+			d.win.Resize(fyne.NewSize(720, 600))
+			if len(d.items) != n {
+				t.Fatalf("the dialog holds %d approvals, want %d", len(d.items), n)
+			}
+			for i := range d.items {
+				d.cur = i
+				d.refresh()
+				joined := strings.Join(texts(d.win.Content()), "\n")
+				if strings.Contains(joined, testSecret) || strings.Contains(joined, testSecret[len(testSecret)/2:]) {
+					t.Errorf("%s: the dialog shows the secret", d.items[i].a.ID)
+				}
+				if !strings.Contains(joined, d.items[i].a.Address) || !strings.Contains(joined, "[redacted]") {
+					t.Errorf("%s: the walk missed the address or the preview:\n%s", d.items[i].a.ID, joined)
+				}
+			}
+		})
 	}
 }
 

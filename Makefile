@@ -59,6 +59,7 @@ cross:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzPrepare$$' -fuzztime 20000x ./sandbox
 	$(GO) test -run '^$$' -fuzz '^FuzzJSONToValue$$' -fuzztime 30000x ./sandbox
+	$(GO) test -run '^$$' -fuzz '^FuzzGate$$' -fuzztime 20000x ./hub
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -197,6 +197,9 @@ func TestPolicy(t *testing.T) {
 	if strings.Contains(string(b), "send_note") || !strings.Contains(string(b), "github.createIssue") {
 		t.Errorf("config.json after remove:\n%s", b)
 	}
+	if r := cli(t, home, "", "hub", "accept", "github.createIssue"); r.code != exitFailure || !strings.Contains(r.stderr, "no such tool or namespace") || !strings.Contains(r.stderr, "hint:") {
+		t.Errorf("hub accept of an unknown tool: %+v", r)
+	}
 }
 
 // requireKeychain skips without a Secret Service, except under CI.

@@ -339,6 +339,13 @@ func TestAlwaysAllowHoldsForItsConnection(t *testing.T) {
 	if len(rules) != 1 || !strings.HasPrefix(rules[0].Scope, "connection personal, definition ") {
 		t.Errorf("policy list scope: %+v", rules)
 	}
+	// The window's explanation agrees, in either naming form.
+	if d, err := h.Explain("mem.create_entities", ""); err != nil || d.Mode != Allow || d.By == nil || !d.By.Remembered {
+		t.Errorf("Explain on the default connection = %+v, %v", d, err)
+	}
+	if d, err := h.Explain("mem.createEntities", "work"); err != nil || d.Mode != Ask || d.Rule != "default" {
+		t.Errorf("Explain on work = %+v, %v", d, err)
+	}
 }
 
 // calls lists every call the code made: refused ones (unknown connection,

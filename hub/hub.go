@@ -9,8 +9,10 @@
 //   - lookup.go: search and describe, over the catalog, as text for models.
 //   - execute.go, runs.go, journal.go, envelope.go: runs of model code, their
 //     journal (committed in groups) and replay.
-//   - policy.go, approvals.go, redact.go: allow, ask or deny; decisions from
-//     the person through a dialog, the client's own form or the CLI.
+//   - gate.go, policy.go, approvals.go, redact.go: the consent gate (allow,
+//     ask or deny, from the rules, the remembered decisions and the pinned
+//     tool definitions); decisions from the person through a dialog, the
+//     client's own form or the CLI.
 //   - mcpserver.go: the three MCP tools.
 //   - service.go, shim.go, httpserve.go, api.go: the local API on a unix socket,
 //     the stdio shim clients start, and the optional loopback HTTP endpoint.

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"time"
+
+	"github.com/dop251/goja"
 )
 
 // timed runs f with panics recovered and the compute clock running; a turn
@@ -30,6 +32,49 @@ func (r *run) timed(f func() error) error {
 
 func (r *run) computeError() *Error {
 	return newError(CodeComputeLimit, "the code ran past its compute time of %s", r.limits.Compute)
+}
+
+// checkEvery is how many bytes of typed arrays and array buffers a run
+// allocates between two synchronous memory checks. They are the only
+// values that allocate megabytes in one step a guard can see coming; the
+// memory watcher samples everything else, and a check within the turn
+// stops a loop that allocates them faster than it samples.
+const checkEvery = 4 << 20
+
+// jsAllocated(bytes) is the guards' account of a typed array or buffer
+// just allocated; every checkEvery bytes the heap is checked at once, on
+// the loop goroutine.
+func (r *run) jsAllocated(c goja.FunctionCall) goja.Value {
+	r.account(c.Argument(0).ToInteger())
+	return goja.Undefined()
+}
+
+// account adds n bytes allocated by the guest and checks the heap every
+// checkEvery bytes.
+func (r *run) account(n int64) {
+	if n <= 0 {
+		return
+	}
+	r.allocated += n
+	if r.allocated >= checkEvery {
+		r.allocated = 0
+		r.checkMemory()
+	}
+}
+
+// checkMemory fails the run with memory_limit when the heap has grown
+// MemoryBytes past its size when the run started. A growth that may be
+// garbage gets a collection before it counts.
+func (r *run) checkMemory() {
+	limit := r.baseline + uint64(r.limits.MemoryBytes)
+	live, objects := heapStats()
+	if live <= limit && objects > limit {
+		runtime.GC()
+		live = heapLive()
+	}
+	if live > limit {
+		r.fail(newError(CodeMemoryLimit, "the code used more than %d MB of memory", r.limits.MemoryBytes>>20))
+	}
 }
 
 // watchMemory samples the heap and fails the run with memory_limit when

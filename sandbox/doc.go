@@ -77,7 +77,9 @@
 //
 // Every limit fails the run with its own code from errors.go, each with a
 // hint. Memory is watched with runtime/metrics (the heap's growth since the
-// run started). Native built-ins that could allocate or loop without
+// run started), sampled every few milliseconds; typed arrays and buffers,
+// which allocate megabytes in one step, are counted as they are made and the
+// heap is checked within the turn every few megabytes of them. Native built-ins that could allocate or loop without
 // returning to JavaScript are guarded by the prelude: String repeat, pad and
 // replace, every Array method on huge lengths (includes, indexOf and
 // lastIndexOf fall back to interruptible loops), sort on a copy, Array.from,

@@ -16,6 +16,7 @@ func (r *run) jsUTF8Encode(c goja.FunctionCall) goja.Value {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
+	r.account(int64(len(s)))
 	return r.rt.ToValue(r.rt.NewArrayBuffer([]byte(s)))
 }
 

@@ -126,6 +126,8 @@ type run struct {
 	rng        xoshiro
 	now        time.Time // the logical clock
 	replay     int       // Request.Replay
+	baseline   uint64    // the live heap when the run started; set before the memory watcher starts
+	allocated  int64     // bytes of typed arrays and buffers since the last checkMemory
 
 	failure atomic.Pointer[Error] // first failure wins; set from any goroutine
 
@@ -365,7 +367,8 @@ func (r *run) run(prog *goja.Program) Outcome {
 	stopWall := context.AfterFunc(r.ctx, func() { r.fail(r.ctxError()) })
 	defer stopWall()
 	r.wg.Add(1)
-	go r.watchMemory(heapLive())
+	r.baseline = heapLive()
+	go r.watchMemory(r.baseline)
 
 	var mainFn goja.Callable
 	ok := r.turn(func() error {
@@ -420,6 +423,7 @@ func (r *run) setup(eng *engine) error {
 		"utf8Encode": r.jsUTF8Encode,
 		"utf8Decode": r.jsUTF8Decode,
 		"atob":       r.jsAtob,
+		"allocated":  r.jsAllocated,
 		"btoa":       r.jsBtoa,
 
 		"guardLengths": r.jsGuardLengths,

@@ -281,6 +281,16 @@
 	const MapGet = Map.prototype.get;
 	const allocators = new Map(); // constructor and its Proxy -> [constructor, name, bytes per element, Proxy]
 	const allocatorOf = (c) => ReflectApply(MapGet, allocators, [c]);
+	// What was allocated is reported to bridge.allocated, which checks the
+	// heap within the turn every few megabytes: a loop of smaller arrays
+	// would otherwise outrun the sampling memory watcher. A view on an
+	// existing buffer allocates no bytes.
+	const allocated = bridge.allocated;
+	const bufferByteLength = ObjectGetOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+	const viewByteLength = ObjectGetOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "byteLength").get;
+	function isBuffer(v) {
+		try { ReflectApply(bufferByteLength, v, []); return true; } catch (e) { return false; }
+	}
 	const allocatorHandler = {
 		construct(target, args, newTarget) {
 			const entry = allocatorOf(target);
@@ -292,7 +302,10 @@
 					limit("memory_limit", "new " + name + "(" + n + ") would allocate " + n * bytesPerElement + " bytes, above the sandbox cap of " + maxBytes);
 				}
 			}
-			return ReflectConstruct(target, args, newTarget === guarded ? target : newTarget);
+			const made = ReflectConstruct(target, args, newTarget === guarded ? target : newTarget);
+			if (name === "ArrayBuffer") allocated(ReflectApply(bufferByteLength, made, []));
+			else if (!isBuffer(a)) allocated(ReflectApply(viewByteLength, made, []));
+			return made;
 		},
 	};
 	// instanceof on a Proxy of a constructor needs an own hasInstance; this

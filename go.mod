@@ -16,6 +16,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.29.0
 	modernc.org/sqlite v1.62.0
 )
 

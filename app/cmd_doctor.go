@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"capabilities.sh/capabilities/hub"
@@ -95,6 +96,19 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 		out = append(out, check{name: "config", warn: true, info: oneLine(refused.Error()), fix: "rename the source in " + paths.Config() + " as suggested; the other sources are served"})
 	} else {
 		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d sources", paths.Config(), len(cfg.Sources))})
+	}
+
+	// An import offer nobody decided yet.
+	if o, err := hub.LoadImportOffer(paths); err != nil {
+		out = append(out, check{name: "import offer", info: oneLine(err.Error()), fix: "delete " + paths.ImportOffer()})
+	} else if o != nil {
+		var names []string
+		for _, s := range o.Servers {
+			names = append(names, s.Name)
+		}
+		out = append(out, check{name: "import offer", warn: true,
+			info: fmt.Sprintf("%d MCP %s found in your clients, not imported yet: %s", len(o.Servers), pluralWord(len(o.Servers), "server", "servers"), strings.Join(names, ", ")),
+			fix:  "capabilities setup (or Import… in the tray menu)"})
 	}
 
 	// Database.

@@ -250,6 +250,10 @@ func hubStatusCommand() *command {
 			if st.ConfigError != "" {
 				fmt.Fprintf(e.Stdout, "config.json has problems (serving the last good version): %s\n", st.ConfigError)
 			}
+			if st.ImportOffer > 0 {
+				fmt.Fprintf(e.Stdout, "Import offer open: %d MCP %s found in your clients; import them with 'capabilities setup' or from the tray menu.\n",
+					st.ImportOffer, pluralWord(st.ImportOffer, "server", "servers"))
+			}
 			if len(st.Sources) > 0 {
 				tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "\nSOURCE\tSTATE\tTOOLS\tCONNECTIONS\tERROR")

@@ -22,6 +22,7 @@ func rootCommand() *command {
 			mcpCommand(),
 			hubCommand(),
 			installCommand(),
+			setupCommand(),
 			doctorCommand(),
 			sourceCommand(),
 			connectionCommand(),

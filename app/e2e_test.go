@@ -582,6 +582,10 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
+// TestFirstRunImportsClientConfig: a hub started without a person (no
+// terminal: stdin and stdout are not one) imports nothing and leaves the
+// offer open; `setup --all` takes it up, moving the server and its secret
+// out of the client's file, and the hub picks the new source up.
 func TestFirstRunImportsClientConfig(t *testing.T) {
 	bin := binary(t)
 	home, userHome := t.TempDir(), t.TempDir()
@@ -594,13 +598,38 @@ func TestFirstRunImportsClientConfig(t *testing.T) {
 	w := &world{t: t, bin: bin, home: home, userHome: userHome}
 	t.Cleanup(w.stopHub)
 	t.Cleanup(func() { w.cli("", "source", "remove", "everything") })
-	w.startHub()
-	out, _, _ := w.cli("", "connection", "list")
-	if !strings.Contains(out, "everything") || !strings.Contains(out, "GITHUB_TOKEN (stored)") {
-		t.Fatalf("connection list after first run:\n%s\nhub log:\n%s", out, w.hubOut)
+	cmd := exec.Command(w.bin, "hub", "--headless")
+	cmd.Env = w.env()
+	w.hubOut = &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = w.hubOut, w.hubOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(w.hubOut.String(), "imported everything") {
-		t.Errorf("the first run did not say what it imported:\n%s", w.hubOut)
+	w.hubCmd = cmd
+	deadline := time.Now().Add(60 * time.Second)
+	for w.hubPID() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub did not come up within 60s:\n%s", w.hubOut)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, _, _ := w.cli("", "hub", "status")
+	if !strings.Contains(out, "Import offer open: 1 MCP server found in your clients") || !strings.Contains(out, "0 tools") {
+		t.Fatalf("hub status after a first run without a person:\n%s\nhub log:\n%s", out, w.hubOut)
+	}
+	out, errOut, code := w.cli("", "setup", "--all")
+	if code != 0 || !strings.Contains(out, "Imported everything") || !strings.Contains(out, "Moved out of "+desktop) {
+		t.Fatalf("setup --all: %d\n%s\n%s", code, out, errOut)
+	}
+	out, _, _ = w.cli("", "connection", "list")
+	if !strings.Contains(out, "everything") || !strings.Contains(out, "GITHUB_TOKEN (stored)") {
+		t.Fatalf("connection list after setup:\n%s\nhub log:\n%s", out, w.hubOut)
+	}
+	if b, _ := os.ReadFile(desktop); bytes.Contains(b, []byte(secret)) || !bytes.Contains(b, []byte(`"capabilities"`)) {
+		t.Errorf("the client's file after the move:\n%s", b)
+	}
+	if out, _, _ := w.cli("", "hub", "status"); strings.Contains(out, "Import offer") {
+		t.Errorf("the offer is still open:\n%s", out)
 	}
 	w.stopHub()
 	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/term"
+
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -25,9 +27,17 @@ type env struct {
 	UserHome string
 	// UserConfig is the OS user config folder.
 	UserConfig string
-	// StdinIsTerminal says whether prompts make sense.
+	// StdinIsTerminal says whether prompts make sense: stdin is a terminal
+	// (not merely a character device: /dev/null is one too).
 	StdinIsTerminal bool
+	// StdoutIsTerminal says whether someone reads stdout on a terminal.
+	StdoutIsTerminal bool
 }
+
+// personPresent says whether a person sits at this command: a terminal on
+// both stdin and stdout. A hub that a client or the login session started
+// has neither.
+func (e *env) personPresent() bool { return e.StdinIsTerminal && e.StdoutIsTerminal }
 
 func processEnv() *env {
 	exe, err := os.Executable()
@@ -36,17 +46,17 @@ func processEnv() *env {
 	}
 	home, _ := os.UserHomeDir()
 	cfg, _ := os.UserConfigDir()
-	fi, _ := os.Stdin.Stat()
 	return &env{
-		Args:            os.Args[1:],
-		Stdin:           os.Stdin,
-		Stdout:          os.Stdout,
-		Stderr:          os.Stderr,
-		Getenv:          os.Getenv,
-		Exe:             exe,
-		UserHome:        home,
-		UserConfig:      cfg,
-		StdinIsTerminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0,
+		Args:             os.Args[1:],
+		Stdin:            os.Stdin,
+		Stdout:           os.Stdout,
+		Stderr:           os.Stderr,
+		Getenv:           os.Getenv,
+		Exe:              exe,
+		UserHome:         home,
+		UserConfig:       cfg,
+		StdinIsTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutIsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 	}
 }
 

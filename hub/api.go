@@ -36,6 +36,9 @@ type Status struct {
 	Pending     int            `json:"pending"`
 	RunsToday   int            `json:"runsToday"`
 	ConfigError string         `json:"configError,omitempty"`
+	// ImportOffer is the number of servers found in the person's clients
+	// that a first run offers to import, while nobody has decided.
+	ImportOffer int `json:"importOffer,omitempty"`
 }
 
 // Status reports sources (state, tool counts), pending approvals and runs
@@ -46,6 +49,9 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 		st.ConfigError = err.Error()
 	} else if refused := h.Config().Refused(); len(refused) > 0 {
 		st.ConfigError = refused.Error()
+	}
+	if o, err := LoadImportOffer(h.paths); err == nil && o != nil {
+		st.ImportOffer = len(o.Servers)
 	}
 	snap := h.catalog.Snapshot()
 	counts := map[string]int{}

@@ -1,12 +1,22 @@
 package hub
 
+// First run: a home without config.json looks for the MCP servers the
+// person's clients already run and offers to import them. Only a person
+// may accept: a hub a client or the login session started imports nothing,
+// and leaves the offer open (import-offer.json) for the tray, the window,
+// `hub status` and `doctor` to show until someone decides.
+
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"capabilities.sh/capabilities/keychain"
 )
 
 // Found is an MCP server found in a client's config on this machine.
@@ -18,14 +28,18 @@ type Found struct {
 	// Secrets moves into the keychain on import (key -> secret); never shown.
 	Secrets map[string]string
 	Moved   []string
+	// In are the client configs that define a server of this name (the
+	// first is Client's), each of which a move takes it out of.
+	In []ClientConfig
 }
 
-// Discover reads the known clients' config files and returns the servers
-// they define, in client then name order. A server defined by several
-// clients is returned once, from the first. Unreadable files are reported
-// in problems and skipped.
+// Discover reads the known clients' config files (JSON with comments
+// allowed) and returns the servers they define, in client then name order.
+// A server defined by several clients is returned once, from the first,
+// with every client in In. Unreadable files are reported in problems and
+// skipped.
 func Discover(configs []ClientConfig) (found []Found, problems []error) {
-	seen := map[string]bool{}
+	at := map[string]int{}
 	for _, cc := range configs {
 		data, err := os.ReadFile(cc.Path)
 		if errors.Is(err, os.ErrNotExist) {
@@ -44,11 +58,15 @@ func Discover(configs []ClientConfig) (found []Found, problems []error) {
 			problems = append(problems, r)
 		}
 		for _, name := range sortedKeys(imp.Sources) {
-			if name == "capabilities" || seen[name] {
-				continue // the hub itself, or already found in another client
+			if name == "capabilities" {
+				continue // the hub itself
 			}
-			seen[name] = true
-			f := Found{Client: cc.Client, File: cc.Path, Name: name, Source: imp.Sources[name], Secrets: map[string]string{}}
+			if i, seen := at[name]; seen {
+				found[i].In = append(found[i].In, cc)
+				continue
+			}
+			at[name] = len(found)
+			f := Found{Client: cc.Client, File: cc.Path, Name: name, Source: imp.Sources[name], Secrets: map[string]string{}, In: []ClientConfig{cc}}
 			for k, v := range imp.Secrets {
 				if strings.HasPrefix(k, "source/"+name+"/") {
 					f.Secrets[k] = v
@@ -82,4 +100,170 @@ func DefaultSources(p Paths, npx string) map[string]*Source {
 			Args:    []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", p.Files()},
 		},
 	}
+}
+
+// ImportOffer is an open offer to import the servers a first run found,
+// kept until a person decides. It holds no secret: only names and where
+// each server was found.
+type ImportOffer struct {
+	Created time.Time      `json:"created"`
+	Servers []OfferedServer `json:"servers"`
+}
+
+// OfferedServer is one server of an ImportOffer.
+type OfferedServer struct {
+	Name    string   `json:"name"`
+	Clients []string `json:"clients"`          // the clients that run it
+	Files   []string `json:"files"`            // their config files
+	Secrets []string `json:"secrets,omitempty"` // "env.GITHUB_TOKEN": values that move into the keychain
+}
+
+// ImportOffer is the file that holds an open import offer.
+func (p Paths) ImportOffer() string { return filepath.Join(p.Home, "import-offer.json") }
+
+// NewImportOffer describes found servers as an offer.
+func NewImportOffer(found []Found, now time.Time) *ImportOffer {
+	o := &ImportOffer{Created: now.UTC().Truncate(time.Second)}
+	for _, f := range found {
+		s := OfferedServer{Name: f.Name}
+		for _, cc := range f.In {
+			s.Clients = append(s.Clients, cc.Client)
+			s.Files = append(s.Files, cc.Path)
+		}
+		for _, m := range f.Moved {
+			s.Secrets = append(s.Secrets, strings.TrimPrefix(m, f.Name+"."))
+		}
+		o.Servers = append(o.Servers, s)
+	}
+	return o
+}
+
+// SaveImportOffer writes the offer into the home (0600).
+func SaveImportOffer(p Paths, o *ImportOffer) error {
+	b, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(p.ImportOffer(), append(b, '\n'), 0o600)
+}
+
+// LoadImportOffer returns the open offer, or nil when there is none.
+func LoadImportOffer(p Paths) (*ImportOffer, error) {
+	b, err := os.ReadFile(p.ImportOffer())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var o ImportOffer
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, &ConfigError{File: p.ImportOffer(), Problem: "not an import offer (" + jsonProblem(b, err) + "); delete it to close the offer"}
+	}
+	return &o, nil
+}
+
+// CloseImportOffer removes the open offer; closing none is not an error.
+func CloseImportOffer(p Paths) error {
+	if err := os.Remove(p.ImportOffer()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// ImportChoice is a person's answer for one found server.
+type ImportChoice struct {
+	Name string `json:"name"`
+	// Move takes the server out of the clients' files (their entries,
+	// plaintext secrets included, give way to the capabilities entry), so
+	// it does not run twice: once in the client and once in the hub.
+	Move bool `json:"move"`
+}
+
+// ImportReport says what ImportFound did.
+type ImportReport struct {
+	Imported []string        // source names added to config.json
+	Skipped  []string        // a source of that name existed
+	Secrets  []string        // "github.env.GITHUB_TOKEN": moved into the keychain
+	Files    []InstallResult // client files changed by moves, with their backups
+}
+
+// ImportFound imports the chosen servers of found into the home at p: their
+// secrets go into kc first, then config.json references them; then each
+// server chosen with Move is taken out of every client file that defines
+// it, and the capabilities entry (entry(client)) is set there. The open
+// offer, if any, is closed: the person decided.
+//
+// A server whose secrets cannot be stored is not imported (and not moved);
+// the error says which, and the others are imported all the same.
+func ImportFound(p Paths, kc keychain.Keychain, found []Found, choices []ImportChoice, entry func(client string) map[string]any, now time.Time) (ImportReport, error) {
+	var rep ImportReport
+	byName := map[string]Found{}
+	for _, f := range found {
+		byName[f.Name] = f
+	}
+	cfg, err := LoadConfig(p.Config())
+	if err != nil {
+		return rep, err
+	}
+	var errs []string
+	moves := map[string][]string{} // client file -> server names
+	configs := map[string]ClientConfig{}
+	for _, c := range choices {
+		f, ok := byName[c.Name]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("%s: no such server was found", c.Name))
+			continue
+		}
+		if _, exists := cfg.Sources[f.Name]; exists {
+			rep.Skipped = append(rep.Skipped, f.Name)
+			continue
+		}
+		stored := true
+		for _, key := range sortedKeys(f.Secrets) {
+			if err := kc.Set(key, f.Secrets[key]); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: its secrets cannot go to the keychain: %v", f.Name, err))
+				stored = false
+				break
+			}
+		}
+		if !stored {
+			continue
+		}
+		if err := cfg.AddSource(p.Config(), f.Name, f.Source, false); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", f.Name, err))
+			continue
+		}
+		rep.Imported = append(rep.Imported, f.Name)
+		rep.Secrets = append(rep.Secrets, f.Moved...)
+		if c.Move {
+			for _, cc := range f.In {
+				moves[cc.Path] = append(moves[cc.Path], f.Name)
+				configs[cc.Path] = cc
+			}
+		}
+	}
+	if err := cfg.Save(p.Config()); err != nil {
+		return rep, err
+	}
+	// Only now that config.json runs them are the servers taken out of the
+	// clients: a failure before leaves every client file as it was.
+	for _, path := range sortedKeys(moves) {
+		cc := configs[path]
+		res, err := MoveOut(cc, moves[path], entry(cc.Client), now)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("moving out of %s: %v", path, err))
+			continue
+		}
+		if res.Changed {
+			rep.Files = append(rep.Files, res)
+		}
+	}
+	if err := CloseImportOffer(p); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return rep, errors.New(strings.Join(errs, "; "))
+	}
+	return rep, nil
 }

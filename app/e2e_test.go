@@ -409,6 +409,10 @@ func TestShimWithRealClients(t *testing.T) {
 		if env.Status != hub.StatusAwaitingApproval || len(env.Pending) != 1 {
 			t.Fatalf("%+v", env)
 		}
+		// A headless hub shows no dialog, and says so.
+		if msg := env.Pending[0].Message; strings.Contains(msg, "screen") || !strings.Contains(msg, "capabilities hub approve "+env.RunID) {
+			t.Errorf("a headless hub tells the model %q", msg)
+		}
 		out, stderr, code := w.cli("", "hub", "approve", env.RunID, "--yes")
 		if code != 0 || !strings.Contains(out, "memory.createEntities") || !strings.Contains(out, `"name": "Grace"`) {
 			t.Fatalf("hub approve: %d %s %s", code, out, stderr)

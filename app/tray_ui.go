@@ -20,6 +20,10 @@ var errNoUI = errors.New("built without the tray app")
 // the person quits.
 func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger) error {
 	auto := autostartOptions(e)
+	// While the tray app runs on a display, its dialog shows every
+	// approval as it arrives, and the model is told so.
+	remove := h.SetApprovalPresenter(func(hub.Approval) bool { return true })
+	defer remove()
 	return ui.Run(ctx, ui.FromHub(ctx, h), ui.Options{
 		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) },
 		Autostart: func(on bool) error {

@@ -24,14 +24,6 @@ type ExecuteRequest struct {
 	Client string `json:"-"`
 }
 
-// pendingMessage is what the model is told about a pending approval: that
-// a page opened for the person, and the terminal fallback. Never a URL or a
-// token.
-func pendingMessage(runID string) string {
-	return "An approval request is open on the user's screen. Tell the user, and after they decide call execute({ \"resume\": \"" + runID +
-		"\" }). They can also decide in a terminal: capabilities hub approve " + runID
-}
-
 // connectionMessage tells the model which command stores the missing
 // secrets: `capabilities connection add SOURCE CONNECTION --secret REF` for
 // each (source and connection by their names in config.json, not the
@@ -387,7 +379,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 			item := PendingItem{ID: p.ID, Kind: p.Kind, Address: p.Address, Summary: p.summary()}
 			if p.Kind == KindApproval {
 				env.Status = StatusAwaitingApproval
-				item.Message = pendingMessage(run.ID)
+				item.Message = pendingMessage(run.ID, h.presentApproval(p))
 			} else {
 				src, conn, _ := h.sourceOfAddress(p.Address, p.Connection)
 				item.Message = connectionMessage(src, conn, h.missingSecrets(src, conn))

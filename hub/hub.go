@@ -102,8 +102,9 @@ type Hub struct {
 	signOnce sync.Once
 	signKey  []byte
 
-	events eventBus
-	paused atomic.Bool
+	events     eventBus
+	presenters approvalPresenters
+	paused     atomic.Bool
 
 	bg     context.Context // the background work's; cancelled by Close
 	cancel context.CancelFunc

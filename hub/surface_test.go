@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -105,5 +106,45 @@ func TestExecuteOutputSchemaRequiresWhatItSends(t *testing.T) {
 				t.Errorf("awaiting envelope without one pending item: %s", b)
 			}
 		}
+	}
+}
+
+// TestAwaitingApprovalSaysWhatHappened: the model hears that a dialog is
+// open on the person's screen only when a presenter (the tray app's
+// dialog) showed the approval; otherwise that the person decides with
+// `capabilities hub approve`.
+func TestAwaitingApprovalSaysWhatHappened(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	cs := connect(t, h.Hub, "2025-11-25", nil)
+	pending := func() PendingItem {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env Envelope
+		if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+			t.Fatalf("%s", resultText(res))
+		}
+		if !strings.Contains(env.Pending[0].Message, "capabilities hub approve "+env.RunID) {
+			t.Errorf("the message lacks the terminal command: %q", env.Pending[0].Message)
+		}
+		return env.Pending[0]
+	}
+
+	if p := pending(); strings.Contains(p.Message, "screen") || strings.Contains(p.Message, "dialog") {
+		t.Errorf("without a presenter the model is told %q", p.Message)
+	}
+	var shown []Approval
+	remove := h.SetApprovalPresenter(func(a Approval) bool { shown = append(shown, a); return true })
+	p := pending()
+	if !strings.Contains(p.Message, "dialog is open on the user's screen") || len(shown) != 1 || shown[0].ID != p.ID || shown[0].Address != "memory.createEntities" {
+		t.Errorf("with a presenter that showed it: %q (presented %+v)", p.Message, shown)
+	}
+	remove()
+	declined := h.SetApprovalPresenter(func(Approval) bool { return false })
+	defer declined()
+	if p := pending(); strings.Contains(p.Message, "screen") {
+		t.Errorf("with a presenter that showed nothing: %q", p.Message)
 	}
 }

@@ -1,0 +1,72 @@
+package hub
+
+import "sync"
+
+// approvalPresenters is who shows pending approvals to the person: the tray
+// app's dialog registers itself while it runs on a display. The zero value
+// has none. Safe for concurrent use.
+type approvalPresenters struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func(Approval) bool
+}
+
+// SetApprovalPresenter registers present, which shows a pending approval
+// to the person (the tray app's dialog) and reports whether it did. The
+// model is told that a dialog is open on the person's screen only when a
+// presenter showed the approval; otherwise it is told that the person can
+// decide with `capabilities hub approve <runId>`. The returned function
+// removes present. present is called while an execute returns and must
+// not block.
+func (h *Hub) SetApprovalPresenter(present func(Approval) bool) (remove func()) {
+	p := &h.presenters
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fns == nil {
+		p.fns = map[int]func(Approval) bool{}
+	}
+	id := p.next
+	p.next++
+	p.fns[id] = present
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.fns, id)
+	}
+}
+
+// presentApproval offers a pending approval to the presenters and reports
+// whether one showed it.
+func (h *Hub) presentApproval(p *pendingRow) bool {
+	h.presenters.mu.Lock()
+	fns := make([]func(Approval) bool, 0, len(h.presenters.fns))
+	for _, id := range sortedKeys(h.presenters.fns) {
+		fns = append(fns, h.presenters.fns[id])
+	}
+	h.presenters.mu.Unlock()
+	if len(fns) == 0 {
+		return false
+	}
+	a := h.approvalOf(p)
+	shown := false
+	for _, fn := range fns {
+		if fn(a) {
+			shown = true
+		}
+	}
+	return shown
+}
+
+// pendingMessage is what the model is told about a pending approval: what
+// actually happened on the person's side (a dialog is open only when one
+// was shown), and the terminal command that always works. Never a URL or
+// a token.
+func pendingMessage(runID string, shown bool) string {
+	resume := "execute({ \"resume\": \"" + runID + "\" })"
+	if shown {
+		return "An approval dialog is open on the user's screen. Tell the user, and after they decide call " + resume +
+			". They can also decide in a terminal: capabilities hub approve " + runID
+	}
+	return "The user has to approve this call. Tell them to run `capabilities hub approve " + runID +
+		"` in a terminal, and after they decide call " + resume + "."
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // leakyHub starts a hub over the real everything server and the leaky fake,
@@ -28,7 +30,7 @@ type leakyHub struct {
 	logs                    *logBuffer
 }
 
-func newLeakyHub(t *testing.T, pad int) *leakyHub {
+func newLeakyHub(t *testing.T, pad int, drv sandbox.Driver) *leakyHub {
 	t.Helper()
 	kc := requireTestKeychain(t)
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -54,7 +56,7 @@ func newLeakyHub(t *testing.T, pad int) *leakyHub {
 	}
 	logger, logs := debugLogger()
 	lh.logs = logs
-	h, err := New(context.Background(), Options{Home: lh.home, ConfigPoll: -1, Keychain: kc, Logger: logger})
+	h, err := New(context.Background(), Options{Home: lh.home, ConfigPoll: -1, Keychain: kc, Logger: logger, Driver: drv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func (lh *leakyHub) requireClean(t *testing.T, what string, text []byte) {
 // to the guest, the envelope, the log, the journal or the database files;
 // and an upstream gets none of the hub's own environment.
 func TestSecretsStayInTheHub(t *testing.T) {
-	lh := newLeakyHub(t, 0)
+	lh := newLeakyHub(t, 0, nil)
 	code := `
 const env = await ` + lh.everything + `.getEnv();
 console.log("token " + env.LEAKY_TOKEN);
@@ -261,5 +263,88 @@ func TestSecretsScrubHandler(t *testing.T) {
 	log.With("pre", "tok-98765").Info("saw tok-98765", "err", errors.New("bad tok-98765"), slog.Group("in", "v", "tok-98765"), "n", 3)
 	if out := buf.String(); strings.Contains(out, "tok-98765") || strings.Count(out, secretMark) != 4 {
 		t.Errorf("log line = %s", out)
+	}
+}
+
+// Error messages of any size reach the guest and the envelope cut to the
+// inline budget, with a marker that says so, and still scrubbed: an
+// upstream's 8 MB JSON-RPC error and isError text, a 5 MB thrown error.
+func TestErrorMessagesCapped(t *testing.T) {
+	// Worker processes, as the app runs code: the in-process driver would
+	// count the hub's copies of the 8 MB message against the guest's heap.
+	drv, err := sandbox.NewPool(sandbox.PoolOptions{Command: []string{os.Args[0]}, Env: []string{sandboxWorkerEnv + "=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lh := newLeakyHub(t, 8<<20, drv)
+	budget := lh.limits.InlineResultBytes
+	ctx := context.Background()
+	env, err := lh.Execute(ctx, ExecuteRequest{Code: `
+const out = {};
+try { await ` + lh.leaky + `.leakError(); } catch (e) { out.isError = [e.message.length, e.message.includes("[secret]"), e.message.slice(-40)]; }
+try { await ` + lh.leaky + `.leakRpc(); } catch (e) { out.rpc = [e.message.length, e.message.includes("[secret]"), e.message.slice(-40)]; }
+return out;`})
+	if err != nil || env.Status != StatusCompleted {
+		t.Fatalf("run = %.2000s, %v", env.Line(), err)
+	}
+	var got map[string][3]any
+	if err := json.Unmarshal(env.Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	for what, m := range got {
+		n, scrubbed, tail := m[0].(float64), m[1].(bool), m[2].(string)
+		if int(n) > budget || int(n) < budget-64 {
+			t.Errorf("%s: the guest got a message of %v bytes, want at most %d", what, n, budget)
+		}
+		if !scrubbed {
+			t.Errorf("%s: the message lacks the marker of the scrubbed secret", what)
+		}
+		if !strings.HasSuffix(tail, "more bytes cut)") {
+			t.Errorf("%s: message ends %q, want the cut marked", what, tail)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("result %s", env.Result)
+	}
+	lh.requireClean(t, "envelope", []byte(env.Line()))
+
+	env, err = lh.Execute(ctx, ExecuteRequest{Code: `throw new Error("y".repeat(5 << 20))`})
+	if err != nil || env.Status != StatusFailed || env.Error == nil {
+		t.Fatalf("run = %v, %v", env, err)
+	}
+	if msg := env.Error.Message; len(msg) > budget || !strings.HasPrefix(msg, "Uncaught Error: yyy") || !strings.HasSuffix(msg, "more bytes cut)\n    at line 1:7") {
+		t.Errorf("thrown error message of %d bytes: %.40q … %q", len(msg), msg, msg[max(0, len(msg)-40):])
+	}
+	stored, err := lh.Execute(ctx, ExecuteRequest{Resume: env.RunID})
+	if err != nil || stored.Error == nil || len(stored.Error.Message) > budget {
+		t.Errorf("stored envelope: %v, %v", stored, err)
+	}
+	if st := lh.up.State()[lh.leaky]; len(st.Err) > budget {
+		t.Errorf("the source's state holds an error of %d bytes", len(st.Err))
+	}
+	if n := len(lh.logs.String()); n > 4<<20 {
+		t.Errorf("the log grew by %d bytes", n)
+	}
+}
+
+func TestCapText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{strings.Repeat("a", 100), 40, strings.Repeat("a", 17) + "… (83 more bytes cut)"},
+		{strings.Repeat("é", 50), 40, strings.Repeat("é", 8) + "… (84 more bytes cut)"},
+		{strings.Repeat("a", 100), 5, "… (100 more bytes cut)"},
+		{strings.Repeat("a", 100) + "\n  at line 1:7", 60, strings.Repeat("a", 23) + "… (77 more bytes cut)\n  at line 1:7"},
+	} {
+		got := capText(tc.in, tc.max)
+		if got != tc.want {
+			t.Errorf("capText(%d bytes, %d) = %q, want %q", len(tc.in), tc.max, got, tc.want)
+		}
+		if tc.max >= 30 && len(got) > tc.max {
+			t.Errorf("capText(%d bytes, %d) is %d bytes", len(tc.in), tc.max, len(got))
+		}
 	}
 }

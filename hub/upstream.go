@@ -46,6 +46,9 @@ const (
 	// quotes when the child fails.
 	upstreamStderrTail = 3
 	upstreamMaxLogLine = 4096
+	// maxUpstreamError caps an upstream error's message: the default
+	// inline budget (inlineResultBytes), which the execute path may lower.
+	maxUpstreamError = 24 << 10
 )
 
 // UpstreamOptions configures [NewUpstreams]. The zero value works: no
@@ -994,12 +997,17 @@ func (u *Upstreams) scrubError(s *upstreamSession, ue *UpstreamError) *UpstreamE
 	return u.scrubErrorLocked(s, ue)
 }
 
+// scrubErrorLocked is scrubError with u.mu held. The message is also
+// capped at maxUpstreamError bytes, after the scrub so
+// no part of a secret is left at the cut: a server's error can be of any
+// size (a 15 MB JSON-RPC error message), and it is logged, kept in the
+// source's state and handed on.
 func (u *Upstreams) scrubErrorLocked(s *upstreamSession, ue *UpstreamError) *UpstreamError {
 	if ue.Err == nil {
 		return ue
 	}
 	msg := ue.Err.Error()
-	if clean := scrubSecrets(msg, s.secrets); clean != msg {
+	if clean := capText(scrubSecrets(msg, s.secrets), maxUpstreamError); clean != msg {
 		out := *ue
 		out.Err = errors.New(clean)
 		return &out

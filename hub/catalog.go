@@ -23,6 +23,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,7 @@ type Tool struct {
 	Source    string // the source's config name
 	Namespace string // its JavaScript global, Namespace(Source)
 	Name      string // the upstream MCP name
-	JSName    string // the method name, from ToolNames over the source's tools
+	JSName    string // the method name, kept per (Source, Name) in the store
 	Address   string // Namespace + "." + JSName
 	Title     string
 	// Description is the upstream's description, as is.
@@ -611,6 +612,10 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	}
 
 	c.listings.markListed(bySource)
+	jsNames, err := c.assignAddresses(ctx, bySource)
+	if err != nil {
+		return nil, err
+	}
 	collisions := map[string]error{}
 	owner := map[string]string{} // namespace -> source
 	var tools []*Tool
@@ -622,17 +627,13 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 			continue
 		}
 		owner[ns] = src
-		ts := bySource[src]
-		names := make([]string, len(ts))
-		for i, t := range ts {
-			names[i] = t.Name
-		}
-		js := ToolNames(names)
-		for _, t := range ts {
-			t.JSName = js[t.Name]
+		for _, t := range bySource[src] {
+			if t.JSName = jsNames[src][t.Name]; t.JSName == "" {
+				continue // no name to call it by; assignAddresses said so
+			}
 			t.Address = ns + "." + t.JSName
+			tools = append(tools, t)
 		}
-		tools = append(tools, ts...)
 	}
 
 	cur := c.Snapshot()
@@ -651,6 +652,135 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 		fn(next)
 	}
 	return collisions, nil
+}
+
+// retiredAddresses is how many addresses of tools no longer listed a
+// source keeps, newest first, so a tool added back gets its own address
+// again while a server that lists ever new names cannot grow the table
+// without end.
+const retiredAddresses = 20_000
+
+// assignAddresses returns the method name of each tool in bySource, by
+// source and MCP name. A tool listed for the first time gets one in the
+// same transaction that stores it: its base name (baseJSName), or the
+// first free numeric suffix when another tool of the source, listed now or
+// before, has that name. A method name, once given, is never given to
+// another MCP name, so a name an upstream adds later cannot take over an
+// address the person approved. A tool that can have no name is left out,
+// with a warning.
+func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*Tool) (map[string]map[string]string, error) {
+	given, err := readAddresses(ctx, c.db, nil)
+	if err != nil {
+		return nil, err
+	}
+	missing := map[string][]string{}
+	for src, ts := range bySource {
+		for _, t := range ts {
+			if given[src][t.Name] == "" {
+				missing[src] = append(missing[src], t.Name)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return given, nil
+	}
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("assigning addresses: %w", err)
+	}
+	defer tx.Rollback()
+	// Again inside the transaction: another process on this home may have
+	// given some since.
+	if given, err = readAddresses(ctx, nil, tx); err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixMilli()
+	for _, src := range sortedKeys(missing) {
+		taken := map[string]string{}
+		for name, js := range given[src] {
+			taken[js] = name
+		}
+		var names []string
+		for _, n := range missing[src] {
+			if given[src][n] == "" {
+				names = append(names, n)
+			}
+		}
+		assigned := assignJSNames(taken, names)
+		if given[src] == nil {
+			given[src] = map[string]string{}
+		}
+		for _, name := range names {
+			js, ok := assigned[name]
+			if !ok {
+				c.log.Warn("skipping a tool whose name gives no JavaScript name", "source", src, "tool", truncateName(name))
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO addresses (source, name, js_name, at) VALUES (?, ?, ?, ?)`, src, name, js, now); err != nil {
+				return nil, fmt.Errorf("assigning an address to tool %s of %s: %w", truncateName(name), src, err)
+			}
+			given[src][name] = js
+			if base := baseJSName(name); js != base {
+				c.log.Warn("a new tool's address is taken by another tool; it gets a suffix", "source", src, "tool", truncateName(name),
+					"address", Namespace(src)+"."+js, "taken", Namespace(src)+"."+base, "by", truncateName(taken[base]))
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM addresses WHERE source = ? AND name IN (
+			SELECT a.name FROM addresses a WHERE a.source = ?
+				AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.source = a.source AND t.name = a.name)
+			ORDER BY a.at DESC, a.name LIMIT -1 OFFSET ?)`, src, src, retiredAddresses); err != nil {
+			return nil, fmt.Errorf("dropping old addresses of %s: %w", src, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("assigning addresses: %w", err)
+	}
+	return given, nil
+}
+
+// readAddresses reads every stored address, by source and MCP name,
+// through db or, when set, tx.
+func readAddresses(ctx context.Context, db *store.DB, tx *sql.Tx) (map[string]map[string]string, error) {
+	const q = `SELECT source, name, js_name FROM addresses`
+	var rows *sql.Rows
+	var err error
+	if tx != nil {
+		rows, err = tx.QueryContext(ctx, q)
+	} else {
+		rows, err = db.QueryContext(ctx, q)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading addresses: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]string{}
+	for rows.Next() {
+		var src, name, js string
+		if err := rows.Scan(&src, &name, &js); err != nil {
+			return nil, fmt.Errorf("reading addresses: %w", err)
+		}
+		if out[src] == nil {
+			out[src] = map[string]string{}
+		}
+		out[src][name] = js
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading addresses: %w", err)
+	}
+	return out, nil
+}
+
+// truncateName keeps a hostile tool name readable in logs and warnings.
+func truncateName(name string) string {
+	const max = 80
+	if len(name) <= max {
+		return name
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", name[:cut], len(name))
 }
 
 // sameTools reports whether a (sorted) and b (any order) hold the same

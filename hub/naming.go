@@ -1,19 +1,42 @@
 package hub
 
+// Names: how sources and upstream tools appear in code.
+//
+// A source is a global (its namespace), each of its tools a method:
+// github.createIssue. Upstream MCP names are anything a server sends
+// (unicode, dots, slashes, 5,000 characters, "__proto__"), so the method
+// name is derived, and always an ASCII identifier the sandbox accepts.
+// Once a tool has a method name it keeps it: the catalog stores it per
+// (source, MCP name), and a name listed later that would take it gets a
+// numeric suffix instead (see Catalog.assignAddresses).
+
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // Namespace is the JavaScript global a source appears as: the source name
 // as an identifier, with "-" and "." words joined in camelCase
 // ("my-github" -> "myGithub"). Config validation keeps names to letters,
-// digits, "_" and "-", so the result is always an identifier.
+// digits, "_" and "-", and refuses those whose namespace the sandbox
+// cannot install (sandbox.CheckNamespace).
 func Namespace(source string) string { return camel(source) }
 
-// jsReserved are words an identifier may not be.
+// maxJSName bounds a derived method name, in bytes; longer ones are cut and
+// end in a hash of the whole MCP name, so two long names stay apart.
+const maxJSName = 64
+
+// jsReserved are names a method may not have: reserved words (which need
+// quoting in declarations) and properties every object or promise has (a
+// tool so named would be shadowed, or make the namespace a thenable).
 var jsReserved = map[string]bool{
 	"break": true, "case": true, "catch": true, "class": true, "const": true, "continue": true,
 	"debugger": true, "default": true, "delete": true, "do": true, "else": true, "enum": true,
@@ -25,81 +48,139 @@ var jsReserved = map[string]bool{
 	"package": true, "private": true, "protected": true, "public": true, "await": true,
 	// Properties every object has; a tool named so would be shadowed.
 	"constructor": true, "prototype": true, "__proto__": true, "toString": true, "valueOf": true,
-	"hasOwnProperty": true, "then": true,
+	"hasOwnProperty": true, "then": true, "toJSON": true, "isPrototypeOf": true,
+	"propertyIsEnumerable": true, "toLocaleString": true,
 }
 
-// camel turns an MCP tool name into a camelCase JavaScript identifier:
-// "create_issue" -> "createIssue", "get-file" -> "getFile",
-// "API.listKeys" -> "apiListKeys". Characters outside letters and digits
-// separate words; a leading digit gets a "_" prefix.
-func camel(name string) string {
+// foldLetters are Latin letters that do not decompose into an ASCII letter
+// and a mark.
+var foldLetters = map[rune]string{
+	'ß': "ss", 'æ': "ae", 'Æ': "AE", 'ø': "o", 'Ø': "O", 'œ': "oe", 'Œ': "OE", 'ł': "l", 'Ł': "L",
+	'đ': "d", 'Đ': "D", 'ð': "d", 'Ð': "D", 'þ': "th", 'Þ': "TH", 'ı': "i", 'ĸ': "k", 'ŋ': "ng",
+}
+
+// asciiWords folds name to ASCII where a letter has an ASCII base ("café"
+// -> "cafe") and splits it into words of ASCII letters and digits; every
+// other character separates words.
+func asciiWords(name string) []string {
 	var words []string
-	var cur []rune
+	var cur []byte
 	flush := func() {
 		if len(cur) > 0 {
 			words = append(words, string(cur))
 			cur = cur[:0]
 		}
 	}
-	for _, r := range name {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			cur = append(cur, r)
-		} else {
+	for _, r := range norm.NFKD.String(name) {
+		switch {
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			cur = append(cur, byte(r))
+		case unicode.Is(unicode.Mn, r):
+			// A combining mark of the letter before it: dropped.
+		case foldLetters[r] != "":
+			cur = append(cur, foldLetters[r]...)
+		default:
 			flush()
 		}
 	}
 	flush()
+	return words
+}
+
+// camel turns a name into a camelCase JavaScript identifier:
+// "create_issue" -> "createIssue", "get-file" -> "getFile",
+// "API.listKeys" -> "apiListKeys", "café" -> "cafe". Characters outside
+// ASCII letters and digits separate words; a leading digit gets a "_"
+// prefix. A name without any letter or digit gives "".
+func camel(name string) string {
+	words := asciiWords(name)
 	var b strings.Builder
 	for i, w := range words {
-		rs := []rune(w)
+		rs := []byte(w)
 		if i == 0 {
 			// Lower a leading run of capitals: "API" -> "api", "URLFor" -> "urlFor".
 			j := 0
-			for j < len(rs) && unicode.IsUpper(rs[j]) {
+			for j < len(rs) && rs[j] >= 'A' && rs[j] <= 'Z' {
 				j++
 			}
 			if j > 1 && j < len(rs) {
 				j-- // keep the capital that starts the next word
 			}
 			for k := 0; k < j; k++ {
-				rs[k] = unicode.ToLower(rs[k])
+				rs[k] += 'a' - 'A'
 			}
-		} else {
-			rs[0] = unicode.ToUpper(rs[0])
+		} else if rs[0] >= 'a' && rs[0] <= 'z' {
+			rs[0] -= 'a' - 'A'
 		}
-		b.WriteString(string(rs))
+		b.Write(rs)
 	}
 	s := b.String()
-	if s == "" {
-		s = "tool"
-	}
-	if unicode.IsDigit([]rune(s)[0]) {
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
 		s = "_" + s
 	}
 	return s
 }
 
-// ToolNames maps a source's MCP tool names to JavaScript method names,
-// stable and collision-free: the camelCase form, and where two tools would
-// share one, the later one (in MCP name order) gets a numeric suffix. Reserved
-// words get a "_" suffix. The result depends only on the set of names, so it is
-// the same on every start.
-func ToolNames(mcpNames []string) map[string]string {
-	sorted := append([]string(nil), mcpNames...)
+// nameHash is a short, stable tag of an MCP name.
+func nameHash(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:4])
+}
+
+// baseJSName is the method name an MCP name asks for, before collisions:
+// its camelCase form, "_" after a reserved name, cut to maxJSName with a
+// hash of the name; "tool_<hash>" for a name with no ASCII letter or digit
+// ("工具", "🚀"). It returns "" for an empty name, which gets no method.
+func baseJSName(mcpName string) string {
+	if mcpName == "" {
+		return ""
+	}
+	base := camel(mcpName)
+	switch {
+	case base == "":
+		base = "tool_" + nameHash(mcpName)
+	case len(base) > maxJSName:
+		base = base[:maxJSName-len("_12345678")] + "_" + nameHash(mcpName)
+	case jsReserved[base]:
+		base += "_"
+	}
+	return base
+}
+
+// assignJSNames gives each of names a method name that none of taken (the
+// names already given, method name -> MCP name) has, in MCP name order: the
+// base name, or where that is taken, the base with the first free numeric
+// suffix from 2. It adds each to taken and returns MCP name -> method name.
+// A name that cannot have one (empty, or somehow not an identifier the
+// sandbox takes) is left out of the result.
+func assignJSNames(taken map[string]string, names []string) map[string]string {
+	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	out := make(map[string]string, len(sorted))
-	used := make(map[string]bool, len(sorted))
 	for _, n := range sorted {
-		base := camel(n)
-		if jsReserved[base] {
-			base += "_"
+		base := baseJSName(n)
+		if base == "" {
+			continue
 		}
 		js := base
-		for i := 2; used[js]; i++ {
+		for i := 2; taken[js] != ""; i++ {
 			js = base + strconv.Itoa(i)
 		}
-		used[js] = true
+		if sandbox.CheckTool(js) != nil {
+			continue
+		}
+		taken[js] = n
 		out[n] = js
 	}
 	return out
+}
+
+// ToolNames maps a source's MCP tool names to method names on a fresh
+// namespace, collision-free: the camelCase form, and where two tools would
+// share one, the later one (in MCP name order) gets a numeric suffix.
+// Reserved words get a "_" suffix. Names that can have no method (the
+// empty name) are left out. The catalog starts from the same assignment
+// and keeps it as names come and go.
+func ToolNames(mcpNames []string) map[string]string {
+	return assignJSNames(map[string]string{}, mcpNames)
 }

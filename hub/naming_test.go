@@ -7,12 +7,15 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // readOnlyTool adds a read-only tool that answers with its own MCP name,
@@ -143,5 +146,155 @@ func TestSuggestedSourceNamesAreAccepted(t *testing.T) {
 		if p := sourceNameProblem(s); p != "" {
 			t.Errorf("suggestion %q for %q is refused: %s", s, name, p)
 		}
+	}
+}
+
+// hostileNames are upstream tool names a careless or hostile server
+// sends.
+var hostileNames = []string{
+	"café", "naïve-search", "straße", "a.b/c", "", strings.Repeat("x", 5000), "__proto__", "constructor",
+	"then", "toString", "工具", "🚀", "x\ny", "\u202eevil", "tools/list", "send note", "1st", "$", "ＡＢＣ",
+}
+
+// openHub opens a hub on home (its config already written), closed when
+// the test ends, without listing its sources.
+func openHub(t *testing.T, home string, logger *slog.Logger) *Hub {
+	t.Helper()
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// One upstream with hostile tool names affects neither the other sources
+// nor code that calls no tool; each of its tools with a name gets a safe
+// address that reaches it, and the one without a name is skipped with a
+// warning.
+func TestHostileToolNames(t *testing.T) {
+	_, hostileURL := namedServer(t, hostileNames...)
+	_, notesURL := namedServer(t, "list_notes")
+	home := t.TempDir()
+	cfg := testConfig(map[string]*Source{"hostile": {URL: hostileURL}, "notes": {URL: notesURL}})
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	logger, logs := debugLogger()
+	h := openHub(t, home, logger)
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := execOK(t, h, "return 1 + 1"); got != "2" {
+		t.Errorf("return 1 + 1 = %s", got)
+	}
+	if got := execOK(t, h, "return await notes.listNotes()"); got != `"list_notes"` {
+		t.Errorf("notes.listNotes() = %s", got)
+	}
+
+	snap := h.catalog.Snapshot()
+	seen := map[string]bool{}
+	for _, tool := range snap.BySource("hostile") {
+		if err := sandbox.CheckTool(tool.JSName); err != nil || len(tool.JSName) > maxJSName || seen[tool.JSName] {
+			t.Errorf("tool %q has the address %s: %v", truncateName(tool.Name), tool.Address, err)
+		}
+		seen[tool.JSName] = true
+		want, _ := json.Marshal(tool.Name)
+		if got := execOK(t, h, "return await "+tool.Address+"()"); got != string(want) {
+			t.Errorf("%s reached %s, want %s", tool.Address, truncateName(got), truncateName(string(want)))
+		}
+	}
+	if got, want := len(snap.BySource("hostile")), len(hostileNames)-1; got != want {
+		t.Errorf("hostile has %d tools, want %d (all but the empty name)", got, want)
+	}
+	for name, want := range map[string]string{"café": "cafe", "naïve-search": "naiveSearch", "straße": "strasse", "a.b/c": "aBC",
+		"__proto__": "proto", "constructor": "constructor_", "then": "then_", "toString": "toString_", "1st": "_1st",
+		"ＡＢＣ": "abc", "工具": "tool_" + nameHash("工具")} {
+		if tool := snap.byName[[2]string{"hostile", name}]; tool == nil || tool.JSName != want {
+			t.Errorf("tool %q: %+v, want the method %s", name, tool, want)
+		}
+	}
+	if got := execOK(t, h, "return (await Promise.resolve(hostile)) === hostile && typeof hostile.then"); got != `"undefined"` {
+		t.Errorf("the namespace is a thenable: %s", got)
+	}
+	if !strings.Contains(logs.String(), "skipping a tool without a name") {
+		t.Errorf("no warning for the tool without a name:\n%s", logs.String())
+	}
+}
+
+// name-shifting: a tool an upstream adds beside an approved one never takes
+// its address, across list_changed, restarts, removal and a store that
+// predates addresses.
+func TestAddressesAreStable(t *testing.T) {
+	ctx := context.Background()
+	server, url := namedServer(t, "send_note")
+	home := t.TempDir()
+	if err := testConfig(map[string]*Source{"notes": {URL: url}}).Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	logger, logs := debugLogger()
+	h := openHub(t, home, logger)
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := execOK(t, h, "return await notes.sendNote()"); got != `"send_note"` {
+		t.Fatalf("notes.sendNote() = %s", got)
+	}
+
+	readOnlyTool(server, "send-note") // sorts before send_note
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := `{"sendNote":"send_note","sendNote2":"send-note"}`
+	calls := `return {sendNote: await notes.sendNote(), sendNote2: await notes.sendNote2()}`
+	if got := execOK(t, h, calls); got != want {
+		t.Fatalf("after send-note was added: %s, want %s", got, want)
+	}
+	if !strings.Contains(logs.String(), "taken=notes.sendNote by=send_note") {
+		t.Errorf("no warning that send-note's address was taken:\n%s", logs.String())
+	}
+
+	// A restart answers from the store, before and after listing again.
+	h.Close()
+	h = openHub(t, home, nil)
+	if got := execOK(t, h, calls); got != want {
+		t.Fatalf("after a restart: %s, want %s", got, want)
+	}
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := execOK(t, h, calls); got != want {
+		t.Fatalf("after a restart and a listing: %s, want %s", got, want)
+	}
+
+	// Removed, the address stays the tool's: added back, it has it again.
+	server.RemoveTools("send_note")
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, ok := h.catalog.Snapshot().Lookup("notes.sendNote"); ok {
+		t.Fatal("notes.sendNote is still listed after send_note was removed")
+	}
+	if got := execOK(t, h, "return await notes.sendNote2()"); got != `"send-note"` {
+		t.Fatalf("notes.sendNote2() = %s", got)
+	}
+	readOnlyTool(server, "send_note")
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := execOK(t, h, calls); got != want {
+		t.Fatalf("after send_note came back: %s, want %s", got, want)
+	}
+
+	// A store from before addresses were kept gets the addresses the tools
+	// had: the same rule, over the tools it holds.
+	if _, err := h.db.ExecContext(ctx, `DELETE FROM addresses`); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	h = openHub(t, home, nil)
+	want = `{"sendNote":"send-note","sendNote2":"send_note"}` // as ToolNames named them
+	if got := execOK(t, h, calls); got != want {
+		t.Fatalf("after the addresses were lost: %s, want %s", got, want)
 	}
 }

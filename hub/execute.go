@@ -162,6 +162,18 @@ func (h *Hub) resume(ctx context.Context, id string) (*Envelope, error) {
 	if Terminal(run.Status) && run.Envelope != nil {
 		return run.Envelope, nil
 	}
+	// Another hub process on this home may be attempting the run: lease it,
+	// then read it again, as that attempt may have ended meanwhile.
+	if err := h.runs.claimRun(ctx, id, h.now()); err != nil {
+		return nil, err
+	}
+	defer h.runs.releaseRun(id)
+	if run, err = h.runs.loadRun(ctx, id); err != nil {
+		return nil, err
+	}
+	if Terminal(run.Status) && run.Envelope != nil {
+		return run.Envelope, nil
+	}
 	if run.Status == StatusAwaitingApproval || run.Status == StatusAwaitingConnection {
 		ready, env, err := h.pendingSettled(ctx, run)
 		if err != nil {
@@ -688,7 +700,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 		return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
 	case p != nil && p.Kind == KindApproval && p.Decision == "allow" &&
 		(p.DefHash == rc.tool.Hash || (p.DefHash == "" && !rc.tool.Changed())):
-		return nil
+		return r.claimApproved(ctx, c, rc.tool, p)
 	}
 	// No approval yet, only a connection input before it (the secret
 	// arrived), or an allow given for another definition of the tool: ask

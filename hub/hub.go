@@ -172,7 +172,9 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.driver.Close()
 		return nil, err
 	}
-	h.db, h.runs = db, runStore{db: db, journalW: jw}
+	// An attempt ends within its wall time, its last call within the
+	// upstream timeout; the lease has a minute to spare.
+	h.db, h.runs = db, runStore{db: db, journalW: jw, owner: newOwner(), lease: h.limits.Wall + h.upTimeout + time.Minute}
 
 	cfg, err := LoadConfig(h.paths.Config())
 	if err != nil {

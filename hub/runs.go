@@ -13,12 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // runRow is one run as stored.
@@ -351,6 +353,10 @@ func canonicalString(b []byte) (content, rest []byte, escaped, ok bool) {
 type runStore struct {
 	db       *store.DB
 	journalW *journalWriter
+	// owner names this hub in run leases ("pid/random"); lease is how long
+	// one attempt's lease lasts.
+	owner string
+	lease time.Duration
 }
 
 // exec runs a statement of the hot path, prepared once.
@@ -377,9 +383,14 @@ func (s runStore) createRun(ctx context.Context, r *runRow) error {
 	if r.Envelope != nil {
 		env, _ = json.Marshal(r.Envelope)
 	}
-	_, err := s.exec(ctx, `INSERT INTO runs (id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.Code, string(notices), int64(r.Seed), r.Clock.UnixMilli(), r.Status, r.Attempts, r.Client, r.Engine, r.Prelude, nullable(env), r.Created.UnixMilli(), r.Updated.UnixMilli())
+	// A run stored while its first attempt runs is leased to this hub.
+	owner, lease := "", int64(0)
+	if r.Status == StatusRunning {
+		owner, lease = s.owner, r.Updated.Add(s.lease).UnixMilli()
+	}
+	_, err := s.exec(ctx, `INSERT INTO runs (id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated, owner, lease)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Code, string(notices), int64(r.Seed), r.Clock.UnixMilli(), r.Status, r.Attempts, r.Client, r.Engine, r.Prelude, nullable(env), r.Created.UnixMilli(), r.Updated.UnixMilli(), owner, lease)
 	if err != nil {
 		return fmt.Errorf("storing run %s: %w", r.ID, err)
 	}
@@ -426,13 +437,13 @@ func (s runStore) startAttempt(ctx context.Context, id string, now time.Time, en
 	return err
 }
 
+// finishAttempt stores the envelope of an attempt and ends this hub's lease
+// on the run. When another hub took the run over (this hub's lease ended
+// first), its attempt is the one stored, and this envelope is not.
 func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, now time.Time) error {
 	b, _ := json.Marshal(env)
-	_, err := s.exec(ctx, `UPDATE runs SET status = ?, envelope = ?, updated = ? WHERE id = ?`, env.Status, string(b), now.UnixMilli(), id)
-	if err != nil {
-		return fmt.Errorf("storing the envelope of run %s: %w", id, err)
-	}
-	return nil
+	_, err := s.db.FinishRun(ctx, id, s.owner, env.Status, b, now)
+	return err
 }
 
 func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEntry, error) {
@@ -679,4 +690,97 @@ func (s runStore) policyOrigins(ctx context.Context) (map[string][2]string, erro
 		out[addr] = [2]string{channel, strings.TrimPrefix(what, "policy_")}
 	}
 	return out, rows.Err()
+}
+
+// A run's attempts, across processes.
+//
+// One hub process attempts a run at a time. Within a process the run's lock
+// (runLocks) serialises attempts; across processes (the tray hub and an
+// embedded one, or a CLI that opened the home) the attempt leases the run
+// in the store first, and a second process's resume is refused while the
+// lease holds. An approved call that must not be repeated is also claimed
+// in the store before it is sent, once: even an attempt whose lease ran out
+// under it cannot send a call another attempt claimed.
+
+// RunBusyError reports a run that another hub process is attempting now.
+type RunBusyError struct {
+	RunID string
+	PID   int // 0 when unknown
+	Until time.Time
+}
+
+func (e *RunBusyError) Error() string {
+	who := "another hub process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another hub process (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("run %s is being resumed by %s on this home, until %s at the latest; call execute({ \"resume\": %q }) again after it ends, or point this client at the running hub ('capabilities mcp')",
+		e.RunID, who, e.Until.Local().Format(time.TimeOnly), e.RunID)
+}
+
+// newOwner names a hub in run leases: its process, and a random part so two
+// hubs of one process (tests) are told apart.
+func newOwner() string { return fmt.Sprintf("%d/%s", os.Getpid(), newID("")) }
+
+// ownerPID is the process of a lease owner, 0 when it does not name one.
+func ownerPID(owner string) int {
+	pid, _, ok := strings.Cut(owner, "/")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// ownerAlive reports whether the hub that holds a lease may still run: its
+// process exists (a hub of this process counts as alive; its lease ends by
+// time).
+func ownerAlive(owner string) bool {
+	pid := ownerPID(owner)
+	if pid <= 0 || pid == os.Getpid() {
+		return true
+	}
+	return pidAlive(pid)
+}
+
+// claimRun leases run id to this hub for one attempt, or returns a
+// *RunBusyError when another live hub holds it.
+func (s runStore) claimRun(ctx context.Context, id string, now time.Time) error {
+	ok, held, err := s.db.ClaimRun(ctx, id, s.owner, now, now.Add(s.lease), ownerAlive)
+	if errors.Is(err, store.ErrNoRun) {
+		return errNoRun
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &RunBusyError{RunID: id, PID: ownerPID(held.Owner), Until: held.Until}
+	}
+	return nil
+}
+
+// releaseRun ends this hub's lease on a run it claimed and did not attempt
+// (finishAttempt ends it otherwise). It is a no-op when the lease is gone.
+func (s runStore) releaseRun(id string) {
+	s.db.ExecContext(context.Background(), `UPDATE runs SET owner = '', lease = 0 WHERE id = ? AND owner = ?`, id, s.owner)
+}
+
+// claimApproved claims an approved call that must not be repeated before
+// it is sent. It returns the call's *sandbox.ToolError when another attempt
+// claimed it first: that attempt sent it, or may have.
+func (r *runHost) claimApproved(ctx context.Context, c sandbox.Call, tool *Tool, p *pendingRow) error {
+	if p == nil || p.Decision != "allow" || repeatable(tool) {
+		return nil
+	}
+	ok, err := r.h.db.ClaimPending(context.WithoutCancel(ctx), p.ID, r.h.runs.owner, r.h.now())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return toolError(CodeInterrupted, c.Address, "call %d was already sent by another attempt of this run; it was not sent again because %s is neither read-only nor idempotent", c.Seq, c.Address)
+	}
+	return nil
 }

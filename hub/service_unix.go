@@ -103,3 +103,10 @@ func checkPeer(c net.Conn) error {
 	}
 	return nil
 }
+
+// pidAlive reports whether process pid exists (one of another user
+// counts: the pid is taken).
+func pidAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

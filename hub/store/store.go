@@ -9,6 +9,13 @@
 // embedded in the binary (migrations/NNNN_name.sql); Open applies the missing
 // ones in a single transaction and records the schema version, so a database
 // is always at a version this binary knows, or untouched.
+//
+// The files are the person's alone: Open creates the database 0600 (SQLite
+// gives its WAL and shared-memory files the database's mode) and sets 0600
+// on an existing database, WAL and shared-memory file, whatever mode an
+// older version or another tool left them in. The database uses
+// incremental auto-vacuum, so Prune gives deleted runs' pages back to the
+// file system; a database made before that is vacuumed once on Open.
 package store
 
 import (
@@ -19,6 +26,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"regexp"
 	"sort"
@@ -70,6 +78,9 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 	if migs == nil {
 		migs = Migrations()
 	}
+	if err := secureFiles(file); err != nil {
+		return nil, fmt.Errorf("opening store %s: %w", file, err)
+	}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -88,11 +99,73 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 	// it queries again.
 	sqldb.SetMaxOpenConns(1)
 	db := &DB{DB: sqldb, path: file}
+	if err := db.incrementalVacuum(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("opening store %s: %w", file, err)
+	}
 	if err := db.migrate(ctx, migs); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("opening store %s: %w", file, err)
 	}
 	return db, nil
+}
+
+// FileMode is the mode of the database and its WAL and shared-memory files.
+const FileMode os.FileMode = 0o600
+
+// Files are the database file and the files SQLite keeps beside it.
+func Files(file string) []string {
+	return []string{file, file + "-wal", file + "-shm", file + "-journal"}
+}
+
+// secureFiles creates the database file with FileMode when it is missing,
+// so SQLite never creates it with its default 0644, and sets FileMode on
+// the database files that exist.
+func secureFiles(file string) error {
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, FileMode)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range Files(file) {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		if fi.Mode().Perm() != FileMode {
+			if err := os.Chmod(p, FileMode); err != nil {
+				return fmt.Errorf("restricting %s to its owner: %w", p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// incrementalVacuum turns on incremental auto-vacuum, which takes a VACUUM
+// to apply (on a new database it costs nothing).
+func (db *DB) incrementalVacuum(ctx context.Context) error {
+	var mode int
+	if err := db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+		return fmt.Errorf("reading auto_vacuum: %w", err)
+	}
+	const incremental = 2
+	if mode == incremental {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return fmt.Errorf("setting auto_vacuum: %w", err)
+	}
+	// Instant on a new database; a copy of the whole file on an old one.
+	if _, err := db.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("vacuuming to turn on auto_vacuum: %w", err)
+	}
+	return nil
 }
 
 // Prepared returns query as a statement prepared once for the life of db,

@@ -1,0 +1,264 @@
+package store
+
+// Runs: the lease of a run's attempt, the claim of an approved call, the
+// input-request nonces, and retention.
+//
+// Several processes may open one home's database (the tray hub, an
+// embedded hub, the CLI). Each write below is one statement whose WHERE
+// clause carries the condition, so SQLite's single writer decides between
+// them: of two processes that race for the same run or the same approved
+// call, exactly one wins.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// ErrNoRun reports a run the store does not hold.
+var ErrNoRun = errors.New("no such run")
+
+// Lease is who attempts a run, until when.
+type Lease struct {
+	Owner string
+	Until time.Time
+}
+
+// ClaimRun leases run id to owner until until, for one attempt. It fails
+// (false, and the current lease) while another owner holds a lease that has
+// not ended, unless alive says that owner is gone (a process that died
+// without releasing it). Release is FinishRun's.
+func (db *DB) ClaimRun(ctx context.Context, id, owner string, now, until time.Time, alive func(owner string) bool) (bool, Lease, error) {
+	res, err := db.ExecContext(ctx, `UPDATE runs SET owner = ?, lease = ? WHERE id = ? AND (owner = '' OR owner = ? OR lease <= ?)`,
+		owner, until.UnixMilli(), id, owner, now.UnixMilli())
+	if err != nil {
+		return false, Lease{}, fmt.Errorf("claiming run %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, Lease{Owner: owner, Until: until}, nil
+	}
+	var held string
+	var lease int64
+	err = db.QueryRowContext(ctx, `SELECT owner, lease FROM runs WHERE id = ?`, id).Scan(&held, &lease)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, Lease{}, fmt.Errorf("claiming run %s: %w", id, ErrNoRun)
+	}
+	if err != nil {
+		return false, Lease{}, fmt.Errorf("claiming run %s: %w", id, err)
+	}
+	cur := Lease{Owner: held, Until: time.UnixMilli(lease)}
+	if held == "" || alive == nil || alive(held) {
+		return false, cur, nil
+	}
+	// The holder is gone: take its lease over, unless someone else just did.
+	res, err = db.ExecContext(ctx, `UPDATE runs SET owner = ?, lease = ? WHERE id = ? AND owner = ?`, owner, until.UnixMilli(), id, held)
+	if err != nil {
+		return false, cur, fmt.Errorf("claiming run %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, Lease{Owner: owner, Until: until}, nil
+	}
+	return false, cur, nil
+}
+
+// FinishRun stores a run's status and envelope and ends owner's lease. It
+// reports false, and stores nothing, when another owner holds the lease
+// now (it took over after owner's lease ended).
+func (db *DB) FinishRun(ctx context.Context, id, owner, status string, envelope []byte, now time.Time) (bool, error) {
+	st, err := db.Prepared(ctx, `UPDATE runs SET status = ?, envelope = ?, updated = ?, owner = '', lease = 0 WHERE id = ? AND owner IN ('', ?)`)
+	if err != nil {
+		return false, err
+	}
+	res, err := st.ExecContext(ctx, status, string(envelope), now.UnixMilli(), id, owner)
+	if err != nil {
+		return false, fmt.Errorf("storing the envelope of run %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// ClaimPending claims an approved call for the attempt that sends it. It
+// succeeds once per call: a second attempt (in this process or another)
+// finds it claimed and must not send the call again.
+func (db *DB) ClaimPending(ctx context.Context, pendingID, owner string, now time.Time) (bool, error) {
+	res, err := db.ExecContext(ctx, `UPDATE pending SET claimed = ?, claimed_by = ? WHERE id = ? AND decision = 'allow' AND claimed IS NULL`,
+		now.UnixMilli(), owner, pendingID)
+	if err != nil {
+		return false, fmt.Errorf("claiming approved call %s: %w", pendingID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// SetStateNonce records nonce as the one input-request state the client
+// may answer for an undecided call; a state signed before it is void.
+func (db *DB) SetStateNonce(ctx context.Context, pendingID, nonce string) error {
+	if _, err := db.ExecContext(ctx, `UPDATE pending SET state_nonce = ? WHERE id = ? AND decision IS NULL`, nonce, pendingID); err != nil {
+		return fmt.Errorf("recording the input request of %s: %w", pendingID, err)
+	}
+	return nil
+}
+
+// RedeemStateNonce uses up the input-request state nonce of a call: true
+// once, for the last nonce SetStateNonce recorded, while the call is
+// undecided.
+func (db *DB) RedeemStateNonce(ctx context.Context, pendingID, nonce string) (bool, error) {
+	res, err := db.ExecContext(ctx, `UPDATE pending SET state_nonce = NULL, state_used = 1 WHERE id = ? AND state_nonce = ? AND decision IS NULL`, pendingID, nonce)
+	if err != nil {
+		return false, fmt.Errorf("redeeming the input request of %s: %w", pendingID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// Retention bounds the finished runs the store keeps. A run is finished
+// when its status is one of Finished, or when every input it waits for has
+// expired, and no attempt holds its lease. Runs that wait for a person are
+// kept until their inputs expire, whatever the budget.
+type Retention struct {
+	// MaxAge deletes finished runs last updated longer ago; 0 keeps them
+	// whatever their age.
+	MaxAge time.Duration
+	// MaxBytes keeps the newest finished runs whose stored bytes (code,
+	// envelope, journal and pending inputs), with those of the runs that
+	// are kept anyway, fit; older ones are deleted. 0: no budget.
+	MaxBytes int64
+	// Finished are the statuses of runs that ended.
+	Finished []string
+}
+
+// Pruned is what Prune did.
+type Pruned struct {
+	Runs       int   // runs deleted, with their journals and pending inputs
+	Bytes      int64 // their stored bytes
+	Kept       int64 // stored bytes of the runs kept
+	FileBefore int64 // bytes of the database, WAL and shared-memory files
+	FileAfter  int64
+}
+
+// pruneBatch bounds one delete transaction, so retention never holds the
+// write lock long while runs journal their calls.
+const pruneBatch = 200
+
+// Prune deletes the runs r says to, with their journal entries and pending
+// inputs, then vacuums: the free pages go back to the file system and the
+// WAL is truncated. The audit trail is kept.
+func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
+	out := Pruned{FileBefore: db.fileBytes()}
+	finished := make([]string, 0, len(r.Finished))
+	args := []any{now.UnixMilli()}
+	for _, s := range r.Finished {
+		finished = append(finished, "?")
+		args = append(args, s)
+	}
+	if len(finished) == 0 {
+		finished = append(finished, "''")
+	}
+	args = append(args, now.UnixMilli())
+	rows, err := db.QueryContext(ctx, `SELECT r.id, r.updated,
+			octet_length(r.code) + octet_length(r.notices) + COALESCE(octet_length(r.envelope), 0)
+			+ COALESCE((SELECT SUM(COALESCE(octet_length(j.outcome), 0) + octet_length(j.address) + octet_length(j.args_hash)) FROM journal j WHERE j.run_id = r.id), 0)
+			+ COALESCE((SELECT SUM(octet_length(p.preview) + octet_length(p.reason)) FROM pending p WHERE p.run_id = r.id), 0),
+			r.lease > ? OR (r.status NOT IN (`+strings.Join(finished, ", ")+`)
+				AND EXISTS (SELECT 1 FROM pending p WHERE p.run_id = r.id AND p.expires > ?))
+		FROM runs r ORDER BY r.updated DESC, r.id`, args...)
+	if err != nil {
+		return out, fmt.Errorf("pruning runs: %w", err)
+	}
+	type candidate struct {
+		id      string
+		updated int64
+		bytes   int64
+	}
+	var cands []candidate
+	for rows.Next() {
+		var c candidate
+		var keep bool
+		if err := rows.Scan(&c.id, &c.updated, &c.bytes, &keep); err != nil {
+			rows.Close()
+			return out, fmt.Errorf("pruning runs: %w", err)
+		}
+		if keep {
+			out.Kept += c.bytes
+			continue
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("pruning runs: %w", err)
+	}
+	var doomed []string
+	cutoff := now.Add(-r.MaxAge).UnixMilli()
+	over := false
+	for _, c := range cands { // newest first
+		switch {
+		case r.MaxAge > 0 && c.updated < cutoff, over:
+		case r.MaxBytes > 0 && out.Kept+c.bytes > r.MaxBytes:
+			over = true // this run and every older one
+		default:
+			out.Kept += c.bytes
+			continue
+		}
+		doomed = append(doomed, c.id)
+		out.Bytes += c.bytes
+	}
+	for len(doomed) > 0 {
+		n := min(len(doomed), pruneBatch)
+		batch := doomed[:n]
+		doomed = doomed[n:]
+		ids := make([]any, len(batch))
+		marks := make([]string, len(batch))
+		for i, id := range batch {
+			ids[i], marks[i] = id, "?"
+		}
+		// The lease is checked again: an attempt may have claimed the run
+		// since it was read.
+		res, err := db.ExecContext(ctx, `DELETE FROM runs WHERE id IN (`+strings.Join(marks, ", ")+`) AND lease <= ?`, append(ids, now.UnixMilli())...)
+		if err != nil {
+			return out, fmt.Errorf("deleting runs: %w", err)
+		}
+		k, _ := res.RowsAffected()
+		out.Runs += int(k)
+	}
+	if err := db.Vacuum(ctx); err != nil {
+		return out, err
+	}
+	out.FileAfter = db.fileBytes()
+	return out, nil
+}
+
+// Vacuum gives the database's free pages back to the file system and
+// truncates the WAL. A checkpoint that readers of another process hold up
+// is left for later.
+func (db *DB) Vacuum(ctx context.Context) error {
+	var free int64
+	if err := db.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+		return fmt.Errorf("vacuuming: %w", err)
+	}
+	if free > 0 {
+		if _, err := db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+			return fmt.Errorf("vacuuming: %w", err)
+		}
+	}
+	var busy, logged, moved int
+	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &moved); err != nil {
+		return fmt.Errorf("checkpointing: %w", err)
+	}
+	return nil
+}
+
+// fileBytes is the size of the database and the files beside it.
+func (db *DB) fileBytes() int64 {
+	var n int64
+	for _, p := range Files(db.path) {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}

@@ -64,7 +64,9 @@ func Terminal(status string) bool {
 }
 
 // Line is the envelope as one compact line of JSON, the text form of the
-// execute result.
+// execute result. The sandbox's inline budget counts the result and logs
+// as json.Marshal writes them here, and again inside this line sent as a
+// JSON string (sandbox/inline.go): keep the two encodings in step.
 func (e *Envelope) Line() string {
 	b, err := json.Marshal(e)
 	if err != nil {

@@ -75,6 +75,10 @@
 //
 // # Limits and guards
 //
+// The result and the logs share Limits.InlineResultBytes, each counted as a
+// host returns it: in a JSON envelope and again in the envelope's one-line
+// text copy (inline.go), separators and escapes included.
+//
 // Every limit fails the run with its own code from errors.go, each with a
 // hint. Memory is watched with runtime/metrics (the heap's growth since the
 // run started), sampled every few milliseconds; typed arrays and buffers,

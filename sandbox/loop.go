@@ -269,11 +269,15 @@ func (q *opQueue) close() {
 	q.cond.Broadcast()
 }
 
+// errHostPanicked is what the guest learns of a panic in the host: not its
+// value, which is the hub's own (Go types, internal state).
+const errHostPanicked = "the hub failed on this call"
+
 // safeDo turns a panic in the host into a host error.
 func safeDo(ctx context.Context, do func(context.Context) completion) (c completion) {
 	defer func() {
 		if x := recover(); x != nil {
-			c = completion{err: fmt.Errorf("the host panicked: %v", x)}
+			c = completion{err: errors.New(errHostPanicked)}
 		}
 	}()
 	return do(ctx)

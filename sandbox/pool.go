@@ -575,7 +575,7 @@ func answer(ctx context.Context, host Host, m message) (a answered) {
 	a.message = message{T: msgAnswer, ID: m.ID}
 	defer func() {
 		if x := recover(); x != nil {
-			a.Err = &wireError{Message: fmt.Sprintf("the host panicked: %v", x)}
+			a.Err = &wireError{Message: errHostPanicked}
 		}
 	}()
 	var err error

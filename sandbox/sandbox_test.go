@@ -482,12 +482,17 @@ func TestNoGoNamesReachTheGuest(t *testing.T) {
 		}
 		try { await github.getIssue({ n: 404 }) } catch (e) { check("tool error stack", e.stack) }
 		try { await github.getIssue(1n) } catch (e) { check("tool arguments stack", e.stack) }
+		try { await github.searchIssues({}) } catch (e) { check("host panic", e.message); if (e.message !== "the hub failed on this call") found.push("host panic: " + e.message) }
 		return [seen.size > 500, found]`
 	for name, d := range drivers(t) {
 		t.Run(name, func(t *testing.T) {
 			host := &testHost{tools: map[string]func(context.Context, Call) (json.RawMessage, error){
 				"github.getIssue": func(context.Context, Call) (json.RawMessage, error) {
 					return nil, &ToolError{Code: "not_found", Message: "no issue"}
+				},
+				"github.searchIssues": func(context.Context, Call) (json.RawMessage, error) {
+					var m map[string]*Call
+					return m["x"].Args, nil // a nil dereference: the hub's own bug
 				},
 			}}
 			o := runCode(t, d, code, host, Limits{})

@@ -891,7 +891,7 @@ func upstreamToolError(address string, err error, timeout time.Duration) *sandbo
 		if h := ue.Hint(); h != "" {
 			hint = h
 		}
-		return &sandbox.ToolError{Code: code, Address: address, Message: ue.Error(), Hint: hint, Retryable: ue.Retryable}
+		return &sandbox.ToolError{Code: code, Address: address, Message: ue.Error(), Hint: hint, Status: ue.Status, Retryable: ue.Retryable}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &sandbox.ToolError{Code: CodeUpstreamTimeout, Address: address, Message: fmt.Sprintf("no answer within %s", timeout), Hint: Hint(CodeUpstreamTimeout), Retryable: true}

@@ -132,6 +132,6 @@ func sourceUnavailableError(address string, ue *UpstreamError) *sandbox.ToolErro
 	if h := ue.Hint(); h != "" {
 		hint = h
 	}
-	return &sandbox.ToolError{Code: CodeSourceUnavailable, Address: address, Retryable: ue.Retryable,
+	return &sandbox.ToolError{Code: CodeSourceUnavailable, Address: address, Retryable: ue.Retryable, Status: ue.Status,
 		Message: fmt.Sprintf("source %s is down: %s", Namespace(ue.Source), reason), Hint: hint}
 }

@@ -132,7 +132,11 @@ type UpstreamError struct {
 	// Cause is, for a call refused in the back-off window after a failure,
 	// that failure.
 	Cause *UpstreamError
-	Err   error
+	// Status is the upstream's HTTP status when an HTTP source answered the
+	// call with an error status, else the JSON-RPC error code when the
+	// upstream answered with one; 0 when neither.
+	Status int
+	Err    error
 }
 
 func (e *UpstreamError) Error() string {
@@ -389,9 +393,15 @@ func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args js
 	callCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
 	exact := &exactResult{}
-	res, err := s.cs.CallTool(withExactResult(callCtx, exact), &mcp.CallToolParams{Name: name, Arguments: arguments})
+	status := &httpStatus{}
+	reqCtx := context.WithValue(withExactResult(callCtx, exact), httpStatusKey{}, status)
+	res, err := s.cs.CallTool(reqCtx, &mcp.CallToolParams{Name: name, Arguments: arguments})
 	exact.done()
 	err = u.classify(ctx, callCtx, s, "calling "+name, err)
+	var ue *UpstreamError
+	if code := status.get(); code != 0 && errors.As(err, &ue) {
+		ue.Status = code // the HTTP status over the JSON-RPC code it may carry
+	}
 	u.release(s, err)
 	if err != nil {
 		return nil, err
@@ -766,7 +776,7 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 	}
 	var werr *jsonrpc.Error
 	if errors.As(err, &werr) {
-		return u.scrubError(s, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol,
+		return u.scrubError(s, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: int(werr.Code),
 			Err: fmt.Errorf("%s: %w", op, err)})
 	}
 	// Anything else is the transport: the session is gone or unusable.
@@ -1095,8 +1105,34 @@ func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := h.base.RoundTrip(r)
 	if err == nil {
 		keepExact(r, resp)
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			if st, ok := r.Context().Value(httpStatusKey{}).(*httpStatus); ok {
+				st.set(resp.StatusCode)
+			}
+		}
 	}
 	return resp, err
+}
+
+// httpStatus records the error status an HTTP upstream answered one call
+// with; the call's context carries it to upstreamHeaders.
+type httpStatus struct {
+	mu   sync.Mutex
+	code int
+}
+
+type httpStatusKey struct{}
+
+func (s *httpStatus) set(code int) {
+	s.mu.Lock()
+	s.code = code
+	s.mu.Unlock()
+}
+
+func (s *httpStatus) get() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.code
 }
 
 // upstreamStderr logs a child's stderr line by line, at debug level, with

@@ -2,6 +2,8 @@
 #
 #   make run    build the app and start the hub with its tray icon (headless
 #               where there is no display)
+#   make install  put the app in ~/.local/bin (/usr/local/bin as root) with its
+#               launcher and icon, and point clients and autostart at it
 #   make test   install what the tests need, then run the whole suite under
 #               Xvfb and a D-Bus session with an unlocked gnome-keyring
 #
@@ -25,7 +27,7 @@ CROSS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows
 NPM_DIR := testdata/npm
 GOTEST_FLAGS ?= -race -timeout 15m
 
-.PHONY: all build run test test-go cross fuzz bench lint deps-run deps-test deps-npm package clean
+.PHONY: all build run install test test-go cross fuzz bench lint deps-run deps-test deps-npm package clean
 
 all: build
 
@@ -36,6 +38,12 @@ build: deps-run
 # approve from a terminal).
 run: build
 	@exec ./scripts/run-hub.sh ./$(BIN)
+
+# The binary goes to ~/.local/bin (/usr/local/bin as root), the launcher and
+# icons under share/; client entries and the start-at-login entry that ran
+# another binary (this clone's bin/) are pointed at the installed one.
+install: build
+	@./$(BIN) install app
 
 test: deps-test deps-npm
 	@./scripts/with-session.sh $(MAKE) --no-print-directory test-go

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -157,12 +156,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	// Clients.
 	connected := 0
 	for _, cc := range hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
-		data, err := os.ReadFile(cc.Path)
-		if err != nil {
-			continue
-		}
-		var top map[string]map[string]json.RawMessage
-		if json.Unmarshal(data, &top) == nil && top[cc.Key]["capabilities"] != nil {
+		if hub.HasEntry(cc) {
 			connected++
 			out = append(out, check{name: "client " + cc.Client, ok: true, info: "connected (" + cc.Path + ")"})
 		}

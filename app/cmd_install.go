@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
+	"capabilities.sh/capabilities/assets"
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/packaging"
 )
@@ -17,11 +20,17 @@ func installCommand() *command {
 	var httpAddr string
 	return &command{
 		name:    "install",
-		args:    "claude-code|claude-desktop|cursor|vscode [--print] [--http :PORT]",
-		summary: "Connect an MCP client to the hub (writes its config, after a backup)",
+		args:    "claude-code|claude-desktop|cursor|vscode|app [--print] [--http :PORT]",
+		summary: "Connect an MCP client to the hub (writes its config, after a backup), or install the app",
 		long: `Adds a "capabilities" server to the client's MCP config, running
 'capabilities mcp'. The file is backed up first (FILE.bak-TIMESTAMP) and every
-other key is kept. --print shows the entry and the file instead of writing.
+other key, comment and the layout are kept. --print shows the entry and the
+file instead of writing. The entry runs the installed binary when there is
+one (see 'install app'), so it keeps working when a clone moves.
+
+'install app' (what 'make install' runs) copies this binary to ~/.local/bin
+(/usr/local/bin as root) with the launcher and icon, and points the clients'
+entries and the start-at-login entry at it.
 
 --http :PORT connects the client to the hub's streamable HTTP endpoint
 ('capabilities hub --http :PORT') instead, and writes the endpoint's bearer
@@ -33,7 +42,13 @@ credential: use it only for clients that cannot start a command.`,
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
-				return usagef("needs one client: claude-code, claude-desktop, cursor or vscode")
+				return usagef("needs one client: claude-code, claude-desktop, cursor or vscode (or app)")
+			}
+			if args[0] == "app" {
+				if printOnly || httpAddr != "" {
+					return usagef("install app takes no flags")
+				}
+				return installApp(e)
 			}
 			cc, err := hub.ClientConfigFor(args[0], e.UserHome, e.UserConfig, runtime.GOOS)
 			if err != nil {
@@ -43,7 +58,7 @@ credential: use it only for clients that cannot start a command.`,
 			if home != "" {
 				home = e.home()
 			}
-			entry := hub.ShimEntry(cc.Client, e.Exe, home)
+			entry := hub.ShimEntry(cc.Client, e.clientExe(), home)
 			if httpAddr != "" {
 				url, err := hub.HTTPEndpointURL(httpAddr)
 				if err != nil {
@@ -92,7 +107,7 @@ func hubAutostartCommand() *command {
 				return usagef("needs on or off")
 			}
 			on := args[0] == "on"
-			written, err := packaging.Autostart(on, packaging.AutostartOptions{Exe: e.Exe, Home: e.UserHome, ConfigDir: e.Getenv("XDG_CONFIG_HOME")})
+			written, err := packaging.Autostart(on, packaging.AutostartOptions{Exe: e.clientExe(), Home: e.UserHome, ConfigDir: e.Getenv("XDG_CONFIG_HOME")})
 			if err != nil {
 				return err
 			}
@@ -111,4 +126,72 @@ func hubAutostartCommand() *command {
 			return nil
 		},
 	}
+}
+
+// installPaths are where 'install app' puts the app for this user.
+func (e *env) installPaths() packaging.AppPaths {
+	return packaging.InstallPaths(e.UserHome, e.Getenv("XDG_DATA_HOME"), e.IsRoot)
+}
+
+// clientExe is the binary client entries and autostart run: the installed
+// one when there is one, else this one.
+func (e *env) clientExe() string {
+	if bin := e.installPaths().Binary(); fileExists(bin) {
+		return bin
+	}
+	return e.Exe
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// installApp installs this binary, the launcher and the icons, then points
+// every client entry and the start-at-login entry at the installed binary.
+func installApp(e *env) error {
+	paths := e.installPaths()
+	written, err := packaging.InstallApp(paths, e.Exe, assets.Icon, assets.IconSVG)
+	for _, w := range written {
+		fmt.Fprintf(e.Stdout, "Installed %s\n", w)
+	}
+	if err != nil {
+		return err
+	}
+	bin := paths.Binary()
+	if len(written) == 0 || written[0] != bin {
+		fmt.Fprintf(e.Stdout, "%s is installed.\n", bin)
+	}
+	now := time.Now()
+	for _, cc := range hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
+		res, err := hub.Repoint(cc, bin, now)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "warning: %s: %v\n", cc.Client, oneLine(err.Error()))
+			continue
+		}
+		if res.Changed {
+			fmt.Fprintf(e.Stdout, "%s now runs %s (%s; backup %s)\n", cc.Client, bin, res.Path, res.Backup)
+		}
+	}
+	auto := packaging.AutostartOptions{Exe: bin, Home: e.UserHome, ConfigDir: e.Getenv("XDG_CONFIG_HOME")}
+	if packaging.AutostartEnabled(auto) {
+		if _, err := packaging.Autostart(true, auto); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stdout, "The hub starts at login from %s.\n", bin)
+	}
+	if !onPath(e.Getenv("PATH"), paths.BinDir) {
+		fmt.Fprintf(e.Stdout, "Add %s to your PATH to run capabilities by name.\n", paths.BinDir)
+	}
+	fmt.Fprintln(e.Stdout, "A hub already running from an older binary is replaced when a client next connects.")
+	return nil
+}
+
+func onPath(path, dir string) bool {
+	for _, p := range filepath.SplitList(path) {
+		if filepath.Clean(p) == filepath.Clean(dir) {
+			return true
+		}
+	}
+	return false
 }

@@ -23,6 +23,7 @@ func rootCommand() *command {
 			hubCommand(),
 			installCommand(),
 			setupCommand(),
+			uninstallCommand(),
 			doctorCommand(),
 			sourceCommand(),
 			connectionCommand(),

@@ -32,6 +32,8 @@ type env struct {
 	StdinIsTerminal bool
 	// StdoutIsTerminal says whether someone reads stdout on a terminal.
 	StdoutIsTerminal bool
+	// IsRoot says whether this runs as root (installs go to /usr/local).
+	IsRoot bool
 }
 
 // personPresent says whether a person sits at this command: a terminal on
@@ -57,6 +59,7 @@ func processEnv() *env {
 		UserConfig:       cfg,
 		StdinIsTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutIsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		IsRoot:           os.Geteuid() == 0,
 	}
 }
 

@@ -123,7 +123,7 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 // importFound imports chosen servers into this home, writing the shim
 // entry of this binary into the client files servers move out of.
 func importFound(e *env, kc keychain.Keychain, found []hub.Found, choices []hub.ImportChoice) (hub.ImportReport, error) {
-	exe, home := e.Exe, e.Getenv("CAPABILITIES_HOME")
+	exe, home := e.clientExe(), e.Getenv("CAPABILITIES_HOME")
 	if home != "" {
 		home = e.home()
 	}

@@ -36,7 +36,7 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger) error {
 
 func autostartOptions(e *env) packaging.AutostartOptions {
 	cfg := e.Getenv("XDG_CONFIG_HOME")
-	return packaging.AutostartOptions{Exe: e.Exe, Home: e.UserHome, ConfigDir: strings.TrimSpace(cfg)}
+	return packaging.AutostartOptions{Exe: e.clientExe(), Home: e.UserHome, ConfigDir: strings.TrimSpace(cfg)}
 }
 
 // trayHost reports whether the desktop shows tray icons.

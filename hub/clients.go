@@ -125,6 +125,49 @@ func MoveOut(cc ClientConfig, names []string, entry map[string]any, now time.Tim
 	})
 }
 
+// Repoint makes the capabilities entry of a client's file run exe when it
+// runs another binary (a clone's bin/capabilities, an older install),
+// keeping its arguments and environment. Files without the entry, and
+// entries without a command (over HTTP), are left as they are.
+func Repoint(cc ClientConfig, exe string, now time.Time) (InstallResult, error) {
+	if _, err := os.Stat(cc.Path); errors.Is(err, os.ErrNotExist) {
+		return InstallResult{Path: cc.Path}, nil
+	}
+	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
+		m := findMember(servers, "capabilities")
+		if m == nil {
+			return false, nil
+		}
+		std, err := standardJSON(m.Value.Pack())
+		if err != nil {
+			return false, err
+		}
+		var e map[string]any
+		if json.Unmarshal(std, &e) != nil {
+			return false, nil
+		}
+		if cmd, _ := e["command"].(string); cmd == "" || cmd == exe {
+			return false, nil
+		}
+		e["command"] = exe
+		return setMember(servers, indent, "capabilities", e)
+	})
+}
+
+// HasEntry reports whether a client's file has the capabilities entry.
+func HasEntry(cc ClientConfig) bool {
+	data, err := os.ReadFile(cc.Path)
+	if err != nil {
+		return false
+	}
+	std, err := standardJSON(data)
+	if err != nil {
+		return false
+	}
+	var top map[string]map[string]json.RawMessage
+	return json.Unmarshal(std, &top) == nil && top[cc.Key]["capabilities"] != nil
+}
+
 // editClientFile parses cc's file (JSON with comments allowed), hands edit
 // the object of servers under cc.Key (created when missing) and the indent
 // of its members' parent, and writes the result back after a backup when
@@ -208,9 +251,13 @@ func removeMember(obj *hujson.Object, name string) bool {
 			trailing := obj.Members[i].Value.AfterExtra
 			obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
 			if last && len(obj.Members) > 0 {
-				// The new last member keeps the file's trailing comma style.
-				if trailing == nil {
-					obj.Members[len(obj.Members)-1].Value.AfterExtra = nil
+				// The new last member takes the file's trailing comma style.
+				prev := &obj.Members[len(obj.Members)-1].Value
+				switch {
+				case trailing == nil:
+					prev.AfterExtra = nil
+				case prev.AfterExtra == nil:
+					prev.AfterExtra = hujson.Extra{}
 				}
 			}
 			return true
@@ -246,6 +293,11 @@ func setMember(obj *hujson.Object, parentIndent, name string, value any) (bool, 
 		return true, nil
 	}
 	key, _ := json.Marshal(name)
+	if n := len(obj.Members); n > 0 && obj.Members[n-1].Value.AfterExtra != nil {
+		// The file ends its members with a comma (JSONC): so does the new
+		// last one, and the old last one keeps its comma after a removal.
+		v.AfterExtra = hujson.Extra{}
+	}
 	obj.Members = append(obj.Members, hujson.ObjectMember{
 		Name:  hujson.Value{BeforeExtra: hujson.Extra("\n" + ind), Value: hujson.Literal(key)},
 		Value: v,

@@ -64,7 +64,7 @@ func TestInstallKeepsCommentsOrderAndLayout(t *testing.T) {
 				"mcp"
 			],
 			"command": "/usr/local/bin/capabilities"
-		}
+		},
 	},
 	"inputs": [],
 }
@@ -84,6 +84,9 @@ func TestInstallKeepsCommentsOrderAndLayout(t *testing.T) {
 		t.Fatalf("Uninstall: %+v, %v", res, err)
 	}
 	got := read(t, cc.Path)
+	if got != in {
+		t.Errorf("install then uninstall did not give back the file:\n%s", got)
+	}
 	if strings.Contains(got, "capabilities") || !strings.Contains(got, "// trailing comment") || !strings.Contains(got, `"github"`) || !strings.Contains(got, `"inputs": [],`) {
 		t.Errorf("after Uninstall:\n%s", got)
 	}

@@ -106,15 +106,15 @@ func DefaultSources(p Paths, npx string) map[string]*Source {
 // kept until a person decides. It holds no secret: only names and where
 // each server was found.
 type ImportOffer struct {
-	Created time.Time      `json:"created"`
+	Created time.Time       `json:"created"`
 	Servers []OfferedServer `json:"servers"`
 }
 
 // OfferedServer is one server of an ImportOffer.
 type OfferedServer struct {
 	Name    string   `json:"name"`
-	Clients []string `json:"clients"`          // the clients that run it
-	Files   []string `json:"files"`            // their config files
+	Clients []string `json:"clients"`           // the clients that run it
+	Files   []string `json:"files"`             // their config files
 	Secrets []string `json:"secrets,omitempty"` // "env.GITHUB_TOKEN": values that move into the keychain
 }
 

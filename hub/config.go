@@ -27,6 +27,8 @@ type Config struct {
 	// Policy maps an address ("github.createIssue"), a glob
 	// ("github.create*") or a namespace ("github") to allow, ask or deny.
 	Policy map[string]Mode `json:"-"`
+	// Retention bounds the finished runs the hub keeps ("retention").
+	Retention Retention `json:"-"`
 
 	extra map[string]json.RawMessage // unknown top-level keys, kept on save
 
@@ -197,6 +199,10 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 			}
 			c.Policy[k] = m
 		}
+	}
+	if raw, ok := top["retention"]; ok {
+		delete(top, "retention")
+		c.Retention = parseRetention(raw, add)
 	}
 	checkKeys("", top, configKeys, add)
 	if len(top) > 0 {
@@ -544,6 +550,9 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	}
 	if len(c.Policy) > 0 {
 		out["policy"] = c.Policy
+	}
+	if !c.Retention.IsZero() {
+		out["retention"] = c.Retention
 	}
 	return json.Marshal(out)
 }

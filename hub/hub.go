@@ -121,6 +121,9 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", opts.Home, err)
 	}
+	if err := secureHome(Paths{Home: opts.Home}); err != nil {
+		return nil, err
+	}
 	h := &Hub{
 		paths:     Paths{Home: opts.Home},
 		kc:        opts.Keychain,
@@ -228,6 +231,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.goBackground(func() { h.watchConfig(bg, poll) })
 	}
 	h.goBackground(func() { h.expireLoop(bg) })
+	h.goBackground(func() { h.retentionLoop(bg) })
 	return h, nil
 }
 

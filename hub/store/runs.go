@@ -233,20 +233,31 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 }
 
 // Vacuum gives the database's free pages back to the file system and
-// truncates the WAL. A checkpoint that readers of another process hold up
-// is left for later.
+// checkpoints and truncates the WAL. The checkpoint waits at most 100 ms
+// for another process's readers or writer; a WAL they hold up is truncated
+// at a later vacuum.
 func (db *DB) Vacuum(ctx context.Context) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("vacuuming: %w", err)
+	}
+	defer conn.Close()
 	var free int64
-	if err := db.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+	if err := conn.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
 		return fmt.Errorf("vacuuming: %w", err)
 	}
 	if free > 0 {
-		if _, err := db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		if _, err := conn.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
 			return fmt.Errorf("vacuuming: %w", err)
 		}
 	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 100`); err != nil {
+		return fmt.Errorf("checkpointing: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeoutMs))
 	var busy, logged, moved int
-	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &moved); err != nil {
+	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &moved)
+	if err != nil && !strings.Contains(err.Error(), "busy") && !strings.Contains(err.Error(), "locked") {
 		return fmt.Errorf("checkpointing: %w", err)
 	}
 	return nil

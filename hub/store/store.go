@@ -84,8 +84,10 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs))
 	q.Add("_pragma", "foreign_keys(ON)")
+	// A WAL grown by a burst is cut back to 4 MiB once it is checkpointed.
+	q.Add("_pragma", "journal_size_limit(4194304)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + file + "?" + q.Encode()
 	sqldb, err := sql.Open("sqlite", dsn)
@@ -109,6 +111,9 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 	}
 	return db, nil
 }
+
+// busyTimeoutMs is how long a statement waits for another process's lock.
+const busyTimeoutMs = 10000
 
 // FileMode is the mode of the database and its WAL and shared-memory files.
 const FileMode os.FileMode = 0o600

@@ -144,6 +144,9 @@ type Catalog struct {
 
 	snap      atomic.Pointer[Snapshot]
 	refreshMu sync.Mutex // one Load or Refresh at a time
+	// rebuildMu serialises rebuilds: a Load's or a Refresh's, and one after
+	// a pin moved, which does not wait for a Refresh listing upstreams.
+	rebuildMu sync.Mutex
 
 	// debounce is how long the catalog gathers list_changed notifications
 	// before refreshing. sourceTimeout bounds listing one source.
@@ -356,10 +359,9 @@ func (c *Catalog) Accept(ctx context.Context, target string) ([]ToolChange, erro
 // pin pins each tool to the definition with the given hash, when that is
 // still the tool's stored definition, and returns the changes it closed.
 // Remembered allows for the tool's earlier pin move to the new one, in the
-// same transaction. The snapshot is rebuilt when a pin moved.
+// same transaction. The snapshot is rebuilt when a pin moved; a Refresh
+// listing upstreams meanwhile is not waited for.
 func (c *Catalog) pin(ctx context.Context, tools []*Tool, hashes []string) ([]ToolChange, error) {
-	c.refreshMu.Lock()
-	defer c.refreshMu.Unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("pinning tool definitions: %w", err)
@@ -577,6 +579,8 @@ func queryStrings(ctx context.Context, tx *sql.Tx, query string, args ...any) ([
 // swaps in a new snapshot when they differ from the current one. It returns
 // the sources left out because another source already has their namespace.
 func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, error) {
+	c.rebuildMu.Lock()
+	defer c.rebuildMu.Unlock()
 	rows, err := c.db.QueryContext(ctx, `SELECT t.source, t.name, t.definition, t.hash, t.updated, COALESCE(p.hash, ''), p.definition
 		FROM tools t LEFT JOIN pins p ON p.source = t.source AND p.name = t.name ORDER BY t.source, t.name`)
 	if err != nil {

@@ -471,3 +471,49 @@ func TestPolicyAndAcceptThroughTheAPI(t *testing.T) {
 		t.Errorf("the accept is not audited: %+v", hist)
 	}
 }
+
+// Accepting a definition (and so allowing a changed tool in the dialog)
+// does not wait for a refresh that hangs listing another source.
+func TestAcceptDoesNotWaitForAHungListing(t *testing.T) {
+	ctx := context.Background()
+	notes := newNotesServer()
+	cfg := testConfig(map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}, "stuck": fakeSource("hang-list", nil)})
+	c := NewCatalog(openTestStore(t), newTestUpstreams(t, UpstreamOptions{}, cfg), nil)
+	defer c.Close()
+	if errs := c.Refresh(ctx, cfg, "notes"); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	before, _ := c.Snapshot().Lookup("notes.sendNote")
+	notes.define(rugPull, &mcp.ToolAnnotations{})
+	if errs := c.Refresh(ctx, cfg, "notes"); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if tl, _ := c.Snapshot().Lookup("notes.sendNote"); !tl.Changed() || tl.Pinned != before.Hash {
+		t.Fatalf("not changed: %+v", tl)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	refreshed := make(chan struct{})
+	go func() {
+		defer close(refreshed)
+		c.Refresh(rctx, cfg, "stuck")
+	}()
+	defer func() { cancel(); <-refreshed }()
+	held := func() bool {
+		if c.refreshMu.TryLock() {
+			c.refreshMu.Unlock()
+			return false
+		}
+		return true
+	}
+	waitFor(t, 20*time.Second, "the hung refresh to start", held)
+	acc, err := c.Accept(ctx, "notes.sendNote")
+	if err != nil || len(acc) != 1 {
+		t.Fatalf("Accept = %+v, %v", acc, err)
+	}
+	if !held() {
+		t.Fatal("Accept returned only after the hung refresh ended")
+	}
+	if tl, _ := c.Snapshot().Lookup("notes.sendNote"); tl.Changed() {
+		t.Errorf("the accepted definition is still changed in the snapshot: %+v", tl)
+	}
+}

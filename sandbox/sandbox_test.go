@@ -538,13 +538,13 @@ func TestTimersWaitInRealTime(t *testing.T) {
 				// The wait is well past the compute limit: counted as compute,
 				// it would fail the run.
 				start := time.Now()
-				o := runCode(t, d, `const a = Date.now(); await new Promise(r => setTimeout(r, 600)); return Date.now() - a`, nil, Limits{Compute: 250 * time.Millisecond})
+				o := runCode(t, d, `const a = Date.now(); await new Promise(r => setTimeout(r, 1500)); return Date.now() - a`, nil, Limits{Compute: 500 * time.Millisecond})
 				took := time.Since(start)
-				if string(o.Result) != "600" {
+				if string(o.Result) != "1500" {
 					t.Fatalf("outcome: %s", describeOutcome(o))
 				}
-				if took < 600*time.Millisecond {
-					t.Errorf("the run took %s, less than its 600 ms timer", took)
+				if took < 1500*time.Millisecond {
+					t.Errorf("the run took %s, less than its 1500 ms timer", took)
 				}
 			})
 			t.Run("replayed", func(t *testing.T) {

@@ -25,7 +25,8 @@ const DefaultBudget = 2500
 
 // Options tune Describe. A nil *Options uses the defaults.
 type Options struct {
-	// Budget is the most tokens (o200k_base) the output may take.
+	// Budget is the most tokens the output may take, by o200k_base and by
+	// Claude's tokenizer alike: the output is measured with BudgetTokens.
 	// Zero or less means DefaultBudget.
 	Budget int
 }
@@ -211,7 +212,7 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 	a := &assembler{indexes: indexes, nsOrder: nsOrder}
 	fits := func(units []unit) (string, []string, int, bool) {
 		text, omitted := a.render(units)
-		n := Tokens(text)
+		n := BudgetTokens(text)
 		return text, omitted, n, n <= budget
 	}
 

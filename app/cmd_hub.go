@@ -121,7 +121,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		Paths:     h.Paths(),
 		Logger:    log,
 		MCPServer: h.NewMCPServer(version),
-		Handler:   h.APIHandler(hub.APIOptions{Version: version, Stop: stop}),
+		Handler:   h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop}),
 	})
 	if err != nil {
 		if errors.Is(err, hub.ErrHubRunning) {

@@ -35,6 +35,7 @@ still serves the local API so the CLI works.`,
 			if embedded {
 				return runEmbedded(ctx, e, log)
 			}
+			replaceOlderHub(ctx, e, log)
 			return hub.RunShim(ctx, hub.ShimOptions{
 				Paths:    hub.Paths{Home: e.home()},
 				Stdin:    e.Stdin,
@@ -57,7 +58,7 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 	}
 	defer h.Close()
 	srv := h.NewMCPServer(version)
-	svc, err := hub.Listen(hub.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: srv, Handler: h.APIHandler(hub.APIOptions{Version: version, Stop: stop})})
+	svc, err := hub.Listen(hub.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: srv, Handler: h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
 	served := make(chan error, 1)
 	switch {
 	case err == nil:

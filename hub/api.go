@@ -39,6 +39,8 @@ type Status struct {
 	// ImportOffer is the number of servers found in the person's clients
 	// that a first run offers to import, while nobody has decided.
 	ImportOffer int `json:"importOffer,omitempty"`
+	// Exe is the path of the binary the hub runs.
+	Exe string `json:"exe,omitempty"`
 }
 
 // Status reports sources (state, tool counts), pending approvals and runs
@@ -187,6 +189,9 @@ func (h *Hub) Paused() bool { return h.paused.Load() }
 // APIOptions configures the local API handler.
 type APIOptions struct {
 	Version string
+	// Exe is the path of the binary the hub runs, reported in the status
+	// so that a shim of a newer binary at that path can replace it.
+	Exe string
 	// Stop asks the process to stop the hub (hub stop).
 	Stop func()
 }
@@ -198,7 +203,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
 		st, err := h.Status(r.Context())
-		st.Version = opts.Version
+		st.Version, st.Exe = opts.Version, opts.Exe
 		reply(w, st, err)
 	})
 	mux.HandleFunc("GET /v1/runs", func(w http.ResponseWriter, r *http.Request) {

@@ -23,7 +23,9 @@ CAPABILITIES_HOME over its local socket, starting the hub in the background
 when none runs. Logs go to stderr; stdout carries the protocol only.
 
 --embedded runs the hub inside this process instead (containers, tests); it
-still serves the local API so the CLI works.`,
+still serves the local API so the CLI works. When a hub already runs for
+CAPABILITIES_HOME, --embedded forwards to it like the plain command: one hub
+owns a home's runs.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&embedded, "embedded", false, "run the hub in this process")
 		},
@@ -47,9 +49,16 @@ still serves the local API so the CLI works.`,
 	}
 }
 
-// runEmbedded serves MCP on stdio from a hub in this process, and the local
-// API on the socket when no other hub holds it.
+// runEmbedded serves MCP on stdio from a hub in this process, which also
+// serves the local API. One hub owns a home's runs: when another hub runs
+// for the home (the tray app), this process becomes a shim to it instead,
+// so two hubs never attempt the same runs.
 func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
+	paths := hub.Paths{Home: e.home()}
+	if c, err := hub.Dial(ctx, paths); err == nil {
+		c.Close()
+		return shimToRunningHub(ctx, e, log, paths, nil)
+	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	h, err := openHub(ctx, e, log, time.Second, true)
@@ -59,16 +68,16 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 	defer h.Close()
 	srv := h.NewMCPServer(version)
 	svc, err := hub.Listen(hub.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: srv, Handler: h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
-	served := make(chan error, 1)
-	switch {
-	case err == nil:
-		go func() { served <- svc.Serve(ctx) }()
-	case errors.Is(err, hub.ErrHubRunning):
-		log.Warn("another hub serves this home's local API; the CLI talks to that one", "err", err)
-		served <- nil
-	default:
+	if errors.Is(err, hub.ErrHubRunning) {
+		// A hub took the home while this one opened: serve through it.
+		h.Close()
+		return shimToRunningHub(ctx, e, log, paths, err)
+	}
+	if err != nil {
 		return err
 	}
+	served := make(chan error, 1)
+	go func() { served <- svc.Serve(ctx) }()
 	go fillCatalog(ctx, h, log)
 	err = srv.Run(ctx, &mcp.StdioTransport{})
 	stop()
@@ -79,4 +88,23 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 		return nil
 	}
 	return err
+}
+
+// shimToRunningHub serves the client through the hub that runs for the
+// home. It starts no hub: when that one stops, requests fail until it is
+// back.
+func shimToRunningHub(ctx context.Context, e *env, log *slog.Logger, paths hub.Paths, why error) error {
+	attrs := []any{"home", paths.Home}
+	if why != nil {
+		attrs = append(attrs, "err", why)
+	}
+	log.Warn("a hub already runs for this home; --embedded serves this client through it instead of running a second hub", attrs...)
+	return hub.RunShim(ctx, hub.ShimOptions{
+		Paths:  paths,
+		Stdin:  e.Stdin,
+		Stdout: e.Stdout,
+		Logger: log,
+		// The running hub may still be binding its socket: wait for it.
+		StartHub: func() error { return nil },
+	})
 }

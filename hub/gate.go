@@ -97,7 +97,7 @@ func Gate(p *Policy, in GateInput) Decision {
 			d.Change = "its definition changed"
 		}
 		d.Mode = Ask
-		d.Reason = fmt.Sprintf("changed tool definition: %s changed since you accepted it (%s); it asks until you accept the new definition", addr, d.Change)
+		d.Reason = fmt.Sprintf("changed tool definition: %s: %s since you accepted it; it asks until you accept the new definition", addr, d.Change)
 	}
 	return d
 }

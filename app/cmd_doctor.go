@@ -209,6 +209,11 @@ func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
 			out = append(out, check{name: "source " + s.Name, info: oneLine(info), fix: sourceFix(cfg.Sources[s.Name], s.Name)})
 			continue
 		}
+		if len(s.Warnings) > 0 {
+			out = append(out, check{name: "source " + s.Name, warn: true, info: fmt.Sprintf("%s, %d tools; %s", s.Summary, s.Tools, oneLine(strings.Join(s.Warnings, "; "))),
+				fix: "the source is served without what the warning names; raise the bound under \"catalog\" in config.json if it is a real API this large"})
+			continue
+		}
 		out = append(out, check{name: "source " + s.Name, ok: true, info: fmt.Sprintf("%s, %d tools", s.Summary, s.Tools)})
 	}
 	return out

@@ -250,6 +250,9 @@ func hubStatusCommand() *command {
 			if st.ConfigError != "" {
 				fmt.Fprintf(e.Stdout, "config.json has problems (serving the last good version): %s\n", st.ConfigError)
 			}
+			if st.Refused != "" {
+				fmt.Fprintf(e.Stdout, "config.json has sources that are not served: %s\n", st.Refused)
+			}
 			if st.ImportOffer > 0 {
 				fmt.Fprintf(e.Stdout, "Import offer open: %d MCP %s found in your clients; import them with 'capabilities setup' or from the tray menu.\n",
 					st.ImportOffer, pluralWord(st.ImportOffer, "server", "servers"))
@@ -272,6 +275,11 @@ func hubStatusCommand() *command {
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.Name, s.State, s.Tools, conns, oneLine(s.Error))
 				}
 				tw.Flush()
+				for _, s := range st.Sources {
+					for _, w := range s.Warnings {
+						fmt.Fprintf(e.Stdout, "warning: %s: %s\n", s.Name, oneLine(w))
+					}
+				}
 			}
 			return nil
 		},

@@ -23,6 +23,9 @@ type SourceStatus struct {
 	Tools       int      `json:"tools"`
 	Connections []string `json:"connections,omitempty"`
 	Default     string   `json:"default,omitempty"`
+	// Warnings say what the last listing skipped or cut short (hostile
+	// tool names, catalog limits).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Status is the hub at a glance.
@@ -36,6 +39,9 @@ type Status struct {
 	Pending     int            `json:"pending"`
 	RunsToday   int            `json:"runsToday"`
 	ConfigError string         `json:"configError,omitempty"`
+	// Refused names the sources config.json has but the hub does not serve
+	// (Config.Refused), with the file, the key and a name to use.
+	Refused string `json:"refused,omitempty"`
 	// ImportOffer is the number of servers found in the person's clients
 	// that a first run offers to import, while nobody has decided.
 	ImportOffer int `json:"importOffer,omitempty"`
@@ -49,8 +55,9 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 	st := Status{Home: h.paths.Home, PID: os.Getpid(), Paused: h.paused.Load()}
 	if err := h.ConfigError(); err != nil {
 		st.ConfigError = err.Error()
-	} else if refused := h.Config().Refused(); len(refused) > 0 {
-		st.ConfigError = refused.Error()
+	}
+	if refused := h.Config().Refused(); len(refused) > 0 {
+		st.Refused = refused.Error()
 	}
 	if o, err := LoadImportOffer(h.paths); err == nil && o != nil {
 		st.ImportOffer = len(o.Servers)
@@ -73,7 +80,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 			}
 		}
 		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
-			State: us.State, Error: us.Err, Summary: us.Summary()}
+			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name)}
 		st.Sources = append(st.Sources, ss)
 	}
 	pend, err := h.runs.openPending(ctx)

@@ -167,6 +167,8 @@ type Catalog struct {
 	// listings is what the start-up wait knows of each source's listings
 	// (startup.go).
 	listings listings
+	// warnings say what each source's last listing skipped or cut.
+	warnings sourceWarnings
 }
 
 const defaultCatalogDebounce = 300 * time.Millisecond
@@ -286,6 +288,16 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) m
 	stored := false
 	for range targets {
 		r := <-results
+		var partial *ListingLimitError
+		if errors.As(r.err, &partial) {
+			r.err = nil // served up to the bound
+		}
+		if r.err == nil {
+			c.warnings.set(r.source, partial.lines())
+			for _, w := range partial.lines() {
+				c.log.Warn("tools listing served in part", "source", r.source, "warning", w)
+			}
+		}
 		if r.err != nil {
 			errs[r.source] = r.err
 		} else if err := c.store(ctx, cfg, map[string][]*mcp.Tool{r.source: r.tools}); err != nil {
@@ -514,7 +526,8 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 		for _, t := range listed[src] {
 			if t == nil || t.Name == "" || seen[t.Name] {
 				if t != nil {
-					c.log.Warn("skipping a tool without a name or listed twice", "source", src, "tool", t.Name)
+					c.log.Warn("skipping a tool without a name or listed twice", "source", src, "tool", truncateName(t.Name))
+					c.warnings.add(src, fmt.Sprintf("skipped tool %q: it has no name or was listed twice", truncateName(t.Name)))
 				}
 				continue
 			}
@@ -522,6 +535,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 			def, hash, err := definitionOf(t)
 			if err != nil {
 				c.log.Warn("skipping a tool whose definition does not encode", "source", src, "error", err)
+				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its definition does not encode", truncateName(t.Name)))
 				continue
 			}
 			prev, had := old[t.Name]
@@ -718,6 +732,7 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 			js, ok := assigned[name]
 			if !ok {
 				c.log.Warn("skipping a tool whose name gives no JavaScript name", "source", src, "tool", truncateName(name))
+				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its name gives no JavaScript name", truncateName(name)))
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO addresses (source, name, js_name, at) VALUES (?, ?, ?, ?)`, src, name, js, now); err != nil {

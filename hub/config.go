@@ -29,6 +29,9 @@ type Config struct {
 	Policy map[string]Mode `json:"-"`
 	// Retention bounds the finished runs the hub keeps ("retention").
 	Retention Retention `json:"-"`
+	// Catalog bounds each source's tool listing; zero fields keep the
+	// defaults (DefaultCatalogLimits).
+	Catalog CatalogLimits `json:"-"`
 
 	extra map[string]json.RawMessage // unknown top-level keys, kept on save
 
@@ -203,6 +206,10 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	if raw, ok := top["retention"]; ok {
 		delete(top, "retention")
 		c.Retention = parseRetention(raw, add)
+	}
+	if raw, ok := top["catalog"]; ok {
+		delete(top, "catalog")
+		c.Catalog = parseCatalogLimits(raw, add)
 	}
 	checkKeys("", top, configKeys, add)
 	if len(top) > 0 {
@@ -553,6 +560,9 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	}
 	if !c.Retention.IsZero() {
 		out["retention"] = c.Retention
+	}
+	if c.Catalog != (CatalogLimits{}) {
+		out["catalog"] = c.Catalog
 	}
 	return json.Marshal(out)
 }

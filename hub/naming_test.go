@@ -98,8 +98,8 @@ func TestSourceNamesRefusedAloneByTheSandboxCheck(t *testing.T) {
 	}
 	for _, want := range []string{file, "sources.eval", "reserved", `"eval-mcp"`, "sources.parseInt", "parseInt-mcp",
 		"sources.arguments", "sources.console", "not served"} {
-		if !strings.Contains(st.ConfigError, want) {
-			t.Errorf("status configError lacks %q:\n%s", want, st.ConfigError)
+		if !strings.Contains(st.Refused, want) {
+			t.Errorf("status refused lacks %q:\n%s", want, st.Refused)
 		}
 	}
 	if !strings.Contains(logs.String(), "sources.eval") {

@@ -416,28 +416,33 @@ func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args js
 	return res, nil
 }
 
-// ListTools returns every tool of source (all pages), through its default
-// connection. It starts the session like Call does, and is bounded by
-// CallTimeout and ctx. Safe for concurrent use.
+// ListTools returns the tools of source (every page), through its default
+// connection, within the config's CatalogLimits. It starts the session like
+// Call does, and is bounded by CallTimeout and ctx. A listing served in part
+// (a bound reached, definitions too large skipped) returns the tools kept
+// with a *ListingLimitError. Safe for concurrent use.
 func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
 	s, err := u.acquire(ctx, source, "")
 	if err != nil {
 		return nil, err
 	}
+	u.mu.Lock()
+	lim := u.cfg.Catalog
+	u.mu.Unlock()
 	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
-	var tools []*mcp.Tool
-	for t, lerr := range s.cs.Tools(listCtx, nil) {
-		if lerr != nil {
-			err = lerr
-			break
-		}
-		tools = append(tools, t)
+	tools, err := listBounded(listCtx, source, lim, s.cs.ListTools)
+	var partial *ListingLimitError
+	if errors.As(err, &partial) {
+		err = nil
 	}
 	err = u.classify(ctx, listCtx, s, "listing tools", err)
 	u.release(s, err)
 	if err != nil {
 		return nil, err
+	}
+	if partial != nil {
+		return tools, partial
 	}
 	return tools, nil
 }

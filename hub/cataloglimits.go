@@ -1,0 +1,232 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CatalogLimits bound what one source's tools/list may hold, so a server
+// that pages forever, lists millions of tools or sends huge definitions
+// costs the hub a bounded amount of memory, time and disk. The defaults are
+// well above the largest real APIs (GitHub's REST API is 1,223 operations,
+// its largest definition 440 KB with every schema inlined, 15 MB in all;
+// Microsoft Graph's is about 16,000 operations). config.json sets them
+// under "catalog"; zero keeps the default.
+//
+// A source over a bound is served up to it: the tools listed before the
+// listing stopped, without the definitions that were too large, with a
+// warning in the log, in `hub status` and in doctor.
+type CatalogLimits struct {
+	// MaxPages is how many tools/list pages one listing follows.
+	MaxPages int `json:"maxPages,omitempty"`
+	// MaxTools is how many tools one source keeps.
+	MaxTools int `json:"maxTools,omitempty"`
+	// MaxDefinitionBytes is the largest tool definition (name, description,
+	// schemas, annotations as JSON) kept; a larger one is skipped.
+	MaxDefinitionBytes int `json:"maxDefinitionBytes,omitempty"`
+	// MaxSourceBytes is how many bytes of definitions one listing reads,
+	// the skipped ones included, before it stops.
+	MaxSourceBytes int64 `json:"maxSourceBytes,omitempty"`
+}
+
+// DefaultCatalogLimits are the bounds config.json does not change.
+func DefaultCatalogLimits() CatalogLimits {
+	return CatalogLimits{MaxPages: 1000, MaxTools: 20_000, MaxDefinitionBytes: 1 << 20, MaxSourceBytes: 256 << 20}
+}
+
+// withDefaults fills each unset bound with its default.
+func (l CatalogLimits) withDefaults() CatalogLimits {
+	d := DefaultCatalogLimits()
+	if l.MaxPages > 0 {
+		d.MaxPages = l.MaxPages
+	}
+	if l.MaxTools > 0 {
+		d.MaxTools = l.MaxTools
+	}
+	if l.MaxDefinitionBytes > 0 {
+		d.MaxDefinitionBytes = l.MaxDefinitionBytes
+	}
+	if l.MaxSourceBytes > 0 {
+		d.MaxSourceBytes = l.MaxSourceBytes
+	}
+	return d
+}
+
+// parseCatalogLimits reads config.json's "catalog" object.
+func parseCatalogLimits(raw json.RawMessage, add func(string, string, ...any)) CatalogLimits {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		add("catalog", "must be an object such as {\"maxTools\": 20000}")
+		return CatalogLimits{}
+	}
+	var l CatalogLimits
+	num := func(key string, set func(int64)) {
+		v, ok := fields[key]
+		if !ok {
+			return
+		}
+		delete(fields, key)
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil || n <= 0 {
+			add("catalog."+key, "must be a positive whole number")
+			return
+		}
+		set(n)
+	}
+	num("maxPages", func(n int64) { l.MaxPages = int(min(n, 1<<31-1)) })
+	num("maxTools", func(n int64) { l.MaxTools = int(min(n, 1<<31-1)) })
+	num("maxDefinitionBytes", func(n int64) { l.MaxDefinitionBytes = int(min(n, 1<<31-1)) })
+	num("maxSourceBytes", func(n int64) { l.MaxSourceBytes = n })
+	for _, k := range sortedKeys(fields) {
+		add("catalog."+k, "unknown key; the catalog takes maxPages, maxTools, maxDefinitionBytes and maxSourceBytes")
+	}
+	return l
+}
+
+// ListingLimitError says that a listing was served in part: it reached a
+// bound of CatalogLimits, or skipped definitions over one. ListTools
+// returns it together with the tools it kept.
+type ListingLimitError struct {
+	Source   string
+	Warnings []string // one line each, for the log and hub status
+}
+
+func (e *ListingLimitError) Error() string {
+	return fmt.Sprintf("tools of %s served in part: %s", e.Source, strings.Join(e.Warnings, "; "))
+}
+
+// maxListingWarnings bounds the warnings of one listing; the rest are
+// counted.
+const maxListingWarnings = 10
+
+// listBounded follows list's pages from the first, within lim. It returns
+// the tools kept and, when it stopped at a bound or skipped a definition,
+// a *ListingLimitError with them; any other error ends the listing.
+func listBounded(ctx context.Context, source string, lim CatalogLimits, list func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error)) ([]*mcp.Tool, error) {
+	lim = lim.withDefaults()
+	var tools []*mcp.Tool
+	var warnings []string
+	skipped := 0
+	warn := func(format string, args ...any) {
+		if len(warnings) < maxListingWarnings {
+			warnings = append(warnings, fmt.Sprintf(format, args...))
+		} else {
+			skipped++
+		}
+	}
+	var read int64
+	cursor := ""
+	seenCursors := map[string]bool{}
+	for page := 1; ; page++ {
+		res, err := list(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		stop := ""
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			b, err := json.Marshal(t)
+			if err != nil {
+				warn("skipped tool %q: its definition does not encode: %v", truncateName(t.Name), err)
+				continue
+			}
+			read += int64(len(b))
+			if read > lim.MaxSourceBytes {
+				stop = fmt.Sprintf("stopped after %d tools: the definitions passed %d bytes (catalog.maxSourceBytes)", len(tools), lim.MaxSourceBytes)
+				break
+			}
+			if len(b) > lim.MaxDefinitionBytes {
+				warn("skipped tool %q: its definition is %d bytes, above %d (catalog.maxDefinitionBytes)", truncateName(t.Name), len(b), lim.MaxDefinitionBytes)
+				continue
+			}
+			if len(tools) == lim.MaxTools {
+				stop = fmt.Sprintf("stopped at %d tools (catalog.maxTools)", lim.MaxTools)
+				break
+			}
+			tools = append(tools, t)
+		}
+		if stop == "" {
+			switch {
+			case res.NextCursor == "":
+			case seenCursors[res.NextCursor]:
+				stop = fmt.Sprintf("stopped after %d pages: the server sent the cursor of an earlier page again", page)
+			case page == lim.MaxPages:
+				stop = fmt.Sprintf("stopped after %d pages (catalog.maxPages) with more to come", page)
+			default:
+				seenCursors[res.NextCursor] = true
+				cursor = res.NextCursor
+				continue
+			}
+		}
+		if stop != "" {
+			warnings = append(warnings, stop)
+		}
+		break
+	}
+	if skipped > 0 {
+		warnings = append(warnings, fmt.Sprintf("and %d more skipped tools", skipped))
+	}
+	if len(warnings) > 0 {
+		return tools, &ListingLimitError{Source: source, Warnings: warnings}
+	}
+	return tools, nil
+}
+
+// lines returns the warnings; none for a nil error.
+func (e *ListingLimitError) lines() []string {
+	if e == nil {
+		return nil
+	}
+	return e.Warnings
+}
+
+// sourceWarnings are the warnings of each source's last listing: what the
+// catalog skipped or cut. Safe for concurrent use.
+type sourceWarnings struct {
+	mu sync.Mutex
+	by map[string][]string
+}
+
+// set replaces source's warnings with lines.
+func (w *sourceWarnings) set(source string, lines []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.by == nil {
+		w.by = map[string][]string{}
+	}
+	w.by[source] = append([]string(nil), lines...)
+}
+
+// add appends one warning, up to maxListingWarnings and a count beyond.
+func (w *sourceWarnings) add(source, line string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.by == nil {
+		w.by = map[string][]string{}
+	}
+	ws := w.by[source]
+	switch n := len(ws); {
+	case n < 2*maxListingWarnings:
+		ws = append(ws, line)
+	case n == 2*maxListingWarnings:
+		ws = append(ws, "and more skipped tools")
+	}
+	w.by[source] = ws
+}
+
+func (w *sourceWarnings) get(source string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.by[source]...)
+}
+
+// Warnings returns what the last listing of source skipped or cut short,
+// one line each; nil when it was served whole.
+func (c *Catalog) Warnings(source string) []string { return c.warnings.get(source) }

@@ -1,0 +1,233 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// pagedTools is page n of a listing of size tools per page, each with a
+// description of descBytes.
+func pagedTools(n, size, descBytes int) []*mcp.Tool {
+	tools := make([]*mcp.Tool, size)
+	for i := range tools {
+		tools[i] = &mcp.Tool{Name: fmt.Sprintf("tool_%d_%d", n, i), Description: strings.Repeat("d", descBytes),
+			InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}
+	}
+	return tools
+}
+
+// foreverLister pages without end: every page has new tools and a cursor.
+func foreverLister(size, descBytes int, pages *int) func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+	return func(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+		n := 0
+		if p.Cursor != "" {
+			n, _ = strconv.Atoi(p.Cursor)
+		}
+		*pages++
+		return &mcp.ListToolsResult{Tools: pagedTools(n, size, descBytes), NextCursor: strconv.Itoa(n + 1)}, nil
+	}
+}
+
+func TestListBoundedStopsAtEachBound(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name            string
+		lim             CatalogLimits
+		size, desc      int
+		wantTools       int
+		wantPages       int
+		wantWarning     string
+		loop, oneLarger bool
+	}{
+		{name: "default tools", size: 100, desc: 10, wantTools: 20_000, wantPages: 201, wantWarning: "stopped at 20000 tools (catalog.maxTools)"},
+		{name: "default pages", size: 1, desc: 10, wantTools: 1000, wantPages: 1000, wantWarning: "stopped after 1000 pages (catalog.maxPages) with more to come"},
+		{name: "source bytes", lim: CatalogLimits{MaxSourceBytes: 1 << 20}, size: 10, desc: 10_000, wantTools: 103, wantPages: 11,
+			wantWarning: "the definitions passed 1048576 bytes (catalog.maxSourceBytes)"},
+		{name: "configured pages", lim: CatalogLimits{MaxPages: 3}, size: 5, desc: 10, wantTools: 15, wantPages: 3, wantWarning: "stopped after 3 pages"},
+		{name: "cursor loop", size: 5, desc: 10, loop: true, wantTools: 10, wantPages: 2, wantWarning: "sent the cursor of an earlier page again"},
+		{name: "one too large", lim: CatalogLimits{MaxPages: 2}, size: 3, desc: 10, oneLarger: true, wantTools: 5, wantPages: 2,
+			wantWarning: `skipped tool "tool_0_0": its definition is 1048`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pages := 0
+			list := foreverLister(tc.size, tc.desc, &pages)
+			if tc.loop {
+				inner := list
+				list = func(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+					res, err := inner(ctx, p)
+					if p.Cursor == "1" {
+						res.NextCursor = "1"
+					}
+					return res, err
+				}
+			}
+			if tc.oneLarger {
+				inner := list
+				list = func(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+					res, err := inner(ctx, p)
+					if p.Cursor == "" {
+						res.Tools[0].Description = strings.Repeat("x", 1<<20)
+					}
+					return res, err
+				}
+			}
+			tools, err := listBounded(ctx, "src", tc.lim, list)
+			var partial *ListingLimitError
+			if !errorsAs(err, &partial) {
+				t.Fatalf("listBounded: %v, want a *ListingLimitError", err)
+			}
+			if len(tools) != tc.wantTools || pages != tc.wantPages {
+				t.Errorf("kept %d tools from %d pages, want %d from %d", len(tools), pages, tc.wantTools, tc.wantPages)
+			}
+			if !strings.Contains(err.Error(), tc.wantWarning) {
+				t.Errorf("warning %q lacks %q", err, tc.wantWarning)
+			}
+		})
+	}
+}
+
+// The largest real APIs list whole under the defaults: Microsoft Graph's
+// ~16,000 operations, GitHub's 1,223 with its largest definition (440 KB
+// with every schema inlined).
+func TestListBoundedServesLargeRealAPIsWhole(t *testing.T) {
+	ctx := context.Background()
+	pages := 0
+	graph := foreverLister(100, 2000, &pages)
+	list := func(ctx context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+		res, err := graph(ctx, p)
+		if pages == 160 {
+			res.NextCursor = ""
+		}
+		return res, err
+	}
+	tools, err := listBounded(ctx, "graph", CatalogLimits{}, list)
+	if err != nil || len(tools) != 16_000 {
+		t.Fatalf("a Graph-sized listing: %d tools, %v", len(tools), err)
+	}
+	big := &mcp.Tool{Name: "issues/list-events-for-timeline", Description: strings.Repeat("x", 440_000), InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tools, err = listBounded(ctx, "github", CatalogLimits{}, func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+		return &mcp.ListToolsResult{Tools: append(pagedTools(0, 1222, 12_000), big)}, nil
+	})
+	if err != nil || len(tools) != 1223 {
+		t.Fatalf("a GitHub-sized listing: %d tools, %v", len(tools), err)
+	}
+}
+
+func errorsAs(err error, target **ListingLimitError) bool {
+	e, ok := err.(*ListingLimitError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// foreverServer is a go-sdk server over HTTP whose tools/list pages
+// forever: every page has size new tools and a next cursor.
+func foreverServer(t *testing.T, size int) string { return foreverServerDesc(t, size, 200) }
+
+// foreverServerDesc is foreverServer with descriptions of descBytes.
+func foreverServerDesc(t *testing.T, size, descBytes int) string {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "forever", Version: "1"}, nil)
+	readOnlyTool(server, "seed")
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/list" {
+				return next(ctx, method, req)
+			}
+			n := 0
+			if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p.Cursor != "" {
+				n, _ = strconv.Atoi(p.Cursor)
+			}
+			return &mcp.ListToolsResult{Tools: pagedTools(n, size, descBytes), NextCursor: strconv.Itoa(n + 1)}, nil
+		}
+	})
+	return httpUpstream(t, server, "", "").URL
+}
+
+// A source whose tools/list pages forever, or lists a definition too large,
+// is served up to the bound with a warning in hub status; the listing
+// ends, other sources and code that calls no tool are not affected.
+func TestCatalogBoundsHostileListings(t *testing.T) {
+	huge := mcp.NewServer(&mcp.Implementation{Name: "huge", Version: "1"}, nil)
+	readOnlyTool(huge, "small")
+	huge.AddTool(&mcp.Tool{Name: "enormous", Description: strings.Repeat("x", 2<<20), InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	_, notesURL := namedServer(t, "list_notes")
+	home := t.TempDir()
+	body := `{"sources": {
+		"forever": {"url": "` + foreverServer(t, 25) + `"},
+		"huge": {"url": "` + httpUpstream(t, huge, "", "").URL + `"},
+		"notes": {"url": "` + notesURL + `"}
+	}, "catalog": {"maxPages": 40}}`
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := openHub(t, home, nil)
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := execOK(t, h, "return 1 + 1"); got != "2" {
+		t.Errorf("return 1 + 1 = %s", got)
+	}
+	if got := execOK(t, h, "return [await notes.listNotes(), await huge.small()]"); got != `["list_notes","small"]` {
+		t.Errorf("the other sources: %s", got)
+	}
+	snap := h.catalog.Snapshot()
+	last, next, enormous := snap.byName[[2]string{"forever", "tool_39_24"}], snap.byName[[2]string{"forever", "tool_40_0"}], snap.byName[[2]string{"huge", "enormous"}]
+	if last == nil || next != nil || enormous != nil {
+		t.Errorf("the listing kept the last page's tool: %v, the next page's: %v, the enormous one: %v", last != nil, next != nil, enormous != nil)
+	}
+	st, err := h.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		tools   int
+		warning string
+	}{
+		"forever": {1000, "stopped after 40 pages (catalog.maxPages) with more to come"},
+		"huge":    {1, `skipped tool "enormous": its definition is 2097`},
+		"notes":   {1, ""},
+	}
+	for _, s := range st.Sources {
+		w := want[s.Name]
+		if s.Tools != w.tools || (w.warning == "") != (len(s.Warnings) == 0) || !strings.Contains(strings.Join(s.Warnings, "\n"), w.warning) {
+			t.Errorf("source %s: %d tools, warnings %q; want %d tools and %q", s.Name, s.Tools, s.Warnings, w.tools, w.warning)
+		}
+	}
+}
+
+func TestCatalogLimitsConfig(t *testing.T) {
+	cfg, err := ParseConfig("c.json", []byte(`{"catalog": {"maxTools": 50000, "maxSourceBytes": 1073741824}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cfg.Catalog.withDefaults()
+	if got.MaxTools != 50_000 || got.MaxSourceBytes != 1<<30 || got.MaxPages != 1000 || got.MaxDefinitionBytes != 1<<20 {
+		t.Errorf("limits %+v", got)
+	}
+	b, _ := json.Marshal(cfg)
+	if !strings.Contains(string(b), `"catalog":{"maxTools":50000,"maxSourceBytes":1073741824}`) {
+		t.Errorf("saved as %s", b)
+	}
+	for in, want := range map[string]string{
+		`{"catalog": {"maxTools": -1}}`:   "c.json: catalog.maxTools: must be a positive whole number",
+		`{"catalog": {"maxTool": 5}}`:     "c.json: catalog.maxTool: unknown key",
+		`{"catalog": 5}`:                  "c.json: catalog: must be an object",
+		`{"catalog": {"maxPages": 1.5}}`:  "catalog.maxPages: must be a positive whole number",
+		`{"catalgo": {"maxPages": 1000}}`: `catalgo: unknown key; did you mean "catalog"?`,
+	} {
+		if _, err := ParseConfig("c.json", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+}

@@ -160,7 +160,9 @@ func TestCatalogBoundsHostileListings(t *testing.T) {
 	huge := mcp.NewServer(&mcp.Implementation{Name: "huge", Version: "1"}, nil)
 	readOnlyTool(huge, "small")
 	huge.AddTool(&mcp.Tool{Name: "enormous", Description: strings.Repeat("x", 2<<20), InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	_, notesURL := namedServer(t, "list_notes")
 	home := t.TempDir()
 	body := `{"sources": {

@@ -630,7 +630,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	}
 
 	c.listings.markListed(bySource)
-	jsNames, err := c.assignAddresses(ctx, bySource)
+	jsNames, err := c.assignAddresses(ctx, bySource, cfg.Catalog.withDefaults().MaxTools)
 	if err != nil {
 		return nil, err
 	}
@@ -672,12 +672,6 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	return collisions, nil
 }
 
-// retiredAddresses is how many addresses of tools no longer listed a
-// source keeps, newest first, so a tool added back gets its own address
-// again while a server that lists ever new names cannot grow the table
-// without end.
-const retiredAddresses = 20_000
-
 // assignAddresses returns the method name of each tool in bySource, by
 // source and MCP name. A tool listed for the first time gets one in the
 // same transaction that stores it: its base name (baseJSName), or the
@@ -686,7 +680,12 @@ const retiredAddresses = 20_000
 // another MCP name, so a name an upstream adds later cannot take over an
 // address the person approved. A tool that can have no name is left out,
 // with a warning.
-func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*Tool) (map[string]map[string]string, error) {
+//
+// A source keeps the addresses of up to keepRetired tools it no longer
+// lists, newest first, so a tool added back gets its own address again
+// while a server that lists ever new names cannot grow the table without
+// end (only then can an old name's address go to a new one).
+func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*Tool, keepRetired int) (map[string]map[string]string, error) {
 	given, err := readAddresses(ctx, c.db, nil)
 	if err != nil {
 		return nil, err
@@ -747,7 +746,7 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 		if _, err := tx.ExecContext(ctx, `DELETE FROM addresses WHERE source = ? AND name IN (
 			SELECT a.name FROM addresses a WHERE a.source = ?
 				AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.source = a.source AND t.name = a.name)
-			ORDER BY a.at DESC, a.name LIMIT -1 OFFSET ?)`, src, src, retiredAddresses); err != nil {
+			ORDER BY a.at DESC, a.name LIMIT -1 OFFSET ?)`, src, src, keepRetired); err != nil {
 			return nil, fmt.Errorf("dropping old addresses of %s: %w", src, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -220,6 +221,15 @@ func TestHostileToolNames(t *testing.T) {
 	if !strings.Contains(logs.String(), "skipping a tool without a name") {
 		t.Errorf("no warning for the tool without a name:\n%s", logs.String())
 	}
+	st, err := h.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st.Sources {
+		if got := strings.Join(s.Warnings, "\n"); (s.Name == "hostile") != strings.Contains(got, `skipped tool "": it has no name`) {
+			t.Errorf("source %s warnings: %q", s.Name, got)
+		}
+	}
 }
 
 // name-shifting: a tool an upstream adds beside an approved one never takes
@@ -296,5 +306,52 @@ func TestAddressesAreStable(t *testing.T) {
 	want = `{"sendNote":"send-note","sendNote2":"send_note"}` // as ToolNames named them
 	if got := execOK(t, h, calls); got != want {
 		t.Fatalf("after the addresses were lost: %s, want %s", got, want)
+	}
+}
+
+// A server that lists new names on every listing cannot grow the stored
+// addresses without end: a source keeps those of catalog.maxTools tools it
+// no longer lists.
+func TestRetiredAddressesAreBounded(t *testing.T) {
+	ctx := context.Background()
+	server, url := namedServer(t, "keep")
+	home := t.TempDir()
+	body := `{"sources": {"churn": {"url": "` + url + `"}}, "catalog": {"maxTools": 3}}`
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := openHub(t, home, nil)
+	for i := range 10 {
+		a, b := "churn_a"+strconv.Itoa(i), "churn_b"+strconv.Itoa(i)
+		readOnlyTool(server, a)
+		readOnlyTool(server, b)
+		if errs := h.Refresh(ctx); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		server.RemoveTools(a, b)
+	}
+	var n int
+	if err := h.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM addresses WHERE source = 'churn'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// keep and the last two listed, plus three retired.
+	if n != 6 {
+		t.Errorf("%d addresses kept, want 6", n)
+	}
+	if got := execOK(t, h, "return await churn.keep()"); got != `"keep"` {
+		t.Errorf("churn.keep() = %s", got)
+	}
+}
+
+// A client config's server whose name cannot be a namespace is not
+// imported, and the import says so.
+func TestImportSkipsRefusedNames(t *testing.T) {
+	imp, err := ParseImport("claude.json", []byte(`{"mcpServers": {"eval": {"command": "x"}, "files": {"command": "y"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.Sources["files"] == nil || imp.Sources["eval"] != nil || len(imp.Refused) != 1 ||
+		!strings.Contains(imp.Refused.Error(), `claude.json: mcpServers.eval: source name "eval"`) {
+		t.Errorf("sources %v, refused %v", sortedKeys(imp.Sources), imp.Refused)
 	}
 }

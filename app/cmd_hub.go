@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -34,11 +36,11 @@ CAPABILITIES_HOME. Where there is no display it runs headless.`,
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown subcommand %q (status, stop, runs, approve, accept)", args[0])
+				return usagef("unknown subcommand %q (status, open, stop, runs, approve, accept)", args[0])
 			}
 			return runHub(ctx, e, hubRunOptions{headless: headless, httpAddr: httpAddr})
 		},
-		subs: []*command{hubStatusCommand(), hubStopCommand(), hubRunsCommand(), hubApproveCommand(), hubAcceptCommand(), hubAutostartCommand(), hubTokenCommand()},
+		subs: []*command{hubStatusCommand(), hubStopCommand(), hubOpenCommand(), hubRunsCommand(), hubApproveCommand(), hubAcceptCommand(), hubAutostartCommand(), hubTokenCommand()},
 	}
 }
 
@@ -102,7 +104,13 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	if c, err := e.client(ctx); err == nil {
-		c.Close()
+		defer c.Close()
+		// Launched again (from the desktop's menu, say): show the running
+		// hub's window instead.
+		if !o.headless && displayAvailable(e) && c.Do(ctx, "POST", "/v1/open", map[string]string{"tab": ""}, nil) == nil {
+			fmt.Fprintf(e.Stdout, "The hub for %s already runs; opened its window.\n", e.home())
+			return nil
+		}
 		return withHint(fmt.Errorf("a hub already runs for %s", e.home()), "use 'capabilities hub status', or 'capabilities hub stop' first")
 	}
 	kc, err := e.keychain()
@@ -117,11 +125,12 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		return err
 	}
 	defer h.Close()
+	win := newWindowRequests()
 	svc, err := hub.Listen(hub.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
 		MCPServer: h.NewMCPServer(version),
-		Handler:   h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop}),
+		Handler:   h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open}),
 	})
 	if err != nil {
 		if errors.Is(err, hub.ErrHubRunning) {
@@ -129,24 +138,41 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		}
 		return err
 	}
+	// Everything started from here ends before the hub closes (the
+	// deferred h.Close): the local API, the HTTP endpoint, fillCatalog.
 	served := make(chan error, 1)
 	go func() { served <- svc.Serve(ctx) }()
+	var httpDone <-chan error
+	var bg sync.WaitGroup
+	defer func() {
+		stop()
+		bg.Wait()
+	}()
+	fail := func(err error) error {
+		stop()
+		<-served
+		return err
+	}
 	if o.httpAddr != "" {
 		tok, err := hub.HTTPToken(kc)
 		if err != nil {
-			return err
+			return fail(err)
 		}
-		addr, _, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: tok, MCPServer: h.NewMCPServer(version), Logger: log})
+		addr, done, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: tok, MCPServer: h.NewMCPServer(version), Logger: log})
 		if err != nil {
-			return err
+			return fail(err)
 		}
+		httpDone = done
 		log.Info("serving MCP over streamable HTTP", "addr", "http://"+addr+"/mcp", "token", "in the keychain (hub/http-token)")
 	}
 	log.Info("hub running", "home", e.home(), "socket", svc.Addr(), "pid", os.Getpid())
-	go fillCatalog(ctx, h, log)
+	bg.Go(func() { fillCatalog(ctx, h, log) })
 
 	if !o.headless && displayAvailable(e) {
-		if err := runUI(ctx, e, h, log); err != nil && !errors.Is(err, errNoUI) {
+		win.up.Store(true)
+		err := runUI(ctx, e, h, log, win.shows)
+		win.up.Store(false)
+		if err != nil && !errors.Is(err, errNoUI) {
 			log.Error("the tray app stopped", "err", err)
 		}
 		stop()
@@ -156,7 +182,35 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		}
 		<-ctx.Done()
 	}
-	return <-served
+	err = <-served
+	if httpDone != nil {
+		if herr := <-httpDone; err == nil {
+			err = herr
+		}
+	}
+	return err
+}
+
+// windowRequests carries 'capabilities hub open' to the tray app while it
+// runs.
+type windowRequests struct {
+	up    atomic.Bool
+	shows chan string
+}
+
+func newWindowRequests() *windowRequests { return &windowRequests{shows: make(chan string, 1)} }
+
+// open asks the tray app for its main window on tab; one waiting request
+// is enough, so a second one while it waits is dropped.
+func (w *windowRequests) open(tab string) error {
+	if !w.up.Load() {
+		return errors.New("this hub runs without a window (headless, or no display)")
+	}
+	select {
+	case w.shows <- tab:
+	default:
+	}
+	return nil
 }
 
 // fillCatalog lists every source's tools once at start, with progress.
@@ -321,6 +375,49 @@ func hubStopCommand() *command {
 			return errors.New("the hub did not stop within 10s")
 		},
 	}
+}
+
+func hubOpenCommand() *command {
+	var tab string
+	return &command{
+		name: "open", args: "[--tab approvals|runs|sources|policy|clients]", summary: "Open the running hub's window",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&tab, "tab", "", "open the window on this `tab`")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return usagef("takes no arguments")
+			}
+			t, err := windowTab(tab)
+			if err != nil {
+				return err
+			}
+			c, err := e.client(ctx)
+			if errors.Is(err, hub.ErrNoHub) {
+				return withHint(fmt.Errorf("no hub is running for %s", e.home()), "start it with 'capabilities hub'; it opens its window from the tray")
+			}
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.Do(ctx, "POST", "/v1/open", map[string]string{"tab": t}, nil); err != nil {
+				return apiErr(err)
+			}
+			fmt.Fprintln(e.Stdout, "Opened the hub's window.")
+			return nil
+		},
+	}
+}
+
+// windowTab maps --tab to the window's tab name.
+func windowTab(s string) (string, error) {
+	switch strings.ToLower(s) {
+	case "":
+		return "", nil
+	case "approvals", "runs", "sources", "policy", "clients":
+		return strings.ToUpper(s[:1]) + strings.ToLower(s[1:]), nil
+	}
+	return "", usagef("--tab %q: one of approvals, runs, sources, policy, clients", s)
 }
 
 func hubRunsCommand() *command {

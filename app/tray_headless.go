@@ -12,7 +12,7 @@ import (
 
 var errNoUI = errors.New("built without the tray app (headless build)")
 
-func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger) error {
+func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-chan string) error {
 	log.Info("this build has no tray app; running headless")
 	<-ctx.Done()
 	return errNoUI

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
+	"time"
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/packaging"
@@ -17,8 +19,9 @@ import (
 var errNoUI = errors.New("built without the tray app")
 
 // runUI runs the tray app on this (the main) goroutine until ctx ends or
-// the person quits.
-func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger) error {
+// the person quits. Each tab name received on shows opens the main window
+// (capabilities hub open).
+func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-chan string) error {
 	auto := autostartOptions(e)
 	// While the tray app runs on a display, its dialog shows every
 	// approval as it arrives, and the model is told so.
@@ -31,7 +34,34 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger) error {
 			return err
 		},
 		AutostartEnabled: func() bool { return packaging.AutostartEnabled(auto) },
+		Show:             shows,
+		Connect:          func(client string) (string, error) { return connectClient(e, client) },
 	})
+}
+
+// connectClient writes the capabilities entry into an MCP client's config,
+// as 'capabilities install CLIENT' does, and says what it did.
+func connectClient(e *env, client string) (string, error) {
+	cc, err := hub.ClientConfigFor(client, e.UserHome, e.UserConfig, runtime.GOOS)
+	if err != nil {
+		return "", err
+	}
+	home := e.Getenv("CAPABILITIES_HOME")
+	if home != "" {
+		home = e.home()
+	}
+	res, err := hub.Install(cc, hub.ShimEntry(cc.Client, e.Exe, home), time.Now())
+	if err != nil {
+		return "", err
+	}
+	if !res.Changed {
+		return fmt.Sprintf("%s already runs capabilities (%s).", cc.Client, res.Path), nil
+	}
+	msg := fmt.Sprintf("Added capabilities to %s (%s). Restart %s to pick it up.", cc.Client, res.Path, cc.Client)
+	if res.Backup != "" {
+		msg += " Backup: " + res.Backup
+	}
+	return msg, nil
 }
 
 func autostartOptions(e *env) packaging.AutostartOptions {

@@ -201,6 +201,9 @@ type APIOptions struct {
 	Exe string
 	// Stop asks the process to stop the hub (hub stop).
 	Stop func()
+	// Open brings up the hub's main window on a tab ("" for the current
+	// one) (hub open). Nil, or an error, when the hub has no window.
+	Open func(tab string) error
 }
 
 // APIHandler serves the local API routes under /v1/ (the MCP upgrade
@@ -307,6 +310,21 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 			return
 		}
 		reply(w, nil, err)
+	})
+	mux.HandleFunc("POST /v1/open", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Tab string }
+		if !decode(w, r, &in) {
+			return
+		}
+		if opts.Open == nil {
+			WriteAPIError(w, http.StatusConflict, "this hub runs without a window (headless)", "stop it with 'capabilities hub stop' and start it again on a desktop with 'capabilities hub'")
+			return
+		}
+		if err := opts.Open(in.Tab); err != nil {
+			WriteAPIError(w, http.StatusConflict, err.Error(), "")
+			return
+		}
+		reply(w, map[string]bool{"opened": true}, nil)
 	})
 	mux.HandleFunc("POST /v1/stop", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, map[string]bool{"stopping": true}, nil)

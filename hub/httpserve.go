@@ -79,14 +79,16 @@ func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan 
 
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return opts.MCPServer },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: logger})
+	var requests inflight
 	srv := &http.Server{
-		Handler:           httpGuard(opts.Token, port, mcpHandler),
+		Handler:           requests.handler(httpGuard(opts.Token, port, mcpHandler)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 	}
 	out := make(chan error, 1)
 	go func() {
 		err := serveUntil(ctx, srv, ln)
+		requests.wait()
 		if err != nil {
 			err = fmt.Errorf("http endpoint: %w", err)
 		}

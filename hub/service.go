@@ -121,6 +121,51 @@ type Service struct {
 	closed   bool
 	sessions map[net.Conn]struct{} // upgraded MCP connections
 	wg       sync.WaitGroup        // one per upgraded MCP connection
+	requests inflight              // API requests (not MCP sessions) in progress
+}
+
+// inflight counts the requests in progress so that a shutdown waits for the
+// last one to return before the hub closes what they use (the store). The
+// HTTP server's Shutdown waits only for a grace period; its Close does not
+// wait at all.
+type inflight struct {
+	mu      sync.Mutex
+	closing bool
+	wg      sync.WaitGroup
+}
+
+// enter counts a request in; false once the server is shutting down.
+func (f *inflight) enter() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closing {
+		return false
+	}
+	f.wg.Add(1)
+	return true
+}
+
+func (f *inflight) leave() { f.wg.Done() }
+
+// wait refuses new requests and waits for those in progress.
+func (f *inflight) wait() {
+	f.mu.Lock()
+	f.closing = true
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// handler counts next's requests in f and answers 503 once f is closing.
+func (f *inflight) handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !f.enter() {
+			w.Header().Set("Connection", "close")
+			WriteAPIError(w, http.StatusServiceUnavailable, "the hub is stopping", "")
+			return
+		}
+		defer f.leave()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Listen takes the single-instance lock of opts.Paths (an exclusive flock on
@@ -254,6 +299,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	err := serveUntil(ctx, srv, s.ln)
 	s.endSessions()
 	s.wg.Wait()
+	s.requests.wait()
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -356,7 +402,7 @@ func (s *Service) handler() http.Handler {
 			WriteAPIError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path, "")
 			return
 		}
-		s.opts.Handler.ServeHTTP(w, r)
+		s.requests.handler(s.opts.Handler).ServeHTTP(w, r)
 	})
 }
 

@@ -1,0 +1,223 @@
+//go:build linux && !headless
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+var (
+	uiBuildOnce sync.Once
+	uiBin       string
+	uiBuildErr  error
+)
+
+// uiBinary builds the binary with the tray app once per test process.
+func uiBinary(t *testing.T) string {
+	t.Helper()
+	uiBuildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "capabilities-ui-e2e-")
+		if err != nil {
+			uiBuildErr = err
+			return
+		}
+		uiBin = filepath.Join(dir, "capabilities")
+		if out, err := exec.Command("go", "build", "-o", uiBin, ".").CombinedOutput(); err != nil {
+			uiBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if uiBuildErr != nil {
+		t.Fatal(uiBuildErr)
+	}
+	return uiBin
+}
+
+// TestDesktopHub runs the real binary as a person's desktop runs it (a
+// display, a session bus, xfce4-panel's StatusNotifierWatcher): the tray
+// icon registers, a call that waits raises the approval dialog, 'hub open'
+// and launching the app again open the main window, and 'hub stop' after
+// all that ends the hub with status 0.
+func TestDesktopHub(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no display: run under scripts/with-session.sh")
+	}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Skipf("no session bus: %v", err)
+	}
+	defer conn.Close()
+	var has bool
+	if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has); err != nil || !has {
+		t.Skip("no StatusNotifierWatcher: run under scripts/with-session.sh, which starts xfce4-panel")
+	}
+	bin := uiBinary(t)
+	home, userHome := t.TempDir(), t.TempDir()
+	cfg := &hub.Config{Sources: map[string]*hub.Source{
+		"slow": {Command: os.Args[0], Env: map[string]string{upstreamEnv: "1", "UPSTREAM_LOG": filepath.Join(t.TempDir(), "upstream.log"), "SLOW_MS": "0"}},
+	}, Policy: map[string]hub.Mode{"slow.slowWrite": hub.Ask}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "CAPABILITIES_HOME="+home, "HOME="+userHome,
+		"XDG_CONFIG_HOME="+filepath.Join(userHome, ".config"), "XDG_CACHE_HOME="+filepath.Join(userHome, ".cache"))
+	run := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+
+	hubCmd := exec.Command(bin, "hub")
+	hubCmd.Env = env
+	hubOut := &syncBuffer{}
+	hubCmd.Stdout, hubCmd.Stderr = hubOut, hubOut
+	hubCmd.WaitDelay = 5 * time.Second // its workers may hold the output open
+	if err := hubCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	reaped := make(chan struct{})
+	go func() { err := hubCmd.Wait(); close(reaped); exited <- err }()
+	defer func() {
+		select {
+		case <-reaped:
+		default:
+			hubCmd.Process.Kill()
+			killStrays(home)
+			<-reaped
+		}
+		killStrays(home)
+		if t.Failed() {
+			t.Logf("hub output:\n%s", hubOut)
+		}
+	}()
+	eventually := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for !cond() {
+			select {
+			case err := <-exited:
+				t.Fatalf("the hub exited (%v) while waiting for %s", err, what)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s within 60s", what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	var c *hub.Client
+	eventually("hub with its tools", func() bool {
+		if c == nil {
+			c, _ = hub.Dial(context.Background(), hub.Paths{Home: home})
+		}
+		var st hub.Status
+		return c != nil && c.Do(context.Background(), "GET", "/v1/status", nil, &st) == nil && st.Tools > 0
+	})
+	defer c.Close()
+
+	eventually("tray item registered with the StatusNotifierWatcher", func() bool {
+		return registered(t, conn, uint32(hubCmd.Process.Pid))
+	})
+
+	var env1 hub.Envelope
+	if err := c.Do(context.Background(), "POST", "/v1/execute", map[string]string{"code": `return await slow.slowWrite({ text: "x" })`}, &env1); err != nil {
+		t.Fatal(err)
+	}
+	if env1.Status != hub.StatusAwaitingApproval {
+		t.Fatalf("execute: %s", env1.Line())
+	}
+	eventually("approval dialog on screen", func() bool { return windowViewable(t, "capabilities: approve a tool call") })
+
+	if out, code := run("hub", "open", "--tab", "runs"); code != 0 || !strings.Contains(out, "Opened") {
+		t.Fatalf("hub open: %d %s", code, out)
+	}
+	eventually("main window on screen", func() bool { return windowViewable(t, "capabilities") })
+	if out, code := run("hub"); code != 0 || !strings.Contains(out, "opened its window") {
+		t.Fatalf("launching the app again: %d %s", code, out)
+	}
+	if out, code := run("hub", "open", "--tab", "nope"); code == 0 || !strings.Contains(out, "--tab") {
+		t.Errorf("hub open --tab nope: %d %s", code, out)
+	}
+
+	if out, code := run("hub", "stop"); code != 0 {
+		t.Fatalf("hub stop: %d %s", code, out)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("the hub ended with %v after hub stop", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the hub did not end within 60s of hub stop")
+	}
+	if s := hubOut.String(); strings.Contains(s, "panic") || strings.Contains(s, "SIGSEGV") {
+		t.Fatalf("the hub crashed on stop:\n%s", s)
+	}
+	if out, code := run("hub", "open"); code == 0 || !strings.Contains(out, "no hub is running") {
+		t.Errorf("hub open without a hub: %d %s", code, out)
+	}
+}
+
+// registered reports whether the StatusNotifierWatcher lists an item of
+// process pid.
+func registered(t *testing.T, conn *dbus.Conn, pid uint32) bool {
+	t.Helper()
+	var items []string
+	w := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher")
+	if err := w.StoreProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems", &items); err != nil {
+		t.Fatalf("reading RegisteredStatusNotifierItems: %v", err)
+	}
+	for _, it := range items {
+		name, _, _ := strings.Cut(it, "/")
+		var owner uint32
+		if conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, name).Store(&owner) == nil && owner == pid {
+			return true
+		}
+	}
+	return false
+}
+
+var xwinLine = regexp.MustCompile(`^\s*(0x[0-9a-f]+) "([^"]*)"`)
+
+// windowViewable reports whether a top-level X11 window titled title is
+// mapped and viewable.
+func windowViewable(t *testing.T, title string) bool {
+	t.Helper()
+	out, err := exec.Command("xwininfo", "-root", "-tree").Output()
+	if err != nil {
+		t.Skipf("xwininfo: %v", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		m := xwinLine.FindStringSubmatch(line)
+		if m == nil || m[2] != title {
+			continue
+		}
+		info, err := exec.Command("xwininfo", "-id", m[1]).Output()
+		if err == nil && bytes.Contains(info, []byte("Map State: IsViewable")) {
+			return true
+		}
+	}
+	return false
+}

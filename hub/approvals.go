@@ -283,12 +283,12 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 		}
 	}
 	for _, c := range st.Calls {
-		ok, err := h.runs.redeemState(ctx, c.PendingID)
+		ok, err := h.runs.redeemState(ctx, c.PendingID, st.Nonce)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: already used", ErrBadState)
+			return nil, fmt.Errorf("%w: already used, or replaced by a newer request", ErrBadState)
 		}
 	}
 	for _, c := range st.Calls {
@@ -303,16 +303,21 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 	return st, nil
 }
 
-// newInputState signs a state for the run's open approvals.
-func (h *Hub) newInputState(runID string, pend []*pendingRow) string {
+// newInputState signs a state for the run's open approvals. Only the last
+// state signed for a call can answer it, once: each call's row keeps the
+// state's nonce, which redeemInput uses up.
+func (h *Hub) newInputState(ctx context.Context, runID string, pend []*pendingRow) (string, error) {
 	st := inputState{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli()}
 	var nonce [12]byte
 	rand.Read(nonce[:])
 	st.Nonce = base64.RawURLEncoding.EncodeToString(nonce[:])
 	for _, p := range pend {
 		st.Calls = append(st.Calls, stateCall{PendingID: p.ID, Seq: p.Seq, ArgsHash: p.ArgsHash})
+		if err := h.db.SetStateNonce(ctx, p.ID, st.Nonce); err != nil {
+			return "", err
+		}
 	}
-	return h.signState(st)
+	return h.signState(st), nil
 }
 
 // ApproveRun decides every open approval of a run at once (the CLI's

@@ -249,6 +249,14 @@ func (h *Hub) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 			return textResult("The approval answer was refused: "+rerr.Error()+". Call execute again with { \"resume\": \"<runId>\" } to get a fresh request.", true), nil
 		}
 		env, err = h.Execute(ctx, ExecuteRequest{Resume: st.RunID, Client: client})
+		for _, c := range st.Calls {
+			if answers[c.PendingID] == "" && err == nil {
+				// Dismissed, declined or not a valid choice: the call stays
+				// pending, and this answer gets the envelope, not the same
+				// form again at once. The next resume asks in the form anew.
+				return envelopeResult(env), nil
+			}
+		}
 	} else {
 		env, err = h.Execute(ctx, ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: client})
 	}
@@ -274,19 +282,18 @@ func envelopeResult(env *Envelope) *mcp.CallToolResult {
 	}
 }
 
-// elicitDecision maps a form answer to a decision; a dismissed form leaves
-// the call pending ("").
+// elicitDecision maps a form answer to a decision. Only an accepted form
+// with one of the four choices decides; a declined or cancelled form, or an
+// answer that is not a valid choice, leaves the call pending ("") and the
+// next resume asks again.
 func elicitDecision(er *mcp.ElicitResult) string {
-	switch er.Action {
-	case "accept":
-		if d, ok := er.Content["decision"].(string); ok {
-			if _, _, err := ParseDecision(d); err == nil {
-				return d
-			}
-		}
+	if er.Action != "accept" {
 		return ""
-	case "decline":
-		return DenyOnce
+	}
+	if d, ok := er.Content["decision"].(string); ok {
+		if _, _, err := ParseDecision(d); err == nil {
+			return d
+		}
 	}
 	return ""
 }
@@ -316,7 +323,7 @@ func (h *Hub) inputRequests(ctx context.Context, env *Envelope) (*mcp.CallToolRe
 	var open []*pendingRow
 	reqs := mcp.InputRequestMap{}
 	for _, p := range rows {
-		if p.Kind != KindApproval || p.Decision != "" || p.StateUsed {
+		if p.Kind != KindApproval || p.Decision != "" {
 			continue
 		}
 		open = append(open, p)
@@ -331,5 +338,10 @@ func (h *Hub) inputRequests(ctx context.Context, env *Envelope) (*mcp.CallToolRe
 	if len(open) == 0 {
 		return nil, false
 	}
-	return &mcp.CallToolResult{InputRequests: reqs, RequestState: h.newInputState(env.RunID, open)}, true
+	state, err := h.newInputState(ctx, env.RunID, open)
+	if err != nil {
+		h.log.Warn("signing an input request failed; the client gets the envelope", "run", env.RunID, "err", err)
+		return nil, false
+	}
+	return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, true
 }

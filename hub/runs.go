@@ -607,15 +607,11 @@ func (s runStore) decide(ctx context.Context, p *pendingRow, decision string, re
 	return tx.Commit()
 }
 
-// redeemState marks the signed input-request state of a pending input as
-// used; it succeeds once.
-func (s runStore) redeemState(ctx context.Context, pendingID string) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE pending SET state_used = 1 WHERE id = ? AND state_used = 0`, pendingID)
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+// redeemState uses up the signed input-request state nonce of a pending
+// input: true once, for the last state signed for it, while it is
+// undecided.
+func (s runStore) redeemState(ctx context.Context, pendingID, nonce string) (bool, error) {
+	return s.db.RedeemStateNonce(ctx, pendingID, nonce)
 }
 
 func (s runStore) audit(ctx context.Context, channel, actor, runID, address, decision, detail string, now time.Time) error {

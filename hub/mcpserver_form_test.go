@@ -1,0 +1,122 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestDismissedFormIsAskedAgain: a 2026-07-28 client with form elicitation
+// declines the approval form, then cancels it. Each time the call stays
+// pending and nothing runs; the next resume asks in the form again, and an
+// accepted "allow once" runs the call, once.
+func TestDismissedFormIsAskedAgain(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	answers := []*mcp.ElicitResult{
+		{Action: "decline"},
+		{Action: "cancel"},
+		{Action: "accept", Content: map[string]any{"decision": AllowOnce}},
+	}
+	asked := 0
+	cs := connect(t, h.Hub, "2026-07-28", &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if !strings.Contains(req.Params.Message, "memory.createEntities") {
+				t.Errorf("form %q", req.Params.Message)
+			}
+			a := answers[min(asked, len(answers)-1)]
+			asked++
+			return a, nil
+		},
+	})
+	ctx := context.Background()
+	envOf := func(res *mcp.CallToolResult) Envelope {
+		t.Helper()
+		var env Envelope
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatalf("not an envelope: %s", resultText(res))
+		}
+		return env
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := envOf(res)
+	for i, action := range []string{"decline", "cancel"} {
+		if asked != i+1 {
+			t.Fatalf("after %s: asked %d times, want %d", action, asked, i+1)
+		}
+		if env.Status != StatusAwaitingApproval || h.entities(t) != 0 {
+			t.Fatalf("after %s: %+v, %d entities; want the call still pending", action, env, h.entities(t))
+		}
+		pend, err := h.Pending(ctx, env.RunID)
+		if err != nil || len(pend) != 1 || pend[0].Decision != "" {
+			t.Fatalf("after %s: pending %+v %v", action, pend, err)
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = envOf(res)
+	}
+	if asked != 3 || env.Status != StatusCompleted || string(env.Result) != "1" || h.entities(t) != 1 {
+		t.Fatalf("after allow once: asked %d, %+v, %d entities", asked, env, h.entities(t))
+	}
+}
+
+// TestOnlyTheLatestFormStateAnswers: each resume signs a new state for the
+// pending call; an older one cannot answer it, and the newest answers once.
+// An answer that is not one of the four choices (a client that does not
+// check the form's schema) decides nothing and is asked again.
+func TestOnlyTheLatestFormStateAnswers(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	cs := connect(t, h.Hub, "2026-07-28", &mcp.ClientOptions{
+		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	ctx := context.Background()
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
+	if err != nil || !first.NeedsInput() {
+		t.Fatalf("%v %+v", err, first)
+	}
+	var id string
+	for k := range first.InputRequests {
+		id = k
+	}
+	p, err := h.runs.pendingByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": p.RunID}})
+	if err != nil || !second.NeedsInput() || second.RequestState == first.RequestState {
+		t.Fatalf("resume: %v %+v", err, second)
+	}
+	args := map[string]any{"resume": p.RunID}
+	invalid := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_forever"}}}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: invalid, RequestState: second.RequestState})
+	if err != nil || res.NeedsInput() || res.IsError || !strings.Contains(resultText(res), StatusAwaitingApproval) || h.entities(t) != 0 {
+		t.Fatalf("an invalid choice: %v %+v", err, res)
+	}
+	third, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args})
+	if err != nil || !third.NeedsInput() {
+		t.Fatalf("resume after an invalid choice: %v %+v", err, third)
+	}
+	allow := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": AllowOnce}}}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: allow, RequestState: first.RequestState})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "replaced by a newer request") || h.entities(t) != 0 {
+		t.Fatalf("the older state: %v %s, %d entities", err, resultText(res), h.entities(t))
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: allow, RequestState: third.RequestState})
+	if err != nil || res.IsError || h.entities(t) != 1 {
+		t.Fatalf("the newest state: %v %s", err, resultText(res))
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: allow, RequestState: third.RequestState})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "already used") || h.entities(t) != 1 {
+		t.Fatalf("the newest state again: %v %s", err, resultText(res))
+	}
+}

@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // secretMark replaces a known secret value.
@@ -242,6 +244,37 @@ func appendJSONString(out []byte, s string) []byte {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
 	return append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
+}
+
+// scrubTools returns tools with every known secret value scrubbed from
+// their definitions (descriptions, titles, schemas, annotations), which the
+// catalog stores and search and describe show. A tool's name stays as the
+// upstream calls it. tools is not modified.
+func (s *Secrets) scrubTools(tools []*mcp.Tool) []*mcp.Tool {
+	if _, repl := s.snapshot(); repl == nil {
+		return tools
+	}
+	out, copied := tools, false
+	for i, t := range tools {
+		b, err := json.Marshal(t)
+		if err != nil {
+			continue
+		}
+		clean := s.ScrubJSON(b)
+		if bytes.Equal(clean, b) {
+			continue
+		}
+		var ct mcp.Tool
+		if json.Unmarshal(clean, &ct) != nil {
+			continue
+		}
+		ct.Name = t.Name
+		if !copied {
+			out, copied = append([]*mcp.Tool(nil), tools...), true
+		}
+		out[i] = &ct
+	}
+	return out
 }
 
 // ScrubHandler returns a slog.Handler that scrubs the registry's values from

@@ -150,6 +150,17 @@ return out;`
 	}
 
 	lh.requireClean(t, "envelope", []byte(env.Line()))
+	// Tool definitions that quote the secret are stored and shown scrubbed.
+	found, err := lh.Search(context.Background(), SearchRequest{Query: "describes itself with the token", Namespace: lh.leaky})
+	if err != nil || !strings.Contains(found, "describeToken") {
+		t.Errorf("search = %q, %v", found, err)
+	}
+	lh.requireClean(t, "search output", []byte(found))
+	decl, err := lh.Describe(context.Background(), DescribeRequest{Targets: []string{lh.leaky + ".describeToken"}})
+	if err != nil || !strings.Contains(decl, "defaults to "+secretMark) {
+		t.Errorf("describe = %q, %v", decl, err)
+	}
+	lh.requireClean(t, "describe output", []byte(decl))
 	stored, err := lh.Execute(context.Background(), ExecuteRequest{Resume: env.RunID})
 	if err != nil {
 		t.Fatal(err)

@@ -441,6 +441,7 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 	if err != nil {
 		return nil, err
 	}
+	tools = u.opts.Secrets.scrubTools(tools)
 	if partial != nil {
 		return tools, partial
 	}

@@ -156,6 +156,7 @@ func malformedTools() []*mcp.Tool {
 //     FAKE_PAD bytes of padding.
 //   - leak_result: answers with the token in structured content, in a key
 //     and a value, with escapes.
+//   - describe_token: quotes the token in its description and schema.
 //   - echo_raw: answers with the exact bytes of its arguments, as text.
 //   - big_number: answers with structured content holding integers beyond
 //     2^53 and a text that is not its JSON.
@@ -178,6 +179,11 @@ func addLeakyTools(server *mcp.Server) {
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			sc, _ := json.Marshal(map[string]any{"token": tok, tok: "as a key", "quoted": "<" + tok + ">"})
 			return &mcp.CallToolResult{StructuredContent: json.RawMessage(sc), Content: []mcp.Content{&mcp.TextContent{Text: "token " + tok}}}, nil
+		})
+	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"t": map[string]any{"type": "string", "description": "defaults to " + tok}}})
+	server.AddTool(&mcp.Tool{Name: "describe_token", Description: "Describes itself with the token " + tok + ".", InputSchema: json.RawMessage(schema)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 		})
 	server.AddTool(&mcp.Tool{Name: "echo_raw", Description: "Answer with the arguments as received.", InputSchema: object},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -355,3 +355,45 @@ func TestImportSkipsRefusedNames(t *testing.T) {
 		t.Errorf("sources %v, refused %v", sortedKeys(imp.Sources), imp.Refused)
 	}
 }
+
+// The attack of name shifting: with an allow rule for notes.sendNote, an
+// upstream that adds send-note (which sorts first) does not get its calls
+// run under that rule; send_note keeps the address and the rule.
+func TestNewToolDoesNotInheritAnAddressRule(t *testing.T) {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	sender := func(name string) {
+		server.AddTool(&mcp.Tool{Name: name, Description: "Send a note.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
+			})
+	}
+	sender("send_note")
+	home := t.TempDir()
+	cfg := testConfig(map[string]*Source{"notes": {URL: httpUpstream(t, server, "", "").URL}})
+	cfg.Policy["notes.sendNote"] = Allow
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	h := openHub(t, home, nil)
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := execOK(t, h, "return await notes.sendNote()"); got != `"send_note"` {
+		t.Fatalf("notes.sendNote() = %s", got)
+	}
+	sender("send-note")
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := execOK(t, h, "return await notes.sendNote()"); got != `"send_note"` {
+		t.Errorf("after send-note was added, notes.sendNote() = %s", got)
+	}
+	env, err := h.Execute(ctx, ExecuteRequest{Code: "return await notes.sendNote2()", Client: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 || env.Pending[0].Address != "notes.sendNote2" {
+		t.Errorf("notes.sendNote2 (send-note) ran under the rule of notes.sendNote: %s %+v %s", env.Status, env.Pending, env.Result)
+	}
+}

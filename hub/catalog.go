@@ -646,7 +646,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 		}
 		owner[ns] = src
 		for _, t := range bySource[src] {
-			if t.JSName = jsNames[src][t.Name]; t.JSName == "" {
+			if t.JSName = jsNames[src][t.Name]; t.JSName == "" || sandbox.CheckTool(t.JSName) != nil {
 				continue // no name to call it by; assignAddresses said so
 			}
 			t.Address = ns + "." + t.JSName

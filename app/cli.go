@@ -27,6 +27,9 @@ type command struct {
 	run     func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	subs    []*command
 	hidden  bool
+	// protocol says stdout carries a protocol (mcp, the sandbox worker):
+	// it is written as is, not through termSafe.
+	protocol bool
 }
 
 // usageError is bad usage: exit code 2.
@@ -73,6 +76,11 @@ func run(ctx context.Context, e *env) int {
 }
 
 func (c *command) execute(ctx context.Context, e *env, path string, args []string) int {
+	if _, ok := e.Stderr.(termSafe); !ok {
+		safe := *e
+		safe.Stderr = termSafe{e.Stderr}
+		e = &safe
+	}
 	// A command with subcommands and its own run (hub) runs itself when no
 	// subcommand is named.
 	if len(c.subs) > 0 && c.run != nil && (len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0]))) {
@@ -125,6 +133,11 @@ func (c *command) invoke(ctx context.Context, e *env, path string, args []string
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "%s: %v\nhint: run '%s --help' for usage\n", path, err, path)
 		return exitUsage
+	}
+	if _, ok := e.Stdout.(termSafe); !ok && !c.protocol {
+		safe := *e
+		safe.Stdout = termSafe{e.Stdout}
+		e = &safe
 	}
 	err = c.run(ctx, e, fs, rest)
 	if err == nil {

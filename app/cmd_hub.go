@@ -60,8 +60,9 @@ const workerCommand = "__sandbox-worker"
 
 func workerCmd() *command {
 	return &command{
-		name:   workerCommand,
-		hidden: true,
+		name:     workerCommand,
+		hidden:   true,
+		protocol: true,
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			return sandbox.ServeWorker(ctx, e.Stdin, e.Stdout)
 		},

@@ -15,9 +15,10 @@ import (
 func mcpCommand() *command {
 	var embedded bool
 	return &command{
-		name:    "mcp",
-		args:    "[--embedded]",
-		summary: "Serve MCP over stdio for a client (starts the hub when none runs)",
+		name:     "mcp",
+		protocol: true,
+		args:     "[--embedded]",
+		summary:  "Serve MCP over stdio for a client (starts the hub when none runs)",
 		long: `MCP clients start this command. It forwards to the hub of
 CAPABILITIES_HOME over its local socket, starting the hub in the background
 when none runs. Logs go to stderr; stdout carries the protocol only.

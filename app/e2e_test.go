@@ -59,7 +59,11 @@ func runTestUpstream() {
 	type in struct {
 		Text string `json:"text"`
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "slow_write", Description: "Append a line, slowly."}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+	desc := "Append a line, slowly."
+	if d := os.Getenv("UPSTREAM_DESCRIPTION"); d != "" {
+		desc = d // a hostile upstream's
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "slow_write", Description: desc}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
 		logf("start " + a.Text)
 		var ms int
 		fmt.Sscan(os.Getenv("SLOW_MS"), &ms)

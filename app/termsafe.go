@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// The CLI's output boundary.
+//
+// What the CLI prints comes in part from others: tool names and
+// descriptions from upstream servers, model code and arguments in runs and
+// approvals, error text. A terminal obeys control sequences in it: an OSC
+// retitles the window (ESC ] 0 ; ... BEL), a CSI clears the screen or moves
+// the cursor over what the person was reading (ESC [ 2 J), a carriage
+// return overwrites a line, a bidi override reorders it. So every command
+// but the protocol ones (mcp, the sandbox worker) writes through termSafe,
+// which prints each such character as a visible \uXXXX escape and leaves
+// newlines and tabs, which the formats need. The escape is JSON's own, so
+// --json output stays the same JSON.
+
+// termSafe writes p to w with control characters made visible.
+//
+// Concurrency: like the writer it wraps. It keeps no state between writes;
+// a UTF-8 sequence split across two writes is escaped byte by byte.
+type termSafe struct{ w io.Writer }
+
+func (t termSafe) Write(p []byte) (int, error) {
+	clean := true
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRune(p[i:])
+		if unsafeRune(r, size) {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return t.w.Write(p)
+	}
+	out := make([]byte, 0, len(p)+16)
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = fmt.Appendf(out, `\x%02x`, p[i])
+		case unsafeRune(r, size):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, p[i:i+size]...)
+		}
+		i += size
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// unsafeRune reports a character a terminal may act on rather than show:
+// C0 controls but tab and newline, DEL, C1 controls (U+0080-U+009F, among
+// them the one-character CSI and OSC), bidi embeddings, overrides and
+// isolates, and bytes that are not UTF-8.
+func unsafeRune(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return true
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
+}

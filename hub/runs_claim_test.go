@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,5 +172,51 @@ func TestApprovedCallIsClaimedOnce(t *testing.T) {
 	}
 	if n := notes.sent.Load(); n != 1 {
 		t.Fatalf("send_note was sent %d times, want 1", n)
+	}
+}
+
+// TestLeaseOfADeadHubIsTakenOver: a hub killed mid-attempt leaves its lease;
+// its process is gone (or a zombie its parent has not reaped), so the next
+// resume takes the lease over at once rather than when it ends.
+func TestLeaseOfADeadHubIsTakenOver(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	waitFor(t, 30*time.Second, "the child to become a zombie", func() bool {
+		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		i := strings.LastIndexByte(string(b), ')')
+		return i > 0 && string(b)[i+2] == 'Z'
+	})
+	if ownerAlive(fmt.Sprintf("%d/x", pid)) {
+		t.Error("a zombie hub counts as alive")
+	}
+	cmd.Wait()
+	if ownerAlive(fmt.Sprintf("%d/x", pid)) {
+		t.Error("a reaped hub counts as alive")
+	}
+	if !ownerAlive(fmt.Sprintf("%d/x", os.Getpid())) || !ownerAlive(fmt.Sprintf("%d/x", os.Getppid())) {
+		t.Error("a live process counts as dead")
+	}
+
+	notes := newBlockingNotes()
+	t.Cleanup(notes.answer)
+	a, _ := twoHubsOnOneHome(t, notes, 0)
+	id := approvedRun(t, a)
+	if _, err := a.db.Exec(`UPDATE runs SET owner = ?, lease = ? WHERE id = ?`, fmt.Sprintf("%d/x", pid), time.Now().Add(time.Hour).UnixMilli(), id); err != nil {
+		t.Fatal(err)
+	}
+	notes.answer()
+	env, err := a.Execute(context.Background(), ExecuteRequest{Resume: id})
+	if err != nil || env.Status != StatusCompleted {
+		t.Fatalf("resume after the lease holder died: %+v %v", env, err)
+	}
+	<-notes.arrived
+	if n := notes.sent.Load(); n != 1 {
+		t.Fatalf("sent %d times", n)
 	}
 }

@@ -629,7 +629,9 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
 
-	c.listings.markListed(bySource)
+	// Once the new snapshot is in: a start-up wait that sees a source
+	// listed finds its tools.
+	defer c.listings.markListed(bySource)
 	jsNames, err := c.assignAddresses(ctx, bySource, cfg.Catalog.withDefaults().MaxTools)
 	if err != nil {
 		return nil, err

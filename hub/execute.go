@@ -303,7 +303,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 	h.events.publish(Event{Kind: EventRun, ID: run.ID})
 	// Sources the code names that are being listed for the first time are
 	// waited for, within one bound for the whole attempt.
-	ctx = withStartupDeadline(ctx, time.Now().Add(startupWait))
+	ctx = withStartupDeadline(ctx, time.Now().Add(h.startupWait))
 	cfg := h.Config()
 	h.awaitSources(ctx, sourcesInCode(cfg, run.Code), false)
 	snap := h.catalog.Snapshot()

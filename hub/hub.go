@@ -63,6 +63,10 @@ type Options struct {
 	// Secrets is the registry of secret values the hub scrubs from what
 	// it says (default: a new one). The hub adds connection secrets to it.
 	Secrets *Secrets
+	// StartupWait bounds how long one search, describe or execute waits
+	// for sources being listed for the first time (default 15s, never
+	// more).
+	StartupWait time.Duration
 }
 
 const (
@@ -83,6 +87,8 @@ type Hub struct {
 	limits    sandbox.Limits
 	ttl       time.Duration
 	upTimeout time.Duration
+	// startupWait bounds the start-up waits (startup.go).
+	startupWait time.Duration
 
 	up      *Upstreams
 	catalog *Catalog
@@ -160,6 +166,10 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 	if opts.UpstreamTimeout > 0 && opts.UpstreamTimeout < h.upTimeout {
 		h.upTimeout = opts.UpstreamTimeout
+	}
+	h.startupWait = DefaultStartupWait
+	if opts.StartupWait > 0 && opts.StartupWait < h.startupWait {
+		h.startupWait = opts.StartupWait
 	}
 	if h.driver == nil {
 		h.driver = sandbox.NewInProcess()

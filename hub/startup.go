@@ -20,9 +20,10 @@ import (
 	"capabilities.sh/capabilities/sandbox"
 )
 
-// startupWait bounds how long one search, describe or execute waits for
-// sources that are being listed for the first time.
-const startupWait = 15 * time.Second
+// DefaultStartupWait bounds how long one search, describe or execute waits
+// for sources that are being listed for the first time
+// (Options.StartupWait).
+const DefaultStartupWait = 15 * time.Second
 
 // listings is what the catalog knows of each source's listings. The zero
 // value is ready; safe for concurrent use.
@@ -175,23 +176,24 @@ func withStartupDeadline(ctx context.Context, t time.Time) context.Context {
 	return context.WithValue(ctx, startupDeadlineKey{}, t)
 }
 
-func startupDeadline(ctx context.Context) time.Time {
+func (h *Hub) startupDeadline(ctx context.Context) time.Time {
 	if t, ok := ctx.Value(startupDeadlineKey{}).(time.Time); ok {
 		return t
 	}
-	return time.Now().Add(startupWait)
+	return time.Now().Add(h.startupWait)
 }
 
 // awaitSources waits until none of the named sources is being listed for
-// the first time, until the request's start-up deadline, or until ctx
-// ends. A source nobody lists yet is listed. With force, the named sources
+// the first time (a source the catalog has listed before, this process or
+// an earlier one, is never waited for), until the request's start-up
+// deadline, or until ctx ends. A source nobody lists yet is listed. With force, the named sources
 // are listed again even when they were before (a secret arrived, a source
 // that was down may be back). It returns the sources still being listed.
 func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []string {
 	if len(names) == 0 {
 		return nil
 	}
-	deadline := startupDeadline(ctx)
+	deadline := h.startupDeadline(ctx)
 	if kicked := h.catalog.listings.kick(names, force); len(kicked) > 0 {
 		h.goBackground(func() {
 			defer h.catalog.listings.release(kicked)
@@ -210,7 +212,7 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 		for _, name := range names {
 			st, w := h.catalog.listings.get(name)
 			wake = w
-			if st.queued > 0 || (!st.listed && !st.tried) {
+			if !st.listed && (st.queued > 0 || !st.tried) {
 				waiting = append(waiting, name)
 			}
 		}

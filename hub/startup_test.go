@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // normalizeEnvelope drops what differs between two runs of the same code:
@@ -133,5 +135,88 @@ func TestUnlistedSourceAwaitsItsConnection(t *testing.T) {
 	json.Unmarshal([]byte(text), &env)
 	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "hi") {
 		t.Fatalf("resume with the secret: %s", text)
+	}
+}
+
+// hangSource is a server that never answers the MCP handshake.
+var hangSource = &Source{Command: "node", Args: []string{"-e", "setInterval(() => {}, 1000)"}}
+
+// TestStartupWaitIsBounded: a source that never finishes starting holds
+// the first search and execute for the start-up bound only; they answer
+// from what is known and say it is still starting.
+func TestStartupWaitIsBounded(t *testing.T) {
+	home := t.TempDir()
+	cfg := &Config{Sources: map[string]*Source{"memory": memorySource(t), "hang": hangSource}, Policy: map[string]Mode{}}
+	if err := cfg.Save(home + "/config.json"); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}, StartupWait: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(context.Background(), "memory"); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	cs := connect(t, h, "2026-07-28", nil)
+	out, _ := callText(t, cs, "search", map[string]any{"query": "read the knowledge graph"})
+	if !strings.Contains(out, "memory.readGraph(") || !strings.Contains(out, "hang is still starting: its tools are not listed yet") {
+		t.Errorf("search with a source that never starts:\n%s", out)
+	}
+	text, _ := callText(t, cs, "execute", map[string]any{"code": `try { await hang.anything({}); } catch (e) { return [e.code, e.retryable, e.message]; }`})
+	var env Envelope
+	json.Unmarshal([]byte(text), &env)
+	if want := `["source_unavailable",true,"source hang is still starting: its tools are not listed yet"]`; string(env.Result) != want {
+		t.Errorf("a call to a source still starting: %s; want result %s", text, want)
+	}
+}
+
+// TestCachedCatalogAnswersAtOnce: sources the catalog listed before are
+// never waited for, even while they start: search answers from the stored
+// tools at once.
+func TestCachedCatalogAnswersAtOnce(t *testing.T) {
+	home := t.TempDir()
+	cfg := &Config{Sources: map[string]*Source{"memory": memorySource(t)}, Policy: map[string]Mode{}}
+	if err := cfg.Save(home + "/config.json"); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}}
+	h, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	h.Close()
+	// The same source now takes forever to start; its tools are stored.
+	cfg.Sources["memory"] = hangSource
+	if err := cfg.Save(home + "/config.json"); err != nil {
+		t.Fatal(err)
+	}
+	h, err = New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	listing := make(chan struct{})
+	go func() {
+		defer close(listing)
+		h.Refresh(h.bg)
+	}()
+	testwait.For(t, 0, "the listing to start", func() bool { st, _ := h.catalog.listings.get("memory"); return st.queued > 0 })
+	start := time.Now()
+	out, err := h.Search(context.Background(), SearchRequest{Query: "read the knowledge graph"})
+	took := time.Since(start)
+	if err != nil || !strings.Contains(out, "memory.readGraph(") {
+		t.Fatalf("search from the stored catalog: %v\n%s", err, out)
+	}
+	select {
+	case <-listing:
+		t.Fatal("the listing of a source that never starts finished")
+	default:
+	}
+	if took >= DefaultStartupWait/2 {
+		t.Errorf("search took %v with a cached catalog; it waited for the start-up", took)
 	}
 }

@@ -43,7 +43,9 @@ func firstRun(e *env, kc keychain.Keychain) error {
 			return err
 		}
 		if err := offerInTerminal(e, kc, found, false); err != nil {
-			return err
+			// The hub starts all the same; what was not imported stays
+			// in the clients.
+			fmt.Fprintf(e.Stderr, "Import: %v\n", oneLine(err.Error()))
 		}
 	case len(found) > 0:
 		if err := cfg.Save(paths.Config()); err != nil {
@@ -89,18 +91,27 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 	}
 	move := true
 	if !assumeAll {
-		for {
+		for answered := false; !answered; {
 			fmt.Fprint(w, "Import which? [a]ll, [n]one, or numbers (1 3): ")
 			line, err := in.ReadString('\n')
+			if err != nil && strings.TrimSpace(line) == "" {
+				// No answer (standard input ended): the offer stays open.
+				fmt.Fprintln(w)
+				if serr := hub.SaveImportOffer(hub.Paths{Home: e.home()}, hub.NewImportOffer(found, time.Now())); serr != nil {
+					return serr
+				}
+				fmt.Fprintln(w, "No answer; nothing imported. 'capabilities setup' or the tray menu offers them again.")
+				return nil
+			}
 			sel, perr := parseSelection(line, len(found))
-			if perr == nil {
-				picked = sel
-				break
+			switch {
+			case perr == nil:
+				picked, answered = sel, true
+			case err != nil:
+				return perr
+			default:
+				fmt.Fprintf(w, "  %v\n", perr)
 			}
-			if err != nil {
-				return errors.New("no answer: standard input ended")
-			}
-			fmt.Fprintf(w, "  %v\n", perr)
 		}
 		if len(picked) == 0 {
 			hub.CloseImportOffer(hub.Paths{Home: e.home()})
@@ -108,8 +119,9 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 			return nil
 		}
 		fmt.Fprint(w, "Move them out of the clients' files, so they run only once, through capabilities? The files are backed up first. [Y/n]: ")
-		line, _ := in.ReadString('\n')
-		move = yesDefault(line)
+		line, err := in.ReadString('\n')
+		// Without an answer nothing is moved: moving edits the clients' files.
+		move = yesDefault(line) && (err == nil || strings.TrimSpace(line) != "")
 	}
 	choices := make([]hub.ImportChoice, len(picked))
 	for i, n := range picked {

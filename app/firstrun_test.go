@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
 )
 
 const firstRunToken = "ghp_FirstRunSecret1234567890abcdefXYZ"
@@ -124,4 +125,50 @@ func TestParseSelection(t *testing.T) {
 			t.Errorf("parseSelection(%q) = %v, %v; want %v (error %v)", tc.in, got, err, tc.want, tc.bad)
 		}
 	}
+}
+
+func TestFirstRunInATerminalWithoutAnAnswerLeavesTheOffer(t *testing.T) {
+	home := t.TempDir()
+	userHome, userConfig, claude, orig := clientsWithServers(t)
+	e, out, _ := firstRunEnv(home, userHome, userConfig, "", true) // stdin ends at once
+	if err := firstRun(e, failingKeychain{}); err != nil {
+		t.Fatalf("firstRun without an answer: %v", err)
+	}
+	if !strings.Contains(out.String(), "No answer; nothing imported") {
+		t.Errorf("terminal:\n%s", out)
+	}
+	if o, _ := hub.LoadImportOffer(hub.Paths{Home: home}); o == nil || len(o.Servers) != 2 {
+		t.Errorf("offer %+v", o)
+	}
+	if b, _ := os.ReadFile(claude); string(b) != orig {
+		t.Error("the client file changed")
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.json")); err != nil {
+		t.Errorf("no config.json: %v", err)
+	}
+	// A keychain that refuses: the import fails for github, the hub still starts.
+	home2 := t.TempDir()
+	e, out, errb := firstRunEnv(home2, userHome, userConfig, "a\ny\n", true)
+	if err := firstRun(e, failingKeychain{}); err != nil {
+		t.Fatalf("firstRun with a failing keychain: %v", err)
+	}
+	if !strings.Contains(errb.String(), "github: its secrets cannot go to the keychain") || !strings.Contains(out.String(), "Imported memory") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errb)
+	}
+	if b, _ := os.ReadFile(claude); !strings.Contains(string(b), `"github"`) || strings.Contains(string(b), `"memory"`) {
+		t.Errorf("github must stay in the client (not imported), memory moved out:\n%s", b)
+	}
+}
+
+// failingKeychain refuses every write, as a locked keychain does.
+type failingKeychain struct{}
+
+func (failingKeychain) Get(key string) (string, error) {
+	return "", &keychain.UnavailableError{Op: "reading", Key: key, Cause: "locked"}
+}
+func (failingKeychain) Set(key, secret string) error {
+	return &keychain.UnavailableError{Op: "writing", Key: key, Cause: "locked"}
+}
+func (failingKeychain) Delete(key string) error {
+	return &keychain.UnavailableError{Op: "deleting", Key: key, Cause: "locked"}
 }

@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -144,7 +145,7 @@ func newFirstRunWindow(a fyne.App, fr FirstRun) *firstRunWindow {
 	}
 	refresh()
 	w.win.SetContent(container.NewBorder(intro,
-		container.NewVBox(w.move, w.result, container.NewHBox(w.skip, w.button)), nil, nil,
+		container.NewVBox(w.move, w.result, container.NewHBox(layout.NewSpacer(), w.skip, w.button)), nil, nil,
 		container.NewVScroll(list)))
 	w.win.Resize(fyne.NewSize(620, 420))
 	return w

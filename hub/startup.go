@@ -35,11 +35,14 @@ type listings struct {
 
 // listState is one source's listing history in this process.
 type listState struct {
-	queued int   // Refresh calls that will list it or are listing it
-	tried  bool  // a listing finished, either way
-	listed bool  // the catalog holds a listing of it: this process's, or one stored before
-	kicked bool  // a start-up wait asked for its first listing
-	err    error // the last listing's failure; nil after a success
+	queued int  // Refresh calls that will list it or are listing it
+	tried  bool // a listing finished, either way
+	listed bool // the catalog holds a listing of it: this process's, or one stored before
+	kicked bool // a start-up wait asked for its first listing
+	// waitedOut: a start-up wait gave up on the listing under way, so
+	// later requests answer at once until it ends.
+	waitedOut bool
+	err       error // the last listing's failure; nil after a success
 }
 
 func (l *listings) stateLocked(name string) *listState {
@@ -99,11 +102,20 @@ func (l *listings) kick(names []string, force bool) []string {
 		if st.queued > 0 || (!force && (st.listed || st.tried || st.kicked)) {
 			continue
 		}
-		st.kicked = true
+		st.kicked, st.waitedOut = true, false
 		st.queued++
 		out = append(out, name)
 	}
 	return out
+}
+
+// gaveUp records that a start-up wait timed out on these sources.
+func (l *listings) gaveUp(names []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, name := range names {
+		l.stateLocked(name).waitedOut = true
+	}
 }
 
 // release ends what kick queued.
@@ -149,7 +161,7 @@ func (b *listingBatch) done(name string, err error) {
 	delete(b.pending, name)
 	st := b.l.stateLocked(name)
 	st.queued--
-	st.tried, st.err = true, err
+	st.tried, st.err, st.waitedOut = true, err, false
 	if err == nil {
 		st.listed = true
 	}
@@ -207,31 +219,38 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 		}
 	}()
 	for {
-		var waiting []string
+		// starting: not listed yet; waiting: of those, the ones this call
+		// waits for (not those an earlier wait already gave up on).
+		var starting, waiting []string
 		var wake <-chan struct{}
 		for _, name := range names {
 			st, w := h.catalog.listings.get(name)
 			wake = w
 			if !st.listed && (st.queued > 0 || !st.tried) {
-				waiting = append(waiting, name)
+				starting = append(starting, name)
+				if !st.waitedOut {
+					waiting = append(waiting, name)
+				}
 			}
 		}
 		if len(waiting) == 0 {
-			return nil
+			return starting
 		}
 		if timer == nil {
 			d := time.Until(deadline)
 			if d <= 0 {
-				return waiting
+				h.catalog.listings.gaveUp(waiting)
+				return starting
 			}
 			timer = time.NewTimer(d)
 		}
 		select {
 		case <-wake:
 		case <-timer.C:
-			return waiting
+			h.catalog.listings.gaveUp(waiting)
+			return starting
 		case <-ctx.Done():
-			return waiting
+			return starting
 		}
 	}
 }

@@ -145,12 +145,14 @@ var hangSource = &Source{Command: "node", Args: []string{"-e", "setInterval(() =
 // the first search and execute for the start-up bound only; they answer
 // from what is known and say it is still starting.
 func TestStartupWaitIsBounded(t *testing.T) {
+	// Long enough that an answer that does not wait never takes as long.
+	const startupBound = 3 * time.Second
 	home := t.TempDir()
 	cfg := &Config{Sources: map[string]*Source{"memory": memorySource(t), "hang": hangSource}, Policy: map[string]Mode{}}
 	if err := cfg.Save(home + "/config.json"); err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}, StartupWait: 500 * time.Millisecond})
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}, StartupWait: startupBound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +164,15 @@ func TestStartupWaitIsBounded(t *testing.T) {
 	out, _ := callText(t, cs, "search", map[string]any{"query": "read the knowledge graph"})
 	if !strings.Contains(out, "memory.readGraph(") || !strings.Contains(out, "hang is still starting: its tools are not listed yet") {
 		t.Errorf("search with a source that never starts:\n%s", out)
+	}
+	// Once a wait gave up on it, the next requests answer at once, the
+	// same way, while its listing goes on.
+	start := time.Now()
+	if again, _ := callText(t, cs, "search", map[string]any{"query": "read the knowledge graph"}); again != out {
+		t.Errorf("the second search:\n%s\nthe first:\n%s", again, out)
+	}
+	if took := time.Since(start); took >= startupBound {
+		t.Errorf("the second search took %v; it waited again", took)
 	}
 	text, _ := callText(t, cs, "execute", map[string]any{"code": `try { await hang.anything({}); } catch (e) { return [e.code, e.retryable, e.message]; }`})
 	var env Envelope

@@ -19,8 +19,11 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -44,6 +47,9 @@ type Secrets struct {
 	owners map[string][]string
 	all    []string          // every value and its escaped forms, longest first, unique
 	repl   *strings.Replacer // all -> secretMark; nil when empty
+	// plain: no value holds a character JSON writes with a short escape
+	// (", \, /, control characters), so only a \u escape can hide one.
+	plain bool
 }
 
 // NewSecrets returns an empty registry.
@@ -101,6 +107,12 @@ func (s *Secrets) rebuildLocked() {
 		return all[i] < all[j]
 	})
 	s.all = all
+	s.plain = true
+	for _, v := range all {
+		if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r == '/' }) {
+			s.plain = false
+		}
+	}
 	s.repl = nil
 	if len(all) > 0 {
 		pairs := make([]string, 0, 2*len(all))
@@ -122,23 +134,23 @@ func (s *Secrets) Values() []string {
 }
 
 func (s *Secrets) snapshot() ([]string, *strings.Replacer) {
+	all, repl, _ := s.scrubState()
+	return all, repl
+}
+
+func (s *Secrets) scrubState() ([]string, *strings.Replacer, bool) {
 	if s == nil {
-		return nil, nil
+		return nil, nil, true
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.all, s.repl
+	return s.all, s.repl, s.plain
 }
 
 // Holds reports whether text contains a known secret value.
 func (s *Secrets) Holds(text string) bool {
 	all, _ := s.snapshot()
-	for _, v := range all {
-		if strings.Contains(text, v) {
-			return true
-		}
-	}
-	return false
+	return holdsAny(text, all)
 }
 
 // Scrub replaces every known secret value in text with "[secret]".
@@ -154,28 +166,20 @@ func (s *Secrets) Scrub(text string) string {
 // JSON text raw (object keys included, escapes decoded first) with
 // "[secret]", and a number whose digits hold one with the string
 // "[secret]". Everything else, numbers included, keeps its exact bytes. Text
-// that is not valid JSON is scrubbed as plain text.
+// that is not valid JSON is scrubbed as plain text where the walk through
+// its strings misses a value.
 func (s *Secrets) ScrubJSON(raw json.RawMessage) json.RawMessage {
-	all, repl := s.snapshot()
+	all, repl, plain := s.scrubState()
 	if repl == nil || len(raw) == 0 {
 		return raw
 	}
-	// Without escapes, every string's bytes are its text: a value that is
-	// not in raw is in none of them.
-	if bytes.IndexByte(raw, '\\') < 0 {
-		found := false
-		for _, v := range all {
-			if bytes.Contains(raw, []byte(v)) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return raw
-		}
-	}
-	if !json.Valid(raw) {
-		return json.RawMessage(repl.Replace(string(raw)))
+	// A string's bytes are its text but for its escapes. Without escapes,
+	// or when no value holds a character with a short escape (\n, \") and
+	// no \u escape is in raw, a value that is not in raw's bytes is in none
+	// of its strings.
+	uEscape := []byte(`\u`)
+	if (bytes.IndexByte(raw, '\\') < 0 || plain && !bytes.Contains(raw, uEscape)) && !containsAny(raw, all) {
+		return raw
 	}
 	var out []byte
 	last := 0
@@ -184,18 +188,17 @@ func (s *Secrets) ScrubJSON(raw json.RawMessage) json.RawMessage {
 		switch {
 		case c == '"':
 			end, escaped := jsonStringEnd(raw, i)
-			var text string
-			if escaped {
-				if json.Unmarshal(raw[i:end], &text) != nil {
-					i = end
-					continue
-				}
-			} else {
-				text = string(raw[i+1 : end-1])
+			if seg := raw[i:end]; (!escaped || plain && !bytes.Contains(seg, uEscape)) && !containsAny(seg, all) {
+				i = end
+				continue
 			}
-			if clean := repl.Replace(text); clean != text {
+			text := string(raw[i+1 : end-1])
+			if escaped {
+				text = decodeJSONString(raw[i+1 : end-1])
+			}
+			if holdsAny(text, all) {
 				out = append(out, raw[last:i]...)
-				out = appendJSONString(out, clean)
+				out = appendJSONString(out, repl.Replace(text))
 				last = end
 			}
 			i = end
@@ -204,7 +207,7 @@ func (s *Secrets) ScrubJSON(raw json.RawMessage) json.RawMessage {
 			for end < len(raw) && strings.IndexByte("0123456789+-.eE", raw[end]) >= 0 {
 				end++
 			}
-			if num := string(raw[i:end]); repl.Replace(num) != num {
+			if containsAny(raw[i:end], all) {
 				out = append(out, raw[last:i]...)
 				out = appendJSONString(out, secretMark)
 				last = end
@@ -214,10 +217,98 @@ func (s *Secrets) ScrubJSON(raw json.RawMessage) json.RawMessage {
 			i++
 		}
 	}
-	if out == nil {
-		return raw
+	if out != nil {
+		out = append(out, raw[last:]...)
+	} else {
+		out = raw
 	}
-	return append(out, raw[last:]...)
+	// Text that is not JSON, scrubbed as plain text.
+	if containsAny(out, all) {
+		return json.RawMessage(repl.Replace(string(out)))
+	}
+	return out
+}
+
+// decodeJSONString returns the text of the contents of a valid JSON
+// string (what lies between its quotes), as encoding/json decodes it.
+func decodeJSONString(b []byte) string {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' || i+1 >= len(b) {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch b[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, n := jsonUnicodeEscape(b[i-1:])
+			out = utf8.AppendRune(out, r)
+			i += n - 2
+		default: // " \ /
+			out = append(out, b[i])
+		}
+	}
+	if !utf8.Valid(out) {
+		return strings.ToValidUTF8(string(out), "\uFFFD")
+	}
+	return string(out)
+}
+
+// jsonUnicodeEscape decodes the \uXXXX escape (or surrogate pair of two)
+// at the start of b and returns the rune and the bytes it took.
+func jsonUnicodeEscape(b []byte) (rune, int) {
+	hex4 := func(b []byte) rune {
+		if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+			return -1
+		}
+		v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+		if err != nil {
+			return -1
+		}
+		return rune(v)
+	}
+	r := hex4(b)
+	if r < 0 {
+		return utf8.RuneError, 2
+	}
+	if utf16.IsSurrogate(r) {
+		if r2 := hex4(b[6:]); r2 >= 0 {
+			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+				return dec, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
+}
+
+func holdsAny(text string, values []string) bool {
+	for _, v := range values {
+		if strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(b []byte, values []string) bool {
+	for _, v := range values {
+		if bytes.Contains(b, []byte(v)) {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonStringEnd returns the index after the string that starts at raw[i]

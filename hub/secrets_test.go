@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -256,6 +257,18 @@ func TestSecretsScrubJSON(t *testing.T) {
 			t.Errorf("ScrubJSON(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
+	// Values without characters JSON escapes take the short path, which
+	// must still see through escapes.
+	plain := NewSecrets()
+	plain.Set(ConnectionOwner("gh", "work"), "ghp_Secret42")
+	for in, want := range map[string]string{
+		`["\u0067hp_Secret42","x\nghp_Secret42","\u003cb\u003e"]`: `["[secret]","x\n[secret]","\u003cb\u003e"]`,
+		`{"a":"line\none","n":1}`:                                 `{"a":"line\none","n":1}`,
+	} {
+		if got := string(plain.ScrubJSON(json.RawMessage(in))); got != want {
+			t.Errorf("ScrubJSON(%s) = %s, want %s", in, got, want)
+		}
+	}
 	if got := sec.Scrub("a%22b%3Cc and a\"b<c"); got != "[secret] and [secret]" {
 		t.Errorf("Scrub of a URL-escaped secret = %q", got)
 	}
@@ -358,4 +371,19 @@ func TestCapText(t *testing.T) {
 			t.Errorf("capText(%d bytes, %d) is %d bytes", len(tc.in), tc.max, len(got))
 		}
 	}
+}
+
+func FuzzDecodeJSONString(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\u0067\n\t\"\\\/"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\u00e9é"`, `"\b\f\r"`, `"\uD83D\uDE00\uDE00"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want string
+		if !utf8.ValidString(s) || json.Unmarshal([]byte(s), &want) != nil || len(s) < 2 || s[0] != '"' {
+			return
+		}
+		if got := decodeJSONString([]byte(s[1 : len(s)-1])); got != want {
+			t.Errorf("decodeJSONString(%s) = %q, want %q", s, got, want)
+		}
+	})
 }

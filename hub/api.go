@@ -117,10 +117,17 @@ func (h *Hub) Runs(ctx context.Context, limit int, pendingOnly bool) ([]RunSumma
 		limit = 20
 	}
 	q := `SELECT id FROM runs ORDER BY updated DESC, id LIMIT ?`
+	args := []any{limit}
 	if pendingOnly {
-		q = `SELECT id FROM runs WHERE status IN ('awaiting_approval', 'awaiting_connection') ORDER BY updated DESC, id LIMIT ?`
+		// Waiting for a person: a call nobody decided and that has not
+		// expired. A run whose calls were all decided waits for the model
+		// to resume it, not for a person.
+		q = `SELECT id FROM runs WHERE status IN ('awaiting_approval', 'awaiting_connection')
+			AND id IN (SELECT run_id FROM pending WHERE decision IS NULL AND expires > ?)
+			ORDER BY updated DESC, id LIMIT ?`
+		args = []any{h.now().UnixMilli(), limit}
 	}
-	rows, err := h.db.QueryContext(ctx, q, limit)
+	rows, err := h.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -69,6 +71,16 @@ type Approval struct {
 	// changed"); allowing the call accepts the new definition. "" when the
 	// definition did not change.
 	Change string `json:"change,omitempty"`
+	// Description and Annotations are the tool's, from the catalog:
+	// annotations in words ("read-only", "destructive", "idempotent",
+	// "open world"). Code is the run's code, for a person to see the call
+	// in its context.
+	Description string   `json:"description,omitempty"`
+	Annotations []string `json:"annotations,omitempty"`
+	Code        string   `json:"code,omitempty"`
+	// Source is the config name of the tool's source ("" when the tool
+	// left the catalog); a connection input names its secret by it.
+	Source string `json:"source,omitempty"`
 }
 
 // Pending lists the approvals and connection inputs nobody decided yet,
@@ -93,8 +105,20 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 		return nil, err
 	}
 	out := make([]Approval, 0, len(rows))
+	codes := map[string]string{}
 	for _, p := range rows {
-		out = append(out, h.approvalOf(p))
+		a := h.approvalOf(p)
+		code, ok := codes[p.RunID]
+		if !ok {
+			if r, err := h.runs.loadRun(ctx, p.RunID); err == nil {
+				code = r.Code
+			} else if !errors.Is(err, errNoRun) {
+				return nil, err
+			}
+			codes[p.RunID] = code
+		}
+		a.Code = code
+		out = append(out, a)
 	}
 	return out, nil
 }
@@ -108,6 +132,9 @@ func (h *Hub) approvalOf(p *pendingRow) Approval {
 	}
 	if t, ok := h.catalog.Snapshot().Lookup(p.Address); ok {
 		a.Title = t.Title
+		a.Description = t.Description
+		a.Source = t.Source
+		a.Annotations = annotationWords(t.Annotations)
 		if s := h.Config().Sources[t.Source]; s != nil {
 			a.DefaultConnection = s.DefaultConnection() == p.Connection
 		}
@@ -355,4 +382,25 @@ func (h *Hub) pinApproved(ctx context.Context, p *pendingRow, channel string) er
 		return err
 	}
 	return h.runs.audit(ctx, channel, "", p.RunID, p.Address, "accept_definition", p.Change, h.now())
+}
+
+// annotationWords says a tool's annotations in words, for a person.
+func annotationWords(a *mcp.ToolAnnotations) []string {
+	if a == nil {
+		return nil
+	}
+	var out []string
+	if a.ReadOnlyHint {
+		out = append(out, "read-only")
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint && !a.ReadOnlyHint {
+		out = append(out, "destructive")
+	}
+	if a.IdempotentHint {
+		out = append(out, "idempotent")
+	}
+	if a.OpenWorldHint != nil && *a.OpenWorldHint {
+		out = append(out, "open world")
+	}
+	return out
 }

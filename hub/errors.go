@@ -22,7 +22,7 @@ const (
 )
 
 var hubHints = map[string]string{
-	CodeDenied:            "The person or the policy denied this call. Do not retry it; tell the user what you wanted to do.",
+	CodeDenied:            "A person declined this call when asked, or the policy denies it. Do not retry it or reach the same effect another way; tell the user what you wanted to do and ask how to go on.",
 	CodeReplayDiverged:    "The resumed code made different calls than the first attempt. Run the code again with execute({ code }) instead of resuming.",
 	CodeInterrupted:       "The hub stopped while this call was in flight and it may or may not have happened. Check its effect before calling it again.",
 	CodeApprovalExpired:   "Nobody decided on the approval in time. Run the code again to ask again.",

@@ -681,7 +681,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 		return r.diverge(c, fmt.Sprintf("call %d of the resumed run to %s has different arguments than the call the person decided on", c.Seq, c.Address))
 	}
 	if p != nil && p.Kind == KindApproval && p.Decision == "deny" {
-		return toolError(CodeDenied, c.Address, "the person denied %s (%s)", c.Address, p.Channel)
+		return toolError(CodeDenied, c.Address, "the person declined %s when asked (decided in the %s)", c.Address, channelWords(p.Channel))
 	}
 	if missing := r.missingSecrets(rc.tool.Source, rc.conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
 		if p == nil {
@@ -991,4 +991,17 @@ func (h *Hub) knownSecrets() []string {
 		}
 	}
 	return h.secrets.Values()
+}
+
+// channelWords names where a decision was taken, for the model.
+func channelWords(channel string) string {
+	switch channel {
+	case ChannelDialog:
+		return "approval dialog"
+	case ChannelClient:
+		return "client's form"
+	case ChannelCLI:
+		return "terminal"
+	}
+	return channel
 }

@@ -147,7 +147,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 	c := &controller{app: a, hub: h, opts: opts, now: time.Now, wake: make(chan struct{}, 1),
 		notify: a.SendNotification, notified: map[string]bool{}}
 	now := func() time.Time { return c.now() }
-	c.dialog = newApprovalDialog(a, c.decide, now)
+	c.dialog = newApprovalDialog(a, c.decide, func(source, conn, secret string, done func(error)) {
+		c.act(func() error { return h.SetSecret(source, conn, secret) }, done)
+	}, now)
 	c.main = newMainWindow(a, actions{
 		review: c.review,
 		setSecret: func(source, conn, secret string, done func(error)) {

@@ -3,6 +3,9 @@
 package ui
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -13,25 +16,41 @@ import (
 )
 
 // approvalDialog is the window that asks about waiting tool calls, one at a
-// time, with the queue position in a corner. All its methods run on the Fyne
-// main goroutine.
+// time, with the queue position in a corner, the other waiting calls of the
+// same run named (and allowed together with one button), the whole redacted
+// arguments and the run's code with the call marked. All its methods run on
+// the Fyne main goroutine.
 type approvalDialog struct {
-	win    fyne.Window
-	decide func(id string, d Decision) // hands a decision to the hub, never blocks
-	now    func() time.Time
+	win       fyne.Window
+	decide    func(id string, d Decision) // hands a decision to the hub, never blocks
+	setSecret func(source, connection, secret string, done func(error))
+	now       func() time.Time
 
 	items []queueItem
 	cur   int
 	shown bool
 
-	count, address, title                 *widget.Label
-	connection, reason, askedBy, deadline *widget.Label
-	preview                               *widget.Label
-	previewScroll                         *container.Scroll
-	status                                *widget.Label
-	prev, next, dismiss                   *widget.Button
-	allowOnce, allowAlways                *decisionButton
-	deny, denyAlways                      *decisionButton
+	count, address, title, description, annotations *widget.Label
+	connection, reason, askedBy, deadline           *widget.Label
+	group                                           *widget.Label
+	allowRun                                        *widget.Button
+	groupBox                                        *fyne.Container
+
+	argLines  []string
+	args      *widget.List
+	codeLines []codeLine
+	code      *widget.List
+
+	secretBox   *fyne.Container
+	secretLabel *widget.Label
+	secretEntry *widget.Entry
+	secretSave  *widget.Button
+
+	status              *widget.Label
+	prev, next, dismiss *widget.Button
+	allowOnce           *decisionButton
+	allowAlways         *decisionButton
+	deny, denyAlways    *decisionButton
 }
 
 // decisionButton is a button that passes Escape on to the dialog: a focused
@@ -60,8 +79,8 @@ func (b *decisionButton) TypedKey(ev *fyne.KeyEvent) {
 	b.Button.TypedKey(ev)
 }
 
-func newApprovalDialog(a fyne.App, decide func(string, Decision), now func() time.Time) *approvalDialog {
-	d := &approvalDialog{decide: decide, now: now, cur: -1}
+func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func(source, connection, secret string, done func(error)), now func() time.Time) *approvalDialog {
+	d := &approvalDialog{decide: decide, setSecret: setSecret, now: now, cur: -1}
 	d.win = a.NewWindow("capabilities: approve a tool call")
 	d.win.SetIcon(appIcon)
 
@@ -72,15 +91,56 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), now func() tim
 	d.address.Truncation = fyne.TextTruncateEllipsis
 	d.title = widget.NewLabel("")
 	d.title.Wrapping = fyne.TextWrapWord
+	d.description = widget.NewLabel("")
+	d.description.Wrapping = fyne.TextWrapWord
+	d.description.Truncation = fyne.TextTruncateEllipsis
+	d.description.SizeName = theme.SizeNameCaptionText
+	d.annotations = widget.NewLabel("")
 	d.connection = widget.NewLabel("")
 	d.reason = widget.NewLabel("")
 	d.askedBy = widget.NewLabel("")
 	d.askedBy.Truncation = fyne.TextTruncateEllipsis
 	d.deadline = widget.NewLabel("")
 
-	d.preview = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	d.previewScroll = container.NewScroll(d.preview)
-	d.previewScroll.SetMinSize(fyne.NewSize(560, 200))
+	d.group = widget.NewLabel("")
+	d.group.Wrapping = fyne.TextWrapWord
+	d.allowRun = widget.NewButtonWithIcon("", theme.ConfirmIcon(), d.allowGroup)
+	d.groupBox = container.NewBorder(nil, nil, nil, d.allowRun, d.group)
+
+	monoRow := func() fyne.CanvasObject {
+		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		return l
+	}
+	d.args = widget.NewList(func() int { return len(d.argLines) }, monoRow, func(i widget.ListItemID, o fyne.CanvasObject) {
+		if i < len(d.argLines) {
+			o.(*widget.Label).SetText(d.argLines[i])
+		}
+	})
+	d.code = widget.NewList(func() int { return len(d.codeLines) }, monoRow, func(i widget.ListItemID, o fyne.CanvasObject) {
+		if i >= len(d.codeLines) {
+			return
+		}
+		l := o.(*widget.Label)
+		line := d.codeLines[i]
+		l.Importance = widget.MediumImportance
+		switch line.mark {
+		case markCall:
+			l.Importance = widget.WarningImportance
+		case markOther:
+			l.Importance = widget.HighImportance
+		}
+		l.SetText(codeLineText(line))
+	})
+	d.args.OnSelected = func(widget.ListItemID) { d.args.UnselectAll() }
+	d.code.OnSelected = func(widget.ListItemID) { d.code.UnselectAll() }
+
+	d.secretLabel = widget.NewLabel("")
+	d.secretEntry = widget.NewPasswordEntry()
+	d.secretEntry.SetPlaceHolder("the token or password; it goes to the OS keychain")
+	d.secretEntry.OnSubmitted = func(string) { d.saveSecret() }
+	d.secretSave = widget.NewButtonWithIcon("Save to keychain", theme.DocumentSaveIcon(), d.saveSecret)
+	d.secretSave.Importance = widget.HighImportance
+	d.secretBox = container.NewBorder(nil, nil, d.secretLabel, d.secretSave, d.secretEntry)
 
 	d.status = widget.NewLabel("")
 	d.status.Wrapping = fyne.TextWrapWord
@@ -89,9 +149,10 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), now func() tim
 	d.prev = widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { d.move(-1) })
 	d.next = widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { d.move(+1) })
 	d.dismiss = widget.NewButton("Dismiss", d.dismissCurrent)
+	// The keyboard goes from the least to the most lasting choice.
+	d.deny = newDecisionButton("Deny", widget.MediumImportance, func() { d.choose(Deny) }, d.typedKey)
 	d.allowOnce = newDecisionButton("Allow once", widget.HighImportance, func() { d.choose(AllowOnce) }, d.typedKey)
 	d.allowAlways = newDecisionButton("Always allow", widget.MediumImportance, func() { d.choose(AllowAlways) }, d.typedKey)
-	d.deny = newDecisionButton("Deny", widget.MediumImportance, func() { d.choose(Deny) }, d.typedKey)
 	d.denyAlways = newDecisionButton("Always deny", widget.DangerImportance, func() { d.choose(DenyAlways) }, d.typedKey)
 
 	field := func(s string) *widget.Label {
@@ -99,17 +160,21 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), now func() tim
 	}
 	header := container.NewBorder(nil, nil, nil, d.count, d.address)
 	details := container.New(layout.NewFormLayout(),
+		field("Tool says"), d.annotations,
 		field("Connection"), d.connection,
 		field("Reason"), d.reason,
 		field("Asked by"), d.askedBy,
 		field("Expires"), d.deadline,
 	)
-	argsLabel := widget.NewLabelWithStyle("Arguments (secrets redacted)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	top := container.NewVBox(header, d.title, widget.NewSeparator(), details, argsLabel)
-	buttons := container.NewHBox(d.prev, d.next, layout.NewSpacer(), d.dismiss, d.denyAlways, d.deny, d.allowAlways, d.allowOnce)
+	top := container.NewVBox(header, d.title, d.description, widget.NewSeparator(), details, d.groupBox, d.secretBox)
+	argsPane := container.NewBorder(widget.NewLabelWithStyle("Arguments (secrets redacted)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.args)
+	codePane := container.NewBorder(widget.NewLabelWithStyle("The run's code (▶ this call, ▷ its other waiting calls)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.code)
+	split := container.NewVSplit(argsPane, codePane)
+	split.Offset = 0.45
+	buttons := container.NewHBox(d.prev, d.next, layout.NewSpacer(), d.dismiss, d.deny, d.allowOnce, d.allowAlways, d.denyAlways)
 	bottom := container.NewVBox(d.status, widget.NewSeparator(), buttons)
-	d.win.SetContent(container.NewBorder(top, bottom, nil, nil, d.previewScroll))
-	d.win.Resize(fyne.NewSize(720, 600))
+	d.win.SetContent(container.NewBorder(top, bottom, nil, nil, split))
+	d.win.Resize(fyne.NewSize(780, 760))
 	d.win.Canvas().SetOnTypedKey(d.typedKey)
 	d.win.SetCloseIntercept(d.hide)
 	d.refresh()
@@ -219,7 +284,7 @@ func (d *approvalDialog) move(delta int) {
 
 // dismissCurrent drops an expired call from the queue.
 func (d *approvalDialog) dismissCurrent() {
-	if it, ok := d.current(); ok && (it.expired || expired(it.a, d.now())) {
+	if it, ok := d.current(); ok && (it.expired || expired(it.a, d.now()) || it.saved) {
 		d.decidedElsewhere(it.a.ID)
 	}
 }
@@ -244,50 +309,155 @@ func (d *approvalDialog) refresh() {
 	setEnabled(d.next, ok && d.cur < len(d.items)-1)
 	if !ok {
 		d.address.SetText("No calls waiting")
-		for _, l := range []*widget.Label{d.title, d.connection, d.reason, d.askedBy, d.deadline, d.preview, d.status} {
+		for _, l := range []*widget.Label{d.title, d.description, d.annotations, d.connection, d.reason, d.askedBy, d.deadline, d.status} {
 			l.SetText("")
 		}
+		d.setLines(nil, nil)
 		for _, b := range d.decisionButtons() {
 			b.Disable()
 		}
 		d.dismiss.Hide()
+		d.groupBox.Hide()
+		d.secretBox.Hide()
 		return
 	}
 	a := it.a
 	d.address.SetText(a.Address)
-	d.title.SetText(a.Title)
-	if a.Title == "" {
-		d.title.Hide()
-	} else {
-		d.title.Show()
-	}
+	showText(d.title, a.Title)
+	showText(d.description, truncate(strings.TrimSpace(a.Description), 400))
+	d.annotations.SetText(annotationsText(a))
 	d.connection.SetText(connectionText(a.Connection, a.DefaultConnection))
 	d.reason.SetText(a.Reason)
 	d.askedBy.SetText(askedByText(a))
 	d.deadline.SetText(itemExpiryText(it, now))
-	if text := foldPreview(a.Preview); d.preview.Text != text {
-		d.preview.SetText(text)
-		d.previewScroll.ScrollToTop()
+
+	group := runGroup(d.items, d.cur)
+	var others []string
+	for _, i := range group {
+		others = append(others, d.items[i].a.Address)
 	}
-	d.status.SetText(statusText(it, now))
-	if d.status.Text == "" {
-		d.status.Hide()
+	d.setLines(fullPreview(a.Preview), codeView(a.Code, a.Address, others))
+	if text := groupText(d.items, group); text != "" {
+		d.group.SetText(text)
+		together := allowableTogether(d.items, group, now)
+		d.allowRun.SetText(fmt.Sprintf("Allow these %d once", len(together)))
+		setEnabled(d.allowRun, len(together) > 1)
+		d.groupBox.Show()
 	} else {
-		d.status.Show()
+		d.groupBox.Hide()
 	}
+	if a.NeedsSecret {
+		d.secretLabel.SetText(fmt.Sprintf("Secret of %s/%s", orUnknown(a.Source), a.Connection))
+		setEnabled(d.secretSave, !it.busy && !it.saved && a.Source != "")
+		setEnabled(d.secretEntry, !it.saved && a.Source != "")
+		d.secretBox.Show()
+	} else {
+		d.secretBox.Hide()
+	}
+
+	showText(d.status, statusText(it, now))
 	enabled := canDecide(it, now)
 	for _, b := range d.decisionButtons() {
 		setEnabled(b, enabled)
 	}
-	if it.expired || expired(a, now) {
+	if it.expired || expired(a, now) || it.saved {
 		d.dismiss.Show()
 	} else {
 		d.dismiss.Hide()
 	}
 }
 
+// setLines shows new arguments and code, keeping the scroll positions when
+// they did not change.
+func (d *approvalDialog) setLines(args []string, code []codeLine) {
+	if !slices.Equal(args, d.argLines) {
+		d.argLines = args
+		d.args.Refresh()
+		d.args.ScrollToTop()
+	}
+	if !slices.Equal(code, d.codeLines) {
+		d.codeLines = code
+		d.code.Refresh()
+		d.code.ScrollTo(firstMark(code))
+	}
+}
+
+// argsText is the whole arguments view as text (tests).
+func (d *approvalDialog) argsText() string { return strings.Join(d.argLines, "\n") }
+
+// codeText is the whole code view as text (tests).
+func (d *approvalDialog) codeText() string {
+	out := make([]string, len(d.codeLines))
+	for i, l := range d.codeLines {
+		out[i] = codeLineText(l)
+	}
+	return strings.Join(out, "\n")
+}
+
+func showText(l *widget.Label, s string) {
+	l.SetText(s)
+	if s == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
+}
+
+// allowGroup allows, once, every call of the shown run that can be.
+func (d *approvalDialog) allowGroup() {
+	now := d.now()
+	together := allowableTogether(d.items, runGroup(d.items, d.cur), now)
+	if len(together) < 2 {
+		return
+	}
+	var ids []string
+	for _, i := range together {
+		d.items[i].busy = true
+		d.items[i].err = ""
+		ids = append(ids, d.items[i].a.ID)
+	}
+	d.refresh()
+	for _, id := range ids {
+		d.decide(id, AllowOnce)
+	}
+}
+
+// saveSecret hands the secret the shown call waits for to the hub.
+func (d *approvalDialog) saveSecret() {
+	it, ok := d.current()
+	if !ok || !it.a.NeedsSecret || it.busy || it.saved || d.setSecret == nil {
+		return
+	}
+	secret := d.secretEntry.Text
+	if secret == "" {
+		d.items[d.cur].err = "enter the secret first"
+		d.refresh()
+		return
+	}
+	id := it.a.ID
+	d.items[d.cur].busy = true
+	d.items[d.cur].err = ""
+	d.refresh()
+	d.setSecret(it.a.Source, it.a.Connection, secret, func(err error) {
+		for i := range d.items {
+			if d.items[i].a.ID == id {
+				d.items[i].busy = false
+				if err != nil {
+					d.items[i].err = err.Error()
+				} else {
+					d.items[i].saved = true
+				}
+			}
+		}
+		if err == nil {
+			d.secretEntry.SetText("")
+		}
+		d.refresh()
+	})
+}
+
 func (d *approvalDialog) decisionButtons() []*decisionButton {
-	return []*decisionButton{d.allowOnce, d.allowAlways, d.deny, d.denyAlways}
+	return []*decisionButton{d.deny, d.allowOnce, d.allowAlways, d.denyAlways}
 }
 
 type disableable interface {

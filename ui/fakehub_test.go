@@ -238,6 +238,20 @@ func (h *fakeHub) failReads(err error) {
 
 // The data below is shared by the widget tests and the screenshots.
 
+// sampleCode is run_7f3a's code: it waits on github.createIssue and
+// slack.postMessage.
+const sampleCode = `const issues = await github.listIssues({ repo: "acme/widgets", state: "open" });
+const flaky = issues.filter(i => i.title.toLowerCase().includes("flaky"));
+if (flaky.length === 0) {
+  const [issue] = await Promise.all([
+    github.createIssue({ repo: "acme/widgets", title: "Flaky test in CI", labels: ["bug", "ci"] }),
+    slack.postMessage({ channel: "#eng", text: "Opened an issue for the flaky test." }),
+  ]);
+  return issue.number;
+}
+console.log(` + "`found ${flaky.length} flaky issues`" + `);
+return flaky.map(i => i.number);`
+
 // testSecret is the raw token in sampleApproval's arguments.
 const testSecret = "ghp_R4wS3cr3tT0k3nV4lu3DoNotShow0000"
 
@@ -248,6 +262,8 @@ func sampleApproval(id string, created time.Time) (Approval, string) {
 	return Approval{
 		ID: id, RunID: "run_7f3a", Seq: 3,
 		Address: "github.createIssue", Title: "Create an issue in a GitHub repository",
+		Description: "Create a new issue in a GitHub repository. Requires push access when labels or assignees are set.",
+		Annotations: []string{"open world"}, Code: sampleCode,
 		Connection: "work", DefaultConnection: true,
 		Reason: "policy ask", Client: "claude-code 1.2",
 		Preview: `{"repo":"acme/widgets","title":"Flaky test in CI","body":"The build fails one time in five.","labels":["bug","ci"],"token":"[redacted]"}`,
@@ -275,6 +291,9 @@ func longApproval(id string, created time.Time) (Approval, string) {
 	return Approval{
 		ID: id, RunID: "run_91c2", Seq: 12,
 		Address: "filesystem.write_file", Title: "Write a file",
+		Description: "Create a new file or completely overwrite an existing file with new content.",
+		Annotations: []string{"destructive", "idempotent"},
+		Code: "const report = await makeReport();\nawait filesystem.write_file({ path: \"/home/ana/projects/widgets/docs/report.md\", content: report });\nreturn \"written\";",
 		Connection: "", DefaultConnection: true,
 		Reason: "new tool", Client: "cursor 0.48",
 		Preview: preview,
@@ -286,6 +305,8 @@ func slackApproval(id string, created time.Time) (Approval, string) {
 	return Approval{
 		ID: id, RunID: "run_7f3a", Seq: 4,
 		Address: "slack.postMessage", Title: "Post a message to a channel",
+		Description: "Post a message to a Slack channel the connection can write to.",
+		Annotations: []string{"destructive", "open world"}, Code: sampleCode,
 		Connection: "personal", DefaultConnection: false,
 		Reason: "changed tool definition", Client: "claude-code 1.2",
 		Preview: `{"channel":"#eng","text":"Opened an issue for the flaky test."}`,
@@ -306,10 +327,7 @@ func (h *fakeHub) populate() {
 	h.runs = []RunSummary{
 		{
 			ID: "run_7f3a", Status: "waiting", Client: "claude-code 1.2", Started: t0,
-			Code: "const issues = await github.listIssues({ repo: \"acme/widgets\", state: \"open\" });\n" +
-				"const flaky = issues.filter(i => i.title.includes(\"flaky\"));\n" +
-				"if (flaky.length === 0) {\n  await github.createIssue({ repo: \"acme/widgets\", title: \"Flaky test in CI\" });\n}\n" +
-				"console.log(`found ${flaky.length} flaky issues`);\nreturn flaky.map(i => i.number);",
+			Code: sampleCode,
 			Calls: []CallSummary{
 				{Seq: 1, Address: "github.listIssues", OK: true, Duration: 412 * time.Millisecond},
 				{Seq: 2, Address: "github.getRepository", OK: true, Duration: 96 * time.Millisecond},

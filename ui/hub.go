@@ -70,6 +70,16 @@ type Approval struct {
 	Client  string // the MCP client that runs the code, "claude-code 1.2"
 	Preview string // the arguments as JSON, already redacted by the hub
 
+	Description string   // the tool's description
+	Annotations []string // the tool's annotations in words: "read-only", "destructive", ...
+	Code        string   // the run's code, in which the call waits
+
+	// NeedsSecret: the call waits for the secret of Connection of Source,
+	// not for a decision; the person enters it (SetSecret) and the run
+	// continues when the model resumes it.
+	NeedsSecret bool
+	Source      string
+
 	Created time.Time
 	Expires time.Time // zero: never
 }

@@ -29,13 +29,15 @@ func (u *hubAdapter) Pending() ([]Approval, error) {
 	}
 	out := make([]Approval, 0, len(pend))
 	for _, p := range pend {
-		if p.Kind != hub.KindApproval {
+		if p.Kind != hub.KindApproval && p.Kind != hub.KindConnection {
 			continue
 		}
 		out = append(out, Approval{
 			ID: p.ID, RunID: p.RunID, Seq: p.Seq, Address: p.Address, Title: p.Title,
 			Connection: p.Connection, DefaultConnection: p.DefaultConnection, Reason: p.Reason,
 			Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
+			Description: p.Description, Annotations: p.Annotations, Code: p.Code,
+			NeedsSecret: p.Kind == hub.KindConnection, Source: p.Source,
 		})
 	}
 	return out, nil

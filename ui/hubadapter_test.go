@@ -35,12 +35,10 @@ func TestAdapterReportsHubErrors(t *testing.T) {
 	h.Close()
 
 	reads := map[string]func() error{
-		"Pending":      func() error { _, err := u.Pending(); return err },
-		"Status":       func() error { _, err := u.Status(); return err },
-		"Runs":         func() error { _, err := u.Runs(5); return err },
-		"History":      func() error { _, err := u.History(5); return err },
-		"Policies":     func() error { _, err := u.Policies(); return err },
-		"ChangedTools": func() error { _, err := u.ChangedTools(); return err },
+		"Pending": func() error { _, err := u.Pending(); return err },
+		"Status":  func() error { _, err := u.Status(); return err },
+		"Runs":    func() error { _, err := u.Runs(5); return err },
+		"History": func() error { _, err := u.History(5); return err },
 	}
 	for name, read := range reads {
 		if err := read(); err == nil {

@@ -250,6 +250,7 @@ type queueItem struct {
 	expired bool   // the hub said so, or its deadline passed
 	busy    bool   // a decision is on its way to the hub
 	err     string // the hub refused the last decision
+	saved   bool   // the secret it waits for was stored
 }
 
 // mergeQueue reconciles the queue with the hub's pending calls: calls no
@@ -338,7 +339,7 @@ func queueLabel(cur, n int) string {
 
 // canDecide reports whether the decision buttons of it are enabled.
 func canDecide(it queueItem, now time.Time) bool {
-	return !it.busy && !it.expired && !expired(it.a, now)
+	return !it.busy && !it.expired && !expired(it.a, now) && !it.a.NeedsSecret
 }
 
 // keyDecision maps a key typed in the dialog to a decision. Only Escape
@@ -356,10 +357,18 @@ func statusText(it queueItem, now time.Time) string {
 	switch {
 	case it.expired || expired(it.a, now):
 		return "This request expired: the run was not resumed. Dismiss it; the client can run the code again."
+	case it.busy && it.a.NeedsSecret:
+		return "Saving the secret…"
 	case it.busy:
 		return "Sending the decision to the hub…"
+	case it.err != "" && it.a.NeedsSecret:
+		return "The secret was not saved: " + it.err
 	case it.err != "":
 		return "The hub did not take the decision: " + it.err
+	case it.saved:
+		return "Saved in the keychain. The run continues when the model resumes it."
+	case it.a.NeedsSecret:
+		return fmt.Sprintf("This call waits for the secret of connection %q of %s, not for a decision. Enter it below; it goes to the keychain, never to the model.", it.a.Connection, orUnknown(it.a.Source))
 	}
 	return ""
 }
@@ -405,8 +414,166 @@ func foldPreview(s string) string {
 		return strings.Join(lines, "\n")
 	}
 	var b bytes.Buffer
-	writeValue(&b, v, 0, false)
+	writeValue(&b, v, 0, false, true)
 	return b.String()
+}
+
+// argLineWidth is the longest line of the full arguments view; longer lines
+// continue on the next, marked with an arrow.
+const argLineWidth = 120
+
+// fullPreview is the whole of the redacted arguments, nothing folded, as
+// lines for a virtualised list: JSON pretty-printed with its key order kept
+// and values under secret-looking keys masked; other text as is. Long lines
+// are cut into argLineWidth pieces.
+func fullPreview(s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return []string{"(no arguments)"}
+	}
+	text := s
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if v, err := readValue(dec); err == nil {
+		if _, err := dec.Token(); err == io.EOF {
+			var b bytes.Buffer
+			writeValue(&b, v, 0, false, false)
+			text = b.String()
+		}
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		r := []rune(line)
+		for len(r) > argLineWidth {
+			out = append(out, string(r[:argLineWidth]))
+			r = append([]rune("  ↪ "), r[argLineWidth:]...)
+		}
+		out = append(out, string(r))
+	}
+	return out
+}
+
+// codeLine is one line of a run's code in the dialog.
+type codeLine struct {
+	text   string
+	mark   int // 0, markCall (the call shown), markOther (another waiting call of the run)
+	number int
+}
+
+const (
+	markCall  = 1
+	markOther = 2
+)
+
+// codeView numbers the lines of code and marks where the shown call
+// (address) and the run's other waiting calls (others) are made: every
+// line that calls the tool, by its address followed by "(".
+func codeView(code, address string, others []string) []codeLine {
+	if strings.TrimSpace(code) == "" {
+		return []codeLine{{text: "(the run's code is not available)"}}
+	}
+	re := func(addr string) *regexp.Regexp {
+		return regexp.MustCompile(`(^|[^\w$.])` + regexp.QuoteMeta(addr) + `\s*\(`)
+	}
+	this := re(address)
+	var rest []*regexp.Regexp
+	for _, o := range others {
+		if o != address {
+			rest = append(rest, re(o))
+		}
+	}
+	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
+	out := make([]codeLine, len(lines))
+	for i, l := range lines {
+		out[i] = codeLine{text: strings.ReplaceAll(l, "\t", "    "), number: i + 1}
+		if this.MatchString(l) {
+			out[i].mark = markCall
+			continue
+		}
+		for _, r := range rest {
+			if r.MatchString(l) {
+				out[i].mark = markOther
+			}
+		}
+	}
+	return out
+}
+
+// codeLineText is a code line as the dialog shows it: a marker, its number,
+// the code.
+func codeLineText(l codeLine) string {
+	if l.number == 0 {
+		return l.text
+	}
+	marker := "  "
+	switch l.mark {
+	case markCall:
+		marker = "▶ "
+	case markOther:
+		marker = "▷ "
+	}
+	return fmt.Sprintf("%s%3d  %s", marker, l.number, l.text)
+}
+
+// firstMark is the index of the line of the shown call, or of another
+// waiting call, or 0.
+func firstMark(lines []codeLine) int {
+	for _, want := range []int{markCall, markOther} {
+		for i, l := range lines {
+			if l.mark == want {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// runGroup lists the calls of the shown call's run that wait in the queue,
+// in queue order (the shown one among them).
+func runGroup(items []queueItem, cur int) []int {
+	if cur < 0 || cur >= len(items) {
+		return nil
+	}
+	var out []int
+	for i, it := range items {
+		if it.a.RunID == items[cur].a.RunID {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// allowableTogether are the calls of group that can be allowed at once:
+// decidable, not waiting for a secret.
+func allowableTogether(items []queueItem, group []int, now time.Time) []int {
+	var out []int
+	for _, i := range group {
+		if canDecide(items[i], now) && !items[i].a.NeedsSecret {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// groupText says which calls of the run wait: "This run waits on 3 calls:
+// github.createIssue (#3), slack.postMessage (#4), …".
+func groupText(items []queueItem, group []int) string {
+	if len(group) < 2 {
+		return ""
+	}
+	parts := make([]string, 0, len(group))
+	for _, i := range group {
+		parts = append(parts, fmt.Sprintf("%s (#%d)", items[i].a.Address, items[i].a.Seq))
+	}
+	return fmt.Sprintf("This run waits on %d calls: %s.", len(group), strings.Join(parts, ", "))
+}
+
+// annotationsText says a tool's annotations, or that it has none.
+func annotationsText(a Approval) string {
+	if len(a.Annotations) == 0 {
+		return "none (the tool does not say whether it only reads)"
+	}
+	return strings.Join(a.Annotations, " · ")
 }
 
 // jsonValue is a decoded JSON value that keeps object key order.
@@ -464,7 +631,7 @@ const compactWidth = 64
 
 // compact writes a small object or array of literals on one line:
 // {"id": 1, "name": "row"}, ["bug", "ci"]. It reports false when v does not fit.
-func compact(v jsonValue, mask bool) (string, bool) {
+func compact(v jsonValue, mask, fold bool) (string, bool) {
 	var b bytes.Buffer
 	switch v.kind {
 	case 'o':
@@ -478,11 +645,11 @@ func compact(v jsonValue, mask bool) (string, bool) {
 			}
 			writeLit(&b, m.key)
 			b.WriteString(": ")
-			writeValue(&b, m.val, 0, mask || secretKey.MatchString(m.key))
+			writeValue(&b, m.val, 0, mask || secretKey.MatchString(m.key), fold)
 		}
 		b.WriteByte('}')
 	case 'a':
-		if len(v.arr) > foldItems {
+		if fold && len(v.arr) > foldItems {
 			return "", false
 		}
 		b.WriteByte('[')
@@ -493,7 +660,7 @@ func compact(v jsonValue, mask bool) (string, bool) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeValue(&b, item, 0, mask)
+			writeValue(&b, item, 0, mask, fold)
 		}
 		b.WriteByte(']')
 	default:
@@ -502,10 +669,10 @@ func compact(v jsonValue, mask bool) (string, bool) {
 	return b.String(), utf8.RuneCount(b.Bytes()) <= compactWidth
 }
 
-func writeValue(b *bytes.Buffer, v jsonValue, depth int, mask bool) {
+func writeValue(b *bytes.Buffer, v jsonValue, depth int, mask, fold bool) {
 	indent := func(d int) { b.WriteString(strings.Repeat("  ", d)) }
 	if depth > 0 {
-		if line, ok := compact(v, mask); ok {
+		if line, ok := compact(v, mask, fold); ok {
 			b.WriteString(line)
 			return
 		}
@@ -516,7 +683,7 @@ func writeValue(b *bytes.Buffer, v jsonValue, depth int, mask bool) {
 			b.WriteString("{}")
 			return
 		}
-		if depth >= foldDepth {
+		if fold && depth >= foldDepth {
 			fmt.Fprintf(b, "{… %s}", plural(len(v.obj), "key", "keys"))
 			return
 		}
@@ -525,7 +692,7 @@ func writeValue(b *bytes.Buffer, v jsonValue, depth int, mask bool) {
 			indent(depth + 1)
 			writeLit(b, m.key)
 			b.WriteString(": ")
-			writeValue(b, m.val, depth+1, mask || secretKey.MatchString(m.key))
+			writeValue(b, m.val, depth+1, mask || secretKey.MatchString(m.key), fold)
 			if i < len(v.obj)-1 {
 				b.WriteByte(',')
 			}
@@ -538,18 +705,18 @@ func writeValue(b *bytes.Buffer, v jsonValue, depth int, mask bool) {
 			b.WriteString("[]")
 			return
 		}
-		if depth >= foldDepth {
+		if fold && depth >= foldDepth {
 			fmt.Fprintf(b, "[… %s]", plural(len(v.arr), "item", "items"))
 			return
 		}
 		b.WriteString("[\n")
 		shown := v.arr
-		if len(shown) > foldItems {
+		if fold && len(shown) > foldItems {
 			shown = shown[:foldItems]
 		}
 		for i, item := range shown {
 			indent(depth + 1)
-			writeValue(b, item, depth+1, mask)
+			writeValue(b, item, depth+1, mask, fold)
 			if i < len(v.arr)-1 {
 				b.WriteByte(',')
 			}
@@ -568,7 +735,7 @@ func writeValue(b *bytes.Buffer, v jsonValue, depth int, mask bool) {
 				return
 			}
 		}
-		if s, ok := v.lit.(string); ok {
+		if s, ok := v.lit.(string); ok && fold {
 			writeLit(b, foldText(s, foldString, foldKeep))
 			return
 		}
@@ -694,3 +861,10 @@ func notificationText(fresh []Approval) (title, body string) {
 
 // clientCommand is the command that connects an MCP client.
 func clientCommand(client string) string { return "capabilities install " + client }
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "its source"
+	}
+	return s
+}

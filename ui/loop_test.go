@@ -80,8 +80,12 @@ func TestWholeLoopWithTheRealHub(t *testing.T) {
 			// The hub's event reaches the controller; its step shows the dialog.
 			waitFor(t, func() bool { c.step(); return c.dialog.shown })
 			d := c.dialog
-			if d.address.Text != "memory.createEntities" || !strings.Contains(d.preview.Text, `"Ada"`) {
-				t.Fatalf("dialog shows %q / %q", d.address.Text, d.preview.Text)
+			if d.address.Text != "memory.createEntities" || !strings.Contains(d.argsText(), `"Ada"`) {
+				t.Fatalf("dialog shows %q / %q", d.address.Text, d.argsText())
+			}
+			// The run's code, with the waiting call marked.
+			if !strings.Contains(d.codeText(), "▶   2  \t\tawait memory.createEntities(") && !strings.Contains(d.codeText(), "▶   2          await memory.createEntities(") {
+				t.Errorf("code view:\n%s", d.codeText())
 			}
 			tc.tap(d)
 			waitFor(t, func() bool { c.step(); return !d.shown })

@@ -60,7 +60,7 @@ type Approval struct {
 	DefaultConnection bool      `json:"defaultConnection"`
 	Reason            string    `json:"reason"`
 	Client            string    `json:"client,omitempty"`
-	Preview           string    `json:"preview"` // redacted, pretty JSON
+	Preview           string    `json:"preview"` // the whole call as sent, indented JSON, with only known secrets and credential shapes hidden; never cut
 	Created           time.Time `json:"created"`
 	Expires           time.Time `json:"expires"`
 	Expired           bool      `json:"expired,omitempty"`

@@ -147,12 +147,6 @@ func (s *Secrets) scrubState() ([]string, *strings.Replacer, bool) {
 	return s.all, s.repl, s.plain
 }
 
-// Holds reports whether text contains a known secret value.
-func (s *Secrets) Holds(text string) bool {
-	all, _ := s.snapshot()
-	return holdsAny(text, all)
-}
-
 // Scrub replaces every known secret value in text with "[secret]".
 func (s *Secrets) Scrub(text string) string {
 	_, repl := s.snapshot()

@@ -18,7 +18,10 @@ const (
 	CodeSourceUnavailable = "source_unavailable" // the source is down, starting, disabled or needs a secret
 	CodeUpstreamError     = "upstream_error"     // the upstream answered with a protocol error
 	CodeUnknownRun        = "unknown_run"
-	CodeBadRequest        = "bad_request" // neither or both of code and resume
+	CodeBadRequest        = "bad_request"    // neither or both of code and resume
+	CodeUnknownHandle     = "unknown_handle" // hub.read of a handle this home does not hold
+	CodeInvalidPath       = "invalid_path"   // hub.read's path names nothing in the value
+	CodeReadTooLarge      = "read_too_large" // hub.read of more than the run may hold
 )
 
 var hubHints = map[string]string{
@@ -35,6 +38,9 @@ var hubHints = map[string]string{
 	CodeUpstreamError:     "The tool's server rejected the call. Check the arguments against describe.",
 	CodeUnknownRun:        "Resume only a runId returned by execute.",
 	CodeBadRequest:        `Send exactly one of "code" or "resume".`,
+	CodeUnknownHandle:     "Use a handle exactly as an earlier execute's result gave it. A handle lasts as long as its run is kept; run the code that made the result again for a new one.",
+	CodeInvalidPath:       "Name keys and array indexes the value has, such as rows.0.name; read its preview or a slice to see its shape.",
+	CodeReadTooLarge:      "Read it in slices with { offset, length }, or one part of it with { path }.",
 }
 
 // Hint returns the hint for any execute error code, the hub's or the

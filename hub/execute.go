@@ -330,6 +330,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		Host:       host,
 	})
 	env := h.envelope(run, host, out)
+	h.keepResult(ctx, run, host, env, out)
 	env.seal(h.secrets, h.limits.InlineResultBytes)
 	// The envelope is stored even when the caller went away: with the run
 	// when no call stored it (the driver has returned, so no call will).

@@ -9,6 +9,8 @@
 //   - lookup.go: search and describe, over the catalog, as text for models.
 //   - execute.go, runs.go, journal.go, envelope.go: runs of model code, their
 //     journal (committed in groups) and replay.
+//   - handles.go, hubdecl.go: results over the inline budget kept as handles,
+//     read in code with hub.read; the hub global's declaration.
 //   - gate.go, policy.go, approvals.go, redact.go: the consent gate (allow,
 //     ask or deny, from the rules, the remembered decisions and the pinned
 //     tool definitions); decisions from the person through a dialog, the

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -339,6 +340,14 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 			return "", &InputError{fmt.Sprintf("targets[%d]", i), "empty; name an address (github.createIssue), a namespace (github) or a type (github.Issue)"}
 		}
 	}
+	hubDecl, rest := hubTargets(req.Targets)
+	if len(rest) == 0 {
+		return hubDecl, nil
+	}
+	if hubDecl != "" {
+		req.Targets = rest
+		req.Budget = max(cmp.Or(req.Budget, tsgen.DefaultBudget)-tsgen.BudgetTokens(hubDecl), 1)
+	}
 	sources := sourcesOfTargets(h.Config(), req.Targets)
 	starting := h.awaitSources(ctx, sources, false)
 	v := h.view()
@@ -359,5 +368,5 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 	if err != nil {
 		return "", err
 	}
-	return res.Text, nil
+	return hubDecl + res.Text, nil
 }

@@ -57,7 +57,7 @@
 // every entry into the runtime is a turn (the call plus its microtasks),
 // timed against Limits.Compute with goja's Interrupt armed for the rest of
 // the budget, so time spent waiting on tool calls is not compute. Host
-// operations (tool calls, hub.search, hub.describe) run on their own
+// operations (tool calls, hub.search, hub.describe, hub.read) run on their own
 // goroutines, at most Limits.MaxConcurrent at once (further calls wait for a
 // slot), and their results reach the guest in the order the guest issued
 // them. Timers run on a logical clock that only moves when a timer fires,

@@ -44,6 +44,12 @@ type Outcome struct {
 	Suspends  []*Suspend      `json:"suspends,omitempty"` // suspended only, in seq order
 	Calls     int             `json:"calls"`              // highest seq issued
 	Compute   time.Duration   `json:"compute"`            // guest execution time measured
+
+	// Whole is the returned value's JSON text when it did not fit the
+	// inline budget (Truncated.Result; Result then holds a preview of it),
+	// for the host to keep and hand out a handle to, in place of the
+	// preview, at no more than the preview's cost.
+	Whole json.RawMessage `json:"whole,omitempty"`
 }
 
 // Truncated says what was cut to fit Limits.InlineResultBytes.

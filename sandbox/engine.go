@@ -172,13 +172,14 @@ type run struct {
 
 type pending struct {
 	resolve, reject func(any) error
-	call            *Call  // nil for search and describe
-	what            string // address, or hub.search / hub.describe
+	what            string // address, or hub.search / hub.describe / hub.read
+	seq             int    // a call's or a read's; 0 for search and describe
+	raw             bool   // the completion is JSON (a call or a read), not text
 }
 
 type completion struct {
 	op   int
-	raw  json.RawMessage // a tool call's result
+	raw  json.RawMessage // a tool call's result, or a read's value
 	text string          // search or describe
 	err  error
 }
@@ -414,6 +415,7 @@ func (r *run) setup(eng *engine) error {
 		"call":       r.jsCall,
 		"search":     r.jsSearch,
 		"describe":   r.jsDescribe,
+		"read":       r.jsRead,
 		"log":        r.jsLog,
 		"setTimer":   r.jsSetTimer,
 		"clearTimer": r.jsClearTimer,

@@ -15,6 +15,7 @@ import (
 type testHost struct {
 	mu    sync.Mutex
 	calls []Call
+	reads []Read
 	tools map[string]func(ctx context.Context, c Call) (json.RawMessage, error)
 }
 
@@ -37,6 +38,17 @@ func (h *testHost) Describe(ctx context.Context, t string) (string, error) {
 		return "", &ToolError{Code: "not_found", Message: "no such target"}
 	}
 	return "declare const " + t + ": {}", nil
+}
+
+// Read echoes the read as JSON; handle "h_missing" is unknown.
+func (h *testHost) Read(ctx context.Context, rd Read) (json.RawMessage, error) {
+	h.mu.Lock()
+	h.reads = append(h.reads, rd)
+	h.mu.Unlock()
+	if rd.Handle == "h_missing" {
+		return nil, &ToolError{Code: "unknown_handle", Message: "no handle h_missing", Address: ReadAddress}
+	}
+	return json.Marshal(rd)
 }
 
 func (h *testHost) recorded() []Call {

@@ -27,9 +27,9 @@ type Call struct {
 	Connection string          `json:"connection,omitempty"` // from { connection: "work" }; "" is the default connection
 }
 
-// Host answers the guest's tool calls and lookups.
+// Host answers the guest's tool calls, lookups and reads.
 //
-// Concurrency: the sandbox calls Call, Search and Describe from several
+// Concurrency: the sandbox calls Call, Search, Describe and Read from several
 // goroutines at once, up to Limits.MaxConcurrent in flight per run. Each
 // method must return soon after its ctx is done: a run waits for its calls
 // to return before it ends.
@@ -44,6 +44,10 @@ type Host interface {
 	Search(ctx context.Context, query string) (string, error)
 	// Describe answers hub.describe(target) with TypeScript declarations.
 	Describe(ctx context.Context, target string) (string, error)
+	// Read answers hub.read(handle, options) with the JSON value the guest
+	// receives (see Read). Its errors are Call's: a *ToolError rejects the
+	// promise with a ToolError, a *Suspend stops the run.
+	Read(ctx context.Context, r Read) (json.RawMessage, error)
 }
 
 // ToolError is an expected tool failure. The guest sees it as a ToolError

@@ -90,3 +90,13 @@ func cutToCost(s, suffix string, budget int) (string, bool) {
 	}
 	return s + suffix, true
 }
+
+// ResultCost is what a result's JSON text costs in the inline budget: a
+// host that puts another value in place of an Outcome's Result keeps within
+// the budget by costing no more than it.
+func ResultCost(raw []byte) int { return rawCost(raw) }
+
+// CutText returns the longest start of s that, with marker after it, costs
+// at most cost as a JSON string, not splitting a UTF-8 sequence, and whether
+// there is one.
+func CutText(s, marker string, cost int) (string, bool) { return cutToCost(s, marker, cost+2) }

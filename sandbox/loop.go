@@ -104,12 +104,12 @@ func (r *run) arrive(c completion) {
 	var s *Suspend
 	if errors.As(c.err, &s) {
 		p := r.ops[c.op]
-		if p != nil && p.call != nil {
+		if p != nil && p.seq != 0 {
 			if s.Seq == 0 {
-				s.Seq = p.call.Seq
+				s.Seq = p.seq
 			}
 			if s.Address == "" {
-				s.Address = p.call.Address
+				s.Address = p.what
 			}
 			// The op never becomes ready, so nothing after it is delivered.
 			r.suspends = append(r.suspends, s)
@@ -132,7 +132,7 @@ func (r *run) deliver(c completion) {
 			}
 			return p.reject(v)
 		}
-		if p.call == nil {
+		if !p.raw {
 			return p.resolve(r.rt.ToValue(c.text))
 		}
 		// The guard's depth check, done here on the bytes; the guard itself
@@ -171,14 +171,16 @@ func (r *run) toolError(p *pending, err error) (goja.Value, error) {
 		rt.ToValue(te.Hint), rt.ToValue(te.Status), rt.ToValue(te.Retryable))
 }
 
-// startOp issues a host operation and returns the guest's promise for it.
-// The operation runs on a worker goroutine once one is free; its result
-// goes back to the loop through r.done.
-func (r *run) startOp(what string, call *Call, do func(ctx context.Context) completion) goja.Value {
+// startOp issues a host operation, p without its resolve and reject, and
+// returns the guest's promise for it. The operation runs on a worker
+// goroutine once one is free; its result goes back to the loop through
+// r.done.
+func (r *run) startOp(p *pending, do func(ctx context.Context) completion) goja.Value {
 	promise, resolve, reject := r.rt.NewPromise()
 	id := r.nextOp
 	r.nextOp++
-	r.ops[id] = &pending{resolve: resolve, reject: reject, call: call, what: what}
+	p.resolve, p.reject = resolve, reject
+	r.ops[id] = p
 	r.inflight++
 	if r.queue.push(queuedOp{id: id, do: do}) {
 		r.wg.Add(1)

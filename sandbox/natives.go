@@ -27,7 +27,7 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 	r.seq++
 	call := &Call{Seq: r.seq, Address: address, Args: json.RawMessage(args), Connection: connection}
 	host := r.host
-	return r.startOp(address, call, func(ctx context.Context) completion {
+	return r.startOp(&pending{what: address, seq: call.Seq, raw: true}, func(ctx context.Context) completion {
 		raw, err := host.Call(ctx, *call)
 		if err == nil && !json.Valid(raw) {
 			err = &ToolError{Code: CodeHostError, Message: "the tool returned a result that is not JSON", Address: call.Address}
@@ -59,7 +59,7 @@ func (r *run) textOp(c goja.FunctionCall, what, arg string, do func(Host, contex
 		panic(r.rt.NewTypeError(what + ": " + arg + " must be a string"))
 	}
 	host := r.host
-	return r.startOp(what, nil, func(ctx context.Context) completion {
+	return r.startOp(&pending{what: what}, func(ctx context.Context) completion {
 		text, err := do(host, ctx, s)
 		return completion{text: text, err: err}
 	})

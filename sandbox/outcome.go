@@ -59,6 +59,9 @@ func (r *run) outcome() Outcome {
 	}
 	out.Result, out.Logs, out.Truncated = fitBudget(result, r.logs, r.limits.InlineResultBytes)
 	out.Truncated.Logs = out.Truncated.Logs || r.truncLogs
+	if out.Truncated.Result {
+		out.Whole = result
+	}
 	return out
 }
 
@@ -72,15 +75,20 @@ func sortSuspends(s []*Suspend) []*Suspend {
 	return out
 }
 
+// maxPreviewCost bounds the preview of a result over the inline budget:
+// enough to show its shape (about 3 KB of plain text), leaving the rest of
+// the budget to the logs. A host hands out the whole value by handle.
+const maxPreviewCost = 6 << 10
+
 // fitBudget keeps the result and the logs within budget together, each at
 // its cost as the host returns it (see inline.go). The result comes first;
 // a result too large on its own becomes a JSON string holding the start of
-// its JSON text.
+// its JSON text, costing at most 3/4 of the budget and maxPreviewCost.
 func fitBudget(result json.RawMessage, logs []string, budget int) (json.RawMessage, []string, Truncated) {
 	var tr Truncated
 	if rawCost(result) > budget {
 		tr.Result = true
-		result = preview(result, budget*3/4)
+		result = preview(result, min(budget*3/4, maxPreviewCost))
 	}
 	room := budget - rawCost(result)
 	var kept []string

@@ -526,12 +526,19 @@ func (w *worker) serve(ctx context.Context, req Request, waiting func()) (Outcom
 				mu.Lock()
 				for i, s := range o.Suspends {
 					if orig, ok := suspends[s.Seq]; ok {
+						// As the in-process driver completes the host's own.
+						if orig.Seq == 0 {
+							orig.Seq = s.Seq
+						}
+						if orig.Address == "" {
+							orig.Address = s.Address
+						}
 						o.Suspends[i] = orig
 					}
 				}
 				mu.Unlock()
 				return o, healthyAfter(o)
-			case msgCall, msgSearch, msgDescribe:
+			case msgCall, msgSearch, msgDescribe, msgRead:
 				if waiting != nil {
 					waiting()
 					waiting = nil // once per run
@@ -540,9 +547,15 @@ func (w *worker) serve(ctx context.Context, req Request, waiting func()) (Outcom
 				go func() {
 					defer hostWG.Done()
 					a := answer(hostCtx, host, m)
-					if a.Err != nil && a.Err.Suspend != nil && m.Call != nil {
+					if a.Err != nil && a.Err.Suspend != nil && (m.Call != nil || m.Read != nil) {
+						seq := a.Err.Suspend.Seq
+						if seq == 0 && m.Call != nil {
+							seq = m.Call.Seq
+						} else if seq == 0 {
+							seq = m.Read.Seq
+						}
 						mu.Lock()
-						suspends[m.Call.Seq] = a.suspend
+						suspends[seq] = a.suspend
 						mu.Unlock()
 					}
 					_ = w.conn.send(a.message)
@@ -590,6 +603,12 @@ func answer(ctx context.Context, host Host, m message) (a answered) {
 		a.Text, err = host.Search(ctx, m.Text)
 	case msgDescribe:
 		a.Text, err = host.Describe(ctx, m.Text)
+	case msgRead:
+		if m.Read == nil {
+			err = errors.New("read message without a read")
+			break
+		}
+		a.Result, err = host.Read(ctx, *m.Read)
 	}
 	if err != nil {
 		a.Result = nil

@@ -18,6 +18,7 @@ import (
 //	worker -> parent  {"t":"call","id":1,"call":{...}}   Host.Call
 //	worker -> parent  {"t":"search","id":2,"text":"q"}   Host.Search
 //	worker -> parent  {"t":"describe","id":3,"text":"x"} Host.Describe
+//	worker -> parent  {"t":"read","id":4,"read":{...}}   Host.Read
 //	parent -> worker  {"t":"answer","id":1,"result":...} or "text", or "err"
 //	parent -> worker  {"t":"cancel"}                     the caller cancelled the run
 //	worker -> parent  {"t":"outcome","outcome":{...}}    the run is over
@@ -32,6 +33,7 @@ const (
 	msgCall     = "call"
 	msgSearch   = "search"
 	msgDescribe = "describe"
+	msgRead     = "read"
 	msgAnswer   = "answer"
 	msgCancel   = "cancel"
 	msgOutcome  = "outcome"
@@ -42,6 +44,7 @@ type message struct {
 	ID      int             `json:"id,omitempty"`
 	Run     *Request        `json:"run,omitempty"`
 	Call    *Call           `json:"call,omitempty"`
+	Read    *Read           `json:"read,omitempty"`
 	Text    string          `json:"text,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Err     *wireError      `json:"err,omitempty"`

@@ -120,7 +120,8 @@ func TestGuestSurface(t *testing.T) {
 		// quotes 3 (1 + 2), and a log line's separator 2: the preview is 357
 		// x's (3 + 714 + 30 for the marker + 3 = 750, 3/4 of the budget).
 		{"result truncated", `return "x".repeat(5000)`, Limits{InlineResultBytes: 1000},
-			Outcome{Status: StatusCompleted, Truncated: Truncated{Result: true}, Result: json.RawMessage(`"` + strings.Repeat("x", 357) + `… (truncated)"`)}},
+			Outcome{Status: StatusCompleted, Truncated: Truncated{Result: true}, Result: json.RawMessage(`"` + strings.Repeat("x", 357) + `… (truncated)"`),
+				Whole: json.RawMessage(`"` + strings.Repeat("x", 5000) + `"`)}},
 		// A line of 47 bytes costs 102; the second gets the 98 left.
 		{"logs truncated", `for (let i = 0; i < 100; i++) console.log("line " + i + " " + "y".repeat(40))`, Limits{InlineResultBytes: 200},
 			Outcome{Status: StatusCompleted, Truncated: Truncated{Logs: true}, Logs: []string{"line 0 " + strings.Repeat("y", 40), "line 1 " + strings.Repeat("y", 35) + "…"}}},

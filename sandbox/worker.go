@@ -124,6 +124,9 @@ type echoHost struct{}
 func (echoHost) Call(_ context.Context, c Call) (json.RawMessage, error) { return c.Args, nil }
 func (echoHost) Search(context.Context, string) (string, error)          { return "", nil }
 func (echoHost) Describe(context.Context, string) (string, error)        { return "", nil }
+func (echoHost) Read(context.Context, Read) (json.RawMessage, error) {
+	return json.RawMessage(`""`), nil
+}
 
 // workerSide is the worker's Host: every call goes to the parent.
 type workerSide struct {
@@ -219,4 +222,9 @@ func (w *workerSide) Search(ctx context.Context, q string) (string, error) {
 func (w *workerSide) Describe(ctx context.Context, t string) (string, error) {
 	a, err := w.ask(ctx, message{T: msgDescribe, Text: t})
 	return a.Text, err
+}
+
+func (w *workerSide) Read(ctx context.Context, rd Read) (json.RawMessage, error) {
+	a, err := w.ask(ctx, message{T: msgRead, Read: &rd})
+	return a.Result, err
 }

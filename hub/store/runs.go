@@ -144,9 +144,9 @@ type Pruned struct {
 // write lock long while runs journal their calls.
 const pruneBatch = 200
 
-// Prune deletes the runs r says to, with their journal entries and pending
-// inputs, then vacuums: the free pages go back to the file system and the
-// WAL is truncated. The audit trail is kept.
+// Prune deletes the runs r says to, with their journal entries, pending
+// inputs and handles, then vacuums: the free pages go back to the file
+// system and the WAL is truncated. The audit trail is kept.
 func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
 	out := Pruned{FileBefore: db.fileBytes()}
 	finished := make([]string, 0, len(r.Finished))
@@ -162,7 +162,8 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 	rows, err := db.QueryContext(ctx, `SELECT r.id, r.updated,
 			octet_length(r.code) + octet_length(r.notices) + COALESCE(octet_length(r.envelope), 0)
 			+ COALESCE((SELECT SUM(COALESCE(octet_length(j.outcome), 0) + octet_length(j.address) + octet_length(j.args_hash)) FROM journal j WHERE j.run_id = r.id), 0)
-			+ COALESCE((SELECT SUM(octet_length(p.preview) + octet_length(p.reason)) FROM pending p WHERE p.run_id = r.id), 0),
+			+ COALESCE((SELECT SUM(octet_length(p.preview) + octet_length(p.reason)) FROM pending p WHERE p.run_id = r.id), 0)
+			+ COALESCE((SELECT SUM(h.bytes) FROM handles h WHERE h.run_id = r.id), 0),
 			r.lease > ? OR (r.status NOT IN (`+strings.Join(finished, ", ")+`)
 				AND EXISTS (SELECT 1 FROM pending p WHERE p.run_id = r.id AND p.expires > ?))
 		FROM runs r ORDER BY r.updated DESC, r.id`, args...)

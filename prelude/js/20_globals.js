@@ -396,9 +396,50 @@
 	internal.makeToolError = (code, message, address, hint, status, retryable) =>
 		new ToolError(message, { code, address, hint, status, retryable });
 
-	// hub.search and hub.describe.
+	// hub.search, hub.describe and hub.read.
 	const search = bridge.search;
 	const describe = bridge.describe;
+	const read = bridge.read;
+	const NumberIsSafeInteger = Number.isSafeInteger;
+	const StringSplit = String.prototype.split;
+	const readUsage = "the options are { offset, length } (a slice, in bytes) or { path } (such as \"rows.0.name\")";
+	// readOptions checks hub.read's options and returns them as the
+	// bridge's JSON: { slice, offset, length } or { path: [keys] }.
+	function readOptions(options) {
+		if (options === undefined) return "{}";
+		if (options === null || typeof options !== "object" || ArrayIsArray(options)) {
+			throw new TypeErrorCtor("hub.read: " + readUsage);
+		}
+		const keys = ObjectKeys(options);
+		for (let i = 0; i < keys.length; i++) {
+			const k = keys[i];
+			if (k !== "offset" && k !== "length" && k !== "path") throw new TypeErrorCtor("hub.read: unknown option \"" + k + "\"; " + readUsage);
+		}
+		const offset = options.offset, length = options.length, path = options.path;
+		if (path !== undefined) {
+			if (offset !== undefined || length !== undefined) throw new TypeErrorCtor("hub.read: pass { path } or { offset, length }, not both");
+			const segs = [];
+			if (typeof path === "string") {
+				if (path !== "") {
+					const parts = ReflectApply(StringSplit, path, ["."]);
+					for (let i = 0; i < parts.length; i++) segs[i] = parts[i];
+				}
+			} else if (ArrayIsArray(path)) {
+				for (let i = 0; i < path.length; i++) {
+					const s = path[i];
+					if (typeof s === "string") segs[i] = s;
+					else if (typeof s === "number" && NumberIsSafeInteger(s) && s >= 0) segs[i] = StringCtor(s);
+					else throw new TypeErrorCtor("hub.read: path[" + i + "] must be a key or an array index");
+				}
+			} else {
+				throw new TypeErrorCtor("hub.read: path must be a string such as \"rows.0.name\" or an array such as [\"rows\", 0, \"name\"]");
+			}
+			return stringify({ path: segs });
+		}
+		if (offset !== undefined && !(NumberIsSafeInteger(offset) && offset >= 0)) throw new TypeErrorCtor("hub.read: offset must be a whole number of bytes, 0 or more");
+		if (length !== undefined && !(NumberIsSafeInteger(length) && length > 0)) throw new TypeErrorCtor("hub.read: length must be a whole number of bytes, above 0");
+		return stringify({ slice: true, offset: offset === undefined ? 0 : offset, length: length === undefined ? 0 : length });
+	}
 	const hub = {
 		async search(query) {
 			if (typeof query !== "string") throw new TypeErrorCtor("hub.search: the query must be a string");
@@ -407,6 +448,12 @@
 		async describe(target) {
 			if (typeof target !== "string") throw new TypeErrorCtor("hub.describe: the target must be a string");
 			return describe(target);
+		},
+		async read(handle, options) {
+			// The envelope's { handle, bytes, kind, preview } works as well as its handle.
+			if (handle !== null && typeof handle === "object" && !ArrayIsArray(handle)) handle = handle.handle;
+			if (typeof handle !== "string" || handle === "") throw new TypeErrorCtor("hub.read: the handle must be a string such as \"h_...\" from an earlier result");
+			return read(handle, readOptions(options));
 		},
 	};
 	ObjectFreeze(hub);

@@ -1,0 +1,299 @@
+package hub
+
+// Handles: a run's result over the inline budget.
+//
+// The sandbox returns a result that does not fit inlineResultBytes whole,
+// beside the preview it cut (sandbox.Outcome.Whole). The hub scrubs it of
+// every known secret value, keeps it in the store and puts a handle in the
+// envelope in its place, { handle, bytes, kind, preview }, with a notice
+// that says how to read it: hub.read in a following execute, by slice,
+// by path or whole. The handle costs no more of the budget than the
+// preview it replaces, so the logs beside it still fit.
+//
+// A handle belongs to its run and its home: it is a row of the home's
+// store, deleted with its run by retention, and any run of the home may
+// read it. A read is journaled like a tool call, under the call sequence's
+// next seq and address hub.read, with its outcome: a resumed run gets the
+// same bytes, or the same error, even when the handle was deleted since.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// Handle kinds: a string result is read as its text; any other result as
+// its JSON text, or by path.
+const (
+	HandleString = "string"
+	HandleJSON   = "json"
+)
+
+// HandleResult is what the envelope's result holds for a result kept as a
+// handle.
+type HandleResult struct {
+	Handle  string `json:"handle"`
+	Bytes   int64  `json:"bytes"` // of the string's UTF-8 text, or of the JSON text
+	Kind    string `json:"kind"`  // HandleString or HandleJSON
+	Preview string `json:"preview"`
+}
+
+// keepResult puts a handle in env in place of a result the sandbox found
+// over the inline budget, and keeps the whole result in the store. Without
+// one (nothing over the budget, a budget too small for a handle, a store
+// that failed) env keeps the sandbox's preview. The caller holds the run's
+// lock; a fresh run is stored here, before its handle.
+func (h *Hub) keepResult(ctx context.Context, run *runRow, host *runHost, env *Envelope, out sandbox.Outcome) {
+	if env.Status != StatusCompleted || out.Whole == nil {
+		return
+	}
+	whole := h.secrets.ScrubJSON(out.Whole)
+	hr := HandleResult{Handle: newID("h_"), Kind: HandleJSON}
+	value := []byte(whole)
+	var s string
+	if len(whole) > 0 && whole[0] == '"' && json.Unmarshal(whole, &s) == nil {
+		hr.Kind, value = HandleString, []byte(s)
+	}
+	hr.Bytes = int64(len(value))
+	empty, _ := json.Marshal(hr)
+	// What the preview may cost: the sandbox's preview less the handle's
+	// other fields (an empty string costs 6).
+	room := sandbox.ResultCost(env.Result) - sandbox.ResultCost(empty) + 6
+	preview, ok := sandbox.CutText(strings.ToValidUTF8(string(value[:min(len(value), 64<<10)]), "\uFFFD"), "…", room)
+	if !ok {
+		return
+	}
+	hr.Preview = preview
+	b, _ := json.Marshal(hr)
+	if sandbox.ResultCost(b) > sandbox.ResultCost(env.Result) {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	host.storeOnce.Do(func() { host.storeErr = h.runs.createRun(ctx, run) })
+	if host.storeErr != nil {
+		return // the attempt reports it
+	}
+	if err := h.db.PutHandle(ctx, store.Handle{ID: hr.Handle, RunID: run.ID, Kind: hr.Kind, Created: h.now()}, value); err != nil {
+		h.log.Error("keeping a result as a handle failed", "run", run.ID, "err", err)
+		return
+	}
+	env.Result = b
+	env.Notices = append(slices.Clip(env.Notices), handleNotice(hr, whole))
+}
+
+// handleNotice tells the model what the handle holds and how to read it.
+func handleNotice(hr HandleResult, whole json.RawMessage) string {
+	q := strconv.Quote(hr.Handle)
+	if hr.Kind == HandleString {
+		return fmt.Sprintf("The result, a string of %d bytes, is over the inline budget: it is kept as handle %s, and result shows its start. "+
+			"Read it with hub.read in a following execute: await hub.read(%s, { offset: 0, length: 20000 }) is a slice of its bytes (slices in a row join into the whole); await hub.read(%s) is all of it, to work on in code.",
+			hr.Bytes, hr.Handle, q, q)
+	}
+	return fmt.Sprintf("The result, %d bytes of JSON, is over the inline budget: it is kept as handle %s, and result shows its start. "+
+		"Read it with hub.read in a following execute: await hub.read(%s, { path: %s }) is the value at a path; await hub.read(%s) is all of it, parsed, to work on in code; await hub.read(%s, { offset: 0, length: 20000 }) is a slice of its JSON text.",
+		hr.Bytes, hr.Handle, q, strconv.Quote(examplePath(whole)), q, q)
+}
+
+// examplePath is a path into v for the notice's example: the first
+// element of an array, or the first key of an object (and its first
+// element when it holds an array).
+func examplePath(v json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	tok, err := dec.Token()
+	if err != nil || tok == json.Delim('[') {
+		return "0"
+	}
+	if tok != json.Delim('{') {
+		return ""
+	}
+	key, err := dec.Token()
+	k, ok := key.(string)
+	if err != nil || !ok {
+		return "0"
+	}
+	if strings.Contains(k, ".") {
+		return "0" // a dotted key needs the array form; keep the example simple
+	}
+	if next, err := dec.Token(); err == nil && next == json.Delim('[') {
+		return k + ".0"
+	}
+	return k
+}
+
+// Read implements sandbox.Host: it answers hub.read from the journal when
+// an earlier attempt made the same read, else from the store, and
+// journals the outcome.
+func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, error) {
+	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
+	if r.storeErr != nil {
+		return nil, r.storeErr
+	}
+	args, _ := json.Marshal(struct {
+		Handle string   `json:"handle"`
+		Slice  bool     `json:"slice,omitempty"`
+		Offset int64    `json:"offset,omitempty"`
+		Length int64    `json:"length,omitempty"`
+		Path   []string `json:"path,omitempty"`
+	}{rd.Handle, rd.Slice, rd.Offset, rd.Length, rd.Path})
+	c := sandbox.Call{Seq: rd.Seq, Address: sandbox.ReadAddress, Args: args}
+	hash := argsHash(args)
+	if _, out, err, done := r.replay(c, hash); done {
+		return out, err
+	}
+	start := time.Now()
+	val, te, err := r.h.readHandle(ctx, rd)
+	ms := time.Since(start).Milliseconds()
+	if err != nil {
+		// The store failed: not journaled, so a resume reads again.
+		r.record(c.Seq, c.Address, false, ms)
+		return nil, err
+	}
+	return r.finish(c, hash, val, te, ms)
+}
+
+// readHandle reads what rd asks of its handle, as the JSON value the guest
+// receives. A read the handle cannot answer is a ToolError; an error is
+// the store's.
+func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read) (json.RawMessage, *sandbox.ToolError, error) {
+	info, err := h.db.HandleInfo(ctx, rd.Handle)
+	if errors.Is(err, store.ErrNoHandle) {
+		return nil, toolError(CodeUnknownHandle, sandbox.ReadAddress, "no handle %q in this hub: a handle comes from the result of an earlier execute and lasts as long as its run is kept", rd.Handle), nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// The guest holds what it reads within its memory limit; a read that
+	// cannot fit says so, rather than failing the reading run.
+	tooLarge := func(n int64, what string) *sandbox.ToolError {
+		return toolError(CodeReadTooLarge, sandbox.ReadAddress, "%s of %s is %d bytes, above the %d bytes this run may hold", what, rd.Handle, n, h.limits.MemoryBytes)
+	}
+	switch {
+	case rd.Slice:
+		if rd.Offset >= info.Bytes {
+			return json.RawMessage(`""`), nil, nil
+		}
+		n := info.Bytes - rd.Offset
+		if rd.Length > 0 && rd.Length < n {
+			n = rd.Length
+		}
+		if n > h.limits.MemoryBytes {
+			return nil, tooLarge(n, "the slice"), nil
+		}
+		// A slice holds the characters that start within it, so slices in
+		// a row join into the whole: up to 3 more bytes complete its last.
+		b, err := h.db.HandleBytes(ctx, rd.Handle, rd.Offset, n+utf8.UTFMax-1)
+		if err != nil {
+			return nil, nil, err
+		}
+		start, end := 0, min(int(n), len(b))
+		for start < end && !utf8.RuneStart(b[start]) {
+			start++
+		}
+		for end < len(b) && !utf8.RuneStart(b[end]) {
+			end++
+		}
+		out, _ := json.Marshal(string(b[start:end]))
+		return out, nil, nil
+	case len(rd.Path) > 0:
+		if info.Kind != HandleJSON {
+			return nil, toolError(CodeInvalidPath, sandbox.ReadAddress, "handle %s holds a string, which has no path; read it with { offset, length } or whole", rd.Handle), nil
+		}
+		v, err := h.db.HandleValue(ctx, rd.Handle)
+		if err != nil {
+			return nil, nil, err
+		}
+		sub, msg := jsonAtPath(v, rd.Path)
+		if msg != "" {
+			return nil, toolError(CodeInvalidPath, sandbox.ReadAddress, "path %s of %s: %s", strings.Join(rd.Path, "."), rd.Handle, msg), nil
+		}
+		if int64(len(sub)) > h.limits.MemoryBytes {
+			return nil, tooLarge(int64(len(sub)), "the value at "+strings.Join(rd.Path, ".")), nil
+		}
+		return sub, nil, nil
+	}
+	if info.Bytes > h.limits.MemoryBytes {
+		return nil, tooLarge(info.Bytes, "the value"), nil
+	}
+	v, err := h.db.HandleValue(ctx, rd.Handle)
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.Kind == HandleString {
+		out, _ := json.Marshal(string(v))
+		return out, nil, nil
+	}
+	return v, nil, nil
+}
+
+// jsonAtPath returns the value at path in v, a JSON text, with its bytes
+// as stored (numbers exact), or why there is none.
+func jsonAtPath(v json.RawMessage, path []string) (json.RawMessage, string) {
+	at := func(i int) string {
+		if i == 0 {
+			return "the value"
+		}
+		return strings.Join(path[:i], ".")
+	}
+	for i, seg := range path {
+		v = bytes.TrimLeft(v, " \t\r\n")
+		if len(v) == 0 {
+			return nil, "the stored value is empty"
+		}
+		switch v[0] {
+		case '{':
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(v, &m); err != nil {
+				return nil, "the stored value is not JSON"
+			}
+			next, ok := m[seg]
+			if !ok {
+				keys := make([]string, 0, len(m))
+				for k := range m {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				list := strings.Join(keys[:min(len(keys), 8)], ", ")
+				if len(keys) > 8 {
+					list += ", ..."
+				}
+				return nil, fmt.Sprintf("%s has no key %q (its keys: %s)", at(i), seg, list)
+			}
+			v = next
+		case '[':
+			var a []json.RawMessage
+			if err := json.Unmarshal(v, &a); err != nil {
+				return nil, "the stored value is not JSON"
+			}
+			n, err := strconv.Atoi(seg)
+			if err != nil || n < 0 || n >= len(a) || strconv.Itoa(n) != seg {
+				return nil, fmt.Sprintf("%s is an array of %d items, and %q is not one of its indexes", at(i), len(a), seg)
+			}
+			v = a[n]
+		default:
+			return nil, fmt.Sprintf("%s is %s, not an object or an array", at(i), jsonKind(v[0]))
+		}
+	}
+	return bytes.TrimSpace(v), ""
+}
+
+func jsonKind(first byte) string {
+	switch first {
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}

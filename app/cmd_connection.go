@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/keychain"
@@ -20,6 +21,8 @@ func connectionCommand() *command {
 		summary: "Manage a source's named credential sets (secrets live in the keychain)",
 		subs: []*command{
 			connectionAddCommand(),
+			connectionLoginCommand(),
+			connectionLogoutCommand(),
 			{
 				name:    "list",
 				args:    "[SOURCE]",
@@ -44,7 +47,7 @@ func connectionCommand() *command {
 						return err
 					}
 					tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(tw, "SOURCE\tCONNECTION\tDEFAULT\tSECRETS")
+					fmt.Fprintln(tw, "SOURCE\tCONNECTION\tDEFAULT\tSECRETS\tSIGN-IN")
 					rows := 0
 					for _, sn := range names {
 						s := cfg.Sources[sn]
@@ -67,8 +70,15 @@ func connectionCommand() *command {
 							if cn == def {
 								mark = "yes"
 							}
-							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sn, cn, mark, strings.Join(parts, ", "))
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, cn, mark, strings.Join(parts, ", "), signInColumn(kc, sn, cn, s.IsOAuth(cn)))
 							rows++
+						}
+						if len(s.Connections) == 0 && s.URL != "" {
+							// A source without connections may still sign in.
+							if st, err := hub.ReadOAuthState(kc, sn, ""); err != nil || st.Reason != "not signed in" {
+								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", signInColumn(kc, sn, "", true))
+								rows++
+							}
 						}
 					}
 					if rows == 0 {
@@ -118,6 +128,168 @@ func connectionCommand() *command {
 					return nil
 				},
 			},
+		},
+	}
+}
+
+// signInColumn is a connection's OAuth state for connection list: "-" for
+// a connection that does not sign in.
+func signInColumn(kc *keychain.Home, source, conn string, isOAuth bool) string {
+	st, err := hub.ReadOAuthState(kc, source, conn)
+	switch {
+	case err != nil:
+		return "unreadable (" + err.Error() + ")"
+	case !st.SignedIn && !isOAuth && st.Reason == "not signed in":
+		return "-"
+	}
+	return st.Summary()
+}
+
+// resolveOAuthConn finds the connection login and logout act on: NAME, or
+// the source's default, or none for a source without connections.
+func resolveOAuthConn(cfg *hub.Config, args []string) (string, string, *hub.Source, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return "", "", nil, usagef("needs SOURCE and optionally a connection NAME")
+	}
+	s, ok := cfg.Sources[args[0]]
+	if !ok {
+		return "", "", nil, unknownSource(cfg, args[0])
+	}
+	if s.URL == "" {
+		return "", "", nil, fmt.Errorf("source %s is a stdio source; only HTTP sources sign in with OAuth", args[0])
+	}
+	conn := s.DefaultConnection()
+	if len(args) == 2 {
+		conn = args[1]
+	} else if conn == "" && len(s.Connections) > 0 {
+		return "", "", nil, withHint(fmt.Errorf("source %s has no default connection", args[0]), "name one: "+connectionsLine(s))
+	}
+	return args[0], conn, s, nil
+}
+
+func connectionLoginCommand() *command {
+	var secretStdin bool
+	return &command{
+		name:    "login",
+		args:    "SOURCE [NAME] [--client-secret-stdin]",
+		summary: "Sign a connection in with OAuth in the browser; the tokens go to the keychain",
+		long: `Opens the server's authorization page with $BROWSER when it is set, else the
+desktop's opener, waits for the redirect to 127.0.0.1, and keeps the tokens in
+the keychain under this home's service. A connection NAME the source does not
+have yet is added with an "oauth" object.
+
+The client is registered as the MCP spec orders it: the Client ID Metadata
+Document of "oauth.clientMetadataUrl", the preregistered "oauth.clientId"
+(its secret, if any, read from stdin with --client-secret-stdin), or dynamic
+registration.`,
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&secretStdin, "client-secret-stdin", false, "read the preregistered client's secret from stdin into the keychain")
+		},
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			cfg, path, err := e.loadConfig()
+			if err != nil {
+				return err
+			}
+			source, conn, s, err := resolveOAuthConn(cfg, args)
+			if err != nil {
+				return err
+			}
+			kc, err := e.keychain()
+			if err != nil {
+				return err
+			}
+			if conn != "" && s.Connections[conn] == nil {
+				if s.Connections == nil {
+					s.Connections = map[string]*hub.Connection{}
+				}
+				s.Connections[conn] = &hub.Connection{OAuth: &hub.OAuthConfig{}, Default: len(s.Connections) == 0}
+				if err := cfg.Validate(path); err != nil {
+					return err
+				}
+				if err := cfg.Save(path); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.Stdout, "Added connection %s of %s.\n", conn, source)
+			}
+			if secretStdin {
+				sec, err := readSecret(e.Stdin)
+				if err != nil {
+					return err
+				}
+				if err := kc.Set(hub.OAuthClientSecretKey(source, conn), sec); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(e.Stdout, "Opening the sign-in page of %s in the browser; waiting for it to finish...\n", source)
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+			defer cancel()
+			g, err := hub.SignIn(ctx, hub.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: kc})
+			if err != nil {
+				return err
+			}
+			name := conn
+			if name == "" {
+				name = "-"
+			}
+			fmt.Fprintf(e.Stdout, "Signed in %s (connection %s)", source, name)
+			if g.Issuer != "" {
+				fmt.Fprintf(e.Stdout, " at %s", g.Issuer)
+			}
+			fmt.Fprintln(e.Stdout, ".")
+			scopes := "none named"
+			if len(g.Scopes) > 0 {
+				scopes = strings.Join(g.Scopes, " ")
+			}
+			fmt.Fprintf(e.Stdout, "Granted scopes: %s\n", scopes)
+			switch {
+			case g.Refreshable:
+				fmt.Fprintln(e.Stdout, "The access token is refreshed as needed.")
+			case !g.Expiry.IsZero():
+				fmt.Fprintf(e.Stdout, "The access token expires at %s; sign in again then.\n", g.Expiry.UTC().Format("2006-01-02 15:04 UTC"))
+			}
+			return nil
+		},
+	}
+}
+
+func connectionLogoutCommand() *command {
+	return &command{
+		name:    "logout",
+		args:    "SOURCE [NAME]",
+		summary: "Revoke a connection's OAuth tokens (where the server offers it) and delete them",
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			cfg, _, err := e.loadConfig()
+			if err != nil {
+				return err
+			}
+			source, conn, _, err := resolveOAuthConn(cfg, args)
+			if err != nil {
+				return err
+			}
+			kc, err := e.keychain()
+			if err != nil {
+				return err
+			}
+			st, err := hub.ReadOAuthState(kc, source, conn)
+			if err != nil {
+				return err
+			}
+			if !st.SignedIn && st.Reason == "not signed in" {
+				fmt.Fprintf(e.Stdout, "%s is not signed in; nothing to do.\n", source)
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			revoked, err := hub.SignOut(ctx, kc, source, conn, nil)
+			if err != nil {
+				return err
+			}
+			if revoked {
+				fmt.Fprintf(e.Stdout, "Signed out of %s: the server revoked the tokens and they are deleted from the keychain.\n", source)
+			} else {
+				fmt.Fprintf(e.Stdout, "Signed out of %s: the tokens are deleted from the keychain (the server offers no revocation).\n", source)
+			}
+			return nil
 		},
 	}
 }

@@ -68,6 +68,10 @@ type Connection struct {
 	Default bool              `json:"default,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth, when set, signs the connection in with OAuth (see
+	// [OAuthConfig]); an HTTP source's connection also signs in when its
+	// server asks for it.
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -293,6 +297,10 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 			}
 			strMap(cat, "env", cf, &cn.Env)
 			strMap(cat, "headers", cf, &cn.Headers)
+			if v, has := cf["oauth"]; has {
+				delete(cf, "oauth")
+				cn.OAuth = parseOAuthConfig(cat+".oauth", v, add)
+			}
 			checkKeys(cat, cf, connectionKeys, add)
 			if len(cf) > 0 {
 				cn.extra = cf
@@ -429,6 +437,9 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 		}
 		if s.Command != "" && len(cn.Headers) > 0 {
 			add(cat+".headers", "headers belong to HTTP sources; stdio connections take \"env\"")
+		}
+		if s.Command != "" && cn.OAuth != nil {
+			add(cat+".oauth", "only an HTTP source (\"url\") signs in with OAuth")
 		}
 		for k := range cn.Env {
 			if !envNameRE.MatchString(k) {

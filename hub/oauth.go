@@ -1,0 +1,697 @@
+package hub
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"capabilities.sh/capabilities/keychain"
+)
+
+// OAuth connections.
+//
+// An HTTP source's connection signs in with OAuth 2.1 as the MCP
+// authorization spec describes it. The protocol is go-sdk's: discovery
+// (RFC 9728 protected resource metadata, RFC 8414 / OpenID Connect
+// authorization server metadata), client registration (a Client ID Metadata
+// Document, a preregistered client, or RFC 7591 dynamic registration), PKCE
+// S256, the RFC 8707 resource parameter and the RFC 9207 iss check all run
+// inside auth.AuthorizationCodeHandler; token refresh is golang.org/x/oauth2.
+// This file adds what a desktop hub needs around them: a loopback redirect
+// (RFC 8252), the person's browser, the tokens in the keychain, and a
+// connection that never opens a browser in the middle of a call.
+
+// OAuthConfig is a connection's "oauth" object in config.json. Every field
+// is optional: a connection without one still signs in when its server
+// asks (dynamic registration). A client secret lives in the keychain under
+// [OAuthClientSecretKey], never here.
+type OAuthConfig struct {
+	// ClientID is a client registered with the authorization server
+	// beforehand.
+	ClientID string `json:"clientId,omitempty"`
+	// ClientMetadataURL is the HTTPS URL of a Client ID Metadata Document
+	// the person hosts; used when the authorization server supports it.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Scopes to ask for; empty means the scopes the server names.
+	Scopes []string `json:"scopes,omitempty"`
+	// RedirectPort fixes the loopback redirect's port (for a preregistered
+	// client whose redirect URI names one); 0 picks a free port.
+	RedirectPort int `json:"redirectPort,omitempty"`
+}
+
+func parseOAuthConfig(at string, raw json.RawMessage, add func(key, format string, args ...any)) *OAuthConfig {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		add(at, "must be an object with \"clientId\", \"clientMetadataUrl\", \"scopes\" and \"redirectPort\"")
+		return nil
+	}
+	o := &OAuthConfig{}
+	for k, v := range fields {
+		var err error
+		switch k {
+		case "clientId":
+			err = json.Unmarshal(v, &o.ClientID)
+		case "clientMetadataUrl":
+			if err = json.Unmarshal(v, &o.ClientMetadataURL); err == nil {
+				if u, perr := url.Parse(o.ClientMetadataURL); perr != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+					add(at+"."+k, "must be an HTTPS URL with a path (the Client ID Metadata Document the person hosts)")
+				}
+			}
+		case "scopes":
+			if err = json.Unmarshal(v, &o.Scopes); err == nil {
+				for _, s := range o.Scopes {
+					if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
+						add(at+"."+k, "scope %q is not a valid OAuth scope", s)
+					}
+				}
+			}
+		case "redirectPort":
+			if err = json.Unmarshal(v, &o.RedirectPort); err == nil && (o.RedirectPort < 0 || o.RedirectPort > 65535) {
+				add(at+"."+k, "must be a port number from 1 to 65535 (or 0 for any free port)")
+			}
+		case "clientSecret":
+			add(at+"."+k, "a client secret does not go in config.json; store it with `capabilities connection login --client-secret-stdin` (it goes to the keychain)")
+			continue
+		default:
+			add(at+"."+k, "unknown key (known: clientId, clientMetadataUrl, scopes, redirectPort)")
+			continue
+		}
+		if err != nil {
+			add(at+"."+k, "has the wrong type")
+		}
+	}
+	return o
+}
+
+// OAuthConnKey is how a connection's OAuth entries are named in the
+// keychain: a source without connections signs in as "-".
+func oauthConnKey(source, conn string) string {
+	if conn == "" {
+		conn = "-"
+	}
+	return "oauth/" + source + "/" + conn
+}
+
+// OAuthClientSecretKey is the keychain key of a preregistered client's
+// secret.
+func OAuthClientSecretKey(source, conn string) string {
+	return oauthConnKey(source, conn) + "/client_secret"
+}
+
+func oauthTokenKey(source, conn string) string { return oauthConnKey(source, conn) + "/token" }
+
+// oauthRecord is what a sign-in leaves in the keychain: the tokens, and
+// what refreshing and revoking them needs after a restart.
+type oauthRecord struct {
+	AccessToken  string    `json:"access_token"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	Scopes       []string  `json:"scopes,omitempty"`
+
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	AuthStyle    int    `json:"auth_style,omitempty"`
+	AuthURL      string `json:"auth_url"`
+	TokenURL     string `json:"token_url"`
+	RedirectURL  string `json:"redirect_url,omitempty"`
+	Issuer       string `json:"issuer,omitempty"`
+	Resource     string `json:"resource,omitempty"`
+	RevokeURL    string `json:"revoke_url,omitempty"`
+
+	// NeedsSignIn is set when the tokens stopped working (a refresh
+	// failed, the server refused them, or it asked for more scopes).
+	NeedsSignIn bool     `json:"needs_sign_in,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+	WantScopes  []string `json:"want_scopes,omitempty"`
+}
+
+func (r *oauthRecord) config() *oauth2.Config {
+	return &oauth2.Config{
+		ClientID: r.ClientID, ClientSecret: r.ClientSecret,
+		Endpoint:    oauth2.Endpoint{AuthURL: r.AuthURL, TokenURL: r.TokenURL, AuthStyle: oauth2.AuthStyle(r.AuthStyle)},
+		RedirectURL: r.RedirectURL, Scopes: r.Scopes,
+	}
+}
+
+func (r *oauthRecord) token() *oauth2.Token {
+	return &oauth2.Token{AccessToken: r.AccessToken, RefreshToken: r.RefreshToken, TokenType: r.TokenType, Expiry: r.Expiry}
+}
+
+// secretValues are the record's values the hub scrubs.
+func (r *oauthRecord) secretValues() []string {
+	var v []string
+	for _, s := range []string{r.AccessToken, r.RefreshToken, r.ClientSecret} {
+		if s != "" {
+			v = append(v, s)
+		}
+	}
+	return v
+}
+
+// oauthChunk is the size of one keychain item holding a record: below the
+// Windows Credential Manager's 2,560 bytes and macOS's about 4 KB. A larger
+// record is split across items "<key>", "<key>.1", "<key>.2", ...
+const oauthChunk = 2000
+
+const oauthChunkedPrefix = "chunks:"
+
+func saveOAuthRecord(kc keychain.Keychain, source, conn string, r *oauthRecord) error {
+	if kc == nil {
+		return errors.New("no keychain is available to keep the sign-in")
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	enc := base64.RawURLEncoding.EncodeToString(b)
+	key := oauthTokenKey(source, conn)
+	old := oauthChunkCount(kc, key)
+	if len(enc) <= oauthChunk {
+		if err := kc.Set(key, enc); err != nil {
+			return err
+		}
+		deleteOAuthChunks(kc, key, 1, old)
+		return nil
+	}
+	n := (len(enc) + oauthChunk - 1) / oauthChunk
+	for i := 1; i <= n; i++ {
+		part := enc[(i-1)*oauthChunk : min(i*oauthChunk, len(enc))]
+		if err := kc.Set(key+"."+strconv.Itoa(i), part); err != nil {
+			return err
+		}
+	}
+	if err := kc.Set(key, oauthChunkedPrefix+strconv.Itoa(n)); err != nil {
+		return err
+	}
+	deleteOAuthChunks(kc, key, n+1, old)
+	return nil
+}
+
+func oauthChunkCount(kc keychain.Keychain, key string) int {
+	v, err := kc.Get(key)
+	if err != nil || !strings.HasPrefix(v, oauthChunkedPrefix) {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(v, oauthChunkedPrefix))
+	return n
+}
+
+func deleteOAuthChunks(kc keychain.Keychain, key string, from, to int) {
+	for i := from; i <= to; i++ {
+		_ = kc.Delete(key + "." + strconv.Itoa(i))
+	}
+}
+
+// loadOAuthRecord reads a connection's sign-in; (nil, nil) when there is
+// none.
+func loadOAuthRecord(kc keychain.Keychain, source, conn string) (*oauthRecord, error) {
+	if kc == nil {
+		return nil, nil
+	}
+	key := oauthTokenKey(source, conn)
+	v, err := kc.Get(key)
+	if errors.Is(err, keychain.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(v, oauthChunkedPrefix) {
+		n, err := strconv.Atoi(strings.TrimPrefix(v, oauthChunkedPrefix))
+		if err != nil || n < 1 || n > 64 {
+			return nil, fmt.Errorf("keychain entry %q is damaged; sign in again", key)
+		}
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			part, err := kc.Get(key + "." + strconv.Itoa(i))
+			if err != nil {
+				return nil, fmt.Errorf("keychain entry %q is incomplete (%v); sign in again", key, err)
+			}
+			b.WriteString(part)
+		}
+		v = b.String()
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("keychain entry %q is damaged; sign in again", key)
+	}
+	var r oauthRecord
+	if err := json.Unmarshal(raw, &r); err != nil || r.AccessToken == "" {
+		return nil, fmt.Errorf("keychain entry %q is damaged; sign in again", key)
+	}
+	return &r, nil
+}
+
+func deleteOAuthRecord(kc keychain.Keychain, source, conn string) error {
+	key := oauthTokenKey(source, conn)
+	n := oauthChunkCount(kc, key)
+	err := kc.Delete(key)
+	deleteOAuthChunks(kc, key, 1, n)
+	if errors.Is(err, keychain.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// OAuthState is a connection's sign-in as the person sees it.
+type OAuthState struct {
+	Source, Conn string
+	SignedIn     bool
+	Expiry       time.Time // zero when the server gave none
+	Refreshable  bool      // a refresh token is kept
+	Scopes       []string
+	Reason       string // why a sign-in is needed, when SignedIn is false
+}
+
+// Summary is the state in a few words: "signed in until 2026-12-01 12:00
+// UTC (scopes mcp:tools)" or "needs sign-in: ...".
+func (s OAuthState) Summary() string {
+	if !s.SignedIn {
+		if s.Reason == "" {
+			return "needs sign-in"
+		}
+		return "needs sign-in: " + s.Reason
+	}
+	var b strings.Builder
+	b.WriteString("signed in")
+	switch {
+	case s.Refreshable:
+		b.WriteString(" (refreshed as needed)")
+	case !s.Expiry.IsZero():
+		fmt.Fprintf(&b, " until %s", s.Expiry.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	if len(s.Scopes) > 0 {
+		fmt.Fprintf(&b, ", scopes %s", strings.Join(s.Scopes, " "))
+	}
+	return b.String()
+}
+
+// ReadOAuthState reads the sign-in of a connection from the keychain.
+func ReadOAuthState(kc keychain.Keychain, source, conn string) (OAuthState, error) {
+	st := OAuthState{Source: source, Conn: conn}
+	r, err := loadOAuthRecord(kc, source, conn)
+	if err != nil {
+		return st, err
+	}
+	switch {
+	case r == nil:
+		st.Reason = "not signed in"
+	case r.NeedsSignIn:
+		st.Reason = r.Reason
+	case r.RefreshToken == "" && !r.Expiry.IsZero() && time.Now().After(r.Expiry):
+		st.Reason = "the access token expired"
+	default:
+		st.SignedIn, st.Expiry, st.Refreshable, st.Scopes = true, r.Expiry, r.RefreshToken != "", r.Scopes
+	}
+	return st, nil
+}
+
+// IsOAuth reports whether connection conn of s signs in with OAuth: it is
+// configured so, or it holds a sign-in.
+func (s *Source) IsOAuth(conn string) bool {
+	if s == nil || s.URL == "" {
+		return false
+	}
+	c := s.Connections[conn]
+	return c != nil && c.OAuth != nil
+}
+
+// ErrNeedsSignIn reports that a connection must be signed in (again) by
+// the person before it can be used.
+var ErrNeedsSignIn = errors.New("needs sign-in")
+
+// SignInError says which connection needs a sign-in, and why.
+type SignInError struct {
+	Source, Conn string
+	Reason       string
+}
+
+func (e *SignInError) Error() string { return "needs sign-in: " + e.Reason }
+func (e *SignInError) Unwrap() error { return ErrNeedsSignIn }
+
+// SignInOptions configure [SignIn].
+type SignInOptions struct {
+	Source, Conn string
+	Def          *Source
+	Keychain     keychain.Keychain
+	// Open shows the authorization page to the person; nil means
+	// [OpenBrowser].
+	Open func(ctx context.Context, url string) error
+	// HTTPClient reaches the server and its authorization server; nil
+	// means go-sdk's discovery client (which refuses private addresses
+	// other than loopback).
+	HTTPClient *http.Client
+}
+
+// OAuthGrant is what a sign-in was granted.
+type OAuthGrant struct {
+	Scopes      []string
+	Expiry      time.Time
+	Refreshable bool
+	Issuer      string
+}
+
+// SignIn runs the browser sign-in of a connection and keeps its tokens in
+// the keychain. It blocks until the person finished in the browser, ctx
+// ended, or the flow failed.
+func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
+	if o.Def == nil || o.Def.URL == "" {
+		return nil, fmt.Errorf("source %s is not an HTTP source; only HTTP sources sign in with OAuth", o.Source)
+	}
+	if o.Keychain == nil {
+		return nil, errors.New("no keychain is available to keep the sign-in")
+	}
+	open := o.Open
+	if open == nil {
+		open = OpenBrowser
+	}
+	client := o.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	var cfg OAuthConfig
+	if c := o.Def.Connections[o.Conn]; c != nil && c.OAuth != nil {
+		cfg = *c.OAuth
+	}
+	prev, _ := loadOAuthRecord(o.Keychain, o.Source, o.Conn)
+
+	// The loopback redirect (RFC 8252): 127.0.0.1, on the configured port
+	// or any free one.
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.RedirectPort)))
+	if err != nil {
+		return nil, fmt.Errorf("listening for the sign-in's redirect on 127.0.0.1:%d: %w", cfg.RedirectPort, err)
+	}
+	defer ln.Close()
+	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	type callback struct {
+		res *auth.AuthorizationResult
+		err error
+	}
+	results := make(chan callback, 1)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		q := r.URL.Query()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if e := q.Get("error"); e != "" {
+			fmt.Fprintf(w, "<!doctype html><title>capabilities</title><p>Sign-in failed: %s. You can close this tab.</p>", html.EscapeString(e))
+		} else {
+			fmt.Fprint(w, "<!doctype html><title>capabilities</title><p>Signed in. You can close this tab and go back.</p>")
+		}
+		cb := callback{res: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
+		if e := q.Get("error"); e != "" {
+			cb.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
+		}
+		select {
+		case results <- cb:
+		default:
+		}
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	var captured struct {
+		cfg *oauth2.Config
+		tok *oauth2.Token
+		url string
+	}
+	hcfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL: redirect,
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs:            []string{redirect},
+			ClientName:              "capabilities",
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			ResponseTypes:           []string{"code"},
+			TokenEndpointAuthMethod: "none",
+		}},
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			captured.url = args.URL
+			if err := open(ctx, args.URL); err != nil {
+				return nil, fmt.Errorf("opening the sign-in page: %w", err)
+			}
+			select {
+			case cb := <-results:
+				return cb.res, cb.err
+			case <-ctx.Done():
+				return nil, fmt.Errorf("waiting for the sign-in in the browser: %w", ctx.Err())
+			}
+		},
+		RequestRefreshToken: true,
+		Client:              client,
+		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+			captured.cfg, captured.tok = c, t
+			return oauth2.StaticTokenSource(t), nil
+		},
+	}
+	if cfg.ClientMetadataURL != "" {
+		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: cfg.ClientMetadataURL}
+	}
+	if cfg.ClientID != "" {
+		pc := &oauthex.ClientCredentials{ClientID: cfg.ClientID}
+		if sec, err := o.Keychain.Get(OAuthClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
+			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: sec}
+		}
+		hcfg.PreregisteredClient = pc
+	}
+	wanted := slices.Clone(cfg.Scopes)
+	if prev != nil {
+		wanted = unionScopes(wanted, prev.WantScopes)
+	}
+	if len(wanted) > 0 {
+		hcfg.ScopeFilter = func(discovered []string) []string { return unionScopes(discovered, wanted) }
+	}
+	h, err := auth.NewAuthorizationCodeHandler(hcfg)
+	if err != nil {
+		return nil, err
+	}
+
+	// Ask the server: its 401 names the resource metadata.
+	req, resp, err := oauthProbe(ctx, client, o.Def.URL)
+	if err != nil {
+		return nil, fmt.Errorf("reaching %s: %w", o.Def.URL, err)
+	}
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s answered %s without asking for a sign-in; it does not use OAuth", o.Def.URL, resp.Status)
+	}
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err := h.Authorize(ctx, req, resp); err != nil {
+		return nil, fmt.Errorf("signing in to %s: %w", o.Def.URL, err)
+	}
+	if captured.tok == nil || captured.cfg == nil {
+		return nil, fmt.Errorf("signing in to %s: no token was issued", o.Def.URL)
+	}
+	rec := &oauthRecord{
+		AccessToken: captured.tok.AccessToken, RefreshToken: captured.tok.RefreshToken,
+		TokenType: captured.tok.TokenType, Expiry: captured.tok.Expiry,
+		Scopes:   grantedScopes(captured.tok, captured.cfg.Scopes),
+		ClientID: captured.cfg.ClientID, ClientSecret: captured.cfg.ClientSecret, AuthStyle: int(captured.cfg.Endpoint.AuthStyle),
+		AuthURL: captured.cfg.Endpoint.AuthURL, TokenURL: captured.cfg.Endpoint.TokenURL, RedirectURL: captured.cfg.RedirectURL,
+	}
+	if u, err := url.Parse(captured.url); err == nil {
+		rec.Resource = u.Query().Get("resource")
+	}
+	// The issuer and revocation endpoint, for logout: the same discovery
+	// the handler ran, read once more.
+	if asm := discoverAuthServer(ctx, client, challenges, o.Def.URL); asm != nil {
+		rec.Issuer, rec.RevokeURL = asm.Issuer, asm.RevocationEndpoint
+	}
+	if err := saveOAuthRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
+		return nil, fmt.Errorf("keeping the sign-in in the keychain: %w", err)
+	}
+	return &OAuthGrant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil
+}
+
+// oauthProbe sends the MCP initialize request without credentials, as a
+// client would, so the server answers with its challenge.
+func oauthProbe(ctx context.Context, client *http.Client, endpoint string) (*http.Request, *http.Response, error) {
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"capabilities","version":"sign-in"}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return req, resp, nil
+}
+
+func discoverAuthServer(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, endpoint string) *oauthex.AuthServerMeta {
+	var metaURL string
+	for _, c := range challenges {
+		if u := c.Params["resource_metadata"]; u != "" {
+			metaURL = u
+		}
+	}
+	if metaURL == "" {
+		u, err := url.Parse(endpoint)
+		if err != nil {
+			return nil
+		}
+		u.Path = "/.well-known/oauth-protected-resource" + u.Path
+		metaURL = u.String()
+	}
+	prm, err := oauthex.GetProtectedResourceMetadata(ctx, metaURL, endpoint, client)
+	if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
+		return nil
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
+	if err != nil {
+		return nil
+	}
+	return asm
+}
+
+func grantedScopes(tok *oauth2.Token, requested []string) []string {
+	if s, ok := tok.Extra("scope").(string); ok && s != "" {
+		return strings.Fields(s)
+	}
+	return slices.Clone(requested)
+}
+
+func unionScopes(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SignOut revokes a connection's tokens where the authorization server
+// offers revocation (RFC 7009) and deletes them from the keychain. revoked
+// reports whether the server confirmed the revocation.
+func SignOut(ctx context.Context, kc keychain.Keychain, source, conn string, client *http.Client) (revoked bool, err error) {
+	rec, err := loadOAuthRecord(kc, source, conn)
+	if err != nil {
+		return false, err
+	}
+	if rec == nil {
+		return false, nil
+	}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	var rerr error
+	if rec.RevokeURL != "" {
+		revoked = true
+		// The refresh token first: revoking it ends the grant.
+		for _, t := range []struct{ tok, hint string }{{rec.RefreshToken, "refresh_token"}, {rec.AccessToken, "access_token"}} {
+			if t.tok == "" {
+				continue
+			}
+			if err := revokeToken(ctx, client, rec, t.tok, t.hint); err != nil {
+				revoked, rerr = false, err
+			}
+		}
+	}
+	if err := deleteOAuthRecord(kc, source, conn); err != nil {
+		return revoked, err
+	}
+	if rerr != nil {
+		return false, fmt.Errorf("the tokens are deleted here, but the server did not confirm their revocation: %w", rerr)
+	}
+	return revoked, nil
+}
+
+// revokeToken is the RFC 7009 request: a form POST with the token and the
+// client's authentication.
+func revokeToken(ctx context.Context, client *http.Client, rec *oauthRecord, token, hint string) error {
+	form := url.Values{"token": {token}, "token_type_hint": {hint}}
+	if rec.ClientSecret == "" || oauth2.AuthStyle(rec.AuthStyle) == oauth2.AuthStyleInParams {
+		form.Set("client_id", rec.ClientID)
+		if rec.ClientSecret != "" {
+			form.Set("client_secret", rec.ClientSecret)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rec.RevokeURL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if rec.ClientSecret != "" && oauth2.AuthStyle(rec.AuthStyle) != oauth2.AuthStyleInParams {
+		req.SetBasicAuth(url.QueryEscape(rec.ClientID), url.QueryEscape(rec.ClientSecret))
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the revocation endpoint answered %s", resp.Status)
+	}
+	return nil
+}
+
+// OpenBrowser shows url to the person: through $BROWSER when it is set
+// (a command, or several separated by ':', each with %s for the URL or
+// taking it as its last argument), else the desktop's opener.
+func OpenBrowser(ctx context.Context, u string) error {
+	if b := strings.TrimSpace(os.Getenv("BROWSER")); b != "" {
+		var errs []error
+		for _, c := range strings.Split(b, string(os.PathListSeparator)) {
+			fields := strings.Fields(c)
+			if len(fields) == 0 {
+				continue
+			}
+			args, subst := fields[1:], false
+			for i, a := range args {
+				if strings.Contains(a, "%s") {
+					args[i], subst = strings.ReplaceAll(a, "%s", u), true
+				}
+			}
+			if !subst {
+				args = append(args, u)
+			}
+			cmd := exec.CommandContext(ctx, fields[0], args...)
+			if err := cmd.Start(); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			go cmd.Wait()
+			return nil
+		}
+		return fmt.Errorf("$BROWSER: %w", errors.Join(errs...))
+	}
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.CommandContext(ctx, "open", u)
+	case "windows":
+		cmd = exec.CommandContext(ctx, "rundll32", "url.dll,FileProtocolHandler", u)
+	default:
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return errors.New("there is no desktop to open the sign-in page on; set $BROWSER")
+		}
+		cmd = exec.CommandContext(ctx, "xdg-open", u)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}

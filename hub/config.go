@@ -32,6 +32,8 @@ type Config struct {
 	// Catalog bounds each source's tool listing; zero fields keep the
 	// defaults (DefaultCatalogLimits).
 	Catalog CatalogLimits `json:"-"`
+	// Skills names folders of skills besides the home's ("skills").
+	Skills SkillsConfig `json:"-"`
 
 	extra map[string]json.RawMessage // unknown top-level keys, kept on save
 
@@ -214,6 +216,10 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	if raw, ok := top["catalog"]; ok {
 		delete(top, "catalog")
 		c.Catalog = parseCatalogLimits(raw, add)
+	}
+	if raw, ok := top["skills"]; ok {
+		delete(top, "skills")
+		c.Skills = parseSkillsConfig(raw, add)
 	}
 	checkKeys("", top, configKeys, add)
 	if len(top) > 0 {
@@ -574,6 +580,9 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	}
 	if c.Catalog != (CatalogLimits{}) {
 		out["catalog"] = c.Catalog
+	}
+	if c.Skills.raw != nil {
+		out["skills"] = c.Skills.raw
 	}
 	return json.Marshal(out)
 }

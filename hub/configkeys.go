@@ -11,7 +11,7 @@ import (
 // it: "argz", "polcy" and "comand" would otherwise be kept and ignored, and
 // the source would run without its arguments or the policy would not apply.
 var (
-	configKeys     = []string{"sources", "mcpServers", "policy", "retention", "catalog"}
+	configKeys     = []string{"sources", "mcpServers", "policy", "retention", "catalog", "skills"}
 	sourceKeys     = []string{"command", "args", "env", "cwd", "url", "headers", "type", "disabled", "connections", "openapi", "baseUrl"}
 	connectionKeys = []string{"default", "env", "headers", "oauth"}
 )

@@ -103,7 +103,8 @@ type Hub struct {
 	policyMu sync.RWMutex
 	policy   *Policy
 
-	views viewCache
+	views    viewCache
+	skillReg skillRegistry
 
 	runLocks runLocks
 

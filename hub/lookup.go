@@ -37,6 +37,10 @@ type view struct {
 	tsCat     *tsgen.Catalog
 	sigs      []string // one-line signature per tool, lazily filled
 	sigOnce   []sync.Once
+	// skills follow the tools in the index: doc len(tools)+i is
+	// skills.skills[i] (skills_lookup.go).
+	skills      *skillSet
+	skillHidden []bool
 }
 
 type viewCache struct {
@@ -55,12 +59,13 @@ func (c *viewCache) invalidate() {
 func (h *Hub) view() *view {
 	snap := h.catalog.Snapshot()
 	pol := h.currentPolicy()
+	skills := h.skills()
 	h.views.mu.Lock()
 	defer h.views.mu.Unlock()
-	if v := h.views.cur; v != nil && v.snap == snap && v.policy == pol {
+	if v := h.views.cur; v != nil && v.snap == snap && v.policy == pol && v.skills == skills {
 		return v
 	}
-	v := &view{snap: snap, policy: pol, tools: snap.Tools}
+	v := &view{snap: snap, policy: pol, tools: snap.Tools, skills: skills}
 	docs := make([]search.Doc, len(v.tools))
 	v.decisions = make([]Decision, len(v.tools))
 	cfg := h.Config()
@@ -77,6 +82,7 @@ func (h *Hub) view() *view {
 		}
 	}
 	v.tsCat = tsgen.NewCatalog(v.ts)
+	docs = append(docs, v.skillDocs(cfg)...)
 	v.index = search.Build(docs, nil)
 	v.sigs = make([]string, len(v.tools))
 	v.sigOnce = make([]sync.Once, len(v.tools))
@@ -193,10 +199,16 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		return "", &InputError{"query", "empty; pass a query (1 to 200 characters), or namespace to list one source"}
 	}
 	// Ask the index for everything that matches, then drop denied tools.
-	hits, total := v.index.Search(query, ns, len(v.tools))
+	hits, total := v.index.Search(query, ns, len(v.tools)+len(v.skills.skills))
 	var shown []int
 	hidden := 0
 	for _, hit := range hits {
+		if hit.Doc >= len(v.tools) {
+			if !v.skillHidden[hit.Doc-len(v.tools)] {
+				shown = append(shown, hit.Doc)
+			}
+			continue
+		}
 		if v.decisions[hit.Doc].Mode == Deny {
 			hidden++
 			continue
@@ -226,7 +238,10 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 	var order []string
 	groups := map[string][]int{}
 	for _, i := range shown {
-		n := v.tools[i].Namespace
+		n := skillGroup
+		if i < len(v.tools) {
+			n = v.tools[i].Namespace
+		}
 		if _, ok := groups[n]; !ok {
 			order = append(order, n)
 		}
@@ -235,6 +250,10 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 	for gi, n := range order {
 		if gi > 0 {
 			b.WriteByte('\n')
+		}
+		if n == skillGroup {
+			v.writeSkillHits(&b, groups[n])
+			continue
 		}
 		b.WriteString(n)
 		if src := cfg.Sources[v.tools[groups[n][0]].Source]; src != nil {
@@ -348,8 +367,13 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 		req.Targets = rest
 		req.Budget = max(cmp.Or(req.Budget, tsgen.DefaultBudget)-tsgen.BudgetTokens(hubDecl), 1)
 	}
-	sources := sourcesOfTargets(h.Config(), req.Targets)
+	skillTargets, targets := splitSkillTargets(req.Targets)
+	sources := sourcesOfTargets(h.Config(), targets)
 	starting := h.awaitSources(ctx, sources, false)
+	if len(skillTargets) > 0 {
+		out, err := h.describeWithSkills(ctx, skillTargets, targets, req.Budget)
+		return hubDecl + out, err
+	}
 	v := h.view()
 	res, err := v.tsCat.Describe(req.Targets, &tsgen.Options{Budget: req.Budget})
 	var ute *tsgen.UnknownTargetError

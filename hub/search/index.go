@@ -9,8 +9,9 @@ import (
 	"sync"
 )
 
-// Doc is one tool as the index sees it. Connection names are deliberately
-// absent: a tool ranks the same whichever account it is reached through.
+// Doc is one tool, or one skill, as the index sees it. Connection names are
+// deliberately absent: a tool ranks the same whichever account it is reached
+// through. A skill fills Name, Description and Headings.
 type Doc struct {
 	Namespace   string   // JS namespace, e.g. "github"
 	Name        string   // JS method name, camelCase, e.g. "createIssue"
@@ -19,6 +20,7 @@ type Doc struct {
 	Description string   // tool description
 	Params      []string // parameter names, top-level and nested, e.g. "owner", "perPage"
 	ParamDocs   []string // parameter descriptions
+	Headings    []string // a skill's section headings; tools have none
 }
 
 // Field is the scoring setup of one document field.
@@ -43,6 +45,7 @@ type Options struct {
 	Description Field
 	Params      Field // parameter names, split into words
 	ParamDocs   Field // parameter descriptions
+	Headings    Field // a skill's section headings
 
 	// Expansion is the weight of a synonym of a query word relative to
 	// the word itself (1). Zero turns query expansion off.
@@ -60,6 +63,7 @@ func DefaultOptions() Options {
 		Description: Field{Weight: 1, B: 0.75},
 		Params:      Field{Weight: 0.25, B: 0.5},
 		ParamDocs:   Field{Weight: 0.2, B: 0.75},
+		Headings:    Field{Weight: 1, B: 0.5},
 		Expansion:   0.4,
 	}
 }
@@ -71,11 +75,12 @@ const (
 	fieldDescription
 	fieldParams
 	fieldParamDocs
+	fieldHeadings
 	numFields
 )
 
 func (o *Options) fields() [numFields]Field {
-	return [numFields]Field{o.Name, o.Namespace, o.Title, o.Description, o.Params, o.ParamDocs}
+	return [numFields]Field{o.Name, o.Namespace, o.Title, o.Description, o.Params, o.ParamDocs, o.Headings}
 }
 
 // posting is one document containing a term, with the term's BM25F
@@ -228,6 +233,9 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 		for _, p := range doc.ParamDocs {
 			add(fieldParamDocs, p)
+		}
+		for _, hd := range doc.Headings {
+			add(fieldHeadings, hd)
 		}
 		for f := range numFields {
 			sums[f] += float64(l[f])

@@ -1,0 +1,603 @@
+package hub
+
+// Skills.
+//
+// A skill is a folder with a SKILL.md whose YAML frontmatter names it and
+// says what it is for (the Agent Skills format Claude's skills use); every
+// other file in the folder belongs to it. Skills come from
+// CAPABILITIES_HOME/skills/<name>/, from the folders config.json names under
+// "skills": {"paths": [...]}, and from upstream MCP servers that offer the
+// Skills extension (io.modelcontextprotocol/skills, SEP-2640; skillsup.go).
+//
+// Skills are data: search lists them beside tools, describe returns their
+// instructions, and nothing runs them, so they need no approval. A local
+// skill is addressed skill:<name>, an upstream's skill:<namespace>.<path>,
+// and one of a skill's files skill:<address>#<file>. The hub serves the
+// local ones to its own clients over the same extension (skillsext.go).
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The per-skill limits SEP-2640 fixes: a skill over either is not served.
+const (
+	skillMaxFiles = 512
+	skillMaxBytes = 16 << 20
+)
+
+// skillNameRE is the Agent Skills naming rule: lower-case letters, digits
+// and single hyphens, 1 to 64 characters.
+var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// SkillFile is one file of a skill.
+type SkillFile struct {
+	Path   string // relative to the skill's folder, "/"-separated; SKILL.md first
+	Size   int64
+	Digest string // "sha256:" + 64 lower-case hex digits of the raw bytes
+}
+
+// Skill is one skill, local or an upstream's.
+type Skill struct {
+	// Source is the upstream's config name, "" for a local skill.
+	Source string
+	// Namespace is Namespace(Source) for an upstream skill.
+	Namespace string
+	// Path is the SEP-2640 skill path: "git-workflow", or for an upstream
+	// "acme/billing/refunds". Its last segment is Name.
+	Path string
+	// Address is skill:<Path> for a local skill, skill:<Namespace>.<Path>
+	// for an upstream's.
+	Address     string
+	Name        string
+	Description string
+	// Frontmatter is SKILL.md's frontmatter as a JSON object, every field
+	// the author wrote, in their order.
+	Frontmatter json.RawMessage
+	// Headings are the section headings of SKILL.md's body (local skills;
+	// an upstream's body is read only when described).
+	Headings []string
+	// Files are the skill's files, SKILL.md first, then in path order.
+	Files []SkillFile
+	// Dir is the local skill's folder.
+	Dir string
+	// URI is an upstream skill's SKILL.md URI at its server.
+	URI string
+	// Hash covers the frontmatter and every file's path and digest: it
+	// pins an upstream skill like a tool's definition hash. Pinned is the
+	// hash first seen or accepted; Change says what changed.
+	Hash   string
+	Pinned string
+	Change string
+}
+
+// Changed reports whether an upstream skill differs from the one pinned.
+func (s *Skill) Changed() bool { return s.Pinned != "" && s.Pinned != s.Hash }
+
+// file returns the skill's file at rel.
+func (s *Skill) file(rel string) (SkillFile, bool) {
+	for _, f := range s.Files {
+		if f.Path == rel {
+			return f, true
+		}
+	}
+	return SkillFile{}, false
+}
+
+// skillHash is the hex SHA-256 over a skill's frontmatter and its files'
+// paths and digests.
+func skillHash(frontmatter json.RawMessage, files []SkillFile) string {
+	h := sha256.New()
+	h.Write(frontmatter)
+	for _, f := range files {
+		fmt.Fprintf(h, "\x00%s\x00%s", f.Path, f.Digest)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// skillDoc is SKILL.md split: its frontmatter as JSON and the fields the hub
+// reads, and the body after the frontmatter.
+type skillDoc struct {
+	Frontmatter json.RawMessage
+	Name        string
+	Description string
+	Body        string
+}
+
+// parseSkillMD reads a SKILL.md: YAML frontmatter between "---" lines at
+// the top, with string name and description, then the body.
+func parseSkillMD(data []byte) (*skillDoc, error) {
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	first, rest, ok := strings.Cut(text, "\n")
+	if !ok || strings.TrimRight(first, "\r") != "---" {
+		return nil, errors.New("does not begin with YAML frontmatter (a line \"---\")")
+	}
+	var yamlText, body string
+	found := false
+	for off := 0; off <= len(rest); {
+		end := strings.IndexByte(rest[off:], '\n')
+		line := rest[off:]
+		next := len(rest) + 1
+		if end >= 0 {
+			line = rest[off : off+end]
+			next = off + end + 1
+		}
+		if strings.TrimRight(line, "\r \t") == "---" {
+			yamlText = rest[:off]
+			if next <= len(rest) {
+				body = rest[next:]
+			}
+			found = true
+			break
+		}
+		off = next
+	}
+	if !found {
+		return nil, errors.New("the frontmatter has no closing \"---\" line")
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal([]byte(yamlText), &node); err != nil {
+		return nil, fmt.Errorf("frontmatter: %v", err)
+	}
+	if node.Kind != yaml.DocumentNode || len(node.Content) != 1 || node.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("frontmatter: must be a mapping of fields (name: ..., description: ...)")
+	}
+	var b bytes.Buffer
+	if err := yamlJSON(&b, node.Content[0], 0); err != nil {
+		return nil, fmt.Errorf("frontmatter: %v", err)
+	}
+	var fields struct {
+		Name        any `json:"name"`
+		Description any `json:"description"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &fields); err != nil {
+		return nil, fmt.Errorf("frontmatter: %v", err)
+	}
+	name, _ := fields.Name.(string)
+	desc, _ := fields.Description.(string)
+	if name == "" {
+		return nil, errors.New("frontmatter: name is missing or not a string")
+	}
+	if strings.TrimSpace(desc) == "" {
+		return nil, errors.New("frontmatter: description is missing or not a string")
+	}
+	return &skillDoc{Frontmatter: b.Bytes(), Name: name, Description: desc, Body: body}, nil
+}
+
+// yamlJSON writes a YAML node as JSON, keeping the order of mapping keys.
+func yamlJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+	if depth > 64 {
+		return errors.New("nested too deep")
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return yamlJSON(b, n.Alias, depth+1)
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: a key that is not a plain value", k.Line)
+			}
+			if seen[k.Value] {
+				return fmt.Errorf("line %d: key %q given twice", k.Line, k.Value)
+			}
+			seen[k.Value] = true
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k.Value)
+			b.Write(kb)
+			b.WriteByte(':')
+			if err := yamlJSON(b, n.Content[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := yamlJSON(b, c, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return fmt.Errorf("line %d: %v", n.Line, err)
+		}
+		switch x := v.(type) {
+		case nil, bool, string, int, int64, uint64:
+		case float64:
+			if x != x || x > 1e308 || x < -1e308 {
+				v = n.Value // .nan and .inf have no JSON form
+			}
+		default:
+			v = n.Value // timestamps and binary stay as written
+		}
+		vb, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("line %d: %v", n.Line, err)
+		}
+		b.Write(vb)
+	default:
+		return fmt.Errorf("line %d: unsupported YAML", n.Line)
+	}
+	return nil
+}
+
+// skillHeadings returns the ATX headings of a markdown body, outside code
+// fences.
+func skillHeadings(body string) []string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			continue
+		}
+		if strings.HasPrefix(t, "#") {
+			h := strings.TrimSpace(strings.TrimLeft(t, "#"))
+			if h != "" && len(t)-len(strings.TrimLeft(t, "#")) <= 6 {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// loadSkillDir reads the skill in dir: its SKILL.md and the digests of
+// every regular file. Symbolic links are not followed out of the folder:
+// a linked file is not part of the skill.
+func loadSkillDir(dir string) (*Skill, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parseSkillMD(data)
+	if err != nil {
+		return nil, fmt.Errorf("SKILL.md: %v", err)
+	}
+	base := filepath.Base(dir)
+	if !skillNameRE.MatchString(doc.Name) || len(doc.Name) > 64 {
+		return nil, fmt.Errorf("SKILL.md: name %q: must be 1 to 64 lower-case letters, digits and single hyphens", doc.Name)
+	}
+	if doc.Name != base {
+		return nil, fmt.Errorf("SKILL.md: name %q must be the folder's name, %q", doc.Name, base)
+	}
+	files := []SkillFile{{Path: "SKILL.md", Size: int64(len(data)), Digest: digestOf(data)}}
+	total := int64(len(data))
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "SKILL.md" {
+			return nil
+		}
+		if len(files) >= skillMaxFiles {
+			return fmt.Errorf("more than %d files", skillMaxFiles)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		total += int64(len(b))
+		if total > skillMaxBytes {
+			return fmt.Errorf("its files pass %d bytes", skillMaxBytes)
+		}
+		files = append(files, SkillFile{Path: rel, Size: int64(len(b)), Digest: digestOf(b)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(files[1:], func(i, j int) bool { return files[1+i].Path < files[1+j].Path })
+	return &Skill{
+		Path: doc.Name, Address: "skill:" + doc.Name, Name: doc.Name, Description: doc.Description,
+		Frontmatter: doc.Frontmatter, Headings: skillHeadings(doc.Body), Files: files, Dir: dir,
+		Hash: skillHash(doc.Frontmatter, files),
+	}, nil
+}
+
+// skillSet is the skills known at one moment, sorted by Address. It is
+// immutable.
+type skillSet struct {
+	skills    []*Skill
+	byAddress map[string]*Skill
+}
+
+func newSkillSet(skills []*Skill) *skillSet {
+	sort.Slice(skills, func(i, j int) bool { return skills[i].Address < skills[j].Address })
+	s := &skillSet{skills: skills, byAddress: make(map[string]*Skill, len(skills))}
+	for _, sk := range skills {
+		s.byAddress[sk.Address] = sk
+	}
+	return s
+}
+
+func (s *skillSet) lookup(address string) (*Skill, bool) {
+	if s == nil {
+		return nil, false
+	}
+	sk, ok := s.byAddress[address]
+	return sk, ok
+}
+
+// skillRegistry keeps the current skill set: the local skills, re-read
+// when a file in their folders changes, and the upstreams' skills as the
+// last listing gave them (skillsup.go).
+type skillRegistry struct {
+	mu       sync.Mutex
+	stamp    string // of the local folders at the last read
+	local    []*Skill
+	upstream map[string][]*Skill // by source
+	upVer    uint64              // grows with every change of upstream
+	setVer   uint64              // upVer when cur was built
+	cur      *skillSet
+	warned   map[string]string // folder -> the problem last logged
+}
+
+// skillRoots are the folders local skills are read from, in order: the
+// home's, then config.json's skills.paths. A skill name found twice is
+// read from the first folder.
+func (h *Hub) skillRoots() []string {
+	roots := []string{filepath.Join(h.paths.Home, "skills")}
+	if cfg := h.Config(); cfg != nil {
+		roots = append(roots, cfg.Skills.Paths...)
+	}
+	return roots
+}
+
+// skillStamp describes the skill folders under roots by each file's path,
+// size and modification time, so a change to any of them is seen.
+func skillStamp(roots []string) string {
+	var b strings.Builder
+	for _, root := range roots {
+		b.WriteString(root)
+		b.WriteByte(0)
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			dir := filepath.Join(root, e.Name())
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				continue
+			}
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return nil
+				}
+				if fi, err := d.Info(); err == nil {
+					fmt.Fprintf(&b, "%s %d %d %o\n", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+				}
+				return nil
+			})
+		}
+	}
+	return b.String()
+}
+
+// skills returns the current skill set. Local folders are checked on each
+// call: a skill added, edited or removed shows at the next search.
+func (h *Hub) skills() *skillSet {
+	roots := h.skillRoots()
+	stamp := skillStamp(roots)
+	r := &h.skillReg
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil && stamp == r.stamp && r.setVer == r.upVer {
+		return r.cur
+	}
+	if stamp != r.stamp || r.cur == nil {
+		r.local = h.readLocalSkills(roots)
+		r.stamp = stamp
+	}
+	all := append([]*Skill(nil), r.local...)
+	for _, src := range sortedKeys(r.upstream) {
+		all = append(all, r.upstream[src]...)
+	}
+	r.cur = newSkillSet(all)
+	r.setVer = r.upVer
+	return r.cur
+}
+
+// readLocalSkills reads every skill folder under roots. A folder that is
+// not a valid skill is skipped and logged once per problem.
+func (h *Hub) readLocalSkills(roots []string) []*Skill {
+	r := &h.skillReg
+	if r.warned == nil {
+		r.warned = map[string]string{}
+	}
+	var out []*Skill
+	seen := map[string]string{}
+	for _, root := range roots {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				h.warnSkill(root, err.Error())
+			}
+			continue
+		}
+		for _, e := range entries {
+			dir := filepath.Join(root, e.Name())
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err != nil {
+				continue // not a skill folder
+			}
+			sk, err := loadSkillDir(dir)
+			if err != nil {
+				h.warnSkill(dir, err.Error())
+				continue
+			}
+			if first, dup := seen[sk.Name]; dup {
+				h.warnSkill(dir, fmt.Sprintf("skill %q is also in %s, which is used", sk.Name, first))
+				continue
+			}
+			seen[sk.Name] = dir
+			delete(r.warned, dir)
+			out = append(out, sk)
+		}
+	}
+	return out
+}
+
+func (h *Hub) warnSkill(dir, problem string) {
+	r := &h.skillReg
+	if r.warned[dir] == problem {
+		return
+	}
+	r.warned[dir] = problem
+	h.log.Warn("skipping a skill folder", "dir", dir, "problem", problem)
+}
+
+// readSkillFile returns the bytes of one of a local skill's files, checked
+// against the digest and size the skill was listed with: a file edited
+// since is read again with its skill.
+func (h *Hub) readSkillFile(sk *Skill, rel string) ([]byte, *Skill, error) {
+	for attempt := 0; ; attempt++ {
+		f, ok := sk.file(rel)
+		if !ok {
+			return nil, sk, fmt.Errorf("%s has no file %q; its files: %s", sk.Address, rel, strings.Join(skillFileNames(sk), ", "))
+		}
+		data, err := os.ReadFile(filepath.Join(sk.Dir, filepath.FromSlash(f.Path)))
+		if err == nil && int64(len(data)) == f.Size && digestOf(data) == f.Digest {
+			return data, sk, nil
+		}
+		if attempt > 0 {
+			if err == nil {
+				err = errors.New("it changes while being read")
+			}
+			return nil, sk, fmt.Errorf("reading %s#%s: %v", sk.Address, rel, err)
+		}
+		fresh, ok := h.skills().lookup(sk.Address)
+		if !ok {
+			return nil, sk, fmt.Errorf("%s was removed", sk.Address)
+		}
+		sk = fresh
+	}
+}
+
+func skillFileNames(sk *Skill) []string {
+	names := make([]string, len(sk.Files))
+	for i, f := range sk.Files {
+		names[i] = f.Path
+	}
+	return names
+}
+
+// cleanSkillFile checks a file path named after "#": relative, no "..",
+// "/"-separated.
+func cleanSkillFile(rel string) (string, bool) {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || !utf8.ValidString(rel) {
+		return "", false
+	}
+	c := path.Clean(rel)
+	if c != rel || c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", false
+	}
+	return c, true
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// SkillsConfig is config.json's "skills": {"paths": ["~/.claude/skills"]}:
+// folders whose subfolders are skills, read after the home's own. A path
+// starts with "~/" or is absolute.
+type SkillsConfig struct {
+	Paths []string // expanded, absolute
+
+	raw json.RawMessage // as written, kept on save
+}
+
+// parseSkillsConfig reads config.json's "skills" object.
+func parseSkillsConfig(raw json.RawMessage, add func(string, string, ...any)) SkillsConfig {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		add("skills", "must be an object such as {\"paths\": [\"~/.claude/skills\"]}")
+		return SkillsConfig{}
+	}
+	sc := SkillsConfig{raw: raw}
+	for _, k := range sortedKeys(fields) {
+		if k != "paths" {
+			add("skills."+k, "unknown key; skills takes paths, a list of folders of skills")
+			continue
+		}
+		var paths []string
+		if err := json.Unmarshal(fields[k], &paths); err != nil {
+			add("skills.paths", "must be a list of folders, such as [\"~/.claude/skills\"]")
+			continue
+		}
+		for i, p := range paths {
+			at := fmt.Sprintf("skills.paths[%d]", i)
+			switch {
+			case strings.TrimSpace(p) == "":
+				add(at, "empty; name a folder of skills")
+				continue
+			case p == "~" || strings.HasPrefix(p, "~/"):
+				home, err := os.UserHomeDir()
+				if err != nil {
+					add(at, "%q: the home folder is not known: %v", p, err)
+					continue
+				}
+				p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+			case !filepath.IsAbs(p):
+				add(at, "%q is relative; write an absolute path or one starting with ~/", p)
+				continue
+			}
+			sc.Paths = append(sc.Paths, filepath.Clean(p))
+		}
+	}
+	return sc
+}

@@ -6,9 +6,9 @@ import "strings"
 // for the target "hub" (or hub.search, hub.describe, hub.read), in the tool
 // and in code alike.
 const hubDeclaration = `declare const hub: {
-	/** Find tools by what you want to do: plain text, best match first, as the search tool. */
+	/** Find tools and skills by what you want to do: plain text, best match first, as the search tool. */
 	search(query: string): Promise<string>;
-	/** TypeScript declarations of an address, a namespace or a type, as the describe tool. */
+	/** TypeScript declarations of an address, a namespace or a type, as the describe tool; "skill:<name>" gives a skill's instructions, "skill:<name>#<file>" one of its files. */
 	describe(target: string): Promise<string>;
 	/**
 	 * Read a handle: a result too large to return inline, { handle: "h_…", bytes, kind, preview }.

@@ -154,6 +154,10 @@ func TestSkillsSearchAndDescribe(t *testing.T) {
 	if _, err := h.Describe(ctx, DescribeRequest{Targets: []string{"skill:pdf-forms", "nosuch.tool"}}); err == nil || !strings.Contains(err.Error(), `unknown target "nosuch.tool"`) {
 		t.Fatalf("a tool target beside a skill: %v", err)
 	}
+	both, err := h.Describe(ctx, DescribeRequest{Targets: []string{"hub", "skill:pdf-forms"}})
+	if err != nil || !strings.HasPrefix(both, "declare const hub: {") || !strings.Contains(both, "/**\n * skill:pdf-forms: Fill in PDF forms") {
+		t.Fatalf("hub and a skill: %v\n%s", err, both)
+	}
 	for _, bad := range []struct{ target, problem string }{
 		{"skill:git-workflw", `unknown skill "skill:git-workflw"; closest: skill:git-workflow`},
 		{"skill:git-workflow#nope.md", `skill:git-workflow has no file "nope.md"; its files: SKILL.md, references/GUIDE.md, scripts/branch.sh`},

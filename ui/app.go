@@ -260,7 +260,12 @@ func (c *controller) loop(ctx context.Context) {
 			}
 			c.do(func() { c.main.show(tab) })
 		case <-t.C:
-			c.do(c.dialog.tick)
+			c.do(func() {
+				c.dialog.tick()
+				if c.tray != nil {
+					c.tray.settle()
+				}
+			})
 		}
 	}
 }

@@ -109,6 +109,7 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func
 
 	monoRow := func() fyne.CanvasObject {
 		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		l.Truncation = fyne.TextTruncateEllipsis
 		return l
 	}
 	d.args = widget.NewList(func() int { return len(d.argLines) }, monoRow, func(i widget.ListItemID, o fyne.CanvasObject) {
@@ -168,7 +169,7 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func
 	)
 	top := container.NewVBox(header, d.title, d.description, widget.NewSeparator(), details, d.groupBox, d.secretBox)
 	argsPane := container.NewBorder(widget.NewLabelWithStyle("Arguments (secrets redacted)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.args)
-	codePane := container.NewBorder(widget.NewLabelWithStyle("The run's code (▶ this call, ▷ its other waiting calls)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.code)
+	codePane := container.NewBorder(widget.NewLabelWithStyle("The run's code (marked: this call, and the run's other waiting calls)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.code)
 	split := container.NewVSplit(argsPane, codePane)
 	split.Offset = 0.45
 	buttons := container.NewHBox(d.prev, d.next, layout.NewSpacer(), d.dismiss, d.deny, d.allowOnce, d.allowAlways, d.denyAlways)

@@ -28,16 +28,19 @@ import (
 // process with it, so TestScreenshots runs the binary again as a child.
 const shotsChildEnv = "CAPABILITIES_UI_SCREENSHOT_CHILD"
 
-// The screenshots, in the order they are taken.
+// The screenshots, in the order they are taken. make screenshots writes
+// them into docs/ (the tray menu's is TestTrayMenuScreenshot's).
 var shots = []string{
-	"dialog-one.png",     // one pending call
-	"dialog-queue.png",   // a queue of three, first shown
-	"dialog-long.png",    // the third: a long redacted payload
-	"dialog-expired.png", // the same call after it expired
-	"main-approvals.png",
-	"main-runs.png",
-	"main-sources.png",
-	"main-policy.png",
+	"approval-dialog.png",  // one pending call, with the run's code
+	"approval-queue.png",   // a queue of three, two of one run
+	"approval-long.png",    // the third: a long redacted payload
+	"approval-expired.png", // the same call after it expired
+	"window-approvals.png",
+	"window-runs.png",
+	"window-sources.png",
+	"window-policy.png",
+	"window-clients.png",
+	"first-run.png",
 }
 
 // childMain runs the app in a child process for a platform's test (set by
@@ -203,15 +206,36 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		return err
 	}
 	on(func() { m.show(tabPolicy) })
-	return capture(m.win, filepath.Join(dir, shots[7]))
+	if err := capture(m.win, filepath.Join(dir, shots[7])); err != nil {
+		return err
+	}
+	on(func() { m.show(tabClients) })
+	if err := capture(m.win, filepath.Join(dir, shots[8])); err != nil {
+		return err
+	}
+	var fr *firstRunWindow
+	on(func() {
+		m.win.Hide()
+		fr = newFirstRunWindow(fyne.CurrentApp(), FirstRun{
+			Candidates: []ImportCandidate{
+				{Name: "github", Clients: []string{"claude-code", "cursor"}, Secrets: []string{"env.GITHUB_TOKEN"}},
+				{Name: "filesystem", Clients: []string{"claude-desktop"}},
+				{Name: "slack", Clients: []string{"vscode"}, Secrets: []string{"env.SLACK_BOT_TOKEN"}},
+			},
+			Import: func(ImportSelection) (string, error) { return "", nil },
+		})
+		fr.win.Show()
+	})
+	return capture(fr.win, filepath.Join(dir, shots[9]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are
 // the same (the window has laid out and painted), or after a few seconds.
 //
-// Canvas.Capture reads the GL front buffer. Under Xvfb with Mesa's software
-// renderer that buffer reads back empty, so an empty capture falls back to
-// ImageMagick's import on the window's X11 id: the pixels the X server shows.
+// The pixels come from the X server (ImageMagick's import on the window's
+// X11 id): Canvas.Capture reads the GL front buffer, which Mesa's software
+// renderer under Xvfb reads back empty, and reading it while the main
+// goroutine paints can crash Mesa.
 func capture(w fyne.Window, path string) error {
 	var last, b []byte
 	var err error
@@ -231,11 +255,6 @@ func capture(w fyne.Window, path string) error {
 
 // grab returns one PNG of the window.
 func grab(w fyne.Window) ([]byte, error) {
-	var b bytes.Buffer
-	if img := w.Canvas().Capture(); img != nil && colours(img) > 1 {
-		err := png.Encode(&b, img)
-		return b.Bytes(), err
-	}
 	var xid uintptr
 	if nw, ok := w.(driver.NativeWindow); ok {
 		nw.RunNative(func(ctx any) {

@@ -103,7 +103,28 @@ type tray struct {
 	state   trayState
 	tip     string
 	model   []menuEntry
+	menu    *fyne.Menu
 	inited  bool
+	settled int // ticks the icon and tooltip were set again after start
+}
+
+// settleTicks is how many ticks (seconds) after start the tray sets its
+// icon and tooltip again. Fyne's tray (fyne.io/systray) becomes ready on a
+// goroutine of its own: an icon or tooltip set while it exports its D-Bus
+// properties is kept but not shown, so they are set again until it surely
+// is ready. Setting them is idempotent and cheap.
+const settleTicks = 10
+
+// settle sets the icon and tooltip again during the first settleTicks ticks.
+func (t *tray) settle() {
+	if !t.inited || t.settled >= settleTicks {
+		return
+	}
+	t.settled++
+	t.app.SetSystemTrayIcon(trayIcon(t.state))
+	if t.tooltip != nil {
+		t.tooltip(t.tip)
+	}
 }
 
 // update shows a snapshot, touching the tray only where it changed (every
@@ -111,7 +132,14 @@ type tray struct {
 func (t *tray) update(s snapshot, now time.Time) {
 	model := trayMenuModel(s, now)
 	if !t.inited || !reflect.DeepEqual(model, t.model) {
-		t.app.SetSystemTrayMenu(fyne.NewMenu("capabilities", t.items(model)...))
+		// One menu, changed in place: when Fyne's tray becomes ready it
+		// shows the menu it was first given, so that menu must be the
+		// current one, not the "Starting…" of before the app ran.
+		if t.menu == nil {
+			t.menu = fyne.NewMenu("capabilities")
+		}
+		t.menu.Items = t.items(model)
+		t.app.SetSystemTrayMenu(t.menu)
 		t.model = model
 	}
 	st := trayStateOf(s.status)

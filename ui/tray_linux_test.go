@@ -7,6 +7,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"log"
 	"os"
 	"os/exec"
@@ -81,6 +85,9 @@ func TestRealTray(t *testing.T) {
 	if err := conn.AddMatchSignal(dbus.WithMatchInterface("com.canonical.dbusmenu"), dbus.WithMatchMember("LayoutUpdated")); err != nil {
 		t.Fatal(err)
 	}
+	if err := conn.AddMatchSignal(dbus.WithMatchInterface("org.freedesktop.DBus.Properties"), dbus.WithMatchMember("PropertiesChanged")); err != nil {
+		t.Fatal(err)
+	}
 
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	tmp := t.TempDir()
@@ -142,7 +149,7 @@ func TestRealTray(t *testing.T) {
 	var items []menuLabel
 	wait("status line "+status, func() bool {
 		items = menuLayout(t, menu)
-		return len(items) > 0 && items[0].label == status
+		return len(items) > 0 && items[0].label == status && items[len(items)-1].label == "Quit"
 	})
 	labels := make([]string, len(items))
 	for i, it := range items {
@@ -161,12 +168,12 @@ func TestRealTray(t *testing.T) {
 		}
 		Title, Text string
 	}
-	if err := obj.StoreProperty("org.kde.StatusNotifierItem.ToolTip", &tip); err != nil {
-		t.Fatalf("reading the tooltip: %v", err)
-	}
-	if tip.Title != "capabilities: "+status {
-		t.Errorf("tooltip %+v, want title %q", tip, "capabilities: "+status)
-	}
+	wait("tooltip "+status, func() bool {
+		if err := obj.StoreProperty("org.kde.StatusNotifierItem.ToolTip", &tip); err != nil {
+			t.Fatalf("reading the tooltip: %v", err)
+		}
+		return tip.Title == "capabilities: "+status
+	})
 
 	// A call that starts waiting: a notification, and the menu says so.
 	if _, err := fmt.Fprintln(stdin, "add"); err != nil {
@@ -184,7 +191,7 @@ func TestRealTray(t *testing.T) {
 	}
 	wait("menu item for the waiting call", func() bool {
 		items = menuLayout(t, menu)
-		return len(items) > 1 && items[0].label == status+" · 1 waiting" && items[1].label == "1 pending approval…"
+		return len(items) > 1 && items[0].label == status+" · 1 waiting" && items[1].label == "1 pending approval…" && items[len(items)-1].label == "Quit"
 	})
 
 	// Quit from the menu, as the panel sends it: the process ends with 0.
@@ -359,4 +366,188 @@ func ownNotifications(t *testing.T) <-chan notification {
 		t.Fatalf("owning org.freedesktop.Notifications: reply %v, %v", reply, err)
 	}
 	return srv.got
+}
+
+// TestTrayMenuScreenshot opens the tray menu as a person does, with a click
+// on the icon in xfce4-panel, and writes tray-menu.png to
+// $CAPABILITIES_SCREENSHOTS (make screenshots). It runs only when that is
+// set, and then needs xdotool and ImageMagick's import.
+func TestTrayMenuScreenshot(t *testing.T) {
+	dir := os.Getenv("CAPABILITIES_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("CAPABILITIES_SCREENSHOTS is not set (make screenshots sets it)")
+	}
+	if os.Getenv("DISPLAY") == "" {
+		t.Fatal("CAPABILITIES_SCREENSHOTS is set but there is no display: run under scripts/with-session.sh")
+	}
+	for _, tool := range []string{"xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed for the tray menu's screenshot: %v", tool, err)
+		}
+	}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ensureTrayHost(t, conn)
+	ownNotifications(t)
+
+	before := rootShot(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	tmp := t.TempDir()
+	cmd.Env = append(os.Environ(), trayChildEnv+"=1", "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("app output:\n%s", out.String())
+		}
+	}()
+
+	eventually := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s within 60s", what)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	var item string
+	eventually("tray item", func() bool {
+		item = registeredItemOf(t, conn, uint32(cmd.Process.Pid))
+		return item != ""
+	})
+	busName, _, _ := strings.Cut(item, "/")
+	var menuPath dbus.ObjectPath
+	if err := conn.Object(busName, "/StatusNotifierItem").StoreProperty("org.kde.StatusNotifierItem.Menu", &menuPath); err != nil {
+		t.Fatal(err)
+	}
+	eventually("the hub's state in the menu", func() bool {
+		items := menuLayout(t, conn.Object(busName, menuPath))
+		return len(items) > 0 && strings.HasPrefix(items[0].label, "Running") && items[len(items)-1].label == "Quit"
+	})
+	// The icon is where the panel changed.
+	var icon image.Rectangle
+	eventually("tray icon drawn in the panel", func() bool {
+		icon = colourfulIn(before, rootShot(t), 30)
+		return !icon.Empty()
+	})
+	// Wait for the first frame of the menu after the hub's state loaded.
+	eventually("the icon to settle", func() bool {
+		a := rootShot(t)
+		time.Sleep(300 * time.Millisecond)
+		return changed(a, rootShot(t), a.Bounds()).Empty()
+	})
+	beforeMenu := rootShot(t)
+	if d := os.Getenv("CAPABILITIES_SCREENSHOTS_DEBUG"); d != "" {
+		for name, img := range map[string]image.Image{"before.png": before, "after.png": beforeMenu} {
+			var b bytes.Buffer
+			png.Encode(&b, img)
+			os.WriteFile(filepath.Join(d, name), b.Bytes(), 0o644)
+		}
+		t.Logf("icon at %v", icon)
+	}
+	x, y := (icon.Min.X+icon.Max.X)/2, (icon.Min.Y+icon.Max.Y)/2
+	var menu image.Rectangle
+	for _, button := range []string{"3", "1"} {
+		if out, err := exec.Command("xdotool", "mousemove", fmt.Sprint(x), fmt.Sprint(y), "click", button).CombinedOutput(); err != nil {
+			t.Fatalf("xdotool: %v %s", err, out)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for menu.Dy() < 100 && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			menu = changed(beforeMenu, rootShot(t), image.Rect(0, 30, beforeMenu.Bounds().Dx(), beforeMenu.Bounds().Dy()))
+		}
+		if menu.Dy() >= 100 {
+			break
+		}
+	}
+	if menu.Dy() < 100 {
+		t.Fatal("clicking the tray icon opened no menu")
+	}
+	var shot image.Image
+	eventually("the menu to settle", func() bool {
+		a := rootShot(t)
+		time.Sleep(300 * time.Millisecond)
+		b := rootShot(t)
+		shot = b
+		return changed(a, b, b.Bounds()).Empty()
+	})
+	menu = changed(beforeMenu, shot, image.Rect(0, 30, shot.Bounds().Dx(), shot.Bounds().Dy()))
+	// The menu with the panel and the icon above it.
+	crop := menu.Union(icon).Inset(-8).Intersect(shot.Bounds())
+	crop.Min.Y = 0
+	sub := image.NewRGBA(image.Rect(0, 0, crop.Dx(), crop.Dy()))
+	draw.Draw(sub, sub.Bounds(), shot, crop.Min, draw.Src)
+	var b bytes.Buffer
+	if err := png.Encode(&b, sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tray-menu.png"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exec.Command("xdotool", "key", "Escape").Run()
+}
+
+// rootShot is the whole screen.
+func rootShot(t *testing.T) image.Image {
+	t.Helper()
+	out, err := exec.Command("import", "-window", "root", "png:-").Output()
+	if err != nil {
+		t.Fatalf("import -window root: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// changed is the bounding box of the pixels inside area that differ
+// between a and b.
+func changed(a, b image.Image, area image.Rectangle) image.Rectangle {
+	var box image.Rectangle
+	area = area.Intersect(a.Bounds()).Intersect(b.Bounds())
+	for y := area.Min.Y; y < area.Max.Y; y++ {
+		for x := area.Min.X; x < area.Max.X; x++ {
+			if a.At(x, y) != b.At(x, y) {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return box
+}
+
+// colourfulIn is the box of the saturated pixels in the top height rows
+// (the panel, grey with grey text) of b that were not there in a: the tray
+// icon, wherever the panel's layout moved the rest.
+func colourfulIn(a, b image.Image, height int) image.Rectangle {
+	sat := func(c color.Color) bool {
+		r, g, bl, _ := c.RGBA()
+		hi, lo := max(r, g, bl)>>8, min(r, g, bl)>>8
+		return hi-lo > 60
+	}
+	var box image.Rectangle
+	w := min(a.Bounds().Dx(), b.Bounds().Dx())
+	for y := 0; y < height; y++ {
+		for x := 0; x < w; x++ {
+			if sat(b.At(x, y)) && !sat(a.At(x, y)) {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return box
 }

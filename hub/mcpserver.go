@@ -71,12 +71,14 @@ func (h *Hub) NewMCPServer(version string) *mcp.Server {
 		Instructions: instructions,
 		Logger:       h.log,
 		SetCacheable: setCacheable,
+		Capabilities: skillsCapabilities(),
 	})
 	s.AddReceivingMiddleware(h.logInitialize)
 	tools := Tools()
 	s.AddTool(tools[0], h.handleSearch)
 	s.AddTool(tools[1], h.handleDescribe)
 	s.AddTool(tools[2], h.handleExecute)
+	h.addSkillsExtension(s)
 	return s
 }
 
@@ -87,7 +89,12 @@ const listTTL = time.Hour
 
 // setCacheable marks the list results of MCP 2026-07-28 cacheable: for an
 // hour, and only by the person's own client, since a hub serves one person.
-func setCacheable(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+func setCacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	if _, ok := req.(*mcp.ReadResourceRequest); ok {
+		// Skill files (skillsext.go) change when the person edits them.
+		c.TTLMs, c.CacheScope = int(skillTTL/time.Millisecond), "private"
+		return
+	}
 	c.TTLMs = int(listTTL / time.Millisecond)
 	c.CacheScope = "private"
 }

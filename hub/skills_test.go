@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -334,5 +335,183 @@ await client.close();
 	}
 	if got.Execute.Status != "completed" || got.Execute.Result.Skill != want || !strings.Contains(got.Execute.Result.Guide, "# Pull request checklist") {
 		t.Fatalf("execute: %+v", got.Execute)
+	}
+}
+
+// TestSkillsExtensionTypeScriptClient: a TypeScript client that declares
+// the Skills extension sees it declared by the hub, lists the skills, gets
+// one, reads every file by its skill:// URI and finds each digest and size
+// right.
+func TestSkillsExtensionTypeScriptClient(t *testing.T) {
+	h := newSkillHub(t, "")
+	url := serveHubHTTP(t, h)
+	type resource struct {
+		URI    string `json:"uri"`
+		Digest string `json:"digest"`
+		Size   int64  `json:"size"`
+		// What the client computed over what resources/read gave.
+		ReadDigest string `json:"readDigest"`
+		ReadSize   int64  `json:"readSize"`
+		MIMEType   string `json:"mimeType"`
+	}
+	type entry struct {
+		URI         string          `json:"uri"`
+		Frontmatter json.RawMessage `json:"frontmatter"`
+		Resources   []resource      `json:"resources"`
+	}
+	var got struct {
+		Capabilities struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+			Resources  json.RawMessage            `json:"resources"`
+		} `json:"capabilities"`
+		List struct {
+			ResultType string  `json:"resultType"`
+			Skills     []entry `json:"skills"`
+			NextCursor *string `json:"nextCursor"`
+			TTLMs      int     `json:"ttlMs"`
+			CacheScope string  `json:"cacheScope"`
+		} `json:"list"`
+		Get struct {
+			ResultType string `json:"resultType"`
+			Skill      entry  `json:"skill"`
+			TTLMs      int    `json:"ttlMs"`
+			CacheScope string `json:"cacheScope"`
+		} `json:"get"`
+		GetUnknown  string `json:"getUnknown"`
+		GetFile     string `json:"getFile"`
+		ReadUnknown string `json:"readUnknown"`
+	}
+	runTSClient(t, `
+import { createHash } from "node:crypto";
+import { Client } from "$SDK/client/index.js";
+import { StreamableHTTPClientTransport } from "$SDK/client/streamableHttp.js";
+import * as z from "$ZOD";
+const any = z.object({}).passthrough();
+const client = new Client({ name: "ts-client", version: "0.0.1" },
+	{ capabilities: { extensions: { "io.modelcontextprotocol/skills": {} } } });
+await client.connect(new StreamableHTTPClientTransport(new URL(process.env.HUB_URL)));
+const capabilities = client.getServerCapabilities();
+const list = await client.request({ method: "skills/list", params: {} }, any);
+for (const skill of list.skills) {
+	for (const r of skill.resources) {
+		const read = await client.readResource({ uri: r.uri });
+		const c = read.contents[0];
+		const bytes = c.text !== undefined ? Buffer.from(c.text, "utf8") : Buffer.from(c.blob, "base64");
+		r.readDigest = "sha256:" + createHash("sha256").update(bytes).digest("hex");
+		r.readSize = bytes.length;
+		r.mimeType = c.mimeType;
+	}
+}
+const get = await client.request({ method: "skills/get", params: { uri: "skill://git-workflow/SKILL.md" } }, any);
+const fail = async (f) => { try { await f(); return "no error"; } catch (e) { return e.code + " " + e.message; } };
+const getUnknown = await fail(() => client.request({ method: "skills/get", params: { uri: "skill://nosuch/SKILL.md" } }, any));
+const getFile = await fail(() => client.request({ method: "skills/get", params: { uri: "skill://git-workflow/references/GUIDE.md" } }, any));
+const readUnknown = await fail(() => client.readResource({ uri: "skill://git-workflow/nope.md" }));
+console.log(JSON.stringify({ capabilities, list, get, getUnknown, getFile, readUnknown }));
+await client.close();
+`, []string{"HUB_URL=" + url}, &got)
+
+	if string(got.Capabilities.Extensions[skillsExtension]) != "{}" || got.Capabilities.Resources == nil {
+		t.Fatalf("capabilities: %+v", got.Capabilities)
+	}
+	l := got.List
+	if l.ResultType != "complete" || l.TTLMs != 60000 || l.CacheScope != "private" || l.NextCursor != nil || len(l.Skills) != 2 {
+		t.Fatalf("skills/list: %+v", l)
+	}
+	gw := l.Skills[0]
+	if gw.URI != "skill://git-workflow/SKILL.md" || l.Skills[1].URI != "skill://pdf-forms/SKILL.md" {
+		t.Fatalf("skills/list URIs: %s, %s", gw.URI, l.Skills[1].URI)
+	}
+	if string(gw.Frontmatter) != `{"name":"git-workflow","description":"Follow this team's Git conventions for branch names, commit messages and pull requests. Use when committing or opening a pull request.","license":"Apache-2.0","metadata":{"version":"1.2","owner":"platform"}}` {
+		t.Fatalf("frontmatter %s", gw.Frontmatter)
+	}
+	var uris []string
+	for _, sk := range l.Skills {
+		for _, r := range sk.Resources {
+			uris = append(uris, r.URI)
+			// The digest and size of the fixture's file on disk, and of
+			// what the client read.
+			rel := strings.TrimPrefix(r.URI, "skill://")
+			data, err := os.ReadFile(filepath.Join("testdata", "skills", filepath.FromSlash(rel)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := digestOf(data); r.Digest != want || r.Size != int64(len(data)) || r.ReadDigest != want || r.ReadSize != r.Size {
+				t.Errorf("%s: listed %s %d, read %s %d, want %s %d", r.URI, r.Digest, r.Size, r.ReadDigest, r.ReadSize, want, len(data))
+			}
+		}
+	}
+	if strings.Join(uris, " ") != "skill://git-workflow/SKILL.md skill://git-workflow/references/GUIDE.md skill://git-workflow/scripts/branch.sh skill://pdf-forms/SKILL.md" {
+		t.Fatalf("resources %v", uris)
+	}
+	if mt := gw.Resources[0].MIMEType; mt != "text/markdown" {
+		t.Fatalf("SKILL.md read as %q", mt)
+	}
+	g := got.Get
+	gotEntry, _ := json.Marshal(SkillEntry{URI: g.Skill.URI, Frontmatter: g.Skill.Frontmatter, Resources: stripRead(g.Skill.Resources)})
+	wantEntry, _ := json.Marshal(SkillEntry{URI: gw.URI, Frontmatter: gw.Frontmatter, Resources: stripRead(gw.Resources)})
+	if g.ResultType != "complete" || g.TTLMs != 60000 || g.CacheScope != "private" || string(gotEntry) != string(wantEntry) {
+		t.Fatalf("skills/get: %+v\n%s\nwant %s", g, gotEntry, wantEntry)
+	}
+	if got.GetUnknown != "-32602 MCP error -32602: No skill is served at skill://nosuch/SKILL.md" || !strings.HasPrefix(got.GetFile, "-32602 ") {
+		t.Fatalf("skills/get of no skill: %q; of a file that is not SKILL.md: %q", got.GetUnknown, got.GetFile)
+	}
+	if !strings.Contains(got.ReadUnknown, "Resource not found") {
+		t.Fatalf("resources/read of no file: %q", got.ReadUnknown)
+	}
+}
+
+func stripRead[R any](rs []R) []SkillResource {
+	b, _ := json.Marshal(rs)
+	var out []SkillResource
+	json.Unmarshal(b, &out)
+	return out
+}
+
+// TestSkillsListPages: skills/list pages by URI, through the go-sdk client.
+func TestSkillsListPages(t *testing.T) {
+	h := newSkillHub(t, "")
+	for i := range 150 {
+		name := fmt.Sprintf("s%03d", i)
+		writeSkill(t, filepath.Join(h.paths.Home, "skills", name), "---\nname: "+name+"\ndescription: Skill "+name+".\n---\nBody.\n")
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, nil)
+	if err := mcp.AddSendingCustomMethod[*ListSkillsParams, *ListSkillsResult](c, "skills/list"); err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := h.NewMCPServer("test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var all []string
+	cursor := ""
+	pages := 0
+	for {
+		res, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](ctx, cs, "skills/list", &ListSkillsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, e := range res.Skills {
+			all = append(all, e.URI)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	if pages != 2 || len(all) != 152 || all[0] != "skill://git-workflow/SKILL.md" || all[151] != "skill://s149/SKILL.md" {
+		t.Fatalf("%d pages, %d entries: %v", pages, len(all), all)
+	}
+	if _, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](ctx, cs, "skills/list", &ListSkillsParams{Cursor: "bogus"}); err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "not one skills/list gave") {
+		t.Fatalf("a bad cursor: %v", err)
 	}
 }

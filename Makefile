@@ -4,6 +4,7 @@
 #               where there is no display)
 #   make install  put the app in ~/.local/bin (/usr/local/bin as root) with its
 #               launcher and icon, and point clients and autostart at it
+#   make screenshots  render the tray menu, the windows and the dialog into docs/
 #   make test   install what the tests need, then run the whole suite under
 #               Xvfb and a D-Bus session with an unlocked gnome-keyring
 #
@@ -19,7 +20,10 @@ LDFLAGS := -X main.version=$(VERSION)
 # Debian packages: Fyne's cgo build, a Secret Service and D-Bus to run; a
 # virtual display and screenshots to test.
 RUN_DEBS  := gcc pkg-config libgl1-mesa-dev xorg-dev dbus-x11 gnome-keyring
-TEST_DEBS := $(RUN_DEBS) xvfb xauth imagemagick
+# xfce4-panel is the tray host the UI tests register their icon with.
+TEST_DEBS := $(RUN_DEBS) xvfb xauth imagemagick xfce4-panel
+# The screenshots also click the tray icon open.
+SHOT_DEBS := $(TEST_DEBS) xdotool
 
 # Everything but ui/ builds without cgo: these targets prove it.
 CROSS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
@@ -27,7 +31,7 @@ CROSS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows
 NPM_DIR := testdata/npm
 GOTEST_FLAGS ?= -race -timeout 15m
 
-.PHONY: all build run install test test-go cross fuzz bench lint deps-run deps-test deps-npm package clean
+.PHONY: all build run install test test-go cross fuzz bench lint deps-run deps-test deps-npm package clean screenshots
 
 all: build
 
@@ -54,6 +58,12 @@ test: deps-test deps-npm
 test-go:
 	$(GO) vet ./...
 	$(GO) test $(GOTEST_FLAGS) ./...
+
+# screenshots renders the tray menu (opened in xfce4-panel), every tab of
+# the window, the first-run window and the approval dialog into docs/.
+screenshots: deps-run
+	@./scripts/need-debs.sh $(SHOT_DEBS)
+	@./scripts/with-session.sh env CAPABILITIES_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^(TestScreenshots|TestTrayMenuScreenshot)$$' ./ui
 
 cross:
 	@for p in $(CROSS); do \

@@ -161,6 +161,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setPolicy: func(pattern, mode string, done func(error)) {
 			c.act(func() error { return h.SetPolicy(pattern, mode) }, done)
 		},
+		removePolicy: func(pattern string, done func(error)) {
+			c.act(func() error { return h.RemovePolicy(pattern) }, done)
+		},
 		connect: func(client string, done func(string, error)) {
 			c.enqueue(func() {
 				msg, err := opts.Connect(client)

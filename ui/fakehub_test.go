@@ -196,7 +196,18 @@ func (h *fakeHub) SetPolicy(pattern, mode string) error {
 			return nil
 		}
 	}
-	h.policies = append(h.policies, PolicyRule{Pattern: pattern, Mode: mode, From: "config.json"})
+	h.policies = append(h.policies, PolicyRule{Pattern: pattern, Mode: mode, From: "window", Scope: "every connection"})
+	return nil
+}
+
+func (h *fakeHub) RemovePolicy(pattern string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(h.policies)
+	h.policies = slices.DeleteFunc(h.policies, func(r PolicyRule) bool { return r.Pattern == pattern })
+	if len(h.policies) == n {
+		return errors.New("no rule for " + pattern)
+	}
 	return nil
 }
 
@@ -354,11 +365,11 @@ func (h *fakeHub) populate() {
 		{ApprovalID: "ap_29", RunID: "run_1a02", Address: "github.deleteRepository", Decision: DenyAlways, Channel: "cli", At: t0.Add(-3 * time.Hour)},
 	}
 	h.policies = []PolicyRule{
-		{"github.*", PolicyAsk, "config.json"},
-		{"github.listIssues", PolicyAllow, "config.json"},
-		{"filesystem.*", PolicyAllow, "config.json"},
-		{"filesystem.write_file", PolicyAsk, "config.json"},
-		{"github.deleteRepository", PolicyDeny, "remembered"},
+		{"github.deleteRepository", PolicyDeny, "dialog", "every connection", ""},
+		{"filesystem.write_file", PolicyAsk, "config", "every connection", ""},
+		{"github.listIssues", PolicyAllow, "cli", "connection work", ""},
+		{"filesystem.*", PolicyAllow, "config", "every connection", ""},
+		{"github.*", PolicyAsk, "window", "every connection", ""},
 	}
 	h.changed = []ToolChange{{
 		Address: "slack.postMessage",

@@ -37,6 +37,9 @@ type Hub interface {
 	// SetPolicy sets the mode (PolicyAllow, PolicyAsk or PolicyDeny) of an
 	// address ("github.createIssue") or glob ("github.*").
 	SetPolicy(pattern, mode string) error
+	// RemovePolicy removes the rules for a pattern: the config.json rule
+	// and any decision remembered for it.
+	RemovePolicy(pattern string) error
 	// SetSecret stores the secret of a source's connection in the keychain.
 	SetSecret(source, connection, secret string) error
 	// ChangedTools returns upstream tools whose definition changed since it
@@ -190,7 +193,9 @@ const (
 type PolicyRule struct {
 	Pattern string // "github.createIssue", "github.*"
 	Mode    string // PolicyAllow, PolicyAsk or PolicyDeny
-	From    string // where the rule comes from: "config.json", "remembered" (a decision in a dialog)
+	From    string // where the rule comes from: "config", "cli", "window", "dialog", "client"
+	Scope   string // where it holds: "every connection", "connection work"
+	Warning string // set when the rule matches no tool now
 }
 
 // ToolChange is an upstream tool whose definition differs from the one

@@ -115,7 +115,7 @@ func (u *hubAdapter) Policies() ([]PolicyRule, error) {
 	}
 	out := make([]PolicyRule, 0, len(rules))
 	for _, r := range rules {
-		out = append(out, PolicyRule{Pattern: r.Target, Mode: string(r.Mode), From: r.From})
+		out = append(out, PolicyRule{Pattern: r.Target, Mode: string(r.Mode), From: r.From, Scope: r.Scope, Warning: r.Warning})
 	}
 	return out, nil
 }
@@ -126,6 +126,11 @@ func (u *hubAdapter) SetPolicy(pattern, mode string) error {
 		return err
 	}
 	return u.h.SetPolicy(u.ctx, pattern, m)
+}
+
+func (u *hubAdapter) RemovePolicy(pattern string) error {
+	_, err := u.h.RemovePolicy(u.ctx, pattern, hub.ChannelWindow)
+	return err
 }
 
 func (u *hubAdapter) SetSecret(source, connection, secret string) error {

@@ -868,3 +868,21 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// ruleOrigin says where a policy rule came from and where it holds.
+func ruleOrigin(r PolicyRule) string {
+	from := map[string]string{
+		"config": "config.json", "cli": "set in a terminal", "window": "set in this window",
+		"dialog": "remembered from a dialog", "client": "remembered from a client's form",
+	}[r.From]
+	if from == "" {
+		from = r.From
+	}
+	if r.Scope != "" && r.Scope != "every connection" {
+		from += ", " + r.Scope
+	}
+	if r.Warning != "" {
+		from += " (" + r.Warning + ")"
+	}
+	return from
+}

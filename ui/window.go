@@ -31,6 +31,8 @@ type actions struct {
 	setSecret  func(source, connection, secret string, done func(error))
 	acceptTool func(address string, done func(error))
 	setPolicy  func(pattern, mode string, done func(error))
+	// removePolicy removes the rules of a pattern.
+	removePolicy func(pattern string, done func(error))
 	// connect connects an MCP client; only when canConnect.
 	connect    func(client string, done func(msg string, err error))
 	canConnect bool
@@ -303,8 +305,12 @@ func (m *mainWindow) policyTab() fyne.CanvasObject {
 	m.policyList = widget.NewList(
 		func() int { return len(m.snap.policies) },
 		func() fyne.CanvasObject {
-			mode := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-			return container.NewBorder(nil, nil, nil, mode, widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true}))
+			mode := widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+			from := widget.NewLabel("")
+			from.SizeName = theme.SizeNameCaptionText
+			remove := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), nil)
+			pattern := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			return container.NewBorder(nil, nil, nil, container.NewHBox(from, mode, remove), pattern)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i >= len(m.snap.policies) {
@@ -313,9 +319,14 @@ func (m *mainWindow) policyTab() fyne.CanvasObject {
 			r := m.snap.policies[i]
 			c := o.(*fyne.Container)
 			c.Objects[0].(*widget.Label).SetText(r.Pattern)
-			mode := c.Objects[1].(*widget.Label)
+			right := c.Objects[1].(*fyne.Container)
+			right.Objects[0].(*widget.Label).SetText(ruleOrigin(r))
+			mode := right.Objects[1].(*widget.Label)
 			mode.Importance = modeImportance(r.Mode)
 			mode.SetText(r.Mode)
+			remove := right.Objects[2].(*widget.Button)
+			remove.OnTapped = func() { m.removePolicy(r.Pattern, remove) }
+			remove.Enable()
 		})
 	m.policyList.OnSelected = func(i widget.ListItemID) {
 		if i < len(m.snap.policies) {
@@ -337,6 +348,21 @@ func (m *mainWindow) policyTab() fyne.CanvasObject {
 		widget.NewLabel("A call to a tool is allowed, asked about or denied by the most specific rule that matches its address."),
 		form, m.policyResult, widget.NewSeparator())
 	return container.NewBorder(top, nil, nil, nil, m.policyList)
+}
+
+// removePolicy removes the rules of pattern through the hub.
+func (m *mainWindow) removePolicy(pattern string, b *widget.Button) {
+	b.Disable()
+	m.act.removePolicy(pattern, func(err error) {
+		b.Enable()
+		if err != nil {
+			m.policyResult.Importance = widget.DangerImportance
+			m.policyResult.SetText("Not removed: " + err.Error())
+			return
+		}
+		m.policyResult.Importance = widget.SuccessImportance
+		m.policyResult.SetText(fmt.Sprintf("Removed the rules for %s.", pattern))
+	})
 }
 
 func modeImportance(mode string) widget.Importance {

@@ -108,7 +108,7 @@ func TestPolicyForm(t *testing.T) {
 		t.Errorf("bad pattern: %d rules, message %q", len(h.policies), m.policyResult.Text)
 	}
 
-	m.policyList.Select(4) // github.deleteRepository deny
+	m.policyList.Select(0) // github.deleteRepository deny
 	if m.policyPattern.Text != "github.deleteRepository" || m.policyMode.Selected != PolicyDeny {
 		t.Errorf("selecting a rule filled %q %q", m.policyPattern.Text, m.policyMode.Selected)
 	}
@@ -116,11 +116,35 @@ func TestPolicyForm(t *testing.T) {
 	m.policyMode.SetSelected(PolicyAllow)
 	test.Tap(m.policySet)
 	c.step()
-	if got, _ := h.Policies(); got[len(got)-1] != (PolicyRule{"slack.*", PolicyAllow, "config.json"}) {
+	if got, _ := h.Policies(); got[len(got)-1] != (PolicyRule{"slack.*", PolicyAllow, "window", "every connection", ""}) {
 		t.Errorf("rules after set: %v", got)
 	}
 	if m.policyList.Length() != 6 {
 		t.Errorf("list shows %d rules, want 6", m.policyList.Length())
+	}
+
+	// Each row says where its rule came from, and removes it.
+	m.show(tabPolicy)
+	m.win.Resize(fyne.NewSize(900, 620))
+	m.policyList.Refresh()
+	shown := strings.Join(texts(m.win.Content()), "\n")
+	for _, want := range []string{"remembered from a dialog", "config.json", "set in a terminal, connection work"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("policy rows do not show %q:\n%s", want, shown)
+		}
+	}
+	m.removePolicy("github.deleteRepository", widget.NewButton("", nil))
+	c.step()
+	if got, _ := h.Policies(); len(got) != 5 || got[0].Pattern == "github.deleteRepository" {
+		t.Errorf("rules after remove: %v", got)
+	}
+	if !strings.Contains(m.policyResult.Text, "Removed the rules for github.deleteRepository") {
+		t.Errorf("result %q", m.policyResult.Text)
+	}
+	m.removePolicy("nothing.here", widget.NewButton("", nil))
+	c.step()
+	if !strings.Contains(m.policyResult.Text, "Not removed: no rule for nothing.here") {
+		t.Errorf("result %q", m.policyResult.Text)
 	}
 }
 

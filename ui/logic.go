@@ -420,7 +420,7 @@ func foldPreview(s string) string {
 
 // argLineWidth is the longest line of the full arguments view; longer lines
 // continue on the next, marked with an arrow.
-const argLineWidth = 120
+const argLineWidth = 76
 
 // fullPreview is the whole of the redacted arguments, nothing folded, as
 // lines for a virtualised list: JSON pretty-printed with its key order kept

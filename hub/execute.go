@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +30,10 @@ type ExecuteRequest struct {
 // each (source and connection by their names in config.json, not the
 // namespace), which works whatever else the connection references.
 func connectionMessage(source, conn string, refs []string) string {
+	if slices.Contains(refs, OAuthSignInRef) {
+		return fmt.Sprintf("Connection %q of %s needs the user to sign in. The hub asked them to: the sign-in page opens on their screen when there is one, and the tray shows it. Tell the user; they can also run `%s`. Never ask for a password or token in chat. Then resume.",
+			conn, source, strings.TrimSpace("capabilities connection login "+source+" "+conn))
+	}
 	cmds := make([]string, 0, max(len(refs), 1))
 	for _, ref := range refs {
 		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s %s --secret %s", source, conn, ref))
@@ -268,10 +273,16 @@ func (h *Hub) sourceOfAddress(address, conn string) (string, string, bool) {
 
 func (h *Hub) missingSecrets(source, conn string) []string {
 	s := h.Config().Sources[source]
-	if s == nil || conn == "" {
+	if s == nil {
 		return nil
 	}
 	var missing []string
+	if h.oauthNeedsSignIn(source, conn) {
+		missing = append(missing, OAuthSignInRef)
+	}
+	if conn == "" {
+		return missing
+	}
 	for _, ref := range s.SecretRefs(conn) {
 		if _, err := h.kc.Get(SecretKey(source, conn, ref)); err != nil {
 			missing = append(missing, ref)
@@ -395,7 +406,11 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 				item.Message = pendingMessage(run.ID, h.presentApproval(p))
 			} else {
 				src, conn, _ := h.sourceOfAddress(p.Address, p.Connection)
-				item.Message = connectionMessage(src, conn, h.missingSecrets(src, conn))
+				missing := h.missingSecrets(src, conn)
+				if slices.Contains(missing, OAuthSignInRef) {
+					h.offerSignIn(src, conn)
+				}
+				item.Message = connectionMessage(src, conn, missing)
 			}
 			env.Pending = append(env.Pending, item)
 		}
@@ -423,6 +438,9 @@ func (p *pendingRow) summary() string {
 		conn = "default connection"
 	} else {
 		conn = "connection " + conn
+	}
+	if p.Kind == KindConnection && strings.HasPrefix(p.Reason, signInReason) {
+		return fmt.Sprintf("%s needs a sign-in for %s", p.Address, conn)
 	}
 	if p.Kind == KindConnection {
 		return fmt.Sprintf("%s needs a secret for %s", p.Address, conn)
@@ -686,7 +704,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	}
 	if missing := r.missingSecrets(rc.tool.Source, rc.conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
 		if p == nil {
-			p = r.newPending(c, hash, KindConnection, rc.conn, "connection "+rc.conn+" has no secret yet")
+			p = r.newPending(c, hash, KindConnection, rc.conn, connectionReason(rc.conn, missing))
 			if err := r.suspendOn(ctx, c, hash, p); err != nil {
 				return err
 			}
@@ -812,6 +830,11 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *T
 	res, err := h.up.Call(cctx, tool.Source, conn, tool.Name, c.Args)
 	cancel()
 	ms := time.Since(start).Milliseconds()
+	if ue := (*UpstreamError)(nil); errors.As(err, &ue) && ue.Kind == UpstreamKindNeedsSignIn && ctx.Err() == nil {
+		// The server refused the call before running it: it waits for the
+		// person to sign in, and goes out again on resume.
+		return nil, r.awaitConnection(ctx, c, conn, []string{OAuthSignInRef})
+	}
 	if err != nil {
 		te := upstreamToolError(tool.Address, err, h.upTimeout)
 		if ctx.Err() != nil {

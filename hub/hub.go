@@ -114,6 +114,7 @@ type Hub struct {
 	events     eventBus
 	presenters approvalPresenters
 	paused     atomic.Bool
+	signIns    signIns
 
 	bg     context.Context // the background work's; cancelled by Close
 	cancel context.CancelFunc

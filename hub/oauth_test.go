@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -227,5 +228,125 @@ func TestOAuthConfigErrors(t *testing.T) {
 	}
 	if err := cfg.Validate("config.json"); err != nil {
 		t.Fatalf("a saved oauth object does not parse again: %v", err)
+	}
+}
+
+// recordingBrowser writes a $BROWSER that only notes the URL it was asked
+// to open, so the test decides when the person "signs in".
+func recordingBrowser(t testing.TB) (browser, opened string) {
+	t.Helper()
+	dir := t.TempDir()
+	opened = filepath.Join(dir, "opened.log")
+	browser = filepath.Join(dir, "browser.sh")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" >> "+opened+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return browser, opened
+}
+
+// A call to a source whose server asks for a sign-in awaits the
+// connection; the hub opens the sign-in page itself, and once the person
+// signed in, resume completes the run. A restarted hub uses the tokens
+// from the keychain; after logout the source needs a sign-in again.
+func TestOAuthExecuteSignInResume(t *testing.T) {
+	endpoint := oauthDemoServer(t)
+	browser, opened := recordingBrowser(t)
+	t.Setenv("BROWSER", browser)
+	kc := oauthTestKeychain(t)
+	home := t.TempDir()
+	cfg := testConfig(map[string]*Source{"demo": {URL: endpoint}})
+	cfg.Policy["demo.greet"] = Allow
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *Hub {
+		h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: kc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h := open()
+	signedIn := make(chan string, 4)
+	cancel := h.Subscribe(func(ev Event) {
+		if ev.Kind == EventSignedIn {
+			signedIn <- ev.ID
+		}
+	})
+	const code = `return await demo.greet({ name: "Ada" });`
+	env := execOn(t, h, code)
+	if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || env.Pending[0].Kind != KindConnection {
+		h.Close()
+		t.Fatalf("a call before sign-in: %s", env.Line())
+	}
+	raw, _ := json.Marshal(env)
+	for _, leak := range []string{"authorize", "127.0.0.1", "code_challenge"} {
+		if strings.Contains(string(raw), leak) {
+			t.Errorf("the envelope shows the model %q: %s", leak, raw)
+		}
+	}
+	if !strings.Contains(env.Pending[0].Message, "sign in") || !strings.Contains(env.Pending[0].Summary, "sign-in") {
+		t.Errorf("pending %+v does not say a sign-in is needed", env.Pending[0])
+	}
+	if st := h.up.State()["demo"]; st.State != SourceNeedsSignIn {
+		t.Errorf("source state %+v, want %s", st, SourceNeedsSignIn)
+	}
+
+	// The person follows the page the hub opened.
+	var authURL string
+	waitFor(t, 30*time.Second, "the hub to open the sign-in page", func() bool {
+		b, _ := os.ReadFile(opened)
+		authURL = strings.TrimSpace(string(b))
+		return authURL != ""
+	})
+	resp, err := http.Get(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case id := <-signedIn:
+		if id != "demo/" {
+			t.Errorf("signed-in event for %q", id)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the sign-in did not finish")
+	}
+	env = resumeOn(t, h, env.RunID)
+	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "Hello, Ada!") {
+		h.Close()
+		t.Fatalf("resume after sign-in: %s", env.Line())
+	}
+	rec, err := loadOAuthRecord(kc, "demo", "")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	if !slices.Contains(h.secrets.Values(), rec.AccessToken) {
+		t.Error("the access token is not in the hub's secret registry")
+	}
+	if sts := h.OAuthStates(); len(sts) != 1 || !sts[0].SignedIn {
+		t.Errorf("OAuth states %+v", sts)
+	}
+	cancel()
+	h.Close()
+
+	// A restarted hub reads the tokens from the keychain.
+	h = open()
+	env = execOn(t, h, code)
+	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "Hello, Ada!") {
+		h.Close()
+		t.Fatalf("a call after a restart: %s", env.Line())
+	}
+	h.Close()
+
+	// After logout the connection needs a sign-in again.
+	if _, err := SignOut(context.Background(), kc, "demo", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(opened)
+	h = open()
+	defer h.Close()
+	if env = execOn(t, h, code); env.Status != StatusAwaitingConnection {
+		t.Fatalf("a call after logout: %s", env.Line())
 	}
 }

@@ -10,12 +10,13 @@ type SourceStateKind string
 
 // Source states.
 const (
-	SourceIdle        SourceStateKind = "idle"         // no session now (never started, or closed when idle); starts on use
-	SourceStarting    SourceStateKind = "starting"     // a session is connecting
-	SourceUp          SourceStateKind = "up"           // at least one session is up
-	SourceDown        SourceStateKind = "down"         // the last session failed to start or died
-	SourceNeedsSecret SourceStateKind = "needs_secret" // the default connection's secret is not in the keychain
-	SourceDisabled    SourceStateKind = "disabled"     // disabled in the config
+	SourceIdle        SourceStateKind = "idle"          // no session now (never started, or closed when idle); starts on use
+	SourceStarting    SourceStateKind = "starting"      // a session is connecting
+	SourceUp          SourceStateKind = "up"            // at least one session is up
+	SourceDown        SourceStateKind = "down"          // the last session failed to start or died
+	SourceNeedsSecret SourceStateKind = "needs_secret"  // the default connection's secret is not in the keychain
+	SourceDisabled    SourceStateKind = "disabled"      // disabled in the config
+	SourceNeedsSignIn SourceStateKind = "needs_sign_in" // the default connection must sign in (OAuth) first
 )
 
 // Usable reports whether calls to a source in this state go upstream
@@ -33,6 +34,8 @@ func (st SourceState) Summary() string {
 		return string(st.State)
 	case st.State == SourceNeedsSecret:
 		return fmt.Sprintf("needs a secret: %s", st.Err)
+	case st.State == SourceNeedsSignIn:
+		return fmt.Sprintf("needs sign-in: %s", st.Err)
 	}
 	return fmt.Sprintf("%s: %s", st.State, st.Err)
 }

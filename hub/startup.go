@@ -343,6 +343,8 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 	case SourceNeedsSecret:
 		return fmt.Sprintf("%s needs a secret before it can be used: %s. The user can add it in a terminal with `capabilities connection add %s %s`; never ask for it in chat.",
 			Namespace(name), st.Err, name, h.Config().Sources[name].DefaultConnection())
+	case SourceNeedsSignIn:
+		return fmt.Sprintf("%s needs the user to sign in before it can be used (%s). %s", Namespace(name), st.Err, signInHint(name, h.Config().Sources[name].DefaultConnection()))
 	}
 	if !ls.listed && ls.err != nil {
 		return fmt.Sprintf("%s's tools could not be listed: %v.", Namespace(name), ls.err)

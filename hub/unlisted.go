@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"capabilities.sh/capabilities/sandbox"
@@ -52,7 +53,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*Tool, error) {
 				}
 			}
 			if p == nil {
-				p = r.newPending(c, hash, KindConnection, conn, "connection "+conn+" has no secret yet")
+				p = r.newPending(c, hash, KindConnection, conn, connectionReason(conn, missing))
 				if err := r.suspendOn(ctx, c, hash, p); err != nil {
 					return nil, err
 				}
@@ -63,7 +64,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*Tool, error) {
 		// reason that may have passed (the secret is there now, it was
 		// down and may be back).
 		st := h.up.State()[src]
-		force := ls.tried && (st.State == SourceNeedsSecret || st.Retryable)
+		force := ls.tried && (st.State == SourceNeedsSecret || st.State == SourceNeedsSignIn || st.Retryable)
 		starting := h.awaitSources(ctx, []string{src}, force)
 		if t, ok := h.catalog.Snapshot().Lookup(c.Address); ok {
 			return t, nil
@@ -73,6 +74,10 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*Tool, error) {
 				Message: fmt.Sprintf("source %s is still starting: its tools are not listed yet", ns), Hint: Hint(CodeSourceUnavailable)}
 		}
 		if ls, _ = h.catalog.listings.get(src); !ls.listed {
+			if missing := h.missingSecrets(src, conn); slices.Contains(missing, OAuthSignInRef) {
+				// Its server asked for a sign-in when listed.
+				return nil, r.awaitConnection(ctx, c, conn, missing)
+			}
 			return nil, r.h.unavailable(c.Address, src, ls.err)
 		}
 	}
@@ -105,6 +110,9 @@ func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolEr
 	case st.State == SourceNeedsSecret:
 		te.Message = fmt.Sprintf("source %s needs a secret: %s", ns, st.Err)
 		te.Hint = fmt.Sprintf("The user can add it in a terminal with `capabilities connection add %s %s`. Never ask for it in chat.", source, h.Config().Sources[source].DefaultConnection())
+	case st.State == SourceNeedsSignIn:
+		te.Message = fmt.Sprintf("source %s needs sign-in: %s", ns, st.Err)
+		te.Hint = signInHint(source, h.Config().Sources[source].DefaultConnection())
 	case st.Err != "":
 		te.Message = fmt.Sprintf("source %s is %s: %s", ns, st.State, st.Err)
 	case listErr != nil:

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -116,6 +117,7 @@ const (
 	UpstreamKindMissingSecret     = "missing_secret"
 	UpstreamKindUnknownSource     = "unknown_source"
 	UpstreamKindUnknownConnection = "unknown_connection"
+	UpstreamKindNeedsSignIn       = "needs_sign_in"
 )
 
 // UpstreamError is a failure to reach or use an upstream. The execute path
@@ -189,6 +191,8 @@ func (e *UpstreamError) Hint() string {
 			conn = "NAME"
 		}
 		return fmt.Sprintf("The connection's secret %s is not in the keychain; the user can store it with `capabilities connection add %s %s`. Never ask for it in chat.", e.Secret, e.Source, conn)
+	case UpstreamKindNeedsSignIn:
+		return signInHint(e.Source, e.Conn)
 	case UpstreamKindUnknownSource:
 		return "Search for the tool again; its source is no longer configured."
 	case UpstreamKindUnknownConnection:
@@ -564,7 +568,10 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 			}
 			continue
 		}
-		if now := u.now(); s != nil && now.Before(slot.retryAt) {
+		// A connection waiting for a sign-in is tried again at once: the
+		// person may have signed in meanwhile, and trying reads only the
+		// keychain until they have.
+		if now := u.now(); s != nil && now.Before(slot.retryAt) && slot.lastErr.Kind != UpstreamKindNeedsSignIn {
 			wait := slot.retryAt.Sub(now).Round(time.Millisecond)
 			if wait >= time.Second {
 				wait = wait.Round(time.Second)
@@ -694,12 +701,16 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		return nil, err
 	}
 	// Longest first, so a secret that contains another is scrubbed whole.
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	u.mu.Lock()
-	s.secrets = secrets
-	u.mu.Unlock()
-	s.stderr.setSecrets(secrets)
-	u.opts.Secrets.Set(ConnectionOwner(source, conn), secrets...)
+	register := func(extra []string) {
+		all := append(slices.Clone(secrets), extra...)
+		sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+		u.mu.Lock()
+		s.secrets = all
+		u.mu.Unlock()
+		s.stderr.setSecrets(all)
+		u.opts.Secrets.Set(ConnectionOwner(source, conn), all...)
+	}
+	register(nil)
 
 	var transport mcp.Transport
 	if s.def.URL != "" {
@@ -712,10 +723,23 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		u.mu.Lock()
 		s.httpTr = tr
 		u.mu.Unlock()
-		transport = &mcp.StreamableClientTransport{
+		st := &mcp.StreamableClientTransport{
 			Endpoint:   s.def.URL,
 			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}},
 		}
+		if usesOAuth(headers) && u.opts.Keychain != nil {
+			oc, err := newOAuthConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr}, register)
+			var sie *SignInError
+			switch {
+			case errors.As(err, &sie):
+				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn, Err: sie}
+			case err != nil && s.def.IsOAuth(conn):
+				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("reading the sign-in: %w", err)}
+			case err == nil:
+				st.OAuthHandler = oc
+			}
+		}
+		transport = st
 	} else {
 		cmd := exec.Command(s.def.Command, s.def.Args...)
 		cmd.Env = upstreamEnv(runtime.GOOS, u.opts.Env, env)
@@ -746,6 +770,11 @@ func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err erro
 		return u.scrubError(s, ue)
 	}
 	ue = &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true}
+	var sie *SignInError
+	if errors.As(err, &sie) {
+		ue.Kind, ue.Retryable, ue.Err = UpstreamKindNeedsSignIn, false, sie
+		return u.scrubError(s, ue)
+	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		ue.Kind = UpstreamKindTimeout
@@ -785,6 +814,11 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 		return u.scrubError(s, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: int(werr.Code),
 			Err: fmt.Errorf("%s: %w", op, err)})
 	}
+	var sie *SignInError
+	if errors.As(err, &sie) {
+		u.died(s, sie)
+		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn, Err: sie}
+	}
 	// Anything else is the transport: the session is gone or unusable.
 	ue := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
 		Err: fmt.Errorf("%s: the server connection failed: %w", op, err)}
@@ -821,6 +855,10 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 		msg = scrubSecrets(fmt.Sprintf("the server connection ended: %v", cause), s.secrets)
 	}
 	ue := &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true, Err: errors.New(msg)}
+	var sie *SignInError
+	if errors.As(cause, &sie) {
+		ue.Kind, ue.Retryable, ue.Err = UpstreamKindNeedsSignIn, false, sie
+	}
 	s.err = ue
 	if slot := u.slots[s.key]; slot != nil && slot.cur == s {
 		u.failLocked(slot, ue)
@@ -973,6 +1011,8 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 		st.State = SourceStarting
 	case down && lastErr != nil && lastErr.Kind == UpstreamKindMissingSecret:
 		st.State = SourceNeedsSecret
+	case down && lastErr != nil && lastErr.Kind == UpstreamKindNeedsSignIn:
+		st.State = SourceNeedsSignIn
 	case down:
 		st.State = SourceDown
 	}

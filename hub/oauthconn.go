@@ -1,0 +1,228 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"capabilities.sh/capabilities/keychain"
+)
+
+// oauthRefreshEarly is how long before its expiry an access token is
+// refreshed.
+const oauthRefreshEarly = time.Minute
+
+// oauthConn is the OAuth side of one HTTP session: go-sdk's streamable
+// client asks it for the token of each request and hands it the 401s and
+// 403s. Unlike go-sdk's AuthorizationCodeHandler it never runs a browser
+// flow: a call that needs the person to sign in fails at once with a
+// *SignInError, and the person signs in outside the call.
+type oauthConn struct {
+	source, conn string
+	kc           keychain.Keychain
+	client       *http.Client // reaches the token endpoint
+	// onTokens registers the current token values with the hub's secret
+	// registry, so they are scrubbed wherever they turn up.
+	onTokens func(values []string)
+
+	mu     sync.Mutex
+	rec    *oauthRecord // nil: never signed in
+	ts     oauth2.TokenSource
+	forced string // the access token a 401 already forced a refresh of
+}
+
+var _ auth.OAuthHandler = (*oauthConn)(nil)
+
+// newOAuthConn reads the connection's sign-in from the keychain. It fails
+// with a *SignInError when the sign-in is known to be needed, so the
+// session does not reach the network for nothing.
+func newOAuthConn(source, conn string, kc keychain.Keychain, client *http.Client, onTokens func([]string)) (*oauthConn, error) {
+	rec, err := loadOAuthRecord(kc, source, conn)
+	if err != nil {
+		return nil, err
+	}
+	o := &oauthConn{source: source, conn: conn, kc: kc, client: client, onTokens: onTokens, rec: rec}
+	if rec != nil && rec.NeedsSignIn {
+		return nil, &SignInError{Source: source, Conn: conn, Reason: rec.Reason}
+	}
+	if rec != nil {
+		o.ts = oauth2.ReuseTokenSourceWithExpiry(rec.token(), o.refresher(), oauthRefreshEarly)
+		onTokens(rec.secretValues())
+	}
+	return o, nil
+}
+
+// refresher refreshes with the record's current refresh token each time
+// it is asked (x/oauth2's own token source would hand back a cached token
+// that is still valid by its shorter margin).
+func (o *oauthConn) refresher() oauth2.TokenSource {
+	return tokenSourceFunc(func() (*oauth2.Token, error) {
+		if o.rec.RefreshToken == "" {
+			return nil, errors.New("the access token expired and the server gave no refresh token")
+		}
+		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, o.client)
+		return o.rec.config().TokenSource(ctx, &oauth2.Token{RefreshToken: o.rec.RefreshToken}).Token()
+	})
+}
+
+type tokenSourceFunc func() (*oauth2.Token, error)
+
+func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
+
+// TokenSource implements auth.OAuthHandler. Without a sign-in it returns
+// none: the request goes out bare and the server's 401 says what it needs.
+func (o *oauthConn) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rec == nil {
+		return nil, nil
+	}
+	return tokenSourceFunc(o.token), nil
+}
+
+func (o *oauthConn) token() (*oauth2.Token, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rec == nil || o.rec.NeedsSignIn {
+		return nil, &SignInError{Source: o.source, Conn: o.conn, Reason: o.reasonLocked("not signed in")}
+	}
+	tok, err := o.ts.Token()
+	if err != nil {
+		return nil, o.failLocked("refreshing the access token failed: " + refreshProblem(err))
+	}
+	o.keepLocked(tok)
+	return tok, nil
+}
+
+// refreshProblem is the part of a refresh error worth showing: the OAuth
+// error code and description, never the request or its body.
+func refreshProblem(err error) string {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		msg := re.ErrorCode
+		if msg == "" {
+			msg = re.Response.Status
+		}
+		if re.ErrorDescription != "" {
+			msg += " (" + re.ErrorDescription + ")"
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+// keepLocked stores a token the refresh brought.
+func (o *oauthConn) keepLocked(tok *oauth2.Token) {
+	if tok.AccessToken == o.rec.AccessToken {
+		return
+	}
+	o.rec.AccessToken, o.rec.TokenType, o.rec.Expiry = tok.AccessToken, tok.TokenType, tok.Expiry
+	if tok.RefreshToken != "" {
+		o.rec.RefreshToken = tok.RefreshToken
+	}
+	if s, ok := tok.Extra("scope").(string); ok && s != "" {
+		o.rec.Scopes = strings.Fields(s)
+	}
+	o.onTokens(o.rec.secretValues())
+	// A refreshed token that cannot be kept still serves this session; the
+	// next start signs in again if the old refresh token was rotated away.
+	_ = saveOAuthRecord(o.kc, o.source, o.conn, o.rec)
+}
+
+func (o *oauthConn) reasonLocked(def string) string {
+	if o.rec != nil && o.rec.Reason != "" {
+		return o.rec.Reason
+	}
+	return def
+}
+
+// failLocked turns the connection into "needs sign-in", in the keychain
+// too, so a restarted hub and `connection list` say so.
+func (o *oauthConn) failLocked(reason string) error {
+	if o.rec != nil {
+		o.rec.NeedsSignIn, o.rec.Reason = true, reason
+		_ = saveOAuthRecord(o.kc, o.source, o.conn, o.rec)
+	}
+	return &SignInError{Source: o.source, Conn: o.conn, Reason: reason}
+}
+
+// Authorize implements auth.OAuthHandler for a 401 or 403 answer. A 401
+// with a refresh token left refreshes once and has the request retried;
+// otherwise, and for a 403 insufficient_scope, the connection needs a
+// sign-in and the request fails now.
+func (o *oauthConn) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	defer resp.Body.Close()
+	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return fmt.Errorf("the server answered %s with an unreadable WWW-Authenticate header: %v", resp.Status, err)
+	}
+	var bearer *oauthex.Challenge
+	for i := range challenges {
+		if challenges[i].Scheme == "bearer" {
+			bearer = &challenges[i]
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if resp.StatusCode == http.StatusForbidden {
+		if bearer == nil || bearer.Params["error"] != "insufficient_scope" {
+			return fmt.Errorf("the server answered %s", resp.Status)
+		}
+		want := strings.Fields(bearer.Params["scope"])
+		reason := "the server asks for more scopes"
+		if len(want) > 0 {
+			reason += ": " + strings.Join(want, " ")
+		}
+		if o.rec != nil {
+			o.rec.WantScopes = unionScopes(o.rec.WantScopes, want)
+		}
+		return o.failLocked(reason)
+	}
+	if bearer == nil {
+		return fmt.Errorf("the server answered %s without an OAuth challenge; give the connection a static token (`capabilities connection add`)", resp.Status)
+	}
+	if o.rec == nil {
+		return &SignInError{Source: o.source, Conn: o.conn, Reason: "not signed in"}
+	}
+	if o.rec.RefreshToken != "" && o.forced != o.rec.AccessToken {
+		o.forced = o.rec.AccessToken
+		tok, err := o.refresher().Token()
+		if err == nil {
+			o.keepLocked(tok)
+			o.ts = oauth2.ReuseTokenSourceWithExpiry(o.rec.token(), o.refresher(), oauthRefreshEarly)
+			return nil
+		}
+		return o.failLocked("the server refused the access token and refreshing it failed: " + refreshProblem(err))
+	}
+	return o.failLocked("the server refused the access token")
+}
+
+// usesOAuth reports whether the HTTP session of connection conn handles
+// OAuth: every HTTP connection does unless it sends its own Authorization
+// header.
+func usesOAuth(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return false
+		}
+	}
+	return true
+}
+
+// signInHint tells the model what a connection waiting for a sign-in
+// needs. It never carries the authorization URL.
+func signInHint(source, conn string) string {
+	cmd := "capabilities connection login " + source
+	if conn != "" {
+		cmd += " " + conn
+	}
+	return fmt.Sprintf("The connection needs the user to sign in to %s in the browser. Tell the user; they can sign in from the tray or with `%s`. Never ask for a password or token in chat.", source, cmd)
+}

@@ -1,0 +1,207 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// OAuthSignInRef stands, among a connection's missing secrets, for the
+// sign-in it waits for. No ${secret:NAME} can have this name.
+const OAuthSignInRef = "(sign-in)"
+
+// EventSignIn tells the tray, the window and notifications that a
+// connection waits for the person to sign in; ID is "source/connection".
+// EventSignedIn follows when the sign-in finished (or failed).
+const (
+	EventSignIn   = "sign_in"
+	EventSignedIn = "signed_in"
+)
+
+// signIns are the sign-ins the hub runs, one per connection at a time.
+type signIns struct {
+	mu      sync.Mutex
+	running map[upstreamKey]chan struct{}
+	last    map[upstreamKey]error
+}
+
+// oauthNeedsSignIn reports whether connection conn of source waits for a
+// sign-in: it signs in with OAuth (configured so, holding a sign-in, or its
+// server asked) and has no working sign-in.
+func (h *Hub) oauthNeedsSignIn(source, conn string) bool {
+	s := h.Config().Sources[source]
+	if s == nil || s.URL == "" {
+		return false
+	}
+	if c := s.Connections[conn]; !usesOAuth(s.Headers) || c != nil && !usesOAuth(c.Headers) {
+		return false // it sends its own Authorization header
+	}
+	st, err := ReadOAuthState(h.kc, source, conn)
+	switch {
+	case err != nil:
+		return s.IsOAuth(conn)
+	case st.SignedIn:
+		return false
+	case st.Reason != "not signed in":
+		return true // it had a sign-in, which stopped working
+	}
+	return s.IsOAuth(conn) || h.up.needsSignIn(source, conn)
+}
+
+// needsSignIn reports whether the last session of the connection failed
+// for want of a sign-in.
+func (u *Upstreams) needsSignIn(source, conn string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if conn == "" {
+		if def := u.cfg.Sources[source]; def != nil {
+			conn = def.DefaultConnection()
+		}
+	}
+	slot := u.slots[upstreamKey{source, conn}]
+	return slot != nil && slot.lastErr != nil && slot.lastErr.Kind == UpstreamKindNeedsSignIn
+}
+
+// Login signs connection conn of source in: it opens the authorization
+// page (through $BROWSER when set, else the desktop's opener) and waits
+// until the person finished, ctx ended, or the flow failed. The tray's and
+// the window's Sign in button call it. A sign-in already running for the
+// connection is waited for rather than started twice.
+func (h *Hub) Login(ctx context.Context, source, conn string) (*OAuthGrant, error) {
+	s := h.Config().Sources[source]
+	if s == nil {
+		return nil, fmt.Errorf("no source %q in the config", source)
+	}
+	if conn == "" {
+		conn = s.DefaultConnection()
+	}
+	k := upstreamKey{source, conn}
+	h.signIns.mu.Lock()
+	if h.signIns.running == nil {
+		h.signIns.running, h.signIns.last = map[upstreamKey]chan struct{}{}, map[upstreamKey]error{}
+	}
+	if done, ok := h.signIns.running[k]; ok {
+		h.signIns.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		h.signIns.mu.Lock()
+		err := h.signIns.last[k]
+		h.signIns.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		st, _ := ReadOAuthState(h.kc, source, conn)
+		return &OAuthGrant{Scopes: st.Scopes, Expiry: st.Expiry, Refreshable: st.Refreshable}, nil
+	}
+	done := make(chan struct{})
+	h.signIns.running[k] = done
+	h.signIns.mu.Unlock()
+	h.events.publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
+	h.log.Info("signing a connection in", "source", source, "connection", conn)
+	g, err := SignIn(ctx, SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc})
+	h.signIns.mu.Lock()
+	delete(h.signIns.running, k)
+	h.signIns.last[k] = err
+	h.signIns.mu.Unlock()
+	close(done)
+	if err != nil {
+		h.log.Warn("sign-in failed", "source", source, "connection", conn, "error", h.secrets.Scrub(err.Error()))
+	} else {
+		h.log.Info("signed in", "source", source, "connection", conn)
+	}
+	h.events.publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
+	h.events.publish(Event{Kind: EventSource, ID: source})
+	return g, err
+}
+
+// offerSignIn starts the sign-in of a connection a run waits for, in the
+// background, unless one is running. It returns at once.
+func (h *Hub) offerSignIn(source, conn string) {
+	h.signIns.mu.Lock()
+	_, running := h.signIns.running[upstreamKey{source, conn}]
+	h.signIns.mu.Unlock()
+	if running || h.bg.Err() != nil {
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		ctx, cancel := context.WithTimeout(h.bg, 10*time.Minute)
+		defer cancel()
+		if _, err := h.Login(ctx, source, conn); err != nil && !errors.Is(err, context.Canceled) {
+			return
+		}
+	}()
+}
+
+// OAuthStates are the sign-in states of every OAuth connection of the
+// config, for `hub status`, doctor and the tray.
+func (h *Hub) OAuthStates() []OAuthState {
+	cfg := h.Config()
+	var out []OAuthState
+	for _, name := range sortedKeys(cfg.Sources) {
+		s := cfg.Sources[name]
+		if s.URL == "" {
+			continue
+		}
+		conns := s.ConnectionNames()
+		if len(conns) == 0 {
+			conns = []string{""}
+		}
+		for _, c := range conns {
+			st, err := ReadOAuthState(h.kc, name, c)
+			if err != nil {
+				st.Reason = "the sign-in cannot be read: " + err.Error()
+			} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.needsSignIn(name, c) {
+				continue
+			}
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+const signInReason = "sign-in needed"
+
+// connectionReason is the reason of a connection's pending input.
+func connectionReason(conn string, missing []string) string {
+	if slices.Contains(missing, OAuthSignInRef) {
+		return signInReason + " for connection " + conn
+	}
+	return "connection " + conn + " has no secret yet"
+}
+
+// awaitConnection suspends call c on a connection input, as a call to a
+// connection without its secret does.
+func (r *runHost) awaitConnection(ctx context.Context, c sandbox.Call, conn string, missing []string) error {
+	hash := argsHash(c.Args)
+	var p *pendingRow
+	if r.hasPending(c.Seq) {
+		var err error
+		if p, err = r.h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
+			return err
+		}
+	}
+	if p != nil && p.Decision != "" {
+		// Decided before (the person signed in) and refused again.
+		if err := r.h.runs.dropPending(ctx, p.ID); err != nil {
+			return err
+		}
+		p = nil
+	}
+	if p == nil {
+		p = r.newPending(c, hash, KindConnection, conn, connectionReason(conn, missing))
+		if err := r.suspendOn(ctx, c, hash, p); err != nil {
+			return err
+		}
+	}
+	return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindConnection, Detail: p}
+}

@@ -71,7 +71,13 @@ func Run(ctx context.Context, h Hub, opts Options) error {
 		once.Do(func() {
 			stopLoop()
 			<-loopDone
-			a.Quit()
+			// Not a.Quit: it closes every window first, and a pointer
+			// event GLFW then delivers to a closing window whose cursor
+			// changes dereferences its nil viewport (Fyne 2.7.1,
+			// processMouseMoved). The windows go with the driver.
+			c.dialog.hide()
+			c.main.win.Hide()
+			a.Driver().Quit()
 		})
 	}
 	stopped := make(chan struct{})

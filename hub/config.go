@@ -56,6 +56,10 @@ type Source struct {
 	// Type is what clients write beside the transport keys: "stdio",
 	// "http" or "streamable-http". Optional; the keys decide.
 	Type string `json:"type,omitempty"`
+	// OpenAPI makes the source a REST API: the file path or http(s) URL of
+	// its OpenAPI document. BaseURL overrides the document's server.
+	OpenAPI string `json:"openapi,omitempty"`
+	BaseURL string `json:"baseUrl,omitempty"`
 	// Disabled keeps the source in the file without connecting to it.
 	Disabled bool `json:"disabled,omitempty"`
 	// Connections are named credential sets. Their env and headers values
@@ -74,6 +78,10 @@ type Connection struct {
 	// [OAuthConfig]); an HTTP source's connection also signs in when its
 	// server asks for it.
 	OAuth *OAuthConfig `json:"oauth,omitempty"`
+	// Query and Cookies are sent to an OpenAPI source as query parameters
+	// and cookies (API keys that go there).
+	Query   map[string]string `json:"query,omitempty"`
+	Cookies map[string]string `json:"cookies,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -261,6 +269,8 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 	str("cwd", &s.Cwd)
 	str("url", &s.URL)
 	str("type", &s.Type)
+	str("openapi", &s.OpenAPI)
+	str("baseUrl", &s.BaseURL)
 	if v, has := fields["args"]; has {
 		delete(fields, "args")
 		if err := json.Unmarshal(v, &s.Args); err != nil {
@@ -307,6 +317,8 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 				delete(cf, "oauth")
 				cn.OAuth = parseOAuthConfig(cat+".oauth", v, add)
 			}
+			strMap(cat, "query", cf, &cn.Query)
+			strMap(cat, "cookies", cf, &cn.Cookies)
 			checkKeys(cat, cf, connectionKeys, add)
 			if len(cf) > 0 {
 				cn.extra = cf
@@ -388,8 +400,10 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 		add(at, "%s", problem)
 	}
 	switch {
+	case s.OpenAPI != "" || s.BaseURL != "":
+		validateOpenAPISource(s, at, add)
 	case s.Command == "" && s.URL == "":
-		add(at, "needs \"command\" (stdio) or \"url\" (streamable HTTP)")
+		add(at, "needs \"command\" (stdio) or \"url\" (streamable HTTP), or \"openapi\" (a REST API)")
 	case s.Command != "" && s.URL != "":
 		add(at, "has both \"command\" and \"url\"; a source is stdio or streamable HTTP, not both")
 	}
@@ -441,6 +455,9 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 		if s.URL != "" && len(cn.Env) > 0 {
 			add(cat+".env", "env belongs to stdio sources; HTTP connections take \"headers\"")
 		}
+		if s.OpenAPI == "" && len(cn.Query)+len(cn.Cookies) > 0 {
+			add(cat, "\"query\" and \"cookies\" belong to OpenAPI sources")
+		}
 		if s.Command != "" && len(cn.Headers) > 0 {
 			add(cat+".headers", "headers belong to HTTP sources; stdio connections take \"env\"")
 		}
@@ -454,6 +471,8 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 		}
 		checkRefs(cat+".env", cn.Env, cname)
 		checkRefs(cat+".headers", cn.Headers, cname)
+		checkRefs(cat+".query", cn.Query, cname)
+		checkRefs(cat+".cookies", cn.Cookies, cname)
 	}
 	if defaults > 1 {
 		add(at+".connections", "%d connections are marked default; mark exactly one", defaults)
@@ -501,6 +520,8 @@ func (s *Source) SecretRefs(conn string) []string {
 	if c := s.Connections[conn]; c != nil {
 		scan(c.Env)
 		scan(c.Headers)
+		scan(c.Query)
+		scan(c.Cookies)
 	}
 	return sortedKeys(seen)
 }

@@ -13,7 +13,7 @@ import (
 var (
 	configKeys     = []string{"sources", "mcpServers", "policy", "retention", "catalog", "skills"}
 	sourceKeys     = []string{"command", "args", "env", "cwd", "url", "headers", "type", "disabled", "connections", "openapi", "baseUrl"}
-	connectionKeys = []string{"default", "env", "headers", "oauth"}
+	connectionKeys = []string{"default", "env", "headers", "oauth", "query", "cookies"}
 )
 
 // clientKeys are keys MCP clients write in their server entries (Claude,

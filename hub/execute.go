@@ -247,7 +247,7 @@ func (h *Hub) connectionReady(p *pendingRow) bool {
 	if !ok {
 		return false
 	}
-	return len(h.missingSecrets(src, conn)) == 0
+	return len(h.missingSecrets(src, conn)) == 0 && h.restNeed(p.Address, src, conn) == ""
 }
 
 // sourceOfAddress finds the config source of a tool address and resolves
@@ -411,6 +411,9 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 					h.offerSignIn(src, conn)
 				}
 				item.Message = connectionMessage(src, conn, missing)
+				if need := h.restNeed(p.Address, src, conn); need != "" {
+					item.Message = restConnectionMessage(src, need)
+				}
 			}
 			env.Pending = append(env.Pending, item)
 		}
@@ -702,7 +705,8 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	if p != nil && p.Kind == KindApproval && p.Decision == "deny" {
 		return toolError(CodeDenied, c.Address, "the person declined %s when asked (decided in the %s)", c.Address, channelWords(p.Channel))
 	}
-	if missing := r.missingSecrets(rc.tool.Source, rc.conn); len(missing) > 0 && (p == nil || p.Kind != KindConnection || p.Decision == "") {
+	need := r.h.up.restAuthNeed(rc.tool.Source, rc.tool.Name, rc.conn) // an OpenAPI operation's credentials
+	if missing := r.missingSecrets(rc.tool.Source, rc.conn); (len(missing) > 0 || need != "") && (p == nil || p.Kind != KindConnection || p.Decision == "") {
 		if p == nil {
 			p = r.newPending(c, hash, KindConnection, rc.conn, connectionReason(rc.conn, missing))
 			if err := r.suspendOn(ctx, c, hash, p); err != nil {

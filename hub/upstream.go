@@ -184,6 +184,9 @@ func (e *UpstreamError) Hint() string {
 		}
 		return "The tool's server cannot be used as configured; tell the user (`capabilities hub status` shows why)."
 	case UpstreamKindProtocol:
+		if e.Retryable {
+			return "The API is busy or failing right now; retry in a moment, and tell the user if it persists."
+		}
 		return "The tool's server rejected the request. Check the arguments against describe."
 	case UpstreamKindMissingSecret:
 		conn := e.Conn
@@ -223,6 +226,7 @@ type Upstreams struct {
 	slots  map[upstreamKey]*upstreamSlot
 	states map[string]SourceState
 	hooks  []func(source string) // internal list_changed listeners (the catalog)
+	rest   restSources           // the OpenAPI sources (openapi.go)
 	closed bool
 }
 
@@ -330,6 +334,7 @@ func (u *Upstreams) SetConfig(cfg *Config) {
 	for name := range cfg.Sources {
 		changed[name] = true
 	}
+	u.restConfigLocked(old, cfg)
 	for name := range changed {
 		u.updateStateLocked(name)
 	}
@@ -381,6 +386,9 @@ func sameSource(a, b *Source) bool {
 //
 // Safe for concurrent use; calls on one session run concurrently.
 func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	if u.isREST(source) {
+		return u.restCall(ctx, source, conn, name, args)
+	}
 	var arguments any
 	if len(bytes.TrimSpace(args)) > 0 {
 		var obj map[string]json.RawMessage
@@ -426,6 +434,9 @@ func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args js
 // (a bound reached, definitions too large skipped) returns the tools kept
 // with a *ListingLimitError. Safe for concurrent use.
 func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
+	if u.isREST(source) {
+		return u.restListTools(ctx, source)
+	}
 	s, err := u.acquire(ctx, source, "")
 	if err != nil {
 		return nil, err
@@ -977,6 +988,9 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 	prev := u.states[source]
 	st := SourceState{State: SourceIdle, Since: prev.Since}
 	def := u.cfg.Sources[source]
+	if def != nil && def.OpenAPI != "" && !def.Disabled {
+		return u.restStateLocked(source, prev)
+	}
 	var starting, down bool
 	var lastErr *UpstreamError
 	for k, slot := range u.slots {

@@ -1,0 +1,973 @@
+package hub
+
+// OpenAPI sources.
+//
+// A source with "openapi" (a file path or an http(s) URL) is a REST API:
+// each operation of its document is a tool, and a call is one HTTP request.
+// It sits beside the MCP sessions in Upstreams: ListTools and Call hand an
+// OpenAPI source to restSources, so the catalog, the gate and execute treat
+// both kinds alike. The document is read and parsed once and kept parsed
+// until it changes: a watcher compares a file's size and time, or a URL's
+// content, and reports a change the way an MCP server's list_changed does,
+// so the catalog refreshes the source. Pins, addresses and decisions are the
+// catalog's, per operation.
+//
+// Credentials come from the source's connections: their headers go with
+// every request, and their "query" and "cookies" values as query parameters
+// and cookies; ${secret:NAME} references are read from the keychain per
+// call. An operation needs one of its security alternatives; one that the
+// connection cannot provide waits for a connection before anything is sent.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/keychain"
+)
+
+const (
+	// openapiFilePoll and openapiURLPoll are how often a document is
+	// checked for changes.
+	openapiFilePoll = 2 * time.Second
+	openapiURLPoll  = 10 * time.Minute
+	// maxRESTResponse bounds one answer's body.
+	maxRESTResponse = 32 << 20
+	// restExcerpt is how much of an error answer's body a ToolError quotes.
+	restExcerpt = 300
+	// maxRetryAfter is the longest Retry-After a call waits out before
+	// trying once more; a longer one is reported as retryable.
+	maxRetryAfter = 10 * time.Second
+)
+
+// restSources holds the OpenAPI sources of an Upstreams. Its fields are
+// guarded by Upstreams.mu.
+type restSources struct {
+	srcs map[string]*restSource
+	// poll overrides the watch intervals (tests).
+	poll time.Duration
+}
+
+// restSource is one OpenAPI source: its document, its state, its watcher.
+type restSource struct {
+	def     *Source
+	doc     *openapiDoc
+	loading chan struct{} // closed when the load under way ends
+	err     *UpstreamError
+	stale   bool // the document changed since doc was built
+	stamp   string
+	client  *http.Client
+	stop    context.CancelFunc
+}
+
+// isREST reports whether source is an OpenAPI source.
+func (u *Upstreams) isREST(source string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	def := u.cfg.Sources[source]
+	return def != nil && def.OpenAPI != ""
+}
+
+// restConfigLocked brings the OpenAPI sources in line with cfg: a source
+// whose definition changed starts over, a removed one stops its watcher.
+func (u *Upstreams) restConfigLocked(old, cfg *Config) {
+	if u.rest.srcs == nil {
+		u.rest.srcs = map[string]*restSource{}
+	}
+	for name, rs := range u.rest.srcs {
+		nd := cfg.Sources[name]
+		if nd != nil && nd.OpenAPI != "" && !nd.Disabled && sameSource(old.Sources[name], nd) {
+			rs.def = nd
+			continue
+		}
+		rs.stop()
+		delete(u.rest.srcs, name)
+	}
+	for name, def := range cfg.Sources {
+		if def.OpenAPI == "" || def.Disabled || u.rest.srcs[name] != nil {
+			continue
+		}
+		ctx, cancel := context.WithCancel(u.ctx)
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
+		rs := &restSource{def: def, stop: cancel, client: &http.Client{Transport: tr}}
+		u.rest.srcs[name] = rs
+		u.wg.Add(1)
+		go func() {
+			defer u.wg.Done()
+			defer tr.CloseIdleConnections()
+			u.watchREST(ctx, name, rs)
+		}()
+	}
+}
+
+// restStateLocked is the state of an OpenAPI source.
+func (u *Upstreams) restStateLocked(source string, prev SourceState) SourceState {
+	st := SourceState{State: SourceIdle, Since: prev.Since}
+	if rs := u.rest.srcs[source]; rs != nil {
+		switch {
+		case rs.doc != nil:
+			st.State = SourceUp
+		case rs.loading != nil:
+			st.State = SourceStarting
+		case rs.err != nil:
+			st.State, st.Err, st.Retryable = SourceDown, rs.err.Reason(), rs.err.Retryable
+		}
+	}
+	if st.State != prev.State || st.Since.IsZero() {
+		st.Since = u.now()
+	}
+	return st
+}
+
+// restDoc returns the parsed document of source, reading it when it was
+// not read yet or changed since. Concurrent callers share one load.
+func (u *Upstreams) restDoc(ctx context.Context, source string) (*openapiDoc, *restSource, error) {
+	for {
+		u.mu.Lock()
+		if u.closed {
+			u.mu.Unlock()
+			return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the hub is shutting down")}
+		}
+		rs := u.rest.srcs[source]
+		if rs == nil {
+			def := u.cfg.Sources[source]
+			u.mu.Unlock()
+			if def != nil && def.Disabled {
+				return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the source is disabled in the config")}
+			}
+			return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
+		}
+		if rs.doc != nil && !rs.stale {
+			doc := rs.doc
+			u.mu.Unlock()
+			return doc, rs, nil
+		}
+		if ch := rs.loading; ch != nil {
+			u.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, nil, u.ctxError(ctx, source, "", "waiting for the OpenAPI document")
+			}
+		}
+		ch := make(chan struct{})
+		rs.loading = ch
+		hadDoc := rs.doc != nil
+		loc, prevHash := rs.def.OpenAPI, ""
+		if rs.doc != nil {
+			prevHash = rs.doc.hash
+		}
+		u.updateStateLocked(source)
+		u.mu.Unlock()
+
+		lctx, cancel := context.WithTimeout(u.ctx, u.opts.StartTimeout)
+		stamp := docStamp(loc)
+		data, rerr := readOpenAPI(lctx, rs.client, loc)
+		cancel()
+		var doc *openapiDoc
+		var ue *UpstreamError
+		switch {
+		case rerr != nil:
+			ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Retryable: true, Err: rerr}
+			if errors.Is(rerr, os.ErrNotExist) || errors.Is(rerr, os.ErrPermission) {
+				ue.Retryable = false
+			}
+		case prevHash != "" && hashOf(data) == prevHash:
+			// Touched, not changed.
+		default:
+			var perr error
+			doc, perr = parseOpenAPI(loc, data)
+			if perr != nil {
+				ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: perr}
+			}
+		}
+		u.mu.Lock()
+		rs.loading = nil
+		close(ch)
+		if u.rest.srcs[source] == rs {
+			switch {
+			case ue != nil:
+				rs.err = ue
+				if !hadDoc {
+					rs.doc = nil
+				}
+				rs.stale = false // served from the last good document, if any
+			case doc != nil:
+				rs.doc, rs.err, rs.stale = doc, nil, false
+			default:
+				rs.stale = false
+			}
+			rs.stamp = stamp
+			u.updateStateLocked(source)
+		}
+		out := rs.doc
+		u.mu.Unlock()
+		if ue != nil && out == nil {
+			u.log.Warn("OpenAPI document failed to load", "source", source, "error", ue.Error())
+			return nil, nil, ue
+		}
+		if ue != nil {
+			u.log.Warn("OpenAPI document failed to reload; serving the last good one", "source", source, "error", ue.Error())
+		} else if doc != nil {
+			u.log.Info("OpenAPI document loaded", "source", source, "operations", len(doc.tools), "skipped", len(doc.skipped))
+		}
+		return out, rs, nil
+	}
+}
+
+// hashOf is the hex SHA-256 of a document, as openapiDoc.hash holds it.
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// docStamp is a cheap fingerprint of a document file: its size and time;
+// "" for a URL.
+func docStamp(loc string) string {
+	if strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://") {
+		return ""
+	}
+	fi, err := os.Stat(expandHome(loc))
+	if err != nil {
+		return "missing"
+	}
+	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// watchREST checks the document of source for changes until ctx ends, and
+// reports a change like a tools/list_changed notification.
+func (u *Upstreams) watchREST(ctx context.Context, source string, rs *restSource) {
+	u.mu.Lock()
+	loc := rs.def.OpenAPI
+	period := u.rest.poll
+	u.mu.Unlock()
+	remote := strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://")
+	if period <= 0 {
+		period = openapiFilePoll
+		if remote {
+			period = openapiURLPoll
+		}
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		u.mu.Lock()
+		loaded, stamp, hash := rs.doc != nil && rs.loading == nil, rs.stamp, ""
+		if rs.doc != nil {
+			hash = rs.doc.hash
+		}
+		u.mu.Unlock()
+		if !loaded {
+			continue
+		}
+		changed := false
+		if remote {
+			fctx, cancel := context.WithTimeout(ctx, u.opts.StartTimeout)
+			data, err := readOpenAPI(fctx, rs.client, loc)
+			cancel()
+			changed = err == nil && hashOf(data) != hash
+		} else {
+			changed = docStamp(loc) != stamp
+		}
+		if !changed {
+			continue
+		}
+		u.mu.Lock()
+		rs.stale = true
+		u.mu.Unlock()
+		u.log.Info("OpenAPI document changed", "source", source)
+		u.toolsChanged(source)
+	}
+}
+
+// restListTools lists the operations of an OpenAPI source as tools, within
+// the config's CatalogLimits. Operations that cannot be served are named in
+// a *ListingLimitError beside the tools.
+func (u *Upstreams) restListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
+	doc, _, err := u.restDoc(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	lim := u.cfg.Catalog
+	u.mu.Unlock()
+	const page = 200
+	tools, err := listBounded(ctx, source, lim, func(_ context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+		start := 0
+		if p.Cursor != "" {
+			start, _ = strconv.Atoi(p.Cursor)
+		}
+		start = min(max(start, 0), len(doc.tools))
+		end := min(start+page, len(doc.tools))
+		res := &mcp.ListToolsResult{Tools: doc.tools[start:end]}
+		if end < len(doc.tools) {
+			res.NextCursor = strconv.Itoa(end)
+		}
+		return res, nil
+	})
+	var partial *ListingLimitError
+	if err != nil && !errors.As(err, &partial) {
+		return nil, err
+	}
+	var warnings []string
+	if partial != nil {
+		warnings = append(warnings, partial.Warnings...)
+	}
+	if doc.serverProblem != "" && u.restBaseURL(source) == "" {
+		warnings = append(warnings, "calls fail: "+doc.serverProblem)
+	}
+	for i, s := range doc.skipped {
+		if i == maxListingWarnings {
+			warnings = append(warnings, fmt.Sprintf("and %d more operations skipped", len(doc.skipped)-i))
+			break
+		}
+		warnings = append(warnings, s)
+	}
+	if len(warnings) > 0 {
+		return tools, &ListingLimitError{Source: source, Warnings: warnings}
+	}
+	return tools, nil
+}
+
+func (u *Upstreams) restBaseURL(source string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if def := u.cfg.Sources[source]; def != nil {
+		return strings.TrimRight(def.BaseURL, "/")
+	}
+	return ""
+}
+
+// restCredentials are what one connection sends: headers, query
+// parameters and cookies, secrets expanded.
+type restCredentials struct {
+	headers, query, cookies map[string]string
+	secrets                 []string
+}
+
+// restConnection resolves conn ("" = the default) of source.
+func (u *Upstreams) restConnection(source, conn string) (*Source, string, *Connection, error) {
+	u.mu.Lock()
+	def := u.cfg.Sources[source]
+	u.mu.Unlock()
+	if def == nil {
+		return nil, "", nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
+	}
+	if conn == "" {
+		conn = def.DefaultConnection()
+		if conn == "" && len(def.Connections) > 0 {
+			return nil, "", nil, &UpstreamError{Source: source, Kind: UpstreamKindUnknownConnection,
+				Err: fmt.Errorf("no default connection; pick one of %s", strings.Join(def.ConnectionNames(), ", "))}
+		}
+	}
+	c := def.Connections[conn]
+	if conn != "" && c == nil {
+		return nil, "", nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownConnection, Err: fmt.Errorf("no connection %q", conn)}
+	}
+	return def, conn, c, nil
+}
+
+// credentials expands the connection's values from the keychain.
+func (u *Upstreams) restCredentialsOf(source, conn string, def *Source, c *Connection) (*restCredentials, error) {
+	cr := &restCredentials{headers: map[string]string{}, query: map[string]string{}, cookies: map[string]string{}}
+	expand := func(dst, m map[string]string) error {
+		for k, v := range m {
+			var ferr error
+			dst[k] = secretRefRE.ReplaceAllStringFunc(v, func(ref string) string {
+				name := secretRefRE.FindStringSubmatch(ref)[1]
+				if u.opts.Keychain == nil {
+					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+						Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
+					return ""
+				}
+				val, err := u.opts.Keychain.Get(SecretKey(source, conn, name))
+				switch {
+				case errors.Is(err, keychain.ErrNotFound):
+					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+						Err: fmt.Errorf("secret %q is not in the keychain", name)}
+				case err != nil:
+					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("reading secret %q: %w", name, err)}
+				}
+				if val != "" {
+					cr.secrets = append(cr.secrets, val)
+				}
+				return val
+			})
+			if ferr != nil {
+				return ferr
+			}
+		}
+		return nil
+	}
+	if err := expand(cr.headers, def.Headers); err != nil {
+		return nil, err
+	}
+	if c != nil {
+		for _, p := range []struct{ dst, src map[string]string }{{cr.headers, c.Headers}, {cr.query, c.Query}, {cr.cookies, c.Cookies}} {
+			if err := expand(p.dst, p.src); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.Slice(cr.secrets, func(i, j int) bool { return len(cr.secrets[i]) > len(cr.secrets[j]) })
+	// A basic credential's encoded form is a secret too.
+	for _, v := range cr.headers {
+		if rest, ok := strings.CutPrefix(v, "Basic "); ok && rest != "" {
+			cr.secrets = append(cr.secrets, rest)
+		}
+	}
+	u.opts.Secrets.Set(ConnectionOwner(source, conn), cr.secrets...)
+	return cr, nil
+}
+
+// provides reports whether a connection's values satisfy scheme s.
+func provides(s *openapiScheme, headers, query, cookies map[string]string) bool {
+	hasFold := func(m map[string]string, k string) bool {
+		for key := range m {
+			if strings.EqualFold(key, k) {
+				return true
+			}
+		}
+		return false
+	}
+	switch s.typ {
+	case "apiKey":
+		switch strings.ToLower(s.in) {
+		case "header":
+			return hasFold(headers, s.key)
+		case "query":
+			_, ok := query[s.key]
+			return ok
+		case "cookie":
+			_, ok := cookies[s.key]
+			return ok
+		}
+	case "http", "oauth2", "openIdConnect":
+		// The authorization-code flow of an OAuth connection would add its
+		// token here as the Authorization header.
+		return hasFold(headers, "Authorization")
+	}
+	return false
+}
+
+// restAuthNeed says what an operation needs that connection conn does not
+// provide: "" when it needs nothing more (or the source is not an OpenAPI
+// source, or its document is not loaded yet: the call then says so).
+func (u *Upstreams) restAuthNeed(source, tool, conn string) string {
+	if u == nil {
+		return ""
+	}
+	u.mu.Lock()
+	rs := u.rest.srcs[source]
+	var doc *openapiDoc
+	if rs != nil {
+		doc = rs.doc
+	}
+	def := u.cfg.Sources[source]
+	u.mu.Unlock()
+	if doc == nil || def == nil {
+		return ""
+	}
+	op := doc.ops[tool]
+	if op == nil || op.security == nil {
+		return ""
+	}
+	if conn == "" {
+		conn = def.DefaultConnection()
+	}
+	headers, query, cookies := map[string]string{}, map[string]string{}, map[string]string{}
+	for k, v := range def.Headers {
+		headers[k] = v
+	}
+	if c := def.Connections[conn]; c != nil {
+		for k, v := range c.Headers {
+			headers[k] = v
+		}
+		query, cookies = c.Query, c.Cookies
+	}
+	var wants []string
+	for _, alt := range op.security {
+		ok := true
+		var miss []string
+		for _, name := range alt {
+			s := doc.schemes[name]
+			if s == nil || !provides(s, headers, query, cookies) {
+				ok = false
+				miss = append(miss, schemeHowTo(source, conn, name, s))
+			}
+		}
+		if ok {
+			return ""
+		}
+		wants = append(wants, strings.Join(miss, " and "))
+	}
+	return strings.Join(wants, "; or ")
+}
+
+// schemeHowTo tells the person how to give connection conn scheme s.
+func schemeHowTo(source, conn, name string, s *openapiScheme) string {
+	if conn == "" {
+		conn = "default"
+	}
+	if s == nil {
+		return fmt.Sprintf("the security scheme %q, which the document does not define", name)
+	}
+	switch s.typ {
+	case "apiKey":
+		switch strings.ToLower(s.in) {
+		case "header":
+			return fmt.Sprintf("an API key in header %s (%s): capabilities connection add %s %s --header %s", s.key, name, source, conn, s.key)
+		case "query", "cookie":
+			key := "query"
+			if strings.ToLower(s.in) == "cookie" {
+				key = "cookies"
+			}
+			return fmt.Sprintf("an API key in %s parameter %s (%s): add \"%s\": {\"%s\": \"${secret:%s}\"} to connection %s in config.json, then capabilities connection add %s %s --secret %s",
+				s.in, s.key, name, key, s.key, s.key, conn, source, conn, s.key)
+		}
+	case "http":
+		if s.http == "basic" {
+			return fmt.Sprintf("a user and password (%s, HTTP basic): capabilities connection add %s %s --header Authorization --prefix 'Basic ' with base64 of user:password", name, source, conn)
+		}
+		return fmt.Sprintf("a bearer token (%s): capabilities connection add %s %s --header Authorization --prefix 'Bearer '", name, source, conn)
+	case "oauth2", "openIdConnect":
+		return fmt.Sprintf("an OAuth access token (%s): capabilities connection add %s %s --header Authorization --prefix 'Bearer '", name, source, conn)
+	}
+	return fmt.Sprintf("the %s scheme %s, which the hub cannot provide", s.typ, name)
+}
+
+// restConnectionMessage is what the model hears when an operation waits
+// for credentials.
+func restConnectionMessage(source, need string) string {
+	return fmt.Sprintf("The API of %s needs %s. Ask the user to add it in a terminal (the secret is read from stdin; never ask for it in chat). Then resume.", source, need)
+}
+
+// restCall sends one operation of an OpenAPI source.
+func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var in map[string]json.RawMessage
+	if len(strings.TrimSpace(string(args))) > 0 {
+		if err := json.Unmarshal(args, &in); err != nil || in == nil {
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol,
+				Err: fmt.Errorf("calling %s: arguments must be a JSON object", name)}
+		}
+	}
+	def, conn, c, err := u.restConnection(source, conn)
+	if err != nil {
+		return nil, err
+	}
+	doc, rs, err := u.restDoc(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	op := doc.ops[name]
+	if op == nil {
+		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %w", name, errNoOperation)}
+	}
+	if need := u.restAuthNeed(source, name, conn); need != "" {
+		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret,
+			Err: fmt.Errorf("calling %s: the connection has no credentials for it; it needs %s", name, need)}
+	}
+	cr, err := u.restCredentialsOf(source, conn, def, c)
+	if err != nil {
+		return nil, err
+	}
+	base := strings.TrimRight(def.BaseURL, "/")
+	if base == "" {
+		base = op.server
+	}
+	if base == "" {
+		base = doc.server
+	}
+	if base == "" {
+		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("calling %s: %s", name, doc.serverProblem)}
+	}
+	req, err := buildRESTRequest(base, op, in, cr)
+	if err != nil {
+		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %w", name, err)}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		res, retryIn, err := u.restSend(ctx, callCtx, rs.client, req, source, conn, name, cr.secrets)
+		if err == nil || retryIn <= 0 || attempt >= 1 {
+			return res, err
+		}
+		dl, ok := callCtx.Deadline()
+		if ok && time.Until(dl) < retryIn {
+			return nil, err
+		}
+		t := time.NewTimer(retryIn)
+		select {
+		case <-t.C:
+		case <-callCtx.Done():
+			t.Stop()
+			return nil, err
+		}
+	}
+}
+
+// restRequest is a request built once and sent once or twice.
+type restRequest struct {
+	method  string
+	url     string
+	headers http.Header
+	body    []byte
+}
+
+// buildRESTRequest writes the operation's request from the arguments:
+// parameters per style and explode, the JSON body, the credentials.
+func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage, cr *restCredentials) (*restRequest, error) {
+	path := op.path
+	query := url.Values{}
+	var rawQuery []string
+	h := http.Header{}
+	var cookies []string
+	for _, p := range op.params {
+		raw, ok := in[p.arg]
+		if !ok || string(raw) == "null" {
+			if p.in == "path" {
+				return nil, fmt.Errorf("path parameter %q is missing", p.arg)
+			}
+			continue
+		}
+		var v any
+		if p.json {
+			v = string(raw)
+		} else if err := decodeNumber(raw, &v); err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", p.arg, err)
+		}
+		switch p.in {
+		case "path":
+			path = strings.ReplaceAll(path, "{"+p.name+"}", serializePath(p, v))
+		case "query":
+			rawQuery = append(rawQuery, serializeQuery(p, v)...)
+		case "header":
+			h.Set(p.name, serializeSimple(v, p.explode, false))
+		case "cookie":
+			cookies = append(cookies, p.name+"="+serializeSimple(v, false, false))
+		}
+	}
+	for k, v := range cr.query {
+		query.Set(k, v)
+	}
+	if enc := query.Encode(); enc != "" {
+		rawQuery = append(rawQuery, enc)
+	}
+	for k, v := range cr.cookies {
+		cookies = append(cookies, k+"="+v)
+	}
+	for k, v := range cr.headers {
+		h.Set(k, v)
+	}
+	if len(cookies) > 0 {
+		h.Set("Cookie", strings.Join(cookies, "; "))
+	}
+	h.Set("Accept", "application/json")
+	r := &restRequest{method: op.method, url: base + path, headers: h}
+	if len(rawQuery) > 0 {
+		r.url += "?" + strings.Join(rawQuery, "&")
+	}
+	if op.hasBody {
+		var body []byte
+		switch {
+		case op.bodyArg != "":
+			if raw, ok := in[op.bodyArg]; ok {
+				body = raw
+			}
+		default:
+			var b strings.Builder
+			n := 0
+			for _, name := range op.bodyProps {
+				raw, ok := in[name]
+				if !ok {
+					continue
+				}
+				if n == 0 {
+					b.WriteByte('{')
+				} else {
+					b.WriteByte(',')
+				}
+				k, _ := json.Marshal(name)
+				b.Write(k)
+				b.WriteByte(':')
+				b.Write(raw)
+				n++
+			}
+			if n > 0 {
+				b.WriteByte('}')
+				body = []byte(b.String())
+			} else if op.bodyRequired {
+				body = []byte("{}")
+			}
+		}
+		if body != nil {
+			r.body = body
+			h.Set("Content-Type", "application/json")
+		}
+	}
+	return r, nil
+}
+
+// restSend sends r once. retryIn > 0 means the answer asked to come back
+// after that long (Retry-After on a 429 or 503, within maxRetryAfter).
+func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, secrets []string) (*mcp.CallToolResult, time.Duration, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = strings.NewReader(string(r.body))
+	}
+	req, err := http.NewRequestWithContext(callCtx, r.method, r.url, body)
+	if err != nil {
+		return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, scrubSecrets(err.Error(), secrets))}
+	}
+	req.Header = r.headers.Clone()
+	req.Header.Set("User-Agent", "capabilities/"+u.opts.Version)
+	resp, err := client.Do(req)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, 0, fmt.Errorf("source %q: calling %s: %w", source, name, ctx.Err())
+		}
+		if callCtx.Err() != nil {
+			return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+				Err: fmt.Errorf("calling %s: no answer within %v", name, u.opts.CallTimeout)}
+		}
+		return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
+			Err: fmt.Errorf("calling %s: %s", name, scrubSecrets(err.Error(), secrets))}
+	}
+	defer resp.Body.Close()
+	data, err := readBounded(resp.Body, maxRESTResponse, "the answer")
+	if err != nil {
+		if callCtx.Err() != nil {
+			return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+				Err: fmt.Errorf("calling %s: the answer did not arrive within %v", name, u.opts.CallTimeout)}
+		}
+		return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, err)}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		code := resp.StatusCode
+		retryable := code == http.StatusTooManyRequests || code >= 500
+		var retryIn time.Duration
+		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+			retryIn = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+			if retryIn > maxRetryAfter {
+				retryIn = 0
+			}
+		}
+		excerpt := scrubSecrets(strings.Join(strings.Fields(string(data)), " "), secrets)
+		msg := fmt.Sprintf("calling %s: HTTP %d %s", name, code, http.StatusText(code))
+		if excerpt != "" {
+			msg += ": " + truncateUTF8(excerpt, restExcerpt)
+		}
+		return nil, retryIn, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: code, Retryable: retryable, Err: errors.New(msg)}
+	}
+	res := &mcp.CallToolResult{}
+	ct := resp.Header.Get("Content-Type")
+	trimmed := strings.TrimSpace(string(data))
+	switch {
+	case trimmed == "":
+		res.StructuredContent = json.RawMessage("null")
+	case (isJSONMedia(ct) || ct == "") && json.Valid([]byte(trimmed)):
+		res.StructuredContent = json.RawMessage(trimmed)
+	default:
+		text := string(data)
+		if !utf8.ValidString(text) {
+			text = base64.StdEncoding.EncodeToString(data)
+		}
+		b, _ := json.Marshal(text)
+		res.StructuredContent = json.RawMessage(b)
+	}
+	return res, 0, nil
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// decodeNumber decodes JSON keeping numbers as written.
+func decodeNumber(raw json.RawMessage, v *any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// scalarString writes a primitive value as a parameter's text.
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// pairs lists an object's keys and values, keys sorted.
+func pairs(m map[string]any) [][2]string {
+	keys := sortedKeys(m)
+	out := make([][2]string, len(keys))
+	for i, k := range keys {
+		out[i] = [2]string{k, scalarString(m[k])}
+	}
+	return out
+}
+
+// serializeSimple is style simple (and form's value part): a,b,c; an
+// object as k,v,k2,v2, or k=v,k2=v2 exploded. esc escapes each part for a
+// URL path.
+func serializeSimple(v any, explode, esc bool) string {
+	e := func(s string) string {
+		if esc {
+			return url.PathEscape(s)
+		}
+		return s
+	}
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, it := range x {
+			parts[i] = e(scalarString(it))
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		var parts []string
+		for _, kv := range pairs(x) {
+			if explode {
+				parts = append(parts, e(kv[0])+"="+e(kv[1]))
+			} else {
+				parts = append(parts, e(kv[0]), e(kv[1]))
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	return e(scalarString(v))
+}
+
+func serializePath(p openapiParam, v any) string {
+	switch p.style {
+	case "label":
+		sep := ","
+		if p.explode {
+			sep = "."
+		}
+		if _, isObj := v.(map[string]any); isObj && p.explode {
+			return "." + strings.ReplaceAll(serializeSimple(v, true, true), ",", ".")
+		}
+		return "." + strings.ReplaceAll(serializeSimple(v, false, true), ",", sep)
+	case "matrix":
+		name := url.PathEscape(p.name)
+		switch x := v.(type) {
+		case []any:
+			if p.explode {
+				var b strings.Builder
+				for _, it := range x {
+					b.WriteString(";" + name + "=" + url.PathEscape(scalarString(it)))
+				}
+				return b.String()
+			}
+		case map[string]any:
+			if p.explode {
+				var b strings.Builder
+				for _, kv := range pairs(x) {
+					b.WriteString(";" + url.PathEscape(kv[0]) + "=" + url.PathEscape(kv[1]))
+				}
+				return b.String()
+			}
+		}
+		return ";" + name + "=" + serializeSimple(v, false, true)
+	}
+	return serializeSimple(v, p.explode, true)
+}
+
+// serializeQuery writes one query parameter as name=value pairs, escaped.
+func serializeQuery(p openapiParam, v any) []string {
+	q := url.QueryEscape
+	name := q(p.name)
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, it := range x {
+			parts[i] = q(scalarString(it))
+		}
+		switch {
+		case p.style == "form" && p.explode:
+			out := make([]string, len(parts))
+			for i, s := range parts {
+				out[i] = name + "=" + s
+			}
+			return out
+		case p.style == "spaceDelimited":
+			return []string{name + "=" + strings.Join(parts, "%20")}
+		case p.style == "pipeDelimited":
+			return []string{name + "=" + strings.Join(parts, "|")}
+		}
+		return []string{name + "=" + strings.Join(parts, ",")}
+	case map[string]any:
+		var out []string
+		switch {
+		case p.style == "deepObject":
+			for _, kv := range pairs(x) {
+				out = append(out, name+"%5B"+q(kv[0])+"%5D="+q(kv[1]))
+			}
+		case p.explode:
+			for _, kv := range pairs(x) {
+				out = append(out, q(kv[0])+"="+q(kv[1]))
+			}
+		default:
+			var parts []string
+			for _, kv := range pairs(x) {
+				parts = append(parts, q(kv[0]), q(kv[1]))
+			}
+			out = append(out, name+"="+strings.Join(parts, ","))
+		}
+		return out
+	}
+	return []string{name + "=" + q(scalarString(v))}
+}

@@ -1,0 +1,694 @@
+package hub
+
+// OpenAPI documents: from a file or URL to tools and operations.
+//
+// The document is parsed with libopenapi, which reads OpenAPI 3.0, 3.1 and
+// 3.2 natively and loads GitHub's 13 MB description in about a second and a
+// half with a fraction of the memory other parsers need. What the hub keeps
+// of it is small: per operation, the method, the path template, how each
+// parameter is sent and which security schemes it needs (openapiOp), and
+// the tool the catalog lists for it. The parsed document itself is dropped
+// once these are built.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pb33f/go-yaml"
+	"github.com/pb33f/libopenapi"
+	"github.com/pb33f/libopenapi/datamodel"
+	highbase "github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+// maxOpenAPIDocument bounds a document read from a file or a URL.
+const maxOpenAPIDocument = 128 << 20
+
+// openapiDoc is what the hub keeps of one OpenAPI document.
+type openapiDoc struct {
+	hash    string // hex SHA-256 of the document's bytes
+	tools   []*mcp.Tool
+	ops     map[string]*openapiOp // by tool name
+	schemes map[string]*openapiScheme
+	// server is the base URL of the document's first server, its variables
+	// at their defaults; "" when it has none. serverProblem says why a
+	// server could not be used.
+	server        string
+	serverProblem string
+	skipped       []string // one line per operation left out
+}
+
+// openapiOp is one operation, as a call needs it.
+type openapiOp struct {
+	method string
+	path   string // the path template, "/pets/{petId}"
+	server string // the operation's or path's own server, when it has one
+	params []openapiParam
+	// body is how the JSON request body is formed from the arguments:
+	// bodyArg names the argument that holds it whole; else bodyProps are
+	// the arguments that are its properties. hasBody is false when the
+	// operation takes none.
+	hasBody      bool
+	bodyRequired bool
+	bodyArg      string
+	bodyProps    []string
+	bodyType     string // the media type sent
+	// security lists the alternatives, each the names of the schemes that
+	// must all be present; nil when the operation needs none. An empty
+	// alternative means anonymous access is allowed.
+	security [][]string
+}
+
+// openapiParam is one parameter: where it goes and how it is written.
+type openapiParam struct {
+	name    string // as the API knows it
+	arg     string // the input property that carries it
+	in      string // path, query, header, cookie
+	style   string
+	explode bool
+	json    bool // the parameter's content is application/json: sent as JSON text
+}
+
+// openapiScheme is one security scheme of the document.
+type openapiScheme struct {
+	name string // the scheme's key in components.securitySchemes
+	typ  string // apiKey, http, oauth2, openIdConnect, mutualTLS
+	in   string // apiKey: header, query, cookie
+	key  string // apiKey: the header, query or cookie name
+	http string // http: bearer, basic, ...
+}
+
+// readOpenAPI reads the document of def: a file path or an http(s) URL.
+func readOpenAPI(ctx context.Context, client *http.Client, loc string) ([]byte, error) {
+	if strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://") {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
+		if err != nil {
+			return nil, fmt.Errorf("fetching %s: %w", loc, err)
+		}
+		req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.1")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("fetching %s: %w", loc, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("fetching %s: HTTP %s", loc, resp.Status)
+		}
+		return readBounded(resp.Body, maxOpenAPIDocument, loc)
+	}
+	f, err := os.Open(expandHome(loc))
+	if err != nil {
+		return nil, fmt.Errorf("reading the OpenAPI document: %w", err)
+	}
+	defer f.Close()
+	return readBounded(f, maxOpenAPIDocument, loc)
+}
+
+func readBounded(r io.Reader, max int64, what string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d MB", what, max>>20)
+	}
+	return b, nil
+}
+
+// expandHome turns a leading "~/" into the home folder.
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+// openapiDocError is a document that cannot be served, with where and why.
+type openapiDocError struct {
+	Loc     string // the file or URL
+	Problem string
+}
+
+func (e *openapiDocError) Error() string { return e.Loc + ": " + e.Problem }
+
+// parseOpenAPI builds the tools and operations of the document data, read
+// from loc (named in errors; a URL also resolves relative server URLs).
+func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var probe json.RawMessage
+		if err := json.Unmarshal(trimmed, &probe); err != nil {
+			return nil, &openapiDocError{Loc: loc, Problem: "not valid JSON: " + jsonProblem(trimmed, err)}
+		}
+	}
+	cfg := datamodel.NewDocumentConfiguration()
+	cfg.SkipExternalRefResolution = true
+	doc, err := libopenapi.NewDocumentWithConfiguration(data, cfg)
+	if err != nil {
+		return nil, &openapiDocError{Loc: loc, Problem: "not an OpenAPI document: " + oneLineErr(err)}
+	}
+	info := doc.GetSpecInfo()
+	if info.SpecFormat == datamodel.OAS2 || strings.HasPrefix(info.Version, "2") {
+		return nil, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("Swagger %s (OpenAPI 2) is not served; convert it to OpenAPI 3 (for example with npx swagger2openapi) and point the source at the result", info.Version)}
+	}
+	model, err := doc.BuildV3Model()
+	if model == nil {
+		return nil, &openapiDocError{Loc: loc, Problem: "not a usable OpenAPI 3 document: " + oneLineErr(err)}
+	}
+	// Other build errors (circular references among them) leave a usable
+	// model; operations that cannot be served are skipped one by one.
+	v30 := strings.HasPrefix(info.Version, "3.0")
+	out := &openapiDoc{hash: hashOf(data), ops: map[string]*openapiOp{}, schemes: map[string]*openapiScheme{}}
+	m := &model.Model
+	components := map[string]*yaml.Node{}
+	if m.Components != nil {
+		if m.Components.Schemas != nil {
+			for name, sp := range m.Components.Schemas.FromOldest() {
+				if sp != nil && sp.GoLow() != nil {
+					components[name] = sp.GoLow().GetValueNode()
+				}
+			}
+		}
+		if m.Components.SecuritySchemes != nil {
+			for name, ss := range m.Components.SecuritySchemes.FromOldest() {
+				if ss == nil {
+					continue
+				}
+				out.schemes[name] = &openapiScheme{name: name, typ: ss.Type, in: ss.In, key: ss.Name, http: strings.ToLower(ss.Scheme)}
+			}
+		}
+	}
+	out.server, out.serverProblem = serverURL(loc, m.Servers)
+	w := newSchemaWriter(components, v30)
+	names := map[string]bool{}
+	if m.Paths != nil && m.Paths.PathItems != nil {
+		for path, item := range m.Paths.PathItems.FromOldest() {
+			if item == nil {
+				continue
+			}
+			for method, op := range item.GetOperations().FromOldest() {
+				if op == nil {
+					continue
+				}
+				method = strings.ToUpper(method)
+				name := op.OperationId
+				if name == "" || names[name] {
+					name = method + " " + path
+				}
+				if names[name] {
+					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its operationId %q is used twice", method, path, op.OperationId))
+					continue
+				}
+				tool, o, problem := buildOperation(w, m, loc, path, method, item, op)
+				if problem != "" {
+					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
+					continue
+				}
+				tool.Name = name
+				names[name] = true
+				out.tools = append(out.tools, tool)
+				out.ops[name] = o
+			}
+		}
+	}
+	doc.Release()
+	return out, nil
+}
+
+// oneLineErr is err's message on one line, at most 500 bytes.
+func oneLineErr(err error) string {
+	if err == nil {
+		return "unknown problem"
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	return capText(msg, 500)
+}
+
+// serverURL is the base URL of the first server, variables at their
+// defaults, resolved against the document's URL when relative.
+func serverURL(loc string, servers []*v3.Server) (string, string) {
+	if len(servers) == 0 {
+		if strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://") {
+			u, err := url.Parse(loc)
+			if err == nil {
+				return u.Scheme + "://" + u.Host, ""
+			}
+		}
+		return "", "the document names no server; set \"baseUrl\" on the source"
+	}
+	s := servers[0]
+	raw := s.URL
+	if s.Variables != nil {
+		for name, v := range s.Variables.FromOldest() {
+			if v != nil {
+				raw = strings.ReplaceAll(raw, "{"+name+"}", v.Default)
+			}
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Sprintf("its server URL %q does not parse; set \"baseUrl\" on the source", s.URL)
+	}
+	if !u.IsAbs() {
+		base, berr := url.Parse(loc)
+		if berr != nil || (base.Scheme != "http" && base.Scheme != "https") {
+			return "", fmt.Sprintf("its server URL %q is relative; set \"baseUrl\" on the source", s.URL)
+		}
+		u = base.ResolveReference(u)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Sprintf("its server URL %q is not http or https; set \"baseUrl\" on the source", s.URL)
+	}
+	return strings.TrimRight(u.String(), "/"), ""
+}
+
+// buildOperation makes the tool and the call plan of one operation, or
+// says why it cannot be served.
+func buildOperation(w *schemaWriter, m *v3.Document, loc, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
+	o := &openapiOp{method: method, path: path}
+	switch {
+	case len(op.Servers) > 0:
+		o.server, _ = serverURL(loc, op.Servers)
+	case len(item.Servers) > 0:
+		o.server, _ = serverURL(loc, item.Servers)
+	}
+	// Parameters: the path item's, overridden by the operation's of the
+	// same name and place.
+	var params []*v3.Parameter
+	idx := map[[2]string]int{}
+	for _, list := range [][]*v3.Parameter{item.Parameters, op.Parameters} {
+		for _, p := range list {
+			if p == nil || p.Name == "" {
+				continue
+			}
+			k := [2]string{p.In, p.Name}
+			if i, ok := idx[k]; ok {
+				params[i] = p
+				continue
+			}
+			idx[k] = len(params)
+			params = append(params, p)
+		}
+	}
+	w.reset()
+	var props bytes.Buffer
+	var required []string
+	taken := map[string]bool{}
+	addProp := func(name string, schema []byte) {
+		if props.Len() > 0 {
+			props.WriteByte(',')
+		}
+		writeJSONString(&props, name)
+		props.WriteByte(':')
+		props.Write(schema)
+		taken[name] = true
+	}
+	for _, p := range params {
+		in := strings.ToLower(p.In)
+		switch in {
+		case "path", "query", "header", "cookie":
+		default:
+			return nil, nil, fmt.Sprintf("parameter %q is in %q", p.Name, p.In)
+		}
+		if in == "header" && (strings.EqualFold(p.Name, "Accept") || strings.EqualFold(p.Name, "Content-Type") || strings.EqualFold(p.Name, "Authorization")) {
+			continue // the hub sets these (OpenAPI says they are ignored)
+		}
+		arg := p.Name
+		if taken[arg] {
+			arg = p.Name + "_" + in
+			if taken[arg] {
+				return nil, nil, fmt.Sprintf("parameter %q is defined twice", p.Name)
+			}
+		}
+		param := openapiParam{name: p.Name, arg: arg, in: in, style: p.Style}
+		if param.style == "" {
+			param.style = map[string]string{"path": "simple", "query": "form", "header": "simple", "cookie": "form"}[in]
+		}
+		param.explode = param.style == "form"
+		if p.Explode != nil {
+			param.explode = *p.Explode
+		}
+		var node *yaml.Node
+		ref := ""
+		if p.Schema != nil && p.Schema.GoLow() != nil {
+			node, ref = p.Schema.GoLow().GetValueNode(), p.Schema.GetReference()
+		} else if p.Content != nil {
+			for mt, media := range p.Content.FromOldest() {
+				if isJSONMedia(mt) && media != nil && media.Schema != nil && media.Schema.GoLow() != nil {
+					node = media.Schema.GoLow().GetValueNode()
+					param.json = true
+					break
+				}
+			}
+			if !param.json {
+				return nil, nil, fmt.Sprintf("parameter %q has no schema and no JSON content", p.Name)
+			}
+		}
+		addProp(arg, withDescription(w.schemaOrRef(node, ref), p.Description))
+		if in == "path" || (p.Required != nil && *p.Required) {
+			required = append(required, arg)
+		}
+		o.params = append(o.params, param)
+	}
+	if rb := op.RequestBody; rb != nil && rb.Content != nil && rb.Content.Len() > 0 {
+		o.bodyRequired = rb.Required != nil && *rb.Required
+		var node *yaml.Node
+		bodyRef := ""
+		for mt, media := range rb.Content.FromOldest() {
+			if isJSONMedia(mt) && media != nil {
+				o.bodyType = mt
+				if media.Schema != nil && media.Schema.GoLow() != nil {
+					node = media.Schema.GoLow().GetValueNode()
+					bodyRef = media.Schema.GetReference()
+				}
+				break
+			}
+		}
+		switch {
+		case o.bodyType != "":
+			o.hasBody = true
+			if obj := w.resolve(node); objectProperties(obj) != nil && !collides(objectProperties(obj), taken) {
+				pr := objectProperties(obj)
+				req := map[string]bool{}
+				if o.bodyRequired {
+					if r := mappingGet(obj, "required"); r != nil && r.Kind == yaml.SequenceNode {
+						for _, c := range r.Content {
+							req[c.Value] = true
+						}
+					}
+				}
+				for i := 0; i+1 < len(pr.Content); i += 2 {
+					name := pr.Content[i].Value
+					addProp(name, w.schema(pr.Content[i+1]))
+					o.bodyProps = append(o.bodyProps, name)
+					if req[name] {
+						required = append(required, name)
+					}
+				}
+			} else {
+				o.bodyArg = "body"
+				if taken[o.bodyArg] {
+					o.bodyArg = "requestBody"
+				}
+				if taken[o.bodyArg] {
+					return nil, nil, "the request body's name collides with its parameters"
+				}
+				desc := rb.Description
+				if desc == "" {
+					desc = "The request body."
+				}
+				addProp(o.bodyArg, withDescription(w.schemaOrRef(node, bodyRef), desc))
+				if o.bodyRequired {
+					required = append(required, o.bodyArg)
+				}
+			}
+		case o.bodyRequired:
+			var types []string
+			for mt := range rb.Content.KeysFromOldest() {
+				types = append(types, mt)
+			}
+			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", not JSON"
+		}
+	}
+	var in bytes.Buffer
+	in.WriteString(`{"type":"object","properties":{`)
+	in.Write(props.Bytes())
+	in.WriteString("}")
+	if len(required) > 0 {
+		r, _ := json.Marshal(required)
+		in.WriteString(`,"required":`)
+		in.Write(r)
+	}
+	if d := w.defs(); d != nil {
+		in.WriteString(`,"$defs":`)
+		in.Write(d)
+	}
+	in.WriteString("}")
+
+	tool := &mcp.Tool{
+		Title:       strings.TrimSpace(op.Summary),
+		Description: operationDescription(op),
+		InputSchema: json.RawMessage(in.Bytes()),
+		Annotations: methodAnnotations(method),
+	}
+	if out := responseSchema(w, op); out != nil {
+		tool.OutputSchema = out
+	}
+	o.security = securityOf(m.Security, op)
+	return tool, o, ""
+}
+
+// responseSchema is the JSON Schema of the first 2xx JSON response, with
+// its own $defs; nil when there is none.
+func responseSchema(w *schemaWriter, op *v3.Operation) json.RawMessage {
+	if op.Responses == nil || op.Responses.Codes == nil {
+		return nil
+	}
+	var codes []string
+	for code := range op.Responses.Codes.KeysFromOldest() {
+		if strings.HasPrefix(code, "2") {
+			codes = append(codes, code)
+		}
+	}
+	sort.Strings(codes) // 200 before 201 before 2XX
+	for _, code := range codes {
+		r := op.Responses.Codes.GetOrZero(code)
+		if r == nil || r.Content == nil {
+			continue
+		}
+		for mt, media := range r.Content.FromOldest() {
+			if !isJSONMedia(mt) || media == nil || media.Schema == nil || media.Schema.GoLow() == nil {
+				continue
+			}
+			w.reset()
+			node := media.Schema.GoLow().GetValueNode()
+			var s json.RawMessage
+			// libopenapi hands a top-level reference resolved; its name is
+			// kept beside it.
+			if name := w.componentOf(node, media.Schema.GetReference()); name != "" {
+				// A component's own name names the result type.
+				s = w.schema(w.components[name])
+				if mappingGet(w.components[name], "title") == nil {
+					if title := pascal(name); title != "" {
+						s = appendKey(s, "title", mustJSON(title))
+					}
+				}
+			} else {
+				s = w.schema(node)
+			}
+			if d := w.defs(); d != nil {
+				s = appendKey(s, "$defs", d)
+			}
+			return s
+		}
+	}
+	return nil
+}
+
+// appendKey adds "key": val to the JSON object s (a schema). A schema that
+// is not an object ({"$ref"} is one) is wrapped in allOf.
+func appendKey(s json.RawMessage, key string, val json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(s)
+	if len(t) < 2 || t[0] != '{' {
+		return s
+	}
+	var b bytes.Buffer
+	b.Write(t[:len(t)-1])
+	if len(bytes.TrimSpace(t[1:len(t)-1])) > 0 {
+		b.WriteByte(',')
+	}
+	writeJSONString(&b, key)
+	b.WriteByte(':')
+	b.Write(val)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// withDescription puts desc first in schema s, so a description the schema
+// has itself wins.
+func withDescription(s json.RawMessage, desc string) json.RawMessage {
+	desc = strings.TrimSpace(desc)
+	t := bytes.TrimSpace(s)
+	if desc == "" || len(t) < 2 || t[0] != '{' {
+		return s
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"description":`)
+	writeJSONString(&b, desc)
+	if rest := bytes.TrimSpace(t[1 : len(t)-1]); len(rest) > 0 {
+		b.WriteByte(',')
+		b.Write(rest)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// resolve follows component references from n, a few at most.
+func (w *schemaWriter) resolve(n *yaml.Node) *yaml.Node {
+	for range 8 {
+		r := mappingGet(n, "$ref")
+		if r == nil {
+			return n
+		}
+		name, ok := strings.CutPrefix(r.Value, componentSchemaPrefix)
+		if !ok {
+			return nil
+		}
+		n = w.components[strings.NewReplacer("~1", "/", "~0", "~").Replace(name)]
+	}
+	return nil
+}
+
+// objectProperties returns the properties of a plain object schema (one
+// without combinators), or nil.
+func objectProperties(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "$ref"} {
+		if mappingGet(n, k) != nil {
+			return nil
+		}
+	}
+	if t := mappingGet(n, "type"); t != nil && t.Value != "object" {
+		return nil
+	}
+	p := mappingGet(n, "properties")
+	if p == nil || p.Kind != yaml.MappingNode || len(p.Content) == 0 {
+		return nil
+	}
+	return p
+}
+
+func collides(props *yaml.Node, taken map[string]bool) bool {
+	for i := 0; i+1 < len(props.Content); i += 2 {
+		if taken[props.Content[i].Value] {
+			return true
+		}
+	}
+	return false
+}
+
+// isJSONMedia reports whether a media type is JSON (application/json,
+// application/vnd.github+json, application/problem+json...).
+func isJSONMedia(mt string) bool {
+	mt, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mt)), ";")
+	mt = strings.TrimSpace(mt)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "*/*" || mt == "application/*"
+}
+
+// operationDescription is the summary and the description, the summary
+// first so search's one-line view shows it.
+func operationDescription(op *v3.Operation) string {
+	sum, desc := strings.TrimSpace(op.Summary), strings.TrimSpace(op.Description)
+	switch {
+	case sum == "":
+		return desc
+	case desc == "" || strings.HasPrefix(desc, sum):
+		return sum
+	}
+	if !strings.HasSuffix(sum, ".") {
+		sum += "."
+	}
+	return sum + "\n\n" + desc
+}
+
+// methodAnnotations says what the method promises: GET and HEAD read and
+// may be repeated, PUT and DELETE may be repeated, DELETE destroys.
+func methodAnnotations(method string) *mcp.ToolAnnotations {
+	no, yes := false, true
+	a := &mcp.ToolAnnotations{OpenWorldHint: &yes, DestructiveHint: &no}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		a.ReadOnlyHint, a.IdempotentHint, a.DestructiveHint = true, true, nil
+	case http.MethodPut:
+		a.IdempotentHint = true
+	case http.MethodDelete:
+		a.IdempotentHint, a.DestructiveHint = true, &yes
+	}
+	return a
+}
+
+// securityOf is the operation's security requirement (the document's when
+// it has none of its own), as alternatives of scheme names.
+func securityOf(docLevel []*highbase.SecurityRequirement, op *v3.Operation) [][]string {
+	reqs := docLevel
+	if op.Security != nil {
+		reqs = op.Security
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	var alts [][]string
+	for _, r := range reqs {
+		if r == nil {
+			continue
+		}
+		alt := []string{}
+		if r.Requirements != nil {
+			for name := range r.Requirements.KeysFromOldest() {
+				alt = append(alt, name)
+			}
+		}
+		alts = append(alts, alt)
+	}
+	return alts
+}
+
+// errNoOperation is a call of a tool the document no longer has.
+var errNoOperation = errors.New("the OpenAPI document has no such operation (it may have changed); search again")
+
+// componentOf is the component a schema node refers to, or "".
+func (w *schemaWriter) componentOf(n *yaml.Node, ref string) string {
+	if r := mappingGet(n, "$ref"); r != nil {
+		ref = r.Value
+	}
+	esc, ok := strings.CutPrefix(ref, componentSchemaPrefix)
+	if !ok || strings.Contains(esc, "/") {
+		return ""
+	}
+	name := strings.NewReplacer("~1", "/", "~0", "~").Replace(esc)
+	if w.components[name] == nil {
+		return ""
+	}
+	return name
+}
+
+// pascal is a component name as a type name: "full-repository" ->
+// "FullRepository".
+func pascal(name string) string {
+	c := camel(name)
+	if c == "" || c[0] < 'a' || c[0] > 'z' {
+		return c
+	}
+	return strings.ToUpper(c[:1]) + c[1:]
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// schemaOrRef writes a schema libopenapi handed over resolved, as the
+// reference to its component when it was one (ref), so describe names it.
+func (w *schemaWriter) schemaOrRef(n *yaml.Node, ref string) json.RawMessage {
+	if ref != "" && w.componentOf(nil, ref) != "" {
+		if r := w.ref(ref); r != "" {
+			return mustJSON(map[string]string{"$ref": r})
+		}
+	}
+	return w.schema(n)
+}

@@ -1,0 +1,305 @@
+package hub
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// prismMock is a Prism mock server validating requests against a
+// document.
+type prismMock struct {
+	URL string
+	mu  sync.Mutex
+	log []string
+}
+
+// requests returns the request lines Prism logged ("get /pet/1").
+func (p *prismMock) requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, l := range p.log {
+		if _, rest, ok := strings.Cut(l, "[HTTP SERVER] "); ok {
+			if i := strings.Index(rest, " ℹ"); i > 0 {
+				out = append(out, rest[:i])
+			}
+		}
+	}
+	return out
+}
+
+// startPrism runs `prism mock --errors doc` on a free loopback port and
+// waits until it listens.
+func startPrism(t testing.TB, doc string) *prismMock {
+	t.Helper()
+	bin := filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", ".bin", "prism")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("prism is not installed in testdata/npm: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "mock", "-h", "127.0.0.1", "-p", fmt.Sprint(port), "--errors", doc)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &prismMock{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	ready := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(out)
+		once := sync.Once{}
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.log = append(p.log, line)
+			p.mu.Unlock()
+			if strings.Contains(line, "Prism is listening on") {
+				once.Do(func() { close(ready) })
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		<-done
+	})
+	select {
+	case <-ready:
+	case <-done:
+		t.Fatalf("prism exited before listening: %s", strings.Join(p.log, "\n"))
+	case <-time.After(90 * time.Second):
+		t.Fatalf("prism did not listen within 90s: %s", strings.Join(p.log, "\n"))
+	}
+	return p
+}
+
+func petstoreDoc(t testing.TB) string {
+	return filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json")
+}
+
+// newOpenAPIHub starts a hub whose only source is an OpenAPI source.
+func newOpenAPIHub(t testing.TB, name string, src *Source, policy map[string]Mode, opts Options) *Hub {
+	t.Helper()
+	home := t.TempDir()
+	if policy == nil {
+		policy = map[string]Mode{}
+	}
+	cfg := &Config{Sources: map[string]*Source{name: src}, Policy: policy}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	opts.Home = home
+	if opts.ConfigPoll == 0 {
+		opts.ConfigPoll = -1
+	}
+	h, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(context.Background()); errs[name] != nil {
+		t.Fatalf("refresh %s: %v", name, errs[name])
+	}
+	return h
+}
+
+func execCode(t testing.TB, h *Hub, code string) *Envelope {
+	t.Helper()
+	env, err := h.Execute(context.Background(), ExecuteRequest{Code: code, Client: "test"})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	return env
+}
+
+func resumeCode(t testing.TB, h *Hub, id string) *Envelope {
+	t.Helper()
+	env, err := h.Execute(context.Background(), ExecuteRequest{Resume: id, Client: "test"})
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	return env
+}
+
+func envJSON(env *Envelope) string {
+	b, _ := json.Marshal(env)
+	return string(b)
+}
+
+// TestOpenAPIPetstore drives the petstore description through a Prism mock
+// that refuses requests breaking it: listing, describe, a GET that runs
+// without asking, a POST with a body, a 400, a DELETE that asks, and an
+// operation that needs an API key, without and then with its connection.
+func TestOpenAPIPetstore(t *testing.T) {
+	kc := requireTestKeychain(t)
+	prism := startPrism(t, petstoreDoc(t))
+	name := uniqueName("petstore")
+	ns := Namespace(name)
+	h := newOpenAPIHub(t, name, &Source{OpenAPI: petstoreDoc(t), BaseURL: prism.URL},
+		map[string]Mode{ns + ".placeOrder": Allow}, Options{Keychain: kc})
+	ctx := context.Background()
+
+	snap := h.catalog.Snapshot()
+	if n := len(snap.BySource(name)); n != 20 {
+		t.Fatalf("petstore has 20 operations; the catalog lists %d", n)
+	}
+	get, ok := snap.Lookup(ns + ".getOrderById")
+	if !ok {
+		t.Fatalf("no %s.getOrderById in the catalog", ns)
+	}
+	if get.Annotations == nil || !get.Annotations.ReadOnlyHint || !get.Annotations.IdempotentHint {
+		t.Errorf("a GET is read-only and idempotent: %+v", get.Annotations)
+	}
+	del, _ := snap.Lookup(ns + ".deleteOrder")
+	if del == nil || del.Annotations.ReadOnlyHint || del.Annotations.DestructiveHint == nil || !*del.Annotations.DestructiveHint {
+		t.Errorf("a DELETE is destructive: %+v", del)
+	}
+	found, err := h.Search(ctx, SearchRequest{Query: "find purchase order by id", Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(found, ns+".getOrderById(input: { orderId: number }): Promise<Order>") {
+		t.Errorf("search does not show getOrderById with its typed result:\n%s", found)
+	}
+	decl, err := h.Describe(ctx, DescribeRequest{Targets: []string{ns + ".placeOrder"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"placeOrder(input", "shipDate?: string", `status?: "placed" | "approved" | "delivered"`, "Promise<" + ns + ".Order>"} {
+		if !strings.Contains(decl, want) {
+			t.Errorf("describe lacks %q:\n%s", want, decl)
+		}
+	}
+
+	t.Run("get runs without asking", func(t *testing.T) {
+		env := execCode(t, h, `const o = await `+ns+`.getOrderById({ orderId: 3 }); return { id: typeof o.id, status: o.status };`)
+		if env.Status != StatusCompleted {
+			t.Fatalf("GET: %s", envJSON(env))
+		}
+		if got := string(env.Result); !strings.Contains(got, `"id":"number"`) {
+			t.Errorf("the result is not the parsed JSON order: %s", got)
+		}
+		if !slices.Contains(prism.requests(), "get /store/order/3") {
+			t.Errorf("prism did not see the GET: %v", prism.requests())
+		}
+	})
+
+	t.Run("post with a body", func(t *testing.T) {
+		env := execCode(t, h, `return await `+ns+`.placeOrder({ petId: 7, quantity: 2, shipDate: "2026-12-01T10:00:00Z", status: "placed" });`)
+		if env.Status != StatusCompleted {
+			t.Fatalf("POST: %s", envJSON(env))
+		}
+		var order map[string]any
+		if err := json.Unmarshal(env.Result, &order); err != nil || order["id"] == nil {
+			t.Errorf("the POST's result is not an order: %s", env.Result)
+		}
+	})
+
+	t.Run("400 on bad input", func(t *testing.T) {
+		// "yesterday" is a string, as the schema says, but not the
+		// date-time its format asks for: the API refuses it.
+		env := execCode(t, h, `try { await `+ns+`.placeOrder({ petId: 7, shipDate: "yesterday" }); return "sent"; }
+			catch (e) { return { code: e.code, status: e.status, retryable: e.retryable, message: e.message }; }`)
+		if env.Status != StatusCompleted {
+			t.Fatalf("run: %s", envJSON(env))
+		}
+		var te struct {
+			Code      string
+			Status    int
+			Retryable bool
+			Message   string
+		}
+		json.Unmarshal(env.Result, &te)
+		if te.Status != 400 || te.Retryable || te.Code != CodeUpstreamError || !strings.Contains(te.Message, "HTTP 400") {
+			t.Errorf("a 400 is a ToolError with status 400, not retryable: %s", env.Result)
+		}
+	})
+
+	t.Run("delete asks", func(t *testing.T) {
+		before := len(prism.requests())
+		env := execCode(t, h, `return await `+ns+`.deleteOrder({ orderId: 4 });`)
+		if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 || env.Pending[0].Address != ns+".deleteOrder" {
+			t.Fatalf("a DELETE asks: %s", envJSON(env))
+		}
+		if got := prism.requests()[before:]; len(got) != 0 {
+			t.Errorf("the DELETE was sent before approval: %v", got)
+		}
+		if _, err := h.ApproveRun(ctx, env.RunID, "allow_once", "cli", "test"); err != nil {
+			t.Fatal(err)
+		}
+		env = resumeCode(t, h, env.RunID)
+		// The document gives deleteOrder no 2xx answer, only 400 and 404:
+		// Prism answers with the first.
+		if env.Status != StatusFailed || env.Error == nil || !strings.Contains(env.Error.Message, "HTTP 400") {
+			t.Fatalf("approved DELETE: %s", envJSON(env))
+		}
+		if !slices.Contains(prism.requests(), "delete /store/order/4") {
+			t.Errorf("prism did not see the DELETE: %v", prism.requests())
+		}
+	})
+
+	t.Run("api key connection", func(t *testing.T) {
+		before := len(prism.requests())
+		env := execCode(t, h, `const p = await `+ns+`.getPetById({ petId: 1 }); return p.name;`)
+		if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 {
+			t.Fatalf("without an api_key connection the call waits for one: %s", envJSON(env))
+		}
+		msg := env.Pending[0].Message
+		if !strings.Contains(msg, "capabilities connection add "+name+" default --header api_key") || !strings.Contains(msg, "never ask for it in chat") {
+			t.Errorf("the model is not told how the user adds the key: %s", msg)
+		}
+		if got := prism.requests()[before:]; len(got) != 0 {
+			t.Errorf("a request left before the connection existed: %v", got)
+		}
+		// Still waiting on resume while there is no connection.
+		if env2 := resumeCode(t, h, env.RunID); env2.Status != StatusAwaitingConnection {
+			t.Fatalf("resume without the connection: %s", envJSON(env2))
+		}
+		// The person adds it, as `connection add NAME default --header api_key` does.
+		path := h.Paths().Config()
+		c2, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2.Sources[name].Connections = map[string]*Connection{"default": {Headers: map[string]string{"api_key": "${secret:api_key}"}}}
+		if err := c2.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		secret := "pk_live_" + strings.Repeat("7", 24)
+		storeTestSecret(t, kc, SecretKey(name, "default", "api_key"), secret)
+		if err := h.ReloadConfig(ctx); err != nil {
+			t.Fatal(err)
+		}
+		env = resumeCode(t, h, env.RunID)
+		if env.Status != StatusCompleted {
+			t.Fatalf("with the connection: %s", envJSON(env))
+		}
+		if !slices.Contains(prism.requests(), "get /pet/1") {
+			t.Errorf("prism did not see the GET: %v", prism.requests())
+		}
+		if strings.Contains(envJSON(env), secret) {
+			t.Errorf("the secret reached the envelope")
+		}
+	})
+}

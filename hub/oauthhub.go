@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -26,8 +25,47 @@ const (
 // signIns are the sign-ins the hub runs, one per connection at a time.
 type signIns struct {
 	mu      sync.Mutex
-	running map[upstreamKey]chan struct{}
-	last    map[upstreamKey]error
+	running map[upstreamKey]*signInRun
+}
+
+type signInRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// begin registers a sign-in of k. With replace, a running one is cancelled
+// and waited for; without, a running one wins and begin returns nil.
+func (si *signIns) begin(ctx context.Context, k upstreamKey, replace bool) (*signInRun, context.Context) {
+	for {
+		si.mu.Lock()
+		if si.running == nil {
+			si.running = map[upstreamKey]*signInRun{}
+		}
+		cur := si.running[k]
+		if cur == nil {
+			ctx, cancel := context.WithCancel(ctx)
+			run := &signInRun{cancel: cancel, done: make(chan struct{})}
+			si.running[k] = run
+			si.mu.Unlock()
+			return run, ctx
+		}
+		si.mu.Unlock()
+		if !replace {
+			return nil, nil
+		}
+		cur.cancel()
+		<-cur.done
+	}
+}
+
+func (si *signIns) end(k upstreamKey, run *signInRun) {
+	si.mu.Lock()
+	if si.running[k] == run {
+		delete(si.running, k)
+	}
+	si.mu.Unlock()
+	run.cancel()
+	close(run.done)
 }
 
 // oauthNeedsSignIn reports whether connection conn of source waits for a
@@ -70,8 +108,8 @@ func (u *Upstreams) needsSignIn(source, conn string) bool {
 // Login signs connection conn of source in: it opens the authorization
 // page (through $BROWSER when set, else the desktop's opener) and waits
 // until the person finished, ctx ended, or the flow failed. The tray's and
-// the window's Sign in button call it. A sign-in already running for the
-// connection is waited for rather than started twice.
+// the window's Sign in button call it; a sign-in the hub started for a run
+// is replaced by this one.
 func (h *Hub) Login(ctx context.Context, source, conn string) (*OAuthGrant, error) {
 	s := h.Config().Sources[source]
 	if s == nil {
@@ -81,37 +119,15 @@ func (h *Hub) Login(ctx context.Context, source, conn string) (*OAuthGrant, erro
 		conn = s.DefaultConnection()
 	}
 	k := upstreamKey{source, conn}
-	h.signIns.mu.Lock()
-	if h.signIns.running == nil {
-		h.signIns.running, h.signIns.last = map[upstreamKey]chan struct{}{}, map[upstreamKey]error{}
-	}
-	if done, ok := h.signIns.running[k]; ok {
-		h.signIns.mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		h.signIns.mu.Lock()
-		err := h.signIns.last[k]
-		h.signIns.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		st, _ := ReadOAuthState(h.kc, source, conn)
-		return &OAuthGrant{Scopes: st.Scopes, Expiry: st.Expiry, Refreshable: st.Refreshable}, nil
-	}
-	done := make(chan struct{})
-	h.signIns.running[k] = done
-	h.signIns.mu.Unlock()
+	run, ctx := h.signIns.begin(ctx, k, true)
+	defer h.signIns.end(k, run)
+	return h.signIn(ctx, s, source, conn)
+}
+
+func (h *Hub) signIn(ctx context.Context, s *Source, source, conn string) (*OAuthGrant, error) {
 	h.events.publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
 	h.log.Info("signing a connection in", "source", source, "connection", conn)
 	g, err := SignIn(ctx, SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc})
-	h.signIns.mu.Lock()
-	delete(h.signIns.running, k)
-	h.signIns.last[k] = err
-	h.signIns.mu.Unlock()
-	close(done)
 	if err != nil {
 		h.log.Warn("sign-in failed", "source", source, "connection", conn, "error", h.secrets.Scrub(err.Error()))
 	} else {
@@ -125,20 +141,23 @@ func (h *Hub) Login(ctx context.Context, source, conn string) (*OAuthGrant, erro
 // offerSignIn starts the sign-in of a connection a run waits for, in the
 // background, unless one is running. It returns at once.
 func (h *Hub) offerSignIn(source, conn string) {
-	h.signIns.mu.Lock()
-	_, running := h.signIns.running[upstreamKey{source, conn}]
-	h.signIns.mu.Unlock()
-	if running || h.bg.Err() != nil {
+	s := h.Config().Sources[source]
+	if s == nil || h.bg.Err() != nil {
+		return
+	}
+	k := upstreamKey{source, conn}
+	ctx, cancel := context.WithTimeout(h.bg, 10*time.Minute)
+	run, ctx := h.signIns.begin(ctx, k, false)
+	if run == nil {
+		cancel()
 		return
 	}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		ctx, cancel := context.WithTimeout(h.bg, 10*time.Minute)
 		defer cancel()
-		if _, err := h.Login(ctx, source, conn); err != nil && !errors.Is(err, context.Canceled) {
-			return
-		}
+		defer h.signIns.end(k, run)
+		h.signIn(ctx, s, source, conn)
 	}()
 }
 

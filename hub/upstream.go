@@ -820,15 +820,15 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 		}
 		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true, Err: msg}
 	}
-	var werr *jsonrpc.Error
-	if errors.As(err, &werr) {
-		return u.scrubError(s, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: int(werr.Code),
-			Err: fmt.Errorf("%s: %w", op, err)})
-	}
 	var sie *SignInError
 	if errors.As(err, &sie) {
 		u.died(s, sie)
 		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn, Err: sie}
+	}
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		return u.scrubError(s, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: int(werr.Code),
+			Err: fmt.Errorf("%s: %w", op, err)})
 	}
 	// Anything else is the transport: the session is gone or unusable.
 	ue := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,

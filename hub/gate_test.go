@@ -222,3 +222,54 @@ func FuzzGate(f *testing.F) {
 		}
 	})
 }
+
+// TestGatePropertyUniverse pins, by hand, which of the property tests'
+// targets name which of their tools, so checkGate's use of the policy's
+// own matcher cannot hide a matcher that stopped matching: a deny that no
+// longer matched would otherwise pass as "no deny applies".
+func TestGatePropertyUniverse(t *testing.T) {
+	const w, r, o = 1, 2, 4 // writeFile, readFile, openNodes
+	want := map[string]int{
+		"myFiles": w | r, "my-files": w | r, "memory": o,
+		"myFiles.writeFile": w, "my-files.write_file": w, "myFiles.readFile": r, "my-files.read_file": r,
+		"myFiles.*": w | r, "my-files.write*": w, "*": w | r | o,
+		"memory.openNodes": o, "memory.open_nodes": o, "m*": w | r | o, "*.read_file": r,
+	}
+	if len(want) != len(propTargets) {
+		t.Fatalf("the table names %d targets, the universe has %d", len(want), len(propTargets))
+	}
+	for _, target := range propTargets {
+		got := 0
+		for i, tool := range propTools {
+			rule := Rule{Target: target}
+			if rule.matchesTool(tool[0], tool[1], tool[2], tool[3]) {
+				got |= 1 << i
+			}
+		}
+		if m, ok := want[target]; !ok || got != m {
+			t.Errorf("%s matches tools %03b, want %03b", target, got, m)
+		}
+	}
+	// Every kind of outcome occurs in the random runs: a property that never
+	// meets a deny, an allow or a changed definition proves nothing.
+	rng := rand.New(rand.NewPCG(14, 2026))
+	seen := map[string]int{}
+	for range 2000 {
+		rules := make([]Rule, rng.IntN(8))
+		for i := range rules {
+			rules[i] = randomRule(rng)
+		}
+		in := randomInput(rng)
+		d := Gate(NewPolicy(rules), in)
+		key := string(d.Mode)
+		if in.changed() {
+			key += " changed"
+		}
+		seen[key]++
+	}
+	for _, k := range []string{"allow", "ask", "deny", "ask changed", "deny changed"} {
+		if seen[k] < 20 {
+			t.Errorf("only %d of 2000 random calls ended %q: %v", seen[k], k, seen)
+		}
+	}
+}

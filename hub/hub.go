@@ -302,6 +302,7 @@ func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
 	for src, err := range errs {
 		h.log.Warn("listing tools failed", "source", src, "err", err)
 	}
+	h.refreshSkills(ctx, errs, sources...)
 	if err := h.pinMigratedDecisions(ctx); err != nil {
 		h.log.Warn("pinning migrated decisions", "err", err)
 	}

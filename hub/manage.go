@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -78,6 +79,9 @@ func (h *Hub) AcceptTool(ctx context.Context, address string) error {
 // definitions. It returns the changes it accepted, each audited with
 // channel; a target that names no tool is an error.
 func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]ToolChange, error) {
+	if strings.HasPrefix(target, "skill:") {
+		return h.acceptSkills(ctx, target, channel)
+	}
 	accepted, err := h.catalog.Accept(ctx, target)
 	if err != nil {
 		return nil, err

@@ -220,7 +220,12 @@ func (h *Hub) skillContent(ctx context.Context, sk *Skill, rel string) ([]byte, 
 	if sk.Source == "" {
 		return h.readSkillFile(sk, rel)
 	}
-	return nil, sk, fmt.Errorf("reading %s: skills of upstream sources are not read by this version", sk.Address)
+	data, sk, err := h.readUpstreamSkillFile(ctx, sk, rel)
+	if err != nil {
+		return nil, sk, err
+	}
+	// What an upstream serves is shown with the connection secrets hidden.
+	return []byte(h.secrets.Scrub(string(data))), sk, nil
 }
 
 // jsdocLine makes s one line that cannot end a comment.

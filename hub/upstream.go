@@ -770,6 +770,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 			u.toolsChanged(source)
 		},
 	})
+	addSkillsClientMethods(client)
 	return client.Connect(ctx, transport, nil)
 }
 

@@ -1,0 +1,437 @@
+package hub
+
+// Skills of upstream servers that offer the Skills extension.
+//
+// At each refresh the hub pages through an upstream's skills/list (when its
+// capabilities declare io.modelcontextprotocol/skills) and keeps the
+// entries: search and describe show them as skill:<namespace>.<path>. Only
+// entries with a complete file list are kept ("dynamic" ones cannot be
+// checked); content is read when a skill is described, through
+// resources/read, and used only when its size and digest (and, for
+// SKILL.md, its frontmatter) are the entry's. Each skill is pinned like a
+// tool, in the pins table under the name skill:<path>: a later entry with
+// other frontmatter or files is marked changed until the person accepts it.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bounds of one upstream's skills/list.
+const (
+	upstreamSkillPages = 100
+	upstreamSkillsMax  = 10_000
+)
+
+var (
+	digestRE       = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	skillSegmentRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.~-]*$`)
+)
+
+// upstreamSkillEntry is a skills/list entry as the hub reads it: resources
+// may be "dynamic".
+type upstreamSkillEntry struct {
+	URI         string          `json:"uri"`
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	Resources   json.RawMessage `json:"resources"`
+}
+
+type upstreamListSkillsResult struct {
+	mcp.ResultBase
+	Skills     []upstreamSkillEntry `json:"skills"`
+	NextCursor string               `json:"nextCursor,omitempty"`
+}
+
+// addSkillsClientMethods lets client send the extension's methods.
+func addSkillsClientMethods(c *mcp.Client) {
+	if err := mcp.AddSendingCustomMethod[*ListSkillsParams, *upstreamListSkillsResult](c, "skills/list"); err != nil {
+		panic(err) // not a standard method name: cannot happen
+	}
+}
+
+// ListSkills returns the skill entries of source's upstream, or none when
+// it does not declare the Skills extension. Safe for concurrent use.
+func (u *Upstreams) ListSkills(ctx context.Context, source string) ([]upstreamSkillEntry, error) {
+	s, err := u.acquire(ctx, source, "")
+	if err != nil {
+		return nil, err
+	}
+	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
+	defer cancel()
+	var entries []upstreamSkillEntry
+	if init := s.cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Extensions[skillsExtension] != nil {
+		cursor := ""
+		for page := 0; ; page++ {
+			if page == upstreamSkillPages {
+				err = fmt.Errorf("skills/list: more than %d pages", upstreamSkillPages)
+				break
+			}
+			var res *upstreamListSkillsResult
+			res, err = mcp.CallCustomMethod[*ListSkillsParams, *upstreamListSkillsResult](listCtx, s.cs, "skills/list", &ListSkillsParams{Cursor: cursor})
+			if err != nil {
+				break
+			}
+			entries = append(entries, res.Skills...)
+			if len(entries) > upstreamSkillsMax {
+				entries, err = entries[:upstreamSkillsMax], fmt.Errorf("skills/list: more than %d skills", upstreamSkillsMax)
+				break
+			}
+			if res.NextCursor == "" || res.NextCursor == cursor {
+				break
+			}
+			cursor = res.NextCursor
+		}
+	}
+	err = u.classify(ctx, listCtx, s, "listing skills", err)
+	u.release(s, err)
+	if err != nil {
+		return nil, err
+	}
+	return entries, nil
+}
+
+// ReadResource reads one resource of source's upstream and returns its raw
+// bytes. Safe for concurrent use.
+func (u *Upstreams) ReadResource(ctx context.Context, source, uri string) ([]byte, error) {
+	s, err := u.acquire(ctx, source, "")
+	if err != nil {
+		return nil, err
+	}
+	readCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
+	defer cancel()
+	res, err := s.cs.ReadResource(readCtx, &mcp.ReadResourceParams{URI: uri})
+	err = u.classify(ctx, readCtx, s, "reading "+uri, err)
+	u.release(s, err)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range res.Contents {
+		if c != nil && (c.URI == uri || c.URI == "") {
+			if c.Blob != nil {
+				return c.Blob, nil
+			}
+			return []byte(c.Text), nil
+		}
+	}
+	return nil, fmt.Errorf("reading %s: the answer holds no contents for it", uri)
+}
+
+// upstreamSkill checks one entry of source's listing and makes it a Skill.
+func upstreamSkill(source string, e upstreamSkillEntry) (*Skill, error) {
+	scheme, rest, ok := strings.Cut(e.URI, "://")
+	root, isSkillMD := strings.CutSuffix(rest, "/SKILL.md")
+	if !ok || scheme == "" || !isSkillMD || root == "" {
+		return nil, fmt.Errorf("uri %q is not the URI of a SKILL.md", e.URI)
+	}
+	segs := strings.Split(root, "/")
+	for _, seg := range segs {
+		if !skillSegmentRE.MatchString(seg) || seg == "." || seg == ".." {
+			return nil, fmt.Errorf("uri %q: the skill path has a segment the hub does not address (%q)", e.URI, seg)
+		}
+	}
+	var fm map[string]any
+	if err := json.Unmarshal(e.Frontmatter, &fm); err != nil || fm == nil {
+		return nil, fmt.Errorf("%s: frontmatter is not an object", e.URI)
+	}
+	name, _ := fm["name"].(string)
+	desc, _ := fm["description"].(string)
+	if name == "" || strings.TrimSpace(desc) == "" {
+		return nil, fmt.Errorf("%s: frontmatter lacks a string name or description", e.URI)
+	}
+	if name != segs[len(segs)-1] {
+		return nil, fmt.Errorf("%s: the name %q is not the skill path's last segment", e.URI, name)
+	}
+	if string(e.Resources) == `"dynamic"` {
+		return nil, fmt.Errorf("%s: its files are \"dynamic\", without digests to check them by", e.URI)
+	}
+	var res []SkillResource
+	if err := json.Unmarshal(e.Resources, &res); err != nil || res == nil {
+		return nil, fmt.Errorf("%s: resources is neither a list of files nor \"dynamic\"", e.URI)
+	}
+	if len(res) > skillMaxFiles {
+		return nil, fmt.Errorf("%s: %d files, above %d", e.URI, len(res), skillMaxFiles)
+	}
+	prefix := scheme + "://" + root + "/"
+	var files []SkillFile
+	var total int64
+	seen := map[string]bool{}
+	for _, r := range res {
+		rel, ok := strings.CutPrefix(r.URI, prefix)
+		if !ok {
+			return nil, fmt.Errorf("%s: file %q is not inside the skill", e.URI, r.URI)
+		}
+		if c, ok := cleanSkillFile(rel); !ok || c != rel || strings.Contains(rel, "#") {
+			return nil, fmt.Errorf("%s: file %q has a path the hub does not address", e.URI, r.URI)
+		}
+		if seen[rel] {
+			return nil, fmt.Errorf("%s: file %q is listed twice", e.URI, r.URI)
+		}
+		seen[rel] = true
+		if !digestRE.MatchString(r.Digest) || r.Size < 0 {
+			return nil, fmt.Errorf("%s: file %q has no valid sha256 digest and size", e.URI, r.URI)
+		}
+		total += r.Size
+		files = append(files, SkillFile{Path: rel, Size: r.Size, Digest: r.Digest})
+	}
+	if !seen["SKILL.md"] {
+		return nil, fmt.Errorf("%s: its files do not list SKILL.md", e.URI)
+	}
+	if total > skillMaxBytes {
+		return nil, fmt.Errorf("%s: its files pass %d bytes", e.URI, skillMaxBytes)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if (files[i].Path == "SKILL.md") != (files[j].Path == "SKILL.md") {
+			return files[i].Path == "SKILL.md"
+		}
+		return files[i].Path < files[j].Path
+	})
+	fmJSON, _ := json.Marshal(fm) // sorted keys: the hash does not move with their order
+	ns := Namespace(source)
+	return &Skill{
+		Source: source, Namespace: ns, Path: root, Address: "skill:" + ns + "." + root, Name: name, Description: desc,
+		Frontmatter: e.Frontmatter, Files: files, URI: e.URI, Hash: skillHash(fmJSON, files),
+	}, nil
+}
+
+// skillDefinition is what a pin keeps of an upstream skill, to say what
+// changed.
+type skillDefinition struct {
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	Files       []SkillFile     `json:"files"`
+}
+
+// skillChange says in one line how def differs from the pinned one.
+func skillChange(pinned sql.NullString, cur *Skill) string {
+	var old skillDefinition
+	if !pinned.Valid || json.Unmarshal([]byte(pinned.String), &old) != nil {
+		return "its frontmatter or files changed"
+	}
+	var parts []string
+	var a, b any
+	json.Unmarshal(old.Frontmatter, &a)
+	json.Unmarshal(cur.Frontmatter, &b)
+	if !reflect.DeepEqual(a, b) {
+		parts = append(parts, "its frontmatter changed")
+	}
+	was := map[string]string{}
+	for _, f := range old.Files {
+		was[f.Path] = f.Digest
+	}
+	var changed, added []string
+	for _, f := range cur.Files {
+		d, ok := was[f.Path]
+		switch {
+		case !ok:
+			added = append(added, f.Path)
+		case d != f.Digest:
+			changed = append(changed, f.Path)
+		}
+		delete(was, f.Path)
+	}
+	if len(changed) > 0 {
+		parts = append(parts, "changed "+strings.Join(changed, ", "))
+	}
+	if len(added) > 0 {
+		parts = append(parts, "added "+strings.Join(added, ", "))
+	}
+	if len(was) > 0 {
+		parts = append(parts, "removed "+strings.Join(sortedKeys(was), ", "))
+	}
+	if len(parts) == 0 {
+		return "its frontmatter or files changed"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// refreshSkills lists the skills of the named sources (every enabled one
+// when none) and pins each skill seen for the first time. A source that
+// fails, or whose tools could not be listed (failed), keeps the skills it
+// had.
+func (h *Hub) refreshSkills(ctx context.Context, failed map[string]error, sources ...string) {
+	cfg := h.Config()
+	if len(sources) == 0 {
+		for _, name := range sortedKeys(cfg.Sources) {
+			if !cfg.Sources[name].Disabled {
+				sources = append(sources, name)
+			}
+		}
+	}
+	listed := map[string][]*Skill{}
+	for _, src := range sources {
+		if s := cfg.Sources[src]; s == nil || s.Disabled {
+			listed[src] = nil
+			continue
+		}
+		if failed[src] != nil {
+			continue
+		}
+		entries, err := h.up.ListSkills(ctx, src)
+		if err != nil {
+			h.log.Warn("listing skills failed", "source", src, "err", err)
+			continue
+		}
+		var skills []*Skill
+		seen := map[string]bool{}
+		for _, e := range entries {
+			sk, err := upstreamSkill(src, e)
+			if err == nil && seen[sk.Address] {
+				err = fmt.Errorf("%s is listed twice", e.URI)
+			}
+			if err != nil {
+				h.log.Warn("skipping an upstream skill", "source", src, "problem", h.secrets.Scrub(err.Error()))
+				continue
+			}
+			seen[sk.Address] = true
+			sk.Description = h.secrets.Scrub(sk.Description)
+			skills = append(skills, sk)
+		}
+		if err := h.pinSkills(ctx, src, skills); err != nil {
+			h.log.Warn("pinning skills failed", "source", src, "err", err)
+			continue
+		}
+		listed[src] = skills
+	}
+	r := &h.skillReg
+	r.mu.Lock()
+	if r.upstream == nil {
+		r.upstream = map[string][]*Skill{}
+	}
+	for src, skills := range listed {
+		if len(skills) == 0 {
+			delete(r.upstream, src)
+		} else {
+			r.upstream[src] = skills
+		}
+	}
+	for src := range r.upstream {
+		if s := cfg.Sources[src]; s == nil || s.Disabled {
+			delete(r.upstream, src)
+		}
+	}
+	r.upVer++
+	r.mu.Unlock()
+}
+
+// pinSkills pins each skill seen for the first time and sets every skill's
+// Pinned and Change from its pin.
+func (h *Hub) pinSkills(ctx context.Context, source string, skills []*Skill) error {
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := time.Now().UnixMilli()
+	for _, sk := range skills {
+		def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
+		if _, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (source, name) DO NOTHING`, source, "skill:"+sk.Path, sk.Hash, string(def), now); err != nil {
+			return fmt.Errorf("pinning %s: %w", sk.Address, err)
+		}
+		var pinned string
+		var pinnedDef sql.NullString
+		if err := tx.QueryRowContext(ctx, `SELECT hash, definition FROM pins WHERE source = ? AND name = ?`, source, "skill:"+sk.Path).Scan(&pinned, &pinnedDef); err != nil {
+			return fmt.Errorf("reading the pin of %s: %w", sk.Address, err)
+		}
+		sk.Pinned = pinned
+		if sk.Changed() {
+			sk.Change = skillChange(pinnedDef, sk)
+		}
+	}
+	return tx.Commit()
+}
+
+// acceptSkills pins the current entries of the changed upstream skills
+// target names (an address, or skill:<namespace>.* for all of a source's).
+func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]ToolChange, error) {
+	var matched []*Skill
+	for _, sk := range h.skills().skills {
+		if sk.Source == "" {
+			continue
+		}
+		if sk.Address == target || strings.HasSuffix(target, ".*") && strings.HasPrefix(sk.Address, strings.TrimSuffix(target, "*")) {
+			matched = append(matched, sk)
+		}
+	}
+	if len(matched) == 0 {
+		return nil, fmt.Errorf("accepting %q: no such upstream skill (local skills need no accepting)", target)
+	}
+	var accepted []ToolChange
+	for _, sk := range matched {
+		if !sk.Changed() {
+			continue
+		}
+		def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
+		if _, err := h.db.ExecContext(ctx, `UPDATE pins SET hash = ?, definition = ?, at = ? WHERE source = ? AND name = ?`,
+			sk.Hash, string(def), time.Now().UnixMilli(), sk.Source, "skill:"+sk.Path); err != nil {
+			return accepted, fmt.Errorf("accepting %s: %w", sk.Address, err)
+		}
+		accepted = append(accepted, ToolChange{Source: sk.Source, Name: "skill:" + sk.Path, Address: sk.Address,
+			OldHash: sk.Pinned, NewHash: sk.Hash, Change: sk.Change, At: time.Now()})
+		if err := h.runs.audit(ctx, channel, "", "", sk.Address, "accept_definition", sk.Change, h.now()); err != nil {
+			return accepted, err
+		}
+	}
+	if len(accepted) > 0 {
+		// The marks go with new copies of the skills; the set is rebuilt.
+		r := &h.skillReg
+		r.mu.Lock()
+		for _, c := range accepted {
+			for i, sk := range r.upstream[c.Source] {
+				if sk.Address == c.Address {
+					cp := *sk
+					cp.Pinned, cp.Change = cp.Hash, ""
+					r.upstream[c.Source][i] = &cp
+				}
+			}
+		}
+		r.upVer++
+		r.mu.Unlock()
+		h.events.publish(Event{Kind: EventCatalog})
+	}
+	return accepted, nil
+}
+
+// readUpstreamSkillFile reads one file of an upstream skill through
+// resources/read and returns it only when its size and digest are the
+// entry's, and, for SKILL.md, its frontmatter too.
+func (h *Hub) readUpstreamSkillFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
+	f, ok := sk.file(rel)
+	if !ok {
+		return nil, sk, fmt.Errorf("%s has no file %q", sk.Address, rel)
+	}
+	uri := strings.TrimSuffix(sk.URI, "SKILL.md") + rel
+	data, err := h.up.ReadResource(ctx, sk.Source, uri)
+	if err != nil {
+		return nil, sk, fmt.Errorf("reading %s#%s: %w", sk.Address, rel, err)
+	}
+	stale := fmt.Errorf("reading %s#%s: the source serves other content than it listed for it (size or digest differ); it is read again at the next refresh", sk.Address, rel)
+	if int64(len(data)) != f.Size || digestOf(data) != f.Digest {
+		if h.bg.Err() == nil {
+			h.goBackground(func() { h.refreshSkills(h.bg, nil, sk.Source) })
+		}
+		return nil, sk, stale
+	}
+	if rel == "SKILL.md" {
+		doc, err := parseSkillMD(data)
+		if err != nil {
+			return nil, sk, fmt.Errorf("reading %s: SKILL.md: %v", sk.Address, err)
+		}
+		var a, b any
+		json.Unmarshal(doc.Frontmatter, &a)
+		json.Unmarshal(sk.Frontmatter, &b)
+		if !reflect.DeepEqual(a, b) {
+			return nil, sk, errors.New(strings.Replace(stale.Error(), "size or digest differ", "its frontmatter differs", 1))
+		}
+	}
+	return data, sk, nil
+}

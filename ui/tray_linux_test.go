@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,17 +41,22 @@ func init() {
 func runTrayChild() int {
 	h := newFakeHub()
 	h.populate()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
 		sc := bufio.NewScanner(os.Stdin)
 		for sc.Scan() {
-			if sc.Text() == "add" {
+			switch sc.Text() {
+			case "add":
 				a, raw := sampleApproval("ap_1", time.Now())
 				a.Expires = time.Now().Add(time.Hour)
 				h.add(a, raw)
+			case "stop": // as hub stop does
+				cancel()
 			}
 		}
 	}()
-	if err := Run(context.Background(), h, Options{Logf: log.Printf}); err != nil {
+	if err := Run(ctx, h, Options{Logf: log.Printf}); err != nil {
 		log.Print(err)
 		return 1
 	}
@@ -218,6 +224,93 @@ func TestRealTray(t *testing.T) {
 	case <-deadline:
 		t.Fatal("the app did not end within 60s of Quit")
 	}
+}
+
+// TestNoTrayHost: on a session bus without a StatusNotifierWatcher the app
+// runs without an icon and says once how to open its window; stopping it
+// (as hub stop does) after its dialog came up ends it with status 0.
+func TestNoTrayHost(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no display: run under scripts/with-session.sh")
+	}
+	if _, err := exec.LookPath("dbus-daemon"); err != nil {
+		t.Skip("no dbus-daemon")
+	}
+	// A session bus of its own, with nothing on it.
+	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1")
+	addrOut, err := bus.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bus.Process.Kill(); bus.Wait() })
+	addr, err := bufio.NewReader(addrOut).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	tmp := t.TempDir()
+	cmd.Env = append(os.Environ(), trayChildEnv+"=1", "DBUS_SESSION_BUS_ADDRESS="+strings.TrimSpace(addr),
+		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	const hint = "open its window with 'capabilities hub open'"
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), hint) {
+		select {
+		case err := <-exited:
+			t.Fatalf("the app exited (%v):\n%s", err, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no word on how to open the window within 60s:\n%s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fmt.Fprintln(stdin, "add")
+	fmt.Fprintln(stdin, "stop")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("stopped, the app ended with %v:\n%s", err, out)
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the app did not stop within 60s")
+	}
+	if n := strings.Count(out.String(), hint); n != 1 {
+		t.Errorf("said %d times how to open the window:\n%s", n, out)
+	}
+}
+
+// lockedBuffer is a buffer a child process writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // ensureTrayHost makes sure a StatusNotifierWatcher owns its name on the

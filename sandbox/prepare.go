@@ -344,6 +344,12 @@ func stripTypeScript(code string) (string, error) {
 		if line < 1 {
 			line = 1
 		}
+		// Past the code's end is the wrapper's closing: the code ended
+		// before an expression or a bracket did.
+		if lines := strings.Count(code, "\n") + 1; line > lines {
+			last := code[strings.LastIndex(code, "\n")+1:]
+			return "", newError(CodeSyntaxError, "unexpected end of the code at line %d:%d: an expression or a bracket is not closed", lines, len(last)+1)
+		}
 		return "", newError(CodeSyntaxError, "%s at line %d:%d", m.Text, line, m.Location.Column+1)
 	}
 	out := string(res.Code)

@@ -65,6 +65,8 @@ func TestPrepareErrors(t *testing.T) {
 		{"too large", strings.Repeat("x", 101), Limits{CodeBytes: 100}, &Error{Code: CodeCodeTooLarge, Message: "the code is 101 bytes, above the limit of 100"}},
 		{"empty", "  \n", Limits{}, &Error{Code: CodeSyntaxError, Message: "the code is empty"}},
 		{"syntax error line", "const a = 1;\nconst b = ;\n", Limits{}, &Error{Code: CodeSyntaxError, Message: "Unexpected \";\" at line 2:11"}},
+		{"unclosed expression", "const a = 1;\nreturn a +\n", Limits{}, &Error{Code: CodeSyntaxError, Message: "unexpected end of the code at line 3:1: an expression or a bracket is not closed"}},
+		{"unclosed bracket", "if (x) {\n  return 1;", Limits{}, &Error{Code: CodeSyntaxError, Message: "unexpected end of the code at line 2:12: an expression or a bracket is not closed"}},
 		{"syntax error in ts", "let x: number = 1;\nlet y: = 2;", Limits{}, &Error{Code: CodeSyntaxError, Message: "Unexpected \"=\" at line 2:8"}},
 		{"with is strict", "with (Math) { return max(1, 2) }", Limits{}, nil},
 		{"nesting", strings.Repeat("[", 300) + strings.Repeat("]", 300), Limits{}, &Error{Code: CodeTooDeeplyNested, Message: "brackets nest 300 levels deep at line 1, above the limit of 256"}},

@@ -144,6 +144,18 @@ func TestMemoryWithinOneTurn(t *testing.T) {
 					}
 				})
 			}
+			t.Run("after a run that left its garbage", func(t *testing.T) {
+				// No collection in between: the first run's arrays are
+				// garbage when the second starts, and must not raise its
+				// limit.
+				runtime.GC()
+				if o := runCode(t, d, `const a = []; for (let i = 0; i < 28; i++) a.push(new Uint8Array(1 << 20)); return a.length`, nil, limits); string(o.Result) != "28" {
+					t.Fatalf("28 MB under a 32 MB limit: %s", describeOutcome(o))
+				}
+				if o := runCode(t, d, `const a = []; for (let i = 0; i < 48; i++) a.push(new Uint8Array(1 << 20)); return a.length`, nil, limits); errCode(o) != CodeMemoryLimit {
+					t.Fatalf("48 MB right after a run that left 28 MB: want memory_limit: %s", describeOutcome(o))
+				}
+			})
 			t.Run("garbage", func(t *testing.T) {
 				runtime.GC()
 				code := `let n = 0; for (let i = 0; i < 200; i++) n += new Uint8Array(1 << 20).length + new ArrayBuffer(1 << 19).byteLength; return n`

@@ -3,7 +3,9 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -100,6 +102,11 @@ type inProcess struct {
 	wg        sync.WaitGroup
 	mu        sync.Mutex
 	closed    bool
+	// collecting is held for writing while a collection after a run that
+	// left much garbage runs; a run starts once it is over. clean is the
+	// live heap after the last one.
+	collecting sync.RWMutex
+	clean      atomic.Uint64
 }
 
 // keepWarm prepares runtimes until Close. If preparing fails, runs build
@@ -155,6 +162,11 @@ func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
 	d.mu.Unlock()
 	defer d.wg.Done()
 
+	// A run's memory limit counts from the live heap as of the last
+	// collection: wait for one that is under way, or a baseline the last
+	// run's garbage inflates would let this run use more.
+	d.collecting.RLock()
+	d.collecting.RUnlock()
 	ctx, stop := mergeCancel(ctx, d.ctx)
 	defer stop()
 	done := make(chan Outcome, 1)
@@ -168,6 +180,15 @@ func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
 	o := <-done
 	if took {
 		<-d.slots
+	}
+	if _, objects := heapStats(); objects > d.clean.Load()+collectAbove && d.collecting.TryLock() {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			defer d.collecting.Unlock()
+			runtime.GC()
+			d.clean.Store(heapLive())
+		}()
 	}
 	d.startWarm.Do(func() {
 		d.wg.Add(1)

@@ -1,0 +1,150 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// clientExec runs code through a go-sdk client's execute and returns the
+// envelope of its structured content, after checking the text line says
+// the same.
+func clientExec(t *testing.T, cs *mcp.ClientSession, code string) *Envelope {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": code}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env Envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatalf("structured content is not an envelope: %v\n%s", err, b)
+	}
+	var structured, line any
+	json.Unmarshal(b, &structured)
+	if err := json.Unmarshal([]byte(resultText(res)), &line); err != nil || !reflect.DeepEqual(structured, line) {
+		t.Fatalf("the text line and the structured envelope differ:\n%s\n%s", resultText(res), b)
+	}
+	return &env
+}
+
+// TestFinePrintThroughAClient: the spec's fine print as a go-sdk client
+// sees it in execute's envelope, at both protocol versions: export default
+// rewrites with their notices, an uncaught ToolError's own code and hint,
+// the person's line in a syntax error, memoryBytes within one synchronous
+// turn, setTimeout waiting in wall time with Date moving by the delay,
+// calls listing the refused ones with ok false, and credentials in free
+// text hidden from the pending call's summary.
+func TestFinePrintThroughAClient(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			cs := connect(t, h.Hub, version, nil)
+
+			t.Run("export default", func(t *testing.T) {
+				for code, want := range map[string]string{
+					"export default async function () {\n  return (await everything.getSum({ a: 1, b: 2 }));\n}": "Called the function after `export default`",
+					"export default async () => 4":             "Called the function after `export default`",
+					"const n = 2;\nexport default { n, m: 5 }": "Returned the value after `export default`",
+					"export default 2 + 3":                     "Returned the value after `export default`",
+				} {
+					env := clientExec(t, cs, code)
+					if env.Status != StatusCompleted || len(env.Result) == 0 || string(env.Result) == "null" {
+						t.Errorf("%q: %s", code, env.Line())
+						continue
+					}
+					if !strings.Contains(strings.Join(env.Notices, "\n"), want) {
+						t.Errorf("%q: notices %q, want one saying %q", code, env.Notices, want)
+					}
+				}
+				if env := clientExec(t, cs, "export default async function () {\n  return (await everything.getSum({ a: 1, b: 2 }));\n}"); !strings.Contains(string(env.Result), "3") {
+					t.Errorf("the anonymous default function's result: %s", env.Line())
+				}
+				if env := clientExec(t, cs, "export default 2 + 3"); string(env.Result) != "5" {
+					t.Errorf("the default expression's value: %s", env.Line())
+				}
+			})
+
+			t.Run("uncaught tool error", func(t *testing.T) {
+				env := clientExec(t, cs, `await everything.echo({ message: "x" }, { connection: "nope" });`)
+				if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "unknown_connection" || env.Error.Hint == "" {
+					t.Errorf("an uncaught ToolError: %s; want its code unknown_connection and a hint", env.Line())
+				}
+			})
+
+			t.Run("syntax error line", func(t *testing.T) {
+				for code, line := range map[string]string{
+					"const a = 1;\nconst b = ;":  "line 2:",
+					"const a = 1;\n\nbreak;":     "line 3:",
+					"const a = 1;\nlet a = 2;":   "line 2:",
+					"const a = 1;\nreturn a +\n": "unexpected end of the code at line 3:1",
+				} {
+					env := clientExec(t, cs, code)
+					if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "syntax_error" || !strings.Contains(env.Error.Message, line) {
+						t.Errorf("%q: %s; want a syntax_error at %s", code, env.Line(), line)
+					}
+				}
+			})
+
+			t.Run("memory within one turn", func(t *testing.T) {
+				env := clientExec(t, cs, `const a = []; for (let i = 0; i < 96; i++) a.push(new Uint8Array(1 << 20)); return a.length`)
+				if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "memory_limit" {
+					t.Errorf("96 MB of typed arrays in one turn: %s; want memory_limit", env.Line())
+				}
+			})
+
+			t.Run("setTimeout waits", func(t *testing.T) {
+				start := time.Now()
+				env := clientExec(t, cs, `const a = Date.now(); await new Promise(r => setTimeout(r, 400)); return Date.now() - a`)
+				if took := time.Since(start); env.Status != StatusCompleted || string(env.Result) != "400" || took < 400*time.Millisecond {
+					t.Errorf("a 400 ms timer: %s after %v; want 400 after at least 400ms", env.Line(), took)
+				}
+			})
+
+			t.Run("calls list refused ones", func(t *testing.T) {
+				env := clientExec(t, cs, `const r = [];
+for (const f of [
+	() => everything.echo({ message: "ok" }),
+	() => everything.echo({ message: "x" }, { connection: "nope" }),
+	() => everything.getSum({ a: "one", b: 2 }),
+]) { try { await f(); r.push("ok"); } catch (e) { r.push(e.code); } }
+return r;`)
+				if string(env.Result) != `["ok","unknown_connection","invalid_arguments"]` {
+					t.Fatalf("%s", env.Line())
+				}
+				var got []string
+				for _, c := range env.Calls {
+					got = append(got, c.Address+" "+map[bool]string{true: "ok", false: "failed"}[c.OK])
+				}
+				if want := "everything.echo ok|everything.echo failed|everything.getSum failed"; strings.Join(got, "|") != want {
+					t.Errorf("calls %q, want %q", got, want)
+				}
+			})
+
+			t.Run("credentials in free text", func(t *testing.T) {
+				env := clientExec(t, cs, `return await memory.createEntities({ entities: [{ name: "n", entityType: "Authorization: Bearer abc.DEF-123_456 sk_live_4eC39HqLyjWDarjtT1zdp7dc ghp_abcdefghijklmnopqrstuvwxyz0123456789", observations: [] }] });`)
+				if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+					t.Fatalf("%s", env.Line())
+				}
+				s := env.Pending[0].Summary
+				for _, secret := range []string{"abc.DEF-123_456", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "ghp_abcdefghij"} {
+					if strings.Contains(env.Line(), secret) {
+						t.Errorf("the envelope shows %q: %s", secret, env.Line())
+					}
+				}
+				if !regexp.MustCompile(`Authorization: Bearer \[redacted\]`).MatchString(s) {
+					t.Errorf("the pending summary does not show the redacted header: %q", s)
+				}
+			})
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -513,5 +514,81 @@ func TestSkillsListPages(t *testing.T) {
 	}
 	if _, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](ctx, cs, "skills/list", &ListSkillsParams{Cursor: "bogus"}); err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "not one skills/list gave") {
 		t.Fatalf("a bad cursor: %v", err)
+	}
+}
+
+// TestSkillsExtensionCacheable: at 2026-07-28, through the go-sdk client,
+// skills/list, skills/get and the files' resources/read carry ttlMs and
+// cacheScope, and the results are complete.
+func TestSkillsExtensionCacheable(t *testing.T) {
+	h := newSkillHub(t, "")
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, nil)
+	if err := mcp.AddSendingCustomMethod[*ListSkillsParams, *ListSkillsResult](c, "skills/list"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddSendingCustomMethod[*GetSkillParams, *GetSkillResult](c, "skills/get"); err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := h.NewMCPServer("test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](ctx, cs, "skills/list", &ListSkillsParams{})
+	if err != nil || list.ResultType != "complete" || list.TTLMs != 60000 || list.CacheScope != "private" || len(list.Skills) != 2 {
+		t.Fatalf("skills/list: %v, %+v", err, list)
+	}
+	get, err := mcp.CallCustomMethod[*GetSkillParams, *GetSkillResult](ctx, cs, "skills/get", &GetSkillParams{URI: "skill://pdf-forms/SKILL.md"})
+	if err != nil || get.ResultType != "complete" || get.TTLMs != 60000 || get.CacheScope != "private" || get.Skill.URI != "skill://pdf-forms/SKILL.md" {
+		t.Fatalf("skills/get: %v, %+v", err, get)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://pdf-forms/SKILL.md"})
+	if err != nil || read.TTLMs != 60000 || read.CacheScope != "private" || len(read.Contents) != 1 || !strings.HasPrefix(read.Contents[0].Text, "---\nname: pdf-forms\n") {
+		t.Fatalf("resources/read: %v, %+v", err, read)
+	}
+	// The tools list keeps its hour.
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || tools.TTLMs != int(listTTL/time.Millisecond) {
+		t.Fatalf("tools/list: %v, ttl %d", err, tools.TTLMs)
+	}
+}
+
+func TestUpstreamSkillEntryChecks(t *testing.T) {
+	d := "sha256:" + strings.Repeat("a", 64)
+	ok := `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":3}]`
+	for _, c := range []struct {
+		uri, fm, res, problem string
+	}{
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, ok, ""},
+		{"skill://a/b/README.md", `{"name":"b","description":"x"}`, ok, "not the URI of a SKILL.md"},
+		{"skill://a/../b/SKILL.md", `{"name":"b","description":"x"}`, ok, "a segment the hub does not address"},
+		{"skill://a/b/SKILL.md", `{"name":"c","description":"x"}`, ok, "not the skill path's last segment"},
+		{"skill://a/b/SKILL.md", `{"name":"b"}`, ok, "lacks a string name or description"},
+		{"skill://a/b/SKILL.md", `[1]`, ok, "frontmatter is not an object"},
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `"dynamic"`, `"dynamic"`},
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `null`, "neither a list of files"},
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[]`, "do not list SKILL.md"},
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/c/x.md","digest":"` + d + `","size":1}]`, "not inside the skill"},
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"sha256:AB","size":1}]`, "no valid sha256 digest"},
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":1},{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":1}]`, "listed twice"},
+		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":16777217}]`, "pass 16777216 bytes"},
+	} {
+		sk, err := upstreamSkill("my-docs", upstreamSkillEntry{URI: c.uri, Frontmatter: json.RawMessage(c.fm), Resources: json.RawMessage(c.res)})
+		if c.problem == "" {
+			if err != nil || sk.Address != "skill:myDocs.a/b" || sk.Name != "b" || len(sk.Files) != 1 {
+				t.Errorf("%s: %v, %+v", c.uri, err, sk)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.problem) {
+			t.Errorf("%s %s %s: %v, want %q", c.uri, c.fm, c.res, err, c.problem)
+		}
 	}
 }

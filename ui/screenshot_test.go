@@ -239,19 +239,25 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 func capture(w fyne.Window, path string) error {
 	var last, b []byte
 	var err error
-	testwait.Until(5*time.Second, func() bool {
+	// Every shot shows a new state: a frame equal to the previous shot was
+	// painted before the change, so capture waits for the next.
+	testwait.Until(15*time.Second, func() bool {
 		prev := last
 		if b, err = grab(w); err != nil {
 			return true
 		}
 		last = b
-		return prev != nil && bytes.Equal(b, prev)
+		return prev != nil && bytes.Equal(b, prev) && !bytes.Equal(b, previousShot)
 	})
 	if err != nil {
 		return fmt.Errorf("capturing %s: %w", filepath.Base(path), err)
 	}
+	previousShot = b
 	return os.WriteFile(path, b, 0o644)
 }
+
+// previousShot is the last PNG capture wrote.
+var previousShot []byte
 
 // grab returns one PNG of the window.
 func grab(w fyne.Window) ([]byte, error) {

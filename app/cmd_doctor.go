@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -195,6 +196,13 @@ func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
 		return []check{{name: "sources", info: oneLine(err.Error())}}
 	}
 	for _, s := range st.Sources {
+		for _, si := range s.SignIns {
+			c := check{name: "sign-in " + s.Name + "/" + cmp.Or(si.Connection, "-"), ok: si.SignedIn, info: oneLine(si.Summary)}
+			if !si.SignedIn {
+				c.fix = strings.TrimSpace("capabilities connection login " + s.Name + " " + si.Connection)
+			}
+			out = append(out, c)
+		}
 		if s.State == hub.SourceDisabled {
 			out = append(out, check{name: "source " + s.Name, ok: true, info: s.Summary})
 			continue

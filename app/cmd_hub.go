@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -333,6 +334,9 @@ func hubStatusCommand() *command {
 				for _, s := range st.Sources {
 					for _, w := range s.Warnings {
 						fmt.Fprintf(e.Stdout, "warning: %s: %s\n", s.Name, oneLine(w))
+					}
+					for _, si := range s.SignIns {
+						fmt.Fprintf(e.Stdout, "sign-in: %s (connection %s): %s\n", s.Name, cmp.Or(si.Connection, "-"), oneLine(si.Summary))
 					}
 				}
 			}

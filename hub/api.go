@@ -26,6 +26,9 @@ type SourceStatus struct {
 	// Warnings say what the last listing skipped or cut short (hostile
 	// tool names, catalog limits).
 	Warnings []string `json:"warnings,omitempty"`
+	// SignIns are the OAuth connections' sign-in states; a Sign in button
+	// calls Hub.Login(source, connection).
+	SignIns []SignInStatus `json:"signIns,omitempty"`
 }
 
 // Status is the hub at a glance.
@@ -80,7 +83,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 			}
 		}
 		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
-			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name)}
+			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signInStatuses(name)}
 		st.Sources = append(st.Sources, ss)
 	}
 	pend, err := h.runs.openPending(ctx)

@@ -291,6 +291,10 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	if st := h.up.State()["demo"]; st.State != SourceNeedsSignIn {
 		t.Errorf("source state %+v, want %s", st, SourceNeedsSignIn)
 	}
+	if st, err := h.Status(context.Background()); err != nil || len(st.Sources) != 1 || len(st.Sources[0].SignIns) != 1 || st.Sources[0].SignIns[0].SignedIn ||
+		!strings.HasPrefix(st.Sources[0].SignIns[0].Summary, "needs sign-in") {
+		t.Errorf("status before sign-in: %+v, %v", st.Sources, err)
+	}
 
 	// The person follows the page the hub opened.
 	var authURL string
@@ -326,6 +330,10 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	}
 	if sts := h.OAuthStates(); len(sts) != 1 || !sts[0].SignedIn {
 		t.Errorf("OAuth states %+v", sts)
+	}
+	if st, err := h.Status(context.Background()); err != nil || len(st.Sources[0].SignIns) != 1 || !st.Sources[0].SignIns[0].SignedIn ||
+		!slices.Contains(st.Sources[0].SignIns[0].Scopes, "mcp:tools") {
+		t.Errorf("status after sign-in: %+v, %v", st.Sources, err)
 	}
 	cancel()
 	h.Close()

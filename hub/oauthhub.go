@@ -161,29 +161,58 @@ func (h *Hub) offerSignIn(source, conn string) {
 	}()
 }
 
+// SignInStatus is one OAuth connection's sign-in in the status API.
+type SignInStatus struct {
+	Connection string    `json:"connection"`
+	SignedIn   bool      `json:"signedIn"`
+	Summary    string    `json:"summary"`
+	Expiry     time.Time `json:"expiry,omitzero"`
+	Scopes     []string  `json:"scopes,omitempty"`
+	// SigningIn reports that a sign-in page is open and the hub waits for
+	// the person.
+	SigningIn bool `json:"signingIn,omitempty"`
+}
+
 // OAuthStates are the sign-in states of every OAuth connection of the
 // config, for `hub status`, doctor and the tray.
 func (h *Hub) OAuthStates() []OAuthState {
 	cfg := h.Config()
 	var out []OAuthState
 	for _, name := range sortedKeys(cfg.Sources) {
-		s := cfg.Sources[name]
-		if s.URL == "" {
+		out = append(out, h.oauthStatesOf(name)...)
+	}
+	return out
+}
+
+func (h *Hub) oauthStatesOf(name string) []OAuthState {
+	s := h.Config().Sources[name]
+	if s == nil || s.URL == "" {
+		return nil
+	}
+	conns := s.ConnectionNames()
+	if len(conns) == 0 {
+		conns = []string{""}
+	}
+	var out []OAuthState
+	for _, c := range conns {
+		st, err := ReadOAuthState(h.kc, name, c)
+		if err != nil {
+			st.Reason = "the sign-in cannot be read: " + err.Error()
+		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.needsSignIn(name, c) {
 			continue
 		}
-		conns := s.ConnectionNames()
-		if len(conns) == 0 {
-			conns = []string{""}
-		}
-		for _, c := range conns {
-			st, err := ReadOAuthState(h.kc, name, c)
-			if err != nil {
-				st.Reason = "the sign-in cannot be read: " + err.Error()
-			} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.needsSignIn(name, c) {
-				continue
-			}
-			out = append(out, st)
-		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (h *Hub) signInStatuses(name string) []SignInStatus {
+	var out []SignInStatus
+	for _, st := range h.oauthStatesOf(name) {
+		h.signIns.mu.Lock()
+		_, running := h.signIns.running[upstreamKey{name, st.Conn}]
+		h.signIns.mu.Unlock()
+		out = append(out, SignInStatus{Connection: st.Conn, SignedIn: st.SignedIn, Summary: st.Summary(), Expiry: st.Expiry, Scopes: st.Scopes, SigningIn: running})
 	}
 	return out
 }

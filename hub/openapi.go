@@ -59,9 +59,10 @@ const (
 // guarded by Upstreams.mu.
 type restSources struct {
 	srcs map[string]*restSource
-	// poll overrides the watch intervals (tests).
-	poll time.Duration
 }
+
+// openapiPoll overrides the watch intervals when set (tests).
+var openapiPoll time.Duration
 
 // restSource is one OpenAPI source: its document, its state, its watcher.
 type restSource struct {
@@ -256,8 +257,8 @@ func docStamp(loc string) string {
 func (u *Upstreams) watchREST(ctx context.Context, source string, rs *restSource) {
 	u.mu.Lock()
 	loc := rs.def.OpenAPI
-	period := u.rest.poll
 	u.mu.Unlock()
+	period := openapiPoll
 	remote := strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://")
 	if period <= 0 {
 		period = openapiFilePoll

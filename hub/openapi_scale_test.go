@@ -1,0 +1,213 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/search"
+)
+
+func githubDoc(t testing.TB) string {
+	return filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", "@octokit", "openapi", "generated", "api.github.com.json")
+}
+
+// TestOpenAPIGitHub serves GitHub's whole REST description: every one of
+// its 1,223 operations is in the catalog within the default bounds, search
+// and describe find them with their types, and the parsed document is not
+// kept: the hub's heap stays far below the document's size.
+func TestOpenAPIGitHub(t *testing.T) {
+	h := newOpenAPIHub(t, "github", &Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
+	ctx := context.Background()
+	tools := h.catalog.Snapshot().BySource("github")
+	if len(tools) != 1223 {
+		t.Fatalf("GitHub's description has 1,223 operations; the catalog holds %d (warnings: %v)", len(tools), h.catalog.Warnings("github"))
+	}
+	if w := h.catalog.Warnings("github"); len(w) > 0 {
+		t.Errorf("no operation of GitHub's description is skipped: %v", w)
+	}
+	found, err := h.Search(ctx, SearchRequest{Query: "create an issue", Namespace: "github"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(found, "github.issuesCreate(input: { owner: string; repo: string;") || !strings.Contains(found, "[asks]") {
+		t.Errorf("search does not find issues/create as a write:\n%s", found)
+	}
+	decl, err := h.Describe(ctx, DescribeRequest{Targets: []string{"github.issuesCreate"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(decl, "Promise<github.Issue>") || !strings.Contains(decl, "interface Issue {") {
+		t.Errorf("describe does not give issues/create its Issue result:\n%s", decl)
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 200<<20 {
+		t.Errorf("the hub's heap is %d MB with GitHub's description served", m.HeapAlloc>>20)
+	}
+}
+
+// TestOpenAPIDocumentChanges edits a document on disk: the catalog follows,
+// and the changed operation is a changed definition until accepted.
+func TestOpenAPIDocumentChanges(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "api.json")
+	write := func(summary string, extra string) {
+		doc := `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://127.0.0.1:9"}],"paths":{
+			"/things":{"get":{"operationId":"listThings","summary":"` + summary + `","responses":{"200":{"description":"ok"}}}}` + extra + `}}`
+		if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("List things.", "")
+	openapiPoll = 20 * time.Millisecond
+	t.Cleanup(func() { openapiPoll = 0 })
+	h := newOpenAPIHub(t, "things", &Source{OpenAPI: file}, nil, Options{})
+	before, ok := h.catalog.Snapshot().Lookup("things.listThings")
+	if !ok {
+		t.Fatal("no things.listThings")
+	}
+	write("List every thing.", `,"/things/{id}":{"delete":{"operationId":"deleteThing","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"204":{"description":"gone"}}}}`)
+	// The file's time may not move on a coarse clock: its size does.
+	waitFor(t, 10*time.Second, "the catalog to pick up the changed document", func() bool {
+		_, ok := h.catalog.Snapshot().Lookup("things.deleteThing")
+		return ok
+	})
+	after, _ := h.catalog.Snapshot().Lookup("things.listThings")
+	if after.Description != "List every thing." || after.Hash == before.Hash || !after.Changed() {
+		t.Errorf("the changed operation is a changed definition: %+v", after)
+	}
+}
+
+// BenchmarkOpenAPIGitHub loads GitHub's REST description (1,223
+// operations) into a fresh hub until its catalog is ready, and searches
+// it, against an MCP server over streamable HTTP on loopback listing the
+// same 1,223 tools (the same names, descriptions and input schemas), in the
+// same run. It reports each side's time to ready, search latency and heap
+// (after GC, the hub open), and the ratios OpenAPI/MCP.
+func BenchmarkOpenAPIGitHub(b *testing.B) {
+	data, err := os.ReadFile(githubDoc(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := parseOpenAPI("github", data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "github-like", Version: "1"}, nil)
+	for _, t := range doc.tools {
+		mt := *t
+		if out, ok := mt.OutputSchema.(json.RawMessage); ok && !strings.HasPrefix(string(out), `{"type":"object"`) {
+			// MCP output schemas are objects: the same schema, wrapped, so
+			// both sides hold as much.
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(out, &m); err != nil {
+				b.Fatal(err)
+			}
+			defs := m["$defs"]
+			delete(m, "$defs")
+			inner, _ := json.Marshal(m)
+			wrapped := map[string]any{"type": "object", "properties": map[string]json.RawMessage{"result": inner}}
+			if defs != nil {
+				wrapped["$defs"] = defs
+			}
+			w, _ := json.Marshal(wrapped)
+			mt.OutputSchema = json.RawMessage(w)
+		}
+		server.AddTool(&mt, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	mcpURL := httpUpstream(b, server, "", "").URL
+	doc, data = nil, nil
+	queries := search.SyntheticQueries(64, 3)
+	queries = append(queries, "create an issue", "list pull requests", "get a repository", "delete a branch protection")
+
+	type side struct {
+		src      *Source
+		ready    time.Duration
+		heap     uint64
+		searchNs float64
+	}
+	sides := []*side{{src: &Source{OpenAPI: githubDoc(b)}}, {src: &Source{URL: mcpURL}}}
+	heapNow := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	rounds := 0
+	for b.Loop() {
+		rounds++
+		for _, s := range sides {
+			base := heapNow()
+			home := b.TempDir()
+			cfg := &Config{Sources: map[string]*Source{"github": s.src}, Policy: map[string]Mode{}}
+			if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{m: map[string]string{}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if errs := h.Refresh(context.Background()); errs["github"] != nil {
+				b.Fatal(errs["github"])
+			}
+			if n := len(h.catalog.Snapshot().BySource("github")); n != 1223 {
+				b.Fatalf("%d tools", n)
+			}
+			s.ready += time.Since(start)
+			if os.Getenv("OPENAPI_BENCH_SIZES") != "" {
+				in, out := 0, 0
+				for _, t := range h.catalog.Snapshot().BySource("github") {
+					in += len(t.InputSchema)
+					out += len(t.OutputSchema)
+				}
+				b.Logf("%v: input schemas %d KB, output schemas %d KB", s.src.URL != "", in>>10, out>>10)
+			}
+			if hp := heapNow(); hp > base {
+				s.heap += hp - base
+			}
+			const n = 200
+			t0 := time.Now()
+			for i := range n {
+				if _, err := h.Search(context.Background(), SearchRequest{Query: queries[i%len(queries)]}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.searchNs += float64(time.Since(t0).Nanoseconds()) / n
+			h.Close()
+		}
+	}
+	r := float64(rounds)
+	o, m := sides[0], sides[1]
+	b.ReportMetric(o.ready.Seconds()/r, "s-ready-openapi")
+	b.ReportMetric(m.ready.Seconds()/r, "s-ready-mcp")
+	b.ReportMetric(float64(o.ready)/float64(m.ready), "ready-ratio")
+	b.ReportMetric(o.searchNs/r/1e3, "us-search-openapi")
+	b.ReportMetric(m.searchNs/r/1e3, "us-search-mcp")
+	b.ReportMetric(o.searchNs/m.searchNs, "search-ratio")
+	b.ReportMetric(float64(o.heap)/r/(1<<20), "MB-heap-openapi")
+	b.ReportMetric(float64(m.heap)/r/(1<<20), "MB-heap-mcp")
+	b.ReportMetric(float64(o.heap)/float64(max(m.heap, 1)), "heap-ratio")
+	if st, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(st), "\n") {
+			if strings.HasPrefix(line, "VmHWM:") {
+				var kb float64
+				if _, err := fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "VmHWM:"), "kB")), &kb); err == nil {
+					b.ReportMetric(kb/1024, "MB-peak-rss")
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"capabilities.sh/capabilities/internal/testwait"
+)
+
+// oauthExampleServer starts the TypeScript SDK's example server with
+// --oauth --oauth-strict on free loopback ports; it returns the MCP URL.
+func oauthExampleServer(t *testing.T) string {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "examples", "server", "simpleStreamableHttp.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("the TypeScript SDK's example server is not installed: %v", err)
+	}
+	port := func() int {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().(*net.TCPAddr).Port
+	}
+	mcpPort, authPort := port(), port()
+	cmd := exec.Command("node", script, "--oauth", "--oauth-strict")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("MCP_PORT=%d", mcpPort), fmt.Sprintf("MCP_AUTH_PORT=%d", authPort))
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("example server output:\n%s", out.String())
+		}
+	})
+	endpoint := fmt.Sprintf("http://localhost:%d/mcp", mcpPort)
+	meta := fmt.Sprintf("http://localhost:%d/.well-known/oauth-authorization-server", authPort)
+	testwait.For(t, 30*time.Second, "the example server to listen", func() bool {
+		for _, u := range []string{endpoint, meta} {
+			resp, err := http.Get(u)
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+		}
+		return true
+	})
+	return endpoint
+}
+
+// connection login signs in through $BROWSER (a script that follows the
+// example server's redirects to the loopback redirect), connection list
+// shows the sign-in, no token lands in the home, and logout deletes it.
+func TestConnectionLoginLogout(t *testing.T) {
+	requireKeychain(t)
+	endpoint := oauthExampleServer(t)
+	dir := t.TempDir()
+	browser := filepath.Join(dir, "browser.sh")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nexec curl -sSfL -o /dev/null \"$1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BROWSER", browser)
+	home := t.TempDir()
+	kc := homeKeychain(t, home)
+	if r := cli(t, home, "", "source", "add", "demo", "--url", endpoint); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := cli(t, home, "", "connection", "login", "demo", "work"); r.code != 0 ||
+		!strings.Contains(r.stdout, "Signed in demo (connection work)") || !strings.Contains(r.stdout, "Granted scopes: mcp:tools") {
+		t.Fatalf("login: %+v", r)
+	}
+	r := cli(t, home, "", "connection", "list", "demo")
+	if r.code != 0 || !strings.Contains(r.stdout, "signed in until ") || !strings.Contains(r.stdout, "scopes mcp:tools") {
+		t.Fatalf("list after login: %+v", r)
+	}
+	tok, err := kc.Get("oauth/demo/work/token")
+	if err != nil || tok == "" {
+		t.Fatalf("no sign-in in the keychain: %v", err)
+	}
+	assertNoSecretUnder(t, home, tok)
+	if r := cli(t, home, "", "connection", "logout", "demo", "work"); r.code != 0 || !strings.Contains(r.stdout, "Signed out of demo") {
+		t.Fatalf("logout: %+v", r)
+	}
+	if r := cli(t, home, "", "connection", "list", "demo"); !strings.Contains(r.stdout, "needs sign-in") {
+		t.Fatalf("list after logout: %+v", r)
+	}
+	if r := cli(t, home, "", "connection", "login", "nosuch"); r.code == 0 {
+		t.Fatalf("login to an unknown source: %+v", r)
+	}
+}

@@ -614,12 +614,8 @@ func TestFirstRunImportsClientConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.hubCmd = cmd
-	deadline := time.Now().Add(60 * time.Second)
-	for w.hubPID() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub did not come up within 60s:\n%s", w.hubOut)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testwait.Until(60*time.Second, func() bool { return w.hubPID() != 0 }) {
+		t.Fatalf("the hub did not come up within 60s:\n%s", w.hubOut)
 	}
 	out, _, _ := w.cli("", "hub", "status")
 	if !strings.Contains(out, "Import offer open: 1 MCP server found in your clients") || !strings.Contains(out, "0 tools") {

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 func TestLogRotatesBySize(t *testing.T) {
@@ -116,17 +117,12 @@ func TestHubStartedByAClientLogsEachLineOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	deadline := time.Now().Add(20 * time.Second)
 	var log []byte
-	for {
+	if !testwait.Until(20*time.Second, func() bool {
 		log, _ = os.ReadFile(filepath.Join(home, "logs", "hub.log"))
-		if bytes.Contains(log, []byte("local api stopped")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub did not log its stop within 20s:\n%s", log)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return bytes.Contains(log, []byte("local api stopped"))
+	}) {
+		t.Fatalf("the hub did not log its stop within 20s:\n%s", log)
 	}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {

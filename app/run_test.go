@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // TestMakeRunWithoutADisplayRunsHeadless runs what `make run` runs, with no
@@ -33,20 +34,17 @@ func TestMakeRunWithoutADisplayRunsHeadless(t *testing.T) {
 		killStrays(home)
 	})
 	var st hub.Status
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		c, err := hub.Dial(context.Background(), hub.Paths{Home: home})
-		if err == nil {
-			err = c.Do(context.Background(), "GET", "/v1/status", nil, &st)
-			c.Close()
-			if err == nil {
-				break
-			}
+	var err error
+	if !testwait.Until(60*time.Second, func() bool {
+		var c *hub.Client
+		if c, err = hub.Dial(context.Background(), hub.Paths{Home: home}); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no hub answered within 60s: %v\n%s", err, out)
-		}
-		time.Sleep(50 * time.Millisecond)
+		defer c.Close()
+		err = c.Do(context.Background(), "GET", "/v1/status", nil, &st)
+		return err == nil
+	}) {
+		t.Fatalf("no hub answered within 60s: %v\n%s", err, out)
 	}
 	if st.PID != cmd.Process.Pid {
 		t.Errorf("the hub is pid %d, the script's exec was pid %d (something ran in between)", st.PID, cmd.Process.Pid)

@@ -18,6 +18,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 var (
@@ -114,17 +115,21 @@ func TestDesktopHub(t *testing.T) {
 	}()
 	eventually := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !cond() {
+		var exit error
+		gone := false
+		if !testwait.Until(60*time.Second, func() bool {
 			select {
-			case err := <-exited:
-				t.Fatalf("the hub exited (%v) while waiting for %s", err, what)
+			case exit = <-exited:
+				gone = true
+				return true
 			default:
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s within 60s", what)
-			}
-			time.Sleep(50 * time.Millisecond)
+			return cond()
+		}) {
+			t.Fatalf("no %s within 60s", what)
+		}
+		if gone {
+			t.Fatalf("the hub exited (%v) while waiting for %s", exit, what)
 		}
 	}
 	var c *hub.Client

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 func TestShouldReplace(t *testing.T) {
@@ -73,16 +74,10 @@ func TestNewerBinaryReplacesTheRunningHub(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- old.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if st, ok := hubStatus(t, home); ok && st.Version == "1.0.0" && st.Exe == bin {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the 1.0.0 hub did not come up within 60s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.For(t, 60*time.Second, "the 1.0.0 hub to come up", func() bool {
+		st, ok := hubStatus(t, home)
+		return ok && st.Version == "1.0.0" && st.Exe == bin
+	})
 	buildVersion(t, bin, "1.1.0")
 
 	shim := exec.Command(bin, "mcp")

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // testHost answers tool calls with a function per address; calls without
@@ -104,17 +106,12 @@ func describeOutcome(o Outcome) string {
 	return strings.TrimSpace(string(b))
 }
 
-// waitUntil polls cond until it holds, failing the test after a minute:
-// long enough for any loaded machine, and never a margin a run relies on.
+// waitUntil waits for cond through testwait, failing the test after a
+// minute: long enough for any loaded machine, and never a margin a run
+// relies on.
 func waitUntil(t testing.TB, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached within a minute")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, time.Minute, "the condition", cond)
 }
 
 // receive waits for a value on ch, failing the test after a minute.

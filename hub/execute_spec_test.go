@@ -16,9 +16,11 @@ import (
 // it: result and logs count as encoded in the structured envelope and in
 // its text line together, so a flood of empty log lines, or a result of
 // characters JSON escapes, stays near the 24 KB budget and says it was cut.
-func TestInlineBudgetAcrossChannels(t *testing.T) {
+func TestInlineBudgetAcrossChannels(t *testing.T) { bothVersions(t, testInlineBudgetAcrossChannels) }
+
+func testInlineBudgetAcrossChannels(t *testing.T, version string) {
 	h := e2eNewHub(t, Options{}, nil)
-	cs := connect(t, h.Hub, "2026-07-28", nil)
+	cs := connect(t, h.Hub, version, nil)
 	// 200,000 calls of console.log('') are what the spec's example sends;
 	// under the race detector they do not fit the 10 s compute limit, and
 	// 50,000 (150 KB of log text counted the old way) still show the cut.

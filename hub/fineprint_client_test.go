@@ -46,7 +46,7 @@ func clientExec(t *testing.T, cs *mcp.ClientSession, code string) *Envelope {
 // text hidden from the pending call's summary.
 func TestFinePrintThroughAClient(t *testing.T) {
 	h := e2eNewHub(t, Options{}, nil)
-	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+	for _, version := range clientVersions {
 		t.Run(version, func(t *testing.T) {
 			cs := connect(t, h.Hub, version, nil)
 
@@ -146,5 +146,15 @@ return r;`)
 				}
 			})
 		})
+	}
+}
+
+// clientVersions are the protocol versions a client-facing test runs at.
+var clientVersions = []string{"2026-07-28", "2025-11-25"}
+
+// bothVersions runs test once for each of clientVersions, as a subtest.
+func bothVersions(t *testing.T, test func(t *testing.T, version string)) {
+	for _, version := range clientVersions {
+		t.Run(version, func(t *testing.T) { test(t, version) })
 	}
 }

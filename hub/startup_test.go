@@ -59,8 +59,12 @@ return out;`
 // has settled; sources that are down or disabled are named with why, in
 // every answer.
 func TestColdStartAnswersAsWhenSettled(t *testing.T) {
+	bothVersions(t, testColdStartAnswersAsWhenSettled)
+}
+
+func testColdStartAnswersAsWhenSettled(t *testing.T, version string) {
 	h := stateHub(t)
-	cs := connect(t, h, "2026-07-28", nil)
+	cs := connect(t, h, version, nil)
 	start := time.Now()
 	first := coldExchange(t, cs)
 	t.Logf("first round took %v", time.Since(start).Round(time.Millisecond))
@@ -114,9 +118,13 @@ func TestColdStartAnswersAsWhenSettled(t *testing.T) {
 // the connection, and once the secret is stored, the resumed run lists the
 // source and makes the call.
 func TestUnlistedSourceAwaitsItsConnection(t *testing.T) {
+	bothVersions(t, testUnlistedSourceAwaitsItsConnection)
+}
+
+func testUnlistedSourceAwaitsItsConnection(t *testing.T, version string) {
 	h := stateHub(t)
 	h.Refresh(context.Background(), "locked")
-	cs := connect(t, h, "2026-07-28", nil)
+	cs := connect(t, h, version, nil)
 	text, _ := callText(t, cs, "execute", map[string]any{"code": `return await locked.echo({ message: "hi" });`})
 	var env Envelope
 	json.Unmarshal([]byte(text), &env)

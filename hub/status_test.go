@@ -16,7 +16,9 @@ import (
 // TestToolErrorStatus: a ToolError carries the upstream's HTTP status when
 // an HTTP source answers a call with an error status, and the JSON-RPC
 // error code when the upstream answers with one.
-func TestToolErrorStatus(t *testing.T) {
+func TestToolErrorStatus(t *testing.T) { bothVersions(t, testToolErrorStatus) }
+
+func testToolErrorStatus(t *testing.T, version string) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "statuses", Version: "1"}, nil)
 	for _, name := range []string{"forbidden", "quota"} {
 		mcp.AddTool(srv, &mcp.Tool{Name: name, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
@@ -52,7 +54,7 @@ func TestToolErrorStatus(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close)
 	h := hubWith(t, map[string]*Source{"statuses": {URL: ts.URL}}, nil)
-	cs := connect(t, h, "2026-07-28", nil)
+	cs := connect(t, h, version, nil)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": `const out = {};
 for (const name of ["quota", "forbidden"]) {
 	try { await statuses[name]({}); out[name] = "called"; } catch (e) { out[name] = [e.code, e.status]; }

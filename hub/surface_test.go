@@ -45,6 +45,10 @@ func TestToolsListCacheableAndOrdered(t *testing.T) {
 // client receives (completed with calls, failed, awaiting approval) hold
 // to it.
 func TestExecuteOutputSchemaRequiresWhatItSends(t *testing.T) {
+	bothVersions(t, testExecuteOutputSchemaRequiresWhatItSends)
+}
+
+func testExecuteOutputSchemaRequiresWhatItSends(t *testing.T, version string) {
 	var schema jsonschema.Schema
 	if err := json.Unmarshal(executeOutputSchema, &schema); err != nil {
 		t.Fatal(err)
@@ -70,7 +74,7 @@ func TestExecuteOutputSchemaRequiresWhatItSends(t *testing.T) {
 	}
 
 	h := e2eNewHub(t, Options{}, nil)
-	cs := connect(t, h.Hub, "2025-11-25", nil)
+	cs := connect(t, h.Hub, version, nil)
 	for name, code := range map[string]string{
 		"completed": `return await everything.getSum({ a: 1, b: 2 });`,
 		"failed":    `await everything.getSum({ a: 1, b: 2 }); throw new Error("boom");`,
@@ -114,8 +118,12 @@ func TestExecuteOutputSchemaRequiresWhatItSends(t *testing.T) {
 // dialog) showed the approval; otherwise that the person decides with
 // `capabilities hub approve`.
 func TestAwaitingApprovalSaysWhatHappened(t *testing.T) {
+	bothVersions(t, testAwaitingApprovalSaysWhatHappened)
+}
+
+func testAwaitingApprovalSaysWhatHappened(t *testing.T, version string) {
 	h := e2eNewHub(t, Options{}, nil)
-	cs := connect(t, h.Hub, "2025-11-25", nil)
+	cs := connect(t, h.Hub, version, nil)
 	pending := func() PendingItem {
 		t.Helper()
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // clientExec runs code through a go-sdk client's execute and returns the
@@ -157,4 +160,33 @@ func bothVersions(t *testing.T, test func(t *testing.T, version string)) {
 	for _, version := range clientVersions {
 		t.Run(version, func(t *testing.T) { test(t, version) })
 	}
+}
+
+// TestCallsListTheCallInFlightThroughAClient: a client's envelope lists the
+// call that was in flight when the run hit its wall time, with ok false.
+func TestCallsListTheCallInFlightThroughAClient(t *testing.T) {
+	blocked := make(chan struct{}, 1)
+	home := t.TempDir()
+	cfg := &Config{Sources: map[string]*Source{"slow": {URL: httpUpstream(t, svcTestMCPServer(blocked), "", "").URL}},
+		Policy: map[string]Mode{"slow": Allow}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Limits: sandbox.Limits{Wall: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	bothVersions(t, func(t *testing.T, version string) {
+		env := clientExec(t, connect(t, h, version, nil), `await slow.echo({ text: "a" }); await slow.block({}); return 1;`)
+		if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "wall_limit" {
+			t.Fatalf("%s", env.Line())
+		}
+		if len(env.Calls) != 2 || !env.Calls[0].OK || env.Calls[1].Address != "slow.block" || env.Calls[1].OK {
+			t.Fatalf("calls = %+v, want echo ok and the blocked call failed", env.Calls)
+		}
+	})
 }

@@ -254,7 +254,8 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	t.Setenv("BROWSER", browser)
 	kc := oauthTestKeychain(t)
 	home := t.TempDir()
-	cfg := testConfig(map[string]*Source{"demo": {URL: endpoint}})
+	notes := newNotesServer()
+	cfg := testConfig(map[string]*Source{"demo": {URL: endpoint}, "notes": {URL: httpUpstream(t, notes.server, "", "").URL}})
 	cfg.Policy["demo.greet"] = Allow
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
@@ -273,7 +274,7 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 			signedIn <- ev.ID
 		}
 	})
-	const code = `return await demo.greet({ name: "Ada" });`
+	const code = `await notes.sendNote({ text: "first" }); return await demo.greet({ name: "Ada" });`
 	env := execOn(t, h, code)
 	if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || env.Pending[0].Kind != KindConnection {
 		h.Close()
@@ -291,9 +292,21 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	if st := h.up.State()["demo"]; st.State != SourceNeedsSignIn {
 		t.Errorf("source state %+v, want %s", st, SourceNeedsSignIn)
 	}
-	if st, err := h.Status(context.Background()); err != nil || len(st.Sources) != 1 || len(st.Sources[0].SignIns) != 1 || st.Sources[0].SignIns[0].SignedIn ||
-		!strings.HasPrefix(st.Sources[0].SignIns[0].Summary, "needs sign-in") {
-		t.Errorf("status before sign-in: %+v, %v", st.Sources, err)
+	demoStatus := func() SourceStatus {
+		st, err := h.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range st.Sources {
+			if s.Name == "demo" {
+				return s
+			}
+		}
+		t.Fatalf("no demo in the status: %+v", st.Sources)
+		return SourceStatus{}
+	}
+	if s := demoStatus(); s.Summary != "needs sign-in: not signed in" || len(s.SignIns) != 1 || s.SignIns[0].SignedIn || s.SignIns[0].Summary != "needs sign-in: not signed in" {
+		t.Errorf("status before sign-in: %+v", s)
 	}
 
 	// The person follows the page the hub opened.
@@ -321,6 +334,9 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 		h.Close()
 		t.Fatalf("resume after sign-in: %s", env.Line())
 	}
+	if n := notes.calls.Load(); n != 1 {
+		t.Errorf("the journaled call before the sign-in reached its server %d times, want once", n)
+	}
 	rec, err := loadOAuthRecord(kc, "demo", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
@@ -328,12 +344,11 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	if !slices.Contains(h.secrets.Values(), rec.AccessToken) {
 		t.Error("the access token is not in the hub's secret registry")
 	}
-	if sts := h.OAuthStates(); len(sts) != 1 || !sts[0].SignedIn {
+	if sts := h.OAuthStates(); len(sts) != 1 || !sts[0].SignedIn || sts[0].Source != "demo" {
 		t.Errorf("OAuth states %+v", sts)
 	}
-	if st, err := h.Status(context.Background()); err != nil || len(st.Sources[0].SignIns) != 1 || !st.Sources[0].SignIns[0].SignedIn ||
-		!slices.Contains(st.Sources[0].SignIns[0].Scopes, "mcp:tools") {
-		t.Errorf("status after sign-in: %+v, %v", st.Sources, err)
+	if s := demoStatus(); s.State != SourceUp || len(s.SignIns) != 1 || !s.SignIns[0].SignedIn || !slices.Contains(s.SignIns[0].Scopes, "mcp:tools") {
+		t.Errorf("status after sign-in: %+v", s)
 	}
 	cancel()
 	h.Close()

@@ -1,6 +1,9 @@
 package hub
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // SourceStateKind names the state of a source. It is the one vocabulary
 // of source states: [Upstreams.State], [Hub.Status] (and so `hub status`,
@@ -35,7 +38,7 @@ func (st SourceState) Summary() string {
 	case st.State == SourceNeedsSecret:
 		return fmt.Sprintf("needs a secret: %s", st.Err)
 	case st.State == SourceNeedsSignIn:
-		return fmt.Sprintf("needs sign-in: %s", st.Err)
+		return "needs sign-in: " + strings.TrimPrefix(st.Err, "needs sign-in: ")
 	}
 	return fmt.Sprintf("%s: %s", st.State, st.Err)
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // trayChildEnv makes the test binary run the real app (Run, the GL driver,
@@ -510,13 +512,7 @@ func TestTrayMenuScreenshot(t *testing.T) {
 
 	eventually := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s within 60s", what)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		testwait.For(t, 60*time.Second, what, cond)
 	}
 	var item string
 	eventually("tray item", func() bool {
@@ -559,12 +555,10 @@ func TestTrayMenuScreenshot(t *testing.T) {
 		if out, err := exec.Command("xdotool", "mousemove", fmt.Sprint(x), fmt.Sprint(y), "click", button).CombinedOutput(); err != nil {
 			t.Fatalf("xdotool: %v %s", err, out)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for menu.Dy() < 100 && time.Now().Before(deadline) {
-			time.Sleep(200 * time.Millisecond)
+		if testwait.Until(5*time.Second, func() bool {
 			menu = changed(beforeMenu, rootShot(t), image.Rect(0, 30, beforeMenu.Bounds().Dx(), beforeMenu.Bounds().Dy()))
-		}
-		if menu.Dy() >= 100 {
+			return menu.Dy() >= 100
+		}) {
 			break
 		}
 	}

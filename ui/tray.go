@@ -109,7 +109,7 @@ type tray struct {
 }
 
 // settleTicks is how many ticks (seconds) after start the tray sets its
-// icon and tooltip again. Fyne's tray (fyne.io/systray) becomes ready on a
+// tooltip again (and its icon at the last). Fyne's tray (fyne.io/systray) becomes ready on a
 // goroutine of its own: an icon or tooltip set while it exports its D-Bus
 // properties is kept but not shown, so they are set again until it surely
 // is ready. Setting them is idempotent and cheap.
@@ -121,9 +121,14 @@ func (t *tray) settle() {
 		return
 	}
 	t.settled++
-	t.app.SetSystemTrayIcon(trayIcon(t.state))
 	if t.tooltip != nil {
 		t.tooltip(t.tip)
+	}
+	// The icon once, at the end: fyne.io/systray hands a tray host the
+	// pixels of each SetIcon without synchronising with its D-Bus reads,
+	// so each needless one is a torn read waiting to happen.
+	if t.settled == settleTicks {
+		t.app.SetSystemTrayIcon(trayIcon(t.state))
 	}
 }
 

@@ -124,6 +124,7 @@ type oauthRecord struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	TokenType    string    `json:"token_type,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	Issued       time.Time `json:"issued,omitzero"` // when the access token was issued
 	Scopes       []string  `json:"scopes,omitempty"`
 
 	ClientID     string `json:"client_id"`
@@ -503,7 +504,7 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 	}
 	rec := &oauthRecord{
 		AccessToken: captured.tok.AccessToken, RefreshToken: captured.tok.RefreshToken,
-		TokenType: captured.tok.TokenType, Expiry: captured.tok.Expiry,
+		TokenType: captured.tok.TokenType, Expiry: captured.tok.Expiry, Issued: time.Now(),
 		Scopes:   grantedScopes(captured.tok, captured.cfg.Scopes),
 		ClientID: captured.cfg.ClientID, ClientSecret: captured.cfg.ClientSecret, AuthStyle: int(captured.cfg.Endpoint.AuthStyle),
 		AuthURL: captured.cfg.Endpoint.AuthURL, TokenURL: captured.cfg.Endpoint.TokenURL, RedirectURL: captured.cfg.RedirectURL,

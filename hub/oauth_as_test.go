@@ -195,20 +195,35 @@ func oauthTestHub(t *testing.T, a *testAS) (*Hub, func() *Hub) {
 
 const whoami = `return await p.whoami({});`
 
-// An access token about to expire is refreshed before the call; one the
-// server dropped is refreshed after its 401 and the call retried; each new
-// token is kept in the keychain and scrubbed.
+// An access token about to expire is refreshed before the call, and a
+// short-lived one is not refreshed on every call; one the server dropped
+// is refreshed after its 401 and the call retried; each new token is kept
+// in the keychain and scrubbed.
 func TestOAuthRefresh(t *testing.T) {
 	a := newTestAS(t)
-	a.expiresIn = 30 // within a minute of expiry from the start
 	h, _ := oauthTestHub(t, a)
+	// The hour-long token has 30 seconds left.
+	rec, err := loadOAuthRecord(h.kc, "p", "")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	rec.Expiry, rec.Issued = time.Now().Add(30*time.Second), time.Now().Add(-time.Hour+30*time.Second)
+	if err := saveOAuthRecord(h.kc, "p", "", rec); err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	a.expiresIn = 200 // refreshed when 50 s are left
+	a.mu.Unlock()
 	if env := execOn(t, h, whoami); env.Status != StatusCompleted {
 		t.Fatalf("a call with an expiring token: %s", env.Line())
 	}
 	if n := a.count("refresh_token"); n < 1 {
 		t.Fatalf("no refresh before expiry (%d refreshes)", n)
 	}
-	rec, err := loadOAuthRecord(h.kc, "p", "")
+	if env := execOn(t, h, whoami); env.Status != StatusCompleted || a.count("refresh_token") != 1 {
+		t.Fatalf("a second call with a fresh short-lived token: %s, %d refreshes", env.Line(), a.count("refresh_token"))
+	}
+	rec, err = loadOAuthRecord(h.kc, "p", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}

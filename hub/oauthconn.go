@@ -17,8 +17,16 @@ import (
 )
 
 // oauthRefreshEarly is how long before its expiry an access token is
-// refreshed.
+// refreshed: a minute, or a quarter of its lifetime when that is shorter,
+// so a short-lived token is not refreshed on every request.
 const oauthRefreshEarly = time.Minute
+
+func (r *oauthRecord) refreshEarly() time.Duration {
+	if r.Issued.IsZero() || r.Expiry.IsZero() || !r.Expiry.After(r.Issued) {
+		return oauthRefreshEarly
+	}
+	return min(oauthRefreshEarly, r.Expiry.Sub(r.Issued)/4)
+}
 
 // oauthConn is the OAuth side of one HTTP session: go-sdk's streamable
 // client asks it for the token of each request and hands it the 401s and
@@ -54,7 +62,7 @@ func newOAuthConn(source, conn string, kc keychain.Keychain, client *http.Client
 		return nil, &SignInError{Source: source, Conn: conn, Reason: rec.Reason}
 	}
 	if rec != nil {
-		o.ts = oauth2.ReuseTokenSourceWithExpiry(rec.token(), o.refresher(), oauthRefreshEarly)
+		o.ts = oauth2.ReuseTokenSourceWithExpiry(rec.token(), o.refresher(), rec.refreshEarly())
 		onTokens(rec.secretValues())
 	}
 	return o, nil
@@ -124,13 +132,14 @@ func (o *oauthConn) keepLocked(tok *oauth2.Token) {
 	if tok.AccessToken == o.rec.AccessToken {
 		return
 	}
-	o.rec.AccessToken, o.rec.TokenType, o.rec.Expiry = tok.AccessToken, tok.TokenType, tok.Expiry
+	o.rec.AccessToken, o.rec.TokenType, o.rec.Expiry, o.rec.Issued = tok.AccessToken, tok.TokenType, tok.Expiry, time.Now()
 	if tok.RefreshToken != "" {
 		o.rec.RefreshToken = tok.RefreshToken
 	}
 	if s, ok := tok.Extra("scope").(string); ok && s != "" {
 		o.rec.Scopes = strings.Fields(s)
 	}
+	o.ts = oauth2.ReuseTokenSourceWithExpiry(o.rec.token(), o.refresher(), o.rec.refreshEarly())
 	o.onTokens(o.rec.secretValues())
 	// A refreshed token that cannot be kept still serves this session; the
 	// next start signs in again if the old refresh token was rotated away.
@@ -197,7 +206,6 @@ func (o *oauthConn) Authorize(ctx context.Context, req *http.Request, resp *http
 		tok, err := o.refresher().Token()
 		if err == nil {
 			o.keepLocked(tok)
-			o.ts = oauth2.ReuseTokenSourceWithExpiry(o.rec.token(), o.refresher(), oauthRefreshEarly)
 			return nil
 		}
 		return o.failLocked("the server refused the access token and refreshing it failed: " + refreshProblem(err))

@@ -217,6 +217,10 @@ func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
 			out = append(out, check{name: "source " + s.Name, info: oneLine(info), fix: sourceFix(cfg.Sources[s.Name], s.Name)})
 			continue
 		}
+		if def := cfg.Sources[s.Name]; def != nil && def.OpenAPI != "" {
+			out = append(out, openapiCheck(s, def))
+			continue
+		}
 		if len(s.Warnings) > 0 {
 			out = append(out, check{name: "source " + s.Name, warn: true, info: fmt.Sprintf("%s, %d tools; %s", s.Summary, s.Tools, oneLine(strings.Join(s.Warnings, "; "))),
 				fix: "the source is served without what the warning names; raise the bound under \"catalog\" in config.json if it is a real API this large"})
@@ -231,8 +235,22 @@ func sourceFix(s *hub.Source, name string) string {
 	if s == nil {
 		return ""
 	}
+	if s.OpenAPI != "" {
+		return "check the OpenAPI document " + s.OpenAPI + " (a problem in it is named with its line) and that the API's server answers; 'capabilities source add " + name + " --openapi " + s.OpenAPI + " --replace' reads it again"
+	}
 	if s.URL != "" {
 		return "check that " + s.URL + " answers and that the connection's headers are right ('capabilities connection list " + name + "')"
 	}
 	return "run the command by hand to see its error: " + s.Command + " " + fmt.Sprint(s.Args) + "; missing secrets: 'capabilities connection list " + name + "'"
+}
+
+// openapiCheck is an OpenAPI source's line: its operations, and those left
+// out, each with why.
+func openapiCheck(s hub.SourceStatus, def *hub.Source) check {
+	info := fmt.Sprintf("%s, %d operations of %s", s.Summary, s.Tools, def.OpenAPI)
+	if len(s.Warnings) == 0 {
+		return check{name: "source " + s.Name, ok: true, info: info}
+	}
+	return check{name: "source " + s.Name, warn: true, info: info + "; " + oneLine(strings.Join(s.Warnings, "; ")),
+		fix: "the operations named are left out and the rest are served; fix them in the document to serve them too"}
 }

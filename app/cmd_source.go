@@ -70,6 +70,9 @@ func sourceCommand() *command {
 						if s.URL != "" {
 							transport, target = "http", s.URL
 						}
+						if s.OpenAPI != "" {
+							transport, target = "openapi", s.OpenAPI
+						}
 						if s.Disabled {
 							transport += " (disabled)"
 						}
@@ -128,24 +131,30 @@ func sourceCommand() *command {
 
 func sourceAddCommand() *command {
 	var envs, headers multiFlag
-	var url, cwd string
+	var url, cwd, openapi, baseURL string
 	var replace bool
 	return &command{
 		name:    "add",
-		args:    "NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]  |  NAME --url URL [--header K=V]...",
-		summary: "Add a stdio or streamable HTTP source",
+		args:    "NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]  |  NAME --url URL [--header K=V]...  |  NAME --openapi FILE|URL [--base-url URL]",
+		summary: "Add a stdio, streamable HTTP or OpenAPI (REST) source",
 		long: `A source is one MCP server. Its tools appear in the sandbox as the global
 object named after it. Secrets do not go here: add them to a connection with
 'capabilities connection add NAME CONNECTION --env VAR' (stdin, into the keychain).
 
 Examples:
   capabilities source add memory -- npx -y @modelcontextprotocol/server-memory
-  capabilities source add docs --url https://mcp.example.com/mcp`,
+  capabilities source add docs --url https://mcp.example.com/mcp
+  capabilities source add petstore --openapi ./petstore.json --base-url http://localhost:4010
+
+An OpenAPI source is a REST API: each operation of its OpenAPI 3.0 or 3.1
+document becomes a tool. --base-url overrides the document's server.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Var(&envs, "env", "environment variable `K=V` for a stdio source (repeatable)")
 			fs.Var(&headers, "header", "HTTP header `K=V` for an HTTP source (repeatable)")
 			fs.StringVar(&url, "url", "", "streamable HTTP endpoint `URL`")
 			fs.StringVar(&cwd, "cwd", "", "working `DIR` of a stdio source")
+			fs.StringVar(&openapi, "openapi", "", "OpenAPI document (`FILE or URL`) of a REST API")
+			fs.StringVar(&baseURL, "base-url", "", "base `URL` of an OpenAPI source's API, over the document's server")
 			fs.BoolVar(&replace, "replace", false, "replace a source of the same name")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
@@ -160,6 +169,9 @@ Examples:
 			}
 			if s.Headers, err = keyValues("header", headers); err != nil {
 				return err
+			}
+			if openapi != "" || baseURL != "" {
+				return addOpenAPISource(ctx, e, name, rest, s, openapi, baseURL, replace)
 			}
 			switch {
 			case url == "" && len(rest) == 0:
@@ -357,4 +369,49 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// addOpenAPISource adds a REST API from its OpenAPI document, after reading
+// the document as the hub will, so a bad one is refused with its place.
+func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *hub.Source, openapi, baseURL string, replace bool) error {
+	switch {
+	case openapi == "":
+		return usagef("--base-url goes with --openapi FILE|URL")
+	case len(rest) > 0 || s.URL != "" || s.Cwd != "" || len(s.Env) > 0:
+		return usagef("--openapi takes no COMMAND, --url, --cwd or --env")
+	}
+	if !strings.HasPrefix(openapi, "http://") && !strings.HasPrefix(openapi, "https://") && !strings.HasPrefix(openapi, "~/") {
+		abs, err := filepath.Abs(openapi)
+		if err != nil {
+			return err
+		}
+		openapi = abs
+	}
+	s.OpenAPI, s.BaseURL = openapi, baseURL
+	for k, v := range s.Headers {
+		if hub.LooksSecretName(k) || hub.LooksLikeToken(v) {
+			return withHint(fmt.Errorf("--header %s looks like a secret; secrets never go into config.json", k),
+				fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
+		}
+	}
+	ops, skipped, err := hub.CheckOpenAPI(ctx, openapi)
+	if err != nil {
+		return withHint(err, "fix the document, or point --openapi at another one")
+	}
+	cfg, path, err := e.loadConfig()
+	if err != nil {
+		return err
+	}
+	if err := cfg.AddSource(path, name, s, replace); err != nil {
+		return err
+	}
+	if err := cfg.Save(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "Added source %s (namespace %s): %d operations", name, hub.Namespace(name), ops)
+	if len(skipped) > 0 {
+		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(skipped))
+	}
+	fmt.Fprintln(e.Stdout, ".")
+	return nil
 }

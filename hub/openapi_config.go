@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"context"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -50,4 +52,20 @@ func (h *Hub) restNeed(address, source, conn string) string {
 		return ""
 	}
 	return h.up.restAuthNeed(source, t.Name, conn)
+}
+
+// CheckOpenAPI reads and parses the OpenAPI document at loc (a file or an
+// http(s) URL) as the hub would, and returns how many operations it serves
+// and the lines of those it skips. The error names the file or URL, the
+// place and the problem.
+func CheckOpenAPI(ctx context.Context, loc string) (operations int, skipped []string, err error) {
+	data, err := readOpenAPI(ctx, http.DefaultClient, loc)
+	if err != nil {
+		return 0, nil, err
+	}
+	doc, err := parseOpenAPI(loc, data)
+	if err != nil {
+		return 0, nil, err
+	}
+	return len(doc.tools), doc.skipped, nil
 }

@@ -62,6 +62,9 @@ func addSkillsClientMethods(c *mcp.Client) {
 // ListSkills returns the skill entries of source's upstream, or none when
 // it does not declare the Skills extension. Safe for concurrent use.
 func (u *Upstreams) ListSkills(ctx context.Context, source string) ([]upstreamSkillEntry, error) {
+	if u.isREST(source) {
+		return nil, nil // a REST API has no skills
+	}
 	s, err := u.acquire(ctx, source, "")
 	if err != nil {
 		return nil, err

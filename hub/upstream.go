@@ -534,6 +534,10 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 			u.mu.Unlock()
 			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errors.New("the source is disabled in the config")}
 		}
+		if def.OpenAPI != "" {
+			u.mu.Unlock()
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errors.New("an OpenAPI source has no MCP session")}
+		}
 		if conn == "" {
 			conn = def.DefaultConnection()
 			if conn == "" && len(def.Connections) > 0 {

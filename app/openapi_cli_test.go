@@ -1,0 +1,44 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+func TestSourceAddOpenAPI(t *testing.T) {
+	home := t.TempDir()
+	root, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples"))
+	pets := filepath.Join(root, "3.0", "json", "petstore.json")
+	r := cli(t, home, "", "source", "add", "pets", "--openapi", pets, "--base-url", "http://127.0.0.1:4010")
+	if r.code != 0 || r.stdout != "Added source pets (namespace pets): 20 operations.\n" {
+		t.Fatalf("add: %+v", r)
+	}
+	cfg, err := hub.LoadConfig(filepath.Join(home, "config.json"))
+	if err != nil || cfg.Sources["pets"].OpenAPI != pets || cfg.Sources["pets"].BaseURL != "http://127.0.0.1:4010" {
+		t.Fatalf("config after add: %v %+v", err, cfg.Sources["pets"])
+	}
+	if r := cli(t, home, "", "source", "list"); !strings.Contains(r.stdout, "openapi") {
+		t.Errorf("list does not say openapi:\n%s", r.stdout)
+	}
+	broken, _ := filepath.Abs(filepath.Join("..", "hub", "testdata", "openapi", "broken.json"))
+	if r := cli(t, home, "", "source", "add", "bad", "--openapi", broken); r.code != exitFailure || !strings.Contains(r.stderr, broken+": not valid JSON: line 5") {
+		t.Errorf("a broken document is refused with its place: %+v", r)
+	}
+	swagger := filepath.Join(root, "2.0", "json", "petstore.json")
+	if r := cli(t, home, "", "source", "add", "old", "--openapi", swagger); r.code != exitFailure || !strings.Contains(r.stderr, "Swagger 2.0") {
+		t.Errorf("Swagger 2.0 is refused: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "add", "x", "--base-url", "http://h"); r.code != exitUsage {
+		t.Errorf("--base-url alone is bad usage: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "add", "y", "--openapi", pets, "--", "npx"); r.code != exitUsage {
+		t.Errorf("--openapi with a command is bad usage: %+v", r)
+	}
+	cfg, _ = hub.LoadConfig(filepath.Join(home, "config.json"))
+	if len(cfg.Sources) != 1 {
+		t.Errorf("refused sources were saved: %v", cfg.Sources)
+	}
+}

@@ -13,7 +13,8 @@ import (
 // TestApprovalPreviewIsTheWholeCall (issue 14 item 11): a call to a real
 // upstream tool that asks shows the person every argument the upstream
 // will receive: ordinary values under key names that sound like secrets,
-// 30 items, 500 characters, 9 levels deep, all whole; only a value shaped like a credential is hidden.
+// 30 items, 500 characters, 9 levels deep, all whole; only a value
+// shaped like a credential is hidden.
 func TestApprovalPreviewIsTheWholeCall(t *testing.T) {
 	var got json.RawMessage
 	s := mcp.NewServer(&mcp.Implementation{Name: "store", Version: "1"}, nil)

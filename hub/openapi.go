@@ -612,7 +612,7 @@ func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, arg
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		res, retryIn, err := u.restSend(ctx, callCtx, rs.client, req, source, conn, name, cr.secrets)
-		if err == nil || retryIn <= 0 || attempt >= 1 {
+		if err == nil || retryIn < 0 || attempt >= 1 {
 			return res, err
 		}
 		dl, ok := callCtx.Deadline()
@@ -731,8 +731,9 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 	return r, nil
 }
 
-// restSend sends r once. retryIn > 0 means the answer asked to come back
-// after that long (Retry-After on a 429 or 503, within maxRetryAfter).
+// restSend sends r once. retryIn >= 0 means the answer asked to come back
+// after that long (Retry-After on a 429 or 503, within maxRetryAfter); it
+// is -1 otherwise.
 func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, secrets []string) (*mcp.CallToolResult, time.Duration, error) {
 	var body io.Reader
 	if r.body != nil {
@@ -740,39 +741,38 @@ func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, 
 	}
 	req, err := http.NewRequestWithContext(callCtx, r.method, r.url, body)
 	if err != nil {
-		return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, scrubSecrets(err.Error(), secrets))}
+		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, scrubSecrets(err.Error(), secrets))}
 	}
 	req.Header = r.headers.Clone()
 	req.Header.Set("User-Agent", "capabilities/"+u.opts.Version)
 	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
-			return nil, 0, fmt.Errorf("source %q: calling %s: %w", source, name, ctx.Err())
+			return nil, -1, fmt.Errorf("source %q: calling %s: %w", source, name, ctx.Err())
 		}
 		if callCtx.Err() != nil {
-			return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
 				Err: fmt.Errorf("calling %s: no answer within %v", name, u.opts.CallTimeout)}
 		}
-		return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
+		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
 			Err: fmt.Errorf("calling %s: %s", name, scrubSecrets(err.Error(), secrets))}
 	}
 	defer resp.Body.Close()
 	data, err := readBounded(resp.Body, maxRESTResponse, "the answer")
 	if err != nil {
 		if callCtx.Err() != nil {
-			return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
 				Err: fmt.Errorf("calling %s: the answer did not arrive within %v", name, u.opts.CallTimeout)}
 		}
-		return nil, 0, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, err)}
+		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, err)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		code := resp.StatusCode
 		retryable := code == http.StatusTooManyRequests || code >= 500
-		var retryIn time.Duration
-		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
-			retryIn = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-			if retryIn > maxRetryAfter {
-				retryIn = 0
+		retryIn := time.Duration(-1)
+		if ra := resp.Header.Get("Retry-After"); ra != "" && (code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable) {
+			if d, ok := retryAfter(ra, time.Now()); ok && d <= maxRetryAfter {
+				retryIn = d
 			}
 		}
 		excerpt := scrubSecrets(strings.Join(strings.Fields(string(data)), " "), secrets)
@@ -798,22 +798,19 @@ func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, 
 		b, _ := json.Marshal(text)
 		res.StructuredContent = json.RawMessage(b)
 	}
-	return res, 0, nil
+	return res, -1, nil
 }
 
 // retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
 	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
+		return time.Duration(n) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
+		return max(t.Sub(now), 0), true
 	}
-	return 0
+	return 0, false
 }
 
 func truncateUTF8(s string, n int) string {

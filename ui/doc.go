@@ -18,7 +18,7 @@
 // folded, which buttons are enabled, which key denies) is a pure function in
 // logic.go and tray.go, tested by tables; the widgets only show the results.
 //
-// Screenshots of the real windows: run the tests under a display, for example
-// xvfb-run -a go test ./ui/ -run Screenshots, with CAPABILITIES_SCREENSHOTS
-// set to the folder for the PNGs.
+// Screenshots of the real windows and of the tray menu as xfce4-panel shows
+// it: make screenshots (it writes them into docs/). The tray itself is
+// tested on a real StatusNotifierWatcher under scripts/with-session.sh.
 package ui

@@ -338,3 +338,29 @@ func TestOAuthRevoke(t *testing.T) {
 		t.Errorf("after sign-out the keychain holds %+v (%v)", rec, err)
 	}
 }
+
+// An access token that expired without a refresh token needs a sign-in:
+// the call awaits the connection instead of going out with it.
+func TestOAuthExpiredWithoutRefresh(t *testing.T) {
+	a := newTestAS(t)
+	h, _ := oauthTestHub(t, a)
+	rec, err := loadOAuthRecord(h.kc, "p", "")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	rec.RefreshToken, rec.Expiry = "", time.Now().Add(-time.Second)
+	if err := saveOAuthRecord(h.kc, "p", "", rec); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := ReadOAuthState(h.kc, "p", ""); st.SignedIn || st.Reason != "the access token expired" {
+		t.Fatalf("state of an expired sign-in: %+v", st)
+	}
+	t.Setenv("BROWSER", "false")
+	before := a.count("refresh_token")
+	if env := execOn(t, h, whoami); env.Status != StatusAwaitingConnection {
+		t.Fatalf("a call with an expired token: %s", env.Line())
+	}
+	if a.count("refresh_token") != before {
+		t.Error("a refresh was tried without a refresh token")
+	}
+}

@@ -190,3 +190,36 @@ func TestCallsListTheCallInFlightThroughAClient(t *testing.T) {
 		}
 	})
 }
+
+// TestNewlyAddedSourceIsWaitedFor: on a home whose catalog lists its
+// sources, a source added while the hub runs was never listed: the first
+// search and execute a client sends right after adding it wait for it to
+// start and answer with its tools.
+func TestNewlyAddedSourceIsWaitedFor(t *testing.T) {
+	bothVersions(t, func(t *testing.T, version string) {
+		home := t.TempDir()
+		cfg := &Config{Sources: map[string]*Source{"memory": memorySource(t)}, Policy: map[string]Mode{}}
+		if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+			t.Fatal(err)
+		}
+		h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		if errs := h.Refresh(context.Background()); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		cs := connect(t, h, version, nil)
+		cfg.Sources["everything"] = &Source{Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"}}
+		if err := h.SaveConfig(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := callText(t, cs, "search", map[string]any{"query": "echo back a message", "namespace": "everything"}); !strings.Contains(out, "everything.echo(") {
+			t.Errorf("the first search after adding the source: %q", out)
+		}
+		if env := clientExec(t, cs, `return await everything.echo({ message: "hi" })`); env.Status != StatusCompleted || !strings.Contains(string(env.Result), "hi") {
+			t.Errorf("the first execute after adding the source: %s", env.Line())
+		}
+	})
+}

@@ -391,7 +391,7 @@ func (u *Upstreams) restConnection(source, conn string) (*Source, string, *Conne
 }
 
 // credentials expands the connection's values from the keychain.
-func (u *Upstreams) restCredentialsOf(source, conn string, def *Source, c *Connection) (*restCredentials, error) {
+func (u *Upstreams) restCredentialsOf(rs *restSource, source, conn string, def *Source, c *Connection) (*restCredentials, error) {
 	cr := &restCredentials{headers: map[string]string{}, query: map[string]string{}, cookies: map[string]string{}}
 	expand := func(dst, m map[string]string) error {
 		for k, v := range m {
@@ -432,6 +432,13 @@ func (u *Upstreams) restCredentialsOf(source, conn string, def *Source, c *Conne
 			}
 		}
 	}
+	if rs != nil {
+		tokens, err := u.restOAuthHeader(rs, source, conn, cr.headers)
+		if err != nil {
+			return nil, err
+		}
+		cr.secrets = append(cr.secrets, tokens...)
+	}
 	sort.Slice(cr.secrets, func(i, j int) bool { return len(cr.secrets[i]) > len(cr.secrets[j]) })
 	// A basic credential's encoded form is a secret too.
 	for _, v := range cr.headers {
@@ -444,7 +451,7 @@ func (u *Upstreams) restCredentialsOf(source, conn string, def *Source, c *Conne
 }
 
 // provides reports whether a connection's values satisfy scheme s.
-func provides(s *openapiScheme, headers, query, cookies map[string]string) bool {
+func provides(s *openapiScheme, headers, query, cookies map[string]string, signedIn func() bool) bool {
 	hasFold := func(m map[string]string, k string) bool {
 		for key := range m {
 			if strings.EqualFold(key, k) {
@@ -465,10 +472,11 @@ func provides(s *openapiScheme, headers, query, cookies map[string]string) bool 
 			_, ok := cookies[s.key]
 			return ok
 		}
-	case "http", "oauth2", "openIdConnect":
-		// The authorization-code flow of an OAuth connection would add its
-		// token here as the Authorization header.
+	case "http":
 		return hasFold(headers, "Authorization")
+	case "oauth2", "openIdConnect":
+		// A static token, or a sign-in of the connection (openapi_oauth.go).
+		return hasFold(headers, "Authorization") || signedIn()
 	}
 	return false
 }
@@ -508,13 +516,23 @@ func (u *Upstreams) restAuthNeed(source, tool, conn string) string {
 		}
 		query, cookies = c.Query, c.Cookies
 	}
+	signed := -1
+	signedIn := func() bool { // read from the keychain only when asked
+		if signed < 0 {
+			signed = 0
+			if u.restSignedIn(source, conn) {
+				signed = 1
+			}
+		}
+		return signed == 1
+	}
 	var wants []string
 	for _, alt := range op.security {
 		ok := true
 		var miss []string
 		for _, name := range alt {
 			s := doc.schemes[name]
-			if s == nil || !provides(s, headers, query, cookies) {
+			if s == nil || !provides(s, headers, query, cookies, signedIn) {
 				ok = false
 				miss = append(miss, schemeHowTo(source, conn, name, s))
 			}
@@ -590,7 +608,7 @@ func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, arg
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret,
 			Err: fmt.Errorf("calling %s: the connection has no credentials for it; it needs %s", name, need)}
 	}
-	cr, err := u.restCredentialsOf(source, conn, def, c)
+	cr, err := u.restCredentialsOf(rs, source, conn, def, c)
 	if err != nil {
 		return nil, err
 	}

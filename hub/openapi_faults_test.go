@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestOpenAPIFaults serves a document from a small API that misbehaves
@@ -91,3 +93,48 @@ func TestOpenAPIFaults(t *testing.T) {
 		t.Errorf("a text answer is a string: %q", out.Text)
 	}
 }
+
+// TestOpenAPIOAuthSignIn calls an oauth2 operation with a connection's
+// stored sign-in: its access token goes as the bearer token. Without a
+// sign-in the call waits for a connection before anything is sent.
+func TestOpenAPIOAuthSignIn(t *testing.T) {
+	var calls atomic.Int32
+	var mux http.ServeMux
+	mux.HandleFunc("/me", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.Header.Get("Authorization") != "Bearer at_"+strings.Repeat("9", 30) {
+			http.Error(w, "bad token", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"login":"octocat"}`)
+	})
+	ts := httptest.NewServer(&mux)
+	t.Cleanup(ts.Close)
+	file := t.TempDir() + "/api.json"
+	doc := `{"openapi":"3.0.3","info":{"title":"o","version":"1"},"servers":[{"url":"` + ts.URL + `"}],
+		"components":{"securitySchemes":{"oauth":{"type":"oauth2","flows":{"authorizationCode":{"authorizationUrl":"https://example.com/a","tokenUrl":"https://example.com/t","scopes":{}}}}}},
+		"security":[{"oauth":[]}],
+		"paths":{"/me":{"get":{"operationId":"me","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}}}}`
+	if err := writeTestFile(file, doc); err != nil {
+		t.Fatal(err)
+	}
+	kc := &svcMemKeychain{m: map[string]string{}}
+	h := newOpenAPIHub(t, "oa", &Source{OpenAPI: file, Connections: map[string]*Connection{"me": {}}}, nil, Options{Keychain: kc})
+	env := execCode(t, h, `return (await oa.me()).login;`)
+	if env.Status != StatusAwaitingConnection || calls.Load() != 0 {
+		t.Fatalf("without a sign-in the call waits and sends nothing (%d sent): %s", calls.Load(), envJSON(env))
+	}
+	if err := saveOAuthRecord(kc, "oa", "me", &oauthRecord{AccessToken: "at_" + strings.Repeat("9", 30), TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	env = resumeCode(t, h, env.RunID)
+	if env.Status != StatusCompleted || string(env.Result) != `"octocat"` {
+		t.Fatalf("with a sign-in: %s", envJSON(env))
+	}
+	if strings.Contains(envJSON(env), strings.Repeat("9", 30)) {
+		t.Errorf("the token reached the envelope")
+	}
+}
+
+func writeTestFile(path, data string) error { return os.WriteFile(path, []byte(data), 0o600) }

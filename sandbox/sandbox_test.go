@@ -573,3 +573,27 @@ func TestTimersWaitInRealTime(t *testing.T) {
 		})
 	}
 }
+
+// TestTimersWaitForCallsInFlight: a timer due while a tool call is in
+// flight fires only once no call is, after the call's result was
+// delivered, however long the upstream takes: the order replay repeats.
+func TestTimersWaitForCallsInFlight(t *testing.T) {
+	host := &testHost{tools: map[string]func(ctx context.Context, c Call) (json.RawMessage, error){
+		"github.getIssue": func(ctx context.Context, c Call) (json.RawMessage, error) {
+			time.Sleep(50 * time.Millisecond) // a slow upstream: the 1 ms timer is due long before it answers
+			return json.RawMessage(`{"n":1}`), nil
+		},
+	}}
+	code := `const out = [];
+		setTimeout(() => out.push("timer"), 1);
+		await github.getIssue({ n: 1 }).then(() => out.push("call"));
+		await new Promise((r) => setTimeout(r, 5));
+		return out`
+	for name, d := range drivers(t) {
+		t.Run(name, func(t *testing.T) {
+			if o := runCode(t, d, code, host, Limits{}); o.Status != StatusCompleted || string(o.Result) != `["call","timer"]` {
+				t.Errorf("%s; want the call's result before the timer", describeOutcome(o))
+			}
+		})
+	}
+}

@@ -66,6 +66,12 @@ func coldRound(t *testing.T, cs *mcp.ClientSession) coldAnswers {
 // which starts the hub: its first search, describe and execute give the
 // answers they give once the catalog has settled.
 func TestColdStartThroughTheShim(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) { testColdStartThroughTheShim(t, version) })
+	}
+}
+
+func testColdStartThroughTheShim(t *testing.T, version string) {
 	w := &world{t: t, bin: binary(t), home: t.TempDir(), userHome: t.TempDir()}
 	t.Cleanup(w.stopHub)
 	dir := t.TempDir()
@@ -82,7 +88,7 @@ func TestColdStartThroughTheShim(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cs, _ := w.shim("2026-07-28", nil)
+	cs, _ := w.shim(version, nil)
 	connected := time.Now()
 	first := coldRound(t, cs)
 	t.Logf("the first round answered %v after connecting", time.Since(connected).Round(time.Millisecond))

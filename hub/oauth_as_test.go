@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -29,6 +30,7 @@ type testAS struct {
 	expiresIn  int                 // seconds, of each access token issued
 	refuse     bool                // refresh grants fail with invalid_grant
 	needScope  string              // the MCP endpoint asks for this scope (403 insufficient_scope)
+	iss, state string              // when set, the authorization response carries these instead
 	access     map[string][]string // live access token -> scopes
 	refresh    map[string][]string // live refresh token -> scopes
 	grants     []string            // grant_type of each token request
@@ -77,7 +79,11 @@ func newTestAS(t *testing.T) *testAS {
 		a.codes[code] = strings.Fields(q.Get("scope"))
 		a.mu.Unlock()
 		u, _ := url.Parse(q.Get("redirect_uri"))
-		u.RawQuery = url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {base}}.Encode()
+		iss, state := base, q.Get("state")
+		a.mu.Lock()
+		iss, state = cmp.Or(a.iss, iss), cmp.Or(a.state, state)
+		a.mu.Unlock()
+		u.RawQuery = url.Values{"code": {code}, "state": {state}, "iss": {iss}}.Encode()
 		http.Redirect(w, r, u.String(), http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
@@ -362,5 +368,32 @@ func TestOAuthExpiredWithoutRefresh(t *testing.T) {
 	}
 	if a.count("refresh_token") != before {
 		t.Error("a refresh was tried without a refresh token")
+	}
+}
+
+// An authorization response from another issuer (RFC 9207) or with
+// another state is refused, and nothing is kept.
+func TestOAuthSignInRefusesForgedResponse(t *testing.T) {
+	a := newTestAS(t)
+	browser, _ := browserScript(t)
+	t.Setenv("BROWSER", browser)
+	kc := oauthTestKeychain(t)
+	def := &Source{URL: a.endpoint()}
+	for _, tc := range []struct{ iss, state, want string }{
+		{iss: "https://evil.example", want: "issuer"},
+		{state: "forged", want: "state mismatch"},
+	} {
+		a.mu.Lock()
+		a.iss, a.state = tc.iss, tc.state
+		a.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err := SignIn(ctx, SignInOptions{Source: "p", Def: def, Keychain: kc})
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("iss %q state %q: %v, want an error about %s", tc.iss, tc.state, err, tc.want)
+		}
+		if rec, err := loadOAuthRecord(kc, "p", ""); rec != nil || err != nil {
+			t.Errorf("a refused sign-in was kept: %+v, %v", rec, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -220,6 +221,38 @@ func TestNewlyAddedSourceIsWaitedFor(t *testing.T) {
 		}
 		if env := clientExec(t, cs, `return await everything.echo({ message: "hi" })`); env.Status != StatusCompleted || !strings.Contains(string(env.Result), "hi") {
 			t.Errorf("the first execute after adding the source: %s", env.Line())
+		}
+	})
+}
+
+// TestRefusedSourceNamesThroughAClient: sources named eval, arguments and
+// parseInt are refused alone; a client's execute runs `return 1` and calls
+// the rest of the config, and the prelude's globals are the sandbox's.
+func TestRefusedSourceNamesThroughAClient(t *testing.T) {
+	_, url := namedServer(t, "list_notes")
+	home := t.TempDir()
+	body := `{"sources": {"notes": {"url": "` + url + `"}, "eval": {"url": "` + url + `"}, "arguments": {"url": "` + url + `"}, "parseInt": {"url": "` + url + `"}}}`
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}})
+	if err != nil {
+		t.Fatalf("a config with badly named sources must still start the hub: %v", err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	bothVersions(t, func(t *testing.T, version string) {
+		cs := connect(t, h, version, nil)
+		for code, want := range map[string]string{
+			"return 1":                             "1",
+			"return await notes.listNotes()":       `"list_notes"`,
+			"return [typeof eval, parseInt('42')]": `["function",42]`,
+		} {
+			if env := clientExec(t, cs, code); env.Status != StatusCompleted || string(env.Result) != want {
+				t.Errorf("%q: %s; want %s", code, env.Line(), want)
+			}
 		}
 	})
 }

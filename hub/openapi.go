@@ -85,14 +85,16 @@ func (u *Upstreams) isREST(source string) bool {
 }
 
 // restConfigLocked brings the OpenAPI sources in line with cfg: a source
-// whose definition changed starts over, a removed one stops its watcher.
-func (u *Upstreams) restConfigLocked(old, cfg *Config) {
+// whose document moved starts over, a removed one stops its watcher.
+func (u *Upstreams) restConfigLocked(cfg *Config) {
 	if u.rest.srcs == nil {
 		u.rest.srcs = map[string]*restSource{}
 	}
 	for name, rs := range u.rest.srcs {
 		nd := cfg.Sources[name]
-		if nd != nil && nd.OpenAPI != "" && !nd.Disabled && sameSource(old.Sources[name], nd) {
+		// Only the document's place decides what is parsed: a new
+		// connection or baseUrl keeps the parsed document.
+		if nd != nil && nd.OpenAPI != "" && !nd.Disabled && nd.OpenAPI == rs.def.OpenAPI {
 			rs.def = nd
 			continue
 		}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,4 +213,30 @@ func BenchmarkOpenAPIGitHub(b *testing.B) {
 			}
 		}
 	}
+}
+
+// TestOpenAPIURLChanges serves the document over HTTP: a new document at
+// the same URL refreshes the catalog.
+func TestOpenAPIURLChanges(t *testing.T) {
+	var mu sync.Mutex
+	summary := "List things."
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprint(w, `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/things":{"get":{"operationId":"listThings","summary":"`+summary+`","responses":{"200":{"description":"ok"}}}}}}`)
+	}))
+	t.Cleanup(ts.Close)
+	openapiPoll = 20 * time.Millisecond
+	t.Cleanup(func() { openapiPoll = 0 })
+	h := newOpenAPIHub(t, "things", &Source{OpenAPI: ts.URL + "/openapi.json"}, nil, Options{})
+	if tool, ok := h.catalog.Snapshot().Lookup("things.listThings"); !ok || tool.Description != "List things." {
+		t.Fatalf("listed: %+v", tool)
+	}
+	mu.Lock()
+	summary = "List every thing."
+	mu.Unlock()
+	waitFor(t, 10*time.Second, "the catalog to pick up the served document", func() bool {
+		tool, ok := h.catalog.Snapshot().Lookup("things.listThings")
+		return ok && tool.Description == "List every thing." && tool.Changed()
+	})
 }

@@ -334,7 +334,7 @@ func (u *Upstreams) SetConfig(cfg *Config) {
 	for name := range cfg.Sources {
 		changed[name] = true
 	}
-	u.restConfigLocked(old, cfg)
+	u.restConfigLocked(cfg)
 	for name := range changed {
 		u.updateStateLocked(name)
 	}

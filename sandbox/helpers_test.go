@@ -69,7 +69,12 @@ var testClock = time.Date(2026, 11, 6, 12, 0, 0, 0, time.UTC)
 // drivers returns the drivers every behaviour test runs against.
 func drivers(t testing.TB) map[string]Driver {
 	t.Helper()
-	out := map[string]Driver{"inprocess": NewInProcess()}
+	in := NewInProcess()
+	// Closing waits for the driver's background work (runtimes prepared
+	// ahead, collections after a run), which would otherwise run into the
+	// next test.
+	t.Cleanup(func() { in.Close() })
+	out := map[string]Driver{"inprocess": in}
 	if p := testPool(t); p != nil {
 		out["pool"] = p
 	}

@@ -36,6 +36,13 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-ch
 		AutostartEnabled: func() bool { return packaging.AutostartEnabled(auto) },
 		Show:             shows,
 		Connect:          func(client string) (string, error) { return connectClient(e, client) },
+		FirstRun: func() (ui.FirstRun, error) {
+			kc, err := e.keychain()
+			if err != nil {
+				return ui.FirstRun{}, err
+			}
+			return firstRunUI(e, kc), nil
+		},
 	})
 }
 

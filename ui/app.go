@@ -118,6 +118,7 @@ type snapshot struct {
 	logFile        string
 	autostart      bool
 	autostartKnown bool
+	canImport      bool // Options.FirstRun is set: an import offer can be taken up
 }
 
 // controller connects the hub to the windows and the tray. Hub events and
@@ -129,10 +130,11 @@ type controller struct {
 	opts Options
 	now  func() time.Time
 
-	dialog *approvalDialog
-	main   *mainWindow
-	tray   *tray // nil without a system tray
-	notify func(*fyne.Notification)
+	dialog   *approvalDialog
+	main     *mainWindow
+	firstRun *firstRunWindow // the open first-run window, main goroutine only
+	tray     *tray           // nil without a system tray
+	notify   func(*fyne.Notification)
 
 	// quit stops the controller's goroutine, then the app (main goroutine);
 	// nil in tests. stopped reports that widgets must no longer be touched.
@@ -180,6 +182,8 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 			})
 		},
 		canConnect: opts.Connect != nil,
+		openImport: c.openImport,
+		signIn:     c.signIn,
 	}, now)
 	if da, ok := a.(desktop.App); ok && withTray {
 		c.tray = &tray{app: da, do: c.menuAction}
@@ -339,7 +343,7 @@ func (c *controller) notifyWaiting(pending []Approval, added []string) {
 func (c *controller) load() snapshot {
 	h := c.hub
 	prev := c.last
-	s := snapshot{loaded: true, configDir: h.ConfigDir(), logFile: h.LogFile()}
+	s := snapshot{loaded: true, configDir: h.ConfigDir(), logFile: h.LogFile(), canImport: c.opts.FirstRun != nil}
 	fail := func(what string, err error) bool {
 		if err != nil {
 			s.errs = append(s.errs, fmt.Sprintf("reading %s: %v", what, err))
@@ -391,6 +395,53 @@ func (c *controller) apply(s snapshot, decided, expiredIDs []string, raise bool)
 	}
 }
 
+// openImport opens the first-run window on the hub's import offer, or
+// raises it when it is open. It runs on the main goroutine; what the
+// window offers is read on the controller's.
+func (c *controller) openImport() {
+	if c.firstRun != nil {
+		c.firstRun.win.Show()
+		c.firstRun.win.RequestFocus()
+		return
+	}
+	if c.opts.FirstRun == nil {
+		return
+	}
+	c.enqueue(func() {
+		fr, err := c.opts.FirstRun()
+		if err != nil {
+			c.opts.logf("ui: reading what to import: %v", err)
+			return
+		}
+		c.do(func() {
+			if c.firstRun != nil {
+				return
+			}
+			w := newFirstRunWindow(c.app, fr)
+			c.firstRun = w
+			w.win.SetOnClosed(func() {
+				if c.firstRun == w {
+					c.firstRun = nil
+				}
+			})
+			w.win.Show()
+		})
+	})
+}
+
+// signIn signs an OAuth connection in. Login waits for the person in the
+// browser, so it runs on a goroutine of its own, not the controller's;
+// done gets its error on the main goroutine.
+func (c *controller) signIn(source, conn string, done func(error)) {
+	go func() {
+		err := c.hub.Login(source, conn)
+		if err != nil {
+			c.opts.logf("ui: signing %s/%s in: %v", source, conn, err)
+		}
+		c.do(func() { done(err) })
+	}()
+}
+
 // review opens the dialog on one waiting call.
 func (c *controller) review(id string) {
 	d := c.dialog
@@ -420,6 +471,13 @@ func (c *controller) menuAction(action string) {
 		c.main.show(tabRuns)
 	case action == actSources:
 		c.main.show(tabSources)
+	case action == actImport:
+		c.openImport()
+	case strings.HasPrefix(action, actSignIn):
+		if source, conn, ok := parseSignInAction(action); ok {
+			c.main.show(tabSources)
+			c.main.startSignIn(source, conn)
+		}
 	case action == actWindow:
 		c.main.show("")
 	case action == actPause:

@@ -30,7 +30,14 @@ type fakeHub struct {
 	nextSub   int
 	configDir string
 	readErr   error // every read fails with it, when set
+
+	logins   []loginCall
+	loginErr error          // Login fails with it, when set
+	loginGo  chan struct{}  // when set, Login waits for a receive from it
+	loginEnd chan loginCall // when set, Login sends on it once it returned
 }
+
+type loginCall struct{ Source, Connection string }
 
 type decisionCall struct {
 	ID       string
@@ -167,6 +174,45 @@ func (h *fakeHub) History(limit int) ([]DecisionRecord, error) {
 		return nil, h.readErr
 	}
 	return slices.Clone(h.history[:min(limit, len(h.history))]), nil
+}
+
+// Login records the call and, unless loginErr is set, signs the
+// connection in.
+func (h *fakeHub) Login(source, connection string) error {
+	h.mu.Lock()
+	h.logins = append(h.logins, loginCall{source, connection})
+	gate, end, err := h.loginGo, h.loginEnd, h.loginErr
+	h.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	if err == nil {
+		h.mu.Lock()
+		for i := range h.status.Sources {
+			src := &h.status.Sources[i]
+			if src.Name != source {
+				continue
+			}
+			src.SignIns = slices.Clone(src.SignIns)
+			for j := range src.SignIns {
+				if src.SignIns[j].Connection == connection {
+					src.SignIns[j] = SignInStatus{Connection: connection, SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC"}
+				}
+			}
+		}
+		h.mu.Unlock()
+		h.emit(Event{Kind: EventSource, ID: source})
+	}
+	if end != nil {
+		end <- loginCall{source, connection}
+	}
+	return err
+}
+
+func (h *fakeHub) loginCalls() []loginCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.logins)
 }
 
 func (h *fakeHub) SetPaused(p bool) error {

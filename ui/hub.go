@@ -47,6 +47,10 @@ type Hub interface {
 	ChangedTools() ([]ToolChange, error)
 	// AcceptTool accepts the current definition of a changed tool.
 	AcceptTool(address string) error
+	// Login signs an OAuth connection of a source in: it opens the
+	// authorization page and blocks until the person finished, failed or
+	// the hub stopped. The UI calls it on a goroutine of its own.
+	Login(source, connection string) error
 	// ConfigDir is the folder holding config.json (CAPABILITIES_HOME).
 	ConfigDir() string
 	// LogFile is the hub's log file.
@@ -121,6 +125,9 @@ type Status struct {
 	Paused  bool
 	Pending int // calls waiting for a decision
 	Tools   int // tools in the catalog
+	// ImportOffer is how many servers found in the person's clients a first
+	// run offers to import, while nobody has decided; 0: no offer.
+	ImportOffer int
 }
 
 // Source states: the hub's own (hub.SourceStateKind), so the tray says
@@ -141,6 +148,15 @@ type SourceStatus struct {
 	Error       string // why it is down or needs a secret, when it is
 	Tools       int    // tools it currently offers
 	Connections []ConnectionStatus
+	SignIns     []SignInStatus // the OAuth connections, in config order
+}
+
+// SignInStatus is the sign-in state of one OAuth connection.
+type SignInStatus struct {
+	Connection string
+	SignedIn   bool
+	Summary    string // as the hub words it: "signed in until …", "needs sign-in: …"
+	SigningIn  bool   // a sign-in page is open and the hub waits for the person
 }
 
 // ConnectionStatus is one named credential set of a source.
@@ -227,6 +243,11 @@ type Options struct {
 	// its config, and says what it did. Nil: the window only shows the
 	// commands that do it.
 	Connect func(client string) (string, error)
+	// FirstRun reads what the first-run window offers to import; the tray
+	// and the window open that window while the hub has an open import
+	// offer (Status.ImportOffer). It may block; the UI calls it off the
+	// main goroutine. Nil: the offer is only shown by hub status and doctor.
+	FirstRun func() (FirstRun, error)
 }
 
 // Clients are the MCP clients the window offers to connect, as the

@@ -50,7 +50,7 @@ func (u *hubAdapter) Decide(id string, d Decision) error {
 func (u *hubAdapter) Subscribe(fn func(Event)) func() {
 	return u.h.Subscribe(func(ev hub.Event) {
 		kind := ev.Kind
-		if kind == hub.EventCatalog || kind == hub.EventConfig {
+		if kind == hub.EventCatalog || kind == hub.EventConfig || kind == hub.EventSignIn || kind == hub.EventSignedIn {
 			kind = EventSource
 		}
 		fn(Event{Kind: kind, ID: ev.ID})
@@ -62,11 +62,14 @@ func (u *hubAdapter) Status() (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	out := Status{Paused: st.Paused, Pending: st.Pending, Tools: st.Tools}
+	out := Status{Paused: st.Paused, Pending: st.Pending, Tools: st.Tools, ImportOffer: st.ImportOffer}
 	for _, s := range st.Sources {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools}
 		for _, c := range s.Connections {
 			ss.Connections = append(ss.Connections, ConnectionStatus{Name: c, Default: c == s.Default, HasSecret: u.h.HasSecrets(s.Name, c)})
+		}
+		for _, si := range s.SignIns {
+			ss.SignIns = append(ss.SignIns, SignInStatus{Connection: si.Connection, SignedIn: si.SignedIn, Summary: si.Summary, SigningIn: si.SigningIn})
 		}
 		out.Sources = append(out.Sources, ss)
 	}
@@ -150,6 +153,11 @@ func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {
 }
 
 func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.ctx, address) }
+
+func (u *hubAdapter) Login(source, connection string) error {
+	_, err := u.h.Login(u.ctx, source, connection)
+	return err
+}
 
 func (u *hubAdapter) ConfigDir() string { return u.h.Paths().Home }
 

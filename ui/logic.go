@@ -106,6 +106,51 @@ func pendingMenuLabel(n int) string {
 	return plural(n, "pending approval…", "pending approvals…")
 }
 
+// importMenuLabel labels the tray item that opens the first-run window
+// on an open import offer of n servers.
+func importMenuLabel(n int) string {
+	return "Import " + plural(n, "server", "servers") + " from your clients…"
+}
+
+// importOfferText is the window's line about an open import offer.
+func importOfferText(n int) string {
+	return fmt.Sprintf("Your MCP clients run %s that capabilities does not run yet. Import them to run them for every client, with approvals and secrets in the keychain.",
+		plural(n, "server", "servers"))
+}
+
+// signInMenuLabel labels the tray item that signs an OAuth connection in.
+func signInMenuLabel(source, conn string) string {
+	return fmt.Sprintf("Sign in to %s (%s)…", source, conn)
+}
+
+// signInText is an OAuth connection's state in the window:
+// "work: needs sign-in: token expired".
+func signInText(si SignInStatus) string {
+	s := si.Summary
+	if s == "" {
+		s = "needs sign-in"
+		if si.SignedIn {
+			s = "signed in"
+		}
+	}
+	if si.SigningIn {
+		s += " (a sign-in page is open in the browser)"
+	}
+	return connectionText(si.Connection, false) + ": " + s
+}
+
+// signInAction is the tray action that signs conn of source in.
+func signInAction(source, conn string) string { return actSignIn + source + "\n" + conn }
+
+// parseSignInAction reverses signInAction.
+func parseSignInAction(action string) (source, conn string, ok bool) {
+	rest, ok := strings.CutPrefix(action, actSignIn)
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, "\n")
+}
+
 // pauseMenuLabel labels the pause/resume item.
 func pauseMenuLabel(paused bool) string {
 	if paused {

@@ -451,3 +451,98 @@ func TestTrayMenuModel(t *testing.T) {
 		t.Error("Quit is not last")
 	}
 }
+
+func TestTrayMenuImportAndSignIn(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.Local)
+	gh := SourceStatus{Name: "github", State: SourceUp, Tools: 3, SignIns: []SignInStatus{
+		{Connection: "work", SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC"},
+		{Connection: "personal", Summary: "needs sign-in: token expired"},
+	}}
+	tests := []struct {
+		name        string
+		snap        snapshot
+		wantTop     []string // the entries between the status line and the first separator
+		wantSources []string
+		signIn      map[string][2]string // label: source, connection its action signs in
+	}{
+		{"no offer", snapshot{loaded: true, canImport: true}, nil, []string{"No sources configured", "---", "Manage sources…"}, nil},
+		{"offer of one", snapshot{loaded: true, canImport: true, status: Status{ImportOffer: 1}},
+			[]string{"Import 1 server from your clients…"}, []string{"No sources configured", "---", "Manage sources…"}, nil},
+		{"offer of three", snapshot{loaded: true, canImport: true, status: Status{ImportOffer: 3}},
+			[]string{"Import 3 servers from your clients…"}, []string{"No sources configured", "---", "Manage sources…"}, nil},
+		{"offer but no window to take it up", snapshot{loaded: true, status: Status{ImportOffer: 3}}, nil, []string{"No sources configured", "---", "Manage sources…"}, nil},
+		{"after the pending item", snapshot{loaded: true, canImport: true, pending: []Approval{{ID: "1"}}, status: Status{Pending: 1, ImportOffer: 2}},
+			[]string{"1 pending approval…", "Import 2 servers from your clients…"}, []string{"No sources configured", "---", "Manage sources…"}, nil},
+		{"needs sign-in", snapshot{loaded: true, status: Status{Sources: []SourceStatus{gh}}}, nil,
+			[]string{"github: up, 3 tools", "Sign in to github (personal)…", "---", "Manage sources…"},
+			map[string][2]string{"Sign in to github (personal)…": {"github", "personal"}}},
+		{"every connection signed in", snapshot{loaded: true, status: Status{Sources: []SourceStatus{{Name: "linear", State: SourceUp,
+			SignIns: []SignInStatus{{Connection: "default", SignedIn: true}}}}}}, nil,
+			[]string{"linear: up, 0 tools", "---", "Manage sources…"}, nil},
+		{"signing in still offers it", snapshot{loaded: true, status: Status{Sources: []SourceStatus{{Name: "linear", State: SourceIdle,
+			SignIns: []SignInStatus{{Connection: "default", SigningIn: true}}}}}}, nil,
+			[]string{"linear: idle, 0 tools", "Sign in to linear (default)…", "---", "Manage sources…"},
+			map[string][2]string{"Sign in to linear (default)…": {"linear", "default"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := trayMenuModel(tt.snap, now)
+			var top []string
+			for _, e := range m[1:] {
+				if e.separator {
+					break
+				}
+				top = append(top, e.label)
+				if strings.HasPrefix(e.label, "Import ") && e.action != actImport {
+					t.Errorf("%q runs %q, not the import", e.label, e.action)
+				}
+			}
+			if diff := cmp.Diff(tt.wantTop, top); diff != "" {
+				t.Errorf("top of the menu (-want +got):\n%s", diff)
+			}
+			var sources []menuEntry
+			for _, e := range m {
+				if strings.HasPrefix(e.label, "Sources") {
+					sources = e.children
+				}
+			}
+			var labels []string
+			for _, e := range sources {
+				if e.separator {
+					labels = append(labels, "---")
+					continue
+				}
+				labels = append(labels, e.label)
+				want, isSignIn := tt.signIn[e.label]
+				src, conn, ok := parseSignInAction(e.action)
+				if ok != isSignIn || (ok && [2]string{src, conn} != want) {
+					t.Errorf("%q runs %q: sign-in %v %s/%s, want %v %v", e.label, e.action, ok, src, conn, isSignIn, want)
+				}
+			}
+			if diff := cmp.Diff(tt.wantSources, labels); diff != "" {
+				t.Errorf("sources submenu (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSignInText(t *testing.T) {
+	tests := []struct {
+		si   SignInStatus
+		want string
+	}{
+		{SignInStatus{Connection: "work", SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC"}, "work: signed in until 2026-03-14 13:00 UTC"},
+		{SignInStatus{Connection: "personal", Summary: "needs sign-in: token expired"}, "personal: needs sign-in: token expired"},
+		{SignInStatus{Connection: "default"}, "default: needs sign-in"},
+		{SignInStatus{Connection: "", SigningIn: true, Summary: "needs sign-in"}, "default connection: needs sign-in (a sign-in page is open in the browser)"},
+	}
+	for _, tt := range tests {
+		if got := signInText(tt.si); got != tt.want {
+			t.Errorf("signInText(%+v) = %q, want %q", tt.si, got, tt.want)
+		}
+	}
+	// The action names the source and the whole connection name.
+	if src, conn, ok := parseSignInAction(signInAction("git", "hub\nwork")); !ok || src != "git" || conn != "hub\nwork" {
+		t.Errorf("round trip: %q %q %v", src, conn, ok)
+	}
+}

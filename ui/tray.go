@@ -13,6 +13,8 @@ import (
 // Tray menu actions; menuEntry.action holds one of them, runs "run:" + id.
 const (
 	actQueue     = "queue"
+	actImport    = "import"
+	actSignIn    = "signin:"
 	actRun       = "run:"
 	actRuns      = "runs"
 	actSources   = "sources"
@@ -49,10 +51,18 @@ func trayMenuModel(s snapshot, now time.Time) []menuEntry {
 	if len(s.pending) > 0 {
 		out = append(out, menuEntry{label: pendingMenuLabel(len(s.pending)), action: actQueue})
 	}
+	if st.ImportOffer > 0 && s.canImport {
+		out = append(out, menuEntry{label: importMenuLabel(st.ImportOffer), action: actImport})
+	}
 
 	var sources []menuEntry
 	for _, src := range st.Sources {
 		sources = append(sources, menuEntry{label: sourceLabel(src), action: actSources})
+		for _, si := range src.SignIns {
+			if !si.SignedIn {
+				sources = append(sources, menuEntry{label: signInMenuLabel(src.Name, si.Connection), action: signInAction(src.Name, si.Connection)})
+			}
+		}
 	}
 	if len(sources) == 0 {
 		sources = append(sources, menuEntry{label: "No sources configured", disabled: true})

@@ -36,6 +36,11 @@ type actions struct {
 	// connect connects an MCP client; only when canConnect.
 	connect    func(client string, done func(msg string, err error))
 	canConnect bool
+	// openImport opens the first-run window on the hub's import offer.
+	openImport func()
+	// signIn signs an OAuth connection in; done may come much later, once
+	// the person finished in the browser.
+	signIn func(source, connection string, done func(error))
 }
 
 // mainWindow shows the hub: approvals and their history, runs, sources and
@@ -58,7 +63,11 @@ type mainWindow struct {
 	runCode, runCalls, runEnvelope, runLog *widget.Label
 	runDetail                              *container.AppTabs
 
+	importBox    *fyne.Container // the import offer, empty when none
 	sourcesBox   *fyne.Container
+	signingIn    map[string]bool   // source + "/" + connection: a Login runs
+	signInErr    map[string]string // the last Login error per connection
+	signInDone   chan string       // tests: the key of a sign-in that reported back
 	secretSource *widget.Select
 	secretConn   *widget.SelectEntry
 	connChoices  []string // the secretConn choices, for the source picked
@@ -75,7 +84,7 @@ type mainWindow struct {
 }
 
 func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
-	m := &mainWindow{act: act, now: now}
+	m := &mainWindow{act: act, now: now, signingIn: map[string]bool{}, signInErr: map[string]string{}}
 	m.win = a.NewWindow("capabilities")
 	m.win.SetIcon(appIcon)
 	m.tabs = container.NewAppTabs(
@@ -236,6 +245,7 @@ func (m *mainWindow) showRunDetail() {
 }
 
 func (m *mainWindow) sourcesTab() fyne.CanvasObject {
+	m.importBox = container.NewVBox()
 	m.sourcesBox = container.NewVBox()
 	m.changedBox = container.NewVBox()
 
@@ -258,7 +268,7 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 		container.NewHBox(layout.NewSpacer(), m.secretSave), m.secretResult)
 
 	body := container.NewVBox(
-		heading("Sources"), m.sourcesBox, widget.NewSeparator(),
+		m.importBox, heading("Sources"), m.sourcesBox, widget.NewSeparator(),
 		heading("Changed tool definitions"), m.changedBox, widget.NewSeparator(),
 		secret,
 	)
@@ -412,6 +422,35 @@ func (m *mainWindow) update(s snapshot) {
 	m.showRunDetail()
 	m.policyList.Refresh()
 
+	names := m.renderSources()
+	m.secretSource.SetOptions(names)
+	m.fillConnections()
+
+	m.changedBox.Objects = nil
+	if len(s.changed) == 0 {
+		m.changedBox.Add(widget.NewLabel("No tool changed since it was accepted."))
+	}
+	for _, tc := range s.changed {
+		m.changedBox.Add(m.changeRow(tc))
+	}
+	m.changedBox.Refresh()
+}
+
+// renderSources fills the import offer and the source list from the
+// snapshot and returns the source names.
+func (m *mainWindow) renderSources() []string {
+	s := m.snap
+	m.importBox.Objects = nil
+	if s.status.ImportOffer > 0 && s.canImport && m.act.openImport != nil {
+		offer := widget.NewLabel(importOfferText(s.status.ImportOffer))
+		offer.Wrapping = fyne.TextWrapWord
+		b := widget.NewButtonWithIcon("Import…", theme.DownloadIcon(), m.act.openImport)
+		b.Importance = widget.HighImportance
+		m.importBox.Add(container.NewBorder(nil, nil, nil, b, offer))
+		m.importBox.Add(widget.NewSeparator())
+	}
+	m.importBox.Refresh()
+
 	m.sourcesBox.Objects = nil
 	if len(s.status.Sources) == 0 {
 		m.sourcesBox.Add(widget.NewLabel("No sources configured. Add them to config.json in the config folder."))
@@ -426,20 +465,67 @@ func (m *mainWindow) update(s snapshot) {
 		conns := widget.NewLabel("Connections: " + connectionsText(src.Connections))
 		conns.Wrapping = fyne.TextWrapWord
 		conns.SizeName = theme.SizeNameCaptionText
-		m.sourcesBox.Add(container.NewVBox(container.NewBorder(nil, nil, name, nil, state), conns))
+		row := container.NewVBox(container.NewBorder(nil, nil, name, nil, state), conns)
+		for _, si := range src.SignIns {
+			row.Add(m.signInRow(src.Name, si))
+		}
+		m.sourcesBox.Add(row)
 	}
 	m.sourcesBox.Refresh()
-	m.secretSource.SetOptions(names)
-	m.fillConnections()
+	return names
+}
 
-	m.changedBox.Objects = nil
-	if len(s.changed) == 0 {
-		m.changedBox.Add(widget.NewLabel("No tool changed since it was accepted."))
+// signInRow is an OAuth connection's state, with a Sign in button while it
+// needs one.
+func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject {
+	key := source + "/" + si.Connection
+	state := widget.NewLabel(signInText(si))
+	state.Wrapping = fyne.TextWrapWord
+	state.Importance = widget.SuccessImportance
+	if !si.SignedIn {
+		state.Importance = widget.WarningImportance
 	}
-	for _, tc := range s.changed {
-		m.changedBox.Add(m.changeRow(tc))
+	var right fyne.CanvasObject
+	if !si.SignedIn && m.act.signIn != nil {
+		b := widget.NewButtonWithIcon("Sign in", theme.LoginIcon(), func() { m.startSignIn(source, si.Connection) })
+		b.Importance = widget.HighImportance
+		if m.signingIn[key] {
+			b.SetText("Waiting for the browser…")
+			b.Disable()
+		}
+		right = b
 	}
-	m.changedBox.Refresh()
+	row := container.NewBorder(nil, nil, nil, right, state)
+	if e := m.signInErr[key]; e != "" {
+		errl := widget.NewLabel("Not signed in: " + e)
+		errl.Wrapping = fyne.TextWrapWord
+		errl.Importance = widget.DangerImportance
+		return container.NewVBox(row, errl)
+	}
+	return row
+}
+
+// startSignIn signs conn of source in through the hub, unless a sign-in
+// this window started runs; the source list shows it waiting, then the
+// outcome.
+func (m *mainWindow) startSignIn(source, conn string) {
+	key := source + "/" + conn
+	if m.act.signIn == nil || m.signingIn[key] {
+		return
+	}
+	m.signingIn[key] = true
+	delete(m.signInErr, key)
+	m.renderSources()
+	m.act.signIn(source, conn, func(err error) {
+		delete(m.signingIn, key)
+		if err != nil {
+			m.signInErr[key] = err.Error()
+		}
+		m.renderSources()
+		if m.signInDone != nil {
+			m.signInDone <- key
+		}
+	})
 }
 
 func sourceImportance(state string) widget.Importance {

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -296,4 +297,111 @@ func findButton(o fyne.CanvasObject, label string) *widget.Button {
 		}
 	}
 	return nil
+}
+
+func TestSourcesImportOfferAndSignIn(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	h.status.ImportOffer = 2
+	h.status.Sources = append(h.status.Sources, SourceStatus{Name: "linear", State: SourceIdle, SignIns: []SignInStatus{
+		{Connection: "work", SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC"},
+		{Connection: "personal", Summary: "needs sign-in: token expired"},
+	}})
+	h.loginGo, h.loginEnd = make(chan struct{}), make(chan loginCall, 1)
+	firstRuns := 0
+	a := test.NewTempApp(t)
+	c := newController(a, h, Options{Logf: t.Logf, FirstRun: func() (FirstRun, error) {
+		firstRuns++
+		return FirstRun{Candidates: []ImportCandidate{{Name: "everything", Clients: []string{"claude-code"}}, {Name: "memory", Clients: []string{"cursor"}}},
+			Import: func(ImportSelection) (string, error) { return "", nil }}, nil
+	}}, false)
+	c.now = func() time.Time { return t0 }
+	t.Cleanup(h.Subscribe(c.post))
+	c.step()
+	m := c.main
+	m.signInDone = make(chan string, 1)
+	m.win.Resize(fyne.NewSize(900, 620))
+	m.show(tabSources)
+
+	shown := strings.Join(texts(m.win.Content()), "\n")
+	for _, want := range []string{"Your MCP clients run 2 servers that capabilities does not run yet", "work: signed in until 2026-03-14 13:00 UTC", "personal: needs sign-in: token expired"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("Sources tab does not show %q", want)
+		}
+	}
+	if n := countButtons(m.sourcesBox, "Sign in"); n != 1 {
+		t.Errorf("%d Sign in buttons, want one (for linear/personal):\n%s", n, shown)
+	}
+
+	// Import… opens the first-run window on what FirstRun read.
+	test.Tap(findButton(m.importBox, "Import…"))
+	c.step()
+	if firstRuns != 1 || c.firstRun == nil || len(c.firstRun.boxes) != 2 || c.firstRun.boxes[1].Text != "memory — from cursor" {
+		t.Fatalf("Import… did not open the first-run window: FirstRun called %d times, window %+v", firstRuns, c.firstRun)
+	}
+	// Again, from the tray: the same window comes up, nothing read twice.
+	c.menuAction(actImport)
+	c.step()
+	if firstRuns != 1 {
+		t.Errorf("FirstRun called %d times for one open window", firstRuns)
+	}
+
+	// Sign in calls Login with the source and connection, without waiting
+	// for the person: the button says it waits while Login blocks.
+	test.Tap(findButton(m.sourcesBox, "Sign in"))
+	if b := findButton(m.sourcesBox, "Waiting for the browser…"); b == nil || !b.Disabled() {
+		t.Fatalf("while signing in the button is %+v", b)
+	}
+	h.loginGo <- struct{}{}
+	if got := <-h.loginEnd; got != (loginCall{"linear", "personal"}) {
+		t.Errorf("Login(%v), want linear/personal", got)
+	}
+	if got := <-m.signInDone; got != "linear/personal" {
+		t.Errorf("sign-in %q reported back", got)
+	}
+	c.step()
+	shown = strings.Join(texts(m.win.Content()), "\n")
+	if !strings.Contains(shown, "personal: signed in until") || countButtons(m.sourcesBox, "Sign in")+countButtons(m.sourcesBox, "Waiting for the browser…") != 0 {
+		t.Errorf("after signing in the tab shows:\n%s", shown)
+	}
+	if diff := cmp.Diff([]loginCall{{"linear", "personal"}}, h.loginCalls()); diff != "" {
+		t.Errorf("Login calls (-want +got):\n%s", diff)
+	}
+
+	// A failed sign-in, started from the tray, says why under the connection
+	// and offers the button again.
+	h.mu.Lock()
+	h.status.Sources[len(h.status.Sources)-1].SignIns = []SignInStatus{{Connection: "personal", Summary: "needs sign-in"}}
+	h.loginErr = errors.New("the authorization server refused: access_denied")
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource})
+	c.step()
+	c.menuAction(signInAction("linear", "personal"))
+	h.loginGo <- struct{}{}
+	<-h.loginEnd
+	<-m.signInDone
+	shown = strings.Join(texts(m.win.Content()), "\n")
+	if !strings.Contains(shown, "Not signed in: the authorization server refused: access_denied") || findButton(m.sourcesBox, "Sign in") == nil {
+		t.Errorf("after a failed sign-in the tab shows:\n%s", shown)
+	}
+	if m.tabs.Selected().Text != tabSources {
+		t.Errorf("the tray's sign-in opened tab %q", m.tabs.Selected().Text)
+	}
+}
+
+// countButtons counts the buttons with the label inside o.
+func countButtons(o fyne.CanvasObject, label string) int {
+	switch w := o.(type) {
+	case *widget.Button:
+		if w.Text == label {
+			return 1
+		}
+	case *fyne.Container:
+		n := 0
+		for _, c := range w.Objects {
+			n += countButtons(c, label)
+		}
+		return n
+	}
+	return 0
 }

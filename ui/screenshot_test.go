@@ -135,7 +135,7 @@ func renderScreenshots(dir string) int {
 	a.SetIcon(appIcon)
 	h := newFakeHub()
 	h.populate()
-	c := newController(a, h, Options{Logf: log.Printf}, false)
+	c := newController(a, h, Options{Logf: log.Printf, FirstRun: func() (FirstRun, error) { return FirstRun{}, nil }}, false)
 	c.now = func() time.Time { return t0.Add(40 * time.Second) }
 	unsubscribe := h.Subscribe(c.post)
 	defer unsubscribe()
@@ -201,6 +201,17 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 	if err := capture(m.win, filepath.Join(dir, shots[5])); err != nil {
 		return err
 	}
+	// The Sources tab with an open import offer and an OAuth source, one
+	// connection signed in and one that needs it.
+	h.mu.Lock()
+	h.status.ImportOffer = 3
+	h.status.Sources = append(h.status.Sources, SourceStatus{Name: "linear", State: SourceIdle, Connections: []ConnectionStatus{{"work", true, true}, {"personal", false, false}}, SignIns: []SignInStatus{
+		{Connection: "work", SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC, scopes read write"},
+		{Connection: "personal", Summary: "needs sign-in: the refresh token was revoked"},
+	}})
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource})
+	step()
 	on(func() { m.show(tabSources) })
 	if err := capture(m.win, filepath.Join(dir, shots[6])); err != nil {
 		return err

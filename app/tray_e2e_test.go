@@ -118,13 +118,16 @@ func TestDesktopHub(t *testing.T) {
 		var exit error
 		gone := false
 		if !testwait.Until(60*time.Second, func() bool {
+			if cond() {
+				return true
+			}
 			select {
 			case exit = <-exited:
 				gone = true
 				return true
 			default:
+				return false
 			}
-			return cond()
 		}) {
 			t.Fatalf("no %s within 60s", what)
 		}

@@ -268,18 +268,25 @@ func TestNoTrayHost(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	const hint = "open its window with 'capabilities hub open'"
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(out.String(), hint) {
+	var exit error
+	gone := false
+	if !testwait.Until(60*time.Second, func() bool {
+		if strings.Contains(out.String(), hint) {
+			return true
+		}
 		select {
-		case err := <-exited:
-			t.Fatalf("the app exited (%v):\n%s", err, out)
+		case exit = <-exited:
+			gone = true
+			return true
 		default:
+			return false
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("no word on how to open the window within 60s:\n%s", out)
-		}
-		time.Sleep(50 * time.Millisecond)
+	}) {
+		cmd.Process.Kill()
+		t.Fatalf("no word on how to open the window within 60s:\n%s", out)
+	}
+	if gone {
+		t.Fatalf("the app exited (%v):\n%s", exit, out)
 	}
 	fmt.Fprintln(stdin, "add")
 	fmt.Fprintln(stdin, "stop")

@@ -5,13 +5,16 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/keychain"
 )
 
 // TestAdapterReportsHubErrors: with the hub's store closed under it, every
@@ -80,5 +83,64 @@ func TestFailedReadKeepsQueue(t *testing.T) {
 	c.step()
 	if c.main.problems.Visible() {
 		t.Errorf("problems still shown: %q", c.main.problems.Text)
+	}
+}
+
+// TestAdapterImportOfferAndSignIns: the status the UI reads from a real hub
+// carries the open import offer and each OAuth connection's sign-in
+// state, and the tray offers both.
+func TestAdapterImportOfferAndSignIns(t *testing.T) {
+	home := t.TempDir()
+	cfg := &hub.Config{Sources: map[string]*hub.Source{
+		"linear": {URL: "http://127.0.0.1:1/mcp", Connections: map[string]*hub.Connection{"work": {Default: true, OAuth: &hub.OAuthConfig{}}}},
+	}, Policy: map[string]hub.Mode{}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	paths := hub.Paths{Home: home}
+	if err := hub.SaveImportOffer(paths, hub.NewImportOffer([]hub.Found{{Name: "everything"}, {Name: "memory"}}, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := keychain.ForHome(keychain.System{}, fmt.Sprintf("ui-adapter-%d", time.Now().UnixNano()))
+	if err != nil {
+		t.Skipf("no keychain: %v", err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: kc, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	st, err := FromHub(ctx, h).Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ImportOffer != 2 {
+		t.Errorf("ImportOffer = %d, want 2", st.ImportOffer)
+	}
+	if len(st.Sources) != 1 || len(st.Sources[0].SignIns) != 1 {
+		t.Fatalf("sources %+v, want linear with one sign-in", st.Sources)
+	}
+	if si := st.Sources[0].SignIns[0]; si.Connection != "work" || si.SignedIn || !strings.HasPrefix(si.Summary, "needs sign-in") {
+		t.Errorf("sign-in %+v, want work needing sign-in", si)
+	}
+	var labels []string
+	for _, e := range trayMenuModel(snapshot{loaded: true, canImport: true, status: st}, time.Now()) {
+		labels = append(labels, e.label)
+		for _, c := range e.children {
+			labels = append(labels, c.label)
+		}
+	}
+	all := strings.Join(labels, "\n")
+	for _, want := range []string{"Import 2 servers from your clients…", "Sign in to linear (work)…"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("tray menu lacks %q:\n%s", want, all)
+		}
+	}
+	if err := hub.CloseImportOffer(paths); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = FromHub(ctx, h).Status(); err != nil || st.ImportOffer != 0 {
+		t.Errorf("after the offer closed: ImportOffer %d, %v", st.ImportOffer, err)
 	}
 }

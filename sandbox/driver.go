@@ -167,6 +167,7 @@ func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
 	// run's garbage inflates would let this run use more.
 	d.collecting.RLock()
 	d.collecting.RUnlock()
+	startLive := heapLive()
 	ctx, stop := mergeCancel(ctx, d.ctx)
 	defer stop()
 	done := make(chan Outcome, 1)
@@ -181,7 +182,11 @@ func (d *inProcess) Run(ctx context.Context, req Request) Outcome {
 	if took {
 		<-d.slots
 	}
-	if _, objects := heapStats(); objects > d.clean.Load()+collectAbove && d.collecting.TryLock() {
+	// The heap as it was when this run started, not as the last
+	// collection left it: a collection that ran while another run's data
+	// was still reachable leaves a clean level too high to see this run's
+	// garbage by.
+	if _, objects := heapStats(); objects > min(d.clean.Load(), startLive)+collectAbove && d.collecting.TryLock() {
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"capabilities.sh/capabilities/internal/editdist"
 )
 
 // Where a rule came from, as policy list shows it. Config rules come from
@@ -326,7 +328,7 @@ func closestNames(s string, cands []string, n int) []string {
 	limit := max(2, len(ls)/3)
 	for _, c := range cands {
 		lc := strings.ToLower(c)
-		d := editDistance(ls, lc)
+		d := editdist.Levenshtein(ls, lc)
 		if len(last) >= 4 && strings.Contains(lc, last) {
 			d = min(d, limit)
 		}
@@ -340,27 +342,6 @@ func closestNames(s string, cands []string, n int) []string {
 		names = append(names, out[i].s)
 	}
 	return names
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // PolicyRule is one rule as policy list and the window show it.

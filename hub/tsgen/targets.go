@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"capabilities.sh/capabilities/internal/editdist"
 )
 
 // unknownTarget builds the error for a target that names nothing, with the
@@ -46,7 +48,7 @@ func closest(s string, cands []string, n int) []string {
 	limit := max(2, len(ls)/3)
 	for _, c := range cands {
 		lc := strings.ToLower(c)
-		d := levenshtein(ls, lc)
+		d := editdist.Levenshtein(ls, lc)
 		if len(last) >= 4 && strings.Contains(lc, last) {
 			d = min(d, limit)
 		}
@@ -62,25 +64,4 @@ func closest(s string, cands []string, n int) []string {
 		names = append(names, out[i].s)
 	}
 	return names
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

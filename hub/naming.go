@@ -34,19 +34,10 @@ func Namespace(source string) string { return camel(source) }
 // end in a hash of the whole MCP name, so two long names stay apart.
 const maxJSName = 64
 
-// jsReserved are names a method may not have: reserved words (which need
-// quoting in declarations) and properties every object or promise has (a
-// tool so named would be shadowed, or make the namespace a thenable).
-var jsReserved = map[string]bool{
-	"break": true, "case": true, "catch": true, "class": true, "const": true, "continue": true,
-	"debugger": true, "default": true, "delete": true, "do": true, "else": true, "enum": true,
-	"export": true, "extends": true, "false": true, "finally": true, "for": true, "function": true,
-	"if": true, "import": true, "in": true, "instanceof": true, "new": true, "null": true,
-	"return": true, "super": true, "switch": true, "this": true, "throw": true, "true": true,
-	"try": true, "typeof": true, "var": true, "void": true, "while": true, "with": true,
-	"yield": true, "let": true, "static": true, "implements": true, "interface": true,
-	"package": true, "private": true, "protected": true, "public": true, "await": true,
-	// Properties every object has; a tool named so would be shadowed.
+// objectNames are properties every object or promise has: a tool so named
+// would be shadowed, or make the namespace a thenable. Reserved words
+// (which need quoting in declarations) are sandbox.IsReservedWord's.
+var objectNames = map[string]bool{
 	"constructor": true, "prototype": true, "__proto__": true, "toString": true, "valueOf": true,
 	"hasOwnProperty": true, "then": true, "toJSON": true, "isPrototypeOf": true,
 	"propertyIsEnumerable": true, "toLocaleString": true,
@@ -141,7 +132,7 @@ func baseJSName(mcpName string) string {
 		base = "tool_" + nameHash(mcpName)
 	case len(base) > maxJSName:
 		base = base[:maxJSName-len("_12345678")] + "_" + nameHash(mcpName)
-	case jsReserved[base]:
+	case objectNames[base] || sandbox.IsReservedWord(base):
 		base += "_"
 	}
 	return base

@@ -101,6 +101,10 @@ func CheckNamespace(name string) error {
 	return nil
 }
 
+// IsReservedWord reports whether s is a JavaScript reserved word, a word
+// strict mode reserves, or a name strict mode forbids as a binding.
+func IsReservedWord(s string) bool { return reservedWords[s] }
+
 // CheckTool reports why name cannot be a tool of a namespace, or nil when
 // it can: it must be an identifier.
 func CheckTool(name string) error {

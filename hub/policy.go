@@ -314,34 +314,7 @@ func normalizeTarget(target string, snap *Snapshot, cfg *Config) string {
 // (ignoring case); a candidate that contains the part of s after its
 // namespace counts as close.
 func closestNames(s string, cands []string, n int) []string {
-	ls := strings.ToLower(s)
-	last := ls
-	if i := strings.LastIndex(ls, "."); i >= 0 {
-		last = ls[i+1:]
-	}
-	last = strings.Trim(last, "*?")
-	type scored struct {
-		s string
-		d int
-	}
-	var out []scored
-	limit := max(2, len(ls)/3)
-	for _, c := range cands {
-		lc := strings.ToLower(c)
-		d := editdist.Levenshtein(ls, lc)
-		if len(last) >= 4 && strings.Contains(lc, last) {
-			d = min(d, limit)
-		}
-		if d <= limit {
-			out = append(out, scored{c, d})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b scored) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.s, b.s)) })
-	var names []string
-	for i := 0; i < len(out) && i < n; i++ {
-		names = append(names, out[i].s)
-	}
-	return names
+	return editdist.Closest(s, strings.Trim(editdist.LastPart(s), "*?"), cands, n)
 }
 
 // PolicyRule is one rule as policy list and the window show it.

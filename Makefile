@@ -49,10 +49,14 @@ run: build
 install: build
 	@./$(BIN) install app
 
+# Every step runs even when an earlier one fails; the failures are listed at
+# the end and make test then exits non-zero.
 test: deps-test deps-npm
-	@./scripts/with-session.sh $(MAKE) --no-print-directory test-go
-	@$(MAKE) --no-print-directory cross
-	@$(MAKE) --no-print-directory fuzz
+	@./scripts/test-steps.sh \
+		'vet=$(GO) vet ./...' \
+		'go-test=./scripts/with-session.sh $(GO) test $(GOTEST_FLAGS) ./...' \
+		'cross=$(MAKE) --no-print-directory cross' \
+		'fuzz=$(MAKE) --no-print-directory fuzz'
 
 # test-go expects a display and an unlocked Secret Service (see test).
 test-go:
@@ -74,10 +78,17 @@ cross:
 # Budgets are counts, not durations: with a duration, Go 1.26's fuzzing
 # coordinator can report its own deadline as a failure when a worker is
 # still busy at the end (go.dev/issue/75804). About 20 s each on 2 cores.
+# Each entry is PACKAGE:TARGET:COUNT; every target runs, and the failed ones
+# are named at the end.
+FUZZ := ./sandbox:FuzzPrepare:20000 ./sandbox:FuzzJSONToValue:30000 ./hub:FuzzGate:20000
+
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzPrepare$$' -fuzztime 20000x ./sandbox
-	$(GO) test -run '^$$' -fuzz '^FuzzJSONToValue$$' -fuzztime 30000x ./sandbox
-	$(GO) test -run '^$$' -fuzz '^FuzzGate$$' -fuzztime 20000x ./hub
+	@failed=""; for f in $(FUZZ); do \
+		pkg=$${f%%:*}; rest=$${f#*:}; target=$${rest%%:*}; count=$${rest#*:}; \
+		echo "fuzz $$target in $$pkg ($$count inputs)"; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $${count}x $$pkg || failed="$$failed $$target"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz targets failed:$$failed"; exit 1; fi
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

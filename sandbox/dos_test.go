@@ -88,9 +88,12 @@ func TestDoS(t *testing.T) {
 	}
 }
 
+// TestNestedBraces: 32K nested blocks are refused by the nesting guard
+// before any parser recursion, by Prepare and by both drivers. Only the
+// guard gives CodeTooDeeplyNested; a parser that recursed would overflow or
+// run into the compute limit instead.
 func TestNestedBraces(t *testing.T) {
 	code := strings.Repeat("{", 32<<10) + strings.Repeat("}", 32<<10)
-	start := time.Now()
 	_, err := Prepare(code, Limits{})
 	if e, ok := err.(*Error); !ok || e.Code != CodeTooDeeplyNested {
 		t.Fatalf("Prepare: %v", err)
@@ -100,9 +103,6 @@ func TestNestedBraces(t *testing.T) {
 		if errCode(o) != CodeTooDeeplyNested {
 			t.Errorf("%s: %s", name, describeOutcome(o))
 		}
-	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("took %s", took)
 	}
 }
 

@@ -93,6 +93,13 @@ func (c *command) execute(ctx context.Context, e *env, path string, args []strin
 			c.printHelp(e.Stderr, path)
 			return exitUsage
 		}
+		// capabilities --version is the version command, as people expect
+		// of any command line program.
+		if path == "capabilities" && (args[0] == "--version" || args[0] == "-version") {
+			if sub := c.find("version"); sub != nil {
+				return sub.invoke(ctx, e, path+" version", args[1:])
+			}
+		}
 		switch args[0] {
 		case "-h", "--help", "-help", "help":
 			if args[0] == "help" && len(args) > 1 {

@@ -571,6 +571,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 		return usagef("no terminal to ask on: pass --yes or --deny")
 	}
 	in := bufio.NewReader(e.Stdin)
+	decided, expired := 0, 0
 	for i, a := range approvals {
 		conn := a.Connection
 		if a.DefaultConnection {
@@ -586,6 +587,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 		fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n", indent(a.Preview, "    "))
 		if a.Expired {
 			fmt.Fprintln(e.Stdout, "  This approval expired; the run will fail as approval_expired.")
+			expired++
 			continue
 		}
 		decision := ""
@@ -621,8 +623,18 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 			return err
 		}
 		fmt.Fprintf(e.Stdout, "  -> %s\n", decision)
+		decided++
 	}
-	fmt.Fprintf(e.Stdout, "Decided. The model continues with execute({ \"resume\": %q }).\n", runID)
+	if decided == 0 {
+		return withHint(fmt.Errorf("run %s: %d approval(s) expired and nothing was decided", runID, expired),
+			"the run fails as approval_expired on its next resume; the model can run the code again")
+	}
+	if expired > 0 {
+		fmt.Fprintf(e.Stdout, "Decided %d; %d expired.", decided, expired)
+	} else {
+		fmt.Fprint(e.Stdout, "Decided.")
+	}
+	fmt.Fprintf(e.Stdout, " The model continues with execute({ \"resume\": %q }).\n", runID)
 	return nil
 }
 

@@ -246,6 +246,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 	h.goBackground(func() { h.expireLoop(bg) })
 	h.goBackground(func() { h.retentionLoop(bg) })
+	h.skillReg.watch = h.newSkillWatch(bg)
 	return h, nil
 }
 

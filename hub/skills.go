@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -282,8 +283,14 @@ func skillHeadings(body string) []string {
 // loadSkillDir reads the skill in dir: its SKILL.md and the digests of
 // every regular file. Symbolic links are not followed out of the folder:
 // a linked file is not part of the skill.
+//
+// Sizes are checked before anything is read: a file is stat'ed and its
+// size counted against skillMaxBytes first, then read through a limit, so
+// a file that grows meanwhile is cut there too. Files other than SKILL.md
+// are hashed as they stream, never held whole.
 func loadSkillDir(dir string) (*Skill, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	md := filepath.Join(dir, "SKILL.md")
+	data, err := readFileMax(md, skillMaxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -316,17 +323,21 @@ func loadSkillDir(dir string) (*Skill, error) {
 			return nil
 		}
 		if len(files) >= skillMaxFiles {
-			return fmt.Errorf("more than %d files", skillMaxFiles)
+			return fmt.Errorf("more than %d files (the limit of files per skill)", skillMaxFiles)
 		}
-		b, err := os.ReadFile(p)
+		fi, err := d.Info()
 		if err != nil {
 			return err
 		}
-		total += int64(len(b))
-		if total > skillMaxBytes {
-			return fmt.Errorf("its files pass %d bytes", skillMaxBytes)
+		if total+fi.Size() > skillMaxBytes {
+			return fmt.Errorf("%s is %s, which takes its files past %s (the limit of bytes per skill)", rel, humanBytes(fi.Size()), humanBytes(skillMaxBytes))
 		}
-		files = append(files, SkillFile{Path: rel, Size: int64(len(b)), Digest: digestOf(b)})
+		size, digest, err := digestFileMax(p, skillMaxBytes-total)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		total += size
+		files = append(files, SkillFile{Path: rel, Size: size, Digest: digest})
 		return nil
 	})
 	if err != nil {
@@ -338,6 +349,64 @@ func loadSkillDir(dir string) (*Skill, error) {
 		Frontmatter: doc.Frontmatter, Headings: skillHeadings(doc.Body), Files: files, Dir: dir,
 		Hash: skillHash(doc.Frontmatter, files),
 	}, nil
+}
+
+// errSkillFileLarge is a file over what it may hold.
+type errSkillFileLarge struct {
+	size, max int64
+}
+
+func (e *errSkillFileLarge) Error() string {
+	return fmt.Sprintf("it is %s, above the %s it may hold (the limit of bytes per skill)", humanBytes(e.size), humanBytes(e.max))
+}
+
+// readFileMax reads the regular file p whole when it holds at most max
+// bytes: its size is checked before it is read, and the read stops past
+// max should the file grow meanwhile.
+func readFileMax(p string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(p))
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(p), &errSkillFileLarge{fi.Size(), max})
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(p), &errSkillFileLarge{int64(len(b)), max})
+	}
+	return b, nil
+}
+
+// digestFileMax is the size and digest of the file p, read as a stream of
+// at most max bytes: a file past max (it grew since it was stat'ed) is an
+// error.
+func digestFileMax(p string, max int64) (int64, string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, max+1))
+	if err != nil {
+		return 0, "", err
+	}
+	if n > max {
+		return 0, "", &errSkillFileLarge{n, max}
+	}
+	return n, "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // skillSet is the skills known at one moment, sorted by Address. It is
@@ -369,8 +438,10 @@ func (s *skillSet) lookup(address string) (*Skill, bool) {
 // last listing gave them (skillsup.go).
 type skillRegistry struct {
 	mu       sync.Mutex
-	stamp    string // of the local folders at the last read
+	watch    *skillWatch // nil until the first read; off when it could not start
+	stamp    string      // of the local folders at the last read, without a watcher
 	local    []*Skill
+	reads    int                 // how often the local folders were read
 	upstream map[string][]*Skill // by source
 	upVer    uint64              // grows with every change of upstream
 	setVer   uint64              // upVer when cur was built
@@ -390,7 +461,8 @@ func (h *Hub) skillRoots() []string {
 }
 
 // skillStamp describes the skill folders under roots by each file's path,
-// size and modification time, so a change to any of them is seen.
+// size and modification time, so a change to any of them is seen. It is
+// what tells a change when the hub cannot watch the folders.
 func skillStamp(roots []string) string {
 	var b strings.Builder
 	for _, root := range roots {
@@ -419,20 +491,36 @@ func skillStamp(roots []string) string {
 	return b.String()
 }
 
-// skills returns the current skill set. Local folders are checked on each
-// call: a skill added, edited or removed shows at the next search.
+// skills returns the current skill set. The local folders are read again
+// only when they changed: the hub watches them (every folder of every
+// skill, and the roots), so a search costs no file system access; a skill
+// added, edited or removed shows at the next search after the change is
+// seen. Where the folders cannot be watched, their files' sizes and times
+// are compared on each call instead.
 func (h *Hub) skills() *skillSet {
 	roots := h.skillRoots()
-	stamp := skillStamp(roots)
 	r := &h.skillReg
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cur != nil && stamp == r.stamp && r.setVer == r.upVer {
+	changed := r.cur == nil
+	stamp := ""
+	if r.watch.on() {
+		if r.watch.changed(roots) {
+			// Watch first, then read: a change after this is seen.
+			r.watch.begin(roots)
+			changed = true
+		}
+	} else {
+		stamp = skillStamp(roots)
+		changed = changed || stamp != r.stamp
+	}
+	if !changed && r.setVer == r.upVer {
 		return r.cur
 	}
-	if stamp != r.stamp || r.cur == nil {
+	if changed {
 		r.local = h.readLocalSkills(roots)
 		r.stamp = stamp
+		r.reads++
 	}
 	all := append([]*Skill(nil), r.local...)
 	for _, src := range sortedKeys(r.upstream) {
@@ -503,7 +591,8 @@ func (h *Hub) readSkillFile(sk *Skill, rel string) ([]byte, *Skill, error) {
 		if !ok {
 			return nil, sk, fmt.Errorf("%s has no file %q; its files: %s", sk.Address, rel, strings.Join(skillFileNames(sk), ", "))
 		}
-		data, err := os.ReadFile(filepath.Join(sk.Dir, filepath.FromSlash(f.Path)))
+		// At most the size it was listed with, and one byte to see it grew.
+		data, err := readFileMax(filepath.Join(sk.Dir, filepath.FromSlash(f.Path)), f.Size)
 		if err == nil && int64(len(data)) == f.Size && digestOf(data) == f.Digest {
 			return data, sk, nil
 		}
@@ -513,6 +602,9 @@ func (h *Hub) readSkillFile(sk *Skill, rel string) ([]byte, *Skill, error) {
 			}
 			return nil, sk, fmt.Errorf("reading %s#%s: %v", sk.Address, rel, err)
 		}
+		// The file is not what was listed: the folders changed, whether or
+		// not the watch has told yet.
+		h.skillReg.watch.markStale()
 		fresh, ok := h.skills().lookup(sk.Address)
 		if !ok {
 			return nil, sk, fmt.Errorf("%s was removed", sk.Address)

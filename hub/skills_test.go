@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/tsgen"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // newSkillHub starts a hub without sources whose home holds the skills of
@@ -183,12 +184,13 @@ func TestSkillsSearchAndDescribe(t *testing.T) {
 		t.Fatalf("%d tokens:\n%s", n, small)
 	}
 
-	// An edit is seen at once; a file changed after listing is read anew.
+	// An edit is seen once the hub's watch of the folders tells it; a file
+	// changed after listing is read anew.
 	writeSkill(t, filepath.Join(h.paths.Home, "skills", "pdf-forms"), "---\nname: pdf-forms\ndescription: Merge and split PDF documents.\n---\nNew body.\n")
-	desc, err = h.Describe(ctx, DescribeRequest{Targets: []string{"skill:pdf-forms"}})
-	if err != nil || !strings.Contains(desc, "Merge and split PDF documents.") || !strings.Contains(desc, "New body.") {
-		t.Fatalf("after an edit: %v\n%s", err, desc)
-	}
+	testwait.For(t, 0, "the edited skill to be described", func() bool {
+		desc, err = h.Describe(ctx, DescribeRequest{Targets: []string{"skill:pdf-forms"}})
+		return err == nil && strings.Contains(desc, "Merge and split PDF documents.") && strings.Contains(desc, "New body.")
+	})
 	sk, _ := h.skills().lookup("skill:pdf-forms")
 	writeSkill(t, filepath.Join(h.paths.Home, "skills", "pdf-forms"), "---\nname: pdf-forms\ndescription: Rotate pages.\n---\nNewer body.\n")
 	data, fresh, err := h.readSkillFile(sk, "SKILL.md")
@@ -196,9 +198,10 @@ func TestSkillsSearchAndDescribe(t *testing.T) {
 		t.Fatalf("reading a changed file: %v, %q", err, data)
 	}
 	os.RemoveAll(filepath.Join(h.paths.Home, "skills", "pdf-forms"))
-	if out, _ := h.Search(ctx, SearchRequest{Query: "rotate pages"}); strings.Contains(out, "pdf-forms") {
-		t.Fatalf("a removed skill is served:\n%s", out)
-	}
+	testwait.For(t, 0, "a removed skill to leave search", func() bool {
+		out, _ := h.Search(ctx, SearchRequest{Query: "rotate pages"})
+		return !strings.Contains(out, "pdf-forms")
+	})
 }
 
 func writeSkill(t *testing.T, dir, skillMD string) {

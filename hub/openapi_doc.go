@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,8 +33,23 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
-// maxOpenAPIDocument bounds a document read from a file or a URL.
-const maxOpenAPIDocument = 128 << 20
+// Bounds of one OpenAPI document, each checked before the work it bounds:
+// its size before it is read (GitHub's whole description is 13 MB), its
+// nesting before the model is built (the model's cost grows faster than
+// the depth: 2,000 levels cost seconds), and the JSON Schemas written for
+// its operations, where a shared schema is written into every operation
+// that reaches it (GitHub's 1,223 operations take 7.5 MB, at most 84 KB
+// one).
+const (
+	maxOpenAPIDocument    = 32 << 20
+	maxOpenAPIDepth       = 100
+	maxOpenAPIOpSchemas   = 1 << 20
+	maxOpenAPIDocSchemas  = 32 << 20
+	openAPIDocLimitWords  = "the limit of an OpenAPI document's size"
+	openAPIDepthWords     = "the limit of an OpenAPI document's nesting"
+	openAPIOpSchemaWords  = "the limit of one operation's schemas"
+	openAPIDocSchemaWords = "the limit of one document's schemas, where a shared schema counts in each operation that uses it"
+)
 
 // openapiDoc is what the hub keeps of one OpenAPI document.
 type openapiDoc struct {
@@ -105,14 +121,38 @@ func readOpenAPI(ctx context.Context, client *http.Client, loc string) ([]byte, 
 		if resp.StatusCode != http.StatusOK {
 			return nil, fmt.Errorf("fetching %s: HTTP %s", loc, resp.Status)
 		}
-		return readBounded(resp.Body, maxOpenAPIDocument, loc)
+		if resp.ContentLength > maxOpenAPIDocument {
+			return nil, openAPITooLarge(loc, resp.ContentLength)
+		}
+		return readDocument(resp.Body, loc)
 	}
 	f, err := os.Open(expandHome(loc))
 	if err != nil {
 		return nil, fmt.Errorf("reading the OpenAPI document: %w", err)
 	}
 	defer f.Close()
-	return readBounded(f, maxOpenAPIDocument, loc)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxOpenAPIDocument {
+		return nil, openAPITooLarge(loc, fi.Size())
+	}
+	return readDocument(f, loc)
+}
+
+// readDocument reads a document of at most maxOpenAPIDocument bytes; one
+// that turns out longer (a file that grew, an answer without a length) is
+// refused at that point.
+func readDocument(r io.Reader, loc string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxOpenAPIDocument+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", loc, err)
+	}
+	if int64(len(b)) > maxOpenAPIDocument {
+		return nil, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("it is longer than %d MB, %s", maxOpenAPIDocument>>20, openAPIDocLimitWords)}
+	}
+	return b, nil
+}
+
+func openAPITooLarge(loc string, size int64) error {
+	return &openapiDocError{Loc: loc, Problem: fmt.Sprintf("it is %s, above %d MB, %s; nothing of it was read", humanBytes(size), maxOpenAPIDocument>>20, openAPIDocLimitWords)}
 }
 
 func readBounded(r io.Reader, max int64, what string) ([]byte, error) {
@@ -161,6 +201,10 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 		return nil, &openapiDocError{Loc: loc, Problem: "not an OpenAPI document: " + oneLineErr(err)}
 	}
 	info := doc.GetSpecInfo()
+	if problem := nestedTooDeep(info.RootNode); problem != "" {
+		doc.Release()
+		return nil, &openapiDocError{Loc: loc, Problem: problem}
+	}
 	if info.SpecFormat == datamodel.OAS2 || strings.HasPrefix(info.Version, "2") {
 		return nil, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("Swagger %s (OpenAPI 2) is not served; convert it to OpenAPI 3 (for example with npx swagger2openapi) and point the source at the result", info.Version)}
 	}
@@ -194,6 +238,7 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 	out.server, out.serverProblem = serverURL(loc, m.Servers)
 	w := newSchemaWriter(components, v30)
 	names := map[string]bool{}
+	var written int64 // bytes of the schemas written so far
 	if m.Paths != nil && m.Paths.PathItems != nil {
 		for path, item := range m.Paths.PathItems.FromOldest() {
 			if item == nil {
@@ -216,6 +261,16 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 				if problem != "" {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
 					continue
+				}
+				n := schemaBytes(tool)
+				if n > maxOpenAPIOpSchemas {
+					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its schemas are %s, above %s, %s", method, path, humanBytes(n), humanBytes(maxOpenAPIOpSchemas), openAPIOpSchemaWords))
+					continue
+				}
+				written += n
+				if written > maxOpenAPIDocSchemas {
+					doc.Release()
+					return nil, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("the schemas of its operations pass %d MB at %s %s (%s); nothing of it is served", maxOpenAPIDocSchemas>>20, method, path, openAPIDocSchemaWords)}
 				}
 				tool.Name = name
 				names[name] = true
@@ -691,4 +746,72 @@ func (w *schemaWriter) schemaOrRef(n *yaml.Node, ref string) json.RawMessage {
 		}
 	}
 	return w.schema(n)
+}
+
+// schemaBytes is the size of a tool's input and output schemas.
+func schemaBytes(t *mcp.Tool) int64 {
+	n := 0
+	if in, ok := t.InputSchema.(json.RawMessage); ok {
+		n += len(in)
+	}
+	if out, ok := t.OutputSchema.(json.RawMessage); ok {
+		n += len(out)
+	}
+	return int64(n)
+}
+
+// nestedTooDeep says where the document nests past maxOpenAPIDepth levels
+// of objects and arrays, or "". It looks no deeper than the limit, so its
+// cost is bounded by the document's size; the place is spelled out only
+// when there is one.
+func nestedTooDeep(root *yaml.Node) string {
+	var walk func(n *yaml.Node, depth int) (*yaml.Node, []string)
+	walk = func(n *yaml.Node, depth int) (*yaml.Node, []string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				if at, path := walk(c, depth); at != nil {
+					return at, path
+				}
+			}
+			return nil, nil
+		case yaml.MappingNode, yaml.SequenceNode:
+		default:
+			return nil, nil
+		}
+		if depth >= maxOpenAPIDepth {
+			return n, nil
+		}
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if at, path := walk(n.Content[i+1], depth+1); at != nil {
+					return at, append(path, n.Content[i].Value)
+				}
+			}
+			return nil, nil
+		}
+		for i, c := range n.Content {
+			if at, path := walk(c, depth+1); at != nil {
+				return at, append(path, strconv.Itoa(i))
+			}
+		}
+		return nil, nil
+	}
+	if root == nil {
+		return ""
+	}
+	at, path := walk(root, 0)
+	if at == nil {
+		return ""
+	}
+	var b strings.Builder
+	esc := strings.NewReplacer("~", "~0", "/", "~1")
+	for i := len(path) - 1; i >= 0; i-- {
+		b.WriteString("/" + esc.Replace(path[i]))
+	}
+	where := b.String()
+	if len(where) > 200 {
+		where = strings.ToValidUTF8(where[:200], "") + "..."
+	}
+	return fmt.Sprintf("it nests objects and arrays more than %d levels deep at %s (line %d), %s", maxOpenAPIDepth, where, at.Line, openAPIDepthWords)
 }

@@ -35,7 +35,14 @@ GOTEST_FLAGS ?= -race -timeout 15m
 
 all: build
 
+# The first build compiles Fyne's C parts (GLFW, OpenGL) with cgo: minutes of
+# silence on a small machine, so it says so first.
+FYNE_CGO := fyne.io/fyne/v2/internal/driver/glfw
+
 build: deps-run
+	@if [ "$$($(GO) list -f '{{.Stale}}' $(FYNE_CGO) 2>/dev/null)" != false ]; then \
+		echo "First build: compiling Fyne's C parts (cgo). This takes several minutes on a 2-core machine; later builds take seconds."; \
+	fi
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./app
 
 # Without a display the hub runs headless (scripts/run-hub.sh says how to

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,6 +134,13 @@ func examplePath(v json.RawMessage) string {
 // Read implements sandbox.Host: it answers hub.read from the journal when
 // an earlier attempt made the same read, else from the store, and
 // journals the outcome.
+//
+// A read that succeeds is journaled as a reference to what it read (the
+// handle, and the size and digest of the bytes the guest got), not as a
+// second copy of them: the handle is stored once. A resumed run reads the
+// handle again and gets the same bytes; should the handle have changed or
+// gone since (retention keeps the handles a waiting run read), the run
+// stops as diverged rather than see other bytes.
 func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, error) {
 	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
 	if r.storeErr != nil {
@@ -147,6 +155,12 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 	}{rd.Handle, rd.Slice, rd.Offset, rd.Length, rd.Path})
 	c := sandbox.Call{Seq: rd.Seq, Address: sandbox.ReadAddress, Args: args}
 	hash := argsHash(args)
+	r.mu.Lock()
+	je := r.journal[c.Seq]
+	r.mu.Unlock()
+	if je != nil && je.State == journalRead && je.Address == c.Address && je.ArgsHash == hash {
+		return r.replayRead(ctx, c, rd, je)
+	}
 	if _, out, err, done := r.replay(c, hash); done {
 		return out, err
 	}
@@ -154,12 +168,60 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 	val, te, err := r.h.readHandle(ctx, rd)
 	ms := time.Since(start).Milliseconds()
 	if err != nil {
-		// The store failed: not journaled, so a resume reads again.
+		// The store failed, or the run ended: not journaled, so a resume
+		// reads again.
 		r.record(c.Seq, c.Address, false, ms)
 		return nil, err
 	}
-	return r.finish(c, hash, val, te, ms)
+	if te != nil {
+		return r.finish(c, hash, nil, te, ms)
+	}
+	ref, _ := json.Marshal(readRef{Handle: rd.Handle, Bytes: int64(len(val)), Digest: digestOf(val)})
+	e := &journalEntry{Seq: c.Seq, Address: c.Address, ArgsHash: hash, State: journalRead, Outcome: ref, Ms: ms}
+	if err := r.h.runs.putJournal(r.run.ID, e, r.h.now().Add(-time.Duration(ms)*time.Millisecond)); err != nil {
+		r.h.log.Error("journaling a read failed", "run", r.run.ID, "seq", c.Seq, "err", err)
+		r.record(c.Seq, c.Address, false, ms)
+		return nil, fmt.Errorf("the outcome of call %d (%s) could not be journaled, so it is withheld: %w", c.Seq, c.Address, err)
+	}
+	r.record(c.Seq, c.Address, true, ms)
+	return val, nil
 }
+
+// readRef is the journal's record of a read that succeeded: what was read,
+// not the bytes again.
+type readRef struct {
+	Handle string `json:"handle"`
+	Bytes  int64  `json:"bytes"`
+	Digest string `json:"digest"`
+}
+
+// replayRead answers a journaled read by reading its handle again, and
+// stops the run when the bytes are not those the first attempt got.
+func (r *runHost) replayRead(ctx context.Context, c sandbox.Call, rd sandbox.Read, je *journalEntry) (json.RawMessage, error) {
+	var ref readRef
+	json.Unmarshal(je.Outcome, &ref)
+	val, te, err := r.h.readHandle(ctx, rd)
+	if err != nil {
+		return nil, err
+	}
+	if te != nil || int64(len(val)) != ref.Bytes || digestOf(val) != ref.Digest {
+		why := "its bytes changed"
+		if te != nil {
+			why = te.Message
+		}
+		return nil, r.diverge(c, fmt.Sprintf("call %d of the resumed run read %s again, and it no longer holds what the first attempt read: %s", c.Seq, rd.Handle, why))
+	}
+	r.record(c.Seq, c.Address, true, je.Ms)
+	return val, nil
+}
+
+// Bounds of a read by path, checked before the value is touched: how many
+// keys and indexes the path may have, and how large a value it may walk
+// (a multiple of the run's memory limit).
+const (
+	maxReadPath      = 100
+	readScanPerLimit = 4
+)
 
 // readHandle reads what rd asks of its handle, as the JSON value the guest
 // receives. A read the handle cannot answer is a ToolError; an error is
@@ -208,11 +270,20 @@ func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read) (json.RawMessage,
 		if info.Kind != HandleJSON {
 			return nil, toolError(CodeInvalidPath, sandbox.ReadAddress, "handle %s holds a string, which has no path; read it with { offset, length } or whole", rd.Handle), nil
 		}
+		if len(rd.Path) > maxReadPath {
+			return nil, toolError(CodeInvalidPath, sandbox.ReadAddress, "the path has %d keys and indexes, above the limit of %d a path may have", len(rd.Path), maxReadPath), nil
+		}
+		if scan := readScanPerLimit * h.limits.MemoryBytes; info.Bytes > scan {
+			return nil, toolError(CodeReadTooLarge, sandbox.ReadAddress, "%s is %d bytes, above the %d bytes a read by path may walk (%d times the run's memory limit)", rd.Handle, info.Bytes, scan, readScanPerLimit), nil
+		}
 		v, err := h.db.HandleValue(ctx, rd.Handle)
 		if err != nil {
 			return nil, nil, err
 		}
-		sub, msg := jsonAtPath(v, rd.Path)
+		sub, msg, err := jsonAtPath(ctx, v, rd.Path)
+		if err != nil {
+			return nil, nil, err
+		}
 		if msg != "" {
 			return nil, toolError(CodeInvalidPath, sandbox.ReadAddress, "path %s of %s: %s", strings.Join(rd.Path, "."), rd.Handle, msg), nil
 		}
@@ -236,54 +307,101 @@ func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read) (json.RawMessage,
 }
 
 // jsonAtPath returns the value at path in v, a JSON text, with its bytes
-// as stored (numbers exact), or why there is none.
-func jsonAtPath(v json.RawMessage, path []string) (json.RawMessage, string) {
+// as stored (numbers exact), or why there is none. It walks v once, from
+// the start to the value (siblings on the way are skipped, not parsed
+// into maps), so a read touches each byte of v at most once whatever the
+// path's depth; it stops with ctx's error when ctx ends.
+func jsonAtPath(ctx context.Context, v json.RawMessage, path []string) (json.RawMessage, string, error) {
 	at := func(i int) string {
 		if i == 0 {
 			return "the value"
 		}
 		return strings.Join(path[:i], ".")
 	}
-	for i, seg := range path {
-		v = bytes.TrimLeft(v, " \t\r\n")
-		if len(v) == 0 {
-			return nil, "the stored value is empty"
+	notJSON := "the stored value is not JSON"
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	var skip json.RawMessage
+	// skipValue passes over one value, checking ctx between values.
+	skipValue := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		switch v[0] {
-		case '{':
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(v, &m); err != nil {
-				return nil, "the stored value is not JSON"
+		return dec.Decode(&skip)
+	}
+	for i, seg := range path {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			if i == 0 && errors.Is(err, io.EOF) {
+				return nil, "the stored value is empty", nil
 			}
-			next, ok := m[seg]
-			if !ok {
-				keys := make([]string, 0, len(m))
-				for k := range m {
-					keys = append(keys, k)
+			return nil, notJSON, nil
+		}
+		switch tok {
+		case json.Delim('{'):
+			var keys []string
+			found := false
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, notJSON, nil
 				}
+				k, _ := kt.(string)
+				if k == seg {
+					found = true
+					break
+				}
+				keys = append(keys, k)
+				if err := skipValue(); err != nil {
+					if ctx.Err() != nil {
+						return nil, "", err
+					}
+					return nil, notJSON, nil
+				}
+			}
+			if !found {
 				slices.Sort(keys)
 				list := strings.Join(keys[:min(len(keys), 8)], ", ")
 				if len(keys) > 8 {
 					list += ", ..."
 				}
-				return nil, fmt.Sprintf("%s has no key %q (its keys: %s)", at(i), seg, list)
+				return nil, fmt.Sprintf("%s has no key %q (its keys: %s)", at(i), seg, list), nil
 			}
-			v = next
-		case '[':
-			var a []json.RawMessage
-			if err := json.Unmarshal(v, &a); err != nil {
-				return nil, "the stored value is not JSON"
-			}
+		case json.Delim('['):
 			n, err := strconv.Atoi(seg)
-			if err != nil || n < 0 || n >= len(a) || strconv.Itoa(n) != seg {
-				return nil, fmt.Sprintf("%s is an array of %d items, and %q is not one of its indexes", at(i), len(a), seg)
+			valid := err == nil && n >= 0 && strconv.Itoa(n) == seg
+			count := 0
+			for dec.More() {
+				if valid && count == n {
+					break
+				}
+				if err := skipValue(); err != nil {
+					if ctx.Err() != nil {
+						return nil, "", err
+					}
+					return nil, notJSON, nil
+				}
+				count++
 			}
-			v = a[n]
+			if !valid || count != n || !dec.More() {
+				return nil, fmt.Sprintf("%s is an array of %d items, and %q is not one of its indexes", at(i), count, seg), nil
+			}
 		default:
-			return nil, fmt.Sprintf("%s is %s, not an object or an array", at(i), jsonKind(v[0]))
+			first := bytes.TrimLeft(v[start:], " \t\r\n,:")
+			if len(first) == 0 {
+				return nil, notJSON, nil
+			}
+			return nil, fmt.Sprintf("%s is %s, not an object or an array", at(i), jsonKind(first[0])), nil
 		}
 	}
-	return bytes.TrimSpace(v), ""
+	if err := skipValue(); err != nil {
+		if ctx.Err() != nil {
+			return nil, "", err
+		}
+		return nil, notJSON, nil
+	}
+	return bytes.TrimSpace(skip), "", nil
 }
 
 func jsonKind(first byte) string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -234,8 +235,23 @@ func TestHandleReadReplays(t *testing.T) {
 	if err != nil || env.Status != StatusAwaitingApproval {
 		t.Fatalf("%v %s", err, env.Line())
 	}
-	if _, err := h.db.Exec(`DELETE FROM runs WHERE id = ?`, made.RunID); err != nil {
+	// The read is journaled as what it read, not as a copy of the bytes.
+	var state, outcome string
+	if err := h.db.QueryRow(`SELECT state, outcome FROM journal WHERE run_id = ? AND address = 'hub.read'`, env.RunID).Scan(&state, &outcome); err != nil {
 		t.Fatal(err)
+	}
+	if state != journalRead || !strings.Contains(outcome, `"handle":"`+hr.Handle+`"`) || strings.Contains(outcome, "3456") {
+		t.Errorf("the read is journaled as %s %s; want a reference to %s", state, outcome, hr.Handle)
+	}
+	// Retention keeps the handle's run while a run that read it waits,
+	// whatever its budget.
+	r := Retention{}.storeRetention()
+	r.MaxAge, r.MaxBytes = time.Minute, 1
+	if _, err := h.db.Prune(ctx, r, h.now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.db.HandleInfo(ctx, hr.Handle); err != nil {
+		t.Fatalf("retention deleted a handle a waiting run read: %v", err)
 	}
 	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err != nil {
 		t.Fatal(err)
@@ -243,6 +259,24 @@ func TestHandleReadReplays(t *testing.T) {
 	done, err := h.Execute(ctx, ExecuteRequest{Resume: env.RunID})
 	if err != nil || done.Status != StatusCompleted || string(done.Result) != `["3456",10]` {
 		t.Fatalf("resumed: %v %s", err, done.Line())
+	}
+
+	// A handle deleted by other means while its reader waits: the resume
+	// stops as diverged, saying so, rather than see other bytes.
+	env, err = h.Execute(ctx, ExecuteRequest{Code: `const a = await hub.read(` + quoteJS(hr.Handle) + `); const b = await blobs.getBlob({}); return [a.length, b.length];`})
+	if err != nil || env.Status != StatusAwaitingApproval {
+		t.Fatalf("%v %s", err, env.Line())
+	}
+	if _, err := h.db.Exec(`DELETE FROM runs WHERE id = ?`, made.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := h.Execute(ctx, ExecuteRequest{Resume: env.RunID})
+	if err != nil || gone.Status != StatusFailed || gone.Error == nil || gone.Error.Code != CodeReplayDiverged ||
+		!strings.Contains(gone.Error.Message, "call 1 of the resumed run read "+hr.Handle+" again, and it no longer holds what the first attempt read: no handle") {
+		t.Fatalf("resumed after the handle was deleted: %v %s", err, gone.Line())
 	}
 	env = execEnv(t, h, `try { await hub.read(`+quoteJS(hr.Handle)+`, { offset: 3, length: 4 }); return "read"; } catch (e) { return e.code; }`)
 	if string(env.Result) != `"`+CodeUnknownHandle+`"` {
@@ -317,5 +351,91 @@ main();
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
 		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+}
+
+// deepPadded is a JSON value nested depth objects deep, each with a pad of
+// padKB KB before its key "a", and "end" at the bottom: a read of the
+// path a.a.a... walks past every pad.
+func deepPadded(depth, padKB int) []byte {
+	pad := strings.Repeat("x", padKB<<10)
+	var b strings.Builder
+	for range depth {
+		b.WriteString(`{"pad":"` + pad + `","a":`)
+	}
+	b.WriteString(`"end"`)
+	b.WriteString(strings.Repeat("}", depth))
+	return []byte(b.String())
+}
+
+// TestHandleReadPathBounds: a read by path is bounded by its length and by
+// the bytes it may walk, both checked before the value is read, walks the
+// value once whatever its depth, and ends with its run.
+func TestHandleReadPathBounds(t *testing.T) {
+	ctx := context.Background()
+	h := openHome(t, t.TempDir(), Options{Limits: sandbox.Limits{MemoryBytes: 8 << 20}})
+	made := execEnv(t, h, `return "0123456789".repeat(5000);`)
+	put := func(value []byte) string {
+		id := newID("h_")
+		if err := h.db.PutHandle(ctx, store.Handle{ID: id, RunID: made.RunID, Kind: HandleJSON, Created: h.now()}, value); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	// 100 levels of 100 KB: 10 MB. Parsing what is left at each level,
+	// as a read once did, costs 100 times that.
+	deep := deepPadded(100, 100)
+	id := put(deep)
+	path := strings.TrimSuffix(strings.Repeat("a.", 100), ".")
+	var env *Envelope
+	n := allocated(func() {
+		env = execEnv(t, h, `return await hub.read(`+quoteJS(id)+`, { path: `+quoteJS(path)+` });`)
+	})
+	if string(env.Result) != `"end"` {
+		t.Fatalf("read %s", env.Line())
+	}
+	if n > 4*uint64(len(deep)) {
+		t.Errorf("a read by path of a %d MB value allocated %d MB; it must walk the value once", len(deep)>>20, n>>20)
+	}
+
+	cases := []struct{ code, want string }{
+		{`return await hub.read(` + quoteJS(id) + `, { path: ` + quoteJS(strings.TrimSuffix(strings.Repeat("a.", 101), ".")) + ` });`,
+			`invalid_path: the path has 101 keys and indexes, above the limit of 100 a path may have`},
+		{`return await hub.read(` + quoteJS(put(deepPadded(40, 1024))) + `, { path: "a" });`,
+			`read_too_large: h_`},
+	}
+	for _, c := range cases {
+		env, err := h.Execute(ctx, ExecuteRequest{Code: `try { ` + c.code + ` } catch (e) { return e.code + ": " + e.message; }`})
+		if err != nil || !strings.Contains(string(env.Result), c.want) {
+			t.Errorf("%.80s: %v %s; want %q", c.code, err, env.Result, c.want)
+		}
+	}
+	if env, _ := h.Execute(ctx, ExecuteRequest{Code: cases[1].code}); env == nil || env.Error == nil || !strings.Contains(env.Error.Message, "bytes, above the 33554432 bytes a read by path may walk (4 times the run's memory limit)") {
+		t.Errorf("a value over what a path may walk: %+v", env)
+	}
+
+	// The walk ends with its context.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := jsonAtPath(cctx, deep, strings.Split(path, ".")); err != context.Canceled {
+		t.Errorf("a walk after its context ended: %v", err)
+	}
+	// Paths into the value: what is there, and what is not.
+	for _, c := range []struct{ path, want, msg string }{
+		{"a.pad", `"` + strings.Repeat("x", 100<<10) + `"`, ""},
+		{"a.b", "", `a has no key "b" (its keys: a, pad)`},
+		{"a.pad.x", "", "a.pad is a string, not an object or an array"},
+	} {
+		got, msg, err := jsonAtPath(ctx, deep, strings.Split(c.path, "."))
+		if err != nil || string(got) != c.want || msg != c.msg {
+			t.Errorf("%s: %.40s %q %v", c.path, got, msg, err)
+		}
+	}
+	got, msg, _ := jsonAtPath(ctx, []byte(`{"rows":[{"n":1.000000000000000000001},{"n":2}]}`), []string{"rows", "0", "n"})
+	if string(got) != "1.000000000000000000001" || msg != "" {
+		t.Errorf("a number at a path: %s %q", got, msg)
+	}
+	if _, msg, _ := jsonAtPath(ctx, []byte(`{"rows":[1,2]}`), []string{"rows", "2"}); msg != `rows is an array of 2 items, and "2" is not one of its indexes` {
+		t.Errorf("an index past the end: %q", msg)
 	}
 }

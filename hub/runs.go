@@ -58,6 +58,9 @@ const (
 	journalOK      = "ok"
 	journalError   = "error"
 	journalPending = "pending"
+	// journalRead is a hub.read that succeeded: its outcome is a readRef,
+	// and a resume reads the handle again.
+	journalRead = store.JournalRead
 )
 
 // pendingRow is an input a run waits for.

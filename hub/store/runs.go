@@ -174,24 +174,47 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 		id      string
 		updated int64
 		bytes   int64
+		keep    bool
 	}
-	var cands []candidate
+	var all []candidate
 	for rows.Next() {
 		var c candidate
-		var keep bool
-		if err := rows.Scan(&c.id, &c.updated, &c.bytes, &keep); err != nil {
+		if err := rows.Scan(&c.id, &c.updated, &c.bytes, &c.keep); err != nil {
 			rows.Close()
 			return out, fmt.Errorf("pruning runs: %w", err)
 		}
-		if keep {
-			out.Kept += c.bytes
-			continue
-		}
-		cands = append(cands, c)
+		all = append(all, c)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return out, fmt.Errorf("pruning runs: %w", err)
+	}
+	// A run kept anyway (waiting, or attempted now) may read its handles
+	// again on resume: the runs that own them are kept with it.
+	readers, err := db.handleReaders(ctx)
+	if err != nil {
+		return out, err
+	}
+	kept := map[string]bool{}
+	for _, c := range all {
+		if c.keep {
+			kept[c.id] = true
+		}
+	}
+	for owner, rs := range readers {
+		for _, r := range rs {
+			if kept[r] {
+				kept[owner] = true
+			}
+		}
+	}
+	var cands []candidate
+	for _, c := range all {
+		if kept[c.id] {
+			out.Kept += c.bytes
+			continue
+		}
+		cands = append(cands, c)
 	}
 	var doomed []string
 	cutoff := now.Add(-r.MaxAge).UnixMilli()
@@ -231,6 +254,32 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 	}
 	out.FileAfter = db.fileBytes()
 	return out, nil
+}
+
+// JournalRead is the state of a journal entry that records a read of a
+// handle: its outcome is a JSON object whose "handle" names the handle
+// read, which a resume reads again.
+const JournalRead = "read"
+
+// handleReaders maps each run that owns a handle read by another run's
+// journal to those readers.
+func (db *DB) handleReaders(ctx context.Context) (map[string][]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT DISTINCT h.run_id, j.run_id FROM journal j
+		JOIN handles h ON h.id = json_extract(j.outcome, '$.handle')
+		WHERE j.state = ? AND j.run_id != h.run_id`, JournalRead)
+	if err != nil {
+		return nil, fmt.Errorf("pruning runs: reading the handles runs read: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var owner, reader string
+		if err := rows.Scan(&owner, &reader); err != nil {
+			return nil, fmt.Errorf("pruning runs: %w", err)
+		}
+		out[owner] = append(out[owner], reader)
+	}
+	return out, rows.Err()
 }
 
 // Vacuum gives the database's free pages back to the file system and

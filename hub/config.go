@@ -62,6 +62,10 @@ type Source struct {
 	BaseURL string `json:"baseUrl,omitempty"`
 	// Disabled keeps the source in the file without connecting to it.
 	Disabled bool `json:"disabled,omitempty"`
+	// ConcurrentWrites says the source's tools that are not read-only may
+	// run at the same time: without it, the hub sends them to each
+	// connection one at a time, in the order a run issued them.
+	ConcurrentWrites bool `json:"concurrentWrites,omitempty"`
 	// Connections are named credential sets. Their env and headers values
 	// may reference secrets in the keychain as ${secret:NAME}.
 	Connections map[string]*Connection `json:"connections,omitempty"`
@@ -282,6 +286,13 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 		delete(fields, "disabled")
 		if err := json.Unmarshal(v, &s.Disabled); err != nil {
 			add(at+".disabled", "must be true or false")
+			ok = false
+		}
+	}
+	if v, has := fields["concurrentWrites"]; has {
+		delete(fields, "concurrentWrites")
+		if err := json.Unmarshal(v, &s.ConcurrentWrites); err != nil {
+			add(at+".concurrentWrites", "must be true or false")
 			ok = false
 		}
 	}

@@ -327,6 +327,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		pending: pending,
 		records: map[int]CallRecord{},
 		missing: map[upstreamKey][]string{},
+		order:   newWriteOrder(),
 	}
 	if !fresh {
 		host.storeOnce.Do(func() {}) // stored by its first attempt
@@ -479,6 +480,7 @@ type runHost struct {
 	snap    *Snapshot
 	policy  *Policy
 	changed map[string]bool // shared, read-only
+	order   *writeOrder     // this attempt's writes, in seq order
 
 	// storeOnce stores a fresh run's row before its first call writes;
 	// storeErr is what that write returned.
@@ -556,6 +558,7 @@ func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
 // live sends it upstream. Every call the code made is in the envelope's
 // calls, refused ones too.
 func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, error) {
+	defer r.order.settle(c.Seq)
 	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
 	if r.storeErr != nil {
 		return nil, r.storeErr
@@ -591,7 +594,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		return nil, err
 	}
 	start := time.Now()
-	out, err = r.live(ctx, c, hash, rc.tool, rc.conn)
+	out, err = r.live(ctx, c, hash, rc)
 	if err != nil && !r.recorded(c.Seq) {
 		// Refused before it left, or in flight when the run ended.
 		r.record(c.Seq, c.Address, false, time.Since(start).Milliseconds())
@@ -814,15 +817,32 @@ func repeatable(tool *Tool) bool {
 	return ann != nil && (ann.ReadOnlyHint || ann.IdempotentHint)
 }
 
-// live sends the call upstream. A call that must not be repeated is
-// committed to the journal as "issued" before it leaves, so a crash in
-// flight is seen on resume. A repeatable one is journaled with its outcome
-// only: a resume that finds no entry sends it again, as it would one found
-// issued, and the call saves a commit.
-func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, tool *Tool, conn string) (json.RawMessage, error) {
+// live sends the call upstream. A call that is not read-only waits for
+// the writes before it to the same upstream (writeorder.go). A call that
+// must not be repeated is committed to the journal as "issued" before it
+// leaves, so a crash in flight is seen on resume. A repeatable one is
+// journaled with its outcome only: a resume that finds no entry sends it
+// again, as it would one found issued, and the call saves a commit.
+func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *resolvedCall) (json.RawMessage, error) {
 	h := r.h
+	tool, conn := rc.tool, rc.conn
 	if te := r.validateArgs(tool, c.Args); te != nil {
 		return r.finish(c, hash, nil, te, 0)
+	}
+	if serialWrites(tool, rc.src) {
+		key := upstreamKey{tool.Source, conn}
+		done, err := r.order.begin(ctx, c.Seq, key)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		release, err := h.writeLanes.acquire(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	} else {
+		r.order.settle(c.Seq)
 	}
 	if !repeatable(tool) {
 		if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {

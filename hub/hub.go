@@ -107,6 +107,8 @@ type Hub struct {
 	skillReg skillRegistry
 
 	runLocks runLocks
+	// writeLanes send writes to each upstream one at a time, across runs.
+	writeLanes writeLanes
 
 	signOnce sync.Once
 	signKey  []byte

@@ -19,7 +19,7 @@ const (
 
 	describeDescription = "Get exact TypeScript declarations for tools: an address (`github.createIssue`), a whole namespace (`github`, budget permitting), a type named in an earlier declaration (`github.Issue`), or a skill search found (`skill:name`: its instructions; `skill:name#file` one of its files). Write `execute` code against these types."
 
-	executeDescription = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: `await github.createIssue({ owner, repo, title })`. TypeScript annotations are allowed and stripped. Write the body of an async function and `return` what you need; run independent calls in parallel with `Promise.all`. There is no network or filesystem besides these functions. If a call needs the user's approval or a connection, the result says so and a page opens on the user's screen; tell the user, then continue with `{ \"resume\": \"<runId>\" }` after they decide. Never ask the user for passwords or tokens in chat."
+	executeDescription = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: `await github.createIssue({ owner, repo, title })`. TypeScript annotations are allowed and stripped. Write the body of an async function and `return` what you need; run independent calls in parallel with `Promise.all` (calls that change data go to each source one at a time, in the order issued). There is no network or filesystem besides these functions. If a call needs the user's approval or a connection, the result says so and a page opens on the user's screen; tell the user, then continue with `{ \"resume\": \"<runId>\" }` after they decide. Never ask the user for passwords or tokens in chat."
 )
 
 var (

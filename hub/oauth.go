@@ -357,8 +357,7 @@ type SignInOptions struct {
 	// [OpenBrowser].
 	Open func(ctx context.Context, url string) error
 	// HTTPClient reaches the server and its authorization server; nil
-	// means go-sdk's discovery client (which refuses private addresses
-	// other than loopback).
+	// means a client that follows redirects within an origin only.
 	HTTPClient *http.Client
 }
 
@@ -386,7 +385,9 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 	}
 	client := o.HTTPClient
 	if client == nil {
-		client = http.DefaultClient
+		// The code, the PKCE verifier and a client secret go to the
+		// authorization server only, never through a redirect elsewhere.
+		client = &http.Client{CheckRedirect: sameOriginRedirect}
 	}
 	var cfg OAuthConfig
 	if c := o.Def.Connections[o.Conn]; c != nil && c.OAuth != nil {
@@ -595,7 +596,7 @@ func SignOut(ctx context.Context, kc keychain.Keychain, source, conn string, cli
 		return false, nil
 	}
 	if client == nil {
-		client = http.DefaultClient
+		client = &http.Client{CheckRedirect: sameOriginRedirect}
 	}
 	var rerr error
 	if rec.RevokeURL != "" {

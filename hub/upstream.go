@@ -17,7 +17,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -738,12 +740,15 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		u.mu.Lock()
 		s.httpTr = tr
 		u.mu.Unlock()
+		// Neither client follows a redirect to another origin: the
+		// connection's headers, its bearer token and the request body stay
+		// with the server they were given to.
 		st := &mcp.StreamableClientTransport{
 			Endpoint:   s.def.URL,
-			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}},
+			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}, CheckRedirect: sameOriginRedirect},
 		}
 		if usesOAuth(headers) && u.opts.Keychain != nil {
-			oc, err := newOAuthConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr}, register)
+			oc, err := newOAuthConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect}, register)
 			var sie *SignInError
 			switch {
 			case errors.As(err, &sie):
@@ -1150,6 +1155,47 @@ func upstreamEnv(goos string, base []string, env map[string]string) []string {
 		out = append(out, kv)
 	}
 	return append(out, envList(env)...)
+}
+
+// RedirectError is a redirect an HTTP client of the hub refused to follow
+// because it leads to another origin (scheme, host or port) than the
+// request it answered: the request's credentials and body are not sent
+// there.
+type RedirectError struct {
+	From     string // the origin that answered with the redirect
+	Location string // where it pointed, without any user info
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("%s redirected to another origin, %s; the request was not sent there", e.From, e.Location)
+}
+
+// sameOriginRedirect is an http.Client's CheckRedirect that follows a
+// redirect only within the origin of the first request, up to 10 times.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return fmt.Errorf("stopped after %d redirects", len(via))
+	}
+	if from := via[0].URL; urlOrigin(from) != urlOrigin(req.URL) {
+		return &RedirectError{From: urlOrigin(from), Location: req.URL.Redacted()}
+	}
+	return nil
+}
+
+// urlOrigin is u's scheme, host and port, with the scheme's default port
+// spelled out: "https://example.com:443".
+func urlOrigin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // upstreamHeaders adds a connection's headers to every request, and keeps

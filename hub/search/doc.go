@@ -44,6 +44,14 @@
 // a little less than one that says "delete", and a doc that says both is
 // not counted twice.
 //
+// # The second stage
+//
+// The best candidates of a short request are ordered again by what the
+// catalog's structure says about each tool: an exact name or title match,
+// the action its method, path or leading verb performs, the thing it acts
+// on, whether it acts for the caller ("me", "my"), and how much of its title
+// the request covers. See rerank.go.
+//
 // # Order
 //
 // Hits come best first; equal scores are ordered by namespace, then name,
@@ -54,7 +62,10 @@
 //
 // TestRetrievalQuality scores the defaults on a public tool-retrieval
 // benchmark (testdata/tool-retrieval); run it with -v to print Recall@k,
-// MRR and nDCG@10 next to the benchmark's Bleve baseline. BenchmarkBuild10k
+// MRR and nDCG@10 next to the benchmark's Bleve baseline.
+// TestCatalogRetrieval does the same for tasks over GitHub's REST
+// description (as OpenAPI tools and as plain MCP tools) and the Star Trek
+// API (testdata/tasks), next to a plain BM25 computed in the same test. BenchmarkBuild10k
 // and BenchmarkSearch10k time a synthetic 10,000-tool catalog
 // (SyntheticCatalog), and bench/bleve compares both against Bleve.
 package search

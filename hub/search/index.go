@@ -21,6 +21,11 @@ type Doc struct {
 	Params      []string // parameter names, top-level and nested, e.g. "owner", "perPage"
 	ParamDocs   []string // parameter descriptions
 	Headings    []string // a skill's section headings; tools have none
+
+	// Method and Path are an HTTP operation's ("GET",
+	// "/repos/{owner}/{repo}/pulls"), empty for other tools.
+	Method string
+	Path   string
 }
 
 // Field is the scoring setup of one document field.
@@ -108,6 +113,8 @@ type Index struct {
 	all      []int32            // all docs in (namespace, name) order
 	pool     sync.Pool          // *scratch
 	synTerms map[string][]int32 // stem -> term ids of its synonyms present in the index
+	feat     []docFeatures      // the second stage's view of each doc (rerank.go)
+	verbs    map[int32]bool     // term ids some title starts with
 }
 
 // Hit is one search result: Doc is an index into the docs given to Build.
@@ -145,6 +152,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		nsIDs:  make(map[string]int32),
 		docNS:  make([]int32, len(docs)),
 		rank:   make([]int32, len(docs)),
+		feat:   make([]docFeatures, 0, len(docs)),
 	}
 
 	// Pass 1: analyse every field of every doc into (term, field) entries.
@@ -152,16 +160,17 @@ func Build(docs []Doc, opts *Options) *Index {
 	// names and their docs, boilerplate), so the analysis of each distinct
 	// text is kept in an arena and reused.
 	var (
-		raw     = make(map[string]int32)    // lower-case word -> term id, -1 for a stop word
-		texts   = make(map[string][2]int32) // field text -> span of arena
-		arena   = make([]int32, 0, 16*len(docs))
-		entries = make([]entry, 0, 48*len(docs))
-		starts  = make([]int32, len(docs)+1)
-		lens    = make([]int32, numFields*len(docs))
-		sums    [numFields]float64
-		buf     []byte
-		word    []byte
-		seen    []int32 // terms already counted in the current field
+		raw      = make(map[string]int32)    // lower-case word -> term id, -1 for a stop word
+		texts    = make(map[string][2]int32) // field text -> span of arena
+		arena    = make([]int32, 0, 16*len(docs))
+		entries  = make([]entry, 0, 48*len(docs))
+		starts   = make([]int32, len(docs)+1)
+		lens     = make([]int32, numFields*len(docs))
+		sums     [numFields]float64
+		buf      []byte
+		word     []byte
+		seen     []int32             // terms already counted in the current field
+		selfUsed = map[string]bool{} // the phrases of selfPhrases the catalog uses
 	)
 	termOf := func(tok []byte) int32 {
 		if id, ok := raw[string(tok)]; ok {
@@ -221,12 +230,21 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
 		}
+		ix.feat = append(ix.feat, features(doc, func(w string) int32 { return termOf([]byte(w)) }, selfUsed))
 		seen = seen[:0]
 		addOnce(fieldName, doc.Name)
 		addOnce(fieldName, doc.OrigName)
 		add(fieldNamespace, doc.Namespace)
-		add(fieldTitle, doc.Title)
-		add(fieldDescription, doc.Description)
+		// Without a title, the description's first sentence is the
+		// summary a title would be.
+		if doc.Title != "" {
+			add(fieldTitle, doc.Title)
+			add(fieldDescription, doc.Description)
+		} else {
+			l := lead(doc.Description)
+			add(fieldTitle, l)
+			add(fieldDescription, doc.Description[strings.Index(doc.Description, l)+len(l):])
+		}
 		seen = seen[:0]
 		for _, p := range doc.Params {
 			addOnce(fieldParams, p)
@@ -242,6 +260,21 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	starts[len(docs)] = int32(len(entries))
+
+	var selfIDs []int32
+	for _, p := range selfPhrases {
+		if selfUsed[p] {
+			if id := termOf([]byte(strings.Fields(p)[0])); id >= 0 {
+				selfIDs = append(selfIDs, id)
+			}
+		}
+	}
+	ix.verbs = make(map[int32]bool)
+	for i := range ix.feat {
+		if v := ix.feat[i].verb; v >= 0 {
+			ix.verbs[v] = true
+		}
+	}
 
 	// Length normalisers per field.
 	var avg [numFields]float64
@@ -338,6 +371,9 @@ func Build(docs []Doc, opts *Options) *Index {
 	// Resolve the synonym table against this index's vocabulary once.
 	if o.Expansion > 0 {
 		ix.synTerms = make(map[string][]int32)
+		if len(selfIDs) > 0 {
+			ix.synTerms[selfTerm] = selfIDs
+		}
 		for s, syns := range synonyms {
 			var ids []int32
 			for _, x := range syns {
@@ -381,6 +417,10 @@ type scratch struct {
 	stems   []byte  // analysed query words, concatenated
 	ends    []int   // end offsets into stems
 	members []int32 // term ids of the current query word group
+	qterms  []int32 // term ids of every query word and its synonyms
+	qtext   []byte  // the query's words, for the second stage
+	qends   []int
+	qids    []int32
 }
 
 // Search ranks the docs for query and returns at most limit hits, best
@@ -423,7 +463,15 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	}
 
 	total = len(sc.matched)
-	hits = ix.topK(sc, limit)
+	hits = ix.topK(sc, max(limit, min(rerankDepth, total)))
+	ix.rerank(sc, hits, query)
+	switch {
+	case limit <= 0:
+		hits = nil
+	case len(hits) > limit:
+		hits = hits[:limit]
+	}
+	sc.qterms = sc.qterms[:0]
 	for _, d := range sc.matched {
 		sc.score[d] = 0
 	}
@@ -436,7 +484,10 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 func (ix *Index) analyze(sc *scratch, query string) {
 	sc.stems, sc.ends = sc.stems[:0], sc.ends[:0]
 	sc.buf = forEachToken(query, sc.buf, func(tok []byte) {
-		if _, stop := stopWords[string(tok)]; stop {
+		if selfWords[string(tok)] {
+			// "me", "my", "I": the words the catalog uses for its caller.
+			tok = append(tok[:0:0], selfTerm...)
+		} else if _, stop := stopWords[string(tok)]; stop {
 			return
 		}
 		sc.word = stem(append(sc.word[:0], tok...))
@@ -468,6 +519,7 @@ func (ix *Index) scoreWord(sc *scratch, w []byte, ns int32) {
 	}
 	own := len(sc.members)
 	sc.members = append(sc.members, syns...)
+	sc.qterms = append(sc.qterms, sc.members...)
 	maxDF := int32(0)
 	for i, t := range sc.members {
 		weight := float32(1)

@@ -208,9 +208,11 @@ func TestOptions(t *testing.T) {
 		t.Errorf("expansion on (-want +got):\n%s", diff)
 	}
 
-	// A zero-weight field is not searched.
+	// A zero-weight field is not searched. A tool without a title has the
+	// first sentence of its description as title.
 	noDesc := DefaultOptions()
 	noDesc.Description.Weight = 0
+	noDesc.Title.Weight = 0
 	if hits, total := Build(testDocs, &noDesc).Search("workspace", "", 10); total != 0 {
 		t.Errorf("description weight 0: workspace matched %v", names(testDocs, hits))
 	}

@@ -1,0 +1,465 @@
+package search
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// The catalog benchmark: tasks written as people ask an agent for things
+// (testdata/tasks), over two real OpenAPI descriptions shipped in npm
+// packages the tests pin (testdata/npm/package.json): GitHub's REST API
+// (1,223 operations) and the Star Trek API of @readme/oas-examples (120
+// operations named by method and path only). GitHub's is indexed twice:
+// as the hub's OpenAPI source makes its tools (summary as title, method and
+// path), and as the same operations served by a plain MCP server (a
+// snake_case name and a description, nothing else).
+
+// npmFile is a file under the pinned npm packages of the repository.
+func npmFile(t testing.TB, parts ...string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(append([]string{dir}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%v: install the test packages with npm ci --prefix testdata/npm", err)
+	}
+	return p
+}
+
+// apiOp is one operation of an OpenAPI description, with what the hub's
+// OpenAPI source puts into its tool.
+type apiOp struct {
+	id, method, path, summary, description string
+	params, paramDocs                      []string
+}
+
+type apiParam struct {
+	Ref         string          `json:"$ref"`
+	Name        string          `json:"name"`
+	In          string          `json:"in"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+type apiSchema struct {
+	Ref        string               `json:"$ref"`
+	Properties map[string]apiSchema `json:"properties"`
+	Desc       string               `json:"description"`
+}
+
+// loadOpenAPI reads the operations of an OpenAPI 3 JSON description in path
+// order, resolving parameter references and reading a JSON request body's
+// top-level properties, as the hub's OpenAPI source lists them.
+func loadOpenAPI(t testing.TB, file string) []apiOp {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Parameters map[string]apiParam  `json:"parameters"`
+			Schemas    map[string]apiSchema `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("decoding %s: %v", file, err)
+	}
+	resolve := func(p apiParam) apiParam {
+		if p.Ref != "" {
+			return doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
+		}
+		return p
+	}
+	var ops []apiOp
+	for _, path := range slices.Sorted(func(yield func(string) bool) {
+		for p := range doc.Paths {
+			if !yield(p) {
+				return
+			}
+		}
+	}) {
+		item := doc.Paths[path]
+		var shared []apiParam
+		if raw, ok := item["parameters"]; ok {
+			if err := json.Unmarshal(raw, &shared); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+		}
+		for _, method := range []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"} {
+			raw, ok := item[method]
+			if !ok {
+				continue
+			}
+			var op struct {
+				OperationID string     `json:"operationId"`
+				Summary     string     `json:"summary"`
+				Description string     `json:"description"`
+				Parameters  []apiParam `json:"parameters"`
+				RequestBody struct {
+					Content map[string]struct {
+						Schema apiSchema `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatalf("%s %s: %v", method, path, err)
+			}
+			o := apiOp{id: op.OperationID, method: strings.ToUpper(method), path: path, summary: strings.TrimSpace(op.Summary), description: strings.TrimSpace(op.Description)}
+			if o.id == "" {
+				o.id = o.method + " " + path
+			}
+			seen := map[string]bool{}
+			for _, p := range append(slices.Clone(shared), op.Parameters...) {
+				p = resolve(p)
+				if p.Name == "" || seen[p.Name] {
+					continue
+				}
+				seen[p.Name] = true
+				o.params = append(o.params, p.Name)
+				if p.Description != "" {
+					o.paramDocs = append(o.paramDocs, p.Description)
+				}
+			}
+			if media, ok := op.RequestBody.Content["application/json"]; ok {
+				s := media.Schema
+				if s.Ref != "" {
+					s = doc.Components.Schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
+				}
+				for _, name := range slices.Sorted(func(yield func(string) bool) {
+					for k := range s.Properties {
+						if !yield(k) {
+							return
+						}
+					}
+				}) {
+					if seen[name] {
+						continue
+					}
+					o.params = append(o.params, name)
+					if d := s.Properties[name].Desc; d != "" {
+						o.paramDocs = append(o.paramDocs, d)
+					}
+				}
+			}
+			ops = append(ops, o)
+		}
+	}
+	return ops
+}
+
+// jsName is the hub's method name for a tool name: ASCII words joined in
+// camelCase ("pulls/list" -> "pullsList", "GET /book/search" ->
+// "getBookSearch").
+func jsName(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool {
+		return r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+	var b strings.Builder
+	for i, w := range words {
+		if i == 0 {
+			if w == strings.ToUpper(w) {
+				w = strings.ToLower(w)
+			} else {
+				w = strings.ToLower(w[:1]) + w[1:]
+			}
+		} else {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// openapiDocs are the operations as the hub's OpenAPI source serves them:
+// the operationId (or method and path) as name, the summary as title, the
+// summary and description as description, and the method and path.
+func openapiDocs(ns string, ops []apiOp) []Doc {
+	docs := make([]Doc, len(ops))
+	for i, o := range ops {
+		desc := o.summary
+		switch {
+		case desc == "":
+			desc = o.description
+		case o.description != "" && !strings.HasPrefix(o.description, desc):
+			desc = strings.TrimSuffix(desc, ".") + ".\n\n" + o.description
+		}
+		docs[i] = Doc{Namespace: ns, Name: jsName(o.id), OrigName: o.id, Title: o.summary, Description: desc,
+			Params: o.params, ParamDocs: o.paramDocs, Method: o.method, Path: o.path}
+	}
+	return docs
+}
+
+// mcpDocs are the same operations as a plain MCP server would list them: a
+// snake_case name and one description, no title, method or path.
+func mcpDocs(ns string, ops []apiOp) []Doc {
+	docs := make([]Doc, len(ops))
+	for i, o := range ops {
+		name := strings.NewReplacer("/", "_", "-", "_").Replace(o.id)
+		desc := o.summary
+		if o.description != "" {
+			if desc != "" {
+				desc += ". "
+			}
+			desc += o.description
+		}
+		docs[i] = Doc{Namespace: ns, Name: jsName(name), OrigName: name, Description: desc, Params: o.params, ParamDocs: o.paramDocs}
+	}
+	return docs
+}
+
+// task is one line of a task file.
+type task struct {
+	heldOut bool
+	query   string
+	labels  map[string]int // operation id -> relevance
+	line    int
+}
+
+func readTasks(t testing.TB, name string) []task {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "tasks", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var tasks []task
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(line, "|")
+		if len(parts) != 3 {
+			t.Fatalf("%s:%d: want split | query | ids", name, n)
+		}
+		tk := task{query: strings.TrimSpace(parts[1]), labels: map[string]int{}, line: n}
+		switch strings.TrimSpace(parts[0]) {
+		case "T":
+		case "H":
+			tk.heldOut = true
+		default:
+			t.Fatalf("%s:%d: split %q is neither T nor H", name, n, parts[0])
+		}
+		for _, l := range strings.Split(parts[2], ",") {
+			id, grade := strings.TrimSpace(l), 2
+			if base, ok := strings.CutSuffix(id, ":1"); ok {
+				id, grade = base, 1
+			}
+			tk.labels[id] = grade
+		}
+		tasks = append(tasks, tk)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return tasks
+}
+
+// ranker returns doc indices best first.
+type ranker func(query string) []int
+
+func hubRanker(docs []Doc) ranker {
+	ix := Build(docs, nil)
+	return func(q string) []int {
+		hits, _ := ix.Search(q, "", 50)
+		out := make([]int, len(hits))
+		for i, h := range hits {
+			out[i] = h.Doc
+		}
+		return out
+	}
+}
+
+// bm25Ranker is the plain baseline: Okapi BM25 (k1 1.2, b 0.75) over one
+// field, the tool's name, title and description, lower-cased words split at
+// anything not a letter or digit, no stemming, no stop words, no expansion.
+func bm25Ranker(docs []Doc) ranker {
+	split := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	tfs := make([]map[string]int, len(docs))
+	lens := make([]float64, len(docs))
+	df := map[string]int{}
+	var total float64
+	for i, d := range docs {
+		tfs[i] = map[string]int{}
+		for _, w := range split(d.OrigName + " " + d.Title + " " + d.Description) {
+			if tfs[i][w] == 0 {
+				df[w]++
+			}
+			tfs[i][w]++
+			lens[i]++
+		}
+		total += lens[i]
+	}
+	avg := total / float64(len(docs))
+	n := float64(len(docs))
+	return func(q string) []int {
+		scores := make([]float64, len(docs))
+		var words []string
+		for _, w := range split(q) {
+			if !slices.Contains(words, w) {
+				words = append(words, w)
+			}
+		}
+		for _, w := range words {
+			if df[w] == 0 {
+				continue
+			}
+			idf := math.Log(1 + (n-float64(df[w])+0.5)/(float64(df[w])+0.5))
+			for i := range docs {
+				if tf := float64(tfs[i][w]); tf > 0 {
+					scores[i] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*lens[i]/avg))
+				}
+			}
+		}
+		var out []int
+		for i, s := range scores {
+			if s > 0 {
+				out = append(out, i)
+			}
+		}
+		slices.SortStableFunc(out, func(a, b int) int {
+			if scores[a] != scores[b] {
+				if scores[a] > scores[b] {
+					return -1
+				}
+				return 1
+			}
+			return 0
+		})
+		return out[:min(50, len(out))]
+	}
+}
+
+// score runs the tasks of one split and averages their metrics; misses
+// lists the tasks whose answer is not first.
+func score(t testing.TB, tasks []task, heldOut bool, docs []Doc, ids []string, rank ranker) (metrics, []string) {
+	t.Helper()
+	known := map[string]bool{}
+	for _, id := range ids {
+		known[id] = true
+	}
+	var sum metrics
+	var misses []string
+	n := 0
+	for _, tk := range tasks {
+		if tk.heldOut != heldOut {
+			continue
+		}
+		for id := range tk.labels {
+			if !known[id] {
+				t.Fatalf("line %d labels %q, which is not an operation", tk.line, id)
+			}
+		}
+		ranked := rank(tk.query)
+		names := make([]string, len(ranked))
+		for i, d := range ranked {
+			names[i] = ids[d]
+		}
+		m := queryMetrics(names, tk.labels)
+		if m.Recall1 < 0.999 && m.MRR < 1 {
+			misses = append(misses, fmt.Sprintf("%q -> %s", tk.query, strings.Join(names[:min(3, len(names))], ", ")))
+		}
+		sum.Recall1 += m.Recall1
+		sum.Recall5 += m.Recall5
+		sum.MRR += m.MRR
+		sum.NDCG10 += m.NDCG10
+		n++
+	}
+	f := float64(n)
+	return metrics{Recall1: sum.Recall1 / f, Recall5: sum.Recall5 / f, MRR: sum.MRR / f, NDCG10: sum.NDCG10 / f}, misses
+}
+
+// short renders the figures the task sets report.
+func short(m metrics) string {
+	return fmt.Sprintf("R@1 %.3f  R@5 %.3f  MRR %.3f  nDCG@10 %.3f", m.Recall1, m.Recall5, m.MRR, m.NDCG10)
+}
+
+type catalogCase struct {
+	name  string
+	docs  []Doc
+	ids   []string
+	tasks []task
+	// floors on the held-out half: nDCG@10 and Recall@5, and by how much
+	// its nDCG@10 must exceed the plain BM25's.
+	ndcg, recall5, overBM25 float64
+}
+
+func catalogCases(t testing.TB) []catalogCase {
+	gh := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	st := loadOpenAPI(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"))
+	idsOf := func(ops []apiOp) []string {
+		ids := make([]string, len(ops))
+		for i, o := range ops {
+			ids[i] = o.id
+		}
+		return ids
+	}
+	ghTasks := readTasks(t, "github.txt")
+	// The floors sit a little under the held-out figures measured when the
+	// second stage was added (GitHub as OpenAPI nDCG@10 0.686, R@5 0.713;
+	// as MCP tools 0.686, 0.757; Star Trek 0.550, 0.750), below the targets
+	// of 0.80 and 0.85 (0.75 and 0.80 as MCP tools) they are to reach.
+	// Star Trek's tasks name things in words its description never uses
+	// ("starship" for spacecraft, "novels" for books): there the hub is
+	// below the plain BM25, whose whole-name matching of "POST
+	// /spacecraft/search" suits the operations' two-word descriptions.
+	return []catalogCase{
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.66, 0.69, 0.15},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.66, 0.73, 0.15},
+		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.52, 0.72, -0.2},
+	}
+}
+
+// TestCatalogRetrieval scores search on the task sets next to a plain BM25
+// computed here, and fails when the held-out half falls below its floor.
+// Print the figures with
+//
+//	go test ./hub/search -run TestCatalogRetrieval -v
+func TestCatalogRetrieval(t *testing.T) {
+	for _, c := range catalogCases(t) {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			hub, base := hubRanker(c.docs), bm25Ranker(c.docs)
+			for _, held := range []bool{false, true} {
+				split := "tuning  "
+				if held {
+					split = "held out"
+				}
+				got, misses := score(t, c.tasks, held, c.docs, c.ids, hub)
+				bm, _ := score(t, c.tasks, held, c.docs, c.ids, base)
+				t.Logf("%s, %d ops, %s: hub  %s", c.name, len(c.docs), split, short(got))
+				t.Logf("%s, %d ops, %s: BM25 %s", c.name, len(c.docs), split, short(bm))
+				if testing.Verbose() && !held {
+					for _, m := range misses {
+						t.Logf("    not first: %s", m)
+					}
+				}
+				if held {
+					if got.NDCG10 < c.ndcg {
+						t.Errorf("held-out nDCG@10 %.3f, want >= %.2f", got.NDCG10, c.ndcg)
+					}
+					if got.Recall5 < c.recall5 {
+						t.Errorf("held-out Recall@5 %.3f, want >= %.2f", got.Recall5, c.recall5)
+					}
+					if got.NDCG10 < bm.NDCG10+c.overBM25 {
+						t.Errorf("held-out nDCG@10 %.3f, want >= BM25's %.3f %+.2f", got.NDCG10, bm.NDCG10, c.overBM25)
+					}
+				}
+			}
+		})
+	}
+}

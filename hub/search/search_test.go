@@ -229,3 +229,37 @@ func TestSearchAllocations(t *testing.T) {
 		t.Errorf("Search allocates %.0f times per call, want <= 2", allocs)
 	}
 }
+
+// TestSearchEveryScript: requests meet tools in Japanese, Chinese and
+// Korean through pairs of characters, and accented words meet their
+// unaccented spelling.
+func TestSearchEveryScript(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "tasks", Name: "createTask", Description: "新しいタスクを作成します。"},
+		{Namespace: "tasks", Name: "listTasks", Description: "タスクの一覧を取得します。"},
+		{Namespace: "tasks", Name: "deleteTask", Description: "タスクを削除します。"},
+		{Namespace: "tasks", Name: "listProjects", Description: "プロジェクトの一覧を取得します。"},
+		{Namespace: "docs", Name: "uploadFile", Description: "上传文件到云存储。"},
+		{Namespace: "docs", Name: "shareFile", Description: "与团队成员共享文件。"},
+		{Namespace: "repo", Name: "listRepos", Description: "저장소 목록을 가져옵니다."},
+		{Namespace: "repo", Name: "deleteRepo", Description: "저장소를 삭제합니다."},
+		{Namespace: "menu", Name: "getMenu", Description: "Le menu du café, crème brûlée comprise."},
+		{Namespace: "menu", Name: "getHours", Description: "Opening hours of the shop."},
+	}
+	ix := Build(docs, nil)
+	for _, tt := range []struct{ query, want string }{
+		{"タスクを削除して", "tasks.deleteTask"},
+		{"プロジェクト一覧", "tasks.listProjects"},
+		{"新しいタスクを作りたい", "tasks.createTask"},
+		{"共享文件", "docs.shareFile"},
+		{"上传一个文件", "docs.uploadFile"},
+		{"저장소 삭제", "repo.deleteRepo"},
+		{"cafe creme brulee", "menu.getMenu"},
+		{"Café", "menu.getMenu"},
+	} {
+		hits, _ := ix.Search(tt.query, "", 3)
+		if got := names(docs, hits); len(got) == 0 || got[0] != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package search
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Token classes used to find word boundaries inside an identifier.
@@ -11,6 +13,7 @@ const (
 	classLower
 	classUpper
 	classDigit
+	classCJK // Han, Hiragana, Katakana and Hangul: no spaces between words
 )
 
 // asciiClass is the class of each ASCII byte.
@@ -32,6 +35,8 @@ func classOf(r rune) int {
 	switch {
 	case r < utf8.RuneSelf:
 		return int(asciiClass[r])
+	case isCJK(r):
+		return classCJK
 	case unicode.IsLower(r):
 		return classLower
 	case unicode.IsUpper(r) || unicode.IsTitle(r):
@@ -46,6 +51,10 @@ func classOf(r rune) int {
 	return classOther
 }
 
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー' || r == '々'
+}
+
 // forEachToken splits s into lower-case words and calls fn with each one.
 // The slice passed to fn is only valid during the call; buf is scratch space
 // that is returned (possibly grown) so callers can reuse it.
@@ -57,9 +66,26 @@ func classOf(r rune) int {
 //	HTTPServer       -> http, server          (an acronym ends before Upper+lower)
 //	create_issue     -> create, issue         (any non-alphanumeric separates)
 //	list-v2-items    -> list, v, 2, items     (letters and digits separate)
+//
+// Accents are folded ("café" -> cafe, "Übersicht" -> ubersicht). Chinese,
+// Japanese and Korean, written without spaces, become overlapping pairs of
+// characters ("一覧表示" -> 一覧, 覧表, 表示), as Lucene's CJK analyzer does,
+// so a request and a description in those scripts meet on shared pairs; a
+// lone character stays a word.
 func forEachToken(s string, buf []byte, fn func(tok []byte)) []byte {
 	buf = buf[:0]
 	prev := classOther
+	flush := func() {
+		if len(buf) == 0 {
+			return
+		}
+		if prev == classCJK {
+			cjkPairs(buf, fn)
+		} else {
+			fn(buf)
+		}
+		buf = buf[:0]
+	}
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
 		var c int
@@ -70,10 +96,7 @@ func forEachToken(s string, buf []byte, fn func(tok []byte)) []byte {
 			c = classOf(r)
 		}
 		if c == classOther {
-			if len(buf) > 0 {
-				fn(buf)
-				buf = buf[:0]
-			}
+			flush()
 			prev = c
 			i += size
 			continue
@@ -81,6 +104,8 @@ func forEachToken(s string, buf []byte, fn func(tok []byte)) []byte {
 		boundary := false
 		switch {
 		case prev == classOther:
+		case c == classCJK || prev == classCJK:
+			boundary = c != prev
 		case c == classDigit:
 			boundary = prev != classDigit
 		case prev == classDigit:
@@ -97,35 +122,71 @@ func forEachToken(s string, buf []byte, fn func(tok []byte)) []byte {
 				buf = append(buf[:0], last[:n]...)
 			}
 		}
-		if boundary && len(buf) > 0 {
-			fn(buf)
-			buf = buf[:0]
+		if boundary {
+			flush()
 		}
-		if r < utf8.RuneSelf {
+		switch {
+		case r < utf8.RuneSelf:
 			if c == classUpper {
 				r += 'a' - 'A'
 			}
 			buf = append(buf, byte(r))
-		} else {
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		case c == classCJK:
+			buf = utf8.AppendRune(buf, r)
+		default:
+			buf = appendFolded(buf, r)
 		}
 		prev = c
 		i += size
 	}
-	if len(buf) > 0 {
-		fn(buf)
-	}
+	flush()
 	return buf[:0]
 }
 
-// lastRuneLen is the encoded length, after lower-casing, of the last rune of
+// cjkPairs calls fn with each overlapping pair of characters of run, or
+// with run itself when it is one character.
+func cjkPairs(run []byte, fn func(tok []byte)) {
+	_, first := utf8.DecodeRune(run)
+	if first == len(run) {
+		fn(run)
+		return
+	}
+	for i := 0; i < len(run); {
+		_, a := utf8.DecodeRune(run[i:])
+		if i+a >= len(run) {
+			break
+		}
+		_, b := utf8.DecodeRune(run[i+a:])
+		fn(run[i : i+a+b])
+		i += a
+	}
+}
+
+// appendFolded appends r lower-cased and without its accents: the
+// canonical decomposition with its combining marks dropped.
+func appendFolded(buf []byte, r rune) []byte {
+	var enc, dec [4 * utf8.UTFMax]byte
+	n := utf8.EncodeRune(enc[:], r)
+	out := norm.NFD.Append(dec[:0], enc[:n]...)
+	for len(out) > 0 {
+		m, size := utf8.DecodeRune(out)
+		out = out[size:]
+		if !unicode.Is(unicode.Mn, m) {
+			buf = utf8.AppendRune(buf, unicode.ToLower(m))
+		}
+	}
+	return buf
+}
+
+// lastRuneLen is the encoded length, after folding, of the last rune of
 // s, which callers use to peel one upper-case letter off an acronym.
 func lastRuneLen(s string) int {
 	r, size := utf8.DecodeLastRuneInString(s)
 	if size <= 1 {
 		return size
 	}
-	return utf8.RuneLen(unicode.ToLower(r))
+	var b [4 * utf8.UTFMax]byte
+	return len(appendFolded(b[:0], r))
 }
 
 // stopWords are dropped from documents and queries. The list is the usual

@@ -79,6 +79,7 @@ type unit struct {
 	depth   int
 	order   [2]int // target index, catalog index: position in the output
 	primary bool   // named by a target, rather than part of a namespace
+	brief   bool   // the description cut to its first sentence, at most briefRunes
 }
 
 func (u unit) address(ns string) string {
@@ -209,12 +210,22 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 		}
 	}
 
-	a := &assembler{indexes: indexes, nsOrder: nsOrder}
+	a := &assembler{indexes: indexes, nsOrder: nsOrder, budget: budget}
 	fits := func(units []unit) (string, []string, int, bool) {
 		text, omitted := a.render(units)
 		n := BudgetTokens(text)
 		return text, omitted, n, n <= budget
 	}
+
+	// Several namespaces share the budget: their tools are taken in turn,
+	// the first of each, then the second of each, so every namespace
+	// named gets its block.
+	slices.SortStableFunc(extra, func(x, y unit) int {
+		if x.order[1] != y.order[1] {
+			return x.order[1] - y.order[1]
+		}
+		return x.order[0] - y.order[0]
+	})
 
 	// While choosing, the closing note counts every namespace tool not yet
 	// chosen as left out, so the final text is never longer than the one
@@ -231,8 +242,12 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 	if len(primary) > 0 {
 		ok := false
 		last := ""
-		for _, depth := range []int{unlimited, 8, 7, 6, 5, 4, 3, 2, 1, 0} {
-			units := withDepth(primary, depth)
+		// A long description is cut before the input's type is.
+		for _, step := range describeSteps {
+			units := withDepth(primary, step.depth)
+			for i := range units {
+				units[i].brief = step.brief
+			}
 			text, _ := a.render(units)
 			if text == last {
 				continue
@@ -245,6 +260,9 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 		}
 		if !ok {
 			chosen = withDepth(primary, 0)
+			for i := range chosen {
+				chosen[i].brief = true
+			}
 			for len(chosen) > 1 {
 				if _, _, _, ok := fits(chosen); ok {
 					break
@@ -258,18 +276,36 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 	}
 	// The rest of whole namespaces, in catalog order: as many as fit with
 	// full declarations, then as many of the others as fit with their
-	// first level only. Each step adds more text than it saves from the
+	// first level only, then with their first level and the first
+	// sentence of their description. Each step adds more text than it saves from the
 	// closing note, so the longest prefix that fits is found by bisection.
 	rest := extra
-	for _, depth := range []int{unlimited, 1} {
+	for _, pass := range []struct {
+		depth int
+		brief bool
+	}{{unlimited, false}, {1, false}, {1, true}} {
 		if len(rest) == 0 {
 			break
 		}
 		with := func(k int) []unit {
 			a.dropped = append(slices.Clone(dropped), extraAddrs[len(extra)-len(rest)+k:]...)
-			return append(slices.Clone(chosen), withDepth(rest[:k], depth)...)
+			units := withDepth(rest[:k], pass.depth)
+			for i := range units {
+				units[i].brief = pass.brief
+			}
+			return append(slices.Clone(chosen), units...)
 		}
 		lo, hi := 0, len(rest) // rest[:lo] fits; rest[:hi+1] does not
+		// Gallop first, so no text measured is much longer than one that
+		// fits: a namespace of thousands is not rendered whole.
+		for step := 1; lo < hi; step *= 2 {
+			k := min(lo+step, hi)
+			if _, _, _, ok := fits(with(k)); !ok {
+				hi = k - 1
+				break
+			}
+			lo = k
+		}
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			if _, _, _, ok := fits(with(mid)); ok {
@@ -317,6 +353,7 @@ type assembler struct {
 	indexes map[string]*nsIndex
 	nsOrder []string
 	dropped []string // addresses left out entirely, for the closing note
+	budget  int      // the note lists names while the text fits this
 }
 
 func (a *assembler) render(units []unit) (string, []string) {
@@ -358,10 +395,81 @@ func (a *assembler) render(units []unit) (string, []string) {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "// Not shown (budget): %s. Describe them by name.\n", strings.Join(omitted, ", "))
+		// As many names as fit, the rest counted.
+		text := b.String()
+		n := min(noteNames, len(omitted))
+		if a.budget > 0 && BudgetTokens(text) > a.budget {
+			n = 0 // it does not fit anyway
+		}
+		for ; ; n-- {
+			note := notShown(omitted, n)
+			if n == 0 || a.budget <= 0 || BudgetTokens(text+note) <= a.budget {
+				b.WriteString(note)
+				break
+			}
+		}
 	}
 	return b.String(), omitted
 }
+
+// noteNames is the most left-out names the closing note lists; the rest
+// it counts.
+const noteNames = 12
+
+// notShown is the closing note: the first n names left out, then how many
+// more, per namespace, and how to reach them.
+func notShown(omitted []string, n int) string {
+	if n >= len(omitted) {
+		return fmt.Sprintf("// Not shown (budget): %s. Describe them by name.\n", strings.Join(omitted, ", "))
+	}
+	var nss []string
+	count := map[string]int{}
+	for _, addr := range omitted[n:] {
+		ns, _, _ := strings.Cut(addr, ".")
+		if count[ns] == 0 {
+			nss = append(nss, ns)
+		}
+		count[ns]++
+	}
+	var more []string
+	for _, ns := range nss {
+		more = append(more, fmt.Sprintf("%d of %s", count[ns], ns))
+	}
+	listed := ""
+	if n > 0 {
+		listed = strings.Join(omitted[:n], ", ") + ", and "
+		for i := range more {
+			more[i] = strings.Replace(more[i], " of ", " more of ", 1)
+		}
+	}
+	return fmt.Sprintf("// Not shown (budget): %s%s. Find them with search (namespace lists one source) and describe them by name.\n",
+		listed, strings.Join(more, ", "))
+}
+
+// describeSteps are the renderings tried for the targets named one by one,
+// richest first: every depth with the whole description, then with the
+// description cut.
+var describeSteps = func() []struct {
+	depth int
+	brief bool
+} {
+	var steps []struct {
+		depth int
+		brief bool
+	}
+	for _, brief := range []bool{false, true} {
+		for _, d := range []int{unlimited, 8, 7, 6, 5, 4, 3, 2, 1} {
+			steps = append(steps, struct {
+				depth int
+				brief bool
+			}{d, brief})
+		}
+	}
+	return append(steps, struct {
+		depth int
+		brief bool
+	}{0, true})
+}()
 
 // renderNamespace declares the methods of one namespace and the named
 // types they need, and returns the names it had to leave out.
@@ -407,7 +515,7 @@ func renderNamespace(ix *nsIndex, units []unit) (string, []string) {
 			continue
 		}
 		r := &renderer{ix: ix, depth: u.depth, qualify: ix.name + "."}
-		methodText.WriteString(r.method(u.tool))
+		methodText.WriteString(r.method(u.tool, u.brief))
 		methodUses = append(methodUses, r.uses...)
 		cuts = append(cuts, r.cuts...)
 	}
@@ -465,9 +573,13 @@ func renderNamespace(ix *nsIndex, units []unit) (string, []string) {
 }
 
 // method renders one method of a declare const block.
-func (r *renderer) method(ti *toolInfo) string {
+func (r *renderer) method(ti *toolInfo, brief bool) string {
 	var b strings.Builder
-	doc := textLines(ti.tool.Description)
+	desc := ti.tool.Description
+	if brief {
+		desc = briefText(desc)
+	}
+	doc := textLines(desc)
 	if len(doc) == 0 {
 		doc = textLines(ti.tool.Title)
 	}
@@ -524,4 +636,42 @@ func (r *renderer) declare(nt *namedType) string {
 		fmt.Fprintf(&b, "\ttype %s = %s;\n", nt.name, t.s)
 	}
 	return b.String()
+}
+
+// briefRunes is the longest description a brief method keeps.
+const briefRunes = 300
+
+// briefText is a description's first sentence, at most briefRunes long,
+// cut at a word and marked with an ellipsis when cut.
+func briefText(desc string) string {
+	desc = strings.TrimSpace(desc)
+	cut := false
+	if i := strings.Index(desc, "\n\n"); i >= 0 {
+		desc, cut = strings.TrimSpace(desc[:i]), true
+	}
+	for i, r := range desc {
+		end := -1
+		switch {
+		case r == '。' || r == '！' || r == '？':
+			end = i + len(string(r))
+		case r == '.' && i+1 < len(desc) && (desc[i+1] == ' ' || desc[i+1] == '\n'):
+			end = i + 1
+		}
+		if end > 0 {
+			if end < len(desc) {
+				return desc[:end] + "…"
+			}
+			break
+		}
+	}
+	if r := []rune(desc); len(r) > briefRunes {
+		desc, cut = string(r[:briefRunes]), true
+		if i := strings.LastIndexAny(desc, " \n"); i > len(desc)/2 {
+			desc = desc[:i]
+		}
+	}
+	if cut {
+		desc = strings.TrimRight(desc, " .,;:") + "…"
+	}
+	return desc
 }

@@ -39,9 +39,18 @@ func Tokens(s string) int {
 const budgetMargin = 3
 
 // BudgetTokens is the conservative count the describe budget holds to:
-// o200k_base tokens plus 30%, so the output fits the budget by Claude's
-// tokenizer as well as by o200k_base.
+// o200k_base tokens plus 30%, and a token for every four characters
+// outside ASCII, so the output fits the budget by Claude's tokenizer as
+// well as by o200k_base. Claude's tokenizer counts up to 1.46 times
+// o200k_base on Chinese, Japanese and Korean text, where o200k_base
+// takes about 0.6 tokens a character (TestDescribeLargeNamespaces).
 func BudgetTokens(s string) int {
 	n := Tokens(s)
-	return n + (n*budgetMargin+9)/10
+	wide := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xC0 { // the first byte of a character outside ASCII
+			wide++
+		}
+	}
+	return n + (n*budgetMargin+9)/10 + (wide+3)/4
 }

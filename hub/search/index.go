@@ -391,6 +391,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		return &scratch{
 			score: make([]float64, ix.n),
 			acc:   make([]float32, ix.n),
+			words: make([]uint32, ix.n),
 		}
 	}
 	return ix
@@ -421,6 +422,9 @@ type scratch struct {
 	qtext   []byte  // the query's words, for the second stage
 	qends   []int
 	qids    []int32
+	words   []uint32 // per matched doc, a bit for each query word it matched
+	bit     uint32   // the bit of the query word being scored
+	verbBit uint32   // the bit of the request's first word
 }
 
 // Search ranks the docs for query and returns at most limit hits, best
@@ -456,9 +460,17 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	ix.analyze(sc, query)
 	start := 0
-	for _, end := range sc.ends {
+	sc.verbBit = 0
+	for i, end := range sc.ends {
 		w := sc.stems[start:end]
 		start = end
+		sc.bit = 0
+		if i < 32 {
+			sc.bit = 1 << i
+		}
+		if sc.verbBit == 0 && string(w) != selfTerm {
+			sc.verbBit = sc.bit
+		}
 		ix.scoreWord(sc, w, ns)
 	}
 
@@ -546,8 +558,10 @@ func (ix *Index) scoreWord(sc *scratch, w []byte, ns int32) {
 		sc.acc[d] = 0
 		if sc.score[d] == 0 {
 			sc.matched = append(sc.matched, d)
+			sc.words[d] = 0
 		}
 		sc.score[d] += idf * tf * (k1 + 1) / (k1 + tf)
+		sc.words[d] |= sc.bit
 	}
 	sc.touched = sc.touched[:0]
 }

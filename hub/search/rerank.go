@@ -273,6 +273,8 @@ type queryFeatures struct {
 	sig  uint64
 	verb int32 // term id of the request's first word when tools start with it, else -1
 	n    int   // content words
+	// fromVerb: act or verb come from the request's first word
+	fromVerb bool
 }
 
 // Second-stage weights, as shares of the best candidate's first-stage
@@ -352,6 +354,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			ids = append(ids, -2-int32(len(ids))) // an unknown word never matches
 		}
 	}
+	q.fromVerb = q.act != 0 || q.verb >= 0
 	if q.act == 0 && q.verb < 0 {
 		// Without a verb a request asks to see things: a list when it
 		// names them in the plural or asks which, else one of them.
@@ -391,7 +394,11 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 		if q.sig != 0 && (q.sig == f.nameSig || q.sig == f.titleSig) {
 			s += wExact * best
 		}
-		if q.act&f.act != 0 {
+		// The action, the verb and the title's coverage count for a tool
+		// that matches more of the request than its verb: "add two
+		// numbers" is no request to add observations.
+		object := !q.fromVerb || sc.words[d]&^sc.verbBit != 0
+		if q.act&f.act != 0 && object {
 			s += wActMatch * best
 		}
 		if f.heads[0] >= 0 && (sc.queryHas(f.heads[0]) || (f.heads[1] >= 0 && sc.queryHas(f.heads[1]))) {
@@ -400,10 +407,10 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 		if q.self && f.self {
 			s += wSelf * best
 		}
-		if q.verb >= 0 && q.verb == f.verb {
+		if q.verb >= 0 && q.verb == f.verb && object {
 			s += wVerb * best
 		}
-		if len(f.title) > 0 {
+		if len(f.title) > 0 && object {
 			n := 0
 			for _, t := range f.title {
 				if sc.queryHas(t) {

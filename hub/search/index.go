@@ -171,6 +171,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		word     []byte
 		seen     []int32             // terms already counted in the current field
 		selfUsed = map[string]bool{} // the phrases of selfPhrases the catalog uses
+		ws       = wordScratch{intern: map[string]string{}}
 	)
 	termOf := func(tok []byte) int32 {
 		if id, ok := raw[string(tok)]; ok {
@@ -189,6 +190,12 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 		raw[key] = id
 		return id
+	}
+	termOfWord := func(w string) int32 {
+		if id, ok := raw[w]; ok {
+			return id
+		}
+		return termOf([]byte(w))
 	}
 	analyse := func(s string) []int32 {
 		cache := len(s) <= maxCachedText
@@ -230,7 +237,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
 		}
-		ix.feat = append(ix.feat, features(doc, func(w string) int32 { return termOf([]byte(w)) }, selfUsed))
+		ix.feat = append(ix.feat, features(doc, termOfWord, selfUsed, &ws))
 		seen = seen[:0]
 		addOnce(fieldName, doc.Name)
 		addOnce(fieldName, doc.OrigName)

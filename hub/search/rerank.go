@@ -66,6 +66,14 @@ const selfTerm = "\x00self"
 // of them acts for the caller.
 var selfPhrases = []string{"authenticated user", "current user", "signed in user", "logged in user", "the caller", "yourself"}
 
+var selfPhraseWords = func() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range selfPhrases {
+		m[p] = strings.Fields(p)
+	}
+	return m
+}()
+
 // phraseStops end the object phrase of a title: the words after the verb up
 // to the first of these name the thing acted on.
 var phraseStops = map[string]bool{
@@ -105,11 +113,35 @@ func signature(ids []int32) uint64 {
 	return h.Sum64() | 1
 }
 
+// wordScratch lets features split texts into words without allocating a
+// string per word: words repeat across a catalog, so each is kept once.
+type wordScratch struct {
+	intern map[string]string
+	buf    []byte
+	name   []string
+	title  []string
+	path   []string
+	ids    []int32
+}
+
+// words returns the lower-case words of s in dst[:0].
+func (ws *wordScratch) words(dst []string, s string) []string {
+	dst = dst[:0]
+	ws.buf = forEachToken(s, ws.buf, func(tok []byte) {
+		w, ok := ws.intern[string(tok)]
+		if !ok {
+			w = string(tok)
+			ws.intern[w] = w
+		}
+		dst = append(dst, w)
+	})
+	return dst
+}
+
 // words returns the lower-case words of s.
 func words(s string) []string {
-	var out []string
-	forEachToken(s, nil, func(tok []byte) { out = append(out, string(tok)) })
-	return out
+	ws := wordScratch{intern: map[string]string{}}
+	return ws.words(nil, s)
 }
 
 // lead is the first sentence of a description: up to the first full stop
@@ -131,7 +163,7 @@ func lead(s string) string {
 
 // features computes the second stage's view of a doc; termOf maps a word to
 // its term id (-1 for stop words and unknown words).
-func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool) docFeatures {
+func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, ws *wordScratch) docFeatures {
 	f := docFeatures{heads: [2]int32{-1, -1}, verb: -1}
 	title := d.Title
 	if title == "" {
@@ -161,13 +193,15 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool) docFe
 		item := len(segs) > 0 && (strings.HasPrefix(segs[len(segs)-1], "{") || strings.HasPrefix(segs[len(segs)-1], ":"))
 		verb := uint8(0)
 		if len(fixed) > 0 {
-			last := words(fixed[len(fixed)-1])
+			last := ws.words(ws.path, fixed[len(fixed)-1])
+			ws.path = last
 			if len(last) > 0 {
 				verb = actionVerbs[string(stem([]byte(last[len(last)-1])))]
 				if verb == 0 {
 					addHead(last[len(last)-1])
 				} else if len(fixed) > 1 {
-					prev := words(fixed[len(fixed)-2])
+					prev := ws.words(ws.path, fixed[len(fixed)-2])
+					ws.path = prev
 					if len(prev) > 0 {
 						addHead(prev[len(prev)-1])
 					}
@@ -202,7 +236,8 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool) docFe
 	}
 
 	// The name's first verb ("reactions/create-for-issue", "list_issues").
-	nameWords := words(d.Name)
+	nameWords := ws.words(ws.name, d.Name)
+	ws.name = nameWords
 	for _, w := range nameWords[:min(3, len(nameWords))] {
 		if a := actionVerbs[string(stem([]byte(w)))]; a != 0 {
 			f.act |= a
@@ -212,7 +247,8 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool) docFe
 
 	// The title's object phrase: after the leading verb, articles skipped,
 	// up to the first preposition; its last word is the head noun.
-	tw := words(title)
+	tw := ws.words(ws.title, title)
+	ws.title = tw
 	if len(tw) > 0 {
 		f.verb = termOf(tw[0])
 		start := 0
@@ -237,15 +273,15 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool) docFe
 		}
 	}
 
-	joined := strings.Join(nameWords, " ") + " " + strings.Join(tw, " ")
 	for _, p := range selfPhrases {
-		if strings.Contains(joined, p) {
+		if hasPhrase(nameWords, p) || hasPhrase(tw, p) {
 			f.self = true
 			selfUsed[p] = true
 		}
 	}
 
-	var ids []int32
+	ids := ws.ids[:0]
+	defer func() { ws.ids = ids }()
 	for _, w := range nameWords {
 		if id := termOf(w); id >= 0 {
 			ids = append(ids, id)
@@ -435,4 +471,15 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 // queryHas reports whether a query word, or one of its synonyms, is term t.
 func (sc *scratch) queryHas(t int32) bool {
 	return slices.Contains(sc.qterms, t)
+}
+
+// hasPhrase reports whether the words of phrase follow each other in ws.
+func hasPhrase(ws []string, phrase string) bool {
+	p := selfPhraseWords[phrase]
+	for i := 0; i+len(p) <= len(ws); i++ {
+		if slices.Equal(ws[i:i+len(p)], p) {
+			return true
+		}
+	}
+	return false
 }

@@ -22,6 +22,7 @@ const (
 	CodeUnknownHandle     = "unknown_handle" // hub.read of a handle this home does not hold
 	CodeInvalidPath       = "invalid_path"   // hub.read's path names nothing in the value
 	CodeReadTooLarge      = "read_too_large" // hub.read of more than the run may hold
+	CodeStoreFull         = "store_full"     // the outcome would take the run or the store past retention's size
 )
 
 var hubHints = map[string]string{
@@ -41,6 +42,7 @@ var hubHints = map[string]string{
 	CodeUnknownHandle:     "Use a handle exactly as an earlier execute's result gave it. A handle lasts as long as its run is kept; run the code that made the result again for a new one.",
 	CodeInvalidPath:       "Name keys and array indexes the value has, such as rows.0.name; read its preview or a slice to see its shape.",
 	CodeReadTooLarge:      "Read it in slices with { offset, length }, or one part of it with { path }.",
+	CodeStoreFull:         "The call ran, but its result was too large to keep. Ask for less at once (a page, a filter), and return only what you need.",
 }
 
 // Hint returns the hint for any execute error code, the hub's or the

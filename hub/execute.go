@@ -329,6 +329,9 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		missing: map[upstreamKey][]string{},
 		order:   newWriteOrder(),
 	}
+	for _, e := range journal {
+		host.stored += int64(len(e.Outcome))
+	}
 	if !fresh {
 		host.storeOnce.Do(func() {}) // stored by its first attempt
 	}
@@ -488,6 +491,7 @@ type runHost struct {
 	storeErr  error
 
 	mu       sync.Mutex
+	stored   int64 // bytes of outcomes the run's journal holds
 	journal  map[int]*journalEntry
 	pending  map[int]bool // calls with a pending input row, decided or not
 	records  map[int]CallRecord
@@ -905,6 +909,15 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 	} else {
 		e.State, e.Outcome = journalOK, val
 	}
+	if why := r.reserve(int64(len(e.Outcome))); why != "" {
+		// Too large to keep: the call's result is dropped, and the run
+		// gets, and journals, the error instead.
+		val = nil
+		te = &sandbox.ToolError{Code: CodeStoreFull, Address: c.Address, Message: fmt.Sprintf("the result of call %d (%s) is not kept: %s", c.Seq, c.Address, why), Hint: Hint(CodeStoreFull)}
+		e.State = journalError
+		e.Outcome, _ = json.Marshal(te)
+		r.reserve(int64(len(e.Outcome)))
+	}
 	// The call's start, for an entry not journaled as issued before.
 	at := r.h.now().Add(-time.Duration(ms) * time.Millisecond)
 	if err := r.h.runs.putJournal(r.run.ID, e, at); err != nil {
@@ -917,6 +930,21 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 		return nil, te
 	}
 	return val, nil
+}
+
+// reserve counts n more bytes of the run's journal against retention,
+// or says why they cannot be stored.
+func (r *runHost) reserve(n int64) string {
+	r.mu.Lock()
+	have := r.stored
+	r.mu.Unlock()
+	if why := r.h.reserveStore(context.Background(), r.run.ID, have, n); why != "" {
+		return why
+	}
+	r.mu.Lock()
+	r.stored += n
+	r.mu.Unlock()
+	return ""
 }
 
 // upstreamToolError turns an upstream failure into a ToolError with a

@@ -84,6 +84,10 @@ func (h *Hub) keepResult(ctx context.Context, run *runRow, host *runHost, env *E
 	if host.storeErr != nil {
 		return // the attempt reports it
 	}
+	if why := host.reserve(int64(len(value))); why != "" {
+		env.Notices = append(slices.Clip(env.Notices), "The result is over the inline budget and could not be kept as a handle ("+why+"); result shows its start. Return less, or only what you need.")
+		return
+	}
 	if err := h.db.PutHandle(ctx, store.Handle{ID: hr.Handle, RunID: run.ID, Kind: hr.Kind, Created: h.now()}, value); err != nil {
 		h.log.Error("keeping a result as a handle failed", "run", run.ID, "err", err)
 		return

@@ -105,6 +105,7 @@ type Hub struct {
 
 	views    viewCache
 	skillReg skillRegistry
+	stored   storeBudget
 
 	runLocks runLocks
 	// writeLanes send writes to each upstream one at a time, across runs.

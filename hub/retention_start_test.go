@@ -13,8 +13,9 @@ import (
 func TestRetentionOnItsOwn(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
+	// The runs are made under the default budget; the smaller one is set
+	// while no hub runs.
 	cfg := testConfig(map[string]*Source{"blobs": {URL: httpUpstream(t, blobServer(200<<10), "", "").URL}})
-	cfg.Retention = Retention{MaxSizeMB: 1}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +44,15 @@ func TestRetentionOnItsOwn(t *testing.T) {
 	}
 	// The hub that made them applied retention when it started, with none.
 	if n := runs(h); n != 30 {
+		h.Close()
 		t.Fatalf("%d runs before the restart, want 30", n)
 	}
 	grown := dbFileBytes(t, h)
 	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Retention = Retention{MaxSizeMB: 1}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
 

@@ -204,6 +204,9 @@ document becomes a tool. --base-url overrides the document's server.`,
 				return err
 			}
 			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, hub.Namespace(name))
+			if note := hub.PlainHTTPNote(name, s, ""); note != "" {
+				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
+			}
 			return nil
 		},
 	}
@@ -394,7 +397,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 				fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 		}
 	}
-	ops, skipped, err := hub.CheckOpenAPI(ctx, openapi)
+	ops, skipped, server, err := hub.CheckOpenAPI(ctx, openapi)
 	if err != nil {
 		return withHint(err, "fix the document, or point --openapi at another one")
 	}
@@ -413,5 +416,8 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(skipped))
 	}
 	fmt.Fprintln(e.Stdout, ".")
+	if note := hub.PlainHTTPNote(name, s, server); note != "" {
+		fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
+	}
 	return nil
 }

@@ -47,8 +47,12 @@ type Tool struct {
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	Annotations  *mcp.ToolAnnotations
+	// Request is what a call of an OpenAPI operation sends: its method,
+	// path template and server; nil for an MCP tool.
+	Request *RESTRequest
 	// Hash is the hex SHA-256 of the canonical JSON of the definition
-	// (name, title, description, schemas, annotations).
+	// (name, title, description, schemas, annotations, and an OpenAPI
+	// operation's request).
 	Hash string
 	// Pinned is the hash of the definition the person consented to or
 	// first saw ("" when none is pinned). When it differs from Hash the
@@ -169,6 +173,9 @@ type Catalog struct {
 	listings listings
 	// warnings say what each source's last listing skipped or cut.
 	warnings sourceWarnings
+	// decisionsMoved is set when a store moved remembered allows to other
+	// definitions (migrateRESTPin); the hub reloads its policy.
+	decisionsMoved atomic.Bool
 }
 
 const defaultCatalogDebounce = 300 * time.Millisecond
@@ -426,7 +433,7 @@ func (c *Catalog) setConfig(cfg *Config) {
 	c.cfg = cfg
 }
 
-// toolDefinition is what the store keeps of an MCP tool, and what its hash
+// toolDefinition is what the store keeps of a tool, and what its hash
 // covers.
 type toolDefinition struct {
 	Name         string               `json:"name"`
@@ -435,13 +442,23 @@ type toolDefinition struct {
 	InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	// Request is an OpenAPI operation's; an MCP tool has none, so its
+	// definition and hash are what they were before requests were kept.
+	Request *RESTRequest `json:"request,omitempty"`
 }
 
 // definitionOf turns a listed tool into its canonical definition and hash.
 // A schema that does not marshal is kept as null rather than dropping the
 // tool.
 func definitionOf(t *mcp.Tool) (def []byte, hash string, err error) {
-	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations}
+	return definitionWith(t, nil)
+}
+
+// definitionWith is definitionOf with an OpenAPI operation's request, which
+// the hash then covers too: a call that would go elsewhere, by another
+// method or to another path is another definition.
+func definitionWith(t *mcp.Tool, req *RESTRequest) (def []byte, hash string, err error) {
+	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
 	d.InputSchema = rawSchema(t.InputSchema)
 	d.OutputSchema = rawSchema(t.OutputSchema)
 	def, err = canonicalJSON(d)
@@ -489,6 +506,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 	}
 	defer tx.Rollback()
 	now := time.Now().UnixMilli()
+	decisionsMoved := false
 
 	stored, err := queryStrings(ctx, tx, `SELECT DISTINCT source FROM tools`)
 	if err != nil {
@@ -505,6 +523,13 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 	}
 
 	for _, src := range sortedKeys(listed) {
+		rest := cfg.Sources[src] != nil && cfg.Sources[src].OpenAPI != ""
+		var origins *pinnedOrigins
+		if rest {
+			if origins, err = readPinnedOrigins(ctx, tx, src); err != nil {
+				return fmt.Errorf("storing tools of %s: %w", src, err)
+			}
+		}
 		old := map[string]string{}
 		rows, err := tx.QueryContext(ctx, `SELECT name, hash FROM tools WHERE source = ?`, src)
 		if err != nil {
@@ -532,7 +557,11 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 				continue
 			}
 			seen[t.Name] = true
-			def, hash, err := definitionOf(t)
+			var req *RESTRequest
+			if rest {
+				req = restRequestOf(t)
+			}
+			def, hash, err := definitionWith(t, req)
 			if err != nil {
 				c.log.Warn("skipping a tool whose definition does not encode", "source", src, "error", err)
 				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its definition does not encode", truncateName(t.Name)))
@@ -548,10 +577,27 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 				src, t.Name, string(def), hash, now, now); err != nil {
 				return fmt.Errorf("storing tool %s of %s: %w", t.Name, src, err)
 			}
+			if req != nil {
+				if moved, err := migrateRESTPin(ctx, tx, src, t, hash, def, now); err != nil {
+					return err
+				} else if moved {
+					decisionsMoved = true
+				}
+			}
 			// The first definition seen is pinned; a later one is a change
-			// until the person accepts it.
+			// until the person accepts it. An OpenAPI operation first seen
+			// on another origin than the source's pinned operations is
+			// pinned as if it were on theirs: it asks until accepted.
+			pinDef, pinHash := def, hash
+			if req != nil && origins.foreign(req.Server) {
+				moved := *req
+				moved.Server = origins.server
+				if pinDef, pinHash, err = definitionWith(t, &moved); err != nil {
+					return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
+				}
+			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (source, name) DO NOTHING`, src, t.Name, hash, string(def), now); err != nil {
+				ON CONFLICT (source, name) DO NOTHING`, src, t.Name, pinHash, string(pinDef), now); err != nil {
 				return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
 			}
 		}
@@ -568,6 +614,9 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("storing tools: %w", err)
+	}
+	if decisionsMoved {
+		c.decisionsMoved.Store(true)
 	}
 	return nil
 }
@@ -621,7 +670,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 			Source: src, Namespace: Namespace(src), Name: name,
 			Title: d.Title, Description: d.Description,
 			InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations,
-			Hash: hash, Pinned: pinned, Change: pinnedChange(pinned, hash, pinnedDef, &d),
+			Request: d.Request, Hash: hash, Pinned: pinned, Change: pinnedChange(pinned, hash, pinnedDef, &d),
 			Updated: time.UnixMilli(updated),
 		})
 	}

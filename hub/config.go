@@ -60,6 +60,10 @@ type Source struct {
 	// its OpenAPI document. BaseURL overrides the document's server.
 	OpenAPI string `json:"openapi,omitempty"`
 	BaseURL string `json:"baseUrl,omitempty"`
+	// AllowInsecureHTTP lets the source's credentials go over plain http://
+	// to another machine. Without it they go over http only to this
+	// machine (localhost and loopback addresses), and https elsewhere.
+	AllowInsecureHTTP bool `json:"allowInsecureHttp,omitempty"`
 	// Disabled keeps the source in the file without connecting to it.
 	Disabled bool `json:"disabled,omitempty"`
 	// ConcurrentWrites says the source's tools that are not read-only may
@@ -296,6 +300,13 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 			ok = false
 		}
 	}
+	if v, has := fields["allowInsecureHttp"]; has {
+		delete(fields, "allowInsecureHttp")
+		if err := json.Unmarshal(v, &s.AllowInsecureHTTP); err != nil {
+			add(at+".allowInsecureHttp", "must be true or false")
+			ok = false
+		}
+	}
 	strMap(at, "env", fields, &s.Env)
 	strMap(at, "headers", fields, &s.Headers)
 	if v, has := fields["connections"]; has {
@@ -435,6 +446,9 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 	}
 	if s.Command != "" && len(s.Headers) > 0 {
 		add(at+".headers", "headers belong to HTTP sources; stdio sources take \"env\"")
+	}
+	if s.AllowInsecureHTTP && s.Command != "" {
+		add(at+".allowInsecureHttp", "belongs to HTTP and OpenAPI sources; a stdio source sends nothing over the network")
 	}
 	for k := range s.Env {
 		if !envNameRE.MatchString(k) {

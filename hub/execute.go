@@ -855,7 +855,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 	}
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, h.upTimeout)
-	res, err := h.up.Call(cctx, tool.Source, conn, tool.Name, c.Args)
+	res, err := h.up.CallListed(cctx, tool.Source, conn, tool.Name, c.Args, tool.Request)
 	cancel()
 	ms := time.Since(start).Milliseconds()
 	if ue := (*UpstreamError)(nil); errors.As(err, &ue) && ue.Kind == UpstreamKindNeedsSignIn && ctx.Err() == nil {

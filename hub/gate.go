@@ -146,6 +146,13 @@ func pinnedChange(pinned, hash string, pinnedDef sql.NullString, cur *toolDefini
 	if !sameJSON(old.OutputSchema, cur.OutputSchema) {
 		parts = append(parts, "output schema")
 	}
+	if o, c := old.Request, cur.Request; o != nil && c != nil {
+		for _, f := range []struct{ name, was, is string }{{"method", o.Method, c.Method}, {"path", o.Path, c.Path}, {"server", o.Server, c.Server}} {
+			if f.was != f.is {
+				parts = append(parts, fmt.Sprintf("%s (%s to %s)", f.name, f.was, f.is))
+			}
+		}
+	}
 	if len(parts) == 0 {
 		return "its definition changed"
 	}

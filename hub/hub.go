@@ -235,7 +235,10 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.driver.Close()
 		return nil, err
 	}
-	h.catalog.Subscribe(func(*Snapshot) { h.events.publish(Event{Kind: EventCatalog}) })
+	h.catalog.Subscribe(func(*Snapshot) {
+		h.reloadMovedDecisions(context.Background())
+		h.events.publish(Event{Kind: EventCatalog})
+	})
 	if err := h.pinMigratedDecisions(ctx); err != nil {
 		h.log.Warn("pinning migrated decisions", "err", err)
 	}
@@ -310,7 +313,20 @@ func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
 	if err := h.pinMigratedDecisions(ctx); err != nil {
 		h.log.Warn("pinning migrated decisions", "err", err)
 	}
+	h.reloadMovedDecisions(ctx)
 	return errs
+}
+
+// reloadMovedDecisions reloads the policy when the catalog moved remembered
+// allows to other definitions: an OpenAPI pin moved to its definition with
+// the request (openapi_pin.go) takes them along.
+func (h *Hub) reloadMovedDecisions(ctx context.Context) {
+	if !h.catalog.decisionsMoved.Swap(false) {
+		return
+	}
+	if err := h.reloadPolicy(ctx); err != nil {
+		h.log.Warn("reloading the policy after remembered allows moved", "err", err)
+	}
 }
 
 // reloadPolicy rebuilds the policy from the config's rules and the

@@ -72,8 +72,11 @@ type restSource struct {
 	err     *UpstreamError
 	stale   bool // the document changed since doc was built
 	stamp   string
-	client  *http.Client
-	stop    context.CancelFunc
+	// client sends the operations: it follows redirects only within their
+	// origin. docClient fetches the document, which carries no credential.
+	client    *http.Client
+	docClient *http.Client
+	stop      context.CancelFunc
 }
 
 // isREST reports whether source is an OpenAPI source.
@@ -108,7 +111,9 @@ func (u *Upstreams) restConfigLocked(cfg *Config) {
 		ctx, cancel := context.WithCancel(u.ctx)
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
-		rs := &restSource{def: def, stop: cancel, client: &http.Client{Transport: tr}}
+		rs := &restSource{def: def, stop: cancel,
+			client:    &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect},
+			docClient: &http.Client{Transport: tr, CheckRedirect: noReferer}}
 		u.rest.srcs[name] = rs
 		u.wg.Add(1)
 		go func() {
@@ -182,7 +187,7 @@ func (u *Upstreams) restDoc(ctx context.Context, source string) (*openapiDoc, *r
 
 		lctx, cancel := context.WithTimeout(u.ctx, u.opts.StartTimeout)
 		stamp := docStamp(loc)
-		data, rerr := readOpenAPI(lctx, rs.client, loc)
+		data, rerr := readOpenAPI(lctx, rs.docClient, loc)
 		cancel()
 		var doc *openapiDoc
 		var ue *UpstreamError
@@ -288,7 +293,7 @@ func (u *Upstreams) watchREST(ctx context.Context, source string, rs *restSource
 		changed := false
 		if remote {
 			fctx, cancel := context.WithTimeout(ctx, u.opts.StartTimeout)
-			data, err := readOpenAPI(fctx, rs.client, loc)
+			data, err := readOpenAPI(fctx, rs.docClient, loc)
 			cancel()
 			changed = err == nil && hashOf(data) != hash
 		} else {
@@ -334,6 +339,7 @@ func (u *Upstreams) restListTools(ctx context.Context, source string) ([]*mcp.To
 	if err != nil && !errors.As(err, &partial) {
 		return nil, err
 	}
+	tools = withRequests(tools, doc, u.restBaseURL(source))
 	var warnings []string
 	if partial != nil {
 		warnings = append(warnings, partial.Warnings...)
@@ -368,6 +374,11 @@ func (u *Upstreams) restBaseURL(source string) string {
 type restCredentials struct {
 	headers, query, cookies map[string]string
 	secrets                 []string
+}
+
+// any reports whether the credentials hold anything to send.
+func (cr *restCredentials) any() bool {
+	return len(cr.headers)+len(cr.query)+len(cr.cookies) > 0
 }
 
 // restConnection resolves conn ("" = the default) of source.
@@ -585,8 +596,11 @@ func restConnectionMessage(source, need string) string {
 	return fmt.Sprintf("The API of %s needs %s. Ask the user to add it in a terminal (the secret is read from stdin; never ask for it in chat). Then resume.", source, need)
 }
 
-// restCall sends one operation of an OpenAPI source.
-func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+// restCall sends one operation of an OpenAPI source. When want is not nil
+// the call is sent only if the operation's request is still want (what
+// the catalog listed and the person consented to); else it fails, and the
+// source's tools are listed again.
+func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, args json.RawMessage, want *RESTRequest) (*mcp.CallToolResult, error) {
 	var in map[string]json.RawMessage
 	if len(strings.TrimSpace(string(args))) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil || in == nil {
@@ -614,15 +628,20 @@ func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, arg
 	if err != nil {
 		return nil, err
 	}
-	base := strings.TrimRight(def.BaseURL, "/")
-	if base == "" {
-		base = op.server
-	}
-	if base == "" {
-		base = doc.server
-	}
+	base := restEndpoint(strings.TrimRight(def.BaseURL, "/"), doc, op)
 	if base == "" {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("calling %s: %s", name, doc.serverProblem)}
+	}
+	if got := (RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && *want != got {
+		u.toolsChanged(source)
+		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Retryable: true,
+			Err: fmt.Errorf("calling %s: the operation changed since it was listed (now %s, listed as %s); nothing was sent, and its new definition asks until accepted", name, got, want)}
+	}
+	if cr.any() {
+		if why := insecureHTTP(base, def.AllowInsecureHTTP); why != "" {
+			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable,
+				Err: fmt.Errorf("calling %s: the hub did not send it: %s", name, why)}
+		}
 	}
 	req, err := buildRESTRequest(base, op, in, cr)
 	if err != nil {
@@ -658,13 +677,28 @@ type restRequest struct {
 }
 
 // buildRESTRequest writes the operation's request from the arguments:
-// parameters per style and explode, the JSON body, the credentials.
+// parameters per style and explode, the JSON body, the credentials. The
+// request stays on base's origin: the path template must start with "/",
+// a path parameter cannot make a "." or ".." segment (nor a "/", "?" or
+// "#"), and no parameter can set a query key, cookie or header that the
+// credentials or another parameter set. Any of these is an error that names
+// the parameter.
 func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage, cr *restCredentials) (*restRequest, error) {
-	path := op.path
-	query := url.Values{}
+	baseURL, err := url.Parse(base)
+	if err != nil || originOf(baseURL) == "" || baseURL.RawQuery != "" || baseURL.Fragment != "" {
+		return nil, fmt.Errorf("the API's base URL %q is not an http(s) URL without query", base)
+	}
+	if problem := pathTemplateProblem(op.path); problem != "" {
+		return nil, fmt.Errorf("the path template %q %s", op.path, problem)
+	}
+	if cr == nil {
+		cr = &restCredentials{}
+	}
+	pathValues := map[string]string{}
 	var rawQuery []string
 	h := http.Header{}
 	var cookies []string
+	cookieSet := map[string]string{}
 	for _, p := range op.params {
 		raw, ok := in[p.arg]
 		if !ok || string(raw) == "null" {
@@ -681,23 +715,63 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 		}
 		switch p.in {
 		case "path":
-			path = strings.ReplaceAll(path, "{"+p.name+"}", serializePath(p, v))
+			pathValues[p.name] = serializePath(p, v)
 		case "query":
-			rawQuery = append(rawQuery, serializeQuery(p, v)...)
+			pairs := serializeQuery(p, v)
+			for _, kv := range pairs {
+				k, _, _ := strings.Cut(kv, "=")
+				key, err := url.QueryUnescape(k)
+				if err != nil {
+					key = k
+				}
+				if _, ok := cr.query[key]; ok {
+					return nil, fmt.Errorf("parameter %q would set the query key %q, which the connection's credentials set", p.arg, key)
+				}
+				if owner := queryKeyOwner(op, key); owner != "" && owner != p.arg {
+					return nil, fmt.Errorf("parameter %q would set the query key %q of parameter %q", p.arg, key, owner)
+				}
+			}
+			rawQuery = append(rawQuery, pairs...)
 		case "header":
-			h.Set(p.name, serializeSimple(v, p.explode, false))
+			val := serializeSimple(v, p.explode, false)
+			if strings.ContainsAny(val, "\r\n\x00") {
+				return nil, fmt.Errorf("header parameter %q holds a line break or NUL", p.arg)
+			}
+			for k := range cr.headers {
+				if strings.EqualFold(k, p.name) {
+					return nil, fmt.Errorf("parameter %q would set the header %s, which the connection's credentials set", p.arg, p.name)
+				}
+			}
+			h.Set(p.name, val)
 		case "cookie":
-			cookies = append(cookies, p.name+"="+serializeSimple(v, false, false))
+			if !validCookieName(p.name) {
+				return nil, fmt.Errorf("cookie parameter %q has a name that is not a cookie name", p.arg)
+			}
+			if _, ok := cr.cookies[p.name]; ok {
+				return nil, fmt.Errorf("parameter %q would set the cookie %s, which the connection's credentials set", p.arg, p.name)
+			}
+			if other, ok := cookieSet[p.name]; ok {
+				return nil, fmt.Errorf("parameter %q would set the cookie %s of parameter %q", p.arg, p.name, other)
+			}
+			cookieSet[p.name] = p.arg
+			// Each part escaped as in a path segment: no ";", "," or space
+			// is left to start another cookie.
+			cookies = append(cookies, p.name+"="+serializeSimple(v, false, true))
 		}
 	}
+	path, err := expandPath(op, pathValues)
+	if err != nil {
+		return nil, err
+	}
+	query := url.Values{}
 	for k, v := range cr.query {
 		query.Set(k, v)
 	}
 	if enc := query.Encode(); enc != "" {
 		rawQuery = append(rawQuery, enc)
 	}
-	for k, v := range cr.cookies {
-		cookies = append(cookies, k+"="+v)
+	for _, k := range sortedKeys(cr.cookies) {
+		cookies = append(cookies, k+"="+cr.cookies[k])
 	}
 	for k, v := range cr.headers {
 		h.Set(k, v)
@@ -706,9 +780,12 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 		h.Set("Cookie", strings.Join(cookies, "; "))
 	}
 	h.Set("Accept", "application/json")
-	r := &restRequest{method: op.method, url: base + path, headers: h}
+	r := &restRequest{method: op.method, url: strings.TrimRight(base, "/") + path, headers: h}
 	if len(rawQuery) > 0 {
 		r.url += "?" + strings.Join(rawQuery, "&")
+	}
+	if built, err := url.Parse(r.url); err != nil || originOf(built) != originOf(baseURL) {
+		return nil, fmt.Errorf("the request's URL would leave the API's origin %s", originOf(baseURL))
 	}
 	if op.hasBody {
 		var body []byte
@@ -751,6 +828,107 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 	return r, nil
 }
 
+// queryKeyOwner is the argument of the query parameter of op that a query
+// key belongs to: its name, or name[...] for a deepObject; "" for none.
+func queryKeyOwner(op *openapiOp, key string) string {
+	for _, p := range op.params {
+		if p.in != "query" {
+			continue
+		}
+		if key == p.name || p.style == "deepObject" && strings.HasPrefix(key, p.name+"[") {
+			return p.arg
+		}
+	}
+	return ""
+}
+
+// expandPath fills the operation's path template with the serialised path
+// parameters, in one pass, segment by segment. A segment that comes out "."
+// or ".." (in any escaping) is refused: it would name another path.
+func expandPath(op *openapiOp, values map[string]string) (string, error) {
+	segs := strings.Split(op.path, "/")
+	for i, seg := range segs {
+		var b strings.Builder
+		var names []string
+		rest := seg
+		for {
+			open := strings.IndexByte(rest, '{')
+			if open < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := strings.IndexByte(rest[open:], '}')
+			if end < 0 {
+				b.WriteString(rest)
+				break
+			}
+			name := rest[open+1 : open+end]
+			v, ok := values[name]
+			if !ok {
+				return "", fmt.Errorf("path parameter %q is missing", name)
+			}
+			b.WriteString(rest[:open])
+			b.WriteString(v)
+			names = append(names, name)
+			rest = rest[open+end+1:]
+		}
+		out := b.String()
+		if dotSegment(out) {
+			if len(names) == 0 {
+				return "", fmt.Errorf("the path template %q has a %q segment", op.path, seg)
+			}
+			return "", fmt.Errorf("path parameter %q makes the path segment %q, which would name another path", strings.Join(names, `", "`), out)
+		}
+		segs[i] = out
+	}
+	return strings.Join(segs, "/"), nil
+}
+
+// pathTemplateProblem says what is wrong with an operation's path
+// template for a URL on its server's origin; "" when nothing. It must
+// start with "/", and hold no "?", "#", backslash, control character, or
+// "." or ".." segment.
+func pathTemplateProblem(path string) string {
+	if !strings.HasPrefix(path, "/") {
+		return "does not start with \"/\""
+	}
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c < ' ' || c == 0x7f || c == '?' || c == '#' || c == '\\' {
+			return fmt.Sprintf("holds %q", c)
+		}
+	}
+	for _, seg := range strings.Split(path, "/") {
+		if dotSegment(seg) {
+			return fmt.Sprintf("has a %q segment", seg)
+		}
+	}
+	return ""
+}
+
+// dotSegment reports whether a path segment means "." or ".." once its
+// percent-escapes are decoded.
+func dotSegment(seg string) bool {
+	if dec, err := url.PathUnescape(seg); err == nil {
+		seg = dec
+	}
+	return seg == "." || seg == ".."
+}
+
+// validCookieName reports whether name is a cookie name (an RFC 6265
+// token).
+func validCookieName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("()<>@,;:\\\"/[]?={}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // restSend sends r once. retryIn >= 0 means the answer asked to come back
 // after that long (Retry-After on a 429 or 503, within maxRetryAfter); it
 // is -1 otherwise.
@@ -767,6 +945,11 @@ func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, 
 	req.Header.Set("User-Agent", "capabilities/"+u.opts.Version)
 	resp, err := client.Do(req)
 	if err != nil {
+		var re *RedirectError
+		if errors.As(err, &re) {
+			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: re.Status,
+				Err: fmt.Errorf("calling %s: %s", name, scrubSecrets(re.Error(), secrets))}
+		}
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return nil, -1, fmt.Errorf("source %q: calling %s: %w", source, name, ctx.Err())
 		}

@@ -55,17 +55,18 @@ func (h *Hub) restNeed(address, source, conn string) string {
 }
 
 // CheckOpenAPI reads and parses the OpenAPI document at loc (a file or an
-// http(s) URL) as the hub would, and returns how many operations it serves
-// and the lines of those it skips. The error names the file or URL, the
-// place and the problem.
-func CheckOpenAPI(ctx context.Context, loc string) (operations int, skipped []string, err error) {
-	data, err := readOpenAPI(ctx, http.DefaultClient, loc)
+// http(s) URL) as the hub would, and returns how many operations it serves,
+// the lines of those it skips and its server ("" when it names none). The
+// error names the file or URL, the place and the problem.
+func CheckOpenAPI(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
+	client := &http.Client{CheckRedirect: noReferer}
+	data, err := readOpenAPI(ctx, client, loc)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	doc, err := parseOpenAPI(loc, data)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
-	return len(doc.tools), doc.skipped, nil
+	return len(doc.tools), doc.skipped, doc.server, nil
 }

@@ -257,7 +257,7 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its operationId %q is used twice", method, path, op.OperationId))
 					continue
 				}
-				tool, o, problem := buildOperation(w, m, loc, path, method, item, op)
+				tool, o, problem := buildOperation(w, m, loc, out.server, path, method, item, op)
 				if problem != "" {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
 					continue
@@ -331,14 +331,28 @@ func serverURL(loc string, servers []*v3.Server) (string, string) {
 }
 
 // buildOperation makes the tool and the call plan of one operation, or
-// says why it cannot be served.
-func buildOperation(w *schemaWriter, m *v3.Document, loc, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
+// says why it cannot be served: among others a path that does not start
+// with "/" or has a "." or ".." segment, or a server of its own (or its
+// path's) on another origin than docServer, the document's.
+func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
 	o := &openapiOp{method: method, path: path}
+	if problem := pathTemplateProblem(path); problem != "" {
+		return nil, nil, "its path " + problem
+	}
 	switch {
 	case len(op.Servers) > 0:
 		o.server, _ = serverURL(loc, op.Servers)
 	case len(item.Servers) > 0:
 		o.server, _ = serverURL(loc, item.Servers)
+	}
+	// A source's credentials go to one origin, the document's server's (or
+	// baseUrl's): an operation of its own elsewhere is not served.
+	if o.server != "" && originOfURL(o.server) != originOfURL(docServer) {
+		api := "none"
+		if docServer != "" {
+			api = shownOrigin(originOfURL(docServer))
+		}
+		return nil, nil, fmt.Sprintf("its own server %s is not on the API's origin (%s); a source's credentials go to one origin only", shownOrigin(originOfURL(o.server)), api)
 	}
 	// Parameters: the path item's, overridden by the operation's of the
 	// same name and place.

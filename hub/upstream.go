@@ -389,8 +389,26 @@ func sameSource(a, b *Source) bool {
 // Safe for concurrent use; calls on one session run concurrently.
 func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if u.isREST(source) {
-		return u.restCall(ctx, source, conn, name, args)
+		return u.restCall(ctx, source, conn, name, args, nil)
 	}
+	return u.callMCP(ctx, source, conn, name, args)
+}
+
+// CallListed is Call for a tool as the catalog lists it: an OpenAPI
+// operation is sent only while its request is still req, the one its
+// definition holds (nil, for a definition without one, is never). An MCP
+// tool is called as Call does.
+func (u *Upstreams) CallListed(ctx context.Context, source, conn, name string, args json.RawMessage, req *RESTRequest) (*mcp.CallToolResult, error) {
+	if u.isREST(source) {
+		if req == nil {
+			req = &RESTRequest{}
+		}
+		return u.restCall(ctx, source, conn, name, args, req)
+	}
+	return u.callMCP(ctx, source, conn, name, args)
+}
+
+func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	var arguments any
 	if len(bytes.TrimSpace(args)) > 0 {
 		var obj map[string]json.RawMessage
@@ -730,6 +748,16 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	register(nil)
 
 	var transport mcp.Transport
+	// Credentials go over plain http only to this machine, unless the
+	// source allows it.
+	insecure := ""
+	if s.def.URL != "" {
+		insecure = insecureHTTP(s.def.URL, s.def.AllowInsecureHTTP)
+	}
+	if insecure != "" && (len(headers) > 0 || s.def.IsOAuth(conn)) {
+		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable,
+			Err: fmt.Errorf("the hub did not connect with the connection's credentials: %s", insecure)}
+	}
 	if s.def.URL != "" {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		// The transport serves this one server, and a run has up to
@@ -747,7 +775,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 			Endpoint:   s.def.URL,
 			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}, CheckRedirect: sameOriginRedirect},
 		}
-		if usesOAuth(headers) && u.opts.Keychain != nil {
+		if usesOAuth(headers) && u.opts.Keychain != nil && insecure == "" {
 			oc, err := newOAuthConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect}, register)
 			var sie *SignInError
 			switch {
@@ -1164,20 +1192,31 @@ func upstreamEnv(goos string, base []string, env map[string]string) []string {
 type RedirectError struct {
 	From     string // the origin that answered with the redirect
 	Location string // where it pointed, without any user info
+	Status   int    // the redirect's HTTP status, when known
 }
 
 func (e *RedirectError) Error() string {
-	return fmt.Sprintf("%s redirected to another origin, %s; the request was not sent there", e.From, e.Location)
+	status := ""
+	if e.Status != 0 {
+		status = fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	return fmt.Sprintf("%s redirected to another origin, %s%s; the request was not sent there", e.From, e.Location, status)
 }
 
 // sameOriginRedirect is an http.Client's CheckRedirect that follows a
-// redirect only within the origin of the first request, up to 10 times.
+// redirect only within the origin of the first request, up to 10 times,
+// and never sends a Referer (a URL's query may hold an API key).
 func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	req.Header.Del("Referer")
 	if len(via) >= 10 {
 		return fmt.Errorf("stopped after %d redirects", len(via))
 	}
 	if from := via[0].URL; urlOrigin(from) != urlOrigin(req.URL) {
-		return &RedirectError{From: urlOrigin(from), Location: req.URL.Redacted()}
+		e := &RedirectError{From: urlOrigin(from), Location: req.URL.Redacted()}
+		if req.Response != nil {
+			e.Status = req.Response.StatusCode
+		}
+		return e
 	}
 	return nil
 }

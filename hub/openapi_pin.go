@@ -1,0 +1,154 @@
+package hub
+
+// What consent to an OpenAPI operation covers.
+//
+// An operation's definition, as the catalog pins it, holds what its call
+// sends beside its text and schemas: the HTTP method, the path template and
+// the server (the source's baseUrl, or the document's). A refreshed
+// document that moves an operation to another path, gives it another method
+// or sends it to another server changes its definition: it is marked
+// changed and asks until the person accepts it, like an MCP tool whose
+// definition changed. The call itself checks that the operation it is about
+// to send is the one the catalog listed, so a document changed between the
+// listing and the call sends nothing.
+//
+// Pins kept before requests were part of the definition are moved to the
+// definition with its request, once, when the operation is listed with the
+// same text and schemas: an upgrade does not ask again for every operation.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// RESTRequest is what a call of an OpenAPI operation sends: the method, the
+// path template and the server (base URL) it goes to.
+type RESTRequest struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Server string `json:"server"`
+}
+
+func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }
+
+// restRequestMeta is the _meta key an OpenAPI source's listing carries an
+// operation's request under.
+const restRequestMeta = "capabilities.sh/request"
+
+// restRequestOf reads the request an OpenAPI listing put in t's _meta; nil
+// when there is none.
+func restRequestOf(t *mcp.Tool) *RESTRequest {
+	switch v := t.Meta[restRequestMeta].(type) {
+	case *RESTRequest:
+		c := *v
+		return &c
+	case nil:
+		return nil
+	default:
+		b, err := json.Marshal(v)
+		var r RESTRequest
+		if err != nil || json.Unmarshal(b, &r) != nil || r.Method == "" {
+			return nil
+		}
+		return &r
+	}
+}
+
+// restEndpoint is the base URL the calls of op go to: the source's
+// baseUrl, else the operation's own server (on the document's origin),
+// else the document's server; "" when there is none.
+func restEndpoint(baseURL string, doc *openapiDoc, op *openapiOp) string {
+	switch {
+	case baseURL != "":
+		return baseURL
+	case op.server != "":
+		return op.server
+	}
+	return doc.server
+}
+
+// withRequests returns copies of tools with each operation's request in
+// their _meta, for the catalog to pin.
+func withRequests(tools []*mcp.Tool, doc *openapiDoc, baseURL string) []*mcp.Tool {
+	out := make([]*mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		op := doc.ops[t.Name]
+		if op == nil {
+			continue
+		}
+		c := *t
+		c.Meta = mcp.Meta{restRequestMeta: &RESTRequest{Method: op.method, Path: op.path, Server: restEndpoint(baseURL, doc, op)}}
+		out = append(out, &c)
+	}
+	return out
+}
+
+// pinnedOrigins are the origins of the servers a source's pinned operations
+// go to.
+type pinnedOrigins struct {
+	server  string // the server of the newest pin with a request
+	origins map[string]bool
+}
+
+// foreign reports whether server is on none of the pinned origins (and
+// there are some).
+func (p *pinnedOrigins) foreign(server string) bool {
+	return p != nil && len(p.origins) > 0 && !p.origins[originOfURL(server)]
+}
+
+// readPinnedOrigins reads the origins of the pinned operations of source.
+func readPinnedOrigins(ctx context.Context, tx *sql.Tx, source string) (*pinnedOrigins, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT definition FROM pins WHERE source = ? AND definition IS NOT NULL ORDER BY at DESC`, source)
+	if err != nil {
+		return nil, fmt.Errorf("reading pins: %w", err)
+	}
+	defer rows.Close()
+	p := &pinnedOrigins{origins: map[string]bool{}}
+	for rows.Next() {
+		var def string
+		if err := rows.Scan(&def); err != nil {
+			return nil, fmt.Errorf("reading pins: %w", err)
+		}
+		var d toolDefinition
+		if json.Unmarshal([]byte(def), &d) != nil || d.Request == nil {
+			continue
+		}
+		if p.server == "" {
+			p.server = d.Request.Server
+		}
+		p.origins[originOfURL(d.Request.Server)] = true
+	}
+	return p, rows.Err()
+}
+
+// migrateRESTPin moves the pin of an OpenAPI operation kept before
+// requests were part of definitions (its hash is that of the definition
+// without req) to the definition with req, with the remembered allows
+// given for it; it reports whether an allow moved. A pin of any other
+// definition stays.
+func migrateRESTPin(ctx context.Context, tx *sql.Tx, source string, t *mcp.Tool, hash string, def []byte, now int64) (bool, error) {
+	_, legacy, err := definitionOf(t)
+	if err != nil || legacy == hash {
+		return false, nil
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE pins SET hash = ?, definition = ?, at = ? WHERE source = ? AND name = ? AND hash = ?`,
+		hash, string(def), now, source, t.Name, legacy)
+	if err != nil {
+		return false, fmt.Errorf("moving the pin of %s of %s: %w", t.Name, source, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	res, err = tx.ExecContext(ctx, `UPDATE OR REPLACE decisions SET hash = ? WHERE mode = 'allow' AND hash = ?
+		AND address IN (SELECT ? || '.' || js_name FROM addresses WHERE source = ? AND name = ?)`,
+		hash, legacy, Namespace(source), source, t.Name)
+	if err != nil {
+		return false, fmt.Errorf("moving remembered allows of %s of %s: %w", t.Name, source, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}

@@ -420,6 +420,9 @@ Example:
 				verb = "Added"
 			}
 			fmt.Fprintf(e.Stdout, "%s connection %s of %s; secret %s stored in the keychain.\n", verb, connName, srcName, ref)
+			if note := plainHTTPNote(ctx, srcName, cfg.Sources[srcName]); note != "" {
+				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
+			}
 			return nil
 		},
 	}
@@ -452,4 +455,17 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// plainHTTPNote is hub.PlainHTTPNote for a configured source, reading an
+// OpenAPI source's document for its server when it has no baseUrl.
+func plainHTTPNote(ctx context.Context, name string, s *hub.Source) string {
+	if s == nil {
+		return ""
+	}
+	server := ""
+	if s.OpenAPI != "" && s.BaseURL == "" {
+		_, _, server, _ = hub.CheckOpenAPI(ctx, s.OpenAPI)
+	}
+	return hub.PlainHTTPNote(name, s, server)
 }

@@ -196,6 +196,17 @@ func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
 		return []check{{name: "sources", info: oneLine(err.Error())}}
 	}
 	for _, s := range st.Sources {
+		if def := cfg.Sources[s.Name]; def != nil && !def.Disabled {
+			if note := plainHTTPNote(ctx, s.Name, def); note != "" {
+				c := check{name: "plain http " + s.Name, warn: true, info: note}
+				if !def.AllowInsecureHTTP {
+					c.fix = "use the server's https URL; or, if this network is yours, set \"allowInsecureHttp\": true on source " + s.Name + " in config.json"
+				} else {
+					c.fix = "use the server's https URL, and remove \"allowInsecureHttp\" from source " + s.Name
+				}
+				out = append(out, c)
+			}
+		}
 		for _, si := range s.SignIns {
 			c := check{name: "sign-in " + s.Name + "/" + cmp.Or(si.Connection, "-"), ok: si.SignedIn, info: oneLine(si.Summary)}
 			if !si.SignedIn {

@@ -42,3 +42,24 @@ func TestSourceAddOpenAPI(t *testing.T) {
 		t.Errorf("refused sources were saved: %v", cfg.Sources)
 	}
 }
+
+// TestSourceAddPlainHTTP checks that source add says when a source's
+// credentials would go over plain http to another machine, and what the
+// person can do; https and this machine need no word.
+func TestSourceAddPlainHTTP(t *testing.T) {
+	home := t.TempDir()
+	pets, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json"))
+	r := cli(t, home, "", "source", "add", "pets", "--openapi", pets, "--base-url", "http://api.example.test:4010")
+	if r.code != 0 || !strings.Contains(r.stdout, "Note: http://api.example.test:4010 is plain http on another machine: the hub sends pets's credentials there only over https, or with \"allowInsecureHttp\": true on the source in config.json.") {
+		t.Errorf("an OpenAPI source over plain http: %+v", r)
+	}
+	r = cli(t, home, "", "source", "add", "remote", "--url", "http://mcp.example.test/mcp")
+	if r.code != 0 || !strings.Contains(r.stdout, "Note: http://mcp.example.test is plain http on another machine") {
+		t.Errorf("an MCP source over plain http: %+v", r)
+	}
+	for _, url := range []string{"https://mcp.example.test/mcp", "http://127.0.0.1:9/mcp", "http://localhost:9/mcp"} {
+		if r := cli(t, home, "", "source", "add", "quiet", "--url", url, "--replace"); r.code != 0 || strings.Contains(r.stdout, "Note:") {
+			t.Errorf("%s needs no note: %+v", url, r)
+		}
+	}
+}

@@ -463,3 +463,30 @@ func TestCatalogRetrieval(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogAbbreviations: the abbreviations a catalog pairs with their
+// long form in its own tools' names and titles expand to each other, so
+// "org" finds what GitHub's titles call organizations and "ref" references.
+func TestCatalogAbbreviations(t *testing.T) {
+	docs := mcpDocs("gh", loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json")))
+	ix := Build(docs, nil)
+	for _, pair := range [][2]string{{"org", "organization"}, {"ref", "reference"}} {
+		short := string(stem([]byte(pair[0])))
+		long, ok := ix.terms[string(stem([]byte(pair[1])))]
+		if !ok || !slices.Contains(ix.synTerms[short], long) {
+			t.Errorf("%s does not expand to %s", pair[0], pair[1])
+		}
+	}
+	var pairs []string
+	for s, ids := range ix.synTerms {
+		for _, id := range ids {
+			for w, tid := range ix.terms {
+				if tid == id && !slices.Contains(synonyms[s], w) && s != selfTerm {
+					pairs = append(pairs, s+"->"+w)
+				}
+			}
+		}
+	}
+	slices.Sort(pairs)
+	t.Logf("derived: %v", pairs)
+}

@@ -129,6 +129,10 @@ type entry struct {
 	field uint8
 }
 
+// abbrevMin is how many tools must pair a short name word with a longer
+// title word it begins before one expands to the other.
+const abbrevMin = 3
+
 // maxCachedText is the longest field text whose analysis Build memoises;
 // longer texts (most descriptions) are rarely repeated verbatim and cost
 // more to hash than to tokenize.
@@ -172,6 +176,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		seen     []int32             // terms already counted in the current field
 		selfUsed = map[string]bool{} // the phrases of selfPhrases the catalog uses
 		ws       = wordScratch{intern: map[string]string{}}
+		abbrev   = map[[2]string]int{} // (stem of a short name word, title word it begins) -> tools
 	)
 	termOf := func(tok []byte) int32 {
 		if id, ok := raw[string(tok)]; ok {
@@ -237,7 +242,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
 		}
-		ix.feat = append(ix.feat, features(doc, termOfWord, selfUsed, &ws))
+		ix.feat = append(ix.feat, features(doc, termOfWord, selfUsed, abbrev, &ws))
 		seen = seen[:0]
 		addOnce(fieldName, doc.Name)
 		addOnce(fieldName, doc.OrigName)
@@ -381,6 +386,33 @@ func Build(docs []Doc, opts *Options) *Index {
 		if len(selfIDs) > 0 {
 			ix.synTerms[selfTerm] = selfIDs
 		}
+		// Abbreviations the catalog itself uses in three tools or more
+		// expand both ways, as synonyms do.
+		// Each short word keeps its most frequent long form.
+		best := map[string][2]string{}
+		for _, p := range slices.SortedFunc(maps.Keys(abbrev), func(a, b [2]string) int {
+			return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
+		}) {
+			if b, ok := best[p[0]]; abbrev[p] >= abbrevMin && (!ok || abbrev[p] > abbrev[b]) {
+				best[p[0]] = p
+			}
+		}
+		for _, p := range slices.SortedFunc(maps.Values(best), func(a, b [2]string) int {
+			return strings.Compare(a[0], b[0])
+		}) {
+			short, ok := ix.terms[p[0]]
+			long, seen := raw[p[1]]
+			if !ok || !seen || long < 0 || short == long {
+				continue
+			}
+			ls := string(stem([]byte(p[1])))
+			if !slices.Contains(ix.synTerms[p[0]], long) {
+				ix.synTerms[p[0]] = append(ix.synTerms[p[0]], long)
+			}
+			if !slices.Contains(ix.synTerms[ls], short) {
+				ix.synTerms[ls] = append(ix.synTerms[ls], short)
+			}
+		}
 		for s, syns := range synonyms {
 			var ids []int32
 			for _, x := range syns {
@@ -388,8 +420,10 @@ func Build(docs []Doc, opts *Options) *Index {
 					ids = append(ids, id)
 				}
 			}
-			if len(ids) > 0 {
-				ix.synTerms[s] = ids
+			for _, id := range ids {
+				if !slices.Contains(ix.synTerms[s], id) {
+					ix.synTerms[s] = append(ix.synTerms[s], id)
+				}
 			}
 		}
 	}

@@ -163,7 +163,7 @@ func lead(s string) string {
 
 // features computes the second stage's view of a doc; termOf maps a word to
 // its term id (-1 for stop words and unknown words).
-func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, ws *wordScratch) docFeatures {
+func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, ws *wordScratch) docFeatures {
 	f := docFeatures{heads: [2]int32{-1, -1}, verb: -1}
 	title := d.Title
 	if title == "" {
@@ -273,6 +273,23 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, ws *w
 		}
 	}
 
+	// A short word of the name that begins a longer word of the title is
+	// likely its abbreviation ("orgs/list-members", "List organization
+	// members"); Build keeps the pairs that recur.
+	for _, v := range nameWords {
+		if len(v) < 2 || len(v) > 5 {
+			continue
+		}
+		sv := string(stem([]byte(v)))
+		if slices.Contains(tw, v) || slices.Contains(tw, sv) {
+			continue // the title says it too: not abbreviated here
+		}
+		for _, u := range tw {
+			if len(u) >= len(sv)+3 && strings.HasPrefix(u, sv) {
+				abbrev[[2]string{sv, u}]++
+			}
+		}
+	}
 	for _, p := range selfPhrases {
 		if hasPhrase(nameWords, p) || hasPhrase(tw, p) {
 			f.self = true

@@ -590,12 +590,31 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
 		return r.finish(c, hash, nil, te, 0)
 	}
+	rc, listErr, err := r.current(ctx, c, rc)
+	if err != nil {
+		var te *sandbox.ToolError
+		if errors.As(err, &te) {
+			return nil, r.refuse(c, te)
+		}
+		return nil, err
+	}
+	if listErr == nil {
+		dec = Gate(r.policy, gateInput(rc.tool, rc.conn, r.h.Config()))
+		if dec.Mode == Deny {
+			te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
+			return r.finish(c, hash, nil, te, 0)
+		}
+	}
 	if err := r.consent(ctx, c, hash, rc, dec); err != nil {
 		var te *sandbox.ToolError
 		if errors.As(err, &te) {
 			return r.finish(c, hash, nil, te, 0)
 		}
 		return nil, err
+	}
+	if listErr != nil {
+		// Nothing leaves on a definition the source was not seen to list.
+		return nil, r.unchecked(ctx, c, rc, listErr)
 	}
 	start := time.Now()
 	out, err = r.live(ctx, c, hash, rc)
@@ -680,6 +699,43 @@ func (r *runHost) resolve(ctx context.Context, c sandbox.Call) (*resolvedCall, e
 		conn = src.DefaultConnection()
 	}
 	return &resolvedCall{tool: tool, src: src, conn: conn}, nil
+}
+
+// current brings the call's tool up to what its source lists now. A source
+// this process has not listed since its definition last changed (the hub
+// just started and knows its tools from the store, or its config changed)
+// is listed first, and the call is resolved again on that listing, so the
+// gate compares the definition the source serves now with the pinned one.
+// listErr is set when the source could not be listed: the call may still
+// wait for a person or a connection, but it must not be sent
+// ([runHost.unchecked]). A tool the new listing no longer has is a
+// *sandbox.ToolError.
+func (r *runHost) current(ctx context.Context, c sandbox.Call, rc *resolvedCall) (_ *resolvedCall, listErr error, err error) {
+	fresh, listErr := r.h.awaitFresh(ctx, rc.tool.Source)
+	if !fresh {
+		return rc, listErr, nil
+	}
+	t, ok := r.h.catalog.Snapshot().Lookup(c.Address)
+	if !ok || t.Source != rc.tool.Source || t.Name != rc.tool.Name {
+		return nil, nil, toolError(CodeUnknownTool, c.Address, "source %s no longer lists %s", rc.tool.Source, c.Address)
+	}
+	return &resolvedCall{tool: t, src: rc.src, conn: rc.conn}, nil, nil
+}
+
+// unchecked is the outcome of a call that could go out but whose source
+// could not be listed since the hub started or its config changed, so the
+// tool's definition now is unknown: it waits for a sign-in when that is
+// what the listing lacked, and is refused otherwise (not journaled, so a
+// resume tries again).
+func (r *runHost) unchecked(ctx context.Context, c sandbox.Call, rc *resolvedCall, listErr error) error {
+	if ue := (*UpstreamError)(nil); errors.As(listErr, &ue) && ue.Kind == UpstreamKindNeedsSignIn {
+		return r.awaitConnection(ctx, c, rc.conn, []string{OAuthSignInRef})
+	}
+	te := r.h.unavailable(c.Address, rc.tool.Source, listErr)
+	te.Retryable = true
+	te.Message = fmt.Sprintf("%s was not sent: its definition could not be checked, because source %s could not be listed since the hub started or its config changed (%s)",
+		c.Address, Namespace(rc.tool.Source), te.Message)
+	return r.refuse(c, te)
 }
 
 // refuse records a call that was refused before the gate and returns its

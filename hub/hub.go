@@ -443,10 +443,20 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 		h.events.publish(Event{Kind: EventConfig})
 		return err
 	}
+	prev := h.cfg
 	h.cfg, h.cfgErr = cfg, nil
 	h.cfgMu.Unlock()
 	h.log.Info("config reloaded", "sources", len(cfg.Sources))
 	h.logRefused(cfg)
+	// A source whose definition changed (a new URL, command or connection)
+	// may serve other tools: calls wait for its next listing.
+	var changed []string
+	for name, s := range cfg.Sources {
+		if !sameSource(prev.Sources[name], s) {
+			changed = append(changed, name)
+		}
+	}
+	h.catalog.listings.stale(changed)
 	h.up.SetConfig(cfg)
 	if err := h.reloadPolicy(ctx); err != nil {
 		return err

@@ -38,6 +38,11 @@ type listState struct {
 	queued int  // Refresh calls that will list it or are listing it
 	tried  bool // a listing finished, either way
 	listed bool // the catalog holds a listing of it: this process's, or one stored before
+	// fresh: a listing by this process, since its definition last changed
+	// in the config, succeeded, so the catalog's definitions of it were
+	// compared with the pinned ones. Stored tools alone are never fresh.
+	fresh  bool
+	gen    int  // grows when the source's definition changes in the config
 	kicked bool // a start-up wait asked for its first listing
 	// waitedOut: a start-up wait gave up on the listing under way, so
 	// later requests answer at once until it ends.
@@ -109,6 +114,33 @@ func (l *listings) kick(names []string, force bool) []string {
 	return out
 }
 
+// kickFresh queues a listing of name unless one is queued or under way, or
+// a listing of this process already succeeded. It reports whether it
+// queued one: the caller lists name, then calls release.
+func (l *listings) kickFresh(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.stateLocked(name)
+	if st.fresh || st.queued > 0 {
+		return false
+	}
+	st.queued++
+	return true
+}
+
+// stale records that these sources' definitions changed in the config: what
+// the catalog holds of them was listed from what they were before.
+func (l *listings) stale(names []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, name := range names {
+		st := l.stateLocked(name)
+		st.fresh = false
+		st.gen++
+	}
+	l.broadcastLocked()
+}
+
 // gaveUp records that a start-up wait timed out on these sources.
 func (l *listings) gaveUp(names []string) {
 	l.mu.Lock()
@@ -132,18 +164,21 @@ func (l *listings) release(names []string) {
 type listingBatch struct {
 	l       *listings
 	pending map[string]bool
+	gens    map[string]int // each source's gen when the batch was queued
 }
 
 // queueListings records that a Refresh is about to list the enabled
 // sources among names.
 func (c *Catalog) queueListings(cfg *Config, names []string) *listingBatch {
-	b := &listingBatch{l: &c.listings, pending: map[string]bool{}}
+	b := &listingBatch{l: &c.listings, pending: map[string]bool{}, gens: map[string]int{}}
 	c.listings.mu.Lock()
 	defer c.listings.mu.Unlock()
 	for _, name := range names {
 		if def := cfg.Sources[name]; def != nil && !def.Disabled && !b.pending[name] {
 			b.pending[name] = true
-			c.listings.stateLocked(name).queued++
+			st := c.listings.stateLocked(name)
+			st.queued++
+			b.gens[name] = st.gen
 		}
 	}
 	c.listings.broadcastLocked()
@@ -163,7 +198,9 @@ func (b *listingBatch) done(name string, err error) {
 	st.queued--
 	st.tried, st.err, st.waitedOut = true, err, false
 	if err == nil {
-		st.listed = true
+		// A listing queued before the source's definition changed lists
+		// what it was.
+		st.listed, st.fresh = true, st.gen == b.gens[name]
 	}
 	b.l.broadcastLocked()
 }
@@ -251,6 +288,45 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 			return starting
 		case <-ctx.Done():
 			return starting
+		}
+	}
+}
+
+// awaitFresh waits until source has been listed by this process since its
+// definition last changed (so the catalog compared what it lists now with
+// the pinned definitions), listing it when no listing is under way. Unlike
+// the start-up wait it is not bounded by the start-up deadline: the
+// listing is bounded by the source's start and call timeouts, and the wait
+// by ctx. It returns whether the listing succeeded, and if not, the last
+// listing's error.
+//
+// A hub that starts knows each source's tools from the store, so search
+// and describe answer at once; but a tool may have been redefined while
+// the hub was down, and a call that relies on an allow rule or on a
+// person's earlier decision must be decided on what the source lists now.
+func (h *Hub) awaitFresh(ctx context.Context, source string) (bool, error) {
+	if h.catalog.listings.kickFresh(source) {
+		h.goBackground(func() {
+			defer h.catalog.listings.release([]string{source})
+			h.refresh(h.bg, source)
+		})
+	}
+	for {
+		st, wake := h.catalog.listings.get(source)
+		switch {
+		case st.fresh:
+			return true, nil
+		case st.queued == 0:
+			err := st.err
+			if err == nil {
+				err = fmt.Errorf("source %s was not listed", source)
+			}
+			return false, err
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return false, ctx.Err()
 		}
 	}
 }

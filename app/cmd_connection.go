@@ -70,13 +70,13 @@ func connectionCommand() *command {
 							if cn == def {
 								mark = "yes"
 							}
-							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, cn, mark, strings.Join(parts, ", "), signInColumn(kc, sn, cn, s.IsOAuth(cn)))
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, cn, mark, strings.Join(parts, ", "), signInColumn(kc, sn, cn, s))
 							rows++
 						}
 						if len(s.Connections) == 0 && s.URL != "" {
 							// A source without connections may still sign in.
-							if st, err := hub.ReadOAuthState(kc, sn, ""); err != nil || st.Reason != "not signed in" {
-								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", signInColumn(kc, sn, "", true))
+							if st, err := hub.ReadOAuthState(kc, sn, "", s); err != nil || st.Reason != "not signed in" {
+								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", signInColumn(kc, sn, "", s))
 								rows++
 							}
 						}
@@ -91,7 +91,7 @@ func connectionCommand() *command {
 			{
 				name:    "remove",
 				args:    "SOURCE NAME",
-				summary: "Remove a connection and its secrets",
+				summary: "Remove a connection and its secrets and sign-in",
 				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 					if len(args) != 2 {
 						return usagef("needs SOURCE and connection NAME")
@@ -116,6 +116,9 @@ func connectionCommand() *command {
 							return err
 						}
 					}
+					if err := hub.DeleteSignIns(kc, args[0], []string{args[1]}); err != nil {
+						return err
+					}
 					wasDefault := s.DefaultConnection() == args[1]
 					delete(s.Connections, args[1])
 					if wasDefault && len(s.Connections) > 0 {
@@ -134,12 +137,12 @@ func connectionCommand() *command {
 
 // signInColumn is a connection's OAuth state for connection list: "-" for
 // a connection that does not sign in.
-func signInColumn(kc *keychain.Home, source, conn string, isOAuth bool) string {
-	st, err := hub.ReadOAuthState(kc, source, conn)
+func signInColumn(kc *keychain.Home, source, conn string, s *hub.Source) string {
+	st, err := hub.ReadOAuthState(kc, source, conn, s)
 	switch {
 	case err != nil:
 		return "unreadable (" + err.Error() + ")"
-	case !st.SignedIn && !isOAuth && st.Reason == "not signed in":
+	case !st.SignedIn && !s.IsOAuth(conn) && (conn != "" || len(s.Connections) > 0) && st.Reason == "not signed in":
 		return "-"
 	}
 	return st.Summary()
@@ -270,7 +273,7 @@ func connectionLogoutCommand() *command {
 			if err != nil {
 				return err
 			}
-			st, err := hub.ReadOAuthState(kc, source, conn)
+			st, err := hub.ReadOAuthState(kc, source, conn, nil)
 			if err != nil {
 				return err
 			}

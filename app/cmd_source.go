@@ -84,7 +84,7 @@ func sourceCommand() *command {
 			{
 				name:    "remove",
 				args:    "NAME",
-				summary: "Remove a source and its connections' secrets",
+				summary: "Remove a source and its connections' secrets and sign-ins",
 				run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 					if len(args) != 1 {
 						return usagef("needs exactly one source NAME")
@@ -115,6 +115,11 @@ func sourceCommand() *command {
 								fmt.Fprintf(e.Stderr, "warning: %v\n", err)
 							}
 						}
+					}
+					// Its sign-ins go with it: a source added later under
+					// the same name, for another server, starts signed out.
+					if err := hub.DeleteSignIns(kc, args[0], s.ConnectionNames()); err != nil {
+						fmt.Fprintf(e.Stderr, "warning: %v\n", err)
 					}
 					delete(cfg.Sources, args[0])
 					if err := cfg.Save(path); err != nil {

@@ -1,17 +1,20 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"capabilities.sh/capabilities/internal/testwait"
+	"capabilities.sh/capabilities/keychain"
 )
 
 // oauthExampleServer starts the TypeScript SDK's example server with
@@ -85,8 +88,9 @@ func TestConnectionLoginLogout(t *testing.T) {
 		t.Fatalf("login: %+v", r)
 	}
 	r := cli(t, home, "", "connection", "list", "demo")
-	if r.code != 0 || !strings.Contains(r.stdout, "signed in until ") || !strings.Contains(r.stdout, "scopes mcp:tools") {
-		t.Fatalf("list after login: %+v", r)
+	if r.code != 0 || !strings.Contains(r.stdout, "signed in until ") || !strings.Contains(r.stdout, "scopes mcp:tools") ||
+		!regexp.MustCompile(`issued by http://localhost:[0-9]+/`).MatchString(r.stdout) {
+		t.Fatalf("list after login does not show the sign-in and its issuer: %+v", r)
 	}
 	tok, err := kc.Get("oauth/demo/work/token")
 	if err != nil || tok == "" {
@@ -101,5 +105,30 @@ func TestConnectionLoginLogout(t *testing.T) {
 	}
 	if r := cli(t, home, "", "connection", "login", "nosuch"); r.code == 0 {
 		t.Fatalf("login to an unknown source: %+v", r)
+	}
+
+	// source remove takes the source's sign-ins out of the keychain, and
+	// connection remove the connection's: a source or connection added
+	// again under the name starts signed out.
+	if r := cli(t, home, "", "connection", "login", "demo", "work"); r.code != 0 {
+		t.Fatalf("login again: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "remove", "demo"); r.code != 0 {
+		t.Fatalf("source remove: %+v", r)
+	}
+	if _, err := kc.Get("oauth/demo/work/token"); !errors.Is(err, keychain.ErrNotFound) {
+		t.Errorf("after source remove the sign-in is still in the keychain: %v", err)
+	}
+	if r := cli(t, home, "", "source", "add", "demo", "--url", endpoint); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := cli(t, home, "", "connection", "login", "demo", "work"); r.code != 0 {
+		t.Fatalf("login after adding the source again: %+v", r)
+	}
+	if r := cli(t, home, "", "connection", "remove", "demo", "work"); r.code != 0 {
+		t.Fatalf("connection remove: %+v", r)
+	}
+	if _, err := kc.Get("oauth/demo/work/token"); !errors.Is(err, keychain.ErrNotFound) {
+		t.Errorf("after connection remove the sign-in is still in the keychain: %v", err)
 	}
 }

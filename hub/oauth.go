@@ -1,7 +1,10 @@
 package hub
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -16,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -136,6 +140,9 @@ type oauthRecord struct {
 	Issuer       string `json:"issuer,omitempty"`
 	Resource     string `json:"resource,omitempty"`
 	RevokeURL    string `json:"revoke_url,omitempty"`
+	// SourceURL is the source's URL the sign-in was made for: its tokens
+	// go to that server only.
+	SourceURL string `json:"source_url,omitempty"`
 
 	// NeedsSignIn is set when the tokens stopped working (a refresh
 	// failed, the server refused them, or it asked for more scopes).
@@ -165,6 +172,30 @@ func (r *oauthRecord) secretValues() []string {
 		}
 	}
 	return v
+}
+
+// boundElsewhere says why the sign-in does not hold for def, a source
+// whose URL is not the one it was made for (the server, or the protected
+// resource its tokens were issued for); "" when it holds. Its tokens are
+// never sent to another server: the connection needs a sign-in there.
+func (r *oauthRecord) boundElsewhere(def *Source) string {
+	if def == nil || def.URL == "" {
+		return ""
+	}
+	switch {
+	case r.SourceURL != "" && r.SourceURL != def.URL:
+		return fmt.Sprintf("the sign-in was made for %s, and the source's URL is now %s", r.SourceURL, def.URL)
+	case r.SourceURL == "" && r.Resource != "" && !sameURLOrigin(r.Resource, def.URL):
+		return fmt.Sprintf("the sign-in was made for %s, and the source's URL is now %s", r.Resource, def.URL)
+	}
+	return ""
+}
+
+// sameURLOrigin reports whether two URLs have the same scheme, host and port.
+func sameURLOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && urlOrigin(ua) == urlOrigin(ub)
 }
 
 // oauthChunk is the size of one keychain item holding a record: below the
@@ -272,6 +303,24 @@ func deleteOAuthRecord(kc keychain.Keychain, source, conn string) error {
 	return err
 }
 
+// DeleteSignIns deletes the sign-ins of source's connections conns, and of
+// the source itself (a source without connections signs in as one), with
+// any preregistered client's secret: what `source remove` and `connection
+// remove` leave of them in the keychain is nothing. It does not revoke the
+// tokens.
+func DeleteSignIns(kc keychain.Keychain, source string, conns []string) error {
+	var errs []error
+	for _, conn := range append([]string{""}, conns...) {
+		if err := deleteOAuthRecord(kc, source, conn); err != nil {
+			errs = append(errs, fmt.Errorf("deleting the sign-in of %s: %w", oauthConnKey(source, conn), err))
+		}
+		if err := kc.Delete(OAuthClientSecretKey(source, conn)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("deleting the client secret of %s: %w", oauthConnKey(source, conn), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // OAuthState is a connection's sign-in as the person sees it.
 type OAuthState struct {
 	Source, Conn string
@@ -280,10 +329,15 @@ type OAuthState struct {
 	Refreshable  bool      // a refresh token is kept
 	Scopes       []string
 	Reason       string // why a sign-in is needed, when SignedIn is false
+	// Issuer is the authorization server that issued the sign-in, and
+	// Resource the server (the source's URL) it was made for; both are
+	// empty without a sign-in.
+	Issuer, Resource string
 }
 
 // Summary is the state in a few words: "signed in until 2026-12-01 12:00
-// UTC (scopes mcp:tools)" or "needs sign-in: ...".
+// UTC, scopes mcp:tools, issued by https://auth.example.com" or "needs
+// sign-in: ...".
 func (s OAuthState) Summary() string {
 	if !s.SignedIn {
 		if s.Reason == "" {
@@ -302,19 +356,29 @@ func (s OAuthState) Summary() string {
 	if len(s.Scopes) > 0 {
 		fmt.Fprintf(&b, ", scopes %s", strings.Join(s.Scopes, " "))
 	}
+	if s.Issuer != "" {
+		fmt.Fprintf(&b, ", issued by %s", s.Issuer)
+	}
 	return b.String()
 }
 
-// ReadOAuthState reads the sign-in of a connection from the keychain.
-func ReadOAuthState(kc keychain.Keychain, source, conn string) (OAuthState, error) {
+// ReadOAuthState reads the sign-in of a connection from the keychain. With
+// def, the source as configured now, a sign-in made for another URL is
+// reported as needing a sign-in.
+func ReadOAuthState(kc keychain.Keychain, source, conn string, def *Source) (OAuthState, error) {
 	st := OAuthState{Source: source, Conn: conn}
 	r, err := loadOAuthRecord(kc, source, conn)
 	if err != nil {
 		return st, err
 	}
+	if r != nil {
+		st.Issuer, st.Resource = r.Issuer, cmp.Or(r.SourceURL, r.Resource)
+	}
 	switch {
 	case r == nil:
 		st.Reason = "not signed in"
+	case r.boundElsewhere(def) != "":
+		st.Reason = r.boundElsewhere(def)
 	case r.NeedsSignIn:
 		st.Reason = r.Reason
 	case r.RefreshToken == "" && !r.Expiry.IsZero() && time.Now().After(r.Expiry):
@@ -353,8 +417,9 @@ type SignInOptions struct {
 	Source, Conn string
 	Def          *Source
 	Keychain     keychain.Keychain
-	// Open shows the authorization page to the person; nil means
-	// [OpenBrowser].
+	// Open shows the sign-in to the person: it is given a one-time page on
+	// the loopback listener that redirects to the authorization page, never
+	// the authorization URL itself. nil means [OpenBrowser].
 	Open func(ctx context.Context, url string) error
 	// HTTPClient reaches the server and its authorization server; nil
 	// means a client that follows redirects within an origin only.
@@ -395,38 +460,86 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 	}
 	prev, _ := loadOAuthRecord(o.Keychain, o.Source, o.Conn)
 
-	// The loopback redirect (RFC 8252): 127.0.0.1, on the configured port
-	// or any free one.
+	// The loopback listener (RFC 8252): 127.0.0.1, on the configured port
+	// or any free one. It serves two pages, each once: the start page the
+	// browser is given, which redirects to the authorization URL, so that
+	// URL (its state and PKCE challenge) never appears on a command line
+	// another local user can read; and the redirect back, which takes only
+	// the exact state of this sign-in.
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.RedirectPort)))
 	if err != nil {
 		return nil, fmt.Errorf("listening for the sign-in's redirect on 127.0.0.1:%d: %w", cfg.RedirectPort, err)
 	}
 	defer ln.Close()
-	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	port := ln.Addr().(*net.TCPAddr).Port
+	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", port)
+	startPath := "/start/" + rand.Text()
 	type callback struct {
 		res *auth.AuthorizationResult
 		err error
 	}
 	results := make(chan callback, 1)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/callback" {
-			http.NotFound(w, r)
-			return
-		}
-		q := r.URL.Query()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if e := q.Get("error"); e != "" {
-			fmt.Fprintf(w, "<!doctype html><title>capabilities</title><p>Sign-in failed: %s. You can close this tab.</p>", html.EscapeString(e))
-		} else {
-			fmt.Fprint(w, "<!doctype html><title>capabilities</title><p>Signed in. You can close this tab and go back.</p>")
-		}
-		cb := callback{res: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
-		if e := q.Get("error"); e != "" {
-			cb.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
-		}
+	deliver := func(cb callback) {
 		select {
 		case results <- cb:
 		default:
+		}
+	}
+	var flow struct {
+		sync.Mutex
+		authURL, state string
+		started, done  bool
+	}
+	page := func(w http.ResponseWriter, code int, msg string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "<!doctype html><title>capabilities</title><p>%s</p>", html.EscapeString(msg))
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case startPath:
+			flow.Lock()
+			target, again := flow.authURL, flow.started
+			flow.started = true
+			flow.Unlock()
+			if target == "" {
+				http.NotFound(w, r)
+				return
+			}
+			if again {
+				// Someone else has the start page too: whoever opened it
+				// first may be signing in with their own account.
+				page(w, http.StatusGone, "This sign-in page was already opened once, so the sign-in was stopped. Start it again from capabilities.")
+				deliver(callback{err: errors.New("the sign-in page was opened more than once (another program may have read its address); the sign-in was stopped, start it again")})
+				return
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("Referrer-Policy", "no-referrer")
+			http.Redirect(w, r, target, http.StatusFound)
+		case "/callback":
+			q := r.URL.Query()
+			flow.Lock()
+			ok := flow.state != "" && !flow.done && subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(flow.state)) == 1
+			if ok {
+				flow.done = true
+			}
+			flow.Unlock()
+			if !ok {
+				page(w, http.StatusBadRequest, "This is not the sign-in capabilities is waiting for, or it was already answered. You can close this tab.")
+				return
+			}
+			cb := callback{res: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
+			if e := q.Get("error"); e != "" {
+				cb.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
+				page(w, http.StatusOK, "Sign-in failed: "+e+". You can close this tab.")
+			} else {
+				page(w, http.StatusOK, "Signed in. You can close this tab and go back.")
+			}
+			deliver(cb)
+		default:
+			http.NotFound(w, r)
 		}
 	}), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
@@ -448,7 +561,14 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 		}},
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 			captured.url = args.URL
-			if err := open(ctx, args.URL); err != nil {
+			u, err := url.Parse(args.URL)
+			if err != nil || u.Query().Get("state") == "" {
+				return nil, errors.New("the authorization URL carries no state")
+			}
+			flow.Lock()
+			flow.authURL, flow.state = args.URL, u.Query().Get("state")
+			flow.Unlock()
+			if err := open(ctx, fmt.Sprintf("http://127.0.0.1:%d%s", port, startPath)); err != nil {
 				return nil, fmt.Errorf("opening the sign-in page: %w", err)
 			}
 			select {
@@ -509,6 +629,7 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 		Scopes:   grantedScopes(captured.tok, captured.cfg.Scopes),
 		ClientID: captured.cfg.ClientID, ClientSecret: captured.cfg.ClientSecret, AuthStyle: int(captured.cfg.Endpoint.AuthStyle),
 		AuthURL: captured.cfg.Endpoint.AuthURL, TokenURL: captured.cfg.Endpoint.TokenURL, RedirectURL: captured.cfg.RedirectURL,
+		SourceURL: o.Def.URL,
 	}
 	if u, err := url.Parse(captured.url); err == nil {
 		rec.Resource = u.Query().Get("resource")

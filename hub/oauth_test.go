@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -72,13 +73,14 @@ func oauthDemoServer(t testing.TB) string {
 
 // browserScript writes a $BROWSER for the example server: its
 // authorization page redirects at once, so following the redirects lands
-// on the hub's loopback redirect. Each URL it opened is appended to a log.
+// on the hub's loopback redirect. Its whole command line is appended to a
+// log, and the headers of every answer it followed to opened+".headers".
 func browserScript(t testing.TB) (browser, opened string) {
 	t.Helper()
 	dir := t.TempDir()
 	opened = filepath.Join(dir, "opened.log")
 	browser = filepath.Join(dir, "browser.sh")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + opened + "\nexec curl -sSfL -o /dev/null \"$1\"\n"
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + opened + "\nexec curl -sSfL -o /dev/null -D " + opened + ".headers \"$1\"\n"
 	if err := os.WriteFile(browser, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func TestOAuthSignInExampleServer(t *testing.T) {
 	kc := oauthTestKeychain(t)
 	def := &Source{URL: endpoint, Connections: map[string]*Connection{"work": {Default: true, OAuth: &OAuthConfig{}}}}
 
-	st, err := ReadOAuthState(kc, "demo", "work")
+	st, err := ReadOAuthState(kc, "demo", "work", nil)
 	if err != nil || st.SignedIn {
 		t.Fatalf("before sign-in: %+v, %v", st, err)
 	}
@@ -121,13 +123,23 @@ func TestOAuthSignInExampleServer(t *testing.T) {
 	if g.Expiry.IsZero() || g.Issuer == "" {
 		t.Errorf("grant %+v: want an expiry and the issuer", g)
 	}
-	log, _ := os.ReadFile(opened)
+	// The browser's command line holds a one-time local page, and that
+	// page redirected to the authorization URL.
+	argv, _ := os.ReadFile(opened)
+	if !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+/start/[A-Za-z0-9]+\n$`).Match(argv) {
+		t.Errorf("the browser was given %q, want one local start page", argv)
+	}
+	headers, _ := os.ReadFile(opened + ".headers")
+	authURL := regexp.MustCompile(`(?mi)^location: (\S+)`).FindSubmatch(headers)
+	if authURL == nil {
+		t.Fatalf("the start page did not redirect:\n%s", headers)
+	}
 	for _, want := range []string{"code_challenge_method=S256", "resource=" + url.QueryEscape(endpoint), "state=", "redirect_uri=http%3A%2F%2F127.0.0.1%3A"} {
-		if !strings.Contains(string(log), want) {
-			t.Errorf("the authorization URL lacks %q:\n%s", want, log)
+		if !strings.Contains(string(authURL[1]), want) {
+			t.Errorf("the authorization URL lacks %q: %s", want, authURL[1])
 		}
 	}
-	st, err = ReadOAuthState(kc, "demo", "work")
+	st, err = ReadOAuthState(kc, "demo", "work", nil)
 	if err != nil || !st.SignedIn || !slices.Contains(st.Scopes, "mcp:tools") {
 		t.Fatalf("after sign-in: %+v, %v", st, err)
 	}
@@ -155,7 +167,7 @@ func TestOAuthSignInExampleServer(t *testing.T) {
 	if err != nil || revoked {
 		t.Fatalf("sign-out: revoked %v, %v (the example server offers no revocation)", revoked, err)
 	}
-	if st, err := ReadOAuthState(kc, "demo", "work"); err != nil || st.SignedIn || st.Reason != "not signed in" {
+	if st, err := ReadOAuthState(kc, "demo", "work", nil); err != nil || st.SignedIn || st.Reason != "not signed in" {
 		t.Fatalf("after sign-out: %+v, %v", st, err)
 	}
 }

@@ -68,6 +68,17 @@ func newOAuthConn(source, conn string, kc keychain.Keychain, client *http.Client
 	return o, nil
 }
 
+// boundElsewhere says why the connection's sign-in does not hold for def
+// (it was made for another URL); "" when it holds or there is none.
+func (o *oauthConn) boundElsewhere(def *Source) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rec == nil {
+		return ""
+	}
+	return o.rec.boundElsewhere(def)
+}
+
 // refresher refreshes with the record's current refresh token each time
 // it is asked (x/oauth2's own token source would hand back a cached token
 // that is still valid by its shorter margin).
@@ -201,6 +212,9 @@ func (o *oauthConn) Authorize(ctx context.Context, req *http.Request, resp *http
 	if o.rec == nil {
 		return &SignInError{Source: o.source, Conn: o.conn, Reason: "not signed in"}
 	}
+	if reason := o.issuerMovedLocked(ctx, bearer); reason != "" {
+		return o.failLocked(reason)
+	}
 	if o.rec.RefreshToken != "" && o.forced != o.rec.AccessToken {
 		o.forced = o.rec.AccessToken
 		tok, err := o.refresher().Token()
@@ -211,6 +225,27 @@ func (o *oauthConn) Authorize(ctx context.Context, req *http.Request, resp *http
 		return o.failLocked("the server refused the access token and refreshing it failed: " + refreshProblem(err))
 	}
 	return o.failLocked("the server refused the access token")
+}
+
+// issuerMovedLocked says why the sign-in no longer holds when the server's
+// protected resource metadata, named by its challenge, no longer names the
+// authorization server that issued it; "" when it does, or cannot tell.
+func (o *oauthConn) issuerMovedLocked(ctx context.Context, bearer *oauthex.Challenge) string {
+	metaURL := bearer.Params["resource_metadata"]
+	if o.rec.Issuer == "" || metaURL == "" || o.rec.SourceURL == "" {
+		return ""
+	}
+	prm, err := oauthex.GetProtectedResourceMetadata(ctx, metaURL, o.rec.SourceURL, o.client)
+	if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
+		return ""
+	}
+	trim := func(s string) string { return strings.TrimSuffix(s, "/") }
+	for _, as := range prm.AuthorizationServers {
+		if trim(as) == trim(o.rec.Issuer) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the server now names another authorization server, %s; the sign-in was issued by %s", prm.AuthorizationServers[0], o.rec.Issuer)
 }
 
 // usesOAuth reports whether the HTTP session of connection conn handles

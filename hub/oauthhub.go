@@ -79,7 +79,7 @@ func (h *Hub) oauthNeedsSignIn(source, conn string) bool {
 	if c := s.Connections[conn]; !usesOAuth(s.Headers) || c != nil && !usesOAuth(c.Headers) {
 		return false // it sends its own Authorization header
 	}
-	st, err := ReadOAuthState(h.kc, source, conn)
+	st, err := ReadOAuthState(h.kc, source, conn, s)
 	switch {
 	case err != nil:
 		return s.IsOAuth(conn)
@@ -195,7 +195,7 @@ func (h *Hub) oauthStatesOf(name string) []OAuthState {
 	}
 	var out []OAuthState
 	for _, c := range conns {
-		st, err := ReadOAuthState(h.kc, name, c)
+		st, err := ReadOAuthState(h.kc, name, c, s)
 		if err != nil {
 			st.Reason = "the sign-in cannot be read: " + err.Error()
 		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.needsSignIn(name, c) {

@@ -63,6 +63,29 @@ func runTestUpstream() {
 	if d := os.Getenv("UPSTREAM_DESCRIPTION"); d != "" {
 		desc = d // a hostile upstream's
 	}
+	if f := os.Getenv("UPSTREAM_DESCRIPTION_FILE"); f != "" {
+		// A server that changes between two starts, as a new version does.
+		if b, err := os.ReadFile(f); err == nil {
+			desc = string(b)
+		}
+	}
+	if gate := os.Getenv("UPSTREAM_LIST_GATE"); gate != "" {
+		// When the named pipe exists, the first tools/list waits until the
+		// test opens it for writing: a listing that is still under way.
+		var once sync.Once
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					once.Do(func() {
+						if f, err := os.Open(gate); err == nil {
+							f.Close()
+						}
+					})
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "slow_write", Description: desc}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
 		logf("start " + a.Text)
 		var ms int

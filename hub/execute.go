@@ -335,6 +335,8 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 	if !fresh {
 		host.storeOnce.Do(func() {}) // stored by its first attempt
 	}
+	fired := firedRecord(journal)
+	host.firedKept = firings(fired)
 	out := h.driver.Run(ctx, sandbox.Request{
 		Code:       run.Code,
 		Seed:       run.Seed,
@@ -342,6 +344,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		Namespaces: snap.sandboxNamespaces(cfg),
 		Limits:     h.limits,
 		Replay:     replayed(journal, pending),
+		Fired:      fired,
 		Host:       host,
 	})
 	env := h.envelope(run, host, out)
@@ -382,6 +385,50 @@ func replayed(journal map[int]*journalEntry, pending map[int]bool) int {
 		n = max(n, seq)
 	}
 	return n
+}
+
+// firedRecord is where earlier attempts fired timers while calls were in
+// flight, as far as their journaled calls saw: each call keeps the record
+// up to its issue when it had grown, and records only grow, so the one
+// with the most firings holds all the others.
+func firedRecord(journal map[int]*journalEntry) []sandbox.Early {
+	var best []sandbox.Early
+	for _, e := range journal {
+		var rec []sandbox.Early
+		if e.Fired == nil || json.Unmarshal(e.Fired, &rec) != nil {
+			continue
+		}
+		if firings(rec) > firings(best) {
+			best = rec
+		}
+	}
+	return best
+}
+
+// firings counts the timers a record holds.
+func firings(rec []sandbox.Early) int {
+	n := 0
+	for _, e := range rec {
+		n += e.Timers
+	}
+	return n
+}
+
+// firedToKeep is c.Fired as JSON for c's journal entry when it holds more
+// firings than the journal keeps already, else nil.
+func (r *runHost) firedToKeep(c sandbox.Call) json.RawMessage {
+	n := firings(c.Fired)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n <= r.firedKept {
+		return nil
+	}
+	b, err := json.Marshal(c.Fired)
+	if err != nil {
+		return nil
+	}
+	r.firedKept = n
+	return b
 }
 
 func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelope {
@@ -497,6 +544,10 @@ type runHost struct {
 	records  map[int]CallRecord
 	missing  map[upstreamKey][]string // secrets missing per connection, read once per attempt
 	diverged string
+	// firedKept is how many timer firings the longest record in the
+	// journal holds (sandbox.Call.Fired): a call's entry keeps its record
+	// only when it holds more.
+	firedKept int
 }
 
 func (r *runHost) callRecords() []CallRecord {
@@ -866,7 +917,7 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	if stored != nil {
 		*p = *stored
 	}
-	return r.h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending}, r.h.now())
+	return r.h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c)}, r.h.now())
 }
 
 // repeatable reports whether a call of tool may be sent again when it was
@@ -905,7 +956,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		r.order.settle(c.Seq)
 	}
 	if !repeatable(tool) {
-		if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued}, h.now()); err != nil {
+		if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c)}, h.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -958,7 +1009,7 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 		clean.Hint = capText(r.h.secrets.Scrub(te.Hint), r.h.limits.InlineResultBytes)
 		te = &clean
 	}
-	e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms}
+	e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms, Fired: r.firedToKeep(c)}
 	if te != nil {
 		e.State = journalError
 		e.Outcome, _ = json.Marshal(te)

@@ -35,9 +35,10 @@ var errJournalClosed = errors.New("the journal is closed")
 // errJournalLead tells a waiting caller to commit the queue.
 var errJournalLead = errors.New("commit the queued journal entries")
 
-const journalUpsert = `INSERT INTO journal (run_id, seq, address, connection, args_hash, state, outcome, ms, started)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state, outcome = excluded.outcome, ms = excluded.ms`
+const journalUpsert = `INSERT INTO journal (run_id, seq, address, connection, args_hash, state, outcome, ms, started, fired)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state, outcome = excluded.outcome, ms = excluded.ms,
+		fired = coalesce(excluded.fired, journal.fired)`
 
 // journalWriter commits journal entries in groups.
 //
@@ -144,7 +145,7 @@ func (w *journalWriter) write(group []*journalWrite) error {
 	stmt := tx.StmtContext(ctx, w.upsert)
 	for _, req := range group {
 		e := req.entry
-		if _, err := stmt.ExecContext(ctx, req.runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, req.at.UnixMilli()); err != nil {
+		if _, err := stmt.ExecContext(ctx, req.runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, req.at.UnixMilli(), nullable(e.Fired)); err != nil {
 			return fmt.Errorf("journaling call %d of run %s: %w", e.Seq, req.runID, err)
 		}
 	}

@@ -50,6 +50,9 @@ type journalEntry struct {
 	State      string // issued | ok | error | pending
 	Outcome    json.RawMessage
 	Ms         int64
+	// Fired is the call's sandbox.Call.Fired as JSON, kept when it holds
+	// firings no entry of the attempt kept before (see firedRecord).
+	Fired json.RawMessage
 }
 
 // Journal states.
@@ -450,7 +453,7 @@ func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, n
 }
 
 func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEntry, error) {
-	rows, err := s.query(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms FROM journal WHERE run_id = ?`, runID)
+	rows, err := s.query(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms, fired FROM journal WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal of run %s: %w", runID, err)
 	}
@@ -458,12 +461,15 @@ func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEn
 	out := map[int]*journalEntry{}
 	for rows.Next() {
 		var e journalEntry
-		var outcome sql.NullString
-		if err := rows.Scan(&e.Seq, &e.Address, &e.Connection, &e.ArgsHash, &e.State, &outcome, &e.Ms); err != nil {
+		var outcome, fired sql.NullString
+		if err := rows.Scan(&e.Seq, &e.Address, &e.Connection, &e.ArgsHash, &e.State, &outcome, &e.Ms, &fired); err != nil {
 			return nil, err
 		}
 		if outcome.Valid {
 			e.Outcome = json.RawMessage(outcome.String)
+		}
+		if fired.Valid {
+			e.Fired = json.RawMessage(fired.String)
 		}
 		out[e.Seq] = &e
 	}

@@ -60,10 +60,15 @@
 // operations (tool calls, hub.search, hub.describe, hub.read) run on their own
 // goroutines, at most Limits.MaxConcurrent at once (further calls wait for a
 // slot), and their results reach the guest in the order the guest issued
-// them. Timers run on a logical clock that only moves when a timer fires,
-// and only when no host operation is in flight; the loop waits for a timer's
-// delay in real time (wall time, not compute), except while an attempt
-// replays the calls of earlier ones (Request.Replay). Together with the seeded
+// them. Timers run on a logical clock that only moves when a timer fires. A
+// timer fires once its delay has passed in real time (wall time, not
+// compute), while host operations are in flight too, between two results,
+// so a race of a call against a timer ends at the timer. Where timers fired
+// between results is recorded (Outcome.Fired, and Call.Fired on each call),
+// and an attempt given that record (Request.Fired) fires its timers at the
+// same points. While an attempt replays the calls of earlier ones
+// (Request.Replay), its timers do not wait: they fire at the recorded
+// points, or when nothing is in flight. Together with the seeded
 // Math.random and crypto, this makes an attempt deterministic: the same
 // request and host answers give the same Outcome, Compute aside, on either
 // driver. That is what lets a resumed run replay.

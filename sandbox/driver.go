@@ -22,8 +22,13 @@ type Request struct {
 	// code has issued that many calls a timer fires at once: the attempt
 	// replays what already happened, and the timer waited then. The logical
 	// clock, and so the Outcome, is the same either way.
-	Replay int  `json:"replay,omitempty"`
-	Host   Host `json:"-"`
+	Replay int `json:"replay,omitempty"`
+	// Fired is where timers fired while host operations were in flight in
+	// earlier attempts (the Outcome.Fired, or Call.Fired, of the latest
+	// one): the attempt fires its timers at the same points, so it takes
+	// the same path while it replays.
+	Fired []Early `json:"fired,omitempty"`
+	Host  Host    `json:"-"`
 }
 
 // Run statuses.
@@ -45,6 +50,7 @@ type Outcome struct {
 	Truncated Truncated       `json:"truncated"`
 	Suspends  []*Suspend      `json:"suspends,omitempty"` // suspended only, in seq order
 	Calls     int             `json:"calls"`              // highest seq issued
+	Fired     []Early         `json:"fired,omitempty"`    // where timers fired while host operations were in flight
 	Compute   time.Duration   `json:"compute"`            // guest execution time measured
 
 	// Whole is the returned value's JSON text when it did not fit the

@@ -152,6 +152,9 @@ type run struct {
 	timers   timerQueue
 	timerFns map[int]goja.Callable
 	timerSeq int
+	record   []Early // Request.Fired: where earlier attempts fired timers early
+	nextRec  int     // the first entry of record not yet replayed in full
+	fired    []Early // where this attempt fired timers early, in order
 
 	logs      []string
 	logBytes  int
@@ -293,6 +296,7 @@ func (r *run) begin(ctx context.Context, req Request, limits Limits) {
 	r.rng = newXoshiro(req.Seed)
 	r.now = req.Clock
 	r.replay = req.Replay
+	r.record = req.Fired
 	r.queue.max = limits.MaxConcurrent
 	r.queue.cond.L = &r.queue.mu
 	for _, ns := range req.Namespaces {

@@ -25,6 +25,11 @@ type Call struct {
 	Address    string          `json:"address"`              // "namespace.tool"
 	Args       json.RawMessage `json:"args"`                 // the first argument as JSON; {} when omitted
 	Connection string          `json:"connection,omitempty"` // from { connection: "work" }; "" is the default connection
+	// Fired is where timers fired while host operations were in flight,
+	// up to this call's issue, replayed ones included: what a later
+	// attempt passes as Request.Fired to reach this call the same way. A
+	// host that keeps calls for replay keeps it with them.
+	Fired []Early `json:"fired,omitempty"`
 }
 
 // Host answers the guest's tool calls, lookups and reads.

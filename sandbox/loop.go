@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/dop251/goja"
 )
@@ -56,9 +57,18 @@ func (r *run) checkRejections() {
 
 // loop delivers host results in op order and fires timers until the run
 // is over: the main promise settled (or a call suspended) and no host
-// operation is in flight.
+// operation is in flight. A timer due while operations are in flight fires
+// when due, between two results; where it fired is recorded (run.fired),
+// and an attempt that replays fires at the recorded points instead
+// (Request.Fired). Once a call suspended, timers no longer fire.
 func (r *run) loop() {
 	for r.failure.Load() == nil {
+		// Results issued and not delivered: in flight, or arrived out of
+		// order, or from an attempt replayed faster than it first ran.
+		if r.nextOp > r.nextDeliver && len(r.suspends) == 0 && r.replayedFiring() {
+			r.fire(true)
+			continue
+		}
 		if c, ok := r.ready[r.nextDeliver]; ok {
 			delete(r.ready, r.nextDeliver)
 			r.nextDeliver++
@@ -66,35 +76,43 @@ func (r *run) loop() {
 			continue
 		}
 		if r.inflight > 0 {
-			select {
-			case c := <-r.done:
-				r.arrive(c)
-			case <-r.ctx.Done():
-				r.fail(r.ctxError())
-			}
+			r.await()
 			continue
 		}
 		if len(r.suspends) > 0 || r.main.State() != goja.PromiseStatePending {
 			return
 		}
-		if t, ok := r.popTimer(); ok {
+		if _, ok := r.nextWall(); ok {
 			// Nothing is in flight and the guest is not running: nothing
 			// but this timer can happen while the loop waits for it.
-			if !r.sleepUntil(t) {
+			if !r.sleepUntil() {
 				return
 			}
-			fn := r.timerFns[t.id]
-			delete(r.timerFns, t.id)
-			if t.due.After(r.now) {
-				r.now = t.due
-			}
-			r.turn(func() error {
-				_, err := fn(goja.Undefined())
-				return err
-			})
+			r.fire(false)
 			continue
 		}
 		r.fail(newError(CodeUnsettled, "the code awaits a promise that nothing will settle: no tool call or timer is pending"))
+	}
+}
+
+// await waits for the next host operation to finish, or for the next
+// timer's wall time when it may fire early, which it then fires.
+func (r *run) await() {
+	var due <-chan time.Time
+	if len(r.suspends) == 0 && r.mayFireEarly() {
+		if wall, ok := r.nextWall(); ok {
+			t := time.NewTimer(time.Until(wall))
+			defer t.Stop()
+			due = t.C
+		}
+	}
+	select {
+	case c := <-r.done:
+		r.arrive(c)
+	case <-due:
+		r.fire(true)
+	case <-r.ctx.Done():
+		r.fail(r.ctxError())
 	}
 }
 

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -25,7 +26,7 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 		return goja.Undefined()
 	}
 	r.seq++
-	call := &Call{Seq: r.seq, Address: address, Args: json.RawMessage(args), Connection: connection}
+	call := &Call{Seq: r.seq, Address: address, Args: json.RawMessage(args), Connection: connection, Fired: slices.Clone(r.fired)}
 	host := r.host
 	return r.startOp(&pending{what: address, seq: call.Seq, raw: true}, func(ctx context.Context) completion {
 		raw, err := host.Call(ctx, *call)

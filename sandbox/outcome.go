@@ -9,7 +9,7 @@ import (
 
 // outcome builds the Outcome once the loop is over.
 func (r *run) outcome() Outcome {
-	out := Outcome{Calls: r.seq}
+	out := Outcome{Calls: r.seq, Fired: r.fired}
 	var result json.RawMessage
 	failure := r.failure.Load()
 	switch {

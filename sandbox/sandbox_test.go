@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -574,25 +576,65 @@ func TestTimersWaitInRealTime(t *testing.T) {
 	}
 }
 
-// TestTimersWaitForCallsInFlight: a timer due while a tool call is in
-// flight fires only once no call is, after the call's result was
-// delivered, however long the upstream takes: the order replay repeats.
-func TestTimersWaitForCallsInFlight(t *testing.T) {
-	host := &testHost{tools: map[string]func(ctx context.Context, c Call) (json.RawMessage, error){
-		"github.getIssue": func(ctx context.Context, c Call) (json.RawMessage, error) {
-			time.Sleep(50 * time.Millisecond) // a slow upstream: the 1 ms timer is due long before it answers
-			return json.RawMessage(`{"n":1}`), nil
-		},
-	}}
-	code := `const out = [];
-		setTimeout(() => out.push("timer"), 1);
-		await github.getIssue({ n: 1 }).then(() => out.push("call"));
-		await new Promise((r) => setTimeout(r, 5));
-		return out`
+// TestTimerFiresWhileACallIsInFlight: the timeout pattern, a race of a tool
+// call against a timer, returns at its timer when the call is slow. The call
+// answers only once the code has told the host which promise won, so the
+// timer won because it fired while the call was in flight, not because the
+// call happened to be slower. The attempt records where the timer fired
+// (Outcome.Fired, and Call.Fired on the next call), and an attempt that
+// replays the calls with that record takes the same path, however fast the
+// journal answers now; without it, it would take the other.
+func TestTimerFiresWhileACallIsInFlight(t *testing.T) {
+	code := `const slow = github.getIssue({ n: 1 }).then(() => "call");
+		const timeout = new Promise((r) => setTimeout(() => r("timer"), 20));
+		const winner = await Promise.race([slow, timeout]);
+		const at = Date.now() - ${start};
+		await github.searchIssues({ winner });
+		return [winner, await slow, at]`
+	code = strings.ReplaceAll(code, "${start}", fmt.Sprint(testClock.UnixMilli()))
+	want := `["timer","call",20]`
+	instant := func(context.Context, Call) (json.RawMessage, error) { return json.RawMessage(`{"n":1}`), nil }
 	for name, d := range drivers(t) {
 		t.Run(name, func(t *testing.T) {
-			if o := runCode(t, d, code, host, Limits{}); o.Status != StatusCompleted || string(o.Result) != `["call","timer"]` {
-				t.Errorf("%s; want the call's result before the timer", describeOutcome(o))
+			release := make(chan struct{})
+			host := &testHost{tools: map[string]func(ctx context.Context, c Call) (json.RawMessage, error){
+				"github.getIssue": func(ctx context.Context, c Call) (json.RawMessage, error) {
+					select {
+					case <-release:
+						return json.RawMessage(`{"n":1}`), nil
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				},
+				"github.searchIssues": func(ctx context.Context, c Call) (json.RawMessage, error) {
+					close(release)
+					return json.RawMessage(`[]`), nil
+				},
+			}}
+			o := runCode(t, d, code, host, Limits{})
+			if o.Status != StatusCompleted || string(o.Result) != want {
+				t.Fatalf("%s; want the timer to win the race: %s", describeOutcome(o), want)
+			}
+			record := []Early{{After: 0, Timers: 1}}
+			if !slices.Equal(o.Fired, record) {
+				t.Errorf("Outcome.Fired %+v, want %+v", o.Fired, record)
+			}
+			calls := host.recorded()
+			if len(calls) != 2 || calls[0].Fired != nil || !slices.Equal(calls[1].Fired, record) {
+				t.Errorf("calls %+v; want the record on the second call only", calls)
+			}
+
+			// The resumed attempt: both calls answered from the journal at once.
+			replay := &testHost{tools: map[string]func(ctx context.Context, c Call) (json.RawMessage, error){"github.getIssue": instant}}
+			req := request(t, code, replay, Limits{})
+			req.Replay, req.Fired = 2, o.Fired
+			if again := d.Run(context.Background(), req); again.Status != StatusCompleted || string(again.Result) != want || !slices.Equal(again.Fired, record) {
+				t.Errorf("replayed with the record: %s; want %s, fired %+v", describeOutcome(again), want, record)
+			}
+			req = request(t, code, replay, Limits{})
+			req.Replay = 2
+			if other := d.Run(context.Background(), req); other.Status != StatusCompleted || string(other.Result) != `["call","call",0]` {
+				t.Errorf("replayed without the record: %s; want the call to win", describeOutcome(other))
 			}
 		})
 	}

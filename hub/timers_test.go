@@ -1,0 +1,100 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/internal/testwait"
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// TestTimeoutPatternReplaysItsWinner: code races a slow upstream call
+// against a timer, then makes a call that asks for approval with the
+// winner in its arguments. The slow call answers only once the run waits
+// for that approval, so the timer won while the call was in flight. The
+// resumed run gets the slow call's answer from the journal at once, and
+// the journal's record of where the timer fired makes the timer win again:
+// the approved call is made with the arguments the person saw, and sent
+// once. On both sandbox drivers.
+func TestTimeoutPatternReplaysItsWinner(t *testing.T) {
+	pool, err := sandbox.NewPool(sandbox.PoolOptions{Command: []string{os.Args[0]}, Env: []string{sandboxWorkerEnv + "=1"}, Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	for name, drv := range map[string]sandbox.Driver{"inprocess": nil, "pool": pool} {
+		t.Run(name, func(t *testing.T) {
+			release := make(chan struct{})
+			var slowCalls, logged atomic.Int32
+			var loggedArgs atomic.Value
+			server := mcp.NewServer(&mcp.Implementation{Name: "lab", Version: "1"}, nil)
+			schema := json.RawMessage(`{"type":"object","properties":{"winner":{"type":"string"}}}`)
+			server.AddTool(&mcp.Tool{Name: "slow_read", InputSchema: schema, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+				func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					slowCalls.Add(1)
+					select {
+					case <-release:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"late":true}`}}}, nil
+				})
+			server.AddTool(&mcp.Tool{Name: "log_winner", InputSchema: schema},
+				func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					logged.Add(1)
+					loggedArgs.Store(string(req.Params.Arguments))
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"logged":true}`}}}, nil
+				})
+			h := hubWith(t, map[string]*Source{"lab": {URL: httpUpstream(t, server, "", "").URL}}, drv)
+			ctx := context.Background()
+
+			// The slow call answers once the run waits for the approval.
+			stop := make(chan struct{})
+			t.Cleanup(func() { close(stop) })
+			go func() {
+				if testwait.Until(time.Minute, func() bool {
+					select {
+					case <-stop:
+						return true
+					default:
+					}
+					open, err := h.runs.openPending(ctx)
+					return err == nil && len(open) > 0
+				}) {
+					close(release) // on stop too: the server's handler returns
+				}
+			}()
+			env, err := h.Execute(ctx, ExecuteRequest{Code: `
+				const slow = lab.slowRead({}).then(() => "call");
+				const winner = await Promise.race([slow, new Promise((r) => setTimeout(() => r("timer"), 20))]);
+				await lab.logWinner({ winner });
+				return [winner, await slow];`, Client: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 || !strings.Contains(env.Pending[0].Summary, `"timer"`) {
+				t.Fatalf("first attempt %s; want it to ask about logWinner with the timer as the winner", env.Line())
+			}
+			if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, "test"); err != nil {
+				t.Fatal(err)
+			}
+			done, err := h.Execute(ctx, ExecuteRequest{Resume: env.RunID, Client: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done.Status != StatusCompleted || string(done.Result) != `["timer","call"]` {
+				t.Fatalf("resumed %s; want the timer to win again", done.Line())
+			}
+			if slowCalls.Load() != 1 || logged.Load() != 1 || !strings.Contains(loggedArgs.Load().(string), `"timer"`) {
+				t.Errorf("slowRead reached the server %d times, logWinner %d times with %v; want once each, with the timer", slowCalls.Load(), logged.Load(), loggedArgs.Load())
+			}
+		})
+	}
+}

@@ -180,6 +180,13 @@ func (h *Hub) resume(ctx context.Context, id string) (*Envelope, error) {
 		return run.Envelope, nil
 	}
 	if run.Status == StatusAwaitingApproval || run.Status == StatusAwaitingConnection {
+		// What the run waits for may have just been written to config.json
+		// (`capabilities connection add` adds the connection's reference
+		// beside the secret it stores): read the file now if it changed,
+		// rather than when the watcher next looks. A bad file keeps the
+		// last good config, as it does for the watcher. The work a reload
+		// starts is the hub's, not this request's.
+		_ = h.ReloadConfig(h.bg)
 		ready, env, err := h.pendingSettled(ctx, run)
 		if err != nil {
 			return nil, err

@@ -202,10 +202,7 @@ registration.`,
 				return err
 			}
 			if conn != "" && s.Connections[conn] == nil {
-				if s.Connections == nil {
-					s.Connections = map[string]*hub.Connection{}
-				}
-				s.Connections[conn] = &hub.Connection{OAuth: &hub.OAuthConfig{}, Default: len(s.Connections) == 0}
+				s.PutConnection(conn, &hub.Connection{OAuth: &hub.OAuthConfig{}}, false)
 				if err := cfg.Validate(path); err != nil {
 					return err
 				}
@@ -375,6 +372,9 @@ Example:
 			default:
 				s.Connections[connName] = conn // so SecretRefs sees it
 				refs := s.SecretRefs(connName)
+				if isNew {
+					delete(s.Connections, connName) // PutConnection adds it below
+				}
 				switch {
 				case ref != "":
 					if !contains(refs, ref) {
@@ -383,9 +383,6 @@ Example:
 				case len(refs) == 1:
 					ref = refs[0]
 				case len(refs) == 0:
-					if isNew {
-						delete(s.Connections, connName)
-					}
 					return usagef("say where the secret goes: --env VAR (stdio) or --header NAME (HTTP)")
 				default:
 					return usagef("connection %s references several secrets (%s); pick one with --secret REF", connName, strings.Join(refs, ", "))
@@ -393,18 +390,9 @@ Example:
 			}
 			secret, err := readSecret(e.Stdin)
 			if err != nil {
-				if isNew {
-					delete(s.Connections, connName)
-				}
 				return err
 			}
-			if makeDefault || len(s.Connections) == 0 || (len(s.Connections) == 1 && isNew) {
-				for _, c := range s.Connections {
-					c.Default = false
-				}
-				conn.Default = true
-			}
-			s.Connections[connName] = conn
+			def := s.PutConnection(connName, conn, makeDefault)
 			if err := cfg.Validate(path); err != nil {
 				return err
 			}
@@ -423,6 +411,9 @@ Example:
 				verb = "Added"
 			}
 			fmt.Fprintf(e.Stdout, "%s connection %s of %s; secret %s stored in the keychain.\n", verb, connName, srcName, ref)
+			if def != connName && def != "" {
+				fmt.Fprintf(e.Stdout, "%s stays the default connection of %s; pass --default to make it %s.\n", def, srcName, connName)
+			}
 			if note := plainHTTPNote(ctx, srcName, cfg.Sources[srcName]); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}

@@ -522,6 +522,33 @@ func (s *Source) DefaultConnection() string {
 	return ""
 }
 
+// PutConnection sets connection name of s to c, new or replacing one of
+// that name. With makeDefault, or as the source's only connection, it
+// becomes the default. Otherwise the default stays where it was: the
+// connection marked default keeps its mark, and one that was the default
+// only by being the only connection is marked explicitly, so a second
+// connection never takes over silently. It reports the default afterwards.
+func (s *Source) PutConnection(name string, c *Connection, makeDefault bool) string {
+	prev := s.DefaultConnection()
+	if s.Connections == nil {
+		s.Connections = map[string]*Connection{}
+	}
+	s.Connections[name] = c
+	def := prev
+	if makeDefault || len(s.Connections) == 1 {
+		def = name
+	}
+	if def == "" {
+		// Several connections and none marked before: left for Validate
+		// to name.
+		return ""
+	}
+	for n, cn := range s.Connections {
+		cn.Default = n == def
+	}
+	return def
+}
+
 // ConnectionNames returns the connection names, default first.
 func (s *Source) ConnectionNames() []string {
 	names := sortedKeys(s.Connections)

@@ -267,3 +267,53 @@ func TestNaming(t *testing.T) {
 		t.Errorf("ToolNames (-want +got):\n%s", diff)
 	}
 }
+
+func TestPutConnectionKeepsTheDefault(t *testing.T) {
+	conns := func(defs ...string) map[string]*Connection {
+		m := map[string]*Connection{}
+		for _, d := range defs {
+			name := strings.TrimSuffix(d, "*") // "personal*" is marked default
+			m[name] = &Connection{Default: name != d}
+		}
+		return m
+	}
+	tests := []struct {
+		name        string
+		before      map[string]*Connection
+		put         string
+		makeDefault bool
+		want        string // the connection marked default afterwards
+	}{
+		{"first connection", nil, "work", false, "work"},
+		{"second after an explicit default", conns("personal*"), "work", false, "personal"},
+		{"second after an implied default", conns("personal"), "work", false, "personal"},
+		{"third, sorting first", conns("personal*", "work"), "ci", false, "personal"},
+		{"second with --default", conns("personal*"), "work", true, "work"},
+		{"replacing the default", conns("personal*", "work"), "personal", false, "personal"},
+		{"replacing another", conns("personal*", "work"), "work", false, "personal"},
+		{"replacing another with --default", conns("personal*", "work"), "work", true, "work"},
+		{"replacing the only one", conns("personal"), "personal", false, "personal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Source{Command: "npx", Connections: tt.before}
+			got := s.PutConnection(tt.put, &Connection{}, tt.makeDefault)
+			var marked []string
+			for _, n := range sortedKeys(s.Connections) {
+				if s.Connections[n].Default {
+					marked = append(marked, n)
+				}
+			}
+			if got != tt.want || len(marked) != 1 || marked[0] != tt.want || s.DefaultConnection() != tt.want {
+				t.Errorf("PutConnection(%s, default %v) = %q, marked %v; want %q marked alone", tt.put, tt.makeDefault, got, marked, tt.want)
+			}
+			if s.Connections[tt.put] == nil {
+				t.Errorf("connection %s not added", tt.put)
+			}
+			cfg := &Config{Sources: map[string]*Source{"github": s}}
+			if err := cfg.Validate("config.json"); err != nil {
+				t.Errorf("the result does not validate: %v", err)
+			}
+		})
+	}
+}

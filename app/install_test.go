@@ -175,11 +175,21 @@ func TestHubTokenAndInstallOverHTTP(t *testing.T) {
 	if other := cli(t, otherHome, "", "hub", "token"); strings.TrimSpace(other.stdout) == tok || other.code != 0 {
 		t.Fatalf("another home has the same token or none: %+v", other)
 	}
+	// The client's file is readable by everyone before; with the token in
+	// it, only by the user, and its other keys stay.
+	cursor := filepath.Join(userHome, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cursor), 0o755)
+	os.WriteFile(cursor, []byte(`{"mcpServers": {"memory": {"command": "npx"}}, "theme": "dark"}`), 0o644)
+	os.Chmod(cursor, 0o644)
 	if r := cliIn(t, home, userHome, userConfig, "install", "cursor", "--http", ":8765"); r.code != 0 {
 		t.Fatalf("install --http: %+v", r)
 	}
-	b, _ := os.ReadFile(filepath.Join(userHome, ".cursor", "mcp.json"))
+	if fi, err := os.Stat(cursor); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("cursor's file after install --http: %v, %v; want 0600", fi.Mode(), err)
+	}
+	b, _ := os.ReadFile(cursor)
 	var got struct {
+		Theme      string `json:"theme"`
 		MCPServers map[string]struct {
 			URL     string            `json:"url"`
 			Headers map[string]string `json:"headers"`
@@ -193,11 +203,18 @@ func TestHubTokenAndInstallOverHTTP(t *testing.T) {
 	if c.URL != "http://127.0.0.1:8765/mcp" || c.Headers["Authorization"] != "Bearer "+tok || c.Command != "" {
 		t.Fatalf("cursor entry over HTTP: %s", b)
 	}
+	if got.Theme != "dark" || got.MCPServers["memory"].Command != "npx" {
+		t.Fatalf("cursor's other keys: %s", b)
+	}
 	if r := cliIn(t, home, userHome, userConfig, "install", "vscode", "--http", "127.0.0.1:8765"); r.code != 0 {
 		t.Fatalf("vscode --http: %+v", r)
 	}
-	if b, _ := os.ReadFile(filepath.Join(userConfig, "Code", "User", "mcp.json")); !strings.Contains(string(b), `"type": "http"`) {
+	vscode := filepath.Join(userConfig, "Code", "User", "mcp.json")
+	if b, _ := os.ReadFile(vscode); !strings.Contains(string(b), `"type": "http"`) {
 		t.Errorf("vscode entry over HTTP: %s", b)
+	}
+	if fi, err := os.Stat(vscode); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("vscode's new file after install --http: %v, %v; want 0600", fi.Mode(), err)
 	}
 	if r := cliIn(t, home, userHome, userConfig, "install", "claude-desktop", "--http", ":8765"); r.code != exitFailure || !strings.Contains(r.stderr, "connectors") {
 		t.Errorf("claude-desktop --http: %+v", r)

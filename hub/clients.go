@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,9 +110,15 @@ func Uninstall(cc ClientConfig, now time.Time) (InstallResult, error) {
 // MoveOut takes servers out of a client's config file, now that capabilities
 // runs them: their entries (with any secret written in them) are removed and
 // the "capabilities" entry is set, in one write after one backup. Names the
-// file does not define are skipped.
-func MoveOut(cc ClientConfig, names []string, entry map[string]any, now time.Time) (InstallResult, error) {
-	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
+// file does not define are skipped. moved are the secrets the servers'
+// entries held, by the keychain key they moved to: the backup holds each
+// as a note naming that key, never its value.
+func MoveOut(cc ClientConfig, names []string, moved map[string]string, entry map[string]any, now time.Time) (InstallResult, error) {
+	scrub := map[string]string{}
+	for key, value := range moved {
+		scrub[value] = "[moved to the keychain as " + key + "]"
+	}
+	return editClientFileScrub(cc, now, scrub, func(servers *hujson.Object, indent string) (bool, error) {
 		changed := false
 		for _, n := range names {
 			if n != "capabilities" && removeMember(servers, n) {
@@ -134,22 +142,39 @@ func Repoint(cc ClientConfig, exe string, now time.Time) (InstallResult, error) 
 		return InstallResult{Path: cc.Path}, nil
 	}
 	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
-		m := findMember(servers, "capabilities")
-		if m == nil {
-			return false, nil
-		}
-		std, err := standardJSON(m.Value.Pack())
-		if err != nil {
-			return false, err
-		}
-		var e map[string]any
-		if json.Unmarshal(std, &e) != nil {
-			return false, nil
-		}
+		e := capabilitiesEntry(servers)
 		if cmd, _ := e["command"].(string); cmd == "" || cmd == exe {
 			return false, nil
 		}
 		e["command"] = exe
+		return setMember(servers, indent, "capabilities", e)
+	})
+}
+
+// ReplaceHTTPToken makes the capabilities entry of a client's file that
+// carries the HTTP endpoint's bearer token old carry token instead, after a
+// backup (which holds neither). Files without the entry, and entries with
+// another token (another home's hub) or none, are left as they are.
+func ReplaceHTTPToken(cc ClientConfig, old, token string, now time.Time) (InstallResult, error) {
+	if old == "" {
+		return InstallResult{Path: cc.Path}, errors.New("replacing the http token: no old token")
+	}
+	if _, err := os.Stat(cc.Path); errors.Is(err, os.ErrNotExist) {
+		return InstallResult{Path: cc.Path}, nil
+	}
+	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
+		if entryBearer(servers) != old {
+			return false, nil
+		}
+		e := capabilitiesEntry(servers)
+		h := e["headers"].(map[string]any)
+		for k, v := range h {
+			if s, _ := v.(string); strings.EqualFold(k, "Authorization") {
+				if tok, ok := cutBearer(s); ok && tok == old {
+					h[k] = "Bearer " + token
+				}
+			}
+		}
 		return setMember(servers, indent, "capabilities", e)
 	})
 }
@@ -172,7 +197,22 @@ func HasEntry(cc ClientConfig) bool {
 // the object of servers under cc.Key (created when missing) and the indent
 // of its members' parent, and writes the result back after a backup when
 // edit changed something.
+//
+// Neither the file nor its backup lets a credential of ours lie around: a
+// file whose capabilities entry carries headers (the HTTP endpoint's bearer
+// token) is written 0600 whatever its mode was, the backup is 0600, and the
+// bearer token of the capabilities entry the file held is replaced in the
+// backup by a note.
 func editClientFile(cc ClientConfig, now time.Time, edit func(servers *hujson.Object, indent string) (bool, error)) (InstallResult, error) {
+	return editClientFileScrub(cc, now, nil, edit)
+}
+
+// hubTokenNote replaces the HTTP endpoint's token in a backup.
+const hubTokenNote = "[the hub's HTTP token: capabilities hub token]"
+
+// editClientFileScrub is editClientFile whose backup also holds, in place of
+// each key of scrub, its value: a note saying where the secret went.
+func editClientFileScrub(cc ClientConfig, now time.Time, scrub map[string]string, edit func(servers *hujson.Object, indent string) (bool, error)) (InstallResult, error) {
 	res := InstallResult{Path: cc.Path}
 	data, err := os.ReadFile(cc.Path)
 	switch {
@@ -204,6 +244,13 @@ func editClientFile(cc ClientConfig, now time.Time, edit func(servers *hujson.Ob
 		}
 		servers = findMember(top, cc.Key).Value.Value.(*hujson.Object)
 	}
+	if tok := entryBearer(servers); tok != "" {
+		scrub = maps.Clone(scrub)
+		if scrub == nil {
+			scrub = map[string]string{}
+		}
+		scrub[tok] = hubTokenNote
+	}
 	changed, err := edit(servers, memberIndent(top, ""))
 	if err != nil || !changed {
 		return res, err
@@ -217,12 +264,12 @@ func editClientFile(cc ClientConfig, now time.Time, edit func(servers *hujson.Ob
 	}
 	if data != nil {
 		res.Backup = cc.Path + ".bak-" + now.UTC().Format("20060102T150405Z")
-		if err := os.WriteFile(res.Backup, data, 0o600); err != nil {
+		if err := writeFileAtomic(res.Backup, scrubBackup(data, scrub), 0o600); err != nil {
 			return res, fmt.Errorf("backing up %s: %w", cc.Path, err)
 		}
 	}
 	perm := os.FileMode(0o600)
-	if fi, err := os.Stat(cc.Path); err == nil {
+	if fi, err := os.Stat(cc.Path); err == nil && !entryHasHeaders(servers) {
 		perm = fi.Mode().Perm()
 	}
 	if err := writeFileAtomic(cc.Path, out, perm); err != nil {
@@ -230,6 +277,109 @@ func editClientFile(cc ClientConfig, now time.Time, edit func(servers *hujson.Ob
 	}
 	res.Changed = true
 	return res, nil
+}
+
+// capabilitiesEntry decodes the capabilities entry of servers, or returns
+// nil when there is none or it is not an object.
+func capabilitiesEntry(servers *hujson.Object) map[string]any {
+	m := findMember(servers, "capabilities")
+	if m == nil {
+		return nil
+	}
+	std, err := standardJSON(m.Value.Pack())
+	if err != nil {
+		return nil
+	}
+	var e map[string]any
+	if json.Unmarshal(std, &e) != nil {
+		return nil
+	}
+	return e
+}
+
+// entryHasHeaders reports whether the capabilities entry of servers carries
+// headers: a credential (the HTTP endpoint's bearer token).
+func entryHasHeaders(servers *hujson.Object) bool {
+	h, _ := capabilitiesEntry(servers)["headers"].(map[string]any)
+	return len(h) > 0
+}
+
+// entryBearer is the bearer token in the capabilities entry of servers, or
+// "".
+func entryBearer(servers *hujson.Object) string {
+	h, _ := capabilitiesEntry(servers)["headers"].(map[string]any)
+	for k, v := range h {
+		s, _ := v.(string)
+		if tok, ok := cutBearer(s); ok && strings.EqualFold(k, "Authorization") {
+			return tok
+		}
+	}
+	return ""
+}
+
+// cutBearer returns the token of an Authorization value "Bearer TOKEN".
+func cutBearer(v string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(v), " ")
+	tok = strings.TrimSpace(tok)
+	return tok, ok && strings.EqualFold(scheme, "Bearer") && tok != ""
+}
+
+// scrubBackup returns the JSON (with comments) data with every key of
+// scrub replaced by its value, a note: in every string, decoded first so an
+// escaped secret is found too, and in the comments. A string that is a
+// secret is replaced whatever its length; shorter secrets than 8 bytes are
+// not looked for inside longer text, where they would take ordinary words
+// with them. Data that does not parse is scrubbed as plain text.
+func scrubBackup(data []byte, scrub map[string]string) []byte {
+	if len(scrub) == 0 {
+		return data
+	}
+	secrets := slices.SortedFunc(maps.Keys(scrub), func(a, b string) int { return len(b) - len(a) }) // longest first
+	inText := func(s string) string {
+		for _, sec := range secrets {
+			if len(sec) >= 8 {
+				s = strings.ReplaceAll(s, sec, commentSafe(scrub[sec]))
+			}
+		}
+		return s
+	}
+	root, err := hujson.Parse(data)
+	if err != nil {
+		return []byte(inText(string(data)))
+	}
+	extra := func(e *hujson.Extra) {
+		if len(*e) > 0 {
+			*e = hujson.Extra(inText(string(*e)))
+		}
+	}
+	for v := range root.All() {
+		extra(&v.BeforeExtra)
+		extra(&v.AfterExtra)
+		switch x := v.Value.(type) {
+		case *hujson.Object:
+			extra(&x.AfterExtra)
+		case *hujson.Array:
+			extra(&x.AfterExtra)
+		case hujson.Literal:
+			if x.Kind() != '"' {
+				continue
+			}
+			s := x.String()
+			clean := inText(s)
+			if note, ok := scrub[s]; ok {
+				clean = note
+			}
+			if clean != s {
+				v.Value = hujson.String(clean)
+			}
+		}
+	}
+	return root.Pack()
+}
+
+// commentSafe keeps a note from ending a comment it lands in.
+func commentSafe(note string) string {
+	return strings.NewReplacer("*/", "* /", "\n", " ", "\r", " ").Replace(note)
 }
 
 // findMember returns the member of obj named name, or nil.

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -207,7 +208,8 @@ func ImportFound(p Paths, kc keychain.Keychain, found []Found, choices []ImportC
 		return rep, err
 	}
 	var errs []string
-	moves := map[string][]string{} // client file -> server names
+	moves := map[string][]string{}          // client file -> server names
+	moved := map[string]map[string]string{} // client file -> keychain key -> secret
 	configs := map[string]ClientConfig{}
 	for _, c := range choices {
 		f, ok := byName[c.Name]
@@ -240,6 +242,10 @@ func ImportFound(p Paths, kc keychain.Keychain, found []Found, choices []ImportC
 			for _, cc := range f.In {
 				moves[cc.Path] = append(moves[cc.Path], f.Name)
 				configs[cc.Path] = cc
+				if moved[cc.Path] == nil {
+					moved[cc.Path] = map[string]string{}
+				}
+				maps.Copy(moved[cc.Path], f.Secrets)
 			}
 		}
 	}
@@ -250,7 +256,7 @@ func ImportFound(p Paths, kc keychain.Keychain, found []Found, choices []ImportC
 	// clients: a failure before leaves every client file as it was.
 	for _, path := range sortedKeys(moves) {
 		cc := configs[path]
-		res, err := MoveOut(cc, moves[path], entry(cc.Client), now)
+		res, err := MoveOut(cc, moves[path], moved[path], entry(cc.Client), now)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("moving out of %s: %v", path, err))
 			continue

@@ -73,9 +73,18 @@ func TestImportFoundMovesServersOutOfTheClients(t *testing.T) {
 	if strings.Contains(string(b), `"github"`) || !strings.Contains(string(b), "// mine") || !strings.Contains(string(b), `"type": "stdio"`) {
 		t.Errorf("vscode file after the move:\n%s", b)
 	}
+	// The backups keep the original entries, with a note where the secret
+	// went in place of the secret, and only the user reads them.
 	for _, f := range rep.Files {
-		if b, _ := os.ReadFile(f.Backup); !strings.Contains(string(b), `"github"`) {
-			t.Errorf("backup %s lacks the original entry", f.Backup)
+		b, _ := os.ReadFile(f.Backup)
+		if !strings.Contains(string(b), `"github"`) || !strings.Contains(string(b), `"GITHUB_TOKEN": "[moved to the keychain as source/github/default/GITHUB_TOKEN]"`) {
+			t.Errorf("backup %s lacks the original entry or the note:\n%s", f.Backup, b)
+		}
+		if strings.Contains(string(b), token) || strings.Contains(string(b), token[4:20]) {
+			t.Errorf("backup %s holds the secret moved to the keychain:\n%s", f.Backup, b)
+		}
+		if fi, err := os.Stat(f.Backup); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("backup %s: %v, %v; want 0600", f.Backup, fi.Mode(), err)
 		}
 	}
 	if o, err := LoadImportOffer(p); o != nil || err != nil {

@@ -150,7 +150,7 @@ func (h *Hub) Runs(ctx context.Context, limit int, pendingOnly bool) ([]RunSumma
 		if err != nil {
 			return nil, err
 		}
-		s := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Attempts: r.Attempts, Created: r.Created, Updated: r.Updated, Code: r.Code, Envelope: r.Envelope, Calls: envelopeCalls(r)}
+		s := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Attempts: r.Attempts, Created: r.Created, Updated: r.Updated, Code: h.redactCode(r.Code), Envelope: r.Envelope, Calls: envelopeCalls(r)}
 		if r.Envelope != nil {
 			s.Pending = len(r.Envelope.Pending)
 		}

@@ -111,7 +111,7 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 		code, ok := codes[p.RunID]
 		if !ok {
 			if r, err := h.runs.loadRun(ctx, p.RunID); err == nil {
-				code = r.Code
+				code = h.redactCode(r.Code)
 			} else if !errors.Is(err, errNoRun) {
 				return nil, err
 			}

@@ -57,3 +57,40 @@ func TestPendingForAPerson(t *testing.T) {
 		t.Errorf("after a denial the model reads %q / %q", done.Error.Message, done.Error.Hint)
 	}
 }
+
+// TestPendingCodeHidesCredentials: the run's code beside an approval, and
+// in the run's details, hides a secret the hub holds and a credential of a
+// well-known shape, as the preview of the arguments does; the rest of the
+// code shows as it ran.
+func TestPendingCodeHidesCredentials(t *testing.T) {
+	const known = "kn0wn-Conn3ction-S3cret-4242"
+	const shaped = "ghp_Sh4p3dT0k3nInTh3C0d3xxxxxxxxxxxx"
+	sec := NewSecrets()
+	sec.Set(ConnectionOwner("memory", "default"), known)
+	h := e2eNewHub(t, Options{Secrets: sec}, nil)
+	ctx := context.Background()
+	code := `const note = "` + known + `";
+const gh = "` + shaped + `";
+await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [note.length + gh.length + ""] }] });
+return 1;`
+	env := h.exec(t, code)
+	if env.Status != StatusAwaitingApproval {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	pend, err := h.Pending(ctx, "")
+	if err != nil || len(pend) != 1 {
+		t.Fatalf("Pending = %+v, %v", pend, err)
+	}
+	runs, err := h.Runs(ctx, 20, false)
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("Runs = %+v, %v", runs, err)
+	}
+	for what, got := range map[string]string{"pending": pend[0].Code, "run": runs[0].Code} {
+		if strings.Contains(got, known) || strings.Contains(got, shaped) {
+			t.Errorf("the %s code shows a credential:\n%s", what, got)
+		}
+		if !strings.Contains(got, `const note = "[secret]";`) || !strings.Contains(got, `const gh = "[redacted]";`) || !strings.Contains(got, "await memory.createEntities(") {
+			t.Errorf("the %s code is not the run's with the credentials hidden:\n%s", what, got)
+		}
+	}
+}

@@ -58,6 +58,18 @@ func redactCredentials(s string) string {
 	return s
 }
 
+// RedactCredentials replaces the credentials of well-known shapes in free
+// text with "[redacted]", as a preview does inside its strings: for text that
+// is not JSON, such as a run's code.
+func RedactCredentials(s string) string { return redactCredentials(s) }
+
+// redactCode is a run's code as a person sees it beside an approval or in
+// the run's details: the known secrets and the credentials of well-known
+// shapes hidden, as in the preview of the call's arguments.
+func (h *Hub) redactCode(code string) string {
+	return redactCredentials(h.secrets.Scrub(code))
+}
+
 // Preview returns the redacted preview of the JSON arguments raw, indented
 // with two spaces. Numbers and every string without a credential keep
 // their exact bytes.

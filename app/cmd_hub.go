@@ -128,11 +128,17 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	}
 	defer h.Close()
 	win := newWindowRequests()
+	var bearer *hub.HTTPBearer
+	if o.httpAddr != "" {
+		if bearer, err = hub.NewHTTPBearer(kc); err != nil {
+			return err
+		}
+	}
 	svc, err := hub.Listen(hub.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
 		MCPServer: h.NewMCPServer(version),
-		Handler:   h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open}),
+		Handler:   h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open, HTTPBearer: bearer}),
 	})
 	if err != nil {
 		if errors.Is(err, hub.ErrHubRunning) {
@@ -155,12 +161,8 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		<-served
 		return err
 	}
-	if o.httpAddr != "" {
-		tok, err := hub.HTTPToken(kc)
-		if err != nil {
-			return fail(err)
-		}
-		addr, done, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: tok, MCPServer: h.NewMCPServer(version), Logger: log})
+	if bearer != nil {
+		addr, done, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: h.NewMCPServer(version), Logger: log})
 		if err != nil {
 			return fail(err)
 		}

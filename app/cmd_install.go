@@ -35,7 +35,9 @@ entries and the start-at-login entry at it.
 --http :PORT connects the client to the hub's streamable HTTP endpoint
 ('capabilities hub --http :PORT') instead, and writes the endpoint's bearer
 token ('capabilities hub token') into the client's file, which then holds a
-credential: use it only for clients that cannot start a command.`,
+credential: the file is made readable by you alone (0600), its backups keep a
+note in place of the token, and 'capabilities hub token --rotate' replaces the
+token everywhere. Use it only for clients that cannot start a command.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&printOnly, "print", false, "print the entry instead of writing it")
 			fs.StringVar(&httpAddr, "http", "", "connect over streamable HTTP to 127.0.0.1`:PORT` (writes the bearer token)")

@@ -214,6 +214,9 @@ type APIOptions struct {
 	// Open brings up the hub's main window on a tab ("" for the current
 	// one) (hub open). Nil, or an error, when the hub has no window.
 	Open func(tab string) error
+	// HTTPBearer is the token of the HTTP endpoint the hub serves (hub
+	// --http), reloaded after `hub token --rotate`; nil without one.
+	HTTPBearer *HTTPBearer
 }
 
 // APIHandler serves the local API routes under /v1/ (the MCP upgrade
@@ -335,6 +338,13 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 			return
 		}
 		reply(w, map[string]bool{"opened": true}, nil)
+	})
+	mux.HandleFunc("POST /v1/http-token/reload", func(w http.ResponseWriter, r *http.Request) {
+		if opts.HTTPBearer == nil {
+			reply(w, map[string]bool{"serving": false}, nil)
+			return
+		}
+		reply(w, map[string]bool{"serving": true}, opts.HTTPBearer.Reload())
 	})
 	mux.HandleFunc("POST /v1/stop", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, map[string]bool{"stopping": true}, nil)

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,8 +37,10 @@ type HTTPOptions struct {
 	// Addr is ":PORT" or "127.0.0.1:PORT"; the endpoint binds 127.0.0.1
 	// only, and any other host is refused. Port 0 picks a free port.
 	Addr string
-	// Token is the bearer token every request must carry; see [HTTPToken].
-	Token string
+	// Token is the bearer token every request must carry, asked for each
+	// request so that a rotated token takes effect at once; see
+	// [HTTPBearer]. A request is refused while it returns "".
+	Token func() string
 	// MCPServer serves the endpoint's MCP sessions.
 	MCPServer *mcp.Server
 	// Logger receives the endpoint's logs; nil discards them.
@@ -56,7 +59,7 @@ type HTTPOptions struct {
 // without a session (server-to-client requests are not available to them,
 // which the hub does not need: approvals reach them another way).
 func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan error, err error) {
-	if opts.Token == "" {
+	if opts.Token == nil || opts.Token() == "" {
 		return "", nil, errors.New("http endpoint: no token")
 	}
 	if opts.MCPServer == nil {
@@ -129,7 +132,7 @@ func loopbackAddr(a string) (string, error) {
 
 // httpGuard admits a request only with a loopback Host on port, no Origin
 // or the endpoint's own, and the bearer token.
-func httpGuard(token, port string, next http.Handler) http.Handler {
+func httpGuard(token func() string, port string, next http.Handler) http.Handler {
 	hosts := map[string]bool{
 		"127.0.0.1:" + port: true,
 		"localhost:" + port: true,
@@ -139,7 +142,6 @@ func httpGuard(token, port string, next http.Handler) http.Handler {
 		"http://127.0.0.1:" + port: true,
 		"http://localhost:" + port: true,
 	}
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Host and Origin first: a page that rebinds a name to 127.0.0.1
 		// learns nothing about the token scheme.
@@ -151,8 +153,9 @@ func httpGuard(token, port string, next http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("forbidden: unexpected Origin %q", o), http.StatusForbidden)
 			return
 		}
+		tok := token()
 		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		if tok == "" || subtle.ConstantTimeCompare(got, []byte("Bearer "+tok)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="capabilities"`)
 			http.Error(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
 			return
@@ -172,11 +175,68 @@ func HTTPToken(kc keychain.Keychain) (string, error) {
 	if err != nil && !errors.Is(err, keychain.ErrNotFound) {
 		return "", fmt.Errorf("reading the http token: %w", err)
 	}
-	b := make([]byte, 32)
-	rand.Read(b) // never fails (crypto/rand panics if it cannot read)
-	tok = base64.RawURLEncoding.EncodeToString(b)
+	tok = newHTTPToken()
 	if err := kc.Set(HTTPTokenKey, tok); err != nil {
 		return "", fmt.Errorf("storing the http token: %w", err)
 	}
 	return tok, nil
+}
+
+// newHTTPToken is 32 random bytes, base64url without padding.
+func newHTTPToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand panics if it cannot read)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// RotateHTTPToken replaces the HTTP endpoint's bearer token in kc with a new
+// one and returns both (old is "" when there was none). A running hub
+// takes the new one when told through its local API ([HTTPBearer.Reload]).
+func RotateHTTPToken(kc keychain.Keychain) (old, token string, err error) {
+	old, err = kc.Get(HTTPTokenKey)
+	if err != nil && !errors.Is(err, keychain.ErrNotFound) {
+		return "", "", fmt.Errorf("reading the http token: %w", err)
+	}
+	token = newHTTPToken()
+	if err := kc.Set(HTTPTokenKey, token); err != nil {
+		return "", "", fmt.Errorf("storing the new http token: %w", err)
+	}
+	return old, token, nil
+}
+
+// HTTPBearer is the bearer token a running hub's HTTP endpoint accepts: the
+// keychain's when the hub started, and again after each Reload. Safe for
+// concurrent use.
+type HTTPBearer struct {
+	kc  keychain.Keychain
+	tok atomic.Pointer[string]
+}
+
+// NewHTTPBearer reads (or on first use makes) the token in kc.
+func NewHTTPBearer(kc keychain.Keychain) (*HTTPBearer, error) {
+	tok, err := HTTPToken(kc)
+	if err != nil {
+		return nil, err
+	}
+	b := &HTTPBearer{kc: kc}
+	b.tok.Store(&tok)
+	return b, nil
+}
+
+// Token is the token requests must carry now.
+func (b *HTTPBearer) Token() string { return *b.tok.Load() }
+
+// Reload reads the token from the keychain again, after `hub token
+// --rotate` replaced it there: from then on only the new token is
+// accepted. A keychain that cannot be read leaves the current token.
+func (b *HTTPBearer) Reload() error {
+	tok, err := b.kc.Get(HTTPTokenKey)
+	if err != nil {
+		return fmt.Errorf("reading the http token: %w", err)
+	}
+	if tok == "" {
+		return errors.New("reading the http token: the keychain entry is empty")
+	}
+	b.tok.Store(&tok)
+	return nil
 }

@@ -19,7 +19,7 @@ import (
 func startSvcHTTP(t *testing.T, token string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, done, err := ServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Token: token, MCPServer: svcTestMCPServer(nil), Logger: svcTestLogger(t)})
+	addr, done, err := ServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Token: func() string { return token }, MCPServer: svcTestMCPServer(nil), Logger: svcTestLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestHTTPAddr(t *testing.T) {
 			t.Errorf("loopbackAddr(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	_, _, err := ServeHTTP(context.Background(), HTTPOptions{Addr: "0.0.0.0:0", Token: "t", MCPServer: svcTestMCPServer(nil)})
+	_, _, err := ServeHTTP(context.Background(), HTTPOptions{Addr: "0.0.0.0:0", Token: func() string { return "t" }, MCPServer: svcTestMCPServer(nil)})
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1 only") {
 		t.Errorf("ServeHTTP on 0.0.0.0: %v, want a refusal", err)
 	}

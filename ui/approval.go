@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"capabilities.sh/capabilities/hub"
 )
 
 // approvalDialog is the window that asks about waiting tool calls, one at a
@@ -45,6 +47,9 @@ type approvalDialog struct {
 	secretLabel *widget.Label
 	secretEntry *widget.Entry
 	secretSave  *widget.Button
+	// secretFor is the secretOwner of what secretEntry holds: the field is
+	// emptied whenever the dialog shows another owner's request.
+	secretFor string
 
 	status              *widget.Label
 	prev, next, dismiss *widget.Button
@@ -319,10 +324,12 @@ func (d *approvalDialog) refresh() {
 		}
 		d.dismiss.Hide()
 		d.groupBox.Hide()
+		d.clearSecretFor("")
 		d.secretBox.Hide()
 		return
 	}
 	a := it.a
+	d.clearSecretFor(secretOwner(a))
 	d.address.SetText(a.Address)
 	showText(d.title, a.Title)
 	showText(d.description, truncate(strings.TrimSpace(a.Description), 400))
@@ -337,7 +344,7 @@ func (d *approvalDialog) refresh() {
 	for _, i := range group {
 		others = append(others, d.items[i].a.Address)
 	}
-	d.setLines(fullPreview(a.Preview), codeView(a.Code, a.Address, others))
+	d.setLines(fullPreview(a.Preview), codeView(hub.RedactCredentials(a.Code), a.Address, others))
 	if text := groupText(d.items, group); text != "" {
 		d.group.SetText(text)
 		together := allowableTogether(d.items, group, now)
@@ -366,6 +373,17 @@ func (d *approvalDialog) refresh() {
 	} else {
 		d.dismiss.Hide()
 	}
+}
+
+// clearSecretFor empties the secret field when it is about to serve another
+// owner, so a value typed for one source's connection never stays for
+// another's request.
+func (d *approvalDialog) clearSecretFor(owner string) {
+	if owner == d.secretFor {
+		return
+	}
+	d.secretFor = owner
+	d.secretEntry.SetText("")
 }
 
 // setLines shows new arguments and code, keeping the scroll positions when

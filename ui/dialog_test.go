@@ -161,3 +161,52 @@ func TestDialogMissingSecret(t *testing.T) {
 		t.Errorf("after saving: status %q, entry %q, dismiss %v", d.status.Text, d.secretEntry.Text, d.dismiss.Visible())
 	}
 }
+
+// TestDialogSecretFieldIsPerRequest: a value typed into the secret field for
+// one connection's request is gone when the dialog shows another request,
+// and does not come back when it returns to the first.
+func TestDialogSecretFieldIsPerRequest(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	a, raw := slackApproval("ap_1", t0)
+	a.NeedsSecret, a.Source, a.Reason = true, "slack", "connection personal has no secret yet"
+	h.add(a, raw)
+	b, raw2 := slackApproval("ap_2", t0.Add(time.Second))
+	b.RunID, b.Address, b.NeedsSecret, b.Source, b.Connection = "run_other", "github.createIssue", true, "github", "work"
+	h.add(b, raw2)
+	c.step()
+	d := c.dialog
+	if !d.secretBox.Visible() {
+		t.Fatal("no secret field for a call that waits for a secret")
+	}
+	first := d.address.Text
+	test.Type(d.secretEntry, "xoxb-typed-for-slack")
+	test.Tap(d.next)
+	if d.address.Text == first || d.secretEntry.Text != "" {
+		t.Fatalf("after moving to %s the field holds %q, typed for %s", d.address.Text, d.secretEntry.Text, first)
+	}
+	test.Type(d.secretEntry, "ghp-typed-for-github")
+	test.Tap(d.prev)
+	if d.address.Text != first || d.secretEntry.Text != "" {
+		t.Fatalf("back on %s the field holds %q", d.address.Text, d.secretEntry.Text)
+	}
+	if len(h.secrets) != 0 {
+		t.Errorf("secrets handed to the hub without Save: %v", h.secrets)
+	}
+}
+
+// TestDialogCodePaneHidesCredentials: a credential of a well-known shape in
+// the run's code is hidden in the code pane, as in the arguments.
+func TestDialogCodePaneHidesCredentials(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	token := "ghp_" + strings.Repeat("A1b2", 9)
+	a, raw := slackApproval("ap_1", t0)
+	a.Code = "const auth = \"Bearer " + token + "\";\nawait slack.postMessage({ channel: \"#eng\", text: \"" + token + "\" });"
+	h.add(a, raw)
+	c.step()
+	code := c.dialog.codeText()
+	if strings.Contains(code, token) || !strings.Contains(code, "[redacted]") || !strings.Contains(code, "slack.postMessage") {
+		t.Errorf("the code pane shows:\n%s", code)
+	}
+}

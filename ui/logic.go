@@ -467,6 +467,16 @@ func foldPreview(s string) string {
 // continue on the next, marked with an arrow.
 const argLineWidth = 76
 
+// secretOwner names the request the dialog's secret field serves: one
+// waiting call's source and connection. "" when the call waits for no
+// secret. The field is emptied whenever the owner changes.
+func secretOwner(a Approval) string {
+	if !a.NeedsSecret {
+		return ""
+	}
+	return a.ID + "\x00" + a.Source + "\x00" + a.Connection
+}
+
 // fullPreview is the whole of the redacted arguments, nothing folded, as
 // lines for a virtualised list: JSON pretty-printed with its key order kept
 // and values under secret-looking keys masked; other text as is. Long lines

@@ -546,3 +546,25 @@ func TestSignInText(t *testing.T) {
 		t.Errorf("round trip: %q %q %v", src, conn, ok)
 	}
 }
+
+func TestSecretOwner(t *testing.T) {
+	base := Approval{ID: "ap_1", Source: "slack", Connection: "personal", NeedsSecret: true}
+	other := func(f func(*Approval)) Approval { a := base; f(&a); return a }
+	for _, tc := range []struct {
+		name string
+		a    Approval
+		same bool // the same owner as base
+	}{
+		{"the same request", base, true},
+		{"another request", other(func(a *Approval) { a.ID = "ap_2" }), false},
+		{"another source", other(func(a *Approval) { a.Source = "github" }), false},
+		{"another connection", other(func(a *Approval) { a.Connection = "work" }), false},
+	} {
+		if got := secretOwner(tc.a) == secretOwner(base); got != tc.same {
+			t.Errorf("%s: same owner %v, want %v", tc.name, got, tc.same)
+		}
+	}
+	if secretOwner(Approval{ID: "ap_1", Source: "slack"}) != "" {
+		t.Error("a call that waits for no secret has an owner")
+	}
+}

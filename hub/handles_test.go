@@ -187,7 +187,7 @@ func mustValue(_, value string) string { return value }
 func TestHandleAfterRestart(t *testing.T) {
 	home := t.TempDir()
 	clock := &fakeClock{}
-	h := openHome(t, home, Options{Now: clock.now})
+	h := openHome(t, home, Options{Now: clock.Now})
 	gen, value := bigString(15000)
 	hr := handleOf(t, execEnv(t, h, gen+` return gen();`), HandleString, value)
 	big := handleOf(t, execEnv(t, h, `return "y".repeat(5 << 20);`), HandleString, strings.Repeat("y", 5<<20))
@@ -195,7 +195,7 @@ func TestHandleAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h = openHome(t, home, Options{Now: clock.now, Limits: sandbox.Limits{MemoryBytes: 4 << 20}})
+	h = openHome(t, home, Options{Now: clock.Now, Limits: sandbox.Limits{MemoryBytes: 4 << 20}})
 	env := execEnv(t, h, gen+`
 		const parts = [];
 		for (let o = 0; o < `+strconv.Itoa(len(value))+`; o += 50000) parts.push(await hub.read(`+quoteJS(hr.Handle)+`, { offset: o, length: 50000 }));
@@ -208,7 +208,7 @@ func TestHandleAfterRestart(t *testing.T) {
 		t.Fatalf("after a restart: %s\nwant %s", env.Result, want)
 	}
 
-	clock.advance(31 * 24 * time.Hour)
+	clock.Advance(31 * 24 * time.Hour)
 	if p, err := h.Prune(context.Background()); err != nil || p.Runs < 3 {
 		t.Fatalf("prune: %+v %v", p, err)
 	}

@@ -1,197 +1,25 @@
 package hub
 
-// Fake upstreams, for what a real server cannot be made to do: crash in
-// the middle of a call, hang in the handshake or in tools/list, list tools
-// with malformed schemas, leave a grandchild behind. Each is a go-sdk
-// server run by re-executing the test binary with fakeUpstreamEnv set, as
-// the go-sdk's own stdio tests do (mcp/cmd_test.go).
+// The fake upstreams (a crash mid-call, a hang in the handshake or in
+// tools/list, malformed schemas, a leaked grandchild) live in
+// internal/hubtest; TestMain lets this test binary serve them.
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"log"
 	"os"
-	"os/exec"
-	"strconv"
-	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"capabilities.sh/capabilities/sandbox"
+	"capabilities.sh/capabilities/internal/hubtest"
 )
 
 // fakeUpstreamEnv selects the fake a re-executed test binary serves.
-const fakeUpstreamEnv = "CAPABILITIES_TEST_FAKE_UPSTREAM"
-
-func TestMain(m *testing.M) {
-	if mode := os.Getenv(fakeUpstreamEnv); mode != "" {
-		runFakeUpstream(mode)
-		os.Exit(0)
-	}
-	if os.Getenv(sandboxWorkerEnv) != "" {
-		// A sandbox worker for a pool driver, as the app's hidden command.
-		if err := sandbox.ServeWorker(context.Background(), os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+const fakeUpstreamEnv = hubtest.FakeUpstreamEnv
 
 // sandboxWorkerEnv makes the test binary serve as a sandbox worker.
-const sandboxWorkerEnv = "CAPABILITIES_TEST_SANDBOX_WORKER"
+const sandboxWorkerEnv = hubtest.SandboxWorkerEnv
+
+func TestMain(m *testing.M) { hubtest.Main(m) }
 
 // fakeSource is a stdio source served by the fake named mode.
 func fakeSource(mode string, env map[string]string) *Source {
-	e := map[string]string{fakeUpstreamEnv: mode}
-	for k, v := range env {
-		e[k] = v
-	}
-	return &Source{Command: os.Args[0], Env: e}
-}
-
-type fakeEchoArgs struct {
-	Message string `json:"message" jsonschema:"the text to send back"`
-}
-
-// runFakeUpstream serves one fake over stdio until stdin closes.
-//
-//   - crash: tools echo (answers with its pid) and crash (exits mid-call);
-//     it prints FAKE_TOKEN to stderr first, as a careless server might.
-//   - leaky: serves like crash, plus the tools of addLeakyTools.
-//   - hang-init: never answers the handshake.
-//   - hang-list: answers the handshake, never answers tools/list.
-//   - malformed: lists tools whose schemas are not valid JSON Schema.
-//   - spawner: starts a grandchild that sleeps, writes its pid to
-//     FAKE_PIDFILE, then serves like crash.
-//   - sleeper: blocks forever (the grandchild).
-func runFakeUpstream(mode string) {
-	if mode == "sleeper" {
-		select {}
-	}
-	if tok := os.Getenv("FAKE_TOKEN"); tok != "" {
-		fmt.Fprintf(os.Stderr, "fake upstream starting with token %s\n", tok)
-	}
-	fmt.Fprintf(os.Stderr, "fake upstream %s ready\n", mode)
-	server := mcp.NewServer(&mcp.Implementation{Name: "fake-" + mode, Version: "1"}, nil)
-	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echo a message back."},
-		func(ctx context.Context, req *mcp.CallToolRequest, args fakeEchoArgs) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s from %d", args.Message, os.Getpid())}}}, nil, nil
-		})
-	mcp.AddTool(server, &mcp.Tool{Name: "crash", Description: "Exit in the middle of the call."},
-		func(ctx context.Context, req *mcp.CallToolRequest, args struct{}) (*mcp.CallToolResult, any, error) {
-			fmt.Fprintf(os.Stderr, "crashing now (token %s)\n", os.Getenv("FAKE_TOKEN"))
-			os.Exit(3)
-			return nil, nil, nil
-		})
-	hang := func(method string) mcp.Middleware {
-		return func(next mcp.MethodHandler) mcp.MethodHandler {
-			return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
-				if m == method || (method == "initialize" && m == "server/discover") {
-					<-ctx.Done()
-					return nil, ctx.Err()
-				}
-				return next(ctx, m, req)
-			}
-		}
-	}
-	switch mode {
-	case "crash":
-	case "leaky":
-		addLeakyTools(server)
-	case "hang-init":
-		server.AddReceivingMiddleware(hang("initialize"))
-	case "hang-list":
-		server.AddReceivingMiddleware(hang("tools/list"))
-	case "malformed":
-		server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
-				res, err := next(ctx, m, req)
-				if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-					lr.Tools = append(lr.Tools, malformedTools()...)
-				}
-				return res, err
-			}
-		})
-	case "spawner":
-		child := exec.Command(os.Args[0])
-		child.Env = append(os.Environ(), fakeUpstreamEnv+"=sleeper")
-		if err := child.Start(); err != nil {
-			log.Fatalf("starting the grandchild: %v", err)
-		}
-		if err := os.WriteFile(os.Getenv("FAKE_PIDFILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o600); err != nil {
-			log.Fatal(err)
-		}
-	default:
-		log.Fatalf("unknown fake upstream %q", mode)
-	}
-	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-		log.Printf("fake upstream %s: %v", mode, err)
-	}
-}
-
-// malformedTools have schemas no JSON Schema validator accepts, and one
-// has none at all.
-func malformedTools() []*mcp.Tool {
-	return []*mcp.Tool{
-		{Name: "string_schema", Description: "Its input schema is a string.", InputSchema: json.RawMessage(`"object"`)},
-		{Name: "bad_types", Description: "Its schema has a numeric type and an array of properties.",
-			InputSchema: json.RawMessage(`{"type":7,"properties":[{"name":"x"}],"required":"x"}`)},
-		{Name: "dangling_ref", InputSchema: json.RawMessage(`{"$ref":"#/definitions/nowhere"}`),
-			OutputSchema: json.RawMessage(`[1,2,3]`)},
-		{Name: "no_schema", Description: "It has no input schema."},
-	}
-}
-
-// addLeakyTools adds the tools of a careless server, which quote their
-// secret (FAKE_TOKEN) back, and of one that is exact about numbers:
-//
-//   - leak_error: fails (isError) with a message that quotes the token, then
-//     FAKE_PAD bytes of padding.
-//   - leak_rpc: fails with a JSON-RPC error that quotes the token, then
-//     FAKE_PAD bytes of padding.
-//   - leak_result: answers with the token in structured content, in a key
-//     and a value, with escapes.
-//   - describe_token: quotes the token in its description and schema.
-//   - echo_raw: answers with the exact bytes of its arguments, as text.
-//   - big_number: answers with structured content holding integers beyond
-//     2^53 and a text that is not its JSON.
-func addLeakyTools(server *mcp.Server) {
-	object := json.RawMessage(`{"type":"object"}`)
-	pad := func() string {
-		n, _ := strconv.Atoi(os.Getenv("FAKE_PAD"))
-		return strings.Repeat("x", n)
-	}
-	tok := os.Getenv("FAKE_TOKEN")
-	server.AddTool(&mcp.Tool{Name: "leak_error", Description: "Fail, quoting the token.", InputSchema: object},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "rejected token " + tok + " " + pad()}}}, nil
-		})
-	server.AddTool(&mcp.Tool{Name: "leak_rpc", Description: "Fail with a JSON-RPC error, quoting the token.", InputSchema: object},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return nil, &jsonrpc.Error{Code: -32000, Message: "upstream refused token " + tok + " " + pad()}
-		})
-	server.AddTool(&mcp.Tool{Name: "leak_result", Description: "Answer with the token.", InputSchema: object},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			sc, _ := json.Marshal(map[string]any{"token": tok, tok: "as a key", "quoted": "<" + tok + ">"})
-			return &mcp.CallToolResult{StructuredContent: json.RawMessage(sc), Content: []mcp.Content{&mcp.TextContent{Text: "token " + tok}}}, nil
-		})
-	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"t": map[string]any{"type": "string", "description": "defaults to " + tok}}})
-	server.AddTool(&mcp.Tool{Name: "describe_token", Description: "Describes itself with the token " + tok + ".", InputSchema: json.RawMessage(schema)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
-		})
-	server.AddTool(&mcp.Tool{Name: "echo_raw", Description: "Answer with the arguments as received.", InputSchema: object},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
-		})
-	server.AddTool(&mcp.Tool{Name: "big_number", Description: "Answer with large integers.", InputSchema: object},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			sc := json.RawMessage(`{"id":9007199254740993,"neg":-9007199254740995,"safe":9007199254740991,"big":123456789012345678901234567890,"ratio":0.5,"nested":[{"id":18446744073709551615}]}`)
-			return &mcp.CallToolResult{StructuredContent: sc, Content: []mcp.Content{&mcp.TextContent{Text: "see the structured content"}}}, nil
-		})
+	return &Source{Command: os.Args[0], Env: hubtest.FakeEnv(mode, env)}
 }

@@ -212,7 +212,7 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 		},
 	}, testConfig(map[string]*Source{"fake": fakeSource("crash", nil)}))
 	u.mu.Lock()
-	u.now = clock.now
+	u.now = clock.Now
 	u.mu.Unlock()
 
 	res, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"first"}`))
@@ -240,7 +240,7 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 	}
 
 	// After it: a new process.
-	clock.advance(16 * time.Second)
+	clock.Advance(16 * time.Second)
 	res, err = u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"again"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 	// A second crash in a row doubles the window. The echo in between reset
 	// the count, so crash twice without a success.
 	u.Call(ctx, "fake", "", "crash", nil)
-	clock.advance(16 * time.Second)
+	clock.Advance(16 * time.Second)
 	waitFor(t, 10*time.Second, "the source to be down", func() bool { return u.State()["fake"].State == SourceDown })
 	if _, err := u.Call(ctx, "fake", "", "crash", nil); err == nil {
 		t.Fatal("crash returned no error")

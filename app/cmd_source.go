@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -76,7 +78,7 @@ func sourceCommand() *command {
 						if s.Disabled {
 							transport += " (disabled)"
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, hub.Namespace(name), transport, shorten(target, 60), connectionsLine(s))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, naming.Namespace(name), transport, shorten(target, 60), connectionsLine(s))
 					}
 					return tw.Flush()
 				},
@@ -187,13 +189,13 @@ document becomes a tool. --base-url overrides the document's server.`,
 				s.Command, s.Args = rest[0], rest[1:]
 			}
 			for k, v := range s.Env {
-				if hub.LooksSecretName(k) || hub.LooksLikeToken(v) {
+				if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
 					return withHint(fmt.Errorf("--env %s looks like a secret; secrets never go into config.json", k),
 						fmt.Sprintf("add the source without it, then: capabilities connection add %s default --env %s  (reads the secret from stdin)", name, k))
 				}
 			}
 			for k, v := range s.Headers {
-				if hub.LooksSecretName(k) || hub.LooksLikeToken(v) {
+				if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
 					return withHint(fmt.Errorf("--header %s looks like a secret; secrets never go into config.json", k),
 						fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 				}
@@ -208,7 +210,7 @@ document becomes a tool. --base-url overrides the document's server.`,
 			if err := cfg.Save(path); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, hub.Namespace(name))
+			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, naming.Namespace(name))
 			if note := hub.PlainHTTPNote(name, s, ""); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}
@@ -264,7 +266,7 @@ config.json only references them.`,
 				fmt.Fprintf(e.Stdout, "Skipped %s: a source of that name exists (use --replace).\n", n)
 			}
 			for _, n := range res.added {
-				fmt.Fprintf(e.Stdout, "Imported %s (namespace %s).\n", n, hub.Namespace(n))
+				fmt.Fprintf(e.Stdout, "Imported %s (namespace %s).\n", n, naming.Namespace(n))
 			}
 			for _, m := range res.moved {
 				fmt.Fprintf(e.Stdout, "Moved %s into the keychain.\n", m)
@@ -397,7 +399,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	}
 	s.OpenAPI, s.BaseURL = openapi, baseURL
 	for k, v := range s.Headers {
-		if hub.LooksSecretName(k) || hub.LooksLikeToken(v) {
+		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
 			return withHint(fmt.Errorf("--header %s looks like a secret; secrets never go into config.json", k),
 				fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 		}
@@ -416,7 +418,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	if err := cfg.Save(path); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "Added source %s (namespace %s): %d operations", name, hub.Namespace(name), ops)
+	fmt.Fprintf(e.Stdout, "Added source %s (namespace %s): %d operations", name, naming.Namespace(name), ops)
 	if len(skipped) > 0 {
 		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(skipped))
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -145,7 +146,7 @@ func importFound(e *env, kc keychain.Keychain, found []hub.Found, choices []hub.
 
 func printImportReport(w io.Writer, rep hub.ImportReport) {
 	for _, n := range rep.Imported {
-		fmt.Fprintf(w, "Imported %s (namespace %s).\n", n, hub.Namespace(n))
+		fmt.Fprintf(w, "Imported %s (namespace %s).\n", n, naming.Namespace(n))
 	}
 	for _, n := range rep.Skipped {
 		fmt.Fprintf(w, "Skipped %s: a source of that name exists.\n", n)

@@ -251,23 +251,6 @@ func TestParseImportVSCodeShapes(t *testing.T) {
 	}
 }
 
-func TestNaming(t *testing.T) {
-	for in, want := range map[string]string{
-		"create_issue": "createIssue", "get-file": "getFile", "API.listKeys": "apiListKeys",
-		"read_text_file": "readTextFile", "echo": "echo", "2fa_code": "_2faCode", "URLFor": "urlFor",
-		"getHTTPStatus": "getHTTPStatus", "my-github": "myGithub", "ALLCAPS": "allcaps",
-	} {
-		if got := camel(in); got != want {
-			t.Errorf("camel(%q) = %q, want %q", in, got, want)
-		}
-	}
-	got := ToolNames([]string{"get_file", "get-file", "getFile", "delete", "constructor"})
-	want := map[string]string{"constructor": "constructor_", "delete": "delete_", "get-file": "getFile", "getFile": "getFile2", "get_file": "getFile3"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ToolNames (-want +got):\n%s", diff)
-	}
-}
-
 func TestPutConnectionKeepsTheDefault(t *testing.T) {
 	conns := func(defs ...string) map[string]*Connection {
 		m := map[string]*Connection{}

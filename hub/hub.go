@@ -11,13 +11,32 @@
 //     journal (committed in groups) and replay.
 //   - handles.go, hubdecl.go: results over the inline budget kept as handles,
 //     read in code with hub.read; the hub global's declaration.
-//   - gate.go, policy.go, approvals.go, redact.go: the consent gate (allow,
+//   - gate.go, policy.go, approvals.go: the consent gate (allow,
 //     ask or deny, from the rules, the remembered decisions and the pinned
 //     tool definitions); decisions from the person through a dialog, the
 //     client's own form or the CLI.
 //   - mcpserver.go: the three MCP tools.
 //   - service.go, shim.go, httpserve.go, api.go: the local API on a unix socket,
 //     the stdio shim clients start, and the optional loopback HTTP endpoint.
+//
+// Below the heart, packages of their own (each imports none above it):
+//
+//   - hub/store: the SQLite file of runs, journal, decisions and pins.
+//   - hub/secrets: secret values and how they are kept out of what the hub
+//     says or writes; the approval preview's redaction; Cap.
+//   - hub/naming: how sources and upstream tools appear in code.
+//   - hub/tsgen, hub/search: TypeScript declarations and the search index.
+//   - internal/proc: process groups and whether a PID is alive.
+//
+// Migration state: the hub is moving into one package per concept (config,
+// oauth, clients, upstream, openapi, catalog, policy, skills below the
+// heart; mcpserver and localapi above it), a step at a time. While a step is under way, aliases.go keeps
+// the names that moved (Secrets, Redactor, NewSecrets, ConnectionOwner,
+// LooksSecretName, LooksLikeToken, capText, utf8Start from hub/secrets;
+// Namespace, ToolNames, camel, baseJSName, assignJSNames from hub/naming;
+// newProcessGroup, killProcessGroup, pidAlive from internal/proc) for the
+// files still in package hub that use them. The last step deletes
+// aliases.go; nothing may be added to it but names a move takes away.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.

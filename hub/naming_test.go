@@ -6,6 +6,8 @@ package hub
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -16,8 +18,19 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/sandbox"
 )
+
+// maxJSName is the longest method name.
+const maxJSName = naming.MaxLen
+
+// nameHash is the tag a method name takes from the hash of its MCP name:
+// the first four bytes of its SHA-256, in hex.
+func nameHash(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:4])
+}
 
 // readOnlyTool adds a read-only tool that answers with its own MCP name,
 // so a test sees which upstream tool an address reached.

@@ -70,3 +70,10 @@ func pendingMessage(runID string, shown bool) string {
 	return "The user has to approve this call. Tell them to run `capabilities hub approve " + runID +
 		"` in a terminal, and after they decide call " + resume + "."
 }
+
+// redactCode is a run's code as a person sees it beside an approval or in
+// the run's details: the known secrets and the credentials of well-known
+// shapes hidden, as in the preview of the call's arguments.
+func (h *Hub) redactCode(code string) string {
+	return RedactCredentials(h.secrets.Scrub(code))
+}

@@ -62,19 +62,3 @@ func isNoListener(err error) bool {
 // checkPeer accepts every connection: AF_UNIX on Windows reports no peer
 // credentials, so the folder ACL is the boundary there.
 func checkPeer(net.Conn) error { return nil }
-
-// pidAlive reports whether process pid may still run. A process that
-// cannot be opened is gone, unless access was refused (it exists).
-func pidAlive(pid int) bool {
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if err != nil {
-		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
-	}
-	defer windows.CloseHandle(h)
-	var code uint32
-	if err := windows.GetExitCodeProcess(h, &code); err != nil {
-		return true
-	}
-	const stillActive = 259
-	return code == stillActive
-}

@@ -476,7 +476,7 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 	if err != nil {
 		return nil, err
 	}
-	tools = u.opts.Secrets.scrubTools(tools)
+	tools = u.opts.Secrets.ScrubTools(tools)
 	if partial != nil {
 		return tools, partial
 	}

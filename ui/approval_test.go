@@ -15,7 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // newTestController wires a controller to a fake hub on the test driver. The
@@ -293,7 +293,7 @@ func TestDialogNeverShowsSecrets(t *testing.T) {
 					}
 					a.Preview = f.raw
 				} else {
-					a.Preview = hub.Redactor{}.Preview(json.RawMessage(f.raw))
+					a.Preview = secrets.Redactor{}.Preview(json.RawMessage(f.raw))
 				}
 				h.add(a, f.raw)
 				n++

@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
+
+	"capabilities.sh/capabilities/hub/naming"
 )
 
 // The tool-retrieval benchmark (testdata/tool-retrieval, MIT, see the
@@ -55,27 +56,6 @@ func readJSON(t testing.TB, name string, v any) {
 	}
 }
 
-// camelCase turns an MCP tool name into the JS method name the hub exposes:
-// "read_text_file" -> "readTextFile".
-func camelCase(s string) string {
-	var b strings.Builder
-	upper := false
-	for i, r := range s {
-		if r == '_' || r == '-' || r == ' ' || r == '.' {
-			upper = b.Len() > 0
-			continue
-		}
-		if upper {
-			r = unicode.ToUpper(r)
-			upper = false
-		} else if i == 0 {
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // schemaParams collects property names and descriptions of a JSON schema,
 // nested objects and array items included, in sorted order.
 func schemaParams(schema map[string]any, names, docs []string) ([]string, []string) {
@@ -108,7 +88,7 @@ func benchmarkDocs(t testing.TB) (docs []Doc, ids []string) {
 		params, paramDocs := schemaParams(tool.Schema, nil, nil)
 		docs = append(docs, Doc{
 			Namespace:   tool.Server,
-			Name:        camelCase(tool.Tool),
+			Name:        naming.Camel(tool.Tool),
 			OrigName:    tool.Tool,
 			Description: tool.Description,
 			Params:      params,

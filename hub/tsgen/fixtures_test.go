@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
+
+	"capabilities.sh/capabilities/hub/naming"
 )
 
 // mcpTool is a tool as an MCP server lists it.
@@ -65,7 +66,7 @@ func loadFixture(t *testing.T, path string) []Tool {
 	for _, mt := range tools {
 		out = append(out, Tool{
 			Namespace:    ns,
-			Name:         camel(mt.Name),
+			Name:         naming.Camel(mt.Name),
 			Title:        mt.Title,
 			Description:  mt.Description,
 			InputSchema:  mt.InputSchema,
@@ -73,23 +74,4 @@ func loadFixture(t *testing.T, path string) []Tool {
 		})
 	}
 	return out
-}
-
-// camel turns an MCP tool name into a method name the way a hub would:
-// "read_file" and "get-sum" become readFile and getSum.
-func camel(s string) string {
-	var b strings.Builder
-	upper := false
-	for _, r := range s {
-		if r == '_' || r == '-' || r == '.' || r == ' ' {
-			upper = b.Len() > 0
-			continue
-		}
-		if upper {
-			r = unicode.ToUpper(r)
-			upper = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

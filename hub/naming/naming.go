@@ -1,6 +1,4 @@
-package hub
-
-// Names: how sources and upstream tools appear in code.
+// Package naming is how sources and upstream tools appear in code.
 //
 // A source is a global (its namespace), each of its tools a method:
 // github.createIssue. Upstream MCP names are anything a server sends
@@ -9,6 +7,7 @@ package hub
 // Once a tool has a method name it keeps it: the catalog stores it per
 // (source, MCP name), and a name listed later that would take it gets a
 // numeric suffix instead (see Catalog.assignAddresses).
+package naming
 
 import (
 	"crypto/sha256"
@@ -28,11 +27,11 @@ import (
 // ("my-github" -> "myGithub"). Config validation keeps names to letters,
 // digits, "_" and "-", and refuses those whose namespace the sandbox
 // cannot install (sandbox.CheckNamespace).
-func Namespace(source string) string { return camel(source) }
+func Namespace(source string) string { return Camel(source) }
 
-// maxJSName bounds a derived method name, in bytes; longer ones are cut and
+// MaxLen bounds a derived method name, in bytes; longer ones are cut and
 // end in a hash of the whole MCP name, so two long names stay apart.
-const maxJSName = 64
+const MaxLen = 64
 
 // objectNames are properties every object or promise has: a tool so named
 // would be shadowed, or make the namespace a thenable. Reserved words
@@ -78,12 +77,12 @@ func asciiWords(name string) []string {
 	return words
 }
 
-// camel turns a name into a camelCase JavaScript identifier:
+// Camel turns a name into a camelCase JavaScript identifier:
 // "create_issue" -> "createIssue", "get-file" -> "getFile",
 // "API.listKeys" -> "apiListKeys", "café" -> "cafe". Characters outside
 // ASCII letters and digits separate words; a leading digit gets a "_"
 // prefix. A name without any letter or digit gives "".
-func camel(name string) string {
+func Camel(name string) string {
 	words := asciiWords(name)
 	var b strings.Builder
 	for i, w := range words {
@@ -118,38 +117,38 @@ func nameHash(name string) string {
 	return hex.EncodeToString(sum[:4])
 }
 
-// baseJSName is the method name an MCP name asks for, before collisions:
-// its camelCase form, "_" after a reserved name, cut to maxJSName with a
+// MethodName is the method name an MCP name asks for, before collisions:
+// its camelCase form, "_" after a reserved name, cut to MaxLen with a
 // hash of the name; "tool_<hash>" for a name with no ASCII letter or digit
 // ("工具", "🚀"). It returns "" for an empty name, which gets no method.
-func baseJSName(mcpName string) string {
+func MethodName(mcpName string) string {
 	if mcpName == "" {
 		return ""
 	}
-	base := camel(mcpName)
+	base := Camel(mcpName)
 	switch {
 	case base == "":
 		base = "tool_" + nameHash(mcpName)
-	case len(base) > maxJSName:
-		base = base[:maxJSName-len("_12345678")] + "_" + nameHash(mcpName)
+	case len(base) > MaxLen:
+		base = base[:MaxLen-len("_12345678")] + "_" + nameHash(mcpName)
 	case objectNames[base] || sandbox.IsReservedWord(base):
 		base += "_"
 	}
 	return base
 }
 
-// assignJSNames gives each of names a method name that none of taken (the
+// AssignMethodNames gives each of names a method name that none of taken (the
 // names already given, method name -> MCP name) has, in MCP name order: the
 // base name, or where that is taken, the base with the first free numeric
 // suffix from 2. It adds each to taken and returns MCP name -> method name.
 // A name that cannot have one (empty, or somehow not an identifier the
 // sandbox takes) is left out of the result.
-func assignJSNames(taken map[string]string, names []string) map[string]string {
+func AssignMethodNames(taken map[string]string, names []string) map[string]string {
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	out := make(map[string]string, len(sorted))
 	for _, n := range sorted {
-		base := baseJSName(n)
+		base := MethodName(n)
 		if base == "" {
 			continue
 		}
@@ -173,5 +172,5 @@ func assignJSNames(taken map[string]string, names []string) map[string]string {
 // empty name) are left out. The catalog starts from the same assignment
 // and keeps it as names come and go.
 func ToolNames(mcpNames []string) map[string]string {
-	return assignJSNames(map[string]string{}, mcpNames)
+	return AssignMethodNames(map[string]string{}, mcpNames)
 }

@@ -1,4 +1,4 @@
-package hub
+package secrets
 
 import (
 	"bytes"
@@ -63,13 +63,6 @@ func redactCredentials(s string) string {
 // is not JSON, such as a run's code.
 func RedactCredentials(s string) string { return redactCredentials(s) }
 
-// redactCode is a run's code as a person sees it beside an approval or in
-// the run's details: the known secrets and the credentials of well-known
-// shapes hidden, as in the preview of the call's arguments.
-func (h *Hub) redactCode(code string) string {
-	return redactCredentials(h.secrets.Scrub(code))
-}
-
 // Preview returns the redacted preview of the JSON arguments raw, indented
 // with two spaces. Numbers and every string without a credential keep
 // their exact bytes.
@@ -80,7 +73,7 @@ func (r Redactor) Preview(raw json.RawMessage) string {
 	if !json.Valid(raw) {
 		return "(arguments are not valid JSON)"
 	}
-	sec := NewSecrets()
+	sec := New()
 	sec.Set("preview", r.Known...)
 	clean := rewriteJSONStrings(sec.ScrubJSON(raw), redactCredentials)
 	var out bytes.Buffer
@@ -122,5 +115,3 @@ func rewriteJSONStrings(raw []byte, fn func(string) string) []byte {
 	}
 	return append(out, raw[last:]...)
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,4 +1,4 @@
-package hub
+package secrets
 
 import (
 	"encoding/json"
@@ -40,9 +40,6 @@ func TestRedaction(t *testing.T) {
 	}
 	if strings.Count(out, `"l"`) != 49 {
 		t.Errorf("preview shows %d of 49 labels", strings.Count(out, `"l"`))
-	}
-	if s := compactPreview(out, 80); len(s) > 80+len("…") || strings.Contains(s, "hunter2") || strings.Contains(s, "\n") {
-		t.Errorf("compactPreview = %q", s)
 	}
 	for in, want := range map[string]string{``: `{}`, `{`: `(arguments are not valid JSON)`, `[]`: `[]`} {
 		if got := r.Preview(json.RawMessage(in)); got != want {

@@ -1,6 +1,5 @@
-package hub
-
-// Secret values and how they are kept out of everything the hub says.
+// Package secrets is about secret values, and how they are kept out of
+// everything the hub says or writes.
 //
 // Secrets live in the OS keychain. The hub reads a connection's secrets when
 // a session with its upstream starts, and from then on the values are in the
@@ -9,6 +8,11 @@ package hub
 // cannot transform a secret past the scrubber), the journal, the run's
 // envelope, and log lines. Other credential kinds (OAuth tokens) add their
 // values to the same registry under an owner of their own.
+//
+// Redactor builds the preview of a call a person approves, hiding
+// credentials by their shape; Cap cuts a text to a budget, saying how much
+// it cut. The package imports nothing of the hub's.
+package secrets
 
 import (
 	"bytes"
@@ -28,8 +32,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// secretMark replaces a known secret value.
-const secretMark = "[secret]"
+// Mark replaces a known secret value.
+const Mark = "[secret]"
 
 // minSecretLen is the shortest value the registry scrubs: a shorter one
 // would match inside ordinary text everywhere, and is no secret worth the
@@ -46,14 +50,14 @@ type Secrets struct {
 	mu     sync.RWMutex
 	owners map[string][]string
 	all    []string          // every value and its escaped forms, longest first, unique
-	repl   *strings.Replacer // all -> secretMark; nil when empty
+	repl   *strings.Replacer // all -> Mark; nil when empty
 	// plain: no value holds a character JSON writes with a short escape
 	// (", \, /, control characters), so only a \u escape can hide one.
 	plain bool
 }
 
-// NewSecrets returns an empty registry.
-func NewSecrets() *Secrets { return &Secrets{owners: map[string][]string{}} }
+// New returns an empty registry.
+func New() *Secrets { return &Secrets{owners: map[string][]string{}} }
 
 // ConnectionOwner is the owner of the keychain secrets of connection conn
 // of source.
@@ -117,7 +121,7 @@ func (s *Secrets) rebuildLocked() {
 	if len(all) > 0 {
 		pairs := make([]string, 0, 2*len(all))
 		for _, v := range all {
-			pairs = append(pairs, v, secretMark)
+			pairs = append(pairs, v, Mark)
 		}
 		s.repl = strings.NewReplacer(pairs...)
 	}
@@ -203,7 +207,7 @@ func (s *Secrets) ScrubJSON(raw json.RawMessage) json.RawMessage {
 			}
 			if containsAny(raw[i:end], all) {
 				out = append(out, raw[last:i]...)
-				out = appendJSONString(out, secretMark)
+				out = appendJSONString(out, Mark)
 				last = end
 			}
 			i = end
@@ -331,11 +335,11 @@ func appendJSONString(out []byte, s string) []byte {
 	return append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
 
-// scrubTools returns tools with every known secret value scrubbed from
+// ScrubTools returns tools with every known secret value scrubbed from
 // their definitions (descriptions, titles, schemas, annotations), which the
 // catalog stores and search and describe show. A tool's name stays as the
 // upstream calls it. tools is not modified.
-func (s *Secrets) scrubTools(tools []*mcp.Tool) []*mcp.Tool {
+func (s *Secrets) ScrubTools(tools []*mcp.Tool) []*mcp.Tool {
 	if _, repl := s.snapshot(); repl == nil {
 		return tools
 	}

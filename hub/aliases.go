@@ -1,0 +1,46 @@
+package hub
+
+import (
+	"unicode/utf8"
+
+	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/internal/proc"
+)
+
+// Names that moved to the packages below the heart, kept here while the
+// files that use them still live in package hub. Each goes when the last
+// of those files moves or is rewritten to the package's own name (see
+// "Migration state" in the package doc); none may stay.
+
+// From hub/secrets.
+type (
+	Secrets  = secrets.Secrets
+	Redactor = secrets.Redactor
+)
+
+var (
+	NewSecrets        = secrets.New
+	ConnectionOwner   = secrets.ConnectionOwner
+	LooksSecretName   = secrets.LooksSecretName
+	LooksLikeToken    = secrets.LooksLikeToken
+	RedactCredentials = secrets.RedactCredentials
+	capText           = secrets.Cap
+	utf8Start         = utf8.RuneStart
+)
+
+// From hub/naming.
+var (
+	Namespace     = naming.Namespace
+	ToolNames     = naming.ToolNames
+	camel         = naming.Camel
+	baseJSName    = naming.MethodName
+	assignJSNames = naming.AssignMethodNames
+)
+
+// From internal/proc.
+var (
+	newProcessGroup  = proc.NewGroup
+	killProcessGroup = proc.KillGroup
+	pidAlive         = proc.Alive
+)

@@ -1,0 +1,24 @@
+package naming
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestNaming(t *testing.T) {
+	for in, want := range map[string]string{
+		"create_issue": "createIssue", "get-file": "getFile", "API.listKeys": "apiListKeys",
+		"read_text_file": "readTextFile", "echo": "echo", "2fa_code": "_2faCode", "URLFor": "urlFor",
+		"getHTTPStatus": "getHTTPStatus", "my-github": "myGithub", "ALLCAPS": "allcaps",
+	} {
+		if got := Camel(in); got != want {
+			t.Errorf("Camel(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got := ToolNames([]string{"get_file", "get-file", "getFile", "delete", "constructor"})
+	want := map[string]string{"constructor": "constructor_", "delete": "delete_", "get-file": "getFile", "getFile": "getFile2", "get_file": "getFile3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ToolNames (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,97 @@
+// Package deptest checks which packages a package depends on, so that the
+// rule that imports run one way (a package imports only packages on lower
+// levels) is a test and not a wish. It follows tailscale's tstest/deptest:
+// a package's deps_test.go lists what it must never depend on, and the
+// test asks the go command for the package's whole dependency graph.
+package deptest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Module is this repository's module path.
+const Module = "capabilities.sh/capabilities"
+
+// Platforms are the systems the hub builds for; a dependency that only one
+// of them pulls in counts.
+var Platforms = []string{"linux", "darwin", "windows"}
+
+// Violations returns the packages of deps that one of forbidden names, in
+// the order of deps, leaving out self (a package's dependency list holds
+// itself). A forbidden path ending in "/..." names every package below it
+// too.
+func Violations(self string, deps []string, forbidden []string) []string {
+	var out []string
+	for _, d := range deps {
+		if d == self {
+			continue
+		}
+		for _, f := range forbidden {
+			if matches(f, d) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func matches(f, pkg string) bool {
+	if base, ok := strings.CutSuffix(f, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == f
+}
+
+// Deps returns every package pkg depends on when built for goos, itself
+// included (go list -deps), without test files. The go command runs with
+// GOPROXY=off, so a test never reaches the network.
+func Deps(t testing.TB, pkg, goos string) []string {
+	t.Helper()
+	cmd := exec.Command(goCommand(), "list", "-deps", "-tags", "headless", pkg)
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=0", "GOPROXY=off", "GOFLAGS=-mod=readonly")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("go list -deps %s for %s: %v\n%s", pkg, goos, err, stderr)
+	}
+	return strings.Fields(string(out))
+}
+
+// Check fails t when pkg depends, on any of Platforms, on a package that
+// forbidden names, naming each one.
+func Check(t *testing.T, pkg string, forbidden ...string) {
+	t.Helper()
+	for _, goos := range Platforms {
+		if bad := Violations(pkg, Deps(t, pkg, goos), forbidden); len(bad) > 0 {
+			t.Errorf("%s depends on %s (for %s), which it must not: imports run one way", pkg, strings.Join(bad, ", "), goos)
+		}
+	}
+}
+
+// goCommand is the go command of the toolchain running the test.
+func goCommand() string {
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if runtime.GOOS == "windows" {
+		p += ".exe"
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return "go"
+}
+
+// Hub packages: the heart and everything below and above it.
+var (
+	Heart = Module + "/hub"
+	// AllHub is every package under hub/, the heart included.
+	AllHub = Module + "/hub/..."
+)

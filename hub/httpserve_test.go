@@ -176,11 +176,11 @@ func TestHTTPToken(t *testing.T) {
 		t.Fatal("two keychains got the same token")
 	}
 
-	broken := &svcMemKeychain{Err: &keychain.UnavailableError{Op: "reading", Key: HTTPTokenKey, Cause: "no Secret Service"}}
+	broken := &svcMemKeychain{err: &keychain.UnavailableError{Op: "reading", Key: HTTPTokenKey, Cause: "no Secret Service"}}
 	if _, err := HTTPToken(broken); !errors.Is(err, keychain.ErrUnavailable) {
 		t.Fatalf("HTTPToken with an unreachable keychain: %v, want ErrUnavailable", err)
 	}
-	if len(broken.M) != 0 {
+	if len(broken.m) != 0 {
 		t.Fatal("HTTPToken stored a token although the keychain could not be read")
 	}
 }

@@ -50,7 +50,7 @@ func TestOpenAPIFaults(t *testing.T) {
 			"/busy":{"get":{"operationId":"busy","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}},
 			"/broken":{"get":{"operationId":"broken","responses":{"200":{"description":"ok"}}}},
 			"/text":{"get":{"operationId":"text","responses":{"200":{"description":"ok","content":{"text/plain":{"schema":{"type":"string"}}}}}}}}}`
-	kc := &svcMemKeychain{M: map[string]string{}}
+	kc := &svcMemKeychain{m: map[string]string{}}
 	secret := "qk_" + strings.Repeat("5", 28)
 	kc.Set(SecretKey("faults", "default", "key"), secret)
 	h := newOpenAPIHub(t, "faults", &Source{OpenAPI: ts.URL + "/openapi.json",
@@ -119,7 +119,7 @@ func TestOpenAPIOAuthSignIn(t *testing.T) {
 	if err := writeTestFile(file, doc); err != nil {
 		t.Fatal(err)
 	}
-	kc := &svcMemKeychain{M: map[string]string{}}
+	kc := &svcMemKeychain{m: map[string]string{}}
 	h := newOpenAPIHub(t, "oa", &Source{OpenAPI: file, Connections: map[string]*Connection{"me": {}}}, nil, Options{Keychain: kc})
 	env := execCode(t, h, `return (await oa.me()).login;`)
 	if env.Status != StatusAwaitingConnection || calls.Load() != 0 {

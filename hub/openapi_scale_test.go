@@ -30,7 +30,7 @@ func githubDoc(t testing.TB) string {
 // their types, and the parsed document is not kept: the hub's heap stays
 // far below the document's size.
 func TestOpenAPIGitHub(t *testing.T) {
-	h := newOpenAPIHub(t, "github", &Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{M: map[string]string{}}})
+	h := newOpenAPIHub(t, "github", &Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
 	ctx := context.Background()
 	tools := h.catalog.Snapshot().BySource("github")
 	if len(tools) != 1222 {
@@ -162,7 +162,7 @@ func BenchmarkOpenAPIGitHub(b *testing.B) {
 				b.Fatal(err)
 			}
 			start := time.Now()
-			h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{M: map[string]string{}}})
+			h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{m: map[string]string{}}})
 			if err != nil {
 				b.Fatal(err)
 			}

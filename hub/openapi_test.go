@@ -311,7 +311,7 @@ func TestOpenAPIPetstore(t *testing.T) {
 // asks.
 func TestOpenAPIOverMCP(t *testing.T) {
 	prism := startPrism(t, petstoreDoc(t))
-	h := newOpenAPIHub(t, "petstore", &Source{OpenAPI: petstoreDoc(t), BaseURL: prism.URL}, nil, Options{Keychain: &svcMemKeychain{M: map[string]string{}}})
+	h := newOpenAPIHub(t, "petstore", &Source{OpenAPI: petstoreDoc(t), BaseURL: prism.URL}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
 	cs := connect(t, h, "2025-11-25", nil)
 	ctx := context.Background()
 	call := func(tool string, args map[string]any) (string, map[string]any) {

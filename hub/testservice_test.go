@@ -12,14 +12,15 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
+	"capabilities.sh/capabilities/keychain"
 )
 
 // Helpers for the tests of the local API, the shim and the HTTP endpoint.
@@ -275,8 +276,43 @@ func svcCountSessions(srv *mcp.Server) int {
 	return n
 }
 
-// svcMemKeychain is a keychain.Keychain in memory.
-type svcMemKeychain = hubtest.MemKeychain
+// svcMemKeychain is a keychain.Keychain in memory (hubtest.MemKeychain
+// for the packages below the heart).
+type svcMemKeychain struct {
+	mu  sync.Mutex
+	m   map[string]string
+	err error // returned by Get when set
+}
+
+func (k *svcMemKeychain) Get(key string) (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.err != nil {
+		return "", k.err
+	}
+	v, ok := k.m[key]
+	if !ok {
+		return "", fmt.Errorf("keychain: reading %q: %w", key, keychain.ErrNotFound)
+	}
+	return v, nil
+}
+
+func (k *svcMemKeychain) Set(key, secret string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = map[string]string{}
+	}
+	k.m[key] = secret
+	return nil
+}
+
+func (k *svcMemKeychain) Delete(key string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, key)
+	return nil
+}
 
 // svcHelperMain is what a re-executed test binary runs, chosen by svcHelperEnv.
 func svcHelperMain() int {

@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -9,30 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 )
-
-// lockedBuffer is a log destination the hub's goroutines write while the
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // allocated runs f and returns how many bytes of Go heap it allocated
 // (cumulative, so a buffer read and dropped counts).
@@ -77,7 +57,7 @@ func TestSkillFilesSizeBeforeRead(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(skills, "grows", "notes.md"), []byte("small\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs hubtest.LogBuffer
 	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -16,12 +16,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -256,7 +256,7 @@ func TestNoTrayHost(t *testing.T) {
 	tmp := t.TempDir()
 	cmd.Env = append(os.Environ(), trayChildEnv+"=1", "DBUS_SESSION_BUS_ADDRESS="+strings.TrimSpace(addr),
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
-	out := &lockedBuffer{}
+	out := &hubtest.LogBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -302,24 +302,6 @@ func TestNoTrayHost(t *testing.T) {
 	if n := strings.Count(out.String(), hint); n != 1 {
 		t.Errorf("said %d times how to open the window:\n%s", n, out)
 	}
-}
-
-// lockedBuffer is a buffer a child process writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // ensureTrayHost makes sure a StatusNotifierWatcher owns its name on the

@@ -121,7 +121,7 @@ func TestOpenAPIDocumentBounds(t *testing.T) {
 		!strings.Contains(err.Error(), "(the limit of one document's schemas, where a shared schema counts in each operation that uses it)") {
 		t.Errorf("a shared schema in 200 operations: %v", err)
 	}
-	if n > 400<<20 {
+	if n > raceScaled(400<<20) {
 		t.Errorf("the shared schema allocated %d MB", n>>20)
 	}
 	// One operation over its own limit is left out, and said so.
@@ -182,10 +182,21 @@ func TestHostileHomeStaysResponsive(t *testing.T) {
 		t.Errorf("the 64 GB skill is served:\n%s", found)
 	}
 	t.Logf("the hostile home allocated %d MB of Go heap in all", n>>20)
-	if n > 512<<20 {
+	if n > raceScaled(512<<20) {
 		t.Errorf("the hostile home cost %d MB of allocations", n>>20)
 	}
 	if err := h.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
+}
+
+// raceScaled is an allocation bound as the race detector sees it: its
+// instrumentation makes the same parse allocate about 1.8 times as much
+// (the hostile home: 346 MB without it, 611 MB with it), so the bound
+// doubles. Without the document bounds these parses allocate gigabytes.
+func raceScaled(n uint64) uint64 {
+	if raceEnabled {
+		return 2 * n
+	}
+	return n
 }

@@ -327,6 +327,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 	snap := h.catalog.Snapshot()
 	host := &runHost{
 		h:       h,
+		outer:   ctx,
 		run:     run,
 		snap:    snap,
 		policy:  h.currentPolicy(),
@@ -451,6 +452,9 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 	switch out.Status {
 	case "completed":
 		env.Status, env.Result = StatusCompleted, out.Result
+		if n := host.leftBehind(); n != "" {
+			env.Notices = append(slices.Clip(env.Notices), n)
+		}
 	case "suspended":
 		env.Status = StatusAwaitingConnection
 		for _, s := range out.Suspends {
@@ -533,6 +537,7 @@ func compactPreview(preview string, max int) string {
 // was made before, else by policy, then upstream.
 type runHost struct {
 	h       *Hub
+	outer   context.Context // the caller's: when it ends, the run is cancelled, not done
 	run     *runRow
 	snap    *Snapshot
 	policy  *Policy
@@ -544,11 +549,14 @@ type runHost struct {
 	storeOnce sync.Once
 	storeErr  error
 
-	mu       sync.Mutex
-	stored   int64 // bytes of outcomes the run's journal holds
-	journal  map[int]*journalEntry
-	pending  map[int]bool // calls with a pending input row, decided or not
-	records  map[int]CallRecord
+	mu      sync.Mutex
+	stored  int64 // bytes of outcomes the run's journal holds
+	journal map[int]*journalEntry
+	pending map[int]bool // calls with a pending input row, decided or not
+	records map[int]CallRecord
+	// behind are the calls still in flight when the code returned,
+	// cancelled when the run ended (the loser of a race against a timer).
+	behind   []int
 	missing  map[upstreamKey][]string // secrets missing per connection, read once per attempt
 	diverged string
 	// firedKept is how many timer firings the longest record in the
@@ -570,6 +578,22 @@ func (r *runHost) callRecords() []CallRecord {
 		out = append(out, r.records[s])
 	}
 	return out
+}
+
+// leftBehind is the notice for calls the code did not wait for, which
+// were cancelled when it returned, or "".
+func (r *runHost) leftBehind() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.behind) == 0 {
+		return ""
+	}
+	seqs := slices.Sorted(slices.Values(r.behind))
+	var names []string
+	for _, s := range seqs {
+		names = append(names, fmt.Sprintf("call %d (%s)", s, r.records[s].Address))
+	}
+	return fmt.Sprintf("The code returned while %s was still in flight; it was cancelled and may or may not have taken effect upstream. Await every call whose effect you need.", strings.Join(names, ", "))
 }
 
 // recorded reports whether call seq is in the envelope's calls already.
@@ -679,6 +703,13 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	if err != nil && !r.recorded(c.Seq) {
 		// Refused before it left, or in flight when the run ended.
 		r.record(c.Seq, c.Address, false, time.Since(start).Milliseconds())
+	}
+	if err != nil && ctx.Err() != nil && r.outer.Err() == nil {
+		// The run ended while the call was in flight, and not because
+		// its caller went away: the code returned without waiting for it.
+		r.mu.Lock()
+		r.behind = append(r.behind, c.Seq)
+		r.mu.Unlock()
 	}
 	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -95,6 +96,50 @@ func TestTimeoutPatternReplaysItsWinner(t *testing.T) {
 			if slowCalls.Load() != 1 || logged.Load() != 1 || !strings.Contains(loggedArgs.Load().(string), `"timer"`) {
 				t.Errorf("slowRead reached the server %d times, logWinner %d times with %v; want once each, with the timer", slowCalls.Load(), logged.Load(), loggedArgs.Load())
 			}
+		})
+	}
+}
+
+// TestTimeoutPatternReturnsAtItsTimer: code that races an upstream call
+// against a timer and returns the winner gets the timer's value, and the
+// run ends without waiting for the call, which the server answers only
+// when it is cancelled: the call left behind is cancelled upstream,
+// recorded as not completed, and a notice says so. The run could not end
+// otherwise, so no clock is read. On both sandbox drivers.
+func TestTimeoutPatternReturnsAtItsTimer(t *testing.T) {
+	pool, err := sandbox.NewPool(sandbox.PoolOptions{Command: []string{os.Args[0]}, Env: []string{sandboxWorkerEnv + "=1"}, Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	for name, drv := range map[string]sandbox.Driver{"inprocess": nil, "pool": pool} {
+		t.Run(name, func(t *testing.T) {
+			cancelled := make(chan struct{}, 1)
+			server := mcp.NewServer(&mcp.Implementation{Name: "lab", Version: "1"}, nil)
+			server.AddTool(&mcp.Tool{Name: "stuck_read", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+				func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					<-ctx.Done()
+					cancelled <- struct{}{}
+					return nil, ctx.Err()
+				})
+			h := hubWith(t, map[string]*Source{"lab": {URL: httpUpstream(t, server, "", "").URL}}, drv)
+			env, err := h.Execute(context.Background(), ExecuteRequest{Code: `
+				const timeout = (ms) => new Promise((r) => setTimeout(() => r("timer"), ms));
+				return await Promise.race([lab.stuckRead({}), timeout(50)]);`, Client: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if env.Status != StatusCompleted || string(env.Result) != `"timer"` {
+				t.Fatalf("%s; want the timer's value", env.Line())
+			}
+			if len(env.Calls) != 1 || env.Calls[0].OK {
+				t.Errorf("calls %+v; want the one left behind, not completed", env.Calls)
+			}
+			want := "The code returned while call 1 (lab.stuckRead) was still in flight; it was cancelled and may or may not have taken effect upstream."
+			if !slices.ContainsFunc(env.Notices, func(n string) bool { return strings.HasPrefix(n, want) }) {
+				t.Errorf("notices %q; want %q", env.Notices, want)
+			}
+			testwait.For(t, time.Minute, "the server to see the call cancelled", func() bool { return len(cancelled) == 1 })
 		})
 	}
 }

@@ -73,8 +73,10 @@
 // request and host answers give the same Outcome, Compute aside, on either
 // driver. That is what lets a resumed run replay.
 //
-// A run ends when the main promise has settled and no host operation is in
-// flight; pending timers are dropped. A Suspend from the host stops the run
+// A run ends when the main promise has settled: pending timers are dropped,
+// and host operations still in flight (ones the code did not wait for, as
+// the loser of a race against a timer) are cancelled through their context;
+// the host records them as unfinished. A Suspend from the host stops the run
 // once the calls in flight settle: results issued before the suspended call
 // are still delivered, nothing after it is, and timers no longer fire.
 //

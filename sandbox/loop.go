@@ -56,7 +56,7 @@ func (r *run) checkRejections() {
 }
 
 // loop delivers host results in op order and fires timers until the run
-// is over: the main promise settled (or a call suspended) and no host
+// is over: the main promise settled, or a call suspended and no host
 // operation is in flight. A timer due while operations are in flight fires
 // when due, between two results; where it fired is recorded (run.fired),
 // and an attempt that replays fires at the recorded points instead
@@ -75,11 +75,18 @@ func (r *run) loop() {
 			r.deliver(c)
 			continue
 		}
+		settled := r.main.State() != goja.PromiseStatePending
+		if settled && len(r.suspends) == 0 {
+			// The code returned: operations still in flight are ones it
+			// left behind (the loser of a race against a timer); stop
+			// cancels them.
+			return
+		}
 		if r.inflight > 0 {
 			r.await()
 			continue
 		}
-		if len(r.suspends) > 0 || r.main.State() != goja.PromiseStatePending {
+		if len(r.suspends) > 0 || settled {
 			return
 		}
 		if _, ok := r.nextWall(); ok {

@@ -5,6 +5,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/internal/proc"
 )
 
@@ -43,4 +44,10 @@ var (
 	newProcessGroup  = proc.NewGroup
 	killProcessGroup = proc.KillGroup
 	pidAlive         = proc.Alive
+)
+
+// From hub/store: its rows, which the heart's files name as before.
+type (
+	journalEntry = store.JournalEntry
+	pendingRow   = store.Pending
 )

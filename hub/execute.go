@@ -462,7 +462,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 			if !ok {
 				continue
 			}
-			item := PendingItem{ID: p.ID, Kind: p.Kind, Address: p.Address, Summary: p.summary()}
+			item := PendingItem{ID: p.ID, Kind: p.Kind, Address: p.Address, Summary: pendingSummary(p)}
 			if p.Kind == KindApproval {
 				env.Status = StatusAwaitingApproval
 				item.Message = pendingMessage(run.ID, h.presentApproval(p))
@@ -497,7 +497,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 	return env
 }
 
-func (p *pendingRow) summary() string {
+func pendingSummary(p *pendingRow) string {
 	conn := p.Connection
 	if conn == "" {
 		conn = "default connection"

@@ -7,8 +7,8 @@
 //   - config.go: config.json, the hand-editable sources, connections and policy.
 //   - upstream.go, catalog.go: sessions to upstream servers and the tool catalog.
 //   - lookup.go: search and describe, over the catalog, as text for models.
-//   - execute.go, runs.go, journal.go, envelope.go: runs of model code, their
-//     journal (committed in groups) and replay.
+//   - execute.go, runs.go, envelope.go: runs of model code, their journal
+//     (kept by hub/store, committed in groups) and replay.
 //   - handles.go, hubdecl.go: results over the inline budget kept as handles,
 //     read in code with hub.read; the hub global's declaration.
 //   - gate.go, policy.go, approvals.go: the consent gate (allow,
@@ -34,8 +34,9 @@
 // the names that moved (Secrets, Redactor, NewSecrets, ConnectionOwner,
 // LooksSecretName, LooksLikeToken, capText, utf8Start from hub/secrets;
 // Namespace, ToolNames, camel, baseJSName, assignJSNames from hub/naming;
-// newProcessGroup, killProcessGroup, pidAlive from internal/proc) for the
-// files still in package hub that use them. The last step deletes
+// newProcessGroup, killProcessGroup, pidAlive from internal/proc;
+// journalEntry, pendingRow from hub/store) for the files still in package
+// hub that use them. The last step deletes
 // aliases.go; nothing may be added to it but names a move takes away.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
@@ -205,7 +206,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.driver.Close()
 		return nil, err
 	}
-	jw, err := newJournalWriter(ctx, db)
+	jw, err := db.NewJournal(ctx)
 	if err != nil {
 		db.Close()
 		h.driver.Close()
@@ -292,7 +293,7 @@ func (h *Hub) Close() error {
 	h.driver.Close()
 	// After the driver, so runs that were ending have journaled their calls;
 	// a later put fails as closed rather than on a closed database.
-	h.runs.journalW.close()
+	h.runs.journalW.Close()
 	if cerr := h.db.Close(); err == nil {
 		err = cerr
 	}

@@ -6,102 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
-
-// journalState reads a journal entry through its own handle on the
-// database, as another process (or the hub after a kill -9) would: it sees
-// committed transactions only.
-func journalState(t *testing.T, db *store.DB, runID string, seq int) string {
-	t.Helper()
-	var state string
-	err := db.QueryRow(`SELECT state FROM journal WHERE run_id = ? AND seq = ?`, runID, seq).Scan(&state)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ""
-	}
-	if err != nil {
-		t.Error(err)
-	}
-	return state
-}
-
-func TestJournalWriterCommitsBeforePutReturns(t *testing.T) {
-	ctx := context.Background()
-	file := filepath.Join(t.TempDir(), "capabilities.db")
-	db, err := store.Open(ctx, file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	other, err := store.Open(ctx, file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	rs := runStore{db: db}
-	now := time.Now()
-	if err := rs.createRun(ctx, &runRow{ID: "r_1", Code: "x", Status: StatusRunning, Created: now, Updated: now}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := newJournalWriter(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// Concurrent calls, as a run's calls in flight: each entry is visible
-	// to another connection as soon as its put returns.
-	var wg sync.WaitGroup
-	for seq := 1; seq <= 64; seq++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, state := range []string{journalIssued, journalOK} {
-				if err := w.put("r_1", &journalEntry{Seq: seq, Address: "up.sleep", ArgsHash: "h", State: state}, now); err != nil {
-					t.Errorf("put %d %s: %v", seq, state, err)
-					return
-				}
-				if got := journalState(t, other, "r_1", seq); got != state {
-					t.Errorf("call %d after put(%s): the committed state is %q", seq, state, got)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-
-	// A group with an entry that cannot be written (its run does not
-	// exist) fails that entry alone.
-	group := []*journalWrite{
-		{runID: "r_1", entry: &journalEntry{Seq: 100, Address: "up.sleep", ArgsHash: "h", State: journalIssued}, at: now, err: make(chan error, 1)},
-		{runID: "r_gone", entry: &journalEntry{Seq: 1, Address: "up.sleep", ArgsHash: "h", State: journalIssued}, at: now, err: make(chan error, 1)},
-		{runID: "r_1", entry: &journalEntry{Seq: 101, Address: "up.sleep", ArgsHash: "h", State: journalIssued}, at: now, err: make(chan error, 1)},
-	}
-	w.commit(group)
-	for i, want := range []bool{true, false, true} {
-		if err := <-group[i].err; (err == nil) != want {
-			t.Errorf("entry %d of the group: err = %v", i, err)
-		}
-	}
-	for _, seq := range []int{100, 101} {
-		if got := journalState(t, other, "r_1", seq); got != journalIssued {
-			t.Errorf("call %d: state %q after its group had a bad entry", seq, got)
-		}
-	}
-
-	w.close()
-	w.close()
-	if err := w.put("r_1", &journalEntry{Seq: 200, Address: "up.sleep", ArgsHash: "h", State: journalIssued}, now); !errors.Is(err, errJournalClosed) {
-		t.Errorf("put after close: %v", err)
-	}
-}
 
 // TestConcurrentCallsJournaledAroundUpstream runs calls in parallel (up to
 // MaxConcurrent in flight, so their journal entries share groups) to an
@@ -197,7 +110,7 @@ func TestUnjournaledOutcomeIsWithheld(t *testing.T) {
 	up := mcp.NewServer(&mcp.Implementation{Name: "journal-upstream", Version: "1"}, nil)
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(up, &mcp.Tool{Name: "read", Annotations: ro}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		h.runs.journalW.close() // the store fails while the call is upstream
+		h.runs.journalW.Close() // the store fails while the call is upstream
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "the secret of the universe"}}}, nil, nil
 	})
 	h = hubOver(t, "up", up)

@@ -41,20 +41,6 @@ type runRow struct {
 	Updated  time.Time
 }
 
-// journalEntry is one journaled tool call.
-type journalEntry struct {
-	Seq        int
-	Address    string
-	Connection string
-	ArgsHash   string
-	State      string // issued | ok | error | pending
-	Outcome    json.RawMessage
-	Ms         int64
-	// Fired is the call's sandbox.Call.Fired as JSON, kept when it holds
-	// firings no entry of the attempt kept before (see firedRecord).
-	Fired json.RawMessage
-}
-
 // Journal states.
 const (
 	journalIssued  = "issued"
@@ -65,31 +51,6 @@ const (
 	// and a resume reads the handle again.
 	journalRead = store.JournalRead
 )
-
-// pendingRow is an input a run waits for.
-type pendingRow struct {
-	ID, RunID  string
-	Seq        int
-	Kind       string // approval | connection
-	Address    string
-	Connection string
-	ArgsHash   string
-	Preview    string
-	Reason     string
-	Client     string
-	Created    time.Time
-	Expires    time.Time
-	Decision   string // "" | allow | deny
-	Remember   bool
-	Channel    string
-	Decided    time.Time
-	StateUsed  bool
-	// DefHash is the definition of the tool the approval was asked for: an
-	// allow holds for that definition only. Change says what changed in it
-	// since the person last accepted it ("" when nothing did).
-	DefHash string
-	Change  string
-}
 
 // Pending input kinds.
 const (
@@ -355,92 +316,55 @@ func canonicalString(b []byte) (content, rest []byte, escaped, ok bool) {
 // runStore is the hub's access to runs, journals, pending inputs and the
 // audit trail. Every write is committed when its method returns, so each
 // step survives a kill -9: on its own transaction, or, for journal entries,
-// in the group the journal writer commits.
+// in the group the journal commits.
 type runStore struct {
 	db       *store.DB
-	journalW *journalWriter
+	journalW *store.Journal
 	// owner names this hub in run leases ("pid/random"); lease is how long
 	// one attempt's lease lasts.
 	owner string
 	lease time.Duration
 }
 
-// exec runs a statement of the hot path, prepared once.
-func (s runStore) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := s.db.Prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
-}
-
-// query is exec for statements that return rows.
-func (s runStore) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := s.db.Prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(ctx, args...)
-}
-
 func (s runStore) createRun(ctx context.Context, r *runRow) error {
-	notices, _ := json.Marshal(r.Notices)
-	var env []byte
+	row := &store.Run{ID: r.ID, Code: r.Code, Notices: r.Notices, Seed: r.Seed, Clock: r.Clock, Status: r.Status, Attempts: r.Attempts,
+		Client: r.Client, Engine: r.Engine, Prelude: r.Prelude, Created: r.Created, Updated: r.Updated}
 	if r.Envelope != nil {
-		env, _ = json.Marshal(r.Envelope)
+		row.Envelope, _ = json.Marshal(r.Envelope)
 	}
 	// A run stored while its first attempt runs is leased to this hub.
-	owner, lease := "", int64(0)
+	var lease store.Lease
 	if r.Status == StatusRunning {
-		owner, lease = s.owner, r.Updated.Add(s.lease).UnixMilli()
+		lease = store.Lease{Owner: s.owner, Until: r.Updated.Add(s.lease)}
 	}
-	_, err := s.exec(ctx, `INSERT INTO runs (id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated, owner, lease)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.Code, string(notices), int64(r.Seed), r.Clock.UnixMilli(), r.Status, r.Attempts, r.Client, r.Engine, r.Prelude, nullable(env), r.Created.UnixMilli(), r.Updated.UnixMilli(), owner, lease)
-	if err != nil {
-		return fmt.Errorf("storing run %s: %w", r.ID, err)
-	}
-	return nil
+	return s.db.CreateRun(ctx, row, lease)
 }
 
-func nullable(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
-}
-
-var errNoRun = errors.New("no such run")
+var errNoRun = store.ErrNoRun
 
 func (s runStore) loadRun(ctx context.Context, id string) (*runRow, error) {
-	var r runRow
-	var notices string
-	var seed, clock, created, updated int64
-	var env sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT id, code, notices, seed, clock, status, attempts, client, envelope, created, updated FROM runs WHERE id = ?`, id).
-		Scan(&r.ID, &r.Code, &notices, &seed, &clock, &r.Status, &r.Attempts, &r.Client, &env, &created, &updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNoRun
-	}
+	row, err := s.db.LoadRun(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("loading run %s: %w", id, err)
+		return nil, err
 	}
-	json.Unmarshal([]byte(notices), &r.Notices)
-	r.Seed, r.Clock = uint64(seed), time.UnixMilli(clock)
-	r.Created, r.Updated = time.UnixMilli(created), time.UnixMilli(updated)
-	if env.Valid {
+	return runRowOf(row)
+}
+
+// runRowOf is the hub's run of a stored one.
+func runRowOf(row *store.Run) (*runRow, error) {
+	r := &runRow{ID: row.ID, Code: row.Code, Notices: row.Notices, Seed: row.Seed, Clock: row.Clock, Status: row.Status, Attempts: row.Attempts,
+		Engine: row.Engine, Prelude: row.Prelude, Client: row.Client, Created: row.Created, Updated: row.Updated}
+	if row.Envelope != nil {
 		r.Envelope = &Envelope{}
-		if err := json.Unmarshal([]byte(env.String), r.Envelope); err != nil {
-			return nil, fmt.Errorf("loading run %s: envelope: %w", id, err)
+		if err := json.Unmarshal(row.Envelope, r.Envelope); err != nil {
+			return nil, fmt.Errorf("loading run %s: envelope: %w", row.ID, err)
 		}
 	}
-	return &r, nil
+	return r, nil
 }
 
 func (s runStore) startAttempt(ctx context.Context, id string, now time.Time, engine, prelude string) error {
-	_, err := s.exec(ctx, `UPDATE runs SET status = ?, attempts = attempts + 1, engine = ?, prelude = ?, updated = ? WHERE id = ?`,
-		StatusRunning, engine, prelude, now.UnixMilli(), id)
-	return err
+	return s.db.StartAttempt(ctx, id, StatusRunning, engine, prelude, now)
 }
 
 // finishAttempt stores the envelope of an attempt and ends this hub's lease
@@ -453,121 +377,44 @@ func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, n
 }
 
 func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEntry, error) {
-	rows, err := s.query(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms, fired FROM journal WHERE run_id = ?`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("reading the journal of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	out := map[int]*journalEntry{}
-	for rows.Next() {
-		var e journalEntry
-		var outcome, fired sql.NullString
-		if err := rows.Scan(&e.Seq, &e.Address, &e.Connection, &e.ArgsHash, &e.State, &outcome, &e.Ms, &fired); err != nil {
-			return nil, err
-		}
-		if outcome.Valid {
-			e.Outcome = json.RawMessage(outcome.String)
-		}
-		if fired.Valid {
-			e.Fired = json.RawMessage(fired.String)
-		}
-		out[e.Seq] = &e
-	}
-	return out, rows.Err()
+	return s.db.ReadJournal(ctx, runID)
 }
 
 // putJournal commits a call's journal entry. It is not cancellable: a call
 // that ends is journaled even when its run was cancelled.
 func (s runStore) putJournal(runID string, e *journalEntry, now time.Time) error {
-	return s.journalW.put(runID, e, now)
+	return s.journalW.Put(runID, e, now)
 }
 
 func (s runStore) putPending(ctx context.Context, p *pendingRow) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO pending (id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, def_hash, change)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, seq) DO NOTHING`,
-		p.ID, p.RunID, p.Seq, p.Kind, p.Address, p.Connection, p.ArgsHash, p.Preview, p.Reason, p.Client, p.Created.UnixMilli(), p.Expires.UnixMilli(), p.DefHash, p.Change)
-	if err != nil {
-		return fmt.Errorf("storing pending input of run %s: %w", p.RunID, err)
-	}
-	return nil
-}
-
-const pendingCols = `id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, COALESCE(decision, ''), remember, COALESCE(channel, ''), COALESCE(decided, 0), state_used, def_hash, change`
-
-func scanPending(sc interface{ Scan(...any) error }) (*pendingRow, error) {
-	var p pendingRow
-	var created, expires, decided int64
-	if err := sc.Scan(&p.ID, &p.RunID, &p.Seq, &p.Kind, &p.Address, &p.Connection, &p.ArgsHash, &p.Preview, &p.Reason, &p.Client,
-		&created, &expires, &p.Decision, &p.Remember, &p.Channel, &decided, &p.StateUsed, &p.DefHash, &p.Change); err != nil {
-		return nil, err
-	}
-	p.Created, p.Expires = time.UnixMilli(created), time.UnixMilli(expires)
-	if decided > 0 {
-		p.Decided = time.UnixMilli(decided)
-	}
-	return &p, nil
+	return s.db.PutPending(ctx, p)
 }
 
 func (s runStore) pendingOf(ctx context.Context, runID string) ([]*pendingRow, error) {
-	return s.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE run_id = ? ORDER BY seq`, runID)
+	return s.db.PendingOf(ctx, runID)
 }
 
 func (s runStore) pendingByID(ctx context.Context, id string) (*pendingRow, error) {
-	p, err := scanPending(s.db.QueryRowContext(ctx, `SELECT `+pendingCols+` FROM pending WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	p, err := s.db.PendingByID(ctx, id)
+	if errors.Is(err, store.ErrNoPending) {
 		return nil, fmt.Errorf("no pending approval %q", id)
 	}
 	return p, err
 }
 
 func (s runStore) pendingAt(ctx context.Context, runID string, seq int) (*pendingRow, error) {
-	p, err := scanPending(s.db.QueryRowContext(ctx, `SELECT `+pendingCols+` FROM pending WHERE run_id = ? AND seq = ?`, runID, seq))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	return p, err
+	return s.db.PendingAt(ctx, runID, seq)
 }
 
 // pendingSeqs returns the calls of a run that have a pending input, decided
 // or not.
 func (s runStore) pendingSeqs(ctx context.Context, runID string) (map[int]bool, error) {
-	rows, err := s.query(ctx, `SELECT seq FROM pending WHERE run_id = ?`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("reading pending inputs of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	out := map[int]bool{}
-	for rows.Next() {
-		var seq int
-		if err := rows.Scan(&seq); err != nil {
-			return nil, err
-		}
-		out[seq] = true
-	}
-	return out, rows.Err()
+	return s.db.PendingSeqs(ctx, runID)
 }
 
 // openPending lists undecided inputs, oldest first.
 func (s runStore) openPending(ctx context.Context) ([]*pendingRow, error) {
-	return s.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE decision IS NULL ORDER BY created, seq`)
-}
-
-func (s runStore) queryPending(ctx context.Context, q string, args ...any) ([]*pendingRow, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading pending inputs: %w", err)
-	}
-	defer rows.Close()
-	var out []*pendingRow
-	for rows.Next() {
-		p, err := scanPending(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return s.db.OpenPending(ctx)
 }
 
 // ErrAlreadyDecided reports a decision on an input someone already decided.
@@ -672,10 +519,7 @@ func (s runStore) pinDecision(ctx context.Context, id int64, hash string) error 
 // dropPending deletes a pending input the call no longer waits for, so it
 // can ask anew.
 func (s runStore) dropPending(ctx context.Context, id string) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM pending WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("replacing pending input %s: %w", id, err)
-	}
-	return nil
+	return s.db.DropPending(ctx, id)
 }
 
 // policyOrigins returns, per target, who last set a config rule through
@@ -770,7 +614,7 @@ func (s runStore) claimRun(ctx context.Context, id string, now time.Time) error 
 // releaseRun ends this hub's lease on a run it claimed and did not attempt
 // (finishAttempt ends it otherwise). It is a no-op when the lease is gone.
 func (s runStore) releaseRun(id string) {
-	s.db.ExecContext(context.Background(), `UPDATE runs SET owner = '', lease = 0 WHERE id = ? AND owner = ?`, id, s.owner)
+	s.db.ReleaseRun(context.Background(), id, s.owner)
 }
 
 // claimApproved claims an approved call that must not be repeated before

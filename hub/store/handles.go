@@ -27,7 +27,7 @@ func (db *DB) PutHandle(ctx context.Context, h Handle, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
-	_, err := db.ExecContext(ctx, `INSERT INTO handles (id, run_id, kind, bytes, value, created) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO handles (id, run_id, kind, bytes, value, created) VALUES (?, ?, ?, ?, ?, ?)`,
 		h.ID, h.RunID, h.Kind, int64(len(value)), value, h.Created.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("storing handle %s of run %s: %w", h.ID, h.RunID, err)
@@ -39,7 +39,7 @@ func (db *DB) PutHandle(ctx context.Context, h Handle, value []byte) error {
 func (db *DB) HandleInfo(ctx context.Context, id string) (Handle, error) {
 	h := Handle{ID: id}
 	var created int64
-	err := db.QueryRowContext(ctx, `SELECT run_id, kind, bytes, created FROM handles WHERE id = ?`, id).Scan(&h.RunID, &h.Kind, &h.Bytes, &created)
+	err := db.sql.QueryRowContext(ctx, `SELECT run_id, kind, bytes, created FROM handles WHERE id = ?`, id).Scan(&h.RunID, &h.Kind, &h.Bytes, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, ErrNoHandle
 	}
@@ -55,7 +55,7 @@ func (db *DB) HandleInfo(ctx context.Context, id string) (Handle, error) {
 func (db *DB) HandleBytes(ctx context.Context, id string, off, n int64) ([]byte, error) {
 	var b []byte
 	// substr on a BLOB counts bytes, from 1.
-	err := db.QueryRowContext(ctx, `SELECT substr(value, ?, ?) FROM handles WHERE id = ?`, off+1, n, id).Scan(&b)
+	err := db.sql.QueryRowContext(ctx, `SELECT substr(value, ?, ?) FROM handles WHERE id = ?`, off+1, n, id).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoHandle
 	}
@@ -68,7 +68,7 @@ func (db *DB) HandleBytes(ctx context.Context, id string, off, n int64) ([]byte,
 // HandleValue returns handle id's whole value.
 func (db *DB) HandleValue(ctx context.Context, id string) ([]byte, error) {
 	var b []byte
-	err := db.QueryRowContext(ctx, `SELECT value FROM handles WHERE id = ?`, id).Scan(&b)
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM handles WHERE id = ?`, id).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoHandle
 	}

@@ -12,6 +12,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,83 @@ import (
 
 // ErrNoRun reports a run the store does not hold.
 var ErrNoRun = errors.New("no such run")
+
+// Run is one execute and its resumes, as stored. The store keeps the
+// envelope as the JSON it is given and does not read it.
+type Run struct {
+	ID       string
+	Code     string // after the forgiving rewrites
+	Notices  []string
+	Seed     uint64
+	Clock    time.Time // the logical clock's start
+	Status   string
+	Attempts int
+	Client   string
+	// Engine and Prelude are the sandbox's hashes at the last attempt.
+	Engine  string
+	Prelude string
+	// Envelope is the last envelope returned, as JSON; nil when none was.
+	Envelope []byte
+	Created  time.Time
+	Updated  time.Time
+}
+
+// CreateRun stores a new run. A run stored while its first attempt runs
+// is leased to the attempt's owner (lease); the zero Lease stores it
+// without one.
+func (db *DB) CreateRun(ctx context.Context, r *Run, lease Lease) error {
+	notices, _ := json.Marshal(r.Notices)
+	owner, until := "", int64(0)
+	if lease.Owner != "" {
+		owner, until = lease.Owner, lease.Until.UnixMilli()
+	}
+	_, err := db.exec(ctx, `INSERT INTO runs (id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated, owner, lease)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Code, string(notices), int64(r.Seed), r.Clock.UnixMilli(), r.Status, r.Attempts, r.Client, r.Engine, r.Prelude, nullable(r.Envelope), r.Created.UnixMilli(), r.Updated.UnixMilli(), owner, until)
+	if err != nil {
+		return fmt.Errorf("storing run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+const runCols = `id, code, notices, seed, clock, status, attempts, client, engine, prelude, envelope, created, updated`
+
+func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
+	var r Run
+	var notices string
+	var seed, clock, created, updated int64
+	var env sql.NullString
+	if err := sc.Scan(&r.ID, &r.Code, &notices, &seed, &clock, &r.Status, &r.Attempts, &r.Client, &r.Engine, &r.Prelude, &env, &created, &updated); err != nil {
+		return nil, err
+	}
+	json.Unmarshal([]byte(notices), &r.Notices)
+	r.Seed, r.Clock = uint64(seed), time.UnixMilli(clock)
+	r.Created, r.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	if env.Valid {
+		r.Envelope = []byte(env.String)
+	}
+	return &r, nil
+}
+
+// LoadRun returns run id, or ErrNoRun.
+func (db *DB) LoadRun(ctx context.Context, id string) (*Run, error) {
+	r, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNoRun
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// StartAttempt records that an attempt of run id starts now with status,
+// on the sandbox engine and prelude given by their hashes.
+func (db *DB) StartAttempt(ctx context.Context, id, status, engine, prelude string, now time.Time) error {
+	_, err := db.exec(ctx, `UPDATE runs SET status = ?, attempts = attempts + 1, engine = ?, prelude = ?, updated = ? WHERE id = ?`,
+		status, engine, prelude, now.UnixMilli(), id)
+	return err
+}
 
 // Lease is who attempts a run, until when.
 type Lease struct {
@@ -33,7 +111,7 @@ type Lease struct {
 // not ended, unless alive says that owner is gone (a process that died
 // without releasing it). Release is FinishRun's.
 func (db *DB) ClaimRun(ctx context.Context, id, owner string, now, until time.Time, alive func(owner string) bool) (bool, Lease, error) {
-	res, err := db.ExecContext(ctx, `UPDATE runs SET owner = ?, lease = ? WHERE id = ? AND (owner = '' OR owner = ? OR lease <= ?)`,
+	res, err := db.sql.ExecContext(ctx, `UPDATE runs SET owner = ?, lease = ? WHERE id = ? AND (owner = '' OR owner = ? OR lease <= ?)`,
 		owner, until.UnixMilli(), id, owner, now.UnixMilli())
 	if err != nil {
 		return false, Lease{}, fmt.Errorf("claiming run %s: %w", id, err)
@@ -43,7 +121,7 @@ func (db *DB) ClaimRun(ctx context.Context, id, owner string, now, until time.Ti
 	}
 	var held string
 	var lease int64
-	err = db.QueryRowContext(ctx, `SELECT owner, lease FROM runs WHERE id = ?`, id).Scan(&held, &lease)
+	err = db.sql.QueryRowContext(ctx, `SELECT owner, lease FROM runs WHERE id = ?`, id).Scan(&held, &lease)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, Lease{}, fmt.Errorf("claiming run %s: %w", id, ErrNoRun)
 	}
@@ -55,7 +133,7 @@ func (db *DB) ClaimRun(ctx context.Context, id, owner string, now, until time.Ti
 		return false, cur, nil
 	}
 	// The holder is gone: take its lease over, unless someone else just did.
-	res, err = db.ExecContext(ctx, `UPDATE runs SET owner = ?, lease = ? WHERE id = ? AND owner = ?`, owner, until.UnixMilli(), id, held)
+	res, err = db.sql.ExecContext(ctx, `UPDATE runs SET owner = ?, lease = ? WHERE id = ? AND owner = ?`, owner, until.UnixMilli(), id, held)
 	if err != nil {
 		return false, cur, fmt.Errorf("claiming run %s: %w", id, err)
 	}
@@ -69,7 +147,7 @@ func (db *DB) ClaimRun(ctx context.Context, id, owner string, now, until time.Ti
 // reports false, and stores nothing, when another owner holds the lease
 // now (it took over after owner's lease ended).
 func (db *DB) FinishRun(ctx context.Context, id, owner, status string, envelope []byte, now time.Time) (bool, error) {
-	st, err := db.Prepared(ctx, `UPDATE runs SET status = ?, envelope = ?, updated = ?, owner = '', lease = 0 WHERE id = ? AND owner IN ('', ?)`)
+	st, err := db.prepared(ctx, `UPDATE runs SET status = ?, envelope = ?, updated = ?, owner = '', lease = 0 WHERE id = ? AND owner IN ('', ?)`)
 	if err != nil {
 		return false, err
 	}
@@ -81,11 +159,19 @@ func (db *DB) FinishRun(ctx context.Context, id, owner, status string, envelope 
 	return n == 1, nil
 }
 
+// ReleaseRun ends owner's lease on run id, which it claimed and did not
+// attempt (FinishRun ends it otherwise). It is a no-op when the lease is
+// gone.
+func (db *DB) ReleaseRun(ctx context.Context, id, owner string) error {
+	_, err := db.sql.ExecContext(ctx, `UPDATE runs SET owner = '', lease = 0 WHERE id = ? AND owner = ?`, id, owner)
+	return err
+}
+
 // ClaimPending claims an approved call for the attempt that sends it. It
 // succeeds once per call: a second attempt (in this process or another)
 // finds it claimed and must not send the call again.
 func (db *DB) ClaimPending(ctx context.Context, pendingID, owner string, now time.Time) (bool, error) {
-	res, err := db.ExecContext(ctx, `UPDATE pending SET claimed = ?, claimed_by = ? WHERE id = ? AND decision = 'allow' AND claimed IS NULL`,
+	res, err := db.sql.ExecContext(ctx, `UPDATE pending SET claimed = ?, claimed_by = ? WHERE id = ? AND decision = 'allow' AND claimed IS NULL`,
 		now.UnixMilli(), owner, pendingID)
 	if err != nil {
 		return false, fmt.Errorf("claiming approved call %s: %w", pendingID, err)
@@ -97,7 +183,7 @@ func (db *DB) ClaimPending(ctx context.Context, pendingID, owner string, now tim
 // SetStateNonce records nonce as the one input-request state the client
 // may answer for an undecided call; a state signed before it is void.
 func (db *DB) SetStateNonce(ctx context.Context, pendingID, nonce string) error {
-	if _, err := db.ExecContext(ctx, `UPDATE pending SET state_nonce = ? WHERE id = ? AND decision IS NULL`, nonce, pendingID); err != nil {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE pending SET state_nonce = ? WHERE id = ? AND decision IS NULL`, nonce, pendingID); err != nil {
 		return fmt.Errorf("recording the input request of %s: %w", pendingID, err)
 	}
 	return nil
@@ -107,7 +193,7 @@ func (db *DB) SetStateNonce(ctx context.Context, pendingID, nonce string) error 
 // once, for the last nonce SetStateNonce recorded, while the call is
 // undecided.
 func (db *DB) RedeemStateNonce(ctx context.Context, pendingID, nonce string) (bool, error) {
-	res, err := db.ExecContext(ctx, `UPDATE pending SET state_nonce = NULL, state_used = 1 WHERE id = ? AND state_nonce = ? AND decision IS NULL`, pendingID, nonce)
+	res, err := db.sql.ExecContext(ctx, `UPDATE pending SET state_nonce = NULL, state_used = 1 WHERE id = ? AND state_nonce = ? AND decision IS NULL`, pendingID, nonce)
 	if err != nil {
 		return false, fmt.Errorf("redeeming the input request of %s: %w", pendingID, err)
 	}
@@ -159,7 +245,7 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 		finished = append(finished, "''")
 	}
 	args = append(args, now.UnixMilli())
-	rows, err := db.QueryContext(ctx, `SELECT r.id, r.updated,
+	rows, err := db.sql.QueryContext(ctx, `SELECT r.id, r.updated,
 			octet_length(r.code) + octet_length(r.notices) + COALESCE(octet_length(r.envelope), 0)
 			+ COALESCE((SELECT SUM(COALESCE(octet_length(j.outcome), 0) + octet_length(j.address) + octet_length(j.args_hash)) FROM journal j WHERE j.run_id = r.id), 0)
 			+ COALESCE((SELECT SUM(octet_length(p.preview) + octet_length(p.reason)) FROM pending p WHERE p.run_id = r.id), 0)
@@ -242,7 +328,7 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 		}
 		// The lease is checked again: an attempt may have claimed the run
 		// since it was read.
-		res, err := db.ExecContext(ctx, `DELETE FROM runs WHERE id IN (`+strings.Join(marks, ", ")+`) AND lease <= ?`, append(ids, now.UnixMilli())...)
+		res, err := db.sql.ExecContext(ctx, `DELETE FROM runs WHERE id IN (`+strings.Join(marks, ", ")+`) AND lease <= ?`, append(ids, now.UnixMilli())...)
 		if err != nil {
 			return out, fmt.Errorf("deleting runs: %w", err)
 		}
@@ -264,7 +350,7 @@ const JournalRead = "read"
 // handleReaders maps each run that owns a handle read by another run's
 // journal to those readers.
 func (db *DB) handleReaders(ctx context.Context) (map[string][]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT DISTINCT h.run_id, j.run_id FROM journal j
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT h.run_id, j.run_id FROM journal j
 		JOIN handles h ON h.id = json_extract(j.outcome, '$.handle')
 		WHERE j.state = ? AND j.run_id != h.run_id`, JournalRead)
 	if err != nil {
@@ -287,7 +373,7 @@ func (db *DB) handleReaders(ctx context.Context) (map[string][]string, error) {
 // for another process's readers or writer; a WAL they hold up is truncated
 // at a later vacuum.
 func (db *DB) Vacuum(ctx context.Context) error {
-	conn, err := db.Conn(ctx)
+	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("vacuuming: %w", err)
 	}

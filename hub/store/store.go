@@ -51,12 +51,13 @@ func Migrations() fs.FS {
 
 // DB is an open store. It is safe for concurrent use.
 type DB struct {
-	*sql.DB
+	*sql.DB // goes once no caller outside the store uses it
+	sql     *sql.DB
 	path    string
 	version int
 
 	stmtMu sync.Mutex
-	stmts  map[string]*sql.Stmt // Prepared's, closed by Close
+	stmts  map[string]*sql.Stmt // prepared's, closed by Close
 }
 
 // Options configures Open. The zero value is what the hub uses.
@@ -100,7 +101,7 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 	// connection. Transactions are short; no caller holds rows open while
 	// it queries again.
 	sqldb.SetMaxOpenConns(1)
-	db := &DB{DB: sqldb, path: file}
+	db := &DB{DB: sqldb, sql: sqldb, path: file}
 	if err := db.incrementalVacuum(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("opening store %s: %w", file, err)
@@ -156,34 +157,34 @@ func secureFiles(file string) error {
 // to apply (on a new database it costs nothing).
 func (db *DB) incrementalVacuum(ctx context.Context) error {
 	var mode int
-	if err := db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+	if err := db.sql.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
 		return fmt.Errorf("reading auto_vacuum: %w", err)
 	}
 	const incremental = 2
 	if mode == incremental {
 		return nil
 	}
-	if _, err := db.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+	if _, err := db.sql.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
 		return fmt.Errorf("setting auto_vacuum: %w", err)
 	}
 	// Instant on a new database; a copy of the whole file on an old one.
-	if _, err := db.ExecContext(ctx, `VACUUM`); err != nil {
+	if _, err := db.sql.ExecContext(ctx, `VACUUM`); err != nil {
 		return fmt.Errorf("vacuuming to turn on auto_vacuum: %w", err)
 	}
 	return nil
 }
 
-// Prepared returns query as a statement prepared once for the life of db,
+// prepared returns query as a statement prepared once for the life of db,
 // for queries on hot paths: SQLite parses and plans a statement on every
 // plain Exec or Query, which can cost as much as running it. The statement
 // is shared and closed by Close; callers must not close it.
-func (db *DB) Prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	db.stmtMu.Lock()
 	defer db.stmtMu.Unlock()
 	if st, ok := db.stmts[query]; ok {
 		return st, nil
 	}
-	st, err := db.PrepareContext(ctx, query)
+	st, err := db.sql.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +195,24 @@ func (db *DB) Prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// exec runs a statement of the hot path, prepared once.
+func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := db.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// query is exec for statements that return rows.
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := db.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
 // Close closes the prepared statements and the database.
 func (db *DB) Close() error {
 	db.stmtMu.Lock()
@@ -202,7 +221,7 @@ func (db *DB) Close() error {
 		delete(db.stmts, q)
 	}
 	db.stmtMu.Unlock()
-	return db.DB.Close()
+	return db.sql.Close()
 }
 
 // Path is the database file.
@@ -253,7 +272,7 @@ func (db *DB) migrate(ctx context.Context, migs fs.FS) error {
 	if err != nil {
 		return err
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("starting migration: %w", err)
 	}
@@ -294,7 +313,7 @@ func (db *DB) migrate(ctx context.Context, migs fs.FS) error {
 // Check runs SQLite's integrity check and reports the first problem.
 func (db *DB) Check(ctx context.Context) error {
 	var res string
-	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res); err != nil {
+	if err := db.sql.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res); err != nil {
 		return fmt.Errorf("checking database: %w", err)
 	}
 	if res != "ok" {

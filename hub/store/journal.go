@@ -1,6 +1,7 @@
-package hub
+package store
 
-// Group commit of the journal.
+// The journal: every tool call of a run, numbered when the code issued it,
+// and its group commit.
 //
 // Every live tool call commits its outcome before the guest sees it, and a
 // call that must not be repeated (neither read-only nor idempotent) also
@@ -12,25 +13,41 @@ package hub
 // once; entries put while a commit is under way wait, and the first of them
 // then commits all of them in one transaction. Each caller returns after
 // the commit of the group its entry went into, so an entry is as durable
-// when put returns as with a transaction of its own (WAL,
+// when Put returns as with a transaction of its own (WAL,
 // synchronous=NORMAL: it survives kill -9).
 
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
-
-	"capabilities.sh/capabilities/hub/store"
 )
+
+// JournalEntry is one journaled tool call.
+type JournalEntry struct {
+	Seq        int
+	Address    string
+	Connection string
+	ArgsHash   string
+	State      string // issued | ok | error | pending | read (JournalRead)
+	Outcome    json.RawMessage
+	Ms         int64
+	// Fired is where the run's timers had fired while calls were in flight
+	// when the code issued this call (the sandbox's record, as JSON), kept
+	// on the entries that add firings to the ones before. A Put without it
+	// keeps what the call's entry holds.
+	Fired json.RawMessage
+}
 
 // maxJournalGroup bounds one transaction, so a burst of calls does not
 // hold the write lock (and the callers in the group) for long.
 const maxJournalGroup = 256
 
-var errJournalClosed = errors.New("the journal is closed")
+// ErrJournalClosed reports a Put after Close.
+var ErrJournalClosed = errors.New("the journal is closed")
 
 // errJournalLead tells a waiting caller to commit the queue.
 var errJournalLead = errors.New("commit the queued journal entries")
@@ -40,14 +57,14 @@ const journalUpsert = `INSERT INTO journal (run_id, seq, address, connection, ar
 	ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state, outcome = excluded.outcome, ms = excluded.ms,
 		fired = coalesce(excluded.fired, journal.fired)`
 
-// journalWriter commits journal entries in groups.
+// Journal commits journal entries in groups.
 //
-// Concurrency: put is safe for concurrent use and returns once its entry
+// Concurrency: Put is safe for concurrent use and returns once its entry
 // is committed, or with the error that kept it out. Commits run on the
-// callers' goroutines, one group at a time. After close, put fails with
-// errJournalClosed; entries already queued are still committed.
-type journalWriter struct {
-	db     *store.DB
+// callers' goroutines, one group at a time. After Close, Put fails with
+// ErrJournalClosed; entries already queued are still committed.
+type Journal struct {
+	db     *DB
 	upsert *sql.Stmt // shared; the store closes it
 
 	mu      sync.Mutex
@@ -58,27 +75,30 @@ type journalWriter struct {
 
 type journalWrite struct {
 	runID string
-	entry *journalEntry
+	entry *JournalEntry
 	at    time.Time
 	err   chan error // buffered: the result, or errJournalLead
 }
 
-func newJournalWriter(ctx context.Context, db *store.DB) (*journalWriter, error) {
-	upsert, err := db.Prepared(ctx, journalUpsert)
+// NewJournal returns the journal's writer over db. Closing db ends it too.
+func (db *DB) NewJournal(ctx context.Context) (*Journal, error) {
+	upsert, err := db.prepared(ctx, journalUpsert)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the journal: %w", err)
 	}
-	return &journalWriter{db: db, upsert: upsert}, nil
+	return &Journal{db: db, upsert: upsert}, nil
 }
 
-// put commits e as the journal entry of call e.Seq of run runID, replacing
-// the state, outcome and duration of an earlier entry of the same call.
-func (w *journalWriter) put(runID string, e *journalEntry, at time.Time) error {
+// Put commits e as the journal entry of call e.Seq of run runID, replacing
+// the state, outcome and duration of an earlier entry of the same call; at
+// is when the call started. It is not cancellable: a call that ends is
+// journaled even when its run was cancelled.
+func (w *Journal) Put(runID string, e *JournalEntry, at time.Time) error {
 	req := &journalWrite{runID: runID, entry: e, at: at, err: make(chan error, 1)}
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		return errJournalClosed
+		return ErrJournalClosed
 	}
 	w.queue = append(w.queue, req)
 	lead := !w.leading
@@ -111,7 +131,9 @@ func (w *journalWriter) put(runID string, e *journalEntry, at time.Time) error {
 	return <-req.err
 }
 
-func (w *journalWriter) close() {
+// Close makes later Puts fail with ErrJournalClosed. It may be called more
+// than once.
+func (w *Journal) Close() {
 	w.mu.Lock()
 	w.closed = true
 	w.mu.Unlock()
@@ -120,7 +142,7 @@ func (w *journalWriter) close() {
 // commit writes a group and answers each of its callers. When the group
 // fails, each entry is written again on its own, so one bad entry (a run
 // deleted meanwhile) fails only its own call.
-func (w *journalWriter) commit(group []*journalWrite) {
+func (w *Journal) commit(group []*journalWrite) {
 	err := w.write(group)
 	if err != nil && len(group) > 1 {
 		for _, req := range group {
@@ -133,11 +155,11 @@ func (w *journalWriter) commit(group []*journalWrite) {
 	}
 }
 
-func (w *journalWriter) write(group []*journalWrite) error {
+func (w *Journal) write(group []*journalWrite) error {
 	// The callers already chose not to be cancelled: entries are written
 	// even when their run ends.
 	ctx := context.Background()
-	tx, err := w.db.BeginTx(ctx, nil)
+	tx, err := w.db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("journaling: %w", err)
 	}
@@ -153,4 +175,37 @@ func (w *journalWriter) write(group []*journalWrite) error {
 		return fmt.Errorf("journaling: %w", err)
 	}
 	return nil
+}
+
+// ReadJournal returns the journal of run runID, by call.
+func (db *DB) ReadJournal(ctx context.Context, runID string) (map[int]*JournalEntry, error) {
+	rows, err := db.query(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms, fired FROM journal WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	out := map[int]*JournalEntry{}
+	for rows.Next() {
+		var e JournalEntry
+		var outcome, fired sql.NullString
+		if err := rows.Scan(&e.Seq, &e.Address, &e.Connection, &e.ArgsHash, &e.State, &outcome, &e.Ms, &fired); err != nil {
+			return nil, err
+		}
+		if outcome.Valid {
+			e.Outcome = json.RawMessage(outcome.String)
+		}
+		if fired.Valid {
+			e.Fired = json.RawMessage(fired.String)
+		}
+		out[e.Seq] = &e
+	}
+	return out, rows.Err()
+}
+
+// nullable is b as a TEXT value, NULL when b is nil.
+func nullable(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base32"
 	"encoding/binary"
 	"encoding/hex"
@@ -418,7 +417,7 @@ func (s runStore) openPending(ctx context.Context) ([]*pendingRow, error) {
 }
 
 // ErrAlreadyDecided reports a decision on an input someone already decided.
-var ErrAlreadyDecided = errors.New("already decided")
+var ErrAlreadyDecided = store.ErrAlreadyDecided
 
 // decide records a decision on an open pending input, its audit row and,
 // with remember, the remembered decision, all in one transaction. A
@@ -427,40 +426,7 @@ var ErrAlreadyDecided = errors.New("already decided")
 // connection (every connection when the source has none). Deciding an input
 // twice fails with ErrAlreadyDecided.
 func (s runStore) decide(ctx context.Context, p *pendingRow, decision string, remember bool, channel, actor string, now time.Time) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE pending SET decision = ?, remember = ?, channel = ?, decided = ? WHERE id = ? AND decision IS NULL`,
-		decision, remember, channel, now.UnixMilli(), p.ID)
-	if err != nil {
-		return fmt.Errorf("recording the decision on %s: %w", p.ID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("approval %s of run %s: %w", p.ID, p.RunID, ErrAlreadyDecided)
-	}
-	what := decision
-	if remember {
-		what += "_always"
-		var conn any = p.Connection
-		hash := p.DefHash
-		if decision == "deny" {
-			hash = ""
-			if p.Connection == "" {
-				conn = nil
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO decisions (address, connection, hash, mode, channel, at) VALUES (?, ?, ?, ?, ?, ?)`,
-			p.Address, conn, hash, decision, channel, now.UnixMilli()); err != nil {
-			return fmt.Errorf("remembering the decision on %s: %w", p.ID, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, channel, actor, pending_id, run_id, address, decision, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		now.UnixMilli(), channel, actor, p.ID, p.RunID, p.Address, what, p.Connection); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.db.Decide(ctx, p, decision, remember, channel, actor, now)
 }
 
 // redeemState uses up the signed input-request state nonce of a pending
@@ -471,49 +437,33 @@ func (s runStore) redeemState(ctx context.Context, pendingID, nonce string) (boo
 }
 
 func (s runStore) audit(ctx context.Context, channel, actor, runID, address, decision, detail string, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO audit (at, channel, actor, pending_id, run_id, address, decision, detail) VALUES (?, ?, ?, '', ?, ?, ?, ?)`,
-		now.UnixMilli(), channel, actor, runID, address, decision, detail)
-	return err
+	return s.db.Audit(ctx, store.AuditEntry{At: now, Channel: channel, Actor: actor, RunID: runID, Address: address, Decision: decision, Detail: detail})
 }
 
 // remembered returns the remembered decisions as rules.
 func (s runStore) remembered(ctx context.Context) ([]Rule, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, address, connection, hash, mode, channel, at FROM decisions ORDER BY id`)
+	ds, err := s.db.Remembered(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading remembered decisions: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	var out []Rule
-	for rows.Next() {
-		var r Rule
-		var conn sql.NullString
-		var mode string
-		var at int64
-		if err := rows.Scan(&r.ID, &r.Target, &conn, &r.Hash, &mode, &r.From, &at); err != nil {
-			return nil, fmt.Errorf("reading remembered decisions: %w", err)
-		}
-		r.Mode, r.Remembered, r.At = Mode(mode), true, time.UnixMilli(at)
-		r.AllConnections, r.Connection = !conn.Valid, conn.String
-		out = append(out, r)
+	for _, d := range ds {
+		out = append(out, Rule{ID: d.ID, Target: d.Address, Hash: d.Hash, From: d.Channel, Mode: Mode(d.Mode), Remembered: true, At: d.At,
+			AllConnections: d.AllConnections, Connection: d.Connection})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // forget deletes the remembered decisions for address; it reports how many
 // there were.
 func (s runStore) forget(ctx context.Context, address string) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM decisions WHERE address = ?`, address)
-	if err != nil {
-		return 0, fmt.Errorf("forgetting decisions for %s: %w", address, err)
-	}
-	return res.RowsAffected()
+	return s.db.Forget(ctx, address)
 }
 
 // pinDecision gives a remembered allow that was migrated without a
 // definition the one it holds for now.
 func (s runStore) pinDecision(ctx context.Context, id int64, hash string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE OR IGNORE decisions SET hash = ? WHERE id = ? AND hash = ''`, hash, id)
-	return err
+	return s.db.PinDecision(ctx, id, hash)
 }
 
 // dropPending deletes a pending input the call no longer waits for, so it
@@ -525,20 +475,15 @@ func (s runStore) dropPending(ctx context.Context, id string) error {
 // policyOrigins returns, per target, who last set a config rule through
 // the hub (cli, window) and the mode they set.
 func (s runStore) policyOrigins(ctx context.Context) (map[string][2]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT address, channel, decision FROM audit WHERE decision LIKE 'policy\_%' ESCAPE '\' ORDER BY id`)
+	origins, err := s.db.PolicyOrigins(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading policy origins: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	out := map[string][2]string{}
-	for rows.Next() {
-		var addr, channel, what string
-		if err := rows.Scan(&addr, &channel, &what); err != nil {
-			return nil, err
-		}
-		out[addr] = [2]string{channel, strings.TrimPrefix(what, "policy_")}
+	out := make(map[string][2]string, len(origins))
+	for addr, o := range origins {
+		out[addr] = [2]string{o.Channel, o.Mode}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // A run's attempts, across processes.

@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -381,38 +380,25 @@ func (c *Catalog) Accept(ctx context.Context, target string) ([]ToolChange, erro
 // same transaction. The snapshot is rebuilt when a pin moved; a Refresh
 // listing upstreams meanwhile is not waited for.
 func (c *Catalog) pin(ctx context.Context, tools []*Tool, hashes []string) ([]ToolChange, error) {
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("pinning tool definitions: %w", err)
+	pins := make([]store.Pin, len(tools))
+	for i, t := range tools {
+		pins[i] = store.Pin{Source: t.Source, Name: t.Name, Address: t.Address, Hash: hashes[i], Was: t.Pinned}
 	}
-	defer tx.Rollback()
-	now := time.Now().UnixMilli()
+	pinned, err := c.db.PinTools(ctx, pins, time.Now())
+	if err != nil {
+		return nil, err
+	}
 	var accepted []ToolChange
 	moved := false
 	for i, t := range tools {
-		res, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at)
-			SELECT source, name, hash, definition, ? FROM tools WHERE source = ? AND name = ? AND hash = ?
-			ON CONFLICT (source, name) DO UPDATE SET hash = excluded.hash, definition = excluded.definition, at = excluded.at
-			WHERE pins.hash != excluded.hash OR pins.definition IS NULL`,
-			now, t.Source, t.Name, hashes[i])
-		if err != nil {
-			return nil, fmt.Errorf("pinning %s: %w", t.Address, err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if !pinned[i] {
 			continue // pinned already, or the definition moved on
 		}
 		moved = true
 		if t.Pinned != "" && t.Pinned != hashes[i] {
-			if _, err := tx.ExecContext(ctx, `UPDATE OR REPLACE decisions SET hash = ? WHERE address = ? AND mode = 'allow' AND hash = ?`,
-				hashes[i], t.Address, t.Pinned); err != nil {
-				return nil, fmt.Errorf("moving remembered allows of %s: %w", t.Address, err)
-			}
 			accepted = append(accepted, ToolChange{Source: t.Source, Name: t.Name, Address: t.Address,
 				OldHash: t.Pinned, NewHash: hashes[i], Change: t.Change, At: t.Updated})
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("pinning tool definitions: %w", err)
 	}
 	if moved {
 		c.mu.Lock()
@@ -500,15 +486,15 @@ func canonicalJSON(v any) ([]byte, error) {
 // drops the tools of sources that are no longer configured, in one
 // transaction.
 func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*mcp.Tool) error {
-	tx, err := c.db.BeginTx(ctx, nil)
+	tx, err := c.db.BeginCatalog(ctx)
 	if err != nil {
 		return fmt.Errorf("storing tools: %w", err)
 	}
 	defer tx.Rollback()
-	now := time.Now().UnixMilli()
+	now := time.Now()
 	decisionsMoved := false
 
-	stored, err := queryStrings(ctx, tx, `SELECT DISTINCT source FROM tools`)
+	stored, err := tx.Sources(ctx)
 	if err != nil {
 		return fmt.Errorf("storing tools: %w", err)
 	}
@@ -517,7 +503,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 			continue
 		}
 		// Pins stay: a source added back is checked against them.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tools WHERE source = ?`, src); err != nil {
+		if err := tx.DropSource(ctx, src); err != nil {
 			return fmt.Errorf("dropping tools of %s: %w", src, err)
 		}
 	}
@@ -530,21 +516,8 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 				return fmt.Errorf("storing tools of %s: %w", src, err)
 			}
 		}
-		old := map[string]string{}
-		rows, err := tx.QueryContext(ctx, `SELECT name, hash FROM tools WHERE source = ?`, src)
+		old, err := tx.Hashes(ctx, src)
 		if err != nil {
-			return fmt.Errorf("storing tools of %s: %w", src, err)
-		}
-		for rows.Next() {
-			var name, hash string
-			if err := rows.Scan(&name, &hash); err != nil {
-				rows.Close()
-				return fmt.Errorf("storing tools of %s: %w", src, err)
-			}
-			old[name] = hash
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return fmt.Errorf("storing tools of %s: %w", src, err)
 		}
 		seen := map[string]bool{}
@@ -571,10 +544,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 			if had && prev == hash {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO tools (source, name, definition, hash, first_seen, updated)
-				VALUES (?, ?, ?, ?, ?, ?)
-				ON CONFLICT (source, name) DO UPDATE SET definition = excluded.definition, hash = excluded.hash, updated = excluded.updated`,
-				src, t.Name, string(def), hash, now, now); err != nil {
+			if err := tx.PutTool(ctx, src, t.Name, def, hash, now); err != nil {
 				return fmt.Errorf("storing tool %s of %s: %w", t.Name, src, err)
 			}
 			if req != nil {
@@ -596,8 +566,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 					return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
 				}
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (source, name) DO NOTHING`, src, t.Name, pinHash, string(pinDef), now); err != nil {
+			if err := tx.PinFirst(ctx, src, t.Name, pinHash, pinDef, now); err != nil {
 				return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
 			}
 		}
@@ -607,7 +576,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 			}
 			// Its pin stays: a tool added back with another definition is
 			// changed.
-			if _, err := tx.ExecContext(ctx, `DELETE FROM tools WHERE source = ? AND name = ?`, src, name); err != nil {
+			if err := tx.DropTool(ctx, src, name); err != nil {
 				return fmt.Errorf("dropping tool %s of %s: %w", name, src, err)
 			}
 		}
@@ -621,48 +590,24 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 	return nil
 }
 
-func queryStrings(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
 // rebuild reads the tools of cfg's enabled sources from the store and
 // swaps in a new snapshot when they differ from the current one. It returns
 // the sources left out because another source already has their namespace.
 func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, error) {
 	c.rebuildMu.Lock()
 	defer c.rebuildMu.Unlock()
-	rows, err := c.db.QueryContext(ctx, `SELECT t.source, t.name, t.definition, t.hash, t.updated, COALESCE(p.hash, ''), p.definition
-		FROM tools t LEFT JOIN pins p ON p.source = t.source AND p.name = t.name ORDER BY t.source, t.name`)
+	stored, err := c.db.Tools(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
-	defer rows.Close()
 	bySource := map[string][]*Tool{}
-	for rows.Next() {
-		var src, name, def, hash, pinned string
-		var updated int64
-		var pinnedDef sql.NullString
-		if err := rows.Scan(&src, &name, &def, &hash, &updated, &pinned, &pinnedDef); err != nil {
-			return nil, fmt.Errorf("reading the catalog: %w", err)
-		}
+	for _, st := range stored {
+		src, name, hash, pinned := st.Source, st.Name, st.Hash, st.Pinned
 		if s := cfg.Sources[src]; s == nil || s.Disabled {
 			continue
 		}
 		var d toolDefinition
-		if err := json.Unmarshal([]byte(def), &d); err != nil {
+		if err := json.Unmarshal(st.Definition, &d); err != nil {
 			c.log.Warn("skipping a stored tool whose definition does not decode", "source", src, "tool", name, "error", err)
 			continue
 		}
@@ -670,12 +615,9 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 			Source: src, Namespace: Namespace(src), Name: name,
 			Title: d.Title, Description: d.Description,
 			InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations,
-			Request: d.Request, Hash: hash, Pinned: pinned, Change: pinnedChange(pinned, hash, pinnedDef, &d),
-			Updated: time.UnixMilli(updated),
+			Request: d.Request, Hash: hash, Pinned: pinned, Change: pinnedChange(pinned, hash, st.PinnedDefinition, &d),
+			Updated: st.Updated,
 		})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
 
 	// Once the new snapshot is in: a start-up wait that sees a source
@@ -737,7 +679,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 // while a server that lists ever new names cannot grow the table without
 // end (only then can an old name's address go to a new one).
 func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*Tool, keepRetired int) (map[string]map[string]string, error) {
-	given, err := readAddresses(ctx, c.db, nil)
+	given, err := c.db.Addresses(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -752,17 +694,17 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 	if len(missing) == 0 {
 		return given, nil
 	}
-	tx, err := c.db.BeginTx(ctx, nil)
+	tx, err := c.db.BeginCatalog(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("assigning addresses: %w", err)
 	}
 	defer tx.Rollback()
 	// Again inside the transaction: another process on this home may have
 	// given some since.
-	if given, err = readAddresses(ctx, nil, tx); err != nil {
+	if given, err = tx.Addresses(ctx); err != nil {
 		return nil, err
 	}
-	now := time.Now().UnixMilli()
+	now := time.Now()
 	for _, src := range sortedKeys(missing) {
 		taken := map[string]string{}
 		for name, js := range given[src] {
@@ -785,7 +727,7 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its name gives no JavaScript name", truncateName(name)))
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO addresses (source, name, js_name, at) VALUES (?, ?, ?, ?)`, src, name, js, now); err != nil {
+			if err := tx.GiveAddress(ctx, src, name, js, now); err != nil {
 				return nil, fmt.Errorf("assigning an address to tool %s of %s: %w", truncateName(name), src, err)
 			}
 			given[src][name] = js
@@ -794,10 +736,7 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 					"address", Namespace(src)+"."+js, "taken", Namespace(src)+"."+base, "by", truncateName(taken[base]))
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM addresses WHERE source = ? AND name IN (
-			SELECT a.name FROM addresses a WHERE a.source = ?
-				AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.source = a.source AND t.name = a.name)
-			ORDER BY a.at DESC, a.name LIMIT -1 OFFSET ?)`, src, src, keepRetired); err != nil {
+		if err := tx.DropRetiredAddresses(ctx, src, keepRetired); err != nil {
 			return nil, fmt.Errorf("dropping old addresses of %s: %w", src, err)
 		}
 	}
@@ -805,38 +744,6 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 		return nil, fmt.Errorf("assigning addresses: %w", err)
 	}
 	return given, nil
-}
-
-// readAddresses reads every stored address, by source and MCP name,
-// through db or, when set, tx.
-func readAddresses(ctx context.Context, db *store.DB, tx *sql.Tx) (map[string]map[string]string, error) {
-	const q = `SELECT source, name, js_name FROM addresses`
-	var rows *sql.Rows
-	var err error
-	if tx != nil {
-		rows, err = tx.QueryContext(ctx, q)
-	} else {
-		rows, err = db.QueryContext(ctx, q)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading addresses: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]map[string]string{}
-	for rows.Next() {
-		var src, name, js string
-		if err := rows.Scan(&src, &name, &js); err != nil {
-			return nil, fmt.Errorf("reading addresses: %w", err)
-		}
-		if out[src] == nil {
-			out[src] = map[string]string{}
-		}
-		out[src][name] = js
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading addresses: %w", err)
-	}
-	return out, nil
 }
 
 // truncateName keeps a hostile tool name readable in logs and warnings.

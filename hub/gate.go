@@ -2,7 +2,6 @@ package hub
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -122,12 +121,12 @@ func gateInput(t *Tool, conn string, cfg *Config) GateInput {
 // pinnedChange says, in one line, what differs between the pinned
 // definition (pinnedDef, its JSON, when it was kept) and cur; "" when the
 // tool is pinned to cur or to nothing.
-func pinnedChange(pinned, hash string, pinnedDef sql.NullString, cur *toolDefinition) string {
+func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) string {
 	if pinned == "" || pinned == hash {
 		return ""
 	}
 	var old toolDefinition
-	if !pinnedDef.Valid || json.Unmarshal([]byte(pinnedDef.String), &old) != nil {
+	if pinnedDef == nil || json.Unmarshal(pinnedDef, &old) != nil {
 		return "its definition changed (the accepted one was not kept)"
 	}
 	var parts []string

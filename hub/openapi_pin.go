@@ -18,11 +18,13 @@ package hub
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/store"
 )
 
 // RESTRequest is what a call of an OpenAPI operation sends: the method, the
@@ -101,20 +103,15 @@ func (p *pinnedOrigins) foreign(server string) bool {
 }
 
 // readPinnedOrigins reads the origins of the pinned operations of source.
-func readPinnedOrigins(ctx context.Context, tx *sql.Tx, source string) (*pinnedOrigins, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT definition FROM pins WHERE source = ? AND definition IS NOT NULL ORDER BY at DESC`, source)
+func readPinnedOrigins(ctx context.Context, tx *store.CatalogTx, source string) (*pinnedOrigins, error) {
+	defs, err := tx.PinnedDefinitions(ctx, source)
 	if err != nil {
 		return nil, fmt.Errorf("reading pins: %w", err)
 	}
-	defer rows.Close()
 	p := &pinnedOrigins{origins: map[string]bool{}}
-	for rows.Next() {
-		var def string
-		if err := rows.Scan(&def); err != nil {
-			return nil, fmt.Errorf("reading pins: %w", err)
-		}
+	for _, def := range defs {
 		var d toolDefinition
-		if json.Unmarshal([]byte(def), &d) != nil || d.Request == nil {
+		if json.Unmarshal(def, &d) != nil || d.Request == nil {
 			continue
 		}
 		if p.server == "" {
@@ -122,7 +119,7 @@ func readPinnedOrigins(ctx context.Context, tx *sql.Tx, source string) (*pinnedO
 		}
 		p.origins[originOfURL(d.Request.Server)] = true
 	}
-	return p, rows.Err()
+	return p, nil
 }
 
 // migrateRESTPin moves the pin of an OpenAPI operation kept before
@@ -130,25 +127,21 @@ func readPinnedOrigins(ctx context.Context, tx *sql.Tx, source string) (*pinnedO
 // without req) to the definition with req, with the remembered allows
 // given for it; it reports whether an allow moved. A pin of any other
 // definition stays.
-func migrateRESTPin(ctx context.Context, tx *sql.Tx, source string, t *mcp.Tool, hash string, def []byte, now int64) (bool, error) {
+func migrateRESTPin(ctx context.Context, tx *store.CatalogTx, source string, t *mcp.Tool, hash string, def []byte, now time.Time) (bool, error) {
 	_, legacy, err := definitionOf(t)
 	if err != nil || legacy == hash {
 		return false, nil
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE pins SET hash = ?, definition = ?, at = ? WHERE source = ? AND name = ? AND hash = ?`,
-		hash, string(def), now, source, t.Name, legacy)
+	moved, err := tx.MovePin(ctx, source, t.Name, legacy, hash, def, now)
 	if err != nil {
 		return false, fmt.Errorf("moving the pin of %s of %s: %w", t.Name, source, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if !moved {
 		return false, nil
 	}
-	res, err = tx.ExecContext(ctx, `UPDATE OR REPLACE decisions SET hash = ? WHERE mode = 'allow' AND hash = ?
-		AND address IN (SELECT ? || '.' || js_name FROM addresses WHERE source = ? AND name = ?)`,
-		hash, legacy, Namespace(source), source, t.Name)
+	n, err := tx.MoveToolAllows(ctx, Namespace(source), source, t.Name, legacy, hash)
 	if err != nil {
 		return false, fmt.Errorf("moving remembered allows of %s of %s: %w", t.Name, source, err)
 	}
-	n, _ := res.RowsAffected()
 	return n > 0, nil
 }

@@ -14,7 +14,6 @@ package hub
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -214,9 +213,9 @@ type skillDefinition struct {
 }
 
 // skillChange says in one line how def differs from the pinned one.
-func skillChange(pinned sql.NullString, cur *Skill) string {
+func skillChange(pinned []byte, cur *Skill) string {
 	var old skillDefinition
-	if !pinned.Valid || json.Unmarshal([]byte(pinned.String), &old) != nil {
+	if pinned == nil || json.Unmarshal(pinned, &old) != nil {
 		return "its frontmatter or files changed"
 	}
 	var parts []string
@@ -328,21 +327,19 @@ func (h *Hub) refreshSkills(ctx context.Context, failed map[string]error, source
 // pinSkills pins each skill seen for the first time and sets every skill's
 // Pinned and Change from its pin.
 func (h *Hub) pinSkills(ctx context.Context, source string, skills []*Skill) error {
-	tx, err := h.db.BeginTx(ctx, nil)
+	tx, err := h.db.BeginCatalog(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	now := time.Now().UnixMilli()
+	now := time.Now()
 	for _, sk := range skills {
 		def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
-		if _, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (source, name) DO NOTHING`, source, "skill:"+sk.Path, sk.Hash, string(def), now); err != nil {
+		if err := tx.PinFirst(ctx, source, "skill:"+sk.Path, sk.Hash, def, now); err != nil {
 			return fmt.Errorf("pinning %s: %w", sk.Address, err)
 		}
-		var pinned string
-		var pinnedDef sql.NullString
-		if err := tx.QueryRowContext(ctx, `SELECT hash, definition FROM pins WHERE source = ? AND name = ?`, source, "skill:"+sk.Path).Scan(&pinned, &pinnedDef); err != nil {
+		pinned, pinnedDef, err := tx.Pin(ctx, source, "skill:"+sk.Path)
+		if err != nil {
 			return fmt.Errorf("reading the pin of %s: %w", sk.Address, err)
 		}
 		sk.Pinned = pinned
@@ -374,8 +371,7 @@ func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]ToolC
 			continue
 		}
 		def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
-		if _, err := h.db.ExecContext(ctx, `UPDATE pins SET hash = ?, definition = ?, at = ? WHERE source = ? AND name = ?`,
-			sk.Hash, string(def), time.Now().UnixMilli(), sk.Source, "skill:"+sk.Path); err != nil {
+		if err := h.db.SetPin(ctx, sk.Source, "skill:"+sk.Path, sk.Hash, def, time.Now()); err != nil {
 			return accepted, fmt.Errorf("accepting %s: %w", sk.Address, err)
 		}
 		accepted = append(accepted, ToolChange{Source: sk.Source, Name: "skill:" + sk.Path, Address: sk.Address,

@@ -1,0 +1,318 @@
+package store
+
+// The tool catalog: every listed tool of every source with its definition,
+// the pins consent is bound to, and the addresses tools are called by.
+//
+// A pin holds, per tool, the definition the person consented to or first
+// saw; it outlives its tool, so a tool removed and added back with another
+// definition is changed. An address (the tool's method name in its
+// source's namespace) is given once and never to another tool. The
+// catalog's writes that must see each other go in one CatalogTx.
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Tool is a listed tool as stored, with its pin.
+type Tool struct {
+	Source     string
+	Name       string // the upstream MCP name
+	Definition []byte // JSON
+	Hash       string
+	Updated    time.Time
+	// Pinned is the hash of the pinned definition, "" when there is no pin;
+	// PinnedDefinition is its JSON, nil when it was not kept.
+	Pinned           string
+	PinnedDefinition []byte
+}
+
+// Tools returns every stored tool with its pin, by source and name.
+func (db *DB) Tools(ctx context.Context) ([]Tool, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT t.source, t.name, t.definition, t.hash, t.updated, COALESCE(p.hash, ''), p.definition
+		FROM tools t LEFT JOIN pins p ON p.source = t.source AND p.name = t.name ORDER BY t.source, t.name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Tool
+	for rows.Next() {
+		var t Tool
+		var def string
+		var updated int64
+		var pinnedDef sql.NullString
+		if err := rows.Scan(&t.Source, &t.Name, &def, &t.Hash, &updated, &t.Pinned, &pinnedDef); err != nil {
+			return nil, err
+		}
+		t.Definition, t.Updated = []byte(def), time.UnixMilli(updated)
+		if pinnedDef.Valid {
+			t.PinnedDefinition = []byte(pinnedDef.String)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// Pin asks PinTools to pin a tool to the stored definition with Hash.
+type Pin struct {
+	Source, Name string
+	// Address is the tool's address, whose remembered allows for the
+	// definition Was (its pin until now) move to Hash.
+	Address string
+	Hash    string
+	Was     string
+}
+
+// PinTools pins each tool to the definition with its Hash, when that is
+// still the tool's stored definition, and moves the remembered allows given
+// for its earlier pin (Was, when set and another hash) to the new one, all
+// in one transaction. It reports, per pin, whether it moved: false when the
+// tool was pinned there already or its definition moved on.
+func (db *DB) PinTools(ctx context.Context, pins []Pin, now time.Time) ([]bool, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pinning tool definitions: %w", err)
+	}
+	defer tx.Rollback()
+	moved := make([]bool, len(pins))
+	for i, p := range pins {
+		res, err := tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at)
+			SELECT source, name, hash, definition, ? FROM tools WHERE source = ? AND name = ? AND hash = ?
+			ON CONFLICT (source, name) DO UPDATE SET hash = excluded.hash, definition = excluded.definition, at = excluded.at
+			WHERE pins.hash != excluded.hash OR pins.definition IS NULL`,
+			now.UnixMilli(), p.Source, p.Name, p.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("pinning %s: %w", p.Address, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			continue // pinned already, or the definition moved on
+		}
+		moved[i] = true
+		if p.Was != "" && p.Was != p.Hash {
+			if _, err := tx.ExecContext(ctx, `UPDATE OR REPLACE decisions SET hash = ? WHERE address = ? AND mode = 'allow' AND hash = ?`,
+				p.Hash, p.Address, p.Was); err != nil {
+				return nil, fmt.Errorf("moving remembered allows of %s: %w", p.Address, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("pinning tool definitions: %w", err)
+	}
+	return moved, nil
+}
+
+// SetPin pins tool name of source to the definition def with hash, when
+// it has a pin.
+func (db *DB) SetPin(ctx context.Context, source, name, hash string, def []byte, now time.Time) error {
+	_, err := db.sql.ExecContext(ctx, `UPDATE pins SET hash = ?, definition = ?, at = ? WHERE source = ? AND name = ?`,
+		hash, string(def), now.UnixMilli(), source, name)
+	return err
+}
+
+// Addresses returns every stored address, by source and MCP name.
+func (db *DB) Addresses(ctx context.Context) (map[string]map[string]string, error) {
+	rows, err := db.sql.QueryContext(ctx, addressesQuery)
+	return scanAddresses(rows, err)
+}
+
+const addressesQuery = `SELECT source, name, js_name FROM addresses`
+
+func scanAddresses(rows *sql.Rows, err error) (map[string]map[string]string, error) {
+	if err != nil {
+		return nil, fmt.Errorf("reading addresses: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]string{}
+	for rows.Next() {
+		var src, name, js string
+		if err := rows.Scan(&src, &name, &js); err != nil {
+			return nil, fmt.Errorf("reading addresses: %w", err)
+		}
+		if out[src] == nil {
+			out[src] = map[string]string{}
+		}
+		out[src][name] = js
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading addresses: %w", err)
+	}
+	return out, nil
+}
+
+// CatalogTx is one transaction over the catalog's tools, pins and
+// addresses, for writes that depend on what it reads: another process on
+// the home may write between two transactions. Its methods return the
+// database's errors as they are; the caller says what it was doing.
+// Commit or Rollback ends it; Rollback after Commit does nothing.
+type CatalogTx struct {
+	tx *sql.Tx
+}
+
+// BeginCatalog starts a CatalogTx.
+func (db *DB) BeginCatalog(ctx context.Context) (*CatalogTx, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &CatalogTx{tx: tx}, nil
+}
+
+// Commit commits the transaction.
+func (c *CatalogTx) Commit() error { return c.tx.Commit() }
+
+// Rollback abandons the transaction, unless it was committed.
+func (c *CatalogTx) Rollback() error { return c.tx.Rollback() }
+
+// Sources returns the sources that have stored tools.
+func (c *CatalogTx) Sources(ctx context.Context) ([]string, error) {
+	rows, err := c.tx.QueryContext(ctx, `SELECT DISTINCT source FROM tools`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// DropSource deletes the tools of source. Their pins and addresses stay:
+// a source added back is checked against them.
+func (c *CatalogTx) DropSource(ctx context.Context, source string) error {
+	_, err := c.tx.ExecContext(ctx, `DELETE FROM tools WHERE source = ?`, source)
+	return err
+}
+
+// Hashes returns the definition hash of each stored tool of source, by
+// name.
+func (c *CatalogTx) Hashes(ctx context.Context, source string) (map[string]string, error) {
+	rows, err := c.tx.QueryContext(ctx, `SELECT name, hash FROM tools WHERE source = ?`, source)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, hash string
+		if err := rows.Scan(&name, &hash); err != nil {
+			return nil, err
+		}
+		out[name] = hash
+	}
+	return out, rows.Err()
+}
+
+// PutTool stores tool name of source with its definition def and hash,
+// first seen now when it is new.
+func (c *CatalogTx) PutTool(ctx context.Context, source, name string, def []byte, hash string, now time.Time) error {
+	ms := now.UnixMilli()
+	_, err := c.tx.ExecContext(ctx, `INSERT INTO tools (source, name, definition, hash, first_seen, updated)
+				VALUES (?, ?, ?, ?, ?, ?)
+				ON CONFLICT (source, name) DO UPDATE SET definition = excluded.definition, hash = excluded.hash, updated = excluded.updated`,
+		source, name, string(def), hash, ms, ms)
+	return err
+}
+
+// DropTool deletes tool name of source. Its pin stays: a tool added back
+// with another definition is changed.
+func (c *CatalogTx) DropTool(ctx context.Context, source, name string) error {
+	_, err := c.tx.ExecContext(ctx, `DELETE FROM tools WHERE source = ? AND name = ?`, source, name)
+	return err
+}
+
+// PinFirst pins tool name of source to the definition def with hash,
+// unless it has a pin.
+func (c *CatalogTx) PinFirst(ctx context.Context, source, name, hash string, def []byte, now time.Time) error {
+	_, err := c.tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (source, name) DO NOTHING`, source, name, hash, string(def), now.UnixMilli())
+	return err
+}
+
+// Pin returns the pin of tool name of source: its hash, and its definition
+// (nil when it was not kept). It fails with sql.ErrNoRows when there is
+// none.
+func (c *CatalogTx) Pin(ctx context.Context, source, name string) (hash string, def []byte, err error) {
+	var d sql.NullString
+	if err := c.tx.QueryRowContext(ctx, `SELECT hash, definition FROM pins WHERE source = ? AND name = ?`, source, name).Scan(&hash, &d); err != nil {
+		return "", nil, err
+	}
+	if d.Valid {
+		def = []byte(d.String)
+	}
+	return hash, def, nil
+}
+
+// PinnedDefinitions returns the kept definitions of source's pins, newest
+// first.
+func (c *CatalogTx) PinnedDefinitions(ctx context.Context, source string) ([][]byte, error) {
+	rows, err := c.tx.QueryContext(ctx, `SELECT definition FROM pins WHERE source = ? AND definition IS NOT NULL ORDER BY at DESC`, source)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var def string
+		if err := rows.Scan(&def); err != nil {
+			return nil, err
+		}
+		out = append(out, []byte(def))
+	}
+	return out, rows.Err()
+}
+
+// MovePin moves the pin of tool name of source from the definition with
+// hash from to def with hash to. It reports false, and moves nothing, when
+// the tool is pinned elsewhere.
+func (c *CatalogTx) MovePin(ctx context.Context, source, name, from, to string, def []byte, now time.Time) (bool, error) {
+	res, err := c.tx.ExecContext(ctx, `UPDATE pins SET hash = ?, definition = ?, at = ? WHERE source = ? AND name = ? AND hash = ?`,
+		to, string(def), now.UnixMilli(), source, name, from)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// MoveToolAllows moves the remembered allows given for definition from of
+// tool name of source, at its stored address in namespace, to definition
+// to. It reports how many moved.
+func (c *CatalogTx) MoveToolAllows(ctx context.Context, namespace, source, name, from, to string) (int64, error) {
+	res, err := c.tx.ExecContext(ctx, `UPDATE OR REPLACE decisions SET hash = ? WHERE mode = 'allow' AND hash = ?
+		AND address IN (SELECT ? || '.' || js_name FROM addresses WHERE source = ? AND name = ?)`,
+		to, from, namespace, source, name)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Addresses is DB.Addresses in the transaction.
+func (c *CatalogTx) Addresses(ctx context.Context) (map[string]map[string]string, error) {
+	rows, err := c.tx.QueryContext(ctx, addressesQuery)
+	return scanAddresses(rows, err)
+}
+
+// GiveAddress gives tool name of source the method name js. It fails when
+// the tool has an address, or another tool of the source has js.
+func (c *CatalogTx) GiveAddress(ctx context.Context, source, name, js string, now time.Time) error {
+	_, err := c.tx.ExecContext(ctx, `INSERT INTO addresses (source, name, js_name, at) VALUES (?, ?, ?, ?)`, source, name, js, now.UnixMilli())
+	return err
+}
+
+// DropRetiredAddresses keeps the addresses of at most keep tools source
+// no longer lists (the newest given), and deletes the others.
+func (c *CatalogTx) DropRetiredAddresses(ctx context.Context, source string, keep int) error {
+	_, err := c.tx.ExecContext(ctx, `DELETE FROM addresses WHERE source = ? AND name IN (
+			SELECT a.name FROM addresses a WHERE a.source = ?
+				AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.source = a.source AND t.name = a.name)
+			ORDER BY a.at DESC, a.name LIMIT -1 OFFSET ?)`, source, source, keep)
+	return err
+}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"capabilities.sh/capabilities/hub/store"
 )
 
 // SourceStatus is one source as `hub status` and the tray show it.
@@ -93,7 +95,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 	st.Pending = len(pend)
 	y, m, d := h.now().Date()
 	midnight := time.Date(y, m, d, 0, 0, 0, 0, h.now().Location())
-	if err := h.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE created >= ?`, midnight.UnixMilli()).Scan(&st.RunsToday); err != nil {
+	if st.RunsToday, err = h.db.CountRunsSince(ctx, midnight); err != nil {
 		return st, err
 	}
 	return st, nil
@@ -119,34 +121,20 @@ func (h *Hub) Runs(ctx context.Context, limit int, pendingOnly bool) ([]RunSumma
 	if limit <= 0 {
 		limit = 20
 	}
-	q := `SELECT id FROM runs ORDER BY updated DESC, id LIMIT ?`
-	args := []any{limit}
+	q := store.RunsQuery{Limit: limit}
 	if pendingOnly {
 		// Waiting for a person: a call nobody decided and that has not
 		// expired. A run whose calls were all decided waits for the model
 		// to resume it, not for a person.
-		q = `SELECT id FROM runs WHERE status IN ('awaiting_approval', 'awaiting_connection')
-			AND id IN (SELECT run_id FROM pending WHERE decision IS NULL AND expires > ?)
-			ORDER BY updated DESC, id LIMIT ?`
-		args = []any{h.now().UnixMilli(), limit}
+		q.Waiting, q.Now = []string{StatusAwaitingApproval, StatusAwaitingConnection}, h.now()
 	}
-	rows, err := h.db.QueryContext(ctx, q, args...)
+	rows, err := h.db.RecentRuns(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	out := make([]RunSummary, 0, len(ids))
-	for _, id := range ids {
-		r, err := h.runs.loadRun(ctx, id)
+	out := make([]RunSummary, 0, len(rows))
+	for _, row := range rows {
+		r, err := runRowOf(row)
 		if err != nil {
 			return nil, err
 		}
@@ -174,22 +162,15 @@ func (h *Hub) History(ctx context.Context, limit int) ([]DecisionRecord, error) 
 	if limit <= 0 {
 		limit = 50
 	}
-	rows, err := h.db.QueryContext(ctx, `SELECT at, channel, actor, run_id, address, decision FROM audit ORDER BY id DESC LIMIT ?`, limit)
+	entries, err := h.db.History(ctx, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []DecisionRecord
-	for rows.Next() {
-		var d DecisionRecord
-		var at int64
-		if err := rows.Scan(&at, &d.Channel, &d.Actor, &d.RunID, &d.Address, &d.Decision); err != nil {
-			return nil, err
-		}
-		d.At = time.UnixMilli(at)
-		out = append(out, d)
+	for _, e := range entries {
+		out = append(out, DecisionRecord{At: e.At, Channel: e.Channel, Actor: e.Actor, RunID: e.RunID, Address: e.Address, Decision: e.Decision})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // SetPaused pauses or resumes the hub: while paused, execute refuses new

@@ -96,6 +96,27 @@ func (db *DB) Audit(ctx context.Context, e AuditEntry) error {
 	return err
 }
 
+// History returns the latest limit entries of the audit trail, newest
+// first.
+func (db *DB) History(ctx context.Context, limit int) ([]AuditEntry, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT at, channel, actor, pending_id, run_id, address, decision, detail FROM audit ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var e AuditEntry
+		var at int64
+		if err := rows.Scan(&at, &e.Channel, &e.Actor, &e.PendingID, &e.RunID, &e.Address, &e.Decision, &e.Detail); err != nil {
+			return nil, err
+		}
+		e.At = time.UnixMilli(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
 // Remembered returns the remembered decisions, oldest first.
 func (db *DB) Remembered(ctx context.Context) ([]Decision, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, address, connection, hash, mode, channel, at FROM decisions ORDER BY id`)

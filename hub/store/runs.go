@@ -92,6 +92,55 @@ func (db *DB) LoadRun(ctx context.Context, id string) (*Run, error) {
 	return r, nil
 }
 
+// RunsQuery selects the runs RecentRuns lists.
+type RunsQuery struct {
+	Limit int
+	// Waiting, when set, keeps the runs whose status is one of Waiting and
+	// that wait for an input nobody decided and that has not expired at
+	// Now.
+	Waiting []string
+	Now     time.Time
+}
+
+// RecentRuns lists the runs q selects, the last updated first.
+func (db *DB) RecentRuns(ctx context.Context, q RunsQuery) ([]*Run, error) {
+	query := `SELECT ` + runCols + ` FROM runs ORDER BY updated DESC, id LIMIT ?`
+	args := []any{q.Limit}
+	if len(q.Waiting) > 0 {
+		marks := make([]string, len(q.Waiting))
+		args = args[:0]
+		for i, s := range q.Waiting {
+			marks[i] = "?"
+			args = append(args, s)
+		}
+		query = `SELECT ` + runCols + ` FROM runs WHERE status IN (` + strings.Join(marks, ", ") + `)
+			AND id IN (SELECT run_id FROM pending WHERE decision IS NULL AND expires > ?)
+			ORDER BY updated DESC, id LIMIT ?`
+		args = append(args, q.Now.UnixMilli(), q.Limit)
+	}
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// CountRunsSince counts the runs created at t or later.
+func (db *DB) CountRunsSince(ctx context.Context, t time.Time) (int, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE created >= ?`, t.UnixMilli()).Scan(&n)
+	return n, err
+}
+
 // StartAttempt records that an attempt of run id starts now with status,
 // on the sandbox engine and prelude given by their hashes.
 func (db *DB) StartAttempt(ctx context.Context, id, status, engine, prelude string, now time.Time) error {

@@ -137,6 +137,67 @@ func TestClaimRunLease(t *testing.T) {
 	}
 }
 
+// TestRecentRunsInOneQuery: runs come back whole (code, notices, envelope)
+// from one query, the last updated first; Waiting keeps the runs with a
+// waiting status and an input nobody decided that has not expired.
+func TestRecentRunsInOneQuery(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "capabilities.db"), nil)
+	ctx := context.Background()
+	now := time.UnixMilli(time.Now().UnixMilli())
+	for i, r := range []struct {
+		id, status string
+		env        []byte
+	}{
+		{"r_done", "completed", []byte(`{"status":"completed"}`)},
+		{"r_open", "awaiting_approval", []byte(`{"status":"awaiting_approval"}`)},
+		{"r_decided", "awaiting_approval", nil},
+		{"r_expired", "awaiting_connection", nil},
+		{"r_wait_conn", "awaiting_connection", nil},
+	} {
+		at := now.Add(time.Duration(i) * time.Second)
+		run := &Run{ID: r.id, Code: "return " + r.id, Notices: []string{"n"}, Seed: 7, Clock: at, Status: r.status, Attempts: 1, Envelope: r.env, Created: at, Updated: at}
+		if err := db.CreateRun(ctx, run, Lease{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addPending(t, db, "p_open", "r_open", now.Add(time.Hour), "")
+	addPending(t, db, "p_decided", "r_decided", now.Add(time.Hour), "allow")
+	addPending(t, db, "p_expired", "r_expired", now.Add(-time.Hour), "")
+	addPending(t, db, "p_conn", "r_wait_conn", now.Add(time.Hour), "")
+	addPending(t, db, "p_done", "r_done", now.Add(time.Hour), "")
+
+	ids := func(rs []*Run) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	all, err := db.RecentRuns(ctx, RunsQuery{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(all); got != "r_wait_conn r_expired r_decided" {
+		t.Errorf("the 3 latest runs = %s", got)
+	}
+	waiting, err := db.RecentRuns(ctx, RunsQuery{Limit: 10, Waiting: []string{"awaiting_approval", "awaiting_connection"}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(waiting); got != "r_wait_conn r_open" {
+		t.Errorf("the runs waiting for a person = %s", got)
+	}
+	if r := waiting[1]; r.Code != "return r_open" || len(r.Notices) != 1 || r.Seed != 7 || string(r.Envelope) != `{"status":"awaiting_approval"}` || !r.Created.Equal(now.Add(time.Second)) {
+		t.Errorf("r_open = %+v", r)
+	}
+	if waiting[0].Envelope != nil {
+		t.Errorf("a run without an envelope came back with %q", waiting[0].Envelope)
+	}
+	if n, err := db.CountRunsSince(ctx, now.Add(3*time.Second)); err != nil || n != 2 {
+		t.Errorf("CountRunsSince = %d, %v; want 2", n, err)
+	}
+}
+
 func TestStateNonceRedeemsOnce(t *testing.T) {
 	db := open(t, filepath.Join(t.TempDir(), "capabilities.db"), nil)
 	ctx := context.Background()

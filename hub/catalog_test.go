@@ -414,8 +414,14 @@ func TestCatalogDropsRemovedAndDisabledSources(t *testing.T) {
 	if errs := c.Refresh(ctx, removed); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	var n int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM tools WHERE source = 'a'`).Scan(&n); err != nil || n != 0 {
+	stored, err := db.Tools(ctx)
+	n := 0
+	for _, st := range stored {
+		if st.Source == "a" {
+			n++
+		}
+	}
+	if err != nil || n != 0 {
 		t.Errorf("%d tools of the removed source remain (%v)", n, err)
 	}
 	if got := c.Snapshot().Namespaces(); !slices.Equal(got, []string{"b"}) {
@@ -459,7 +465,7 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 	if _, err := u.Call(ctx, src, "", "list_items", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`PRAGMA wal_checkpoint(FULL)`); err != nil {
+	if err := rawExec(t, db, `PRAGMA wal_checkpoint(FULL)`); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{db.Path(), db.Path() + "-wal", db.Path() + "-shm"} {

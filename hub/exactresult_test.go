@@ -115,10 +115,11 @@ return { echoed, big, types: [typeof echoed.n, typeof echoed.parsed, typeof big.
 		t.Errorf("result\n%s\nwant\n%s", done.Result, wantResult)
 	}
 	// The journal holds the hash of the bytes sent and the exact result.
-	var hash, outcome string
-	if err := h.db.QueryRowContext(ctx, `SELECT args_hash, outcome FROM journal WHERE run_id = ? AND seq = 1`, env.RunID).Scan(&hash, &outcome); err != nil {
-		t.Fatal(err)
+	journal, err := h.db.ReadJournal(ctx, env.RunID)
+	if err != nil || journal[1] == nil {
+		t.Fatalf("call 1 of the journal: %v", err)
 	}
+	hash, outcome := journal[1].ArgsHash, string(journal[1].Outcome)
 	if hash != argsHash([]byte(sent)) || hash == argsHash([]byte(strings.ReplaceAll(sent, "9007199254740993", "9007199254740992"))) {
 		t.Errorf("journaled hash %s is not the hash of the exact arguments", hash)
 	}

@@ -246,7 +246,7 @@ func TestReplayDiverged(t *testing.T) {
 		t.Fatal(env.Line())
 	}
 	// Fault injection: the journal no longer matches what the code calls.
-	if _, err := h.db.Exec(`UPDATE journal SET args_hash = 'other' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
+	if err := rawExec(t, h.db, `UPDATE journal SET args_hash = 'other' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
 		t.Fatal(err)
 	}
 	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
@@ -265,7 +265,7 @@ func TestInterruptedCallIsNotRepeated(t *testing.T) {
 		t.Fatal(env.Line())
 	}
 	// As if the hub died with a non-idempotent call in flight.
-	if _, err := h.db.Exec(`UPDATE journal SET state = 'issued', outcome = NULL WHERE run_id = ? AND seq = 2`, env.RunID); err != nil {
+	if err := rawExec(t, h.db, `UPDATE journal SET state = 'issued', outcome = NULL WHERE run_id = ? AND seq = 2`, env.RunID); err != nil {
 		t.Fatal(err)
 	}
 	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
@@ -283,7 +283,7 @@ func TestInterruptedCallIsNotRepeated(t *testing.T) {
 		t.Fatal(env.Line())
 	}
 	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
-	if _, err := h.db.Exec(`UPDATE journal SET state = 'issued' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
+	if err := rawExec(t, h.db, `UPDATE journal SET state = 'issued' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
 		t.Fatal(err)
 	}
 	done = h.resumeRun(t, env.RunID)

@@ -35,6 +35,7 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw := rawSQL(t, old)
 	for _, q := range []struct {
 		sql  string
 		args []any
@@ -49,10 +50,11 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 			VALUES ('p_1', 'r_1', 1, 'approval', 'notes.sendNote', 'personal', 'a', 1, 2, 'allow', 1, 'dialog', 1)`, nil},
 		{`INSERT INTO remembered (address, mode, channel, at) VALUES ('notes.sendNote', 'allow', 'dialog', 1), ('notes.wipe', 'deny', 'cli', 2)`, nil},
 	} {
-		if _, err := old.Exec(q.sql, q.args...); err != nil {
+		if _, err := raw.Exec(q.sql, q.args...); err != nil {
 			t.Fatalf("%s: %v", q.sql, err)
 		}
 	}
+	raw.Close()
 	old.Close()
 
 	// The source is down: the catalog comes from the store.

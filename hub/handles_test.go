@@ -3,9 +3,11 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,9 +238,18 @@ func TestHandleReadReplays(t *testing.T) {
 		t.Fatalf("%v %s", err, env.Line())
 	}
 	// The read is journaled as what it read, not as a copy of the bytes.
-	var state, outcome string
-	if err := h.db.QueryRow(`SELECT state, outcome FROM journal WHERE run_id = ? AND address = 'hub.read'`, env.RunID).Scan(&state, &outcome); err != nil {
+	journal, err := h.db.ReadJournal(ctx, env.RunID)
+	if err != nil {
 		t.Fatal(err)
+	}
+	var state, outcome string
+	for _, seq := range slices.Sorted(maps.Keys(journal)) {
+		if e := journal[seq]; e.Address == "hub.read" && state == "" {
+			state, outcome = e.State, string(e.Outcome)
+		}
+	}
+	if state == "" {
+		t.Fatal("no journal entry of hub.read")
 	}
 	if state != journalRead || !strings.Contains(outcome, `"handle":"`+hr.Handle+`"`) || strings.Contains(outcome, "3456") {
 		t.Errorf("the read is journaled as %s %s; want a reference to %s", state, outcome, hr.Handle)
@@ -267,7 +278,7 @@ func TestHandleReadReplays(t *testing.T) {
 	if err != nil || env.Status != StatusAwaitingApproval {
 		t.Fatalf("%v %s", err, env.Line())
 	}
-	if _, err := h.db.Exec(`DELETE FROM runs WHERE id = ?`, made.RunID); err != nil {
+	if err := rawExec(t, h.db, `DELETE FROM runs WHERE id = ?`, made.RunID); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err != nil {
@@ -301,7 +312,7 @@ func TestHandleScrubbed(t *testing.T) {
 		t.Errorf("read back: %s", env.Result)
 	}
 	var n int
-	if err := h.db.QueryRow(`SELECT count(*) FROM handles WHERE instr(value, ?) > 0`, []byte(secret)).Scan(&n); err != nil || n != 0 {
+	if err := rawQueryRow(t, h.db, `SELECT count(*) FROM handles WHERE instr(value, ?) > 0`, []any{[]byte(secret)}, &n); err != nil || n != 0 {
 		t.Errorf("%d handles hold the secret (%v)", n, err)
 	}
 }

@@ -21,7 +21,8 @@
 //
 // Below the heart, packages of their own (each imports none above it):
 //
-//   - hub/store: the SQLite file of runs, journal, decisions and pins.
+//   - hub/store: the SQLite file of runs, journal, decisions and pins, and
+//     the only package with SQL: typed calls over rows of its own.
 //   - hub/secrets: secret values and how they are kept out of what the hub
 //     says or writes; the approval preview's redaction; Cap.
 //   - hub/naming: how sources and upstream tools appear in code.

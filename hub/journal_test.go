@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -27,7 +26,7 @@ import (
 func TestConcurrentCallsJournaledAroundUpstream(t *testing.T) {
 	ctx := context.Background()
 	var (
-		db    *store.DB // opened once the hub created it
+		db    *sql.DB // its own handle, opened once the hub created the file
 		runID string
 		runMu sync.Mutex
 	)
@@ -71,11 +70,7 @@ func TestConcurrentCallsJournaledAroundUpstream(t *testing.T) {
 	if err := h.SetPolicy(ctx, "up.mark", Allow); err != nil {
 		t.Fatal(err)
 	}
-	var err error
-	if db, err = store.Open(ctx, h.Paths().DB(), nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db = rawSQL(t, h.db)
 
 	const n = 40
 	env, err := h.Execute(ctx, ExecuteRequest{Code: fmt.Sprintf(`

@@ -184,6 +184,7 @@ func TestOpenAPIPinMigration(t *testing.T) {
 	}
 	removeDef, removeHash := legacy(remove, remove.Description)
 	listDef, listHash := legacy(list, "List some items.")
+	raw := rawSQL(t, h.db)
 	for _, q := range []struct {
 		sql  string
 		args []any
@@ -194,7 +195,7 @@ func TestOpenAPIPinMigration(t *testing.T) {
 		{`UPDATE pins SET definition = ?, hash = ? WHERE source = 'api' AND name = 'listItems'`, []any{listDef, listHash}},
 		{`INSERT INTO decisions (address, connection, hash, mode, channel, at) VALUES ('api.removeItem', 'default', ?, 'allow', 'cli', 1)`, []any{removeHash}},
 	} {
-		if _, err := h.db.ExecContext(ctx, q.sql, q.args...); err != nil {
+		if _, err := raw.ExecContext(ctx, q.sql, q.args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -206,8 +207,14 @@ func TestOpenAPIPinMigration(t *testing.T) {
 	if remove == nil || remove.Changed() || remove.Hash == removeHash {
 		t.Errorf("an operation pinned before requests were kept, listed unchanged, is not moved to its definition with the request: %+v", remove)
 	}
-	var moved int
-	if err := h.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM decisions WHERE address = 'api.removeItem' AND hash = ?`, remove.Hash).Scan(&moved); err != nil || moved != 1 {
+	remembered, err := h.db.Remembered(ctx)
+	moved := 0
+	for _, d := range remembered {
+		if d.Address == "api.removeItem" && d.Hash == remove.Hash {
+			moved++
+		}
+	}
+	if err != nil || moved != 1 {
 		t.Errorf("the remembered allow did not move to the new definition: %d, %v", moved, err)
 	}
 	env := execCode(t, h, `return await api.removeItem({ id: "9" });`)

@@ -37,7 +37,7 @@ func TestRetentionOnItsOwn(t *testing.T) {
 	}
 	runs := func(h *Hub) int {
 		var n int
-		if err := h.db.QueryRow(`SELECT COUNT(*) FROM runs`).Scan(&n); err != nil {
+		if err := rawQueryRow(t, h.db, `SELECT COUNT(*) FROM runs`, nil, &n); err != nil {
 			t.Fatal(err)
 		}
 		return n

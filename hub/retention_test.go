@@ -69,11 +69,11 @@ func TestRetentionShrinksTheDatabase(t *testing.T) {
 		t.Errorf("50 results of 200 KB under a budget of 1 MiB grew the files to %d bytes", peak)
 	}
 	var runs int
-	if err := h.db.QueryRow(`SELECT COUNT(*) FROM runs`).Scan(&runs); err != nil || runs < 3 || runs > 5 || p.Kept > 1<<20 {
+	if err := rawQueryRow(t, h.db, `SELECT COUNT(*) FROM runs`, nil, &runs); err != nil || runs < 3 || runs > 5 || p.Kept > 1<<20 {
 		t.Errorf("%d runs kept with %d bytes (%v); 1 MiB keeps the newest 3 to 5 of 200 KB", runs, p.Kept, err)
 	}
 	var journal int
-	if err := h.db.QueryRow(`SELECT COUNT(*) FROM journal`).Scan(&journal); err != nil || journal != runs {
+	if err := rawQueryRow(t, h.db, `SELECT COUNT(*) FROM journal`, nil, &journal); err != nil || journal != runs {
 		t.Errorf("%d journal entries left for %d runs (%v)", journal, runs, err)
 	}
 	// The newest run is kept and still resumes to its envelope; the oldest is gone.
@@ -119,7 +119,7 @@ func TestRetentionBoundsARun(t *testing.T) {
 		t.Errorf("call 3: %q\nwant %q", out[2], want)
 	}
 	var stored int64
-	if err := h.db.QueryRow(`SELECT SUM(octet_length(outcome)) FROM journal WHERE run_id = ?`, env.RunID).Scan(&stored); err != nil || stored > 256<<10 {
+	if err := rawQueryRow(t, h.db, `SELECT SUM(octet_length(outcome)) FROM journal WHERE run_id = ?`, []any{env.RunID}, &stored); err != nil || stored > 256<<10 {
 		t.Errorf("the run's journal holds %d bytes (%v); its share is 256 KB", stored, err)
 	}
 

@@ -207,7 +207,7 @@ func TestLeaseOfADeadHubIsTakenOver(t *testing.T) {
 	t.Cleanup(notes.answer)
 	a, _ := twoHubsOnOneHome(t, notes, 0)
 	id := approvedRun(t, a)
-	if _, err := a.db.Exec(`UPDATE runs SET owner = ?, lease = ? WHERE id = ?`, fmt.Sprintf("%d/x", pid), time.Now().Add(time.Hour).UnixMilli(), id); err != nil {
+	if err := rawExec(t, a.db, `UPDATE runs SET owner = ?, lease = ? WHERE id = ?`, fmt.Sprintf("%d/x", pid), time.Now().Add(time.Hour).UnixMilli(), id); err != nil {
 		t.Fatal(err)
 	}
 	notes.answer()

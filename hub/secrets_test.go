@@ -168,20 +168,15 @@ return out;`
 		t.Fatal(err)
 	}
 	lh.requireClean(t, "stored envelope", []byte(stored.Line()))
-	rows, err := lh.db.QueryContext(context.Background(), `SELECT address, COALESCE(outcome, '') FROM journal WHERE run_id = ?`, env.RunID)
+	journal, err := lh.db.ReadJournal(context.Background(), env.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
-	for rows.Next() {
-		var addr, outcome string
-		if err := rows.Scan(&addr, &outcome); err != nil {
-			t.Fatal(err)
-		}
+	for _, e := range journal {
 		n++
-		lh.requireClean(t, "journal row of "+addr, []byte(outcome))
+		lh.requireClean(t, "journal row of "+e.Address, e.Outcome)
 	}
-	rows.Close()
 	if n != 4 {
 		t.Errorf("%d journal rows, want 4", n)
 	}

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -78,6 +79,31 @@ func openTestStore(t testing.TB) *store.DB { t.Helper(); return hubtest.OpenStor
 func openTestStoreFile(t testing.TB, file string) *store.DB {
 	t.Helper()
 	return hubtest.OpenStoreFile(t, file)
+}
+
+// rawSQL opens a handle of its own on db's file, as another process would,
+// for the tests that count rows or damage them where the store's typed
+// calls do not reach. It is closed when the test ends.
+func rawSQL(t testing.TB, db *store.DB) *sql.DB { t.Helper(); return hubtest.SQL(t, db) }
+
+// rawExec runs one statement through a handle of its own, closed when it
+// returns: a handle left open would keep the hub's Close from
+// checkpointing the WAL away.
+func rawExec(t testing.TB, db *store.DB, query string, args ...any) error {
+	t.Helper()
+	raw := rawSQL(t, db)
+	defer raw.Close()
+	_, err := raw.Exec(query, args...)
+	return err
+}
+
+// rawQueryRow scans the row query returns into dest, as rawExec runs a
+// statement.
+func rawQueryRow(t testing.TB, db *store.DB, query string, args []any, dest ...any) error {
+	t.Helper()
+	raw := rawSQL(t, db)
+	defer raw.Close()
+	return raw.QueryRow(query, args...).Scan(dest...)
 }
 
 // waitFor polls cond until it holds, failing the test after timeout.

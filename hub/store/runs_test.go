@@ -17,11 +17,11 @@ import (
 func addRun(t *testing.T, db *DB, id, status string, updated time.Time, outcomeBytes int) {
 	t.Helper()
 	ms := updated.UnixMilli()
-	if _, err := db.Exec(`INSERT INTO runs (id, code, seed, clock, status, created, updated) VALUES (?, 'return 1', 1, ?, ?, ?, ?)`, id, ms, status, ms, ms); err != nil {
+	if _, err := db.sql.Exec(`INSERT INTO runs (id, code, seed, clock, status, created, updated) VALUES (?, 'return 1', 1, ?, ?, ?, ?)`, id, ms, status, ms, ms); err != nil {
 		t.Fatal(err)
 	}
 	outcome := `"` + strings.Repeat("x", outcomeBytes) + `"`
-	if _, err := db.Exec(`INSERT INTO journal (run_id, seq, address, args_hash, state, outcome, started) VALUES (?, 0, 'memory.readGraph', 'h', 'ok', ?, ?)`, id, outcome, ms); err != nil {
+	if _, err := db.sql.Exec(`INSERT INTO journal (run_id, seq, address, args_hash, state, outcome, started) VALUES (?, 0, 'memory.readGraph', 'h', 'ok', ?, ?)`, id, outcome, ms); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -32,7 +32,7 @@ func addPending(t *testing.T, db *DB, id, runID string, expires time.Time, decis
 	if decision != "" {
 		dec = decision
 	}
-	if _, err := db.Exec(`INSERT INTO pending (id, run_id, seq, kind, address, args_hash, created, expires, decision) VALUES (?, ?, 0, 'approval', 'memory.createEntities', 'h', 0, ?, ?)`,
+	if _, err := db.sql.Exec(`INSERT INTO pending (id, run_id, seq, kind, address, args_hash, created, expires, decision) VALUES (?, ?, 0, 'approval', 'memory.createEntities', 'h', 0, ?, ?)`,
 		id, runID, expires.UnixMilli(), dec); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func addPending(t *testing.T, db *DB, id, runID string, expires time.Time, decis
 func count(t *testing.T, db *DB, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+	if err := db.sql.QueryRow(q, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -326,7 +326,7 @@ func TestFileModes(t *testing.T) {
 		}
 	}
 	var av int
-	if err := db.QueryRow(`PRAGMA auto_vacuum`).Scan(&av); err != nil || av != 2 {
+	if err := db.sql.QueryRow(`PRAGMA auto_vacuum`).Scan(&av); err != nil || av != 2 {
 		t.Errorf("auto_vacuum = %d (%v), want 2 (incremental)", av, err)
 	}
 }

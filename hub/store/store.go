@@ -2,6 +2,14 @@
 // catalog, runs and their journals, pending inputs, decisions and the audit
 // trail.
 //
+// It is the only package that writes SQL. Callers use its typed calls and
+// its own rows (Run, JournalEntry, Pending, Decision, AuditEntry, Tool,
+// Handle), which name no type of the packages above it: a run's envelope
+// is JSON bytes, a decision's mode a string. The files are laid out by
+// concept: runs.go (runs, leases, claims, retention), journal.go (the
+// journal and its group commit), pending.go, decisions.go (decisions and
+// the audit trail), catalog.go (tools, pins, addresses) and handles.go.
+//
 // The database runs in WAL mode with synchronous=NORMAL, so every committed
 // transaction survives a kill -9 of the process, and a second process (the
 // CLI deciding an approval while no hub runs, or while one does) can read and
@@ -51,7 +59,6 @@ func Migrations() fs.FS {
 
 // DB is an open store. It is safe for concurrent use.
 type DB struct {
-	*sql.DB // goes once no caller outside the store uses it
 	sql     *sql.DB
 	path    string
 	version int
@@ -101,7 +108,7 @@ func Open(ctx context.Context, file string, opts *Options) (*DB, error) {
 	// connection. Transactions are short; no caller holds rows open while
 	// it queries again.
 	sqldb.SetMaxOpenConns(1)
-	db := &DB{DB: sqldb, sql: sqldb, path: file}
+	db := &DB{sql: sqldb, path: file}
 	if err := db.incrementalVacuum(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("opening store %s: %w", file, err)

@@ -32,16 +32,16 @@ func TestFreshDatabase(t *testing.T) {
 		t.Fatalf("Version = %d, want %d", db.Version(), len(all))
 	}
 	var mode string
-	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+	if err := db.sql.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Fatalf("journal_mode = %q, %v; want wal", mode, err)
 	}
 	var uv int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&uv); err != nil || uv != len(all) {
+	if err := db.sql.QueryRow(`PRAGMA user_version`).Scan(&uv); err != nil || uv != len(all) {
 		t.Fatalf("user_version = %d, %v", uv, err)
 	}
 	for _, table := range []string{"tools", "pins", "runs", "journal", "pending", "decisions", "audit"} {
 		var n int
-		if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name=?`, table).Scan(&n); err != nil || n != 1 {
+		if err := db.sql.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name=?`, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s missing (%v)", table, err)
 		}
 	}
@@ -56,7 +56,7 @@ func TestExistingDatabaseGetsOnlyNewMigrations(t *testing.T) {
 		"0001_init.sql": {Data: []byte(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);`)},
 	}
 	db := open(t, file, &Options{Migrations: v1})
-	if _, err := db.Exec(`INSERT INTO notes (body) VALUES ('kept')`); err != nil {
+	if _, err := db.sql.Exec(`INSERT INTO notes (body) VALUES ('kept')`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -70,14 +70,14 @@ func TestExistingDatabaseGetsOnlyNewMigrations(t *testing.T) {
 		t.Fatalf("Version = %d, want 2", db.Version())
 	}
 	var body, tag string
-	if err := db.QueryRow(`SELECT body, tag FROM notes`).Scan(&body, &tag); err != nil {
+	if err := db.sql.QueryRow(`SELECT body, tag FROM notes`).Scan(&body, &tag); err != nil {
 		t.Fatal(err)
 	}
 	if body != "kept" || tag != "none" {
 		t.Fatalf("row = %q %q; the data must survive and the new column exist", body, tag)
 	}
 	var applied int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&applied); err != nil || applied != 2 {
+	if err := db.sql.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&applied); err != nil || applied != 2 {
 		t.Fatalf("schema_migrations rows = %d, %v", applied, err)
 	}
 	// Opening again applies nothing.
@@ -104,7 +104,7 @@ func TestFailedMigrationChangesNothing(t *testing.T) {
 	}
 	db := open(t, file, &Options{Migrations: v1})
 	var n int
-	db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name='b'`).Scan(&n)
+	db.sql.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name='b'`).Scan(&n)
 	if n != 0 || db.Version() != 1 {
 		t.Fatalf("after a failed migration: table b exists=%d version=%d; want all or nothing", n, db.Version())
 	}
@@ -138,11 +138,11 @@ func TestTwoHandlesShareTheFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "capabilities.db")
 	a := open(t, file, nil)
 	b := open(t, file, nil)
-	if _, err := a.Exec(`INSERT INTO decisions (address, connection, hash, mode, channel, at) VALUES ('x.y', '', 'h', 'allow', 'cli', 1)`); err != nil {
+	if _, err := a.sql.Exec(`INSERT INTO decisions (address, connection, hash, mode, channel, at) VALUES ('x.y', '', 'h', 'allow', 'cli', 1)`); err != nil {
 		t.Fatal(err)
 	}
 	var mode string
-	if err := b.QueryRow(`SELECT mode FROM decisions WHERE address='x.y'`).Scan(&mode); err != nil || mode != "allow" {
+	if err := b.sql.QueryRow(`SELECT mode FROM decisions WHERE address='x.y'`).Scan(&mode); err != nil || mode != "allow" {
 		t.Fatalf("second handle read %q, %v", mode, err)
 	}
 	if _, err := os.Stat(file + "-wal"); err != nil {

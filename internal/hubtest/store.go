@@ -2,6 +2,8 @@ package hubtest
 
 import (
 	"context"
+	"database/sql"
+	"net/url"
 	"path/filepath"
 	"testing"
 
@@ -23,4 +25,21 @@ func OpenStoreFile(t testing.TB, file string) *store.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// SQL opens a handle of its own on db's file, as another process would,
+// for tests that read or change what the store's typed calls do not show:
+// count rows, or damage a journal to see a resume refuse it. It enforces
+// foreign keys, as the store does, and is closed when the test ends.
+func SQL(t testing.TB, db *store.DB) *sql.DB {
+	t.Helper()
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	h, err := sql.Open("sqlite", "file:"+db.Path()+"?"+q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
 }

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestPinToolsMovesAllows: accepting a changed tool pins its stored
+// definition and moves the remembered allows of its old pin, in one
+// transaction; a tool pinned where it is already, or whose stored
+// definition moved on, is not pinned.
+func TestPinToolsMovesAllows(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "capabilities.db"), nil)
+	ctx := context.Background()
+	now := time.UnixMilli(time.Now().UnixMilli())
+	tx, err := db.BeginCatalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// send is listed, then changed (its pin stays at the first); read is
+	// listed once.
+	for _, put := range []struct{ name, def, hash string }{
+		{"send", `{"name":"send"}`, "h1"},
+		{"send", `{"name":"send","v":2}`, "h2"},
+		{"read", `{"name":"read"}`, "r1"},
+	} {
+		if err := tx.PutTool(ctx, "notes", put.name, []byte(put.def), put.hash, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.PinFirst(ctx, "notes", put.name, put.hash, []byte(put.def), now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hash, def, err := tx.Pin(ctx, "notes", "send"); err != nil || hash != "h1" || string(def) != `{"name":"send"}` {
+		t.Fatalf("the pin of send after its change = %s %s %v, want the first definition", hash, def, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	p := &Pending{ID: "p_1", RunID: "r_1", Seq: 1, Kind: "approval", Address: "notes.send", Connection: "work", ArgsHash: "a", DefHash: "h1", Created: now, Expires: now.Add(time.Hour)}
+	if err := db.CreateRun(ctx, &Run{ID: "r_1", Status: "awaiting_approval", Created: now, Updated: now}, Lease{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutPending(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Decide(ctx, p, "allow", true, "cli", "test", now); err != nil {
+		t.Fatal(err)
+	}
+
+	moved, err := db.PinTools(ctx, []Pin{
+		{Source: "notes", Name: "send", Address: "notes.send", Hash: "h2", Was: "h1"},
+		{Source: "notes", Name: "read", Address: "notes.read", Hash: "r1", Was: "r1"},
+		{Source: "notes", Name: "send", Address: "notes.send", Hash: "h3", Was: "h1"}, // not the stored definition
+	}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{true, false, false}; len(moved) != 3 || moved[0] != want[0] || moved[1] != want[1] || moved[2] != want[2] {
+		t.Errorf("PinTools moved %v, want %v", moved, want)
+	}
+	tools, err := db.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools {
+		if tool.Pinned != tool.Hash || string(tool.PinnedDefinition) != string(tool.Definition) {
+			t.Errorf("%s is pinned at %s (%s), want its stored definition %s (%s)", tool.Name, tool.Pinned, tool.PinnedDefinition, tool.Hash, tool.Definition)
+		}
+	}
+	rem, err := db.Remembered(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rem) != 1 || rem[0].Address != "notes.send" || rem[0].Hash != "h2" || rem[0].Mode != "allow" || rem[0].Connection != "work" || rem[0].AllConnections {
+		t.Errorf("remembered = %+v, want the allow of notes.send on work moved to h2", rem)
+	}
+	if err := db.Decide(ctx, p, "deny", false, "cli", "test", now); err == nil {
+		t.Error("a second decision on the same input succeeded")
+	}
+}

@@ -411,6 +411,7 @@ func catalogCases(t testing.TB) []catalogCase {
 		}
 		return ids
 	}
+	servers, serverIDs := benchmarkDocs(t)
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures measured when the
@@ -427,6 +428,7 @@ func catalogCases(t testing.TB) []catalogCase {
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.52, 0.72, -0.2},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.60, 0.60, 0.1},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.51, 0.53, 0.05},
+		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0, 0, -1},
 	}
 }
 

@@ -51,6 +51,7 @@ type Options struct {
 	Params      Field // parameter names, split into words
 	ParamDocs   Field // parameter descriptions
 	Headings    Field // a skill's section headings
+	Path        Field // an HTTP operation's fixed path segments, split into words
 
 	// Expansion is the weight of a synonym of a query word relative to
 	// the word itself (1). Zero turns query expansion off.
@@ -61,14 +62,15 @@ type Options struct {
 // benchmark in testdata (see TestRetrievalQuality).
 func DefaultOptions() Options {
 	return Options{
-		K1:          2.5,
+		K1:          1.8,
 		Name:        Field{Weight: 4, B: 0.5},
 		Namespace:   Field{Weight: 0.5, B: 0},
 		Title:       Field{Weight: 2, B: 0.5},
-		Description: Field{Weight: 1, B: 0.75},
+		Description: Field{Weight: 1, B: 0.5},
 		Params:      Field{Weight: 0.25, B: 0.5},
-		ParamDocs:   Field{Weight: 0.2, B: 0.75},
+		ParamDocs:   Field{Weight: 0.4, B: 0.75},
 		Headings:    Field{Weight: 1, B: 0.5},
+		Path:        Field{Weight: 2, B: 0.5},
 		Expansion:   0.4,
 	}
 }
@@ -81,11 +83,12 @@ const (
 	fieldParams
 	fieldParamDocs
 	fieldHeadings
+	fieldPath
 	numFields
 )
 
 func (o *Options) fields() [numFields]Field {
-	return [numFields]Field{o.Name, o.Namespace, o.Title, o.Description, o.Params, o.ParamDocs, o.Headings}
+	return [numFields]Field{o.Name, o.Namespace, o.Title, o.Description, o.Params, o.ParamDocs, o.Headings, o.Path}
 }
 
 // posting is one document containing a term, with the term's BM25F
@@ -100,21 +103,23 @@ type posting struct {
 // Index is an immutable BM25F index over a tool catalog. It is safe for
 // concurrent use by multiple goroutines once Build returns.
 type Index struct {
-	n        int
-	k1       float64
-	expand   float64
-	terms    map[string]int32 // stem -> term id
-	offsets  []int32          // postings of term t are postings[offsets[t]:offsets[t+1]]
-	postings []posting
-	docNS    []int32            // namespace id of each doc
-	rank     []int32            // position of each doc in (namespace, name) order
-	nsIDs    map[string]int32   // namespace -> id
-	byNS     [][]int32          // docs of each namespace in name order
-	all      []int32            // all docs in (namespace, name) order
-	pool     sync.Pool          // *scratch
-	synTerms map[string][]int32 // stem -> term ids of its synonyms present in the index
-	feat     []docFeatures      // the second stage's view of each doc (rerank.go)
-	verbs    map[int32]bool     // term ids some title starts with
+	n         int
+	k1        float64
+	expand    float64
+	terms     map[string]int32 // stem -> term id
+	offsets   []int32          // postings of term t are postings[offsets[t]:offsets[t+1]]
+	postings  []posting
+	docNS     []int32            // namespace id of each doc
+	rank      []int32            // position of each doc in (namespace, name) order
+	nsIDs     map[string]int32   // namespace -> id
+	byNS      [][]int32          // docs of each namespace in name order
+	all       []int32            // all docs in (namespace, name) order
+	pool      sync.Pool          // *scratch
+	synTerms  map[string][]int32 // stem -> term ids of its synonyms present in the index
+	feat      []docFeatures      // the second stage's view of each doc (rerank.go)
+	featIDs   []int32            // the term ids docFeatures refer to
+	selfWords []int32            // term ids of the words of the selfPhrases the catalog uses
+	verbs     map[int32]bool     // term ids some title starts with
 }
 
 // Hit is one search result: Doc is an index into the docs given to Build.
@@ -177,6 +182,8 @@ func Build(docs []Doc, opts *Options) *Index {
 		selfUsed = map[string]bool{} // the phrases of selfPhrases the catalog uses
 		ws       = wordScratch{intern: map[string]string{}}
 		abbrev   = map[[2]string]int{} // (stem of a short name word, title word it begins) -> tools
+		prefixes = pathPrefixes(docs)
+		fixed    []string
 	)
 	termOf := func(tok []byte) int32 {
 		if id, ok := raw[string(tok)]; ok {
@@ -242,7 +249,11 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
 		}
-		ix.feat = append(ix.feat, features(doc, termOfWord, selfUsed, abbrev, &ws))
+		fixed = fixed[:0]
+		if doc.Path != "" {
+			fixed = pathFixed(doc.Path, prefixes[doc.Namespace], fixed)
+		}
+		ix.feat = append(ix.feat, features(doc, fixed, termOfWord, selfUsed, abbrev, &ws, &ix.featIDs))
 		seen = seen[:0]
 		addOnce(fieldName, doc.Name)
 		addOnce(fieldName, doc.OrigName)
@@ -267,17 +278,39 @@ func Build(docs []Doc, opts *Options) *Index {
 		for _, hd := range doc.Headings {
 			add(fieldHeadings, hd)
 		}
+		seen = seen[:0]
+		for _, seg := range fixed {
+			addOnce(fieldPath, seg)
+		}
 		for f := range numFields {
 			sums[f] += float64(l[f])
 		}
 	}
 	starts[len(docs)] = int32(len(entries))
 
+	// The caller's path segments mark every tool under them.
+	if len(prefixes) > 0 {
+		segs := selfSegments(docs, prefixes, func(i int) bool { return ix.feat[i].self })
+		for i := range docs {
+			if docs[i].Path != "" && !ix.feat[i].self {
+				fixed = pathFixed(docs[i].Path, prefixes[docs[i].Namespace], fixed)
+				ix.feat[i].self = len(fixed) > 0 && segs[[2]string{docs[i].Namespace, fixed[0]}]
+			}
+		}
+	}
+
 	var selfIDs []int32
 	for _, p := range selfPhrases {
 		if selfUsed[p] {
-			if id := termOf([]byte(strings.Fields(p)[0])); id >= 0 {
-				selfIDs = append(selfIDs, id)
+			for i, w := range strings.Fields(p) {
+				if id := termOf([]byte(w)); id >= 0 {
+					if i == 0 {
+						selfIDs = append(selfIDs, id)
+					}
+					if !slices.Contains(ix.selfWords, id) {
+						ix.selfWords = append(ix.selfWords, id)
+					}
+				}
 			}
 		}
 	}
@@ -426,6 +459,30 @@ func Build(docs []Doc, opts *Options) *Index {
 				}
 			}
 		}
+		// A noun for who does something that the catalog uses beside
+		// the verb ("watcher" and "watching", "assignee" and "assign",
+		// "creator" and "create") expands to it and back.
+		for _, w := range slices.Sorted(maps.Keys(raw)) {
+			id := raw[w]
+			if id < 0 {
+				continue
+			}
+			for _, b := range agentBases(w) {
+				bs := string(stem([]byte(b)))
+				bid, ok := ix.terms[bs]
+				if !ok || bid == id {
+					continue
+				}
+				ws := string(stem([]byte(w)))
+				if !slices.Contains(ix.synTerms[ws], bid) {
+					ix.synTerms[ws] = append(ix.synTerms[ws], bid)
+				}
+				if !slices.Contains(ix.synTerms[bs], id) {
+					ix.synTerms[bs] = append(ix.synTerms[bs], id)
+				}
+				break
+			}
+		}
 	}
 
 	ix.pool.New = func() any {
@@ -456,16 +513,22 @@ type scratch struct {
 	heap    []Hit
 	buf     []byte
 	word    []byte
-	stems   []byte  // analysed query words, concatenated
-	ends    []int   // end offsets into stems
-	members []int32 // term ids of the current query word group
-	qterms  []int32 // term ids of every query word and its synonyms
-	qtext   []byte  // the query's words, for the second stage
+	stems   []byte    // analysed query words, concatenated
+	ends    []int     // end offsets into stems
+	members []int32   // term ids of the current query word group
+	qterms  []int32   // term ids of every query word and its synonyms
+	prev    []byte    // the previous query word, while analysing
+	qstarts []int32   // where each query word's ids start in qterms, and the end
+	qidf    []float64 // the idf of each query word, 0 when it matches nothing
+	qself   int       // the query word that stands for the caller, -1 when none
+	clean   []byte    // the query without its values (request.go)
+	qtext   []byte    // the query's words, for the second stage
 	qends   []int
 	qids    []int32
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	bit     uint32   // the bit of the query word being scored
 	verbBit uint32   // the bit of the request's first word
+	selfBit uint32   // the bit of the word for the caller
 }
 
 // Search ranks the docs for query and returns at most limit hits, best
@@ -499,9 +562,11 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
 
+	query, sc.clean = stripValues(sc.clean, query)
 	ix.analyze(sc, query)
 	start := 0
 	sc.verbBit = 0
+	sc.qstarts, sc.qidf, sc.qself, sc.selfBit = sc.qstarts[:0], sc.qidf[:0], -1, 0
 	for i, end := range sc.ends {
 		w := sc.stems[start:end]
 		start = end
@@ -509,14 +574,20 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 		if i < 32 {
 			sc.bit = 1 << i
 		}
-		if sc.verbBit == 0 && string(w) != selfTerm {
+		if string(w) == selfTerm {
+			sc.qself = i
+			sc.selfBit = sc.bit
+		} else if sc.verbBit == 0 {
 			sc.verbBit = sc.bit
 		}
+		sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
+		sc.qidf = append(sc.qidf, 0)
 		ix.scoreWord(sc, w, ns)
 	}
+	sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
 
 	total = len(sc.matched)
-	hits = ix.topK(sc, max(limit, min(rerankDepth, total)))
+	hits = ix.topK(sc, max(limit, min(rerankDefaults.depth, total)))
 	ix.rerank(sc, hits, query)
 	switch {
 	case limit <= 0:
@@ -536,12 +607,27 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 // sc.stems/sc.ends.
 func (ix *Index) analyze(sc *scratch, query string) {
 	sc.stems, sc.ends = sc.stems[:0], sc.ends[:0]
+	sc.prev = sc.prev[:0]
 	sc.buf = forEachToken(query, sc.buf, func(tok []byte) {
-		if selfWords[string(tok)] {
-			// "me", "my", "I": the words the catalog uses for its caller.
-			tok = append(tok[:0:0], selfTerm...)
-		} else if _, stop := stopWords[string(tok)]; stop {
+		prev := sc.prev
+		sc.prev = append(sc.word[:0], tok...) // swap buffers: word is rebuilt below
+		sc.word = prev
+		switch {
+		case string(tok) == "me" && !forMe[string(prev)]:
+			// "show me", "assign to me": whom a thing goes to.
 			return
+		case selfWords[string(tok)]:
+			// "my", "I", "for me": the words the catalog uses for its
+			// caller.
+			tok = selfTermBytes
+		case string(tok) == "who":
+			// "who" asks for people, whom catalogs call users, members
+			// or accounts.
+			tok = whoBytes
+		default:
+			if _, stop := stopWords[string(tok)]; stop {
+				return
+			}
 		}
 		sc.word = stem(append(sc.word[:0], tok...))
 		start := 0
@@ -593,6 +679,7 @@ func (ix *Index) scoreWord(sc *scratch, w []byte, ns int32) {
 	}
 	df := float64(maxDF)
 	idf := math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
+	sc.qidf[len(sc.qidf)-1] = idf
 	k1 := ix.k1
 	for _, d := range sc.touched {
 		tf := float64(sc.acc[d])

@@ -47,9 +47,9 @@ var actionVerbs = func() map[string]uint8 {
 		}
 	}
 	add(actList, "list", "lists", "show", "enumerate", "browse", "all")
-	add(actGet, "get", "read", "fetch", "view", "retrieve", "details", "detail", "info", "inspect", "download")
+	add(actGet, "get", "read", "fetch", "view", "retrieve", "details", "detail", "info", "inspect", "download", "check", "see", "describe", "look")
 	add(actCreate, "create", "add", "new", "make", "post", "publish", "insert", "invite", "upload", "submit")
-	add(actUpdate, "update", "edit", "change", "modify", "rename", "set", "replace", "patch", "close", "archive", "reopen", "configure")
+	add(actUpdate, "update", "edit", "change", "modify", "rename", "set", "replace", "patch", "close", "archive", "reopen", "configure", "mark")
 	add(actDelete, "delete", "remove", "drop", "clear", "destroy", "erase", "purge", "discard", "unset")
 	add(actSearch, "search", "find", "lookup", "locate", "query", "searching")
 	return m
@@ -62,9 +62,15 @@ var selfWords = map[string]bool{"me": true, "my": true, "i": true, "mine": true,
 // the first words of the selfPhrases the catalog uses.
 const selfTerm = "\x00self"
 
+var selfTermBytes = []byte(selfTerm)
+
+// whoBytes is what "who" becomes in a request: a person, which synonyms
+// widen to users, members and accounts.
+var whoBytes = []byte("user")
+
 // selfPhrases are the catalog's: a tool whose name, title or path says one
 // of them acts for the caller.
-var selfPhrases = []string{"authenticated user", "current user", "signed in user", "logged in user", "the caller", "yourself"}
+var selfPhrases = []string{"authenticated user", "current user", "signed in user", "logged in user", "the caller", "yourself", "my"}
 
 var selfPhraseWords = func() map[string][]string {
 	m := map[string][]string{}
@@ -86,11 +92,41 @@ var phraseStops = map[string]bool{
 type docFeatures struct {
 	act      uint8
 	self     bool
+	titled   bool     // the title is the doc's own, not its description's lead
 	heads    [2]int32 // term ids of the object's head nouns, -1 when none
 	nameSig  uint64   // hash of the distinct stems of the name, 0 when none
 	titleSig uint64
-	verb     int32   // term id of the title's first word, -1 when none
-	title    []int32 // distinct term ids of the title (or lead)
+	verb     int32 // term id of the title's first word, -1 when none
+	// The distinct term ids of the title (or lead), of the name and of the
+	// path's fixed segments are ids[off:off+nTitle], then nName, then
+	// nPath, in Index.featIDs.
+	off                  int32
+	nTitle, nName, nPath uint8
+}
+
+func (f *docFeatures) title(ids []int32) []int32 {
+	return ids[f.off : f.off+int32(f.nTitle)]
+}
+
+func (f *docFeatures) name(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle)
+	return ids[o : o+int32(f.nName)]
+}
+
+func (f *docFeatures) path(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle) + int32(f.nName)
+	return ids[o : o+int32(f.nPath)]
+}
+
+// appendSet appends the distinct ids of ids, at most 255, to arena
+// (sorting ids in place) and returns the new arena, how many it appended
+// and their signature.
+func appendSet(arena, ids []int32) ([]int32, uint8, uint64) {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	sig := signature(ids)
+	ids = ids[:min(len(ids), 255)]
+	return append(arena, ids...), uint8(len(ids)), sig
 }
 
 var sigSeed = maphash.MakeSeed()
@@ -161,9 +197,10 @@ func lead(s string) string {
 	return strings.TrimSpace(s[:end])
 }
 
-// features computes the second stage's view of a doc; termOf maps a word to
-// its term id (-1 for stop words and unknown words).
-func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, ws *wordScratch) docFeatures {
+// features computes the second stage's view of a doc whose path has the
+// fixed segments fixed (after its namespace's prefix); termOf maps a word
+// to its term id (-1 for stop words and unknown words).
+func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, ws *wordScratch, arena *[]int32) docFeatures {
 	f := docFeatures{heads: [2]int32{-1, -1}, verb: -1}
 	title := d.Title
 	if title == "" {
@@ -183,14 +220,6 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, abbre
 	// object (the one before it when the last is a verb, as in
 	// /characters/search).
 	if d.Path != "" {
-		var fixed []string
-		segs := strings.Split(strings.Trim(d.Path, "/"), "/")
-		for _, s := range segs {
-			if s != "" && !strings.HasPrefix(s, "{") && !strings.HasPrefix(s, ":") {
-				fixed = append(fixed, s)
-			}
-		}
-		item := len(segs) > 0 && (strings.HasPrefix(segs[len(segs)-1], "{") || strings.HasPrefix(segs[len(segs)-1], ":"))
 		verb := uint8(0)
 		if len(fixed) > 0 {
 			last := ws.words(ws.path, fixed[len(fixed)-1])
@@ -207,10 +236,8 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, abbre
 					}
 				}
 			}
-			if fixed[0] == "user" || fixed[0] == "me" || fixed[0] == "self" {
-				f.self = true
-			}
 		}
+		item := pathItem(d.Path)
 		switch strings.ToUpper(d.Method) {
 		case "GET", "HEAD":
 			if verb == actSearch {
@@ -299,23 +326,35 @@ func features(d *Doc, termOf func(string) int32, selfUsed map[string]bool, abbre
 
 	ids := ws.ids[:0]
 	defer func() { ws.ids = ids }()
-	for _, w := range nameWords {
-		if id := termOf(w); id >= 0 {
-			ids = append(ids, id)
-		}
-	}
-	f.nameSig = signature(ids)
-	ids = ids[:0]
+	f.off = int32(len(*arena))
 	for _, w := range tw {
 		if id := termOf(w); id >= 0 {
 			ids = append(ids, id)
 		}
 	}
-	slices.Sort(ids)
-	f.title = slices.Clip(slices.Compact(slices.Clone(ids)))
+	var sig uint64
+	*arena, f.nTitle, sig = appendSet(*arena, ids)
+	f.titled = d.Title != "" || d.Path != ""
 	if d.Title != "" {
-		f.titleSig = signature(ids)
+		f.titleSig = sig
 	}
+	ids = ids[:0]
+	for _, w := range nameWords {
+		if id := termOf(w); id >= 0 {
+			ids = append(ids, id)
+		}
+	}
+	*arena, f.nName, f.nameSig = appendSet(*arena, ids)
+	ids = ids[:0]
+	for _, seg := range fixed {
+		ws.path = ws.words(ws.path, seg)
+		for _, w := range ws.path {
+			if id := termOf(w); id >= 0 {
+				ids = append(ids, id)
+			}
+		}
+	}
+	*arena, f.nPath, _ = appendSet(*arena, ids)
 	return f
 }
 
@@ -328,24 +367,56 @@ type queryFeatures struct {
 	n    int   // content words
 	// fromVerb: act or verb come from the request's first word
 	fromVerb bool
+	// question: the request asks which, what, who..., without a verb first
+	question bool
 }
 
-// Second-stage weights, as shares of the best candidate's first-stage
-// score.
+// rerankWeights are the second stage's weights, each a share of the best
+// candidate's first-stage score that a feature adds when it holds (or,
+// for the coverages, in proportion).
+type rerankWeights struct {
+	exact    float64 // the request's words are the name's or the title's
+	act      float64 // the request's action is one of the tool's
+	actOther float64 // the request's verb asks for an action the tool lacks
+	// actImplicit: the request names things without a verb (it asks to
+	// see them) and the tool changes them
+	actImplicit float64
+	head        float64 // the request names the tool's object
+	self        float64 // both are about the caller
+	verb        float64 // the request starts with the verb the title starts with
+	title       float64 // share of the title's words in the request
+	name        float64 // share of the name's words in the request
+	path        float64 // share of the path's words in the request
+	short       float64 // share of the request's words in the name, title or path
+	depth       int     // candidates reordered
+	maxWords    int     // longest request reordered, in content words
+	fullWords   int     // longest request whose features count in full
+	objectMin   bool    // act, verb and coverage count only when the tool matches more than the verb
+}
+
+// rerankDefaults are the weights measured on the tuning halves of the
+// task sets (catalogs_test.go) and the tool-retrieval benchmark.
 //
-// The second stage looks at the rerankDepth best candidates of requests of
-// at most rerankMaxWords words: a longer request says enough for the first
+// The second stage looks at the depth best candidates of requests of at
+// most maxWords content words: a longer request says enough for the first
 // stage, and a prior on the action or object would only outvote its words.
-const (
-	rerankDepth    = 50
-	rerankMaxWords = 5
-	wExact         = 1.0
-	wActMatch      = 0.2
-	wHead          = 0.2
-	wSelf          = 0.2
-	wVerb          = 0.2
-	wCover         = 0.6
-)
+var rerankDefaults = rerankWeights{
+	exact:       1.0,
+	act:         0.3,
+	actOther:    0,
+	actImplicit: 0.2,
+	head:        0,
+	self:        0.5,
+	verb:        0.3,
+	title:       0.4,
+	name:        0,
+	path:        0,
+	short:       1.5,
+	depth:       50,
+	maxWords:    5,
+	fullWords:   3,
+	objectMin:   true,
+}
 
 func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	q := queryFeatures{verb: -1}
@@ -356,7 +427,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		sc.qends = append(sc.qends, len(sc.qtext))
 	})
 	word := func(i int) []byte {
-		if i >= len(sc.qends) {
+		if i < 0 || i >= len(sc.qends) {
 			return nil
 		}
 		start := 0
@@ -370,7 +441,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	for i := range sc.qends {
 		w, next := word(i), string(word(i+1))
 		if selfWords[string(w)] || (string(w) == "logged" || string(w) == "signed") && next == "in" {
-			q.self = true
+			// "Show me", "assign to me": "me" is mostly whom a thing goes
+			// to; "for me", "about me" whose it is.
+			if string(w) != "me" || forMe[string(word(i-1))] {
+				q.self = true
+			}
 			continue
 		}
 		switch string(w) {
@@ -389,12 +464,25 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				q.verb = id
 			}
 			switch {
-			case string(w) == "get" && next == "rid":
-				q.act = actDelete
+			case phrasalVerbs[[2]string{string(w), next}] != 0:
+				q.act = phrasalVerbs[[2]string{string(w), next}]
 			case createsWith[string(w)] && (next == "a" || next == "an" || next == "new"):
 				q.act = actCreate
 			default:
 				q.act = actionVerbs[string(s)]
+			}
+			switch {
+			case q.act != 0:
+			case determiners[next]:
+				// A word the request starts with and follows with a
+				// determiner is a verb ("protect the main branch"):
+				// one that names no way of reading asks for a change.
+				q.act = actCreate | actUpdate | actDelete
+			case w[len(w)-1] != 's' && nounVerbPreps[next]:
+				// A thing named in the singular with no determiner,
+				// then "on" or "to", is a verb too: "comment on the
+				// issue" makes a comment.
+				q.act = actCreate
 			}
 		}
 		first = false
@@ -408,6 +496,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
+	q.question = question && !q.fromVerb
 	if q.act == 0 && q.verb < 0 {
 		// Without a verb a request asks to see things: a list when it
 		// names them in the plural or asks which, else one of them.
@@ -428,51 +517,101 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 // alerts").
 var createsWith = map[string]bool{"open": true, "file": true, "start": true, "raise": true}
 
-// rerank reorders the first rerankDepth hits (best first) by the
-// second-stage features; hits past them keep their place.
+// phrasalVerbs are two-word verbs a request may start with, and the
+// action they ask for.
+var phrasalVerbs = map[[2]string]uint8{
+	{"get", "rid"}: actDelete, {"take", "back"}: actDelete, {"take", "down"}: actDelete,
+	{"clean", "up"}: actDelete, {"set", "up"}: actCreate, {"sign", "up"}: actCreate,
+	{"turn", "on"}: actUpdate, {"turn", "off"}: actUpdate, {"look", "up"}: actSearch,
+	{"find", "out"}: actGet,
+}
+
+// nounVerbPreps, after a request's first word in the singular, make it a
+// verb.
+var nounVerbPreps = map[string]bool{"on": true, "to": true, "about": true}
+
+// forMe are the words after which "me" is the one a request is about.
+var forMe = map[string]bool{"for": true, "about": true, "of": true, "by": true}
+
+// determiners, after a request's first word, make it a verb.
+var determiners = map[string]bool{
+	"a": true, "an": true, "the": true, "this": true, "that": true, "these": true, "those": true,
+	"my": true, "our": true, "its": true, "their": true, "his": true, "her": true, "your": true,
+	"every": true, "each": true, "some": true,
+}
+
+// rerank reorders the first depth hits (best first) by the second-stage
+// features; hits past them keep their place.
 func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
+	w := &rerankDefaults
 	if len(hits) < 2 || ix.feat == nil {
 		return
 	}
 	q := ix.queryFeatures(sc, query)
-	if q.n > rerankMaxWords {
+	if q.n > w.maxWords {
 		return
 	}
-	top := hits[:min(rerankDepth, len(hits))]
+	// A longer request says more for the first stage to go by: the
+	// features weigh less the more words it has.
+	fade := 1.0
+	if q.n > w.fullWords {
+		fade = float64(w.maxWords+1-q.n) / float64(w.maxWords+1-w.fullWords)
+	}
+	top := hits[:min(w.depth, len(hits))]
 	best := top[0].Score
 	for i := range top {
 		d := top[i].Doc
 		f := &ix.feat[d]
-		s := top[i].Score
+		var add float64
 		if q.sig != 0 && (q.sig == f.nameSig || q.sig == f.titleSig) {
-			s += wExact * best
+			add += w.exact
 		}
 		// The action, the verb and the title's coverage count for a tool
 		// that matches more of the request than its verb: "add two
 		// numbers" is no request to add observations.
-		object := !q.fromVerb || sc.words[d]&^sc.verbBit != 0
-		if q.act&f.act != 0 && object {
-			s += wActMatch * best
+		object := !w.objectMin || !q.fromVerb || sc.words[d]&^sc.verbBit != 0
+		if object {
+			switch {
+			case q.act&f.act != 0:
+				add += w.act
+			case (q.fromVerb || q.question) && q.act != 0 && f.act != 0:
+				add -= w.actOther
+			case f.act != 0:
+				add -= w.actImplicit
+			}
 		}
 		if f.heads[0] >= 0 && (sc.queryHas(f.heads[0]) || (f.heads[1] >= 0 && sc.queryHas(f.heads[1]))) {
-			s += wHead * best
+			add += w.head
 		}
-		if q.self && f.self {
-			s += wSelf * best
+		// The caller counts for a tool that matches more of the request
+		// than the caller and the verb ("my comment" asks for comments,
+		// not the caller's other things), or when the request names no
+		// more ("who am I").
+		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) {
+			add += w.self
 		}
 		if q.verb >= 0 && q.verb == f.verb && object {
-			s += wVerb * best
+			add += w.verb
 		}
-		if len(f.title) > 0 && object {
-			n := 0
-			for _, t := range f.title {
-				if sc.queryHas(t) {
-					n++
-				}
+		if object {
+			var self []int32
+			if q.self {
+				self = ix.selfWords
 			}
-			s += wCover * best * float64(n) / float64(len(f.title))
+			// A tool's label is its title; an MCP tool without one is
+			// labelled by its name (create_issue), an HTTP operation by
+			// its description's first sentence, its name being no more
+			// than its method and path.
+			label := f.title(ix.featIDs)
+			if !f.titled {
+				label = f.name(ix.featIDs)
+			}
+			add += w.title*sc.share(label, self) + w.name*sc.share(f.name(ix.featIDs), self) + w.path*sc.share(f.path(ix.featIDs), self)
 		}
-		top[i].Score = s
+		if w.short != 0 {
+			add += w.short * sc.covered(f, ix.featIDs)
+		}
+		top[i].Score += add * best * fade
 	}
 	slices.SortStableFunc(top, func(a, b Hit) int {
 		if ix.better(a, b) {
@@ -483,6 +622,45 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 		}
 		return 0
 	})
+}
+
+// share is the share of ids that are query words or their synonyms, or
+// words of the phrases for the caller self, 0 for none.
+func (sc *scratch) share(ids, self []int32) float64 {
+	if len(ids) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range ids {
+		if sc.queryHas(t) || slices.Contains(self, t) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ids))
+}
+
+// covered is the share of the query's words that the tool's name, title
+// or path says, itself or by a synonym. The caller and words the catalog
+// lacks (mostly names: "alice", "MOB") are left out.
+func (sc *scratch) covered(f *docFeatures, arena []int32) float64 {
+	short := arena[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
+	var n, of float64
+	for i := 0; i+1 < len(sc.qstarts); i++ {
+		if sc.qself == i || sc.qidf[i] == 0 {
+			continue
+		}
+		of++
+		for _, t := range sc.qterms[sc.qstarts[i]:sc.qstarts[i+1]] {
+			if slices.Contains(short, t) {
+				n++
+				break
+			}
+		}
+	}
+	if of == 0 {
+		return 0
+	}
+	return n / of
 }
 
 // queryHas reports whether a query word, or one of its synonyms, is term t.

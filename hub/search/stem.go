@@ -1,5 +1,7 @@
 package search
 
+import "strings"
+
 // stem reduces a lower-case English word to a stem, in place, and returns
 // the shortened slice. It is a light suffix stripper in the spirit of
 // Porter2: it does not try to produce real words, only to send the
@@ -136,4 +138,24 @@ func hasVowel(w []byte) bool {
 		}
 	}
 	return false
+}
+
+// agentBases returns the words an agent noun ("watcher", "assignee",
+// "creator") may come from, most likely first: the word without its
+// suffix, with an e restored ("creat" -> "create"), or with a doubled
+// consonant undone ("runner" -> "run"). It returns nil for other words and
+// for bases shorter than four letters ("user", "owner").
+func agentBases(w string) []string {
+	for _, suf := range [...]string{"ers", "er", "ors", "or", "ees", "ee"} {
+		base, ok := strings.CutSuffix(w, suf)
+		if !ok || len(base) < 4 {
+			continue
+		}
+		out := []string{base, base + "e"}
+		if n := len(base); base[n-1] == base[n-2] && !strings.ContainsRune("aeiou", rune(base[n-1])) {
+			out = append(out, base[:n-1])
+		}
+		return out
+	}
+	return nil
 }

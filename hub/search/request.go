@@ -1,0 +1,158 @@
+package search
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// A request names the things it acts on by value as well as by kind:
+// "close PROJ-42", "publish a release for tag v1.2.0", "create a filter
+// named 'my open bugs'", "download attachment 10042". The values are not
+// the catalog's vocabulary, and matching them only adds noise: a number
+// or a quoted title that happens to occur in some description outweighs
+// the words that say what to do. Search therefore reads a request without
+// its values:
+//
+//   - quoted text ("...", '...', “...”, ‘...’);
+//   - words with digits that are no vocabulary word: numbers (10042, 2.4,
+//     #17), keys and versions (PROJ-42, v1.2.0, v3), long identifiers (four
+//     digits or more, as in CHMA0000215045); while base64, utf8, s3 or
+//     oauth2 stay words;
+//   - addresses: URLs and e-mail addresses, which read as the words "url"
+//     and "email", and @mentions.
+//
+// A request made of values only is read whole.
+
+// stripValues returns q with its values replaced by spaces, built in
+// dst[:0]; it returns q itself, and dst unchanged, when q has no values or
+// nothing but values.
+func stripValues(dst []byte, q string) (string, []byte) {
+	dst = dst[:0]
+	words, values := false, false
+	for i := 0; i < len(q); {
+		if isSpace(q[i]) {
+			dst = append(dst, q[i])
+			i++
+			continue
+		}
+		end := chunkEnd(q, i)
+		// A quotation runs from a chunk that opens with a quote mark to
+		// the first chunk that closes with the matching one.
+		if open, close := openQuote(q[i:end]); open > 0 {
+			if j := quoteEnd(q, i+open, close); j > 0 {
+				dst = appendSpaces(dst, j-i)
+				values = true
+				i = j
+				continue
+			}
+		}
+		if isValue(q[i:end]) {
+			// A URL or an e-mail address says what kind of thing the
+			// tool takes.
+			switch kind := valueKind(q[i:end]); kind {
+			case "":
+				dst = appendSpaces(dst, end-i)
+			default:
+				dst = append(dst, kind...)
+				words = true
+			}
+			values = true
+		} else {
+			dst = append(dst, q[i:end]...)
+			words = true
+		}
+		i = end
+	}
+	if !values || !words {
+		return q, dst
+	}
+	return string(dst), dst
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func appendSpaces(dst []byte, n int) []byte {
+	for range n {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+// chunkEnd is the end of the whitespace-delimited chunk starting at i.
+func chunkEnd(q string, i int) int {
+	for i < len(q) && !isSpace(q[i]) {
+		i++
+	}
+	return i
+}
+
+// openQuote returns the length of the quote mark chunk opens with and the
+// mark that closes it; 0 when chunk opens no quotation.
+func openQuote(chunk string) (int, string) {
+	for _, p := range [...][2]string{{`"`, `"`}, {"'", "'"}, {"“", "”"}, {"‘", "’"}, {"«", "»"}} {
+		if strings.HasPrefix(chunk, p[0]) {
+			return len(p[0]), p[1]
+		}
+	}
+	return 0, ""
+}
+
+// quoteEnd is the end of the first chunk, from i on, that ends with the
+// mark close (trailing punctuation aside), or 0 when none does.
+func quoteEnd(q string, i int, close string) int {
+	for i < len(q) {
+		end := chunkEnd(q, i)
+		if strings.HasSuffix(strings.TrimRight(q[i:end], ".,;:!?)"), close) {
+			return end
+		}
+		for i = end; i < len(q) && isSpace(q[i]); i++ {
+		}
+	}
+	return 0
+}
+
+// valueKind is the word for the kind of value a chunk is, when it says one:
+// "url" for a URL, "email" for an e-mail address.
+func valueKind(chunk string) string {
+	switch at := strings.IndexByte(chunk, '@'); {
+	case strings.Contains(chunk, "://"):
+		return "url"
+	case at > 0 && strings.Contains(chunk[at:], "."):
+		return "email"
+	}
+	return ""
+}
+
+// isValue reports whether a chunk of a request is a value rather than a
+// word: see the comment at the top of this file.
+func isValue(chunk string) bool {
+	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	if strings.Contains(w, "://") || strings.Contains(w, "@") {
+		return true
+	}
+	var digits, letters int
+	other := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters++
+		case c >= utf8.RuneSelf:
+			// Other scripts write numbers inside words ("2024年"): leave
+			// them be.
+			return false
+		default:
+			other = true
+		}
+	}
+	switch {
+	case digits == 0:
+		return false
+	case letters == 0, other, digits >= 4:
+		return true
+	}
+	// v3, V2: a version.
+	return letters == 1 && (w[0] == 'v' || w[0] == 'V')
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Doc is one tool, or one skill, as the index sees it. Connection names are
@@ -288,6 +289,33 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 	starts[len(docs)] = int32(len(entries))
 
+	// Path families: how many docs share a namespace and a first segment.
+	{
+		fam := map[[2]string]int{}
+		nsMax := map[string]int{}
+		for i := range docs {
+			if docs[i].Path == "" {
+				continue
+			}
+			fixed = pathFixed(docs[i].Path, prefixes[docs[i].Namespace], fixed)
+			if len(fixed) > 0 {
+				k := [2]string{docs[i].Namespace, fixed[0]}
+				fam[k]++
+				nsMax[k[0]] = max(nsMax[k[0]], fam[k])
+			}
+		}
+		for i := range docs {
+			if docs[i].Path == "" {
+				continue
+			}
+			fixed = pathFixed(docs[i].Path, prefixes[docs[i].Namespace], fixed)
+			if len(fixed) > 0 {
+				k := [2]string{docs[i].Namespace, fixed[0]}
+				ix.feat[i].family = float32(math.Log(1+float64(fam[k])) / math.Log(1+float64(nsMax[k[0]])))
+			}
+		}
+	}
+
 	// The caller's path segments mark every tool under them.
 	if len(prefixes) > 0 {
 		segs := selfSegments(docs, prefixes, func(i int) bool { return ix.feat[i].self })
@@ -513,11 +541,13 @@ type scratch struct {
 	heap    []Hit
 	buf     []byte
 	word    []byte
-	stems   []byte    // analysed query words, concatenated
-	ends    []int     // end offsets into stems
-	members []int32   // term ids of the current query word group
-	qterms  []int32   // term ids of every query word and its synonyms
-	prev    []byte    // the previous query word, while analysing
+	stems   []byte  // analysed query words, concatenated
+	ends    []int   // end offsets into stems
+	members []int32 // term ids of the current query word group
+	qterms  []int32 // term ids of every query word and its synonyms
+	prev    []byte  // the previous query word, while analysing
+	raw     []byte  // the query\'s content words as written, concatenated
+	rawEnds []int
 	qstarts []int32   // where each query word's ids start in qterms, and the end
 	qidf    []float64 // the idf of each query word, 0 when it matches nothing
 	qself   int       // the query word that stands for the caller, -1 when none
@@ -607,6 +637,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 // sc.stems/sc.ends.
 func (ix *Index) analyze(sc *scratch, query string) {
 	sc.stems, sc.ends = sc.stems[:0], sc.ends[:0]
+	sc.raw, sc.rawEnds = sc.raw[:0], sc.rawEnds[:0]
 	sc.prev = sc.prev[:0]
 	sc.buf = forEachToken(query, sc.buf, func(tok []byte) {
 		prev := sc.prev
@@ -630,16 +661,77 @@ func (ix *Index) analyze(sc *scratch, query string) {
 			}
 		}
 		sc.word = stem(append(sc.word[:0], tok...))
-		start := 0
-		for _, end := range sc.ends {
-			if string(sc.stems[start:end]) == string(sc.word) {
-				return
-			}
-			start = end
-		}
-		sc.stems = append(sc.stems, sc.word...)
-		sc.ends = append(sc.ends, len(sc.stems))
+		sc.addStem()
 	})
+	// The request's words as written: split at spaces and punctuation
+	// only, so "GitHub" stays one word.
+	for i := 0; i < len(query); {
+		j := i
+		for j < len(query) && isWordByte(query[j]) {
+			j++
+		}
+		if j > i {
+			w := query[i:j]
+			if _, stop := stopWords[strings.ToLower(w)]; !stop {
+				for k := range len(w) {
+					c := w[k]
+					if 'A' <= c && c <= 'Z' {
+						c += 'a' - 'A'
+					}
+					sc.raw = append(sc.raw, c)
+				}
+				sc.rawEnds = append(sc.rawEnds, len(sc.raw))
+			}
+		}
+		i = j + 1
+	}
+	// Two words of the request that the catalog writes as one ("log
+	// work" and worklog, "web hook" and webhook) add that word.
+	n := len(sc.rawEnds)
+	for i := range n {
+		for j := range n {
+			if i == j {
+				continue
+			}
+			a, b := sc.rawWord(i), sc.rawWord(j)
+			if len(a) < 3 || len(b) < 3 {
+				continue
+			}
+			sc.word = append(append(sc.word[:0], a...), b...)
+			sc.word = stem(sc.word)
+			if _, ok := ix.terms[string(sc.word)]; ok {
+				sc.addStem()
+			}
+		}
+	}
+}
+
+// isWordByte reports whether c is part of a word: an ASCII letter or
+// digit, or any byte of a character beyond ASCII.
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= utf8.RuneSelf
+}
+
+// rawWord is the i-th word of the request as written, lower-cased.
+func (sc *scratch) rawWord(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = sc.rawEnds[i-1]
+	}
+	return sc.raw[start:sc.rawEnds[i]]
+}
+
+// addStem adds sc.word to the query's stems unless it is there already.
+func (sc *scratch) addStem() {
+	start := 0
+	for _, end := range sc.ends {
+		if string(sc.stems[start:end]) == string(sc.word) {
+			return
+		}
+		start = end
+	}
+	sc.stems = append(sc.stems, sc.word...)
+	sc.ends = append(sc.ends, len(sc.stems))
 }
 
 // scoreWord adds one query word's BM25F contribution to sc.score. The word

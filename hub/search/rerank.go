@@ -90,9 +90,13 @@ var phraseStops = map[string]bool{
 
 // docFeatures are the second stage's view of one doc.
 type docFeatures struct {
-	act      uint8
-	self     bool
-	titled   bool     // the title is the doc's own, not its description's lead
+	act    uint8
+	self   bool
+	titled bool // the doc has a title, or a path (see rerank)
+	// family is the share, on a log scale, of its namespace's paths that
+	// start with the doc's first segment: /repos in GitHub's description
+	// holds half of them, /enterprises few.
+	family   float32
 	heads    [2]int32 // term ids of the object's head nouns, -1 when none
 	nameSig  uint64   // hash of the distinct stems of the name, 0 when none
 	titleSig uint64
@@ -388,6 +392,7 @@ type rerankWeights struct {
 	name        float64 // share of the name's words in the request
 	path        float64 // share of the path's words in the request
 	short       float64 // share of the request's words in the name, title or path
+	family      float64 // the size of the doc\'s path family
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -412,6 +417,7 @@ var rerankDefaults = rerankWeights{
 	name:        0,
 	path:        0,
 	short:       1.5,
+	family:      0.2,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,
@@ -608,6 +614,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			}
 			add += w.title*sc.share(label, self) + w.name*sc.share(f.name(ix.featIDs), self) + w.path*sc.share(f.path(ix.featIDs), self)
 		}
+		add += w.family * float64(f.family)
 		if w.short != 0 {
 			add += w.short * sc.covered(f, ix.featIDs)
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -121,6 +122,7 @@ type Index struct {
 	featIDs   []int32            // the term ids docFeatures refer to
 	selfWords []int32            // term ids of the words of the selfPhrases the catalog uses
 	verbs     map[int32]bool     // term ids some title starts with
+	maxTF     []float32          // the largest pseudo-frequency of each term in a doc
 }
 
 // Hit is one search result: Doc is an index into the docs given to Build.
@@ -404,9 +406,11 @@ func Build(docs []Doc, opts *Options) *Index {
 	ix.postings = make([]posting, len(triples))
 	fill := mark // reuse: next free position per term
 	copy(fill, ix.offsets[:len(ix.offsets)-1])
+	ix.maxTF = make([]float32, len(ix.terms))
 	for _, tr := range triples {
 		ix.postings[fill[tr.term]] = tr.p
 		fill[tr.term]++
+		ix.maxTF[tr.term] = max(ix.maxTF[tr.term], tr.p.tf)
 	}
 
 	// Namespaces, numbered in name order, and the stable (namespace, name)
@@ -420,25 +424,37 @@ func Build(docs []Doc, opts *Options) *Index {
 	for i, ns := range names {
 		ix.nsIDs[ns] = int32(i)
 	}
+	// Each namespace's docs, in doc order, then each sorted by name.
 	ix.byNS = make([][]int32, len(names))
-	ix.all = make([]int32, len(docs))
+	perNS := make([]int32, len(names))
 	for d := range docs {
-		ix.all[d] = int32(d)
 		ix.docNS[d] = ix.nsIDs[docs[d].Namespace]
+		perNS[ix.docNS[d]]++
 	}
-	slices.SortFunc(ix.all, func(a, b int32) int {
-		da, db := &docs[a], &docs[b]
-		return cmp.Or(
-			cmp.Compare(ix.docNS[a], ix.docNS[b]),
-			strings.Compare(da.Name, db.Name),
-			strings.Compare(da.OrigName, db.OrigName),
-			cmp.Compare(a, b),
-		)
-	})
+	ix.all = make([]int32, len(docs))
+	next := int32(0)
+	for ns, c := range perNS {
+		ix.byNS[ns] = ix.all[next : next : next+c]
+		next += c
+	}
+	for d := range docs {
+		ns := ix.docNS[d]
+		ix.byNS[ns] = append(ix.byNS[ns], int32(d))
+	}
+	for _, list := range ix.byNS {
+		slices.SortFunc(list, func(a, b int32) int {
+			da, db := &docs[a], &docs[b]
+			if c := strings.Compare(da.Name, db.Name); c != 0 {
+				return c
+			}
+			if c := strings.Compare(da.OrigName, db.OrigName); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	}
 	for r, d := range ix.all {
 		ix.rank[d] = int32(r)
-		ns := ix.docNS[d]
-		ix.byNS[ns] = append(ix.byNS[ns], d)
 	}
 
 	// Resolve the synonym table against this index's vocabulary once.
@@ -518,6 +534,8 @@ func Build(docs []Doc, opts *Options) *Index {
 			score: make([]float64, ix.n),
 			acc:   make([]float32, ix.n),
 			words: make([]uint32, ix.n),
+			seen:  make([]uint64, (ix.n+63)/64),
+			in:    make([]uint64, (ix.n+63)/64),
 		}
 	}
 	return ix
@@ -543,20 +561,24 @@ type scratch struct {
 	word    []byte
 	stems   []byte  // analysed query words, concatenated
 	ends    []int   // end offsets into stems
-	members []int32 // term ids of the current query word group
 	qterms  []int32 // term ids of every query word and its synonyms
 	prev    []byte  // the previous query word, while analysing
-	raw     []byte  // the query\'s content words as written, concatenated
+	raw     []byte  // the query's content words as written, concatenated
 	rawEnds []int
 	qstarts []int32   // where each query word's ids start in qterms, and the end
 	qidf    []float64 // the idf of each query word, 0 when it matches nothing
+	qown    []int32   // how many of each word's ids in qterms are its own, not synonyms
+	qub     []float64 // a bound on each word's contribution to a score
+	order   []int32   // the words in the order they are scored
+	kth     []float64 // heap of kthScore
+	seen    []uint64  // a bit per doc some query word matches
+	in      []uint64  // a bit per doc in matched
 	qself   int       // the query word that stands for the caller, -1 when none
 	clean   []byte    // the query without its values (request.go)
 	qtext   []byte    // the query's words, for the second stage
 	qends   []int
 	qids    []int32
 	words   []uint32 // per matched doc, a bit for each query word it matched
-	bit     uint32   // the bit of the query word being scored
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller
 }
@@ -594,29 +616,58 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	query, sc.clean = stripValues(sc.clean, query)
 	ix.analyze(sc, query)
+
+	// Each query word with its synonyms, and a bound on what it can add
+	// to a doc's score.
 	start := 0
 	sc.verbBit = 0
-	sc.qstarts, sc.qidf, sc.qself, sc.selfBit = sc.qstarts[:0], sc.qidf[:0], -1, 0
+	sc.qstarts, sc.qidf, sc.qown, sc.qub = sc.qstarts[:0], sc.qidf[:0], sc.qown[:0], sc.qub[:0]
+	sc.qself, sc.selfBit = -1, 0
 	for i, end := range sc.ends {
 		w := sc.stems[start:end]
 		start = end
-		sc.bit = 0
+		bit := uint32(0)
 		if i < 32 {
-			sc.bit = 1 << i
+			bit = 1 << i
 		}
 		if string(w) == selfTerm {
 			sc.qself = i
-			sc.selfBit = sc.bit
+			sc.selfBit = bit
 		} else if sc.verbBit == 0 {
-			sc.verbBit = sc.bit
+			sc.verbBit = bit
 		}
 		sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
-		sc.qidf = append(sc.qidf, 0)
-		ix.scoreWord(sc, w, ns)
+		ix.resolveWord(sc, w)
 	}
 	sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
 
-	total = len(sc.matched)
+	// Words that can add most go first. Once the k-th best score so far
+	// exceeds all that the remaining words can add together, a doc they
+	// would bring in could not make the top k: they then only add to the
+	// docs already in (MaxScore, Turtle and Flood 1995). They still mark
+	// the docs they match, which total counts.
+	k := max(limit, rerankDefaults.depth)
+	sc.order = sc.order[:0]
+	rest := 0.0
+	for i := range sc.qub {
+		sc.order = append(sc.order, int32(i))
+		rest += sc.qub[i]
+	}
+	slices.SortStableFunc(sc.order, func(a, b int32) int { return cmp.Compare(sc.qub[b], sc.qub[a]) })
+	admit := true
+	for j, i := range sc.order {
+		if j > 0 && admit && len(sc.matched) >= k {
+			admit = rest >= sc.kthScore(k)
+		}
+		ix.scoreWord(sc, int(i), ns, admit)
+		rest -= sc.qub[i]
+	}
+	for i, b := range sc.seen {
+		total += bits.OnesCount64(b)
+		sc.seen[i] = 0
+		sc.in[i] = 0
+	}
+
 	hits = ix.topK(sc, max(limit, min(rerankDefaults.depth, total)))
 	ix.rerank(sc, hits, query)
 	switch {
@@ -734,56 +785,129 @@ func (sc *scratch) addStem() {
 	sc.ends = append(sc.ends, len(sc.stems))
 }
 
-// scoreWord adds one query word's BM25F contribution to sc.score. The word
-// and its synonyms act as one term (as a synonym query does in Lucene):
-// their pseudo-frequencies add up, synonyms scaled by Options.Expansion,
-// before saturation, and the idf is that of the most frequent member.
-func (ix *Index) scoreWord(sc *scratch, w []byte, ns int32) {
-	sc.members = sc.members[:0]
-	id, ok := ix.terms[string(w)]
-	if ok {
-		sc.members = append(sc.members, id)
+// resolveWord appends the term ids of query word w and of its synonyms to
+// sc.qterms, and its idf, how many of the ids are its own and a bound on
+// its score to sc.qidf, sc.qown and sc.qub. A word the catalog lacks has
+// no ids and an idf of 0.
+func (ix *Index) resolveWord(sc *scratch, w []byte) {
+	first := len(sc.qterms)
+	if id, ok := ix.terms[string(w)]; ok {
+		sc.qterms = append(sc.qterms, id)
 	}
-	syns := ix.synTerms[string(w)]
-	if len(sc.members) == 0 && len(syns) == 0 {
+	own := len(sc.qterms) - first
+	sc.qterms = append(sc.qterms, ix.synTerms[string(w)]...)
+	maxDF, maxTF := int32(0), 0.0
+	for i, t := range sc.qterms[first:] {
+		weight := 1.0
+		if i >= own {
+			weight = ix.expand
+		}
+		maxDF = max(maxDF, ix.offsets[t+1]-ix.offsets[t])
+		maxTF += weight * float64(ix.maxTF[t])
+	}
+	idf, ub := 0.0, 0.0
+	if len(sc.qterms) > first {
+		df := float64(maxDF)
+		idf = math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
+		ub = idf * maxTF * (ix.k1 + 1) / (ix.k1 + maxTF)
+	}
+	sc.qidf = append(sc.qidf, idf)
+	sc.qown = append(sc.qown, int32(own))
+	sc.qub = append(sc.qub, ub)
+}
+
+// scoreWord adds the i-th query word's BM25F contribution to sc.score. The
+// word and its synonyms act as one term (as a synonym query does in
+// Lucene): their pseudo-frequencies add up, synonyms scaled by
+// Options.Expansion, before saturation, and the idf is that of the most
+// frequent member. Unless admit, only docs already scored gain. Every doc
+// the word matches is marked in sc.seen.
+func (ix *Index) scoreWord(sc *scratch, i int, ns int32, admit bool) {
+	members := sc.qterms[sc.qstarts[i]:sc.qstarts[i+1]]
+	if len(members) == 0 {
 		return
 	}
-	own := len(sc.members)
-	sc.members = append(sc.members, syns...)
-	sc.qterms = append(sc.qterms, sc.members...)
-	maxDF := int32(0)
-	for i, t := range sc.members {
+	own := int(sc.qown[i])
+	for m, t := range members {
 		weight := float32(1)
-		if i >= own {
+		if m >= own {
 			weight = float32(ix.expand)
 		}
 		ps := ix.postings[ix.offsets[t]:ix.offsets[t+1]]
-		maxDF = max(maxDF, int32(len(ps)))
+		seen, in, acc := sc.seen, sc.in, sc.acc
 		for _, p := range ps {
 			if ns >= 0 && ix.docNS[p.doc] != ns {
 				continue
 			}
-			if sc.acc[p.doc] == 0 {
+			w, b := p.doc>>6, uint64(1)<<(p.doc&63)
+			seen[w] |= b
+			if !admit && in[w]&b == 0 {
+				continue
+			}
+			if acc[p.doc] == 0 {
 				sc.touched = append(sc.touched, p.doc)
 			}
-			sc.acc[p.doc] += weight * p.tf
+			acc[p.doc] += weight * p.tf
 		}
 	}
-	df := float64(maxDF)
-	idf := math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
-	sc.qidf[len(sc.qidf)-1] = idf
-	k1 := ix.k1
+	idf, k1 := sc.qidf[i], ix.k1
+	bit := uint32(0)
+	if i < 32 {
+		bit = 1 << i
+	}
 	for _, d := range sc.touched {
 		tf := float64(sc.acc[d])
 		sc.acc[d] = 0
 		if sc.score[d] == 0 {
 			sc.matched = append(sc.matched, d)
 			sc.words[d] = 0
+			sc.in[d>>6] |= 1 << (d & 63)
 		}
 		sc.score[d] += idf * tf * (k1 + 1) / (k1 + tf)
-		sc.words[d] |= sc.bit
+		sc.words[d] |= bit
 	}
 	sc.touched = sc.touched[:0]
+}
+
+// kthScore is the k-th best score of the docs matched so far (k <=
+// len(sc.matched)), found with a bounded min-heap.
+func (sc *scratch) kthScore(k int) float64 {
+	h := sc.kth[:0]
+	for _, d := range sc.matched {
+		s := sc.score[d]
+		if len(h) < k {
+			h = append(h, s)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if h[p] <= h[i] {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
+			}
+			continue
+		}
+		if s <= h[0] {
+			continue
+		}
+		h[0] = s
+		for i := 0; ; {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < len(h) && h[l] < h[m] {
+				m = l
+			}
+			if r < len(h) && h[r] < h[m] {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	sc.kth = h
+	return h[0]
 }
 
 // better reports whether a ranks before b.

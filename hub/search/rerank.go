@@ -72,6 +72,16 @@ var whoBytes = []byte("user")
 // of them acts for the caller.
 var selfPhrases = []string{"authenticated user", "current user", "signed in user", "logged in user", "the caller", "yourself", "my"}
 
+// selfPhraseStarts are the selfPhrases by their first word.
+var selfPhraseStarts = func() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range selfPhrases {
+		first := strings.Fields(p)[0]
+		m[first] = append(m[first], p)
+	}
+	return m
+}()
+
 var selfPhraseWords = func() map[string][]string {
 	m := map[string][]string{}
 	for _, p := range selfPhrases {
@@ -157,6 +167,7 @@ func signature(ids []int32) uint64 {
 // string per word: words repeat across a catalog, so each is kept once.
 type wordScratch struct {
 	intern map[string]string
+	acts   map[string]uint8
 	buf    []byte
 	name   []string
 	title  []string
@@ -176,6 +187,20 @@ func (ws *wordScratch) words(dst []string, s string) []string {
 		dst = append(dst, w)
 	})
 	return dst
+}
+
+// action is the action a word asks for as a verb (actionVerbs), kept per
+// word.
+func (ws *wordScratch) action(w string) uint8 {
+	if a, ok := ws.acts[w]; ok {
+		return a
+	}
+	if ws.acts == nil {
+		ws.acts = map[string]uint8{}
+	}
+	a := actionVerbs[string(stem([]byte(w)))]
+	ws.acts[w] = a
+	return a
 }
 
 // words returns the lower-case words of s.
@@ -229,7 +254,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			last := ws.words(ws.path, fixed[len(fixed)-1])
 			ws.path = last
 			if len(last) > 0 {
-				verb = actionVerbs[string(stem([]byte(last[len(last)-1])))]
+				verb = ws.action(last[len(last)-1])
 				if verb == 0 {
 					addHead(last[len(last)-1])
 				} else if len(fixed) > 1 {
@@ -270,7 +295,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	nameWords := ws.words(ws.name, d.Name)
 	ws.name = nameWords
 	for _, w := range nameWords[:min(3, len(nameWords))] {
-		if a := actionVerbs[string(stem([]byte(w)))]; a != 0 {
+		if a := ws.action(w); a != 0 {
 			f.act |= a
 			break
 		}
@@ -283,7 +308,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	if len(tw) > 0 {
 		f.verb = termOf(tw[0])
 		start := 0
-		if a := actionVerbs[string(stem([]byte(tw[0])))]; a != 0 {
+		if a := ws.action(tw[0]); a != 0 {
 			start = 1
 			if d.Path == "" {
 				f.act |= a
@@ -321,10 +346,14 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		}
 	}
-	for _, p := range selfPhrases {
-		if hasPhrase(nameWords, p) || hasPhrase(tw, p) {
-			f.self = true
-			selfUsed[p] = true
+	for _, ws := range [...][]string{nameWords, tw} {
+		for i, w := range ws {
+			for _, p := range selfPhraseStarts[w] {
+				if words := selfPhraseWords[p]; i+len(words) <= len(ws) && slices.Equal(ws[i:i+len(words)], words) {
+					f.self = true
+					selfUsed[p] = true
+				}
+			}
 		}
 	}
 
@@ -673,15 +702,4 @@ func (sc *scratch) covered(f *docFeatures, arena []int32) float64 {
 // queryHas reports whether a query word, or one of its synonyms, is term t.
 func (sc *scratch) queryHas(t int32) bool {
 	return slices.Contains(sc.qterms, t)
-}
-
-// hasPhrase reports whether the words of phrase follow each other in ws.
-func hasPhrase(ws []string, phrase string) bool {
-	p := selfPhraseWords[phrase]
-	for i := 0; i+len(p) <= len(ws); i++ {
-		if slices.Equal(ws[i:i+len(p)], p) {
-			return true
-		}
-	}
-	return false
 }

@@ -17,10 +17,13 @@
 //
 // # Scoring
 //
-// A Doc has six fields: name (Name plus the words of OrigName that Name
-// lacks), namespace, title, description, parameter names (each word once)
-// and parameter descriptions. For a query word t and doc d, BM25F first
-// combines the fields into one pseudo-frequency
+// A Doc has eight fields: name (Name plus the words of OrigName that Name
+// lacks), namespace, title, description, parameter names (each word once),
+// parameter descriptions, a skill's headings and an HTTP operation's path
+// (its fixed segments, past the prefix most of its namespace's paths
+// share; see path.go). For a
+// query word t and doc d, BM25F first combines the fields into one
+// pseudo-frequency
 //
 //	tf(t,d) = sum over fields f of  w_f * tf_f(t,d) / (1 - b_f + b_f * len_f(d)/avglen_f)
 //
@@ -31,26 +34,43 @@
 //	idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
 //
 // Because weights and lengths are fixed when the index is built, Build
-// stores tf(t,d) in the posting lists and Search only sums.
+// stores tf(t,d) in the posting lists and Search only sums. It sums the
+// words that can add most first, and once the k-th best score exceeds what
+// the remaining words could add together, those only add to the docs
+// already in (MaxScore): the best k are the same, with less work.
+//
+// # Requests
+//
+// A request names things by value as well as by kind ("close PROJ-42",
+// "a filter named 'my bugs'"): quoted text, numbers, keys, versions and
+// identifiers are left out, a URL or an e-mail address reads as its kind
+// (request.go). "my", "I" and "for me" stand for the caller, whom
+// catalogs call the authenticated or current user; "who" asks for users.
+// Two words the catalog writes as one ("log work", worklog) add that word.
 //
 // # Query expansion
 //
 // Each query word is expanded with a small table of generic tool
 // vocabulary (create/add/new/make, delete/remove, list/show, read/get/open,
-// folder/directory, ...). The word and its synonyms act as one term, as a
-// synonym query does in Lucene: their pseudo-frequencies add up, synonyms
-// scaled by Options.Expansion, before saturation, and the idf is that of
-// the most frequent member. A doc that says "remove" thus matches "delete"
-// a little less than one that says "delete", and a doc that says both is
-// not counted twice.
+// folder/directory, ...), with the abbreviations a catalog pairs with
+// their long form in its own names and titles (org, organization), and with
+// the agent nouns it uses beside their verbs (watcher, watching; assignee,
+// assign). The word and its synonyms act as one term, as a synonym query
+// does in Lucene: their pseudo-frequencies add up, synonyms scaled by
+// Options.Expansion, before saturation, and the idf is that of the most
+// frequent member. A doc that says "remove" thus matches "delete" a little
+// less than one that says "delete", and a doc that says both is not
+// counted twice.
 //
 // # The second stage
 //
 // The best candidates of a short request are ordered again by what the
 // catalog's structure says about each tool: an exact name or title match,
-// the action its method, path or leading verb performs, the thing it acts
-// on, whether it acts for the caller ("me", "my"), and how much of its title
-// the request covers. See rerank.go.
+// the action its method, path or leading verb performs against the one
+// the request asks for, how much of the request its name, title and path
+// say and how much of its title the request says, whether it acts for the
+// caller ("me", "my"), and how central its path family is in its
+// namespace. See rerank.go.
 //
 // # Order
 //
@@ -64,8 +84,11 @@
 // benchmark (testdata/tool-retrieval); run it with -v to print Recall@k,
 // MRR and nDCG@10 next to the benchmark's Bleve baseline.
 // TestCatalogRetrieval does the same for tasks over GitHub's REST
-// description (as OpenAPI tools and as plain MCP tools) and the Star Trek
-// API (testdata/tasks), next to a plain BM25 computed in the same test. BenchmarkBuild10k
-// and BenchmarkSearch10k time a synthetic 10,000-tool catalog
-// (SyntheticCatalog), and bench/bleve compares both against Bleve.
+// description and Jira Cloud's (each as OpenAPI tools and as plain MCP
+// tools), the Star Trek API and the reference MCP servers
+// (testdata/tasks), next to a plain BM25 computed in the same test, and
+// fails when a held-out half falls below its floor. BenchmarkBuild10k,
+// BenchmarkBuild100k, BenchmarkSearch10k and BenchmarkSearch100k time
+// synthetic catalogs (SyntheticCatalog) and report ratios to a reference
+// pass in the same process; bench/bleve compares them against Bleve.
 package search

@@ -16,16 +16,29 @@ import (
 //     something against the tool's. An HTTP operation's action comes from
 //     its method and path (GET of a collection lists, GET of an item reads,
 //     POST creates, PUT and PATCH change, DELETE deletes); any tool's also
-//     from the verb its name or title starts with;
-//   - the object: whether the request names the thing the tool acts on, the
-//     last fixed segment of its path or the head noun of its title ("Create
-//     reaction for an issue comment" acts on reactions, not comments);
-//   - the caller: "me", "my" and "I" name the signed-in user, whom catalogs
-//     call the authenticated, current or signed-in user, or reach at paths
-//     like /user and /me.
+//     from the verb its name or title starts with. The request's comes from
+//     its first word ("add", "get rid of", "set up"; "protect the branch"
+//     and "comment on the issue" are verbs too, which ask for a change);
+//     a question ("which labels...") or a bare noun phrase ("open alerts")
+//     asks to read. A tool that does something else loses a share;
+//   - the words: the share of the request the tool's name, title and path
+//     say, and the share of its label (its title; an MCP tool's name) the
+//     request says, so "List pull requests" comes before "Get all
+//     requested reviewers for a pull request";
+//   - the caller: "my", "I" and "for me" name the signed-in user, whom
+//     catalogs call the authenticated or current user, or reach under
+//     paths like /user and /me (path.go). It counts for a tool that matches
+//     more of the request than the caller;
+//   - the path family: a small prior for the operations under the first
+//     path segments a namespace has most of (GitHub's /repos before its
+//     /enterprises).
 //
-// Each feature adds a fixed share of the best candidate's score, so the
-// first stage still decides between tools the features cannot tell apart.
+// Each feature adds a share of the best candidate's score, so the first
+// stage still decides between tools the features cannot tell apart, and
+// the shares fade as a request grows longer: it then says enough for the
+// first stage. The weights (rerankDefaults) were chosen on the tuning
+// halves of the task sets (catalogs_test.go) and the tool-retrieval
+// benchmark, and checked by cross-validation within them.
 
 // Actions, as bits: a tool may do several (PUT both creates and replaces).
 const (
@@ -90,14 +103,6 @@ var selfPhraseWords = func() map[string][]string {
 	return m
 }()
 
-// phraseStops end the object phrase of a title: the words after the verb up
-// to the first of these name the thing acted on.
-var phraseStops = map[string]bool{
-	"for": true, "of": true, "in": true, "on": true, "to": true, "by": true, "from": true, "with": true,
-	"using": true, "as": true, "at": true, "into": true, "within": true, "across": true, "that": true,
-	"which": true, "and": true, "or": true, "over": true, "if": true, "is": true, "are": true,
-}
-
 // docFeatures are the second stage's view of one doc.
 type docFeatures struct {
 	act    uint8
@@ -107,8 +112,7 @@ type docFeatures struct {
 	// start with the doc's first segment: /repos in GitHub's description
 	// holds half of them, /enterprises few.
 	family   float32
-	heads    [2]int32 // term ids of the object's head nouns, -1 when none
-	nameSig  uint64   // hash of the distinct stems of the name, 0 when none
+	nameSig  uint64 // hash of the distinct stems of the name, 0 when none
 	titleSig uint64
 	verb     int32 // term id of the title's first word, -1 when none
 	// The distinct term ids of the title (or lead), of the name and of the
@@ -125,11 +129,6 @@ func (f *docFeatures) title(ids []int32) []int32 {
 func (f *docFeatures) name(ids []int32) []int32 {
 	o := f.off + int32(f.nTitle)
 	return ids[o : o+int32(f.nName)]
-}
-
-func (f *docFeatures) path(ids []int32) []int32 {
-	o := f.off + int32(f.nTitle) + int32(f.nName)
-	return ids[o : o+int32(f.nPath)]
 }
 
 // appendSet appends the distinct ids of ids, at most 255, to arena
@@ -230,24 +229,13 @@ func lead(s string) string {
 // fixed segments fixed (after its namespace's prefix); termOf maps a word
 // to its term id (-1 for stop words and unknown words).
 func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, ws *wordScratch, arena *[]int32) docFeatures {
-	f := docFeatures{heads: [2]int32{-1, -1}, verb: -1}
+	f := docFeatures{verb: -1}
 	title := d.Title
 	if title == "" {
 		title = lead(d.Description)
 	}
-	nh := 0
-	addHead := func(w string) {
-		id := termOf(w)
-		if id < 0 || nh == 2 || (nh == 1 && f.heads[0] == id) {
-			return
-		}
-		f.heads[nh] = id
-		nh++
-	}
-
-	// The path: the method gives the action, the last fixed segment the
-	// object (the one before it when the last is a verb, as in
-	// /characters/search).
+	// The path: the method gives the action, and a last fixed segment
+	// that is a verb qualifies it (POST /characters/search searches).
 	if d.Path != "" {
 		verb := uint8(0)
 		if len(fixed) > 0 {
@@ -255,15 +243,6 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			ws.path = last
 			if len(last) > 0 {
 				verb = ws.action(last[len(last)-1])
-				if verb == 0 {
-					addHead(last[len(last)-1])
-				} else if len(fixed) > 1 {
-					prev := ws.words(ws.path, fixed[len(fixed)-2])
-					ws.path = prev
-					if len(prev) > 0 {
-						addHead(prev[len(prev)-1])
-					}
-				}
 			}
 		}
 		item := pathItem(d.Path)
@@ -301,31 +280,13 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 
-	// The title's object phrase: after the leading verb, articles skipped,
-	// up to the first preposition; its last word is the head noun.
+	// The title's leading verb.
 	tw := ws.words(ws.title, title)
 	ws.title = tw
 	if len(tw) > 0 {
 		f.verb = termOf(tw[0])
-		start := 0
-		if a := ws.action(tw[0]); a != 0 {
-			start = 1
-			if d.Path == "" {
-				f.act |= a
-			}
-		}
-		var phrase []string
-		for _, w := range tw[start:] {
-			if phraseStops[w] {
-				break
-			}
-			if w == "a" || w == "an" || w == "the" || w == "all" {
-				continue
-			}
-			phrase = append(phrase, w)
-		}
-		if len(phrase) > 0 {
-			addHead(phrase[len(phrase)-1])
+		if a := ws.action(tw[0]); a != 0 && d.Path == "" {
+			f.act |= a
 		}
 	}
 
@@ -414,14 +375,11 @@ type rerankWeights struct {
 	// actImplicit: the request names things without a verb (it asks to
 	// see them) and the tool changes them
 	actImplicit float64
-	head        float64 // the request names the tool's object
 	self        float64 // both are about the caller
 	verb        float64 // the request starts with the verb the title starts with
-	title       float64 // share of the title's words in the request
-	name        float64 // share of the name's words in the request
-	path        float64 // share of the path's words in the request
+	label       float64 // share of the label's words (title, else name) in the request
 	short       float64 // share of the request's words in the name, title or path
-	family      float64 // the size of the doc\'s path family
+	family      float64 // the size of the doc's path family
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -439,12 +397,9 @@ var rerankDefaults = rerankWeights{
 	act:         0.3,
 	actOther:    0,
 	actImplicit: 0.2,
-	head:        0,
 	self:        0.5,
 	verb:        0.3,
-	title:       0.4,
-	name:        0,
-	path:        0,
+	label:       0.4,
 	short:       1.5,
 	family:      0.2,
 	depth:       50,
@@ -615,9 +570,6 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 				add -= w.actImplicit
 			}
 		}
-		if f.heads[0] >= 0 && (sc.queryHas(f.heads[0]) || (f.heads[1] >= 0 && sc.queryHas(f.heads[1]))) {
-			add += w.head
-		}
 		// The caller counts for a tool that matches more of the request
 		// than the caller and the verb ("my comment" asks for comments,
 		// not the caller's other things), or when the request names no
@@ -641,7 +593,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			if !f.titled {
 				label = f.name(ix.featIDs)
 			}
-			add += w.title*sc.share(label, self) + w.name*sc.share(f.name(ix.featIDs), self) + w.path*sc.share(f.path(ix.featIDs), self)
+			add += w.label * sc.share(label, self)
 		}
 		add += w.family * float64(f.family)
 		if w.short != 0 {

@@ -64,13 +64,13 @@ type Options struct {
 // benchmark in testdata (see TestRetrievalQuality).
 func DefaultOptions() Options {
 	return Options{
-		K1:          1.8,
+		K1:          2.5,
 		Name:        Field{Weight: 4, B: 0.5},
 		Namespace:   Field{Weight: 0.5, B: 0},
 		Title:       Field{Weight: 2, B: 0.5},
 		Description: Field{Weight: 1, B: 0.5},
 		Params:      Field{Weight: 0.25, B: 0.5},
-		ParamDocs:   Field{Weight: 0.4, B: 0.75},
+		ParamDocs:   Field{Weight: 0.2, B: 0.75},
 		Headings:    Field{Weight: 1, B: 0.5},
 		Path:        Field{Weight: 2, B: 0.5},
 		Expansion:   0.4,

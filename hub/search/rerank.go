@@ -395,8 +395,8 @@ type rerankWeights struct {
 var rerankDefaults = rerankWeights{
 	exact:       1.0,
 	act:         0.3,
-	actOther:    0,
-	actImplicit: 0.2,
+	actOther:    0.1,
+	actImplicit: 0.1,
 	self:        0.5,
 	verb:        0.3,
 	label:       0.4,
@@ -458,6 +458,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				q.act = phrasalVerbs[[2]string{string(w), next}]
 			case createsWith[string(w)] && (next == "a" || next == "an" || next == "new"):
 				q.act = actCreate
+			case (string(w) == "stop" || string(w) == "start") && strings.HasSuffix(next, "ing"):
+				// "stop watching", "start following": undo or do the
+				// thing the next word names.
+				q.act = actDelete
+				if string(w) == "start" {
+					q.act = actCreate
+				}
 			default:
 				q.act = actionVerbs[string(s)]
 			}

@@ -447,7 +447,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 		sc.word = stem(append(sc.word[:0], w...))
 		s := sc.word
-		if first {
+		if first && !question {
 			// A request that starts with a verb the catalog's tools start
 			// with asks for that verb; "open a", "file an" create.
 			if id, ok := ix.terms[string(s)]; ok && ix.verbs[id] {

@@ -21,7 +21,8 @@ import (
 // only). GitHub's and Jira's are indexed twice:
 // as the hub's OpenAPI source makes its tools (summary as title, method and
 // path), and as the same operations served by a plain MCP server (a
-// snake_case name and a description, nothing else).
+// snake_case name and a description, nothing else). Short requests over
+// the reference MCP servers of testdata/tool-retrieval complete the set.
 
 // npmFile is a file under the pinned npm packages of the repository.
 func npmFile(t testing.TB, parts ...string) string {
@@ -414,21 +415,26 @@ func catalogCases(t testing.TB) []catalogCase {
 	servers, serverIDs := benchmarkDocs(t)
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
-	// The floors sit a little under the held-out figures measured when the
-	// second stage was added (GitHub as OpenAPI nDCG@10 0.686, R@5 0.713;
-	// as MCP tools 0.686, 0.757; Star Trek 0.550, 0.750), below the targets
-	// of 0.80 and 0.85 (0.75 and 0.80 as MCP tools) they are to reach.
+	// The floors sit a little under the held-out figures measured with the
+	// path field, the request rules and the second stage's coverage
+	// (GitHub as OpenAPI nDCG@10 0.689, R@5 0.801; as MCP tools 0.724,
+	// 0.831; Jira as OpenAPI 0.633, 0.659, as MCP tools 0.591, 0.670;
+	// the reference servers 0.792, 0.875; Star Trek 0.675, 0.750), below
+	// the targets of 0.80 and 0.85 (0.75 and 0.80 as MCP tools) GitHub's
+	// is to reach. The held-out halves score well under the tuning ones
+	// (GitHub as OpenAPI 0.836): their requests share fewer words with
+	// the operations' names and summaries.
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
-	// below the plain BM25, whose whole-name matching of "POST
+	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.66, 0.69, 0.15},
-		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.66, 0.73, 0.15},
-		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.52, 0.72, -0.2},
-		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.60, 0.60, 0.1},
-		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.51, 0.53, 0.05},
-		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0, 0, -1},
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.67, 0.78, 0.15},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.70, 0.80, 0.15},
+		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
+		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.61, 0.63, 0.12},
+		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.57, 0.64, 0.1},
+		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.77, 0.85, 0.15},
 	}
 }
 

@@ -319,8 +319,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 
 	// The caller's path segments mark every tool under them.
-	if len(prefixes) > 0 {
-		segs := selfSegments(docs, prefixes, func(i int) bool { return ix.feat[i].self })
+	if segs := selfSegments(docs, prefixes, func(i int) bool { return ix.feat[i].self }); len(segs) > 0 {
 		for i := range docs {
 			if docs[i].Path != "" && !ix.feat[i].self {
 				fixed = pathFixed(docs[i].Path, prefixes[docs[i].Namespace], fixed)
@@ -503,28 +502,35 @@ func Build(docs []Doc, opts *Options) *Index {
 				}
 			}
 		}
-		// A noun for who does something that the catalog uses beside
-		// the verb ("watcher" and "watching", "assignee" and "assign",
-		// "creator" and "create") expands to it and back.
+		// A noun for who does something ("watcher", "assignee",
+		// "creator") expands to its verb when the catalog uses that too,
+		// and back; a request that says only the verb ("watching")
+		// finds the noun either way.
 		for _, w := range slices.Sorted(maps.Keys(raw)) {
 			id := raw[w]
-			if id < 0 {
+			bases := agentBases(w)
+			if id < 0 || len(bases) == 0 {
 				continue
 			}
-			for _, b := range agentBases(w) {
+			ws := string(stem([]byte(w)))
+			linked := false
+			for _, b := range bases {
 				bs := string(stem([]byte(b)))
 				bid, ok := ix.terms[bs]
 				if !ok || bid == id {
 					continue
 				}
-				ws := string(stem([]byte(w)))
 				if !slices.Contains(ix.synTerms[ws], bid) {
 					ix.synTerms[ws] = append(ix.synTerms[ws], bid)
 				}
 				if !slices.Contains(ix.synTerms[bs], id) {
 					ix.synTerms[bs] = append(ix.synTerms[bs], id)
 				}
+				linked = true
 				break
+			}
+			if bs := string(stem([]byte(bases[0]))); !linked && bs != ws && !slices.Contains(ix.synTerms[bs], id) {
+				ix.synTerms[bs] = append(ix.synTerms[bs], id)
 			}
 		}
 	}

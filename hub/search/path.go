@@ -15,8 +15,8 @@ import (
 //
 // Two things about a path are the catalog's rather than the operation's:
 //
-//   - a prefix most of a namespace's paths share (/rest/api/3 in Jira's
-//     description, /v1 in many) names no resource and is left out;
+//   - a prefix nearly all of a namespace's paths share (/rest/api/3 in
+//     Jira's description, /v1 in many) names no resource and is left out;
 //   - the segment the catalog keeps the caller's own things under: GitHub
 //     puts them under /user ("List repositories for the authenticated
 //     user"), others under /me or /myself, while Jira's /user takes any
@@ -24,11 +24,12 @@ import (
 //     or "myself", or when most of the tools under it (three at least) say
 //     in their name or title that they act for the caller (selfPhrases).
 
-// pathPrefix is the leading fixed segments most paths of a namespace share.
+// pathPrefix is the leading fixed segments nearly all paths of a namespace
+// share.
 type pathPrefix []string
 
 // pathPrefixes finds, for each namespace with paths, the longest run of
-// leading segments that more than half of its paths start with.
+// leading segments that nine in ten of its paths start with.
 func pathPrefixes(docs []Doc) map[string]pathPrefix {
 	byNS := map[string][]string{}
 	for i := range docs {
@@ -53,7 +54,7 @@ func pathPrefixes(docs []Doc) map[string]pathPrefix {
 					next, n = s, counts[s]
 				}
 			}
-			if n < 2 || 2*n <= len(paths) {
+			if n < 2 || 10*n < 9*len(paths) {
 				break
 			}
 			prefix = append(prefix, next)

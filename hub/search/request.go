@@ -13,7 +13,7 @@ import (
 // the words that say what to do. Search therefore reads a request without
 // its values:
 //
-//   - quoted text ("...", '...', “...”, ‘...’);
+//   - quoted text ("...", '...', “...”, ‘...’, «...»);
 //   - words with digits that are no vocabulary word: numbers (10042, 2.4,
 //     #17), keys and versions (PROJ-42, v1.2.0, v3), long identifiers (four
 //     digits or more, as in CHMA0000215045); while base64, utf8, s3 or
@@ -23,9 +23,9 @@ import (
 //
 // A request made of values only is read whole.
 
-// stripValues returns q with its values replaced by spaces, built in
-// dst[:0]; it returns q itself, and dst unchanged, when q has no values or
-// nothing but values.
+// stripValues returns q with its values replaced by spaces (or by the word
+// for their kind), built in dst[:0], and dst; it returns q itself when q
+// has no values or nothing but values.
 func stripValues(dst []byte, q string) (string, []byte) {
 	dst = dst[:0]
 	words, values := false, false

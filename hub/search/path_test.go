@@ -1,0 +1,86 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPathPrefixes(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "jira", Path: "/rest/api/3/issue"},
+		{Namespace: "jira", Path: "/rest/api/3/issue/{key}"},
+		{Namespace: "jira", Path: "/rest/api/3/myself"},
+		{Namespace: "jira", Path: "/rest/api/3/field"},
+		{Namespace: "jira", Path: "/rest/api/3/field/{id}"},
+		{Namespace: "jira", Path: "/rest/api/3/filter"},
+		{Namespace: "jira", Path: "/rest/api/3/filter/my"},
+		{Namespace: "jira", Path: "/rest/api/3/group"},
+		{Namespace: "jira", Path: "/rest/api/3/user"},
+		{Namespace: "jira", Path: "/rest/connect/1/addons"},
+		{Namespace: "gh", Path: "/repos/{owner}/{repo}"},
+		{Namespace: "gh", Path: "/user/repos"},
+		{Namespace: "gh", Path: "/orgs/{org}"},
+		{Namespace: "mcp", Name: "read_file"},
+	}
+	got := pathPrefixes(docs)
+	want := map[string]pathPrefix{"jira": {"rest", "api", "3"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pathPrefixes mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"issue"}, pathFixed("/rest/api/3/issue/{key}", got["jira"], nil)); diff != "" {
+		t.Errorf("pathFixed past the prefix (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"rest", "connect", "1", "addons"}, pathFixed("/rest/connect/1/addons", got["jira"], nil)); diff != "" {
+		t.Errorf("pathFixed of a path outside the prefix (-want +got):\n%s", diff)
+	}
+	for path, want := range map[string]bool{"/repos/{owner}/{repo}": true, "/user/repos": false, "/characters/:id/": true, "/": false} {
+		if got := pathItem(path); got != want {
+			t.Errorf("pathItem(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestSelfSegments: a first segment marks the caller's tools when it is
+// me, self or myself, or when most tools under it say they act for the
+// caller; Jira's /user takes anyone's account id, GitHub's is the
+// caller's.
+func TestSelfSegments(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Path: "/user/repos", Title: "List repositories for the authenticated user"},
+		{Namespace: "gh", Path: "/user/emails", Title: "List email addresses for the authenticated user"},
+		{Namespace: "gh", Path: "/user/following/{username}", Title: "Follow a user"},
+		{Namespace: "gh", Path: "/user/keys", Title: "Create a public SSH key for the authenticated user"},
+		{Namespace: "gh", Path: "/repos/{owner}/{repo}", Title: "Get a repository"},
+		{Namespace: "gh", Path: "/orgs/{org}", Title: "Get an organization"},
+		{Namespace: "jira", Path: "/user", Title: "Get user"},
+		{Namespace: "jira", Path: "/user/groups", Title: "Get user groups"},
+		{Namespace: "jira", Path: "/user/search", Title: "Find users"},
+		{Namespace: "jira", Path: "/myself", Title: "Get current user"},
+	}
+	ix := Build(docs, nil)
+	for i, want := range []bool{true, true, true, true, false, false, false, false, false, true} {
+		if got := ix.feat[i].self; got != want {
+			t.Errorf("%s %q: self = %v, want %v", docs[i].Namespace, docs[i].Path, got, want)
+		}
+	}
+}
+
+// TestMaxScoreExact: the words scored past the point where new docs could
+// no longer make the best k change nothing in the best k.
+func TestMaxScoreExact(t *testing.T) {
+	docs := SyntheticCatalog(3000, 11)
+	ix := Build(docs, nil)
+	for _, q := range SyntheticQueries(40, 11) {
+		all, total := ix.Search(q, "", len(docs))
+		for _, limit := range []int{1, 8, 60} {
+			hits, n := ix.Search(q, "", limit)
+			if n != total {
+				t.Errorf("%q limit %d: total %d, want %d", q, limit, n, total)
+			}
+			if diff := cmp.Diff(all[:min(limit, len(all))], hits); diff != "" {
+				t.Errorf("%q limit %d: not the full ranking's first hits (-want +got):\n%s", q, limit, diff)
+			}
+		}
+	}
+}

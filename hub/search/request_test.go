@@ -1,0 +1,99 @@
+package search
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestStripValues(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"close PROJ-42", "close"},
+		{"publish a release for tag v1.2.0", "publish a release for tag"},
+		{"add milestone v3", "add milestone"},
+		{"download attachment 10042, then #17", "download attachment then"},
+		{`create a filter named "my open bugs" now`, "create a filter named now"},
+		{"commit with the message 'fix login'", "commit with the message"},
+		{"details of “the big one” and «that»", "details of and"},
+		{"details of uid CHMA0000215045", "details of uid"},
+		{"fetch https://go.dev/doc as markdown", "fetch url as markdown"},
+		{"mail bob@example.com the report", "mail email the report"},
+		{"ping @octocat", "ping"},
+		// Vocabulary with digits stays.
+		{"encode it as base64", "encode it as base64"},
+		{"list s3 buckets", "list s3 buckets"},
+		{"what's the repo's license", "what's the repo's license"},
+		// Numbers inside other scripts stay.
+		{"2024年の予定", "2024年の予定"},
+		// Values only: read whole.
+		{"PROJ-42", "PROJ-42"},
+		{`"quoted"`, `"quoted"`},
+		// An unclosed quote is no quotation.
+		{`it's "open`, `it's "open`},
+	}
+	for _, tt := range tests {
+		got, _ := stripValues(nil, tt.in)
+		if diff := cmp.Diff(strings.Fields(tt.want), strings.Fields(got)); diff != "" {
+			t.Errorf("stripValues(%q) = %q (-want +got):\n%s", tt.in, got, diff)
+		}
+	}
+}
+
+func TestAgentBases(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"watcher", []string{"watch", "watche"}},
+		{"assignee", []string{"assign", "assigne"}},
+		{"creator", []string{"creat", "create"}},
+		{"runner", []string{"runn", "runne", "run"}},
+		{"user", nil},
+		{"owner", nil},
+		{"issue", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, agentBases(tt.in)); diff != "" {
+			t.Errorf("agentBases(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestRequestRules ranks a small catalog for requests that the request
+// rules decide: values left out, agent nouns, compounds, the caller, the
+// action of a request's first words.
+func TestRequestRules(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "getIssue", Title: "Get issue", Description: "Returns an issue. Example key: PROJ-42.", Method: "GET", Path: "/rest/api/3/issue/{key}"},
+		{Namespace: "t", Name: "deleteIssue", Title: "Delete issue", Description: "Deletes an issue.", Method: "DELETE", Path: "/rest/api/3/issue/{key}"},
+		{Namespace: "t", Name: "editIssue", Title: "Edit issue", Description: "Edits an issue.", Method: "PUT", Path: "/rest/api/3/issue/{key}"},
+		{Namespace: "t", Name: "getWatchers", Title: "Get issue watchers", Description: "Returns the watchers of an issue.", Method: "GET", Path: "/rest/api/3/issue/{key}/watchers"},
+		{Namespace: "t", Name: "addWatcher", Title: "Add watcher", Description: "Adds a user as a watcher of an issue.", Method: "POST", Path: "/rest/api/3/issue/{key}/watchers"},
+		{Namespace: "t", Name: "removeWatcher", Title: "Delete watcher", Description: "Deletes a user as a watcher of an issue.", Method: "DELETE", Path: "/rest/api/3/issue/{key}/watchers"},
+		{Namespace: "t", Name: "addWorklog", Title: "Add worklog", Description: "Adds a worklog to an issue.", Method: "POST", Path: "/rest/api/3/issue/{key}/worklog"},
+		{Namespace: "t", Name: "getCurrentUser", Title: "Get current user", Description: "Returns details for the current user.", Method: "GET", Path: "/rest/api/3/myself"},
+		{Namespace: "t", Name: "getMyFilters", Title: "Get my filters", Description: "Returns the filters of the current user.", Method: "GET", Path: "/rest/api/3/filter/my"},
+		{Namespace: "t", Name: "getFilters", Title: "Search for filters", Description: "Returns filters.", Method: "GET", Path: "/rest/api/3/filter/search"},
+		{Namespace: "t", Name: "assignIssue", Title: "Assign issue", Description: "Assigns an issue to a user.", Method: "PUT", Path: "/rest/api/3/issue/{key}/assignee"},
+		{Namespace: "t", Name: "createIssue", Title: "Create issue", Description: "Creates an issue.", Method: "POST", Path: "/rest/api/3/issue"},
+	}
+	ix := Build(docs, nil)
+	tests := []struct{ query, want string }{
+		{"who is watching PROJ-42", "getWatchers"},                   // who: users; watching: watchers
+		{"stop watching PROJ-42", "removeWatcher"},                   // stop + -ing deletes
+		{"start watching PROJ-42", "addWatcher"},                     // start + -ing creates
+		{"log work on PROJ-7", "addWorklog"},                         // two words the catalog writes as one
+		{"who am I", "getCurrentUser"},                               // only the caller
+		{"assign PROJ-42 to me", "assignIssue"},                      // to me: whom it goes to
+		{"show my filters", "getMyFilters"},                          // my: the caller's
+		{"get rid of PROJ-42", "deleteIssue"},                        // a two-word verb
+		{`create an issue titled "get the watchers"`, "createIssue"}, // quoted text is a value
+	}
+	for _, tt := range tests {
+		hits, _ := ix.Search(tt.query, "", 3)
+		if got := names(docs, hits); len(got) == 0 || got[0] != "t."+tt.want {
+			t.Errorf("Search(%q) = %v, want t.%s first", tt.query, got, tt.want)
+		}
+	}
+}

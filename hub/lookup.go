@@ -116,6 +116,11 @@ func tsTool(t *Tool) tsgen.Tool {
 
 func searchDoc(t *Tool) search.Doc {
 	d := search.Doc{Namespace: t.Namespace, Name: t.JSName, OrigName: t.Name, Title: t.Title, Description: t.Description}
+	if t.Request != nil {
+		// An OpenAPI operation: its method and path say what it does to
+		// which resource.
+		d.Method, d.Path = t.Request.Method, t.Request.Path
+	}
 	var schema struct {
 		Properties map[string]struct {
 			Description string          `json:"description"`
@@ -291,7 +296,11 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		}
 	}
 	if more > 0 {
-		fmt.Fprintf(&b, "%d more %s. Narrow the query or pass namespace.\n", more, plural(more, "match", "matches"))
+		if req.Namespace != "" {
+			fmt.Fprintf(&b, "%d more %s. Narrow the query.\n", more, plural(more, "match", "matches"))
+		} else {
+			fmt.Fprintf(&b, "%d more %s. Narrow the query or pass namespace.\n", more, plural(more, "match", "matches"))
+		}
 	}
 	if hidden > 0 {
 		fmt.Fprintf(&b, "%d %s hidden by your policy.\n", hidden, plural(hidden, "tool", "tools"))

@@ -47,6 +47,21 @@ func TestOpenAPIGitHub(t *testing.T) {
 	if !strings.Contains(found, "github.issuesCreate(input: { owner: string; repo: string;") || !strings.Contains(found, "[asks]") {
 		t.Errorf("search does not find issues/create as a write:\n%s", found)
 	}
+	// The hub indexes each operation's method and path: a request that
+	// names the resource by its path finds it first.
+	for q, want := range map[string]string{
+		"which labels does this repo have": "github.issuesListLabelsForRepo(",
+		"List pull requests":               "github.pullsList(",
+	} {
+		found, err := h.Search(ctx, SearchRequest{Query: q, Namespace: "github"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s:\n%s", q, found)
+		if first := firstHit(found); !strings.HasPrefix(first, want) {
+			t.Errorf("%q finds %q first; want %s", q, first, want)
+		}
+	}
 	decl, err := h.Describe(ctx, DescribeRequest{Targets: []string{"github.issuesCreate"}})
 	if err != nil {
 		t.Fatal(err)
@@ -242,4 +257,15 @@ func TestOpenAPIURLChanges(t *testing.T) {
 		tool, ok := h.catalog.Snapshot().Lookup("things.listThings")
 		return ok && tool.Description == "List every thing." && tool.Changed()
 	})
+}
+
+// firstHit is the first signature line of a search answer.
+func firstHit(found string) string {
+	for _, line := range strings.Split(found, "\n") {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, "("); i > 0 && !strings.ContainsAny(line[:i], " ") {
+			return line
+		}
+	}
+	return ""
 }

@@ -607,7 +607,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			add += w.label * sc.share(label, self)
 		}
 		add += w.family * float64(f.family)
-		if w.short != 0 {
+		if w.short != 0 && object {
 			add += w.short * sc.covered(f, ix.featIDs)
 		}
 		top[i].Score += add * best * fade

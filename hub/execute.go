@@ -334,7 +334,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		journal: journal,
 		pending: pending,
 		records: map[int]CallRecord{},
-		missing: map[upstreamKey][]string{},
+		missing: map[connKey][]string{},
 		order:   newWriteOrder(),
 	}
 	for _, e := range journal {
@@ -557,7 +557,7 @@ type runHost struct {
 	// behind are the calls still in flight when the code returned,
 	// cancelled when the run ended (the loser of a race against a timer).
 	behind   []int
-	missing  map[upstreamKey][]string // secrets missing per connection, read once per attempt
+	missing  map[connKey][]string // secrets missing per connection, read once per attempt
 	diverged string
 	// firedKept is how many timer firings the longest record in the
 	// journal holds (sandbox.Call.Fired): a call's entry keeps its record
@@ -903,7 +903,7 @@ func (r *runHost) hasPending(seq int) bool {
 // connection and attempt rather than on every call: a secret added or
 // removed while an attempt runs counts from the next attempt.
 func (r *runHost) missingSecrets(source, conn string) []string {
-	k := upstreamKey{source, conn}
+	k := connKey{source, conn}
 	r.mu.Lock()
 	missing, ok := r.missing[k]
 	r.mu.Unlock()
@@ -979,7 +979,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		return r.finish(c, hash, nil, te, 0)
 	}
 	if serialWrites(tool, rc.src) {
-		key := upstreamKey{tool.Source, conn}
+		key := connKey{tool.Source, conn}
 		done, err := r.order.begin(ctx, c.Seq, key)
 		if err != nil {
 			return nil, err

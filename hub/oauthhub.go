@@ -25,7 +25,7 @@ const (
 // signIns are the sign-ins the hub runs, one per connection at a time.
 type signIns struct {
 	mu      sync.Mutex
-	running map[upstreamKey]*signInRun
+	running map[connKey]*signInRun
 }
 
 type signInRun struct {
@@ -35,11 +35,11 @@ type signInRun struct {
 
 // begin registers a sign-in of k. With replace, a running one is cancelled
 // and waited for; without, a running one wins and begin returns nil.
-func (si *signIns) begin(ctx context.Context, k upstreamKey, replace bool) (*signInRun, context.Context) {
+func (si *signIns) begin(ctx context.Context, k connKey, replace bool) (*signInRun, context.Context) {
 	for {
 		si.mu.Lock()
 		if si.running == nil {
-			si.running = map[upstreamKey]*signInRun{}
+			si.running = map[connKey]*signInRun{}
 		}
 		cur := si.running[k]
 		if cur == nil {
@@ -58,7 +58,7 @@ func (si *signIns) begin(ctx context.Context, k upstreamKey, replace bool) (*sig
 	}
 }
 
-func (si *signIns) end(k upstreamKey, run *signInRun) {
+func (si *signIns) end(k connKey, run *signInRun) {
 	si.mu.Lock()
 	if si.running[k] == run {
 		delete(si.running, k)
@@ -118,7 +118,7 @@ func (h *Hub) Login(ctx context.Context, source, conn string) (*OAuthGrant, erro
 	if conn == "" {
 		conn = s.DefaultConnection()
 	}
-	k := upstreamKey{source, conn}
+	k := connKey{source, conn}
 	run, ctx := h.signIns.begin(ctx, k, true)
 	defer h.signIns.end(k, run)
 	return h.signIn(ctx, s, source, conn)
@@ -145,7 +145,7 @@ func (h *Hub) offerSignIn(source, conn string) {
 	if s == nil || h.bg.Err() != nil {
 		return
 	}
-	k := upstreamKey{source, conn}
+	k := connKey{source, conn}
 	ctx, cancel := context.WithTimeout(h.bg, 10*time.Minute)
 	run, ctx := h.signIns.begin(ctx, k, false)
 	if run == nil {
@@ -210,7 +210,7 @@ func (h *Hub) signInStatuses(name string) []SignInStatus {
 	var out []SignInStatus
 	for _, st := range h.oauthStatesOf(name) {
 		h.signIns.mu.Lock()
-		_, running := h.signIns.running[upstreamKey{name, st.Conn}]
+		_, running := h.signIns.running[connKey{name, st.Conn}]
 		h.signIns.mu.Unlock()
 		out = append(out, SignInStatus{Connection: st.Conn, SignedIn: st.SignedIn, Summary: st.Summary(), Expiry: st.Expiry, Scopes: st.Scopes, SigningIn: running})
 	}

@@ -17,6 +17,10 @@ import (
 	"sync"
 )
 
+// connKey names one connection of one source: the unit the heart orders
+// writes by, reads missing secrets for and runs sign-ins for.
+type connKey struct{ source, conn string }
+
 // serialWrites reports whether calls of tool on src wait for the writes
 // before them.
 func serialWrites(tool *Tool, src *Source) bool {
@@ -37,13 +41,13 @@ func serialWrites(tool *Tool, src *Source) bool {
 // call and read when it returns.
 type writeOrder struct {
 	mu      sync.Mutex
-	known   map[int]bool        // seqs settled or begun
-	writing map[int]upstreamKey // writes begun and not done
-	changed chan struct{}       // closed and replaced on every change
+	known   map[int]bool    // seqs settled or begun
+	writing map[int]connKey // writes begun and not done
+	changed chan struct{}   // closed and replaced on every change
 }
 
 func newWriteOrder() *writeOrder {
-	return &writeOrder{known: map[int]bool{}, writing: map[int]upstreamKey{}, changed: make(chan struct{})}
+	return &writeOrder{known: map[int]bool{}, writing: map[int]connKey{}, changed: make(chan struct{})}
 }
 
 func (w *writeOrder) wakeLocked() {
@@ -68,7 +72,7 @@ func (w *writeOrder) settle(seq int) {
 // begin records call seq as a write to key and waits for its turn. The
 // write is done when the returned func is called (or when the call is
 // settled); on an error (ctx ended first) it is done already.
-func (w *writeOrder) begin(ctx context.Context, seq int, key upstreamKey) (func(), error) {
+func (w *writeOrder) begin(ctx context.Context, seq int, key connKey) (func(), error) {
 	w.mu.Lock()
 	w.known[seq] = true
 	w.writing[seq] = key
@@ -88,7 +92,7 @@ func (w *writeOrder) begin(ctx context.Context, seq int, key upstreamKey) (func(
 	return func() { w.settle(seq) }, nil
 }
 
-func (w *writeOrder) turnLocked(seq int, key upstreamKey) bool {
+func (w *writeOrder) turnLocked(seq int, key connKey) bool {
 	for k := 1; k < seq; k++ {
 		if !w.known[k] {
 			return false
@@ -105,7 +109,7 @@ func (w *writeOrder) turnLocked(seq int, key upstreamKey) bool {
 // a write holds or waits for it.
 type writeLanes struct {
 	mu    sync.Mutex
-	lanes map[upstreamKey]*writeLane
+	lanes map[connKey]*writeLane
 }
 
 type writeLane struct {
@@ -114,10 +118,10 @@ type writeLane struct {
 }
 
 // acquire waits for key's lane and returns its release, or ctx's cause.
-func (l *writeLanes) acquire(ctx context.Context, key upstreamKey) (func(), error) {
+func (l *writeLanes) acquire(ctx context.Context, key connKey) (func(), error) {
 	l.mu.Lock()
 	if l.lanes == nil {
-		l.lanes = map[upstreamKey]*writeLane{}
+		l.lanes = map[connKey]*writeLane{}
 	}
 	lane := l.lanes[key]
 	if lane == nil {

@@ -77,9 +77,9 @@ func TestConcurrentWritesKey(t *testing.T) {
 // is known and no earlier write to the same upstream is under way; writes
 // to another upstream and settled calls do not hold it.
 func TestWriteOrderAdmitsInSeqOrder(t *testing.T) {
-	memory, files := upstreamKey{"memory", ""}, upstreamKey{"files", ""}
+	memory, files := connKey{"memory", ""}, connKey{"files", ""}
 	w := newWriteOrder()
-	turn := func(seq int, key upstreamKey) bool {
+	turn := func(seq int, key connKey) bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return w.turnLocked(seq, key)

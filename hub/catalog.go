@@ -22,7 +22,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -744,19 +743,6 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 		return nil, fmt.Errorf("assigning addresses: %w", err)
 	}
 	return given, nil
-}
-
-// truncateName keeps a hostile tool name readable in logs and warnings.
-func truncateName(name string) string {
-	const max = 80
-	if len(name) <= max {
-		return name
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", name[:cut], len(name))
 }
 
 // sameTools reports whether a (sorted) and b (any order) hold the same

@@ -1,13 +1,8 @@
 package hub
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CatalogLimits bound what one source's tools/list may hold, so a server
@@ -86,105 +81,6 @@ func parseCatalogLimits(raw json.RawMessage, add func(string, string, ...any)) C
 		add("catalog."+k, "unknown key; the catalog takes maxPages, maxTools, maxDefinitionBytes and maxSourceBytes")
 	}
 	return l
-}
-
-// ListingLimitError says that a listing was served in part: it reached a
-// bound of CatalogLimits, or skipped definitions over one. ListTools
-// returns it together with the tools it kept.
-type ListingLimitError struct {
-	Source   string
-	Warnings []string // one line each, for the log and hub status
-}
-
-func (e *ListingLimitError) Error() string {
-	return fmt.Sprintf("tools of %s served in part: %s", e.Source, strings.Join(e.Warnings, "; "))
-}
-
-// maxListingWarnings bounds the warnings of one listing; the rest are
-// counted.
-const maxListingWarnings = 10
-
-// listBounded follows list's pages from the first, within lim. It returns
-// the tools kept and, when it stopped at a bound or skipped a definition,
-// a *ListingLimitError with them; any other error ends the listing.
-func listBounded(ctx context.Context, source string, lim CatalogLimits, list func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error)) ([]*mcp.Tool, error) {
-	lim = lim.withDefaults()
-	var tools []*mcp.Tool
-	var warnings []string
-	skipped := 0
-	warn := func(format string, args ...any) {
-		if len(warnings) < maxListingWarnings {
-			warnings = append(warnings, fmt.Sprintf(format, args...))
-		} else {
-			skipped++
-		}
-	}
-	var read int64
-	cursor := ""
-	seenCursors := map[string]bool{}
-	for page := 1; ; page++ {
-		res, err := list(ctx, &mcp.ListToolsParams{Cursor: cursor})
-		if err != nil {
-			return nil, err
-		}
-		stop := ""
-		for _, t := range res.Tools {
-			if t == nil {
-				continue
-			}
-			b, err := json.Marshal(t)
-			if err != nil {
-				warn("skipped tool %q: its definition does not encode: %v", truncateName(t.Name), err)
-				continue
-			}
-			read += int64(len(b))
-			if read > lim.MaxSourceBytes {
-				stop = fmt.Sprintf("stopped after %d tools: the definitions passed %d bytes (catalog.maxSourceBytes)", len(tools), lim.MaxSourceBytes)
-				break
-			}
-			if len(b) > lim.MaxDefinitionBytes {
-				warn("skipped tool %q: its definition is %d bytes, above %d (catalog.maxDefinitionBytes)", truncateName(t.Name), len(b), lim.MaxDefinitionBytes)
-				continue
-			}
-			if len(tools) == lim.MaxTools {
-				stop = fmt.Sprintf("stopped at %d tools (catalog.maxTools)", lim.MaxTools)
-				break
-			}
-			tools = append(tools, t)
-		}
-		if stop == "" {
-			switch {
-			case res.NextCursor == "":
-			case seenCursors[res.NextCursor]:
-				stop = fmt.Sprintf("stopped after %d pages: the server sent the cursor of an earlier page again", page)
-			case page == lim.MaxPages:
-				stop = fmt.Sprintf("stopped after %d pages (catalog.maxPages) with more to come", page)
-			default:
-				seenCursors[res.NextCursor] = true
-				cursor = res.NextCursor
-				continue
-			}
-		}
-		if stop != "" {
-			warnings = append(warnings, stop)
-		}
-		break
-	}
-	if skipped > 0 {
-		warnings = append(warnings, fmt.Sprintf("and %d more skipped tools", skipped))
-	}
-	if len(warnings) > 0 {
-		return tools, &ListingLimitError{Source: source, Warnings: warnings}
-	}
-	return tools, nil
-}
-
-// lines returns the warnings; none for a nil error.
-func (e *ListingLimitError) lines() []string {
-	if e == nil {
-		return nil
-	}
-	return e.Warnings
 }
 
 // sourceWarnings are the warnings of each source's last listing: what the

@@ -88,21 +88,7 @@ func (h *Hub) oauthNeedsSignIn(source, conn string) bool {
 	case st.Reason != "not signed in":
 		return true // it had a sign-in, which stopped working
 	}
-	return s.IsOAuth(conn) || h.up.needsSignIn(source, conn)
-}
-
-// needsSignIn reports whether the last session of the connection failed
-// for want of a sign-in.
-func (u *Upstreams) needsSignIn(source, conn string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if conn == "" {
-		if def := u.cfg.Sources[source]; def != nil {
-			conn = def.DefaultConnection()
-		}
-	}
-	slot := u.slots[upstreamKey{source, conn}]
-	return slot != nil && slot.lastErr != nil && slot.lastErr.Kind == UpstreamKindNeedsSignIn
+	return s.IsOAuth(conn) || h.up.NeedsSignIn(source, conn)
 }
 
 // Login signs connection conn of source in: it opens the authorization
@@ -198,7 +184,7 @@ func (h *Hub) oauthStatesOf(name string) []OAuthState {
 		st, err := ReadOAuthState(h.kc, name, c, s)
 		if err != nil {
 			st.Reason = "the sign-in cannot be read: " + err.Error()
-		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.needsSignIn(name, c) {
+		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.NeedsSignIn(name, c) {
 			continue
 		}
 		out = append(out, st)

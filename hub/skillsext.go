@@ -9,7 +9,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"mime"
 	"path"
@@ -21,9 +20,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// skillsExtension is the extension's identifier in capabilities.
-const skillsExtension = "io.modelcontextprotocol/skills"
-
 // skillTTL is how long a client may take a skill listing, entry or file as
 // current: skills are files the person edits, and the digests tell a stale
 // copy anyway.
@@ -31,52 +27,6 @@ const skillTTL = time.Minute
 
 // skillsPageSize is how many entries one skills/list page holds.
 const skillsPageSize = 100
-
-// SkillResource is one file of a skill entry.
-type SkillResource struct {
-	URI    string `json:"uri"`
-	Digest string `json:"digest"`
-	Size   int64  `json:"size"`
-}
-
-// SkillEntry is SEP-2640's Skill: the URI of its SKILL.md, its frontmatter
-// verbatim, and every file.
-type SkillEntry struct {
-	URI         string          `json:"uri"`
-	Frontmatter json.RawMessage `json:"frontmatter"`
-	Resources   []SkillResource `json:"resources"`
-}
-
-// ListSkillsParams are skills/list's parameters.
-type ListSkillsParams struct {
-	mcp.ParamsBase
-	Cursor string `json:"cursor,omitempty"`
-}
-
-// ListSkillsResult is skills/list's result.
-type ListSkillsResult struct {
-	mcp.ResultBase
-	ResultType string       `json:"resultType"`
-	Skills     []SkillEntry `json:"skills"`
-	NextCursor string       `json:"nextCursor,omitempty"`
-	TTLMs      int          `json:"ttlMs"`
-	CacheScope string       `json:"cacheScope"`
-}
-
-// GetSkillParams are skills/get's parameters.
-type GetSkillParams struct {
-	mcp.ParamsBase
-	URI string `json:"uri"`
-}
-
-// GetSkillResult is skills/get's result.
-type GetSkillResult struct {
-	mcp.ResultBase
-	ResultType string     `json:"resultType"`
-	Skill      SkillEntry `json:"skill"`
-	TTLMs      int        `json:"ttlMs"`
-	CacheScope string     `json:"cacheScope"`
-}
 
 // skillsCapabilities are the capabilities the hub's server declares beside
 // its tools: the extension, and resources, which the extension needs.

@@ -22,14 +22,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
-
-// Bounds of one upstream's skills/list.
-const (
-	upstreamSkillPages = 100
-	upstreamSkillsMax  = 10_000
 )
 
 var (
@@ -37,99 +29,8 @@ var (
 	skillSegmentRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.~-]*$`)
 )
 
-// upstreamSkillEntry is a skills/list entry as the hub reads it: resources
-// may be "dynamic".
-type upstreamSkillEntry struct {
-	URI         string          `json:"uri"`
-	Frontmatter json.RawMessage `json:"frontmatter"`
-	Resources   json.RawMessage `json:"resources"`
-}
-
-type upstreamListSkillsResult struct {
-	mcp.ResultBase
-	Skills     []upstreamSkillEntry `json:"skills"`
-	NextCursor string               `json:"nextCursor,omitempty"`
-}
-
-// addSkillsClientMethods lets client send the extension's methods.
-func addSkillsClientMethods(c *mcp.Client) {
-	if err := mcp.AddSendingCustomMethod[*ListSkillsParams, *upstreamListSkillsResult](c, "skills/list"); err != nil {
-		panic(err) // not a standard method name: cannot happen
-	}
-}
-
-// ListSkills returns the skill entries of source's upstream, or none when
-// it does not declare the Skills extension. Safe for concurrent use.
-func (u *Upstreams) ListSkills(ctx context.Context, source string) ([]upstreamSkillEntry, error) {
-	if u.isREST(source) {
-		return nil, nil // a REST API has no skills
-	}
-	s, err := u.acquire(ctx, source, "")
-	if err != nil {
-		return nil, err
-	}
-	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
-	defer cancel()
-	var entries []upstreamSkillEntry
-	if init := s.cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Extensions[skillsExtension] != nil {
-		cursor := ""
-		for page := 0; ; page++ {
-			if page == upstreamSkillPages {
-				err = fmt.Errorf("skills/list: more than %d pages", upstreamSkillPages)
-				break
-			}
-			var res *upstreamListSkillsResult
-			res, err = mcp.CallCustomMethod[*ListSkillsParams, *upstreamListSkillsResult](listCtx, s.cs, "skills/list", &ListSkillsParams{Cursor: cursor})
-			if err != nil {
-				break
-			}
-			entries = append(entries, res.Skills...)
-			if len(entries) > upstreamSkillsMax {
-				entries, err = entries[:upstreamSkillsMax], fmt.Errorf("skills/list: more than %d skills", upstreamSkillsMax)
-				break
-			}
-			if res.NextCursor == "" || res.NextCursor == cursor {
-				break
-			}
-			cursor = res.NextCursor
-		}
-	}
-	err = u.classify(ctx, listCtx, s, "listing skills", err)
-	u.release(s, err)
-	if err != nil {
-		return nil, err
-	}
-	return entries, nil
-}
-
-// ReadResource reads one resource of source's upstream and returns its raw
-// bytes. Safe for concurrent use.
-func (u *Upstreams) ReadResource(ctx context.Context, source, uri string) ([]byte, error) {
-	s, err := u.acquire(ctx, source, "")
-	if err != nil {
-		return nil, err
-	}
-	readCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
-	defer cancel()
-	res, err := s.cs.ReadResource(readCtx, &mcp.ReadResourceParams{URI: uri})
-	err = u.classify(ctx, readCtx, s, "reading "+uri, err)
-	u.release(s, err)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range res.Contents {
-		if c != nil && (c.URI == uri || c.URI == "") {
-			if c.Blob != nil {
-				return c.Blob, nil
-			}
-			return []byte(c.Text), nil
-		}
-	}
-	return nil, fmt.Errorf("reading %s: the answer holds no contents for it", uri)
-}
-
 // upstreamSkill checks one entry of source's listing and makes it a Skill.
-func upstreamSkill(source string, e upstreamSkillEntry) (*Skill, error) {
+func upstreamSkill(source string, e ListedSkill) (*Skill, error) {
 	scheme, rest, ok := strings.Cut(e.URI, "://")
 	root, isSkillMD := strings.CutSuffix(rest, "/SKILL.md")
 	if !ok || scheme == "" || !isSkillMD || root == "" {

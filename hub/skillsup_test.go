@@ -39,15 +39,15 @@ func newSkillsUpstream(t *testing.T) *skillsUpstream {
 	mcp.AddTool(srv, &mcp.Tool{Name: "ping", Description: "Answer pong."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil, nil
 	})
-	if err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, _ *ListSkillsParams) (*upstreamListSkillsResult, error) {
+	if err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, _ *ListSkillsParams) (*ListedSkillsResult, error) {
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		res := &upstreamListSkillsResult{}
+		res := &ListedSkillsResult{}
 		for _, uri := range u.skills {
 			res.Skills = append(res.Skills, u.entryLocked(uri))
 		}
 		for _, uri := range u.dynamic {
-			res.Skills = append(res.Skills, upstreamSkillEntry{URI: uri, Frontmatter: json.RawMessage(`{"name":"daily","description":"Today's report."}`), Resources: json.RawMessage(`"dynamic"`)})
+			res.Skills = append(res.Skills, ListedSkill{URI: uri, Frontmatter: json.RawMessage(`{"name":"daily","description":"Today's report."}`), Resources: json.RawMessage(`"dynamic"`)})
 		}
 		return res, nil
 	}); err != nil {
@@ -73,7 +73,7 @@ func newSkillsUpstream(t *testing.T) *skillsUpstream {
 
 // entryLocked is the listing entry of the skill at uri: every file under
 // its folder, with digests of what it serves.
-func (u *skillsUpstream) entryLocked(uri string) upstreamSkillEntry {
+func (u *skillsUpstream) entryLocked(uri string) ListedSkill {
 	doc, err := parseSkillMD([]byte(u.files[uri]))
 	if err != nil {
 		panic(err)
@@ -86,7 +86,7 @@ func (u *skillsUpstream) entryLocked(uri string) upstreamSkillEntry {
 		}
 	}
 	b, _ := json.Marshal(res)
-	return upstreamSkillEntry{URI: uri, Frontmatter: doc.Frontmatter, Resources: b}
+	return ListedSkill{URI: uri, Frontmatter: doc.Frontmatter, Resources: b}
 }
 
 func (u *skillsUpstream) set(uri, content string) {

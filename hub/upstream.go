@@ -1082,6 +1082,20 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 	return st
 }
 
+// NeedsSignIn reports whether the last session of the connection failed
+// for want of a sign-in. Safe for concurrent use.
+func (u *Upstreams) NeedsSignIn(source, conn string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if conn == "" {
+		if def := u.cfg.Sources[source]; def != nil {
+			conn = def.DefaultConnection()
+		}
+	}
+	slot := u.slots[upstreamKey{source, conn}]
+	return slot != nil && slot.lastErr != nil && slot.lastErr.Kind == UpstreamKindNeedsSignIn
+}
+
 // updateStateLocked recomputes the state of source and queues OnState when
 // it changed.
 func (u *Upstreams) updateStateLocked(source string) {

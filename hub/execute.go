@@ -857,7 +857,10 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	if p != nil && p.Kind == KindApproval && p.Decision == "deny" {
 		return toolError(CodeDenied, c.Address, "the person declined %s when asked (decided in the %s)", c.Address, channelWords(p.Channel))
 	}
-	need := r.h.up.restAuthNeed(rc.tool.Source, rc.tool.Name, rc.conn) // an OpenAPI operation's credentials
+	need := ""
+	if rc.src.OpenAPI != "" { // an OpenAPI operation's credentials; an MCP tool has no such need
+		need = h.openapi.AuthNeed(rc.tool.Source, rc.tool.Name, rc.conn)
+	}
 	if missing := r.missingSecrets(rc.tool.Source, rc.conn); (len(missing) > 0 || need != "") && (p == nil || p.Kind != KindConnection || p.Decision == "") {
 		if p == nil {
 			p = r.newPending(c, hash, KindConnection, rc.conn, connectionReason(rc.conn, missing))

@@ -113,7 +113,10 @@ type Hub struct {
 	// startupWait bounds the start-up waits (startup.go).
 	startupWait time.Duration
 
-	up      *Upstreams
+	up *Upstreams
+	// openapi serves the OpenAPI sources as up's Backend; the heart asks
+	// it what an operation needs of a connection (AuthNeed).
+	openapi *openAPISources
 	catalog *Catalog
 
 	cfgMu   sync.RWMutex
@@ -238,6 +241,16 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	h.bg, h.cancel = bg, cancel
+	// The OpenAPI sources report to h.up, which is set before SetConfig
+	// gives them anything to report.
+	h.openapi = newOpenAPISources(openAPIOptions{
+		Keychain:       h.kc,
+		Secrets:        h.secrets,
+		Logger:         h.log,
+		CallTimeout:    h.upTimeout,
+		OnToolsChanged: func(source string) { h.up.ToolsChanged(source) },
+		OnState:        func(source string) { h.up.StateChanged(source) },
+	})
 	h.up = NewUpstreams(UpstreamOptions{
 		Keychain:    h.kc,
 		Secrets:     h.secrets,
@@ -247,6 +260,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		OnState: func(source string, st SourceState) {
 			h.events.publish(Event{Kind: EventSource, ID: source})
 		},
+		OpenAPI: h.openapi,
 	})
 	h.up.SetConfig(cfg)
 	h.catalog = NewCatalog(db, h.up, h.log)

@@ -4,19 +4,20 @@ package hub
 //
 // A source with "openapi" (a file path or an http(s) URL) is a REST API:
 // each operation of its document is a tool, and a call is one HTTP request.
-// It sits beside the MCP sessions in Upstreams: ListTools and Call hand an
-// OpenAPI source to restSources, so the catalog, the gate and execute treat
-// both kinds alike. The document is read and parsed once and kept parsed
-// until it changes: a watcher compares a file's size and time, or a URL's
-// content, and reports a change the way an MCP server's list_changed does,
-// so the catalog refreshes the source. Pins, addresses and decisions are the
-// catalog's, per operation.
+// openAPISources serves these sources as a Backend of Upstreams: Upstreams
+// routes their listings, calls and state here, so the catalog, the gate and
+// execute treat both kinds alike. The document is read and parsed once and
+// kept parsed until it changes: a watcher compares a file's size and time,
+// or a URL's content, and reports a change the way an MCP server's
+// list_changed does, so the catalog refreshes the source. Pins, addresses
+// and decisions are the catalog's, per operation.
 //
 // Credentials come from the source's connections: their headers go with
 // every request, and their "query" and "cookies" values as query parameters
 // and cookies; ${secret:NAME} references are read from the keychain per
 // call. An operation needs one of its security alternatives; one that the
-// connection cannot provide waits for a connection before anything is sent.
+// connection cannot provide waits for a connection before anything is sent
+// (AuthNeed tells the heart which).
 
 import (
 	"context"
@@ -27,12 +28,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -55,16 +58,60 @@ const (
 	maxRetryAfter = 10 * time.Second
 )
 
-// restSources holds the OpenAPI sources of an Upstreams. Its fields are
-// guarded by Upstreams.mu.
-type restSources struct {
-	srcs map[string]*restSource
+// openAPIOptions configures [newOpenAPISources]. The zero value works: no
+// keychain (secret references fail as missing), the default logger and
+// timeouts, and no callbacks.
+type openAPIOptions struct {
+	// Keychain holds the secrets a connection references as ${secret:NAME},
+	// under SecretKey(source, conn, NAME), and the connections' sign-ins.
+	Keychain keychain.Keychain
+	// Secrets receives the values of each connection's secrets when a
+	// call expands them, so the hub can scrub them wherever they turn up.
+	Secrets *Secrets
+	Logger  *slog.Logger
+	// CallTimeout bounds one call, a retry after Retry-After included
+	// (default 30s). Callers may pass a shorter context.
+	CallTimeout time.Duration
+	// LoadTimeout bounds reading one document (default 30s).
+	LoadTimeout time.Duration
+	// Version is the hub's version in the User-Agent (default "dev").
+	Version string
+	// OnToolsChanged is called when a source's document changed, or an
+	// operation was called as listed but changed since: its tools are to
+	// be listed again (Upstreams.ToolsChanged).
+	OnToolsChanged func(source string)
+	// OnState is called when a source's state may have changed
+	// (Upstreams.StateChanged, which reads it back with State).
+	OnState func(source string)
 }
+
+// openAPISources serves the OpenAPI sources of the config, as the
+// [Backend] of Upstreams for them.
+//
+// All methods are safe for concurrent use. Each source's watcher runs on a
+// goroutine of its own, owned by openAPISources; Close stops them and waits.
+// The callbacks are called without mu held, from the caller's goroutine or
+// a watcher's.
+type openAPISources struct {
+	opts   openAPIOptions
+	log    *slog.Logger
+	ctx    context.Context // cancelled by Close; parent of every watcher and load
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the watchers
+
+	mu     sync.Mutex
+	cfg    *Config
+	srcs   map[string]*restSource
+	closed bool
+}
+
+var _ Backend = (*openAPISources)(nil)
 
 // openapiPoll overrides the watch intervals when set (tests).
 var openapiPoll time.Duration
 
 // restSource is one OpenAPI source: its document, its state, its watcher.
+// Its fields are guarded by openAPISources.mu.
 type restSource struct {
 	def     *Source
 	doc     *openapiDoc
@@ -79,21 +126,45 @@ type restSource struct {
 	stop      context.CancelFunc
 }
 
-// isREST reports whether source is an OpenAPI source.
-func (u *Upstreams) isREST(source string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	def := u.cfg.Sources[source]
-	return def != nil && def.OpenAPI != ""
+// newOpenAPISources returns openAPISources with no config; Upstreams hands
+// it one with SetConfig.
+func newOpenAPISources(opts openAPIOptions) *openAPISources {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.LoadTimeout <= 0 {
+		opts.LoadTimeout = DefaultStartTimeout
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &openAPISources{
+		opts:   opts,
+		log:    opts.Logger,
+		ctx:    ctx,
+		cancel: cancel,
+		cfg:    &Config{Sources: map[string]*Source{}},
+		srcs:   map[string]*restSource{},
+	}
 }
 
-// restConfigLocked brings the OpenAPI sources in line with cfg: a source
-// whose document moved starts over, a removed one stops its watcher.
-func (u *Upstreams) restConfigLocked(cfg *Config) {
-	if u.rest.srcs == nil {
-		u.rest.srcs = map[string]*restSource{}
+// SetConfig brings the OpenAPI sources in line with cfg: a source whose
+// document moved starts over, a removed one stops its watcher.
+func (o *openAPISources) SetConfig(cfg *Config) {
+	if cfg == nil {
+		cfg = &Config{Sources: map[string]*Source{}}
 	}
-	for name, rs := range u.rest.srcs {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	o.cfg = cfg
+	for name, rs := range o.srcs {
 		nd := cfg.Sources[name]
 		// Only the document's place decides what is parsed: a new
 		// connection or baseUrl keeps the parsed document.
@@ -102,32 +173,34 @@ func (u *Upstreams) restConfigLocked(cfg *Config) {
 			continue
 		}
 		rs.stop()
-		delete(u.rest.srcs, name)
+		delete(o.srcs, name)
 	}
 	for name, def := range cfg.Sources {
-		if def.OpenAPI == "" || def.Disabled || u.rest.srcs[name] != nil {
+		if def.OpenAPI == "" || def.Disabled || o.srcs[name] != nil {
 			continue
 		}
-		ctx, cancel := context.WithCancel(u.ctx)
+		ctx, cancel := context.WithCancel(o.ctx)
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
 		rs := &restSource{def: def, stop: cancel,
 			client:    &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect},
 			docClient: &http.Client{Transport: tr, CheckRedirect: noReferer}}
-		u.rest.srcs[name] = rs
-		u.wg.Add(1)
+		o.srcs[name] = rs
+		o.wg.Add(1)
 		go func() {
-			defer u.wg.Done()
+			defer o.wg.Done()
 			defer tr.CloseIdleConnections()
-			u.watchREST(ctx, name, rs)
+			o.watch(ctx, name, rs)
 		}()
 	}
 }
 
-// restStateLocked is the state of an OpenAPI source.
-func (u *Upstreams) restStateLocked(source string, prev SourceState) SourceState {
-	st := SourceState{State: SourceIdle, Since: prev.Since}
-	if rs := u.rest.srcs[source]; rs != nil {
+// State is the state of an OpenAPI source, without its Since.
+func (o *openAPISources) State(source string) SourceState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	st := SourceState{State: SourceIdle}
+	if rs := o.srcs[source]; rs != nil {
 		switch {
 		case rs.doc != nil:
 			st.State = SourceUp
@@ -137,25 +210,49 @@ func (u *Upstreams) restStateLocked(source string, prev SourceState) SourceState
 			st.State, st.Err, st.Retryable = SourceDown, rs.err.Reason(), rs.err.Retryable
 		}
 	}
-	if st.State != prev.State || st.Since.IsZero() {
-		st.Since = u.now()
-	}
 	return st
 }
 
-// restDoc returns the parsed document of source, reading it when it was
-// not read yet or changed since. Concurrent callers share one load.
-func (u *Upstreams) restDoc(ctx context.Context, source string) (*openapiDoc, *restSource, error) {
+// Close stops every watcher and load, and waits for the watchers. Later
+// calls fail as unavailable. Close is idempotent and returns nil.
+func (o *openAPISources) Close() error {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	o.cancel()
+	o.wg.Wait()
+	return nil
+}
+
+// stateChanged tells the callback that source's state may have changed.
+// o.mu must not be held.
+func (o *openAPISources) stateChanged(source string) {
+	if fn := o.opts.OnState; fn != nil {
+		fn(source)
+	}
+}
+
+// toolsChanged tells the callback that source's tools are to be listed
+// again. o.mu must not be held.
+func (o *openAPISources) toolsChanged(source string) {
+	if fn := o.opts.OnToolsChanged; fn != nil {
+		fn(source)
+	}
+}
+
+// doc returns the parsed document of source, reading it when it was not
+// read yet or changed since. Concurrent callers share one load.
+func (o *openAPISources) doc(ctx context.Context, source string) (*openapiDoc, *restSource, error) {
 	for {
-		u.mu.Lock()
-		if u.closed {
-			u.mu.Unlock()
+		o.mu.Lock()
+		if o.closed {
+			o.mu.Unlock()
 			return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the hub is shutting down")}
 		}
-		rs := u.rest.srcs[source]
+		rs := o.srcs[source]
 		if rs == nil {
-			def := u.cfg.Sources[source]
-			u.mu.Unlock()
+			def := o.cfg.Sources[source]
+			o.mu.Unlock()
 			if def != nil && def.Disabled {
 				return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the source is disabled in the config")}
 			}
@@ -163,16 +260,16 @@ func (u *Upstreams) restDoc(ctx context.Context, source string) (*openapiDoc, *r
 		}
 		if rs.doc != nil && !rs.stale {
 			doc := rs.doc
-			u.mu.Unlock()
+			o.mu.Unlock()
 			return doc, rs, nil
 		}
 		if ch := rs.loading; ch != nil {
-			u.mu.Unlock()
+			o.mu.Unlock()
 			select {
 			case <-ch:
 				continue
 			case <-ctx.Done():
-				return nil, nil, u.ctxError(ctx, source, "", "waiting for the OpenAPI document")
+				return nil, nil, ctxError(ctx, source, "", "waiting for the OpenAPI document")
 			}
 		}
 		ch := make(chan struct{})
@@ -182,10 +279,10 @@ func (u *Upstreams) restDoc(ctx context.Context, source string) (*openapiDoc, *r
 		if rs.doc != nil {
 			prevHash = rs.doc.hash
 		}
-		u.updateStateLocked(source)
-		u.mu.Unlock()
+		o.mu.Unlock()
+		o.stateChanged(source)
 
-		lctx, cancel := context.WithTimeout(u.ctx, u.opts.StartTimeout)
+		lctx, cancel := context.WithTimeout(o.ctx, o.opts.LoadTimeout)
 		stamp := docStamp(loc)
 		data, rerr := readOpenAPI(lctx, rs.docClient, loc)
 		cancel()
@@ -206,10 +303,11 @@ func (u *Upstreams) restDoc(ctx context.Context, source string) (*openapiDoc, *r
 				ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: perr}
 			}
 		}
-		u.mu.Lock()
+		o.mu.Lock()
 		rs.loading = nil
 		close(ch)
-		if u.rest.srcs[source] == rs {
+		current := o.srcs[source] == rs
+		if current {
 			switch {
 			case ue != nil:
 				rs.err = ue
@@ -223,18 +321,20 @@ func (u *Upstreams) restDoc(ctx context.Context, source string) (*openapiDoc, *r
 				rs.stale = false
 			}
 			rs.stamp = stamp
-			u.updateStateLocked(source)
 		}
 		out := rs.doc
-		u.mu.Unlock()
+		o.mu.Unlock()
+		if current {
+			o.stateChanged(source)
+		}
 		if ue != nil && out == nil {
-			u.log.Warn("OpenAPI document failed to load", "source", source, "error", ue.Error())
+			o.log.Warn("OpenAPI document failed to load", "source", source, "error", ue.Error())
 			return nil, nil, ue
 		}
 		if ue != nil {
-			u.log.Warn("OpenAPI document failed to reload; serving the last good one", "source", source, "error", ue.Error())
+			o.log.Warn("OpenAPI document failed to reload; serving the last good one", "source", source, "error", ue.Error())
 		} else if doc != nil {
-			u.log.Info("OpenAPI document loaded", "source", source, "operations", len(doc.tools), "skipped", len(doc.skipped))
+			o.log.Info("OpenAPI document loaded", "source", source, "operations", len(doc.tools), "skipped", len(doc.skipped))
 		}
 		return out, rs, nil
 	}
@@ -259,12 +359,12 @@ func docStamp(loc string) string {
 	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
 }
 
-// watchREST checks the document of source for changes until ctx ends, and
+// watch checks the document of source for changes until ctx ends, and
 // reports a change like a tools/list_changed notification.
-func (u *Upstreams) watchREST(ctx context.Context, source string, rs *restSource) {
-	u.mu.Lock()
+func (o *openAPISources) watch(ctx context.Context, source string, rs *restSource) {
+	o.mu.Lock()
 	loc := rs.def.OpenAPI
-	u.mu.Unlock()
+	o.mu.Unlock()
 	period := openapiPoll
 	remote := strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://")
 	if period <= 0 {
@@ -281,18 +381,18 @@ func (u *Upstreams) watchREST(ctx context.Context, source string, rs *restSource
 			return
 		case <-tick.C:
 		}
-		u.mu.Lock()
+		o.mu.Lock()
 		loaded, stamp, hash := rs.doc != nil && rs.loading == nil, rs.stamp, ""
 		if rs.doc != nil {
 			hash = rs.doc.hash
 		}
-		u.mu.Unlock()
+		o.mu.Unlock()
 		if !loaded {
 			continue
 		}
 		changed := false
 		if remote {
-			fctx, cancel := context.WithTimeout(ctx, u.opts.StartTimeout)
+			fctx, cancel := context.WithTimeout(ctx, o.opts.LoadTimeout)
 			data, err := readOpenAPI(fctx, rs.docClient, loc)
 			cancel()
 			changed = err == nil && hashOf(data) != hash
@@ -302,25 +402,25 @@ func (u *Upstreams) watchREST(ctx context.Context, source string, rs *restSource
 		if !changed {
 			continue
 		}
-		u.mu.Lock()
+		o.mu.Lock()
 		rs.stale = true
-		u.mu.Unlock()
-		u.log.Info("OpenAPI document changed", "source", source)
-		u.toolsChanged(source)
+		o.mu.Unlock()
+		o.log.Info("OpenAPI document changed", "source", source)
+		o.toolsChanged(source)
 	}
 }
 
-// restListTools lists the operations of an OpenAPI source as tools, within
+// ListTools lists the operations of an OpenAPI source as tools, within
 // the config's CatalogLimits. Operations that cannot be served are named in
 // a *ListingLimitError beside the tools.
-func (u *Upstreams) restListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
-	doc, _, err := u.restDoc(ctx, source)
+func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
+	doc, _, err := o.doc(ctx, source)
 	if err != nil {
 		return nil, err
 	}
-	u.mu.Lock()
-	lim := u.cfg.Catalog
-	u.mu.Unlock()
+	o.mu.Lock()
+	lim := o.cfg.Catalog
+	o.mu.Unlock()
 	const page = 200
 	tools, err := listBounded(ctx, source, lim, func(_ context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
 		start := 0
@@ -339,12 +439,12 @@ func (u *Upstreams) restListTools(ctx context.Context, source string) ([]*mcp.To
 	if err != nil && !errors.As(err, &partial) {
 		return nil, err
 	}
-	tools = withRequests(tools, doc, u.restBaseURL(source))
+	tools = withRequests(tools, doc, o.baseURL(source))
 	var warnings []string
 	if partial != nil {
 		warnings = append(warnings, partial.Warnings...)
 	}
-	if doc.serverProblem != "" && u.restBaseURL(source) == "" {
+	if doc.serverProblem != "" && o.baseURL(source) == "" {
 		warnings = append(warnings, "calls fail: "+doc.serverProblem)
 	}
 	for i, s := range doc.skipped {
@@ -360,10 +460,10 @@ func (u *Upstreams) restListTools(ctx context.Context, source string) ([]*mcp.To
 	return tools, nil
 }
 
-func (u *Upstreams) restBaseURL(source string) string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if def := u.cfg.Sources[source]; def != nil {
+func (o *openAPISources) baseURL(source string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if def := o.cfg.Sources[source]; def != nil {
 		return strings.TrimRight(def.BaseURL, "/")
 	}
 	return ""
@@ -381,11 +481,11 @@ func (cr *restCredentials) any() bool {
 	return len(cr.headers)+len(cr.query)+len(cr.cookies) > 0
 }
 
-// restConnection resolves conn ("" = the default) of source.
-func (u *Upstreams) restConnection(source, conn string) (*Source, string, *Connection, error) {
-	u.mu.Lock()
-	def := u.cfg.Sources[source]
-	u.mu.Unlock()
+// connection resolves conn ("" = the default) of source.
+func (o *openAPISources) connection(source, conn string) (*Source, string, *Connection, error) {
+	o.mu.Lock()
+	def := o.cfg.Sources[source]
+	o.mu.Unlock()
 	if def == nil {
 		return nil, "", nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
 	}
@@ -404,19 +504,19 @@ func (u *Upstreams) restConnection(source, conn string) (*Source, string, *Conne
 }
 
 // credentials expands the connection's values from the keychain.
-func (u *Upstreams) restCredentialsOf(rs *restSource, source, conn string, def *Source, c *Connection) (*restCredentials, error) {
+func (o *openAPISources) credentials(rs *restSource, source, conn string, def *Source, c *Connection) (*restCredentials, error) {
 	cr := &restCredentials{headers: map[string]string{}, query: map[string]string{}, cookies: map[string]string{}}
 	expand := func(dst, m map[string]string) error {
 		for k, v := range m {
 			var ferr error
 			dst[k] = secretRefRE.ReplaceAllStringFunc(v, func(ref string) string {
 				name := secretRefRE.FindStringSubmatch(ref)[1]
-				if u.opts.Keychain == nil {
+				if o.opts.Keychain == nil {
 					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
 						Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
 					return ""
 				}
-				val, err := u.opts.Keychain.Get(SecretKey(source, conn, name))
+				val, err := o.opts.Keychain.Get(SecretKey(source, conn, name))
 				switch {
 				case errors.Is(err, keychain.ErrNotFound):
 					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
@@ -446,7 +546,7 @@ func (u *Upstreams) restCredentialsOf(rs *restSource, source, conn string, def *
 		}
 	}
 	if rs != nil {
-		tokens, err := u.restOAuthHeader(rs, source, conn, cr.headers)
+		tokens, err := o.oauthHeader(rs, source, conn, cr.headers)
 		if err != nil {
 			return nil, err
 		}
@@ -459,7 +559,7 @@ func (u *Upstreams) restCredentialsOf(rs *restSource, source, conn string, def *
 			cr.secrets = append(cr.secrets, rest)
 		}
 	}
-	u.opts.Secrets.Set(ConnectionOwner(source, conn), cr.secrets...)
+	o.opts.Secrets.Set(ConnectionOwner(source, conn), cr.secrets...)
 	return cr, nil
 }
 
@@ -494,21 +594,22 @@ func provides(s *openapiScheme, headers, query, cookies map[string]string, signe
 	return false
 }
 
-// restAuthNeed says what an operation needs that connection conn does not
-// provide: "" when it needs nothing more (or the source is not an OpenAPI
-// source, or its document is not loaded yet: the call then says so).
-func (u *Upstreams) restAuthNeed(source, tool, conn string) string {
-	if u == nil {
+// AuthNeed says what operation tool of source needs that connection conn
+// does not provide: "" when it needs nothing more (or the source is not an
+// OpenAPI source, or its document is not loaded yet: the call then says
+// so). The heart asks it before a call of an OpenAPI source goes out.
+func (o *openAPISources) AuthNeed(source, tool, conn string) string {
+	if o == nil {
 		return ""
 	}
-	u.mu.Lock()
-	rs := u.rest.srcs[source]
+	o.mu.Lock()
+	rs := o.srcs[source]
 	var doc *openapiDoc
 	if rs != nil {
 		doc = rs.doc
 	}
-	def := u.cfg.Sources[source]
-	u.mu.Unlock()
+	def := o.cfg.Sources[source]
+	o.mu.Unlock()
 	if doc == nil || def == nil {
 		return ""
 	}
@@ -533,7 +634,7 @@ func (u *Upstreams) restAuthNeed(source, tool, conn string) string {
 	signedIn := func() bool { // read from the keychain only when asked
 		if signed < 0 {
 			signed = 0
-			if u.restSignedIn(source, conn) {
+			if o.signedIn(source, conn) {
 				signed = 1
 			}
 		}
@@ -596,11 +697,11 @@ func restConnectionMessage(source, need string) string {
 	return fmt.Sprintf("The API of %s needs %s. Ask the user to add it in a terminal (the secret is read from stdin; never ask for it in chat). Then resume.", source, need)
 }
 
-// restCall sends one operation of an OpenAPI source. When want is not nil
-// the call is sent only if the operation's request is still want (what
-// the catalog listed and the person consented to); else it fails, and the
+// Call sends one operation of an OpenAPI source. When want is not nil the
+// call is sent only if the operation's request is still want (what the
+// catalog listed and the person consented to); else it fails, and the
 // source's tools are listed again.
-func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, args json.RawMessage, want *RESTRequest) (*mcp.CallToolResult, error) {
+func (o *openAPISources) Call(ctx context.Context, source, conn, name string, args json.RawMessage, want *RESTRequest) (*mcp.CallToolResult, error) {
 	var in map[string]json.RawMessage
 	if len(strings.TrimSpace(string(args))) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil || in == nil {
@@ -608,11 +709,11 @@ func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, arg
 				Err: fmt.Errorf("calling %s: arguments must be a JSON object", name)}
 		}
 	}
-	def, conn, c, err := u.restConnection(source, conn)
+	def, conn, c, err := o.connection(source, conn)
 	if err != nil {
 		return nil, err
 	}
-	doc, rs, err := u.restDoc(ctx, source)
+	doc, rs, err := o.doc(ctx, source)
 	if err != nil {
 		return nil, err
 	}
@@ -620,11 +721,11 @@ func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, arg
 	if op == nil {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %w", name, errNoOperation)}
 	}
-	if need := u.restAuthNeed(source, name, conn); need != "" {
+	if need := o.AuthNeed(source, name, conn); need != "" {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret,
 			Err: fmt.Errorf("calling %s: the connection has no credentials for it; it needs %s", name, need)}
 	}
-	cr, err := u.restCredentialsOf(rs, source, conn, def, c)
+	cr, err := o.credentials(rs, source, conn, def, c)
 	if err != nil {
 		return nil, err
 	}
@@ -633,7 +734,7 @@ func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, arg
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("calling %s: %s", name, doc.serverProblem)}
 	}
 	if got := (RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && *want != got {
-		u.toolsChanged(source)
+		o.toolsChanged(source)
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Retryable: true,
 			Err: fmt.Errorf("calling %s: the operation changed since it was listed (now %s, listed as %s); nothing was sent, and its new definition asks until accepted", name, got, want)}
 	}
@@ -647,10 +748,10 @@ func (u *Upstreams) restCall(ctx context.Context, source, conn, name string, arg
 	if err != nil {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %w", name, err)}
 	}
-	callCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, o.opts.CallTimeout)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
-		res, retryIn, err := u.restSend(ctx, callCtx, rs.client, req, source, conn, name, cr.secrets)
+		res, retryIn, err := o.send(ctx, callCtx, rs.client, req, source, conn, name, cr.secrets)
 		if err == nil || retryIn < 0 || attempt >= 1 {
 			return res, err
 		}
@@ -929,10 +1030,10 @@ func validCookieName(name string) bool {
 	return true
 }
 
-// restSend sends r once. retryIn >= 0 means the answer asked to come back
+// send sends r once. retryIn >= 0 means the answer asked to come back
 // after that long (Retry-After on a 429 or 503, within maxRetryAfter); it
 // is -1 otherwise.
-func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, secrets []string) (*mcp.CallToolResult, time.Duration, error) {
+func (o *openAPISources) send(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, secrets []string) (*mcp.CallToolResult, time.Duration, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = strings.NewReader(string(r.body))
@@ -942,7 +1043,7 @@ func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, 
 		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, scrubSecrets(err.Error(), secrets))}
 	}
 	req.Header = r.headers.Clone()
-	req.Header.Set("User-Agent", "capabilities/"+u.opts.Version)
+	req.Header.Set("User-Agent", "capabilities/"+o.opts.Version)
 	resp, err := client.Do(req)
 	if err != nil {
 		var re *RedirectError
@@ -955,7 +1056,7 @@ func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, 
 		}
 		if callCtx.Err() != nil {
 			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
-				Err: fmt.Errorf("calling %s: no answer within %v", name, u.opts.CallTimeout)}
+				Err: fmt.Errorf("calling %s: no answer within %v", name, o.opts.CallTimeout)}
 		}
 		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
 			Err: fmt.Errorf("calling %s: %s", name, scrubSecrets(err.Error(), secrets))}
@@ -965,7 +1066,7 @@ func (u *Upstreams) restSend(ctx, callCtx context.Context, client *http.Client, 
 	if err != nil {
 		if callCtx.Err() != nil {
 			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
-				Err: fmt.Errorf("calling %s: the answer did not arrive within %v", name, u.opts.CallTimeout)}
+				Err: fmt.Errorf("calling %s: the answer did not arrive within %v", name, o.opts.CallTimeout)}
 		}
 		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, err)}
 	}

@@ -47,11 +47,14 @@ func validateOpenAPISource(s *Source, at string, add func(string, string, ...any
 // conn of source that it does not have; "" when nothing (or not an
 // OpenAPI operation).
 func (h *Hub) restNeed(address, source, conn string) string {
+	if s := h.Config().Sources[source]; s == nil || s.OpenAPI == "" {
+		return ""
+	}
 	t, ok := h.catalog.Snapshot().Lookup(address)
 	if !ok || t.Source != source {
 		return ""
 	}
-	return h.up.restAuthNeed(source, t.Name, conn)
+	return h.openapi.AuthNeed(source, t.Name, conn)
 }
 
 // CheckOpenAPI reads and parses the OpenAPI document at loc (a file or an

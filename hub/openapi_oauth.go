@@ -12,28 +12,28 @@ import "strings"
 // from the document's own flows (authorizationUrl, tokenUrl) is the OAuth
 // connections' concern; this is where it plugs in.
 
-// restSignedIn reports whether the connection has a usable sign-in.
-func (u *Upstreams) restSignedIn(source, conn string) bool {
-	if u.opts.Keychain == nil || conn == "" {
+// signedIn reports whether the connection has a usable sign-in.
+func (o *openAPISources) signedIn(source, conn string) bool {
+	if o.opts.Keychain == nil || conn == "" {
 		return false
 	}
-	rec, err := loadOAuthRecord(u.opts.Keychain, source, conn)
+	rec, err := loadOAuthRecord(o.opts.Keychain, source, conn)
 	return err == nil && rec != nil && !rec.NeedsSignIn && rec.AccessToken != ""
 }
 
-// restOAuthHeader adds the sign-in's bearer token to headers when they
-// carry no Authorization of their own and the connection is signed in.
-func (u *Upstreams) restOAuthHeader(rs *restSource, source, conn string, headers map[string]string) ([]string, error) {
+// oauthHeader adds the sign-in's bearer token to headers when they carry
+// no Authorization of their own and the connection is signed in.
+func (o *openAPISources) oauthHeader(rs *restSource, source, conn string, headers map[string]string) ([]string, error) {
 	for k := range headers {
 		if strings.EqualFold(k, "Authorization") {
 			return nil, nil
 		}
 	}
-	if !u.restSignedIn(source, conn) {
+	if !o.signedIn(source, conn) {
 		return nil, nil
 	}
 	var tokens []string
-	oc, err := newOAuthConn(source, conn, u.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
+	oc, err := newOAuthConn(source, conn, o.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
 	if err != nil {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Err: err}
 	}

@@ -27,16 +27,6 @@ import (
 	"capabilities.sh/capabilities/hub/store"
 )
 
-// RESTRequest is what a call of an OpenAPI operation sends: the method, the
-// path template and the server (base URL) it goes to.
-type RESTRequest struct {
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Server string `json:"server"`
-}
-
-func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }
-
 // restRequestMeta is the _meta key an OpenAPI source's listing carries an
 // operation's request under.
 const restRequestMeta = "capabilities.sh/request"

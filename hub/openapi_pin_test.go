@@ -69,9 +69,9 @@ func (a *requestChangeAPI) serve(t *testing.T, h *Hub, doc string) {
 	t.Helper()
 	a.set(doc)
 	waitFor(t, 10*time.Second, "the watcher to see the new document", func() bool {
-		h.up.mu.Lock()
-		defer h.up.mu.Unlock()
-		rs := h.up.rest.srcs["api"]
+		h.openapi.mu.Lock()
+		defer h.openapi.mu.Unlock()
+		rs := h.openapi.srcs["api"]
 		return rs != nil && rs.stale
 	})
 }

@@ -348,3 +348,59 @@ func TestOpenAPIOverMCP(t *testing.T) {
 		t.Errorf("the DELETE was sent before approval")
 	}
 }
+
+// TestMCPCallEntersNoOpenAPICode runs a call of an MCP tool on a hub that
+// also serves an OpenAPI source, while the OpenAPI sources' lock is held.
+// Everything of openAPISources that a call could reach (AuthNeed, and
+// SetConfig, ListTools, Call and State through Upstreams' Backend) takes
+// that lock, so the run finishes only if its call goes from the heart to
+// the upstream session and back without entering OpenAPI code.
+func TestMCPCallEntersNoOpenAPICode(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://127.0.0.1:9"}],
+		"components":{"securitySchemes":{"key":{"type":"apiKey","in":"header","name":"X-Key"}}},"security":[{"key":[]}],
+		"paths":{"/things":{"get":{"operationId":"listThings","responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cfg := &Config{Sources: map[string]*Source{"fake": fakeSource("crash", nil), "api": {OpenAPI: doc}},
+		Policy: map[string]Mode{"fake.echo": Allow}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := New(ctx, Options{Home: home, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatalf("refresh: %v", errs)
+	}
+	// The OpenAPI source is served: its operation waits for its API key.
+	if need := h.openapi.AuthNeed("api", "listThings", ""); !strings.Contains(need, "X-Key") {
+		t.Fatalf("the operation's need: %q", need)
+	}
+
+	h.openapi.mu.Lock()
+	done := make(chan *Envelope, 1)
+	go func() {
+		env, err := h.Execute(ctx, ExecuteRequest{Code: `return await fake.echo({ message: "hi" });`, Client: "test"})
+		if err != nil {
+			t.Errorf("Execute: %v", err)
+		}
+		done <- env
+	}()
+	var env *Envelope
+	select {
+	case env = <-done:
+		h.openapi.mu.Unlock()
+	case <-time.After(time.Minute):
+		h.openapi.mu.Unlock()
+		<-done
+		t.Fatal("the MCP call waited for the OpenAPI sources' lock")
+	}
+	if env == nil || env.Status != StatusCompleted || !strings.Contains(string(env.Result), "hi") {
+		t.Fatalf("the MCP call: %s", envJSON(env))
+	}
+}

@@ -8,7 +8,9 @@ package hub
 // after IdleTimeout without calls. Secrets come from the keychain only while a
 // session starts: they go into the child's environment (stdio) or the request
 // headers (HTTP) and are scrubbed from everything the hub says about the
-// session: its log lines, its errors and its state.
+// session: its log lines, its errors and its state. A source whose config
+// says "openapi" has no session: the Backend of UpstreamOptions.OpenAPI
+// serves it (upstream_backend.go).
 
 import (
 	"bytes"
@@ -92,6 +94,10 @@ type UpstreamOptions struct {
 	// Version is the client version the hub announces to upstreams
 	// (default "dev").
 	Version string
+	// OpenAPI serves the sources whose config says "openapi"; Upstreams
+	// hands it the config, routes their listings, calls and state to it,
+	// and closes it on Close. Without it those sources are unavailable.
+	OpenAPI Backend
 }
 
 // SourceState is one source's state. The model (search, describe and the
@@ -228,7 +234,6 @@ type Upstreams struct {
 	slots  map[upstreamKey]*upstreamSlot
 	states map[string]SourceState
 	hooks  []func(source string) // internal list_changed listeners (the catalog)
-	rest   restSources           // the OpenAPI sources (openapi.go)
 	closed bool
 }
 
@@ -336,7 +341,9 @@ func (u *Upstreams) SetConfig(cfg *Config) {
 	for name := range cfg.Sources {
 		changed[name] = true
 	}
-	u.restConfigLocked(cfg)
+	if b := u.opts.OpenAPI; b != nil {
+		b.SetConfig(cfg)
+	}
 	for name := range changed {
 		u.updateStateLocked(name)
 	}
@@ -388,8 +395,11 @@ func sameSource(a, b *Source) bool {
 //
 // Safe for concurrent use; calls on one session run concurrently.
 func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	if u.isREST(source) {
-		return u.restCall(ctx, source, conn, name, args, nil)
+	if b, ok := u.backendOf(source); ok {
+		if b == nil {
+			return nil, unserved(source, conn)
+		}
+		return b.Call(ctx, source, conn, name, args, nil)
 	}
 	return u.callMCP(ctx, source, conn, name, args)
 }
@@ -399,13 +409,38 @@ func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args js
 // definition holds (nil, for a definition without one, is never). An MCP
 // tool is called as Call does.
 func (u *Upstreams) CallListed(ctx context.Context, source, conn, name string, args json.RawMessage, req *RESTRequest) (*mcp.CallToolResult, error) {
-	if u.isREST(source) {
+	if b, ok := u.backendOf(source); ok {
+		if b == nil {
+			return nil, unserved(source, conn)
+		}
 		if req == nil {
 			req = &RESTRequest{}
 		}
-		return u.restCall(ctx, source, conn, name, args, req)
+		return b.Call(ctx, source, conn, name, args, req)
 	}
 	return u.callMCP(ctx, source, conn, name, args)
+}
+
+// backendOf returns the Backend of source and true when its config makes
+// it a source of a Backend (it says "openapi"); the Backend is nil when
+// Upstreams has none. It returns false for an MCP server, and for a
+// source not in the config (acquire says so).
+func (u *Upstreams) backendOf(source string) (Backend, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	def := u.cfg.Sources[source]
+	if def == nil || def.OpenAPI == "" {
+		return nil, false
+	}
+	return u.opts.OpenAPI, true
+}
+
+// errUnserved is why a source of a Backend is unavailable when Upstreams
+// has none.
+var errUnserved = errors.New("OpenAPI sources are not served here")
+
+func unserved(source, conn string) error {
+	return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errUnserved}
 }
 
 func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
@@ -454,8 +489,11 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 // (a bound reached, definitions too large skipped) returns the tools kept
 // with a *ListingLimitError. Safe for concurrent use.
 func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
-	if u.isREST(source) {
-		return u.restListTools(ctx, source)
+	if b, ok := u.backendOf(source); ok {
+		if b == nil {
+			return nil, unserved(source, "")
+		}
+		return b.ListTools(ctx, source)
 	}
 	s, err := u.acquire(ctx, source, "")
 	if err != nil {
@@ -495,10 +533,10 @@ func (u *Upstreams) State() map[string]SourceState {
 	return out
 }
 
-// Close closes every session, kills the children's process groups, stops
-// every goroutine Upstreams started and waits for them. Calls in flight
-// fail. Later calls fail as unavailable. Close is idempotent and returns
-// nil; the error is there for io.Closer.
+// Close closes every session, kills the children's process groups, closes
+// the OpenAPI Backend, stops every goroutine Upstreams started and waits
+// for them. Calls in flight fail. Later calls fail as unavailable. Close is
+// idempotent and returns the Backend's error.
 func (u *Upstreams) Close() error {
 	u.mu.Lock()
 	if u.closed {
@@ -514,6 +552,10 @@ func (u *Upstreams) Close() error {
 		delete(u.slots, k)
 	}
 	u.mu.Unlock()
+	var err error
+	if b := u.opts.OpenAPI; b != nil {
+		err = b.Close()
+	}
 	var wg sync.WaitGroup
 	for _, s := range open {
 		wg.Add(1)
@@ -525,7 +567,7 @@ func (u *Upstreams) Close() error {
 	wg.Wait()
 	u.cancel()
 	u.wg.Wait()
-	return nil
+	return err
 }
 
 // addToolsChangedHook registers an internal list_changed listener. The hook
@@ -593,7 +635,7 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 			select {
 			case <-s.ready:
 			case <-ctx.Done():
-				return nil, u.ctxError(ctx, source, conn, "waiting for the server to start")
+				return nil, ctxError(ctx, source, conn, "waiting for the server to start")
 			}
 			u.mu.Lock()
 			if s.status == SourceDown && slot.cur == s && s.err != nil {
@@ -808,7 +850,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		Logger:       u.log.With("source", source, "connection", conn),
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			u.toolsChanged(source)
+			u.ToolsChanged(source)
 		},
 	})
 	addSkillsClientMethods(client)
@@ -883,7 +925,7 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 }
 
 // ctxError reports that the caller's context ended while waiting.
-func (u *Upstreams) ctxError(ctx context.Context, source, conn, op string) error {
+func ctxError(ctx context.Context, source, conn, op string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
 			Err: fmt.Errorf("%s: the caller's deadline passed", op)}
@@ -1010,8 +1052,10 @@ func (u *Upstreams) reap(ctx context.Context) {
 	}
 }
 
-// toolsChanged queues the list_changed callbacks for source.
-func (u *Upstreams) toolsChanged(source string) {
+// ToolsChanged queues the list_changed callbacks for source, as an MCP
+// server's notifications/tools/list_changed does; a Backend's sources
+// report a change through it. Safe for concurrent use.
+func (u *Upstreams) ToolsChanged(source string) {
 	u.mu.Lock()
 	hooks := append([]func(string){}, u.hooks...)
 	u.mu.Unlock()
@@ -1031,7 +1075,16 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 	st := SourceState{State: SourceIdle, Since: prev.Since}
 	def := u.cfg.Sources[source]
 	if def != nil && def.OpenAPI != "" && !def.Disabled {
-		return u.restStateLocked(source, prev)
+		if b := u.opts.OpenAPI; b != nil {
+			st = b.State(source)
+		} else {
+			st.State, st.Err = SourceDown, errUnserved.Error()
+		}
+		st.Since = prev.Since
+		if st.State != prev.State || st.Since.IsZero() {
+			st.Since = u.now()
+		}
+		return st
 	}
 	var starting, down bool
 	var lastErr *UpstreamError
@@ -1080,6 +1133,15 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 		st.Since = u.now()
 	}
 	return st
+}
+
+// StateChanged recomputes the state of source and queues OnState when it
+// changed; a Backend's sources report a change of their state through it.
+// Safe for concurrent use.
+func (u *Upstreams) StateChanged(source string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.updateStateLocked(source)
 }
 
 // NeedsSignIn reports whether the last session of the connection failed

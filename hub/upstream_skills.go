@@ -95,7 +95,7 @@ func addSkillsClientMethods(c *mcp.Client) {
 // ListSkills returns the skill entries of source's upstream, or none when
 // it does not declare the Skills extension. Safe for concurrent use.
 func (u *Upstreams) ListSkills(ctx context.Context, source string) ([]ListedSkill, error) {
-	if u.isREST(source) {
+	if _, ok := u.backendOf(source); ok {
 		return nil, nil // a REST API has no skills
 	}
 	s, err := u.acquire(ctx, source, "")

@@ -115,7 +115,7 @@ var openapiPoll time.Duration
 type restSource struct {
 	def     *Source
 	doc     *openapiDoc
-	loading chan struct{} // closed when the load under way ends
+	loading *docLoad // the load under way, if any
 	err     *UpstreamError
 	stale   bool // the document changed since doc was built
 	stamp   string
@@ -263,80 +263,127 @@ func (o *openAPISources) doc(ctx context.Context, source string) (*openapiDoc, *
 			o.mu.Unlock()
 			return doc, rs, nil
 		}
-		if ch := rs.loading; ch != nil {
+		if l := rs.loading; l != nil {
 			o.mu.Unlock()
 			select {
-			case <-ch:
-				continue
+			case <-l.done:
+				if l.doc == nil && l.err != nil {
+					return nil, nil, l.err
+				}
+				if l.doc == nil {
+					continue // touched, not changed: serve what is kept
+				}
+				return l.doc, rs, nil
 			case <-ctx.Done():
 				return nil, nil, ctxError(ctx, source, "", "waiting for the OpenAPI document")
 			}
 		}
-		ch := make(chan struct{})
-		rs.loading = ch
-		hadDoc := rs.doc != nil
-		loc, prevHash := rs.def.OpenAPI, ""
-		if rs.doc != nil {
-			prevHash = rs.doc.hash
-		}
+		l := &docLoad{done: make(chan struct{})}
+		rs.loading = l
+		o.wg.Add(1)
 		o.mu.Unlock()
 		o.stateChanged(source)
+		// The load goes on without this caller, who waits for it as any
+		// other does and may leave when its context ends.
+		go func() {
+			defer o.wg.Done()
+			o.load(source, rs, l)
+		}()
+	}
+}
 
-		lctx, cancel := context.WithTimeout(o.ctx, o.opts.LoadTimeout)
-		stamp := docStamp(loc)
-		data, rerr := readOpenAPI(lctx, rs.docClient, loc)
-		cancel()
-		var doc *openapiDoc
-		var ue *UpstreamError
+// docLoad is one load of a source's document, shared by the callers that
+// wait for it: when done is closed, doc is what the source serves (nil
+// when the document failed with no earlier one to fall back on, or was
+// touched and not changed) and err why it failed.
+type docLoad struct {
+	done chan struct{}
+	doc  *openapiDoc
+	err  *UpstreamError
+}
+
+// load reads and parses the document of source for l. The parse, which a
+// large document makes take seconds and cannot be interrupted, runs on a
+// goroutine of its own: when the sources close, load returns at once and
+// the parse's result is dropped, so Close does not wait for it.
+func (o *openAPISources) load(source string, rs *restSource, l *docLoad) {
+	o.mu.Lock()
+	hadDoc := rs.doc != nil
+	loc, prevHash := rs.def.OpenAPI, ""
+	if rs.doc != nil {
+		prevHash = rs.doc.hash
+	}
+	o.mu.Unlock()
+
+	lctx, cancel := context.WithTimeout(o.ctx, o.opts.LoadTimeout)
+	stamp := docStamp(loc)
+	data, rerr := readOpenAPI(lctx, rs.docClient, loc)
+	cancel()
+	var doc *openapiDoc
+	var ue *UpstreamError
+	switch {
+	case rerr != nil:
+		ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Retryable: true, Err: rerr}
+		if errors.Is(rerr, os.ErrNotExist) || errors.Is(rerr, os.ErrPermission) {
+			ue.Retryable = false
+		}
+	case prevHash != "" && hashOf(data) == prevHash:
+		// Touched, not changed.
+	default:
+		type parsed struct {
+			doc *openapiDoc
+			err error
+		}
+		res := make(chan parsed, 1)
+		go func() {
+			d, err := parseOpenAPI(loc, data)
+			res <- parsed{d, err}
+		}()
+		select {
+		case p := <-res:
+			doc = p.doc
+			if p.err != nil {
+				ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: p.err}
+			}
+		case <-o.ctx.Done():
+			ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the hub is shutting down")}
+		}
+	}
+	o.mu.Lock()
+	rs.loading = nil
+	current := o.srcs[source] == rs && o.ctx.Err() == nil
+	if current {
 		switch {
-		case rerr != nil:
-			ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Retryable: true, Err: rerr}
-			if errors.Is(rerr, os.ErrNotExist) || errors.Is(rerr, os.ErrPermission) {
-				ue.Retryable = false
+		case ue != nil:
+			rs.err = ue
+			if !hadDoc {
+				rs.doc = nil
 			}
-		case prevHash != "" && hashOf(data) == prevHash:
-			// Touched, not changed.
+			rs.stale = false // served from the last good document, if any
+		case doc != nil:
+			rs.doc, rs.err, rs.stale = doc, nil, false
 		default:
-			var perr error
-			doc, perr = parseOpenAPI(loc, data)
-			if perr != nil {
-				ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: perr}
-			}
+			rs.stale = false
 		}
-		o.mu.Lock()
-		rs.loading = nil
-		close(ch)
-		current := o.srcs[source] == rs
-		if current {
-			switch {
-			case ue != nil:
-				rs.err = ue
-				if !hadDoc {
-					rs.doc = nil
-				}
-				rs.stale = false // served from the last good document, if any
-			case doc != nil:
-				rs.doc, rs.err, rs.stale = doc, nil, false
-			default:
-				rs.stale = false
-			}
-			rs.stamp = stamp
-		}
-		out := rs.doc
-		o.mu.Unlock()
-		if current {
-			o.stateChanged(source)
-		}
-		if ue != nil && out == nil {
-			o.log.Warn("OpenAPI document failed to load", "source", source, "error", ue.Error())
-			return nil, nil, ue
-		}
-		if ue != nil {
-			o.log.Warn("OpenAPI document failed to reload; serving the last good one", "source", source, "error", ue.Error())
-		} else if doc != nil {
-			o.log.Info("OpenAPI document loaded", "source", source, "operations", len(doc.tools), "skipped", len(doc.skipped))
-		}
-		return out, rs, nil
+		rs.stamp = stamp
+	}
+	l.doc, l.err = rs.doc, ue
+	if ue == nil && doc == nil && !current {
+		l.err = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the source changed while its document was read")}
+	}
+	close(l.done)
+	o.mu.Unlock()
+	if !current {
+		return
+	}
+	o.stateChanged(source)
+	switch {
+	case ue != nil && l.doc == nil:
+		o.log.Warn("OpenAPI document failed to load", "source", source, "error", ue.Error())
+	case ue != nil:
+		o.log.Warn("OpenAPI document failed to reload; serving the last good one", "source", source, "error", ue.Error())
+	case doc != nil:
+		o.log.Info("OpenAPI document loaded", "source", source, "operations", len(doc.tools), "skipped", len(doc.skipped))
 	}
 }
 

@@ -17,15 +17,17 @@
 //   - cfg holds the default size caps the guards enforce, as plain JSON-like
 //     values.
 //   - internal is an object the prelude fills for the sandbox's own use:
-//     the guarded JSON.parse and JSON.stringify, the ToolError factory, and
-//     the two functions that adapt a prepared runtime to its run,
-//     configure (the run's size caps) and installNamespaces (the run's tool
-//     namespaces, once).
+//     the guarded JSON.parse and JSON.stringify, the ToolError factory,
+//     planning's placeholders and symbolic JSON, and the two functions
+//     that adapt a prepared runtime to its run, configure (the run's size
+//     caps) and installNamespaces (the run's tool namespaces, once).
 //
 // 10_guards.js wraps native built-ins that could allocate or loop without
-// returning to JavaScript; 20_globals.js defines the guest's globals;
-// 30_lockdown.js removes run-time compilation and the globals the sandbox
-// does not offer. The order matters and is the lexical order of the names.
+// returning to JavaScript; 15_plan.js makes the placeholders a planned call
+// resolves to and writes them as symbolic JSON; 20_globals.js defines the
+// guest's globals; 30_lockdown.js removes run-time compilation and the
+// globals the sandbox does not offer. The order matters and is the lexical
+// order of the names.
 package prelude
 
 import (

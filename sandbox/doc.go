@@ -80,6 +80,74 @@
 // once the calls in flight settle: results issued before the suspended call
 // are still delivered, nothing after it is, and timers no longer fire.
 //
+// # Planning
+//
+// Planning runs code ahead of calls that are not sent, to learn every call
+// the code would make. A host plans a call by returning a *Planned error
+// from Host.Call (or Host.Read): the call is not run, and the guest's
+// promise resolves to a placeholder for its result. A planned call is an
+// ordinary Call with its seq, counted towards Limits.MaxCalls; the run goes
+// on, and calls the host answers with values, errors or suspensions behave
+// as ever, so an attempt that replays journaled calls and then plans is as
+// deterministic as any other.
+//
+// A placeholder is a frozen Proxy. Reading a property of one gives the
+// placeholder for that path (the same object on every read), so code can
+// take pieces of a result apart (destructuring objects included) and pass
+// them on: console.log shows one as <result of call 2>.entities[0].name.
+// Its "then" and "toJSON" read undefined (awaiting a placeholder gives the
+// placeholder), and its typeof is "function", so that a method call on one
+// reaches a trap.
+//
+// A call whose arguments hold a placeholder, whole or nested, carries them
+// as symbolic JSON and Call.Symbolic is set. In symbolic JSON a placeholder
+// is the one-member object
+//
+//	{"$planned":{"call":2,"path":["entities","0","name"]}}
+//
+// the value at path (object keys and array indexes, as decimal strings) in
+// the result of call 2, and an object key of the code's own that reads
+// "$planned" after one or more "$" is written with one "$" more ("$planned"
+// as "$$planned"), so no value of the code's can pass for a placeholder.
+// Arguments without a placeholder are plain JSON, planning or not, exactly
+// as a run that plans nothing writes them. Symbols lists the placeholders
+// of symbolic JSON; Resolve replaces each with a value and removes the
+// escapes; At reads the value at a path of a result as the guest would.
+// A host that holds a later run to its plan resolves a planned call's
+// arguments with the values its symbols stand for by then and compares
+// them with the call's arguments as canonical JSON. A host must not send a
+// call with Symbolic set: it has no arguments yet.
+//
+// Planning stops when the code needs a placeholder's actual value: a
+// conversion to a primitive (comparison with <, == or a number,
+// arithmetic, String, a template, concatenation), iteration (for-of,
+// spread, destructuring into an array), listing or testing its keys
+// (Object.keys, for-in, "in", object spread), reading a property
+// descriptor, a change (assignment, delete, defineProperty), a call of it
+// or of a method on it (r.items.map(f) needs r.items), new, JSON.stringify,
+// structuredClone, or passing it to hub.read, hub.search, hub.describe or
+// as a connection or a call's options. The code does not go on, whatever
+// it catches: the run ends at once (calls in flight are cancelled, timers
+// dropped) with Status StatusPlanned and Outcome.Stop saying which call's
+// result (Seq), where in it (Path), the guest line and a Reason, with a
+// Message for a person: "what follows depends on the result of call 2,
+// line 7: the code converts <result of call 2>.entities[0].name to a
+// string". A path deeper than a result can nest (1000) stops it too.
+// What no trap sees is not a stop: === and !==, == against null,
+// undefined or another object, a placeholder's truthiness (always true),
+// typeof, Array.isArray and instanceof. Code that branches on those
+// takes the branch a function would; the plan then shows calls the actual
+// values may not lead to, which is why a host holds the real run to the
+// plan call by call.
+//
+// When the code returns once it has received a placeholder, the Outcome's
+// Status is StatusPlanned with no Stop, and its Result is symbolic JSON
+// (always, with or without placeholders in it). Outcome.Planned lists the seqs of
+// the planned calls whose placeholder the code received, in order, with
+// any status. A suspension wins over planning (StatusSuspended, as ever)
+// and a failure over both. Every limit applies while planning as at any
+// other time.
+//
 // # Limits and guards
 //
 // The result and the logs share Limits.InlineResultBytes, each counted as a

@@ -37,14 +37,18 @@ const (
 	StatusFailed    = "failed"
 	StatusSuspended = "suspended"
 	StatusCancelled = "cancelled"
+	// StatusPlanned: the host planned at least one call (see Planning in
+	// the package documentation), and the code returned (Outcome.Stop is
+	// nil) or needed a placeholder's actual value (Outcome.Stop says where).
+	StatusPlanned = "planned"
 )
 
 // Outcome is how an attempt ended. Given the same Request (code, seed,
 // clock, namespaces, limits) and the same host answers, every field except
 // Compute is identical across runs and drivers.
 type Outcome struct {
-	Status    string          `json:"status"`           // StatusCompleted, StatusFailed, StatusSuspended or StatusCancelled
-	Result    json.RawMessage `json:"result,omitempty"` // completed only; the returned value as JSON, omitted for undefined
+	Status    string          `json:"status"`           // StatusCompleted, StatusFailed, StatusSuspended, StatusCancelled or StatusPlanned
+	Result    json.RawMessage `json:"result,omitempty"` // completed and planned only; the returned value as JSON (symbolic JSON when planned), omitted for undefined
 	Error     *Error          `json:"error,omitempty"`  // failed and cancelled
 	Logs      []string        `json:"logs,omitempty"`
 	Truncated Truncated       `json:"truncated"`
@@ -52,6 +56,13 @@ type Outcome struct {
 	Calls     int             `json:"calls"`              // highest seq issued
 	Fired     []Early         `json:"fired,omitempty"`    // where timers fired while host operations were in flight
 	Compute   time.Duration   `json:"compute"`            // guest execution time measured
+
+	// Planned holds the seqs of the calls the host planned whose
+	// placeholder the code received, in order, whatever the status.
+	Planned []int `json:"planned,omitempty"`
+	// Stop is where planning stopped: planned only, nil when the code
+	// returned.
+	Stop *PlanStop `json:"stop,omitempty"`
 
 	// Whole is the returned value's JSON text when it did not fit the
 	// inline budget (Truncated.Result; Result then holds a preview of it),

@@ -149,6 +149,13 @@ type run struct {
 	suspends    []*Suspend
 	addresses   map[string]bool
 
+	// Planning: the seqs whose placeholder the code received, and where
+	// planning stopped. stopErr is the failure that stops the run then;
+	// the outcome tells it from a real one.
+	planned  []int
+	planStop *PlanStop
+	stopErr  *Error
+
 	timers   timerQueue
 	timerFns map[int]goja.Callable
 	timerSeq int
@@ -167,6 +174,7 @@ type run struct {
 
 	parse, stringify, makeToolError, describe goja.Callable
 	toolErrorOf                               goja.Callable // [code, hint] of a ToolError, else undefined
+	placeholder, symbolic                     goja.Callable // planning's: see 15_plan.js
 	nativeParse                               goja.Callable // JSON.parse before the prelude wrapped it
 	configure, installNamespaces              goja.Callable
 	installed                                 []Namespace // by install, at most once
@@ -181,10 +189,11 @@ type pending struct {
 }
 
 type completion struct {
-	op   int
-	raw  json.RawMessage // a tool call's result, or a read's value
-	text string          // search or describe
-	err  error
+	op      int
+	raw     json.RawMessage // a tool call's result, or a read's value
+	text    string          // search or describe
+	err     error
+	planned bool // the host planned the call: the guest gets a placeholder
 }
 
 // newShell prepares a run before its request is known: a fresh runtime
@@ -297,6 +306,7 @@ func (r *run) begin(ctx context.Context, req Request, limits Limits) {
 	r.now = req.Clock
 	r.replay = req.Replay
 	r.record = req.Fired
+	r.stopErr = &Error{Code: codePlanStopped, Message: "planning stopped"}
 	r.queue.max = limits.MaxConcurrent
 	r.queue.cond.L = &r.queue.mu
 	for _, ns := range req.Namespaces {
@@ -431,6 +441,7 @@ func (r *run) setup(eng *engine) error {
 		"atob":       r.jsAtob,
 		"allocated":  r.jsAllocated,
 		"btoa":       r.jsBtoa,
+		"planStop":   r.jsPlanStop,
 
 		"guardLengths": r.jsGuardLengths,
 	}
@@ -469,7 +480,7 @@ func (r *run) setup(eng *engine) error {
 		}
 	}
 	for name, dst := range map[string]*goja.Callable{"parse": &r.parse, "stringify": &r.stringify, "makeToolError": &r.makeToolError, "describe": &r.describe, "toolErrorOf": &r.toolErrorOf,
-		"configure": &r.configure, "installNamespaces": &r.installNamespaces} {
+		"configure": &r.configure, "installNamespaces": &r.installNamespaces, "placeholder": &r.placeholder, "symbolic": &r.symbolic} {
 		fn, ok := goja.AssertFunction(internal.Get(name))
 		if !ok {
 			return fmt.Errorf("the prelude did not provide internal.%s", name)

@@ -12,7 +12,7 @@ import (
 // engineVersion changes whenever the sandbox changes guest-visible
 // behaviour outside the prelude: the wrapper, the event loop's ordering,
 // the natives, the protocol.
-const engineVersion = "sandbox/1"
+const engineVersion = "sandbox/2"
 
 // EngineHash identifies the engine a run executes on: the sandbox's own
 // version and the goja and esbuild module versions. Journals record it so a

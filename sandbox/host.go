@@ -30,6 +30,11 @@ type Call struct {
 	// attempt passes as Request.Fired to reach this call the same way. A
 	// host that keeps calls for replay keeps it with them.
 	Fired []Early `json:"fired,omitempty"`
+	// Symbolic says Args is symbolic JSON: it holds at least one
+	// placeholder of a planned call's result (see Planning in the package
+	// documentation, Symbols and Resolve). Args without a placeholder are
+	// plain JSON, as ever, planning or not.
+	Symbolic bool `json:"symbolic,omitempty"`
 }
 
 // Host answers the guest's tool calls, lookups and reads.
@@ -42,7 +47,9 @@ type Host interface {
 	// Call runs one tool call and returns its JSON result, or an error:
 	// a *ToolError rejects the guest's promise with a ToolError; a *Suspend
 	// stops the run as "suspended" once the calls already in flight settle,
-	// and the Outcome carries every Suspend collected; any other error
+	// and the Outcome carries every Suspend collected; a *Planned resolves
+	// the promise to a placeholder for the result, which the run goes on
+	// with (see Planning in the package documentation); any other error
 	// rejects the promise with a ToolError whose code is "host_error".
 	Call(ctx context.Context, c Call) (json.RawMessage, error)
 	// Search answers hub.search(query) with plain text.
@@ -51,7 +58,8 @@ type Host interface {
 	Describe(ctx context.Context, target string) (string, error)
 	// Read answers hub.read(handle, options) with the JSON value the guest
 	// receives (see Read). Its errors are Call's: a *ToolError rejects the
-	// promise with a ToolError, a *Suspend stops the run.
+	// promise with a ToolError, a *Suspend stops the run, a *Planned
+	// resolves it to a placeholder.
 	Read(ctx context.Context, r Read) (json.RawMessage, error)
 }
 

@@ -142,6 +142,14 @@ func (r *run) arrive(c completion) {
 		}
 		c.err = fmt.Errorf("lookup suspended: %w", c.err)
 	}
+	var pl *Planned
+	if errors.As(c.err, &pl) {
+		if p := r.ops[c.op]; p != nil && p.seq != 0 && p.raw {
+			c.err, c.raw, c.planned = nil, nil, true
+		} else {
+			c.err = fmt.Errorf("lookup planned: %w", c.err)
+		}
+	}
 	r.ready[c.op] = c
 }
 
@@ -159,6 +167,14 @@ func (r *run) deliver(c completion) {
 		}
 		if !p.raw {
 			return p.resolve(r.rt.ToValue(c.text))
+		}
+		if c.planned {
+			v, err := r.placeholder(goja.Undefined(), r.rt.ToValue(p.seq))
+			if err != nil {
+				return err
+			}
+			r.planned = append(r.planned, p.seq)
+			return p.resolve(v)
 		}
 		// The guard's depth check, done here on the bytes; the guard itself
 		// runs only to raise its error. Within it, the value is built in one

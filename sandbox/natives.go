@@ -25,8 +25,21 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 		r.fail(newError(CodeMaxCalls, "call %d (%s) is above the limit of %d tool calls per run", r.seq+1, address, r.limits.MaxCalls))
 		return goja.Undefined()
 	}
+	// The prelude's flags for arguments written as symbolic JSON: 1, they
+	// hold a placeholder; 2, a key was escaped. Without a placeholder they
+	// are plain JSON again.
+	flags := c.Argument(3).ToInteger()
+	raw := json.RawMessage(args)
+	if flags&2 != 0 && flags&1 == 0 {
+		plain, err := Resolve(raw, nil)
+		if err != nil {
+			r.fail(newError(CodeInternal, "writing the arguments of %s: %v", address, err))
+			return goja.Undefined()
+		}
+		raw = plain
+	}
 	r.seq++
-	call := &Call{Seq: r.seq, Address: address, Args: json.RawMessage(args), Connection: connection, Fired: slices.Clone(r.fired)}
+	call := &Call{Seq: r.seq, Address: address, Args: raw, Connection: connection, Fired: slices.Clone(r.fired), Symbolic: flags&1 != 0}
 	host := r.host
 	return r.startOp(&pending{what: address, seq: call.Seq, raw: true}, func(ctx context.Context) completion {
 		raw, err := host.Call(ctx, *call)

@@ -9,9 +9,20 @@ import (
 
 // outcome builds the Outcome once the loop is over.
 func (r *run) outcome() Outcome {
-	out := Outcome{Calls: r.seq, Fired: r.fired}
+	out := Outcome{Calls: r.seq, Fired: r.fired, Planned: r.planned}
 	var result json.RawMessage
 	failure := r.failure.Load()
+	// Once the code holds a placeholder, the result is symbolic JSON.
+	stringify := r.stringify
+	if len(r.planned) > 0 {
+		stringify = func(this goja.Value, args ...goja.Value) (goja.Value, error) {
+			v, err := r.symbolic(this, args...)
+			if err != nil {
+				return nil, err
+			}
+			return v.ToObject(r.rt).Get("0"), nil
+		}
+	}
 	switch {
 	case failure != nil:
 	case len(r.suspends) > 0:
@@ -21,7 +32,7 @@ func (r *run) outcome() Outcome {
 		v := r.main.Result()
 		if !goja.IsUndefined(v) {
 			err := r.timed(func() error {
-				s, err := r.stringify(goja.Undefined(), v)
+				s, err := stringify(goja.Undefined(), v)
 				if err != nil {
 					return err
 				}
@@ -42,8 +53,9 @@ func (r *run) outcome() Outcome {
 	}
 	out.Compute = r.compute
 	failure = r.failure.Load()
+	stopped := failure != nil && failure == r.stopErr
 	switch {
-	case failure != nil:
+	case failure != nil && !stopped:
 		out.Status = StatusFailed
 		if failure.Code == CodeCancelled {
 			out.Status = StatusCancelled
@@ -54,6 +66,12 @@ func (r *run) outcome() Outcome {
 		out.Status = StatusSuspended
 		out.Suspends = sortSuspends(r.suspends)
 		result = nil
+	case len(r.planned) > 0 || stopped:
+		out.Status = StatusPlanned
+		if stopped {
+			out.Stop = r.planStop
+			result = nil
+		}
 	default:
 		out.Status = StatusCompleted
 	}

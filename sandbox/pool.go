@@ -618,8 +618,13 @@ func answer(ctx context.Context, host Host, m message) (a answered) {
 			a.suspend = s
 			a.Err = &wireError{Suspend: &Suspend{Seq: s.Seq, Address: s.Address, Kind: s.Kind}}
 		}
+		var pl *Planned
 		var te *ToolError
-		if a.Err.Suspend == nil && errors.As(err, &te) {
+		switch {
+		case a.Err.Suspend != nil:
+		case errors.As(err, &pl):
+			a.Err = &wireError{Planned: true}
+		case errors.As(err, &te):
 			a.Err = &wireError{Tool: te}
 		}
 	}

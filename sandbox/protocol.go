@@ -20,6 +20,7 @@ import (
 //	worker -> parent  {"t":"describe","id":3,"text":"x"} Host.Describe
 //	worker -> parent  {"t":"read","id":4,"read":{...}}   Host.Read
 //	parent -> worker  {"t":"answer","id":1,"result":...} or "text", or "err"
+//	                                                     ("err":{"planned":true} for a Planned)
 //	parent -> worker  {"t":"cancel"}                     the caller cancelled the run
 //	worker -> parent  {"t":"outcome","outcome":{...}}    the run is over
 //
@@ -55,10 +56,11 @@ type message struct {
 }
 
 // wireError carries a host error across the process boundary: a ToolError,
-// a Suspend without its Detail, or the text of any other error.
+// a Suspend without its Detail, a Planned, or the text of any other error.
 type wireError struct {
 	Tool    *ToolError `json:"tool,omitempty"`
 	Suspend *Suspend   `json:"suspend,omitempty"`
+	Planned bool       `json:"planned,omitempty"`
 	Message string     `json:"message,omitempty"`
 }
 
@@ -68,6 +70,8 @@ func toWire(err error) *wireError {
 		return &wireError{Tool: e}
 	case *Suspend:
 		return &wireError{Suspend: &Suspend{Seq: e.Seq, Address: e.Address, Kind: e.Kind}}
+	case *Planned:
+		return &wireError{Planned: true}
 	}
 	return &wireError{Message: err.Error()}
 }
@@ -78,6 +82,8 @@ func (w *wireError) err() error {
 		return w.Tool
 	case w.Suspend != nil:
 		return w.Suspend
+	case w.Planned:
+		return &Planned{}
 	}
 	return hostError(w.Message)
 }

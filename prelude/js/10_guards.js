@@ -21,6 +21,7 @@
 	const ObjectDefineProperty = Object.defineProperty;
 	const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
 	const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+	const ObjectSetPrototypeOf = Object.setPrototypeOf;
 	const ReflectApply = Reflect.apply;
 	const ReflectConstruct = Reflect.construct;
 	const MathMax = Math.max;
@@ -343,13 +344,20 @@
 		return JSONParse(s, reviver);
 	}
 	function stringify(value, replacer, space) {
-		return stringifyWith(value, replacer, space, false);
+		return stringifyWith(value, replacer, space, false, null);
 	}
+	// Planning (15_plan.js) sets placeholderSeen: it is called with every
+	// function value a serializer meets, and stops planning when it is a
+	// placeholder, whose value JSON would need.
+	let placeholderSeen = null;
+	internal.setPlaceholderSeen = (f) => { placeholderSeen = f; };
 	// exact writes a BigInt as the JSON integer it holds, where
 	// JSON.stringify throws: the hub's serializer of tool arguments and of
 	// the run's result, so an integer beyond 2^53 that arrived as a BigInt
-	// leaves as written.
-	function stringifyWith(value, replacer, space, exact) {
+	// leaves as written. symbolic, when not null, is planning's: it gets
+	// every value after toJSON and the replacer and returns what to write
+	// in its place (a placeholder's symbol, an object with escaped keys).
+	function stringifyWith(value, replacer, space, exact, symbolic) {
 		let userReplacer = null;
 		let allow = null;
 		if (typeof replacer === "function") userReplacer = replacer;
@@ -361,8 +369,10 @@
 			}
 		}
 		// The objects being serialized, outermost first; the guarded array
-		// methods are not needed on this private stack.
+		// methods are not needed on this private stack, and without a
+		// prototype no setter the guest put on Array.prototype sees them.
 		const holders = [];
+		ObjectSetPrototypeOf(holders, null);
 		let depth = 0;
 		let root = true;
 		const track = function (key, v) {
@@ -373,6 +383,8 @@
 			}
 			if (userReplacer !== null) v = ReflectApply(userReplacer, this, [key, v]);
 			if (exact && typeof v === "bigint") return JSONRawJSON(StringCtor(v));
+			if (symbolic !== null) v = symbolic(v);
+			else if (typeof v === "function" && placeholderSeen !== null) placeholderSeen(v);
 			if (v !== null && typeof v === "object") {
 				holders[depth++] = v;
 				if (depth > maxJSONDepth) {
@@ -388,5 +400,6 @@
 	ObjectDefineProperty(JSON, "parse", { value: parse, writable: true, enumerable: false, configurable: true });
 	ObjectDefineProperty(JSON, "stringify", { value: stringify, writable: true, enumerable: false, configurable: true });
 	internal.parse = parse;
-	internal.stringify = (value) => stringifyWith(value, undefined, undefined, true);
+	internal.stringify = (value) => stringifyWith(value, undefined, undefined, true, null);
+	internal.symbolicStringify = (value, symbolic) => stringifyWith(value, undefined, undefined, true, symbolic);
 })

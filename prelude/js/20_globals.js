@@ -27,6 +27,11 @@
 	const ArrayBufferCtor = ArrayBuffer;
 	const ArrayBufferIsView = ArrayBuffer.isView;
 	const stringify = internal.stringify;
+	// Planning (15_plan.js): placeholders for results the host planned.
+	const symbolic = internal.symbolic;
+	const planning = internal.planning;
+	const needValue = internal.needValue;
+	const placeholderText = internal.placeholderText;
 	const MapProto = Map.prototype;
 	const SetProto = Set.prototype;
 	const TypedArrayProto = ObjectGetPrototypeOf(Uint8Array.prototype);
@@ -67,6 +72,8 @@
 			case "boolean": case "undefined": return StringCtor(v);
 			case "symbol": return v.toString();
 			case "function": {
+				const placeholder = placeholderText(v);
+				if (placeholder !== undefined) return placeholder;
 				let src = "";
 				try { src = ReflectApply(functionToString, v, []); } catch (e) { }
 				const name = typeof v.name === "string" && v.name !== "" ? v.name : "";
@@ -314,6 +321,7 @@
 		return e;
 	}
 	function clone(v, memo) {
+		needValue(v, "clone");
 		if (typeof v === "function") throw cloneError("structuredClone: " + inspect(v, 0, []) + " could not be cloned");
 		if (typeof v === "symbol") throw cloneError("structuredClone: " + v.toString() + " could not be cloned");
 		if (v === null || typeof v !== "object") return v;
@@ -407,6 +415,7 @@
 	// bridge's JSON: { slice, offset, length } or { path: [keys] }.
 	function readOptions(options) {
 		if (options === undefined) return "{}";
+		needValue(options, "hub.read");
 		if (options === null || typeof options !== "object" || ArrayIsArray(options)) {
 			throw new TypeErrorCtor("hub.read: " + readUsage);
 		}
@@ -416,6 +425,9 @@
 			if (k !== "offset" && k !== "length" && k !== "path") throw new TypeErrorCtor("hub.read: unknown option \"" + k + "\"; " + readUsage);
 		}
 		const offset = options.offset, length = options.length, path = options.path;
+		needValue(offset, "hub.read");
+		needValue(length, "hub.read");
+		needValue(path, "hub.read");
 		if (path !== undefined) {
 			if (offset !== undefined || length !== undefined) throw new TypeErrorCtor("hub.read: pass { path } or { offset, length }, not both");
 			const segs = [];
@@ -427,6 +439,7 @@
 			} else if (ArrayIsArray(path)) {
 				for (let i = 0; i < path.length; i++) {
 					const s = path[i];
+					needValue(s, "hub.read");
 					if (typeof s === "string") segs[i] = s;
 					else if (typeof s === "number" && NumberIsSafeInteger(s) && s >= 0) segs[i] = StringCtor(s);
 					else throw new TypeErrorCtor("hub.read: path[" + i + "] must be a key or an array index");
@@ -442,16 +455,20 @@
 	}
 	const hub = {
 		async search(query) {
+			needValue(query, "hub.search");
 			if (typeof query !== "string") throw new TypeErrorCtor("hub.search: the query must be a string");
 			return search(query);
 		},
 		async describe(target) {
+			needValue(target, "hub.describe");
 			if (typeof target !== "string") throw new TypeErrorCtor("hub.describe: the target must be a string");
 			return describe(target);
 		},
 		async read(handle, options) {
+			needValue(handle, "hub.read");
 			// The envelope's { handle, bytes, kind, preview } works as well as its handle.
 			if (handle !== null && typeof handle === "object" && !ArrayIsArray(handle)) handle = handle.handle;
+			needValue(handle, "hub.read");
 			if (typeof handle !== "string" || handle === "") throw new TypeErrorCtor("hub.read: the handle must be a string such as \"h_...\" from an earlier result");
 			return read(handle, readOptions(options));
 		},
@@ -544,8 +561,10 @@
 			[tool](args, options) {
 				let connection = "";
 				let json;
+				let flags = 0;
 				try {
 					if (options !== undefined) {
+						needValue(options, "options");
 						if (options === null || typeof options !== "object" || ArrayIsArray(options)) {
 							throw new TypeErrorCtor(address + ": the second argument must be an object such as { connection: \"work\" }");
 						}
@@ -554,17 +573,25 @@
 							if (keys[i] !== "connection") throw new TypeErrorCtor(address + ": unknown option \"" + keys[i] + "\"; the only option is connection");
 						}
 						const c = options.connection;
+						needValue(c, "connection");
 						if (c !== undefined) {
 							if (typeof c !== "string") throw new TypeErrorCtor(address + ": connection must be a string");
 							connection = c;
 						}
 					}
-					json = args === undefined ? "{}" : stringify(args);
+					if (args === undefined) json = "{}";
+					else if (planning()) {
+						// A placeholder may be in the arguments: they are
+						// written as symbolic JSON, which flags says.
+						const out = symbolic(args);
+						json = out[0];
+						flags = out[1];
+					} else json = stringify(args);
 					if (typeof json !== "string") throw new TypeErrorCtor(address + ": the first argument must be a JSON value");
 				} catch (e) {
 					return ReflectApply(PromiseReject, PromiseCtor, [e]);
 				}
-				return call(address, json, connection);
+				return call(address, json, connection, flags);
 			},
 		}[tool];
 		return fn;

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -116,7 +116,7 @@ func TestSourceLifecycle(t *testing.T) {
 			t.Errorf("list lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	cfg, err := hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
 	if err != nil || cfg.Sources["memory"].Env["LOG"] != "debug" || len(cfg.Sources["memory"].Args) != 2 {
 		t.Fatalf("config after add: %v %+v", err, cfg)
 	}
@@ -217,7 +217,7 @@ func requireKeychain(t *testing.T) {
 // CLI run by cli sees it; its entries are removed when the test ends.
 func homeKeychain(t *testing.T, home string) *keychain.Home {
 	t.Helper()
-	kc, err := hub.HomeKeychain(hub.Paths{Home: home}, keychain.New())
+	kc, err := config.HomeKeychain(config.Paths{Home: home}, keychain.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,15 +253,15 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of "+src) {
 		t.Fatalf("connection add: %+v", r)
 	}
-	t.Cleanup(func() { kc.Delete(hub.SecretKey(src, "work", "GITHUB_TOKEN")) })
+	t.Cleanup(func() { kc.Delete(config.SecretKey(src, "work", "GITHUB_TOKEN")) })
 	if strings.Contains(r.stdout+r.stderr, secret) {
 		t.Fatal("the CLI printed the secret")
 	}
-	got, err := kc.Get(hub.SecretKey(src, "work", "GITHUB_TOKEN"))
+	got, err := kc.Get(config.SecretKey(src, "work", "GITHUB_TOKEN"))
 	if err != nil || got != secret {
 		t.Fatalf("keychain holds %q, %v", got, err)
 	}
-	cfg, _ := hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, _ := config.Load(filepath.Join(home, "config.json"))
 	if c := cfg.Sources[src].Connections["work"]; c == nil || !c.Default || c.Env["GITHUB_TOKEN"] != "${secret:GITHUB_TOKEN}" {
 		t.Fatalf("connection in config: %+v", c)
 	}
@@ -269,7 +269,7 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	if r := cli(t, home, "other-secret-value", "connection", "add", src, "personal", "--env", "GITHUB_TOKEN", "--default"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	t.Cleanup(func() { kc.Delete(hub.SecretKey(src, "personal", "GITHUB_TOKEN")) })
+	t.Cleanup(func() { kc.Delete(config.SecretKey(src, "personal", "GITHUB_TOKEN")) })
 	r = cli(t, home, "", "connection", "list", src)
 	for _, want := range []string{"personal", "yes", "GITHUB_TOKEN (stored)", "work"} {
 		if !strings.Contains(r.stdout, want) {
@@ -287,7 +287,7 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	if r := cli(t, home, "", "connection", "remove", src, "work"); r.code != 0 {
 		t.Fatalf("remove: %+v", r)
 	}
-	if _, err := kc.Get(hub.SecretKey(src, "work", "GITHUB_TOKEN")); !errors.Is(err, keychain.ErrNotFound) {
+	if _, err := kc.Get(config.SecretKey(src, "work", "GITHUB_TOKEN")); !errors.Is(err, keychain.ErrNotFound) {
 		t.Fatalf("secret still in the keychain after remove: %v", err)
 	}
 }
@@ -303,7 +303,7 @@ func TestImportClientConfig(t *testing.T) {
 		"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}
 	}}`), 0o600)
 	r := cli(t, home, "", "source", "import", src)
-	t.Cleanup(func() { kc.Delete(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")) })
+	t.Cleanup(func() { kc.Delete(config.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")) })
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
@@ -312,7 +312,7 @@ func TestImportClientConfig(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if got, _ := kc.Get(hub.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")); got != token {
+	if got, _ := kc.Get(config.SecretKey("github", "default", "GITHUB_PERSONAL_ACCESS_TOKEN")); got != token {
 		t.Errorf("keychain holds %q", got)
 	}
 	assertNoSecretUnder(t, home, token)

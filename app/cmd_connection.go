@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -56,7 +57,7 @@ func connectionCommand() *command {
 							var parts []string
 							for _, ref := range s.SecretRefs(cn) {
 								state := "stored"
-								if _, err := kc.Get(hub.SecretKey(sn, cn, ref)); errors.Is(err, keychain.ErrNotFound) {
+								if _, err := kc.Get(config.SecretKey(sn, cn, ref)); errors.Is(err, keychain.ErrNotFound) {
 									state = "missing"
 								} else if err != nil {
 									state = "unreadable"
@@ -112,7 +113,7 @@ func connectionCommand() *command {
 						return err
 					}
 					for _, ref := range s.SecretRefs(args[1]) {
-						if err := kc.Delete(hub.SecretKey(args[0], args[1], ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+						if err := kc.Delete(config.SecretKey(args[0], args[1], ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 							return err
 						}
 					}
@@ -137,7 +138,7 @@ func connectionCommand() *command {
 
 // signInColumn is a connection's OAuth state for connection list: "-" for
 // a connection that does not sign in.
-func signInColumn(kc *keychain.Home, source, conn string, s *hub.Source) string {
+func signInColumn(kc *keychain.Home, source, conn string, s *config.Source) string {
 	st, err := hub.ReadOAuthState(kc, source, conn, s)
 	switch {
 	case err != nil:
@@ -150,7 +151,7 @@ func signInColumn(kc *keychain.Home, source, conn string, s *hub.Source) string 
 
 // resolveOAuthConn finds the connection login and logout act on: NAME, or
 // the source's default, or none for a source without connections.
-func resolveOAuthConn(cfg *hub.Config, args []string) (string, string, *hub.Source, error) {
+func resolveOAuthConn(cfg *config.Config, args []string) (string, string, *config.Source, error) {
 	if len(args) < 1 || len(args) > 2 {
 		return "", "", nil, usagef("needs SOURCE and optionally a connection NAME")
 	}
@@ -202,7 +203,7 @@ registration.`,
 				return err
 			}
 			if conn != "" && s.Connections[conn] == nil {
-				s.PutConnection(conn, &hub.Connection{OAuth: &hub.OAuthConfig{}}, false)
+				s.PutConnection(conn, &config.Connection{OAuth: &config.OAuthConfig{}}, false)
 				if err := cfg.Validate(path); err != nil {
 					return err
 				}
@@ -338,12 +339,12 @@ Example:
 				return unknownSource(cfg, srcName)
 			}
 			if s.Connections == nil {
-				s.Connections = map[string]*hub.Connection{}
+				s.Connections = map[string]*config.Connection{}
 			}
 			conn := s.Connections[connName]
 			isNew := conn == nil
 			if isNew {
-				conn = &hub.Connection{}
+				conn = &config.Connection{}
 			}
 			ref := secretName
 			switch {
@@ -400,7 +401,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			if err := kc.Set(hub.SecretKey(srcName, connName, ref), secret); err != nil {
+			if err := kc.Set(config.SecretKey(srcName, connName, ref), secret); err != nil {
 				return err
 			}
 			if err := cfg.Save(path); err != nil {
@@ -453,7 +454,7 @@ func contains(list []string, s string) bool {
 
 // plainHTTPNote is hub.PlainHTTPNote for a configured source, reading an
 // OpenAPI source's document for its server when it has no baseUrl.
-func plainHTTPNote(ctx context.Context, name string, s *hub.Source) string {
+func plainHTTPNote(ctx context.Context, name string, s *config.Source) string {
 	if s == nil {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -66,7 +67,7 @@ connected. Exits 1 when something needs fixing.`,
 }
 
 func runChecks(ctx context.Context, e *env, sources bool) []check {
-	paths := hub.Paths{Home: e.home()}
+	paths := config.Paths{Home: e.home()}
 	var out []check
 
 	// Keychain.
@@ -86,7 +87,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	}
 
 	// Config.
-	cfg, err := hub.LoadConfig(paths.Config())
+	cfg, err := config.Load(paths.Config())
 	if err != nil {
 		out = append(out, check{name: "config", info: oneLine(err.Error()), fix: "edit " + paths.Config() + " at the key named, or move it aside to start over"})
 		cfg = nil
@@ -168,7 +169,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	return out
 }
 
-func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
+func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 	var out []check
 	var errs map[string]error
 	var st hub.Status
@@ -242,7 +243,7 @@ func sourceChecks(ctx context.Context, e *env, cfg *hub.Config) []check {
 	return out
 }
 
-func sourceFix(s *hub.Source, name string) string {
+func sourceFix(s *config.Source, name string) string {
 	if s == nil {
 		return ""
 	}
@@ -257,7 +258,7 @@ func sourceFix(s *hub.Source, name string) string {
 
 // openapiCheck is an OpenAPI source's line: its operations, and those left
 // out, each with why.
-func openapiCheck(s hub.SourceStatus, def *hub.Source) check {
+func openapiCheck(s hub.SourceStatus, def *config.Source) check {
 	info := fmt.Sprintf("%s, %d operations of %s", s.Summary, s.Tools, def.OpenAPI)
 	if len(s.Warnings) == 0 {
 		return check{name: "source " + s.Name, ok: true, info: info}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -237,7 +238,7 @@ func displayAvailable(e *env) bool {
 
 // client returns a local API client when a hub runs for this home.
 func (e *env) client(ctx context.Context) (*hub.Client, error) {
-	return hub.Dial(ctx, hub.Paths{Home: e.home()})
+	return hub.Dial(ctx, config.Paths{Home: e.home()})
 }
 
 // withHub runs f against the running hub's API, or, with none running,
@@ -653,7 +654,7 @@ func indent(s, prefix string) string {
 // stderr, which goes to logs/crash.log: were stderr hub.log, every line
 // would be written twice.
 func startHubDetached(e *env) error {
-	paths := hub.Paths{Home: e.home()}
+	paths := config.Paths{Home: e.home()}
 	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 func mcpCommand() *command {
@@ -40,7 +41,7 @@ owns a home's runs.`,
 			}
 			replaceOlderHub(ctx, e, log)
 			return hub.RunShim(ctx, hub.ShimOptions{
-				Paths:    hub.Paths{Home: e.home()},
+				Paths:    config.Paths{Home: e.home()},
 				Stdin:    e.Stdin,
 				Stdout:   e.Stdout,
 				Logger:   log,
@@ -55,7 +56,7 @@ owns a home's runs.`,
 // for the home (the tray app), this process becomes a shim to it instead,
 // so two hubs never attempt the same runs.
 func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
-	paths := hub.Paths{Home: e.home()}
+	paths := config.Paths{Home: e.home()}
 	if c, err := hub.Dial(ctx, paths); err == nil {
 		c.Close()
 		return shimToRunningHub(ctx, e, log, paths, nil)
@@ -94,7 +95,7 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 // shimToRunningHub serves the client through the hub that runs for the
 // home. It starts no hub: when that one stops, requests fail until it is
 // back.
-func shimToRunningHub(ctx context.Context, e *env, log *slog.Logger, paths hub.Paths, why error) error {
+func shimToRunningHub(ctx context.Context, e *env, log *slog.Logger, paths config.Paths, why error) error {
 	attrs := []any{"home", paths.Home}
 	if why != nil {
 		attrs = append(attrs, "err", why)

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 func policyCommand() *command {
@@ -42,7 +43,7 @@ A rule for a source that has not listed its tools yet is kept with a warning.`,
 					if len(args) != 2 {
 						return usagef("needs a target and a mode")
 					}
-					mode, err := hub.ParseMode(args[1])
+					mode, err := config.ParseMode(args[1])
 					if err != nil {
 						return &usageError{msg: err.Error()}
 					}

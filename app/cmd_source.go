@@ -12,15 +12,16 @@ import (
 	"text/tabwriter"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
 
 // configFile loads CAPABILITIES_HOME/config.json.
-func (e *env) loadConfig() (*hub.Config, string, error) {
-	path := hub.Paths{Home: e.home()}.Config()
-	cfg, err := hub.LoadConfig(path)
+func (e *env) loadConfig() (*config.Config, string, error) {
+	path := config.Paths{Home: e.home()}.Config()
+	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, path, withHint(err, "fix the file by hand, or move it aside to start over")
 	}
@@ -113,7 +114,7 @@ func sourceCommand() *command {
 					}
 					for _, conn := range s.ConnectionNames() {
 						for _, ref := range s.SecretRefs(conn) {
-							if err := kc.Delete(hub.SecretKey(args[0], conn, ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+							if err := kc.Delete(config.SecretKey(args[0], conn, ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 								fmt.Fprintf(e.Stderr, "warning: %v\n", err)
 							}
 						}
@@ -169,7 +170,7 @@ document becomes a tool. --base-url overrides the document's server.`,
 				return usagef("needs a source NAME")
 			}
 			name, rest := args[0], args[1:]
-			s := &hub.Source{URL: url, Cwd: cwd}
+			s := &config.Source{URL: url, Cwd: cwd}
 			var err error
 			if s.Env, err = keyValues("env", envs); err != nil {
 				return err
@@ -243,7 +244,7 @@ config.json only references them.`,
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", file, err)
 			}
-			imp, err := hub.ParseImport(file, data)
+			imp, err := config.ParseImport(file, data)
 			if err != nil {
 				return err
 			}
@@ -286,7 +287,7 @@ type importResult struct {
 // importSources stores an import's secrets in the keychain first, then saves
 // the config that references them, so a failure leaves no dangling reference
 // and no secret in the file.
-func importSources(cfg *hub.Config, path string, imp *hub.Import, only []string, replace bool, kc keychain.Keychain) (importResult, error) {
+func importSources(cfg *config.Config, path string, imp *config.Import, only []string, replace bool, kc keychain.Keychain) (importResult, error) {
 	var res importResult
 	want := map[string]bool{}
 	for _, n := range only {
@@ -306,7 +307,7 @@ func importSources(cfg *hub.Config, path string, imp *hub.Import, only []string,
 		s := imp.Sources[name]
 		for _, conn := range s.ConnectionNames() {
 			for _, ref := range s.SecretRefs(conn) {
-				key := hub.SecretKey(name, conn, ref)
+				key := config.SecretKey(name, conn, ref)
 				if v, ok := imp.Secrets[key]; ok {
 					if err := kc.Set(key, v); err != nil {
 						return res, err
@@ -342,7 +343,7 @@ func splitList(s string) []string {
 	return out
 }
 
-func unknownSource(cfg *hub.Config, name string) error {
+func unknownSource(cfg *config.Config, name string) error {
 	names := sortedNames(cfg.Sources)
 	msg := fmt.Errorf("no source named %q", name)
 	if len(names) == 0 {
@@ -351,7 +352,7 @@ func unknownSource(cfg *hub.Config, name string) error {
 	return withHint(msg, "sources: "+strings.Join(names, ", "))
 }
 
-func connectionsLine(s *hub.Source) string {
+func connectionsLine(s *config.Source) string {
 	names := s.ConnectionNames()
 	if len(names) == 0 {
 		return "-"
@@ -383,7 +384,7 @@ func shorten(s string, n int) string {
 
 // addOpenAPISource adds a REST API from its OpenAPI document, after reading
 // the document as the hub will, so a bad one is refused with its place.
-func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *hub.Source, openapi, baseURL string, replace bool) error {
+func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, openapi, baseURL string, replace bool) error {
 	switch {
 	case openapi == "":
 		return usagef("--base-url goes with --openapi FILE|URL")

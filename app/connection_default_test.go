@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // TestExplicitDefaultConnectionStays: a connection added with --default
@@ -24,7 +24,7 @@ func TestExplicitDefaultConnectionStays(t *testing.T) {
 	}
 	marked := func() []string {
 		t.Helper()
-		cfg, err := hub.LoadConfig(filepath.Join(home, "config.json"))
+		cfg, err := config.Load(filepath.Join(home, "config.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestExplicitDefaultConnectionStays(t *testing.T) {
 			t.Fatalf("add %s: %+v", name, r)
 		}
 	}
-	cfg, _ := hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, _ := config.Load(filepath.Join(home, "config.json"))
 	if s := cfg.Sources[other]; !s.Connections["personal"].Default || s.Connections["work"].Default {
 		t.Errorf("after adding work to a source whose only connection was personal: personal %+v, work %+v", s.Connections["personal"], s.Connections["work"])
 	}

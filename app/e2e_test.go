@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -177,11 +178,11 @@ func newWorld(t *testing.T, slowMS int) *world {
 	w := &world{t: t, bin: binary(t), home: t.TempDir(), userHome: t.TempDir()}
 	w.memFile = filepath.Join(t.TempDir(), "memory.jsonl")
 	w.logFile = filepath.Join(t.TempDir(), "upstream.log")
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"everything": {Command: npmBin(t, "mcp-server-everything"), Args: []string{"stdio"}},
 		"memory":     {Command: npmBin(t, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": w.memFile}},
 		"slow":       {Command: os.Args[0], Env: map[string]string{upstreamEnv: "1", "UPSTREAM_LOG": w.logFile, "SLOW_MS": fmt.Sprint(slowMS)}},
-	}, Policy: map[string]hub.Mode{"slow.slowWrite": hub.Allow}}
+	}, Policy: map[string]config.Mode{"slow.slowWrite": config.Allow}}
 	if err := cfg.Save(filepath.Join(w.home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func (w *world) startHub() {
 	var err error
 	up := testwait.Until(60*time.Second, func() bool {
 		var c *hub.Client
-		if c, err = hub.Dial(context.Background(), hub.Paths{Home: w.home}); err != nil {
+		if c, err = hub.Dial(context.Background(), config.Paths{Home: w.home}); err != nil {
 			return false
 		}
 		defer c.Close()
@@ -221,7 +222,7 @@ func (w *world) startHub() {
 
 // hubPID asks the running hub for its pid (it may be one a shim started).
 func (w *world) hubPID() int {
-	c, err := hub.Dial(context.Background(), hub.Paths{Home: w.home})
+	c, err := hub.Dial(context.Background(), config.Paths{Home: w.home})
 	if err != nil {
 		return 0
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // tapMemory replaces the world's memory source with the same real server
@@ -23,11 +24,11 @@ func tapMemory(t *testing.T, w *world) func(parts ...string) int {
 		t.Skip("needs sh and tee")
 	}
 	tap := filepath.Join(t.TempDir(), "memory-tap.jsonl")
-	cfg, err := hub.LoadConfig(filepath.Join(w.home, "config.json"))
+	cfg, err := config.Load(filepath.Join(w.home, "config.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Sources["memory"] = &hub.Source{Command: "sh", Args: []string{"-c", `tee -a "$TAP" | exec "$MEMORY_SERVER"`},
+	cfg.Sources["memory"] = &config.Source{Command: "sh", Args: []string{"-c", `tee -a "$TAP" | exec "$MEMORY_SERVER"`},
 		Env: map[string]string{"TAP": tap, "MEMORY_SERVER": npmBin(t, "mcp-server-memory"), "MEMORY_FILE_PATH": w.memFile}}
 	if err := cfg.Save(filepath.Join(w.home, "config.json")); err != nil {
 		t.Fatal(err)

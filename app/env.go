@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/term"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -81,5 +81,5 @@ const keychainServiceEnv = "CAPABILITIES_KEYCHAIN_SERVICE"
 // keychain is the OS keychain of this home: its entries live under the
 // service "<base>/<home id>" (base "capabilities", or $CAPABILITIES_KEYCHAIN_SERVICE).
 func (e *env) keychain() (*keychain.Home, error) {
-	return hub.HomeKeychain(hub.Paths{Home: e.home()}, keychain.System{Service: e.Getenv(keychainServiceEnv)})
+	return config.HomeKeychain(config.Paths{Home: e.home()}, keychain.System{Service: e.Getenv(keychainServiceEnv)})
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -28,7 +29,7 @@ import (
 // open for the tray, the window, `hub status`, `doctor` and `setup`. It
 // always leaves a config.json behind, so it runs once.
 func firstRun(e *env, kc keychain.Keychain) error {
-	paths := hub.Paths{Home: e.home()}
+	paths := config.Paths{Home: e.home()}
 	if _, err := os.Stat(paths.Config()); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -37,7 +38,7 @@ func firstRun(e *env, kc keychain.Keychain) error {
 	for _, p := range problems {
 		fmt.Fprintf(e.Stderr, "  skipped: %v\n", oneLine(p.Error()))
 	}
-	cfg := &hub.Config{Sources: map[string]*hub.Source{}, Policy: map[string]hub.Mode{}}
+	cfg := &config.Config{Sources: map[string]*config.Source{}, Policy: map[string]config.Mode{}}
 	switch {
 	case len(found) > 0 && e.personPresent():
 		if err := cfg.Save(paths.Config()); err != nil {
@@ -98,7 +99,7 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 			if err != nil && strings.TrimSpace(line) == "" {
 				// No answer (standard input ended): the offer stays open.
 				fmt.Fprintln(w)
-				if serr := hub.SaveImportOffer(hub.Paths{Home: e.home()}, hub.NewImportOffer(found, time.Now())); serr != nil {
+				if serr := hub.SaveImportOffer(config.Paths{Home: e.home()}, hub.NewImportOffer(found, time.Now())); serr != nil {
 					return serr
 				}
 				fmt.Fprintln(w, "No answer; nothing imported. 'capabilities setup' or the tray menu offers them again.")
@@ -115,7 +116,7 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 			}
 		}
 		if len(picked) == 0 {
-			hub.CloseImportOffer(hub.Paths{Home: e.home()})
+			hub.CloseImportOffer(config.Paths{Home: e.home()})
 			fmt.Fprintln(w, "Nothing imported. 'capabilities setup' offers them again.")
 			return nil
 		}
@@ -140,7 +141,7 @@ func importFound(e *env, kc keychain.Keychain, found []hub.Found, choices []hub.
 	if home != "" {
 		home = e.home()
 	}
-	return hub.ImportFound(hub.Paths{Home: e.home()}, kc, found, choices,
+	return hub.ImportFound(config.Paths{Home: e.home()}, kc, found, choices,
 		func(client string) map[string]any { return hub.ShimEntry(client, exe, home) }, time.Now())
 }
 
@@ -259,7 +260,7 @@ the named servers (moved with --move).`,
 				fmt.Fprintf(e.Stderr, "skipped: %v\n", oneLine(p.Error()))
 			}
 			if len(found) == 0 {
-				hub.CloseImportOffer(hub.Paths{Home: e.home()})
+				hub.CloseImportOffer(config.Paths{Home: e.home()})
 				fmt.Fprintln(e.Stdout, "No MCP servers found in your clients.")
 				return nil
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -47,7 +48,7 @@ func TestFirstRunWithoutAPersonImportsNothingAndLeavesTheOffer(t *testing.T) {
 	if err := firstRun(e, kc); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
 	if err != nil || len(cfg.Sources) != 0 {
 		t.Fatalf("a first run without a person imported %+v (%v)", cfg, err)
 	}
@@ -73,7 +74,7 @@ func TestFirstRunWithoutAPersonImportsNothingAndLeavesTheOffer(t *testing.T) {
 	if strings.Contains(string(b), firstRunToken) || strings.Contains(string(b), `"github"`) || !strings.Contains(string(b), `"memory"`) || !strings.Contains(string(b), `"command": "/opt/capabilities/bin/capabilities"`) {
 		t.Errorf("claude file after the move:\n%s", b)
 	}
-	if got, _ := kc.Get(hub.SecretKey("github", "default", "GITHUB_TOKEN")); got != firstRunToken {
+	if got, _ := kc.Get(config.SecretKey("github", "default", "GITHUB_TOKEN")); got != firstRunToken {
 		t.Errorf("keychain holds %q", got)
 	}
 	if r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources"); strings.Contains(r.stdout, "import offer") {
@@ -97,14 +98,14 @@ func TestFirstRunInATerminalAsks(t *testing.T) {
 			t.Errorf("terminal lacks %q:\n%s", want, out)
 		}
 	}
-	cfg, _ := hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, _ := config.Load(filepath.Join(home, "config.json"))
 	if len(cfg.Sources) != 1 || cfg.Sources["memory"] == nil {
 		t.Fatalf("sources %+v", cfg.Sources)
 	}
 	if b, _ := os.ReadFile(claude); string(b) != orig {
 		t.Errorf("answered no to moving, but the client file changed:\n%s", b)
 	}
-	if o, _ := hub.LoadImportOffer(hub.Paths{Home: home}); o != nil {
+	if o, _ := hub.LoadImportOffer(config.Paths{Home: home}); o != nil {
 		t.Error("an offer was left open after the person chose")
 	}
 }
@@ -137,7 +138,7 @@ func TestFirstRunInATerminalWithoutAnAnswerLeavesTheOffer(t *testing.T) {
 	if !strings.Contains(out.String(), "No answer; nothing imported") {
 		t.Errorf("terminal:\n%s", out)
 	}
-	if o, _ := hub.LoadImportOffer(hub.Paths{Home: home}); o == nil || len(o.Servers) != 2 {
+	if o, _ := hub.LoadImportOffer(config.Paths{Home: home}); o == nil || len(o.Servers) != 2 {
 		t.Errorf("offer %+v", o)
 	}
 	if b, _ := os.ReadFile(claude); string(b) != orig {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/ui"
 )
 
@@ -32,10 +33,10 @@ func TestFirstRunWindowImportsAndMoves(t *testing.T) {
 	if b, _ := os.ReadFile(claude); strings.Contains(string(b), firstRunToken) {
 		t.Errorf("the secret is still in the client's file:\n%s", b)
 	}
-	if o, _ := hub.LoadImportOffer(hub.Paths{Home: home}); o != nil {
+	if o, _ := hub.LoadImportOffer(config.Paths{Home: home}); o != nil {
 		t.Error("the offer is still open after the window imported")
 	}
-	cfg, _ := hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, _ := config.Load(filepath.Join(home, "config.json"))
 	if cfg.Sources["github"] == nil || cfg.Sources["memory"] != nil {
 		t.Errorf("sources %v", cfg.Sources)
 	}

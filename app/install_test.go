@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // cliIn runs the command line in-process with a fixed user home and config
@@ -148,7 +148,7 @@ func TestTwoHomesKeepTheirOwnSecrets(t *testing.T) {
 		}
 	}
 	for i, home := range []string{one, two} {
-		got, err := homeKeychain(t, home).Get(hub.SecretKey("github", "work", "GITHUB_TOKEN"))
+		got, err := homeKeychain(t, home).Get(config.SecretKey("github", "work", "GITHUB_TOKEN"))
 		if want := fmt.Sprintf("ghp_SecretOfHome%d", i+1); err != nil || got != want {
 			t.Errorf("home %d holds %q, %v; want %q", i+1, got, err, want)
 		}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // The hub's log: CAPABILITIES_HOME/logs/hub.log, rotated by size, and a
@@ -35,7 +35,7 @@ const (
 // CAPABILITIES_LOG_STDERR=0, to stderr; repeated warnings and errors are
 // rate-limited.
 func newLogger(e *env, level slog.Level) (*slog.Logger, func(), error) {
-	paths := hub.Paths{Home: e.home()}
+	paths := config.Paths{Home: e.home()}
 	f, err := openRotating(filepath.Join(paths.Logs(), logName), maxLogBytes, keepLogs)
 	if err != nil {
 		return nil, nil, err

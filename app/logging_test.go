@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -108,7 +109,7 @@ func TestHubStartedByAClientLogsEachLineOnce(t *testing.T) {
 		t.Fatalf("connecting through capabilities mcp: %v", err)
 	}
 	sess.Close() // the client goes away; the hub it started stays
-	c, err := hub.Dial(context.Background(), hub.Paths{Home: home})
+	c, err := hub.Dial(context.Background(), config.Paths{Home: home})
 	if err != nil {
 		t.Fatalf("no hub after the shim started one: %v", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 func TestSourceAddOpenAPI(t *testing.T) {
@@ -16,7 +16,7 @@ func TestSourceAddOpenAPI(t *testing.T) {
 	if r.code != 0 || r.stdout != "Added source pets (namespace pets): 20 operations.\n" {
 		t.Fatalf("add: %+v", r)
 	}
-	cfg, err := hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
 	if err != nil || cfg.Sources["pets"].OpenAPI != pets || cfg.Sources["pets"].BaseURL != "http://127.0.0.1:4010" {
 		t.Fatalf("config after add: %v %+v", err, cfg.Sources["pets"])
 	}
@@ -37,7 +37,7 @@ func TestSourceAddOpenAPI(t *testing.T) {
 	if r := cli(t, home, "", "source", "add", "y", "--openapi", pets, "--", "npx"); r.code != exitUsage {
 		t.Errorf("--openapi with a command is bad usage: %+v", r)
 	}
-	cfg, _ = hub.LoadConfig(filepath.Join(home, "config.json"))
+	cfg, _ = config.Load(filepath.Join(home, "config.json"))
 	if len(cfg.Sources) != 1 {
 		t.Errorf("refused sources were saved: %v", cfg.Sources)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // TestResumeRightAfterConnectionAdd: a run waiting for an API key resumes
@@ -47,11 +48,11 @@ func TestResumeRightAfterConnectionAdd(t *testing.T) {
 	w := newWorld(t, 0)
 	homeKeychain(t, w.home) // its entries go when the test ends
 	path := filepath.Join(w.home, "config.json")
-	cfg, err := hub.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Sources["notes"] = &hub.Source{OpenAPI: doc}
+	cfg.Sources["notes"] = &config.Source{OpenAPI: doc}
 	if err := cfg.Save(path); err != nil {
 		t.Fatal(err)
 	}

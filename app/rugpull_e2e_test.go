@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -36,10 +37,10 @@ func testRugPullAtColdStart(t *testing.T, version string) {
 	if err := os.WriteFile(descFile, []byte("Append a line to your own notes."), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"notes": {Command: os.Args[0], Env: map[string]string{upstreamEnv: "1", "UPSTREAM_LOG": w.logFile, "SLOW_MS": "0",
 			"UPSTREAM_DESCRIPTION_FILE": descFile, "UPSTREAM_LIST_GATE": gate}},
-	}, Policy: map[string]hub.Mode{}}
+	}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(w.home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

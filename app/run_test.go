@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -37,7 +38,7 @@ func TestMakeRunWithoutADisplayRunsHeadless(t *testing.T) {
 	var err error
 	if !testwait.Until(60*time.Second, func() bool {
 		var c *hub.Client
-		if c, err = hub.Dial(context.Background(), hub.Paths{Home: home}); err != nil {
+		if c, err = hub.Dial(context.Background(), config.Paths{Home: home}); err != nil {
 			return false
 		}
 		defer c.Close()

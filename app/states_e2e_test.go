@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestDownSourceInOneVoice(t *testing.T) {
 	w := &world{t: t, bin: binary(t), home: t.TempDir(), userHome: t.TempDir()}
 	t.Cleanup(w.stopHub)
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"memory": {Command: npmBin(t, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}},
 		"broken": {Command: "node", Args: []string{"-e", `console.error("boom: cannot open the database"); process.exit(3)`}},
 	}}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 func TestTermSafe(t *testing.T) {
@@ -57,10 +58,10 @@ func rawControls(s string) []string {
 // and inertly.
 func TestHostileTextIsInertInTheCLI(t *testing.T) {
 	w := newWorld(t, 0)
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"hostile": {Command: os.Args[0], Env: map[string]string{upstreamEnv: "1", "UPSTREAM_LOG": w.logFile, "SLOW_MS": "0",
 			"UPSTREAM_DESCRIPTION": "Append a line.\x1b]0;pwned\x07\x1b[2J"}},
-	}, Policy: map[string]hub.Mode{}}
+	}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(w.home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -67,9 +68,9 @@ func TestDesktopHub(t *testing.T) {
 	}
 	bin := uiBinary(t)
 	home, userHome := t.TempDir(), t.TempDir()
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"slow": {Command: os.Args[0], Env: map[string]string{upstreamEnv: "1", "UPSTREAM_LOG": filepath.Join(t.TempDir(), "upstream.log"), "SLOW_MS": "0"}},
-	}, Policy: map[string]hub.Mode{"slow.slowWrite": hub.Ask}}
+	}, Policy: map[string]config.Mode{"slow.slowWrite": config.Ask}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestDesktopHub(t *testing.T) {
 	var c *hub.Client
 	eventually("hub with its tools", func() bool {
 		if c == nil {
-			c, _ = hub.Dial(context.Background(), hub.Paths{Home: home})
+			c, _ = hub.Dial(context.Background(), config.Paths{Home: home})
 		}
 		var st hub.Status
 		return c != nil && c.Do(context.Background(), "GET", "/v1/status", nil, &st) == nil && st.Tools > 0

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -127,7 +128,7 @@ func TestUninstallAllAsksAndRemovesThisHomesSecrets(t *testing.T) {
 	d := newDesk(t)
 	kc := homeKeychain(t, d.home)
 	other := homeKeychain(t, t.TempDir())
-	key := hub.SecretKey("github", "work", "GITHUB_TOKEN")
+	key := config.SecretKey("github", "work", "GITHUB_TOKEN")
 	if err := kc.Set(key, "secret-of-this-home"); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -51,7 +52,7 @@ func buildVersion(t *testing.T, path, v string) {
 }
 
 func hubStatus(t *testing.T, home string) (hub.Status, bool) {
-	c, err := hub.Dial(context.Background(), hub.Paths{Home: home})
+	c, err := hub.Dial(context.Background(), config.Paths{Home: home})
 	if err != nil {
 		return hub.Status{}, false
 	}

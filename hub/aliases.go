@@ -3,6 +3,7 @@ package hub
 import (
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
@@ -50,4 +51,38 @@ var (
 type (
 	journalEntry = store.JournalEntry
 	pendingRow   = store.Pending
+)
+
+// From hub/config.
+type (
+	Config        = config.Config
+	Source        = config.Source
+	Connection    = config.Connection
+	Mode          = config.Mode
+	ConfigError   = config.Error
+	ConfigErrors  = config.Errors
+	Paths         = config.Paths
+	OAuthConfig   = config.OAuthConfig
+	Retention     = config.Retention
+	CatalogLimits = config.CatalogLimits
+)
+
+const (
+	Allow            = config.Allow
+	Ask              = config.Ask
+	Deny             = config.Deny
+	ImportConnection = config.ImportConnection
+)
+
+var (
+	ParseMode       = config.ParseMode
+	LoadConfig      = config.Load
+	ParseConfig     = config.Parse
+	ParseImport     = config.ParseImport
+	SecretKey       = config.SecretKey
+	HomeKeychain    = config.HomeKeychain
+	writeFileAtomic = config.WriteFileAtomic
+	jsonProblem     = config.JSONProblem
+	standardJSON    = config.StandardJSON
+	secureHome      = config.SecureHome
 )

@@ -622,7 +622,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	// Once the new snapshot is in: a start-up wait that sees a source
 	// listed finds its tools.
 	defer c.listings.markListed(bySource)
-	jsNames, err := c.assignAddresses(ctx, bySource, cfg.Catalog.withDefaults().MaxTools)
+	jsNames, err := c.assignAddresses(ctx, bySource, cfg.Catalog.WithDefaults().MaxTools)
 	if err != nil {
 		return nil, err
 	}

@@ -470,18 +470,6 @@ func memberIndent(obj *hujson.Object, parentIndent string) string {
 	return parentIndent + "  "
 }
 
-// standardJSON turns JSON with comments and trailing commas (VS Code's
-// mcp.json) into standard JSON, keeping every byte offset, so later errors
-// still name the right line and column. Its error says where the input
-// stops being even that: "line L, column C: ...".
-func standardJSON(data []byte) ([]byte, error) {
-	out, err := hujson.Standardize(bytes.Clone(data))
-	if err != nil {
-		return data, errors.New(strings.TrimPrefix(err.Error(), "hujson: "))
-	}
-	return out, nil
-}
-
 func jsonEqual(a, b []byte) bool {
 	var x, y any
 	a, err := standardJSON(a)

@@ -119,9 +119,6 @@ type OfferedServer struct {
 	Secrets []string `json:"secrets,omitempty"` // "env.GITHUB_TOKEN": values that move into the keychain
 }
 
-// ImportOffer is the file that holds an open import offer.
-func (p Paths) ImportOffer() string { return filepath.Join(p.Home, "import-offer.json") }
-
 // NewImportOffer describes found servers as an offer.
 func NewImportOffer(found []Found, now time.Time) *ImportOffer {
 	o := &ImportOffer{Created: now.UTC().Truncate(time.Second)}

@@ -256,7 +256,7 @@ func TestHandleReadReplays(t *testing.T) {
 	}
 	// Retention keeps the handle's run while a run that read it waits,
 	// whatever its budget.
-	r := Retention{}.storeRetention()
+	r := storeRetention(Retention{})
 	r.MaxAge, r.MaxBytes = time.Minute, 1
 	if _, err := h.db.Prune(ctx, r, h.now().Add(time.Hour)); err != nil {
 		t.Fatal(err)

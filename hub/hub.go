@@ -4,7 +4,6 @@
 //
 // The pieces, one or a few files each:
 //
-//   - config.go: config.json, the hand-editable sources, connections and policy.
 //   - upstream.go, catalog.go: sessions to upstream servers and the tool catalog.
 //   - lookup.go: search and describe, over the catalog, as text for models.
 //   - execute.go, runs.go, envelope.go: runs of model code, their journal
@@ -26,18 +25,24 @@
 //   - hub/secrets: secret values and how they are kept out of what the hub
 //     says or writes; the approval preview's redaction; Cap.
 //   - hub/naming: how sources and upstream tools appear in code.
+//   - hub/config: config.json, the hand-editable sources, connections and
+//     policy, and the home it lives in (paths, home id, file modes).
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
 // Migration state: the hub is moving into one package per concept (config,
 // oauth, clients, upstream, openapi, catalog, policy, skills below the
-// heart; mcpserver and localapi above it), a step at a time. While a step is under way, aliases.go keeps
-// the names that moved (Secrets, Redactor, NewSecrets, ConnectionOwner,
-// LooksSecretName, LooksLikeToken, capText, utf8Start from hub/secrets;
-// Namespace, ToolNames, camel, baseJSName, assignJSNames from hub/naming;
-// newProcessGroup, killProcessGroup, pidAlive from internal/proc;
-// journalEntry, pendingRow from hub/store) for the files still in package
-// hub that use them. The last step deletes
+// heart; mcpserver and localapi above it), a step at a time. While a step is
+// under way, aliases.go keeps the names that moved (Secrets, Redactor,
+// NewSecrets, ConnectionOwner, LooksSecretName, LooksLikeToken, capText,
+// utf8Start from hub/secrets; Namespace, ToolNames, camel, baseJSName,
+// assignJSNames from hub/naming; newProcessGroup, killProcessGroup, pidAlive
+// from internal/proc; journalEntry, pendingRow from hub/store; Config,
+// Source, Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
+// ImportConnection, Paths, OAuthConfig, Retention, CatalogLimits, ParseMode,
+// LoadConfig, ParseConfig, ParseImport, SecretKey, HomeKeychain,
+// writeFileAtomic, jsonProblem, standardJSON, secureHome from hub/config)
+// for the files still in package hub that use them. The last step deletes
 // aliases.go; nothing may be added to it but names a move takes away.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
@@ -45,11 +50,13 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -517,4 +524,14 @@ func (h *Hub) SaveConfig(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	return h.ReloadConfig(ctx)
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

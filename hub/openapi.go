@@ -41,6 +41,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -556,8 +557,7 @@ func (o *openAPISources) credentials(rs *restSource, source, conn string, def *S
 	expand := func(dst, m map[string]string) error {
 		for k, v := range m {
 			var ferr error
-			dst[k] = secretRefRE.ReplaceAllStringFunc(v, func(ref string) string {
-				name := secretRefRE.FindStringSubmatch(ref)[1]
+			dst[k] = config.ReplaceSecretRefs(v, func(name string) string {
 				if o.opts.Keychain == nil {
 					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
 						Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/editdist"
 )
 
@@ -399,7 +400,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 		return nil, &InputError{"mode", err.Error()}
 	}
 	written := strings.TrimSpace(ch.Target)
-	if !policyKeyRE.MatchString(written) {
+	if !config.IsPolicyKey(written) {
 		return nil, &InputError{"target", fmt.Sprintf("%q is not an address (github.createIssue, memory.open_nodes), a glob (github.create*) or a namespace (github, my-files)", written)}
 	}
 	check := checkTarget(written, h.catalog.Snapshot(), h.Config())

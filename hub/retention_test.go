@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"capabilities.sh/capabilities/hub/config"
 	"context"
 	"encoding/json"
 	"os"
@@ -170,7 +171,7 @@ func TestRetentionConfig(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.json, err, tc.want)
 		}
 		if tc.want == "" {
-			r := c.Retention.storeRetention()
+			r := storeRetention(c.Retention)
 			if r.MaxAge != 7*24*3600e9 || r.MaxBytes != 64<<20 {
 				t.Errorf("retention %+v", r)
 			}
@@ -180,8 +181,8 @@ func TestRetentionConfig(t *testing.T) {
 			}
 		}
 	}
-	def := Retention{}.storeRetention()
-	if def.MaxAge != DefaultRetentionDays*24*3600e9 || def.MaxBytes != DefaultRetentionSizeMB<<20 {
+	def := storeRetention(Retention{})
+	if def.MaxAge != config.DefaultRetentionDays*24*3600e9 || def.MaxBytes != config.DefaultRetentionSizeMB<<20 {
 		t.Errorf("defaults %+v", def)
 	}
 }

@@ -39,7 +39,7 @@ const maxListingWarnings = 10
 // the tools kept and, when it stopped at a bound or skipped a definition,
 // a *ListingLimitError with them; any other error ends the listing.
 func listBounded(ctx context.Context, source string, lim CatalogLimits, list func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error)) ([]*mcp.Tool, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	var tools []*mcp.Tool
 	var warnings []string
 	skipped := 0

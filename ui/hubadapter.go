@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // FromHub adapts a running hub to the UI's Hub interface. ctx bounds the
@@ -124,7 +125,7 @@ func (u *hubAdapter) Policies() ([]PolicyRule, error) {
 }
 
 func (u *hubAdapter) SetPolicy(pattern, mode string) error {
-	m, err := hub.ParseMode(mode)
+	m, err := config.ParseMode(mode)
 	if err != nil {
 		return err
 	}

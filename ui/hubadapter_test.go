@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -22,7 +23,7 @@ import (
 // empty list, and the window and the tray say so.
 func TestAdapterReportsHubErrors(t *testing.T) {
 	home := t.TempDir()
-	cfg := &hub.Config{Sources: map[string]*hub.Source{}, Policy: map[string]hub.Mode{}}
+	cfg := &config.Config{Sources: map[string]*config.Source{}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +92,13 @@ func TestFailedReadKeepsQueue(t *testing.T) {
 // state, and the tray offers both.
 func TestAdapterImportOfferAndSignIns(t *testing.T) {
 	home := t.TempDir()
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
-		"linear": {URL: "http://127.0.0.1:1/mcp", Connections: map[string]*hub.Connection{"work": {Default: true, OAuth: &hub.OAuthConfig{}}}},
-	}, Policy: map[string]hub.Mode{}}
+	cfg := &config.Config{Sources: map[string]*config.Source{
+		"linear": {URL: "http://127.0.0.1:1/mcp", Connections: map[string]*config.Connection{"work": {Default: true, OAuth: &config.OAuthConfig{}}}},
+	}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
-	paths := hub.Paths{Home: home}
+	paths := config.Paths{Home: home}
 	if err := hub.SaveImportOffer(paths, hub.NewImportOffer([]hub.Found{{Name: "everything"}, {Name: "memory"}}, time.Now())); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -37,9 +38,9 @@ func TestWholeLoopWithTheRealHub(t *testing.T) {
 	}
 	home := t.TempDir()
 	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"memory": {Command: bin, Env: map[string]string{"MEMORY_FILE_PATH": memFile}},
-	}, Policy: map[string]hub.Mode{}}
+	}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

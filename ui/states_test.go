@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -45,12 +46,12 @@ func TestTraySaysWhatTheHubSays(t *testing.T) {
 		t.Skip("no node")
 	}
 	home := t.TempDir()
-	cfg := &hub.Config{Sources: map[string]*hub.Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"memory": {Command: bin, Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}},
 		"gone":   {Command: filepath.Join(t.TempDir(), "no-such-server")},
-		"locked": {Command: bin, Connections: map[string]*hub.Connection{"work": {Default: true, Env: map[string]string{"TOKEN": "${secret:TOKEN}"}}}},
+		"locked": {Command: bin, Connections: map[string]*config.Connection{"work": {Default: true, Env: map[string]string{"TOKEN": "${secret:TOKEN}"}}}},
 		"off":    {Command: bin, Disabled: true},
-	}, Policy: map[string]hub.Mode{}}
+	}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package hub
+package config
 
 import (
 	"strings"
@@ -21,9 +21,9 @@ func TestConfigTyposAreErrors(t *testing.T) {
 		{"conections", `{"sources": {"a": {"command": "x", "conections": {}}}}`, `sources.a.conections: unknown key; did you mean "connections"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseConfig(file, []byte(tc.in))
+			_, err := Parse(file, []byte(tc.in))
 			if err == nil {
-				t.Fatalf("ParseConfig accepted %s", tc.in)
+				t.Fatalf("Parse accepted %s", tc.in)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %q does not contain %q", err, tc.want)
@@ -43,7 +43,7 @@ func TestConfigKeepsClientKeys(t *testing.T) {
   "theme": "dark",
   "globalShortcut": "x"
 }`
-	c, err := ParseConfig("config.json", []byte(in))
+	c, err := Parse("config.json", []byte(in))
 	if err != nil {
 		t.Fatalf("keys MCP clients write were refused: %v", err)
 	}

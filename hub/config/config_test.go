@@ -1,4 +1,4 @@
-package hub
+package config
 
 import (
 	"encoding/json"
@@ -31,9 +31,9 @@ func TestConfigRoundTrip(t *testing.T) {
   "theme": "dark"
 }`
 	path := filepath.Join(t.TempDir(), "config.json")
-	c, err := ParseConfig(path, []byte(in))
+	c, err := Parse(path, []byte(in))
 	if err != nil {
-		t.Fatalf("ParseConfig: %v", err)
+		t.Fatalf("Parse: %v", err)
 	}
 	if got := c.Sources["github"].DefaultConnection(); got != "personal" {
 		t.Errorf("DefaultConnection = %q", got)
@@ -48,7 +48,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("config mode = %v, want 0600", fi.Mode().Perm())
 	}
-	c2, err := LoadConfig(path)
+	c2, err := Load(path)
 	if err != nil {
 		t.Fatalf("reload: %v", err)
 	}
@@ -67,7 +67,7 @@ func TestConfigRoundTrip(t *testing.T) {
 }
 
 func TestClientConfigIsReadAsSources(t *testing.T) {
-	c, err := ParseConfig("claude_desktop_config.json", []byte(`{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}, "globalShortcut": "x"}`))
+	c, err := Parse("claude_desktop_config.json", []byte(`{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}, "globalShortcut": "x"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +109,9 @@ func TestConfigValidation(t *testing.T) {
 		{"several problems", `{"sources": {"a": {}, "b": {"command": "x", "args": 1}}}`, []string{"sources.a: needs", "sources.b.args: must be"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseConfig("/home/p/.config/capabilities/config.json", []byte(tc.in))
+			_, err := Parse("/home/p/.config/capabilities/config.json", []byte(tc.in))
 			if err == nil {
-				t.Fatal("ParseConfig accepted it")
+				t.Fatal("Parse accepted it")
 			}
 			msg := err.Error()
 			for _, w := range tc.want {
@@ -122,10 +122,10 @@ func TestConfigValidation(t *testing.T) {
 			if !strings.HasPrefix(msg, "/home/p/.config/capabilities/config.json: ") {
 				t.Errorf("error %q does not start with the file name", msg)
 			}
-			var ce *ConfigError
-			var ces ConfigErrors
+			var ce *Error
+			var ces Errors
 			if !errors.As(err, &ce) && !errors.As(err, &ces) {
-				t.Errorf("error %T is not a ConfigError", err)
+				t.Errorf("error %T is not an *Error", err)
 			}
 		})
 	}
@@ -143,7 +143,7 @@ func TestConfigRefusesSourceNames(t *testing.T) {
 		{"my files", `rename it, for example to "my-files"`},
 	} {
 		in := `{"sources": {"ok": {"command": "x"}, "` + tc.name + `": {"command": "y"}}}`
-		cfg, err := ParseConfig("/home/p/config.json", []byte(in))
+		cfg, err := Parse("/home/p/config.json", []byte(in))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -1,4 +1,4 @@
-package hub
+package config
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -40,7 +41,7 @@ type Config struct {
 	// refused are sources whose names cannot be namespaces, as written in
 	// the file: they are not served, and kept on save. refusals say why.
 	refused  map[string]json.RawMessage
-	refusals ConfigErrors
+	refusals Errors
 }
 
 // Source is one upstream MCP server.
@@ -113,24 +114,24 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("mode %q: must be allow, ask or deny", s)
 }
 
-// ConfigError is a problem in a config file: which file, which key, what.
-type ConfigError struct {
+// Error is a problem in a config file: which file, which key, what.
+type Error struct {
 	File    string
 	Key     string // dotted path, e.g. "sources.github.args"
 	Problem string
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	if e.Key == "" {
 		return fmt.Sprintf("%s: %s", e.File, e.Problem)
 	}
 	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Problem)
 }
 
-// ConfigErrors collects every problem found in one file.
-type ConfigErrors []*ConfigError
+// Errors collects every problem found in one file.
+type Errors []*Error
 
-func (es ConfigErrors) Error() string {
+func (es Errors) Error() string {
 	lines := make([]string, len(es))
 	for i, e := range es {
 		lines[i] = e.Error()
@@ -146,8 +147,21 @@ var (
 	policyKeyRE  = regexp.MustCompile(`^[A-Za-z_$*?][A-Za-z0-9_$*?\[\]-]*(\.[A-Za-z0-9_$*?\[\]-]+)?$`)
 )
 
-// LoadConfig reads and validates path. A missing file is an empty config.
-func LoadConfig(path string) (*Config, error) {
+// IsPolicyKey reports whether k can be a key of the config's "policy": an
+// address (github.createIssue), a glob (github.create*) or a namespace
+// (github).
+func IsPolicyKey(k string) bool { return policyKeyRE.MatchString(k) }
+
+// ReplaceSecretRefs returns s with each ${secret:NAME} in it replaced by
+// repl(NAME).
+func ReplaceSecretRefs(s string, repl func(name string) string) string {
+	return secretRefRE.ReplaceAllStringFunc(s, func(ref string) string {
+		return repl(secretRefRE.FindStringSubmatch(ref)[1])
+	})
+}
+
+// Load reads and validates path. A missing file is an empty config.
+func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}, nil
@@ -155,22 +169,22 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
-	return ParseConfig(path, data)
+	return Parse(path, data)
 }
 
-// ParseConfig parses and validates data read from file (named in errors).
-func ParseConfig(file string, data []byte) (*Config, error) {
+// Parse parses and validates data read from file (named in errors).
+func Parse(file string, data []byte) (*Config, error) {
 	c := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return c, nil
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + jsonProblem(data, err)}
+		return nil, &Error{File: file, Problem: "not valid JSON: " + JSONProblem(data, err)}
 	}
-	var errs ConfigErrors
+	var errs Errors
 	add := func(key, format string, args ...any) {
-		errs = append(errs, &ConfigError{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
 	}
 	for _, key := range []string{"sources", "mcpServers"} {
 		raw, ok := top[key]
@@ -195,7 +209,7 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 					c.refused = map[string]json.RawMessage{}
 				}
 				c.refused[name] = srcs[name]
-				c.refusals = append(c.refusals, &ConfigError{File: file, Key: at, Problem: problem + "; the source is not served until it is renamed"})
+				c.refusals = append(c.refusals, &Error{File: file, Key: at, Problem: problem + "; the source is not served until it is renamed"})
 				continue
 			}
 			s, err := parseSource(srcs[name], at, add)
@@ -361,7 +375,7 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 // Refused returns the sources of the file that are not served because
 // their names cannot be namespaces, each with the file, the key and a
 // suggested name. Nil when every source is served.
-func (c *Config) Refused() ConfigErrors { return c.refusals }
+func (c *Config) Refused() Errors { return c.refusals }
 
 // DropRefused removes a refused source from the config (it is then gone
 // from the file on the next save) and reports whether there was one.
@@ -387,8 +401,8 @@ func sourceNameProblem(name string) string {
 	if !sourceNameRE.MatchString(name) {
 		return fmt.Sprintf("source name must start with a letter or _ and hold only letters, digits, _ and - (at most 64); rename it, for example to %q", suggestSourceName(name))
 	}
-	if err := sandbox.CheckNamespace(Namespace(name)); err != nil {
-		return fmt.Sprintf("source name %q is the global %s in code, and %v; rename it, for example to %q", name, Namespace(name), err, suggestSourceName(name))
+	if err := sandbox.CheckNamespace(naming.Namespace(name)); err != nil {
+		return fmt.Sprintf("source name %q is the global %s in code, and %v; rename it, for example to %q", name, naming.Namespace(name), err, suggestSourceName(name))
 	}
 	return ""
 }
@@ -410,7 +424,7 @@ func suggestSourceName(name string) string {
 	}
 	s = strings.TrimRight(s[:min(len(s), 52)], "-")
 	for _, suffix := range []string{"", "-mcp", "-source", "-tools"} {
-		if c := s + suffix; sourceNameRE.MatchString(c) && sandbox.CheckNamespace(Namespace(c)) == nil {
+		if c := s + suffix; sourceNameRE.MatchString(c) && sandbox.CheckNamespace(naming.Namespace(c)) == nil {
 			return c
 		}
 	}
@@ -605,8 +619,7 @@ func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (
 	expand := func(m map[string]string) error {
 		for k, v := range m {
 			var firstErr error
-			m[k] = secretRefRE.ReplaceAllStringFunc(v, func(ref string) string {
-				name := secretRefRE.FindStringSubmatch(ref)[1]
+			m[k] = ReplaceSecretRefs(v, func(name string) string {
 				val, err := lookup(name)
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("secret %q of connection %q: %w", name, conn, err)
@@ -700,10 +713,14 @@ func (c *Config) Save(path string) error {
 		return fmt.Errorf("encoding config: %w", err)
 	}
 	buf.WriteByte('\n')
-	return writeFileAtomic(path, buf.Bytes(), 0o600)
+	return WriteFileAtomic(path, buf.Bytes(), 0o600)
 }
 
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+// WriteFileAtomic writes data to path with mode perm so that a reader sees
+// the old file or the new one whole, never a part: it writes a temporary
+// file beside path, syncs it and renames it into place, creating the
+// folder (0700) first.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -735,8 +752,8 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-// jsonProblem turns a JSON syntax error into "line L, column C: message".
-func jsonProblem(data []byte, err error) string {
+// JSONProblem turns a JSON syntax error into "line L, column C: message".
+func JSONProblem(data []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line, col := 1, 1

@@ -1,4 +1,4 @@
-package hub
+package config
 
 import "path/filepath"
 
@@ -24,3 +24,6 @@ func (p Paths) Lock() string { return filepath.Join(p.Home, "hub.lock") }
 
 // Files is the default sandbox folder for the filesystem reference server.
 func (p Paths) Files() string { return filepath.Join(p.Home, "files") }
+
+// ImportOffer is the file that holds an open import offer.
+func (p Paths) ImportOffer() string { return filepath.Join(p.Home, "import-offer.json") }

@@ -1,9 +1,11 @@
-package hub
+package config
 
 import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // Import is what importing a client's MCP config yields: sources whose
@@ -15,7 +17,7 @@ type Import struct {
 	Moved   []string          // "source.env.VAR" of each value moved into the keychain
 	// Refused are the file's sources whose names cannot be namespaces; they
 	// are not imported.
-	Refused ConfigErrors
+	Refused Errors
 }
 
 // ImportConnection is the connection name imported secrets are filed under.
@@ -27,13 +29,13 @@ const ImportConnection = "default"
 // "default" connection.
 func ParseImport(file string, data []byte) (*Import, error) {
 	// VS Code's mcp.json is JSON with comments and trailing commas.
-	data, err := standardJSON(data)
+	data, err := StandardJSON(data)
 	if err != nil {
-		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + err.Error()}
+		return nil, &Error{File: file, Problem: "not valid JSON: " + err.Error()}
 	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, &ConfigError{File: file, Problem: "not valid JSON: " + jsonProblem(data, err)}
+		return nil, &Error{File: file, Problem: "not valid JSON: " + JSONProblem(data, err)}
 	}
 	// Only the server lists are read: the rest of a client's file is the
 	// client's own (Claude Code keeps its whole state beside mcpServers).
@@ -55,10 +57,10 @@ func ParseImport(file string, data []byte) (*Import, error) {
 		}
 	}
 	if len(servers) == 0 {
-		return nil, &ConfigError{File: file, Problem: "no \"mcpServers\" or \"sources\" object to import"}
+		return nil, &Error{File: file, Problem: "no \"mcpServers\" or \"sources\" object to import"}
 	}
 	data, _ = json.Marshal(servers)
-	cfg, err := ParseConfig(file, data)
+	cfg, err := Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +74,7 @@ func ParseImport(file string, data []byte) (*Import, error) {
 				if secretRefRE.MatchString(v) || v == "" {
 					continue
 				}
-				if !LooksSecretName(k) && !LooksLikeToken(v) {
+				if !secrets.LooksSecretName(k) && !secrets.LooksLikeToken(v) {
 					continue
 				}
 				if s.Connections == nil {
@@ -108,11 +110,11 @@ func ParseImport(file string, data []byte) (*Import, error) {
 // AddSource adds (or with replace, replaces) a source after validating it.
 func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	if _, exists := c.Sources[name]; exists && !replace {
-		return &ConfigError{File: file, Key: "sources." + name, Problem: "a source with this name exists; remove it first or pick another name"}
+		return &Error{File: file, Key: "sources." + name, Problem: "a source with this name exists; remove it first or pick another name"}
 	}
-	var errs ConfigErrors
+	var errs Errors
 	validateSource(name, s, "sources."+name, func(key, format string, args ...any) {
-		errs = append(errs, &ConfigError{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
 	})
 	if len(errs) > 0 {
 		return errs
@@ -127,6 +129,6 @@ func (c *Config) Validate(file string) error {
 	if err != nil {
 		return err
 	}
-	_, err = ParseConfig(file, b)
+	_, err = Parse(file, b)
 	return err
 }

@@ -1,0 +1,79 @@
+package config
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+)
+
+// OAuthConfig is a connection's "oauth" object in config.json. Every field
+// is optional: a connection without one still signs in when its server
+// asks (dynamic registration). A client secret lives in the keychain (the
+// oauth package's ClientSecretKey names its entry), never here.
+type OAuthConfig struct {
+	// ClientID is a client registered with the authorization server
+	// beforehand.
+	ClientID string `json:"clientId,omitempty"`
+	// ClientMetadataURL is the HTTPS URL of a Client ID Metadata Document
+	// the person hosts; used when the authorization server supports it.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Scopes to ask for; empty means the scopes the server names.
+	Scopes []string `json:"scopes,omitempty"`
+	// RedirectPort fixes the loopback redirect's port (for a preregistered
+	// client whose redirect URI names one); 0 picks a free port.
+	RedirectPort int `json:"redirectPort,omitempty"`
+}
+
+func parseOAuthConfig(at string, raw json.RawMessage, add func(key, format string, args ...any)) *OAuthConfig {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		add(at, "must be an object with \"clientId\", \"clientMetadataUrl\", \"scopes\" and \"redirectPort\"")
+		return nil
+	}
+	o := &OAuthConfig{}
+	for k, v := range fields {
+		var err error
+		switch k {
+		case "clientId":
+			err = json.Unmarshal(v, &o.ClientID)
+		case "clientMetadataUrl":
+			if err = json.Unmarshal(v, &o.ClientMetadataURL); err == nil {
+				if u, perr := url.Parse(o.ClientMetadataURL); perr != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+					add(at+"."+k, "must be an HTTPS URL with a path (the Client ID Metadata Document the person hosts)")
+				}
+			}
+		case "scopes":
+			if err = json.Unmarshal(v, &o.Scopes); err == nil {
+				for _, s := range o.Scopes {
+					if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
+						add(at+"."+k, "scope %q is not a valid OAuth scope", s)
+					}
+				}
+			}
+		case "redirectPort":
+			if err = json.Unmarshal(v, &o.RedirectPort); err == nil && (o.RedirectPort < 0 || o.RedirectPort > 65535) {
+				add(at+"."+k, "must be a port number from 1 to 65535 (or 0 for any free port)")
+			}
+		case "clientSecret":
+			add(at+"."+k, "a client secret does not go in config.json; store it with `capabilities connection login --client-secret-stdin` (it goes to the keychain)")
+			continue
+		default:
+			add(at+"."+k, "unknown key (known: clientId, clientMetadataUrl, scopes, redirectPort)")
+			continue
+		}
+		if err != nil {
+			add(at+"."+k, "has the wrong type")
+		}
+	}
+	return o
+}
+
+// IsOAuth reports whether connection conn of s signs in with OAuth: it is
+// configured so, or it holds a sign-in.
+func (s *Source) IsOAuth(conn string) bool {
+	if s == nil || s.URL == "" {
+		return false
+	}
+	c := s.Connections[conn]
+	return c != nil && c.OAuth != nil
+}

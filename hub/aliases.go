@@ -17,18 +17,21 @@ import (
 
 // From hub/secrets.
 type (
-	Secrets  = secrets.Secrets
-	Redactor = secrets.Redactor
+	Secrets       = secrets.Secrets
+	Redactor      = secrets.Redactor
+	RedirectError = secrets.RedirectError
 )
 
 var (
-	NewSecrets        = secrets.New
-	ConnectionOwner   = secrets.ConnectionOwner
-	LooksSecretName   = secrets.LooksSecretName
-	LooksLikeToken    = secrets.LooksLikeToken
-	RedactCredentials = secrets.RedactCredentials
-	capText           = secrets.Cap
-	utf8Start         = utf8.RuneStart
+	NewSecrets         = secrets.New
+	ConnectionOwner    = secrets.ConnectionOwner
+	LooksSecretName    = secrets.LooksSecretName
+	LooksLikeToken     = secrets.LooksLikeToken
+	RedactCredentials  = secrets.RedactCredentials
+	sameOriginRedirect = secrets.SameOriginRedirect
+	urlOrigin          = secrets.Origin
+	capText            = secrets.Cap
+	utf8Start          = utf8.RuneStart
 )
 
 // From hub/naming.

@@ -23,7 +23,8 @@
 //   - hub/store: the SQLite file of runs, journal, decisions and pins, and
 //     the only package with SQL: typed calls over rows of its own.
 //   - hub/secrets: secret values and how they are kept out of what the hub
-//     says or writes; the approval preview's redaction; Cap.
+//     says or writes; the approval preview's redaction; redirects kept
+//     within a credential's origin; Cap.
 //   - hub/naming: how sources and upstream tools appear in code.
 //   - hub/config: config.json, the hand-editable sources, connections and
 //     policy, and the home it lives in (paths, home id, file modes).
@@ -34,11 +35,12 @@
 // oauth, clients, upstream, openapi, catalog, policy, skills below the
 // heart; mcpserver and localapi above it), a step at a time. While a step is
 // under way, aliases.go keeps the names that moved (Secrets, Redactor,
-// NewSecrets, ConnectionOwner, LooksSecretName, LooksLikeToken, capText,
-// utf8Start from hub/secrets; Namespace, ToolNames, camel, baseJSName,
-// assignJSNames from hub/naming; newProcessGroup, killProcessGroup, pidAlive
-// from internal/proc; journalEntry, pendingRow from hub/store; Config,
-// Source, Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
+// RedirectError, NewSecrets, ConnectionOwner, LooksSecretName,
+// LooksLikeToken, capText, utf8Start, sameOriginRedirect, urlOrigin from
+// hub/secrets; Namespace, ToolNames, camel, baseJSName, assignJSNames from
+// hub/naming; newProcessGroup, killProcessGroup, pidAlive from
+// internal/proc; journalEntry, pendingRow from hub/store; Config, Source,
+// Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
 // ImportConnection, Paths, OAuthConfig, Retention, CatalogLimits, ParseMode,
 // LoadConfig, ParseConfig, ParseImport, SecretKey, HomeKeychain,
 // writeFileAtomic, jsonProblem, standardJSON, secureHome from hub/config)

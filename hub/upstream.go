@@ -19,9 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -1263,58 +1261,6 @@ func upstreamEnv(goos string, base []string, env map[string]string) []string {
 		out = append(out, kv)
 	}
 	return append(out, envList(env)...)
-}
-
-// RedirectError is a redirect an HTTP client of the hub refused to follow
-// because it leads to another origin (scheme, host or port) than the
-// request it answered: the request's credentials and body are not sent
-// there.
-type RedirectError struct {
-	From     string // the origin that answered with the redirect
-	Location string // where it pointed, without any user info
-	Status   int    // the redirect's HTTP status, when known
-}
-
-func (e *RedirectError) Error() string {
-	status := ""
-	if e.Status != 0 {
-		status = fmt.Sprintf(" (HTTP %d)", e.Status)
-	}
-	return fmt.Sprintf("%s redirected to another origin, %s%s; the request was not sent there", e.From, e.Location, status)
-}
-
-// sameOriginRedirect is an http.Client's CheckRedirect that follows a
-// redirect only within the origin of the first request, up to 10 times,
-// and never sends a Referer (a URL's query may hold an API key).
-func sameOriginRedirect(req *http.Request, via []*http.Request) error {
-	req.Header.Del("Referer")
-	if len(via) >= 10 {
-		return fmt.Errorf("stopped after %d redirects", len(via))
-	}
-	if from := via[0].URL; urlOrigin(from) != urlOrigin(req.URL) {
-		e := &RedirectError{From: urlOrigin(from), Location: req.URL.Redacted()}
-		if req.Response != nil {
-			e.Status = req.Response.StatusCode
-		}
-		return e
-	}
-	return nil
-}
-
-// urlOrigin is u's scheme, host and port, with the scheme's default port
-// spelled out: "https://example.com:443".
-func urlOrigin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	port := u.Port()
-	if port == "" {
-		switch scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // upstreamHeaders adds a connection's headers to every request, and keeps

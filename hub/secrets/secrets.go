@@ -10,8 +10,9 @@
 // values to the same registry under an owner of their own.
 //
 // Redactor builds the preview of a call a person approves, hiding
-// credentials by their shape; Cap cuts a text to a budget, saying how much
-// it cut. The package imports nothing of the hub's.
+// credentials by their shape; SameOriginRedirect keeps the credentials an
+// HTTP client carries within their own origin; Cap cuts a text to a budget,
+// saying how much it cut. The package imports nothing of the hub's.
 package secrets
 
 import (

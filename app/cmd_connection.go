@@ -13,6 +13,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -76,7 +77,7 @@ func connectionCommand() *command {
 						}
 						if len(s.Connections) == 0 && s.URL != "" {
 							// A source without connections may still sign in.
-							if st, err := hub.ReadOAuthState(kc, sn, "", s); err != nil || st.Reason != "not signed in" {
+							if st, err := oauth.ReadState(kc, sn, "", s); err != nil || st.Reason != "not signed in" {
 								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", signInColumn(kc, sn, "", s))
 								rows++
 							}
@@ -117,7 +118,7 @@ func connectionCommand() *command {
 							return err
 						}
 					}
-					if err := hub.DeleteSignIns(kc, args[0], []string{args[1]}); err != nil {
+					if err := oauth.DeleteSignIns(kc, args[0], []string{args[1]}); err != nil {
 						return err
 					}
 					wasDefault := s.DefaultConnection() == args[1]
@@ -139,7 +140,7 @@ func connectionCommand() *command {
 // signInColumn is a connection's OAuth state for connection list: "-" for
 // a connection that does not sign in.
 func signInColumn(kc *keychain.Home, source, conn string, s *config.Source) string {
-	st, err := hub.ReadOAuthState(kc, source, conn, s)
+	st, err := oauth.ReadState(kc, source, conn, s)
 	switch {
 	case err != nil:
 		return "unreadable (" + err.Error() + ")"
@@ -217,14 +218,14 @@ registration.`,
 				if err != nil {
 					return err
 				}
-				if err := kc.Set(hub.OAuthClientSecretKey(source, conn), sec); err != nil {
+				if err := kc.Set(oauth.ClientSecretKey(source, conn), sec); err != nil {
 					return err
 				}
 			}
 			fmt.Fprintf(e.Stdout, "Opening the sign-in page of %s in the browser; waiting for it to finish...\n", source)
 			ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 			defer cancel()
-			g, err := hub.SignIn(ctx, hub.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: kc})
+			g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: kc})
 			if err != nil {
 				return err
 			}
@@ -271,7 +272,7 @@ func connectionLogoutCommand() *command {
 			if err != nil {
 				return err
 			}
-			st, err := hub.ReadOAuthState(kc, source, conn, nil)
+			st, err := oauth.ReadState(kc, source, conn, nil)
 			if err != nil {
 				return err
 			}
@@ -281,7 +282,7 @@ func connectionLogoutCommand() *command {
 			}
 			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			revoked, err := hub.SignOut(ctx, kc, source, conn, nil)
+			revoked, err := oauth.SignOut(ctx, kc, source, conn, nil)
 			if err != nil {
 				return err
 			}

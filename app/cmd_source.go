@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -121,7 +122,7 @@ func sourceCommand() *command {
 					}
 					// Its sign-ins go with it: a source added later under
 					// the same name, for another server, starts signed out.
-					if err := hub.DeleteSignIns(kc, args[0], s.ConnectionNames()); err != nil {
+					if err := oauth.DeleteSignIns(kc, args[0], s.ConnectionNames()); err != nil {
 						fmt.Fprintf(e.Stderr, "warning: %v\n", err)
 					}
 					delete(cfg.Sources, args[0])

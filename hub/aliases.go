@@ -5,6 +5,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/internal/proc"
@@ -88,4 +89,25 @@ var (
 	jsonProblem     = config.JSONProblem
 	standardJSON    = config.StandardJSON
 	secureHome      = config.SecureHome
+)
+
+// From hub/oauth.
+type (
+	OAuthGrant    = oauth.Grant
+	OAuthState    = oauth.State
+	SignInError   = oauth.SignInError
+	SignInOptions = oauth.SignInOptions
+	oauthRecord   = oauth.Record
+)
+
+var (
+	ErrNeedsSignIn  = oauth.ErrNeedsSignIn
+	SignIn          = oauth.SignIn
+	SignOut         = oauth.SignOut
+	ReadOAuthState  = oauth.ReadState
+	newOAuthConn    = oauth.NewConn
+	loadOAuthRecord = oauth.LoadRecord
+	saveOAuthRecord = oauth.SaveRecord
+	usesOAuth       = oauth.Applies
+	signInHint      = oauth.SignInHint
 )

@@ -28,6 +28,8 @@
 //   - hub/naming: how sources and upstream tools appear in code.
 //   - hub/config: config.json, the hand-editable sources, connections and
 //     policy, and the home it lives in (paths, home id, file modes).
+//   - hub/oauth: OAuth sign-in for a connection, and its tokens in the
+//     keychain.
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
@@ -43,7 +45,10 @@
 // Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
 // ImportConnection, Paths, OAuthConfig, Retention, CatalogLimits, ParseMode,
 // LoadConfig, ParseConfig, ParseImport, SecretKey, HomeKeychain,
-// writeFileAtomic, jsonProblem, standardJSON, secureHome from hub/config)
+// writeFileAtomic, jsonProblem, standardJSON, secureHome from hub/config;
+// OAuthGrant, OAuthState, SignInError, SignInOptions, oauthRecord,
+// ErrNeedsSignIn, SignIn, SignOut, ReadOAuthState, newOAuthConn,
+// loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from hub/oauth)
 // for the files still in package hub that use them. The last step deletes
 // aliases.go; nothing may be added to it but names a move takes away.
 //

@@ -37,7 +37,7 @@ func (o *openAPISources) oauthHeader(rs *restSource, source, conn string, header
 	if err != nil {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Err: err}
 	}
-	tok, err := oc.token()
+	tok, err := oc.Token()
 	if err != nil {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Err: err}
 	}

@@ -823,10 +823,10 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn, Err: sie}
 			case err != nil && s.def.IsOAuth(conn):
 				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("reading the sign-in: %w", err)}
-			case err == nil && oc.boundElsewhere(s.def) != "":
+			case err == nil && oc.BoundElsewhere(s.def) != "":
 				// Its tokens are for another server: they are not sent here.
 				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn,
-					Err: &SignInError{Source: source, Conn: conn, Reason: oc.boundElsewhere(s.def)}}
+					Err: &SignInError{Source: source, Conn: conn, Reason: oc.BoundElsewhere(s.def)}}
 			case err == nil:
 				st.OAuthHandler = oc
 			}

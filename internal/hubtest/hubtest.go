@@ -1,8 +1,9 @@
 // Package hubtest holds the parts the hub's tests share: the reference MCP
 // servers installed from testdata/npm, a keychain in memory, a store in a
 // temporary folder, a clock tests move by hand, a loopback MCP server over
-// streamable HTTP, and Main, which lets a test binary re-run itself as a
-// fake upstream or a sandbox worker.
+// streamable HTTP, an OAuth authorization server with a protected MCP
+// server and browsers that sign in, and Main, which lets a test binary
+// re-run itself as a fake upstream or a sandbox worker.
 //
 // It is imported only by tests. Every package whose tests start fake
 // upstreams calls Main from its TestMain, since a fake runs inside the test

@@ -1,4 +1,4 @@
-package hub
+package oauth
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -21,19 +22,19 @@ import (
 // so a short-lived token is not refreshed on every request.
 const oauthRefreshEarly = time.Minute
 
-func (r *oauthRecord) refreshEarly() time.Duration {
+func (r *Record) refreshEarly() time.Duration {
 	if r.Issued.IsZero() || r.Expiry.IsZero() || !r.Expiry.After(r.Issued) {
 		return oauthRefreshEarly
 	}
 	return min(oauthRefreshEarly, r.Expiry.Sub(r.Issued)/4)
 }
 
-// oauthConn is the OAuth side of one HTTP session: go-sdk's streamable
+// Conn is the OAuth side of one HTTP session: go-sdk's streamable
 // client asks it for the token of each request and hands it the 401s and
 // 403s. Unlike go-sdk's AuthorizationCodeHandler it never runs a browser
 // flow: a call that needs the person to sign in fails at once with a
 // *SignInError, and the person signs in outside the call.
-type oauthConn struct {
+type Conn struct {
 	source, conn string
 	kc           keychain.Keychain
 	client       *http.Client // reaches the token endpoint
@@ -42,22 +43,22 @@ type oauthConn struct {
 	onTokens func(values []string)
 
 	mu     sync.Mutex
-	rec    *oauthRecord // nil: never signed in
+	rec    *Record // nil: never signed in
 	ts     oauth2.TokenSource
 	forced string // the access token a 401 already forced a refresh of
 }
 
-var _ auth.OAuthHandler = (*oauthConn)(nil)
+var _ auth.OAuthHandler = (*Conn)(nil)
 
-// newOAuthConn reads the connection's sign-in from the keychain. It fails
+// NewConn reads the connection's sign-in from the keychain. It fails
 // with a *SignInError when the sign-in is known to be needed, so the
 // session does not reach the network for nothing.
-func newOAuthConn(source, conn string, kc keychain.Keychain, client *http.Client, onTokens func([]string)) (*oauthConn, error) {
-	rec, err := loadOAuthRecord(kc, source, conn)
+func NewConn(source, conn string, kc keychain.Keychain, client *http.Client, onTokens func([]string)) (*Conn, error) {
+	rec, err := LoadRecord(kc, source, conn)
 	if err != nil {
 		return nil, err
 	}
-	o := &oauthConn{source: source, conn: conn, kc: kc, client: client, onTokens: onTokens, rec: rec}
+	o := &Conn{source: source, conn: conn, kc: kc, client: client, onTokens: onTokens, rec: rec}
 	if rec != nil && rec.NeedsSignIn {
 		return nil, &SignInError{Source: source, Conn: conn, Reason: rec.Reason}
 	}
@@ -68,9 +69,9 @@ func newOAuthConn(source, conn string, kc keychain.Keychain, client *http.Client
 	return o, nil
 }
 
-// boundElsewhere says why the connection's sign-in does not hold for def
+// BoundElsewhere says why the connection's sign-in does not hold for def
 // (it was made for another URL); "" when it holds or there is none.
-func (o *oauthConn) boundElsewhere(def *Source) string {
+func (o *Conn) BoundElsewhere(def *config.Source) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.rec == nil {
@@ -82,7 +83,7 @@ func (o *oauthConn) boundElsewhere(def *Source) string {
 // refresher refreshes with the record's current refresh token each time
 // it is asked (x/oauth2's own token source would hand back a cached token
 // that is still valid by its shorter margin).
-func (o *oauthConn) refresher() oauth2.TokenSource {
+func (o *Conn) refresher() oauth2.TokenSource {
 	return tokenSourceFunc(func() (*oauth2.Token, error) {
 		if o.rec.RefreshToken == "" {
 			return nil, errors.New("the access token expired and the server gave no refresh token")
@@ -98,16 +99,19 @@ func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
 
 // TokenSource implements auth.OAuthHandler. Without a sign-in it returns
 // none: the request goes out bare and the server's 401 says what it needs.
-func (o *oauthConn) TokenSource(context.Context) (oauth2.TokenSource, error) {
+func (o *Conn) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.rec == nil {
 		return nil, nil
 	}
-	return tokenSourceFunc(o.token), nil
+	return tokenSourceFunc(o.Token), nil
 }
 
-func (o *oauthConn) token() (*oauth2.Token, error) {
+// Token returns the connection's access token, refreshed first when it is
+// due. Without a working sign-in it fails with a *SignInError, and a
+// failed refresh turns the connection into one that needs a sign-in.
+func (o *Conn) Token() (*oauth2.Token, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.rec == nil || o.rec.NeedsSignIn {
@@ -139,7 +143,7 @@ func refreshProblem(err error) string {
 }
 
 // keepLocked stores a token the refresh brought.
-func (o *oauthConn) keepLocked(tok *oauth2.Token) {
+func (o *Conn) keepLocked(tok *oauth2.Token) {
 	if tok.AccessToken == o.rec.AccessToken {
 		return
 	}
@@ -154,10 +158,10 @@ func (o *oauthConn) keepLocked(tok *oauth2.Token) {
 	o.onTokens(o.rec.secretValues())
 	// A refreshed token that cannot be kept still serves this session; the
 	// next start signs in again if the old refresh token was rotated away.
-	_ = saveOAuthRecord(o.kc, o.source, o.conn, o.rec)
+	_ = SaveRecord(o.kc, o.source, o.conn, o.rec)
 }
 
-func (o *oauthConn) reasonLocked(def string) string {
+func (o *Conn) reasonLocked(def string) string {
 	if o.rec != nil && o.rec.Reason != "" {
 		return o.rec.Reason
 	}
@@ -166,10 +170,10 @@ func (o *oauthConn) reasonLocked(def string) string {
 
 // failLocked turns the connection into "needs sign-in", in the keychain
 // too, so a restarted hub and `connection list` say so.
-func (o *oauthConn) failLocked(reason string) error {
+func (o *Conn) failLocked(reason string) error {
 	if o.rec != nil {
 		o.rec.NeedsSignIn, o.rec.Reason = true, reason
-		_ = saveOAuthRecord(o.kc, o.source, o.conn, o.rec)
+		_ = SaveRecord(o.kc, o.source, o.conn, o.rec)
 	}
 	return &SignInError{Source: o.source, Conn: o.conn, Reason: reason}
 }
@@ -178,7 +182,7 @@ func (o *oauthConn) failLocked(reason string) error {
 // with a refresh token left refreshes once and has the request retried;
 // otherwise, and for a 403 insufficient_scope, the connection needs a
 // sign-in and the request fails now.
-func (o *oauthConn) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (o *Conn) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
 	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if err != nil {
@@ -230,7 +234,7 @@ func (o *oauthConn) Authorize(ctx context.Context, req *http.Request, resp *http
 // issuerMovedLocked says why the sign-in no longer holds when the server's
 // protected resource metadata, named by its challenge, no longer names the
 // authorization server that issued it; "" when it does, or cannot tell.
-func (o *oauthConn) issuerMovedLocked(ctx context.Context, bearer *oauthex.Challenge) string {
+func (o *Conn) issuerMovedLocked(ctx context.Context, bearer *oauthex.Challenge) string {
 	metaURL := bearer.Params["resource_metadata"]
 	if o.rec.Issuer == "" || metaURL == "" || o.rec.SourceURL == "" {
 		return ""
@@ -248,10 +252,10 @@ func (o *oauthConn) issuerMovedLocked(ctx context.Context, bearer *oauthex.Chall
 	return fmt.Sprintf("the server now names another authorization server, %s; the sign-in was issued by %s", prm.AuthorizationServers[0], o.rec.Issuer)
 }
 
-// usesOAuth reports whether the HTTP session of connection conn handles
-// OAuth: every HTTP connection does unless it sends its own Authorization
-// header.
-func usesOAuth(headers map[string]string) bool {
+// Applies reports whether OAuth applies to the HTTP session of a connection
+// that sends headers: it does unless they carry an Authorization header of
+// their own.
+func Applies(headers map[string]string) bool {
 	for k := range headers {
 		if strings.EqualFold(k, "Authorization") {
 			return false
@@ -260,9 +264,9 @@ func usesOAuth(headers map[string]string) bool {
 	return true
 }
 
-// signInHint tells the model what a connection waiting for a sign-in
+// SignInHint tells the model what a connection waiting for a sign-in
 // needs. It never carries the authorization URL.
-func signInHint(source, conn string) string {
+func SignInHint(source, conn string) string {
 	cmd := "capabilities connection login " + source
 	if conn != "" {
 		cmd += " " + conn

@@ -1,4 +1,4 @@
-package hub
+package oauth
 
 import (
 	"cmp"
@@ -26,23 +26,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
 
-// OAuth connections.
-//
-// An HTTP source's connection signs in with OAuth 2.1 as the MCP
-// authorization spec describes it. The protocol is go-sdk's: discovery
-// (RFC 9728 protected resource metadata, RFC 8414 / OpenID Connect
-// authorization server metadata), client registration (a Client ID Metadata
-// Document, a preregistered client, or RFC 7591 dynamic registration), PKCE
-// S256, the RFC 8707 resource parameter and the RFC 9207 iss check all run
-// inside auth.AuthorizationCodeHandler; token refresh is golang.org/x/oauth2.
-// This file adds what a desktop hub needs around them: a loopback redirect
-// (RFC 8252), the person's browser, the tokens in the keychain, and a
-// connection that never opens a browser in the middle of a call.
-
-// OAuthConnKey is how a connection's OAuth entries are named in the
+// oauthConnKey is how a connection's OAuth entries are named in the
 // keychain: a source without connections signs in as "-".
 func oauthConnKey(source, conn string) string {
 	if conn == "" {
@@ -51,17 +40,17 @@ func oauthConnKey(source, conn string) string {
 	return "oauth/" + source + "/" + conn
 }
 
-// OAuthClientSecretKey is the keychain key of a preregistered client's
+// ClientSecretKey is the keychain key of a preregistered client's
 // secret.
-func OAuthClientSecretKey(source, conn string) string {
+func ClientSecretKey(source, conn string) string {
 	return oauthConnKey(source, conn) + "/client_secret"
 }
 
 func oauthTokenKey(source, conn string) string { return oauthConnKey(source, conn) + "/token" }
 
-// oauthRecord is what a sign-in leaves in the keychain: the tokens, and
+// Record is what a sign-in leaves in the keychain: the tokens, and
 // what refreshing and revoking them needs after a restart.
-type oauthRecord struct {
+type Record struct {
 	AccessToken  string    `json:"access_token"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	TokenType    string    `json:"token_type,omitempty"`
@@ -89,7 +78,7 @@ type oauthRecord struct {
 	WantScopes  []string `json:"want_scopes,omitempty"`
 }
 
-func (r *oauthRecord) config() *oauth2.Config {
+func (r *Record) config() *oauth2.Config {
 	return &oauth2.Config{
 		ClientID: r.ClientID, ClientSecret: r.ClientSecret,
 		Endpoint:    oauth2.Endpoint{AuthURL: r.AuthURL, TokenURL: r.TokenURL, AuthStyle: oauth2.AuthStyle(r.AuthStyle)},
@@ -97,12 +86,12 @@ func (r *oauthRecord) config() *oauth2.Config {
 	}
 }
 
-func (r *oauthRecord) token() *oauth2.Token {
+func (r *Record) token() *oauth2.Token {
 	return &oauth2.Token{AccessToken: r.AccessToken, RefreshToken: r.RefreshToken, TokenType: r.TokenType, Expiry: r.Expiry}
 }
 
 // secretValues are the record's values the hub scrubs.
-func (r *oauthRecord) secretValues() []string {
+func (r *Record) secretValues() []string {
 	var v []string
 	for _, s := range []string{r.AccessToken, r.RefreshToken, r.ClientSecret} {
 		if s != "" {
@@ -116,7 +105,7 @@ func (r *oauthRecord) secretValues() []string {
 // whose URL is not the one it was made for (the server, or the protected
 // resource its tokens were issued for); "" when it holds. Its tokens are
 // never sent to another server: the connection needs a sign-in there.
-func (r *oauthRecord) boundElsewhere(def *Source) string {
+func (r *Record) boundElsewhere(def *config.Source) string {
 	if def == nil || def.URL == "" {
 		return ""
 	}
@@ -133,7 +122,7 @@ func (r *oauthRecord) boundElsewhere(def *Source) string {
 func sameURLOrigin(a, b string) bool {
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
-	return err1 == nil && err2 == nil && urlOrigin(ua) == urlOrigin(ub)
+	return err1 == nil && err2 == nil && secrets.Origin(ua) == secrets.Origin(ub)
 }
 
 // oauthChunk is the size of one keychain item holding a record: below the
@@ -143,7 +132,9 @@ const oauthChunk = 2000
 
 const oauthChunkedPrefix = "chunks:"
 
-func saveOAuthRecord(kc keychain.Keychain, source, conn string, r *oauthRecord) error {
+// SaveRecord keeps r in kc as the sign-in of connection conn of source,
+// split across items when it is larger than one item holds.
+func SaveRecord(kc keychain.Keychain, source, conn string, r *Record) error {
 	if kc == nil {
 		return errors.New("no keychain is available to keep the sign-in")
 	}
@@ -190,9 +181,9 @@ func deleteOAuthChunks(kc keychain.Keychain, key string, from, to int) {
 	}
 }
 
-// loadOAuthRecord reads a connection's sign-in; (nil, nil) when there is
+// LoadRecord reads a connection's sign-in; (nil, nil) when there is
 // none.
-func loadOAuthRecord(kc keychain.Keychain, source, conn string) (*oauthRecord, error) {
+func LoadRecord(kc keychain.Keychain, source, conn string) (*Record, error) {
 	if kc == nil {
 		return nil, nil
 	}
@@ -223,14 +214,14 @@ func loadOAuthRecord(kc keychain.Keychain, source, conn string) (*oauthRecord, e
 	if err != nil {
 		return nil, fmt.Errorf("keychain entry %q is damaged; sign in again", key)
 	}
-	var r oauthRecord
+	var r Record
 	if err := json.Unmarshal(raw, &r); err != nil || r.AccessToken == "" {
 		return nil, fmt.Errorf("keychain entry %q is damaged; sign in again", key)
 	}
 	return &r, nil
 }
 
-func deleteOAuthRecord(kc keychain.Keychain, source, conn string) error {
+func deleteRecord(kc keychain.Keychain, source, conn string) error {
 	key := oauthTokenKey(source, conn)
 	n := oauthChunkCount(kc, key)
 	err := kc.Delete(key)
@@ -249,18 +240,18 @@ func deleteOAuthRecord(kc keychain.Keychain, source, conn string) error {
 func DeleteSignIns(kc keychain.Keychain, source string, conns []string) error {
 	var errs []error
 	for _, conn := range append([]string{""}, conns...) {
-		if err := deleteOAuthRecord(kc, source, conn); err != nil {
+		if err := deleteRecord(kc, source, conn); err != nil {
 			errs = append(errs, fmt.Errorf("deleting the sign-in of %s: %w", oauthConnKey(source, conn), err))
 		}
-		if err := kc.Delete(OAuthClientSecretKey(source, conn)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+		if err := kc.Delete(ClientSecretKey(source, conn)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("deleting the client secret of %s: %w", oauthConnKey(source, conn), err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// OAuthState is a connection's sign-in as the person sees it.
-type OAuthState struct {
+// State is a connection's sign-in as the person sees it.
+type State struct {
 	Source, Conn string
 	SignedIn     bool
 	Expiry       time.Time // zero when the server gave none
@@ -276,7 +267,7 @@ type OAuthState struct {
 // Summary is the state in a few words: "signed in until 2026-12-01 12:00
 // UTC, scopes mcp:tools, issued by https://auth.example.com" or "needs
 // sign-in: ...".
-func (s OAuthState) Summary() string {
+func (s State) Summary() string {
 	if !s.SignedIn {
 		if s.Reason == "" {
 			return "needs sign-in"
@@ -300,12 +291,12 @@ func (s OAuthState) Summary() string {
 	return b.String()
 }
 
-// ReadOAuthState reads the sign-in of a connection from the keychain. With
+// ReadState reads the sign-in of a connection from the keychain. With
 // def, the source as configured now, a sign-in made for another URL is
 // reported as needing a sign-in.
-func ReadOAuthState(kc keychain.Keychain, source, conn string, def *Source) (OAuthState, error) {
-	st := OAuthState{Source: source, Conn: conn}
-	r, err := loadOAuthRecord(kc, source, conn)
+func ReadState(kc keychain.Keychain, source, conn string, def *config.Source) (State, error) {
+	st := State{Source: source, Conn: conn}
+	r, err := LoadRecord(kc, source, conn)
 	if err != nil {
 		return st, err
 	}
@@ -343,7 +334,7 @@ func (e *SignInError) Unwrap() error { return ErrNeedsSignIn }
 // SignInOptions configure [SignIn].
 type SignInOptions struct {
 	Source, Conn string
-	Def          *Source
+	Def          *config.Source
 	Keychain     keychain.Keychain
 	// Open shows the sign-in to the person: it is given a one-time page on
 	// the loopback listener that redirects to the authorization page, never
@@ -354,8 +345,8 @@ type SignInOptions struct {
 	HTTPClient *http.Client
 }
 
-// OAuthGrant is what a sign-in was granted.
-type OAuthGrant struct {
+// Grant is what a sign-in was granted.
+type Grant struct {
 	Scopes      []string
 	Expiry      time.Time
 	Refreshable bool
@@ -365,7 +356,7 @@ type OAuthGrant struct {
 // SignIn runs the browser sign-in of a connection and keeps its tokens in
 // the keychain. It blocks until the person finished in the browser, ctx
 // ended, or the flow failed.
-func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
+func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	if o.Def == nil || o.Def.URL == "" {
 		return nil, fmt.Errorf("source %s is not an HTTP source; only HTTP sources sign in with OAuth", o.Source)
 	}
@@ -380,13 +371,13 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 	if client == nil {
 		// The code, the PKCE verifier and a client secret go to the
 		// authorization server only, never through a redirect elsewhere.
-		client = &http.Client{CheckRedirect: sameOriginRedirect}
+		client = &http.Client{CheckRedirect: secrets.SameOriginRedirect}
 	}
-	var cfg OAuthConfig
+	var cfg config.OAuthConfig
 	if c := o.Def.Connections[o.Conn]; c != nil && c.OAuth != nil {
 		cfg = *c.OAuth
 	}
-	prev, _ := loadOAuthRecord(o.Keychain, o.Source, o.Conn)
+	prev, _ := LoadRecord(o.Keychain, o.Source, o.Conn)
 
 	// The loopback listener (RFC 8252): 127.0.0.1, on the configured port
 	// or any free one. It serves two pages, each once: the start page the
@@ -518,7 +509,7 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 	}
 	if cfg.ClientID != "" {
 		pc := &oauthex.ClientCredentials{ClientID: cfg.ClientID}
-		if sec, err := o.Keychain.Get(OAuthClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
+		if sec, err := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
 			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: sec}
 		}
 		hcfg.PreregisteredClient = pc
@@ -551,7 +542,7 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 	if captured.tok == nil || captured.cfg == nil {
 		return nil, fmt.Errorf("signing in to %s: no token was issued", o.Def.URL)
 	}
-	rec := &oauthRecord{
+	rec := &Record{
 		AccessToken: captured.tok.AccessToken, RefreshToken: captured.tok.RefreshToken,
 		TokenType: captured.tok.TokenType, Expiry: captured.tok.Expiry, Issued: time.Now(),
 		Scopes:   grantedScopes(captured.tok, captured.cfg.Scopes),
@@ -567,10 +558,10 @@ func SignIn(ctx context.Context, o SignInOptions) (*OAuthGrant, error) {
 	if asm := discoverAuthServer(ctx, client, challenges, o.Def.URL); asm != nil {
 		rec.Issuer, rec.RevokeURL = asm.Issuer, asm.RevocationEndpoint
 	}
-	if err := saveOAuthRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
+	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
 		return nil, fmt.Errorf("keeping the sign-in in the keychain: %w", err)
 	}
-	return &OAuthGrant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil
+	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil
 }
 
 // oauthProbe sends the MCP initialize request without credentials, as a
@@ -637,7 +628,7 @@ func unionScopes(a, b []string) []string {
 // offers revocation (RFC 7009) and deletes them from the keychain. revoked
 // reports whether the server confirmed the revocation.
 func SignOut(ctx context.Context, kc keychain.Keychain, source, conn string, client *http.Client) (revoked bool, err error) {
-	rec, err := loadOAuthRecord(kc, source, conn)
+	rec, err := LoadRecord(kc, source, conn)
 	if err != nil {
 		return false, err
 	}
@@ -645,7 +636,7 @@ func SignOut(ctx context.Context, kc keychain.Keychain, source, conn string, cli
 		return false, nil
 	}
 	if client == nil {
-		client = &http.Client{CheckRedirect: sameOriginRedirect}
+		client = &http.Client{CheckRedirect: secrets.SameOriginRedirect}
 	}
 	var rerr error
 	if rec.RevokeURL != "" {
@@ -660,7 +651,7 @@ func SignOut(ctx context.Context, kc keychain.Keychain, source, conn string, cli
 			}
 		}
 	}
-	if err := deleteOAuthRecord(kc, source, conn); err != nil {
+	if err := deleteRecord(kc, source, conn); err != nil {
 		return revoked, err
 	}
 	if rerr != nil {
@@ -671,7 +662,7 @@ func SignOut(ctx context.Context, kc keychain.Keychain, source, conn string, cli
 
 // revokeToken is the RFC 7009 request: a form POST with the token and the
 // client's authentication.
-func revokeToken(ctx context.Context, client *http.Client, rec *oauthRecord, token, hint string) error {
+func revokeToken(ctx context.Context, client *http.Client, rec *Record, token, hint string) error {
 	form := url.Values{"token": {token}, "token_type_hint": {hint}}
 	if rec.ClientSecret == "" || oauth2.AuthStyle(rec.AuthStyle) == oauth2.AuthStyleInParams {
 		form.Set("client_id", rec.ClientID)

@@ -462,7 +462,16 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 		}
 	}), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	defer srv.Close()
+	// Shut down, not closed: the page whose request ended the sign-in (the
+	// redirect back, or a second opening of the start page) is answered in
+	// full before the listener goes.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+	}()
 
 	var captured struct {
 		cfg *oauth2.Config

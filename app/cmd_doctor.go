@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/keychain"
@@ -100,7 +101,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	}
 
 	// An import offer nobody decided yet.
-	if o, err := hub.LoadImportOffer(paths); err != nil {
+	if o, err := clients.LoadImportOffer(paths); err != nil {
 		out = append(out, check{name: "import offer", info: oneLine(err.Error()), fix: "delete " + paths.ImportOffer()})
 	} else if o != nil {
 		var names []string
@@ -157,8 +158,8 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 
 	// Clients.
 	connected := 0
-	for _, cc := range hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
-		if hub.HasEntry(cc) {
+	for _, cc := range clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
+		if clients.HasEntry(cc) {
 			connected++
 			out = append(out, check{name: "client " + cc.Client, ok: true, info: "connected (" + cc.Path + ")"})
 		}

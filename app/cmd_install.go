@@ -12,6 +12,7 @@ import (
 
 	"capabilities.sh/capabilities/assets"
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/packaging"
 )
 
@@ -52,7 +53,7 @@ token everywhere. Use it only for clients that cannot start a command.`,
 				}
 				return installApp(e)
 			}
-			cc, err := hub.ClientConfigFor(args[0], e.UserHome, e.UserConfig, runtime.GOOS)
+			cc, err := clients.ClientConfigFor(args[0], e.UserHome, e.UserConfig, runtime.GOOS)
 			if err != nil {
 				return &usageError{msg: err.Error()}
 			}
@@ -60,7 +61,7 @@ token everywhere. Use it only for clients that cannot start a command.`,
 			if home != "" {
 				home = e.home()
 			}
-			entry := hub.ShimEntry(cc.Client, e.clientExe(), home)
+			entry := clients.ShimEntry(cc.Client, e.clientExe(), home)
 			if httpAddr != "" {
 				url, err := hub.HTTPEndpointURL(httpAddr)
 				if err != nil {
@@ -74,7 +75,7 @@ token everywhere. Use it only for clients that cannot start a command.`,
 				if err != nil {
 					return err
 				}
-				if entry, err = hub.HTTPEntry(cc.Client, url, tok); err != nil {
+				if entry, err = clients.HTTPEntry(cc.Client, url, tok); err != nil {
 					return err
 				}
 			}
@@ -83,7 +84,7 @@ token everywhere. Use it only for clients that cannot start a command.`,
 				fmt.Fprintf(e.Stdout, "# %s\n%s\n", cc.Path, b)
 				return nil
 			}
-			res, err := hub.Install(cc, entry, time.Now())
+			res, err := clients.Install(cc, entry, time.Now())
 			if err != nil {
 				return err
 			}
@@ -165,8 +166,8 @@ func installApp(e *env) error {
 		fmt.Fprintf(e.Stdout, "%s is installed.\n", bin)
 	}
 	now := time.Now()
-	for _, cc := range hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
-		res, err := hub.Repoint(cc, bin, now)
+	for _, cc := range clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
+		res, err := clients.Repoint(cc, bin, now)
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "warning: %s: %v\n", cc.Client, oneLine(err.Error()))
 			continue

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -83,11 +84,11 @@ func rotateHTTPToken(ctx context.Context, e *env, kc keychain.Keychain) error {
 	}
 	now := time.Now()
 	updated := 0
-	for _, cc := range hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
+	for _, cc := range clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
 		if old == "" {
 			break // there was no token to replace
 		}
-		res, err := hub.ReplaceHTTPToken(cc, old, tok, now)
+		res, err := clients.ReplaceHTTPToken(cc, old, tok, now)
 		if err != nil {
 			failed = append(failed, withHint(fmt.Errorf("%s: %w", cc.Client, err), fmt.Sprintf("install it again: capabilities install %s --http :PORT", cc.Client)))
 			continue

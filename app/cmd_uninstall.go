@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/packaging"
 )
 
@@ -41,11 +41,11 @@ the binary (other homes may run it).`,
 				if yes {
 					return usagef("--yes goes with --all")
 				}
-				cc, err := hub.ClientConfigFor(args[0], e.UserHome, e.UserConfig, runtime.GOOS)
+				cc, err := clients.ClientConfigFor(args[0], e.UserHome, e.UserConfig, runtime.GOOS)
 				if err != nil {
 					return &usageError{msg: err.Error()}
 				}
-				res, err := hub.Uninstall(cc, now)
+				res, err := clients.Uninstall(cc, now)
 				if err != nil {
 					return err
 				}
@@ -74,16 +74,16 @@ func uninstallAll(e *env, yes bool, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	var clients []hub.ClientConfig
-	for _, cc := range hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
-		if hub.HasEntry(cc) {
-			clients = append(clients, cc)
+	var installed []clients.ClientConfig
+	for _, cc := range clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS) {
+		if clients.HasEntry(cc) {
+			installed = append(installed, cc)
 		}
 	}
 	auto := packaging.AutostartOptions{Exe: e.clientExe(), Home: e.UserHome, ConfigDir: e.Getenv("XDG_CONFIG_HOME")}
 	paths := e.installPaths()
 	fmt.Fprintln(e.Stdout, "This removes:")
-	for _, cc := range clients {
+	for _, cc := range installed {
 		fmt.Fprintf(e.Stdout, "  the capabilities entry of %s (%s), after a backup\n", cc.Client, cc.Path)
 	}
 	if packaging.AutostartEnabled(auto) {
@@ -104,8 +104,8 @@ func uninstallAll(e *env, yes bool, now time.Time) error {
 		}
 	}
 	var errs []string
-	for _, cc := range clients {
-		res, err := hub.Uninstall(cc, now)
+	for _, cc := range installed {
+		res, err := clients.Uninstall(cc, now)
 		if err != nil {
 			errs = append(errs, err.Error())
 		} else if res.Changed {

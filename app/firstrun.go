@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/keychain"
@@ -34,7 +34,7 @@ func firstRun(e *env, kc keychain.Keychain) error {
 		return nil
 	}
 	fmt.Fprintf(e.Stderr, "First run: setting up %s\n", paths.Home)
-	found, problems := hub.Discover(hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS))
+	found, problems := clients.Discover(clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS))
 	for _, p := range problems {
 		fmt.Fprintf(e.Stderr, "  skipped: %v\n", oneLine(p.Error()))
 	}
@@ -53,7 +53,7 @@ func firstRun(e *env, kc keychain.Keychain) error {
 		if err := cfg.Save(paths.Config()); err != nil {
 			return err
 		}
-		if err := hub.SaveImportOffer(paths, hub.NewImportOffer(found, time.Now())); err != nil {
+		if err := clients.SaveImportOffer(paths, clients.NewImportOffer(found, time.Now())); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.Stderr, "Found %d MCP %s in your clients; nothing imported without you. Import them from the tray menu, or run 'capabilities setup' in a terminal.\n",
@@ -64,7 +64,7 @@ func firstRun(e *env, kc keychain.Keychain) error {
 			if err := os.MkdirAll(paths.Files(), 0o700); err != nil {
 				return err
 			}
-			cfg.Sources = hub.DefaultSources(paths, npx)
+			cfg.Sources = clients.DefaultSources(paths, npx)
 			fmt.Fprintf(e.Stderr, "No MCP servers found in your clients; starting with the reference servers memory and filesystem (scoped to %s).\n", paths.Files())
 		} else {
 			fmt.Fprintln(e.Stderr, "No MCP servers found and no npx to start the reference ones; add a source with 'capabilities source add'.")
@@ -80,7 +80,7 @@ func firstRun(e *env, kc keychain.Keychain) error {
 // offerInTerminal lists the found servers, asks which to import and
 // whether to move them out of the clients' files, and imports them.
 // assumeAll imports and moves all without asking.
-func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll bool) error {
+func offerInTerminal(e *env, kc keychain.Keychain, found []clients.Found, assumeAll bool) error {
 	w := e.Stdout
 	fmt.Fprintf(w, "Found %d MCP %s in your clients:\n", len(found), pluralWord(len(found), "server", "servers"))
 	for i, f := range found {
@@ -99,7 +99,7 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 			if err != nil && strings.TrimSpace(line) == "" {
 				// No answer (standard input ended): the offer stays open.
 				fmt.Fprintln(w)
-				if serr := hub.SaveImportOffer(config.Paths{Home: e.home()}, hub.NewImportOffer(found, time.Now())); serr != nil {
+				if serr := clients.SaveImportOffer(config.Paths{Home: e.home()}, clients.NewImportOffer(found, time.Now())); serr != nil {
 					return serr
 				}
 				fmt.Fprintln(w, "No answer; nothing imported. 'capabilities setup' or the tray menu offers them again.")
@@ -116,7 +116,7 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 			}
 		}
 		if len(picked) == 0 {
-			hub.CloseImportOffer(config.Paths{Home: e.home()})
+			clients.CloseImportOffer(config.Paths{Home: e.home()})
 			fmt.Fprintln(w, "Nothing imported. 'capabilities setup' offers them again.")
 			return nil
 		}
@@ -125,9 +125,9 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 		// Without an answer nothing is moved: moving edits the clients' files.
 		move = yesDefault(line) && (err == nil || strings.TrimSpace(line) != "")
 	}
-	choices := make([]hub.ImportChoice, len(picked))
+	choices := make([]clients.ImportChoice, len(picked))
 	for i, n := range picked {
-		choices[i] = hub.ImportChoice{Name: found[n].Name, Move: move}
+		choices[i] = clients.ImportChoice{Name: found[n].Name, Move: move}
 	}
 	rep, err := importFound(e, kc, found, choices)
 	printImportReport(w, rep)
@@ -136,16 +136,16 @@ func offerInTerminal(e *env, kc keychain.Keychain, found []hub.Found, assumeAll 
 
 // importFound imports chosen servers into this home, writing the shim
 // entry of this binary into the client files servers move out of.
-func importFound(e *env, kc keychain.Keychain, found []hub.Found, choices []hub.ImportChoice) (hub.ImportReport, error) {
+func importFound(e *env, kc keychain.Keychain, found []clients.Found, choices []clients.ImportChoice) (clients.ImportReport, error) {
 	exe, home := e.clientExe(), e.Getenv("CAPABILITIES_HOME")
 	if home != "" {
 		home = e.home()
 	}
-	return hub.ImportFound(config.Paths{Home: e.home()}, kc, found, choices,
-		func(client string) map[string]any { return hub.ShimEntry(client, exe, home) }, time.Now())
+	return clients.ImportFound(config.Paths{Home: e.home()}, kc, found, choices,
+		func(client string) map[string]any { return clients.ShimEntry(client, exe, home) }, time.Now())
 }
 
-func printImportReport(w io.Writer, rep hub.ImportReport) {
+func printImportReport(w io.Writer, rep clients.ImportReport) {
 	for _, n := range rep.Imported {
 		fmt.Fprintf(w, "Imported %s (namespace %s).\n", n, naming.Namespace(n))
 	}
@@ -161,12 +161,12 @@ func printImportReport(w io.Writer, rep hub.ImportReport) {
 }
 
 // offerLine is one found server as the terminal lists it.
-func offerLine(f hub.Found) string {
-	var clients []string
+func offerLine(f clients.Found) string {
+	var from []string
 	for _, cc := range f.In {
-		clients = append(clients, cc.Client)
+		from = append(from, cc.Client)
 	}
-	s := fmt.Sprintf("%-20s from %s (%s)", f.Name, strings.Join(clients, ", "), f.File)
+	s := fmt.Sprintf("%-20s from %s (%s)", f.Name, strings.Join(from, ", "), f.File)
 	if len(f.Moved) > 0 {
 		var names []string
 		for _, m := range f.Moved {
@@ -255,17 +255,17 @@ the named servers (moved with --move).`,
 			if _, _, err := e.loadConfig(); err != nil {
 				return err
 			}
-			found, problems := hub.Discover(hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS))
+			found, problems := clients.Discover(clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS))
 			for _, p := range problems {
 				fmt.Fprintf(e.Stderr, "skipped: %v\n", oneLine(p.Error()))
 			}
 			if len(found) == 0 {
-				hub.CloseImportOffer(config.Paths{Home: e.home()})
+				clients.CloseImportOffer(config.Paths{Home: e.home()})
 				fmt.Fprintln(e.Stdout, "No MCP servers found in your clients.")
 				return nil
 			}
 			if only != "" {
-				var choices []hub.ImportChoice
+				var choices []clients.ImportChoice
 				have := map[string]bool{}
 				for _, f := range found {
 					have[f.Name] = true
@@ -278,7 +278,7 @@ the named servers (moved with --move).`,
 						}
 						return withHint(fmt.Errorf("--only %s: no server of that name was found", n), "found: "+strings.Join(names, ", "))
 					}
-					choices = append(choices, hub.ImportChoice{Name: n, Move: move})
+					choices = append(choices, clients.ImportChoice{Name: n, Move: move})
 				}
 				rep, err := importFound(e, kc, found, choices)
 				printImportReport(e.Stdout, rep)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -105,7 +105,7 @@ func TestFirstRunInATerminalAsks(t *testing.T) {
 	if b, _ := os.ReadFile(claude); string(b) != orig {
 		t.Errorf("answered no to moving, but the client file changed:\n%s", b)
 	}
-	if o, _ := hub.LoadImportOffer(config.Paths{Home: home}); o != nil {
+	if o, _ := clients.LoadImportOffer(config.Paths{Home: home}); o != nil {
 		t.Error("an offer was left open after the person chose")
 	}
 }
@@ -138,7 +138,7 @@ func TestFirstRunInATerminalWithoutAnAnswerLeavesTheOffer(t *testing.T) {
 	if !strings.Contains(out.String(), "No answer; nothing imported") {
 		t.Errorf("terminal:\n%s", out)
 	}
-	if o, _ := hub.LoadImportOffer(config.Paths{Home: home}); o == nil || len(o.Servers) != 2 {
+	if o, _ := clients.LoadImportOffer(config.Paths{Home: home}); o == nil || len(o.Servers) != 2 {
 		t.Errorf("offer %+v", o)
 	}
 	if b, _ := os.ReadFile(claude); string(b) != orig {

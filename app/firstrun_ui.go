@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"strings"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/ui"
 )
@@ -16,7 +16,7 @@ import (
 // `capabilities setup` does (secrets into kc, moves backed up). The window
 // is the person: it may import, where a hub started alone may not.
 func firstRunUI(e *env, kc keychain.Keychain) ui.FirstRun {
-	found, _ := hub.Discover(hub.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS))
+	found, _ := clients.Discover(clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS))
 	fr := ui.FirstRun{}
 	for _, f := range found {
 		c := ui.ImportCandidate{Name: f.Name}
@@ -29,9 +29,9 @@ func firstRunUI(e *env, kc keychain.Keychain) ui.FirstRun {
 		fr.Candidates = append(fr.Candidates, c)
 	}
 	fr.Import = func(sel ui.ImportSelection) (string, error) {
-		choices := make([]hub.ImportChoice, len(sel.Names))
+		choices := make([]clients.ImportChoice, len(sel.Names))
 		for i, n := range sel.Names {
-			choices[i] = hub.ImportChoice{Name: n, Move: sel.Move}
+			choices[i] = clients.ImportChoice{Name: n, Move: sel.Move}
 		}
 		rep, err := importFound(e, kc, found, choices)
 		var b strings.Builder

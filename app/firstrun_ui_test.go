@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/ui"
 )
@@ -33,7 +33,7 @@ func TestFirstRunWindowImportsAndMoves(t *testing.T) {
 	if b, _ := os.ReadFile(claude); strings.Contains(string(b), firstRunToken) {
 		t.Errorf("the secret is still in the client's file:\n%s", b)
 	}
-	if o, _ := hub.LoadImportOffer(config.Paths{Home: home}); o != nil {
+	if o, _ := clients.LoadImportOffer(config.Paths{Home: home}); o != nil {
 		t.Error("the offer is still open after the window imported")
 	}
 	cfg, _ := config.Load(filepath.Join(home, "config.json"))

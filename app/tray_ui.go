@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/packaging"
 	"capabilities.sh/capabilities/ui"
 )
@@ -49,7 +50,7 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-ch
 // connectClient writes the capabilities entry into an MCP client's config,
 // as 'capabilities install CLIENT' does, and says what it did.
 func connectClient(e *env, client string) (string, error) {
-	cc, err := hub.ClientConfigFor(client, e.UserHome, e.UserConfig, runtime.GOOS)
+	cc, err := clients.ClientConfigFor(client, e.UserHome, e.UserConfig, runtime.GOOS)
 	if err != nil {
 		return "", err
 	}
@@ -57,7 +58,7 @@ func connectClient(e *env, client string) (string, error) {
 	if home != "" {
 		home = e.home()
 	}
-	res, err := hub.Install(cc, hub.ShimEntry(cc.Client, e.Exe, home), time.Now())
+	res, err := clients.Install(cc, clients.ShimEntry(cc.Client, e.Exe, home), time.Now())
 	if err != nil {
 		return "", err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -156,7 +156,7 @@ func TestUninstallAllAsksAndRemovesThisHomesSecrets(t *testing.T) {
 			t.Errorf("the list lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if !fileExists(autostart) || !fileExists(launcher) || !hub.HasEntry(hub.ClientConfig{Path: claude, Key: "mcpServers"}) {
+	if !fileExists(autostart) || !fileExists(launcher) || !clients.HasEntry(clients.ClientConfig{Path: claude, Key: "mcpServers"}) {
 		t.Fatal("answering no removed something")
 	}
 	if got, _ := kc.Get(key); got != "secret-of-this-home" {
@@ -167,7 +167,7 @@ func TestUninstallAllAsksAndRemovesThisHomesSecrets(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("--all --yes: %+v", r)
 	}
-	if fileExists(autostart) || fileExists(launcher) || hub.HasEntry(hub.ClientConfig{Path: claude, Key: "mcpServers"}) {
+	if fileExists(autostart) || fileExists(launcher) || clients.HasEntry(clients.ClientConfig{Path: claude, Key: "mcpServers"}) {
 		t.Errorf("left behind: autostart %v, launcher %v, client entry\n%s", fileExists(autostart), fileExists(launcher), r.stdout)
 	}
 	if _, err := kc.Get(key); !errors.Is(err, keychain.ErrNotFound) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/store"
 )
 
@@ -64,7 +65,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 	if refused := h.Config().Refused(); len(refused) > 0 {
 		st.Refused = refused.Error()
 	}
-	if o, err := LoadImportOffer(h.paths); err == nil && o != nil {
+	if o, err := clients.LoadImportOffer(h.paths); err == nil && o != nil {
 		st.ImportOffer = len(o.Servers)
 	}
 	snap := h.catalog.Snapshot()

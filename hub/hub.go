@@ -30,6 +30,8 @@
 //     policy, and the home it lives in (paths, home id, file modes).
 //   - hub/oauth: OAuth sign-in for a connection, and its tokens in the
 //     keychain.
+//   - hub/clients: the person's MCP clients' config files (install,
+//     uninstall, repoint) and the first run's import of their servers.
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
@@ -51,6 +53,7 @@
 // loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from hub/oauth)
 // for the files still in package hub that use them. The last step deletes
 // aliases.go; nothing may be added to it but names a move takes away.
+// hub/clients moved with no alias: the heart, app and ui name clients.X.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -99,7 +100,7 @@ func TestAdapterImportOfferAndSignIns(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := config.Paths{Home: home}
-	if err := hub.SaveImportOffer(paths, hub.NewImportOffer([]hub.Found{{Name: "everything"}, {Name: "memory"}}, time.Now())); err != nil {
+	if err := clients.SaveImportOffer(paths, clients.NewImportOffer([]clients.Found{{Name: "everything"}, {Name: "memory"}}, time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	kc, err := keychain.ForHome(keychain.System{}, fmt.Sprintf("ui-adapter-%d", time.Now().UnixNano()))
@@ -138,7 +139,7 @@ func TestAdapterImportOfferAndSignIns(t *testing.T) {
 			t.Errorf("tray menu lacks %q:\n%s", want, all)
 		}
 	}
-	if err := hub.CloseImportOffer(paths); err != nil {
+	if err := clients.CloseImportOffer(paths); err != nil {
 		t.Fatal(err)
 	}
 	if st, err = FromHub(ctx, h).Status(); err != nil || st.ImportOffer != 0 {

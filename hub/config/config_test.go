@@ -251,6 +251,25 @@ func TestParseImportVSCodeShapes(t *testing.T) {
 	}
 }
 
+func TestParseImportReadsJSONC(t *testing.T) {
+	imp, err := ParseImport("mcp.json", []byte(`{
+  // VS Code
+  "servers": {
+    "memory": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"],}, /* done */
+  },
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := imp.Sources["memory"]; s == nil || s.Command != "npx" || len(s.Args) != 2 {
+		t.Fatalf("sources %+v", imp.Sources)
+	}
+	_, err = ParseImport("mcp.json", []byte("{\n  // c\n  \"servers\": {,}\n}"))
+	if err == nil || !strings.Contains(err.Error(), "mcp.json: not valid JSON: line 3") {
+		t.Fatalf("a broken JSONC file: %v", err)
+	}
+}
+
 func TestPutConnectionKeepsTheDefault(t *testing.T) {
 	conns := func(defs ...string) map[string]*Connection {
 		m := map[string]*Connection{}

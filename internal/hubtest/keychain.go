@@ -77,3 +77,11 @@ func StoreSecret(t testing.TB, kc keychain.Keychain, key, value string) {
 func UniqueName(prefix string) string {
 	return fmt.Sprintf("%s%d", prefix, time.Now().UnixNano()%1e12)
 }
+
+// FailingKeychain refuses every write, as a locked keychain does. It
+// reads through the Keychain it holds, which is nil unless one is set.
+type FailingKeychain struct{ keychain.Keychain }
+
+func (FailingKeychain) Set(key, secret string) error {
+	return &keychain.UnavailableError{Op: "writing", Key: key, Cause: "locked"}
+}

@@ -1,4 +1,4 @@
-package hub
+package clients
 
 // First run: a home without config.json looks for the MCP servers the
 // person's clients already run and offers to import them. Only a person
@@ -13,10 +13,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -25,7 +27,7 @@ type Found struct {
 	Client string // claude-desktop, claude-code, cursor, vscode
 	File   string
 	Name   string
-	Source *Source
+	Source *config.Source
 	// Secrets moves into the keychain on import (key -> secret); never shown.
 	Secrets map[string]string
 	Moved   []string
@@ -50,7 +52,7 @@ func Discover(configs []ClientConfig) (found []Found, problems []error) {
 			problems = append(problems, fmt.Errorf("reading %s: %w", cc.Path, err))
 			continue
 		}
-		imp, err := ParseImport(cc.Path, data)
+		imp, err := config.ParseImport(cc.Path, data)
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -58,7 +60,7 @@ func Discover(configs []ClientConfig) (found []Found, problems []error) {
 		for _, r := range imp.Refused {
 			problems = append(problems, r)
 		}
-		for _, name := range sortedKeys(imp.Sources) {
+		for _, name := range slices.Sorted(maps.Keys(imp.Sources)) {
 			if name == "capabilities" {
 				continue // the hub itself
 			}
@@ -89,8 +91,8 @@ func Discover(configs []ClientConfig) (found []Found, problems []error) {
 // client config was found: memory (kept in CAPABILITIES_HOME) and
 // filesystem, scoped to a folder of its own under CAPABILITIES_HOME. They
 // run through npx, pinned.
-func DefaultSources(p Paths, npx string) map[string]*Source {
-	return map[string]*Source{
+func DefaultSources(p config.Paths, npx string) map[string]*config.Source {
+	return map[string]*config.Source{
 		"memory": {
 			Command: npx,
 			Args:    []string{"-y", "@modelcontextprotocol/server-memory@2026.8.31"},
@@ -137,16 +139,16 @@ func NewImportOffer(found []Found, now time.Time) *ImportOffer {
 }
 
 // SaveImportOffer writes the offer into the home (0600).
-func SaveImportOffer(p Paths, o *ImportOffer) error {
+func SaveImportOffer(p config.Paths, o *ImportOffer) error {
 	b, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(p.ImportOffer(), append(b, '\n'), 0o600)
+	return config.WriteFileAtomic(p.ImportOffer(), append(b, '\n'), 0o600)
 }
 
 // LoadImportOffer returns the open offer, or nil when there is none.
-func LoadImportOffer(p Paths) (*ImportOffer, error) {
+func LoadImportOffer(p config.Paths) (*ImportOffer, error) {
 	b, err := os.ReadFile(p.ImportOffer())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -156,13 +158,13 @@ func LoadImportOffer(p Paths) (*ImportOffer, error) {
 	}
 	var o ImportOffer
 	if err := json.Unmarshal(b, &o); err != nil {
-		return nil, &ConfigError{File: p.ImportOffer(), Problem: "not an import offer (" + jsonProblem(b, err) + "); delete it to close the offer"}
+		return nil, &config.Error{File: p.ImportOffer(), Problem: "not an import offer (" + config.JSONProblem(b, err) + "); delete it to close the offer"}
 	}
 	return &o, nil
 }
 
 // CloseImportOffer removes the open offer; closing none is not an error.
-func CloseImportOffer(p Paths) error {
+func CloseImportOffer(p config.Paths) error {
 	if err := os.Remove(p.ImportOffer()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -194,13 +196,13 @@ type ImportReport struct {
 //
 // A server whose secrets cannot be stored is not imported (and not moved);
 // the error says which, and the others are imported all the same.
-func ImportFound(p Paths, kc keychain.Keychain, found []Found, choices []ImportChoice, entry func(client string) map[string]any, now time.Time) (ImportReport, error) {
+func ImportFound(p config.Paths, kc keychain.Keychain, found []Found, choices []ImportChoice, entry func(client string) map[string]any, now time.Time) (ImportReport, error) {
 	var rep ImportReport
 	byName := map[string]Found{}
 	for _, f := range found {
 		byName[f.Name] = f
 	}
-	cfg, err := LoadConfig(p.Config())
+	cfg, err := config.Load(p.Config())
 	if err != nil {
 		return rep, err
 	}
@@ -219,7 +221,7 @@ func ImportFound(p Paths, kc keychain.Keychain, found []Found, choices []ImportC
 			continue
 		}
 		stored := true
-		for _, key := range sortedKeys(f.Secrets) {
+		for _, key := range slices.Sorted(maps.Keys(f.Secrets)) {
 			if err := kc.Set(key, f.Secrets[key]); err != nil {
 				errs = append(errs, fmt.Sprintf("%s: its secrets cannot go to the keychain: %v", f.Name, err))
 				stored = false
@@ -251,7 +253,7 @@ func ImportFound(p Paths, kc keychain.Keychain, found []Found, choices []ImportC
 	}
 	// Only now that config.json runs them are the servers taken out of the
 	// clients: a failure before leaves every client file as it was.
-	for _, path := range sortedKeys(moves) {
+	for _, path := range slices.Sorted(maps.Keys(moves)) {
 		cc := configs[path]
 		res, err := MoveOut(cc, moves[path], moved[path], entry(cc.Client), now)
 		if err != nil {

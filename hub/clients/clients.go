@@ -1,4 +1,4 @@
-package hub
+package clients
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // ClientConfig is where an MCP client keeps its server list.
@@ -22,8 +24,8 @@ type ClientConfig struct {
 	Key    string // the object holding servers: "mcpServers" or "servers"
 }
 
-// Clients are the MCP clients `capabilities install` knows.
-var Clients = []string{"claude-code", "claude-desktop", "cursor", "vscode"}
+// Known are the MCP clients `capabilities install` knows.
+var Known = []string{"claude-code", "claude-desktop", "cursor", "vscode"}
 
 // ClientConfigs returns the config files of the known clients for a user
 // with home folder home, OS config folder configDir (os.UserConfigDir) on
@@ -185,7 +187,7 @@ func HasEntry(cc ClientConfig) bool {
 	if err != nil {
 		return false
 	}
-	std, err := standardJSON(data)
+	std, err := config.StandardJSON(data)
 	if err != nil {
 		return false
 	}
@@ -227,16 +229,16 @@ func editClientFileScrub(cc ClientConfig, now time.Time, scrub map[string]string
 	}
 	root, err := hujson.Parse(src)
 	if err != nil {
-		return res, &ConfigError{File: cc.Path, Problem: "not a JSON object (" + err.Error() + "); left unchanged"}
+		return res, &config.Error{File: cc.Path, Problem: "not a JSON object (" + err.Error() + "); left unchanged"}
 	}
 	top, ok := root.Value.(*hujson.Object)
 	if !ok {
-		return res, &ConfigError{File: cc.Path, Problem: "not a JSON object (the top level must be an object); left unchanged"}
+		return res, &config.Error{File: cc.Path, Problem: "not a JSON object (the top level must be an object); left unchanged"}
 	}
 	var servers *hujson.Object
 	if m := findMember(top, cc.Key); m != nil {
 		if servers, ok = m.Value.Value.(*hujson.Object); !ok {
-			return res, &ConfigError{File: cc.Path, Key: cc.Key, Problem: "not an object; left unchanged"}
+			return res, &config.Error{File: cc.Path, Key: cc.Key, Problem: "not an object; left unchanged"}
 		}
 	} else {
 		if _, err := setMember(top, "", cc.Key, map[string]any{}); err != nil {
@@ -264,7 +266,7 @@ func editClientFileScrub(cc ClientConfig, now time.Time, scrub map[string]string
 	}
 	if data != nil {
 		res.Backup = cc.Path + ".bak-" + now.UTC().Format("20060102T150405Z")
-		if err := writeFileAtomic(res.Backup, scrubBackup(data, scrub), 0o600); err != nil {
+		if err := config.WriteFileAtomic(res.Backup, scrubBackup(data, scrub), 0o600); err != nil {
 			return res, fmt.Errorf("backing up %s: %w", cc.Path, err)
 		}
 	}
@@ -272,7 +274,7 @@ func editClientFileScrub(cc ClientConfig, now time.Time, scrub map[string]string
 	if fi, err := os.Stat(cc.Path); err == nil && !entryHasHeaders(servers) {
 		perm = fi.Mode().Perm()
 	}
-	if err := writeFileAtomic(cc.Path, out, perm); err != nil {
+	if err := config.WriteFileAtomic(cc.Path, out, perm); err != nil {
 		return res, err
 	}
 	res.Changed = true
@@ -286,7 +288,7 @@ func capabilitiesEntry(servers *hujson.Object) map[string]any {
 	if m == nil {
 		return nil
 	}
-	std, err := standardJSON(m.Value.Pack())
+	std, err := config.StandardJSON(m.Value.Pack())
 	if err != nil {
 		return nil
 	}
@@ -472,7 +474,7 @@ func memberIndent(obj *hujson.Object, parentIndent string) string {
 
 func jsonEqual(a, b []byte) bool {
 	var x, y any
-	a, err := standardJSON(a)
+	a, err := config.StandardJSON(a)
 	if err != nil || json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
 		return false
 	}

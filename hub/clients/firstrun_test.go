@@ -1,7 +1,6 @@
-package hub
+package clients
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,14 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/keychain"
 )
 
 func TestImportFoundMovesServersOutOfTheClients(t *testing.T) {
-	requireTestKeychain(t)
+	hubtest.RequireKeychain(t)
 	home, user := t.TempDir(), t.TempDir()
-	p := Paths{Home: home}
-	kc, err := HomeKeychain(p, keychain.New())
+	p := config.Paths{Home: home}
+	kc, err := config.HomeKeychain(p, keychain.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +53,11 @@ func TestImportFoundMovesServersOutOfTheClients(t *testing.T) {
 	if strings.Join(rep.Imported, ",") != "github,memory" || len(rep.Files) != 2 {
 		t.Fatalf("report %+v", rep)
 	}
-	cfg, err := LoadConfig(p.Config())
+	cfg, err := config.Load(p.Config())
 	if err != nil || cfg.Sources["github"] == nil || cfg.Sources["memory"] == nil {
 		t.Fatalf("config: %v %+v", err, cfg)
 	}
-	if got, err := kc.Get(SecretKey("github", ImportConnection, "GITHUB_TOKEN")); err != nil || got != token {
+	if got, err := kc.Get(config.SecretKey("github", config.ImportConnection, "GITHUB_TOKEN")); err != nil || got != token {
 		t.Fatalf("keychain: %q %v", got, err)
 	}
 	for _, f := range []string{claude, vscode, p.Config()} {
@@ -97,21 +98,14 @@ func TestImportFoundMovesServersOutOfTheClients(t *testing.T) {
 	}
 }
 
-// failingKeychain refuses every write, as a locked keychain does.
-type failingKeychain struct{ keychain.Keychain }
-
-func (failingKeychain) Set(key, secret string) error {
-	return &keychain.UnavailableError{Op: "writing", Key: key, Cause: "locked"}
-}
-
 func TestImportFoundKeepsTheClientWhenTheKeychainFails(t *testing.T) {
 	home, user := t.TempDir(), t.TempDir()
-	p := Paths{Home: home}
+	p := config.Paths{Home: home}
 	claude := filepath.Join(user, ".claude.json")
 	in := `{"mcpServers": {"github": {"command": "npx", "env": {"GITHUB_TOKEN": "ghp_PlaintextSecret1234567890abcdefXYZ"}}}}`
 	os.WriteFile(claude, []byte(in), 0o600)
 	found, _ := Discover([]ClientConfig{{Client: "claude-code", Path: claude, Key: "mcpServers"}})
-	rep, err := ImportFound(p, failingKeychain{}, found, []ImportChoice{{Name: "github", Move: true}},
+	rep, err := ImportFound(p, hubtest.FailingKeychain{}, found, []ImportChoice{{Name: "github", Move: true}},
 		func(string) map[string]any { return ShimEntry("claude-code", "/bin/capabilities", "") }, time.Now())
 	if err == nil || !strings.Contains(err.Error(), "github: its secrets cannot go to the keychain") || len(rep.Imported) != 0 {
 		t.Fatalf("ImportFound with a failing keychain: %+v %v", rep, err)
@@ -121,25 +115,11 @@ func TestImportFoundKeepsTheClientWhenTheKeychainFails(t *testing.T) {
 	}
 }
 
-func TestStatusReportsAnOpenImportOffer(t *testing.T) {
-	home := t.TempDir()
-	p := Paths{Home: home}
-	SaveImportOffer(p, &ImportOffer{Servers: []OfferedServer{{Name: "a"}, {Name: "b"}}})
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: failingKeychain{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	st, err := h.Status(context.Background())
-	if err != nil || st.ImportOffer != 2 {
-		t.Fatalf("Status: ImportOffer %d, %v", st.ImportOffer, err)
-	}
-	CloseImportOffer(p)
-	if st, _ := h.Status(context.Background()); st.ImportOffer != 0 {
-		t.Fatalf("after closing the offer: %d", st.ImportOffer)
-	}
+// A broken offer file is a config error that says how to close the offer.
+func TestLoadImportOfferRefusesABrokenFile(t *testing.T) {
+	p := config.Paths{Home: t.TempDir()}
 	os.WriteFile(p.ImportOffer(), []byte("{"), 0o600)
-	if _, err := LoadImportOffer(p); err == nil || !errors.As(err, new(*ConfigError)) {
+	if _, err := LoadImportOffer(p); err == nil || !errors.As(err, new(*config.Error)) {
 		t.Fatalf("a broken offer file: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package hub
+package clients
 
 import (
 	"encoding/json"
@@ -166,25 +166,6 @@ func TestMoveOutRemovesTheServerAndItsSecret(t *testing.T) {
 	}
 	if res, err := MoveOut(cc, []string{"github"}, moved, entry, when); err != nil || res.Changed {
 		t.Errorf("moving again: %+v, %v", res, err)
-	}
-}
-
-func TestParseImportReadsJSONC(t *testing.T) {
-	imp, err := ParseImport("mcp.json", []byte(`{
-  // VS Code
-  "servers": {
-    "memory": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"],}, /* done */
-  },
-}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := imp.Sources["memory"]; s == nil || s.Command != "npx" || len(s.Args) != 2 {
-		t.Fatalf("sources %+v", imp.Sources)
-	}
-	_, err = ParseImport("mcp.json", []byte("{\n  // c\n  \"servers\": {,}\n}"))
-	if err == nil || !strings.Contains(err.Error(), "mcp.json: not valid JSON: line 3") {
-		t.Fatalf("a broken JSONC file: %v", err)
 	}
 }
 

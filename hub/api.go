@@ -1,189 +1,12 @@
 package hub
 
 import (
-	"context"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
-
 	"strconv"
-	"strings"
-	"time"
-
-	"capabilities.sh/capabilities/hub/clients"
-	"capabilities.sh/capabilities/hub/store"
 )
-
-// SourceStatus is one source as `hub status` and the tray show it.
-type SourceStatus struct {
-	Name      string          `json:"name"`
-	Namespace string          `json:"namespace"`
-	State     SourceStateKind `json:"state"`
-	Error     string          `json:"error,omitempty"`
-	// Summary is the state as every surface words it (SourceState.Summary).
-	Summary     string   `json:"summary"`
-	Tools       int      `json:"tools"`
-	Connections []string `json:"connections,omitempty"`
-	Default     string   `json:"default,omitempty"`
-	// Warnings say what the last listing skipped or cut short (hostile
-	// tool names, catalog limits).
-	Warnings []string `json:"warnings,omitempty"`
-	// SignIns are the OAuth connections' sign-in states; a Sign in button
-	// calls Hub.Login(source, connection).
-	SignIns []SignInStatus `json:"signIns,omitempty"`
-}
-
-// Status is the hub at a glance.
-type Status struct {
-	Home        string         `json:"home"`
-	PID         int            `json:"pid"`
-	Version     string         `json:"version,omitempty"`
-	Paused      bool           `json:"paused"`
-	Sources     []SourceStatus `json:"sources"`
-	Tools       int            `json:"tools"`
-	Pending     int            `json:"pending"`
-	RunsToday   int            `json:"runsToday"`
-	ConfigError string         `json:"configError,omitempty"`
-	// Refused names the sources config.json has but the hub does not serve
-	// (Config.Refused), with the file, the key and a name to use.
-	Refused string `json:"refused,omitempty"`
-	// ImportOffer is the number of servers found in the person's clients
-	// that a first run offers to import, while nobody has decided.
-	ImportOffer int `json:"importOffer,omitempty"`
-	// Exe is the path of the binary the hub runs.
-	Exe string `json:"exe,omitempty"`
-}
-
-// Status reports sources (state, tool counts), pending approvals and runs
-// today.
-func (h *Hub) Status(ctx context.Context) (Status, error) {
-	st := Status{Home: h.paths.Home, PID: os.Getpid(), Paused: h.paused.Load()}
-	if err := h.ConfigError(); err != nil {
-		st.ConfigError = err.Error()
-	}
-	if refused := h.Config().Refused(); len(refused) > 0 {
-		st.Refused = refused.Error()
-	}
-	if o, err := clients.LoadImportOffer(h.paths); err == nil && o != nil {
-		st.ImportOffer = len(o.Servers)
-	}
-	snap := h.catalog.Snapshot()
-	counts := map[string]int{}
-	for _, t := range snap.Tools {
-		counts[t.Source]++
-	}
-	st.Tools = len(snap.Tools)
-	states := h.up.State()
-	cfg := h.Config()
-	for _, name := range sortedKeys(cfg.Sources) {
-		s := cfg.Sources[name]
-		us := states[name]
-		if us.State == "" { // the config changed between the two reads
-			us.State = SourceIdle
-			if s.Disabled {
-				us.State = SourceDisabled
-			}
-		}
-		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
-			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signInStatuses(name)}
-		st.Sources = append(st.Sources, ss)
-	}
-	pend, err := h.runs.openPending(ctx)
-	if err != nil {
-		return st, err
-	}
-	st.Pending = len(pend)
-	y, m, d := h.now().Date()
-	midnight := time.Date(y, m, d, 0, 0, 0, 0, h.now().Location())
-	if st.RunsToday, err = h.db.CountRunsSince(ctx, midnight); err != nil {
-		return st, err
-	}
-	return st, nil
-}
-
-// RunSummary is one run in a list.
-type RunSummary struct {
-	ID       string       `json:"id"`
-	Status   string       `json:"status"`
-	Client   string       `json:"client,omitempty"`
-	Attempts int          `json:"attempts"`
-	Created  time.Time    `json:"created"`
-	Updated  time.Time    `json:"updated"`
-	Code     string       `json:"code"`
-	Calls    []CallRecord `json:"calls"`
-	Envelope *Envelope    `json:"envelope,omitempty"`
-	Pending  int          `json:"pending"`
-}
-
-// Runs lists recent runs, newest first; pendingOnly keeps runs that wait
-// for a person.
-func (h *Hub) Runs(ctx context.Context, limit int, pendingOnly bool) ([]RunSummary, error) {
-	if limit <= 0 {
-		limit = 20
-	}
-	q := store.RunsQuery{Limit: limit}
-	if pendingOnly {
-		// Waiting for a person: a call nobody decided and that has not
-		// expired. A run whose calls were all decided waits for the model
-		// to resume it, not for a person.
-		q.Waiting, q.Now = []string{StatusAwaitingApproval, StatusAwaitingConnection}, h.now()
-	}
-	rows, err := h.db.RecentRuns(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]RunSummary, 0, len(rows))
-	for _, row := range rows {
-		r, err := runRowOf(row)
-		if err != nil {
-			return nil, err
-		}
-		s := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Attempts: r.Attempts, Created: r.Created, Updated: r.Updated, Code: h.redactCode(r.Code), Envelope: r.Envelope, Calls: envelopeCalls(r)}
-		if r.Envelope != nil {
-			s.Pending = len(r.Envelope.Pending)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-// DecisionRecord is one row of the audit trail.
-type DecisionRecord struct {
-	At       time.Time `json:"at"`
-	Channel  string    `json:"channel"`
-	Actor    string    `json:"actor,omitempty"`
-	RunID    string    `json:"runId,omitempty"`
-	Address  string    `json:"address,omitempty"`
-	Decision string    `json:"decision"`
-}
-
-// History returns the latest decisions, newest first.
-func (h *Hub) History(ctx context.Context, limit int) ([]DecisionRecord, error) {
-	if limit <= 0 {
-		limit = 50
-	}
-	entries, err := h.db.History(ctx, limit)
-	if err != nil {
-		return nil, err
-	}
-	var out []DecisionRecord
-	for _, e := range entries {
-		out = append(out, DecisionRecord{At: e.At, Channel: e.Channel, Actor: e.Actor, RunID: e.RunID, Address: e.Address, Decision: e.Decision})
-	}
-	return out, nil
-}
-
-// SetPaused pauses or resumes the hub: while paused, execute refuses new
-// runs (search and describe keep working).
-func (h *Hub) SetPaused(p bool) {
-	if h.paused.Swap(p) != p {
-		h.events.publish(Event{Kind: EventPaused})
-	}
-}
-
-// Paused reports whether the hub is paused.
-func (h *Hub) Paused() bool { return h.paused.Load() }
 
 // APIOptions configures the local API handler.
 type APIOptions struct {
@@ -225,7 +48,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		reply(w, map[string]bool{"ok": true}, h.Decide(r.Context(), in.ID, in.Decision, orDefault(in.Channel, ChannelCLI), in.Actor))
+		reply(w, map[string]bool{"ok": true}, h.Decide(r.Context(), in.ID, in.Decision, cmp.Or(in.Channel, ChannelCLI), in.Actor))
 	})
 	mux.HandleFunc("POST /v1/search", func(w http.ResponseWriter, r *http.Request) {
 		var in SearchRequest
@@ -250,7 +73,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		env, err := h.Execute(r.Context(), ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: orDefault(in.Client, "capabilities cli")})
+		env, err := h.Execute(r.Context(), ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: cmp.Or(in.Client, "capabilities cli")})
 		reply(w, env, err)
 	})
 	mux.HandleFunc("POST /v1/policy", func(w http.ResponseWriter, r *http.Request) {
@@ -258,7 +81,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		in.Channel = orDefault(in.Channel, ChannelCLI)
+		in.Channel = cmp.Or(in.Channel, ChannelCLI)
 		res, err := h.ApplyPolicy(r.Context(), in)
 		reply(w, res, err)
 	})
@@ -267,7 +90,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		res, err := h.RemovePolicy(r.Context(), in.Target, orDefault(in.Channel, ChannelCLI))
+		res, err := h.RemovePolicy(r.Context(), in.Target, cmp.Or(in.Channel, ChannelCLI))
 		reply(w, res, err)
 	})
 	mux.HandleFunc("POST /v1/accept", func(w http.ResponseWriter, r *http.Request) {
@@ -275,7 +98,7 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		res, err := h.AcceptDefinitions(r.Context(), in.Target, orDefault(in.Channel, ChannelCLI))
+		res, err := h.AcceptDefinitions(r.Context(), in.Target, cmp.Or(in.Channel, ChannelCLI))
 		if res == nil {
 			res = []ToolChange{}
 		}
@@ -337,13 +160,6 @@ func (h *Hub) APIHandler(opts APIOptions) http.Handler {
 	return mux
 }
 
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
 	if err := dec.Decode(v); err != nil {
@@ -366,7 +182,7 @@ func reply(w http.ResponseWriter, v any, err error) {
 			status = http.StatusBadRequest
 		case errors.Is(err, ErrAlreadyDecided):
 			status = http.StatusConflict
-		case strings.Contains(err.Error(), "no pending approval"), strings.Contains(err.Error(), "no run"):
+		case errors.Is(err, ErrNoPending), errors.Is(err, ErrNoRun):
 			status = http.StatusNotFound
 		}
 		WriteAPIError(w, status, err.Error(), "")

@@ -112,7 +112,7 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 		if !ok {
 			if r, err := h.runs.loadRun(ctx, p.RunID); err == nil {
 				code = h.redactCode(r.Code)
-			} else if !errors.Is(err, errNoRun) {
+			} else if !errors.Is(err, ErrNoRun) {
 				return nil, err
 			}
 			codes[p.RunID] = code

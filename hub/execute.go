@@ -158,7 +158,7 @@ func (h *Hub) resume(ctx context.Context, id string) (*Envelope, error) {
 	unlock := h.lockRun(id)
 	defer unlock()
 	run, err := h.runs.loadRun(ctx, id)
-	if errors.Is(err, errNoRun) {
+	if errors.Is(err, ErrNoRun) {
 		return nil, &InputError{"resume", fmt.Sprintf("no run %q; resume only a runId returned by execute", id)}
 	}
 	if err != nil {

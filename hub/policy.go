@@ -427,7 +427,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 			return nil, err
 		}
 	}
-	channel := orDefault(ch.Channel, ChannelCLI)
+	channel := cmp.Or(ch.Channel, ChannelCLI)
 	if err := h.runs.audit(ctx, channel, "", "", check.Target, "policy_"+string(mode), written, h.now()); err != nil {
 		return nil, err
 	}
@@ -490,7 +490,7 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 		}
 		return nil, &InputError{"target", msg}
 	}
-	if err := h.runs.audit(ctx, orDefault(channel, ChannelCLI), "", "", norm, "policy_removed", written, h.now()); err != nil {
+	if err := h.runs.audit(ctx, cmp.Or(channel, ChannelCLI), "", "", norm, "policy_removed", written, h.now()); err != nil {
 		return nil, err
 	}
 	return res, h.reloadPolicy(ctx)

@@ -339,7 +339,21 @@ func (s runStore) createRun(ctx context.Context, r *runRow) error {
 	return s.db.CreateRun(ctx, row, lease)
 }
 
-var errNoRun = store.ErrNoRun
+// ErrNoRun reports a run the hub does not hold.
+var ErrNoRun = store.ErrNoRun
+
+// ErrNoPending reports a pending approval or connection input the hub does
+// not hold. Errors matching it are *[NoPendingError].
+var ErrNoPending = store.ErrNoPending
+
+// NoPendingError names the pending input the hub does not hold. It matches
+// [ErrNoPending].
+type NoPendingError struct{ ID string }
+
+func (e *NoPendingError) Error() string { return fmt.Sprintf("no pending approval %q", e.ID) }
+
+// Is makes errors.Is(err, ErrNoPending) hold.
+func (e *NoPendingError) Is(target error) bool { return target == ErrNoPending }
 
 func (s runStore) loadRun(ctx context.Context, id string) (*runRow, error) {
 	row, err := s.db.LoadRun(ctx, id)
@@ -396,7 +410,7 @@ func (s runStore) pendingOf(ctx context.Context, runID string) ([]*pendingRow, e
 func (s runStore) pendingByID(ctx context.Context, id string) (*pendingRow, error) {
 	p, err := s.db.PendingByID(ctx, id)
 	if errors.Is(err, store.ErrNoPending) {
-		return nil, fmt.Errorf("no pending approval %q", id)
+		return nil, &NoPendingError{ID: id}
 	}
 	return p, err
 }
@@ -545,7 +559,7 @@ func ownerAlive(owner string) bool {
 func (s runStore) claimRun(ctx context.Context, id string, now time.Time) error {
 	ok, held, err := s.db.ClaimRun(ctx, id, s.owner, now, now.Add(s.lease), ownerAlive)
 	if errors.Is(err, store.ErrNoRun) {
-		return errNoRun
+		return ErrNoRun
 	}
 	if err != nil {
 		return err

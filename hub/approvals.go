@@ -291,10 +291,26 @@ func (h *Hub) verifyState(s string) (*inputState, error) {
 	return &st, nil
 }
 
-// redeemInput checks a signed state against the stored pending calls and
-// records the client's answers: each state is accepted once, and only for
-// the exact pending calls (run, sequence number, arguments hash) it was
-// signed for.
+// RedeemInputs checks a state SignInputs signed against the stored pending
+// calls and records the client's answers (pending id to decision, as
+// ParseDecision reads it; "" or absent leaves the call pending) through
+// ChannelClient, with actor as who answered. Each state is accepted once,
+// and only for the exact pending calls (run, sequence number, arguments
+// hash) it was signed for; any other state is refused with an error
+// matching ErrBadState. It returns the run and the pending calls the state
+// asked about.
+func (h *Hub) RedeemInputs(ctx context.Context, state string, answers map[string]string, actor string) (runID string, asked []string, err error) {
+	st, err := h.redeemInput(ctx, state, answers, actor)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, c := range st.Calls {
+		asked = append(asked, c.PendingID)
+	}
+	return st.RunID, asked, nil
+}
+
+// redeemInput is RedeemInputs, returning the state it redeemed.
 func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]string, actor string) (*inputState, error) {
 	st, err := h.verifyState(state)
 	if err != nil {
@@ -330,9 +346,32 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 	return st, nil
 }
 
-// newInputState signs a state for the run's open approvals. Only the last
-// state signed for a call can answer it, once: each call's row keeps the
-// state's nonce, which redeemInput uses up.
+// SignInputs signs the state of an input request that asks a client about
+// pendingIDs, open approvals of run runID, for RedeemInputs to check when
+// the client answers. Only the last state signed for a call can answer it,
+// once: each call's row keeps the state's nonce, which RedeemInputs uses
+// up.
+func (h *Hub) SignInputs(ctx context.Context, runID string, pendingIDs []string) (string, error) {
+	rows, err := h.runs.pendingOf(ctx, runID)
+	if err != nil {
+		return "", err
+	}
+	byID := make(map[string]*pendingRow, len(rows))
+	for _, p := range rows {
+		byID[p.ID] = p
+	}
+	pend := make([]*pendingRow, 0, len(pendingIDs))
+	for _, id := range pendingIDs {
+		p, ok := byID[id]
+		if !ok || p.Kind != KindApproval || p.Decision != "" {
+			return "", fmt.Errorf("%s is not an open approval of run %s", id, runID)
+		}
+		pend = append(pend, p)
+	}
+	return h.newInputState(ctx, runID, pend)
+}
+
+// newInputState signs a state for pend, open approvals of run runID.
 func (h *Hub) newInputState(ctx context.Context, runID string, pend []*pendingRow) (string, error) {
 	st := inputState{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli()}
 	var nonce [12]byte

@@ -335,6 +335,11 @@ func (h *Hub) Close() error {
 // Paths returns the hub's files.
 func (h *Hub) Paths() Paths { return h.paths }
 
+// Logger is the hub's logger: Options.Logger, with every secret the hub
+// holds scrubbed from what it writes. The surfaces above the hub log
+// through it.
+func (h *Hub) Logger() *slog.Logger { return h.log }
+
 // Config returns the last good config. Callers must not modify it.
 func (h *Hub) Config() *Config {
 	h.cfgMu.RLock()

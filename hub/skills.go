@@ -582,6 +582,26 @@ func (h *Hub) warnSkill(dir, problem string) {
 	h.log.Warn("skipping a skill folder", "dir", dir, "problem", problem)
 }
 
+// ServedSkills are the skills the hub serves its own clients through the
+// Skills extension: the local ones, in address order.
+func (h *Hub) ServedSkills() []*Skill {
+	var out []*Skill
+	for _, sk := range h.skills().skills {
+		if sk.Source == "" {
+			out = append(out, sk)
+		}
+	}
+	return out
+}
+
+// ReadSkillFile returns the bytes of file rel of local skill sk, checked
+// against the digest and size the skill was listed with: a file edited
+// since is read again with its skill.
+func (h *Hub) ReadSkillFile(sk *Skill, rel string) ([]byte, error) {
+	data, _, err := h.readSkillFile(sk, rel)
+	return data, err
+}
+
 // readSkillFile returns the bytes of one of a local skill's files, checked
 // against the digest and size the skill was listed with: a file edited
 // since is read again with its skill.

@@ -19,6 +19,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -138,7 +139,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	svc, err := hub.Listen(hub.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
-		MCPServer: h.NewMCPServer(version),
+		MCPServer: mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()}),
 		Handler:   h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open, HTTPBearer: bearer}),
 	})
 	if err != nil {
@@ -163,7 +164,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		return err
 	}
 	if bearer != nil {
-		addr, done, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: h.NewMCPServer(version), Logger: log})
+		addr, done, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()}), Logger: log})
 		if err != nil {
 			return fail(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/mcpserver"
 )
 
 func mcpCommand() *command {
@@ -68,7 +69,7 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 		return err
 	}
 	defer h.Close()
-	srv := h.NewMCPServer(version)
+	srv := mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()})
 	svc, err := hub.Listen(hub.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: srv, Handler: h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
 	if errors.Is(err, hub.ErrHubRunning) {
 		// A hub took the home while this one opened: serve through it.

@@ -14,9 +14,15 @@
 //     ask or deny, from the rules, the remembered decisions and the pinned
 //     tool definitions); decisions from the person through a dialog, the
 //     client's own form or the CLI.
-//   - mcpserver.go: the three MCP tools.
 //   - service.go, shim.go, httpserve.go, api.go: the local API on a unix socket,
 //     the stdio shim clients start, and the optional loopback HTTP endpoint.
+//
+// Above the heart, the surfaces (each holds the heart; the heart imports
+// neither):
+//
+//   - hub/mcpserver: the MCP surface: the three tools, approvals as input
+//     requests, and the Skills extension, over the few methods of the heart
+//     it needs (mcpserver.Hub).
 //
 // Below the heart, packages of their own (each imports none above it):
 //

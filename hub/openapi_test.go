@@ -14,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // prismMock is a Prism mock server validating requests against a
@@ -304,49 +302,6 @@ func TestOpenAPIPetstore(t *testing.T) {
 			t.Errorf("the secret reached the envelope")
 		}
 	})
-}
-
-// TestOpenAPIOverMCP drives a petstore source through the hub's MCP server
-// with the go-sdk client: search, a GET through execute, and a DELETE that
-// asks.
-func TestOpenAPIOverMCP(t *testing.T) {
-	prism := startPrism(t, petstoreDoc(t))
-	h := newOpenAPIHub(t, "petstore", &Source{OpenAPI: petstoreDoc(t), BaseURL: prism.URL}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
-	cs := connect(t, h, "2025-11-25", nil)
-	ctx := context.Background()
-	call := func(tool string, args map[string]any) (string, map[string]any) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var text string
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				text += tc.Text
-			}
-		}
-		var sc map[string]any
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			json.Unmarshal(b, &sc)
-		}
-		return text, sc
-	}
-	text, _ := call("search", map[string]any{"query": "order by id", "namespace": "petstore"})
-	if !strings.Contains(text, "petstore.getOrderById(input: { orderId: number }): Promise<Order>") || !strings.Contains(text, "petstore.deleteOrder(input: { orderId: number }): Promise<unknown>   [asks]") {
-		t.Errorf("search over MCP:\n%s", text)
-	}
-	_, sc := call("execute", map[string]any{"code": `return (await petstore.getOrderById({ orderId: 2 })).status;`})
-	if sc["status"] != "completed" || sc["result"] == nil {
-		t.Errorf("GET over MCP: %v", sc)
-	}
-	_, sc = call("execute", map[string]any{"code": `return await petstore.deleteOrder({ orderId: 2 });`})
-	if sc["status"] != "awaiting_approval" {
-		t.Errorf("DELETE over MCP asks: %v", sc)
-	}
-	if slices.Contains(prism.requests(), "delete /store/order/2") {
-		t.Errorf("the DELETE was sent before approval")
-	}
 }
 
 // TestMCPCallEntersNoOpenAPICode runs a call of an MCP tool on a hub that

@@ -686,3 +686,14 @@ func (c *bufferedConn) Read(p []byte) (int, error) {
 	}
 	return c.Conn.Read(p)
 }
+
+// sessionClient is the name and version a client gave at initialize, or
+// "unknown", as hub/mcpserver's SessionClient says it.
+func sessionClient(ss *mcp.ServerSession) string {
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		if n := strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version); n != "" {
+			return n
+		}
+	}
+	return "unknown"
+}

@@ -2,7 +2,7 @@ package hub
 
 // The Skills extension (io.modelcontextprotocol/skills, SEP-2640) on the
 // wire, and its client half: the hub's own server serves these types
-// (skillsext.go), and Upstreams reads an upstream's skills/list with them
+// (hub/mcpserver), and Upstreams reads an upstream's skills/list with them
 // and reads a skill's files with resources/read, for the skills of
 // upstream servers (skillsup.go).
 
@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// skillsExtension is the extension's identifier in capabilities.
-const skillsExtension = "io.modelcontextprotocol/skills"
+// SkillsExtension is the extension's identifier in capabilities.
+const SkillsExtension = "io.modelcontextprotocol/skills"
 
 // SkillResource is one file of a skill entry.
 type SkillResource struct {
@@ -105,7 +105,7 @@ func (u *Upstreams) ListSkills(ctx context.Context, source string) ([]ListedSkil
 	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
 	var entries []ListedSkill
-	if init := s.cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Extensions[skillsExtension] != nil {
+	if init := s.cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Extensions[SkillsExtension] != nil {
 		cursor := ""
 		for page := 0; ; page++ {
 			if page == upstreamSkillPages {

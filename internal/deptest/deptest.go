@@ -94,4 +94,12 @@ var (
 	Heart = Module + "/hub"
 	// AllHub is every package under hub/, the heart included.
 	AllHub = Module + "/hub/..."
+	// MCPServer and LocalAPI are the two surfaces above the heart: nothing
+	// under hub/ but LocalAPI imports MCPServer, and nothing imports
+	// LocalAPI but the app.
+	MCPServer = Module + "/hub/mcpserver"
+	LocalAPI  = Module + "/hub/localapi"
+	// App is the command (app) and its tray app (ui), above every hub
+	// package.
+	App = []string{Module + "/app/...", Module + "/ui/..."}
 )

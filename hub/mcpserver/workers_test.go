@@ -1,4 +1,4 @@
-package hub
+package mcpserver
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -18,27 +21,27 @@ import (
 // client's `return 1` still completes while they wait, through the hub's
 // MCP server, and the held runs complete once the upstream answers.
 func TestQuickRunIsNotQueuedBehindWaitingRuns(t *testing.T) {
-	drv, err := sandbox.NewPool(sandbox.PoolOptions{Command: []string{os.Args[0]}, Env: []string{sandboxWorkerEnv + "=1"}, Size: 2})
+	drv, err := sandbox.NewPool(sandbox.PoolOptions{Command: []string{os.Args[0]}, Env: []string{hubtest.SandboxWorkerEnv + "=1"}, Size: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	started, release := make(chan struct{}), make(chan struct{})
 	s := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "v0.0.1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Wait for the upstream to answer.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, svcEchoOut, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, echoOut, error) {
 			select {
 			case started <- struct{}{}:
 			case <-ctx.Done():
-				return nil, svcEchoOut{}, ctx.Err()
+				return nil, echoOut{}, ctx.Err()
 			}
 			select {
 			case <-release:
-				return nil, svcEchoOut{Text: "released"}, nil
+				return nil, echoOut{Text: "released"}, nil
 			case <-ctx.Done():
-				return nil, svcEchoOut{}, ctx.Err()
+				return nil, echoOut{}, ctx.Err()
 			}
 		})
-	h := hubWith(t, map[string]*Source{"slow": {URL: httpUpstream(t, s, "", "").URL}}, drv)
+	h := hubWith(t, map[string]*config.Source{"slow": {URL: hubtest.HTTPUpstream(t, s, "", "").URL}}, drv)
 
 	const held = 4
 	type answer struct {
@@ -80,8 +83,8 @@ func TestQuickRunIsNotQueuedBehindWaitingRuns(t *testing.T) {
 		close(release)
 		t.Fatalf("a quick run while %d runs wait on a tool: %v", held, err)
 	}
-	var env Envelope
-	if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != StatusCompleted || string(env.Result) != "1" {
+	var env hub.Envelope
+	if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != hub.StatusCompleted || string(env.Result) != "1" {
 		close(release)
 		t.Fatalf("a quick run while %d runs wait on a tool: %s (%v)", held, resultText(res), err)
 	}
@@ -95,8 +98,8 @@ func TestQuickRunIsNotQueuedBehindWaitingRuns(t *testing.T) {
 	seen := map[string]bool{}
 	for range held {
 		a := <-results
-		var env Envelope
-		if a.err != nil || json.Unmarshal([]byte(a.text), &env) != nil || env.Status != StatusCompleted {
+		var env hub.Envelope
+		if a.err != nil || json.Unmarshal([]byte(a.text), &env) != nil || env.Status != hub.StatusCompleted {
 			t.Fatalf("a held run: %s %v", a.text, a.err)
 		}
 		seen[string(env.Result)] = true

@@ -1,45 +1,19 @@
-package hub
+package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/sandbox"
 )
-
-// clientExec runs code through a go-sdk client's execute and returns the
-// envelope of its structured content, after checking the text line says
-// the same.
-func clientExec(t *testing.T, cs *mcp.ClientSession, code string) *Envelope {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": code}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var env Envelope
-	if err := json.Unmarshal(b, &env); err != nil {
-		t.Fatalf("structured content is not an envelope: %v\n%s", err, b)
-	}
-	var structured, line any
-	json.Unmarshal(b, &structured)
-	if err := json.Unmarshal([]byte(resultText(res)), &line); err != nil || !reflect.DeepEqual(structured, line) {
-		t.Fatalf("the text line and the structured envelope differ:\n%s\n%s", resultText(res), b)
-	}
-	return &env
-}
 
 // TestFinePrintThroughAClient: the spec's fine print as a go-sdk client
 // sees it in execute's envelope, at both protocol versions: export default
@@ -49,7 +23,7 @@ func clientExec(t *testing.T, cs *mcp.ClientSession, code string) *Envelope {
 // calls listing the refused ones with ok false, and credentials in free
 // text hidden from the pending call's summary.
 func TestFinePrintThroughAClient(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	for _, version := range clientVersions {
 		t.Run(version, func(t *testing.T) {
 			cs := connect(t, h.Hub, version, nil)
@@ -62,7 +36,7 @@ func TestFinePrintThroughAClient(t *testing.T) {
 					"export default 2 + 3":                     "Returned the value after `export default`",
 				} {
 					env := clientExec(t, cs, code)
-					if env.Status != StatusCompleted || len(env.Result) == 0 || string(env.Result) == "null" {
+					if env.Status != hub.StatusCompleted || len(env.Result) == 0 || string(env.Result) == "null" {
 						t.Errorf("%q: %s", code, env.Line())
 						continue
 					}
@@ -80,7 +54,7 @@ func TestFinePrintThroughAClient(t *testing.T) {
 
 			t.Run("uncaught tool error", func(t *testing.T) {
 				env := clientExec(t, cs, `await everything.echo({ message: "x" }, { connection: "nope" });`)
-				if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "unknown_connection" || env.Error.Hint == "" {
+				if env.Status != hub.StatusFailed || env.Error == nil || env.Error.Code != "unknown_connection" || env.Error.Hint == "" {
 					t.Errorf("an uncaught ToolError: %s; want its code unknown_connection and a hint", env.Line())
 				}
 			})
@@ -93,7 +67,7 @@ func TestFinePrintThroughAClient(t *testing.T) {
 					"const a = 1;\nreturn a +\n": "unexpected end of the code at line 3:1",
 				} {
 					env := clientExec(t, cs, code)
-					if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "syntax_error" || !strings.Contains(env.Error.Message, line) {
+					if env.Status != hub.StatusFailed || env.Error == nil || env.Error.Code != "syntax_error" || !strings.Contains(env.Error.Message, line) {
 						t.Errorf("%q: %s; want a syntax_error at %s", code, env.Line(), line)
 					}
 				}
@@ -101,7 +75,7 @@ func TestFinePrintThroughAClient(t *testing.T) {
 
 			t.Run("memory within one turn", func(t *testing.T) {
 				env := clientExec(t, cs, `const a = []; for (let i = 0; i < 96; i++) a.push(new Uint8Array(1 << 20)); return a.length`)
-				if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "memory_limit" {
+				if env.Status != hub.StatusFailed || env.Error == nil || env.Error.Code != "memory_limit" {
 					t.Errorf("96 MB of typed arrays in one turn: %s; want memory_limit", env.Line())
 				}
 			})
@@ -109,7 +83,7 @@ func TestFinePrintThroughAClient(t *testing.T) {
 			t.Run("setTimeout waits", func(t *testing.T) {
 				start := time.Now()
 				env := clientExec(t, cs, `const a = Date.now(); await new Promise(r => setTimeout(r, 400)); return Date.now() - a`)
-				if took := time.Since(start); env.Status != StatusCompleted || string(env.Result) != "400" || took < 400*time.Millisecond {
+				if took := time.Since(start); env.Status != hub.StatusCompleted || string(env.Result) != "400" || took < 400*time.Millisecond {
 					t.Errorf("a 400 ms timer: %s after %v; want 400 after at least 400ms", env.Line(), took)
 				}
 			})
@@ -136,7 +110,7 @@ return r;`)
 
 			t.Run("credentials in free text", func(t *testing.T) {
 				env := clientExec(t, cs, `return await memory.createEntities({ entities: [{ name: "n", entityType: "Authorization: Bearer abc.DEF-123_456 sk_live_4eC39HqLyjWDarjtT1zdp7dc ghp_abcdefghijklmnopqrstuvwxyz0123456789", observations: [] }] });`)
-				if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+				if env.Status != hub.StatusAwaitingApproval || len(env.Pending) != 1 {
 					t.Fatalf("%s", env.Line())
 				}
 				s := env.Pending[0].Summary
@@ -153,27 +127,17 @@ return r;`)
 	}
 }
 
-// clientVersions are the protocol versions a client-facing test runs at.
-var clientVersions = []string{"2026-07-28", "2025-11-25"}
-
-// bothVersions runs test once for each of clientVersions, as a subtest.
-func bothVersions(t *testing.T, test func(t *testing.T, version string)) {
-	for _, version := range clientVersions {
-		t.Run(version, func(t *testing.T) { test(t, version) })
-	}
-}
-
 // TestCallsListTheCallInFlightThroughAClient: a client's envelope lists the
 // call that was in flight when the run hit its wall time, with ok false.
 func TestCallsListTheCallInFlightThroughAClient(t *testing.T) {
 	blocked := make(chan struct{}, 1)
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"slow": {URL: httpUpstream(t, svcTestMCPServer(blocked), "", "").URL}},
-		Policy: map[string]Mode{"slow": Allow}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"slow": {URL: hubtest.HTTPUpstream(t, slowServer(blocked), "", "").URL}},
+		Policy: map[string]config.Mode{"slow": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Limits: sandbox.Limits{Wall: time.Second}})
+	h, err := hub.New(context.Background(), hub.Options{Home: home, ConfigPoll: -1, Limits: sandbox.Limits{Wall: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +147,7 @@ func TestCallsListTheCallInFlightThroughAClient(t *testing.T) {
 	}
 	bothVersions(t, func(t *testing.T, version string) {
 		env := clientExec(t, connect(t, h, version, nil), `await slow.echo({ text: "a" }); await slow.block({}); return 1;`)
-		if env.Status != StatusFailed || env.Error == nil || env.Error.Code != "wall_limit" {
+		if env.Status != hub.StatusFailed || env.Error == nil || env.Error.Code != "wall_limit" {
 			t.Fatalf("%s", env.Line())
 		}
 		if len(env.Calls) != 2 || !env.Calls[0].OK || env.Calls[1].Address != "slow.block" || env.Calls[1].OK {
@@ -199,11 +163,11 @@ func TestCallsListTheCallInFlightThroughAClient(t *testing.T) {
 func TestNewlyAddedSourceIsWaitedFor(t *testing.T) {
 	bothVersions(t, func(t *testing.T, version string) {
 		home := t.TempDir()
-		cfg := &Config{Sources: map[string]*Source{"memory": memorySource(t)}, Policy: map[string]Mode{}}
+		cfg := &config.Config{Sources: map[string]*config.Source{"memory": memorySource(t)}, Policy: map[string]config.Mode{}}
 		if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 			t.Fatal(err)
 		}
-		h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}})
+		h, err := hub.New(context.Background(), hub.Options{Home: home, ConfigPoll: -1, Keychain: &hubtest.MemKeychain{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,14 +176,14 @@ func TestNewlyAddedSourceIsWaitedFor(t *testing.T) {
 			t.Fatal(errs)
 		}
 		cs := connect(t, h, version, nil)
-		cfg.Sources["everything"] = &Source{Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"}}
+		cfg.Sources["everything"] = &config.Source{Command: hubtest.NpmServer(t, "mcp-server-everything"), Args: []string{"stdio"}}
 		if err := h.SaveConfig(context.Background(), cfg); err != nil {
 			t.Fatal(err)
 		}
 		if out, _ := callText(t, cs, "search", map[string]any{"query": "echo back a message", "namespace": "everything"}); !strings.Contains(out, "everything.echo(") {
 			t.Errorf("the first search after adding the source: %q", out)
 		}
-		if env := clientExec(t, cs, `return await everything.echo({ message: "hi" })`); env.Status != StatusCompleted || !strings.Contains(string(env.Result), "hi") {
+		if env := clientExec(t, cs, `return await everything.echo({ message: "hi" })`); env.Status != hub.StatusCompleted || !strings.Contains(string(env.Result), "hi") {
 			t.Errorf("the first execute after adding the source: %s", env.Line())
 		}
 	})
@@ -235,7 +199,7 @@ func TestRefusedSourceNamesThroughAClient(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &svcMemKeychain{}})
+	h, err := hub.New(context.Background(), hub.Options{Home: home, ConfigPoll: -1, Keychain: &hubtest.MemKeychain{}})
 	if err != nil {
 		t.Fatalf("a config with badly named sources must still start the hub: %v", err)
 	}
@@ -250,7 +214,7 @@ func TestRefusedSourceNamesThroughAClient(t *testing.T) {
 			"return await notes.listNotes()":       `"list_notes"`,
 			"return [typeof eval, parseInt('42')]": `["function",42]`,
 		} {
-			if env := clientExec(t, cs, code); env.Status != StatusCompleted || string(env.Result) != want {
+			if env := clientExec(t, cs, code); env.Status != hub.StatusCompleted || string(env.Result) != want {
 				t.Errorf("%q: %s; want %s", code, env.Line(), want)
 			}
 		}

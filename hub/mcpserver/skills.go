@@ -1,4 +1,4 @@
-package hub
+package mcpserver
 
 // The Skills extension (io.modelcontextprotocol/skills, SEP-2640), served
 // to the hub's own clients: skills/list and skills/get give each local
@@ -18,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
 )
 
 // skillTTL is how long a client may take a skill listing, entry or file as
@@ -33,53 +35,42 @@ const skillsPageSize = 100
 func skillsCapabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{
 		Resources:  &mcp.ResourceCapabilities{},
-		Extensions: map[string]any{skillsExtension: map[string]any{}},
+		Extensions: map[string]any{hub.SkillsExtension: map[string]any{}},
 	}
 }
 
 // addSkillsExtension registers the extension's methods and the template of
 // its files on s.
-func (h *Hub) addSkillsExtension(s *mcp.Server) {
-	if err := mcp.AddReceivingCustomMethod(s, "skills/list", h.handleListSkills); err != nil {
+func (m *server) addSkillsExtension(s *mcp.Server) {
+	if err := mcp.AddReceivingCustomMethod(s, "skills/list", m.handleListSkills); err != nil {
 		panic(err) // not a standard method name: cannot happen
 	}
-	if err := mcp.AddReceivingCustomMethod(s, "skills/get", h.handleGetSkill); err != nil {
+	if err := mcp.AddReceivingCustomMethod(s, "skills/get", m.handleGetSkill); err != nil {
 		panic(err)
 	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: "skill://{+path}",
 		Name:        "skills",
 		Description: "The files of the user's skills: skill://<name>/SKILL.md and the files beside it.",
-	}, h.readSkillResource)
+	}, m.readSkillResource)
 }
 
-func skillURI(sk *Skill, rel string) string { return "skill://" + sk.Path + "/" + rel }
+func skillURI(sk *hub.Skill, rel string) string { return "skill://" + sk.Path + "/" + rel }
 
-func skillEntry(sk *Skill) SkillEntry {
-	e := SkillEntry{URI: skillURI(sk, "SKILL.md"), Frontmatter: sk.Frontmatter}
+func skillEntry(sk *hub.Skill) hub.SkillEntry {
+	e := hub.SkillEntry{URI: skillURI(sk, "SKILL.md"), Frontmatter: sk.Frontmatter}
 	for _, f := range sk.Files {
-		e.Resources = append(e.Resources, SkillResource{URI: skillURI(sk, f.Path), Digest: f.Digest, Size: f.Size})
+		e.Resources = append(e.Resources, hub.SkillResource{URI: skillURI(sk, f.Path), Digest: f.Digest, Size: f.Size})
 	}
 	return e
-}
-
-// servedSkills are the skills the extension serves: the local ones.
-func (h *Hub) servedSkills() []*Skill {
-	var out []*Skill
-	for _, sk := range h.skills().skills {
-		if sk.Source == "" {
-			out = append(out, sk)
-		}
-	}
-	return out
 }
 
 func invalidParams(format string, args ...any) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 }
 
-func (h *Hub) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *ListSkillsParams) (*ListSkillsResult, error) {
-	skills := h.servedSkills()
+func (m *server) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *hub.ListSkillsParams) (*hub.ListSkillsResult, error) {
+	skills := m.hub.ServedSkills()
 	start := 0
 	if p != nil && p.Cursor != "" {
 		// The cursor is the URI of the last entry given: entries are in
@@ -91,7 +82,7 @@ func (h *Hub) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *ListS
 			start++
 		}
 	}
-	res := &ListSkillsResult{ResultType: "complete", Skills: []SkillEntry{}, TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}
+	res := &hub.ListSkillsResult{ResultType: "complete", Skills: []hub.SkillEntry{}, TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}
 	end := min(start+skillsPageSize, len(skills))
 	for _, sk := range skills[start:end] {
 		res.Skills = append(res.Skills, skillEntry(sk))
@@ -103,7 +94,7 @@ func (h *Hub) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *ListS
 }
 
 // skillOfURI finds the served skill and file a skill:// URI names.
-func (h *Hub) skillOfURI(uri string) (*Skill, string, bool) {
+func (m *server) skillOfURI(uri string) (*hub.Skill, string, bool) {
 	rest, ok := strings.CutPrefix(uri, "skill://")
 	if !ok {
 		return nil, "", false
@@ -112,36 +103,40 @@ func (h *Hub) skillOfURI(uri string) (*Skill, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	sk, ok := h.skills().lookup("skill:" + name)
-	if !ok || sk.Source != "" {
+	for _, sk := range m.hub.ServedSkills() {
+		if sk.Address != "skill:"+name {
+			continue
+		}
+		for _, f := range sk.Files {
+			if f.Path == rel {
+				return sk, rel, true
+			}
+		}
 		return nil, "", false
 	}
-	if _, ok := sk.file(rel); !ok {
-		return nil, "", false
-	}
-	return sk, rel, true
+	return nil, "", false
 }
 
-func (h *Hub) handleGetSkill(_ context.Context, _ *mcp.ServerSession, p *GetSkillParams) (*GetSkillResult, error) {
+func (m *server) handleGetSkill(_ context.Context, _ *mcp.ServerSession, p *hub.GetSkillParams) (*hub.GetSkillResult, error) {
 	if p == nil || p.URI == "" {
 		return nil, invalidParams("skills/get needs uri, the URI of a skill's SKILL.md")
 	}
-	sk, rel, ok := h.skillOfURI(p.URI)
+	sk, rel, ok := m.skillOfURI(p.URI)
 	if !ok || rel != "SKILL.md" {
 		return nil, invalidParams("No skill is served at %s", p.URI)
 	}
-	return &GetSkillResult{ResultType: "complete", Skill: skillEntry(sk), TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}, nil
+	return &hub.GetSkillResult{ResultType: "complete", Skill: skillEntry(sk), TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}, nil
 }
 
 // readSkillResource answers resources/read of a skill file: the bytes its
 // entry's digest covers, as text when they are UTF-8.
-func (h *Hub) readSkillResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (m *server) readSkillResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	sk, rel, ok := h.skillOfURI(uri)
+	sk, rel, ok := m.skillOfURI(uri)
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	data, _, err := h.readSkillFile(sk, rel)
+	data, err := m.hub.ReadSkillFile(sk, rel)
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

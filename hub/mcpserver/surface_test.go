@@ -1,4 +1,4 @@
-package hub
+package mcpserver
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
 )
 
 // TestToolsListCacheableAndOrdered: a 2026-07-28 client gets tools/list
 // with ttlMs and cacheScope, and the three tools in the same order every
 // time.
 func TestToolsListCacheableAndOrdered(t *testing.T) {
-	h := hubOver(t, "up", mcp.NewServer(&mcp.Implementation{Name: "empty", Version: "1"}, nil))
-	cs := connect(t, h, "2026-07-28", nil)
+	cs := connect(t, fakeHub{}, "2026-07-28", nil)
 	var orders [][]string
 	for range 3 {
 		res, err := cs.ListTools(context.Background(), nil)
@@ -73,7 +74,7 @@ func testExecuteOutputSchemaRequiresWhatItSends(t *testing.T, version string) {
 		t.Fatal(err)
 	}
 
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	cs := connect(t, h.Hub, version, nil)
 	for name, code := range map[string]string{
 		"completed": `return await everything.getSum({ a: 1, b: 2 });`,
@@ -122,16 +123,16 @@ func TestAwaitingApprovalSaysWhatHappened(t *testing.T) {
 }
 
 func testAwaitingApprovalSaysWhatHappened(t *testing.T, version string) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	cs := connect(t, h.Hub, version, nil)
-	pending := func() PendingItem {
+	pending := func() hub.PendingItem {
 		t.Helper()
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var env Envelope
-		if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+		var env hub.Envelope
+		if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != hub.StatusAwaitingApproval || len(env.Pending) != 1 {
 			t.Fatalf("%s", resultText(res))
 		}
 		if !strings.Contains(env.Pending[0].Message, "capabilities hub approve "+env.RunID) {
@@ -143,14 +144,14 @@ func testAwaitingApprovalSaysWhatHappened(t *testing.T, version string) {
 	if p := pending(); strings.Contains(p.Message, "screen") || strings.Contains(p.Message, "dialog") {
 		t.Errorf("without a presenter the model is told %q", p.Message)
 	}
-	var shown []Approval
-	remove := h.SetApprovalPresenter(func(a Approval) bool { shown = append(shown, a); return true })
+	var shown []hub.Approval
+	remove := h.SetApprovalPresenter(func(a hub.Approval) bool { shown = append(shown, a); return true })
 	p := pending()
 	if !strings.Contains(p.Message, "dialog is open on the user's screen") || len(shown) != 1 || shown[0].ID != p.ID || shown[0].Address != "memory.createEntities" {
 		t.Errorf("with a presenter that showed it: %q (presented %+v)", p.Message, shown)
 	}
 	remove()
-	declined := h.SetApprovalPresenter(func(Approval) bool { return false })
+	declined := h.SetApprovalPresenter(func(hub.Approval) bool { return false })
 	defer declined()
 	if p := pending(); strings.Contains(p.Message, "screen") {
 		t.Errorf("with a presenter that showed nothing: %q", p.Message)

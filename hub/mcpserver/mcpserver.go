@@ -1,15 +1,61 @@
-package hub
+// Package mcpserver is the hub's MCP surface: the three tools (search,
+// describe and execute) every client sees, approvals asked in the client's
+// own form as input requests with a signed state, and the Skills extension
+// serving the person's local skills.
+//
+// It sits above the heart (package hub) and knows it only through [Hub],
+// the few methods it needs; *hub.Hub satisfies it. The wording of the
+// surface (the tools' descriptions and schemas, the server instructions)
+// lives here and changes only with evidence: every byte of it is a cost
+// each client pays at every session.
+//
+// One server from [New] serves every client session, over the local API's
+// socket (hub/localapi) and the optional HTTP endpoint alike.
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
 )
+
+// Hub is what the MCP surface needs of the heart. *hub.Hub satisfies it.
+type Hub interface {
+	// Search, Describe and Execute are the three tools.
+	Search(ctx context.Context, req hub.SearchRequest) (string, error)
+	Describe(ctx context.Context, req hub.DescribeRequest) (string, error)
+	Execute(ctx context.Context, req hub.ExecuteRequest) (*hub.Envelope, error)
+	// Pending lists a run's open approvals and connection inputs.
+	Pending(ctx context.Context, runID string) ([]hub.Approval, error)
+	// SignInputs signs the state of an input request asking about open
+	// approvals of a run; RedeemInputs checks a state it signed and
+	// records the client's answers.
+	SignInputs(ctx context.Context, runID string, pendingIDs []string) (string, error)
+	RedeemInputs(ctx context.Context, state string, answers map[string]string, actor string) (runID string, asked []string, err error)
+	// ServedSkills are the skills the Skills extension serves, in address
+	// order; ReadSkillFile reads one of their files.
+	ServedSkills() []*hub.Skill
+	ReadSkillFile(sk *hub.Skill, rel string) ([]byte, error)
+}
+
+var _ Hub = (*hub.Hub)(nil)
+
+// Options configure [New].
+type Options struct {
+	// Version is the hub's version, as the server's implementation says it.
+	Version string
+	// Logger receives the server's logs (each client that connects, among
+	// them); nil discards them.
+	Logger *slog.Logger
+}
 
 // The model-facing wording of the surface. It changes only with evidence.
 const (
@@ -64,21 +110,32 @@ func Tools() []*mcp.Tool {
 // Instructions are the server instructions clients receive at initialize.
 func Instructions() string { return instructions }
 
-// NewMCPServer returns the MCP server of the code-mode surface: exactly three
-// tools. One server serves every client session.
-func (h *Hub) NewMCPServer(version string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: version}, &mcp.ServerOptions{
+// server holds what the handlers of one MCP server use.
+type server struct {
+	hub Hub
+	log *slog.Logger
+}
+
+// New returns the MCP server of the code-mode surface over h: exactly three
+// tools, and the Skills extension. One server serves every client session.
+func New(h Hub, opts Options) *mcp.Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := &server{hub: h, log: log}
+	s := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       h.log,
+		Logger:       log,
 		SetCacheable: setCacheable,
 		Capabilities: skillsCapabilities(),
 	})
-	s.AddReceivingMiddleware(h.logInitialize)
+	s.AddReceivingMiddleware(m.logInitialize)
 	tools := Tools()
-	s.AddTool(tools[0], h.handleSearch)
-	s.AddTool(tools[1], h.handleDescribe)
-	s.AddTool(tools[2], h.handleExecute)
-	h.addSkillsExtension(s)
+	s.AddTool(tools[0], m.handleSearch)
+	s.AddTool(tools[1], m.handleDescribe)
+	s.AddTool(tools[2], m.handleExecute)
+	m.addSkillsExtension(s)
 	return s
 }
 
@@ -91,7 +148,7 @@ const listTTL = time.Hour
 // hour, and only by the person's own client, since a hub serves one person.
 func setCacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 	if _, ok := req.(*mcp.ReadResourceRequest); ok {
-		// Skill files (skillsext.go) change when the person edits them.
+		// Skill files (skills.go) change when the person edits them.
 		c.TTLMs, c.CacheScope = int(skillTTL/time.Millisecond), "private"
 		return
 	}
@@ -105,7 +162,7 @@ func textResult(s string, isErr bool) *mcp.CallToolResult {
 
 // inputErrorResult reports bad input as a tool error the model can read.
 func inputErrorResult(err error) (*mcp.CallToolResult, error) {
-	var ie *InputError
+	var ie *hub.InputError
 	if errors.As(err, &ie) {
 		return textResult("Invalid input: "+ie.Error(), true), nil
 	}
@@ -121,17 +178,17 @@ func decodeArgs(raw json.RawMessage, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
-			return &InputError{ute.Field, fmt.Sprintf("must be %s", ute.Type.Kind())}
+			return &hub.InputError{Field: ute.Field, Problem: fmt.Sprintf("must be %s", ute.Type.Kind())}
 		}
 		if strings.HasPrefix(err.Error(), "json: unknown field ") {
-			return &InputError{strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field"}
+			return &hub.InputError{Field: strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), Problem: "unknown field"}
 		}
-		return &InputError{"arguments", err.Error()}
+		return &hub.InputError{Field: "arguments", Problem: err.Error()}
 	}
 	return nil
 }
 
-func (h *Hub) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (m *server) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct {
 		Query     *string `json:"query"`
 		Namespace string  `json:"namespace"`
@@ -141,28 +198,28 @@ func (h *Hub) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return inputErrorResult(err)
 	}
 	if in.Query == nil {
-		return inputErrorResult(&InputError{"query", "required (a string up to 200 characters; empty lists the namespace)"})
+		return inputErrorResult(&hub.InputError{Field: "query", Problem: "required (a string up to 200 characters; empty lists the namespace)"})
 	}
-	sr := SearchRequest{Query: *in.Query, Namespace: in.Namespace}
+	sr := hub.SearchRequest{Query: *in.Query, Namespace: in.Namespace}
 	if in.Limit != nil {
 		if *in.Limit == 0 {
-			return inputErrorResult(&InputError{"limit", fmt.Sprintf("0 is out of range; must be %d to %d (default %d)", SearchLimitMin, SearchLimitMax, SearchLimitDefault)})
+			return inputErrorResult(&hub.InputError{Field: "limit", Problem: fmt.Sprintf("0 is out of range; must be %d to %d (default %d)", hub.SearchLimitMin, hub.SearchLimitMax, hub.SearchLimitDefault)})
 		}
 		sr.Limit = *in.Limit
 	}
-	out, err := h.Search(ctx, sr)
+	out, err := m.hub.Search(ctx, sr)
 	if err != nil {
 		return inputErrorResult(err)
 	}
 	return textResult(out, false), nil
 }
 
-func (h *Hub) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in DescribeRequest
+func (m *server) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in hub.DescribeRequest
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return inputErrorResult(err)
 	}
-	out, err := h.Describe(ctx, in)
+	out, err := m.hub.Describe(ctx, in)
 	if err != nil {
 		return inputErrorResult(err)
 	}
@@ -172,7 +229,7 @@ func (h *Hub) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (*mc
 // logInitialize logs each client that starts a session (initialize, or
 // server/discover for a 2026-07-28 client), by the name and version it
 // gives.
-func (h *Hub) logInitialize(next mcp.MethodHandler) mcp.MethodHandler {
+func (m *server) logInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if method != "initialize" && method != "server/discover" || err != nil {
@@ -183,15 +240,15 @@ func (h *Hub) logInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 			if p := ss.InitializeParams(); p != nil {
 				protocol = p.ProtocolVersion
 			}
-			h.log.Info("client connected", "client", sessionClient(ss), "protocol", protocol, "session", ss.ID())
+			m.log.Info("client connected", "client", SessionClient(ss), "protocol", protocol, "session", ss.ID())
 		}
 		return res, err
 	}
 }
 
-// sessionClient is the name and version a client gave at initialize, or
-// "unknown".
-func sessionClient(ss *mcp.ServerSession) string {
+// SessionClient is the name and version a client gave at initialize, or
+// "unknown": how the hub's logs name the client of a session.
+func SessionClient(ss *mcp.ServerSession) string {
 	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
 		if n := strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version); n != "" {
 			return n
@@ -232,7 +289,7 @@ func canAskInForm(req *mcp.CallToolRequest) bool {
 	return e.Form != nil || e.URL == nil // an empty elicitation capability means form
 }
 
-func (h *Hub) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct {
 		Code   string `json:"code"`
 		Resume string `json:"resume"`
@@ -241,7 +298,7 @@ func (h *Hub) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		return inputErrorResult(err)
 	}
 	client := clientName(req)
-	var env *Envelope
+	var env *hub.Envelope
 	var err error
 	if state := req.Params.RequestState; state != "" {
 		// The client answers input requests this hub signed.
@@ -251,13 +308,13 @@ func (h *Hub) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 				answers[id] = elicitDecision(er)
 			}
 		}
-		st, rerr := h.redeemInput(ctx, state, answers, client)
+		runID, asked, rerr := m.hub.RedeemInputs(ctx, state, answers, client)
 		if rerr != nil {
 			return textResult("The approval answer was refused: "+rerr.Error()+". Call execute again with { \"resume\": \"<runId>\" } to get a fresh request.", true), nil
 		}
-		env, err = h.Execute(ctx, ExecuteRequest{Resume: st.RunID, Client: client})
-		for _, c := range st.Calls {
-			if answers[c.PendingID] == "" && err == nil {
+		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: runID, Client: client})
+		for _, id := range asked {
+			if answers[id] == "" && err == nil {
 				// Dismissed, declined or not a valid choice: the call stays
 				// pending, and this answer gets the envelope, not the same
 				// form again at once. The next resume asks in the form anew.
@@ -265,27 +322,27 @@ func (h *Hub) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 			}
 		}
 	} else {
-		env, err = h.Execute(ctx, ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: client})
+		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: client})
 	}
 	if err != nil {
 		return inputErrorResult(err)
 	}
-	if env.Status == StatusAwaitingApproval && canAskInForm(req) {
-		if res, ok := h.inputRequests(ctx, env); ok {
+	if env.Status == hub.StatusAwaitingApproval && canAskInForm(req) {
+		if res, ok := m.inputRequests(ctx, env); ok {
 			return res, nil
 		}
 	}
 	return envelopeResult(env), nil
 }
 
-func envelopeResult(env *Envelope) *mcp.CallToolResult {
+func envelopeResult(env *hub.Envelope) *mcp.CallToolResult {
 	line := env.Line()
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: line}},
 		// The same JSON, marshalled once (an envelope holds a record per
 		// call); the SDK does the same for the tools it types.
 		StructuredContent: json.RawMessage(line),
-		IsError:           env.Status == StatusFailed,
+		IsError:           env.Status == hub.StatusFailed,
 	}
 }
 
@@ -298,7 +355,7 @@ func elicitDecision(er *mcp.ElicitResult) string {
 		return ""
 	}
 	if d, ok := er.Content["decision"].(string); ok {
-		if _, _, err := ParseDecision(d); err == nil {
+		if _, _, err := hub.ParseDecision(d); err == nil {
 			return d
 		}
 	}
@@ -312,9 +369,9 @@ var approvalSchema = map[string]any{
 		"decision": map[string]any{
 			"type":      "string",
 			"title":     "Decision",
-			"enum":      []string{AllowOnce, AllowAlways, DenyOnce, DenyAlways},
+			"enum":      []string{hub.AllowOnce, hub.AllowAlways, hub.DenyOnce, hub.DenyAlways},
 			"enumNames": []string{"Allow once", "Always allow", "Deny", "Always deny"},
-			"default":   DenyOnce,
+			"default":   hub.DenyOnce,
 		},
 	},
 	"required": []string{"decision"},
@@ -322,32 +379,31 @@ var approvalSchema = map[string]any{
 
 // inputRequests turns a run's open approvals into MCP input requests with a
 // signed state.
-func (h *Hub) inputRequests(ctx context.Context, env *Envelope) (*mcp.CallToolResult, bool) {
-	rows, err := h.runs.pendingOf(ctx, env.RunID)
+func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.CallToolResult, bool) {
+	pend, err := m.hub.Pending(ctx, env.RunID)
 	if err != nil {
 		return nil, false
 	}
-	var open []*pendingRow
+	var open []string
 	reqs := mcp.InputRequestMap{}
-	for _, p := range rows {
-		if p.Kind != KindApproval || p.Decision != "" {
+	for _, a := range pend {
+		if a.Kind != hub.KindApproval || a.Decision != "" {
 			continue
 		}
-		open = append(open, p)
-		a := h.approvalOf(p)
+		open = append(open, a.ID)
 		conn := a.Connection
 		if a.DefaultConnection {
 			conn += " (default)"
 		}
 		msg := fmt.Sprintf("Allow %s?\nConnection: %s\nReason: %s\nRun: %s\nArguments (secrets hidden):\n%s", a.Address, conn, a.Reason, a.RunID, a.Preview)
-		reqs[p.ID] = &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema}
+		reqs[a.ID] = &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema}
 	}
 	if len(open) == 0 {
 		return nil, false
 	}
-	state, err := h.newInputState(ctx, env.RunID, open)
+	state, err := m.hub.SignInputs(ctx, env.RunID, open)
 	if err != nil {
-		h.log.Warn("signing an input request failed; the client gets the envelope", "run", env.RunID, "err", err)
+		m.log.Warn("signing an input request failed; the client gets the envelope", "run", env.RunID, "err", err)
 		return nil, false
 	}
 	return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, true

@@ -1,4 +1,4 @@
-package hub
+package mcpserver
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
 )
 
 // TestDismissedFormIsAskedAgain: a 2026-07-28 client with form elicitation
@@ -14,11 +16,11 @@ import (
 // pending and nothing runs; the next resume asks in the form again, and an
 // accepted "allow once" runs the call, once.
 func TestDismissedFormIsAskedAgain(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	answers := []*mcp.ElicitResult{
 		{Action: "decline"},
 		{Action: "cancel"},
-		{Action: "accept", Content: map[string]any{"decision": AllowOnce}},
+		{Action: "accept", Content: map[string]any{"decision": hub.AllowOnce}},
 	}
 	asked := 0
 	cs := connect(t, h.Hub, "2026-07-28", &mcp.ClientOptions{
@@ -33,9 +35,9 @@ func TestDismissedFormIsAskedAgain(t *testing.T) {
 		},
 	})
 	ctx := context.Background()
-	envOf := func(res *mcp.CallToolResult) Envelope {
+	envOf := func(res *mcp.CallToolResult) hub.Envelope {
 		t.Helper()
-		var env Envelope
+		var env hub.Envelope
 		b, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(b, &env); err != nil {
 			t.Fatalf("not an envelope: %s", resultText(res))
@@ -51,7 +53,7 @@ func TestDismissedFormIsAskedAgain(t *testing.T) {
 		if asked != i+1 {
 			t.Fatalf("after %s: asked %d times, want %d", action, asked, i+1)
 		}
-		if env.Status != StatusAwaitingApproval || h.entities(t) != 0 {
+		if env.Status != hub.StatusAwaitingApproval || h.entities(t) != 0 {
 			t.Fatalf("after %s: %+v, %d entities; want the call still pending", action, env, h.entities(t))
 		}
 		pend, err := h.Pending(ctx, env.RunID)
@@ -64,7 +66,7 @@ func TestDismissedFormIsAskedAgain(t *testing.T) {
 		}
 		env = envOf(res)
 	}
-	if asked != 3 || env.Status != StatusCompleted || string(env.Result) != "1" || h.entities(t) != 1 {
+	if asked != 3 || env.Status != hub.StatusCompleted || string(env.Result) != "1" || h.entities(t) != 1 {
 		t.Fatalf("after allow once: asked %d, %+v, %d entities", asked, env, h.entities(t))
 	}
 }
@@ -74,7 +76,7 @@ func TestDismissedFormIsAskedAgain(t *testing.T) {
 // An answer that is not one of the four choices (a client that does not
 // check the form's schema) decides nothing and is asked again.
 func TestOnlyTheLatestFormStateAnswers(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	cs := connect(t, h.Hub, "2026-07-28", &mcp.ClientOptions{
 		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
@@ -88,9 +90,18 @@ func TestOnlyTheLatestFormStateAnswers(t *testing.T) {
 	for k := range first.InputRequests {
 		id = k
 	}
-	p, err := h.runs.pendingByID(ctx, id)
+	pend, err := h.Pending(ctx, "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var p hub.Approval
+	for _, a := range pend {
+		if a.ID == id {
+			p = a
+		}
+	}
+	if p.RunID == "" {
+		t.Fatalf("no pending %s in %+v", id, pend)
 	}
 	second, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": p.RunID}})
 	if err != nil || !second.NeedsInput() || second.RequestState == first.RequestState {
@@ -99,14 +110,14 @@ func TestOnlyTheLatestFormStateAnswers(t *testing.T) {
 	args := map[string]any{"resume": p.RunID}
 	invalid := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_forever"}}}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: invalid, RequestState: second.RequestState})
-	if err != nil || res.NeedsInput() || res.IsError || !strings.Contains(resultText(res), StatusAwaitingApproval) || h.entities(t) != 0 {
+	if err != nil || res.NeedsInput() || res.IsError || !strings.Contains(resultText(res), hub.StatusAwaitingApproval) || h.entities(t) != 0 {
 		t.Fatalf("an invalid choice: %v %+v", err, res)
 	}
 	third, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args})
 	if err != nil || !third.NeedsInput() {
 		t.Fatalf("resume after an invalid choice: %v %+v", err, third)
 	}
-	allow := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": AllowOnce}}}
+	allow := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": hub.AllowOnce}}}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: args, InputResponses: allow, RequestState: first.RequestState})
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "replaced by a newer request") || h.entities(t) != 0 {
 		t.Fatalf("the older state: %v %s, %d entities", err, resultText(res), h.entities(t))

@@ -1,9 +1,11 @@
-package hub
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/tsgen"
 )
 
@@ -37,31 +40,48 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// connect runs h's MCP server and a go-sdk client on in-memory transports.
-func connect(t *testing.T, h *Hub, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	srv := h.NewMCPServer("test")
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, opts)
-	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+// fakeHub is a Hub without a heart, for the tests of what the surface says
+// on its own (the tools, their list, the instructions): they need no home,
+// no sources and no npm. Each call fails, naming itself: none of these
+// tests reaches the heart.
+type fakeHub struct{}
+
+var _ Hub = fakeHub{}
+
+func (fakeHub) Search(context.Context, hub.SearchRequest) (string, error) {
+	return "", errors.New("fakeHub: search")
+}
+
+func (fakeHub) Describe(context.Context, hub.DescribeRequest) (string, error) {
+	return "", errors.New("fakeHub: describe")
+}
+
+func (fakeHub) Execute(context.Context, hub.ExecuteRequest) (*hub.Envelope, error) {
+	return nil, errors.New("fakeHub: execute")
+}
+
+func (fakeHub) Pending(context.Context, string) ([]hub.Approval, error) {
+	return nil, errors.New("fakeHub: pending")
+}
+
+func (fakeHub) SignInputs(context.Context, string, []string) (string, error) {
+	return "", errors.New("fakeHub: sign inputs")
+}
+
+func (fakeHub) RedeemInputs(context.Context, string, map[string]string, string) (string, []string, error) {
+	return "", nil, errors.New("fakeHub: redeem inputs")
+}
+
+func (fakeHub) ServedSkills() []*hub.Skill { return nil }
+
+func (fakeHub) ReadSkillFile(sk *hub.Skill, _ string) ([]byte, error) {
+	return nil, fmt.Errorf("fakeHub: read a file of %s", sk.Address)
 }
 
 func TestToolsListAndFixedCost(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
 	for _, version := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
 		t.Run(version, func(t *testing.T) {
-			cs := connect(t, h.Hub, version, nil)
+			cs := connect(t, fakeHub{}, version, nil)
 			res, err := cs.ListTools(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -87,23 +107,8 @@ func TestToolsListAndFixedCost(t *testing.T) {
 	}
 }
 
-func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
-}
-
 func TestSearchAndDescribeExchanges(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	cs := connect(t, h.Hub, "2026-07-28", nil)
 	out, isErr := callText(t, cs, "search", map[string]any{"query": "add two numbers"})
 	if isErr {
@@ -128,8 +133,8 @@ func TestSearchAndDescribeExchanges(t *testing.T) {
 	out, _ = callText(t, cs, "describe", map[string]any{"targets": []string{"memory"}})
 	golden(t, "describe_memory.ts", out+"\n")
 	out, _ = callText(t, cs, "execute", map[string]any{"code": "const r = await everything.getSum({ a: 1, b: 2 });\nconsole.log(r);\nr"})
-	var env Envelope
-	if err := json.Unmarshal([]byte(out), &env); err != nil || env.Status != StatusCompleted {
+	var env hub.Envelope
+	if err := json.Unmarshal([]byte(out), &env); err != nil || env.Status != hub.StatusCompleted {
 		t.Fatalf("execute text is not the envelope line: %q", out)
 	}
 	// Pin the exchange with the run id and timings normalised.
@@ -142,7 +147,7 @@ func TestSearchAndDescribeExchanges(t *testing.T) {
 }
 
 func TestSearchInputErrors(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	cs := connect(t, h.Hub, "2026-07-28", nil)
 	for _, tc := range []struct {
 		args any
@@ -185,33 +190,31 @@ func formClient(decision string, asked *int) *mcp.ClientOptions {
 	}
 }
 
-const createAda = `await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] }); return (await memory.readGraph({})).entities.length;`
-
 func TestInputRequestAnswered(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	asked := 0
-	cs := connect(t, h.Hub, "2026-07-28", formClient(AllowOnce, &asked))
+	cs := connect(t, h.Hub, "2026-07-28", formClient(hub.AllowOnce, &asked))
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(res.StructuredContent)
-	var env Envelope
+	var env hub.Envelope
 	json.Unmarshal(b, &env)
-	if env.Status != StatusCompleted || string(env.Result) != "1" || asked != 1 {
+	if env.Status != hub.StatusCompleted || string(env.Result) != "1" || asked != 1 {
 		t.Fatalf("asked %d times; envelope %s", asked, b)
 	}
 	if h.entities(t) != 1 {
 		t.Fatalf("entities = %d", h.entities(t))
 	}
 	hist, _ := h.History(context.Background(), 1)
-	if len(hist) != 1 || hist[0].Channel != ChannelClient {
+	if len(hist) != 1 || hist[0].Channel != hub.ChannelClient {
 		t.Errorf("audit %+v", hist)
 	}
 }
 
 func TestInputRequestStateOnceAndUntampered(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	cs := connect(t, h.Hub, "2026-07-28", &mcp.ClientOptions{
 		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
@@ -233,7 +236,7 @@ func TestInputRequestStateOnceAndUntampered(t *testing.T) {
 			t.Fatalf("input request %+v", ir)
 		}
 	}
-	answer := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": AllowOnce}}}
+	answer := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": hub.AllowOnce}}}
 	// A tampered state is refused and decides nothing.
 	tampered := []byte(first.RequestState)
 	tampered[5] ^= 1
@@ -259,38 +262,25 @@ func TestInputRequestStateOnceAndUntampered(t *testing.T) {
 	}
 }
 
-func resultText(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 func TestOlderClientGetsAwaitingApproval(t *testing.T) {
-	h := e2eNewHub(t, Options{}, nil)
+	h := e2eNewHub(t, hub.Options{}, nil)
 	asked := 0
 	// Even with an elicitation handler, a 2025-11-25 client gets the envelope.
-	cs := connect(t, h.Hub, "2025-11-25", formClient(AllowOnce, &asked))
+	cs := connect(t, h.Hub, "2025-11-25", formClient(hub.AllowOnce, &asked))
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": createAda}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var env Envelope
-	if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != StatusAwaitingApproval || asked != 0 {
+	var env hub.Envelope
+	if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != hub.StatusAwaitingApproval || asked != 0 {
 		t.Fatalf("asked %d; %s", asked, resultText(res))
 	}
-	if _, err := h.ApproveRun(context.Background(), env.RunID, AllowOnce, ChannelCLI, "terminal"); err != nil {
+	if _, err := h.ApproveRun(context.Background(), env.RunID, hub.AllowOnce, hub.ChannelCLI, "terminal"); err != nil {
 		t.Fatal(err)
 	}
 	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})
 	json.Unmarshal([]byte(resultText(res)), &env)
-	if env.Status != StatusCompleted || h.entities(t) != 1 {
+	if env.Status != hub.StatusCompleted || h.entities(t) != 1 {
 		t.Fatalf("%s", resultText(res))
 	}
 }
@@ -305,19 +295,22 @@ func TestExecuteRecordsTheClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var env, text Envelope
+		var env, text hub.Envelope
 		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, &env); err != nil || env.Status != StatusCompleted {
+		if err := json.Unmarshal(b, &env); err != nil || env.Status != hub.StatusCompleted {
 			t.Fatalf("%s: structured content %s", version, b)
 		}
 		if err := json.Unmarshal([]byte(resultText(res)), &text); err != nil || text.Line() != env.Line() {
 			t.Fatalf("%s: text %s, structured content %s", version, resultText(res), b)
 		}
-		run, err := h.runs.loadRun(context.Background(), env.RunID)
+		runs, err := h.Runs(context.Background(), 1, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Client != "test-client 1.0" {
+		if len(runs) != 1 || runs[0].ID != env.RunID {
+			t.Fatalf("%s: the latest run is %+v, want %s", version, runs, env.RunID)
+		}
+		if run := runs[0]; run.Client != "test-client 1.0" {
 			t.Errorf("%s: the run's client is %q", version, run.Client)
 		}
 	}

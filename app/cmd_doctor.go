@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -140,8 +141,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	}
 	hubRunning := false
 	if c, err := e.client(ctx); err == nil {
-		var st hub.Status
-		if err := c.Do(ctx, "GET", "/v1/status", nil, &st); err == nil {
+		if st, err := c.Status(ctx); err == nil {
 			hubRunning = true
 			out = append(out, check{name: "hub", ok: true, info: fmt.Sprintf("running (pid %d): %d tools, %d pending approvals", st.PID, st.Tools, st.Pending)})
 		}
@@ -175,7 +175,7 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 	var errs map[string]error
 	var st hub.Status
 	err := withHub(ctx, e,
-		func(c *hub.Client) error {
+		func(c *localapi.Client) error {
 			var res struct{ SourceErrors map[string]string }
 			if err := c.Do(ctx, "POST", "/v1/reload", struct{}{}, &res); err != nil {
 				return err
@@ -184,7 +184,9 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 			for k, v := range res.SourceErrors {
 				errs[k] = errors.New(v)
 			}
-			return c.Do(ctx, "GET", "/v1/status", nil, &st)
+			var err error
+			st, err = c.Status(ctx)
+			return err
 		},
 		func(h *hub.Hub) error {
 			rctx, cancel := context.WithTimeout(ctx, 60*time.Second)

@@ -19,6 +19,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -111,7 +112,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		defer c.Close()
 		// Launched again (from the desktop's menu, say): show the running
 		// hub's window instead.
-		if !o.headless && displayAvailable(e) && c.Do(ctx, "POST", "/v1/open", map[string]string{"tab": ""}, nil) == nil {
+		if !o.headless && displayAvailable(e) && c.Open(ctx, "") == nil {
 			fmt.Fprintf(e.Stdout, "The hub for %s already runs; opened its window.\n", e.home())
 			return nil
 		}
@@ -130,20 +131,20 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	}
 	defer h.Close()
 	win := newWindowRequests()
-	var bearer *hub.HTTPBearer
+	var bearer *localapi.HTTPBearer
 	if o.httpAddr != "" {
-		if bearer, err = hub.NewHTTPBearer(kc); err != nil {
+		if bearer, err = localapi.NewHTTPBearer(kc); err != nil {
 			return err
 		}
 	}
-	svc, err := hub.Listen(hub.ServiceOptions{
+	svc, err := localapi.Listen(localapi.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
 		MCPServer: mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()}),
-		Handler:   h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open, HTTPBearer: bearer}),
+		Handler:   localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open, HTTPBearer: bearer}),
 	})
 	if err != nil {
-		if errors.Is(err, hub.ErrHubRunning) {
+		if errors.Is(err, localapi.ErrHubRunning) {
 			return withHint(err, "use 'capabilities hub status', or 'capabilities hub stop' first")
 		}
 		return err
@@ -164,7 +165,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		return err
 	}
 	if bearer != nil {
-		addr, done, err := hub.ServeHTTP(ctx, hub.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()}), Logger: log})
+		addr, done, err := localapi.ServeHTTP(ctx, localapi.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()}), Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -238,24 +239,24 @@ func displayAvailable(e *env) bool {
 }
 
 // client returns a local API client when a hub runs for this home.
-func (e *env) client(ctx context.Context) (*hub.Client, error) {
-	return hub.Dial(ctx, config.Paths{Home: e.home()})
+func (e *env) client(ctx context.Context) (*localapi.Client, error) {
+	return localapi.Dial(ctx, config.Paths{Home: e.home()})
 }
 
 // withHub runs f against the running hub's API, or, with none running,
 // against a hub opened in this process (local=true).
-func withHub(ctx context.Context, e *env, api func(*hub.Client) error, local func(*hub.Hub) error) error {
+func withHub(ctx context.Context, e *env, api func(*localapi.Client) error, local func(*hub.Hub) error) error {
 	return withHubOpts(ctx, e, false, api, local)
 }
 
 // withHubOpts is withHub; pool says whether a local hub runs model code.
-func withHubOpts(ctx context.Context, e *env, pool bool, api func(*hub.Client) error, local func(*hub.Hub) error) error {
+func withHubOpts(ctx context.Context, e *env, pool bool, api func(*localapi.Client) error, local func(*hub.Hub) error) error {
 	c, err := e.client(ctx)
 	if err == nil {
 		defer c.Close()
 		return apiErr(api(c))
 	}
-	if !errors.Is(err, hub.ErrNoHub) {
+	if !errors.Is(err, localapi.ErrNoHub) {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -269,7 +270,7 @@ func withHubOpts(ctx context.Context, e *env, pool bool, api func(*hub.Client) e
 
 // apiErr turns the API's error into one with a hint for the CLI.
 func apiErr(err error) error {
-	var ae *hub.APIError
+	var ae *localapi.APIError
 	if errors.As(err, &ae) {
 		return withHint(errors.New(ae.Message), ae.Hint)
 	}
@@ -286,7 +287,7 @@ func hubStatusCommand() *command {
 				return usagef("takes no arguments")
 			}
 			c, err := e.client(ctx)
-			if errors.Is(err, hub.ErrNoHub) {
+			if errors.Is(err, localapi.ErrNoHub) {
 				fmt.Fprintf(e.Stdout, "No hub is running for %s.\n", e.home())
 				return &exitError{code: exitFailure}
 			}
@@ -294,8 +295,8 @@ func hubStatusCommand() *command {
 				return err
 			}
 			defer c.Close()
-			var st hub.Status
-			if err := c.Do(ctx, "GET", "/v1/status", nil, &st); err != nil {
+			st, err := c.Status(ctx)
+			if err != nil {
 				return apiErr(err)
 			}
 			if asJSON {
@@ -357,7 +358,7 @@ func hubStopCommand() *command {
 				return usagef("takes no arguments")
 			}
 			c, err := e.client(ctx)
-			if errors.Is(err, hub.ErrNoHub) {
+			if errors.Is(err, localapi.ErrNoHub) {
 				fmt.Fprintf(e.Stdout, "No hub is running for %s.\n", e.home())
 				return nil
 			}
@@ -365,14 +366,14 @@ func hubStopCommand() *command {
 				return err
 			}
 			defer c.Close()
-			if err := c.Do(ctx, "POST", "/v1/stop", struct{}{}, nil); err != nil {
+			if err := c.Stop(ctx); err != nil {
 				return apiErr(err)
 			}
 			// Wait until the socket stops answering.
 			deadline := time.Now().Add(10 * time.Second)
 			for time.Now().Before(deadline) {
 				c2, err := e.client(ctx)
-				if errors.Is(err, hub.ErrNoHub) {
+				if errors.Is(err, localapi.ErrNoHub) {
 					fmt.Fprintln(e.Stdout, "Hub stopped.")
 					return nil
 				}
@@ -402,14 +403,14 @@ func hubOpenCommand() *command {
 				return err
 			}
 			c, err := e.client(ctx)
-			if errors.Is(err, hub.ErrNoHub) {
+			if errors.Is(err, localapi.ErrNoHub) {
 				return withHint(fmt.Errorf("no hub is running for %s", e.home()), "start it with 'capabilities hub'; it opens its window from the tray")
 			}
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			if err := c.Do(ctx, "POST", "/v1/open", map[string]string{"tab": t}, nil); err != nil {
+			if err := c.Open(ctx, t); err != nil {
 				return apiErr(err)
 			}
 			fmt.Fprintln(e.Stdout, "Opened the hub's window.")
@@ -449,7 +450,7 @@ func hubRunsCommand() *command {
 				q += "&pending=1"
 			}
 			err := withHub(ctx, e,
-				func(c *hub.Client) error { return c.Do(ctx, "GET", q, nil, &runs) },
+				func(c *localapi.Client) error { return c.Do(ctx, "GET", q, nil, &runs) },
 				func(h *hub.Hub) (err error) { runs, err = h.Runs(ctx, limit, pending); return err })
 			if err != nil {
 				return err
@@ -501,7 +502,7 @@ and honoured when the model resumes the run.`,
 			}
 			runID := args[0]
 			return withHub(ctx, e,
-				func(c *hub.Client) error {
+				func(c *localapi.Client) error {
 					var pend []hub.Approval
 					if err := c.Do(ctx, "GET", "/v1/pending?run="+runID, nil, &pend); err != nil {
 						return err
@@ -539,7 +540,7 @@ accepts every changed tool in it. Works whether or not a hub is running.`,
 			var accepted []hub.ToolChange
 			in := map[string]string{"target": args[0], "channel": hub.ChannelCLI}
 			err := withHub(ctx, e,
-				func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/accept", in, &accepted) },
+				func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/accept", in, &accepted) },
 				func(h *hub.Hub) (err error) {
 					accepted, err = h.AcceptDefinitions(ctx, args[0], hub.ChannelCLI)
 					return err

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/assets"
-	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/clients"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/packaging"
 )
 
@@ -63,7 +63,7 @@ token everywhere. Use it only for clients that cannot start a command.`,
 			}
 			entry := clients.ShimEntry(cc.Client, e.clientExe(), home)
 			if httpAddr != "" {
-				url, err := hub.HTTPEndpointURL(httpAddr)
+				url, err := localapi.HTTPEndpointURL(httpAddr)
 				if err != nil {
 					return &usageError{msg: err.Error()}
 				}
@@ -71,7 +71,7 @@ token everywhere. Use it only for clients that cannot start a command.`,
 				if err != nil {
 					return err
 				}
-				tok, err := hub.HTTPToken(kc)
+				tok, err := localapi.HTTPToken(kc)
 				if err != nil {
 					return err
 				}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/mcpserver"
 )
 
@@ -41,7 +41,7 @@ owns a home's runs.`,
 				return runEmbedded(ctx, e, log)
 			}
 			replaceOlderHub(ctx, e, log)
-			return hub.RunShim(ctx, hub.ShimOptions{
+			return localapi.RunShim(ctx, localapi.ShimOptions{
 				Paths:    config.Paths{Home: e.home()},
 				Stdin:    e.Stdin,
 				Stdout:   e.Stdout,
@@ -58,7 +58,7 @@ owns a home's runs.`,
 // so two hubs never attempt the same runs.
 func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 	paths := config.Paths{Home: e.home()}
-	if c, err := hub.Dial(ctx, paths); err == nil {
+	if c, err := localapi.Dial(ctx, paths); err == nil {
 		c.Close()
 		return shimToRunningHub(ctx, e, log, paths, nil)
 	}
@@ -70,8 +70,8 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 	}
 	defer h.Close()
 	srv := mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()})
-	svc, err := hub.Listen(hub.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: srv, Handler: h.APIHandler(hub.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
-	if errors.Is(err, hub.ErrHubRunning) {
+	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: srv, Handler: localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
+	if errors.Is(err, localapi.ErrHubRunning) {
 		// A hub took the home while this one opened: serve through it.
 		h.Close()
 		return shimToRunningHub(ctx, e, log, paths, err)
@@ -102,7 +102,7 @@ func shimToRunningHub(ctx context.Context, e *env, log *slog.Logger, paths confi
 		attrs = append(attrs, "err", why)
 	}
 	log.Warn("a hub already runs for this home; --embedded serves this client through it instead of running a second hub", attrs...)
-	return hub.RunShim(ctx, hub.ShimOptions{
+	return localapi.RunShim(ctx, localapi.ShimOptions{
 		Paths:  paths,
 		Stdin:  e.Stdin,
 		Stdout: e.Stdout,

@@ -8,6 +8,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 )
 
 func policyCommand() *command {
@@ -50,7 +51,7 @@ A rule for a source that has not listed its tools yet is kept with a warning.`,
 					ch := hub.PolicyChange{Target: args[0], Mode: string(mode), Force: force, Channel: hub.ChannelCLI}
 					var res *hub.PolicyResult
 					err = withHub(ctx, e,
-						func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/policy", ch, &res) },
+						func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/policy", ch, &res) },
 						func(h *hub.Hub) (err error) { res, err = h.ApplyPolicy(ctx, ch); return err })
 					if err != nil {
 						return err
@@ -81,7 +82,7 @@ client, cli).`,
 					}
 					var rules []hub.PolicyRule
 					err := withHub(ctx, e,
-						func(c *hub.Client) error { return c.Do(ctx, "GET", "/v1/policy", nil, &rules) },
+						func(c *localapi.Client) error { return c.Do(ctx, "GET", "/v1/policy", nil, &rules) },
 						func(h *hub.Hub) (err error) { rules, err = h.PolicyRules(ctx); return err })
 					if err != nil {
 						return err
@@ -126,7 +127,7 @@ remembered "always" decisions for that address. Examples:
 					var res *hub.PolicyResult
 					in := map[string]string{"target": args[0], "channel": hub.ChannelCLI}
 					err := withHub(ctx, e,
-						func(c *hub.Client) error { return c.Do(ctx, "POST", "/v1/policy/remove", in, &res) },
+						func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/policy/remove", in, &res) },
 						func(h *hub.Hub) (err error) { res, err = h.RemovePolicy(ctx, args[0], hub.ChannelCLI); return err })
 					if err != nil {
 						return err

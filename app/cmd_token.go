@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/clients"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -42,7 +42,7 @@ is not printed; 'capabilities hub token' prints it.`,
 			if rotate {
 				return rotateHTTPToken(ctx, e, kc)
 			}
-			tok, err := hub.HTTPToken(kc)
+			tok, err := localapi.HTTPToken(kc)
 			if err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ is not printed; 'capabilities hub token' prints it.`,
 // rotateHTTPToken replaces the HTTP endpoint's token in the keychain, has a
 // running hub take it, and rewrites the client files that carry the old one.
 func rotateHTTPToken(ctx context.Context, e *env, kc keychain.Keychain) error {
-	old, tok, err := hub.RotateHTTPToken(kc)
+	old, tok, err := localapi.RotateHTTPToken(kc)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func rotateHTTPToken(ctx context.Context, e *env, kc keychain.Keychain) error {
 		var res struct{ Serving bool }
 		err := c.Do(ctx, "POST", "/v1/http-token/reload", struct{}{}, &res)
 		c.Close()
-		var apiErr *hub.APIError
+		var apiErr *localapi.APIError
 		switch {
 		case errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound:
 			failed = append(failed, withHint(errors.New("the running hub is an older binary and still takes the old token"), "restart it: capabilities hub stop, then capabilities hub --http :PORT"))
@@ -77,7 +77,7 @@ func rotateHTTPToken(ctx context.Context, e *env, kc keychain.Keychain) error {
 		default:
 			fmt.Fprintln(e.Stdout, "The running hub serves no HTTP endpoint; it takes the new token when started with --http.")
 		}
-	case errors.Is(err, hub.ErrNoHub):
+	case errors.Is(err, localapi.ErrNoHub):
 		fmt.Fprintln(e.Stdout, "No hub runs; it takes the new token when it starts.")
 	default:
 		failed = append(failed, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/localapi"
 )
 
 // The terminal forms of the three tools print exactly what the MCP tools
@@ -56,7 +57,7 @@ func describeCommand() *command {
 func printTextTool(ctx context.Context, e *env, route string, req any, local func(*hub.Hub) (string, error)) error {
 	var out struct{ Text string }
 	err := withHub(ctx, e,
-		func(c *hub.Client) error { return c.Do(ctx, "POST", route, req, &out) },
+		func(c *localapi.Client) error { return c.Do(ctx, "POST", route, req, &out) },
 		func(h *hub.Hub) (err error) {
 			ensureCatalog(ctx, h)
 			out.Text, err = local(h)
@@ -106,7 +107,7 @@ the run failed.`,
 			}
 			var env hub.Envelope
 			err := withHubOpts(ctx, e, true,
-				func(c *hub.Client) error {
+				func(c *localapi.Client) error {
 					return c.Do(ctx, "POST", "/v1/execute", map[string]string{"code": code, "resume": resume, "client": "capabilities cli"}, &env)
 				},
 				func(h *hub.Hub) error {

@@ -23,6 +23,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -206,13 +207,13 @@ func (w *world) startHub() {
 	w.hubCmd = cmd
 	var err error
 	up := testwait.Until(60*time.Second, func() bool {
-		var c *hub.Client
-		if c, err = hub.Dial(context.Background(), config.Paths{Home: w.home}); err != nil {
+		var c *localapi.Client
+		if c, err = localapi.Dial(context.Background(), config.Paths{Home: w.home}); err != nil {
 			return false
 		}
 		defer c.Close()
 		var st hub.Status
-		err = c.Do(context.Background(), "GET", "/v1/status", nil, &st)
+		st, err = c.Status(context.Background())
 		return err == nil && st.Tools > 0
 	})
 	if !up {
@@ -222,13 +223,13 @@ func (w *world) startHub() {
 
 // hubPID asks the running hub for its pid (it may be one a shim started).
 func (w *world) hubPID() int {
-	c, err := hub.Dial(context.Background(), config.Paths{Home: w.home})
+	c, err := localapi.Dial(context.Background(), config.Paths{Home: w.home})
 	if err != nil {
 		return 0
 	}
 	defer c.Close()
-	var st hub.Status
-	if c.Do(context.Background(), "GET", "/v1/status", nil, &st) != nil {
+	st, err := c.Status(context.Background())
+	if err != nil {
 		return 0
 	}
 	return st.PID

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -53,14 +55,14 @@ func TestHostileHomeInTheRealHub(t *testing.T) {
 		}
 	}
 	path := filepath.Join(w.home, "config.json")
-	cfg, err := hub.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Sources["huge"] = &hub.Source{OpenAPI: huge}
 	cfg.Sources["deep"] = &hub.Source{OpenAPI: deep}
 	cfg.Sources["shared"] = &hub.Source{OpenAPI: shared}
-	cfg.Retention = hub.Retention{MaxSizeMB: 1}
+	cfg.Retention = config.Retention{MaxSizeMB: 1}
 	if err := cfg.Save(path); err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +152,13 @@ return "all stored";`)
 	}
 	var seen hub.SourceStateKind
 	testwait.For(t, time.Minute, "the hub to start reading GitHub's description", func() bool {
-		c, err := hub.Dial(context.Background(), hub.Paths{Home: w.home})
+		c, err := localapi.Dial(context.Background(), config.Paths{Home: w.home})
 		if err != nil {
 			return false
 		}
 		defer c.Close()
-		var st hub.Status
-		if c.Do(context.Background(), "GET", "/v1/status", nil, &st) != nil {
+		st, err := c.Status(context.Background())
+		if err != nil {
 			return false
 		}
 		for _, s := range st.Sources {

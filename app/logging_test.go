@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -109,12 +109,12 @@ func TestHubStartedByAClientLogsEachLineOnce(t *testing.T) {
 		t.Fatalf("connecting through capabilities mcp: %v", err)
 	}
 	sess.Close() // the client goes away; the hub it started stays
-	c, err := hub.Dial(context.Background(), config.Paths{Home: home})
+	c, err := localapi.Dial(context.Background(), config.Paths{Home: home})
 	if err != nil {
 		t.Fatalf("no hub after the shim started one: %v", err)
 	}
 	// Stopping makes the hub write its last lines and close the log.
-	if err := c.Do(context.Background(), "POST", "/v1/stop", struct{}{}, nil); err != nil {
+	if err := c.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()

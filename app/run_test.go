@@ -12,6 +12,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -37,12 +38,12 @@ func TestMakeRunWithoutADisplayRunsHeadless(t *testing.T) {
 	var st hub.Status
 	var err error
 	if !testwait.Until(60*time.Second, func() bool {
-		var c *hub.Client
-		if c, err = hub.Dial(context.Background(), config.Paths{Home: home}); err != nil {
+		var c *localapi.Client
+		if c, err = localapi.Dial(context.Background(), config.Paths{Home: home}); err != nil {
 			return false
 		}
 		defer c.Close()
-		err = c.Do(context.Background(), "GET", "/v1/status", nil, &st)
+		st, err = c.Status(context.Background())
 		return err == nil
 	}) {
 		t.Fatalf("no hub answered within 60s: %v\n%s", err, out)

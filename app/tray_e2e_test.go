@@ -19,6 +19,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -136,13 +137,16 @@ func TestDesktopHub(t *testing.T) {
 			t.Fatalf("the hub exited (%v) while waiting for %s", exit, what)
 		}
 	}
-	var c *hub.Client
+	var c *localapi.Client
 	eventually("hub with its tools", func() bool {
 		if c == nil {
-			c, _ = hub.Dial(context.Background(), config.Paths{Home: home})
+			c, _ = localapi.Dial(context.Background(), config.Paths{Home: home})
 		}
-		var st hub.Status
-		return c != nil && c.Do(context.Background(), "GET", "/v1/status", nil, &st) == nil && st.Tools > 0
+		if c == nil {
+			return false
+		}
+		st, err := c.Status(context.Background())
+		return err == nil && st.Tools > 0
 	})
 	defer c.Close()
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/localapi"
 )
 
 // replaceOlderHub stops the hub of this home when this binary should
@@ -23,22 +23,22 @@ func replaceOlderHub(ctx context.Context, e *env, log *slog.Logger) {
 		return
 	}
 	defer c.Close()
-	var st hub.Status
-	if err := c.Do(ctx, "GET", "/v1/status", nil, &st); err != nil {
+	st, err := c.Status(ctx)
+	if err != nil {
 		return
 	}
 	if !shouldReplace(st.Version, st.Exe, version, e.Exe) {
 		return
 	}
 	log.Info("replacing the running hub with this binary", "running", st.Version, "pid", st.PID, "this", version)
-	if err := c.Do(ctx, "POST", "/v1/stop", struct{}{}, nil); err != nil {
+	if err := c.Stop(ctx); err != nil {
 		log.Warn("stopping the older hub", "error", err)
 		return
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		c2, err := e.client(ctx)
-		if errors.Is(err, hub.ErrNoHub) {
+		if errors.Is(err, localapi.ErrNoHub) {
 			return
 		}
 		if c2 != nil {

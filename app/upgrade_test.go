@@ -12,6 +12,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -52,13 +53,13 @@ func buildVersion(t *testing.T, path, v string) {
 }
 
 func hubStatus(t *testing.T, home string) (hub.Status, bool) {
-	c, err := hub.Dial(context.Background(), config.Paths{Home: home})
+	c, err := localapi.Dial(context.Background(), config.Paths{Home: home})
 	if err != nil {
 		return hub.Status{}, false
 	}
 	defer c.Close()
-	var st hub.Status
-	return st, c.Do(context.Background(), "GET", "/v1/status", nil, &st) == nil
+	st, err := c.Status(context.Background())
+	return st, err == nil
 }
 
 func TestNewerBinaryReplacesTheRunningHub(t *testing.T) {

@@ -6,7 +6,6 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -401,74 +400,6 @@ func TestCallsListTheCallInFlightAtALimit(t *testing.T) {
 	}
 	if len(env.Calls) != 2 || !env.Calls[0].OK || env.Calls[1].Address != "slow.block" || env.Calls[1].OK {
 		t.Fatalf("calls = %+v, want echo ok and the blocked call failed", env.Calls)
-	}
-}
-
-// The local API the CLI uses while a hub runs: policy set refuses an allow
-// that matches nothing (400, with the closest names) and keeps a deny with
-// its warning; policy list comes in order; policy remove; hub accept.
-func TestPolicyAndAcceptThroughTheAPI(t *testing.T) {
-	notes := newNotesServer()
-	h := hubWith(t, map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}}, nil)
-	api := h.APIHandler(APIOptions{})
-	call := func(method, path string, in any, out any) (int, string) {
-		t.Helper()
-		var body strings.Reader
-		if in != nil {
-			b, _ := json.Marshal(in)
-			body = *strings.NewReader(string(b))
-		}
-		rec := httptest.NewRecorder()
-		api.ServeHTTP(rec, httptest.NewRequest(method, path, &body))
-		if out != nil && rec.Code == 200 {
-			if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
-				t.Fatalf("%s %s: %v in %s", method, path, err, rec.Body)
-			}
-		}
-		return rec.Code, rec.Body.String()
-	}
-	if code, body := call("POST", "/v1/policy", PolicyChange{Target: "notes.sendNotes", Mode: "allow"}, nil); code != 400 ||
-		!strings.Contains(body, "did you mean notes.sendNote") || !strings.Contains(body, "--force") {
-		t.Fatalf("an allow that matches nothing: %d %s", code, body)
-	}
-	var res PolicyResult
-	if code, body := call("POST", "/v1/policy", PolicyChange{Target: "notes.sendNotes", Mode: "deny"}, &res); code != 200 || !strings.Contains(res.Warning, "matches no tool") {
-		t.Fatalf("a deny that matches nothing: %d %s", code, body)
-	}
-	res = PolicyResult{}
-	if code, body := call("POST", "/v1/policy", PolicyChange{Target: "notes.send_note", Mode: "allow"}, &res); code != 200 || res.Target != "notes.sendNote" || res.Warning != "" {
-		t.Fatalf("an allow in the MCP form: %d %s", code, body)
-	}
-	var rules []PolicyRule
-	call("GET", "/v1/policy", nil, &rules)
-	if len(rules) != 2 || rules[0].Target != "notes.sendNotes" || rules[0].Mode != Deny || rules[0].Warning == "" ||
-		rules[1].Target != "notes.sendNote" || rules[1].From != ChannelCLI || rules[1].Warning != "" {
-		t.Fatalf("policy list: %+v", rules)
-	}
-	res = PolicyResult{}
-	if code, body := call("POST", "/v1/policy/remove", map[string]string{"target": "notes.sendNotes"}, &res); code != 200 || res.Removed != 1 {
-		t.Fatalf("policy remove: %d %s", code, body)
-	}
-
-	before, _ := h.catalog.Snapshot().Lookup("notes.sendNote")
-	notes.define(rugPull, &mcp.ToolAnnotations{})
-	waitHash(t, h, "notes.sendNote", before.Hash)
-	if env := execOn(t, h, `return await notes.sendNote({});`); env.Status != StatusAwaitingApproval {
-		t.Fatalf("changed: %s", env.Line())
-	}
-	var acc []ToolChange
-	if code, body := call("POST", "/v1/accept", map[string]string{"target": "notes"}, &acc); code != 200 || len(acc) != 1 || acc[0].Address != "notes.sendNote" {
-		t.Fatalf("hub accept: %d %s", code, body)
-	}
-	if env := execOn(t, h, `return await notes.sendNote({});`); env.Status != StatusCompleted {
-		t.Fatalf("after hub accept, under the allow rule: %s", env.Line())
-	}
-	if code, body := call("POST", "/v1/accept", map[string]string{"target": "nothere"}, nil); code == 200 || !strings.Contains(body, "no such tool") {
-		t.Fatalf("hub accept of nothing: %d %s", code, body)
-	}
-	hist, _ := h.History(context.Background(), 10)
-	if len(hist) == 0 || hist[0].Decision != "accept_definition" || hist[0].Channel != ChannelCLI {
-		t.Errorf("the accept is not audited: %+v", hist)
 	}
 }
 

@@ -14,8 +14,8 @@
 //     ask or deny, from the rules, the remembered decisions and the pinned
 //     tool definitions); decisions from the person through a dialog, the
 //     client's own form or the CLI.
-//   - service.go, shim.go, httpserve.go, api.go: the local API on a unix socket,
-//     the stdio shim clients start, and the optional loopback HTTP endpoint.
+//   - status.go: the hub at a glance (sources, pending approvals, runs
+//     today), recent runs, the audit trail, pausing.
 //
 // Above the heart, the surfaces (each holds the heart; the heart imports
 // neither):
@@ -23,6 +23,9 @@
 //   - hub/mcpserver: the MCP surface: the three tools, approvals as input
 //     requests, and the Skills extension, over the few methods of the heart
 //     it needs (mcpserver.Hub).
+//   - hub/localapi: the local API on the home's unix socket, its routes
+//     over the *Hub, the typed client the CLI and the tray use, the stdio
+//     shim clients start, and the optional loopback HTTP endpoint.
 //
 // Below the heart, packages of their own (each imports none above it):
 //
@@ -41,11 +44,12 @@
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
-// Migration state: the hub is moving into one package per concept (config,
-// oauth, clients, upstream, openapi, catalog, policy, skills below the
-// heart; mcpserver and localapi above it), a step at a time. While a step is
-// under way, aliases.go keeps the names that moved (Secrets, Redactor,
-// RedirectError, NewSecrets, ConnectionOwner, LooksSecretName,
+// Migration state: the hub is moving into one package per concept, a step at
+// a time. The surfaces above the heart (mcpserver, localapi) have moved, and
+// app and ui name them; config and oauth below it too; clients, upstream,
+// openapi, catalog, policy and skills are still files of package hub. While
+// a step is under way, aliases.go keeps the names that moved (Secrets,
+// Redactor, RedirectError, NewSecrets, ConnectionOwner, LooksSecretName,
 // LooksLikeToken, capText, utf8Start, sameOriginRedirect, urlOrigin from
 // hub/secrets; Namespace, ToolNames, camel, baseJSName, assignJSNames from
 // hub/naming; newProcessGroup, killProcessGroup, pidAlive from

@@ -13,7 +13,7 @@ package hub
 // instructions, and nothing runs them, so they need no approval. A local
 // skill is addressed skill:<name>, an upstream's skill:<namespace>.<path>,
 // and one of a skill's files skill:<address>#<file>. The hub serves the
-// local ones to its own clients over the same extension (skillsext.go).
+// local ones to its own clients over the same extension (hub/mcpserver).
 
 import (
 	"bytes"

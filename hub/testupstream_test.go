@@ -3,10 +3,12 @@ package hub
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,3 +170,87 @@ type fakeClock = hubtest.FakeClock
 
 // textOf joins the text content of a tool result.
 func textOf(res *mcp.CallToolResult) string { return hubtest.TextOf(res) }
+
+type svcEchoIn struct {
+	Text string `json:"text"`
+}
+
+type svcEchoOut struct {
+	Text string `json:"text"`
+}
+
+// svcTestMCPServer is a small real MCP server: echo answers with its input,
+// block waits until its call is cancelled (announcing on blocked that it
+// started), and ask elicits a word from the client and returns it.
+func svcTestMCPServer(blocked chan<- struct{}) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-hub", Version: "v0.0.1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in svcEchoIn) (*mcp.CallToolResult, svcEchoOut, error) {
+			return nil, svcEchoOut{Text: in.Text}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Wait until cancelled."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, svcEchoOut, error) {
+			if blocked != nil {
+				select {
+				case blocked <- struct{}{}:
+				case <-ctx.Done():
+				}
+			}
+			<-ctx.Done()
+			return nil, svcEchoOut{}, ctx.Err()
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the client for a word."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, svcEchoOut, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
+				Message: "a word?",
+				RequestedSchema: map[string]any{
+					"type":       "object",
+					"properties": map[string]any{"word": map[string]any{"type": "string"}},
+				},
+			})
+			if err != nil {
+				return nil, svcEchoOut{}, err
+			}
+			w, _ := res.Content["word"].(string)
+			return nil, svcEchoOut{Text: res.Action + ":" + w}, nil
+		})
+	return s
+}
+
+// svcMemKeychain is a keychain.Keychain in memory (hubtest.MemKeychain
+// for the packages below the heart).
+type svcMemKeychain struct {
+	mu  sync.Mutex
+	m   map[string]string
+	err error // returned by Get when set
+}
+
+func (k *svcMemKeychain) Get(key string) (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.err != nil {
+		return "", k.err
+	}
+	v, ok := k.m[key]
+	if !ok {
+		return "", fmt.Errorf("keychain: reading %q: %w", key, keychain.ErrNotFound)
+	}
+	return v, nil
+}
+
+func (k *svcMemKeychain) Set(key, secret string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = map[string]string{}
+	}
+	k.m[key] = secret
+	return nil
+}
+
+func (k *svcMemKeychain) Delete(key string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, key)
+	return nil
+}

@@ -1,4 +1,4 @@
-package hub
+package localapi
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -155,7 +156,7 @@ func TestHTTPAddr(t *testing.T) {
 }
 
 func TestHTTPToken(t *testing.T) {
-	kc := &svcMemKeychain{}
+	kc := &hubtest.MemKeychain{}
 	tok, err := HTTPToken(kc)
 	if err != nil {
 		t.Fatal(err)
@@ -171,16 +172,16 @@ func TestHTTPToken(t *testing.T) {
 	if err != nil || again != tok {
 		t.Fatalf("second HTTPToken = %q, %v; want the stored token", again, err)
 	}
-	other, _ := HTTPToken(&svcMemKeychain{})
+	other, _ := HTTPToken(&hubtest.MemKeychain{})
 	if other == tok {
 		t.Fatal("two keychains got the same token")
 	}
 
-	broken := &svcMemKeychain{err: &keychain.UnavailableError{Op: "reading", Key: HTTPTokenKey, Cause: "no Secret Service"}}
+	broken := &hubtest.MemKeychain{Err: &keychain.UnavailableError{Op: "reading", Key: HTTPTokenKey, Cause: "no Secret Service"}}
 	if _, err := HTTPToken(broken); !errors.Is(err, keychain.ErrUnavailable) {
 		t.Fatalf("HTTPToken with an unreachable keychain: %v, want ErrUnavailable", err)
 	}
-	if len(broken.m) != 0 {
+	if len(broken.M) != 0 {
 		t.Fatal("HTTPToken stored a token although the keychain could not be read")
 	}
 }

@@ -1,4 +1,4 @@
-package hub
+package localapi
 
 // The local API.
 //
@@ -30,7 +30,6 @@ package hub
 // of the hub's server. The stdio shim (shim.go) is such a client.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -40,7 +39,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -48,6 +46,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/mcpserver"
 )
 
 // ErrHubRunning reports that another hub holds the home. Errors matching it
@@ -90,7 +91,7 @@ const mcpPath = "/v1/mcp"
 
 // ServiceOptions configure [Listen].
 type ServiceOptions struct {
-	Paths Paths
+	Paths config.Paths
 	// Logger receives the service's logs; nil discards them.
 	Logger *slog.Logger
 	// MCPServer serves the MCP sessions of upgraded connections; every
@@ -160,7 +161,7 @@ func (f *inflight) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !f.enter() {
 			w.Header().Set("Connection", "close")
-			WriteAPIError(w, http.StatusServiceUnavailable, "the hub is stopping", "")
+			writeAPIError(w, http.StatusServiceUnavailable, "the hub is stopping", "")
 			return
 		}
 		defer f.leave()
@@ -383,15 +384,15 @@ func (s *Service) handler() http.Handler {
 			// connection with it.
 			w.Header().Set("Connection", "close")
 			s.log.Warn("local api: refused a connection", "error", err)
-			WriteAPIError(w, http.StatusForbidden, err.Error(), "the hub serves only the user it runs as")
+			writeAPIError(w, http.StatusForbidden, err.Error(), "the hub serves only the user it runs as")
 			return
 		}
 		if r.Host != apiHost {
-			WriteAPIError(w, http.StatusForbidden, fmt.Sprintf("unexpected Host %q", r.Host), "use the capabilities CLI or hub.Dial")
+			writeAPIError(w, http.StatusForbidden, fmt.Sprintf("unexpected Host %q", r.Host), "use the capabilities CLI or localapi.Dial")
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" {
-			WriteAPIError(w, http.StatusForbidden, fmt.Sprintf("requests from web origins are refused (Origin %q)", o), "")
+			writeAPIError(w, http.StatusForbidden, fmt.Sprintf("requests from web origins are refused (Origin %q)", o), "")
 			return
 		}
 		if r.URL.Path == mcpPath {
@@ -399,7 +400,7 @@ func (s *Service) handler() http.Handler {
 			return
 		}
 		if s.opts.Handler == nil {
-			WriteAPIError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path, "")
+			writeAPIError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path, "")
 			return
 		}
 		s.requests.handler(s.opts.Handler).ServeHTTP(w, r)
@@ -412,27 +413,27 @@ func (s *Service) handler() http.Handler {
 func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
-		WriteAPIError(w, http.StatusMethodNotAllowed, "use GET with Upgrade: "+mcpUpgrade, "")
+		writeAPIError(w, http.StatusMethodNotAllowed, "use GET with Upgrade: "+mcpUpgrade, "")
 		return
 	}
 	if !headerHasToken(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), mcpUpgrade) {
 		w.Header().Set("Upgrade", mcpUpgrade)
-		WriteAPIError(w, http.StatusUpgradeRequired, "this endpoint needs Connection: Upgrade and Upgrade: "+mcpUpgrade, "")
+		writeAPIError(w, http.StatusUpgradeRequired, "this endpoint needs Connection: Upgrade and Upgrade: "+mcpUpgrade, "")
 		return
 	}
 	if s.opts.MCPServer == nil {
-		WriteAPIError(w, http.StatusServiceUnavailable, "this hub serves no MCP", "")
+		writeAPIError(w, http.StatusServiceUnavailable, "this hub serves no MCP", "")
 		return
 	}
 	hj, ok := w.(http.Hijacker)
 	if !ok {
-		WriteAPIError(w, http.StatusInternalServerError, "connection cannot be upgraded", "")
+		writeAPIError(w, http.StatusInternalServerError, "connection cannot be upgraded", "")
 		return
 	}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		WriteAPIError(w, http.StatusServiceUnavailable, "the hub is stopping", "")
+		writeAPIError(w, http.StatusServiceUnavailable, "the hub is stopping", "")
 		return
 	}
 	s.wg.Add(1)
@@ -480,7 +481,7 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Debug("mcp session started", "session", ss.ID())
 	err = ss.Wait()
-	s.log.Info("client disconnected", "client", sessionClient(ss), "session", ss.ID(), "error", err)
+	s.log.Info("client disconnected", "client", mcpserver.SessionClient(ss), "session", ss.ID(), "error", err)
 }
 
 type readCloser struct {
@@ -499,201 +500,16 @@ func headerHasToken(h http.Header, key, token string) bool {
 	return false
 }
 
-// APIError is an error answer of the local API: its HTTP status and the
-// decoded {"error": ..., "hint": ...} body.
-type APIError struct {
-	Status  int
-	Message string
-	Hint    string
-}
-
-func (e *APIError) Error() string {
-	msg := e.Message
-	if msg == "" {
-		msg = strings.ToLower(http.StatusText(e.Status))
-	}
-	if e.Hint != "" {
-		return fmt.Sprintf("hub: %s (hint: %s)", msg, e.Hint)
-	}
-	return "hub: " + msg
-}
-
 type apiErrorBody struct {
 	Error string `json:"error"`
 	Hint  string `json:"hint,omitempty"`
 }
 
-// WriteAPIError writes the local API's error body, {"error": msg, "hint":
+// writeAPIError writes the local API's error body, {"error": msg, "hint":
 // hint}, with status. [Client.Do] decodes it into an *[APIError].
-func WriteAPIError(w http.ResponseWriter, status int, msg, hint string) {
+func writeAPIError(w http.ResponseWriter, status int, msg, hint string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(apiErrorBody{Error: msg, Hint: hint})
-}
-
-// Client speaks to the local API of one home's hub. It is safe for
-// concurrent use; Close releases its idle connections.
-type Client struct {
-	paths Paths
-	http  *http.Client
-}
-
-// Dial returns a client for the hub of paths, after checking that one
-// answers: when nothing listens on the socket the error matches [ErrNoHub].
-func Dial(ctx context.Context, paths Paths) (*Client, error) {
-	c := newClient(paths)
-	conn, err := c.dial(ctx)
-	if err != nil {
-		return nil, err
-	}
-	conn.Close()
-	return c, nil
-}
-
-func newClient(paths Paths) *Client {
-	c := &Client{paths: paths}
-	// Each request dials: a connection kept idle outlives a hub that stops
-	// or restarts, and a POST on it fails with "server closed idle
-	// connection" instead of ErrNoHub or reaching the new hub. Dialing the
-	// socket costs tens of microseconds; requests here are few.
-	c.http = &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return c.dial(ctx)
-		},
-		DisableKeepAlives: true,
-	}}
-	return c
-}
-
-// dial connects to the socket, mapping "nobody listens" to ErrNoHub.
-func (c *Client) dial(ctx context.Context) (net.Conn, error) {
-	sock := c.paths.Socket()
-	conn, err := (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	if err != nil {
-		if isNoListener(err) {
-			return nil, fmt.Errorf("%w for %s (socket %s)", ErrNoHub, c.paths.Home, sock)
-		}
-		return nil, fmt.Errorf("connecting to the hub at %s: %w", sock, err)
-	}
-	return conn, nil
-}
-
-// Close releases the client's idle connections.
-func (c *Client) Close() error {
-	c.http.CloseIdleConnections()
-	return nil
-}
-
-// Do sends one local API request: in (when non-nil) is sent as the JSON
-// body, and a 2xx answer's JSON body is decoded into out (when non-nil). An
-// error answer is returned as an *[APIError]; a hub that is not running as
-// an error matching [ErrNoHub].
-func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("encoding %s %s: %w", method, path, err)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+apiHost+path, body)
-	if err != nil {
-		return err
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.Is(err, ErrNoHub) && errors.As(err, &ue) {
-			return ue.Err // the dial error names the home and the socket
-		}
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return decodeAPIError(resp)
-	}
-	if out == nil {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		return nil
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("%s %s: decoding the answer: %w", method, path, err)
-	}
-	return nil
-}
-
-func decodeAPIError(resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var body apiErrorBody
-	if json.Unmarshal(b, &body) == nil && body.Error != "" {
-		return &APIError{Status: resp.StatusCode, Message: body.Error, Hint: body.Hint}
-	}
-	return &APIError{Status: resp.StatusCode, Message: strings.TrimSpace(string(b))}
-}
-
-// UpgradeMCP opens a new connection to the hub and switches it to MCP: the
-// returned conn carries newline-delimited JSON-RPC, one MCP session, until
-// either side closes it. ctx bounds the handshake only.
-func (c *Client) UpgradeMCP(ctx context.Context) (net.Conn, error) {
-	conn, err := c.dial(ctx)
-	if err != nil {
-		return nil, err
-	}
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	req, _ := http.NewRequest(http.MethodGet, "http://"+apiHost+mcpPath, nil)
-	req.Header.Set("Connection", "Upgrade")
-	req.Header.Set("Upgrade", mcpUpgrade)
-	br := bufio.NewReader(conn)
-	err = req.Write(conn)
-	var resp *http.Response
-	if err == nil {
-		resp, err = http.ReadResponse(br, req)
-	}
-	if !stop() {
-		conn.Close()
-		return nil, fmt.Errorf("upgrading to mcp: %w", ctx.Err())
-	}
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("upgrading to mcp: %w", err)
-	}
-	if resp.StatusCode != http.StatusSwitchingProtocols {
-		defer conn.Close()
-		return nil, decodeAPIError(resp)
-	}
-	return &bufferedConn{Conn: conn, r: br}, nil
-}
-
-// bufferedConn reads what the handshake's reader buffered before reading
-// the connection itself.
-type bufferedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *bufferedConn) Read(p []byte) (int, error) {
-	if c.r != nil {
-		if c.r.Buffered() > 0 {
-			return c.r.Read(p)
-		}
-		c.r = nil // drained: read the connection directly from now on
-	}
-	return c.Conn.Read(p)
-}
-
-// sessionClient is the name and version a client gave at initialize, or
-// "unknown", as hub/mcpserver's SessionClient says it.
-func sessionClient(ss *mcp.ServerSession) string {
-	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-		if n := strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version); n != "" {
-			return n
-		}
-	}
-	return "unknown"
 }

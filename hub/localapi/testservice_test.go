@@ -1,4 +1,4 @@
-package hub
+package localapi
 
 import (
 	"bufio"
@@ -12,15 +12,14 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
-	"capabilities.sh/capabilities/keychain"
 )
 
 // Helpers for the tests of the local API, the shim and the HTTP endpoint.
@@ -85,7 +84,7 @@ type svcTestHub struct {
 	done   chan error
 }
 
-func startSvcTestHub(t testing.TB, paths Paths, srv *mcp.Server) *svcTestHub {
+func startSvcTestHub(t testing.TB, paths config.Paths, srv *mcp.Server) *svcTestHub {
 	t.Helper()
 	svc, err := Listen(ServiceOptions{Paths: paths, MCPServer: srv, Logger: svcTestLogger(t)})
 	if err != nil {
@@ -276,50 +275,12 @@ func svcCountSessions(srv *mcp.Server) int {
 	return n
 }
 
-// svcMemKeychain is a keychain.Keychain in memory (hubtest.MemKeychain
-// for the packages below the heart).
-type svcMemKeychain struct {
-	mu  sync.Mutex
-	m   map[string]string
-	err error // returned by Get when set
-}
-
-func (k *svcMemKeychain) Get(key string) (string, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.err != nil {
-		return "", k.err
-	}
-	v, ok := k.m[key]
-	if !ok {
-		return "", fmt.Errorf("keychain: reading %q: %w", key, keychain.ErrNotFound)
-	}
-	return v, nil
-}
-
-func (k *svcMemKeychain) Set(key, secret string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.m == nil {
-		k.m = map[string]string{}
-	}
-	k.m[key] = secret
-	return nil
-}
-
-func (k *svcMemKeychain) Delete(key string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	delete(k.m, key)
-	return nil
-}
-
 // svcHelperMain is what a re-executed test binary runs, chosen by svcHelperEnv.
 func svcHelperMain() int {
 	switch os.Getenv(svcHelperEnv) {
 	case "shim":
 		err := RunShim(context.Background(), ShimOptions{
-			Paths:  Paths{Home: os.Getenv("CAPABILITIES_HOME")},
+			Paths:  config.Paths{Home: os.Getenv("CAPABILITIES_HOME")},
 			Stdin:  os.Stdin,
 			Stdout: os.Stdout,
 			Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
@@ -365,7 +326,7 @@ func svcForeignPeer(home string) int {
 	var r svcPeerResult
 	r.UID = os.Getuid()
 	defer func() { json.NewEncoder(os.Stdout).Encode(r) }()
-	paths := Paths{Home: home}
+	paths := config.Paths{Home: home}
 	conn, err := net.Dial("unix", paths.Socket())
 	if err != nil {
 		r.ConnectErr = err.Error()

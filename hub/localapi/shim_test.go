@@ -1,4 +1,4 @@
-package hub
+package localapi
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
 )
 
 var svcProtocolVersions = []string{"2026-07-28", "2025-11-25"}
@@ -22,7 +25,7 @@ var svcProtocolVersions = []string{"2026-07-28", "2025-11-25"}
 func TestShimMCP(t *testing.T) {
 	for _, v := range svcProtocolVersions {
 		t.Run(v, func(t *testing.T) {
-			paths := Paths{Home: t.TempDir()}
+			paths := config.Paths{Home: t.TempDir()}
 			startSvcTestHub(t, paths, svcTestMCPServer(nil))
 			sh := startSvcTestShim(t, ShimOptions{Paths: paths})
 			cs := svcConnectClient(t, sh.transport, v, nil)
@@ -60,7 +63,7 @@ func svcShimProcess(t *testing.T, home string) (*exec.Cmd, mcp.Transport) {
 func TestShimProcess(t *testing.T) {
 	for _, v := range svcProtocolVersions {
 		t.Run(v, func(t *testing.T) {
-			paths := Paths{Home: t.TempDir()}
+			paths := config.Paths{Home: t.TempDir()}
 			startSvcTestHub(t, paths, svcTestMCPServer(nil))
 			cmd, tr := svcShimProcess(t, paths.Home)
 			cs := svcConnectClient(t, tr, v, nil)
@@ -76,7 +79,7 @@ func TestShimProcess(t *testing.T) {
 }
 
 func TestShimTwoProcessesShareHub(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	srv := svcTestMCPServer(nil)
 	startSvcTestHub(t, paths, srv)
 	cmd1, tr1 := svcShimProcess(t, paths.Home)
@@ -106,7 +109,7 @@ func svcStoppedErr(t *testing.T, err error) {
 func TestShimReconnect(t *testing.T) {
 	for _, v := range svcProtocolVersions {
 		t.Run(v, func(t *testing.T) {
-			paths := Paths{Home: t.TempDir()}
+			paths := config.Paths{Home: t.TempDir()}
 			blocked := make(chan struct{})
 			first := startSvcTestHub(t, paths, svcTestMCPServer(blocked))
 			logs := newSvcLogWatch(t)
@@ -147,7 +150,7 @@ func TestShimReconnect(t *testing.T) {
 }
 
 func TestShimElicitationAcrossShim(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	startSvcTestHub(t, paths, svcTestMCPServer(nil))
 	sh := startSvcTestShim(t, ShimOptions{Paths: paths})
 	cs := svcConnectClient(t, sh.transport, "2025-11-25", &mcp.ClientOptions{
@@ -165,7 +168,7 @@ func TestShimElicitationAcrossShim(t *testing.T) {
 }
 
 func TestShimStartsHub(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	listened := make(chan *Service, 1)
 	sh := startSvcTestShim(t, ShimOptions{Paths: paths, StartHub: func() error {
 		svc, err := Listen(ServiceOptions{Paths: paths, MCPServer: svcTestMCPServer(nil)})
@@ -181,7 +184,7 @@ func TestShimStartsHub(t *testing.T) {
 }
 
 func TestShimNoHub(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	err := RunShim(context.Background(), ShimOptions{Paths: paths, Stdin: strings.NewReader(""), Stdout: io.Discard})
 	if !errors.Is(err, ErrNoHub) || !strings.Contains(err.Error(), "capabilities hub") {
 		t.Fatalf("RunShim without a hub: %v, want ErrNoHub with a hint", err)
@@ -201,7 +204,7 @@ func TestShimNoHub(t *testing.T) {
 func TestShimAnswersBeforeExitOnEOF(t *testing.T) {
 	// `printf '...' | capabilities mcp`: stdin ends right after the
 	// requests, and the shim still prints every answer before it exits.
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	startSvcTestHub(t, paths, svcTestMCPServer(nil))
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}`,
@@ -283,14 +286,14 @@ func TestShimTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	sdk, err := filepath.Abs("../testdata/npm/node_modules/@modelcontextprotocol/sdk/dist/esm")
+	sdk, err := filepath.Abs(filepath.Join(hubtest.RepoRoot(t), "testdata/npm/node_modules/@modelcontextprotocol/sdk/dist/esm"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(sdk); err != nil {
 		t.Skip("the TypeScript SDK is not installed: npm ci --prefix testdata/npm")
 	}
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	startSvcTestHub(t, paths, svcTestMCPServer(nil))
 	script := filepath.Join(t.TempDir(), "client.mjs")
 	err = os.WriteFile(script, []byte(`
@@ -341,7 +344,7 @@ await client.close();
 // The reference, timed in the same loop, is the same client connecting to
 // the hub's MCP socket directly. Reported: both, and their difference.
 func BenchmarkShimStart(b *testing.B) {
-	paths := Paths{Home: b.TempDir()}
+	paths := config.Paths{Home: b.TempDir()}
 	startSvcTestHub(b, paths, svcTestMCPServer(nil))
 	direct := newClient(paths)
 	defer direct.Close()
@@ -393,7 +396,7 @@ func BenchmarkShimStart(b *testing.B) {
 // a session on the hub's MCP socket directly, and the difference is the
 // shim's per-request cost (target: under 200µs).
 func BenchmarkShimOverhead(b *testing.B) {
-	paths := Paths{Home: b.TempDir()}
+	paths := config.Paths{Home: b.TempDir()}
 	startSvcTestHub(b, paths, svcTestMCPServer(nil))
 	sh := startSvcTestShim(b, ShimOptions{Paths: paths})
 	viaShim := svcConnectClient(b, sh.transport, "2026-07-28", nil)

@@ -1,4 +1,4 @@
-package hub
+package localapi
 
 // The optional streamable HTTP endpoint (`capabilities hub --http :PORT`),
 // for clients that speak only HTTP. It is off by default.

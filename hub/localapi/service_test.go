@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package hub
+package localapi
 
 import (
 	"context"
@@ -19,10 +19,12 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/config"
 )
 
 func TestServiceLock(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	first, err := Listen(ServiceOptions{Paths: paths})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +63,7 @@ func TestServiceLock(t *testing.T) {
 }
 
 func TestServiceStaleSocket(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	// A socket file whose listener is gone, as a killed hub leaves it.
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: paths.Socket(), Net: "unix"})
 	if err != nil {
@@ -92,7 +94,7 @@ func TestServiceStaleSocket(t *testing.T) {
 func TestServiceLiveSocketWithoutLock(t *testing.T) {
 	// Something answers on the socket although nobody holds the lock: the
 	// socket is not stale and must not be removed.
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	ln, err := net.Listen("unix", paths.Socket())
 	if err != nil {
 		t.Fatal(err)
@@ -126,8 +128,8 @@ func TestServiceLiveSocketWithoutLock(t *testing.T) {
 
 func TestServiceSocketMode(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
-	startSvcTestHub(t, Paths{Home: home}, svcTestMCPServer(nil))
-	for path, want := range map[string]os.FileMode{home: 0o700, Paths{Home: home}.Socket(): 0o600, Paths{Home: home}.Lock(): 0o600} {
+	startSvcTestHub(t, config.Paths{Home: home}, svcTestMCPServer(nil))
+	for path, want := range map[string]os.FileMode{home: 0o700, config.Paths{Home: home}.Socket(): 0o600, config.Paths{Home: home}.Lock(): 0o600} {
 		fi, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
@@ -136,11 +138,11 @@ func TestServiceSocketMode(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", path, got, want)
 		}
 	}
-	fi, _ := os.Stat(Paths{Home: home}.Socket())
+	fi, _ := os.Stat(config.Paths{Home: home}.Socket())
 	if fi.Mode().Type() != os.ModeSocket {
 		t.Errorf("hub.sock is %v, want a socket", fi.Mode().Type())
 	}
-	b, err := os.ReadFile(Paths{Home: home}.Lock())
+	b, err := os.ReadFile(config.Paths{Home: home}.Lock())
 	if err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
 		t.Errorf("lock file holds %q (%v), want our pid", b, err)
 	}
@@ -164,7 +166,7 @@ func TestServiceForeignUID(t *testing.T) {
 	}
 	var handled atomic.Int32
 	svc, err := Listen(ServiceOptions{
-		Paths:     Paths{Home: home},
+		Paths:     config.Paths{Home: home},
 		MCPServer: svcTestMCPServer(nil),
 		Logger:    svcTestLogger(t),
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -254,7 +256,7 @@ func svcCopyExecutable(t *testing.T, dst string) {
 }
 
 func TestServiceHostAndOrigin(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	var handled atomic.Int32
 	svc, err := Listen(ServiceOptions{
 		Paths:  paths,
@@ -304,7 +306,7 @@ func TestServiceHostAndOrigin(t *testing.T) {
 }
 
 func TestServiceClient(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	if _, err := Dial(context.Background(), paths); !errors.Is(err, ErrNoHub) {
 		t.Fatalf("Dial without a hub: %v, want ErrNoHub", err)
 	} else if !strings.Contains(err.Error(), paths.Socket()) {
@@ -315,13 +317,13 @@ func TestServiceClient(t *testing.T) {
 	mux.HandleFunc("POST /v1/echo", func(w http.ResponseWriter, r *http.Request) {
 		var in map[string]string
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			WriteAPIError(w, http.StatusBadRequest, err.Error(), "")
+			writeAPIError(w, http.StatusBadRequest, err.Error(), "")
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]string{"said": in["say"]})
 	})
 	mux.HandleFunc("POST /v1/approve", func(w http.ResponseWriter, r *http.Request) {
-		WriteAPIError(w, http.StatusConflict, "run r1 has no pending call", "list runs with capabilities hub runs --pending")
+		writeAPIError(w, http.StatusConflict, "run r1 has no pending call", "list runs with capabilities hub runs --pending")
 	})
 	svc, err := Listen(ServiceOptions{Paths: paths, Handler: mux, Logger: svcTestLogger(t)})
 	if err != nil {
@@ -366,7 +368,7 @@ func TestServiceClient(t *testing.T) {
 }
 
 func TestServiceUpgradeRequired(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	startSvcTestHub(t, paths, svcTestMCPServer(nil))
 	c, err := Dial(context.Background(), paths)
 	if err != nil {
@@ -384,7 +386,7 @@ func TestServiceUpgradeRequired(t *testing.T) {
 func TestServiceMCPSessions(t *testing.T) {
 	for _, v := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(v, func(t *testing.T) {
-			paths := Paths{Home: t.TempDir()}
+			paths := config.Paths{Home: t.TempDir()}
 			srv := svcTestMCPServer(nil)
 			startSvcTestHub(t, paths, srv)
 			c, err := Dial(context.Background(), paths)
@@ -411,7 +413,7 @@ func TestServiceMCPSessions(t *testing.T) {
 }
 
 func TestServiceStopEndsSessions(t *testing.T) {
-	paths := Paths{Home: t.TempDir()}
+	paths := config.Paths{Home: t.TempDir()}
 	blocked := make(chan struct{})
 	srv := svcTestMCPServer(blocked)
 	h := startSvcTestHub(t, paths, srv)

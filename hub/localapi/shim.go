@@ -1,4 +1,4 @@
-package hub
+package localapi
 
 // The stdio shim: what `capabilities mcp` runs for a client.
 //
@@ -35,11 +35,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // ShimOptions configure [RunShim].
 type ShimOptions struct {
-	Paths Paths
+	Paths config.Paths
 	// Stdin and Stdout are the client's side. Stdout carries protocol only.
 	Stdin  io.Reader
 	Stdout io.Writer

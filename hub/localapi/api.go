@@ -1,0 +1,242 @@
+package localapi
+
+// The routes of the local API: what the CLI and the tray ask a running hub,
+// answered by the heart.
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
+)
+
+// APIOptions configures the local API handler.
+type APIOptions struct {
+	Version string
+	// Exe is the path of the binary the hub runs, reported in the status
+	// so that a shim of a newer binary at that path can replace it.
+	Exe string
+	// Stop asks the process to stop the hub (hub stop).
+	Stop func()
+	// Open brings up the hub's main window on a tab ("" for the current
+	// one) (hub open). Nil, or an error, when the hub has no window.
+	Open func(tab string) error
+	// HTTPBearer is the token of the HTTP endpoint the hub serves (hub
+	// --http), reloaded after `hub token --rotate`; nil without one.
+	HTTPBearer *HTTPBearer
+}
+
+// Handler serves the local API routes under /v1/ (the MCP upgrade endpoint
+// is the Service's own) over the heart it holds. The socket is the
+// permission boundary: the Service refuses other users before a request
+// reaches this handler, which checks no permission of its own.
+type Handler struct {
+	hub  *hub.Hub
+	opts APIOptions
+	mux  *http.ServeMux
+}
+
+// NewHandler returns the local API's routes over h.
+func NewHandler(h *hub.Hub, opts APIOptions) *Handler {
+	a := &Handler{hub: h, opts: opts, mux: http.NewServeMux()}
+	a.mux.HandleFunc("GET /v1/status", a.serveStatus)
+	a.mux.HandleFunc("GET /v1/runs", a.serveRuns)
+	a.mux.HandleFunc("GET /v1/pending", a.servePending)
+	a.mux.HandleFunc("POST /v1/decide", a.serveDecide)
+	a.mux.HandleFunc("POST /v1/search", a.serveSearch)
+	a.mux.HandleFunc("POST /v1/describe", a.serveDescribe)
+	a.mux.HandleFunc("POST /v1/execute", a.serveExecute)
+	a.mux.HandleFunc("POST /v1/policy", a.servePolicySet)
+	a.mux.HandleFunc("POST /v1/policy/remove", a.servePolicyRemove)
+	a.mux.HandleFunc("POST /v1/accept", a.serveAccept)
+	a.mux.HandleFunc("GET /v1/policy", a.servePolicyList)
+	a.mux.HandleFunc("POST /v1/pause", a.servePause)
+	a.mux.HandleFunc("POST /v1/reload", a.serveReload)
+	a.mux.HandleFunc("POST /v1/open", a.serveOpen)
+	a.mux.HandleFunc("POST /v1/http-token/reload", a.serveHTTPTokenReload)
+	a.mux.HandleFunc("POST /v1/stop", a.serveStop)
+	return a
+}
+
+// ServeHTTP answers one local API request.
+func (a *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+func (a *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
+	st, err := a.hub.Status(r.Context())
+	st.Version, st.Exe = a.opts.Version, a.opts.Exe
+	reply(w, st, err)
+}
+
+func (a *Handler) serveRuns(w http.ResponseWriter, r *http.Request) {
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	runs, err := a.hub.Runs(r.Context(), limit, r.URL.Query().Get("pending") != "")
+	reply(w, runs, err)
+}
+
+func (a *Handler) servePending(w http.ResponseWriter, r *http.Request) {
+	p, err := a.hub.Pending(r.Context(), r.URL.Query().Get("run"))
+	reply(w, p, err)
+}
+
+func (a *Handler) serveDecide(w http.ResponseWriter, r *http.Request) {
+	var in struct{ ID, Decision, Channel, Actor string }
+	if !decode(w, r, &in) {
+		return
+	}
+	reply(w, map[string]bool{"ok": true}, a.hub.Decide(r.Context(), in.ID, in.Decision, cmp.Or(in.Channel, hub.ChannelCLI), in.Actor))
+}
+
+func (a *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
+	var in hub.SearchRequest
+	if !decode(w, r, &in) {
+		return
+	}
+	out, err := a.hub.Search(r.Context(), in)
+	reply(w, map[string]string{"text": out}, err)
+}
+
+func (a *Handler) serveDescribe(w http.ResponseWriter, r *http.Request) {
+	var in hub.DescribeRequest
+	if !decode(w, r, &in) {
+		return
+	}
+	out, err := a.hub.Describe(r.Context(), in)
+	reply(w, map[string]string{"text": out}, err)
+}
+
+func (a *Handler) serveExecute(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Code, Resume, Client string
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	env, err := a.hub.Execute(r.Context(), hub.ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: cmp.Or(in.Client, "capabilities cli")})
+	reply(w, env, err)
+}
+
+func (a *Handler) servePolicySet(w http.ResponseWriter, r *http.Request) {
+	var in hub.PolicyChange
+	if !decode(w, r, &in) {
+		return
+	}
+	in.Channel = cmp.Or(in.Channel, hub.ChannelCLI)
+	res, err := a.hub.ApplyPolicy(r.Context(), in)
+	reply(w, res, err)
+}
+
+func (a *Handler) servePolicyRemove(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Target, Channel string }
+	if !decode(w, r, &in) {
+		return
+	}
+	res, err := a.hub.RemovePolicy(r.Context(), in.Target, cmp.Or(in.Channel, hub.ChannelCLI))
+	reply(w, res, err)
+}
+
+func (a *Handler) serveAccept(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Target, Channel string }
+	if !decode(w, r, &in) {
+		return
+	}
+	res, err := a.hub.AcceptDefinitions(r.Context(), in.Target, cmp.Or(in.Channel, hub.ChannelCLI))
+	if res == nil {
+		res = []hub.ToolChange{}
+	}
+	reply(w, res, err)
+}
+
+func (a *Handler) servePolicyList(w http.ResponseWriter, r *http.Request) {
+	rules, err := a.hub.PolicyRules(r.Context())
+	reply(w, rules, err)
+}
+
+func (a *Handler) servePause(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Paused bool }
+	if !decode(w, r, &in) {
+		return
+	}
+	a.hub.SetPaused(in.Paused)
+	reply(w, map[string]bool{"paused": in.Paused}, nil)
+}
+
+func (a *Handler) serveReload(w http.ResponseWriter, r *http.Request) {
+	err := a.hub.ReloadConfig(r.Context())
+	if err == nil {
+		errs := a.hub.Refresh(r.Context())
+		msgs := map[string]string{}
+		for k, v := range errs {
+			msgs[k] = v.Error()
+		}
+		reply(w, map[string]any{"ok": true, "sourceErrors": msgs}, nil)
+		return
+	}
+	reply(w, nil, err)
+}
+
+func (a *Handler) serveOpen(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Tab string }
+	if !decode(w, r, &in) {
+		return
+	}
+	if a.opts.Open == nil {
+		writeAPIError(w, http.StatusConflict, "this hub runs without a window (headless)", "stop it with 'capabilities hub stop' and start it again on a desktop with 'capabilities hub'")
+		return
+	}
+	if err := a.opts.Open(in.Tab); err != nil {
+		writeAPIError(w, http.StatusConflict, err.Error(), "")
+		return
+	}
+	reply(w, map[string]bool{"opened": true}, nil)
+}
+
+func (a *Handler) serveHTTPTokenReload(w http.ResponseWriter, r *http.Request) {
+	if a.opts.HTTPBearer == nil {
+		reply(w, map[string]bool{"serving": false}, nil)
+		return
+	}
+	reply(w, map[string]bool{"serving": true}, a.opts.HTTPBearer.Reload())
+}
+
+func (a *Handler) serveStop(w http.ResponseWriter, r *http.Request) {
+	reply(w, map[string]bool{"stopping": true}, nil)
+	if a.opts.Stop != nil {
+		go a.opts.Stop()
+	}
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err := dec.Decode(v); err != nil {
+		writeAPIError(w, http.StatusBadRequest, "bad request body: "+err.Error(), "")
+		return false
+	}
+	return true
+}
+
+// reply writes v as JSON, or err as the API's error body with a status
+// that fits it.
+func reply(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		status := http.StatusInternalServerError
+		var ie *hub.InputError
+		var ce config.Errors
+		var ce1 *config.Error
+		switch {
+		case errors.As(err, &ie), errors.As(err, &ce), errors.As(err, &ce1):
+			status = http.StatusBadRequest
+		case errors.Is(err, hub.ErrAlreadyDecided):
+			status = http.StatusConflict
+		case errors.Is(err, hub.ErrNoPending), errors.Is(err, hub.ErrNoRun):
+			status = http.StatusNotFound
+		}
+		writeAPIError(w, status, err.Error(), "")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}

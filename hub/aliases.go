@@ -42,6 +42,7 @@ var (
 	camel         = naming.Camel
 	baseJSName    = naming.MethodName
 	assignJSNames = naming.AssignMethodNames
+	truncateName  = naming.Truncate
 )
 
 // From internal/proc.

@@ -10,113 +10,25 @@ package hub
 // refresh builds a new one and swaps it in atomically.
 
 import (
-	"bytes"
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
-
-// Tool is one upstream tool as the catalog names it.
-type Tool struct {
-	Source    string // the source's config name
-	Namespace string // its JavaScript global, Namespace(Source)
-	Name      string // the upstream MCP name
-	JSName    string // the method name, kept per (Source, Name) in the store
-	Address   string // Namespace + "." + JSName
-	Title     string
-	// Description is the upstream's description, as is.
-	Description string
-	// InputSchema and OutputSchema are the upstream's JSON, kept even when
-	// they are not valid JSON Schema; InputSchema may be empty or null.
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage
-	Annotations  *mcp.ToolAnnotations
-	// Request is what a call of an OpenAPI operation sends: its method,
-	// path template and server; nil for an MCP tool.
-	Request *RESTRequest
-	// Hash is the hex SHA-256 of the canonical JSON of the definition
-	// (name, title, description, schemas, annotations, and an OpenAPI
-	// operation's request).
-	Hash string
-	// Pinned is the hash of the definition the person consented to or
-	// first saw ("" when none is pinned). When it differs from Hash the
-	// tool is changed: Change says what changed, in one line, and Updated
-	// is when the catalog stored the current definition.
-	Pinned  string
-	Change  string
-	Updated time.Time
-}
-
-// Changed reports whether the tool's definition differs from the one
-// pinned for it.
-func (t *Tool) Changed() bool { return t.Pinned != "" && t.Pinned != t.Hash }
-
-// Snapshot is the catalog at one moment. It is immutable: share it freely,
-// and do not modify its Tools.
-type Snapshot struct {
-	Tools   []*Tool // sorted by Address
-	Version uint64  // grows by one with every change
-
-	byAddress  map[string]*Tool
-	byName     map[[2]string]*Tool // (source, MCP name)
-	bySource   map[string][]*Tool
-	namespaces []string
-
-	// sandboxNamespaces (startup.go) for the config sandboxCfg.
-	sandboxMu  sync.Mutex
-	sandboxCfg *Config
-	sandboxNS  []sandbox.Namespace
-
-	schemas sync.Map // tool hash -> *jsonschema.Resolved, or nil when unusable
-}
-
-// inputSchema returns tool's input schema resolved for validation, or nil
-// when it has none or the validator cannot use it. Each is resolved once
-// per snapshot, and goes with it.
-func (s *Snapshot) inputSchema(tool *Tool) *jsonschema.Resolved {
-	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
-		return nil
-	}
-	if v, ok := s.schemas.Load(tool.Hash); ok {
-		return v.(*jsonschema.Resolved)
-	}
-	var resolved *jsonschema.Resolved
-	var schema jsonschema.Schema
-	if json.Unmarshal(tool.InputSchema, &schema) == nil {
-		if r, err := schema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: false}); err == nil {
-			resolved = r
-		}
-	}
-	v, _ := s.schemas.LoadOrStore(tool.Hash, resolved)
-	return v.(*jsonschema.Resolved)
-}
-
-// Lookup finds a tool by address ("github.createIssue").
-func (s *Snapshot) Lookup(address string) (*Tool, bool) {
-	t, ok := s.byAddress[address]
-	return t, ok
-}
-
-// Namespaces returns the namespaces that have tools, sorted.
-func (s *Snapshot) Namespaces() []string { return s.namespaces }
-
-// BySource returns the tools of a source (by config name), sorted by
-// Address.
-func (s *Snapshot) BySource(source string) []*Tool { return s.bySource[source] }
 
 // ToolChange is a tool whose definition differs from the one pinned for it
 // (the one the person consented to or first saw), until the person accepts
@@ -131,18 +43,46 @@ type ToolChange struct {
 	At      time.Time
 }
 
+// Lister lists the tools of a source and says when they changed: the
+// upstream sessions (*Upstreams), which serve the OpenAPI sources too.
+type Lister interface {
+	// ListTools lists source's tools. A listing served in part returns the
+	// tools kept with a *ListingLimitError.
+	ListTools(ctx context.Context, source string) ([]*mcp.Tool, error)
+	// OnToolsChanged registers fn, called with a source's name when its
+	// tools changed (an MCP server's notifications/tools/list_changed). fn
+	// must not block.
+	OnToolsChanged(fn func(source string))
+}
+
+// CatalogOptions configures a Catalog. Zero values are the defaults; a nil
+// *CatalogOptions is all defaults.
+type CatalogOptions struct {
+	Logger *slog.Logger // default: slog.Default()
+	// ListTimeout bounds listing one source: starting its session and one
+	// complete tools/list (default DefaultListTimeout).
+	ListTimeout time.Duration
+	// Debounce is how long the catalog gathers list_changed notifications
+	// before it refreshes (default 300ms).
+	Debounce time.Duration
+}
+
+// DefaultListTimeout bounds listing one source when CatalogOptions does
+// not: an upstream session's default start and call timeouts.
+const DefaultListTimeout = time.Minute
+
 // Catalog keeps the tool catalog and its store.
 //
 // All methods are safe for concurrent use. Refresh and Load run one at a
 // time; Snapshot never blocks. Subscribers run on the goroutine that swapped
 // the snapshot, in order, while the next refresh waits: they must be quick
 // and must not call Refresh or Load. The catalog refreshes a source on its
-// own, debounced, when its upstream reports notifications/tools/list_changed,
-// using the config of the last Load or Refresh; Close stops that.
+// own, debounced, when its Lister reports that its tools changed, using the
+// config of the last Load or Refresh; Close stops that.
 type Catalog struct {
-	db  *store.DB
-	up  *Upstreams
-	log *slog.Logger
+	db     *store.DB
+	lister Lister
+	log    *slog.Logger
 
 	snap      atomic.Pointer[Snapshot]
 	refreshMu sync.Mutex // one Load or Refresh at a time
@@ -151,12 +91,12 @@ type Catalog struct {
 	rebuildMu sync.Mutex
 
 	// debounce is how long the catalog gathers list_changed notifications
-	// before refreshing. sourceTimeout bounds listing one source.
-	debounce      time.Duration
-	sourceTimeout time.Duration
-	ctx           context.Context // cancelled by Close
-	cancel        context.CancelFunc
-	wg            sync.WaitGroup
+	// before refreshing. listTimeout bounds listing one source.
+	debounce    time.Duration
+	listTimeout time.Duration
+	ctx         context.Context // cancelled by Close
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
 
 	mu       sync.Mutex
 	cfg      *Config
@@ -166,8 +106,8 @@ type Catalog struct {
 	watching bool            // the debounce goroutine runs
 	closed   bool
 
-	// listings is what the start-up wait knows of each source's listings
-	// (startup.go).
+	// listings is what the start-up waits know of each source's listings
+	// (catalog_listings.go).
 	listings listings
 	// warnings say what each source's last listing skipped or cut.
 	warnings sourceWarnings
@@ -178,26 +118,27 @@ type Catalog struct {
 
 const defaultCatalogDebounce = 300 * time.Millisecond
 
-// NewCatalog returns an empty catalog over db, listing tools through up. It
-// subscribes to up's list_changed notifications. up may be nil (the catalog
-// then serves what the store holds, and Refresh fails every source).
-func NewCatalog(db *store.DB, up *Upstreams, logger *slog.Logger) *Catalog {
-	if logger == nil {
-		logger = slog.Default()
+// NewCatalog returns an empty catalog over db, listing tools through
+// lister. It registers for lister's reports of changed tools. lister may be
+// nil (the catalog then serves what the store holds, and Refresh fails
+// every source).
+func NewCatalog(db *store.DB, lister Lister, opts *CatalogOptions) *Catalog {
+	var o CatalogOptions
+	if opts != nil {
+		o = *opts
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Catalog{
-		db: db, up: up, log: logger,
-		debounce:      defaultCatalogDebounce,
-		sourceTimeout: DefaultStartTimeout + DefaultCallTimeout,
-		ctx:           ctx,
-		cancel:        cancel,
-		subs:          map[int]func(*Snapshot){},
-		pending:       map[string]bool{},
+		db: db, lister: lister, log: cmp.Or(o.Logger, slog.Default()),
+		debounce:    cmp.Or(o.Debounce, defaultCatalogDebounce),
+		listTimeout: cmp.Or(o.ListTimeout, DefaultListTimeout),
+		ctx:         ctx,
+		cancel:      cancel,
+		subs:        map[int]func(*Snapshot){},
+		pending:     map[string]bool{},
 	}
-	if up != nil {
-		c.sourceTimeout = up.opts.StartTimeout + up.opts.CallTimeout
-		up.addToolsChangedHook(c.toolsChanged)
+	if lister != nil {
+		lister.OnToolsChanged(c.toolsChanged)
 	}
 	c.snap.Store(newSnapshot(nil, 0))
 	return c
@@ -254,7 +195,7 @@ func (c *Catalog) Load(ctx context.Context, cfg *Config) error {
 // start-up wait ([Catalog.listingOf]) sees each source finish.
 func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) map[string]error {
 	if len(sources) == 0 {
-		sources = sortedKeys(cfg.Sources)
+		sources = slices.Sorted(maps.Keys(cfg.Sources))
 	}
 	batch := c.queueListings(cfg, sources)
 	defer batch.finish() // any not reported below
@@ -271,7 +212,7 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) m
 	for _, name := range sources {
 		switch def := cfg.Sources[name]; {
 		case def == nil:
-			errs[name] = &UpstreamError{Source: name, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
+			errs[name] = fmt.Errorf("source %q: no such source in the config", name)
 		case !def.Disabled:
 			targets = append(targets, name)
 		}
@@ -280,11 +221,11 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) m
 	for _, name := range targets {
 		go func() {
 			r := listing{source: name}
-			if c.up == nil {
+			if c.lister == nil {
 				r.err = errors.New("no upstreams to list tools from")
 			} else {
-				lctx, cancel := context.WithTimeout(ctx, c.sourceTimeout)
-				r.tools, r.err = c.up.ListTools(lctx, name)
+				lctx, cancel := context.WithTimeout(ctx, c.listTimeout)
+				r.tools, r.err = c.lister.ListTools(lctx, name)
 				cancel()
 			}
 			results <- r
@@ -418,69 +359,6 @@ func (c *Catalog) setConfig(cfg *Config) {
 	c.cfg = cfg
 }
 
-// toolDefinition is what the store keeps of a tool, and what its hash
-// covers.
-type toolDefinition struct {
-	Name         string               `json:"name"`
-	Title        string               `json:"title,omitempty"`
-	Description  string               `json:"description,omitempty"`
-	InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
-	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
-	// Request is an OpenAPI operation's; an MCP tool has none, so its
-	// definition and hash are what they were before requests were kept.
-	Request *RESTRequest `json:"request,omitempty"`
-}
-
-// definitionOf turns a listed tool into its canonical definition and hash.
-// A schema that does not marshal is kept as null rather than dropping the
-// tool.
-func definitionOf(t *mcp.Tool) (def []byte, hash string, err error) {
-	return definitionWith(t, nil)
-}
-
-// definitionWith is definitionOf with an OpenAPI operation's request, which
-// the hash then covers too: a call that would go elsewhere, by another
-// method or to another path is another definition.
-func definitionWith(t *mcp.Tool, req *RESTRequest) (def []byte, hash string, err error) {
-	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
-	d.InputSchema = rawSchema(t.InputSchema)
-	d.OutputSchema = rawSchema(t.OutputSchema)
-	def, err = canonicalJSON(d)
-	if err != nil {
-		return nil, "", fmt.Errorf("tool %q: %w", t.Name, err)
-	}
-	sum := sha256.Sum256(def)
-	return def, hex.EncodeToString(sum[:]), nil
-}
-
-func rawSchema(v any) json.RawMessage {
-	if v == nil {
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil || !json.Valid(b) {
-		return json.RawMessage("null")
-	}
-	return b
-}
-
-// canonicalJSON marshals v with object keys sorted at every depth and
-// numbers kept as written.
-func canonicalJSON(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var generic any
-	if err := dec.Decode(&generic); err != nil {
-		return nil, err
-	}
-	return json.Marshal(generic)
-}
-
 // store writes the listed tools of each source, records their changes and
 // drops the tools of sources that are no longer configured, in one
 // transaction.
@@ -507,7 +385,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 		}
 	}
 
-	for _, src := range sortedKeys(listed) {
+	for _, src := range slices.Sorted(maps.Keys(listed)) {
 		rest := cfg.Sources[src] != nil && cfg.Sources[src].OpenAPI != ""
 		var origins *pinnedOrigins
 		if rest {
@@ -523,8 +401,8 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 		for _, t := range listed[src] {
 			if t == nil || t.Name == "" || seen[t.Name] {
 				if t != nil {
-					c.log.Warn("skipping a tool without a name or listed twice", "source", src, "tool", truncateName(t.Name))
-					c.warnings.add(src, fmt.Sprintf("skipped tool %q: it has no name or was listed twice", truncateName(t.Name)))
+					c.log.Warn("skipping a tool without a name or listed twice", "source", src, "tool", naming.Truncate(t.Name))
+					c.warnings.add(src, fmt.Sprintf("skipped tool %q: it has no name or was listed twice", naming.Truncate(t.Name)))
 				}
 				continue
 			}
@@ -536,7 +414,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 			def, hash, err := definitionWith(t, req)
 			if err != nil {
 				c.log.Warn("skipping a tool whose definition does not encode", "source", src, "error", err)
-				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its definition does not encode", truncateName(t.Name)))
+				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its definition does not encode", naming.Truncate(t.Name)))
 				continue
 			}
 			prev, had := old[t.Name]
@@ -611,7 +489,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 			continue
 		}
 		bySource[src] = append(bySource[src], &Tool{
-			Source: src, Namespace: Namespace(src), Name: name,
+			Source: src, Namespace: naming.Namespace(src), Name: name,
 			Title: d.Title, Description: d.Description,
 			InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations,
 			Request: d.Request, Hash: hash, Pinned: pinned, Change: pinnedChange(pinned, hash, st.PinnedDefinition, &d),
@@ -629,8 +507,8 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	collisions := map[string]error{}
 	owner := map[string]string{} // namespace -> source
 	var tools []*Tool
-	for _, src := range sortedKeys(bySource) {
-		ns := Namespace(src)
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
+		ns := naming.Namespace(src)
 		if other, taken := owner[ns]; taken {
 			collisions[src] = fmt.Errorf("source %q has the namespace %q of source %q; rename one of them", src, ns, other)
 			c.log.Warn("namespace collision", "source", src, "namespace", ns, "other", other)
@@ -654,7 +532,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	c.snap.Store(next)
 	c.mu.Lock()
 	subs := make([]func(*Snapshot), 0, len(c.subs))
-	for _, id := range sortedKeys(c.subs) {
+	for _, id := range slices.Sorted(maps.Keys(c.subs)) {
 		subs = append(subs, c.subs[id])
 	}
 	c.mu.Unlock()
@@ -704,7 +582,7 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 		return nil, err
 	}
 	now := time.Now()
-	for _, src := range sortedKeys(missing) {
+	for _, src := range slices.Sorted(maps.Keys(missing)) {
 		taken := map[string]string{}
 		for name, js := range given[src] {
 			taken[js] = name
@@ -715,24 +593,24 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 				names = append(names, n)
 			}
 		}
-		assigned := assignJSNames(taken, names)
+		assigned := naming.AssignMethodNames(taken, names)
 		if given[src] == nil {
 			given[src] = map[string]string{}
 		}
 		for _, name := range names {
 			js, ok := assigned[name]
 			if !ok {
-				c.log.Warn("skipping a tool whose name gives no JavaScript name", "source", src, "tool", truncateName(name))
-				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its name gives no JavaScript name", truncateName(name)))
+				c.log.Warn("skipping a tool whose name gives no JavaScript name", "source", src, "tool", naming.Truncate(name))
+				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its name gives no JavaScript name", naming.Truncate(name)))
 				continue
 			}
 			if err := tx.GiveAddress(ctx, src, name, js, now); err != nil {
-				return nil, fmt.Errorf("assigning an address to tool %s of %s: %w", truncateName(name), src, err)
+				return nil, fmt.Errorf("assigning an address to tool %s of %s: %w", naming.Truncate(name), src, err)
 			}
 			given[src][name] = js
-			if base := baseJSName(name); js != base {
-				c.log.Warn("a new tool's address is taken by another tool; it gets a suffix", "source", src, "tool", truncateName(name),
-					"address", Namespace(src)+"."+js, "taken", Namespace(src)+"."+base, "by", truncateName(taken[base]))
+			if base := naming.MethodName(name); js != base {
+				c.log.Warn("a new tool's address is taken by another tool; it gets a suffix", "source", src, "tool", naming.Truncate(name),
+					"address", naming.Namespace(src)+"."+js, "taken", naming.Namespace(src)+"."+base, "by", naming.Truncate(taken[base]))
 			}
 		}
 		if err := tx.DropRetiredAddresses(ctx, src, keepRetired); err != nil {
@@ -743,45 +621,6 @@ func (c *Catalog) assignAddresses(ctx context.Context, bySource map[string][]*To
 		return nil, fmt.Errorf("assigning addresses: %w", err)
 	}
 	return given, nil
-}
-
-// sameTools reports whether a (sorted) and b (any order) hold the same
-// tools under the same addresses, pinned to the same definitions.
-func sameTools(a, b []*Tool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	have := make(map[string]string, len(a))
-	for _, t := range a {
-		have[t.Address] = t.Source + "\x00" + t.Hash + "\x00" + t.Pinned
-	}
-	for _, t := range b {
-		if have[t.Address] != t.Source+"\x00"+t.Hash+"\x00"+t.Pinned {
-			return false
-		}
-	}
-	return true
-}
-
-func newSnapshot(tools []*Tool, version uint64) *Snapshot {
-	sort.Slice(tools, func(i, j int) bool { return tools[i].Address < tools[j].Address })
-	s := &Snapshot{
-		Tools:     tools,
-		Version:   version,
-		byAddress: make(map[string]*Tool, len(tools)),
-		byName:    make(map[[2]string]*Tool, len(tools)),
-		bySource:  map[string][]*Tool{},
-	}
-	for _, t := range tools {
-		s.byAddress[t.Address] = t
-		s.byName[[2]string{t.Source, t.Name}] = t
-		if len(s.bySource[t.Source]) == 0 {
-			s.namespaces = append(s.namespaces, t.Namespace)
-		}
-		s.bySource[t.Source] = append(s.bySource[t.Source], t)
-	}
-	sort.Strings(s.namespaces)
-	return s
 }
 
 // toolsChanged schedules a debounced refresh of source. It never blocks.
@@ -818,7 +657,7 @@ func (c *Catalog) refreshPending() {
 		case <-t.C:
 		}
 		c.mu.Lock()
-		sources := sortedKeys(c.pending)
+		sources := slices.Sorted(maps.Keys(c.pending))
 		clear(c.pending)
 		cfg := c.cfg
 		if len(sources) == 0 || cfg == nil {
@@ -835,9 +674,4 @@ func (c *Catalog) refreshPending() {
 			c.log.Warn("refreshing tools after list_changed failed", "source", src, "error", err)
 		}
 	}
-}
-
-// String is a one-line summary for logs: "3 namespaces, 42 tools, version 7".
-func (s *Snapshot) String() string {
-	return fmt.Sprintf("%d namespaces, %d tools, version %d", len(s.namespaces), len(s.Tools), s.Version)
 }

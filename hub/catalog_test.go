@@ -454,7 +454,7 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 	logger, logs := debugLogger()
 	u := newTestUpstreams(t, UpstreamOptions{Keychain: kc, Logger: logger}, cfg)
 	db := openTestStore(t)
-	c := NewCatalog(db, u, logger)
+	c := NewCatalog(db, u, &CatalogOptions{Logger: logger})
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatal(errs)

@@ -1,12 +1,7 @@
 package hub
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The consent gate: one pure function decides whether a call runs (allow),
@@ -116,91 +111,6 @@ func gateInput(t *Tool, conn string, cfg *Config) GateInput {
 		in.SourceDisabled = true
 	}
 	return in
-}
-
-// pinnedChange says, in one line, what differs between the pinned
-// definition (pinnedDef, its JSON, when it was kept) and cur; "" when the
-// tool is pinned to cur or to nothing.
-func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) string {
-	if pinned == "" || pinned == hash {
-		return ""
-	}
-	var old toolDefinition
-	if pinnedDef == nil || json.Unmarshal(pinnedDef, &old) != nil {
-		return "its definition changed (the accepted one was not kept)"
-	}
-	var parts []string
-	if old.Title != cur.Title {
-		parts = append(parts, "title")
-	}
-	if old.Description != cur.Description {
-		parts = append(parts, "description")
-	}
-	if a := annotationsChange(old.Annotations, cur.Annotations); a != "" {
-		parts = append(parts, a)
-	}
-	if !sameJSON(old.InputSchema, cur.InputSchema) {
-		parts = append(parts, "input schema")
-	}
-	if !sameJSON(old.OutputSchema, cur.OutputSchema) {
-		parts = append(parts, "output schema")
-	}
-	if o, c := old.Request, cur.Request; o != nil && c != nil {
-		for _, f := range []struct{ name, was, is string }{{"method", o.Method, c.Method}, {"path", o.Path, c.Path}, {"server", o.Server, c.Server}} {
-			if f.was != f.is {
-				parts = append(parts, fmt.Sprintf("%s (%s to %s)", f.name, f.was, f.is))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return "its definition changed"
-	}
-	return strings.Join(parts, ", ") + " changed"
-}
-
-// annotationsChange names what changed in a tool's annotations, with the
-// hints that matter for consent spelled out: "annotations (no longer
-// read-only, now destructive)".
-func annotationsChange(a, b *mcp.ToolAnnotations) string {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if sameJSON(ja, jb) {
-		return ""
-	}
-	var x, y mcp.ToolAnnotations
-	if a != nil {
-		x = *a
-	}
-	if b != nil {
-		y = *b
-	}
-	var notes []string
-	hint := func(was, is bool, name string) {
-		switch {
-		case was && !is:
-			notes = append(notes, "no longer "+name)
-		case !was && is:
-			notes = append(notes, "now "+name)
-		}
-	}
-	hint(x.ReadOnlyHint, y.ReadOnlyHint, "read-only")
-	hint(x.DestructiveHint == nil || *x.DestructiveHint, y.DestructiveHint == nil || *y.DestructiveHint, "destructive")
-	hint(x.IdempotentHint, y.IdempotentHint, "idempotent")
-	hint(x.OpenWorldHint == nil || *x.OpenWorldHint, y.OpenWorldHint == nil || *y.OpenWorldHint, "open-world")
-	if len(notes) == 0 {
-		return "annotations"
-	}
-	return "annotations (" + strings.Join(notes, ", ") + ")"
-}
-
-// sameJSON compares two JSON documents by value.
-func sameJSON(a, b json.RawMessage) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	ca, err1 := canonicalJSON(a)
-	cb, err2 := canonicalJSON(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
 }
 
 // Explain returns the gate's decision for a call of address (in either

@@ -175,6 +175,10 @@ type Hub struct {
 	wg     sync.WaitGroup
 }
 
+// catalogDebounce overrides the catalog's list_changed debounce when set
+// (tests).
+var catalogDebounce time.Duration
+
 // New opens the store, loads the config and the cached catalog, and starts
 // the hub's background work. Upstreams start lazily, on first use or on the
 // first catalog refresh.
@@ -290,7 +294,11 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		OpenAPI: h.openapi,
 	})
 	h.up.SetConfig(cfg)
-	h.catalog = NewCatalog(db, h.up, h.log)
+	h.catalog = NewCatalog(db, h.up, &CatalogOptions{
+		Logger:      h.log,
+		ListTimeout: h.up.opts.StartTimeout + h.up.opts.CallTimeout,
+		Debounce:    catalogDebounce,
+	})
 	if err := h.catalog.Load(ctx, cfg); err != nil {
 		h.up.Close()
 		db.Close()

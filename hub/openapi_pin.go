@@ -1,54 +1,13 @@
 package hub
 
-// What consent to an OpenAPI operation covers.
+// The requests an OpenAPI source's listing carries.
 //
-// An operation's definition, as the catalog pins it, holds what its call
-// sends beside its text and schemas: the HTTP method, the path template and
-// the server (the source's baseUrl, or the document's). A refreshed
-// document that moves an operation to another path, gives it another method
-// or sends it to another server changes its definition: it is marked
-// changed and asks until the person accepts it, like an MCP tool whose
-// definition changed. The call itself checks that the operation it is about
-// to send is the one the catalog listed, so a document changed between the
-// listing and the call sends nothing.
-//
-// Pins kept before requests were part of the definition are moved to the
-// definition with its request, once, when the operation is listed with the
-// same text and schemas: an upgrade does not ask again for every operation.
+// Each operation a source lists carries, in its _meta, the request its
+// call sends (method, path template, server), so the catalog pins it with
+// the operation's text and schemas (catalog_rest.go says what that
+// covers).
 
-import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"capabilities.sh/capabilities/hub/store"
-)
-
-// restRequestMeta is the _meta key an OpenAPI source's listing carries an
-// operation's request under.
-const restRequestMeta = "capabilities.sh/request"
-
-// restRequestOf reads the request an OpenAPI listing put in t's _meta; nil
-// when there is none.
-func restRequestOf(t *mcp.Tool) *RESTRequest {
-	switch v := t.Meta[restRequestMeta].(type) {
-	case *RESTRequest:
-		c := *v
-		return &c
-	case nil:
-		return nil
-	default:
-		b, err := json.Marshal(v)
-		var r RESTRequest
-		if err != nil || json.Unmarshal(b, &r) != nil || r.Method == "" {
-			return nil
-		}
-		return &r
-	}
-}
+import "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // restEndpoint is the base URL the calls of op go to: the source's
 // baseUrl, else the operation's own server (on the document's origin),
@@ -77,61 +36,4 @@ func withRequests(tools []*mcp.Tool, doc *openapiDoc, baseURL string) []*mcp.Too
 		out = append(out, &c)
 	}
 	return out
-}
-
-// pinnedOrigins are the origins of the servers a source's pinned operations
-// go to.
-type pinnedOrigins struct {
-	server  string // the server of the newest pin with a request
-	origins map[string]bool
-}
-
-// foreign reports whether server is on none of the pinned origins (and
-// there are some).
-func (p *pinnedOrigins) foreign(server string) bool {
-	return p != nil && len(p.origins) > 0 && !p.origins[originOfURL(server)]
-}
-
-// readPinnedOrigins reads the origins of the pinned operations of source.
-func readPinnedOrigins(ctx context.Context, tx *store.CatalogTx, source string) (*pinnedOrigins, error) {
-	defs, err := tx.PinnedDefinitions(ctx, source)
-	if err != nil {
-		return nil, fmt.Errorf("reading pins: %w", err)
-	}
-	p := &pinnedOrigins{origins: map[string]bool{}}
-	for _, def := range defs {
-		var d toolDefinition
-		if json.Unmarshal(def, &d) != nil || d.Request == nil {
-			continue
-		}
-		if p.server == "" {
-			p.server = d.Request.Server
-		}
-		p.origins[originOfURL(d.Request.Server)] = true
-	}
-	return p, nil
-}
-
-// migrateRESTPin moves the pin of an OpenAPI operation kept before
-// requests were part of definitions (its hash is that of the definition
-// without req) to the definition with req, with the remembered allows
-// given for it; it reports whether an allow moved. A pin of any other
-// definition stays.
-func migrateRESTPin(ctx context.Context, tx *store.CatalogTx, source string, t *mcp.Tool, hash string, def []byte, now time.Time) (bool, error) {
-	_, legacy, err := definitionOf(t)
-	if err != nil || legacy == hash {
-		return false, nil
-	}
-	moved, err := tx.MovePin(ctx, source, t.Name, legacy, hash, def, now)
-	if err != nil {
-		return false, fmt.Errorf("moving the pin of %s of %s: %w", t.Name, source, err)
-	}
-	if !moved {
-		return false, nil
-	}
-	n, err := tx.MoveToolAllows(ctx, Namespace(source), source, t.Name, legacy, hash)
-	if err != nil {
-		return false, fmt.Errorf("moving remembered allows of %s of %s: %w", t.Name, source, err)
-	}
-	return n > 0, nil
 }

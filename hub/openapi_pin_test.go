@@ -53,13 +53,12 @@ func startRequestChangeHub(t *testing.T, policy map[string]Mode) (*Hub, *request
 	a.set(requestChangeDoc(api.URL, "delete", "/items/{id}", ""))
 	openapiPoll = 20 * time.Millisecond
 	t.Cleanup(func() { openapiPoll = 0 })
+	catalogDebounce = time.Hour
+	t.Cleanup(func() { catalogDebounce = 0 })
 	kc := &svcMemKeychain{m: map[string]string{}}
 	kc.Set(SecretKey("api", "default", "hk"), "hk_"+strings.Repeat("6", 28))
 	h := newOpenAPIHub(t, "api", &Source{OpenAPI: api.URL + "/openapi.json",
 		Connections: map[string]*Connection{"default": {Headers: map[string]string{"X-Api-Key": "${secret:hk}"}}}}, policy, Options{Keychain: kc})
-	h.catalog.mu.Lock()
-	h.catalog.debounce = time.Hour
-	h.catalog.mu.Unlock()
 	return h, a, api.URL, log
 }
 

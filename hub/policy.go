@@ -67,23 +67,6 @@ func (r Rule) String() string {
 	return s
 }
 
-// Kinds of target, from the least to the most specific.
-const (
-	targetNamespace = iota
-	targetGlob
-	targetExact
-)
-
-func targetKind(target string) int {
-	switch {
-	case strings.ContainsAny(target, "*?["):
-		return targetGlob
-	case strings.Contains(target, "."):
-		return targetExact
-	}
-	return targetNamespace
-}
-
 // specificity orders rules: an exact address above a glob (the longer its
 // literal part, the higher) above a namespace; a remembered decision, which
 // holds for one connection and one definition, above a config rule for the
@@ -140,26 +123,6 @@ func compareRules(a, b *Rule) int {
 // its forms.
 func (r *Rule) matchesTool(source, namespace, name, jsName string) bool {
 	return targetMatches(r.Target, source, namespace, name, jsName)
-}
-
-// targetMatches reports whether target (an address, glob or namespace, in
-// the JavaScript or the MCP form) names the tool.
-func targetMatches(target, source, namespace, name, jsName string) bool {
-	switch targetKind(target) {
-	case targetNamespace:
-		return target == namespace || target == source
-	case targetExact:
-		head, tail, _ := strings.Cut(target, ".")
-		return (head == namespace || head == source) && (tail == jsName || tail == name)
-	}
-	for _, ns := range []string{namespace, source} {
-		for _, n := range []string{jsName, name} {
-			if ok, _ := path.Match(target, ns+"."+n); ok {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // matchesConnection reports whether the rule holds on connection conn.

@@ -568,9 +568,10 @@ func (u *Upstreams) Close() error {
 	return err
 }
 
-// addToolsChangedHook registers an internal list_changed listener. The hook
-// runs on the callback goroutine.
-func (u *Upstreams) addToolsChangedHook(fn func(source string)) {
+// OnToolsChanged registers fn, called with a source's name when its tools
+// changed (the catalog's list_changed listener). fn runs on the callback
+// goroutine and must not block.
+func (u *Upstreams) OnToolsChanged(fn func(source string)) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.hooks = append(u.hooks, fn)

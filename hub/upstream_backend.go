@@ -43,13 +43,3 @@ type Backend interface {
 	// Close stops the Backend's goroutines and waits for them.
 	Close() error
 }
-
-// RESTRequest is what a call of an OpenAPI operation sends: the method, the
-// path template and the server (base URL) it goes to.
-type RESTRequest struct {
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Server string `json:"server"`
-}
-
-func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }

@@ -13,23 +13,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// ListingLimitError says that a listing was served in part: it reached a
-// bound of CatalogLimits, or skipped definitions over one. ListTools
-// returns it together with the tools it kept.
-type ListingLimitError struct {
-	Source   string
-	Warnings []string // one line each, for the log and hub status
-}
-
-func (e *ListingLimitError) Error() string {
-	return fmt.Sprintf("tools of %s served in part: %s", e.Source, strings.Join(e.Warnings, "; "))
-}
 
 // maxListingWarnings bounds the warnings of one listing; the rest are
 // counted.
@@ -108,25 +94,4 @@ func listBounded(ctx context.Context, source string, lim CatalogLimits, list fun
 		return tools, &ListingLimitError{Source: source, Warnings: warnings}
 	}
 	return tools, nil
-}
-
-// lines returns the warnings; none for a nil error.
-func (e *ListingLimitError) lines() []string {
-	if e == nil {
-		return nil
-	}
-	return e.Warnings
-}
-
-// truncateName keeps a hostile tool name readable in logs and warnings.
-func truncateName(name string) string {
-	const max = 80
-	if len(name) <= max {
-		return name
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", name[:cut], len(name))
 }

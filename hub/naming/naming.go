@@ -12,10 +12,12 @@ package naming
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -173,4 +175,18 @@ func AssignMethodNames(taken map[string]string, names []string) map[string]strin
 // and keeps it as names come and go.
 func ToolNames(mcpNames []string) map[string]string {
 	return AssignMethodNames(map[string]string{}, mcpNames)
+}
+
+// Truncate keeps a hostile tool name readable in logs and warnings: a name
+// over 80 bytes is cut there, on a character boundary, and says its length.
+func Truncate(name string) string {
+	const max = 80
+	if len(name) <= max {
+		return name
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", name[:cut], len(name))
 }

@@ -1,0 +1,164 @@
+package hub
+
+// A tool's definition: what the store keeps of it, the hash the pins name,
+// and, when a pinned definition differs from the current one, what
+// changed, in one line.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolDefinition is what the store keeps of a tool, and what its hash
+// covers.
+type toolDefinition struct {
+	Name         string               `json:"name"`
+	Title        string               `json:"title,omitempty"`
+	Description  string               `json:"description,omitempty"`
+	InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	// Request is an OpenAPI operation's; an MCP tool has none, so its
+	// definition and hash are what they were before requests were kept.
+	Request *RESTRequest `json:"request,omitempty"`
+}
+
+// definitionOf turns a listed tool into its canonical definition and hash.
+// A schema that does not marshal is kept as null rather than dropping the
+// tool.
+func definitionOf(t *mcp.Tool) (def []byte, hash string, err error) {
+	return definitionWith(t, nil)
+}
+
+// definitionWith is definitionOf with an OpenAPI operation's request, which
+// the hash then covers too: a call that would go elsewhere, by another
+// method or to another path is another definition.
+func definitionWith(t *mcp.Tool, req *RESTRequest) (def []byte, hash string, err error) {
+	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
+	d.InputSchema = rawSchema(t.InputSchema)
+	d.OutputSchema = rawSchema(t.OutputSchema)
+	def, err = canonicalJSON(d)
+	if err != nil {
+		return nil, "", fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	sum := sha256.Sum256(def)
+	return def, hex.EncodeToString(sum[:]), nil
+}
+
+func rawSchema(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || !json.Valid(b) {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// canonicalJSON marshals v with object keys sorted at every depth and
+// numbers kept as written.
+func canonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	return json.Marshal(generic)
+}
+
+// pinnedChange says, in one line, what differs between the pinned
+// definition (pinnedDef, its JSON, when it was kept) and cur; "" when the
+// tool is pinned to cur or to nothing.
+func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) string {
+	if pinned == "" || pinned == hash {
+		return ""
+	}
+	var old toolDefinition
+	if pinnedDef == nil || json.Unmarshal(pinnedDef, &old) != nil {
+		return "its definition changed (the accepted one was not kept)"
+	}
+	var parts []string
+	if old.Title != cur.Title {
+		parts = append(parts, "title")
+	}
+	if old.Description != cur.Description {
+		parts = append(parts, "description")
+	}
+	if a := annotationsChange(old.Annotations, cur.Annotations); a != "" {
+		parts = append(parts, a)
+	}
+	if !sameJSON(old.InputSchema, cur.InputSchema) {
+		parts = append(parts, "input schema")
+	}
+	if !sameJSON(old.OutputSchema, cur.OutputSchema) {
+		parts = append(parts, "output schema")
+	}
+	if o, c := old.Request, cur.Request; o != nil && c != nil {
+		for _, f := range []struct{ name, was, is string }{{"method", o.Method, c.Method}, {"path", o.Path, c.Path}, {"server", o.Server, c.Server}} {
+			if f.was != f.is {
+				parts = append(parts, fmt.Sprintf("%s (%s to %s)", f.name, f.was, f.is))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "its definition changed"
+	}
+	return strings.Join(parts, ", ") + " changed"
+}
+
+// annotationsChange names what changed in a tool's annotations, with the
+// hints that matter for consent spelled out: "annotations (no longer
+// read-only, now destructive)".
+func annotationsChange(a, b *mcp.ToolAnnotations) string {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if sameJSON(ja, jb) {
+		return ""
+	}
+	var x, y mcp.ToolAnnotations
+	if a != nil {
+		x = *a
+	}
+	if b != nil {
+		y = *b
+	}
+	var notes []string
+	hint := func(was, is bool, name string) {
+		switch {
+		case was && !is:
+			notes = append(notes, "no longer "+name)
+		case !was && is:
+			notes = append(notes, "now "+name)
+		}
+	}
+	hint(x.ReadOnlyHint, y.ReadOnlyHint, "read-only")
+	hint(x.DestructiveHint == nil || *x.DestructiveHint, y.DestructiveHint == nil || *y.DestructiveHint, "destructive")
+	hint(x.IdempotentHint, y.IdempotentHint, "idempotent")
+	hint(x.OpenWorldHint == nil || *x.OpenWorldHint, y.OpenWorldHint == nil || *y.OpenWorldHint, "open-world")
+	if len(notes) == 0 {
+		return "annotations"
+	}
+	return "annotations (" + strings.Join(notes, ", ") + ")"
+}
+
+// sameJSON compares two JSON documents by value.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	ca, err1 := canonicalJSON(a)
+	cb, err2 := canonicalJSON(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
+}

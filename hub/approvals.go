@@ -25,14 +25,6 @@ const (
 	DenyAlways  = "deny_always"
 )
 
-// Channels a decision arrives through, as the audit records them.
-const (
-	ChannelDialog = "dialog" // the native approval dialog
-	ChannelClient = "client" // the MCP client's own form (input request)
-	ChannelCLI    = "cli"    // capabilities hub approve, policy set, hub accept
-	ChannelWindow = "window" // the hub's window
-)
-
 // ParseDecision accepts allow_once, allow_always, deny, deny_always.
 func ParseDecision(s string) (decision string, remember bool, err error) {
 	switch s {

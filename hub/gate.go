@@ -112,18 +112,3 @@ func gateInput(t *Tool, conn string, cfg *Config) GateInput {
 	}
 	return in
 }
-
-// Explain returns the gate's decision for a call of address (in either
-// naming form) on connection conn ("" for the source's default), as execute
-// would decide it now: for the window, to say why a tool asks or is denied.
-func (h *Hub) Explain(address, conn string) (Decision, error) {
-	snap, cfg := h.catalog.Snapshot(), h.Config()
-	t, ok := snap.Lookup(normalizeTarget(address, snap, cfg))
-	if !ok {
-		return Decision{}, fmt.Errorf("no tool %s in the catalog", address)
-	}
-	if s := cfg.Sources[t.Source]; s != nil && conn == "" {
-		conn = s.DefaultConnection()
-	}
-	return Gate(h.currentPolicy(), gateInput(t, conn, cfg)), nil
-}

@@ -2,16 +2,23 @@ package hub
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
 	"time"
 
-	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/internal/editdist"
+)
+
+// Channels a decision arrives through, as the audit records them.
+const (
+	ChannelDialog = "dialog" // the native approval dialog
+	ChannelClient = "client" // the MCP client's own form (input request)
+	ChannelCLI    = "cli"    // capabilities hub approve, policy set, hub accept
+	ChannelWindow = "window" // the hub's window
 )
 
 // Where a rule came from, as policy list shows it. Config rules come from
@@ -151,7 +158,7 @@ func (p *Policy) Rules() []Rule { return p.rules }
 // window), else it is "config".
 func configRules(policy map[string]Mode, origins map[string]string) []Rule {
 	out := make([]Rule, 0, len(policy))
-	for _, t := range sortedKeys(policy) {
+	for _, t := range slices.Sorted(maps.Keys(policy)) {
 		from := origins[t]
 		if from == "" {
 			from = OriginConfig
@@ -200,11 +207,11 @@ func checkTarget(target string, snap *Snapshot, cfg *Config) TargetCheck {
 		return c
 	}
 	head, _, _ := strings.Cut(target, ".")
-	for _, name := range sortedKeys(cfg.Sources) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
 		if len(snap.BySource(name)) > 0 || cfg.Sources[name].Disabled {
 			continue
 		}
-		ns := Namespace(name)
+		ns := naming.Namespace(name)
 		ok := head == name || head == ns
 		if !ok && strings.ContainsAny(head, "*?[") {
 			m1, _ := path.Match(head, name)
@@ -249,10 +256,10 @@ func normalizeTarget(target string, snap *Snapshot, cfg *Config) string {
 	head, tail, dotted := strings.Cut(target, ".")
 	source := ""
 	if s := cfg.Sources[head]; s != nil {
-		source, head = head, Namespace(head)
+		source, head = head, naming.Namespace(head)
 	} else {
 		for name := range cfg.Sources {
-			if Namespace(name) == head {
+			if naming.Namespace(name) == head {
 				source = name
 			}
 		}
@@ -279,182 +286,4 @@ func normalizeTarget(target string, snap *Snapshot, cfg *Config) string {
 // namespace counts as close.
 func closestNames(s string, cands []string, n int) []string {
 	return editdist.Closest(s, strings.Trim(editdist.LastPart(s), "*?"), cands, n)
-}
-
-// PolicyRule is one rule as policy list and the window show it.
-type PolicyRule struct {
-	// Order is the rule's place in the order rules apply, from 1: every
-	// deny first, then from the most to the least specific.
-	Order  int    `json:"order"`
-	Target string `json:"target"`
-	Mode   Mode   `json:"mode"`
-	// From is where the rule came from: config (config.json), cli (policy
-	// set, hub approve --always), window, dialog or client.
-	From       string `json:"from"`
-	Remembered bool   `json:"remembered,omitempty"`
-	// Scope says where a rule holds: "every connection", "connection
-	// work", "no connection"; a remembered allow adds its definition.
-	Scope string `json:"scope"`
-	// Warning is set for a rule that matches no tool now.
-	Warning string `json:"warning,omitempty"`
-}
-
-// PolicyRules lists every rule, config rules and remembered decisions, in
-// the order they apply.
-func (h *Hub) PolicyRules(ctx context.Context) ([]PolicyRule, error) {
-	snap, cfg := h.catalog.Snapshot(), h.Config()
-	rules := h.currentPolicy().Rules()
-	out := make([]PolicyRule, 0, len(rules))
-	for i, r := range rules {
-		pr := PolicyRule{Order: i + 1, Target: r.Target, Mode: r.Mode, From: r.From, Remembered: r.Remembered}
-		switch {
-		case r.AllConnections:
-			pr.Scope = "every connection"
-		case r.Connection == "":
-			pr.Scope = "no connection"
-		default:
-			pr.Scope = "connection " + r.Connection
-		}
-		if r.Remembered && r.Mode == Allow {
-			if r.Hash == "" {
-				pr.Scope += ", no definition pinned yet"
-			} else {
-				pr.Scope += ", definition " + short(r.Hash)
-			}
-		}
-		pr.Warning = checkTarget(r.Target, snap, cfg).Warning()
-		out = append(out, pr)
-	}
-	return out, nil
-}
-
-// PolicyChange is a rule to set: policy set, the window, the local API.
-type PolicyChange struct {
-	Target string `json:"target"`
-	Mode   string `json:"mode"`
-	// Force keeps an allow or ask rule that matches no tool and no source.
-	Force   bool   `json:"force,omitempty"`
-	Channel string `json:"channel,omitempty"` // cli, window; default cli
-}
-
-// PolicyResult is what setting or removing a rule did.
-type PolicyResult struct {
-	Target  string `json:"target"`  // normalised
-	Written string `json:"written"` // as given
-	Mode    Mode   `json:"mode,omitempty"`
-	Removed int    `json:"removed,omitempty"`
-	Warning string `json:"warning,omitempty"`
-}
-
-// ErrRuleMatchesNothing refuses an allow or ask rule that matches no tool
-// and no source, unless forced.
-var ErrRuleMatchesNothing = errors.New("the rule matches no tool and no source")
-
-// ApplyPolicy sets a rule in config.json, its target normalised to the
-// JavaScript form (rules written for the same tools in another form are
-// replaced), and forgets the remembered decisions for that exact address,
-// so the explicit rule holds. A rule that matches nothing is flagged: an
-// allow or ask is refused unless forced, a deny is kept with the warning,
-// and a rule for a source that has not listed its tools yet is kept with a
-// warning naming it.
-func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, error) {
-	mode, err := ParseMode(ch.Mode)
-	if err != nil {
-		return nil, &InputError{"mode", err.Error()}
-	}
-	written := strings.TrimSpace(ch.Target)
-	if !config.IsPolicyKey(written) {
-		return nil, &InputError{"target", fmt.Sprintf("%q is not an address (github.createIssue, memory.open_nodes), a glob (github.create*) or a namespace (github, my-files)", written)}
-	}
-	check := checkTarget(written, h.catalog.Snapshot(), h.Config())
-	res := &PolicyResult{Target: check.Target, Written: written, Mode: mode, Warning: check.Warning()}
-	if res.Warning != "" && len(check.NotUpYet) == 0 && mode != Deny && !ch.Force {
-		return nil, &InputError{"target", fmt.Sprintf("%s: %v; %s (set it anyway with --force)", res.Warning, ErrRuleMatchesNothing, mode)}
-	}
-	cfg, err := LoadConfig(h.paths.Config())
-	if err != nil {
-		return nil, err
-	}
-	snap := h.catalog.Snapshot()
-	for k := range cfg.Policy {
-		if k == written || normalizeTarget(k, snap, cfg) == check.Target {
-			delete(cfg.Policy, k)
-		}
-	}
-	cfg.Policy[check.Target] = mode
-	if err := h.SaveConfig(ctx, cfg); err != nil {
-		return nil, err
-	}
-	if targetKind(check.Target) == targetExact {
-		if _, err := h.runs.forget(ctx, check.Target); err != nil {
-			return nil, err
-		}
-	}
-	channel := cmp.Or(ch.Channel, ChannelCLI)
-	if err := h.runs.audit(ctx, channel, "", "", check.Target, "policy_"+string(mode), written, h.now()); err != nil {
-		return nil, err
-	}
-	return res, h.reloadPolicy(ctx)
-}
-
-// SetPolicy sets a rule from the window: ApplyPolicy, forced (the window
-// offers the tools it knows).
-func (h *Hub) SetPolicy(ctx context.Context, target string, mode Mode) error {
-	_, err := h.ApplyPolicy(ctx, PolicyChange{Target: target, Mode: string(mode), Force: true, Channel: ChannelWindow})
-	return err
-}
-
-// RemovePolicy removes the rules for target: the config rules written for
-// it in either form, and the remembered decisions for that address. It
-// fails, naming the rules there are, when there is none.
-func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*PolicyResult, error) {
-	written := strings.TrimSpace(target)
-	if written == "" {
-		return nil, &InputError{"target", "empty; name a rule's address, glob or namespace (see policy list)"}
-	}
-	snap := h.catalog.Snapshot()
-	cfg, err := LoadConfig(h.paths.Config())
-	if err != nil {
-		return nil, err
-	}
-	norm := normalizeTarget(written, snap, cfg)
-	res := &PolicyResult{Target: norm, Written: written}
-	for k := range cfg.Policy {
-		if k == written || normalizeTarget(k, snap, cfg) == norm {
-			delete(cfg.Policy, k)
-			res.Removed++
-		}
-	}
-	if res.Removed > 0 {
-		if err := h.SaveConfig(ctx, cfg); err != nil {
-			return nil, err
-		}
-	}
-	for _, a := range []string{norm, written} {
-		n, err := h.runs.forget(ctx, a)
-		if err != nil {
-			return nil, err
-		}
-		res.Removed += int(n)
-		if norm == written {
-			break
-		}
-	}
-	if res.Removed == 0 {
-		var targets []string
-		for _, r := range h.currentPolicy().Rules() {
-			targets = append(targets, r.Target)
-		}
-		msg := fmt.Sprintf("no rule for %s", written)
-		if near := closestNames(written, targets, 3); len(near) > 0 {
-			msg += "; did you mean " + strings.Join(near, ", ") + "?"
-		} else if len(targets) > 0 {
-			msg += "; see capabilities policy list"
-		}
-		return nil, &InputError{"target", msg}
-	}
-	if err := h.runs.audit(ctx, cmp.Or(channel, ChannelCLI), "", "", norm, "policy_removed", written, h.now()); err != nil {
-		return nil, err
-	}
-	return res, h.reloadPolicy(ctx)
 }

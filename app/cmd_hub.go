@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/mcpserver"
@@ -537,7 +538,7 @@ accepts every changed tool in it. Works whether or not a hub is running.`,
 			if len(args) != 1 {
 				return usagef("needs exactly one ADDRESS")
 			}
-			var accepted []hub.ToolChange
+			var accepted []catalog.ToolChange
 			in := map[string]string{"target": args[0], "channel": hub.ChannelCLI}
 			err := withHub(ctx, e,
 				func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/accept", in, &accepted) },

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -409,7 +410,7 @@ func (h *Hub) pinApproved(ctx context.Context, p *pendingRow, channel string) er
 	if !ok || t.Hash != p.DefHash || t.Pinned == p.DefHash {
 		return nil
 	}
-	if _, err := h.catalog.pin(ctx, []*Tool{t}, []string{p.DefHash}); err != nil {
+	if _, err := h.catalog.Pin(ctx, []*catalog.Tool{t}, []string{p.DefHash}); err != nil {
 		return err
 	}
 	return h.runs.audit(ctx, channel, "", p.RunID, p.Address, "accept_definition", p.Change, h.now())

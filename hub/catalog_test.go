@@ -15,9 +15,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
-func addresses(s *Snapshot) []string {
+func addresses(s *catalog.Snapshot) []string {
 	var out []string
 	for _, t := range s.Tools {
 		out = append(out, t.Address)
@@ -25,7 +27,18 @@ func addresses(s *Snapshot) []string {
 	return out
 }
 
-func changedAddresses(t *testing.T, c *Catalog) []string {
+// toolNamed finds the tool of source by its upstream MCP name; nil when the
+// catalog has none.
+func toolNamed(s *catalog.Snapshot, source, name string) *catalog.Tool {
+	for _, t := range s.BySource(source) {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func changedAddresses(t *testing.T, c *catalog.Catalog) []string {
 	t.Helper()
 	chs, err := c.Changes(context.Background())
 	if err != nil {
@@ -49,11 +62,11 @@ func TestCatalogRefreshReferenceServers(t *testing.T) {
 	})
 	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
 	db := openTestStore(t)
-	c := NewCatalog(db, u, nil)
+	c := catalog.New(db, u, nil)
 	defer c.Close()
 	var mu sync.Mutex
 	var seen []uint64
-	cancel := c.Subscribe(func(s *Snapshot) {
+	cancel := c.Subscribe(func(s *catalog.Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, s.Version)
@@ -142,7 +155,7 @@ func TestCatalogLoadsFromStoreWithUpstreamsDown(t *testing.T) {
 	cfg := testConfig(map[string]*Source{"everything": everythingSource(t)})
 	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
 	db := openTestStoreFile(t, dbFile)
-	c := NewCatalog(db, u, nil)
+	c := catalog.New(db, u, nil)
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -155,7 +168,7 @@ func TestCatalogLoadsFromStoreWithUpstreamsDown(t *testing.T) {
 	broken := testConfig(map[string]*Source{"everything": {Command: filepath.Join(t.TempDir(), "gone")}})
 	u2 := newTestUpstreams(t, UpstreamOptions{}, broken)
 	db2 := openTestStoreFile(t, dbFile)
-	c2 := NewCatalog(db2, u2, nil)
+	c2 := catalog.New(db2, u2, nil)
 	defer c2.Close()
 	if err := c2.Load(ctx, broken); err != nil {
 		t.Fatal(err)
@@ -195,11 +208,10 @@ func TestCatalogListChangedRecordsChanges(t *testing.T) {
 	cfg := testConfig(map[string]*Source{"live": {URL: url}})
 	notified := make(chan string, 16)
 	u := newTestUpstreams(t, UpstreamOptions{OnToolsChanged: func(s string) { notified <- s }}, cfg)
-	c := NewCatalog(openTestStore(t), u, nil)
-	c.debounce = 20 * time.Millisecond
+	c := catalog.New(openTestStore(t), u, &catalog.Options{Debounce: 20 * time.Millisecond})
 	defer c.Close()
-	snaps := make(chan *Snapshot, 16)
-	defer c.Subscribe(func(s *Snapshot) { snaps <- s })()
+	snaps := make(chan *catalog.Snapshot, 16)
+	defer c.Subscribe(func(s *catalog.Snapshot) { snaps <- s })()
 
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatal(errs)
@@ -232,7 +244,7 @@ func TestCatalogListChangedRecordsChanges(t *testing.T) {
 		t.Fatal("no notifications/tools/list_changed reached OnToolsChanged")
 	}
 
-	var snap *Snapshot
+	var snap *catalog.Snapshot
 	deadline := time.After(10 * time.Second)
 	for snap == nil {
 		select {
@@ -303,7 +315,8 @@ func TestCatalogSurvivesMalformedSchemas(t *testing.T) {
 	ctx := context.Background()
 	cfg := testConfig(map[string]*Source{"odd": fakeSource("malformed", nil)})
 	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
-	c := NewCatalog(openTestStore(t), u, nil)
+	db := openTestStore(t)
+	c := catalog.New(db, u, nil)
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatalf("Refresh: %v", errs)
@@ -329,7 +342,7 @@ func TestCatalogSurvivesMalformedSchemas(t *testing.T) {
 		t.Errorf("output schema = %s", tool.OutputSchema)
 	}
 	// The same tools load back from the store.
-	c2 := NewCatalog(c.db, nil, nil)
+	c2 := catalog.New(db, nil, nil)
 	if err := c2.Load(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +358,7 @@ func TestCatalogFailingSourceKeepsItsTools(t *testing.T) {
 		"flaky": fakeSource("crash", nil),
 	})
 	u := newTestUpstreams(t, UpstreamOptions{CallTimeout: 300 * time.Millisecond}, cfg)
-	c := NewCatalog(openTestStore(t), u, nil)
+	c := catalog.New(openTestStore(t), u, nil)
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatal(errs)
@@ -383,7 +396,7 @@ func TestCatalogDropsRemovedAndDisabledSources(t *testing.T) {
 	})
 	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
 	db := openTestStore(t)
-	c := NewCatalog(db, u, nil)
+	c := catalog.New(db, u, nil)
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatal(errs)
@@ -454,7 +467,7 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 	logger, logs := debugLogger()
 	u := newTestUpstreams(t, UpstreamOptions{Keychain: kc, Logger: logger}, cfg)
 	db := openTestStore(t)
-	c := NewCatalog(db, u, &CatalogOptions{Logger: logger})
+	c := catalog.New(db, u, &catalog.Options{Logger: logger})
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatal(errs)
@@ -479,30 +492,5 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), secret) {
 		t.Error("the secret is in the log")
-	}
-}
-
-// TestSnapshotInputSchema: a tool's input schema is resolved once per
-// snapshot; a missing or unusable one gives nil (the upstream validates).
-func TestSnapshotInputSchema(t *testing.T) {
-	tool := func(hash, schema string) *Tool {
-		return &Tool{Address: "up." + hash, Hash: hash, InputSchema: json.RawMessage(schema)}
-	}
-	good := tool("good", `{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]}`)
-	s := &Snapshot{}
-	first := s.inputSchema(good)
-	if first == nil || s.inputSchema(good) != first {
-		t.Fatalf("the schema was not resolved once: %p then %p", first, s.inputSchema(good))
-	}
-	if err := first.Validate(map[string]any{"a": "one"}); err == nil {
-		t.Error("the resolved schema accepted a string for a number")
-	}
-	if (&Snapshot{}).inputSchema(good) == first {
-		t.Error("another snapshot shares the resolved schema")
-	}
-	for _, schema := range []string{``, `null`, `{"type":`, `{"$ref":"#/nowhere"}`} {
-		if r := s.inputSchema(tool("h"+schema, schema)); r != nil {
-			t.Errorf("schema %q resolved to %v, want nil", schema, r)
-		}
 	}
 }

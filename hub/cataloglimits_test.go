@@ -67,7 +67,7 @@ func TestCatalogBoundsHostileListings(t *testing.T) {
 		t.Errorf("the other sources: %s", got)
 	}
 	snap := h.catalog.Snapshot()
-	last, next, enormous := snap.byName[[2]string{"forever", "tool_39_24"}], snap.byName[[2]string{"forever", "tool_40_0"}], snap.byName[[2]string{"huge", "enormous"}]
+	last, next, enormous := toolNamed(snap, "forever", "tool_39_24"), toolNamed(snap, "forever", "tool_40_0"), toolNamed(snap, "huge", "enormous")
 	if last == nil || next != nil || enormous != nil {
 		t.Errorf("the listing kept the last page's tool: %v, the next page's: %v, the enormous one: %v", last != nil, next != nil, enormous != nil)
 	}

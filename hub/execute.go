@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -349,7 +350,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 		Code:       run.Code,
 		Seed:       run.Seed,
 		Clock:      run.Clock,
-		Namespaces: snap.sandboxNamespaces(cfg),
+		Namespaces: snap.SandboxNamespaces(cfg),
 		Limits:     h.limits,
 		Replay:     replayed(journal, pending),
 		Fired:      fired,
@@ -539,7 +540,7 @@ type runHost struct {
 	h       *Hub
 	outer   context.Context // the caller's: when it ends, the run is cancelled, not done
 	run     *runRow
-	snap    *Snapshot
+	snap    *catalog.Snapshot
 	policy  *Policy
 	changed map[string]bool // shared, read-only
 	order   *writeOrder     // this attempt's writes, in seq order
@@ -717,7 +718,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 // resolvedCall is a call with its tool, its source and the connection it
 // uses (the source's default when the code named none).
 type resolvedCall struct {
-	tool *Tool
+	tool *catalog.Tool
 	src  *Source
 	conn string
 }
@@ -964,7 +965,7 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 // repeatable reports whether a call of tool may be sent again when it was
 // in flight as the hub stopped: the tool says it is read-only or
 // idempotent.
-func repeatable(tool *Tool) bool {
+func repeatable(tool *catalog.Tool) bool {
 	ann := tool.Annotations
 	return ann != nil && (ann.ReadOnlyHint || ann.IdempotentHint)
 }
@@ -1127,7 +1128,7 @@ func upstreamToolError(address string, err error, timeout time.Duration) *sandbo
 // when the tool has an output schema (or sent one); else a single text item
 // that parses as JSON, parsed; else the text of the text items joined by
 // newlines; else the content array as-is.
-func resultValue(tool *Tool, res *mcp.CallToolResult) (json.RawMessage, error) {
+func resultValue(tool *catalog.Tool, res *mcp.CallToolResult) (json.RawMessage, error) {
 	if res.StructuredContent != nil {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
@@ -1179,8 +1180,8 @@ func firstLine(s string, max int) string {
 // validateArgs checks arguments against the tool's input schema before the
 // call leaves the hub. A schema the validator cannot use is skipped (the
 // upstream validates too); bad arguments fail with the field named.
-func (r *runHost) validateArgs(tool *Tool, args json.RawMessage) *sandbox.ToolError {
-	resolved := r.snap.inputSchema(tool)
+func (r *runHost) validateArgs(tool *catalog.Tool, args json.RawMessage) *sandbox.ToolError {
+	resolved := r.snap.InputSchema(tool)
 	if resolved == nil {
 		return nil
 	}

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"fmt"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // The consent gate: one pure function decides whether a call runs (allow),
@@ -97,7 +99,7 @@ func Gate(p *Policy, in GateInput) Decision {
 }
 
 // gateInput is the gate's view of tool on connection conn under cfg.
-func gateInput(t *Tool, conn string, cfg *Config) GateInput {
+func gateInput(t *catalog.Tool, conn string, cfg *Config) GateInput {
 	in := GateInput{
 		Source: t.Source, Namespace: t.Namespace, Name: t.Name, JSName: t.JSName,
 		ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,

@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -75,9 +77,9 @@ func resumeOn(t *testing.T, h *Hub, id string) *Envelope {
 
 // waitHash waits until the catalog holds address at a definition other
 // than old, and returns the tool.
-func waitHash(t *testing.T, h *Hub, address, old string) *Tool {
+func waitHash(t *testing.T, h *Hub, address, old string) *catalog.Tool {
 	t.Helper()
-	var tool *Tool
+	var tool *catalog.Tool
 	waitFor(t, 20*time.Second, address+" to be redefined in the catalog", func() bool {
 		tl, ok := h.catalog.Snapshot().Lookup(address)
 		if ok && tl.Hash != old {
@@ -409,7 +411,8 @@ func TestAcceptDoesNotWaitForAHungListing(t *testing.T) {
 	ctx := context.Background()
 	notes := newNotesServer()
 	cfg := testConfig(map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}, "stuck": fakeSource("hang-list", nil)})
-	c := NewCatalog(openTestStore(t), newTestUpstreams(t, UpstreamOptions{}, cfg), nil)
+	stuck := &notingLister{Lister: newTestUpstreams(t, UpstreamOptions{}, cfg), source: "stuck", listing: make(chan struct{})}
+	c := catalog.New(openTestStore(t), stuck, nil)
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg, "notes"); len(errs) > 0 {
 		t.Fatal(errs)
@@ -429,22 +432,35 @@ func TestAcceptDoesNotWaitForAHungListing(t *testing.T) {
 		c.Refresh(rctx, cfg, "stuck")
 	}()
 	defer func() { cancel(); <-refreshed }()
-	held := func() bool {
-		if c.refreshMu.TryLock() {
-			c.refreshMu.Unlock()
-			return false
-		}
-		return true
-	}
-	waitFor(t, 20*time.Second, "the hung refresh to start", held)
+	// A Refresh lists a source only while it holds the catalog's refresh
+	// lock, which it keeps until it returns.
+	<-stuck.listing
 	acc, err := c.Accept(ctx, "notes.sendNote")
 	if err != nil || len(acc) != 1 {
 		t.Fatalf("Accept = %+v, %v", acc, err)
 	}
-	if !held() {
+	select {
+	case <-refreshed:
 		t.Fatal("Accept returned only after the hung refresh ended")
+	default:
 	}
 	if tl, _ := c.Snapshot().Lookup("notes.sendNote"); tl.Changed() {
 		t.Errorf("the accepted definition is still changed in the snapshot: %+v", tl)
 	}
+}
+
+// notingLister is a catalog.Lister that says when it starts listing one
+// source.
+type notingLister struct {
+	catalog.Lister
+	source  string
+	listing chan struct{} // closed when a listing of source starts
+	once    sync.Once
+}
+
+func (l *notingLister) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
+	if source == l.source {
+		l.once.Do(func() { close(l.listing) })
+	}
+	return l.Lister.ListTools(ctx, source)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/store"
 )
 
@@ -27,11 +28,11 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	note, noteHash, err := definitionOf(&mcp.Tool{Name: "send_note", Description: "Send a note.", InputSchema: map[string]any{"type": "object"}})
+	note, noteHash, err := catalog.Definition(&mcp.Tool{Name: "send_note", Description: "Send a note.", InputSchema: map[string]any{"type": "object"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wipe, wipeHash, err := definitionOf(&mcp.Tool{Name: "wipe", Description: "Now it wipes everything.", InputSchema: map[string]any{"type": "object"}})
+	wipe, wipeHash, err := catalog.Definition(&mcp.Tool{Name: "wipe", Description: "Now it wipes everything.", InputSchema: map[string]any{"type": "object"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,8 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 	if tl, _ := snap.Lookup("notes.wipe"); tl == nil || !tl.Changed() || tl.Pinned != "accepted-hash" || tl.Change != "its definition changed (the accepted one was not kept)" {
 		t.Errorf("wipe = %+v, want changed since accepted-hash", tl)
 	}
-	d := Gate(h.currentPolicy(), gateInput(snap.byAddress["notes.sendNote"], "personal", h.Config()))
+	send, _ := snap.Lookup("notes.sendNote")
+	d := Gate(h.currentPolicy(), gateInput(send, "personal", h.Config()))
 	if d.Mode != Allow || d.By == nil || !d.By.Remembered {
 		t.Errorf("the migrated allow does not hold on its connection: %+v", d)
 	}

@@ -4,7 +4,9 @@
 //
 // The pieces, one or a few files each:
 //
-//   - upstream.go, catalog.go: sessions to upstream servers and the tool catalog.
+//   - upstream.go: sessions to upstream servers.
+//   - startup.go: the first seconds: requests wait for sources the catalog
+//     is listing for the first time, and say which are still starting.
 //   - lookup.go: search and describe, over the catalog, as text for models.
 //   - execute.go, runs.go, envelope.go: runs of model code, their journal
 //     (kept by hub/store, committed in groups) and replay.
@@ -41,6 +43,8 @@
 //     keychain.
 //   - hub/clients: the person's MCP clients' config files (install,
 //     uninstall, repoint) and the first run's import of their servers.
+//   - hub/catalog: every tool of every source as the guest sees it:
+//     addresses, pinned definitions, changes, first listings.
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
@@ -51,9 +55,9 @@
 // a step is under way, aliases.go keeps the names that moved (Secrets,
 // Redactor, RedirectError, NewSecrets, ConnectionOwner, LooksSecretName,
 // LooksLikeToken, capText, utf8Start, sameOriginRedirect, urlOrigin from
-// hub/secrets; Namespace, ToolNames, camel, baseJSName, assignJSNames from
-// hub/naming; newProcessGroup, killProcessGroup, pidAlive from
-// internal/proc; journalEntry, pendingRow from hub/store; Config, Source,
+// hub/secrets; Namespace, ToolNames, camel, baseJSName, assignJSNames,
+// truncateName from hub/naming; newProcessGroup, killProcessGroup, pidAlive
+// from internal/proc; journalEntry, pendingRow from hub/store; Config, Source,
 // Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
 // ImportConnection, Paths, OAuthConfig, Retention, CatalogLimits, ParseMode,
 // LoadConfig, ParseConfig, ParseImport, SecretKey, HomeKeychain,
@@ -63,7 +67,11 @@
 // loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from hub/oauth)
 // for the files still in package hub that use them. The last step deletes
 // aliases.go; nothing may be added to it but names a move takes away.
-// hub/clients moved with no alias: the heart, app and ui name clients.X.
+// hub/clients and hub/catalog moved with no alias: the heart, app and ui
+// name clients.X and catalog.X. RESTRequest, RequestMeta and
+// ListingLimitError, which the upstream sessions and the OpenAPI sources
+// produce and the catalog reads, are declared in hub/catalog until the
+// sessions have a package of their own below it; then they move there.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -81,6 +89,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
@@ -144,7 +153,7 @@ type Hub struct {
 	// openapi serves the OpenAPI sources as up's Backend; the heart asks
 	// it what an operation needs of a connection (AuthNeed).
 	openapi *openAPISources
-	catalog *Catalog
+	catalog *catalog.Catalog
 
 	cfgMu   sync.RWMutex
 	cfg     *Config // last good config
@@ -294,7 +303,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		OpenAPI: h.openapi,
 	})
 	h.up.SetConfig(cfg)
-	h.catalog = NewCatalog(db, h.up, &CatalogOptions{
+	h.catalog = catalog.New(db, h.up, &catalog.Options{
 		Logger:      h.log,
 		ListTimeout: h.up.opts.StartTimeout + h.up.opts.CallTimeout,
 		Debounce:    catalogDebounce,
@@ -305,7 +314,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.driver.Close()
 		return nil, err
 	}
-	h.catalog.Subscribe(func(*Snapshot) {
+	h.catalog.Subscribe(func(*catalog.Snapshot) {
 		h.reloadMovedDecisions(context.Background())
 		h.events.publish(Event{Kind: EventCatalog})
 	})
@@ -394,9 +403,9 @@ func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
 
 // reloadMovedDecisions reloads the policy when the catalog moved remembered
 // allows to other definitions: an OpenAPI pin moved to its definition with
-// the request (openapi_pin.go) takes them along.
+// the request (hub/catalog's rest.go) takes them along.
 func (h *Hub) reloadMovedDecisions(ctx context.Context) {
-	if !h.catalog.decisionsMoved.Swap(false) {
+	if !h.catalog.DecisionsMoved() {
 		return
 	}
 	if err := h.reloadPolicy(ctx); err != nil {
@@ -531,7 +540,7 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 			changed = append(changed, name)
 		}
 	}
-	h.catalog.listings.stale(changed)
+	h.catalog.Listings().Stale(changed)
 	h.up.SetConfig(cfg)
 	if err := h.reloadPolicy(ctx); err != nil {
 		return err

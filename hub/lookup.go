@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/tsgen"
 )
@@ -28,9 +29,9 @@ const (
 // and one policy: the index, the TypeScript inputs and each tool's decision.
 // It is built once per (snapshot, policy) and shared by every request.
 type view struct {
-	snap      *Snapshot
+	snap      *catalog.Snapshot
 	policy    *Policy
-	tools     []*Tool
+	tools     []*catalog.Tool
 	decisions []Decision
 	index     *search.Index
 	ts        []tsgen.Tool // visible (not denied) tools only
@@ -92,13 +93,13 @@ func (h *Hub) view() *view {
 
 // changedNote is the line search and describe add to a tool whose
 // definition changed since the person accepted it.
-func changedNote(t *Tool) string {
+func changedNote(t *catalog.Tool) string {
 	return "[changed] " + t.Change + " since the user accepted it; calls ask until they accept it (capabilities hub accept " + t.Address + ")."
 }
 
 // tsToolMarked is tsTool with a changed tool's note as the last line of its
 // JSDoc.
-func tsToolMarked(t *Tool) tsgen.Tool {
+func tsToolMarked(t *catalog.Tool) tsgen.Tool {
 	tt := tsTool(t)
 	if t.Changed() {
 		desc := tt.Description
@@ -110,11 +111,11 @@ func tsToolMarked(t *Tool) tsgen.Tool {
 	return tt
 }
 
-func tsTool(t *Tool) tsgen.Tool {
+func tsTool(t *catalog.Tool) tsgen.Tool {
 	return tsgen.Tool{Namespace: t.Namespace, Name: t.JSName, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 }
 
-func searchDoc(t *Tool) search.Doc {
+func searchDoc(t *catalog.Tool) search.Doc {
 	d := search.Doc{Namespace: t.Namespace, Name: t.JSName, OrigName: t.Name, Title: t.Title, Description: t.Description}
 	if t.Request != nil {
 		// An OpenAPI operation: its method and path say what it does to

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // SetSecret stores the secret of one connection in the keychain. The
@@ -78,7 +80,7 @@ func (h *Hub) AcceptTool(ctx context.Context, address string) error {
 // asking because of the change, and remembered allows move to the new
 // definitions. It returns the changes it accepted, each audited with
 // channel; a target that names no tool is an error.
-func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]ToolChange, error) {
+func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
 	if strings.HasPrefix(target, "skill:") {
 		return h.acceptSkills(ctx, target, channel)
 	}

@@ -213,7 +213,7 @@ func TestHostileToolNames(t *testing.T) {
 	for name, want := range map[string]string{"café": "cafe", "naïve-search": "naiveSearch", "straße": "strasse", "a.b/c": "aBC",
 		"__proto__": "proto", "constructor": "constructor_", "then": "then_", "toString": "toString_", "1st": "_1st",
 		"ＡＢＣ": "abc", "工具": "tool_" + nameHash("工具")} {
-		if tool := snap.byName[[2]string{"hostile", name}]; tool == nil || tool.JSName != want {
+		if tool := toolNamed(snap, "hostile", name); tool == nil || tool.JSName != want {
 			t.Errorf("tool %q: %+v, want the method %s", name, tool, want)
 		}
 	}

@@ -41,6 +41,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -483,7 +484,7 @@ func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.T
 		}
 		return res, nil
 	})
-	var partial *ListingLimitError
+	var partial *catalog.ListingLimitError
 	if err != nil && !errors.As(err, &partial) {
 		return nil, err
 	}
@@ -503,7 +504,7 @@ func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.T
 		warnings = append(warnings, s)
 	}
 	if len(warnings) > 0 {
-		return tools, &ListingLimitError{Source: source, Warnings: warnings}
+		return tools, &catalog.ListingLimitError{Source: source, Warnings: warnings}
 	}
 	return tools, nil
 }
@@ -748,7 +749,7 @@ func restConnectionMessage(source, need string) string {
 // call is sent only if the operation's request is still want (what the
 // catalog listed and the person consented to); else it fails, and the
 // source's tools are listed again.
-func (o *openAPISources) Call(ctx context.Context, source, conn, name string, args json.RawMessage, want *RESTRequest) (*mcp.CallToolResult, error) {
+func (o *openAPISources) Call(ctx context.Context, source, conn, name string, args json.RawMessage, want *catalog.RESTRequest) (*mcp.CallToolResult, error) {
 	var in map[string]json.RawMessage
 	if len(strings.TrimSpace(string(args))) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil || in == nil {
@@ -780,7 +781,7 @@ func (o *openAPISources) Call(ctx context.Context, source, conn, name string, ar
 	if base == "" {
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("calling %s: %s", name, doc.serverProblem)}
 	}
-	if got := (RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && *want != got {
+	if got := (catalog.RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && *want != got {
 		o.toolsChanged(source)
 		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Retryable: true,
 			Err: fmt.Errorf("calling %s: the operation changed since it was listed (now %s, listed as %s); nothing was sent, and its new definition asks until accepted", name, got, want)}

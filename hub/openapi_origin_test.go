@@ -288,7 +288,7 @@ func TestOpenAPIRequestsStayOnOrigin(t *testing.T) {
 				t.Errorf("%s is listed", op)
 			}
 		}
-		warnings := strings.Join(h.catalog.warnings.get("api"), "\n")
+		warnings := strings.Join(h.catalog.Warnings("api"), "\n")
 		if !strings.Contains(warnings, "skipped GET /elsewhere: its own server "+originOfURL(other.URL)+" is not on the API's origin") ||
 			!strings.Contains(warnings, `skipped GET @127.0.0.2/steal: its path does not start with "/"`) {
 			t.Errorf("the listing does not say why: %s", warnings)

@@ -4,10 +4,14 @@ package hub
 //
 // Each operation a source lists carries, in its _meta, the request its
 // call sends (method, path template, server), so the catalog pins it with
-// the operation's text and schemas (catalog_rest.go says what that
+// the operation's text and schemas (hub/catalog's rest.go says what that
 // covers).
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/catalog"
+)
 
 // restEndpoint is the base URL the calls of op go to: the source's
 // baseUrl, else the operation's own server (on the document's origin),
@@ -32,7 +36,7 @@ func withRequests(tools []*mcp.Tool, doc *openapiDoc, baseURL string) []*mcp.Too
 			continue
 		}
 		c := *t
-		c.Meta = mcp.Meta{restRequestMeta: &RESTRequest{Method: op.method, Path: op.path, Server: restEndpoint(baseURL, doc, op)}}
+		c.Meta = mcp.Meta{catalog.RequestMeta: &catalog.RESTRequest{Method: op.method, Path: op.path, Server: restEndpoint(baseURL, doc, op)}}
 		out = append(out, &c)
 	}
 	return out

@@ -8,6 +8,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // requestChangeAPI serves a document that the test rewrites, and the API
@@ -173,13 +177,19 @@ func TestOpenAPIPinMigration(t *testing.T) {
 	// What a hub kept before: the definitions without requests, and an
 	// "always allow" of removeItem given for its old definition. listItems'
 	// pin is of another description.
-	legacy := func(tl *Tool, desc string) (string, string) {
-		d := toolDefinition{Name: tl.Name, Title: tl.Title, Description: desc, InputSchema: tl.InputSchema, OutputSchema: tl.OutputSchema, Annotations: tl.Annotations}
-		def, err := canonicalJSON(d)
+	legacy := func(tl *catalog.Tool, desc string) (string, string) {
+		mt := &mcp.Tool{Name: tl.Name, Title: tl.Title, Description: desc, Annotations: tl.Annotations}
+		if tl.InputSchema != nil {
+			mt.InputSchema = tl.InputSchema
+		}
+		if tl.OutputSchema != nil {
+			mt.OutputSchema = tl.OutputSchema
+		}
+		def, hash, err := catalog.Definition(mt, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(def), hashOf(def)
+		return string(def), hash
 	}
 	removeDef, removeHash := legacy(remove, remove.Description)
 	listDef, listHash := legacy(list, "List some items.")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/internal/editdist"
 )
@@ -79,8 +80,8 @@ func (r Rule) String() string {
 // holds for one connection and one definition, above a config rule for the
 // same address.
 func (r *Rule) specificity() int {
-	switch targetKind(r.Target) {
-	case targetExact:
+	switch catalog.KindOf(r.Target) {
+	case catalog.TargetExact:
 		s := 3000
 		if r.Remembered {
 			s += 2
@@ -89,7 +90,7 @@ func (r *Rule) specificity() int {
 			}
 		}
 		return s
-	case targetGlob:
+	case catalog.TargetGlob:
 		lit := len(r.Target) - strings.Count(r.Target, "*")*2 - strings.Count(r.Target, "?")
 		return 1000 + min(max(lit, 0), 999)
 	}
@@ -129,7 +130,7 @@ func compareRules(a, b *Rule) int {
 // matchesTool reports whether the rule's target names the tool, in any of
 // its forms.
 func (r *Rule) matchesTool(source, namespace, name, jsName string) bool {
-	return targetMatches(r.Target, source, namespace, name, jsName)
+	return catalog.Matches(r.Target, source, namespace, name, jsName)
 }
 
 // matchesConnection reports whether the rule holds on connection conn.
@@ -195,11 +196,11 @@ func (c TargetCheck) Warning() string {
 // checkTarget normalises a target to the JavaScript form (the namespace for
 // a source's name, the method name for an upstream tool name; glob parts
 // stay as written) and says what it matches in snap.
-func checkTarget(target string, snap *Snapshot, cfg *Config) TargetCheck {
+func checkTarget(target string, snap *catalog.Snapshot, cfg *Config) TargetCheck {
 	target = strings.TrimSpace(target)
 	c := TargetCheck{Target: normalizeTarget(target, snap, cfg)}
 	for _, t := range snap.Tools {
-		if targetMatches(target, t.Source, t.Namespace, t.Name, t.JSName) {
+		if catalog.Matches(target, t.Source, t.Namespace, t.Name, t.JSName) {
 			c.Matches++
 		}
 	}
@@ -252,7 +253,7 @@ func checkTarget(target string, snap *Snapshot, cfg *Config) TargetCheck {
 // a source's config name to its namespace and an upstream tool name to its
 // method name. What it does not know (a source not up yet, glob parts) it
 // keeps as written; rules match both forms anyway.
-func normalizeTarget(target string, snap *Snapshot, cfg *Config) string {
+func normalizeTarget(target string, snap *catalog.Snapshot, cfg *Config) string {
 	head, tail, dotted := strings.Cut(target, ".")
 	source := ""
 	if s := cfg.Sources[head]; s != nil {
@@ -267,7 +268,7 @@ func normalizeTarget(target string, snap *Snapshot, cfg *Config) string {
 	if !dotted {
 		return head
 	}
-	if source != "" && targetKind(tail) != targetGlob {
+	if source != "" && catalog.KindOf(tail) != catalog.TargetGlob {
 		for _, t := range snap.BySource(source) {
 			if t.JSName == tail {
 				break

@@ -3,40 +3,9 @@ package hub
 import (
 	"slices"
 	"testing"
-)
 
-func TestTargetMatchesEveryForm(t *testing.T) {
-	// A tool of source my-files (namespace myFiles), MCP name read_text_file.
-	const src, ns, name, js = "my-files", "myFiles", "read_text_file", "readTextFile"
-	for _, tc := range []struct {
-		target string
-		want   bool
-	}{
-		{"myFiles.readTextFile", true},
-		{"my-files.read_text_file", true},
-		{"myFiles.read_text_file", true},
-		{"my-files.readTextFile", true},
-		{"my-files", true},
-		{"myFiles", true},
-		{"my-files.*", true},
-		{"myFiles.*", true},
-		{"my-files.read_*", true},
-		{"myFiles.read*", true},
-		{"*", true},
-		{"*.read_text_file", true},
-		{"my*", true},
-		{"myFiles.readTextFil", false},
-		{"myFiles.readtextfile", false},
-		{"files", false},
-		{"my-files.write*", false},
-		{"other.*", false},
-		{"myFiles.readTextFile.x", false},
-	} {
-		if got := targetMatches(tc.target, src, ns, name, js); got != tc.want {
-			t.Errorf("targetMatches(%q) = %v, want %v", tc.target, got, tc.want)
-		}
-	}
-}
+	"capabilities.sh/capabilities/hub/catalog"
+)
 
 // The order policy list shows is the order rules apply: every deny first,
 // then the most specific.
@@ -71,7 +40,7 @@ func TestPolicyOrder(t *testing.T) {
 }
 
 func TestNormalizeTarget(t *testing.T) {
-	snap := newSnapshot([]*Tool{
+	snap := catalog.NewSnapshot([]*catalog.Tool{
 		{Source: "my-files", Namespace: "myFiles", Name: "read_text_file", JSName: "readTextFile", Address: "myFiles.readTextFile"},
 		{Source: "memory", Namespace: "memory", Name: "open_nodes", JSName: "openNodes", Address: "memory.openNodes"},
 	}, 1)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 )
 
@@ -119,7 +120,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 	if err := h.SaveConfig(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if targetKind(check.Target) == targetExact {
+	if catalog.KindOf(check.Target) == catalog.TargetExact {
 		if _, err := h.runs.forget(ctx, check.Target); err != nil {
 			return nil, err
 		}

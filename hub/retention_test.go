@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"capabilities.sh/capabilities/hub/config"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/hub/config"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

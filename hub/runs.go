@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -579,7 +580,7 @@ func (s runStore) releaseRun(id string) {
 // claimApproved claims an approved call that must not be repeated before
 // it is sent. It returns the call's *sandbox.ToolError when another attempt
 // claimed it first: that attempt sent it, or may have.
-func (r *runHost) claimApproved(ctx context.Context, c sandbox.Call, tool *Tool, p *pendingRow) error {
+func (r *runHost) claimApproved(ctx context.Context, c sandbox.Call, tool *catalog.Tool, p *pendingRow) error {
 	if p == nil || p.Decision != "allow" || repeatable(tool) {
 		return nil
 	}

@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 var (
@@ -253,7 +255,7 @@ func (h *Hub) pinSkills(ctx context.Context, source string, skills []*Skill) err
 
 // acceptSkills pins the current entries of the changed upstream skills
 // target names (an address, or skill:<namespace>.* for all of a source's).
-func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]ToolChange, error) {
+func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
 	var matched []*Skill
 	for _, sk := range h.skills().skills {
 		if sk.Source == "" {
@@ -266,7 +268,7 @@ func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]ToolC
 	if len(matched) == 0 {
 		return nil, fmt.Errorf("accepting %q: no such upstream skill (local skills need no accepting)", target)
 	}
-	var accepted []ToolChange
+	var accepted []catalog.ToolChange
 	for _, sk := range matched {
 		if !sk.Changed() {
 			continue
@@ -275,7 +277,7 @@ func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]ToolC
 		if err := h.db.SetPin(ctx, sk.Source, "skill:"+sk.Path, sk.Hash, def, time.Now()); err != nil {
 			return accepted, fmt.Errorf("accepting %s: %w", sk.Address, err)
 		}
-		accepted = append(accepted, ToolChange{Source: sk.Source, Name: "skill:" + sk.Path, Address: sk.Address,
+		accepted = append(accepted, catalog.ToolChange{Source: sk.Source, Name: "skill:" + sk.Path, Address: sk.Address,
 			OldHash: sk.Pinned, NewHash: sk.Hash, Change: sk.Change, At: time.Now()})
 		if err := h.runs.audit(ctx, channel, "", "", sk.Address, "accept_definition", sk.Change, h.now()); err != nil {
 			return accepted, err

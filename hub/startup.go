@@ -48,9 +48,9 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 		return nil
 	}
 	deadline := h.startupDeadline(ctx)
-	if kicked := h.catalog.listings.kick(names, force); len(kicked) > 0 {
+	if kicked := h.catalog.Listings().Kick(names, force); len(kicked) > 0 {
 		h.goBackground(func() {
-			defer h.catalog.listings.release(kicked)
+			defer h.catalog.Listings().Release(kicked)
 			h.refresh(h.bg, kicked...)
 		})
 	}
@@ -66,11 +66,11 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 		var starting, waiting []string
 		var wake <-chan struct{}
 		for _, name := range names {
-			st, w := h.catalog.listings.get(name)
+			st, w := h.catalog.Listings().Get(name)
 			wake = w
-			if !st.listed && (st.queued > 0 || !st.tried) {
+			if !st.Listed && (st.Queued > 0 || !st.Tried) {
 				starting = append(starting, name)
-				if !st.waitedOut {
+				if !st.WaitedOut {
 					waiting = append(waiting, name)
 				}
 			}
@@ -81,7 +81,7 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 		if timer == nil {
 			d := time.Until(deadline)
 			if d <= 0 {
-				h.catalog.listings.gaveUp(waiting)
+				h.catalog.Listings().GaveUp(waiting)
 				return starting
 			}
 			timer = time.NewTimer(d)
@@ -89,7 +89,7 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 		select {
 		case <-wake:
 		case <-timer.C:
-			h.catalog.listings.gaveUp(waiting)
+			h.catalog.Listings().GaveUp(waiting)
 			return starting
 		case <-ctx.Done():
 			return starting
@@ -110,19 +110,19 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 // the hub was down, and a call that relies on an allow rule or on a
 // person's earlier decision must be decided on what the source lists now.
 func (h *Hub) awaitFresh(ctx context.Context, source string) (bool, error) {
-	if h.catalog.listings.kickFresh(source) {
+	if h.catalog.Listings().KickFresh(source) {
 		h.goBackground(func() {
-			defer h.catalog.listings.release([]string{source})
+			defer h.catalog.Listings().Release([]string{source})
 			h.refresh(h.bg, source)
 		})
 	}
 	for {
-		st, wake := h.catalog.listings.get(source)
+		st, wake := h.catalog.Listings().Get(source)
 		switch {
-		case st.fresh:
+		case st.Fresh:
 			return true, nil
-		case st.queued == 0:
-			err := st.err
+		case st.Queued == 0:
+			err := st.Err
 			if err == nil {
 				err = fmt.Errorf("source %s was not listed", source)
 			}
@@ -202,19 +202,19 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 	if starting {
 		return fmt.Sprintf("%s is still starting: its tools are not listed yet. Try again in a moment.", Namespace(name))
 	}
-	ls, _ := h.catalog.listings.get(name)
+	ls, _ := h.catalog.Listings().Get(name)
 	st := h.up.State()[name]
-	if ls.listed && !always {
+	if ls.Listed && !always {
 		return ""
 	}
 	switch st.State {
 	case SourceDown:
 		what := "is down"
-		if !ls.listed {
+		if !ls.Listed {
 			what += ", so its tools are not listed"
 		}
 		msg := fmt.Sprintf("%s %s: %s.", Namespace(name), what, st.Err)
-		if ls.listed {
+		if ls.Listed {
 			msg += " Its tools below are from its last listing; calls to them fail until it is back."
 		}
 		if st.Retryable {
@@ -227,8 +227,8 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 	case SourceNeedsSignIn:
 		return fmt.Sprintf("%s needs the user to sign in before it can be used (%s). %s", Namespace(name), st.Err, signInHint(name, h.Config().Sources[name].DefaultConnection()))
 	}
-	if !ls.listed && ls.err != nil {
-		return fmt.Sprintf("%s's tools could not be listed: %v.", Namespace(name), ls.err)
+	if !ls.Listed && ls.Err != nil {
+		return fmt.Sprintf("%s's tools could not be listed: %v.", Namespace(name), ls.Err)
 	}
 	return ""
 }

@@ -45,7 +45,7 @@ func TestCachedCatalogAnswersAtOnce(t *testing.T) {
 		defer close(listing)
 		h.Refresh(h.bg)
 	}()
-	testwait.For(t, 0, "the listing to start", func() bool { st, _ := h.catalog.listings.get("memory"); return st.queued > 0 })
+	testwait.For(t, 0, "the listing to start", func() bool { st, _ := h.catalog.Listings().Get("memory"); return st.Queued > 0 })
 	start := time.Now()
 	out, err := h.Search(context.Background(), SearchRequest{Query: "read the knowledge graph"})
 	took := time.Since(start)

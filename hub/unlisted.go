@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -17,7 +18,7 @@ import (
 // (the run then awaits the connection, as for a listed source). A tool the
 // source lists by now is returned and the call goes on; anything else is a
 // ToolError that says what is wrong.
-func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*Tool, error) {
+func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, error) {
 	h := r.h
 	cfg := h.Config()
 	ns, method, _ := strings.Cut(c.Address, ".")
@@ -41,8 +42,8 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*Tool, error) {
 	if conn == "" {
 		conn = def.DefaultConnection()
 	}
-	ls, _ := h.catalog.listings.get(src)
-	if !ls.listed {
+	ls, _ := h.catalog.Listings().Get(src)
+	if !ls.Listed {
 		if missing := r.missingSecrets(src, conn); len(missing) > 0 {
 			hash := argsHash(c.Args)
 			var p *pendingRow
@@ -64,7 +65,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*Tool, error) {
 		// reason that may have passed (the secret is there now, it was
 		// down and may be back).
 		st := h.up.State()[src]
-		force := ls.tried && (st.State == SourceNeedsSecret || st.State == SourceNeedsSignIn || st.Retryable)
+		force := ls.Tried && (st.State == SourceNeedsSecret || st.State == SourceNeedsSignIn || st.Retryable)
 		starting := h.awaitSources(ctx, []string{src}, force)
 		if t, ok := h.catalog.Snapshot().Lookup(c.Address); ok {
 			return t, nil
@@ -73,12 +74,12 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*Tool, error) {
 			return nil, &sandbox.ToolError{Code: CodeSourceUnavailable, Address: c.Address, Retryable: true,
 				Message: fmt.Sprintf("source %s is still starting: its tools are not listed yet", ns), Hint: Hint(CodeSourceUnavailable)}
 		}
-		if ls, _ = h.catalog.listings.get(src); !ls.listed {
+		if ls, _ = h.catalog.Listings().Get(src); !ls.Listed {
 			if missing := h.missingSecrets(src, conn); slices.Contains(missing, OAuthSignInRef) {
 				// Its server asked for a sign-in when listed.
 				return nil, r.awaitConnection(ctx, c, conn, missing)
 			}
-			return nil, r.h.unavailable(c.Address, src, ls.err)
+			return nil, r.h.unavailable(c.Address, src, ls.Err)
 		}
 	}
 	if t, ok := h.catalog.Snapshot().Lookup(c.Address); ok {

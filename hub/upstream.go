@@ -32,6 +32,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -406,13 +407,13 @@ func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args js
 // operation is sent only while its request is still req, the one its
 // definition holds (nil, for a definition without one, is never). An MCP
 // tool is called as Call does.
-func (u *Upstreams) CallListed(ctx context.Context, source, conn, name string, args json.RawMessage, req *RESTRequest) (*mcp.CallToolResult, error) {
+func (u *Upstreams) CallListed(ctx context.Context, source, conn, name string, args json.RawMessage, req *catalog.RESTRequest) (*mcp.CallToolResult, error) {
 	if b, ok := u.backendOf(source); ok {
 		if b == nil {
 			return nil, unserved(source, conn)
 		}
 		if req == nil {
-			req = &RESTRequest{}
+			req = &catalog.RESTRequest{}
 		}
 		return b.Call(ctx, source, conn, name, args, req)
 	}
@@ -503,7 +504,7 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
 	tools, err := listBounded(listCtx, source, lim, s.cs.ListTools)
-	var partial *ListingLimitError
+	var partial *catalog.ListingLimitError
 	if errors.As(err, &partial) {
 		err = nil
 	}

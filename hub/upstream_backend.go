@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // Backend serves the sources of one kind that are not MCP servers.
@@ -37,7 +39,7 @@ type Backend interface {
 	// default), as Upstreams.Call does. When listed is not nil the call
 	// is sent only while the request it makes is still *listed, the one
 	// the catalog listed and the person consented to.
-	Call(ctx context.Context, source, conn, name string, args json.RawMessage, listed *RESTRequest) (*mcp.CallToolResult, error)
+	Call(ctx context.Context, source, conn, name string, args json.RawMessage, listed *catalog.RESTRequest) (*mcp.CallToolResult, error)
 	// State is source's state; Upstreams keeps its Since.
 	State(source string) SourceState
 	// Close stops the Backend's goroutines and waits for them.

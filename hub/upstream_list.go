@@ -15,6 +15,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // maxListingWarnings bounds the warnings of one listing; the rest are
@@ -91,7 +93,7 @@ func listBounded(ctx context.Context, source string, lim CatalogLimits, list fun
 		warnings = append(warnings, fmt.Sprintf("and %d more skipped tools", skipped))
 	}
 	if len(warnings) > 0 {
-		return tools, &ListingLimitError{Source: source, Warnings: warnings}
+		return tools, &catalog.ListingLimitError{Source: source, Warnings: warnings}
 	}
 	return tools, nil
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // pagedTools is page n of a listing of size tools per page, each with a
@@ -78,7 +80,7 @@ func TestListBoundedStopsAtEachBound(t *testing.T) {
 				}
 			}
 			tools, err := listBounded(ctx, "src", tc.lim, list)
-			var partial *ListingLimitError
+			var partial *catalog.ListingLimitError
 			if !errorsAs(err, &partial) {
 				t.Fatalf("listBounded: %v, want a *ListingLimitError", err)
 			}
@@ -119,8 +121,8 @@ func TestListBoundedServesLargeRealAPIsWhole(t *testing.T) {
 	}
 }
 
-func errorsAs(err error, target **ListingLimitError) bool {
-	e, ok := err.(*ListingLimitError)
+func errorsAs(err error, target **catalog.ListingLimitError) bool {
+	e, ok := err.(*catalog.ListingLimitError)
 	if ok {
 		*target = e
 	}

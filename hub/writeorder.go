@@ -15,6 +15,8 @@ package hub
 import (
 	"context"
 	"sync"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // connKey names one connection of one source: the unit the heart orders
@@ -23,7 +25,7 @@ type connKey struct{ source, conn string }
 
 // serialWrites reports whether calls of tool on src wait for the writes
 // before them.
-func serialWrites(tool *Tool, src *Source) bool {
+func serialWrites(tool *catalog.Tool, src *Source) bool {
 	if src != nil && src.ConcurrentWrites {
 		return false
 	}

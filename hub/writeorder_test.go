@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // TestParallelWritesToOneUpstreamAllStored: four writes sent at once with
@@ -53,14 +55,14 @@ func TestConcurrentWritesKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := cfg.Sources["notes"]
-	write := &Tool{Source: "notes", Name: "add"}
+	write := &catalog.Tool{Source: "notes", Name: "add"}
 	if !src.ConcurrentWrites || serialWrites(write, src) {
 		t.Errorf("concurrentWrites %v, serial %v; want the source's writes unordered", src.ConcurrentWrites, serialWrites(write, src))
 	}
 	if !serialWrites(write, &Source{Command: "notes-server"}) {
 		t.Error("a write to a source without concurrentWrites is not ordered")
 	}
-	if serialWrites(&Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, &Source{}) {
+	if serialWrites(&catalog.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, &Source{}) {
 		t.Error("a read-only tool is ordered")
 	}
 	out, err := json.Marshal(src)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 )
 
@@ -145,7 +146,7 @@ func (a *Handler) serveAccept(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := a.hub.AcceptDefinitions(r.Context(), in.Target, cmp.Or(in.Channel, hub.ChannelCLI))
 	if res == nil {
-		res = []hub.ToolChange{}
+		res = []catalog.ToolChange{}
 	}
 	reply(w, res, err)
 }

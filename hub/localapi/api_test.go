@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
@@ -125,7 +126,7 @@ func TestPolicyAndAcceptThroughTheAPI(t *testing.T) {
 	if env := execOn(t, h, `return await notes.sendNote({});`); env.Status != hub.StatusAwaitingApproval {
 		t.Fatalf("changed: %s", env.Line())
 	}
-	var acc []hub.ToolChange
+	var acc []catalog.ToolChange
 	if code, body := call("POST", "/v1/accept", map[string]string{"target": "notes"}, &acc); code != 200 || len(acc) != 1 || acc[0].Address != "notes.sendNote" {
 		t.Fatalf("hub accept: %d %s", code, body)
 	}

@@ -1,4 +1,4 @@
-package hub
+package catalog
 
 // A tool's definition: what the store keeps of it, the hash the pins name,
 // and, when a pinned definition differs from the current one, what
@@ -29,17 +29,12 @@ type toolDefinition struct {
 	Request *RESTRequest `json:"request,omitempty"`
 }
 
-// definitionOf turns a listed tool into its canonical definition and hash.
-// A schema that does not marshal is kept as null rather than dropping the
-// tool.
-func definitionOf(t *mcp.Tool) (def []byte, hash string, err error) {
-	return definitionWith(t, nil)
-}
-
-// definitionWith is definitionOf with an OpenAPI operation's request, which
-// the hash then covers too: a call that would go elsewhere, by another
-// method or to another path is another definition.
-func definitionWith(t *mcp.Tool, req *RESTRequest) (def []byte, hash string, err error) {
+// Definition is a listed tool's canonical definition, as the store keeps
+// it, and its hash, as pins name it. req is an OpenAPI operation's request,
+// which the hash then covers too: a call that would go elsewhere, by
+// another method or to another path is another definition. A schema that
+// does not marshal is kept as null rather than dropping the tool.
+func Definition(t *mcp.Tool, req *RESTRequest) (def []byte, hash string, err error) {
 	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
 	d.InputSchema = rawSchema(t.InputSchema)
 	d.OutputSchema = rawSchema(t.OutputSchema)

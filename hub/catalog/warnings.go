@@ -1,4 +1,4 @@
-package hub
+package catalog
 
 // What the catalog skipped or cut of each source's last listing: a listing
 // served in part (a bound of config.json's "catalog" reached), tools

@@ -1,4 +1,4 @@
-package hub
+package catalog
 
 // The catalog at one moment: its tools, found by address, by source and
 // by namespace, and the namespaces a run of model code gets.
@@ -15,6 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -65,18 +66,18 @@ type Snapshot struct {
 	bySource   map[string][]*Tool
 	namespaces []string
 
-	// sandboxNamespaces (startup.go) for the config sandboxCfg.
+	// SandboxNamespaces for the config sandboxCfg.
 	sandboxMu  sync.Mutex
-	sandboxCfg *Config
+	sandboxCfg *config.Config
 	sandboxNS  []sandbox.Namespace
 
 	schemas sync.Map // tool hash -> *jsonschema.Resolved, or nil when unusable
 }
 
-// inputSchema returns tool's input schema resolved for validation, or nil
+// InputSchema returns tool's input schema resolved for validation, or nil
 // when it has none or the validator cannot use it. Each is resolved once
 // per snapshot, and goes with it.
-func (s *Snapshot) inputSchema(tool *Tool) *jsonschema.Resolved {
+func (s *Snapshot) InputSchema(tool *Tool) *jsonschema.Resolved {
 	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
 		return nil
 	}
@@ -125,7 +126,7 @@ func sameTools(a, b []*Tool) bool {
 	return true
 }
 
-func newSnapshot(tools []*Tool, version uint64) *Snapshot {
+func NewSnapshot(tools []*Tool, version uint64) *Snapshot {
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Address < tools[j].Address })
 	s := &Snapshot{
 		Tools:     tools,
@@ -151,13 +152,13 @@ func (s *Snapshot) String() string {
 	return fmt.Sprintf("%d namespaces, %d tools, version %d", len(s.namespaces), len(s.Tools), s.Version)
 }
 
-// sandboxNamespaces returns the namespaces a run gets: every configured
+// SandboxNamespaces returns the namespaces a run gets: every configured
 // source's, whatever its state. A source whose tools the catalog lists
 // gets them; one whose tools are not known (never listed: still starting,
 // down, waiting for a secret) is open, so a call to it reaches the hub,
 // which says what is wrong. A source whose namespace another source
 // already has is left out, as the catalog leaves it out.
-func (s *Snapshot) sandboxNamespaces(cfg *Config) []sandbox.Namespace {
+func (s *Snapshot) SandboxNamespaces(cfg *config.Config) []sandbox.Namespace {
 	s.sandboxMu.Lock()
 	defer s.sandboxMu.Unlock()
 	if s.sandboxNS != nil && s.sandboxCfg == cfg {

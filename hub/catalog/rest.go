@@ -1,4 +1,4 @@
-package hub
+package catalog
 
 // What consent to an OpenAPI operation covers.
 //
@@ -20,11 +20,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
 )
 
@@ -38,14 +41,14 @@ type RESTRequest struct {
 
 func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }
 
-// restRequestMeta is the _meta key an OpenAPI source's listing carries an
+// RequestMeta is the _meta key an OpenAPI source's listing carries an
 // operation's request under.
-const restRequestMeta = "capabilities.sh/request"
+const RequestMeta = "capabilities.sh/request"
 
 // restRequestOf reads the request an OpenAPI listing put in t's _meta; nil
 // when there is none.
 func restRequestOf(t *mcp.Tool) *RESTRequest {
-	switch v := t.Meta[restRequestMeta].(type) {
+	switch v := t.Meta[RequestMeta].(type) {
 	case *RESTRequest:
 		c := *v
 		return &c
@@ -71,7 +74,7 @@ type pinnedOrigins struct {
 // foreign reports whether server is on none of the pinned origins (and
 // there are some).
 func (p *pinnedOrigins) foreign(server string) bool {
-	return p != nil && len(p.origins) > 0 && !p.origins[originOfURL(server)]
+	return p != nil && len(p.origins) > 0 && !p.origins[serverOrigin(server)]
 }
 
 // readPinnedOrigins reads the origins of the pinned operations of source.
@@ -89,7 +92,7 @@ func readPinnedOrigins(ctx context.Context, tx *store.CatalogTx, source string) 
 		if p.server == "" {
 			p.server = d.Request.Server
 		}
-		p.origins[originOfURL(d.Request.Server)] = true
+		p.origins[serverOrigin(d.Request.Server)] = true
 	}
 	return p, nil
 }
@@ -100,7 +103,7 @@ func readPinnedOrigins(ctx context.Context, tx *store.CatalogTx, source string) 
 // given for it; it reports whether an allow moved. A pin of any other
 // definition stays.
 func migrateRESTPin(ctx context.Context, tx *store.CatalogTx, source string, t *mcp.Tool, hash string, def []byte, now time.Time) (bool, error) {
-	_, legacy, err := definitionOf(t)
+	_, legacy, err := Definition(t, nil)
 	if err != nil || legacy == hash {
 		return false, nil
 	}
@@ -116,4 +119,17 @@ func migrateRESTPin(ctx context.Context, tx *store.CatalogTx, source string, t *
 		return false, fmt.Errorf("moving remembered allows of %s of %s: %w", t.Name, source, err)
 	}
 	return n > 0, nil
+}
+
+// serverOrigin is the origin of the server URL s, as secrets.Origin writes
+// it; "" when s is not an http(s) URL with a host.
+func serverOrigin(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return ""
+	}
+	return secrets.Origin(u)
 }

@@ -1,13 +1,4 @@
-package hub
-
-// The tool catalog.
-//
-// The catalog is every tool of every enabled source, as the guest sees it:
-// github.createIssue. It lives in the store (table tools), so a hub answers
-// search from the last known tools before any upstream is up, and it is
-// refreshed from the upstreams at start, on config change and when an
-// upstream says its tools changed. Readers take an immutable Snapshot; a
-// refresh builds a new one and swaps it in atomically.
+package catalog
 
 import (
 	"cmp"
@@ -25,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
@@ -57,7 +49,7 @@ type Lister interface {
 
 // CatalogOptions configures a Catalog. Zero values are the defaults; a nil
 // *CatalogOptions is all defaults.
-type CatalogOptions struct {
+type Options struct {
 	Logger *slog.Logger // default: slog.Default()
 	// ListTimeout bounds listing one source: starting its session and one
 	// complete tools/list (default DefaultListTimeout).
@@ -99,7 +91,7 @@ type Catalog struct {
 	wg          sync.WaitGroup
 
 	mu       sync.Mutex
-	cfg      *Config
+	cfg      *config.Config
 	subs     map[int]func(*Snapshot)
 	nextSub  int
 	pending  map[string]bool // sources to refresh after the debounce
@@ -107,8 +99,8 @@ type Catalog struct {
 	closed   bool
 
 	// listings is what the start-up waits know of each source's listings
-	// (catalog_listings.go).
-	listings listings
+	// (listings.go).
+	listings Listings
 	// warnings say what each source's last listing skipped or cut.
 	warnings sourceWarnings
 	// decisionsMoved is set when a store moved remembered allows to other
@@ -122,8 +114,8 @@ const defaultCatalogDebounce = 300 * time.Millisecond
 // lister. It registers for lister's reports of changed tools. lister may be
 // nil (the catalog then serves what the store holds, and Refresh fails
 // every source).
-func NewCatalog(db *store.DB, lister Lister, opts *CatalogOptions) *Catalog {
-	var o CatalogOptions
+func New(db *store.DB, lister Lister, opts *Options) *Catalog {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -140,12 +132,21 @@ func NewCatalog(db *store.DB, lister Lister, opts *CatalogOptions) *Catalog {
 	if lister != nil {
 		lister.OnToolsChanged(c.toolsChanged)
 	}
-	c.snap.Store(newSnapshot(nil, 0))
+	c.snap.Store(NewSnapshot(nil, 0))
 	return c
 }
 
 // Snapshot returns the current catalog. It is cheap and never blocks.
 func (c *Catalog) Snapshot() *Snapshot { return c.snap.Load() }
+
+// Listings is what the catalog knows of each source's listings, for the
+// waits of a caller that needs a source listed.
+func (c *Catalog) Listings() *Listings { return &c.listings }
+
+// DecisionsMoved reports whether a store moved remembered allows to other
+// definitions (an OpenAPI pin migrated to its definition with the request)
+// since the last call: the caller reloads its policy.
+func (c *Catalog) DecisionsMoved() bool { return c.decisionsMoved.Swap(false) }
 
 // Subscribe calls fn with each new snapshot after it is swapped in, until
 // cancel is called.
@@ -174,7 +175,7 @@ func (c *Catalog) Close() {
 
 // Load fills the catalog from the store, for the enabled sources of cfg,
 // without asking any upstream.
-func (c *Catalog) Load(ctx context.Context, cfg *Config) error {
+func (c *Catalog) Load(ctx context.Context, cfg *config.Config) error {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
 	c.setConfig(cfg)
@@ -192,8 +193,8 @@ func (c *Catalog) Load(ctx context.Context, cfg *Config) error {
 //
 // Each source's tools are stored and swapped in as soon as its listing
 // arrives, so a slow or hanging source does not hold back the others; the
-// start-up wait ([Catalog.listingOf]) sees each source finish.
-func (c *Catalog) Refresh(ctx context.Context, cfg *Config, sources ...string) map[string]error {
+// start-up waits ([Catalog.Listings]) see each source finish.
+func (c *Catalog) Refresh(ctx context.Context, cfg *config.Config, sources ...string) map[string]error {
 	if len(sources) == 0 {
 		sources = slices.Sorted(maps.Keys(cfg.Sources))
 	}
@@ -300,7 +301,7 @@ func (c *Catalog) Changes(ctx context.Context) ([]ToolChange, error) {
 func (c *Catalog) Accept(ctx context.Context, target string) ([]ToolChange, error) {
 	var tools []*Tool
 	for _, t := range c.Snapshot().Tools {
-		if targetMatches(target, t.Source, t.Namespace, t.Name, t.JSName) {
+		if Matches(target, t.Source, t.Namespace, t.Name, t.JSName) {
 			tools = append(tools, t)
 		}
 	}
@@ -311,15 +312,15 @@ func (c *Catalog) Accept(ctx context.Context, target string) ([]ToolChange, erro
 	for i, t := range tools {
 		hashes[i] = t.Hash
 	}
-	return c.pin(ctx, tools, hashes)
+	return c.Pin(ctx, tools, hashes)
 }
 
-// pin pins each tool to the definition with the given hash, when that is
+// Pin pins each tool to the definition with the given hash, when that is
 // still the tool's stored definition, and returns the changes it closed.
 // Remembered allows for the tool's earlier pin move to the new one, in the
 // same transaction. The snapshot is rebuilt when a pin moved; a Refresh
 // listing upstreams meanwhile is not waited for.
-func (c *Catalog) pin(ctx context.Context, tools []*Tool, hashes []string) ([]ToolChange, error) {
+func (c *Catalog) Pin(ctx context.Context, tools []*Tool, hashes []string) ([]ToolChange, error) {
 	pins := make([]store.Pin, len(tools))
 	for i, t := range tools {
 		pins[i] = store.Pin{Source: t.Source, Name: t.Name, Address: t.Address, Hash: hashes[i], Was: t.Pinned}
@@ -353,7 +354,7 @@ func (c *Catalog) pin(ctx context.Context, tools []*Tool, hashes []string) ([]To
 	return accepted, nil
 }
 
-func (c *Catalog) setConfig(cfg *Config) {
+func (c *Catalog) setConfig(cfg *config.Config) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfg = cfg
@@ -362,7 +363,7 @@ func (c *Catalog) setConfig(cfg *Config) {
 // store writes the listed tools of each source, records their changes and
 // drops the tools of sources that are no longer configured, in one
 // transaction.
-func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*mcp.Tool) error {
+func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[string][]*mcp.Tool) error {
 	tx, err := c.db.BeginCatalog(ctx)
 	if err != nil {
 		return fmt.Errorf("storing tools: %w", err)
@@ -411,7 +412,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 			if rest {
 				req = restRequestOf(t)
 			}
-			def, hash, err := definitionWith(t, req)
+			def, hash, err := Definition(t, req)
 			if err != nil {
 				c.log.Warn("skipping a tool whose definition does not encode", "source", src, "error", err)
 				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its definition does not encode", naming.Truncate(t.Name)))
@@ -439,7 +440,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 			if req != nil && origins.foreign(req.Server) {
 				moved := *req
 				moved.Server = origins.server
-				if pinDef, pinHash, err = definitionWith(t, &moved); err != nil {
+				if pinDef, pinHash, err = Definition(t, &moved); err != nil {
 					return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
 				}
 			}
@@ -470,7 +471,7 @@ func (c *Catalog) store(ctx context.Context, cfg *Config, listed map[string][]*m
 // rebuild reads the tools of cfg's enabled sources from the store and
 // swaps in a new snapshot when they differ from the current one. It returns
 // the sources left out because another source already has their namespace.
-func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, error) {
+func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]error, error) {
 	c.rebuildMu.Lock()
 	defer c.rebuildMu.Unlock()
 	stored, err := c.db.Tools(ctx)
@@ -528,7 +529,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *Config) (map[string]error, e
 	if sameTools(cur.Tools, tools) {
 		return collisions, nil
 	}
-	next := newSnapshot(tools, cur.Version+1)
+	next := NewSnapshot(tools, cur.Version+1)
 	c.snap.Store(next)
 	c.mu.Lock()
 	subs := make([]func(*Snapshot), 0, len(c.subs))

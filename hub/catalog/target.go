@@ -1,4 +1,4 @@
-package hub
+package catalog
 
 // Targets: how policy rules, hub accept and the window name tools. A
 // target is an address (github.createIssue), a glob (github.create*) or a
@@ -11,30 +11,35 @@ import (
 	"strings"
 )
 
+// TargetKind is what a target names: a namespace, the tools a glob matches,
+// or one tool.
+type TargetKind int
+
 // Kinds of target, from the least to the most specific.
 const (
-	targetNamespace = iota
-	targetGlob
-	targetExact
+	TargetNamespace TargetKind = iota
+	TargetGlob
+	TargetExact
 )
 
-func targetKind(target string) int {
+// KindOf says what kind of target target is.
+func KindOf(target string) TargetKind {
 	switch {
 	case strings.ContainsAny(target, "*?["):
-		return targetGlob
+		return TargetGlob
 	case strings.Contains(target, "."):
-		return targetExact
+		return TargetExact
 	}
-	return targetNamespace
+	return TargetNamespace
 }
 
-// targetMatches reports whether target (an address, glob or namespace, in
+// Matches reports whether target (an address, glob or namespace, in
 // the JavaScript or the MCP form) names the tool.
-func targetMatches(target, source, namespace, name, jsName string) bool {
-	switch targetKind(target) {
-	case targetNamespace:
+func Matches(target, source, namespace, name, jsName string) bool {
+	switch KindOf(target) {
+	case TargetNamespace:
 		return target == namespace || target == source
-	case targetExact:
+	case TargetExact:
 		head, tail, _ := strings.Cut(target, ".")
 		return (head == namespace || head == source) && (tail == jsName || tail == name)
 	}

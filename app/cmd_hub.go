@@ -22,6 +22,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/mcpserver"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -509,7 +510,7 @@ and honoured when the model resumes the run.`,
 						return err
 					}
 					return approveLoop(e, runID, pend, yes, deny, always, func(id, d string) error {
-						return apiErr(c.Do(ctx, "POST", "/v1/decide", map[string]string{"id": id, "decision": d, "channel": hub.ChannelCLI, "actor": "terminal"}, nil))
+						return apiErr(c.Do(ctx, "POST", "/v1/decide", map[string]string{"id": id, "decision": d, "channel": policy.ChannelCLI, "actor": "terminal"}, nil))
 					})
 				},
 				func(h *hub.Hub) error {
@@ -518,7 +519,7 @@ and honoured when the model resumes the run.`,
 						return err
 					}
 					return approveLoop(e, runID, pend, yes, deny, always, func(id, d string) error {
-						return h.Decide(ctx, id, d, hub.ChannelCLI, "terminal")
+						return h.Decide(ctx, id, d, policy.ChannelCLI, "terminal")
 					})
 				})
 		},
@@ -539,11 +540,11 @@ accepts every changed tool in it. Works whether or not a hub is running.`,
 				return usagef("needs exactly one ADDRESS")
 			}
 			var accepted []catalog.ToolChange
-			in := map[string]string{"target": args[0], "channel": hub.ChannelCLI}
+			in := map[string]string{"target": args[0], "channel": policy.ChannelCLI}
 			err := withHub(ctx, e,
 				func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/accept", in, &accepted) },
 				func(h *hub.Hub) (err error) {
-					accepted, err = h.AcceptDefinitions(ctx, args[0], hub.ChannelCLI)
+					accepted, err = h.AcceptDefinitions(ctx, args[0], policy.ChannelCLI)
 					return err
 				})
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 func policyCommand() *command {
@@ -48,7 +49,7 @@ A rule for a source that has not listed its tools yet is kept with a warning.`,
 					if err != nil {
 						return &usageError{msg: err.Error()}
 					}
-					ch := hub.PolicyChange{Target: args[0], Mode: string(mode), Force: force, Channel: hub.ChannelCLI}
+					ch := hub.PolicyChange{Target: args[0], Mode: string(mode), Force: force, Channel: policy.ChannelCLI}
 					var res *hub.PolicyResult
 					err = withHub(ctx, e,
 						func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/policy", ch, &res) },
@@ -125,10 +126,10 @@ remembered "always" decisions for that address. Examples:
 						return usagef("needs exactly one target")
 					}
 					var res *hub.PolicyResult
-					in := map[string]string{"target": args[0], "channel": hub.ChannelCLI}
+					in := map[string]string{"target": args[0], "channel": policy.ChannelCLI}
 					err := withHub(ctx, e,
 						func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/policy/remove", in, &res) },
-						func(h *hub.Hub) (err error) { res, err = h.RemovePolicy(ctx, args[0], hub.ChannelCLI); return err })
+						func(h *hub.Hub) (err error) { res, err = h.RemovePolicy(ctx, args[0], policy.ChannelCLI); return err })
 					if err != nil {
 						return err
 					}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -332,7 +333,7 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 		if !ok || ans == "" {
 			continue // dismissed: the call stays pending for another channel
 		}
-		if err := h.Decide(ctx, c.PendingID, ans, ChannelClient, actor); err != nil && !errors.Is(err, ErrAlreadyDecided) {
+		if err := h.Decide(ctx, c.PendingID, ans, policy.ChannelClient, actor); err != nil && !errors.Is(err, ErrAlreadyDecided) {
 			return nil, err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // TestPendingForAPerson: a waiting call carries what a person needs to
@@ -40,7 +42,7 @@ func TestPendingForAPerson(t *testing.T) {
 	if got := waiting(); len(got) != 1 || got[0] != env.RunID {
 		t.Fatalf("runs waiting before the decision: %v", got)
 	}
-	if err := h.Decide(ctx, p.ID, DenyOnce, ChannelCLI, "test"); err != nil {
+	if err := h.Decide(ctx, p.ID, DenyOnce, policy.ChannelCLI, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if got := waiting(); len(got) != 0 {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // TestDeniedToolHasNoSideDoor: under "my-files.*": "deny" (the source as
@@ -120,7 +122,7 @@ func TestRedefinedAfterApprovalAsksAgain(t *testing.T) {
 				t.Fatalf("a tool that is not read-only: %s", env.Line())
 			}
 			first, _ := h.catalog.Snapshot().Lookup("notes.sendNote")
-			if err := h.Decide(ctx, env.Pending[0].ID, decision, ChannelDialog, "test"); err != nil {
+			if err := h.Decide(ctx, env.Pending[0].ID, decision, policy.ChannelDialog, "test"); err != nil {
 				t.Fatal(err)
 			}
 			notes.define(rugPull, &mcp.ToolAnnotations{})
@@ -135,7 +137,7 @@ func TestRedefinedAfterApprovalAsksAgain(t *testing.T) {
 			if fresh := execOn(t, h, code); fresh.Status != StatusAwaitingApproval {
 				t.Fatalf("a new run of the redefined tool under the old %s: %s", decision, fresh.Line())
 			}
-			if err := h.Decide(ctx, again.Pending[0].ID, AllowOnce, ChannelDialog, "test"); err != nil {
+			if err := h.Decide(ctx, again.Pending[0].ID, AllowOnce, policy.ChannelDialog, "test"); err != nil {
 				t.Fatal(err)
 			}
 			if done := resumeOn(t, h, env.RunID); done.Status != StatusCompleted || notes.calls.Load() != 1 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -211,7 +212,7 @@ func BenchmarkResume500Journaled(b *testing.B) {
 		if err != nil || env.Status != StatusAwaitingApproval {
 			b.Fatal(err, env.Status, env.Error)
 		}
-		if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err != nil {
+		if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, policy.ChannelCLI, ""); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

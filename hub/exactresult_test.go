@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // bigNumbers is structured content no float64 holds exactly.
@@ -103,7 +105,7 @@ return { echoed, big, types: [typeof echoed.n, typeof echoed.parsed, typeof big.
 	if pend[0].Preview != want.String() {
 		t.Errorf("the person approves\n%s\nwant\n%s", pend[0].Preview, want.String())
 	}
-	if err := h.Decide(ctx, pend[0].ID, AllowOnce, ChannelCLI, "test"); err != nil {
+	if err := h.Decide(ctx, pend[0].ID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
 		t.Fatal(err)
 	}
 	done, err := h.Execute(ctx, ExecuteRequest{Resume: env.RunID})

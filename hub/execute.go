@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -541,7 +542,7 @@ type runHost struct {
 	outer   context.Context // the caller's: when it ends, the run is cancelled, not done
 	run     *runRow
 	snap    *catalog.Snapshot
-	policy  *Policy
+	policy  *policy.Policy
 	changed map[string]bool // shared, read-only
 	order   *writeOrder     // this attempt's writes, in seq order
 
@@ -668,7 +669,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
 		return r.finish(c, hash, nil, te, 0)
 	}
-	dec := Gate(r.policy, gateInput(rc.tool, rc.conn, r.h.Config()))
+	dec := policy.Gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.h.Config()))
 	if dec.Mode == Deny {
 		te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
 		return r.finish(c, hash, nil, te, 0)
@@ -682,7 +683,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		return nil, err
 	}
 	if listErr == nil {
-		dec = Gate(r.policy, gateInput(rc.tool, rc.conn, r.h.Config()))
+		dec = policy.Gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.h.Config()))
 		if dec.Mode == Deny {
 			te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
 			return r.finish(c, hash, nil, te, 0)
@@ -840,7 +841,7 @@ func (r *runHost) refuse(c sandbox.Call, te *sandbox.ToolError) error {
 // this call and this definition. It returns nil when the call may run, a
 // *sandbox.Suspend when it waits, and a *sandbox.ToolError when the person
 // denied it. A person's deny of this call holds whatever the gate says now.
-func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *resolvedCall, dec Decision) error {
+func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *resolvedCall, dec policy.Decision) error {
 	h := r.h
 	// A person's decision, from this or an earlier attempt. Only calls
 	// that had a pending input when the attempt started can have one: the
@@ -1221,11 +1222,11 @@ func (h *Hub) knownSecrets() []string {
 // channelWords names where a decision was taken, for the model.
 func channelWords(channel string) string {
 	switch channel {
-	case ChannelDialog:
+	case policy.ChannelDialog:
 		return "approval dialog"
-	case ChannelClient:
+	case policy.ChannelClient:
 		return "client's form"
-	case ChannelCLI:
+	case policy.ChannelCLI:
 		return "terminal"
 	}
 	return channel

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -31,7 +32,7 @@ func TestResumeDoesNotWaitAgain(t *testing.T) {
 	if took := time.Since(start); took < 5*time.Second {
 		t.Fatalf("the first attempt took %s: its timers did not wait", took)
 	}
-	if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "test"); err != nil {
+	if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
 		t.Fatal(err)
 	}
 	start = time.Now()

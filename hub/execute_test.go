@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -141,10 +142,10 @@ func TestApprovalThenResume(t *testing.T) {
 	if err != nil || len(pend) != 1 || !strings.Contains(pend[0].Preview, `"name": "Ada"`) {
 		t.Fatalf("Pending = %+v, %v", pend, err)
 	}
-	if err := h.Decide(context.Background(), p.ID, AllowOnce, ChannelCLI, "test"); err != nil {
+	if err := h.Decide(context.Background(), p.ID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Decide(context.Background(), p.ID, DenyOnce, ChannelCLI, "test"); !errors.Is(err, ErrAlreadyDecided) {
+	if err := h.Decide(context.Background(), p.ID, DenyOnce, policy.ChannelCLI, "test"); !errors.Is(err, ErrAlreadyDecided) {
 		t.Fatalf("second decision = %v, want ErrAlreadyDecided", err)
 	}
 	done := h.resumeRun(t, env.RunID)
@@ -162,7 +163,7 @@ func TestApprovalThenResume(t *testing.T) {
 		t.Fatalf("resuming a finished run repeated the side effect: %d entities", n)
 	}
 	hist, _ := h.History(context.Background(), 10)
-	if len(hist) == 0 || hist[0].Decision != "allow" || hist[0].Channel != ChannelCLI {
+	if len(hist) == 0 || hist[0].Decision != "allow" || hist[0].Channel != policy.ChannelCLI {
 		t.Errorf("audit %+v", hist)
 	}
 }
@@ -174,7 +175,7 @@ func TestDenyAndAlwaysAllow(t *testing.T) {
 	if env.Status != StatusAwaitingApproval {
 		t.Fatal(env.Line())
 	}
-	h.Decide(context.Background(), env.Pending[0].ID, DenyOnce, ChannelDialog, "test")
+	h.Decide(context.Background(), env.Pending[0].ID, DenyOnce, policy.ChannelDialog, "test")
 	done := h.resumeRun(t, env.RunID)
 	if string(done.Result) != `["ToolError","denied",false]` {
 		t.Fatalf("denied call: %s", done.Line())
@@ -184,14 +185,14 @@ func TestDenyAndAlwaysAllow(t *testing.T) {
 	}
 	// Always allow: the next run does not ask.
 	env = h.exec(t, code)
-	h.Decide(context.Background(), env.Pending[0].ID, AllowAlways, ChannelDialog, "test")
+	h.Decide(context.Background(), env.Pending[0].ID, AllowAlways, policy.ChannelDialog, "test")
 	h.resumeRun(t, env.RunID)
 	env = h.exec(t, code)
 	if env.Status != StatusCompleted || string(env.Result) != `"made"` {
 		t.Fatalf("after always allow: %s", env.Line())
 	}
 	rules, _ := h.PolicyRules(context.Background())
-	if len(rules) != 1 || rules[0].Target != "memory.createEntities" || !rules[0].Remembered || rules[0].From != ChannelDialog || rules[0].Mode != Allow {
+	if len(rules) != 1 || rules[0].Target != "memory.createEntities" || !rules[0].Remembered || rules[0].From != policy.ChannelDialog || rules[0].Mode != Allow {
 		t.Errorf("rules %+v", rules)
 	}
 }
@@ -249,7 +250,7 @@ func TestReplayDiverged(t *testing.T) {
 	if err := rawExec(t, h.db, `UPDATE journal SET args_hash = 'other' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
 		t.Fatal(err)
 	}
-	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
+	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, policy.ChannelCLI, "")
 	done := h.resumeRun(t, env.RunID)
 	if done.Status != StatusFailed || done.Error.Code != CodeReplayDiverged || !strings.Contains(done.Error.Message, "call 1") {
 		t.Fatalf("%s", done.Line())
@@ -268,7 +269,7 @@ func TestInterruptedCallIsNotRepeated(t *testing.T) {
 	if err := rawExec(t, h.db, `UPDATE journal SET state = 'issued', outcome = NULL WHERE run_id = ? AND seq = 2`, env.RunID); err != nil {
 		t.Fatal(err)
 	}
-	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
+	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, policy.ChannelCLI, "")
 	done := h.resumeRun(t, env.RunID)
 	// echo is read-only and idempotent: it is repeated; createEntities ran once.
 	if done.Status != StatusCompleted || string(done.Result) != `["ok","ok"]` {
@@ -282,7 +283,7 @@ func TestInterruptedCallIsNotRepeated(t *testing.T) {
 	if env.Status != StatusAwaitingApproval {
 		t.Fatal(env.Line())
 	}
-	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, "")
+	h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, policy.ChannelCLI, "")
 	if err := rawExec(t, h.db, `UPDATE journal SET state = 'issued' WHERE run_id = ? AND seq = 1`, env.RunID); err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestApprovalExpires(t *testing.T) {
 		t.Fatal(env.Line())
 	}
 	now.Add(int64(2 * time.Minute / time.Millisecond))
-	if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err == nil || !strings.Contains(err.Error(), "expired") {
+	if err := h.Decide(context.Background(), env.Pending[0].ID, AllowOnce, policy.ChannelCLI, ""); err == nil || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("deciding an expired approval: %v", err)
 	}
 	done := h.resumeRun(t, env.RunID)

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -156,7 +157,7 @@ func TestRugPullAsksUntilAccepted(t *testing.T) {
 	}
 
 	// hub accept (here in its MCP name) lifts it.
-	acc, err := h.AcceptDefinitions(ctx, "notes.send_note", ChannelCLI)
+	acc, err := h.AcceptDefinitions(ctx, "notes.send_note", policy.ChannelCLI)
 	if err != nil || len(acc) != 1 || acc[0].Change != what {
 		t.Fatalf("AcceptDefinitions = %+v, %v", acc, err)
 	}
@@ -190,7 +191,7 @@ func TestChangedDefinitionDialogAcceptsWhatItShowed(t *testing.T) {
 	// Before the person decides, the server changes it once more.
 	notes.define(rugPull, &mcp.ToolAnnotations{})
 	waitHash(t, h, "notes.sendNote", second.Hash)
-	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelDialog, "test"); err != nil {
+	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, policy.ChannelDialog, "test"); err != nil {
 		t.Fatal(err)
 	}
 	again := resumeOn(t, h, env.RunID)
@@ -201,7 +202,7 @@ func TestChangedDefinitionDialogAcceptsWhatItShowed(t *testing.T) {
 		t.Fatalf("the new question does not show the new change: %+v", pend)
 	}
 	// Allowing the definition it shows now runs the call and accepts it.
-	if err := h.Decide(ctx, again.Pending[0].ID, AllowOnce, ChannelDialog, "test"); err != nil {
+	if err := h.Decide(ctx, again.Pending[0].ID, AllowOnce, policy.ChannelDialog, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if done := resumeOn(t, h, env.RunID); done.Status != StatusCompleted || notes.calls.Load() != 2 {
@@ -282,7 +283,7 @@ func TestDenyAfterAlwaysAllow(t *testing.T) {
 	if env.Status != StatusAwaitingApproval {
 		t.Fatal(env.Line())
 	}
-	if err := h.Decide(ctx, env.Pending[0].ID, AllowAlways, ChannelDialog, "test"); err != nil {
+	if err := h.Decide(ctx, env.Pending[0].ID, AllowAlways, policy.ChannelDialog, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if done := h.resumeRun(t, env.RunID); done.Status != StatusCompleted {
@@ -321,7 +322,7 @@ func TestAlwaysAllowHoldsForItsConnection(t *testing.T) {
 	if env.Status != StatusAwaitingApproval {
 		t.Fatal(env.Line())
 	}
-	if err := h.Decide(ctx, env.Pending[0].ID, AllowAlways, ChannelDialog, "test"); err != nil {
+	if err := h.Decide(ctx, env.Pending[0].ID, AllowAlways, policy.ChannelDialog, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if done := resumeOn(t, h, env.RunID); done.Status != StatusCompleted {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 )
 
@@ -89,7 +90,7 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 		t.Errorf("wipe = %+v, want changed since accepted-hash", tl)
 	}
 	send, _ := snap.Lookup("notes.sendNote")
-	d := Gate(h.currentPolicy(), gateInput(send, "personal", h.Config()))
+	d := policy.Gate(h.currentPolicy(), policy.InputFor(send, "personal", h.Config()))
 	if d.Mode != Allow || d.By == nil || !d.By.Remembered {
 		t.Errorf("the migrated allow does not hold on its connection: %+v", d)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -264,7 +265,7 @@ func TestHandleReadReplays(t *testing.T) {
 	if _, err := h.db.HandleInfo(ctx, hr.Handle); err != nil {
 		t.Fatalf("retention deleted a handle a waiting run read: %v", err)
 	}
-	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err != nil {
+	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, policy.ChannelCLI, ""); err != nil {
 		t.Fatal(err)
 	}
 	done, err := h.Execute(ctx, ExecuteRequest{Resume: env.RunID})
@@ -281,7 +282,7 @@ func TestHandleReadReplays(t *testing.T) {
 	if err := rawExec(t, h.db, `DELETE FROM runs WHERE id = ?`, made.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, ""); err != nil {
+	if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, policy.ChannelCLI, ""); err != nil {
 		t.Fatal(err)
 	}
 	gone, err := h.Execute(ctx, ExecuteRequest{Resume: env.RunID})

@@ -12,10 +12,10 @@
 //     (kept by hub/store, committed in groups) and replay.
 //   - handles.go, hubdecl.go: results over the inline budget kept as handles,
 //     read in code with hub.read; the hub global's declaration.
-//   - gate.go, policy.go, approvals.go: the consent gate (allow,
-//     ask or deny, from the rules, the remembered decisions and the pinned
-//     tool definitions); decisions from the person through a dialog, the
-//     client's own form or the CLI.
+//   - policyedit.go, approvals.go: the rules as policy list shows them,
+//     setting and removing one, and why the gate decides a call as it does;
+//     decisions from the person through a dialog, the client's own form or
+//     the CLI.
 //   - status.go: the hub at a glance (sources, pending approvals, runs
 //     today), recent runs, the audit trail, pausing.
 //
@@ -45,13 +45,15 @@
 //     uninstall, repoint) and the first run's import of their servers.
 //   - hub/catalog: every tool of every source as the guest sees it:
 //     addresses, pinned definitions, changes, first listings.
+//   - hub/policy: the rules (from the config, remembered, by origin) and the
+//     pure consent gate: allow, ask or deny.
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
 // Migration state: the hub is moving into one package per concept, a step at
 // a time. The surfaces above the heart (mcpserver, localapi) have moved, and
-// app and ui name them; config and oauth below it too; clients, upstream,
-// openapi, catalog, policy and skills are still files of package hub. While
+// app and ui name them; config, oauth, clients, catalog and policy below it
+// too; upstream, openapi and skills are still files of package hub. While
 // a step is under way, aliases.go keeps the names that moved (Secrets,
 // Redactor, RedirectError, NewSecrets, ConnectionOwner, LooksSecretName,
 // LooksLikeToken, capText, utf8Start, sameOriginRedirect, urlOrigin from
@@ -67,11 +69,12 @@
 // loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from hub/oauth)
 // for the files still in package hub that use them. The last step deletes
 // aliases.go; nothing may be added to it but names a move takes away.
-// hub/clients and hub/catalog moved with no alias: the heart, app and ui
-// name clients.X and catalog.X. RESTRequest, RequestMeta and
-// ListingLimitError, which the upstream sessions and the OpenAPI sources
-// produce and the catalog reads, are declared in hub/catalog until the
-// sessions have a package of their own below it; then they move there.
+// hub/clients, hub/catalog and hub/policy moved with no alias: the heart,
+// app and ui name clients.X, catalog.X and policy.X. RESTRequest,
+// RequestMeta and ListingLimitError, which the upstream sessions and the
+// OpenAPI sources produce and the catalog reads, are declared in
+// hub/catalog until the sessions have a package of their own below it;
+// then they move there.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -90,6 +93,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
@@ -161,7 +165,7 @@ type Hub struct {
 	cfgStat fileStamp
 
 	policyMu sync.RWMutex
-	policy   *Policy
+	policy   *policy.Policy
 
 	views    viewCache
 	skillReg skillRegistry
@@ -431,7 +435,7 @@ func (h *Hub) reloadPolicy(ctx context.Context) error {
 			origins[target] = o[0]
 		}
 	}
-	pol := NewPolicy(append(configRules(cfg.Policy, origins), rem...))
+	pol := policy.New(append(policy.ConfigRules(cfg.Policy, origins), rem...))
 	h.policyMu.Lock()
 	h.policy = pol
 	h.policyMu.Unlock()
@@ -470,7 +474,7 @@ func (h *Hub) pinMigratedDecisions(ctx context.Context) error {
 	return h.reloadPolicy(ctx)
 }
 
-func (h *Hub) currentPolicy() *Policy {
+func (h *Hub) currentPolicy() *policy.Policy {
 	h.policyMu.RLock()
 	defer h.policyMu.RUnlock()
 	return h.policy

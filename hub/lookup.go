@@ -12,8 +12,10 @@ import (
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/tsgen"
+	"capabilities.sh/capabilities/internal/editdist"
 )
 
 // Search input bounds (the spec's).
@@ -30,9 +32,9 @@ const (
 // It is built once per (snapshot, policy) and shared by every request.
 type view struct {
 	snap      *catalog.Snapshot
-	policy    *Policy
+	policy    *policy.Policy
 	tools     []*catalog.Tool
-	decisions []Decision
+	decisions []policy.Decision
 	index     *search.Index
 	ts        []tsgen.Tool // visible (not denied) tools only
 	tsCat     *tsgen.Catalog
@@ -68,7 +70,7 @@ func (h *Hub) view() *view {
 	}
 	v := &view{snap: snap, policy: pol, tools: snap.Tools, skills: skills}
 	docs := make([]search.Doc, len(v.tools))
-	v.decisions = make([]Decision, len(v.tools))
+	v.decisions = make([]policy.Decision, len(v.tools))
 	cfg := h.Config()
 	for i, t := range v.tools {
 		// As a call on the default connection would be decided.
@@ -76,7 +78,7 @@ func (h *Hub) view() *view {
 		if s := cfg.Sources[t.Source]; s != nil {
 			conn = s.DefaultConnection()
 		}
-		v.decisions[i] = Gate(pol, gateInput(t, conn, cfg))
+		v.decisions[i] = policy.Gate(pol, policy.InputFor(t, conn, cfg))
 		docs[i] = searchDoc(t)
 		if v.decisions[i].Mode != Deny {
 			v.ts = append(v.ts, tsToolMarked(t))
@@ -313,6 +315,14 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		b.WriteString(strings.Join(notes, "\n"))
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// closestNames returns up to n candidates near s by edit distance
+// (ignoring case); a candidate that contains the part of s after its
+// namespace counts as close. The policy's target checks suggest names the
+// same way.
+func closestNames(s string, cands []string, n int) []string {
+	return editdist.Closest(s, strings.Trim(editdist.LastPart(s), "*?"), cands, n)
 }
 
 func plural(n int, one, many string) string {

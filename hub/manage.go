@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // SetSecret stores the secret of one connection in the keychain. The
@@ -71,7 +72,7 @@ func short(hash string) string {
 // AcceptTool accepts the current definition of a changed tool, from the
 // window.
 func (h *Hub) AcceptTool(ctx context.Context, address string) error {
-	_, err := h.AcceptDefinitions(ctx, address, ChannelWindow)
+	_, err := h.AcceptDefinitions(ctx, address, policy.ChannelWindow)
 	return err
 }
 

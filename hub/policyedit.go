@@ -3,7 +3,7 @@ package hub
 // Editing the policy: the rules as policy list and the window show them,
 // setting and removing one (in config.json, forgetting the remembered
 // decisions it overrides), and why the gate decides a call as it does. The
-// rules and the gate themselves are policy.go and gate.go.
+// rules and the gate themselves are hub/policy's.
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // PolicyRule is one rule as policy list and the window show it.
@@ -57,7 +58,7 @@ func (h *Hub) PolicyRules(ctx context.Context) ([]PolicyRule, error) {
 				pr.Scope += ", definition " + short(r.Hash)
 			}
 		}
-		pr.Warning = checkTarget(r.Target, snap, cfg).Warning()
+		pr.Warning = policy.CheckTarget(r.Target, snap, cfg).Warning()
 		out = append(out, pr)
 	}
 	return out, nil
@@ -101,7 +102,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 	if !config.IsPolicyKey(written) {
 		return nil, &InputError{"target", fmt.Sprintf("%q is not an address (github.createIssue, memory.open_nodes), a glob (github.create*) or a namespace (github, my-files)", written)}
 	}
-	check := checkTarget(written, h.catalog.Snapshot(), h.Config())
+	check := policy.CheckTarget(written, h.catalog.Snapshot(), h.Config())
 	res := &PolicyResult{Target: check.Target, Written: written, Mode: mode, Warning: check.Warning()}
 	if res.Warning != "" && len(check.NotUpYet) == 0 && mode != Deny && !ch.Force {
 		return nil, &InputError{"target", fmt.Sprintf("%s: %v; %s (set it anyway with --force)", res.Warning, ErrRuleMatchesNothing, mode)}
@@ -112,7 +113,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 	}
 	snap := h.catalog.Snapshot()
 	for k := range cfg.Policy {
-		if k == written || normalizeTarget(k, snap, cfg) == check.Target {
+		if k == written || policy.Normalize(k, snap, cfg) == check.Target {
 			delete(cfg.Policy, k)
 		}
 	}
@@ -125,7 +126,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 			return nil, err
 		}
 	}
-	channel := cmp.Or(ch.Channel, ChannelCLI)
+	channel := cmp.Or(ch.Channel, policy.ChannelCLI)
 	if err := h.runs.audit(ctx, channel, "", "", check.Target, "policy_"+string(mode), written, h.now()); err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 // SetPolicy sets a rule from the window: ApplyPolicy, forced (the window
 // offers the tools it knows).
 func (h *Hub) SetPolicy(ctx context.Context, target string, mode Mode) error {
-	_, err := h.ApplyPolicy(ctx, PolicyChange{Target: target, Mode: string(mode), Force: true, Channel: ChannelWindow})
+	_, err := h.ApplyPolicy(ctx, PolicyChange{Target: target, Mode: string(mode), Force: true, Channel: policy.ChannelWindow})
 	return err
 }
 
@@ -152,10 +153,10 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 	if err != nil {
 		return nil, err
 	}
-	norm := normalizeTarget(written, snap, cfg)
+	norm := policy.Normalize(written, snap, cfg)
 	res := &PolicyResult{Target: norm, Written: written}
 	for k := range cfg.Policy {
-		if k == written || normalizeTarget(k, snap, cfg) == norm {
+		if k == written || policy.Normalize(k, snap, cfg) == norm {
 			delete(cfg.Policy, k)
 			res.Removed++
 		}
@@ -188,7 +189,7 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 		}
 		return nil, &InputError{"target", msg}
 	}
-	if err := h.runs.audit(ctx, cmp.Or(channel, ChannelCLI), "", "", norm, "policy_removed", written, h.now()); err != nil {
+	if err := h.runs.audit(ctx, cmp.Or(channel, policy.ChannelCLI), "", "", norm, "policy_removed", written, h.now()); err != nil {
 		return nil, err
 	}
 	return res, h.reloadPolicy(ctx)
@@ -197,14 +198,14 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 // Explain returns the gate's decision for a call of address (in either
 // naming form) on connection conn ("" for the source's default), as execute
 // would decide it now: for the window, to say why a tool asks or is denied.
-func (h *Hub) Explain(address, conn string) (Decision, error) {
+func (h *Hub) Explain(address, conn string) (policy.Decision, error) {
 	snap, cfg := h.catalog.Snapshot(), h.Config()
-	t, ok := snap.Lookup(normalizeTarget(address, snap, cfg))
+	t, ok := snap.Lookup(policy.Normalize(address, snap, cfg))
 	if !ok {
-		return Decision{}, fmt.Errorf("no tool %s in the catalog", address)
+		return policy.Decision{}, fmt.Errorf("no tool %s in the catalog", address)
 	}
 	if s := cfg.Sources[t.Source]; s != nil && conn == "" {
 		conn = s.DefaultConnection()
 	}
-	return Gate(h.currentPolicy(), gateInput(t, conn, cfg)), nil
+	return policy.Gate(h.currentPolicy(), policy.InputFor(t, conn, cfg)), nil
 }

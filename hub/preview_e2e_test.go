@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // TestApprovalPreviewIsTheWholeCall (issue 14 item 11): a call to a real
@@ -53,7 +55,7 @@ return await store.putObject({ Key: "photos/2024/cat.jpg", signature: "Ada Lovel
 	if strings.Contains(preview, "ghp_") || strings.Contains(preview, "…") {
 		t.Errorf("the preview shows the credential or cuts:\n%s", preview)
 	}
-	if err := h.Decide(ctx, pend[0].ID, AllowOnce, ChannelCLI, "test"); err != nil {
+	if err := h.Decide(ctx, pend[0].ID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if done := resumeOn(t, h, env.RunID); done.Status != StatusCompleted {

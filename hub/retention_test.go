@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/policy"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -139,7 +140,7 @@ func TestRetentionBoundsARun(t *testing.T) {
 		last = env
 	}
 	for _, p := range last.Pending {
-		if err := h.Decide(ctx, p.ID, AllowOnce, ChannelCLI, ""); err != nil {
+		if err := h.Decide(ctx, p.ID, AllowOnce, policy.ChannelCLI, ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -456,14 +457,14 @@ func (s runStore) audit(ctx context.Context, channel, actor, runID, address, dec
 }
 
 // remembered returns the remembered decisions as rules.
-func (s runStore) remembered(ctx context.Context) ([]Rule, error) {
+func (s runStore) remembered(ctx context.Context) ([]policy.Rule, error) {
 	ds, err := s.db.Remembered(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []Rule
+	var out []policy.Rule
 	for _, d := range ds {
-		out = append(out, Rule{ID: d.ID, Target: d.Address, Hash: d.Hash, From: d.Channel, Mode: Mode(d.Mode), Remembered: true, At: d.At,
+		out = append(out, policy.Rule{ID: d.ID, Target: d.Address, Hash: d.Hash, From: d.Channel, Mode: Mode(d.Mode), Remembered: true, At: d.At,
 			AllConnections: d.AllConnections, Connection: d.Connection})
 	}
 	return out, nil

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // blockingNotes is an upstream with one non-idempotent tool, send_note,
@@ -86,7 +88,7 @@ func approvedRun(t *testing.T, a *Hub) string {
 	if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
 		t.Fatalf("want the call to ask: %s", env.Line())
 	}
-	if err := a.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, "test"); err != nil {
+	if err := a.Decide(ctx, env.Pending[0].ID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
 		t.Fatal(err)
 	}
 	return env.RunID

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/tsgen"
 )
@@ -28,9 +29,9 @@ func (v *view) skillDocs(cfg *Config) []search.Doc {
 			// Only a rule on the whole source (or a glob as wide) can name
 			// a skill: no method is called \x00skill.
 			s := cfg.Sources[sk.Source]
-			in := GateInput{Source: sk.Source, Namespace: sk.Namespace, Name: "\x00skill", JSName: "\x00skill", ReadOnly: true,
+			in := policy.GateInput{Source: sk.Source, Namespace: sk.Namespace, Name: "\x00skill", JSName: "\x00skill", ReadOnly: true,
 				SourceMissing: s == nil, SourceDisabled: s != nil && s.Disabled}
-			v.skillHidden[i] = Gate(v.policy, in).Mode == Deny
+			v.skillHidden[i] = policy.Gate(v.policy, in).Mode == Deny
 		}
 	}
 	return docs

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // skillsUpstream is a small go-sdk server that offers the Skills
@@ -169,7 +171,7 @@ func TestUpstreamSkills(t *testing.T) {
 	if err != nil || !strings.Contains(desc, "\n * [changed] changed SKILL.md; added examples/extra.md since the user accepted it") || !strings.Contains(desc, "Refund twice the amount paid.") {
 		t.Fatalf("describe after a change: %v\n%s", err, desc)
 	}
-	accepted, err := h.AcceptDefinitions(ctx, addr, ChannelCLI)
+	accepted, err := h.AcceptDefinitions(ctx, addr, policy.ChannelCLI)
 	if err != nil || len(accepted) != 1 || accepted[0].Address != addr {
 		t.Fatalf("accept: %v, %+v", err, accepted)
 	}
@@ -181,7 +183,7 @@ func TestUpstreamSkills(t *testing.T) {
 	if out, _ := h.Search(ctx, SearchRequest{Query: "customer refund requests"}); strings.Contains(out, "[changed]") {
 		t.Fatalf("search after a refresh:\n%s", out)
 	}
-	if _, err := h.AcceptDefinitions(ctx, "skill:pdf-forms", ChannelCLI); err == nil || !strings.Contains(err.Error(), "local skills need no accepting") {
+	if _, err := h.AcceptDefinitions(ctx, "skill:pdf-forms", policy.ChannelCLI); err == nil || !strings.Contains(err.Error(), "local skills need no accepting") {
 		t.Fatalf("accepting a local skill: %v", err)
 	}
 

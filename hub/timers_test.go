@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -83,7 +84,7 @@ func TestTimeoutPatternReplaysItsWinner(t *testing.T) {
 			if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 || !strings.Contains(env.Pending[0].Summary, `"timer"`) {
 				t.Fatalf("first attempt %s; want it to ask about logWinner with the timer as the winner", env.Line())
 			}
-			if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, ChannelCLI, "test"); err != nil {
+			if err := h.Decide(ctx, env.Pending[0].ID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
 				t.Fatal(err)
 			}
 			done, err := h.Execute(ctx, ExecuteRequest{Resume: env.RunID, Client: "test"})

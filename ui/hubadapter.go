@@ -10,6 +10,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // FromHub adapts a running hub to the UI's Hub interface. ctx bounds the
@@ -45,7 +46,7 @@ func (u *hubAdapter) Pending() ([]Approval, error) {
 }
 
 func (u *hubAdapter) Decide(id string, d Decision) error {
-	return u.h.Decide(u.ctx, id, string(d), hub.ChannelDialog, "dialog")
+	return u.h.Decide(u.ctx, id, string(d), policy.ChannelDialog, "dialog")
 }
 
 func (u *hubAdapter) Subscribe(fn func(Event)) func() {
@@ -133,7 +134,7 @@ func (u *hubAdapter) SetPolicy(pattern, mode string) error {
 }
 
 func (u *hubAdapter) RemovePolicy(pattern string) error {
-	_, err := u.h.RemovePolicy(u.ctx, pattern, hub.ChannelWindow)
+	_, err := u.h.RemovePolicy(u.ctx, pattern, policy.ChannelWindow)
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // APIOptions configures the local API handler.
@@ -88,7 +89,7 @@ func (a *Handler) serveDecide(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	reply(w, map[string]bool{"ok": true}, a.hub.Decide(r.Context(), in.ID, in.Decision, cmp.Or(in.Channel, hub.ChannelCLI), in.Actor))
+	reply(w, map[string]bool{"ok": true}, a.hub.Decide(r.Context(), in.ID, in.Decision, cmp.Or(in.Channel, policy.ChannelCLI), in.Actor))
 }
 
 func (a *Handler) serveSearch(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +126,7 @@ func (a *Handler) servePolicySet(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	in.Channel = cmp.Or(in.Channel, hub.ChannelCLI)
+	in.Channel = cmp.Or(in.Channel, policy.ChannelCLI)
 	res, err := a.hub.ApplyPolicy(r.Context(), in)
 	reply(w, res, err)
 }
@@ -135,7 +136,7 @@ func (a *Handler) servePolicyRemove(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	res, err := a.hub.RemovePolicy(r.Context(), in.Target, cmp.Or(in.Channel, hub.ChannelCLI))
+	res, err := a.hub.RemovePolicy(r.Context(), in.Target, cmp.Or(in.Channel, policy.ChannelCLI))
 	reply(w, res, err)
 }
 
@@ -144,7 +145,7 @@ func (a *Handler) serveAccept(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	res, err := a.hub.AcceptDefinitions(r.Context(), in.Target, cmp.Or(in.Channel, hub.ChannelCLI))
+	res, err := a.hub.AcceptDefinitions(r.Context(), in.Target, cmp.Or(in.Channel, policy.ChannelCLI))
 	if res == nil {
 		res = []catalog.ToolChange{}
 	}

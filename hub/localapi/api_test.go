@@ -16,6 +16,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 )
@@ -110,7 +111,7 @@ func TestPolicyAndAcceptThroughTheAPI(t *testing.T) {
 	var rules []hub.PolicyRule
 	call("GET", "/v1/policy", nil, &rules)
 	if len(rules) != 2 || rules[0].Target != "notes.sendNotes" || rules[0].Mode != config.Deny || rules[0].Warning == "" ||
-		rules[1].Target != "notes.sendNote" || rules[1].From != hub.ChannelCLI || rules[1].Warning != "" {
+		rules[1].Target != "notes.sendNote" || rules[1].From != policy.ChannelCLI || rules[1].Warning != "" {
 		t.Fatalf("policy list: %+v", rules)
 	}
 	res = hub.PolicyResult{}
@@ -137,7 +138,7 @@ func TestPolicyAndAcceptThroughTheAPI(t *testing.T) {
 		t.Fatalf("hub accept of nothing: %d %s", code, body)
 	}
 	hist, _ := h.History(context.Background(), 10)
-	if len(hist) == 0 || hist[0].Decision != "accept_definition" || hist[0].Channel != hub.ChannelCLI {
+	if len(hist) == 0 || hist[0].Decision != "accept_definition" || hist[0].Channel != policy.ChannelCLI {
 		t.Errorf("the accept is not audited: %+v", hist)
 	}
 }

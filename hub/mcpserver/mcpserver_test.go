@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/tsgen"
 )
 
@@ -208,7 +209,7 @@ func TestInputRequestAnswered(t *testing.T) {
 		t.Fatalf("entities = %d", h.entities(t))
 	}
 	hist, _ := h.History(context.Background(), 1)
-	if len(hist) != 1 || hist[0].Channel != hub.ChannelClient {
+	if len(hist) != 1 || hist[0].Channel != policy.ChannelClient {
 		t.Errorf("audit %+v", hist)
 	}
 }
@@ -275,7 +276,7 @@ func TestOlderClientGetsAwaitingApproval(t *testing.T) {
 	if err := json.Unmarshal([]byte(resultText(res)), &env); err != nil || env.Status != hub.StatusAwaitingApproval || asked != 0 {
 		t.Fatalf("asked %d; %s", asked, resultText(res))
 	}
-	if _, err := h.ApproveRun(context.Background(), env.RunID, hub.AllowOnce, hub.ChannelCLI, "terminal"); err != nil {
+	if _, err := h.ApproveRun(context.Background(), env.RunID, hub.AllowOnce, policy.ChannelCLI, "terminal"); err != nil {
 		t.Fatal(err)
 	}
 	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})

@@ -53,7 +53,22 @@ func matches(f, pkg string) bool {
 // GOPROXY=off, so a test never reaches the network.
 func Deps(t testing.TB, pkg, goos string) []string {
 	t.Helper()
-	cmd := exec.Command(goCommand(), "list", "-deps", "-tags", "headless", pkg)
+	return goList(t, goos, "-deps", pkg)
+}
+
+// Imports returns the packages pkg's own files import when built for goos
+// (go list's Imports), without test files: what pkg uses itself, not what
+// those packages use in turn.
+func Imports(t testing.TB, pkg, goos string) []string {
+	t.Helper()
+	return goList(t, goos, "-f", "{{join .Imports \"\\n\"}}", pkg)
+}
+
+// goList runs go list with args for goos and returns the fields of its
+// output.
+func goList(t testing.TB, goos string, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command(goCommand(), append([]string{"list", "-tags", "headless"}, args...)...)
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=0", "GOPROXY=off", "GOFLAGS=-mod=readonly")
 	out, err := cmd.Output()
 	if err != nil {
@@ -61,7 +76,7 @@ func Deps(t testing.TB, pkg, goos string) []string {
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = string(ee.Stderr)
 		}
-		t.Fatalf("go list -deps %s for %s: %v\n%s", pkg, goos, err, stderr)
+		t.Fatalf("go list %s for %s: %v\n%s", strings.Join(args, " "), goos, err, stderr)
 	}
 	return strings.Fields(string(out))
 }
@@ -73,6 +88,20 @@ func Check(t *testing.T, pkg string, forbidden ...string) {
 	for _, goos := range Platforms {
 		if bad := Violations(pkg, Deps(t, pkg, goos), forbidden); len(bad) > 0 {
 			t.Errorf("%s depends on %s (for %s), which it must not: imports run one way", pkg, strings.Join(bad, ", "), goos)
+		}
+	}
+}
+
+// CheckImports fails t when pkg's own files import, on any of Platforms, a
+// package that forbidden names. Unlike Check it does not follow those
+// imports: it says what a package's code may not use itself, where a
+// package it may use does (the policy reads the catalog, which keeps its
+// tools in the store, but decides nothing there).
+func CheckImports(t *testing.T, pkg string, forbidden ...string) {
+	t.Helper()
+	for _, goos := range Platforms {
+		if bad := Violations(pkg, Imports(t, pkg, goos), forbidden); len(bad) > 0 {
+			t.Errorf("%s imports %s (for %s), which its own code must not use", pkg, strings.Join(bad, ", "), goos)
 		}
 	}
 }

@@ -46,3 +46,21 @@ func TestDepsOfTheStore(t *testing.T) {
 		t.Errorf("a rule forbidding database/sql found %v", got)
 	}
 }
+
+// Imports reads only a package's own imports: the store imports SQLite's
+// driver, not the C library translation the driver is built on, which
+// Deps reaches through it; a rule on imports refuses database/sql.
+func TestImportsOfTheStore(t *testing.T) {
+	store := Module + "/hub/store"
+	imports := Imports(t, store, "linux")
+	if !slices.Contains(imports, "database/sql") || !slices.Contains(imports, "modernc.org/sqlite") {
+		t.Fatalf("the imports of %s = %v", store, imports)
+	}
+	const lib = "modernc.org/sqlite/lib"
+	if slices.Contains(imports, lib) || !slices.Contains(Deps(t, store, "linux"), lib) {
+		t.Errorf("%s is among the store's imports or not among its dependencies", lib)
+	}
+	if got := Violations(store, imports, []string{"database/sql"}); !slices.Equal(got, []string{"database/sql"}) {
+		t.Errorf("a rule forbidding database/sql found %v", got)
+	}
+}

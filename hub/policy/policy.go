@@ -1,4 +1,4 @@
-package hub
+package policy
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/internal/editdist"
 )
@@ -42,8 +43,8 @@ const (
 // upstream names it: memory.open_nodes, my-files.*); both match the same
 // tools.
 type Rule struct {
-	Target string `json:"target"`
-	Mode   Mode   `json:"mode"`
+	Target string      `json:"target"`
+	Mode   config.Mode `json:"mode"`
 	// From is the rule's origin: config, cli, window, dialog or client.
 	From string `json:"from"`
 	// Remembered is set for a decision from an approval ("always allow",
@@ -100,8 +101,8 @@ func (r *Rule) specificity() int {
 // compareRules is the order rules apply in: every deny first, then by
 // specificity, then ask before allow; the rest only makes the order total.
 func compareRules(a, b *Rule) int {
-	if (a.Mode == Deny) != (b.Mode == Deny) {
-		if a.Mode == Deny {
+	if (a.Mode == config.Deny) != (b.Mode == config.Deny) {
+		if a.Mode == config.Deny {
 			return -1
 		}
 		return 1
@@ -109,11 +110,11 @@ func compareRules(a, b *Rule) int {
 	if c := cmp.Compare(b.specificity(), a.specificity()); c != 0 {
 		return c
 	}
-	rank := func(m Mode) int {
+	rank := func(m config.Mode) int {
 		switch m {
-		case Deny:
+		case config.Deny:
 			return 0
-		case Ask:
+		case config.Ask:
 			return 1
 		}
 		return 2
@@ -144,8 +145,8 @@ type Policy struct {
 	rules []Rule
 }
 
-// NewPolicy orders rules into a policy. The slice is copied.
-func NewPolicy(rules []Rule) *Policy {
+// New orders rules into a policy. The slice is copied.
+func New(rules []Rule) *Policy {
 	p := &Policy{rules: slices.Clone(rules)}
 	slices.SortStableFunc(p.rules, func(a, b Rule) int { return compareRules(&a, &b) })
 	return p
@@ -154,10 +155,10 @@ func NewPolicy(rules []Rule) *Policy {
 // Rules returns the rules in the order they apply. Do not modify them.
 func (p *Policy) Rules() []Rule { return p.rules }
 
-// configRules turns config.json's policy into rules; origins names, per
+// ConfigRules turns config.json's policy into rules; origins names, per
 // target, who wrote the rule when the hub knows it (policy set, the
 // window), else it is "config".
-func configRules(policy map[string]Mode, origins map[string]string) []Rule {
+func ConfigRules(policy map[string]config.Mode, origins map[string]string) []Rule {
 	out := make([]Rule, 0, len(policy))
 	for _, t := range slices.Sorted(maps.Keys(policy)) {
 		from := origins[t]
@@ -193,12 +194,12 @@ func (c TargetCheck) Warning() string {
 	return fmt.Sprintf("%s matches no tool and no source", c.Target)
 }
 
-// checkTarget normalises a target to the JavaScript form (the namespace for
+// CheckTarget normalises a target to the JavaScript form (the namespace for
 // a source's name, the method name for an upstream tool name; glob parts
 // stay as written) and says what it matches in snap.
-func checkTarget(target string, snap *catalog.Snapshot, cfg *Config) TargetCheck {
+func CheckTarget(target string, snap *catalog.Snapshot, cfg *config.Config) TargetCheck {
 	target = strings.TrimSpace(target)
-	c := TargetCheck{Target: normalizeTarget(target, snap, cfg)}
+	c := TargetCheck{Target: Normalize(target, snap, cfg)}
 	for _, t := range snap.Tools {
 		if catalog.Matches(target, t.Source, t.Namespace, t.Name, t.JSName) {
 			c.Matches++
@@ -249,11 +250,11 @@ func checkTarget(target string, snap *catalog.Snapshot, cfg *Config) TargetCheck
 	return c
 }
 
-// normalizeTarget rewrites the MCP forms of a target to the JavaScript one:
+// Normalize rewrites the MCP forms of a target to the JavaScript one:
 // a source's config name to its namespace and an upstream tool name to its
 // method name. What it does not know (a source not up yet, glob parts) it
 // keeps as written; rules match both forms anyway.
-func normalizeTarget(target string, snap *catalog.Snapshot, cfg *Config) string {
+func Normalize(target string, snap *catalog.Snapshot, cfg *config.Config) string {
 	head, tail, dotted := strings.Cut(target, ".")
 	source := ""
 	if s := cfg.Sources[head]; s != nil {

@@ -1,20 +1,21 @@
-package hub
-
-import (
-	"fmt"
-
-	"capabilities.sh/capabilities/hub/catalog"
-)
+package policy
 
 // The consent gate: one pure function decides whether a call runs (allow),
 // waits for a person (ask) or is refused (deny). execute uses it for every
 // call, search and describe for what they show, and the window to explain
 // a decision.
 
+import (
+	"fmt"
+
+	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
+)
+
 // Decision is the gate's answer for one tool on one connection, with the
 // rule that decided and the reason a person sees when it asks.
 type Decision struct {
-	Mode Mode
+	Mode config.Mode
 	// Rule names what decided: a rule's target, "default" or "source".
 	Rule string
 	// By is the rule that decided; nil for the default and the source
@@ -62,9 +63,9 @@ func Gate(p *Policy, in GateInput) Decision {
 	addr := in.address()
 	switch {
 	case in.SourceMissing:
-		return Decision{Mode: Deny, Rule: "source", Reason: fmt.Sprintf("source %s is not in the config", in.Source)}
+		return Decision{Mode: config.Deny, Rule: "source", Reason: fmt.Sprintf("source %s is not in the config", in.Source)}
 	case in.SourceDisabled:
-		return Decision{Mode: Deny, Rule: "source", Reason: fmt.Sprintf("source %s is disabled", in.Source)}
+		return Decision{Mode: config.Deny, Rule: "source", Reason: fmt.Sprintf("source %s is disabled", in.Source)}
 	}
 	var d Decision
 	found := false
@@ -73,7 +74,7 @@ func Gate(p *Policy, in GateInput) Decision {
 		if !r.matchesTool(in.Source, in.Namespace, in.Name, in.JSName) || !r.matchesConnection(in.Connection) {
 			continue
 		}
-		if r.Remembered && r.Mode == Allow && r.Hash != in.Hash {
+		if r.Remembered && r.Mode == config.Allow && r.Hash != in.Hash {
 			continue // given for another definition, or not pinned yet
 		}
 		d = Decision{Mode: r.Mode, Rule: r.Target, By: r, Reason: "policy " + r.String()}
@@ -82,24 +83,24 @@ func Gate(p *Policy, in GateInput) Decision {
 	}
 	if !found {
 		if in.ReadOnly {
-			d = Decision{Mode: Allow, Rule: "default", Reason: "read-only tool"}
+			d = Decision{Mode: config.Allow, Rule: "default", Reason: "read-only tool"}
 		} else {
-			d = Decision{Mode: Ask, Rule: "default", Reason: "policy ask (the tool is not marked read-only)"}
+			d = Decision{Mode: config.Ask, Rule: "default", Reason: "policy ask (the tool is not marked read-only)"}
 		}
 	}
-	if d.Mode != Deny && in.changed() {
+	if d.Mode != config.Deny && in.changed() {
 		d.Change = in.Change
 		if d.Change == "" {
 			d.Change = "its definition changed"
 		}
-		d.Mode = Ask
+		d.Mode = config.Ask
 		d.Reason = fmt.Sprintf("changed tool definition: %s: %s since you accepted it; it asks until you accept the new definition", addr, d.Change)
 	}
 	return d
 }
 
-// gateInput is the gate's view of tool on connection conn under cfg.
-func gateInput(t *catalog.Tool, conn string, cfg *Config) GateInput {
+// InputFor is the gate's view of tool on connection conn under cfg.
+func InputFor(t *catalog.Tool, conn string, cfg *config.Config) GateInput {
 	in := GateInput{
 		Source: t.Source, Namespace: t.Namespace, Name: t.Name, JSName: t.JSName,
 		ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,

@@ -1,4 +1,4 @@
-package hub
+package policy
 
 import (
 	"encoding/binary"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // gateTool is a tool of source my-files on connection personal, at
@@ -19,13 +21,13 @@ func gateTool(mod func(*GateInput)) GateInput {
 	return in
 }
 
-func cfgRule(target string, m Mode) Rule {
+func cfgRule(target string, m config.Mode) Rule {
 	return Rule{Target: target, Mode: m, From: OriginConfig, AllConnections: true}
 }
 
-func remembered(target string, m Mode, conn, hash string) Rule {
+func remembered(target string, m config.Mode, conn, hash string) Rule {
 	r := Rule{Target: target, Mode: m, From: OriginDialog, Remembered: true, Connection: conn, Hash: hash}
-	if m == Deny && conn == "" {
+	if m == config.Deny && conn == "" {
 		r.AllConnections = true
 	}
 	return r
@@ -40,51 +42,51 @@ func TestGate(t *testing.T) {
 		name   string
 		rules  []Rule
 		in     GateInput
-		mode   Mode
+		mode   config.Mode
 		rule   string
 		reason string
 	}{
-		{"default read-only", nil, gateTool(readOnly), Allow, "default", "read-only"},
-		{"default asks", nil, gateTool(nil), Ask, "default", "not marked read-only"},
-		{"exact allow", []Rule{cfgRule("myFiles.writeFile", Allow)}, gateTool(nil), Allow, "myFiles.writeFile", "policy allow"},
-		{"deny in MCP form", []Rule{cfgRule("my-files.write_file", Deny)}, gateTool(readOnly), Deny, "my-files.write_file", "deny"},
-		{"deny of the source name glob", []Rule{cfgRule("my-files.*", Deny), cfgRule("myFiles.writeFile", Allow)}, gateTool(readOnly), Deny, "my-files.*", "deny"},
-		{"deny of the source name", []Rule{cfgRule("my-files", Deny)}, gateTool(readOnly), Deny, "my-files", "deny"},
-		{"namespace deny beats a remembered allow", []Rule{cfgRule("myFiles", Deny), remembered("myFiles.writeFile", Allow, "personal", "h2")},
-			gateTool(nil), Deny, "myFiles", "deny"},
-		{"remembered allow", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h2")}, gateTool(nil), Allow, "myFiles.writeFile", "remembered allow"},
-		{"remembered allow beats a namespace ask", []Rule{cfgRule("myFiles", Ask), remembered("myFiles.writeFile", Allow, "personal", "h2")},
-			gateTool(nil), Allow, "myFiles.writeFile", "remembered"},
-		{"remembered allow on another connection", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h2")},
-			gateTool(func(in *GateInput) { in.Connection = "work" }), Ask, "default", "not marked read-only"},
-		{"remembered allow of another definition", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h1")},
-			gateTool(nil), Ask, "default", "not marked read-only"},
-		{"migrated allow not pinned yet", []Rule{remembered("myFiles.writeFile", Allow, "personal", "")},
-			gateTool(nil), Ask, "default", "not marked read-only"},
-		{"remembered deny on one connection", []Rule{remembered("myFiles.writeFile", Deny, "work", "")},
-			gateTool(func(in *GateInput) { in.Connection = "work" }), Deny, "myFiles.writeFile", "remembered deny"},
-		{"remembered deny on another connection", []Rule{remembered("myFiles.writeFile", Deny, "work", ""), cfgRule("myFiles", Allow)},
-			gateTool(nil), Allow, "myFiles", "allow"},
-		{"remembered deny on every connection", []Rule{remembered("myFiles.writeFile", Deny, "", ""), cfgRule("myFiles.writeFile", Allow)},
-			gateTool(nil), Deny, "myFiles.writeFile", "remembered deny"},
-		{"ask beats allow of the same target", []Rule{cfgRule("myFiles.writeFile", Allow), cfgRule("my-files.write_file", Ask)},
-			gateTool(nil), Ask, "my-files.write_file", "ask"},
-		{"exact beats glob beats namespace", []Rule{cfgRule("myFiles", Ask), cfgRule("myFiles.write*", Allow)}, gateTool(nil), Allow, "myFiles.write*", "allow"},
-		{"changed under an allow rule asks", []Rule{cfgRule("myFiles", Allow)}, gateTool(changed), Ask, "myFiles", "changed tool definition"},
-		{"changed read-only asks", nil, gateTool(func(in *GateInput) { changed(in); readOnly(in) }), Ask, "default", "no longer read-only"},
-		{"changed under a remembered allow of the old definition", []Rule{remembered("myFiles.writeFile", Allow, "personal", "h1")},
-			gateTool(changed), Ask, "default", "changed tool definition"},
-		{"changed and denied", []Rule{cfgRule("myFiles.*", Deny)}, gateTool(changed), Deny, "myFiles.*", "deny"},
-		{"never pinned follows the rules", []Rule{cfgRule("myFiles", Allow)}, gateTool(func(in *GateInput) { in.Pinned = "" }), Allow, "myFiles", "allow"},
-		{"source removed", []Rule{cfgRule("myFiles", Allow)}, gateTool(func(in *GateInput) { in.SourceMissing = true }), Deny, "source", "not in the config"},
-		{"source disabled", []Rule{cfgRule("myFiles", Allow)}, gateTool(func(in *GateInput) { in.SourceDisabled = true }), Deny, "source", "disabled"},
+		{"default read-only", nil, gateTool(readOnly), config.Allow, "default", "read-only"},
+		{"default asks", nil, gateTool(nil), config.Ask, "default", "not marked read-only"},
+		{"exact allow", []Rule{cfgRule("myFiles.writeFile", config.Allow)}, gateTool(nil), config.Allow, "myFiles.writeFile", "policy allow"},
+		{"deny in MCP form", []Rule{cfgRule("my-files.write_file", config.Deny)}, gateTool(readOnly), config.Deny, "my-files.write_file", "deny"},
+		{"deny of the source name glob", []Rule{cfgRule("my-files.*", config.Deny), cfgRule("myFiles.writeFile", config.Allow)}, gateTool(readOnly), config.Deny, "my-files.*", "deny"},
+		{"deny of the source name", []Rule{cfgRule("my-files", config.Deny)}, gateTool(readOnly), config.Deny, "my-files", "deny"},
+		{"namespace deny beats a remembered allow", []Rule{cfgRule("myFiles", config.Deny), remembered("myFiles.writeFile", config.Allow, "personal", "h2")},
+			gateTool(nil), config.Deny, "myFiles", "deny"},
+		{"remembered allow", []Rule{remembered("myFiles.writeFile", config.Allow, "personal", "h2")}, gateTool(nil), config.Allow, "myFiles.writeFile", "remembered allow"},
+		{"remembered allow beats a namespace ask", []Rule{cfgRule("myFiles", config.Ask), remembered("myFiles.writeFile", config.Allow, "personal", "h2")},
+			gateTool(nil), config.Allow, "myFiles.writeFile", "remembered"},
+		{"remembered allow on another connection", []Rule{remembered("myFiles.writeFile", config.Allow, "personal", "h2")},
+			gateTool(func(in *GateInput) { in.Connection = "work" }), config.Ask, "default", "not marked read-only"},
+		{"remembered allow of another definition", []Rule{remembered("myFiles.writeFile", config.Allow, "personal", "h1")},
+			gateTool(nil), config.Ask, "default", "not marked read-only"},
+		{"migrated allow not pinned yet", []Rule{remembered("myFiles.writeFile", config.Allow, "personal", "")},
+			gateTool(nil), config.Ask, "default", "not marked read-only"},
+		{"remembered deny on one connection", []Rule{remembered("myFiles.writeFile", config.Deny, "work", "")},
+			gateTool(func(in *GateInput) { in.Connection = "work" }), config.Deny, "myFiles.writeFile", "remembered deny"},
+		{"remembered deny on another connection", []Rule{remembered("myFiles.writeFile", config.Deny, "work", ""), cfgRule("myFiles", config.Allow)},
+			gateTool(nil), config.Allow, "myFiles", "allow"},
+		{"remembered deny on every connection", []Rule{remembered("myFiles.writeFile", config.Deny, "", ""), cfgRule("myFiles.writeFile", config.Allow)},
+			gateTool(nil), config.Deny, "myFiles.writeFile", "remembered deny"},
+		{"ask beats allow of the same target", []Rule{cfgRule("myFiles.writeFile", config.Allow), cfgRule("my-files.write_file", config.Ask)},
+			gateTool(nil), config.Ask, "my-files.write_file", "ask"},
+		{"exact beats glob beats namespace", []Rule{cfgRule("myFiles", config.Ask), cfgRule("myFiles.write*", config.Allow)}, gateTool(nil), config.Allow, "myFiles.write*", "allow"},
+		{"changed under an allow rule asks", []Rule{cfgRule("myFiles", config.Allow)}, gateTool(changed), config.Ask, "myFiles", "changed tool definition"},
+		{"changed read-only asks", nil, gateTool(func(in *GateInput) { changed(in); readOnly(in) }), config.Ask, "default", "no longer read-only"},
+		{"changed under a remembered allow of the old definition", []Rule{remembered("myFiles.writeFile", config.Allow, "personal", "h1")},
+			gateTool(changed), config.Ask, "default", "changed tool definition"},
+		{"changed and denied", []Rule{cfgRule("myFiles.*", config.Deny)}, gateTool(changed), config.Deny, "myFiles.*", "deny"},
+		{"never pinned follows the rules", []Rule{cfgRule("myFiles", config.Allow)}, gateTool(func(in *GateInput) { in.Pinned = "" }), config.Allow, "myFiles", "allow"},
+		{"source removed", []Rule{cfgRule("myFiles", config.Allow)}, gateTool(func(in *GateInput) { in.SourceMissing = true }), config.Deny, "source", "not in the config"},
+		{"source disabled", []Rule{cfgRule("myFiles", config.Allow)}, gateTool(func(in *GateInput) { in.SourceDisabled = true }), config.Deny, "source", "disabled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Gate(NewPolicy(tc.rules), tc.in)
+			d := Gate(New(tc.rules), tc.in)
 			if d.Mode != tc.mode || d.Rule != tc.rule || !strings.Contains(d.Reason, tc.reason) {
 				t.Errorf("Gate = %s by %q (%q), want %s by %q (%q)", d.Mode, d.Rule, d.Reason, tc.mode, tc.rule, tc.reason)
 			}
-			if tc.in.Pinned != "" && tc.in.Pinned != tc.in.Hash && d.Mode == Ask && d.Change != tc.in.Change {
+			if tc.in.Pinned != "" && tc.in.Pinned != tc.in.Hash && d.Mode == config.Ask && d.Change != tc.in.Change {
 				t.Errorf("Change = %q, want %q", d.Change, tc.in.Change)
 			}
 		})
@@ -102,7 +104,7 @@ var (
 	}
 	propConns  = []string{"", "personal", "work"}
 	propHashes = []string{"h1", "h2", "h3"}
-	propModes  = []Mode{Allow, Ask, Deny}
+	propModes  = []config.Mode{config.Allow, config.Ask, config.Deny}
 )
 
 func pick[T any](rng *rand.Rand, s []T) T { return s[rng.IntN(len(s))] }
@@ -118,12 +120,12 @@ func randomRule(rng *rand.Rand) Rule {
 	r.Target = pick(rng, propTargets[3:7]) // remembered decisions are for one address
 	r.ID = rng.Int64N(1000)
 	switch r.Mode {
-	case Ask:
-		r.Mode = Allow
+	case config.Ask:
+		r.Mode = config.Allow
 		fallthrough
-	case Allow:
+	case config.Allow:
 		r.Connection, r.Hash = pick(rng, propConns), pick(rng, append(propHashes, ""))
-	case Deny:
+	case config.Deny:
 		if rng.IntN(2) == 0 {
 			r.AllConnections = true
 		} else {
@@ -154,7 +156,7 @@ func checkGate(t *testing.T, rng *rand.Rand) {
 		rules[i] = randomRule(rng)
 	}
 	in := randomInput(rng)
-	d := Gate(NewPolicy(rules), in)
+	d := Gate(New(rules), in)
 	denied, allowed, anyMatch := false, false, false
 	for i := range rules {
 		r := &rules[i]
@@ -162,12 +164,12 @@ func checkGate(t *testing.T, rng *rand.Rand) {
 			continue
 		}
 		switch {
-		case r.Mode == Deny:
+		case r.Mode == config.Deny:
 			denied = true
-		case r.Mode == Allow && (!r.Remembered || r.Hash == in.Hash):
+		case r.Mode == config.Allow && (!r.Remembered || r.Hash == in.Hash):
 			allowed = true
 		}
-		if r.Mode != Allow || !r.Remembered || r.Hash == in.Hash {
+		if r.Mode != config.Allow || !r.Remembered || r.Hash == in.Hash {
 			anyMatch = true
 		}
 	}
@@ -178,21 +180,21 @@ func checkGate(t *testing.T, rng *rand.Rand) {
 		}
 		return fmt.Sprintf("call %+v under rules:%s\ngot %s by %q (%s)", in, b.String(), d.Mode, d.Rule, d.Reason)
 	}
-	if denied && d.Mode != Deny {
+	if denied && d.Mode != config.Deny {
 		t.Fatalf("a matching deny lost: %s", desc())
 	}
-	if !denied && d.Mode == Deny {
+	if !denied && d.Mode == config.Deny {
 		t.Fatalf("denied without a matching deny: %s", desc())
 	}
-	if in.Pinned != "" && in.Pinned != in.Hash && d.Mode == Allow {
+	if in.Pinned != "" && in.Pinned != in.Hash && d.Mode == config.Allow {
 		t.Fatalf("a changed definition runs unasked: %s", desc())
 	}
-	if d.Mode == Allow && !allowed && (anyMatch || !in.ReadOnly) {
+	if d.Mode == config.Allow && !allowed && (anyMatch || !in.ReadOnly) {
 		t.Fatalf("allowed without an allow: %s", desc())
 	}
 	shuffled := append([]Rule(nil), rules...)
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	if d2 := Gate(NewPolicy(shuffled), in); d2.Mode != d.Mode || d2.Rule != d.Rule || d2.Reason != d.Reason {
+	if d2 := Gate(New(shuffled), in); d2.Mode != d.Mode || d2.Rule != d.Rule || d2.Reason != d.Reason {
 		t.Fatalf("the rules' order changed the decision to %s by %q: %s", d2.Mode, d2.Rule, desc())
 	}
 }
@@ -260,7 +262,7 @@ func TestGatePropertyUniverse(t *testing.T) {
 			rules[i] = randomRule(rng)
 		}
 		in := randomInput(rng)
-		d := Gate(NewPolicy(rules), in)
+		d := Gate(New(rules), in)
 		key := string(d.Mode)
 		if in.changed() {
 			key += " changed"

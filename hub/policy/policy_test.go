@@ -1,24 +1,25 @@
-package hub
+package policy
 
 import (
 	"slices"
 	"testing"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // The order policy list shows is the order rules apply: every deny first,
 // then the most specific.
 func TestPolicyOrder(t *testing.T) {
-	p := NewPolicy([]Rule{
-		{Target: "github", Mode: Allow, From: OriginConfig, AllConnections: true},
-		{Target: "github.create*", Mode: Ask, From: OriginConfig, AllConnections: true},
-		{Target: "github.createIssue", Mode: Allow, From: OriginDialog, Remembered: true, Connection: "work", Hash: "h1"},
-		{Target: "github.createIssue", Mode: Ask, From: OriginConfig, AllConnections: true},
-		{Target: "github.c*", Mode: Allow, From: OriginConfig, AllConnections: true},
-		{Target: "github", Mode: Deny, From: OriginCLI, AllConnections: true},
-		{Target: "github.deleteRepo", Mode: Deny, From: OriginDialog, Remembered: true, AllConnections: true},
-		{Target: "github.createIssue", Mode: Allow, From: OriginConfig, AllConnections: true},
+	p := New([]Rule{
+		{Target: "github", Mode: config.Allow, From: OriginConfig, AllConnections: true},
+		{Target: "github.create*", Mode: config.Ask, From: OriginConfig, AllConnections: true},
+		{Target: "github.createIssue", Mode: config.Allow, From: OriginDialog, Remembered: true, Connection: "work", Hash: "h1"},
+		{Target: "github.createIssue", Mode: config.Ask, From: OriginConfig, AllConnections: true},
+		{Target: "github.c*", Mode: config.Allow, From: OriginConfig, AllConnections: true},
+		{Target: "github", Mode: config.Deny, From: OriginCLI, AllConnections: true},
+		{Target: "github.deleteRepo", Mode: config.Deny, From: OriginDialog, Remembered: true, AllConnections: true},
+		{Target: "github.createIssue", Mode: config.Allow, From: OriginConfig, AllConnections: true},
 	})
 	var got []string
 	for _, r := range p.Rules() {
@@ -44,7 +45,7 @@ func TestNormalizeTarget(t *testing.T) {
 		{Source: "my-files", Namespace: "myFiles", Name: "read_text_file", JSName: "readTextFile", Address: "myFiles.readTextFile"},
 		{Source: "memory", Namespace: "memory", Name: "open_nodes", JSName: "openNodes", Address: "memory.openNodes"},
 	}, 1)
-	cfg := testConfig(map[string]*Source{"my-files": {Command: "x"}, "memory": {Command: "x"}, "later": {Command: "x"}, "off": {Command: "x", Disabled: true}})
+	cfg := &config.Config{Sources: map[string]*config.Source{"my-files": {Command: "x"}, "memory": {Command: "x"}, "later": {Command: "x"}, "off": {Command: "x", Disabled: true}}, Policy: map[string]config.Mode{}}
 	for _, tc := range []struct {
 		in, want string
 		matches  int
@@ -60,7 +61,7 @@ func TestNormalizeTarget(t *testing.T) {
 		{"memory.open_nodez", "memory.open_nodez", 0, nil, []string{"memory.open_nodes", "memory.openNodes"}},
 		{"memroy", "memroy", 0, nil, []string{"memory"}},
 	} {
-		c := checkTarget(tc.in, snap, cfg)
+		c := CheckTarget(tc.in, snap, cfg)
 		if c.Target != tc.want || c.Matches != tc.matches || !slices.Equal(c.NotUpYet, tc.notUp) || !slices.Equal(c.DidYouMean, tc.near) {
 			t.Errorf("checkTarget(%q) = %+v, want %s matching %d, not up %v, near %v", tc.in, c, tc.want, tc.matches, tc.notUp, tc.near)
 		}

@@ -69,7 +69,8 @@
 // the action its method, path or leading verb performs against the one
 // the request asks for, how much of the request its name, title and path
 // say and how much of its title the request says, whether it acts for the
-// caller ("me", "my"), and how central its path family is in its
+// caller ("me", "my"), whether it takes by its id the thing the request
+// names by value ("issue 17"), and how central its path family is in its
 // namespace. See rerank.go.
 //
 // # Order

@@ -584,6 +584,7 @@ type scratch struct {
 	qtext   []byte    // the query's words, for the second stage
 	qends   []int
 	qids    []int32
+	qitems  []int32  // term ids of the things the request names by value (request.go)
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller
@@ -620,6 +621,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
 
+	sc.qitems = ix.valueNouns(sc, query, sc.qitems[:0])
 	query, sc.clean = stripValues(sc.clean, query)
 	ix.analyze(sc, query)
 

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -155,4 +156,58 @@ func isValue(chunk string) bool {
 	}
 	// v3, V2: a version.
 	return letters == 1 && (w[0] == 'v' || w[0] == 'V')
+}
+
+// valueNouns appends to dst the term ids of the words a value follows in
+// q: "issue 17", "attachment 10042" and "tag v1.2.0" ask for one issue,
+// attachment or tag, which a tool takes by its id. A verb before a value
+// counts something instead ("log 3 hours", "show 5 commits"): the
+// request's first word and the verbs of actions are no such word.
+func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) []int32 {
+	noun := int32(-1) // the term id of the word before, when it may name a thing
+	for i, n := 0, 0; i < len(q); {
+		if isSpace(q[i]) {
+			i++
+			continue
+		}
+		end := chunkEnd(q, i)
+		chunk := q[i:end]
+		i = end
+		if isValue(chunk) && valueKind(chunk) == "" {
+			if noun >= 0 && !slices.Contains(dst, noun) {
+				dst = append(dst, noun)
+			}
+			noun = -1
+			continue
+		}
+		noun = -1
+		n++
+		if n == 1 || !asciiLetters(chunk) {
+			continue
+		}
+		sc.word = append(sc.word[:0], chunk...)
+		for k, c := range sc.word {
+			if 'A' <= c && c <= 'Z' {
+				sc.word[k] = c + 'a' - 'A'
+			}
+		}
+		if _, stop := stopWords[string(sc.word)]; stop || selfWords[string(sc.word)] {
+			continue
+		}
+		sc.word = stem(sc.word)
+		if id, ok := ix.terms[string(sc.word)]; ok && actionVerbs[string(sc.word)] == 0 {
+			noun = id
+		}
+	}
+	return dst
+}
+
+// asciiLetters reports whether w is one or more ASCII letters.
+func asciiLetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return w != ""
 }

@@ -97,3 +97,42 @@ func TestRequestRules(t *testing.T) {
 		}
 	}
 }
+
+// TestValueNouns: the word a value follows names the thing the request
+// asks for one of, unless it is the request's verb; and a tool that takes
+// that thing by its id ranks before one that does not.
+func TestValueNouns(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "aReleases", Title: "Get a release", Description: "Gets a release.", Method: "GET", Path: "/releases"},
+		{Namespace: "t", Name: "bRelease", Title: "Get a release", Description: "Gets a release.", Method: "GET", Path: "/releases/{release_id}"},
+		{Namespace: "t", Name: "addWorklog", Title: "Add worklog", Description: "Logs hours of work on an issue.", Method: "POST", Path: "/issue/{key}/worklog"},
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	term := func(w string) int32 { return ix.terms[string(stem([]byte(w)))] }
+	tests := []struct {
+		query string
+		want  []int32
+	}{
+		{"get release 12", []int32{term("release")}},
+		{"download the Release v1.2.0 and issue #7", []int32{term("release"), term("issue")}},
+		{"log 3 hours of work", nil},       // the first word is the verb
+		{"then get 3 releases", nil},       // so is an action's
+		{"release notes of PROJ-9", nil},   // a word the catalog lacks
+		{"release https://x.example", nil}, // an address is no id
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ix.valueNouns(sc, tt.query, nil)); diff != "" {
+			t.Errorf("valueNouns(%q) (-want +got):\n%s", tt.query, diff)
+		}
+	}
+	hits, _ := ix.Search("get release 12", "", 2)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.bRelease" {
+		t.Errorf(`Search("get release 12") = %v, want t.bRelease first`, got)
+	}
+	hits, _ = ix.Search("get release", "", 2)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.aReleases" {
+		t.Errorf(`Search("get release") = %v, want t.aReleases first (name order)`, got)
+	}
+}

@@ -32,6 +32,10 @@ import (
 //   - the path family: a small prior for the operations under the first
 //     path segments a namespace has most of (GitHub's /repos before its
 //     /enterprises).
+//   - the item: a request that names one thing by value ("issue 17",
+//     "attachment 10042") asks for a tool that takes one of them by its id,
+//     an HTTP operation whose path has a parameter after that thing's
+//     segment (/issues/{issue_number});
 //
 // Each feature adds a share of the best candidate's score, so the first
 // stage still decides between tools the features cannot tell apart, and
@@ -120,6 +124,9 @@ type docFeatures struct {
 	// nPath, in Index.featIDs.
 	off                  int32
 	nTitle, nName, nPath uint8
+	// nItem ids follow: the resources the tool takes one of by its id,
+	// the path segments a parameter follows (/issues/{issue_number}).
+	nItem uint8
 }
 
 func (f *docFeatures) title(ids []int32) []int32 {
@@ -349,7 +356,32 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nPath, _ = appendSet(*arena, ids)
+	ids = ids[:0]
+	if d.Path != "" {
+		prev := ""
+		for seg := range strings.SplitSeq(strings.Trim(d.Path, "/"), "/") {
+			if isParam(seg) && prev != "" {
+				ws.path = ws.words(ws.path, prev)
+				if n := len(ws.path); n > 0 {
+					if id := termOf(ws.path[n-1]); id >= 0 {
+						ids = append(ids, id)
+					}
+				}
+			}
+			prev = seg
+			if isParam(seg) {
+				prev = ""
+			}
+		}
+	}
+	*arena, f.nItem, _ = appendSet(*arena, ids)
 	return f
+}
+
+// items are the term ids of the resources f takes one of by its id.
+func (f *docFeatures) items(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath)
+	return ids[o : o+int32(f.nItem)]
 }
 
 // queryFeatures is the second stage's view of a request.
@@ -380,6 +412,7 @@ type rerankWeights struct {
 	label       float64 // share of the label's words (title, else name) in the request
 	short       float64 // share of the request's words in the name, title or path
 	family      float64 // the size of the doc's path family
+	item        float64 // the request names one thing by value and the tool takes one by its id
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -406,6 +439,7 @@ var rerankDefaults = rerankWeights{
 	label:       0.4,
 	short:       1.5,
 	family:      0.2,
+	item:        0.2,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,
@@ -607,6 +641,14 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			add += w.label * sc.share(label, self)
 		}
 		add += w.family * float64(f.family)
+		if len(sc.qitems) > 0 && object {
+			for _, t := range f.items(ix.featIDs) {
+				if slices.Contains(sc.qitems, t) {
+					add += w.item
+					break
+				}
+			}
+		}
 		if w.short != 0 && object {
 			add += w.short * sc.covered(f, ix.featIDs)
 		}

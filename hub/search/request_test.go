@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,5 +135,33 @@ func TestValueNouns(t *testing.T) {
 	hits, _ = ix.Search("get release", "", 2)
 	if got := names(docs, hits); len(got) == 0 || got[0] != "t.aReleases" {
 		t.Errorf(`Search("get release") = %v, want t.aReleases first (name order)`, got)
+	}
+}
+
+// TestPathHeads: the resources a path passes through are the last words
+// of its fixed segments that name no action, and a request that names all
+// of them prefers that path to one through a resource it does not name.
+func TestPathHeads(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "listRoleTeams", Title: "List teams with an organization role", Description: "Lists teams.", Method: "GET", Path: "/orgs/{org}/organization-roles/{role_id}/teams"},
+		{Namespace: "t", Name: "listTeams", Title: "List teams", Description: "Lists teams.", Method: "GET", Path: "/orgs/{org}/teams"},
+		{Namespace: "t", Name: "searchTeams", Title: "Search teams", Description: "Finds teams.", Method: "POST", Path: "/orgs/{org}/teams/search"},
+		{Namespace: "t", Name: "listMyTeams", Title: "List your teams", Description: "Lists teams.", Method: "GET", Path: "/user/teams"},
+	}
+	ix := Build(docs, nil)
+	term := func(w string) int32 { return ix.terms[string(stem([]byte(w)))] }
+	for i, want := range [][]string{{"orgs", "roles", "teams"}, {"orgs", "teams"}, {"orgs", "teams"}, {"user", "teams"}} {
+		var ids []int32
+		for _, w := range want {
+			ids = append(ids, term(w))
+		}
+		slices.Sort(ids)
+		if diff := cmp.Diff(ids, ix.feat[i].heads(ix.featIDs)); diff != "" {
+			t.Errorf("%s: heads (-want +got):\n%s", docs[i].Path, diff)
+		}
+	}
+	hits, _ := ix.Search("teams in the org", "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.listTeams" {
+		t.Errorf(`Search("teams in the org") = %v, want t.listTeams first`, got)
 	}
 }

@@ -31,11 +31,17 @@ import (
 //     more of the request than the caller;
 //   - the path family: a small prior for the operations under the first
 //     path segments a namespace has most of (GitHub's /repos before its
-//     /enterprises).
+//     /enterprises);
+//   - the resources: the share of the resources an HTTP operation's path
+//     passes through (the last word of each fixed segment that names no
+//     action) that the request names: "teams in the org" asks for
+//     /orgs/{org}/teams rather than /orgs/{org}/organization-roles/teams,
+//     "open pull requests" for /repos/{owner}/{repo}/pulls rather than
+//     .../pulls/{pull_number}/requested_reviewers;
 //   - the item: a request that names one thing by value ("issue 17",
 //     "attachment 10042") asks for a tool that takes one of them by its id,
 //     an HTTP operation whose path has a parameter after that thing's
-//     segment (/issues/{issue_number});
+//     segment (/issues/{issue_number}).
 //
 // Each feature adds a share of the best candidate's score, so the first
 // stage still decides between tools the features cannot tell apart, and
@@ -127,6 +133,9 @@ type docFeatures struct {
 	// nItem ids follow: the resources the tool takes one of by its id,
 	// the path segments a parameter follows (/issues/{issue_number}).
 	nItem uint8
+	// nHead ids follow: the last word of each of the path's fixed
+	// segments that names no action, the resources it passes through.
+	nHead uint8
 }
 
 func (f *docFeatures) title(ids []int32) []int32 {
@@ -375,7 +384,23 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nItem, _ = appendSet(*arena, ids)
+	ids = ids[:0]
+	for _, seg := range fixed {
+		ws.path = ws.words(ws.path, seg)
+		if n := len(ws.path); n > 0 && ws.action(ws.path[n-1]) == 0 {
+			if id := termOf(ws.path[n-1]); id >= 0 {
+				ids = append(ids, id)
+			}
+		}
+	}
+	*arena, f.nHead, _ = appendSet(*arena, ids)
 	return f
+}
+
+// heads are the term ids of the resources f's path passes through.
+func (f *docFeatures) heads(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem)
+	return ids[o : o+int32(f.nHead)]
 }
 
 // items are the term ids of the resources f takes one of by its id.
@@ -413,6 +438,7 @@ type rerankWeights struct {
 	short       float64 // share of the request's words in the name, title or path
 	family      float64 // the size of the doc's path family
 	item        float64 // the request names one thing by value and the tool takes one by its id
+	heads       float64 // share of the path's resources the request names
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -440,6 +466,7 @@ var rerankDefaults = rerankWeights{
 	short:       1.5,
 	family:      0.2,
 	item:        0.2,
+	heads:       0.15,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,
@@ -641,6 +668,9 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			add += w.label * sc.share(label, self)
 		}
 		add += w.family * float64(f.family)
+		if object && f.nHead > 0 {
+			add += w.heads * sc.share(f.heads(ix.featIDs), nil)
+		}
 		if len(sc.qitems) > 0 && object {
 			for _, t := range f.items(ix.featIDs) {
 				if slices.Contains(sc.qitems, t) {

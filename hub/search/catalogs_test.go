@@ -419,20 +419,22 @@ func catalogCases(t testing.TB) []catalogCase {
 	// path field, the request rules and the second stage's coverage
 	// (GitHub as OpenAPI nDCG@10 0.689, R@5 0.801; as MCP tools 0.724,
 	// 0.831; Jira as OpenAPI 0.633, 0.659, as MCP tools 0.591, 0.670;
-	// the reference servers 0.792, 0.875; Star Trek 0.675, 0.750), below
-	// the targets of 0.80 and 0.85 (0.75 and 0.80 as MCP tools) GitHub's
-	// is to reach. The held-out halves score well under the tuning ones
-	// (GitHub as OpenAPI 0.836): their requests share fewer words with
-	// the operations' names and summaries.
+	// the reference servers 0.792, 0.875; Star Trek 0.675, 0.750), and,
+	// for the OpenAPI sources, with the second stage's resources and items
+	// (GitHub 0.705, 0.824, 0.222 over BM25; Jira 0.667, 0.716, 0.202),
+	// below the targets of 0.80 and 0.85 (0.75 and 0.80 as MCP tools)
+	// GitHub's is to reach. The held-out halves score well under the
+	// tuning ones (GitHub as OpenAPI 0.846): their requests share fewer
+	// words with the operations' names and summaries.
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
 	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.67, 0.78, 0.15},
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.69, 0.81, 0.2},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.70, 0.80, 0.15},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
-		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.61, 0.63, 0.12},
+		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.65, 0.70, 0.18},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.57, 0.64, 0.1},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.77, 0.85, 0.15},
 	}

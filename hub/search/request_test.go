@@ -165,3 +165,26 @@ func TestPathHeads(t *testing.T) {
 		t.Errorf(`Search("teams in the org") = %v, want t.listTeams first`, got)
 	}
 }
+
+// TestPluralGetLists: a tool whose name gets things in the plural lists
+// them, as a GET of a collection does; one that gets one thing, or a noun
+// that only ends in "s", reads.
+func TestPluralGetLists(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "getProjectVersions", Description: "Returns the versions of a project."},
+		{Namespace: "t", Name: "getVersion", Description: "Returns a version."},
+		{Namespace: "t", Name: "getStatus", Description: "Returns a status."},
+		{Namespace: "t", Name: "getAccess", Description: "Returns the access."},
+		{Namespace: "t", Name: "deleteVersions", Description: "Deletes versions."},
+	}
+	ix := Build(docs, nil)
+	for i, want := range []uint8{actGet | actList, actGet, actGet, actGet, actDelete} {
+		if got := ix.feat[i].act; got != want {
+			t.Errorf("%s: action %06b, want %06b", docs[i].Name, got, want)
+		}
+	}
+	hits, _ := ix.Search("which versions does MOB have", "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.getProjectVersions" {
+		t.Errorf(`Search("which versions does MOB have") = %v, want t.getProjectVersions first`, got)
+	}
+}

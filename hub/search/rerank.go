@@ -16,9 +16,11 @@ import (
 //     something against the tool's. An HTTP operation's action comes from
 //     its method and path (GET of a collection lists, GET of an item reads,
 //     POST creates, PUT and PATCH change, DELETE deletes); any tool's also
-//     from the verb its name or title starts with. The request's comes from
-//     its first word ("add", "get rid of", "set up"; "protect the branch"
-//     and "comment on the issue" are verbs too, which ask for a change);
+//     from the verb its name or title starts with, a name that gets things
+//     in the plural listing them (getProjectVersions). The request's comes
+//     from its first word ("add", "get rid of", "set up"; "protect the
+//     branch" and "comment on the issue" are verbs too, which ask for a
+//     change);
 //     a question ("which labels...") or a bare noun phrase ("open alerts")
 //     asks to read. A tool that does something else loses a share;
 //   - the words: the share of the request the tool's name, title and path
@@ -224,6 +226,13 @@ func words(s string) []string {
 	return ws.words(nil, s)
 }
 
+// plural reports whether an English noun is plural: it ends in "s" but
+// not in "ss", "us" or "is".
+func plural(w string) bool {
+	n := len(w)
+	return n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i'
+}
+
 // lead is the first sentence of a description: up to the first full stop
 // followed by a space or a line break, or the first line.
 func lead(s string) string {
@@ -292,6 +301,11 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	for _, w := range nameWords[:min(3, len(nameWords))] {
 		if a := ws.action(w); a != 0 {
 			f.act |= a
+			// Getting things in the plural lists them
+			// (getProjectVersions).
+			if a == actGet && plural(nameWords[len(nameWords)-1]) {
+				f.act |= actList
+			}
 			break
 		}
 	}

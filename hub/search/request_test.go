@@ -188,3 +188,22 @@ func TestPluralGetLists(t *testing.T) {
 		t.Errorf(`Search("which versions does MOB have") = %v, want t.getProjectVersions first`, got)
 	}
 }
+
+// TestExactLead: a tool without a title is matched exactly by its
+// description's first sentence, as one with a title is by its title.
+func TestExactLead(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "pullsListRequestedReviewers", Description: "Get all requested reviewers for a pull request. Lists pull requests that were requested."},
+		{Namespace: "t", Name: "pullsList", Description: "List pull requests. Lists the pull requests of a repository."},
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	if q := ix.queryFeatures(sc, "List pull requests"); q.sig != ix.feat[1].titleSig {
+		t.Errorf("the request's signature %x is not the lead's %x", q.sig, ix.feat[1].titleSig)
+	}
+	hits, _ := ix.Search("List pull requests", "", 2)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.pullsList" {
+		t.Errorf(`Search("List pull requests") = %v, want t.pullsList first`, got)
+	}
+}

@@ -11,7 +11,8 @@ import (
 // what the request asks for:
 //
 //   - an exact match: the request's words are exactly those of a tool's
-//     name or of its title ("pullsList", "List pull requests");
+//     name or of its title, or of its description's first sentence when
+//     it has none ("pullsList", "List pull requests");
 //   - the action: a request to list, read, create, change, delete or search
 //     something against the tool's. An HTTP operation's action comes from
 //     its method and path (GET of a collection lists, GET of an item reads,
@@ -125,8 +126,8 @@ type docFeatures struct {
 	// holds half of them, /enterprises few.
 	family   float32
 	nameSig  uint64 // hash of the distinct stems of the name, 0 when none
-	titleSig uint64
-	verb     int32 // term id of the title's first word, -1 when none
+	titleSig uint64 // of the title, or of the description's first sentence
+	verb     int32  // term id of the title's first word, -1 when none
 	// The distinct term ids of the title (or lead), of the name and of the
 	// path's fixed segments are ids[off:off+nTitle], then nName, then
 	// nPath, in Index.featIDs.
@@ -356,12 +357,8 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			ids = append(ids, id)
 		}
 	}
-	var sig uint64
-	*arena, f.nTitle, sig = appendSet(*arena, ids)
+	*arena, f.nTitle, f.titleSig = appendSet(*arena, ids)
 	f.titled = d.Title != "" || d.Path != ""
-	if d.Title != "" {
-		f.titleSig = sig
-	}
 	ids = ids[:0]
 	for _, w := range nameWords {
 		if id := termOf(w); id >= 0 {

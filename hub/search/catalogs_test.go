@@ -422,8 +422,9 @@ func catalogCases(t testing.TB) []catalogCase {
 	// the reference servers 0.792, 0.875; Star Trek 0.675, 0.750), and,
 	// for the OpenAPI sources, with the second stage's resources and items
 	// (GitHub 0.705, 0.824, 0.222 over BM25; Jira 0.667, 0.716, 0.202),
-	// and for Jira as MCP tools with names that get things in the plural
-	// listing them (0.621, 0.682, 0.171), below the targets of 0.80 and 0.85 (0.75 and 0.80 as MCP tools)
+	// and for the MCP tools with names that get things in the plural
+	// listing them and the resources their names say (GitHub 0.744, 0.846,
+	// 0.265; Jira 0.636, 0.682, 0.186), below the targets of 0.80 and 0.85 (0.75 and 0.80 as MCP tools)
 	// GitHub's is to reach. The held-out halves score well under the
 	// tuning ones (GitHub as OpenAPI 0.846): their requests share fewer
 	// words with the operations' names and summaries.
@@ -433,10 +434,10 @@ func catalogCases(t testing.TB) []catalogCase {
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
 		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.69, 0.81, 0.2},
-		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.70, 0.80, 0.15},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.73, 0.80, 0.25},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.65, 0.70, 0.18},
-		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.61, 0.67, 0.15},
+		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.62, 0.67, 0.17},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.77, 0.85, 0.15},
 	}
 }

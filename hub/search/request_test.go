@@ -207,3 +207,22 @@ func TestExactLead(t *testing.T) {
 		t.Errorf(`Search("List pull requests") = %v, want t.pullsList first`, got)
 	}
 }
+
+// TestNameHeads: without a path, the resources are the name's words that
+// name no action and not the namespace.
+func TestNameHeads(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "teamsListChildInOrg", OrigName: "teams_list_child_in_org", Description: "List child teams."},
+		{Namespace: "git", Name: "gitAdd", OrigName: "git_add", Description: "Adds files to the index."},
+	}
+	ix := Build(docs, nil)
+	term := func(w string) int32 { return ix.terms[string(stem([]byte(w)))] }
+	want := []int32{term("teams"), term("child"), term("org")}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, ix.feat[0].heads(ix.featIDs)); diff != "" {
+		t.Errorf("teams_list_child_in_org: heads (-want +got):\n%s", diff)
+	}
+	if got := ix.feat[1].heads(ix.featIDs); len(got) != 0 {
+		t.Errorf("git_add: heads %v, want none (add is its verb, git its namespace)", got)
+	}
+}

@@ -40,7 +40,10 @@ import (
 //     action) that the request names: "teams in the org" asks for
 //     /orgs/{org}/teams rather than /orgs/{org}/organization-roles/teams,
 //     "open pull requests" for /repos/{owner}/{repo}/pulls rather than
-//     .../pulls/{pull_number}/requested_reviewers;
+//     .../pulls/{pull_number}/requested_reviewers. A tool without a path
+//     passes through the things its name says, less its verb and its
+//     namespace (teams_list_child_in_org: teams, child, org), which count
+//     for less;
 //   - the item: a request that names one thing by value ("issue 17",
 //     "attachment 10042") asks for a tool that takes one of them by its id,
 //     an HTTP operation whose path has a parameter after that thing's
@@ -121,6 +124,7 @@ type docFeatures struct {
 	act    uint8
 	self   bool
 	titled bool // the doc has a title, or a path (see rerank)
+	pathed bool // the doc has a path: its resources come from it
 	// family is the share, on a log scale, of its namespace's paths that
 	// start with the doc's first segment: /repos in GitHub's description
 	// holds half of them, /enterprises few.
@@ -137,7 +141,9 @@ type docFeatures struct {
 	// the path segments a parameter follows (/issues/{issue_number}).
 	nItem uint8
 	// nHead ids follow: the last word of each of the path's fixed
-	// segments that names no action, the resources it passes through.
+	// segments that names no action, the resources it passes through;
+	// without a path, the words of the name that name no action and not
+	// the namespace (teams_list_child_in_org: team, child, org).
 	nHead uint8
 }
 
@@ -190,6 +196,7 @@ type wordScratch struct {
 	name   []string
 	title  []string
 	path   []string
+	ns     []string
 	ids    []int32
 }
 
@@ -359,6 +366,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 	*arena, f.nTitle, f.titleSig = appendSet(*arena, ids)
 	f.titled = d.Title != "" || d.Path != ""
+	f.pathed = d.Path != ""
 	ids = ids[:0]
 	for _, w := range nameWords {
 		if id := termOf(w); id >= 0 {
@@ -404,11 +412,22 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		}
 	}
+	if d.Path == "" {
+		ws.ns = ws.words(ws.ns, d.Namespace)
+		ns := ws.ns
+		for _, w := range nameWords {
+			if ws.action(w) == 0 && !slices.Contains(ns, w) {
+				if id := termOf(w); id >= 0 {
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
 	*arena, f.nHead, _ = appendSet(*arena, ids)
 	return f
 }
 
-// heads are the term ids of the resources f's path passes through.
+// heads are the term ids of the resources f passes through (nHead).
 func (f *docFeatures) heads(ids []int32) []int32 {
 	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem)
 	return ids[o : o+int32(f.nHead)]
@@ -450,6 +469,7 @@ type rerankWeights struct {
 	family      float64 // the size of the doc's path family
 	item        float64 // the request names one thing by value and the tool takes one by its id
 	heads       float64 // share of the path's resources the request names
+	nameHeads   float64 // share of the resources a name without a path says that the request names
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -478,6 +498,7 @@ var rerankDefaults = rerankWeights{
 	family:      0.2,
 	item:        0.2,
 	heads:       0.15,
+	nameHeads:   0.1,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,
@@ -680,7 +701,11 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 		}
 		add += w.family * float64(f.family)
 		if object && f.nHead > 0 {
-			add += w.heads * sc.share(f.heads(ix.featIDs), nil)
+			hw := w.heads
+			if !f.pathed {
+				hw = w.nameHeads
+			}
+			add += hw * sc.share(f.heads(ix.featIDs), nil)
 		}
 		if len(sc.qitems) > 0 && object {
 			for _, t := range f.items(ix.featIDs) {

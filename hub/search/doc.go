@@ -68,11 +68,11 @@
 // catalog's structure says about each tool: an exact name or title match,
 // the action its method, path or leading verb performs against the one
 // the request asks for, how much of the request its name, title and path
-// say and how much of its title and of the resources its path passes
-// through the request says, whether it acts for the caller ("me", "my"),
-// whether it takes by its id the thing the request names by value ("issue
-// 17"), and how central its path family is in its namespace. See
-// rerank.go.
+// (and, for less, its description's next sentence) say and how much of
+// its title and of the resources its path passes through the request
+// says, whether it acts for the caller ("me", "my"), whether it takes by
+// its id the thing the request names by value ("issue 17"), and how
+// central its path family is in its namespace. See rerank.go.
 //
 // # Order
 //

@@ -226,3 +226,25 @@ func TestNameHeads(t *testing.T) {
 		t.Errorf("git_add: heads %v, want none (add is its verb, git its namespace)", got)
 	}
 }
+
+// TestDetail: a tool's detail is the sentence of its description after
+// its title, or after the first sentence when it has no title.
+func TestDetail(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "listStargazers", Title: "List stargazers", Description: "List stargazers.\n\nLists the people that have starred the repository. More text.", Method: "GET", Path: "/repos/{owner}/{repo}/stargazers"},
+		{Namespace: "t", Name: "activity_list_stargazers", Description: "List stargazers. Lists the people that have starred the repository."},
+		{Namespace: "t", Name: "listWatchers", Title: "List watchers", Description: "List watchers."},
+	}
+	ix := Build(docs, nil)
+	term := func(w string) int32 { return ix.terms[string(stem([]byte(w)))] }
+	want := []int32{term("lists"), term("people"), term("starred"), term("repository")}
+	slices.Sort(want)
+	for i := range 2 {
+		if diff := cmp.Diff(want, ix.feat[i].detail(ix.featIDs)); diff != "" {
+			t.Errorf("%s: detail (-want +got):\n%s", docs[i].Name, diff)
+		}
+	}
+	if got := ix.feat[2].detail(ix.featIDs); len(got) != 0 {
+		t.Errorf("%s: detail %v, want none", docs[2].Name, got)
+	}
+}

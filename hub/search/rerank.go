@@ -27,7 +27,10 @@ import (
 //   - the words: the share of the request the tool's name, title and path
 //     say, and the share of its label (its title; an MCP tool's name) the
 //     request says, so "List pull requests" comes before "Get all
-//     requested reviewers for a pull request";
+//     requested reviewers for a pull request"; and, for less, the share of
+//     the request the description's sentence after the title says, which
+//     often puts the title in other words ("List stargazers": "Lists the
+//     people that have starred the repository");
 //   - the caller: "my", "I" and "for me" name the signed-in user, whom
 //     catalogs call the authenticated or current user, or reach under
 //     paths like /user and /me (path.go). It counts for a tool that matches
@@ -145,6 +148,11 @@ type docFeatures struct {
 	// without a path, the words of the name that name no action and not
 	// the namespace (teams_list_child_in_org: team, child, org).
 	nHead uint8
+	// nDetail ids follow: the words of the description's first sentence
+	// after the title (or after the first sentence that stands for one),
+	// which often says the same in other words ("List stargazers": "Lists
+	// the people that have starred the repository").
+	nDetail uint8
 }
 
 func (f *docFeatures) title(ids []int32) []int32 {
@@ -424,7 +432,28 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nHead, _ = appendSet(*arena, ids)
+	ids = ids[:0]
+	rest := d.Description
+	if t := strings.TrimSuffix(title, "."); t != "" {
+		if i := strings.Index(rest, t); i >= 0 {
+			rest = rest[i+len(t):]
+		}
+	}
+	ws.path = ws.words(ws.path, lead(strings.TrimLeft(rest, ". \n\r\t")))
+	for _, w := range ws.path {
+		if id := termOf(w); id >= 0 {
+			ids = append(ids, id)
+		}
+	}
+	*arena, f.nDetail, _ = appendSet(*arena, ids)
 	return f
+}
+
+// detail are the term ids of the description's sentence after the title
+// (nDetail).
+func (f *docFeatures) detail(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem) + int32(f.nHead)
+	return ids[o : o+int32(f.nDetail)]
 }
 
 // heads are the term ids of the resources f passes through (nHead).
@@ -466,6 +495,7 @@ type rerankWeights struct {
 	verb        float64 // the request starts with the verb the title starts with
 	label       float64 // share of the label's words (title, else name) in the request
 	short       float64 // share of the request's words in the name, title or path
+	detail      float64 // share of the request's words in the description's sentence after the title
 	family      float64 // the size of the doc's path family
 	item        float64 // the request names one thing by value and the tool takes one by its id
 	heads       float64 // share of the path's resources the request names
@@ -495,6 +525,7 @@ var rerankDefaults = rerankWeights{
 	verb:        0.3,
 	label:       0.4,
 	short:       1.5,
+	detail:      0.1,
 	family:      0.2,
 	item:        0.2,
 	heads:       0.15,
@@ -715,8 +746,9 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 				}
 			}
 		}
-		if w.short != 0 && object {
-			add += w.short * sc.covered(f, ix.featIDs)
+		if object {
+			short := ix.featIDs[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
+			add += w.short*sc.covered(short) + w.detail*sc.covered(f.detail(ix.featIDs))
 		}
 		top[i].Score += add * best * fade
 	}
@@ -746,11 +778,10 @@ func (sc *scratch) share(ids, self []int32) float64 {
 	return float64(n) / float64(len(ids))
 }
 
-// covered is the share of the query's words that the tool's name, title
-// or path says, itself or by a synonym. The caller and words the catalog
-// lacks (mostly names: "alice", "MOB") are left out.
-func (sc *scratch) covered(f *docFeatures, arena []int32) float64 {
-	short := arena[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
+// covered is the share of the query's words that ids (a tool's name,
+// title and path, or its detail) say, itself or by a synonym. The caller
+// and words the catalog lacks (mostly names: "alice", "MOB") are left out.
+func (sc *scratch) covered(ids []int32) float64 {
 	var n, of float64
 	for i := 0; i+1 < len(sc.qstarts); i++ {
 		if sc.qself == i || sc.qidf[i] == 0 {
@@ -758,7 +789,7 @@ func (sc *scratch) covered(f *docFeatures, arena []int32) float64 {
 		}
 		of++
 		for _, t := range sc.qterms[sc.qstarts[i]:sc.qstarts[i+1]] {
-			if slices.Contains(short, t) {
+			if slices.Contains(ids, t) {
 				n++
 				break
 			}

@@ -234,11 +234,13 @@ func Build(docs []Doc, opts *Options) *Index {
 		doc := &docs[d]
 		starts[d] = int32(len(entries))
 		l := lens[d*numFields : (d+1)*numFields]
-		add := func(f int, s string) {
-			for _, id := range analyse(s) {
+		add := func(f int, s string) []int32 {
+			ids := analyse(s)
+			for _, id := range ids {
 				entries = append(entries, entry{id, uint8(f)})
 			}
 			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
+			return ids
 		}
 		// Name and OrigName usually split into the same words; a word of
 		// OrigName counts only when Name lacks it. A parameter word counts
@@ -263,14 +265,21 @@ func Build(docs []Doc, opts *Options) *Index {
 		add(fieldNamespace, doc.Namespace)
 		// Without a title, the description's first sentence is the
 		// summary a title would be.
+		desc := doc.Description
 		if doc.Title != "" {
 			add(fieldTitle, doc.Title)
-			add(fieldDescription, doc.Description)
 		} else {
-			l := lead(doc.Description)
+			l := lead(desc)
 			add(fieldTitle, l)
-			add(fieldDescription, doc.Description[strings.Index(doc.Description, l)+len(l):])
+			desc = desc[strings.Index(desc, l)+len(l):]
 		}
+		// The description's sentence after the title is the second
+		// stage's detail; its words are analysed once, for both.
+		pre, detail, post := splitDetail(desc, doc.Title)
+		add(fieldDescription, pre)
+		ws.ids = append(ws.ids[:0], add(fieldDescription, detail)...)
+		ix.featIDs, ix.feat[d].nDetail, _ = appendSet(ix.featIDs, ws.ids)
+		add(fieldDescription, post)
 		seen = seen[:0]
 		for _, p := range doc.Params {
 			addOnce(fieldParams, p)

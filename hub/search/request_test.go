@@ -209,7 +209,7 @@ func TestExactLead(t *testing.T) {
 }
 
 // TestNameHeads: without a path, the resources are the name's words that
-// name no action and not the namespace.
+// name no action.
 func TestNameHeads(t *testing.T) {
 	docs := []Doc{
 		{Namespace: "gh", Name: "teamsListChildInOrg", OrigName: "teams_list_child_in_org", Description: "List child teams."},
@@ -222,8 +222,8 @@ func TestNameHeads(t *testing.T) {
 	if diff := cmp.Diff(want, ix.feat[0].heads(ix.featIDs)); diff != "" {
 		t.Errorf("teams_list_child_in_org: heads (-want +got):\n%s", diff)
 	}
-	if got := ix.feat[1].heads(ix.featIDs); len(got) != 0 {
-		t.Errorf("git_add: heads %v, want none (add is its verb, git its namespace)", got)
+	if diff := cmp.Diff([]int32{term("git")}, ix.feat[1].heads(ix.featIDs)); diff != "" {
+		t.Errorf("git_add: heads (-want +got):\n%s", diff)
 	}
 }
 
@@ -246,5 +246,25 @@ func TestDetail(t *testing.T) {
 	}
 	if got := ix.feat[2].detail(ix.featIDs); len(got) != 0 {
 		t.Errorf("%s: detail %v, want none", docs[2].Name, got)
+	}
+}
+
+// TestSplitDetail: the detail is the sentence after the title, cut
+// between words, and the three parts hold the whole description.
+func TestSplitDetail(t *testing.T) {
+	long := strings.Repeat("word ", 30)
+	tests := []struct{ desc, title, detail string }{
+		{"List stargazers.\n\nLists the people. More.", "List stargazers", "Lists the people"},
+		{"Lists the people. More.", "", "Lists the people"},
+		{"No title here. Next one.", "Something else", "No title here"},
+		{"List things. " + long, "List things", strings.TrimSpace(clip(long, maxDetail))},
+		{"タイトル説明文です", "タイトル", ""}, // no cut inside a run of letters
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		pre, detail, post := splitDetail(tt.desc, tt.title)
+		if detail != tt.detail || pre+detail+post != tt.desc {
+			t.Errorf("splitDetail(%q, %q) = %q, %q, %q; want detail %q and the whole", tt.desc, tt.title, pre, detail, post, tt.detail)
+		}
 	}
 }

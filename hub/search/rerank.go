@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The second stage. BM25F finds the candidates; the best of them are then
@@ -44,9 +46,8 @@ import (
 //     /orgs/{org}/teams rather than /orgs/{org}/organization-roles/teams,
 //     "open pull requests" for /repos/{owner}/{repo}/pulls rather than
 //     .../pulls/{pull_number}/requested_reviewers. A tool without a path
-//     passes through the things its name says, less its verb and its
-//     namespace (teams_list_child_in_org: teams, child, org), which count
-//     for less;
+//     passes through the things its name says, less its verb
+//     (teams_list_child_in_org: teams, child, org), which count for less;
 //   - the item: a request that names one thing by value ("issue 17",
 //     "attachment 10042") asks for a tool that takes one of them by its id,
 //     an HTTP operation whose path has a parameter after that thing's
@@ -145,8 +146,8 @@ type docFeatures struct {
 	nItem uint8
 	// nHead ids follow: the last word of each of the path's fixed
 	// segments that names no action, the resources it passes through;
-	// without a path, the words of the name that name no action and not
-	// the namespace (teams_list_child_in_org: team, child, org).
+	// without a path, the words of the name that name no action
+	// (teams_list_child_in_org: team, child, org).
 	nHead uint8
 	// nDetail ids follow: the words of the description's first sentence
 	// after the title (or after the first sentence that stands for one),
@@ -204,7 +205,6 @@ type wordScratch struct {
 	name   []string
 	title  []string
 	path   []string
-	ns     []string
 	ids    []int32
 }
 
@@ -268,7 +268,8 @@ func lead(s string) string {
 
 // features computes the second stage's view of a doc whose path has the
 // fixed segments fixed (after its namespace's prefix); termOf maps a word
-// to its term id (-1 for stop words and unknown words).
+// to its term id (-1 for stop words and unknown words). Build appends the
+// detail's ids, which it reads with the description (splitDetail).
 func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, ws *wordScratch, arena *[]int32) docFeatures {
 	f := docFeatures{verb: -1}
 	title := d.Title
@@ -421,10 +422,8 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	if d.Path == "" {
-		ws.ns = ws.words(ws.ns, d.Namespace)
-		ns := ws.ns
 		for _, w := range nameWords {
-			if ws.action(w) == 0 && !slices.Contains(ns, w) {
+			if ws.action(w) == 0 {
 				if id := termOf(w); id >= 0 {
 					ids = append(ids, id)
 				}
@@ -432,21 +431,51 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nHead, _ = appendSet(*arena, ids)
-	ids = ids[:0]
-	rest := d.Description
-	if t := strings.TrimSuffix(title, "."); t != "" {
-		if i := strings.Index(rest, t); i >= 0 {
-			rest = rest[i+len(t):]
-		}
-	}
-	ws.path = ws.words(ws.path, lead(strings.TrimLeft(rest, ". \n\r\t")))
-	for _, w := range ws.path {
-		if id := termOf(w); id >= 0 {
-			ids = append(ids, id)
-		}
-	}
-	*arena, f.nDetail, _ = appendSet(*arena, ids)
 	return f
+}
+
+// splitDetail cuts a description, whose title is title (or which starts
+// after its first sentence when title is ""), into the text up to its
+// detail, the detail and the rest. The detail is the sentence after the
+// title, read to at most maxDetail bytes; the cuts fall between words, so
+// the three parts hold the words of desc.
+func splitDetail(desc, title string) (pre, detail, post string) {
+	start := 0
+	if t := strings.TrimSuffix(title, "."); t != "" {
+		if i := strings.Index(desc, t); i >= 0 {
+			start = i + len(t)
+		}
+	}
+	if start > 0 && start < len(desc) {
+		// A cut inside a run of letters would split a word (or a
+		// bigram of a script written without spaces): no detail.
+		before, _ := utf8.DecodeLastRuneInString(desc[:start])
+		after, _ := utf8.DecodeRuneInString(desc[start:])
+		if isLetterOrDigit(before) && isLetterOrDigit(after) {
+			return desc, "", ""
+		}
+	}
+	start = len(desc) - len(strings.TrimLeftFunc(desc[start:], func(r rune) bool { return r == '.' || unicode.IsSpace(r) }))
+	detail = clip(lead(desc[start:]), maxDetail)
+	return desc[:start], detail, desc[start+len(detail):]
+}
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// maxDetail bounds the bytes of a detail that are read: its first words
+// say what it adds to the title.
+const maxDetail = 80
+
+// clip returns s cut at its last space within n bytes when it is longer,
+// or s when it has none there (scripts written without spaces).
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // detail are the term ids of the description's sentence after the title

@@ -109,6 +109,9 @@ func connectionCommand() *command {
 					if _, ok := s.Connections[args[1]]; !ok {
 						return withHint(fmt.Errorf("source %s has no connection %q", args[0], args[1]), "connections: "+connectionsLine(s))
 					}
+					if err := profilesHolding(cfg, args[0], args[1]); err != nil {
+						return err
+					}
 					kc, err := e.keychain()
 					if err != nil {
 						return err

@@ -109,6 +109,9 @@ func sourceCommand() *command {
 					if !ok {
 						return unknownSource(cfg, args[0])
 					}
+					if err := profilesHolding(cfg, args[0], ""); err != nil {
+						return err
+					}
 					kc, err := e.keychain()
 					if err != nil {
 						return err

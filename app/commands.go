@@ -28,6 +28,7 @@ func rootCommand() *command {
 			sourceCommand(),
 			connectionCommand(),
 			policyCommand(),
+			profileCommand(),
 			versionCommand(),
 			workerCmd(),
 		},

@@ -35,6 +35,8 @@ type Config struct {
 	Catalog CatalogLimits `json:"-"`
 	// Skills names folders of skills besides the home's ("skills").
 	Skills SkillsConfig `json:"-"`
+	// Profiles are named views of the hub a client selects ("profiles").
+	Profiles map[string]*Profile `json:"-"`
 
 	extra map[string]json.RawMessage // unknown top-level keys, kept on save
 
@@ -250,6 +252,10 @@ func Parse(file string, data []byte) (*Config, error) {
 	if raw, ok := top["skills"]; ok {
 		delete(top, "skills")
 		c.Skills = parseSkillsConfig(raw, add)
+	}
+	if raw, ok := top["profiles"]; ok {
+		delete(top, "profiles")
+		c.Profiles = parseProfiles(c, raw, add)
 	}
 	checkKeys("", top, configKeys, add)
 	if len(top) > 0 {
@@ -669,6 +675,9 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	}
 	if c.Skills.raw != nil {
 		out["skills"] = c.Skills.raw
+	}
+	if len(c.Profiles) > 0 {
+		out["profiles"] = c.Profiles
 	}
 	return json.Marshal(out)
 }

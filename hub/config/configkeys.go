@@ -11,7 +11,7 @@ import (
 // it: "argz", "polcy" and "comand" would otherwise be kept and ignored, and
 // the source would run without its arguments or the policy would not apply.
 var (
-	configKeys     = []string{"sources", "mcpServers", "policy", "retention", "catalog", "skills"}
+	configKeys     = []string{"sources", "mcpServers", "policy", "retention", "catalog", "skills", "profiles"}
 	sourceKeys     = []string{"command", "args", "env", "cwd", "url", "headers", "type", "disabled", "connections", "openapi", "baseUrl", "concurrentWrites", "allowInsecureHttp"}
 	connectionKeys = []string{"default", "env", "headers", "oauth", "query", "cookies"}
 )

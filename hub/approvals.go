@@ -158,6 +158,12 @@ func (h *Hub) Decide(ctx context.Context, pendingID, decision, channel, actor st
 	if h.now().After(p.Expires) {
 		return fmt.Errorf("approval %s expired at %s", pendingID, p.Expires.UTC().Format(time.RFC3339))
 	}
+	if remember && verdict == "allow" && madeInProfile(p.Client) {
+		// A call asked inside a profile is allowed once: a remembered
+		// allow would widen what the whole hub and every other profile
+		// get, and the profile's own rules would ask again anyway.
+		remember = false
+	}
 	if err := h.runs.decide(ctx, p, verdict, remember, channel, actor, h.now()); err != nil {
 		return err
 	}

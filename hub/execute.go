@@ -25,6 +25,8 @@ type ExecuteRequest struct {
 	Resume string `json:"resume,omitempty"`
 	// Client names the MCP client that asked ("claude-code 2.1").
 	Client string `json:"-"`
+	// Profile is the profile the client selected; "" is the whole hub.
+	Profile string `json:"-"`
 }
 
 // connectionMessage tells the model which command stores the missing
@@ -60,8 +62,13 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		return nil, &InputError{"code", `send exactly one of "code" (JavaScript, up to 64 KB) or "resume" (a runId)`}
 	case h.paused.Load():
 		return nil, &InputError{"code", "the user paused the hub from its tray menu; tell them, and try again after they resume it"}
-	case req.Resume != "":
-		return h.resume(ctx, req.Resume)
+	}
+	sc, err := h.scope(req.Profile)
+	if err != nil {
+		return nil, err
+	}
+	if req.Resume != "" {
+		return h.resume(ctx, req.Resume, sc)
 	}
 	now := h.now()
 	run := &runRow{
@@ -70,7 +77,7 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		Seed:    newSeed(),
 		Clock:   now.Truncate(time.Millisecond),
 		Status:  StatusRunning,
-		Client:  req.Client,
+		Client:  profileClient(req.Client, sc),
 		Created: now,
 		Updated: now,
 	}
@@ -91,7 +98,7 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 	run.Attempts, run.Engine, run.Prelude = 1, sandbox.EngineHash(), sandbox.PreludeHash()
 	unlock := h.lockRun(run.ID)
 	defer unlock()
-	return h.attempt(ctx, run, true)
+	return h.attempt(ctx, run, true, sc)
 }
 
 func envelopeError(err error) *EnvelopeError {
@@ -154,8 +161,9 @@ func (l *runLocks) held() int {
 
 // resume continues a run: a finished run returns its final envelope; a run
 // still waiting for a person returns the same pending envelope and runs
-// nothing; otherwise the stored code runs again from its journal.
-func (h *Hub) resume(ctx context.Context, id string) (*Envelope, error) {
+// nothing; otherwise the stored code runs again from its journal, in the
+// scope of the request that resumes it.
+func (h *Hub) resume(ctx context.Context, id string, sc *scope) (*Envelope, error) {
 	id = strings.TrimSpace(id)
 	unlock := h.lockRun(id)
 	defer unlock()
@@ -197,7 +205,7 @@ func (h *Hub) resume(ctx context.Context, id string) (*Envelope, error) {
 			return env, nil
 		}
 	}
-	return h.attempt(ctx, run, false)
+	return h.attempt(ctx, run, false, sc)
 }
 
 // pendingSettled reports whether every input the run waits for is there. If
@@ -305,8 +313,9 @@ func (h *Hub) missingSecrets(source, conn string) []string {
 // pending inputs, so none are read; it is stored before its first tool
 // call writes anything, or at the end with its envelope: a run that calls
 // no tool costs one write. Until then it is in no list, and a hub that dies
-// meanwhile loses nothing: no call was made and no client has its id.
-func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, error) {
+// meanwhile loses nothing: no call was made and no client has its id. The
+// code sees what scope sc holds, and nothing else.
+func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (*Envelope, error) {
 	journal, pending := map[int]*journalEntry{}, map[int]bool{}
 	if !fresh {
 		var err error
@@ -324,11 +333,12 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool) (*Envelope, 
 	// Sources the code names that are being listed for the first time are
 	// waited for, within one bound for the whole attempt.
 	ctx = withStartupDeadline(ctx, time.Now().Add(h.startupWait))
-	cfg := h.Config()
+	cfg := sc.config(h.Config())
 	h.awaitSources(ctx, sourcesInCode(cfg, run.Code), false)
-	snap := h.catalog.Snapshot()
+	snap := sc.snapshot(h.catalog.Snapshot())
 	host := &runHost{
 		h:       h,
+		scope:   sc,
 		outer:   ctx,
 		run:     run,
 		snap:    snap,
@@ -539,6 +549,7 @@ func compactPreview(preview string, max int) string {
 // was made before, else by policy, then upstream.
 type runHost struct {
 	h       *Hub
+	scope   *scope          // the profile the run is attempted in; nil for the whole hub
 	outer   context.Context // the caller's: when it ends, the run is cancelled, not done
 	run     *runRow
 	snap    *catalog.Snapshot
@@ -630,12 +641,12 @@ func (r *runHost) diverge(c sandbox.Call, msg string) error {
 
 // Search implements sandbox.Host.
 func (r *runHost) Search(ctx context.Context, query string) (string, error) {
-	return r.h.Search(ctx, SearchRequest{Query: query})
+	return r.h.Search(ctx, SearchRequest{Query: query, Profile: r.scope.profile()})
 }
 
 // Describe implements sandbox.Host.
 func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
-	return r.h.Describe(ctx, DescribeRequest{Targets: []string{target}})
+	return r.h.Describe(ctx, DescribeRequest{Targets: []string{target}, Profile: r.scope.profile()})
 }
 
 // Call implements sandbox.Host. A call passes a pipeline of small steps:
@@ -669,7 +680,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
 		return r.finish(c, hash, nil, te, 0)
 	}
-	dec := policy.Gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.h.Config()))
+	dec := r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
 	if dec.Mode == Deny {
 		te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
 		return r.finish(c, hash, nil, te, 0)
@@ -683,7 +694,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		return nil, err
 	}
 	if listErr == nil {
-		dec = policy.Gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.h.Config()))
+		dec = r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
 		if dec.Mode == Deny {
 			te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
 			return r.finish(c, hash, nil, te, 0)
@@ -772,7 +783,7 @@ func (r *runHost) resolve(ctx context.Context, c sandbox.Call) (*resolvedCall, e
 			return nil, err
 		}
 	}
-	src := r.h.Config().Sources[tool.Source]
+	src := r.config().Sources[tool.Source]
 	if src == nil {
 		return nil, toolError(CodeUnknownTool, c.Address, "source %s was removed from the config", tool.Source)
 	}

@@ -168,6 +168,7 @@ type Hub struct {
 	policy   *policy.Policy
 
 	views    viewCache
+	scopes   scopes
 	skillReg skillRegistry
 	stored   storeBudget
 

@@ -31,6 +31,7 @@ const (
 // and one policy: the index, the TypeScript inputs and each tool's decision.
 // It is built once per (snapshot, policy) and shared by every request.
 type view struct {
+	scope     *scope // the profile it is of; nil for the whole hub
 	snap      *catalog.Snapshot
 	policy    *policy.Policy
 	tools     []*catalog.Tool
@@ -47,38 +48,43 @@ type view struct {
 }
 
 type viewCache struct {
-	mu  sync.Mutex
-	cur *view
+	mu        sync.Mutex
+	cur       *view
+	byProfile map[string]*view // each profile's own view, with its own index
 }
 
 func (c *viewCache) invalidate() {
 	c.mu.Lock()
-	c.cur = nil
+	c.cur, c.byProfile = nil, nil
 	c.mu.Unlock()
 }
 
-// view returns the current view, building it when the catalog or the policy
-// changed.
-func (h *Hub) view() *view {
-	snap := h.catalog.Snapshot()
+// view returns the current view of scope sc (nil: the whole hub),
+// building it when the catalog, the policy or the profile changed.
+func (h *Hub) view(sc *scope) *view {
+	snap := sc.snapshot(h.catalog.Snapshot())
 	pol := h.currentPolicy()
-	skills := h.skills()
+	skills := sc.skillSet(h.skills())
 	h.views.mu.Lock()
 	defer h.views.mu.Unlock()
-	if v := h.views.cur; v != nil && v.snap == snap && v.policy == pol && v.skills == skills {
+	cur := h.views.cur
+	if sc != nil {
+		cur = h.views.byProfile[sc.name]
+	}
+	if v := cur; v != nil && v.snap == snap && v.policy == pol && v.skills == skills && v.scope == sc {
 		return v
 	}
-	v := &view{snap: snap, policy: pol, tools: snap.Tools, skills: skills}
+	v := &view{scope: sc, snap: snap, policy: pol, tools: snap.Tools, skills: skills}
 	docs := make([]search.Doc, len(v.tools))
 	v.decisions = make([]policy.Decision, len(v.tools))
-	cfg := h.Config()
+	cfg := sc.config(h.Config())
 	for i, t := range v.tools {
 		// As a call on the default connection would be decided.
 		conn := ""
 		if s := cfg.Sources[t.Source]; s != nil {
 			conn = s.DefaultConnection()
 		}
-		v.decisions[i] = policy.Gate(pol, policy.InputFor(t, conn, cfg))
+		v.decisions[i] = sc.gate(pol, policy.InputFor(t, conn, cfg))
 		docs[i] = searchDoc(t)
 		if v.decisions[i].Mode != Deny {
 			v.ts = append(v.ts, tsToolMarked(t))
@@ -89,7 +95,14 @@ func (h *Hub) view() *view {
 	v.index = search.Build(docs, nil)
 	v.sigs = make([]string, len(v.tools))
 	v.sigOnce = make([]sync.Once, len(v.tools))
-	h.views.cur = v
+	if sc == nil {
+		h.views.cur = v
+	} else {
+		if h.views.byProfile == nil {
+			h.views.byProfile = map[string]*view{}
+		}
+		h.views.byProfile[sc.name] = v
+	}
 	return v
 }
 
@@ -172,6 +185,8 @@ type SearchRequest struct {
 	Query     string `json:"query"`
 	Namespace string `json:"namespace,omitempty"`
 	Limit     int    `json:"limit,omitempty"`
+	// Profile is the profile the client selected; "" is the whole hub.
+	Profile string `json:"-"`
 }
 
 // Search answers the search tool: plain text, best match first, grouped by
@@ -194,11 +209,15 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 	if limit < SearchLimitMin || limit > SearchLimitMax {
 		return "", &InputError{"limit", fmt.Sprintf("%d is out of range; must be %d to %d (default %d)", req.Limit, SearchLimitMin, SearchLimitMax, SearchLimitDefault)}
 	}
-	cfg := h.Config()
+	sc, err := h.scope(req.Profile)
+	if err != nil {
+		return "", err
+	}
+	cfg := sc.config(h.Config())
 	ns := strings.TrimSpace(req.Namespace)
 	sources := enabledSources(cfg, ns)
 	starting := h.awaitSources(ctx, sources, false)
-	v := h.view()
+	v := h.view(sc)
 	if ns != "" && !v.hasNamespace(ns, cfg) {
 		return "", &InputError{"namespace", fmt.Sprintf("unknown namespace %q; known: %s", ns, strings.Join(v.namespaces(cfg), ", "))}
 	}
@@ -363,6 +382,8 @@ func (v *view) namespaces(cfg *Config) []string {
 type DescribeRequest struct {
 	Targets []string `json:"targets"`
 	Budget  int      `json:"-"`
+	// Profile is the profile the client selected; "" is the whole hub.
+	Profile string `json:"-"`
 }
 
 // Describe answers the describe tool: TypeScript declarations of the
@@ -379,6 +400,10 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 			return "", &InputError{fmt.Sprintf("targets[%d]", i), "empty; name an address (github.createIssue), a namespace (github) or a type (github.Issue)"}
 		}
 	}
+	sc, err := h.scope(req.Profile)
+	if err != nil {
+		return "", err
+	}
 	hubDecl, rest := hubTargets(req.Targets)
 	if len(rest) == 0 {
 		return hubDecl, nil
@@ -388,19 +413,20 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 		req.Budget = max(cmp.Or(req.Budget, tsgen.DefaultBudget)-tsgen.BudgetTokens(hubDecl), 1)
 	}
 	skillTargets, targets := splitSkillTargets(req.Targets)
-	sources := sourcesOfTargets(h.Config(), targets)
+	cfg := sc.config(h.Config())
+	sources := sourcesOfTargets(cfg, targets)
 	starting := h.awaitSources(ctx, sources, false)
 	if len(skillTargets) > 0 {
-		out, err := h.describeWithSkills(ctx, skillTargets, targets, req.Budget)
+		out, err := h.describeWithSkills(ctx, sc, skillTargets, targets, req.Budget)
 		return hubDecl + out, err
 	}
-	v := h.view()
+	v := h.view(sc)
 	res, err := v.tsCat.Describe(req.Targets, &tsgen.Options{Budget: req.Budget})
 	var ute *tsgen.UnknownTargetError
 	if errors.As(err, &ute) {
 		msg := fmt.Sprintf("unknown target %q", ute.Target)
 		ns, _, _ := strings.Cut(ute.Target, ".")
-		if notes := h.sourceNotes(enabledSources(h.Config(), ns), starting, false); len(notes) > 0 {
+		if notes := h.sourceNotes(enabledSources(cfg, ns), starting, false); len(notes) > 0 {
 			msg += ": " + strings.Join(notes, " ")
 		} else if len(ute.Closest) > 0 {
 			msg += "; closest: " + strings.Join(ute.Closest, ", ")

@@ -31,7 +31,7 @@ func (v *view) skillDocs(cfg *Config) []search.Doc {
 			s := cfg.Sources[sk.Source]
 			in := policy.GateInput{Source: sk.Source, Namespace: sk.Namespace, Name: "\x00skill", JSName: "\x00skill", ReadOnly: true,
 				SourceMissing: s == nil, SourceDisabled: s != nil && s.Disabled}
-			v.skillHidden[i] = policy.Gate(v.policy, in).Mode == Deny
+			v.skillHidden[i] = v.scope.gate(v.policy, in).Mode == Deny
 		}
 	}
 	return docs
@@ -85,7 +85,7 @@ func splitSkillTargets(targets []string) (skills, others []string) {
 // skills first, then the declarations of the other targets in what is left
 // of the budget. Everything it writes is a TypeScript comment, so the
 // answer stays valid TypeScript.
-func (h *Hub) describeWithSkills(ctx context.Context, skillTargets, others []string, budget int) (string, error) {
+func (h *Hub) describeWithSkills(ctx context.Context, sc *scope, skillTargets, others []string, budget int) (string, error) {
 	if budget <= 0 {
 		budget = tsgen.DefaultBudget
 	}
@@ -96,14 +96,14 @@ func (h *Hub) describeWithSkills(ctx context.Context, skillTargets, others []str
 			nsTargets = append(nsTargets, ns+".x")
 		}
 	}
-	if srcs := sourcesOfTargets(h.Config(), nsTargets); len(srcs) > 0 {
+	if srcs := sourcesOfTargets(sc.config(h.Config()), nsTargets); len(srcs) > 0 {
 		h.awaitSources(ctx, srcs, false)
 	}
 	skillBudget := budget
 	if len(others) > 0 {
 		skillBudget = budget / 2
 	}
-	v := h.view()
+	v := h.view(sc)
 	var parts []string
 	per := skillBudget / len(skillTargets)
 	for _, t := range skillTargets {
@@ -119,7 +119,7 @@ func (h *Hub) describeWithSkills(ctx context.Context, skillTargets, others []str
 		if rest < 100 {
 			rest = 100
 		}
-		decl, err := h.Describe(ctx, DescribeRequest{Targets: others, Budget: rest})
+		decl, err := h.Describe(ctx, DescribeRequest{Targets: others, Budget: rest, Profile: sc.profile()})
 		if err != nil {
 			return "", err
 		}

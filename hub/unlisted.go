@@ -20,7 +20,7 @@ import (
 // ToolError that says what is wrong.
 func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, error) {
 	h := r.h
-	cfg := h.Config()
+	cfg := r.config()
 	ns, method, _ := strings.Cut(c.Address, ".")
 	src := sourceOfNamespace(cfg, ns)
 	if src == "" {

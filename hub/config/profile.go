@@ -261,3 +261,33 @@ func (c *Config) ProfilesUsing(source string) []string {
 	}
 	return out
 }
+
+// ForProfile returns the config as profile name sees it: only the
+// profile's sources, each with only the connection it pins (marked
+// default), or all of its connections when it pins none. The rest of the
+// config is shared with c; neither may be modified. It returns nil when
+// there is no such profile.
+func (c *Config) ForProfile(name string) *Config {
+	p := c.Profile(name)
+	if p == nil {
+		return nil
+	}
+	cp := *c
+	cp.refused, cp.refusals = nil, nil
+	cp.Sources = make(map[string]*Source, len(p.Sources))
+	for _, s := range p.Sources {
+		src := c.Sources[s]
+		if src == nil {
+			continue
+		}
+		if pin := p.Connections[s]; pin != "" && src.Connections[pin] != nil {
+			one := *src
+			conn := *src.Connections[pin]
+			conn.Default = true
+			one.Connections = map[string]*Connection{pin: &conn}
+			src = &one
+		}
+		cp.Sources[s] = src
+	}
+	return &cp
+}

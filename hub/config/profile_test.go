@@ -125,3 +125,24 @@ func TestPutProfile(t *testing.T) {
 		t.Errorf("Validate after PutProfile: %v", err)
 	}
 }
+
+func TestForProfile(t *testing.T) {
+	c, err := Parse("c.json", []byte(`{`+profileSources+`, "profiles": {"w": {"sources": ["github", "linear"], "connections": {"github": "work"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.ForProfile("w")
+	if got := sortedKeys(v.Sources); !cmp.Equal(got, []string{"github", "linear"}) {
+		t.Errorf("sources = %v", got)
+	}
+	if got := v.Sources["github"].ConnectionNames(); !cmp.Equal(got, []string{"work"}) || v.Sources["github"].DefaultConnection() != "work" {
+		t.Errorf("github's connections = %v, default %q; want only the pinned work", got, v.Sources["github"].DefaultConnection())
+	}
+	// The person's config is left as it was.
+	if got := c.Sources["github"].DefaultConnection(); got != "personal" || c.Sources["github"].Connections["work"].Default {
+		t.Errorf("ForProfile changed the config: default %q", got)
+	}
+	if c.ForProfile("nope") != nil || c.ForProfile("") != nil {
+		t.Error("ForProfile of no profile is not nil")
+	}
+}

@@ -139,10 +139,12 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 			return err
 		}
 	}
+	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
 	svc, err := localapi.Listen(localapi.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
-		MCPServer: mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()}),
+		MCPServer: servers.All(),
+		Profiles:  servers.Server,
 		Handler:   localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open, HTTPBearer: bearer}),
 	})
 	if err != nil {
@@ -167,7 +169,8 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		return err
 	}
 	if bearer != nil {
-		addr, done, err := localapi.ServeHTTP(ctx, localapi.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()}), Logger: log})
+		httpServers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+		addr, done, err := localapi.ServeHTTP(ctx, localapi.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: httpServers.All(), Profiles: httpServers.Server, Logger: log})
 		if err != nil {
 			return fail(err)
 		}

@@ -18,10 +18,10 @@ import (
 
 func installCommand() *command {
 	var printOnly bool
-	var httpAddr string
+	var httpAddr, profile string
 	return &command{
 		name:    "install",
-		args:    "claude-code|claude-desktop|cursor|vscode|app [--print] [--http :PORT]",
+		args:    "claude-code|claude-desktop|cursor|vscode|app [--print] [--http :PORT] [--profile NAME]",
 		summary: "Connect an MCP client to the hub (writes its config, after a backup), or install the app",
 		long: `Adds a "capabilities" server to the client's MCP config, running
 'capabilities mcp'. The file is backed up first (FILE.bak-TIMESTAMP) and every
@@ -38,17 +38,23 @@ entries and the start-at-login entry at it.
 token ('capabilities hub token') into the client's file, which then holds a
 credential: the file is made readable by you alone (0600), its backups keep a
 note in place of the token, and 'capabilities hub token --rotate' replaces the
-token everywhere. Use it only for clients that cannot start a command.`,
+token everywhere. Use it only for clients that cannot start a command.
+
+--profile NAME connects the client to a profile ('capabilities profile add'):
+the entry, named capabilities-NAME beside any plain one, runs
+'capabilities mcp --profile NAME' (over HTTP: the path /mcp/p/NAME), so the
+client sees only the profile's sources; the model cannot switch it.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&printOnly, "print", false, "print the entry instead of writing it")
 			fs.StringVar(&httpAddr, "http", "", "connect over streamable HTTP to 127.0.0.1`:PORT` (writes the bearer token)")
+			fs.StringVar(&profile, "profile", "", "connect the client to profile `NAME` (an entry named capabilities-NAME)")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
 				return usagef("needs one client: claude-code, claude-desktop, cursor or vscode (or app)")
 			}
 			if args[0] == "app" {
-				if printOnly || httpAddr != "" {
+				if printOnly || httpAddr != "" || profile != "" {
 					return usagef("install app takes no flags")
 				}
 				return installApp(e)
@@ -61,9 +67,22 @@ token everywhere. Use it only for clients that cannot start a command.`,
 			if home != "" {
 				home = e.home()
 			}
-			entry := clients.ShimEntry(cc.Client, e.clientExe(), home)
+			if profile != "" {
+				cfg, _, err := e.loadConfig()
+				if err != nil {
+					return err
+				}
+				if cfg.Profile(profile) == nil {
+					return unknownProfile(cfg, profile)
+				}
+			}
+			name := clients.EntryName(profile)
+			entry := clients.ProfileShimEntry(cc.Client, e.clientExe(), home, profile)
 			if httpAddr != "" {
 				url, err := localapi.HTTPEndpointURL(httpAddr)
+				if profile != "" {
+					url, err = localapi.HTTPProfileURL(httpAddr, profile)
+				}
 				if err != nil {
 					return &usageError{msg: err.Error()}
 				}
@@ -80,19 +99,19 @@ token everywhere. Use it only for clients that cannot start a command.`,
 				}
 			}
 			if printOnly {
-				b, _ := json.MarshalIndent(map[string]any{cc.Key: map[string]any{"capabilities": entry}}, "", "  ")
+				b, _ := json.MarshalIndent(map[string]any{cc.Key: map[string]any{name: entry}}, "", "  ")
 				fmt.Fprintf(e.Stdout, "# %s\n%s\n", cc.Path, b)
 				return nil
 			}
-			res, err := clients.Install(cc, entry, time.Now())
+			res, err := clients.InstallNamed(cc, name, entry, time.Now())
 			if err != nil {
 				return err
 			}
 			if !res.Changed {
-				fmt.Fprintf(e.Stdout, "%s already runs capabilities (%s).\n", cc.Client, res.Path)
+				fmt.Fprintf(e.Stdout, "%s already runs %s (%s).\n", cc.Client, name, res.Path)
 				return nil
 			}
-			fmt.Fprintf(e.Stdout, "Added capabilities to %s (%s).\n", cc.Client, res.Path)
+			fmt.Fprintf(e.Stdout, "Added %s to %s (%s).\n", name, cc.Client, res.Path)
 			if res.Backup != "" {
 				fmt.Fprintf(e.Stdout, "Backup: %s\n", res.Backup)
 			}

@@ -16,10 +16,11 @@ import (
 
 func mcpCommand() *command {
 	var embedded bool
+	var profile string
 	return &command{
 		name:     "mcp",
 		protocol: true,
-		args:     "[--embedded]",
+		args:     "[--embedded] [--profile NAME]",
 		summary:  "Serve MCP over stdio for a client (starts the hub when none runs)",
 		long: `MCP clients start this command. It forwards to the hub of
 CAPABILITIES_HOME over its local socket, starting the hub in the background
@@ -28,9 +29,15 @@ when none runs. Logs go to stderr; stdout carries the protocol only.
 --embedded runs the hub inside this process instead (containers, tests); it
 still serves the local API so the CLI works. When a hub already runs for
 CAPABILITIES_HOME, --embedded forwards to it like the plain command: one hub
-owns a home's runs.`,
+owns a home's runs.
+
+--profile NAME serves the client the profile of that name ('capabilities
+profile add'): only its sources exist for it. A profile the config does not
+have (or no longer has) ends the command with an error naming those it has;
+the client is never served everything in its place.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&embedded, "embedded", false, "run the hub in this process")
+			fs.StringVar(&profile, "profile", "", "serve profile `NAME`")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
@@ -38,10 +45,11 @@ owns a home's runs.`,
 			}
 			log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			if embedded {
-				return runEmbedded(ctx, e, log)
+				return runEmbedded(ctx, e, log, profile)
 			}
 			replaceOlderHub(ctx, e, log)
 			return localapi.RunShim(ctx, localapi.ShimOptions{
+				Profile:  profile,
 				Paths:    config.Paths{Home: e.home()},
 				Stdin:    e.Stdin,
 				Stdout:   e.Stdout,
@@ -56,11 +64,11 @@ owns a home's runs.`,
 // serves the local API. One hub owns a home's runs: when another hub runs
 // for the home (the tray app), this process becomes a shim to it instead,
 // so two hubs never attempt the same runs.
-func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
+func runEmbedded(ctx context.Context, e *env, log *slog.Logger, profile string) error {
 	paths := config.Paths{Home: e.home()}
 	if c, err := localapi.Dial(ctx, paths); err == nil {
 		c.Close()
-		return shimToRunningHub(ctx, e, log, paths, nil)
+		return shimToRunningHub(ctx, e, log, paths, profile, nil)
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -69,12 +77,16 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 		return err
 	}
 	defer h.Close()
-	srv := mcpserver.New(h, mcpserver.Options{Version: version, Logger: h.Logger()})
-	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: srv, Handler: localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
+	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+	srv, err := servers.Server(profile)
+	if err != nil {
+		return withHint(err, "capabilities profile list")
+	}
+	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: servers.All(), Profiles: servers.Server, Handler: localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
 	if errors.Is(err, localapi.ErrHubRunning) {
 		// A hub took the home while this one opened: serve through it.
 		h.Close()
-		return shimToRunningHub(ctx, e, log, paths, err)
+		return shimToRunningHub(ctx, e, log, paths, profile, err)
 	}
 	if err != nil {
 		return err
@@ -96,17 +108,18 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger) error {
 // shimToRunningHub serves the client through the hub that runs for the
 // home. It starts no hub: when that one stops, requests fail until it is
 // back.
-func shimToRunningHub(ctx context.Context, e *env, log *slog.Logger, paths config.Paths, why error) error {
+func shimToRunningHub(ctx context.Context, e *env, log *slog.Logger, paths config.Paths, profile string, why error) error {
 	attrs := []any{"home", paths.Home}
 	if why != nil {
 		attrs = append(attrs, "err", why)
 	}
 	log.Warn("a hub already runs for this home; --embedded serves this client through it instead of running a second hub", attrs...)
 	return localapi.RunShim(ctx, localapi.ShimOptions{
-		Paths:  paths,
-		Stdin:  e.Stdin,
-		Stdout: e.Stdout,
-		Logger: log,
+		Profile: profile,
+		Paths:   paths,
+		Stdin:   e.Stdin,
+		Stdout:  e.Stdout,
+		Logger:  log,
 		// The running hub may still be binding its socket: wait for it.
 		StartHub: func() error { return nil },
 	})

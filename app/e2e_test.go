@@ -305,7 +305,14 @@ func (w *world) cli(stdin string, args ...string) (string, string, int) {
 // shim connects a go-sdk client to a real `capabilities mcp` process.
 func (w *world) shim(version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd) {
 	w.t.Helper()
-	cmd := exec.Command(w.bin, "mcp")
+	return w.shimArgs(version, opts, "mcp")
+}
+
+// shimArgs connects a go-sdk client to a real `capabilities ARGS...`
+// process that speaks MCP on stdio.
+func (w *world) shimArgs(version string, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *exec.Cmd) {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, args...)
 	cmd.Env = w.env()
 	cmd.Stderr = io.Discard
 	c := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-e2e", Version: version}, opts)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,49 @@ func TestProfileLifecycle(t *testing.T) {
 	}
 	if cfg, err := config.Load(filepath.Join(home, "config.json")); err != nil || cfg.Profile("work") != nil {
 		t.Fatalf("after remove: %v %+v", err, cfg)
+	}
+}
+
+func TestInstallWithAProfile(t *testing.T) {
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {"gh": {"url": "http://127.0.0.1:9/mcp"}}, "profiles": {"work": {"sources": ["gh"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cursor := filepath.Join(userHome, ".cursor", "mcp.json")
+	if r := cliIn(t, home, userHome, userConfig, "install", "cursor", "--profile", "nope"); r.code != exitFailure || !strings.Contains(r.stderr, `no profile named "nope"`) || !strings.Contains(r.stderr, "profiles: work") {
+		t.Errorf("install --profile nope: %+v", r)
+	}
+	if _, err := os.Stat(cursor); err == nil {
+		t.Error("a refused install wrote the client's file")
+	}
+	if r := cliIn(t, home, userHome, userConfig, "install", "cursor"); r.code != exitOK {
+		t.Fatalf("install: %+v", r)
+	}
+	r := cliIn(t, home, userHome, userConfig, "install", "cursor", "--profile", "work")
+	if r.code != exitOK || !strings.Contains(r.stdout, "Added capabilities-work to cursor") {
+		t.Fatalf("install --profile work: %+v", r)
+	}
+	t.Run("http", func(t *testing.T) {
+		requireKeychain(t)
+		homeKeychain(t, home)
+		if r := cliIn(t, home, userHome, userConfig, "install", "cursor", "--profile", "work", "--http", ":8765", "--print"); r.code != exitOK || !strings.Contains(r.stdout, `"capabilities-work": {`) || !strings.Contains(r.stdout, `"url": "http://127.0.0.1:8765/mcp/p/work"`) {
+			t.Errorf("install --profile work --http --print: %+v", r)
+		}
+	})
+	b, _ := os.ReadFile(cursor)
+	var got struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if e := got.MCPServers["capabilities-work"]; e.Command != "/opt/capabilities/bin/capabilities" || !cmp.Equal(e.Args, []string{"mcp", "--profile", "work"}) {
+		t.Errorf("the profile's entry = %+v\n%s", e, b)
+	}
+	if e := got.MCPServers["capabilities"]; !cmp.Equal(e.Args, []string{"mcp"}) {
+		t.Errorf("the plain entry changed: %+v", e)
 	}
 }

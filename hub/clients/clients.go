@@ -64,6 +64,26 @@ func ShimEntry(client, exe, home string) map[string]any {
 	return e
 }
 
+// EntryName is the name of the client's server entry for profile: the
+// profile's own, "capabilities-NAME", so a client can hold one entry per
+// profile beside the plain "capabilities"; "" is the plain one.
+func EntryName(profile string) string {
+	if profile == "" {
+		return "capabilities"
+	}
+	return "capabilities-" + profile
+}
+
+// ProfileShimEntry is ShimEntry for a client that selects profile: the
+// shim command runs with --profile NAME.
+func ProfileShimEntry(client, exe, home, profile string) map[string]any {
+	e := ShimEntry(client, exe, home)
+	if profile != "" {
+		e["args"] = []string{"mcp", "--profile", profile}
+	}
+	return e
+}
+
 // HTTPEntry is the server entry for a client that reaches the hub's
 // streamable HTTP endpoint (`capabilities hub --http`) at url, carrying
 // the endpoint's bearer token. Claude Desktop takes remote servers only as
@@ -92,8 +112,13 @@ type InstallResult struct {
 // is copied to a timestamped backup first; a file that is not a JSON object
 // is left alone with an error.
 func Install(cc ClientConfig, entry map[string]any, now time.Time) (InstallResult, error) {
+	return InstallNamed(cc, "capabilities", entry, now)
+}
+
+// InstallNamed is Install of the server entry called name (EntryName).
+func InstallNamed(cc ClientConfig, name string, entry map[string]any, now time.Time) (InstallResult, error) {
 	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
-		return setMember(servers, indent, "capabilities", entry)
+		return setMember(servers, indent, name, entry)
 	})
 }
 

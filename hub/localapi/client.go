@@ -166,12 +166,23 @@ func decodeAPIError(resp *http.Response) error {
 // returned conn carries newline-delimited JSON-RPC, one MCP session, until
 // either side closes it. ctx bounds the handshake only.
 func (c *Client) UpgradeMCP(ctx context.Context) (net.Conn, error) {
+	return c.UpgradeMCPProfile(ctx, "")
+}
+
+// UpgradeMCPProfile is UpgradeMCP for a session in profile ("" for the
+// whole hub). A profile the hub's config does not have fails with an
+// *APIError of status 404 that names those it has.
+func (c *Client) UpgradeMCPProfile(ctx context.Context, profile string) (net.Conn, error) {
 	conn, err := c.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	req, _ := http.NewRequest(http.MethodGet, "http://"+apiHost+mcpPath, nil)
+	target := "http://" + apiHost + mcpPath
+	if profile != "" {
+		target += "?" + url.Values{"profile": {profile}}.Encode()
+	}
+	req, _ := http.NewRequest(http.MethodGet, target, nil)
 	req.Header.Set("Connection", "Upgrade")
 	req.Header.Set("Upgrade", mcpUpgrade)
 	br := bufio.NewReader(conn)

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,6 +44,10 @@ type HTTPOptions struct {
 	Token func() string
 	// MCPServer serves the endpoint's MCP sessions.
 	MCPServer *mcp.Server
+	// Profiles returns the MCP server of a profile, for the path
+	// /mcp/p/NAME; its error (a profile the config does not have) answers
+	// 404. Nil answers 404 to every such path.
+	Profiles func(name string) (*mcp.Server, error)
 	// Logger receives the endpoint's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -80,8 +85,8 @@ func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan 
 	addr = ln.Addr().String()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return opts.MCPServer },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: logger})
+	mcpHandler := profileRoutes(opts.Profiles, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return opts.MCPServer },
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: logger}), logger)
 	var requests inflight
 	srv := &http.Server{
 		Handler:           requests.handler(httpGuard(opts.Token, port, mcpHandler)),
@@ -100,6 +105,48 @@ func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan 
 	}()
 	logger.Info("http endpoint listening", "addr", addr)
 	return addr, out, nil
+}
+
+// profilePath is where the endpoint serves a profile: /mcp/p/NAME.
+const profilePath = "/mcp/p/"
+
+// profileRoutes serves the path /mcp/p/NAME with profile NAME's server,
+// and 404 when there is no such profile; every other path goes to all,
+// the whole hub.
+func profileRoutes(profiles func(string) (*mcp.Server, error), all http.Handler, logger *slog.Logger) http.Handler {
+	byProfile := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		srv, _ := profiles(profileOf(r))
+		return srv
+	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: logger})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, profilePath) {
+			all.ServeHTTP(w, r)
+			return
+		}
+		name := profileOf(r)
+		if profiles == nil {
+			http.Error(w, fmt.Sprintf("not found: no profile named %q", name), http.StatusNotFound)
+			return
+		}
+		if _, err := profiles(name); err != nil {
+			http.Error(w, "not found: "+err.Error(), http.StatusNotFound)
+			return
+		}
+		byProfile.ServeHTTP(w, r)
+	})
+}
+
+func profileOf(r *http.Request) string {
+	return strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, profilePath), "/")
+}
+
+// HTTPProfileURL is the URL of profile's MCP endpoint on addr.
+func HTTPProfileURL(addr, profile string) (string, error) {
+	u, err := HTTPEndpointURL(addr)
+	if err != nil {
+		return "", err
+	}
+	return u + "/p/" + url.PathEscape(profile), nil
 }
 
 // HTTPEndpointURL is the URL clients use for the endpoint served on addr

@@ -98,6 +98,10 @@ type ServiceOptions struct {
 	// connection is its own session of this one server. Nil refuses upgrades
 	// with 503.
 	MCPServer *mcp.Server
+	// Profiles returns the MCP server of a profile, for upgrades that
+	// select one (/v1/mcp?profile=NAME); its error (a profile the config
+	// does not have) answers 404. Nil refuses every profile with 404.
+	Profiles func(name string) (*mcp.Server, error)
 	// Handler serves the rest of the local API (routes such as /v1/status
 	// and /v1/approve). It sees only requests that passed the peer, Host and
 	// Origin checks. Nil answers 404 to everything but /v1/mcp.
@@ -421,7 +425,20 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusUpgradeRequired, "this endpoint needs Connection: Upgrade and Upgrade: "+mcpUpgrade, "")
 		return
 	}
-	if s.opts.MCPServer == nil {
+	srv := s.opts.MCPServer
+	if profile := r.URL.Query().Get("profile"); profile != "" {
+		if s.opts.Profiles == nil {
+			writeAPIError(w, http.StatusNotFound, fmt.Sprintf("no profile named %q: this hub serves no profiles", profile), "")
+			return
+		}
+		ps, err := s.opts.Profiles(profile)
+		if err != nil {
+			writeAPIError(w, http.StatusNotFound, err.Error(), "capabilities profile list")
+			return
+		}
+		srv = ps
+	}
+	if srv == nil {
 		writeAPIError(w, http.StatusServiceUnavailable, "this hub serves no MCP", "")
 		return
 	}
@@ -471,7 +488,7 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 
-	ss, err := s.opts.MCPServer.Connect(context.WithoutCancel(r.Context()), &mcp.IOTransport{
+	ss, err := srv.Connect(context.WithoutCancel(r.Context()), &mcp.IOTransport{
 		Reader: readCloser{rd, conn},
 		Writer: conn,
 	}, nil)

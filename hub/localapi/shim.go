@@ -30,6 +30,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -51,6 +52,10 @@ type ShimOptions struct {
 	// StartHub starts a hub in the background when none runs. The app passes
 	// a func that execs `capabilities hub` detached. Nil: don't start one.
 	StartHub func() error
+	// Profile is the profile the client selected ("" for the whole hub).
+	// A profile the hub does not have ends the shim with an error that
+	// names those it has, at start and on a reconnect alike.
+	Profile string
 	// WaitStart is how long to wait for a started hub to answer; 10s when
 	// zero. Past it the shim gives up with an error that says so.
 	WaitStart time.Duration
@@ -212,7 +217,7 @@ func (l *hubLink) write(line []byte) error {
 // connectFirst connects at start: when no hub runs it starts one (if it
 // may) and waits up to WaitStart for it to answer.
 func (sh *shim) connectFirst(ctx context.Context) (net.Conn, error) {
-	conn, err := sh.client.UpgradeMCP(ctx)
+	conn, err := sh.client.UpgradeMCPProfile(ctx, sh.opts.Profile)
 	if err == nil || !errors.Is(err, ErrNoHub) {
 		return conn, err
 	}
@@ -231,7 +236,7 @@ func (sh *shim) waitForHub(ctx context.Context) (net.Conn, error) {
 	deadline := time.Now().Add(sh.opts.WaitStart)
 	backoff := shimBackoffMin
 	for {
-		conn, err := sh.client.UpgradeMCP(ctx)
+		conn, err := sh.client.UpgradeMCPProfile(ctx, sh.opts.Profile)
 		if err == nil {
 			return conn, nil
 		}
@@ -319,7 +324,7 @@ func (sh *shim) reconnect(ctx context.Context, stdinDone <-chan error) (*hubLink
 	backoff := shimBackoffMin
 	var started time.Time
 	for attempt := 1; ; attempt++ {
-		conn, err := sh.client.UpgradeMCP(ctx)
+		conn, err := sh.client.UpgradeMCPProfile(ctx, sh.opts.Profile)
 		if err == nil {
 			l := sh.startLink(conn)
 			if err = sh.replay(ctx, l); err == nil {
@@ -330,6 +335,10 @@ func (sh *shim) reconnect(ctx context.Context, stdinDone <-chan error) (*hubLink
 			conn.Close()
 			<-l.done
 			sh.log.Debug("replaying the handshake", "error", err)
+		} else if unknownProfile(err) {
+			// The profile was removed: the client is not served as
+			// anything else.
+			return nil, fmt.Errorf("shim: %w", err)
 		} else if errors.Is(err, ErrNoHub) && sh.opts.StartHub != nil &&
 			(started.IsZero() || time.Since(started) > sh.opts.WaitStart) {
 			started = time.Now()
@@ -727,4 +736,11 @@ func (lr *lineReader) next() ([]byte, error) {
 			return line, nil
 		}
 	}
+}
+
+// unknownProfile reports whether err is the hub's refusal of the profile
+// the shim asked for.
+func unknownProfile(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
 }

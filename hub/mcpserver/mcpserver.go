@@ -114,16 +114,23 @@ func Instructions() string { return instructions }
 type server struct {
 	hub Hub
 	log *slog.Logger
+	// profile is the profile every request of the server is made in; ""
+	// is the whole hub.
+	profile string
 }
 
 // New returns the MCP server of the code-mode surface over h: exactly three
 // tools, and the Skills extension. One server serves every client session.
 func New(h Hub, opts Options) *mcp.Server {
+	return newServer(h, opts, "", instructions)
+}
+
+func newServer(h Hub, opts Options, profile, instructions string) *mcp.Server {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &server{hub: h, log: log}
+	m := &server{hub: h, log: log, profile: profile}
 	s := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -200,7 +207,7 @@ func (m *server) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if in.Query == nil {
 		return inputErrorResult(&hub.InputError{Field: "query", Problem: "required (a string up to 200 characters; empty lists the namespace)"})
 	}
-	sr := hub.SearchRequest{Query: *in.Query, Namespace: in.Namespace}
+	sr := hub.SearchRequest{Query: *in.Query, Namespace: in.Namespace, Profile: m.profile}
 	if in.Limit != nil {
 		if *in.Limit == 0 {
 			return inputErrorResult(&hub.InputError{Field: "limit", Problem: fmt.Sprintf("0 is out of range; must be %d to %d (default %d)", hub.SearchLimitMin, hub.SearchLimitMax, hub.SearchLimitDefault)})
@@ -219,6 +226,7 @@ func (m *server) handleDescribe(ctx context.Context, req *mcp.CallToolRequest) (
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return inputErrorResult(err)
 	}
+	in.Profile = m.profile
 	out, err := m.hub.Describe(ctx, in)
 	if err != nil {
 		return inputErrorResult(err)
@@ -312,7 +320,7 @@ func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*
 		if rerr != nil {
 			return textResult("The approval answer was refused: "+rerr.Error()+". Call execute again with { \"resume\": \"<runId>\" } to get a fresh request.", true), nil
 		}
-		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: runID, Client: client})
+		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: runID, Client: client, Profile: m.profile})
 		for _, id := range asked {
 			if answers[id] == "" && err == nil {
 				// Dismissed, declined or not a valid choice: the call stays
@@ -322,7 +330,7 @@ func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*
 			}
 		}
 	} else {
-		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: client})
+		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: client, Profile: m.profile})
 	}
 	if err != nil {
 		return inputErrorResult(err)

@@ -71,17 +71,16 @@ func (h *Hub) Profile(name string) (*ProfileInfo, error) {
 		if src == nil {
 			continue
 		}
-		// On the connection the profile uses, which may not be the
-		// source's default that its state describes.
-		missing := h.missingSecrets(s, src.DefaultConnection())
-		switch {
-		case src.Disabled:
+		// As the source's state says, which the hub keeps without asking
+		// the keychain: the surface asks for every HTTP request.
+		switch st := states[s].State; {
+		case src.Disabled || st == SourceDisabled:
 			info.Unavailable = append(info.Unavailable, ns+" (disabled)")
-		case slices.Contains(missing, OAuthSignInRef):
+		case st == SourceNeedsSignIn:
 			info.Unavailable = append(info.Unavailable, ns+" (needs a sign-in)")
-		case len(missing) > 0:
+		case st == SourceNeedsSecret:
 			info.Unavailable = append(info.Unavailable, ns+" (needs a secret)")
-		case states[s].State == SourceDown:
+		case st == SourceDown:
 			info.Unavailable = append(info.Unavailable, ns+" (down)")
 		}
 	}

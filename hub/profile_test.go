@@ -257,3 +257,29 @@ func TestUnknownProfile(t *testing.T) {
 		t.Errorf("Profile(reader) = %+v, %v", info, err)
 	}
 }
+
+// A profile says which of its sources cannot be used now.
+func TestProfileNamesWhatIsNotConnected(t *testing.T) {
+	home := t.TempDir()
+	cfg := &Config{
+		Sources: map[string]*Source{
+			"notes": {URL: httpUpstream(t, newNotesServer().server, "", "").URL},
+			"off":   {URL: "http://127.0.0.1:9/mcp", Disabled: true},
+		},
+		Policy:   map[string]Mode{},
+		Profiles: map[string]*config.Profile{"p": {Sources: []string{"notes", "off"}}},
+	}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	h := openHubAt(t, home)
+	defer h.Close()
+	h.Refresh(context.Background())
+	info, err := h.Profile("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(info.Unavailable, "; "); got != "off (disabled)" {
+		t.Errorf("Unavailable = %q, want off (disabled) alone", got)
+	}
+}

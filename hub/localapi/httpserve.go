@@ -115,7 +115,7 @@ const profilePath = "/mcp/p/"
 // the whole hub.
 func profileRoutes(profiles func(string) (*mcp.Server, error), all http.Handler, logger *slog.Logger) http.Handler {
 	byProfile := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		srv, _ := profiles(profileOf(r))
+		srv, _ := r.Context().Value(profileServerKey{}).(*mcp.Server)
 		return srv
 	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: logger})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -128,13 +128,18 @@ func profileRoutes(profiles func(string) (*mcp.Server, error), all http.Handler,
 			http.Error(w, fmt.Sprintf("not found: no profile named %q", name), http.StatusNotFound)
 			return
 		}
-		if _, err := profiles(name); err != nil {
+		srv, err := profiles(name)
+		if err != nil {
 			http.Error(w, "not found: "+err.Error(), http.StatusNotFound)
 			return
 		}
-		byProfile.ServeHTTP(w, r)
+		byProfile.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), profileServerKey{}, srv)))
 	})
 }
+
+// profileServerKey carries the server of the request's profile from the
+// check of its path to the handler.
+type profileServerKey struct{}
 
 func profileOf(r *http.Request) string {
 	return strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, profilePath), "/")

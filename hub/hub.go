@@ -16,6 +16,9 @@
 //     setting and removing one, and why the gate decides a call as it does;
 //     decisions from the person through a dialog, the client's own form or
 //     the CLI.
+//   - profile.go: profiles, the named views a client selects: for a
+//     request made in one only its sources exist, each on its pinned
+//     connection, under rules that only tighten the person's.
 //   - status.go: the hub at a glance (sources, pending approvals, runs
 //     today), recent runs, the audit trail, pausing.
 //

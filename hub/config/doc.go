@@ -9,7 +9,10 @@
 // writes the file back, and a near miss of a known key ("argz") is an error
 // rather than a key silently ignored. Every problem is an Error naming the
 // file, the dotted key and what is wrong; a file's problems come together
-// as Errors. Import reads a client's config for `source import`, moving the
+// as Errors. Profiles are named views a client selects (the sources it
+// sees, a pinned connection per source, a read-only flag and rules that
+// only tighten the person's), checked against the sources; ForProfile is
+// the config as one of them sees it. Import reads a client's config for `source import`, moving the
 // secret values it holds into the keychain. Paths names the files of one
 // home, and HomeID and HomeKeychain the keychain service its secrets live
 // under. The package reads and writes files and nothing more: it imports

@@ -10,7 +10,9 @@
 // each client pays at every session.
 //
 // One server from [New] serves every client session, over the local API's
-// socket (hub/localapi) and the optional HTTP endpoint alike.
+// socket (hub/localapi) and the optional HTTP endpoint alike. [Servers]
+// adds one server per profile a client selects, whose every request the
+// heart makes in that profile.
 package mcpserver
 
 import (

@@ -168,7 +168,7 @@ func (h *Hub) resume(ctx context.Context, id string, sc *scope) (*Envelope, erro
 	unlock := h.lockRun(id)
 	defer unlock()
 	run, err := h.runs.loadRun(ctx, id)
-	if errors.Is(err, ErrNoRun) {
+	if errors.Is(err, ErrNoRun) || err == nil && !sc.holdsRun(run.Client) {
 		return nil, &InputError{"resume", fmt.Sprintf("no run %q; resume only a runId returned by execute", id)}
 	}
 	if err != nil {

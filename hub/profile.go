@@ -243,9 +243,17 @@ func (r *runHost) config() *Config { return r.scope.config(r.h.Config()) }
 // client's name, and the profile it selected.
 func profileClient(client string, sc *scope) string {
 	if sc == nil {
-		return client
+		// A client's own name never reads as a profile's mark.
+		return strings.ReplaceAll(client, "[profile ", "(profile ")
 	}
-	return strings.TrimSpace(client + " " + profileMark(sc.name))
+	return strings.TrimSpace(strings.ReplaceAll(client, "[profile ", "(profile ") + " " + profileMark(sc.name))
+}
+
+// holdsRun reports whether a run recorded with client was made in the
+// scope: in a profile, only the profile's own runs exist; the whole hub
+// holds every run.
+func (sc *scope) holdsRun(client string) bool {
+	return sc == nil || strings.HasSuffix(client, " "+profileMark(sc.name)) || client == profileMark(sc.name)
 }
 
 func profileMark(name string) string { return "[profile " + name + "]" }

@@ -283,3 +283,33 @@ func TestProfileNamesWhatIsNotConnected(t *testing.T) {
 		t.Errorf("Unavailable = %q, want off (disabled) alone", got)
 	}
 }
+
+// In a profile only the profile's own runs exist: a run made elsewhere
+// cannot be resumed, nor its result read, from it.
+func TestProfileResumesOnlyItsRuns(t *testing.T) {
+	h, _, _ := profileHub(t)
+	ctx := context.Background()
+	outside := execIn(t, h, "", `return await mail.listMail({})`)
+	// A client whose own name reads like a profile's mark gets no
+	// profile's runs either.
+	forged, err := h.Execute(ctx, ExecuteRequest{Code: `return await mail.listMail({})`, Client: "x [profile work]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{outside.RunID, forged.RunID} {
+		if _, err := h.Execute(ctx, ExecuteRequest{Resume: id, Profile: "work"}); err == nil || !strings.Contains(err.Error(), "no run") {
+			t.Errorf("resuming %s in work = %v, want no run", id, err)
+		}
+	}
+	inWork := execIn(t, h, "work", `return await acct.whoami({})`)
+	if env, err := h.Execute(ctx, ExecuteRequest{Resume: inWork.RunID, Profile: "work"}); err != nil || env.Status != StatusCompleted {
+		t.Errorf("resuming work's own run in work = %v, %v", env, err)
+	}
+	if _, err := h.Execute(ctx, ExecuteRequest{Resume: inWork.RunID, Profile: "tight"}); err == nil {
+		t.Error("tight resumed a run of work")
+	}
+	// The whole hub holds every run.
+	if env, err := h.Execute(ctx, ExecuteRequest{Resume: inWork.RunID}); err != nil || env.Status != StatusCompleted {
+		t.Errorf("resuming work's run without a profile = %v, %v", env, err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -218,7 +219,7 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 			}
 			out = append(out, c)
 		}
-		if s.State == hub.SourceDisabled {
+		if s.State == upstream.SourceDisabled {
 			out = append(out, check{name: "source " + s.Name, ok: true, info: s.Summary})
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -103,7 +104,7 @@ func testColdStartThroughTheShim(t *testing.T, version string) {
 		}
 		settled := 0
 		for _, s := range st.Sources {
-			if (s.Name == "broken" && s.State == hub.SourceDown) || (s.Name != "broken" && s.Tools > 0) {
+			if (s.Name == "broken" && s.State == upstream.SourceDown) || (s.Name != "broken" && s.Tools > 0) {
 				settled++
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -150,7 +151,7 @@ return "all stored";`)
 	if out, errOut, code := w.cli("", "source", "add", "gh", "--openapi", gh); code != 0 {
 		t.Fatalf("source add gh: %d\n%s%s", code, out, errOut)
 	}
-	var seen hub.SourceStateKind
+	var seen upstream.SourceStateKind
 	testwait.For(t, time.Minute, "the hub to start reading GitHub's description", func() bool {
 		c, err := localapi.Dial(context.Background(), config.Paths{Home: w.home})
 		if err != nil {
@@ -166,9 +167,9 @@ return "all stored";`)
 				seen = s.State
 			}
 		}
-		return seen == hub.SourceStarting || seen == hub.SourceUp
+		return seen == upstream.SourceStarting || seen == upstream.SourceUp
 	})
-	if seen != hub.SourceStarting {
+	if seen != upstream.SourceStarting {
 		t.Errorf("the hub had read GitHub's description before the test saw it start (%s)", seen)
 	}
 	w.timeStop(t, pid, "it parses GitHub's description")

@@ -11,6 +11,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -36,7 +37,7 @@ func TestDownSourceInOneVoice(t *testing.T) {
 			return false
 		}
 		for _, s := range st.Sources {
-			if s.Name == "broken" && s.State == hub.SourceDown {
+			if s.Name == "broken" && s.State == upstream.SourceDown {
 				summary = s.Summary
 			}
 		}

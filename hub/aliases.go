@@ -30,7 +30,6 @@ var (
 	LooksLikeToken     = secrets.LooksLikeToken
 	RedactCredentials  = secrets.RedactCredentials
 	sameOriginRedirect = secrets.SameOriginRedirect
-	urlOrigin          = secrets.Origin
 	capText            = secrets.Cap
 	utf8Start          = utf8.RuneStart
 )
@@ -46,11 +45,7 @@ var (
 )
 
 // From internal/proc.
-var (
-	newProcessGroup  = proc.NewGroup
-	killProcessGroup = proc.KillGroup
-	pidAlive         = proc.Alive
-)
+var pidAlive = proc.Alive
 
 // From hub/store: its rows, which the heart's files name as before.
 type (
@@ -96,7 +91,6 @@ var (
 type (
 	OAuthGrant    = oauth.Grant
 	OAuthState    = oauth.State
-	SignInError   = oauth.SignInError
 	SignInOptions = oauth.SignInOptions
 	oauthRecord   = oauth.Record
 )

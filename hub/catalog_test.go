@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 func addresses(s *catalog.Snapshot) []string {
@@ -60,7 +62,7 @@ func TestCatalogRefreshReferenceServers(t *testing.T) {
 		"my-files":     filesystemSource(t, t.TempDir()),
 		"switched-off": {Command: "true", Disabled: true},
 	})
-	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
+	u := newTestUpstreams(t, upstream.Options{}, cfg)
 	db := openTestStore(t)
 	c := catalog.New(db, u, nil)
 	defer c.Close()
@@ -153,7 +155,7 @@ func TestCatalogLoadsFromStoreWithUpstreamsDown(t *testing.T) {
 	ctx := context.Background()
 	dbFile := filepath.Join(t.TempDir(), "capabilities.db")
 	cfg := testConfig(map[string]*Source{"everything": everythingSource(t)})
-	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
+	u := newTestUpstreams(t, upstream.Options{}, cfg)
 	db := openTestStoreFile(t, dbFile)
 	c := catalog.New(db, u, nil)
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
@@ -166,7 +168,7 @@ func TestCatalogLoadsFromStoreWithUpstreamsDown(t *testing.T) {
 
 	// A new hub whose upstream cannot start.
 	broken := testConfig(map[string]*Source{"everything": {Command: filepath.Join(t.TempDir(), "gone")}})
-	u2 := newTestUpstreams(t, UpstreamOptions{}, broken)
+	u2 := newTestUpstreams(t, upstream.Options{}, broken)
 	db2 := openTestStoreFile(t, dbFile)
 	c2 := catalog.New(db2, u2, nil)
 	defer c2.Close()
@@ -207,7 +209,7 @@ func TestCatalogListChangedRecordsChanges(t *testing.T) {
 	server, url := listChangedServer(t)
 	cfg := testConfig(map[string]*Source{"live": {URL: url}})
 	notified := make(chan string, 16)
-	u := newTestUpstreams(t, UpstreamOptions{OnToolsChanged: func(s string) { notified <- s }}, cfg)
+	u := newTestUpstreams(t, upstream.Options{OnToolsChanged: func(s string) { notified <- s }}, cfg)
 	c := catalog.New(openTestStore(t), u, &catalog.Options{Debounce: 20 * time.Millisecond})
 	defer c.Close()
 	snaps := make(chan *catalog.Snapshot, 16)
@@ -314,7 +316,7 @@ func TestCatalogListChangedRecordsChanges(t *testing.T) {
 func TestCatalogSurvivesMalformedSchemas(t *testing.T) {
 	ctx := context.Background()
 	cfg := testConfig(map[string]*Source{"odd": fakeSource("malformed", nil)})
-	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
+	u := newTestUpstreams(t, upstream.Options{}, cfg)
 	db := openTestStore(t)
 	c := catalog.New(db, u, nil)
 	defer c.Close()
@@ -357,7 +359,7 @@ func TestCatalogFailingSourceKeepsItsTools(t *testing.T) {
 		"good":  fakeSource("crash", nil),
 		"flaky": fakeSource("crash", nil),
 	})
-	u := newTestUpstreams(t, UpstreamOptions{CallTimeout: 300 * time.Millisecond}, cfg)
+	u := newTestUpstreams(t, upstream.Options{CallTimeout: 300 * time.Millisecond}, cfg)
 	c := catalog.New(openTestStore(t), u, nil)
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
@@ -376,7 +378,9 @@ func TestCatalogFailingSourceKeepsItsTools(t *testing.T) {
 	if len(errs) != 1 || errs["flaky"] == nil {
 		t.Fatalf("Refresh errors = %v, want one for flaky", errs)
 	}
-	upstreamErr(t, errs["flaky"], UpstreamKindTimeout)
+	if ue := (*upstream.Error)(nil); !errors.As(errs["flaky"], &ue) || ue.Kind != upstream.KindTimeout {
+		t.Fatalf("flaky's error = %v (%T), want an *upstream.Error of kind %s", errs["flaky"], errs["flaky"], upstream.KindTimeout)
+	}
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the refresh took %v", took)
 	}
@@ -394,7 +398,7 @@ func TestCatalogDropsRemovedAndDisabledSources(t *testing.T) {
 		"a": fakeSource("crash", nil),
 		"b": fakeSource("crash", nil),
 	})
-	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
+	u := newTestUpstreams(t, upstream.Options{}, cfg)
 	db := openTestStore(t)
 	c := catalog.New(db, u, nil)
 	defer c.Close()
@@ -465,7 +469,7 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 		"main": {Headers: map[string]string{"X-Api-Key": "${secret:KEY}"}},
 	}}})
 	logger, logs := debugLogger()
-	u := newTestUpstreams(t, UpstreamOptions{Keychain: kc, Logger: logger}, cfg)
+	u := newTestUpstreams(t, upstream.Options{Keychain: kc, Logger: logger}, cfg)
 	db := openTestStore(t)
 	c := catalog.New(db, u, &catalog.Options{Logger: logger})
 	defer c.Close()

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/internal/hubtest"
 )
 
 // foreverServer is a go-sdk server over HTTP whose tools/list pages
@@ -30,7 +32,7 @@ func foreverServerDesc(t *testing.T, size, descBytes int) string {
 			if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p.Cursor != "" {
 				n, _ = strconv.Atoi(p.Cursor)
 			}
-			return &mcp.ListToolsResult{Tools: pagedTools(n, size, descBytes), NextCursor: strconv.Itoa(n + 1)}, nil
+			return &mcp.ListToolsResult{Tools: hubtest.PagedTools(n, size, descBytes), NextCursor: strconv.Itoa(n + 1)}, nil
 		}
 	})
 	return httpUpstream(t, server, "", "").URL

@@ -16,6 +16,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -830,7 +831,7 @@ func (r *runHost) current(ctx context.Context, c sandbox.Call, rc *resolvedCall)
 // what the listing lacked, and is refused otherwise (not journaled, so a
 // resume tries again).
 func (r *runHost) unchecked(ctx context.Context, c sandbox.Call, rc *resolvedCall, listErr error) error {
-	if ue := (*UpstreamError)(nil); errors.As(listErr, &ue) && ue.Kind == UpstreamKindNeedsSignIn {
+	if ue := (*upstream.Error)(nil); errors.As(listErr, &ue) && ue.Kind == upstream.KindNeedsSignIn {
 		return r.awaitConnection(ctx, c, rc.conn, []string{OAuthSignInRef})
 	}
 	te := r.h.unavailable(c.Address, rc.tool.Source, listErr)
@@ -1019,7 +1020,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 	res, err := h.up.CallListed(cctx, tool.Source, conn, tool.Name, c.Args, tool.Request)
 	cancel()
 	ms := time.Since(start).Milliseconds()
-	if ue := (*UpstreamError)(nil); errors.As(err, &ue) && ue.Kind == UpstreamKindNeedsSignIn && ctx.Err() == nil {
+	if ue := (*upstream.Error)(nil); errors.As(err, &ue) && ue.Kind == upstream.KindNeedsSignIn && ctx.Err() == nil {
 		// The server refused the call before running it: it waits for the
 		// person to sign in, and goes out again on resume.
 		return nil, r.awaitConnection(ctx, c, conn, []string{OAuthSignInRef})
@@ -1111,17 +1112,17 @@ func (r *runHost) reserve(n int64) string {
 // upstreamToolError turns an upstream failure into a ToolError with a
 // truthful retryable flag.
 func upstreamToolError(address string, err error, timeout time.Duration) *sandbox.ToolError {
-	var ue *UpstreamError
+	var ue *upstream.Error
 	if errors.As(err, &ue) {
 		code := CodeUpstreamError
 		switch ue.Kind {
-		case UpstreamKindTimeout:
+		case upstream.KindTimeout:
 			code = CodeUpstreamTimeout
-		case UpstreamKindUnavailable:
+		case upstream.KindUnavailable:
 			return sourceUnavailableError(address, ue)
-		case UpstreamKindUnknownConnection:
+		case upstream.KindUnknownConnection:
 			code = CodeUnknownConn
-		case UpstreamKindUnknownSource:
+		case upstream.KindUnknownSource:
 			code = CodeUnknownTool
 		}
 		hint := Hint(code)

@@ -19,6 +19,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -412,7 +413,7 @@ func TestAcceptDoesNotWaitForAHungListing(t *testing.T) {
 	ctx := context.Background()
 	notes := newNotesServer()
 	cfg := testConfig(map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}, "stuck": fakeSource("hang-list", nil)})
-	stuck := &notingLister{Lister: newTestUpstreams(t, UpstreamOptions{}, cfg), source: "stuck", listing: make(chan struct{})}
+	stuck := &notingLister{Lister: newTestUpstreams(t, upstream.Options{}, cfg), source: "stuck", listing: make(chan struct{})}
 	c := catalog.New(openTestStore(t), stuck, nil)
 	defer c.Close()
 	if errs := c.Refresh(ctx, cfg, "notes"); len(errs) > 0 {

@@ -4,7 +4,6 @@
 //
 // The pieces, one or a few files each:
 //
-//   - upstream.go: sessions to upstream servers.
 //   - startup.go: the first seconds: requests wait for sources the catalog
 //     is listing for the first time, and say which are still starting.
 //   - lookup.go: search and describe, over the catalog, as text for models.
@@ -46,6 +45,8 @@
 //     keychain.
 //   - hub/clients: the person's MCP clients' config files (install,
 //     uninstall, repoint) and the first run's import of their servers.
+//   - hub/upstream: sessions to the upstream MCP servers, one per (source,
+//     connection), and the Backend seam other kinds of source plug into.
 //   - hub/catalog: every tool of every source as the guest sees it:
 //     addresses, pinned definitions, changes, first listings.
 //   - hub/policy: the rules (from the config, remembered, by origin) and the
@@ -56,28 +57,23 @@
 // Migration state: the hub is moving into one package per concept, a step at
 // a time. The surfaces above the heart (mcpserver, localapi) have moved, and
 // app and ui name them; config, oauth, clients, catalog and policy below it
-// too; upstream, openapi and skills are still files of package hub. While
-// a step is under way, aliases.go keeps the names that moved (Secrets,
-// Redactor, RedirectError, NewSecrets, ConnectionOwner, LooksSecretName,
-// LooksLikeToken, capText, utf8Start, sameOriginRedirect, urlOrigin from
-// hub/secrets; Namespace, ToolNames, camel, baseJSName, assignJSNames,
-// truncateName from hub/naming; newProcessGroup, killProcessGroup, pidAlive
-// from internal/proc; journalEntry, pendingRow from hub/store; Config, Source,
-// Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
-// ImportConnection, Paths, OAuthConfig, Retention, CatalogLimits, ParseMode,
-// LoadConfig, ParseConfig, ParseImport, SecretKey, HomeKeychain,
-// writeFileAtomic, jsonProblem, standardJSON, secureHome from hub/config;
-// OAuthGrant, OAuthState, SignInError, SignInOptions, oauthRecord,
-// ErrNeedsSignIn, SignIn, SignOut, ReadOAuthState, newOAuthConn,
-// loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from hub/oauth)
-// for the files still in package hub that use them. The last step deletes
+// too, and upstream below those; openapi and skills are still files of
+// package hub. While a step is under way, aliases.go keeps the names that
+// moved (Secrets, Redactor, RedirectError, NewSecrets, ConnectionOwner,
+// LooksSecretName, LooksLikeToken, capText, utf8Start, sameOriginRedirect
+// from hub/secrets; Namespace, ToolNames, camel, baseJSName, assignJSNames,
+// truncateName from hub/naming; pidAlive from internal/proc; journalEntry,
+// pendingRow from hub/store; Config, Source, Connection, Mode, Allow, Ask,
+// Deny, ConfigError, ConfigErrors, ImportConnection, Paths, OAuthConfig,
+// Retention, CatalogLimits, ParseMode, LoadConfig, ParseConfig, ParseImport,
+// SecretKey, HomeKeychain, writeFileAtomic, jsonProblem, standardJSON,
+// secureHome from hub/config; OAuthGrant, OAuthState, SignInOptions,
+// oauthRecord, ErrNeedsSignIn, SignIn, SignOut, ReadOAuthState, newOAuthConn,
+// loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from hub/oauth) for
+// the files still in package hub that use them. The last step deletes
 // aliases.go; nothing may be added to it but names a move takes away.
-// hub/clients, hub/catalog and hub/policy moved with no alias: the heart,
-// app and ui name clients.X, catalog.X and policy.X. RESTRequest,
-// RequestMeta and ListingLimitError, which the upstream sessions and the
-// OpenAPI sources produce and the catalog reads, are declared in
-// hub/catalog until the sessions have a package of their own below it;
-// then they move there.
+// hub/clients, hub/catalog, hub/policy and hub/upstream moved with no alias:
+// the heart, app and ui name clients.X, catalog.X, policy.X and upstream.X.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -98,6 +94,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -156,8 +153,8 @@ type Hub struct {
 	// startupWait bounds the start-up waits (startup.go).
 	startupWait time.Duration
 
-	up *Upstreams
-	// openapi serves the OpenAPI sources as up's Backend; the heart asks
+	up *upstream.Upstreams
+	// openapi serves the OpenAPI sources as up's upstream.Backend; the heart asks
 	// it what an operation needs of a connection (AuthNeed).
 	openapi *openAPISources
 	catalog *catalog.Catalog
@@ -299,13 +296,13 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		OnToolsChanged: func(source string) { h.up.ToolsChanged(source) },
 		OnState:        func(source string) { h.up.StateChanged(source) },
 	})
-	h.up = NewUpstreams(UpstreamOptions{
+	h.up = upstream.New(upstream.Options{
 		Keychain:    h.kc,
 		Secrets:     h.secrets,
 		Logger:      h.log,
 		CallTimeout: h.upTimeout,
 		Env:         env,
-		OnState: func(source string, st SourceState) {
+		OnState: func(source string, st upstream.SourceState) {
 			h.events.publish(Event{Kind: EventSource, ID: source})
 		},
 		OpenAPI: h.openapi,
@@ -313,7 +310,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	h.up.SetConfig(cfg)
 	h.catalog = catalog.New(db, h.up, &catalog.Options{
 		Logger:      h.log,
-		ListTimeout: h.up.opts.StartTimeout + h.up.opts.CallTimeout,
+		ListTimeout: h.up.ListTimeout(),
 		Debounce:    catalogDebounce,
 	})
 	if err := h.catalog.Load(ctx, cfg); err != nil {
@@ -544,7 +541,7 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 	// may serve other tools: calls wait for its next listing.
 	var changed []string
 	for name, s := range cfg.Sources {
-		if !sameSource(prev.Sources[name], s) {
+		if !upstream.SameSource(prev.Sources[name], s) {
 			changed = append(changed, name)
 		}
 	}

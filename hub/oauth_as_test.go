@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -118,7 +119,7 @@ func TestOAuthRefreshFails(t *testing.T) {
 	if err != nil || st.SignedIn || !strings.Contains(st.Reason, "invalid_grant") {
 		t.Fatalf("state after a failed refresh: %+v, %v", st, err)
 	}
-	if us := h.up.State()["p"]; us.State != SourceNeedsSignIn {
+	if us := h.up.State()["p"]; us.State != upstream.SourceNeedsSignIn {
 		t.Errorf("source state %+v", us)
 	}
 	h.Close()

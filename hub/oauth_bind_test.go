@@ -25,7 +25,7 @@ func TestOAuthSignInBoundToItsSource(t *testing.T) {
 		t.Fatal(rec, err)
 	}
 
-	other := newLoggingMCP(t, "127.0.0.2:0")
+	other := hubtest.NewLoggingMCP(t, "127.0.0.2:0")
 	t.Setenv("BROWSER", "false") // the hub's own offer to sign in goes nowhere
 	cfg := testConfig(map[string]*Source{"p": {URL: other.URL}})
 	if err := cfg.Save(filepath.Join(h.Paths().Home, "config.json")); err != nil {
@@ -49,7 +49,7 @@ func TestOAuthSignInBoundToItsSource(t *testing.T) {
 	if errs := h.Refresh(context.Background(), "p"); errs["p"] == nil || !errors.Is(errs["p"], ErrNeedsSignIn) {
 		t.Errorf("listing the source at its new URL: %v, want it to need a sign-in", errs)
 	}
-	for _, r := range other.received() {
+	for _, r := range other.Received() {
 		if strings.Contains(r, rec.AccessToken) || strings.Contains(r, rec.RefreshToken) || strings.Contains(r, "Authorization") {
 			t.Errorf("the new server received a credential: %s", r)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -59,8 +60,8 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	if !strings.Contains(env.Pending[0].Message, "sign in") || !strings.Contains(env.Pending[0].Summary, "sign-in") {
 		t.Errorf("pending %+v does not say a sign-in is needed", env.Pending[0])
 	}
-	if st := h.up.State()["demo"]; st.State != SourceNeedsSignIn {
-		t.Errorf("source state %+v, want %s", st, SourceNeedsSignIn)
+	if st := h.up.State()["demo"]; st.State != upstream.SourceNeedsSignIn {
+		t.Errorf("source state %+v, want %s", st, upstream.SourceNeedsSignIn)
 	}
 	demoStatus := func() SourceStatus {
 		st, err := h.Status(context.Background())
@@ -117,7 +118,7 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	if sts := h.OAuthStates(); len(sts) != 1 || !sts[0].SignedIn || sts[0].Source != "demo" {
 		t.Errorf("OAuth states %+v", sts)
 	}
-	if s := demoStatus(); s.State != SourceUp || len(s.SignIns) != 1 || !s.SignIns[0].SignedIn || !slices.Contains(s.SignIns[0].Scopes, "mcp:tools") {
+	if s := demoStatus(); s.State != upstream.SourceUp || len(s.SignIns) != 1 || !s.SignIns[0].SignedIn || !slices.Contains(s.SignIns[0].Scopes, "mcp:tools") {
 		t.Errorf("status after sign-in: %+v", s)
 	}
 	cancel()

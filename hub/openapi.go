@@ -4,7 +4,7 @@ package hub
 //
 // A source with "openapi" (a file path or an http(s) URL) is a REST API:
 // each operation of its document is a tool, and a call is one HTTP request.
-// openAPISources serves these sources as a Backend of Upstreams: Upstreams
+// openAPISources serves these sources as an upstream.Backend of Upstreams: Upstreams
 // routes their listings, calls and state here, so the catalog, the gate and
 // execute treat both kinds alike. The document is read and parsed once and
 // kept parsed until it changes: a watcher compares a file's size and time,
@@ -41,8 +41,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -88,7 +89,7 @@ type openAPIOptions struct {
 }
 
 // openAPISources serves the OpenAPI sources of the config, as the
-// [Backend] of Upstreams for them.
+// [upstream.Backend] of Upstreams for them.
 //
 // All methods are safe for concurrent use. Each source's watcher runs on a
 // goroutine of its own, owned by openAPISources; Close stops them and waits.
@@ -107,7 +108,7 @@ type openAPISources struct {
 	closed bool
 }
 
-var _ Backend = (*openAPISources)(nil)
+var _ upstream.Backend = (*openAPISources)(nil)
 
 // openapiPoll overrides the watch intervals when set (tests).
 var openapiPoll time.Duration
@@ -118,7 +119,7 @@ type restSource struct {
 	def     *Source
 	doc     *openapiDoc
 	loading *docLoad // the load under way, if any
-	err     *UpstreamError
+	err     *upstream.Error
 	stale   bool // the document changed since doc was built
 	stamp   string
 	// client sends the operations: it follows redirects only within their
@@ -135,10 +136,10 @@ func newOpenAPISources(opts openAPIOptions) *openAPISources {
 		opts.Logger = slog.Default()
 	}
 	if opts.CallTimeout <= 0 {
-		opts.CallTimeout = DefaultCallTimeout
+		opts.CallTimeout = upstream.DefaultCallTimeout
 	}
 	if opts.LoadTimeout <= 0 {
-		opts.LoadTimeout = DefaultStartTimeout
+		opts.LoadTimeout = upstream.DefaultStartTimeout
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -186,7 +187,7 @@ func (o *openAPISources) SetConfig(cfg *Config) {
 		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
 		rs := &restSource{def: def, stop: cancel,
 			client:    &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect},
-			docClient: &http.Client{Transport: tr, CheckRedirect: noReferer}}
+			docClient: &http.Client{Transport: tr, CheckRedirect: secrets.NoReferer}}
 		o.srcs[name] = rs
 		o.wg.Add(1)
 		go func() {
@@ -198,18 +199,18 @@ func (o *openAPISources) SetConfig(cfg *Config) {
 }
 
 // State is the state of an OpenAPI source, without its Since.
-func (o *openAPISources) State(source string) SourceState {
+func (o *openAPISources) State(source string) upstream.SourceState {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	st := SourceState{State: SourceIdle}
+	st := upstream.SourceState{State: upstream.SourceIdle}
 	if rs := o.srcs[source]; rs != nil {
 		switch {
 		case rs.doc != nil:
-			st.State = SourceUp
+			st.State = upstream.SourceUp
 		case rs.loading != nil:
-			st.State = SourceStarting
+			st.State = upstream.SourceStarting
 		case rs.err != nil:
-			st.State, st.Err, st.Retryable = SourceDown, rs.err.Reason(), rs.err.Retryable
+			st.State, st.Err, st.Retryable = upstream.SourceDown, rs.err.Reason(), rs.err.Retryable
 		}
 	}
 	return st
@@ -249,16 +250,16 @@ func (o *openAPISources) doc(ctx context.Context, source string) (*openapiDoc, *
 		o.mu.Lock()
 		if o.closed {
 			o.mu.Unlock()
-			return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the hub is shutting down")}
+			return nil, nil, &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: errors.New("the hub is shutting down")}
 		}
 		rs := o.srcs[source]
 		if rs == nil {
 			def := o.cfg.Sources[source]
 			o.mu.Unlock()
 			if def != nil && def.Disabled {
-				return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the source is disabled in the config")}
+				return nil, nil, &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: errors.New("the source is disabled in the config")}
 			}
-			return nil, nil, &UpstreamError{Source: source, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
+			return nil, nil, &upstream.Error{Source: source, Kind: upstream.KindUnknownSource, Err: errors.New("no such source in the config")}
 		}
 		if rs.doc != nil && !rs.stale {
 			doc := rs.doc
@@ -277,7 +278,7 @@ func (o *openAPISources) doc(ctx context.Context, source string) (*openapiDoc, *
 				}
 				return l.doc, rs, nil
 			case <-ctx.Done():
-				return nil, nil, ctxError(ctx, source, "", "waiting for the OpenAPI document")
+				return nil, nil, upstream.ContextError(ctx, source, "", "waiting for the OpenAPI document")
 			}
 		}
 		l := &docLoad{done: make(chan struct{})}
@@ -301,7 +302,7 @@ func (o *openAPISources) doc(ctx context.Context, source string) (*openapiDoc, *
 type docLoad struct {
 	done chan struct{}
 	doc  *openapiDoc
-	err  *UpstreamError
+	err  *upstream.Error
 }
 
 // load reads and parses the document of source for l. The parse, which a
@@ -322,10 +323,10 @@ func (o *openAPISources) load(source string, rs *restSource, l *docLoad) {
 	data, rerr := readOpenAPI(lctx, rs.docClient, loc)
 	cancel()
 	var doc *openapiDoc
-	var ue *UpstreamError
+	var ue *upstream.Error
 	switch {
 	case rerr != nil:
-		ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Retryable: true, Err: rerr}
+		ue = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Retryable: true, Err: rerr}
 		if errors.Is(rerr, os.ErrNotExist) || errors.Is(rerr, os.ErrPermission) {
 			ue.Retryable = false
 		}
@@ -345,10 +346,10 @@ func (o *openAPISources) load(source string, rs *restSource, l *docLoad) {
 		case p := <-res:
 			doc = p.doc
 			if p.err != nil {
-				ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: p.err}
+				ue = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: p.err}
 			}
 		case <-o.ctx.Done():
-			ue = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the hub is shutting down")}
+			ue = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: errors.New("the hub is shutting down")}
 		}
 	}
 	o.mu.Lock()
@@ -371,7 +372,7 @@ func (o *openAPISources) load(source string, rs *restSource, l *docLoad) {
 	}
 	l.doc, l.err = rs.doc, ue
 	if ue == nil && doc == nil && !current {
-		l.err = &UpstreamError{Source: source, Kind: UpstreamKindUnavailable, Err: errors.New("the source changed while its document was read")}
+		l.err = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: errors.New("the source changed while its document was read")}
 	}
 	close(l.done)
 	o.mu.Unlock()
@@ -471,7 +472,7 @@ func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.T
 	lim := o.cfg.Catalog
 	o.mu.Unlock()
 	const page = 200
-	tools, err := listBounded(ctx, source, lim, func(_ context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+	tools, err := upstream.ListBounded(ctx, source, lim, func(_ context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
 		start := 0
 		if p.Cursor != "" {
 			start, _ = strconv.Atoi(p.Cursor)
@@ -484,7 +485,7 @@ func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.T
 		}
 		return res, nil
 	})
-	var partial *catalog.ListingLimitError
+	var partial *upstream.ListingLimitError
 	if err != nil && !errors.As(err, &partial) {
 		return nil, err
 	}
@@ -497,14 +498,14 @@ func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.T
 		warnings = append(warnings, "calls fail: "+doc.serverProblem)
 	}
 	for i, s := range doc.skipped {
-		if i == maxListingWarnings {
+		if i == upstream.MaxListingWarnings {
 			warnings = append(warnings, fmt.Sprintf("and %d more operations skipped", len(doc.skipped)-i))
 			break
 		}
 		warnings = append(warnings, s)
 	}
 	if len(warnings) > 0 {
-		return tools, &catalog.ListingLimitError{Source: source, Warnings: warnings}
+		return tools, &upstream.ListingLimitError{Source: source, Warnings: warnings}
 	}
 	return tools, nil
 }
@@ -536,18 +537,18 @@ func (o *openAPISources) connection(source, conn string) (*Source, string, *Conn
 	def := o.cfg.Sources[source]
 	o.mu.Unlock()
 	if def == nil {
-		return nil, "", nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
+		return nil, "", nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnknownSource, Err: errors.New("no such source in the config")}
 	}
 	if conn == "" {
 		conn = def.DefaultConnection()
 		if conn == "" && len(def.Connections) > 0 {
-			return nil, "", nil, &UpstreamError{Source: source, Kind: UpstreamKindUnknownConnection,
+			return nil, "", nil, &upstream.Error{Source: source, Kind: upstream.KindUnknownConnection,
 				Err: fmt.Errorf("no default connection; pick one of %s", strings.Join(def.ConnectionNames(), ", "))}
 		}
 	}
 	c := def.Connections[conn]
 	if conn != "" && c == nil {
-		return nil, "", nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownConnection, Err: fmt.Errorf("no connection %q", conn)}
+		return nil, "", nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnknownConnection, Err: fmt.Errorf("no connection %q", conn)}
 	}
 	return def, conn, c, nil
 }
@@ -560,17 +561,17 @@ func (o *openAPISources) credentials(rs *restSource, source, conn string, def *S
 			var ferr error
 			dst[k] = config.ReplaceSecretRefs(v, func(name string) string {
 				if o.opts.Keychain == nil {
-					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+					ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Secret: name,
 						Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
 					return ""
 				}
 				val, err := o.opts.Keychain.Get(SecretKey(source, conn, name))
 				switch {
 				case errors.Is(err, keychain.ErrNotFound):
-					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+					ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Secret: name,
 						Err: fmt.Errorf("secret %q is not in the keychain", name)}
 				case err != nil:
-					ferr = &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("reading secret %q: %w", name, err)}
+					ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Err: fmt.Errorf("reading secret %q: %w", name, err)}
 				}
 				if val != "" {
 					cr.secrets = append(cr.secrets, val)
@@ -749,11 +750,11 @@ func restConnectionMessage(source, need string) string {
 // call is sent only if the operation's request is still want (what the
 // catalog listed and the person consented to); else it fails, and the
 // source's tools are listed again.
-func (o *openAPISources) Call(ctx context.Context, source, conn, name string, args json.RawMessage, want *catalog.RESTRequest) (*mcp.CallToolResult, error) {
+func (o *openAPISources) Call(ctx context.Context, source, conn, name string, args json.RawMessage, want *upstream.RESTRequest) (*mcp.CallToolResult, error) {
 	var in map[string]json.RawMessage
 	if len(strings.TrimSpace(string(args))) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil || in == nil {
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol,
+			return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol,
 				Err: fmt.Errorf("calling %s: arguments must be a JSON object", name)}
 		}
 	}
@@ -767,10 +768,10 @@ func (o *openAPISources) Call(ctx context.Context, source, conn, name string, ar
 	}
 	op := doc.ops[name]
 	if op == nil {
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %w", name, errNoOperation)}
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %w", name, errNoOperation)}
 	}
 	if need := o.AuthNeed(source, name, conn); need != "" {
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret,
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret,
 			Err: fmt.Errorf("calling %s: the connection has no credentials for it; it needs %s", name, need)}
 	}
 	cr, err := o.credentials(rs, source, conn, def, c)
@@ -779,22 +780,22 @@ func (o *openAPISources) Call(ctx context.Context, source, conn, name string, ar
 	}
 	base := restEndpoint(strings.TrimRight(def.BaseURL, "/"), doc, op)
 	if base == "" {
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("calling %s: %s", name, doc.serverProblem)}
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Err: fmt.Errorf("calling %s: %s", name, doc.serverProblem)}
 	}
-	if got := (catalog.RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && *want != got {
+	if got := (upstream.RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && *want != got {
 		o.toolsChanged(source)
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Retryable: true,
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Retryable: true,
 			Err: fmt.Errorf("calling %s: the operation changed since it was listed (now %s, listed as %s); nothing was sent, and its new definition asks until accepted", name, got, want)}
 	}
 	if cr.any() {
-		if why := insecureHTTP(base, def.AllowInsecureHTTP); why != "" {
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable,
+		if why := secrets.InsecureHTTP(base, def.AllowInsecureHTTP); why != "" {
+			return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable,
 				Err: fmt.Errorf("calling %s: the hub did not send it: %s", name, why)}
 		}
 	}
 	req, err := buildRESTRequest(base, op, in, cr)
 	if err != nil {
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %w", name, err)}
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %w", name, err)}
 	}
 	callCtx, cancel := context.WithTimeout(ctx, o.opts.CallTimeout)
 	defer cancel()
@@ -834,7 +835,7 @@ type restRequest struct {
 // the parameter.
 func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage, cr *restCredentials) (*restRequest, error) {
 	baseURL, err := url.Parse(base)
-	if err != nil || originOf(baseURL) == "" || baseURL.RawQuery != "" || baseURL.Fragment != "" {
+	if err != nil || secrets.OriginOf(baseURL) == "" || baseURL.RawQuery != "" || baseURL.Fragment != "" {
 		return nil, fmt.Errorf("the API's base URL %q is not an http(s) URL without query", base)
 	}
 	if problem := pathTemplateProblem(op.path); problem != "" {
@@ -933,8 +934,8 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 	if len(rawQuery) > 0 {
 		r.url += "?" + strings.Join(rawQuery, "&")
 	}
-	if built, err := url.Parse(r.url); err != nil || originOf(built) != originOf(baseURL) {
-		return nil, fmt.Errorf("the request's URL would leave the API's origin %s", originOf(baseURL))
+	if built, err := url.Parse(r.url); err != nil || secrets.OriginOf(built) != secrets.OriginOf(baseURL) {
+		return nil, fmt.Errorf("the request's URL would leave the API's origin %s", secrets.OriginOf(baseURL))
 	}
 	if op.hasBody {
 		var body []byte
@@ -1081,14 +1082,14 @@ func validCookieName(name string) bool {
 // send sends r once. retryIn >= 0 means the answer asked to come back
 // after that long (Retry-After on a 429 or 503, within maxRetryAfter); it
 // is -1 otherwise.
-func (o *openAPISources) send(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, secrets []string) (*mcp.CallToolResult, time.Duration, error) {
+func (o *openAPISources) send(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, values []string) (*mcp.CallToolResult, time.Duration, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = strings.NewReader(string(r.body))
 	}
 	req, err := http.NewRequestWithContext(callCtx, r.method, r.url, body)
 	if err != nil {
-		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, scrubSecrets(err.Error(), secrets))}
+		return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %v", name, secrets.ScrubValues(err.Error(), values))}
 	}
 	req.Header = r.headers.Clone()
 	req.Header.Set("User-Agent", "capabilities/"+o.opts.Version)
@@ -1096,27 +1097,27 @@ func (o *openAPISources) send(ctx, callCtx context.Context, client *http.Client,
 	if err != nil {
 		var re *RedirectError
 		if errors.As(err, &re) {
-			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: re.Status,
-				Err: fmt.Errorf("calling %s: %s", name, scrubSecrets(re.Error(), secrets))}
+			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Status: re.Status,
+				Err: fmt.Errorf("calling %s: %s", name, secrets.ScrubValues(re.Error(), values))}
 		}
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return nil, -1, fmt.Errorf("source %q: calling %s: %w", source, name, ctx.Err())
 		}
 		if callCtx.Err() != nil {
-			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindTimeout, Retryable: true,
 				Err: fmt.Errorf("calling %s: no answer within %v", name, o.opts.CallTimeout)}
 		}
-		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
-			Err: fmt.Errorf("calling %s: %s", name, scrubSecrets(err.Error(), secrets))}
+		return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Retryable: true,
+			Err: fmt.Errorf("calling %s: %s", name, secrets.ScrubValues(err.Error(), values))}
 	}
 	defer resp.Body.Close()
 	data, err := readBounded(resp.Body, maxRESTResponse, "the answer")
 	if err != nil {
 		if callCtx.Err() != nil {
-			return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindTimeout, Retryable: true,
 				Err: fmt.Errorf("calling %s: the answer did not arrive within %v", name, o.opts.CallTimeout)}
 		}
-		return nil, -1, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Err: fmt.Errorf("calling %s: %v", name, err)}
+		return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %v", name, err)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		code := resp.StatusCode
@@ -1127,12 +1128,12 @@ func (o *openAPISources) send(ctx, callCtx context.Context, client *http.Client,
 				retryIn = d
 			}
 		}
-		excerpt := scrubSecrets(strings.Join(strings.Fields(string(data)), " "), secrets)
+		excerpt := secrets.ScrubValues(strings.Join(strings.Fields(string(data)), " "), values)
 		msg := fmt.Sprintf("calling %s: HTTP %d %s", name, code, http.StatusText(code))
 		if excerpt != "" {
 			msg += ": " + truncateUTF8(excerpt, restExcerpt)
 		}
-		return nil, retryIn, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: code, Retryable: retryable, Err: errors.New(msg)}
+		return nil, retryIn, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Status: code, Retryable: retryable, Err: errors.New(msg)}
 	}
 	res := &mcp.CallToolResult{}
 	ct := resp.Header.Get("Content-Type")

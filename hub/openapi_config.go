@@ -3,6 +3,8 @@ package hub
 import (
 	"context"
 	"net/http"
+
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // restNeed is what the OpenAPI operation at address needs from connection
@@ -24,7 +26,7 @@ func (h *Hub) restNeed(address, source, conn string) string {
 // the lines of those it skips and its server ("" when it names none). The
 // error names the file or URL, the place and the problem.
 func CheckOpenAPI(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
-	client := &http.Client{CheckRedirect: noReferer}
+	client := &http.Client{CheckRedirect: secrets.NoReferer}
 	data, err := readOpenAPI(ctx, client, loc)
 	if err != nil {
 		return 0, nil, "", err

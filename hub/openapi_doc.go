@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"capabilities.sh/capabilities/hub/secrets"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi"
@@ -347,12 +348,12 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 	}
 	// A source's credentials go to one origin, the document's server's (or
 	// baseUrl's): an operation of its own elsewhere is not served.
-	if o.server != "" && originOfURL(o.server) != originOfURL(docServer) {
+	if o.server != "" && secrets.OriginOfURL(o.server) != secrets.OriginOfURL(docServer) {
 		api := "none"
 		if docServer != "" {
-			api = shownOrigin(originOfURL(docServer))
+			api = secrets.ShownOrigin(secrets.OriginOfURL(docServer))
 		}
-		return nil, nil, fmt.Sprintf("its own server %s is not on the API's origin (%s); a source's credentials go to one origin only", shownOrigin(originOfURL(o.server)), api)
+		return nil, nil, fmt.Sprintf("its own server %s is not on the API's origin (%s); a source's credentials go to one origin only", secrets.ShownOrigin(secrets.OriginOfURL(o.server)), api)
 	}
 	// Parameters: the path item's, overridden by the operation's of the
 	// same name and place.

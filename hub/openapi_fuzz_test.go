@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // FuzzBuildRESTRequest builds requests from any path template, parameter
@@ -62,7 +64,7 @@ func FuzzBuildRESTRequest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("built URL %q does not parse: %v", r.url, err)
 		}
-		if originOf(u) != "https://api.example.com:8443" || u.User != nil || u.Fragment != "" {
+		if secrets.OriginOf(u) != "https://api.example.com:8443" || u.User != nil || u.Fragment != "" {
 			t.Fatalf("built URL %q left the origin", r.url)
 		}
 		path := u.EscapedPath()

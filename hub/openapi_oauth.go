@@ -1,6 +1,10 @@
 package hub
 
-import "strings"
+import (
+	"strings"
+
+	"capabilities.sh/capabilities/hub/upstream"
+)
 
 // OAuth connections of OpenAPI sources.
 //
@@ -35,11 +39,11 @@ func (o *openAPISources) oauthHeader(rs *restSource, source, conn string, header
 	var tokens []string
 	oc, err := newOAuthConn(source, conn, o.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
 	if err != nil {
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Err: err}
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}
 	tok, err := oc.Token()
 	if err != nil {
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Err: err}
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}
 	headers["Authorization"] = "Bearer " + tok.AccessToken
 	return append(tokens, tok.AccessToken), nil

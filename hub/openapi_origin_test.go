@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // loggedRequest is what a logging server received.
@@ -146,12 +148,12 @@ func TestOpenAPIRequestsStayOnOrigin(t *testing.T) {
 	}))
 	api, apiLog := originTestAPI(t, other.URL)
 	kc := &svcMemKeychain{m: map[string]string{}}
-	secrets := map[string]string{
+	values := map[string]string{
 		"hk": "hk_" + strings.Repeat("1", 28),
 		"qk": "qk_" + strings.Repeat("2", 28),
 		"ck": "ck_" + strings.Repeat("3", 28),
 	}
-	for k, v := range secrets {
+	for k, v := range values {
 		kc.Set(SecretKey("api", "default", k), v)
 	}
 	conn := &Connection{
@@ -170,7 +172,7 @@ func TestOpenAPIRequestsStayOnOrigin(t *testing.T) {
 		if env.Status != StatusCompleted {
 			t.Fatalf("run: %s", envJSON(env))
 		}
-		for _, s := range secrets {
+		for _, s := range values {
 			if strings.Contains(envJSON(env), s) {
 				t.Errorf("a secret reached the envelope: %s", envJSON(env))
 			}
@@ -218,7 +220,7 @@ func TestOpenAPIRequestsStayOnOrigin(t *testing.T) {
 			t.Errorf("the redirect within the API's origin was not followed: %+v", got)
 		}
 		landing := apiLog.find("/landing")
-		if len(landing) != 1 || landing[0].Header.Get("X-Api-Key") != secrets["hk"] || !strings.Contains(landing[0].Header.Get("Cookie"), "sid="+secrets["ck"]) {
+		if len(landing) != 1 || landing[0].Header.Get("X-Api-Key") != values["hk"] || !strings.Contains(landing[0].Header.Get("Cookie"), "sid="+values["ck"]) {
 			t.Fatalf("the followed request lost its credentials: %+v", landing)
 		}
 		if landing[0].Header.Get("Referer") != "" || landing[0].Body != `{"text":"hello"}` {
@@ -275,8 +277,8 @@ func TestOpenAPIRequestsStayOnOrigin(t *testing.T) {
 			t.Errorf("a cookie value added a cookie: %v", got.Cookies)
 		}
 		sent := apiLog.find("/search")
-		if len(sent) != 2 || sent[1].URI != "/search?deep%5Bx%5D%26key%3Dmine%26%5B%5D=1&q=a%26key%3Dmine&key="+secrets["qk"] ||
-			sent[1].Header.Get("Cookie") != "pref=p%3B%20sid=mine; sid="+secrets["ck"] {
+		if len(sent) != 2 || sent[1].URI != "/search?deep%5Bx%5D%26key%3Dmine%26%5B%5D=1&q=a%26key%3Dmine&key="+values["qk"] ||
+			sent[1].Header.Get("Cookie") != "pref=p%3B%20sid=mine; sid="+values["ck"] {
 			t.Errorf("a query or cookie value added a key: %+v", sent)
 		}
 	})
@@ -289,7 +291,7 @@ func TestOpenAPIRequestsStayOnOrigin(t *testing.T) {
 			}
 		}
 		warnings := strings.Join(h.catalog.Warnings("api"), "\n")
-		if !strings.Contains(warnings, "skipped GET /elsewhere: its own server "+originOfURL(other.URL)+" is not on the API's origin") ||
+		if !strings.Contains(warnings, "skipped GET /elsewhere: its own server "+secrets.OriginOfURL(other.URL)+" is not on the API's origin") ||
 			!strings.Contains(warnings, `skipped GET @127.0.0.2/steal: its path does not start with "/"`) {
 			t.Errorf("the listing does not say why: %s", warnings)
 		}
@@ -344,8 +346,8 @@ func TestPlainHTTPCredentials(t *testing.T) {
 		{"http://0.0.0.0:80/x", false, false},
 		{"http://127.0.0.1.example.com/x", false, false},
 	} {
-		if got := insecureHTTP(tc.url, tc.allow) == ""; got != tc.ok {
-			t.Errorf("insecureHTTP(%q, %v) allows: %v, want %v", tc.url, tc.allow, got, tc.ok)
+		if got := secrets.InsecureHTTP(tc.url, tc.allow) == ""; got != tc.ok {
+			t.Errorf("secrets.InsecureHTTP(%q, %v) allows: %v, want %v", tc.url, tc.allow, got, tc.ok)
 		}
 	}
 
@@ -391,7 +393,7 @@ func TestPlainHTTPCredentials(t *testing.T) {
 	env := execCode(t, h, `try { return await rest.me(); } catch (e) { return e.message; }`)
 	var msg string
 	json.Unmarshal(env.Result, &msg)
-	if env.Status != StatusCompleted || !strings.Contains(msg, "the hub did not send it: "+originOfURL(apiSrv.URL)+" is plain http on another machine") {
+	if env.Status != StatusCompleted || !strings.Contains(msg, "the hub did not send it: "+secrets.OriginOfURL(apiSrv.URL)+" is plain http on another machine") {
 		t.Errorf("the REST call over plain http: %s", envJSON(env))
 	}
 	if n := len(apiLog.all()) + len(mcpLog.all()); n != 0 {

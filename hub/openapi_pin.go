@@ -8,9 +8,8 @@ package hub
 // covers).
 
 import (
+	"capabilities.sh/capabilities/hub/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // restEndpoint is the base URL the calls of op go to: the source's
@@ -36,7 +35,7 @@ func withRequests(tools []*mcp.Tool, doc *openapiDoc, baseURL string) []*mcp.Too
 			continue
 		}
 		c := *t
-		c.Meta = mcp.Meta{catalog.RequestMeta: &catalog.RESTRequest{Method: op.method, Path: op.path, Server: restEndpoint(baseURL, doc, op)}}
+		c.Meta = mcp.Meta{upstream.RequestMeta: &upstream.RESTRequest{Method: op.method, Path: op.path, Server: restEndpoint(baseURL, doc, op)}}
 		out = append(out, &c)
 	}
 	return out

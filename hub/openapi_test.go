@@ -307,7 +307,7 @@ func TestOpenAPIPetstore(t *testing.T) {
 // TestMCPCallEntersNoOpenAPICode runs a call of an MCP tool on a hub that
 // also serves an OpenAPI source, while the OpenAPI sources' lock is held.
 // Everything of openAPISources that a call could reach (AuthNeed, and
-// SetConfig, ListTools, Call and State through Upstreams' Backend) takes
+// SetConfig, ListTools, Call and State through Upstreams' upstream.Backend) takes
 // that lock, so the run finishes only if its call goes from the heart to
 // the upstream session and back without entering OpenAPI code.
 func TestMCPCallEntersNoOpenAPICode(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // ErrUnknownProfile is what a request that names a profile the config does
@@ -74,13 +75,13 @@ func (h *Hub) Profile(name string) (*ProfileInfo, error) {
 		// As the source's state says, which the hub keeps without asking
 		// the keychain: the surface asks for every HTTP request.
 		switch st := states[s].State; {
-		case src.Disabled || st == SourceDisabled:
+		case src.Disabled || st == upstream.SourceDisabled:
 			info.Unavailable = append(info.Unavailable, ns+" (disabled)")
-		case st == SourceNeedsSignIn:
+		case st == upstream.SourceNeedsSignIn:
 			info.Unavailable = append(info.Unavailable, ns+" (needs a sign-in)")
-		case st == SourceNeedsSecret:
+		case st == upstream.SourceNeedsSecret:
 			info.Unavailable = append(info.Unavailable, ns+" (needs a secret)")
-		case st == SourceDown:
+		case st == upstream.SourceDown:
 			info.Unavailable = append(info.Unavailable, ns+" (down)")
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub/tsgen"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -261,7 +262,7 @@ func TestUpstreamSkillEntryChecks(t *testing.T) {
 		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":1},{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":1}]`, "listed twice"},
 		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":16777217}]`, "pass 16777216 bytes"},
 	} {
-		sk, err := upstreamSkill("my-docs", ListedSkill{URI: c.uri, Frontmatter: json.RawMessage(c.fm), Resources: json.RawMessage(c.res)})
+		sk, err := upstreamSkill("my-docs", upstream.ListedSkill{URI: c.uri, Frontmatter: json.RawMessage(c.fm), Resources: json.RawMessage(c.res)})
 		if c.problem == "" {
 			if err != nil || sk.Address != "skill:myDocs.a/b" || sk.Name != "b" || len(sk.Files) != 1 {
 				t.Errorf("%s: %v, %+v", c.uri, err, sk)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 var (
@@ -32,7 +33,7 @@ var (
 )
 
 // upstreamSkill checks one entry of source's listing and makes it a Skill.
-func upstreamSkill(source string, e ListedSkill) (*Skill, error) {
+func upstreamSkill(source string, e upstream.ListedSkill) (*Skill, error) {
 	scheme, rest, ok := strings.Cut(e.URI, "://")
 	root, isSkillMD := strings.CutSuffix(rest, "/SKILL.md")
 	if !ok || scheme == "" || !isSkillMD || root == "" {
@@ -59,7 +60,7 @@ func upstreamSkill(source string, e ListedSkill) (*Skill, error) {
 	if string(e.Resources) == `"dynamic"` {
 		return nil, fmt.Errorf("%s: its files are \"dynamic\", without digests to check them by", e.URI)
 	}
-	var res []SkillResource
+	var res []upstream.SkillResource
 	if err := json.Unmarshal(e.Resources, &res); err != nil || res == nil {
 		return nil, fmt.Errorf("%s: resources is neither a list of files nor \"dynamic\"", e.URI)
 	}

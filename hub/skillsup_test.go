@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // skillsUpstream is a small go-sdk server that offers the Skills
@@ -36,20 +37,20 @@ func newSkillsUpstream(t *testing.T) *skillsUpstream {
 	}, skills: []string{"skill://acme/billing/refunds/SKILL.md", "skill://bad/SKILL.md"},
 		dynamic: []string{"skill://reports/daily/SKILL.md"}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "skills-upstream", Version: "1"}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}, Extensions: map[string]any{SkillsExtension: map[string]any{}}},
+		Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}, Extensions: map[string]any{upstream.SkillsExtension: map[string]any{}}},
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "ping", Description: "Answer pong."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil, nil
 	})
-	if err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, _ *ListSkillsParams) (*ListedSkillsResult, error) {
+	if err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, _ *upstream.ListSkillsParams) (*upstream.ListedSkillsResult, error) {
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		res := &ListedSkillsResult{}
+		res := &upstream.ListedSkillsResult{}
 		for _, uri := range u.skills {
 			res.Skills = append(res.Skills, u.entryLocked(uri))
 		}
 		for _, uri := range u.dynamic {
-			res.Skills = append(res.Skills, ListedSkill{URI: uri, Frontmatter: json.RawMessage(`{"name":"daily","description":"Today's report."}`), Resources: json.RawMessage(`"dynamic"`)})
+			res.Skills = append(res.Skills, upstream.ListedSkill{URI: uri, Frontmatter: json.RawMessage(`{"name":"daily","description":"Today's report."}`), Resources: json.RawMessage(`"dynamic"`)})
 		}
 		return res, nil
 	}); err != nil {
@@ -75,20 +76,20 @@ func newSkillsUpstream(t *testing.T) *skillsUpstream {
 
 // entryLocked is the listing entry of the skill at uri: every file under
 // its folder, with digests of what it serves.
-func (u *skillsUpstream) entryLocked(uri string) ListedSkill {
+func (u *skillsUpstream) entryLocked(uri string) upstream.ListedSkill {
 	doc, err := parseSkillMD([]byte(u.files[uri]))
 	if err != nil {
 		panic(err)
 	}
 	root := strings.TrimSuffix(uri, "SKILL.md")
-	var res []SkillResource
+	var res []upstream.SkillResource
 	for _, f := range sortedKeys(u.files) {
 		if strings.HasPrefix(f, root) {
-			res = append(res, SkillResource{URI: f, Digest: digestOf([]byte(u.files[f])), Size: int64(len(u.files[f]))})
+			res = append(res, upstream.SkillResource{URI: f, Digest: digestOf([]byte(u.files[f])), Size: int64(len(u.files[f]))})
 		}
 	}
 	b, _ := json.Marshal(res)
-	return ListedSkill{URI: uri, Frontmatter: doc.Frontmatter, Resources: b}
+	return upstream.ListedSkill{URI: uri, Frontmatter: doc.Frontmatter, Resources: b}
 }
 
 func (u *skillsUpstream) set(uri, content string) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // stateHub opens a hub over sources in every state once listed: memory
@@ -43,14 +45,14 @@ func TestSourceStatesOneVocabulary(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		state   SourceStateKind
+		state   upstream.SourceStateKind
 		summary string
 	}{
-		"memory": {SourceUp, "up"},
-		"gone":   {SourceDown, "down: starting "},
-		"broken": {SourceDown, "down: starting the server: "},
-		"locked": {SourceNeedsSecret, "needs a secret: connection \"work\": secret \"API_TOKEN\" is not in the keychain"},
-		"off":    {SourceDisabled, "disabled"},
+		"memory": {upstream.SourceUp, "up"},
+		"gone":   {upstream.SourceDown, "down: starting "},
+		"broken": {upstream.SourceDown, "down: starting the server: "},
+		"locked": {upstream.SourceNeedsSecret, "needs a secret: connection \"work\": secret \"API_TOKEN\" is not in the keychain"},
+		"off":    {upstream.SourceDisabled, "disabled"},
 	}
 	up := h.up.State()
 	for _, s := range st.Sources {

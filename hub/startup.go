@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // DefaultStartupWait bounds how long one search, describe or execute waits
@@ -208,7 +210,7 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 		return ""
 	}
 	switch st.State {
-	case SourceDown:
+	case upstream.SourceDown:
 		what := "is down"
 		if !ls.Listed {
 			what += ", so its tools are not listed"
@@ -221,10 +223,10 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 			return msg + " It may come back; try again later."
 		}
 		return msg + " Tell the user (`capabilities hub status` shows it)."
-	case SourceNeedsSecret:
+	case upstream.SourceNeedsSecret:
 		return fmt.Sprintf("%s needs a secret before it can be used: %s. The user can add it in a terminal with `capabilities connection add %s %s`; never ask for it in chat.",
 			Namespace(name), st.Err, name, h.Config().Sources[name].DefaultConnection())
-	case SourceNeedsSignIn:
+	case upstream.SourceNeedsSignIn:
 		return fmt.Sprintf("%s needs the user to sign in before it can be used (%s). %s", Namespace(name), st.Err, signInHint(name, h.Config().Sources[name].DefaultConnection()))
 	}
 	if !ls.Listed && ls.Err != nil {

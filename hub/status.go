@@ -10,15 +10,16 @@ import (
 
 	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // SourceStatus is one source as `hub status` and the tray show it.
 type SourceStatus struct {
-	Name      string          `json:"name"`
-	Namespace string          `json:"namespace"`
-	State     SourceStateKind `json:"state"`
-	Error     string          `json:"error,omitempty"`
-	// Summary is the state as every surface words it (SourceState.Summary).
+	Name      string                   `json:"name"`
+	Namespace string                   `json:"namespace"`
+	State     upstream.SourceStateKind `json:"state"`
+	Error     string                   `json:"error,omitempty"`
+	// Summary is the state as every surface words it (upstream.SourceState.Summary).
 	Summary     string   `json:"summary"`
 	Tools       int      `json:"tools"`
 	Connections []string `json:"connections,omitempty"`
@@ -77,9 +78,9 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 		s := cfg.Sources[name]
 		us := states[name]
 		if us.State == "" { // the config changed between the two reads
-			us.State = SourceIdle
+			us.State = upstream.SourceIdle
 			if s.Disabled {
-				us.State = SourceDisabled
+				us.State = upstream.SourceDisabled
 			}
 		}
 		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),

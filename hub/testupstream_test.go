@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
@@ -30,23 +31,14 @@ func npmServer(t testing.TB, name string) string { t.Helper(); return hubtest.Np
 
 // everythingSource, memorySource and filesystemSource are the three
 // reference servers as stdio sources.
-func everythingSource(t testing.TB) *Source {
-	return &Source{Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"}}
-}
+func everythingSource(t testing.TB) *Source { return hubtest.EverythingSource(t) }
 
-func memorySource(t testing.TB) *Source {
-	return &Source{Command: npmServer(t, "mcp-server-memory"),
-		Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}}
-}
+func memorySource(t testing.TB) *Source { return hubtest.MemorySource(t) }
 
-func filesystemSource(t testing.TB, dir string) *Source {
-	return &Source{Command: npmServer(t, "mcp-server-filesystem"), Args: []string{dir}}
-}
+func filesystemSource(t testing.TB, dir string) *Source { return hubtest.FilesystemSource(t, dir) }
 
 // testConfig is a config of the given sources.
-func testConfig(sources map[string]*Source) *Config {
-	return &Config{Sources: sources, Policy: map[string]Mode{}}
-}
+func testConfig(sources map[string]*Source) *Config { return hubtest.Config(sources) }
 
 // logBuffer collects a logger's output; safe for concurrent use.
 type logBuffer = hubtest.LogBuffer
@@ -56,7 +48,7 @@ type logBuffer = hubtest.LogBuffer
 func debugLogger() (*slog.Logger, *logBuffer) { return hubtest.DebugLogger() }
 
 // newTestUpstreams returns Upstreams for cfg, closed when the test ends.
-func newTestUpstreams(t testing.TB, opts UpstreamOptions, cfg *Config) *Upstreams {
+func newTestUpstreams(t testing.TB, opts upstream.Options, cfg *Config) *upstream.Upstreams {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger, _ = debugLogger()
@@ -64,7 +56,7 @@ func newTestUpstreams(t testing.TB, opts UpstreamOptions, cfg *Config) *Upstream
 	if opts.Env == nil {
 		opts.Env = os.Environ()
 	}
-	u := NewUpstreams(opts)
+	u := upstream.New(opts)
 	t.Cleanup(func() {
 		if err := u.Close(); err != nil {
 			t.Errorf("Close: %v", err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -65,7 +66,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, 
 		// reason that may have passed (the secret is there now, it was
 		// down and may be back).
 		st := h.up.State()[src]
-		force := ls.Tried && (st.State == SourceNeedsSecret || st.State == SourceNeedsSignIn || st.Retryable)
+		force := ls.Tried && (st.State == upstream.SourceNeedsSecret || st.State == upstream.SourceNeedsSignIn || st.Retryable)
 		starting := h.awaitSources(ctx, []string{src}, force)
 		if t, ok := h.catalog.Snapshot().Lookup(c.Address); ok {
 			return t, nil
@@ -108,10 +109,10 @@ func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolEr
 	ns := Namespace(source)
 	te := &sandbox.ToolError{Code: CodeSourceUnavailable, Address: address, Retryable: st.Retryable, Hint: Hint(CodeSourceUnavailable)}
 	switch {
-	case st.State == SourceNeedsSecret:
+	case st.State == upstream.SourceNeedsSecret:
 		te.Message = fmt.Sprintf("source %s needs a secret: %s", ns, st.Err)
 		te.Hint = fmt.Sprintf("The user can add it in a terminal with `capabilities connection add %s %s`. Never ask for it in chat.", source, h.Config().Sources[source].DefaultConnection())
-	case st.State == SourceNeedsSignIn:
+	case st.State == upstream.SourceNeedsSignIn:
 		te.Message = fmt.Sprintf("source %s needs sign-in: %s", ns, st.Err)
 		te.Hint = signInHint(source, h.Config().Sources[source].DefaultConnection())
 	case st.Err != "":
@@ -123,7 +124,7 @@ func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolEr
 		te.Message = fmt.Sprintf("source %s is %s and its tools are not listed", ns, st.State)
 		te.Retryable = true
 	}
-	if !te.Retryable && st.State == SourceDown {
+	if !te.Retryable && st.State == upstream.SourceDown {
 		te.Hint = "The source cannot start as configured; tell the user (`capabilities hub status` shows why)."
 	}
 	return te
@@ -132,7 +133,7 @@ func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolEr
 // sourceUnavailableError is the ToolError of a call whose source could
 // not be reached: the state and the failure that put it there, never the
 // time left in the back-off window, so the same failure reads the same.
-func sourceUnavailableError(address string, ue *UpstreamError) *sandbox.ToolError {
+func sourceUnavailableError(address string, ue *upstream.Error) *sandbox.ToolError {
 	reason := ue.Reason()
 	if ue.Cause != nil {
 		reason = ue.Cause.Reason()

@@ -5,7 +5,6 @@ package hub
 // internal/hubtest; TestMain lets this test binary serve them.
 
 import (
-	"os"
 	"testing"
 
 	"capabilities.sh/capabilities/internal/hubtest"
@@ -20,6 +19,4 @@ const sandboxWorkerEnv = hubtest.SandboxWorkerEnv
 func TestMain(m *testing.M) { hubtest.Main(m) }
 
 // fakeSource is a stdio source served by the fake named mode.
-func fakeSource(mode string, env map[string]string) *Source {
-	return &Source{Command: os.Args[0], Env: hubtest.FakeEnv(mode, env)}
-}
+func fakeSource(mode string, env map[string]string) *Source { return hubtest.FakeSource(mode, env) }

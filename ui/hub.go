@@ -5,7 +5,7 @@ package ui
 import (
 	"time"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // Hub is everything the UI needs from the hub. The UI never reaches the store
@@ -130,15 +130,15 @@ type Status struct {
 	ImportOffer int
 }
 
-// Source states: the hub's own (hub.SourceStateKind), so the tray says
+// Source states: the hub's own (upstream.SourceStateKind), so the tray says
 // what `hub status`, doctor and the model say.
 const (
-	SourceIdle        = string(hub.SourceIdle)
-	SourceUp          = string(hub.SourceUp)
-	SourceDown        = string(hub.SourceDown)
-	SourceStarting    = string(hub.SourceStarting)
-	SourceNeedsSecret = string(hub.SourceNeedsSecret)
-	SourceDisabled    = string(hub.SourceDisabled)
+	SourceIdle        = string(upstream.SourceIdle)
+	SourceUp          = string(upstream.SourceUp)
+	SourceDown        = string(upstream.SourceDown)
+	SourceStarting    = string(upstream.SourceStarting)
+	SourceNeedsSecret = string(upstream.SourceNeedsSecret)
+	SourceDisabled    = string(upstream.SourceDisabled)
 )
 
 // SourceStatus is one upstream MCP server.

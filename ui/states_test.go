@@ -14,6 +14,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -80,7 +81,7 @@ func TestTraySaysWhatTheHubSays(t *testing.T) {
 			t.Errorf("%s: the tray shows %s (%q), the hub %s (%q); want %s", s.Name, ts.State, ts.Error, s.State, s.Error, want[s.Name])
 		}
 		label := sourceLabel(ts)
-		if s.Error != "" && s.State != hub.SourceDisabled && !strings.Contains(label, s.Error[:min(20, len(s.Error))]) {
+		if s.Error != "" && s.State != upstream.SourceDisabled && !strings.Contains(label, s.Error[:min(20, len(s.Error))]) {
 			t.Errorf("%s: the tray's label %q lacks the hub's reason %q", s.Name, label, s.Error)
 		}
 	}

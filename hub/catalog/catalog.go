@@ -19,6 +19,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -39,7 +40,7 @@ type ToolChange struct {
 // upstream sessions (*Upstreams), which serve the OpenAPI sources too.
 type Lister interface {
 	// ListTools lists source's tools. A listing served in part returns the
-	// tools kept with a *ListingLimitError.
+	// tools kept with a *upstream.ListingLimitError.
 	ListTools(ctx context.Context, source string) ([]*mcp.Tool, error)
 	// OnToolsChanged registers fn, called with a source's name when its
 	// tools changed (an MCP server's notifications/tools/list_changed). fn
@@ -235,13 +236,13 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *config.Config, sources ...st
 	stored := false
 	for range targets {
 		r := <-results
-		var partial *ListingLimitError
+		var partial *upstream.ListingLimitError
 		if errors.As(r.err, &partial) {
 			r.err = nil // served up to the bound
 		}
 		if r.err == nil {
-			c.warnings.set(r.source, partial.lines())
-			for _, w := range partial.lines() {
+			c.warnings.set(r.source, limitWarnings(partial))
+			for _, w := range limitWarnings(partial) {
 				c.log.Warn("tools listing served in part", "source", r.source, "warning", w)
 			}
 		}
@@ -408,7 +409,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 				continue
 			}
 			seen[t.Name] = true
-			var req *RESTRequest
+			var req *upstream.RESTRequest
 			if rest {
 				req = restRequestOf(t)
 			}

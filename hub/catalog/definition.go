@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // toolDefinition is what the store keeps of a tool, and what its hash
@@ -26,7 +28,7 @@ type toolDefinition struct {
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
 	// Request is an OpenAPI operation's; an MCP tool has none, so its
 	// definition and hash are what they were before requests were kept.
-	Request *RESTRequest `json:"request,omitempty"`
+	Request *upstream.RESTRequest `json:"request,omitempty"`
 }
 
 // Definition is a listed tool's canonical definition, as the store keeps
@@ -34,7 +36,7 @@ type toolDefinition struct {
 // which the hash then covers too: a call that would go elsewhere, by
 // another method or to another path is another definition. A schema that
 // does not marshal is kept as null rather than dropping the tool.
-func Definition(t *mcp.Tool, req *RESTRequest) (def []byte, hash string, err error) {
+func Definition(t *mcp.Tool, req *upstream.RESTRequest) (def []byte, hash string, err error) {
 	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
 	d.InputSchema = rawSchema(t.InputSchema)
 	d.OutputSchema = rawSchema(t.OutputSchema)

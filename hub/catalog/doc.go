@@ -32,8 +32,8 @@
 // window name tools: an address, a glob or a namespace, in the JavaScript
 // form or with the MCP names.
 //
-// The catalog imports of the hub only config, naming, secrets and store
-// (deps_test.go); it never imports the heart. RESTRequest and
-// ListingLimitError, which the upstream sessions produce, are declared
-// here until those sessions have a package below the catalog.
+// The catalog imports of the hub only config, naming, secrets, store and,
+// for the types the upstream sessions produce (RESTRequest, RequestMeta,
+// ListingLimitError), upstream (deps_test.go); it never imports the heart
+// nor the OpenAPI sources.
 package catalog

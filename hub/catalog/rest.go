@@ -29,34 +29,21 @@ import (
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 )
-
-// RESTRequest is what a call of an OpenAPI operation sends: the method, the
-// path template and the server (base URL) it goes to.
-type RESTRequest struct {
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Server string `json:"server"`
-}
-
-func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }
-
-// RequestMeta is the _meta key an OpenAPI source's listing carries an
-// operation's request under.
-const RequestMeta = "capabilities.sh/request"
 
 // restRequestOf reads the request an OpenAPI listing put in t's _meta; nil
 // when there is none.
-func restRequestOf(t *mcp.Tool) *RESTRequest {
-	switch v := t.Meta[RequestMeta].(type) {
-	case *RESTRequest:
+func restRequestOf(t *mcp.Tool) *upstream.RESTRequest {
+	switch v := t.Meta[upstream.RequestMeta].(type) {
+	case *upstream.RESTRequest:
 		c := *v
 		return &c
 	case nil:
 		return nil
 	default:
 		b, err := json.Marshal(v)
-		var r RESTRequest
+		var r upstream.RESTRequest
 		if err != nil || json.Unmarshal(b, &r) != nil || r.Method == "" {
 			return nil
 		}

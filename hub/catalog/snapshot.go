@@ -17,6 +17,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -37,7 +38,7 @@ type Tool struct {
 	Annotations  *mcp.ToolAnnotations
 	// Request is what a call of an OpenAPI operation sends: its method,
 	// path template and server; nil for an MCP tool.
-	Request *RESTRequest
+	Request *upstream.RESTRequest
 	// Hash is the hex SHA-256 of the canonical JSON of the definition
 	// (name, title, description, schemas, annotations, and an OpenAPI
 	// operation's request).

@@ -7,25 +7,14 @@ package catalog
 // and in doctor.
 
 import (
-	"fmt"
-	"strings"
 	"sync"
+
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
-// ListingLimitError says that a listing was served in part: it reached a
-// bound of CatalogLimits, or skipped definitions over one. ListTools
-// returns it together with the tools it kept.
-type ListingLimitError struct {
-	Source   string
-	Warnings []string // one line each, for the log and hub status
-}
-
-func (e *ListingLimitError) Error() string {
-	return fmt.Sprintf("tools of %s served in part: %s", e.Source, strings.Join(e.Warnings, "; "))
-}
-
-// lines returns the warnings; none for a nil error.
-func (e *ListingLimitError) lines() []string {
+// limitWarnings returns the warnings of a listing served in part; none
+// for a nil error.
+func limitWarnings(e *upstream.ListingLimitError) []string {
 	if e == nil {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // skillTTL is how long a client may take a skill listing, entry or file as
@@ -35,7 +36,7 @@ const skillsPageSize = 100
 func skillsCapabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{
 		Resources:  &mcp.ResourceCapabilities{},
-		Extensions: map[string]any{hub.SkillsExtension: map[string]any{}},
+		Extensions: map[string]any{upstream.SkillsExtension: map[string]any{}},
 	}
 }
 
@@ -57,10 +58,10 @@ func (m *server) addSkillsExtension(s *mcp.Server) {
 
 func skillURI(sk *hub.Skill, rel string) string { return "skill://" + sk.Path + "/" + rel }
 
-func skillEntry(sk *hub.Skill) hub.SkillEntry {
-	e := hub.SkillEntry{URI: skillURI(sk, "SKILL.md"), Frontmatter: sk.Frontmatter}
+func skillEntry(sk *hub.Skill) upstream.SkillEntry {
+	e := upstream.SkillEntry{URI: skillURI(sk, "SKILL.md"), Frontmatter: sk.Frontmatter}
 	for _, f := range sk.Files {
-		e.Resources = append(e.Resources, hub.SkillResource{URI: skillURI(sk, f.Path), Digest: f.Digest, Size: f.Size})
+		e.Resources = append(e.Resources, upstream.SkillResource{URI: skillURI(sk, f.Path), Digest: f.Digest, Size: f.Size})
 	}
 	return e
 }
@@ -69,7 +70,7 @@ func invalidParams(format string, args ...any) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 }
 
-func (m *server) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *hub.ListSkillsParams) (*hub.ListSkillsResult, error) {
+func (m *server) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *upstream.ListSkillsParams) (*upstream.ListSkillsResult, error) {
 	skills := m.hub.ServedSkills()
 	start := 0
 	if p != nil && p.Cursor != "" {
@@ -82,7 +83,7 @@ func (m *server) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *hu
 			start++
 		}
 	}
-	res := &hub.ListSkillsResult{ResultType: "complete", Skills: []hub.SkillEntry{}, TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}
+	res := &upstream.ListSkillsResult{ResultType: "complete", Skills: []upstream.SkillEntry{}, TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}
 	end := min(start+skillsPageSize, len(skills))
 	for _, sk := range skills[start:end] {
 		res.Skills = append(res.Skills, skillEntry(sk))
@@ -117,7 +118,7 @@ func (m *server) skillOfURI(uri string) (*hub.Skill, string, bool) {
 	return nil, "", false
 }
 
-func (m *server) handleGetSkill(_ context.Context, _ *mcp.ServerSession, p *hub.GetSkillParams) (*hub.GetSkillResult, error) {
+func (m *server) handleGetSkill(_ context.Context, _ *mcp.ServerSession, p *upstream.GetSkillParams) (*upstream.GetSkillResult, error) {
 	if p == nil || p.URI == "" {
 		return nil, invalidParams("skills/get needs uri, the URI of a skill's SKILL.md")
 	}
@@ -125,7 +126,7 @@ func (m *server) handleGetSkill(_ context.Context, _ *mcp.ServerSession, p *hub.
 	if !ok || rel != "SKILL.md" {
 		return nil, invalidParams("No skill is served at %s", p.URI)
 	}
-	return &hub.GetSkillResult{ResultType: "complete", Skill: skillEntry(sk), TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}, nil
+	return &upstream.GetSkillResult{ResultType: "complete", Skill: skillEntry(sk), TTLMs: int(skillTTL / time.Millisecond), CacheScope: "private"}, nil
 }
 
 // readSkillResource answers resources/read of a skill file: the bytes its

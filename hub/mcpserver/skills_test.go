@@ -19,6 +19,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -190,7 +191,7 @@ console.log(JSON.stringify({ capabilities, list, get, getUnknown, getFile, readU
 await client.close();
 `, []string{"HUB_URL=" + url}, &got)
 
-	if string(got.Capabilities.Extensions[hub.SkillsExtension]) != "{}" || got.Capabilities.Resources == nil {
+	if string(got.Capabilities.Extensions[upstream.SkillsExtension]) != "{}" || got.Capabilities.Resources == nil {
 		t.Fatalf("capabilities: %+v", got.Capabilities)
 	}
 	l := got.List
@@ -227,8 +228,8 @@ await client.close();
 		t.Fatalf("SKILL.md read as %q", mt)
 	}
 	g := got.Get
-	gotEntry, _ := json.Marshal(hub.SkillEntry{URI: g.Skill.URI, Frontmatter: g.Skill.Frontmatter, Resources: stripRead(g.Skill.Resources)})
-	wantEntry, _ := json.Marshal(hub.SkillEntry{URI: gw.URI, Frontmatter: gw.Frontmatter, Resources: stripRead(gw.Resources)})
+	gotEntry, _ := json.Marshal(upstream.SkillEntry{URI: g.Skill.URI, Frontmatter: g.Skill.Frontmatter, Resources: stripRead(g.Skill.Resources)})
+	wantEntry, _ := json.Marshal(upstream.SkillEntry{URI: gw.URI, Frontmatter: gw.Frontmatter, Resources: stripRead(gw.Resources)})
 	if g.ResultType != "complete" || g.TTLMs != 60000 || g.CacheScope != "private" || string(gotEntry) != string(wantEntry) {
 		t.Fatalf("skills/get: %+v\n%s\nwant %s", g, gotEntry, wantEntry)
 	}
@@ -240,9 +241,9 @@ await client.close();
 	}
 }
 
-func stripRead[R any](rs []R) []hub.SkillResource {
+func stripRead[R any](rs []R) []upstream.SkillResource {
 	b, _ := json.Marshal(rs)
-	var out []hub.SkillResource
+	var out []upstream.SkillResource
 	json.Unmarshal(b, &out)
 	return out
 }
@@ -255,7 +256,7 @@ func TestSkillsListPages(t *testing.T) {
 		writeSkill(t, filepath.Join(home, "skills", name), "---\nname: "+name+"\ndescription: Skill "+name+".\n---\nBody.\n")
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, nil)
-	if err := mcp.AddSendingCustomMethod[*hub.ListSkillsParams, *hub.ListSkillsResult](c, "skills/list"); err != nil {
+	if err := mcp.AddSendingCustomMethod[*upstream.ListSkillsParams, *upstream.ListSkillsResult](c, "skills/list"); err != nil {
 		t.Fatal(err)
 	}
 	ct, st := mcp.NewInMemoryTransports()
@@ -274,7 +275,7 @@ func TestSkillsListPages(t *testing.T) {
 	cursor := ""
 	pages := 0
 	for {
-		res, err := mcp.CallCustomMethod[*hub.ListSkillsParams, *hub.ListSkillsResult](ctx, cs, "skills/list", &hub.ListSkillsParams{Cursor: cursor})
+		res, err := mcp.CallCustomMethod[*upstream.ListSkillsParams, *upstream.ListSkillsResult](ctx, cs, "skills/list", &upstream.ListSkillsParams{Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +291,7 @@ func TestSkillsListPages(t *testing.T) {
 	if pages != 2 || len(all) != 152 || all[0] != "skill://git-workflow/SKILL.md" || all[151] != "skill://s149/SKILL.md" {
 		t.Fatalf("%d pages, %d entries: %v", pages, len(all), all)
 	}
-	if _, err := mcp.CallCustomMethod[*hub.ListSkillsParams, *hub.ListSkillsResult](ctx, cs, "skills/list", &hub.ListSkillsParams{Cursor: "bogus"}); err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "not one skills/list gave") {
+	if _, err := mcp.CallCustomMethod[*upstream.ListSkillsParams, *upstream.ListSkillsResult](ctx, cs, "skills/list", &upstream.ListSkillsParams{Cursor: "bogus"}); err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "not one skills/list gave") {
 		t.Fatalf("a bad cursor: %v", err)
 	}
 }
@@ -301,10 +302,10 @@ func TestSkillsListPages(t *testing.T) {
 func TestSkillsExtensionCacheable(t *testing.T) {
 	h, _ := newSkillHub(t)
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, nil)
-	if err := mcp.AddSendingCustomMethod[*hub.ListSkillsParams, *hub.ListSkillsResult](c, "skills/list"); err != nil {
+	if err := mcp.AddSendingCustomMethod[*upstream.ListSkillsParams, *upstream.ListSkillsResult](c, "skills/list"); err != nil {
 		t.Fatal(err)
 	}
-	if err := mcp.AddSendingCustomMethod[*hub.GetSkillParams, *hub.GetSkillResult](c, "skills/get"); err != nil {
+	if err := mcp.AddSendingCustomMethod[*upstream.GetSkillParams, *upstream.GetSkillResult](c, "skills/get"); err != nil {
 		t.Fatal(err)
 	}
 	ct, st := mcp.NewInMemoryTransports()
@@ -319,11 +320,11 @@ func TestSkillsExtensionCacheable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	list, err := mcp.CallCustomMethod[*hub.ListSkillsParams, *hub.ListSkillsResult](ctx, cs, "skills/list", &hub.ListSkillsParams{})
+	list, err := mcp.CallCustomMethod[*upstream.ListSkillsParams, *upstream.ListSkillsResult](ctx, cs, "skills/list", &upstream.ListSkillsParams{})
 	if err != nil || list.ResultType != "complete" || list.TTLMs != 60000 || list.CacheScope != "private" || len(list.Skills) != 2 {
 		t.Fatalf("skills/list: %v, %+v", err, list)
 	}
-	get, err := mcp.CallCustomMethod[*hub.GetSkillParams, *hub.GetSkillResult](ctx, cs, "skills/get", &hub.GetSkillParams{URI: "skill://pdf-forms/SKILL.md"})
+	get, err := mcp.CallCustomMethod[*upstream.GetSkillParams, *upstream.GetSkillResult](ctx, cs, "skills/get", &upstream.GetSkillParams{URI: "skill://pdf-forms/SKILL.md"})
 	if err != nil || get.ResultType != "complete" || get.TTLMs != 60000 || get.CacheScope != "private" || get.Skill.URI != "skill://pdf-forms/SKILL.md" {
 		t.Fatalf("skills/get: %v, %+v", err, get)
 	}
@@ -399,19 +400,19 @@ func skillsUpstream(t *testing.T) string {
 		"skill://acme/billing/refunds/SKILL.md":          "---\nname: refunds\ndescription: Process customer refund requests per company policy.\nlicense: Apache-2.0\n---\n# Refunds\n\nCheck the order, then refund at most the amount paid. Use examples/email.md to answer.\n",
 		"skill://acme/billing/refunds/examples/email.md": "Dear customer, your refund is on its way.\n",
 	}
-	entry := hub.SkillEntry{URI: "skill://acme/billing/refunds/SKILL.md",
+	entry := upstream.SkillEntry{URI: "skill://acme/billing/refunds/SKILL.md",
 		Frontmatter: json.RawMessage(`{"name":"refunds","description":"Process customer refund requests per company policy.","license":"Apache-2.0"}`)}
 	for _, uri := range []string{"skill://acme/billing/refunds/SKILL.md", "skill://acme/billing/refunds/examples/email.md"} {
-		entry.Resources = append(entry.Resources, hub.SkillResource{URI: uri, Digest: digest([]byte(files[uri])), Size: int64(len(files[uri]))})
+		entry.Resources = append(entry.Resources, upstream.SkillResource{URI: uri, Digest: digest([]byte(files[uri])), Size: int64(len(files[uri]))})
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "skills-upstream", Version: "1"}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}, Extensions: map[string]any{hub.SkillsExtension: map[string]any{}}},
+		Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{}, Extensions: map[string]any{upstream.SkillsExtension: map[string]any{}}},
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "ping", Description: "Answer pong."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil, nil
 	})
-	if err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(context.Context, *mcp.ServerSession, *hub.ListSkillsParams) (*hub.ListSkillsResult, error) {
-		return &hub.ListSkillsResult{ResultType: "complete", Skills: []hub.SkillEntry{entry}}, nil
+	if err := mcp.AddReceivingCustomMethod(srv, "skills/list", func(context.Context, *mcp.ServerSession, *upstream.ListSkillsParams) (*upstream.ListSkillsResult, error) {
+		return &upstream.ListSkillsResult{ResultType: "complete", Skills: []upstream.SkillEntry{entry}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}

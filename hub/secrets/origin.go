@@ -4,7 +4,10 @@ package secrets
 //
 // A source's credentials belong to one origin (scheme, host and port): the
 // MCP server's URL or the REST API's server. An HTTP client that carries
-// them follows a redirect only within that origin.
+// them follows a redirect only within that origin, a URL built for them
+// keeps its base's origin, and no Referer header carries a URL (with a
+// query API key in it) anywhere. Plain http carries them only to the
+// machine itself, unless the person opts in per source.
 
 import (
 	"fmt"
@@ -64,4 +67,70 @@ func Origin(u *url.URL) string {
 		}
 	}
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// OriginOf is the origin of u as "scheme://host:port", the host lowercase
+// and the port explicit; "" when u has no http(s) scheme or no host.
+func OriginOf(u *url.URL) string {
+	if u == nil || u.Host == "" {
+		return ""
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return ""
+	}
+	return Origin(u)
+}
+
+// ShownOrigin is an origin as a person writes it: without the scheme's
+// default port.
+func ShownOrigin(origin string) string {
+	switch {
+	case strings.HasPrefix(origin, "https://"):
+		return strings.TrimSuffix(origin, ":443")
+	case strings.HasPrefix(origin, "http://"):
+		return strings.TrimSuffix(origin, ":80")
+	}
+	return origin
+}
+
+// OriginOfURL is OriginOf of the URL in s; "" when it does not parse.
+func OriginOfURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return OriginOf(u)
+}
+
+// NoReferer is an http.Client's CheckRedirect for requests that carry no
+// credential (an OpenAPI document's fetch): it follows redirects anywhere,
+// without a Referer.
+func NoReferer(req *http.Request, via []*http.Request) error {
+	req.Header.Del("Referer")
+	if len(via) >= 10 {
+		return fmt.Errorf("stopped after %d redirects", len(via))
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether host (a URL's host name, without port)
+// is this machine: "localhost" or a loopback address.
+func isLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// InsecureHTTP says why credentials may not go to rawURL: a plain http://
+// URL whose host is not this machine, when the source does not allow it.
+// It returns "" when they may.
+func InsecureHTTP(rawURL string, allow bool) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || allow || isLoopbackHost(u.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf("%s is plain http on another machine, where anyone on the way can read the credentials; use https, or set \"allowInsecureHttp\": true on the source to send them anyway", ShownOrigin(OriginOf(u)))
 }

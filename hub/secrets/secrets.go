@@ -502,3 +502,16 @@ func entropy(s string) float64 {
 	}
 	return h
 }
+
+// ScrubValues replaces each of values in s with [secret], in the order
+// given (a caller passes them longest first, so a value that contains
+// another is replaced whole). It is Scrub for the values of one
+// connection, which an error is scrubbed of before it leaves it.
+func ScrubValues(s string, values []string) string {
+	for _, v := range values {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "[secret]")
+		}
+	}
+	return s
+}

@@ -23,6 +23,10 @@ import (
 	"capabilities.sh/capabilities/sandbox"
 )
 
+// BigNumbers is structured content no float64 holds exactly: what the
+// leaky fake's big_number tool answers.
+const BigNumbers = `{"id":9007199254740993,"neg":-9007199254740995,"safe":9007199254740991,"big":123456789012345678901234567890,"ratio":0.5,"nested":[{"id":18446744073709551615}]}`
+
 // FakeUpstreamEnv selects the fake a re-executed test binary serves.
 const FakeUpstreamEnv = "CAPABILITIES_TEST_FAKE_UPSTREAM"
 
@@ -195,7 +199,7 @@ func addLeakyTools(server *mcp.Server) {
 		})
 	server.AddTool(&mcp.Tool{Name: "big_number", Description: "Answer with large integers.", InputSchema: object},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			sc := json.RawMessage(`{"id":9007199254740993,"neg":-9007199254740995,"safe":9007199254740991,"big":123456789012345678901234567890,"ratio":0.5,"nested":[{"id":18446744073709551615}]}`)
+			sc := json.RawMessage(BigNumbers)
 			return &mcp.CallToolResult{StructuredContent: sc, Content: []mcp.Content{&mcp.TextContent{Text: "see the structured content"}}}, nil
 		})
 }

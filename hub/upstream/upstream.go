@@ -1,4 +1,4 @@
-package hub
+package upstream
 
 // Upstream sessions.
 //
@@ -9,8 +9,8 @@ package hub
 // session starts: they go into the child's environment (stdio) or the request
 // headers (HTTP) and are scrubbed from everything the hub says about the
 // session: its log lines, its errors and its state. A source whose config
-// says "openapi" has no session: the Backend of UpstreamOptions.OpenAPI
-// serves it (upstream_backend.go).
+// says "openapi" has no session: the Backend of Options.OpenAPI
+// serves it (backend.go).
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,11 +33,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/internal/proc"
 	"capabilities.sh/capabilities/keychain"
 )
 
-// Defaults of [UpstreamOptions].
+// Defaults of [Options].
 const (
 	DefaultIdleTimeout    = 10 * time.Minute
 	DefaultCallTimeout    = 30 * time.Second
@@ -55,16 +59,16 @@ const (
 	maxUpstreamError = 24 << 10
 )
 
-// UpstreamOptions configures [NewUpstreams]. The zero value works: no
+// Options configures [New]. The zero value works: no
 // keychain (secret references fail as missing), the default logger and
 // timeouts, and an empty base environment.
-type UpstreamOptions struct {
+type Options struct {
 	// Keychain holds the secrets a connection references as ${secret:NAME},
-	// under SecretKey(source, conn, NAME).
+	// under config.SecretKey(source, conn, NAME).
 	Keychain keychain.Keychain
 	// Secrets receives the values of each connection's secrets when its
 	// session starts, so the hub can scrub them wherever they turn up.
-	Secrets *Secrets
+	Secrets *secrets.Secrets
 	Logger  *slog.Logger
 	// IdleTimeout closes a session after this long without calls
 	// (default 10 minutes).
@@ -116,20 +120,20 @@ type SourceState struct {
 	Sessions  int       // sessions up (one per connection in use)
 }
 
-// Kinds of [UpstreamError].
+// Kinds of [Error].
 const (
-	UpstreamKindTimeout           = "timeout"
-	UpstreamKindUnavailable       = "unavailable"
-	UpstreamKindProtocol          = "protocol"
-	UpstreamKindMissingSecret     = "missing_secret"
-	UpstreamKindUnknownSource     = "unknown_source"
-	UpstreamKindUnknownConnection = "unknown_connection"
-	UpstreamKindNeedsSignIn       = "needs_sign_in"
+	KindTimeout           = "timeout"
+	KindUnavailable       = "unavailable"
+	KindProtocol          = "protocol"
+	KindMissingSecret     = "missing_secret"
+	KindUnknownSource     = "unknown_source"
+	KindUnknownConnection = "unknown_connection"
+	KindNeedsSignIn       = "needs_sign_in"
 )
 
-// UpstreamError is a failure to reach or use an upstream. The execute path
+// Error is a failure to reach or use an upstream. The execute path
 // maps Kind to a ToolError code. Its message never holds a secret value.
-type UpstreamError struct {
+type Error struct {
 	Source string
 	Conn   string // the connection used; "" when the source has none
 	Kind   string // one of the UpstreamKind constants
@@ -140,7 +144,7 @@ type UpstreamError struct {
 	Secret string
 	// Cause is, for a call refused in the back-off window after a failure,
 	// that failure.
-	Cause *UpstreamError
+	Cause *Error
 	// Status is the upstream's HTTP status when an HTTP source answered the
 	// call with an error status, else the JSON-RPC error code when the
 	// upstream answered with one; 0 when neither.
@@ -148,7 +152,7 @@ type UpstreamError struct {
 	Err    error
 }
 
-func (e *UpstreamError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "source %q", e.Source)
 	if e.Conn != "" {
@@ -163,11 +167,11 @@ func (e *UpstreamError) Error() string {
 	return b.String()
 }
 
-func (e *UpstreamError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // Reason is the error without the source's name: what went wrong, and the
 // connection when one was used.
-func (e *UpstreamError) Reason() string {
+func (e *Error) Reason() string {
 	msg := e.Kind
 	if e.Err != nil {
 		msg = e.Err.Error()
@@ -181,31 +185,31 @@ func (e *UpstreamError) Reason() string {
 }
 
 // Hint tells the person or the model what to do about the error.
-func (e *UpstreamError) Hint() string {
+func (e *Error) Hint() string {
 	switch e.Kind {
-	case UpstreamKindTimeout:
+	case KindTimeout:
 		return "The tool's server did not answer in time. Retry, or ask for less at once."
-	case UpstreamKindUnavailable:
+	case KindUnavailable:
 		if e.Retryable {
 			return "The tool's server is not reachable right now. Retry in a moment; tell the user if it persists."
 		}
 		return "The tool's server cannot be used as configured; tell the user (`capabilities hub status` shows why)."
-	case UpstreamKindProtocol:
+	case KindProtocol:
 		if e.Retryable {
 			return "The API is busy or failing right now; retry in a moment, and tell the user if it persists."
 		}
 		return "The tool's server rejected the request. Check the arguments against describe."
-	case UpstreamKindMissingSecret:
+	case KindMissingSecret:
 		conn := e.Conn
 		if conn == "" {
 			conn = "NAME"
 		}
 		return fmt.Sprintf("The connection's secret %s is not in the keychain; the user can store it with `capabilities connection add %s %s`. Never ask for it in chat.", e.Secret, e.Source, conn)
-	case UpstreamKindNeedsSignIn:
-		return signInHint(e.Source, e.Conn)
-	case UpstreamKindUnknownSource:
+	case KindNeedsSignIn:
+		return oauth.SignInHint(e.Source, e.Conn)
+	case KindUnknownSource:
 		return "Search for the tool again; its source is no longer configured."
-	case UpstreamKindUnknownConnection:
+	case KindUnknownConnection:
 		return "Use a connection listed by search, or omit { connection } to use the default one."
 	}
 	return ""
@@ -219,7 +223,7 @@ func (e *UpstreamError) Hint() string {
 // run one at a time, in order, on a goroutine of their own; they may call
 // back into Upstreams. Close stops every goroutine and child process.
 type Upstreams struct {
-	opts   UpstreamOptions
+	opts   Options
 	log    *slog.Logger
 	ctx    context.Context // cancelled by Close; parent of every start
 	cancel context.CancelFunc
@@ -229,7 +233,7 @@ type Upstreams struct {
 	events upstreamEvents
 
 	mu     sync.Mutex
-	cfg    *Config
+	cfg    *config.Config
 	slots  map[upstreamKey]*upstreamSlot
 	states map[string]SourceState
 	hooks  []func(source string) // internal list_changed listeners (the catalog)
@@ -244,14 +248,14 @@ type upstreamSlot struct {
 	cur      *upstreamSession
 	failures int       // consecutive failures
 	retryAt  time.Time // no start before this
-	lastErr  *UpstreamError
+	lastErr  *Error
 }
 
 // upstreamSession is one MCP client session. Fields below mu are guarded by
 // Upstreams.mu; the rest are set before the session is published.
 type upstreamSession struct {
 	key    upstreamKey
-	def    *Source
+	def    *config.Source
 	ready  chan struct{} // closed when the start finished, either way
 	stderr *upstreamStderr
 	// cancelStart aborts the start; the start goroutine then cleans up.
@@ -261,15 +265,15 @@ type upstreamSession struct {
 	cs       *mcp.ClientSession
 	cmd      *exec.Cmd
 	httpTr   *http.Transport
-	err      *UpstreamError // why it is down
+	err      *Error // why it is down
 	inflight int
 	lastUsed time.Time
 	ended    bool // closed by us or found dead; cleanup done or under way
 	secrets  []string
 }
 
-// NewUpstreams returns an Upstreams with no config; call SetConfig.
-func NewUpstreams(opts UpstreamOptions) *Upstreams {
+// New returns an Upstreams with no config; call SetConfig.
+func New(opts Options) *Upstreams {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -295,7 +299,7 @@ func NewUpstreams(opts UpstreamOptions) *Upstreams {
 		ctx:    ctx,
 		cancel: cancel,
 		now:    time.Now,
-		cfg:    &Config{Sources: map[string]*Source{}},
+		cfg:    &config.Config{Sources: map[string]*config.Source{}},
 		slots:  map[upstreamKey]*upstreamSlot{},
 		states: map[string]SourceState{},
 	}
@@ -310,9 +314,9 @@ func NewUpstreams(opts UpstreamOptions) *Upstreams {
 // disabled or whose definition changed are closed (in the background; calls
 // in flight on them finish first), and their failure history is forgotten.
 // Safe to call at any time.
-func (u *Upstreams) SetConfig(cfg *Config) {
+func (u *Upstreams) SetConfig(cfg *config.Config) {
 	if cfg == nil {
-		cfg = &Config{Sources: map[string]*Source{}}
+		cfg = &config.Config{Sources: map[string]*config.Source{}}
 	}
 	u.mu.Lock()
 	if u.closed {
@@ -324,7 +328,7 @@ func (u *Upstreams) SetConfig(cfg *Config) {
 	var stale []*upstreamSession
 	for k, slot := range u.slots {
 		nd := cfg.Sources[k.source]
-		if nd != nil && !nd.Disabled && sameSource(old.Sources[k.source], nd) {
+		if nd != nil && !nd.Disabled && SameSource(old.Sources[k.source], nd) {
 			continue
 		}
 		if s := u.endLocked(slot); s != nil {
@@ -371,8 +375,10 @@ func (u *Upstreams) endLocked(slot *upstreamSlot) *upstreamSession {
 	return s
 }
 
-// sameSource reports whether two source definitions start the same session.
-func sameSource(a, b *Source) bool {
+// SameSource reports whether two source definitions start the same session:
+// a source for which it is false is another server, which may list other
+// tools.
+func SameSource(a, b *config.Source) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -380,6 +386,10 @@ func sameSource(a, b *Source) bool {
 	jb, errb := json.Marshal(b)
 	return erra == nil && errb == nil && bytes.Equal(ja, jb)
 }
+
+// ListTimeout is the longest one listing of a source may take: starting its
+// session, then a complete tools/list.
+func (u *Upstreams) ListTimeout() time.Duration { return u.opts.StartTimeout + u.opts.CallTimeout }
 
 // Call calls tool name (the upstream MCP name) on source with connection
 // conn ("" means the source's default connection), with args as the JSON
@@ -389,7 +399,7 @@ func sameSource(a, b *Source) bool {
 // restarts on the next call unless that falls within its back-off window,
 // in which case Call returns a retryable unavailable error at once. The call
 // is bounded by CallTimeout and ctx. A tool that reports failure
-// (IsError) is a result, not an error. Errors are *UpstreamError, except
+// (IsError) is a result, not an error. Errors are *Error, except
 // when ctx is cancelled: then the error wraps context.Canceled.
 //
 // Safe for concurrent use; calls on one session run concurrently.
@@ -407,13 +417,13 @@ func (u *Upstreams) Call(ctx context.Context, source, conn, name string, args js
 // operation is sent only while its request is still req, the one its
 // definition holds (nil, for a definition without one, is never). An MCP
 // tool is called as Call does.
-func (u *Upstreams) CallListed(ctx context.Context, source, conn, name string, args json.RawMessage, req *catalog.RESTRequest) (*mcp.CallToolResult, error) {
+func (u *Upstreams) CallListed(ctx context.Context, source, conn, name string, args json.RawMessage, req *RESTRequest) (*mcp.CallToolResult, error) {
 	if b, ok := u.backendOf(source); ok {
 		if b == nil {
 			return nil, unserved(source, conn)
 		}
 		if req == nil {
-			req = &catalog.RESTRequest{}
+			req = &RESTRequest{}
 		}
 		return b.Call(ctx, source, conn, name, args, req)
 	}
@@ -439,7 +449,7 @@ func (u *Upstreams) backendOf(source string) (Backend, bool) {
 var errUnserved = errors.New("OpenAPI sources are not served here")
 
 func unserved(source, conn string) error {
-	return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errUnserved}
+	return &Error{Source: source, Conn: conn, Kind: KindUnavailable, Err: errUnserved}
 }
 
 func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
@@ -447,7 +457,7 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 	if len(bytes.TrimSpace(args)) > 0 {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol,
+			return nil, &Error{Source: source, Conn: conn, Kind: KindProtocol,
 				Err: fmt.Errorf("calling %s: arguments must be a JSON object", name)}
 		}
 		arguments = json.RawMessage(args)
@@ -464,7 +474,7 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 	res, err := s.cs.CallTool(reqCtx, &mcp.CallToolParams{Name: name, Arguments: arguments})
 	exact.done()
 	err = u.classify(ctx, callCtx, s, "calling "+name, err)
-	var ue *UpstreamError
+	var ue *Error
 	if code := status.get(); code != 0 && errors.As(err, &ue) {
 		ue.Status = code // the HTTP status over the JSON-RPC code it may carry
 	}
@@ -483,7 +493,7 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 }
 
 // ListTools returns the tools of source (every page), through its default
-// connection, within the config's CatalogLimits. It starts the session like
+// connection, within the config's config.CatalogLimits. It starts the session like
 // Call does, and is bounded by CallTimeout and ctx. A listing served in part
 // (a bound reached, definitions too large skipped) returns the tools kept
 // with a *ListingLimitError. Safe for concurrent use.
@@ -503,8 +513,8 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 	u.mu.Unlock()
 	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
-	tools, err := listBounded(listCtx, source, lim, s.cs.ListTools)
-	var partial *catalog.ListingLimitError
+	tools, err := ListBounded(listCtx, source, lim, s.cs.ListTools)
+	var partial *ListingLimitError
 	if errors.As(err, &partial) {
 		err = nil
 	}
@@ -585,26 +595,26 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 	for {
 		if u.closed {
 			u.mu.Unlock()
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errors.New("the hub is shutting down")}
+			return nil, &Error{Source: source, Conn: conn, Kind: KindUnavailable, Err: errors.New("the hub is shutting down")}
 		}
 		def := u.cfg.Sources[source]
 		if def == nil {
 			u.mu.Unlock()
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownSource, Err: errors.New("no such source in the config")}
+			return nil, &Error{Source: source, Conn: conn, Kind: KindUnknownSource, Err: errors.New("no such source in the config")}
 		}
 		if def.Disabled {
 			u.mu.Unlock()
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errors.New("the source is disabled in the config")}
+			return nil, &Error{Source: source, Conn: conn, Kind: KindUnavailable, Err: errors.New("the source is disabled in the config")}
 		}
 		if def.OpenAPI != "" {
 			u.mu.Unlock()
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: errors.New("an OpenAPI source has no MCP session")}
+			return nil, &Error{Source: source, Conn: conn, Kind: KindUnavailable, Err: errors.New("an OpenAPI source has no MCP session")}
 		}
 		if conn == "" {
 			conn = def.DefaultConnection()
 			if conn == "" && len(def.Connections) > 0 {
 				u.mu.Unlock()
-				return nil, &UpstreamError{Source: source, Kind: UpstreamKindUnknownConnection,
+				return nil, &Error{Source: source, Kind: KindUnknownConnection,
 					Err: fmt.Errorf("no default connection; pick one of %s", strings.Join(def.ConnectionNames(), ", "))}
 			}
 		} else if def.Connections[conn] == nil {
@@ -614,7 +624,7 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 			if len(names) > 0 {
 				avail = "connections: " + strings.Join(names, ", ")
 			}
-			return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnknownConnection,
+			return nil, &Error{Source: source, Conn: conn, Kind: KindUnknownConnection,
 				Err: fmt.Errorf("no connection %q (%s)", conn, avail)}
 		}
 		k := upstreamKey{source, conn}
@@ -635,7 +645,7 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 			select {
 			case <-s.ready:
 			case <-ctx.Done():
-				return nil, ctxError(ctx, source, conn, "waiting for the server to start")
+				return nil, ContextError(ctx, source, conn, "waiting for the server to start")
 			}
 			u.mu.Lock()
 			if s.status == SourceDown && slot.cur == s && s.err != nil {
@@ -648,12 +658,12 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 		// A connection waiting for a sign-in is tried again at once: the
 		// person may have signed in meanwhile, and trying reads only the
 		// keychain until they have.
-		if now := u.now(); s != nil && now.Before(slot.retryAt) && slot.lastErr.Kind != UpstreamKindNeedsSignIn {
+		if now := u.now(); s != nil && now.Before(slot.retryAt) && slot.lastErr.Kind != KindNeedsSignIn {
 			wait := slot.retryAt.Sub(now).Round(time.Millisecond)
 			if wait >= time.Second {
 				wait = wait.Round(time.Second)
 			}
-			err := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true, Cause: slot.lastErr,
+			err := &Error{Source: source, Conn: conn, Kind: KindUnavailable, Retryable: true, Cause: slot.lastErr,
 				Err: fmt.Errorf("restarting in %v after a failure: %v", wait, slot.lastErr.Err)}
 			u.mu.Unlock()
 			return nil, err
@@ -688,7 +698,7 @@ func (u *Upstreams) release(s *upstreamSession, err error) {
 // start connects s and publishes the outcome. It runs on its own goroutine.
 func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
 	cs, err := u.connect(ctx, s)
-	var ue *UpstreamError
+	var ue *Error
 	if err != nil {
 		ue = u.startError(ctx, s, err)
 	}
@@ -714,7 +724,7 @@ func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
 	if err == nil {
 		// The config changed or the hub closed while this session started.
 		s.cs = cs
-		ue = &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true,
+		ue = &Error{Source: s.key.source, Conn: s.key.conn, Kind: KindUnavailable, Retryable: true,
 			Err: errors.New("the session was closed while starting")}
 	}
 	s.status = SourceDown
@@ -737,7 +747,7 @@ func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
 }
 
 // failLocked records one failure of slot and opens its back-off window.
-func (u *Upstreams) failLocked(slot *upstreamSlot, ue *UpstreamError) {
+func (u *Upstreams) failLocked(slot *upstreamSlot, ue *Error) {
 	slot.failures++
 	d := u.opts.RestartBackoff
 	for i := 1; i < slot.failures && d < maxRestartBackoff; i++ {
@@ -750,28 +760,28 @@ func (u *Upstreams) failLocked(slot *upstreamSlot, ue *UpstreamError) {
 // connect expands the connection's secrets and runs the MCP handshake.
 func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.ClientSession, error) {
 	source, conn := s.key.source, s.key.conn
-	var secrets []string
+	var values []string
 	env, headers, err := s.def.Expand(conn, func(name string) (string, error) {
 		if u.opts.Keychain == nil {
-			return "", &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+			return "", &Error{Source: source, Conn: conn, Kind: KindMissingSecret, Secret: name,
 				Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
 		}
-		v, err := u.opts.Keychain.Get(SecretKey(source, conn, name))
+		v, err := u.opts.Keychain.Get(config.SecretKey(source, conn, name))
 		switch {
 		case errors.Is(err, keychain.ErrNotFound):
-			return "", &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindMissingSecret, Secret: name,
+			return "", &Error{Source: source, Conn: conn, Kind: KindMissingSecret, Secret: name,
 				Err: fmt.Errorf("secret %q is not in the keychain", name)}
 		case err != nil:
-			return "", &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable,
+			return "", &Error{Source: source, Conn: conn, Kind: KindUnavailable,
 				Err: fmt.Errorf("reading secret %q: %w", name, err)}
 		}
 		if v != "" {
-			secrets = append(secrets, v)
+			values = append(values, v)
 		}
 		return v, nil
 	})
 	if err != nil {
-		var ue *UpstreamError
+		var ue *Error
 		if errors.As(err, &ue) {
 			return nil, ue
 		}
@@ -779,13 +789,13 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	}
 	// Longest first, so a secret that contains another is scrubbed whole.
 	register := func(extra []string) {
-		all := append(slices.Clone(secrets), extra...)
+		all := append(slices.Clone(values), extra...)
 		sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
 		u.mu.Lock()
 		s.secrets = all
 		u.mu.Unlock()
 		s.stderr.setSecrets(all)
-		u.opts.Secrets.Set(ConnectionOwner(source, conn), all...)
+		u.opts.Secrets.Set(secrets.ConnectionOwner(source, conn), all...)
 	}
 	register(nil)
 
@@ -794,10 +804,10 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	// source allows it.
 	insecure := ""
 	if s.def.URL != "" {
-		insecure = insecureHTTP(s.def.URL, s.def.AllowInsecureHTTP)
+		insecure = secrets.InsecureHTTP(s.def.URL, s.def.AllowInsecureHTTP)
 	}
 	if insecure != "" && (len(headers) > 0 || s.def.IsOAuth(conn)) {
-		return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable,
+		return nil, &Error{Source: source, Conn: conn, Kind: KindUnavailable,
 			Err: fmt.Errorf("the hub did not connect with the connection's credentials: %s", insecure)}
 	}
 	if s.def.URL != "" {
@@ -815,20 +825,20 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		// with the server they were given to.
 		st := &mcp.StreamableClientTransport{
 			Endpoint:   s.def.URL,
-			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}, CheckRedirect: sameOriginRedirect},
+			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}, CheckRedirect: secrets.SameOriginRedirect},
 		}
-		if usesOAuth(headers) && u.opts.Keychain != nil && insecure == "" {
-			oc, err := newOAuthConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect}, register)
-			var sie *SignInError
+		if oauth.Applies(headers) && u.opts.Keychain != nil && insecure == "" {
+			oc, err := oauth.NewConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr, CheckRedirect: secrets.SameOriginRedirect}, register)
+			var sie *oauth.SignInError
 			switch {
 			case errors.As(err, &sie):
-				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn, Err: sie}
+				return nil, &Error{Source: source, Conn: conn, Kind: KindNeedsSignIn, Err: sie}
 			case err != nil && s.def.IsOAuth(conn):
-				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Err: fmt.Errorf("reading the sign-in: %w", err)}
+				return nil, &Error{Source: source, Conn: conn, Kind: KindUnavailable, Err: fmt.Errorf("reading the sign-in: %w", err)}
 			case err == nil && oc.BoundElsewhere(s.def) != "":
 				// Its tokens are for another server: they are not sent here.
-				return nil, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn,
-					Err: &SignInError{Source: source, Conn: conn, Reason: oc.BoundElsewhere(s.def)}}
+				return nil, &Error{Source: source, Conn: conn, Kind: KindNeedsSignIn,
+					Err: &oauth.SignInError{Source: source, Conn: conn, Reason: oc.BoundElsewhere(s.def)}}
 			case err == nil:
 				st.OAuthHandler = oc
 			}
@@ -840,7 +850,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		cmd.Dir = s.def.Cwd
 		cmd.Stderr = s.stderr
 		cmd.WaitDelay = upstreamTerminate
-		newProcessGroup(cmd)
+		proc.NewGroup(cmd)
 		u.mu.Lock()
 		s.cmd = cmd
 		u.mu.Unlock()
@@ -857,22 +867,22 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	return client.Connect(ctx, transport, nil)
 }
 
-// startError turns a start failure into an *UpstreamError with secrets
+// startError turns a start failure into an *Error with secrets
 // scrubbed and the child's last stderr lines attached.
-func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err error) *UpstreamError {
-	var ue *UpstreamError
+func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err error) *Error {
+	var ue *Error
 	if errors.As(err, &ue) {
 		return u.scrubError(s, ue)
 	}
-	ue = &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true}
-	var sie *SignInError
+	ue = &Error{Source: s.key.source, Conn: s.key.conn, Kind: KindUnavailable, Retryable: true}
+	var sie *oauth.SignInError
 	if errors.As(err, &sie) {
-		ue.Kind, ue.Retryable, ue.Err = UpstreamKindNeedsSignIn, false, sie
+		ue.Kind, ue.Retryable, ue.Err = KindNeedsSignIn, false, sie
 		return u.scrubError(s, ue)
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		ue.Kind = UpstreamKindTimeout
+		ue.Kind = KindTimeout
 		ue.Err = fmt.Errorf("the server did not finish starting within %v", u.opts.StartTimeout)
 	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission):
 		ue.Retryable = false
@@ -886,7 +896,7 @@ func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err erro
 	return u.scrubError(s, ue)
 }
 
-// classify maps the error of a request on s to an *UpstreamError and ends
+// classify maps the error of a request on s to an *Error and ends
 // s when the error means the session is gone. ctx is the caller's context,
 // reqCtx the request's.
 func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op string, err error) error {
@@ -902,20 +912,20 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 		if ctx.Err() != nil {
 			msg = fmt.Errorf("%s: no answer before the caller's deadline", op)
 		}
-		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true, Err: msg}
+		return &Error{Source: source, Conn: conn, Kind: KindTimeout, Retryable: true, Err: msg}
 	}
-	var sie *SignInError
+	var sie *oauth.SignInError
 	if errors.As(err, &sie) {
 		u.died(s, sie)
-		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindNeedsSignIn, Err: sie}
+		return &Error{Source: source, Conn: conn, Kind: KindNeedsSignIn, Err: sie}
 	}
 	var werr *jsonrpc.Error
 	if errors.As(err, &werr) {
-		return u.scrubError(s, &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindProtocol, Status: int(werr.Code),
+		return u.scrubError(s, &Error{Source: source, Conn: conn, Kind: KindProtocol, Status: int(werr.Code),
 			Err: fmt.Errorf("%s: %w", op, err)})
 	}
 	// Anything else is the transport: the session is gone or unusable.
-	ue := &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindUnavailable, Retryable: true,
+	ue := &Error{Source: source, Conn: conn, Kind: KindUnavailable, Retryable: true,
 		Err: fmt.Errorf("%s: the server connection failed: %w", op, err)}
 	u.died(s, err)
 	if tail := s.stderr.tail(); tail != "" {
@@ -924,10 +934,12 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 	return u.scrubError(s, ue)
 }
 
-// ctxError reports that the caller's context ended while waiting.
-func ctxError(ctx context.Context, source, conn, op string) error {
+// ContextError reports that the caller's context ended while waiting for
+// op: a retryable timeout *Error when its deadline passed, else an error
+// wrapping the context's.
+func ContextError(ctx context.Context, source, conn, op string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &UpstreamError{Source: source, Conn: conn, Kind: UpstreamKindTimeout, Retryable: true,
+		return &Error{Source: source, Conn: conn, Kind: KindTimeout, Retryable: true,
 			Err: fmt.Errorf("%s: the caller's deadline passed", op)}
 	}
 	return fmt.Errorf("source %q: %s: %w", source, op, ctx.Err())
@@ -947,12 +959,12 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 	s.status = SourceDown
 	msg := "the server exited"
 	if s.cmd == nil && cause != nil {
-		msg = scrubSecrets(fmt.Sprintf("the server connection ended: %v", cause), s.secrets)
+		msg = secrets.ScrubValues(fmt.Sprintf("the server connection ended: %v", cause), s.secrets)
 	}
-	ue := &UpstreamError{Source: s.key.source, Conn: s.key.conn, Kind: UpstreamKindUnavailable, Retryable: true, Err: errors.New(msg)}
-	var sie *SignInError
+	ue := &Error{Source: s.key.source, Conn: s.key.conn, Kind: KindUnavailable, Retryable: true, Err: errors.New(msg)}
+	var sie *oauth.SignInError
 	if errors.As(cause, &sie) {
-		ue.Kind, ue.Retryable, ue.Err = UpstreamKindNeedsSignIn, false, sie
+		ue.Kind, ue.Retryable, ue.Err = KindNeedsSignIn, false, sie
 	}
 	s.err = ue
 	if slot := u.slots[s.key]; slot != nil && slot.cur == s {
@@ -975,7 +987,7 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 		u.mu.Lock()
 		if len(detail) > 0 {
 			full := *ue
-			full.Err = errors.New(scrubSecrets(msg+" ("+strings.Join(detail, "; ")+")", s.secrets))
+			full.Err = errors.New(secrets.ScrubValues(msg+" ("+strings.Join(detail, "; ")+")", s.secrets))
 			s.err = &full
 			if slot := u.slots[s.key]; slot != nil && slot.lastErr == ue {
 				slot.lastErr = &full
@@ -1005,7 +1017,7 @@ func (u *Upstreams) cleanup(s *upstreamSession) {
 		cs.Close()
 	}
 	if cmd != nil && cmd.Process != nil {
-		killProcessGroup(cmd.Process.Pid)
+		proc.KillGroup(cmd.Process.Pid)
 	}
 	if tr != nil {
 		tr.CloseIdleConnections()
@@ -1087,7 +1099,7 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 		return st
 	}
 	var starting, down bool
-	var lastErr *UpstreamError
+	var lastErr *Error
 	for k, slot := range u.slots {
 		if k.source != source {
 			continue
@@ -1118,9 +1130,9 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 		st.State = SourceUp
 	case starting:
 		st.State = SourceStarting
-	case down && lastErr != nil && lastErr.Kind == UpstreamKindMissingSecret:
+	case down && lastErr != nil && lastErr.Kind == KindMissingSecret:
 		st.State = SourceNeedsSecret
-	case down && lastErr != nil && lastErr.Kind == UpstreamKindNeedsSignIn:
+	case down && lastErr != nil && lastErr.Kind == KindNeedsSignIn:
 		st.State = SourceNeedsSignIn
 	case down:
 		st.State = SourceDown
@@ -1155,7 +1167,7 @@ func (u *Upstreams) NeedsSignIn(source, conn string) bool {
 		}
 	}
 	slot := u.slots[upstreamKey{source, conn}]
-	return slot != nil && slot.lastErr != nil && slot.lastErr.Kind == UpstreamKindNeedsSignIn
+	return slot != nil && slot.lastErr != nil && slot.lastErr.Kind == KindNeedsSignIn
 }
 
 // updateStateLocked recomputes the state of source and queues OnState when
@@ -1179,7 +1191,7 @@ func (u *Upstreams) updateStateLocked(source string) {
 }
 
 // scrubError removes s's secret values from ue's message.
-func (u *Upstreams) scrubError(s *upstreamSession, ue *UpstreamError) *UpstreamError {
+func (u *Upstreams) scrubError(s *upstreamSession, ue *Error) *Error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.scrubErrorLocked(s, ue)
@@ -1190,12 +1202,12 @@ func (u *Upstreams) scrubError(s *upstreamSession, ue *UpstreamError) *UpstreamE
 // no part of a secret is left at the cut: a server's error can be of any
 // size (a 15 MB JSON-RPC error message), and it is logged, kept in the
 // source's state and handed on.
-func (u *Upstreams) scrubErrorLocked(s *upstreamSession, ue *UpstreamError) *UpstreamError {
+func (u *Upstreams) scrubErrorLocked(s *upstreamSession, ue *Error) *Error {
 	if ue.Err == nil {
 		return ue
 	}
 	msg := ue.Err.Error()
-	if clean := capText(scrubSecrets(msg, s.secrets), maxUpstreamError); clean != msg {
+	if clean := secrets.Cap(secrets.ScrubValues(msg, s.secrets), maxUpstreamError); clean != msg {
 		out := *ue
 		out.Err = errors.New(clean)
 		return &out
@@ -1203,29 +1215,19 @@ func (u *Upstreams) scrubErrorLocked(s *upstreamSession, ue *UpstreamError) *Ups
 	return ue
 }
 
-// scrubSecrets replaces every secret value in s, longest first.
-func scrubSecrets(s string, secrets []string) string {
-	for _, v := range secrets {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, "[secret]")
-		}
-	}
-	return s
-}
-
 func envList(env map[string]string) []string {
 	out := make([]string, 0, len(env))
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	return out
 }
 
-// inheritedEnv names the variables of the hub's environment a stdio
+// InheritedEnv names the variables of the hub's environment a stdio
 // upstream gets on goos: what any process needs to find programs, its home,
 // its user, its locale and a temporary folder. It holds the list of the
 // TypeScript SDK's stdio client (DEFAULT_INHERITED_ENV_VARS) and a few more.
-func inheritedEnv(goos string) []string {
+func InheritedEnv(goos string) []string {
 	if goos == "windows" {
 		return []string{"APPDATA", "COMSPEC", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
 			"PROCESSOR_ARCHITECTURE", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)", "SYSTEMDRIVE", "SYSTEMROOT",
@@ -1235,13 +1237,13 @@ func inheritedEnv(goos string) []string {
 }
 
 // upstreamEnv is the environment of a stdio upstream on goos: the variables
-// of base (the hub's own environment) that inheritedEnv names, then the
+// of base (the hub's own environment) that InheritedEnv names, then the
 // source's and connection's env over them. Nothing else of the hub's
 // environment reaches an upstream. A value that starts with "()" (a shell
 // function) is not inherited. On Windows names match in any case.
 func upstreamEnv(goos string, base []string, env map[string]string) []string {
 	keep := map[string]bool{}
-	for _, k := range inheritedEnv(goos) {
+	for _, k := range InheritedEnv(goos) {
 		keep[k] = true
 	}
 	norm := func(k string) string {
@@ -1328,10 +1330,10 @@ type upstreamStderr struct {
 
 // setSecrets tells w the values to scrub; it is called before the child
 // starts.
-func (w *upstreamStderr) setSecrets(secrets []string) {
+func (w *upstreamStderr) setSecrets(values []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.secrets = secrets
+	w.secrets = values
 }
 
 func (w *upstreamStderr) Write(p []byte) (int, error) {
@@ -1357,7 +1359,7 @@ func (w *upstreamStderr) emitLocked(line []byte) {
 	if len(text) > upstreamMaxLogLine {
 		text = text[:upstreamMaxLogLine] + "…"
 	}
-	text = scrubSecrets(text, w.secrets)
+	text = secrets.ScrubValues(text, w.secrets)
 	if strings.TrimSpace(text) == "" {
 		return
 	}

@@ -1,10 +1,10 @@
-package hub
+package upstream
 
 // The Skills extension (io.modelcontextprotocol/skills, SEP-2640) on the
 // wire, and its client half: the hub's own server serves these types
 // (hub/mcpserver), and Upstreams reads an upstream's skills/list with them
 // and reads a skill's files with resources/read, for the skills of
-// upstream servers (skillsup.go).
+// upstream servers.
 
 import (
 	"context"

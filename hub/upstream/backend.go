@@ -1,4 +1,4 @@
-package hub
+package upstream
 
 // Backends: other kinds of source behind Upstreams.
 //
@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // Backend serves the sources of one kind that are not MCP servers.
@@ -30,7 +30,7 @@ import (
 type Backend interface {
 	// SetConfig installs the hub's whole config; the Backend serves the
 	// sources of its kind in it and forgets the others.
-	SetConfig(cfg *Config)
+	SetConfig(cfg *config.Config)
 	// ListTools lists source's tools as Upstreams.ListTools does: a
 	// listing served in part returns the tools kept with a
 	// *ListingLimitError.
@@ -39,9 +39,24 @@ type Backend interface {
 	// default), as Upstreams.Call does. When listed is not nil the call
 	// is sent only while the request it makes is still *listed, the one
 	// the catalog listed and the person consented to.
-	Call(ctx context.Context, source, conn, name string, args json.RawMessage, listed *catalog.RESTRequest) (*mcp.CallToolResult, error)
+	Call(ctx context.Context, source, conn, name string, args json.RawMessage, listed *RESTRequest) (*mcp.CallToolResult, error)
 	// State is source's state; Upstreams keeps its Since.
 	State(source string) SourceState
 	// Close stops the Backend's goroutines and waits for them.
 	Close() error
 }
+
+// RESTRequest is what a call of an OpenAPI operation sends: the method, the
+// path template and the server (base URL) it goes to. The catalog pins it
+// with the operation's definition, and a Backend's Call checks it.
+type RESTRequest struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Server string `json:"server"`
+}
+
+func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }
+
+// RequestMeta is the _meta key an OpenAPI source's listing carries an
+// operation's request under.
+const RequestMeta = "capabilities.sh/request"

@@ -1,11 +1,8 @@
-package hub
+package upstream
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,56 +12,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/internal/hubtest"
 )
-
-// loggingMCP is an MCP server over streamable HTTP that logs every
-// request it receives (method, path, headers and body), so a test can
-// prove what reached it. It listens on addr ("127.0.0.2:0").
-type loggingMCP struct {
-	URL  string
-	mu   sync.Mutex
-	reqs []string
-}
-
-func newLoggingMCP(t *testing.T, addr string) *loggingMCP {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("cannot listen on %s: %v", addr, err)
-	}
-	l := &loggingMCP{URL: "http://" + ln.Addr().String() + "/mcp"}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return echoServer() }, nil)
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
-		l.mu.Lock()
-		l.reqs = append(l.reqs, fmt.Sprintf("%s %s %v %s", r.Method, r.URL, r.Header, body))
-		l.mu.Unlock()
-		h.ServeHTTP(w, r)
-	})}}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return l
-}
-
-func (l *loggingMCP) received() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.reqs...)
-}
-
-// echoServer is an MCP server with one tool, echo, that is neither
-// read-only nor destructive.
-func echoServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
-			Text string `json:"text"`
-		}) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
-		})
-	return s
-}
 
 // An MCP HTTP source never sends its static headers, its OAuth bearer
 // token or a request body through a redirect to another origin: another
@@ -72,13 +24,13 @@ func echoServer() *mcp.Server {
 // the call fails with an error naming where the redirect pointed. A
 // redirect within the origin is followed, credentials and all.
 func TestUpstreamRedirectStaysOnOrigin(t *testing.T) {
-	otherHost := newLoggingMCP(t, "127.0.0.2:0")
-	otherPort := newLoggingMCP(t, "127.0.0.1:0")
+	otherHost := hubtest.NewLoggingMCP(t, "127.0.0.2:0")
+	otherPort := hubtest.NewLoggingMCP(t, "127.0.0.1:0")
 
 	var mu sync.Mutex
 	var front []string // what the source's own server received
 	var flip atomic.Bool
-	real := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return echoServer() }, nil)
+	real := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return hubtest.EchoServer() }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		front = append(front, r.Method+" "+r.URL.Path+" key="+r.Header.Get("X-Api-Key")+" auth="+r.Header.Get("Authorization"))
@@ -99,11 +51,11 @@ func TestUpstreamRedirectStaysOnOrigin(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	const apiKey, bearer = "key-7f3a9c2e51", "tok-b81d04c6e2"
-	kc := &svcMemKeychain{}
-	conns := func() map[string]*Connection {
-		return map[string]*Connection{"main": {Default: true, Headers: map[string]string{"X-Api-Key": "${secret:KEY}"}}}
+	kc := &hubtest.MemKeychain{}
+	conns := func() map[string]*config.Connection {
+		return map[string]*config.Connection{"main": {Default: true, Headers: map[string]string{"X-Api-Key": "${secret:KEY}"}}}
 	}
-	cfg := testConfig(map[string]*Source{
+	cfg := hubtest.Config(map[string]*config.Source{
 		"host":   {URL: srv.URL + "/host", Connections: conns()},
 		"port":   {URL: srv.URL + "/port", Connections: conns()},
 		"same":   {URL: srv.URL + "/old", Connections: conns()},
@@ -111,15 +63,15 @@ func TestUpstreamRedirectStaysOnOrigin(t *testing.T) {
 		"signed": {URL: srv.URL + "/port"},
 	})
 	for _, s := range []string{"host", "port", "same", "later"} {
-		kc.Set(SecretKey(s, "main", "KEY"), apiKey)
+		kc.Set(config.SecretKey(s, "main", "KEY"), apiKey)
 	}
 	// A signed-in OAuth connection: its bearer token goes out with each
 	// request to the source's own origin, and nowhere else.
-	if err := saveOAuthRecord(kc, "signed", "", &oauthRecord{AccessToken: bearer, TokenType: "Bearer", ClientID: "c",
+	if err := oauth.SaveRecord(kc, "signed", "", &oauth.Record{AccessToken: bearer, TokenType: "Bearer", ClientID: "c",
 		TokenURL: srv.URL + "/token", Expiry: time.Now().Add(time.Hour), Issued: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	u := newTestUpstreams(t, UpstreamOptions{Keychain: kc}, cfg)
+	u := newTestUpstreams(t, Options{Keychain: kc}, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	args := json.RawMessage(`{"text":"approved body"}`)
@@ -135,7 +87,7 @@ func TestUpstreamRedirectStaysOnOrigin(t *testing.T) {
 
 	// Within the origin the redirect is followed, with the credentials.
 	res, err := u.Call(ctx, "same", "", "echo", args)
-	if err != nil || textOf(res) != "echo: approved body" {
+	if err != nil || hubtest.TextOf(res) != "echo: approved body" {
 		t.Fatalf("a call through a same-origin redirect: %v, %v", res, err)
 	}
 	mu.Lock()
@@ -157,8 +109,8 @@ func TestUpstreamRedirectStaysOnOrigin(t *testing.T) {
 		t.Errorf("a call redirected after the session started: %v, want an error naming %s", err, otherHost.URL)
 	}
 
-	for _, l := range []*loggingMCP{otherHost, otherPort} {
-		if got := l.received(); len(got) > 0 {
+	for _, l := range []*hubtest.LoggingMCP{otherHost, otherPort} {
+		if got := l.Received(); len(got) > 0 {
 			t.Errorf("%s received %d requests, want none: %q", l.URL, len(got), got)
 		}
 	}

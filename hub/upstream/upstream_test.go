@@ -1,4 +1,4 @@
-package hub
+package upstream
 
 import (
 	"context"
@@ -14,7 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 func toolNames(tools []*mcp.Tool) []string {
@@ -25,11 +30,11 @@ func toolNames(tools []*mcp.Tool) []string {
 	return names
 }
 
-func upstreamErr(t *testing.T, err error, kind string) *UpstreamError {
+func upstreamErr(t *testing.T, err error, kind string) *Error {
 	t.Helper()
-	var ue *UpstreamError
+	var ue *Error
 	if !errors.As(err, &ue) {
-		t.Fatalf("error %v (%T) is not an *UpstreamError", err, err)
+		t.Fatalf("error %v (%T) is not an *Error", err, err)
 	}
 	if ue.Kind != kind {
 		t.Fatalf("Kind = %q, want %q (%v)", ue.Kind, kind, err)
@@ -43,10 +48,10 @@ func TestUpstreamReferenceServers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello from a file\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	u := newTestUpstreams(t, UpstreamOptions{}, testConfig(map[string]*Source{
-		"everything": everythingSource(t),
-		"memory":     memorySource(t),
-		"filesystem": filesystemSource(t, dir),
+	u := newTestUpstreams(t, Options{}, hubtest.Config(map[string]*config.Source{
+		"everything": hubtest.EverythingSource(t),
+		"memory":     hubtest.MemorySource(t),
+		"filesystem": hubtest.FilesystemSource(t, dir),
 	}))
 
 	for source, want := range map[string][]string{
@@ -67,12 +72,12 @@ func TestUpstreamReferenceServers(t *testing.T) {
 	}
 
 	res, err := u.Call(ctx, "everything", "", "echo", json.RawMessage(`{"message":"hi there"}`))
-	if err != nil || res.IsError || !strings.Contains(textOf(res), "hi there") {
+	if err != nil || res.IsError || !strings.Contains(hubtest.TextOf(res), "hi there") {
 		t.Fatalf("echo = %+v, %v", res, err)
 	}
 	res, err = u.Call(ctx, "everything", "", "get-sum", json.RawMessage(`{"a":2,"b":40}`))
-	if err != nil || !strings.Contains(textOf(res), "42") {
-		t.Fatalf("get-sum = %q, %v", textOf(res), err)
+	if err != nil || !strings.Contains(hubtest.TextOf(res), "42") {
+		t.Fatalf("get-sum = %q, %v", hubtest.TextOf(res), err)
 	}
 	// A tool the server does not have is the server's answer, not a failure
 	// of the session.
@@ -86,13 +91,13 @@ func TestUpstreamReferenceServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = u.Call(ctx, "memory", "", "search_nodes", json.RawMessage(`{"query":"Ada"}`))
-	if err != nil || !strings.Contains(textOf(res), "first program") {
-		t.Fatalf("search_nodes = %q, %v", textOf(res), err)
+	if err != nil || !strings.Contains(hubtest.TextOf(res), "first program") {
+		t.Fatalf("search_nodes = %q, %v", hubtest.TextOf(res), err)
 	}
 
 	res, err = u.Call(ctx, "filesystem", "", "read_text_file", json.RawMessage(`{"path":`+strconv.Quote(filepath.Join(dir, "hello.txt"))+`}`))
-	if err != nil || !strings.Contains(textOf(res), "hello from a file") {
-		t.Fatalf("read_text_file = %q, %v", textOf(res), err)
+	if err != nil || !strings.Contains(hubtest.TextOf(res), "hello from a file") {
+		t.Fatalf("read_text_file = %q, %v", hubtest.TextOf(res), err)
 	}
 
 	st := u.State()
@@ -105,7 +110,7 @@ func TestUpstreamReferenceServers(t *testing.T) {
 
 func TestUpstreamConcurrentCallsShareOneSession(t *testing.T) {
 	ctx := context.Background()
-	u := newTestUpstreams(t, UpstreamOptions{}, testConfig(map[string]*Source{"fake": fakeSource("crash", nil)}))
+	u := newTestUpstreams(t, Options{}, hubtest.Config(map[string]*config.Source{"fake": hubtest.FakeSource("crash", nil)}))
 	var wg sync.WaitGroup
 	pids := make([]string, 8)
 	errs := make([]error, 8)
@@ -116,7 +121,7 @@ func TestUpstreamConcurrentCallsShareOneSession(t *testing.T) {
 			res, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"x"}`))
 			errs[i] = err
 			if err == nil {
-				pids[i] = textOf(res)
+				pids[i] = hubtest.TextOf(res)
 			}
 		}()
 	}
@@ -136,51 +141,51 @@ func TestUpstreamConcurrentCallsShareOneSession(t *testing.T) {
 
 func TestUpstreamErrorKinds(t *testing.T) {
 	ctx := context.Background()
-	cfg := testConfig(map[string]*Source{
-		"fake":    fakeSource("crash", nil),
+	cfg := hubtest.Config(map[string]*config.Source{
+		"fake":    hubtest.FakeSource("crash", nil),
 		"off":     {Command: "true", Disabled: true},
-		"conns":   fakeSource("crash", nil),
+		"conns":   hubtest.FakeSource("crash", nil),
 		"nowhere": {Command: filepath.Join(t.TempDir(), "no-such-server")},
 	})
-	cfg.Sources["conns"].Connections = map[string]*Connection{
+	cfg.Sources["conns"].Connections = map[string]*config.Connection{
 		"work": {Default: true, Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}},
 	}
-	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
+	u := newTestUpstreams(t, Options{}, cfg)
 
 	_, err := u.Call(ctx, "ghost", "", "echo", nil)
-	upstreamErr(t, err, UpstreamKindUnknownSource)
+	upstreamErr(t, err, KindUnknownSource)
 
 	_, err = u.Call(ctx, "conns", "personal", "echo", nil)
-	ue := upstreamErr(t, err, UpstreamKindUnknownConnection)
+	ue := upstreamErr(t, err, KindUnknownConnection)
 	if !strings.Contains(ue.Error(), "work") || ue.Hint() == "" {
 		t.Errorf("unknown connection error %q should name the connections and have a hint", ue.Error())
 	}
 
 	// No keychain: the secret is missing, named, and not retryable.
 	_, err = u.Call(ctx, "conns", "", "echo", nil)
-	ue = upstreamErr(t, err, UpstreamKindMissingSecret)
+	ue = upstreamErr(t, err, KindMissingSecret)
 	if ue.Secret != "TOKEN" || ue.Conn != "work" || ue.Retryable || !strings.Contains(ue.Hint(), "capabilities connection add conns work") {
 		t.Errorf("missing secret error = %+v, hint %q", ue, ue.Hint())
 	}
 
 	_, err = u.Call(ctx, "off", "", "echo", nil)
-	if ue := upstreamErr(t, err, UpstreamKindUnavailable); ue.Retryable || !strings.Contains(ue.Error(), "disabled") {
+	if ue := upstreamErr(t, err, KindUnavailable); ue.Retryable || !strings.Contains(ue.Error(), "disabled") {
 		t.Errorf("disabled source error = %v (retryable %v)", ue, ue.Retryable)
 	}
 
 	_, err = u.Call(ctx, "nowhere", "", "echo", nil)
-	if ue := upstreamErr(t, err, UpstreamKindUnavailable); ue.Retryable {
+	if ue := upstreamErr(t, err, KindUnavailable); ue.Retryable {
 		t.Errorf("a command that does not exist should not be retryable: %v", ue)
 	}
 
 	// The fake is a go-sdk server, which rejects unknown tools with a
 	// JSON-RPC error.
 	_, err = u.Call(ctx, "fake", "", "no-such-tool", nil)
-	upstreamErr(t, err, UpstreamKindProtocol)
+	upstreamErr(t, err, KindProtocol)
 	_, err = u.Call(ctx, "fake", "", "echo", json.RawMessage(`[1,2]`))
-	upstreamErr(t, err, UpstreamKindProtocol)
+	upstreamErr(t, err, KindProtocol)
 	// The protocol errors did not cost the session.
-	if res, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"still here"}`)); err != nil || !strings.Contains(textOf(res), "still here") {
+	if res, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"still here"}`)); err != nil || !strings.Contains(hubtest.TextOf(res), "still here") {
 		t.Fatalf("echo after protocol errors = %v", err)
 	}
 
@@ -190,7 +195,7 @@ func TestUpstreamErrorKinds(t *testing.T) {
 	defer cancel()
 	<-short.Done()
 	_, err = u.Call(short, "fake", "", "echo", json.RawMessage(`{"message":"late"}`))
-	upstreamErr(t, err, UpstreamKindTimeout)
+	upstreamErr(t, err, KindTimeout)
 	cancelled, cancel2 := context.WithCancel(ctx)
 	cancel2()
 	if _, err := u.Call(cancelled, "fake", "", "echo", json.RawMessage(`{"message":"x"}`)); !errors.Is(err, context.Canceled) {
@@ -200,17 +205,17 @@ func TestUpstreamErrorKinds(t *testing.T) {
 
 func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{}
+	clock := &hubtest.FakeClock{}
 	var mu sync.Mutex
 	var states []SourceStateKind
-	u := newTestUpstreams(t, UpstreamOptions{
+	u := newTestUpstreams(t, Options{
 		RestartBackoff: time.Minute / 4,
 		OnState: func(source string, st SourceState) {
 			mu.Lock()
 			defer mu.Unlock()
 			states = append(states, st.State)
 		},
-	}, testConfig(map[string]*Source{"fake": fakeSource("crash", nil)}))
+	}, hubtest.Config(map[string]*config.Source{"fake": hubtest.FakeSource("crash", nil)}))
 	u.mu.Lock()
 	u.now = clock.Now
 	u.mu.Unlock()
@@ -219,13 +224,13 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	firstPID := textOf(res)
+	firstPID := hubtest.TextOf(res)
 
 	_, err = u.Call(ctx, "fake", "", "crash", nil)
-	if ue := upstreamErr(t, err, UpstreamKindUnavailable); !ue.Retryable {
+	if ue := upstreamErr(t, err, KindUnavailable); !ue.Retryable {
 		t.Fatalf("a crash mid-call should be retryable: %v", ue)
 	}
-	waitFor(t, 10*time.Second, "the source to be down with the exit status", func() bool {
+	testwait.For(t, 10*time.Second, "the source to be down with the exit status", func() bool {
 		st := u.State()["fake"]
 		return st.State == SourceDown && strings.Contains(st.Err, "exit status 3")
 	})
@@ -235,7 +240,7 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 
 	// Inside the back-off window: refused at once, retryable.
 	_, err = u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"too soon"}`))
-	if ue := upstreamErr(t, err, UpstreamKindUnavailable); !ue.Retryable || !strings.Contains(ue.Error(), "restarting in 15s") {
+	if ue := upstreamErr(t, err, KindUnavailable); !ue.Retryable || !strings.Contains(ue.Error(), "restarting in 15s") {
 		t.Fatalf("call in the back-off window = %v", ue)
 	}
 
@@ -245,19 +250,19 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if textOf(res) == firstPID || !strings.HasPrefix(textOf(res), "again from ") {
-		t.Fatalf("echo after restart = %q; want a new process (first was %q)", textOf(res), firstPID)
+	if hubtest.TextOf(res) == firstPID || !strings.HasPrefix(hubtest.TextOf(res), "again from ") {
+		t.Fatalf("echo after restart = %q; want a new process (first was %q)", hubtest.TextOf(res), firstPID)
 	}
 	// A second crash in a row doubles the window. The echo in between reset
 	// the count, so crash twice without a success.
 	u.Call(ctx, "fake", "", "crash", nil)
 	clock.Advance(16 * time.Second)
-	waitFor(t, 10*time.Second, "the source to be down", func() bool { return u.State()["fake"].State == SourceDown })
+	testwait.For(t, 10*time.Second, "the source to be down", func() bool { return u.State()["fake"].State == SourceDown })
 	if _, err := u.Call(ctx, "fake", "", "crash", nil); err == nil {
 		t.Fatal("crash returned no error")
 	}
 	_, err = u.Call(ctx, "fake", "", "echo", nil)
-	if ue := upstreamErr(t, err, UpstreamKindUnavailable); !strings.Contains(ue.Error(), "restarting in 30s") {
+	if ue := upstreamErr(t, err, KindUnavailable); !strings.Contains(ue.Error(), "restarting in 30s") {
 		t.Fatalf("second consecutive failure = %v; want a 30s window", ue)
 	}
 
@@ -269,11 +274,11 @@ func TestUpstreamCrashRestartsWithBackoff(t *testing.T) {
 }
 
 func TestUpstreamStartTimeout(t *testing.T) {
-	u := newTestUpstreams(t, UpstreamOptions{StartTimeout: 300 * time.Millisecond},
-		testConfig(map[string]*Source{"hang": fakeSource("hang-init", nil)}))
+	u := newTestUpstreams(t, Options{StartTimeout: 300 * time.Millisecond},
+		hubtest.Config(map[string]*config.Source{"hang": hubtest.FakeSource("hang-init", nil)}))
 	start := time.Now()
 	_, err := u.Call(context.Background(), "hang", "", "echo", nil)
-	ue := upstreamErr(t, err, UpstreamKindTimeout)
+	ue := upstreamErr(t, err, KindTimeout)
 	if !ue.Retryable || !strings.Contains(ue.Error(), "300ms") {
 		t.Errorf("start timeout error = %v", ue)
 	}
@@ -286,10 +291,10 @@ func TestUpstreamStartTimeout(t *testing.T) {
 }
 
 func TestUpstreamListToolsTimeout(t *testing.T) {
-	u := newTestUpstreams(t, UpstreamOptions{CallTimeout: 300 * time.Millisecond},
-		testConfig(map[string]*Source{"hang": fakeSource("hang-list", nil)}))
+	u := newTestUpstreams(t, Options{CallTimeout: 300 * time.Millisecond},
+		hubtest.Config(map[string]*config.Source{"hang": hubtest.FakeSource("hang-list", nil)}))
 	_, err := u.ListTools(context.Background(), "hang")
-	upstreamErr(t, err, UpstreamKindTimeout)
+	upstreamErr(t, err, KindTimeout)
 	// The session survives a slow request.
 	if _, err := u.Call(context.Background(), "hang", "", "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
 		t.Fatalf("echo after a list timeout: %v", err)
@@ -300,20 +305,20 @@ func TestUpstreamIdleSessionsClose(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var states []SourceStateKind
-	u := newTestUpstreams(t, UpstreamOptions{
+	u := newTestUpstreams(t, Options{
 		IdleTimeout: 50 * time.Millisecond,
 		OnState: func(source string, st SourceState) {
 			mu.Lock()
 			defer mu.Unlock()
 			states = append(states, st.State)
 		},
-	}, testConfig(map[string]*Source{"fake": fakeSource("crash", nil)}))
+	}, hubtest.Config(map[string]*config.Source{"fake": hubtest.FakeSource("crash", nil)}))
 	res, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"a"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := textOf(res)
-	waitFor(t, 10*time.Second, "the idle session to close", func() bool {
+	first := hubtest.TextOf(res)
+	testwait.For(t, 10*time.Second, "the idle session to close", func() bool {
 		st := u.State()["fake"]
 		return st.State == SourceIdle && st.Sessions == 0
 	})
@@ -322,8 +327,8 @@ func TestUpstreamIdleSessionsClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.TrimPrefix(textOf(res), "b") == strings.TrimPrefix(first, "a") {
-		t.Errorf("the call after the idle close reached the same process %q", textOf(res))
+	if strings.TrimPrefix(hubtest.TextOf(res), "b") == strings.TrimPrefix(first, "a") {
+		t.Errorf("the call after the idle close reached the same process %q", hubtest.TextOf(res))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -336,25 +341,25 @@ func TestUpstreamIdleSessionsClose(t *testing.T) {
 
 func TestUpstreamSetConfigClosesChangedSources(t *testing.T) {
 	ctx := context.Background()
-	cfg := testConfig(map[string]*Source{
-		"keep":   fakeSource("crash", nil),
-		"change": fakeSource("crash", nil),
-		"remove": fakeSource("crash", nil),
+	cfg := hubtest.Config(map[string]*config.Source{
+		"keep":   hubtest.FakeSource("crash", nil),
+		"change": hubtest.FakeSource("crash", nil),
+		"remove": hubtest.FakeSource("crash", nil),
 	})
-	u := newTestUpstreams(t, UpstreamOptions{}, cfg)
+	u := newTestUpstreams(t, Options{}, cfg)
 	pid := map[string]string{}
 	for _, s := range []string{"keep", "change", "remove"} {
 		res, err := u.Call(ctx, s, "", "echo", json.RawMessage(`{"message":""}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		pid[s] = textOf(res)
+		pid[s] = hubtest.TextOf(res)
 	}
-	u.SetConfig(testConfig(map[string]*Source{
-		"keep":   fakeSource("crash", nil),
-		"change": fakeSource("crash", map[string]string{"EXTRA": "1"}),
+	u.SetConfig(hubtest.Config(map[string]*config.Source{
+		"keep":   hubtest.FakeSource("crash", nil),
+		"change": hubtest.FakeSource("crash", map[string]string{"EXTRA": "1"}),
 	}))
-	waitFor(t, 10*time.Second, "the changed source's session to close", func() bool {
+	testwait.For(t, 10*time.Second, "the changed source's session to close", func() bool {
 		return u.State()["change"].State == SourceIdle
 	})
 	st := u.State()
@@ -369,12 +374,12 @@ func TestUpstreamSetConfigClosesChangedSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (textOf(res) == pid[s]) != same {
-			t.Errorf("%s: process %q after SetConfig, %q before; same process want %v", s, textOf(res), pid[s], same)
+		if (hubtest.TextOf(res) == pid[s]) != same {
+			t.Errorf("%s: process %q after SetConfig, %q before; same process want %v", s, hubtest.TextOf(res), pid[s], same)
 		}
 	}
 	_, err := u.Call(ctx, "remove", "", "echo", nil)
-	upstreamErr(t, err, UpstreamKindUnknownSource)
+	upstreamErr(t, err, KindUnknownSource)
 }
 
 func TestUpstreamCloseKillsProcessGroup(t *testing.T) {
@@ -382,9 +387,9 @@ func TestUpstreamCloseKillsProcessGroup(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	pidfile := filepath.Join(t.TempDir(), "grandchild.pid")
-	logger, _ := debugLogger()
-	u := NewUpstreams(UpstreamOptions{Env: os.Environ(), Logger: logger})
-	u.SetConfig(testConfig(map[string]*Source{"spawner": fakeSource("spawner", map[string]string{"FAKE_PIDFILE": pidfile})}))
+	logger, _ := hubtest.DebugLogger()
+	u := New(Options{Env: os.Environ(), Logger: logger})
+	u.SetConfig(hubtest.Config(map[string]*config.Source{"spawner": hubtest.FakeSource("spawner", map[string]string{"FAKE_PIDFILE": pidfile})}))
 	if _, err := u.Call(context.Background(), "spawner", "", "echo", json.RawMessage(`{"message":""}`)); err != nil {
 		u.Close()
 		t.Fatal(err)
@@ -402,7 +407,7 @@ func TestUpstreamCloseKillsProcessGroup(t *testing.T) {
 	if err := u.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the grandchild to die", func() bool { return !processAlive(pid) })
+	testwait.For(t, 10*time.Second, "the grandchild to die", func() bool { return !processAlive(pid) })
 	if _, err := u.Call(context.Background(), "spawner", "", "echo", nil); err == nil {
 		t.Fatal("Call after Close succeeded")
 	}
@@ -423,39 +428,39 @@ func processAlive(pid int) bool {
 // A connection's secret reaches the server (here as an HTTP header from the
 // real keychain) and nowhere else: not in logs, errors or state.
 func TestUpstreamHTTPSecretHeader(t *testing.T) {
-	kc := requireTestKeychain(t)
+	kc := hubtest.RequireKeychain(t)
 	ctx := context.Background()
-	src := uniqueName("web")
+	src := hubtest.UniqueName("web")
 	secret := "tok_" + strconv.FormatInt(time.Now().UnixNano(), 36) + "Zq9"
-	storeTestSecret(t, kc, SecretKey(src, "work", "TOKEN"), secret)
+	hubtest.StoreSecret(t, kc, config.SecretKey(src, "work", "TOKEN"), secret)
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "whoami", Description: "Say hello."},
 		func(ctx context.Context, req *mcp.CallToolRequest, args struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello"}}}, nil, nil
 		})
-	ts := httpUpstream(t, server, "Authorization", "Bearer "+secret)
+	ts := hubtest.HTTPUpstream(t, server, "Authorization", "Bearer "+secret)
 
-	logger, logs := debugLogger()
-	cfg := testConfig(map[string]*Source{src: {
+	logger, logs := hubtest.DebugLogger()
+	cfg := hubtest.Config(map[string]*config.Source{src: {
 		URL: ts.URL,
-		Connections: map[string]*Connection{
+		Connections: map[string]*config.Connection{
 			"work":  {Default: true, Headers: map[string]string{"Authorization": "Bearer ${secret:TOKEN}"}},
 			"wrong": {Headers: map[string]string{"Authorization": "Bearer nope"}},
 		},
 	}})
-	u := newTestUpstreams(t, UpstreamOptions{Keychain: kc, Logger: logger}, cfg)
+	u := newTestUpstreams(t, Options{Keychain: kc, Logger: logger}, cfg)
 	tools, err := u.ListTools(ctx, src)
 	if err != nil || !slices.Equal(toolNames(tools), []string{"whoami"}) {
 		t.Fatalf("ListTools = %v, %v", toolNames(tools), err)
 	}
 	res, err := u.Call(ctx, src, "work", "whoami", nil)
-	if err != nil || textOf(res) != "hello" {
+	if err != nil || hubtest.TextOf(res) != "hello" {
 		t.Fatalf("whoami = %v, %v", res, err)
 	}
 	// Without the secret the server refuses the connection.
 	_, err = u.Call(ctx, src, "wrong", "whoami", nil)
-	if ue := upstreamErr(t, err, UpstreamKindUnavailable); !strings.Contains(ue.Error(), "401") && !strings.Contains(ue.Error(), "Unauthorized") {
+	if ue := upstreamErr(t, err, KindUnavailable); !strings.Contains(ue.Error(), "401") && !strings.Contains(ue.Error(), "Unauthorized") {
 		t.Errorf("wrong credentials = %v; want the 401 named", ue)
 	}
 	if strings.Contains(logs.String(), secret) {
@@ -471,15 +476,15 @@ func TestUpstreamHTTPSecretHeader(t *testing.T) {
 // A stdio server that prints its secret to stderr and crashes: the secret
 // stays out of the log, the error and the state.
 func TestUpstreamStdioSecretScrubbed(t *testing.T) {
-	kc := requireTestKeychain(t)
+	kc := hubtest.RequireKeychain(t)
 	ctx := context.Background()
-	src := uniqueName("leaky")
+	src := hubtest.UniqueName("leaky")
 	secret := "sk_" + strconv.FormatInt(time.Now().UnixNano(), 36) + "Xy7"
-	storeTestSecret(t, kc, SecretKey(src, "main", "TOKEN"), secret)
-	s := fakeSource("crash", nil)
-	s.Connections = map[string]*Connection{"main": {Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
-	logger, logs := debugLogger()
-	u := newTestUpstreams(t, UpstreamOptions{Keychain: kc, Logger: logger}, testConfig(map[string]*Source{src: s}))
+	hubtest.StoreSecret(t, kc, config.SecretKey(src, "main", "TOKEN"), secret)
+	s := hubtest.FakeSource("crash", nil)
+	s.Connections = map[string]*config.Connection{"main": {Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
+	logger, logs := hubtest.DebugLogger()
+	u := newTestUpstreams(t, Options{Keychain: kc, Logger: logger}, hubtest.Config(map[string]*config.Source{src: s}))
 
 	if _, err := u.Call(ctx, src, "", "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
 		t.Fatal(err)
@@ -488,7 +493,7 @@ func TestUpstreamStdioSecretScrubbed(t *testing.T) {
 	if err == nil {
 		t.Fatal("crash returned no error")
 	}
-	waitFor(t, 10*time.Second, "the crash to be logged", func() bool {
+	testwait.For(t, 10*time.Second, "the crash to be logged", func() bool {
 		return strings.Contains(logs.String(), "upstream session died")
 	})
 	st := u.State()[src]
@@ -499,5 +504,42 @@ func TestUpstreamStdioSecretScrubbed(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "starting with token [secret]") {
 		t.Errorf("the stderr line should be logged with the secret scrubbed; log:\n%s", logs.String())
+	}
+}
+
+func TestMain(m *testing.M) { hubtest.Main(m) }
+
+// newTestUpstreams returns Upstreams for cfg, closed when the test ends.
+func newTestUpstreams(t testing.TB, opts Options, cfg *config.Config) *Upstreams {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger, _ = hubtest.DebugLogger()
+	}
+	if opts.Env == nil {
+		opts.Env = os.Environ()
+	}
+	u := New(opts)
+	t.Cleanup(func() {
+		if err := u.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	u.SetConfig(cfg)
+	return u
+}
+
+func TestUpstreamEnv(t *testing.T) {
+	base := []string{"PATH=/usr/bin", "HOME=/home/p", "AWS_SECRET_ACCESS_KEY=hub", "CAPABILITIES_HOME=/x", "TERM=xterm",
+		"SHELL=() { :; }; echo pwned", "LANG=C.UTF-8", "TMPDIR=/tmp/p", "USER=p"}
+	got := upstreamEnv("linux", base, map[string]string{"PATH": "/opt/bin", "TOKEN": "t"})
+	want := []string{"HOME=/home/p", "TERM=xterm", "LANG=C.UTF-8", "TMPDIR=/tmp/p", "USER=p", "PATH=/opt/bin", "TOKEN=t"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("linux (-want +got):\n%s", diff)
+	}
+	winBase := []string{"Path=C:\\Windows", "SystemRoot=C:\\Windows", "APPDATA=C:\\a", "GITHUB_TOKEN=hub", "ComSpec=cmd.exe", "USERPROFILE=C:\\u"}
+	got = upstreamEnv("windows", winBase, map[string]string{"PATH": "C:\\bin"})
+	want = []string{"SystemRoot=C:\\Windows", "APPDATA=C:\\a", "ComSpec=cmd.exe", "USERPROFILE=C:\\u", "PATH=C:\\bin"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("windows (-want +got):\n%s", diff)
 	}
 }

@@ -1,8 +1,8 @@
-package hub
+package upstream
 
 // Bounded listings.
 //
-// A tools/list is followed page by page within the config's CatalogLimits,
+// A tools/list is followed page by page within the config's config.CatalogLimits,
 // so a server that pages forever, lists millions of tools or sends huge
 // definitions costs the hub a bounded amount of memory, time and disk: the
 // tools read before a bound was reached are served, with a
@@ -13,26 +13,40 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 )
 
-// maxListingWarnings bounds the warnings of one listing; the rest are
-// counted.
-const maxListingWarnings = 10
+// ListingLimitError says that a listing was served in part: it reached a
+// bound of config.CatalogLimits, or skipped definitions over one. ListTools
+// returns it together with the tools it kept.
+type ListingLimitError struct {
+	Source   string
+	Warnings []string // one line each, for the log and hub status
+}
 
-// listBounded follows list's pages from the first, within lim. It returns
+func (e *ListingLimitError) Error() string {
+	return fmt.Sprintf("tools of %s served in part: %s", e.Source, strings.Join(e.Warnings, "; "))
+}
+
+// MaxListingWarnings bounds the warnings of one listing; the rest are
+// counted.
+const MaxListingWarnings = 10
+
+// ListBounded follows list's pages from the first, within lim. It returns
 // the tools kept and, when it stopped at a bound or skipped a definition,
 // a *ListingLimitError with them; any other error ends the listing.
-func listBounded(ctx context.Context, source string, lim CatalogLimits, list func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error)) ([]*mcp.Tool, error) {
+func ListBounded(ctx context.Context, source string, lim config.CatalogLimits, list func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error)) ([]*mcp.Tool, error) {
 	lim = lim.WithDefaults()
 	var tools []*mcp.Tool
 	var warnings []string
 	skipped := 0
 	warn := func(format string, args ...any) {
-		if len(warnings) < maxListingWarnings {
+		if len(warnings) < MaxListingWarnings {
 			warnings = append(warnings, fmt.Sprintf(format, args...))
 		} else {
 			skipped++
@@ -53,7 +67,7 @@ func listBounded(ctx context.Context, source string, lim CatalogLimits, list fun
 			}
 			b, err := json.Marshal(t)
 			if err != nil {
-				warn("skipped tool %q: its definition does not encode: %v", truncateName(t.Name), err)
+				warn("skipped tool %q: its definition does not encode: %v", naming.Truncate(t.Name), err)
 				continue
 			}
 			read += int64(len(b))
@@ -62,7 +76,7 @@ func listBounded(ctx context.Context, source string, lim CatalogLimits, list fun
 				break
 			}
 			if len(b) > lim.MaxDefinitionBytes {
-				warn("skipped tool %q: its definition is %d bytes, above %d (catalog.maxDefinitionBytes)", truncateName(t.Name), len(b), lim.MaxDefinitionBytes)
+				warn("skipped tool %q: its definition is %d bytes, above %d (catalog.maxDefinitionBytes)", naming.Truncate(t.Name), len(b), lim.MaxDefinitionBytes)
 				continue
 			}
 			if len(tools) == lim.MaxTools {
@@ -93,7 +107,7 @@ func listBounded(ctx context.Context, source string, lim CatalogLimits, list fun
 		warnings = append(warnings, fmt.Sprintf("and %d more skipped tools", skipped))
 	}
 	if len(warnings) > 0 {
-		return tools, &catalog.ListingLimitError{Source: source, Warnings: warnings}
+		return tools, &ListingLimitError{Source: source, Warnings: warnings}
 	}
 	return tools, nil
 }

@@ -4,65 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/internal/hubtest"
 )
-
-// bigNumbers is structured content no float64 holds exactly.
-const bigNumbers = `{"id":9007199254740993,"neg":-9007199254740995,"safe":9007199254740991,"big":123456789012345678901234567890,"ratio":0.5,"nested":[{"id":18446744073709551615}]}`
-
-// The structured content of a result reaches the hub with the numbers the
-// server wrote, over stdio and over HTTP (a JSON response and an event
-// stream), not as the go-sdk client decodes them.
-func TestUpstreamStructuredContentExact(t *testing.T) {
-	ctx := context.Background()
-	server := mcp.NewServer(&mcp.Implementation{Name: "numbers", Version: "1"}, nil)
-	server.AddTool(&mcp.Tool{Name: "big_number", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{StructuredContent: json.RawMessage(bigNumbers), Content: []mcp.Content{&mcp.TextContent{Text: "see the structured content"}}}, nil
-		})
-	serve := func(jsonResponse bool) string {
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		return ts.URL
-	}
-	u := newTestUpstreams(t, UpstreamOptions{}, testConfig(map[string]*Source{
-		"stdio": fakeSource("leaky", nil),
-		"json":  {URL: serve(true)},
-		"sse":   {URL: serve(false)},
-	}))
-	for _, src := range []string{"stdio", "json", "sse"} {
-		// Several at once: each call gets its own result.
-		errs := make(chan error, 4)
-		for range 4 {
-			go func() {
-				res, err := u.Call(ctx, src, "", "big_number", nil)
-				if err != nil {
-					errs <- err
-					return
-				}
-				got, err := json.Marshal(res.StructuredContent)
-				if err == nil && string(got) != bigNumbers {
-					t.Errorf("%s: structured content = %s, want %s", src, got, bigNumbers)
-				}
-				errs <- err
-			}()
-		}
-		for range 4 {
-			if err := <-errs; err != nil {
-				t.Fatalf("%s: %v", src, err)
-			}
-		}
-	}
-}
 
 // Integers beyond 2^53 keep their exact value from the code to the
 // upstream and back: the person approves the bytes the upstream receives,
@@ -112,7 +60,7 @@ return { echoed, big, types: [typeof echoed.n, typeof echoed.parsed, typeof big.
 	if err != nil || done.Status != StatusCompleted {
 		t.Fatalf("resume = %v, %v", done.Line(), err)
 	}
-	wantResult := `{"echoed":` + sent + `,"big":` + bigNumbers + `,"types":["bigint","bigint","bigint","number","number"],"next":9007199254740994}`
+	wantResult := `{"echoed":` + sent + `,"big":` + hubtest.BigNumbers + `,"types":["bigint","bigint","bigint","number","number"],"next":9007199254740994}`
 	if string(done.Result) != wantResult {
 		t.Errorf("result\n%s\nwant\n%s", done.Result, wantResult)
 	}

@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -464,7 +465,7 @@ func plainHTTPNote(ctx context.Context, name string, s *config.Source) string {
 	}
 	server := ""
 	if s.OpenAPI != "" && s.BaseURL == "" {
-		_, _, server, _ = hub.CheckOpenAPI(ctx, s.OpenAPI)
+		_, _, server, _ = openapi.Check(ctx, s.OpenAPI)
 	}
 	return hub.PlainHTTPNote(name, s, server)
 }

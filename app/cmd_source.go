@@ -15,6 +15,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -388,28 +389,28 @@ func shorten(s string, n int) string {
 
 // addOpenAPISource adds a REST API from its OpenAPI document, after reading
 // the document as the hub will, so a bad one is refused with its place.
-func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, openapi, baseURL string, replace bool) error {
+func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, loc, baseURL string, replace bool) error {
 	switch {
-	case openapi == "":
+	case loc == "":
 		return usagef("--base-url goes with --openapi FILE|URL")
 	case len(rest) > 0 || s.URL != "" || s.Cwd != "" || len(s.Env) > 0:
 		return usagef("--openapi takes no COMMAND, --url, --cwd or --env")
 	}
-	if !strings.HasPrefix(openapi, "http://") && !strings.HasPrefix(openapi, "https://") && !strings.HasPrefix(openapi, "~/") {
-		abs, err := filepath.Abs(openapi)
+	if !strings.HasPrefix(loc, "http://") && !strings.HasPrefix(loc, "https://") && !strings.HasPrefix(loc, "~/") {
+		abs, err := filepath.Abs(loc)
 		if err != nil {
 			return err
 		}
-		openapi = abs
+		loc = abs
 	}
-	s.OpenAPI, s.BaseURL = openapi, baseURL
+	s.OpenAPI, s.BaseURL = loc, baseURL
 	for k, v := range s.Headers {
 		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
 			return withHint(fmt.Errorf("--header %s looks like a secret; secrets never go into config.json", k),
 				fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 		}
 	}
-	ops, skipped, server, err := hub.CheckOpenAPI(ctx, openapi)
+	ops, skipped, server, err := openapi.Check(ctx, loc)
 	if err != nil {
 		return withHint(err, "fix the document, or point --openapi at another one")
 	}

@@ -15,6 +15,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -45,12 +46,12 @@ const stopWithin = 3 * time.Second
 func TestHostileHomeInTheRealHub(t *testing.T) {
 	w := newWorld(t, 0)
 	dir := t.TempDir()
-	sparseFile(t, filepath.Join(w.home, "skills", "huge", "SKILL.md"), 64<<30)
+	hubtest.Sparse(t, filepath.Join(w.home, "skills", "huge", "SKILL.md"), 64<<30)
 	huge := filepath.Join(dir, "huge.json")
-	sparseFile(t, huge, 64<<30)
+	hubtest.Sparse(t, huge, 64<<30)
 	deep := filepath.Join(dir, "deep.json")
 	shared := filepath.Join(dir, "shared.json")
-	for p, b := range map[string][]byte{deep: nestedSchemaDoc(2000), shared: sharedSchemaDocument(200, 300)} {
+	for p, b := range map[string][]byte{deep: hubtest.DeepSchemaDoc(2000), shared: hubtest.SharedSchemaDoc(200, 300)} {
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -229,60 +230,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 	return 0
 }
 
-// sparseFile makes a file of size bytes that takes no disk.
-func sparseFile(t *testing.T, p string, size int64) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Truncate(size); err != nil {
-		t.Skipf("no sparse files here: %v", err)
-	}
-}
-
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-// nestedSchemaDoc is a document whose one component nests n objects.
-func nestedSchemaDoc(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://127.0.0.1:9"}],"paths":{"/x":{"post":{"operationId":"x","requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Deep"}}}},"responses":{"200":{"description":"ok"}}}}},"components":{"schemas":{"Deep":`)
-	for range n {
-		b.WriteString(`{"type":"object","properties":{"a":`)
-	}
-	b.WriteString(`{"type":"string"}`)
-	for range n {
-		b.WriteString(`}}`)
-	}
-	b.WriteString(`}}}`)
-	return []byte(b.String())
-}
-
-// sharedSchemaDocument is a document with ops operations that each take
-// one shared component of about kb KB.
-func sharedSchemaDocument(ops, kb int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://127.0.0.1:9"}],"paths":{`)
-	for i := range ops {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"/op%d":{"post":{"operationId":"op%d","requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Big"}}}},"responses":{"200":{"description":"ok"}}}}`, i, i)
-	}
-	b.WriteString(`},"components":{"schemas":{"Big":{"type":"object","properties":{`)
-	for i := range kb * 1024 / 64 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"p%05d":{"type":"string","description":"%s"}`, i, strings.Repeat("x", 24))
-	}
-	b.WriteString(`}}}}}`)
-	return []byte(b.String())
 }

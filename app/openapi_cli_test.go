@@ -23,7 +23,7 @@ func TestSourceAddOpenAPI(t *testing.T) {
 	if r := cli(t, home, "", "source", "list"); !strings.Contains(r.stdout, "openapi") {
 		t.Errorf("list does not say openapi:\n%s", r.stdout)
 	}
-	broken, _ := filepath.Abs(filepath.Join("..", "hub", "testdata", "openapi", "broken.json"))
+	broken, _ := filepath.Abs(filepath.Join("..", "hub", "openapi", "testdata", "broken.json"))
 	if r := cli(t, home, "", "source", "add", "bad", "--openapi", broken); r.code != exitFailure || !strings.Contains(r.stderr, broken+": not valid JSON: line 5") {
 		t.Errorf("a broken document is refused with its place: %+v", r)
 	}

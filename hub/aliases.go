@@ -18,27 +18,24 @@ import (
 
 // From hub/secrets.
 type (
-	Secrets       = secrets.Secrets
-	Redactor      = secrets.Redactor
-	RedirectError = secrets.RedirectError
+	Secrets  = secrets.Secrets
+	Redactor = secrets.Redactor
 )
 
 var (
-	NewSecrets         = secrets.New
-	ConnectionOwner    = secrets.ConnectionOwner
-	LooksSecretName    = secrets.LooksSecretName
-	LooksLikeToken     = secrets.LooksLikeToken
-	RedactCredentials  = secrets.RedactCredentials
-	sameOriginRedirect = secrets.SameOriginRedirect
-	capText            = secrets.Cap
-	utf8Start          = utf8.RuneStart
+	NewSecrets        = secrets.New
+	ConnectionOwner   = secrets.ConnectionOwner
+	LooksSecretName   = secrets.LooksSecretName
+	LooksLikeToken    = secrets.LooksLikeToken
+	RedactCredentials = secrets.RedactCredentials
+	capText           = secrets.Cap
+	utf8Start         = utf8.RuneStart
 )
 
 // From hub/naming.
 var (
 	Namespace     = naming.Namespace
 	ToolNames     = naming.ToolNames
-	camel         = naming.Camel
 	baseJSName    = naming.MethodName
 	assignJSNames = naming.AssignMethodNames
 	truncateName  = naming.Truncate
@@ -55,16 +52,15 @@ type (
 
 // From hub/config.
 type (
-	Config        = config.Config
-	Source        = config.Source
-	Connection    = config.Connection
-	Mode          = config.Mode
-	ConfigError   = config.Error
-	ConfigErrors  = config.Errors
-	Paths         = config.Paths
-	OAuthConfig   = config.OAuthConfig
-	Retention     = config.Retention
-	CatalogLimits = config.CatalogLimits
+	Config       = config.Config
+	Source       = config.Source
+	Connection   = config.Connection
+	Mode         = config.Mode
+	ConfigError  = config.Error
+	ConfigErrors = config.Errors
+	Paths        = config.Paths
+	OAuthConfig  = config.OAuthConfig
+	Retention    = config.Retention
 )
 
 const (
@@ -82,7 +78,6 @@ var (
 	SecretKey       = config.SecretKey
 	HomeKeychain    = config.HomeKeychain
 	writeFileAtomic = config.WriteFileAtomic
-	jsonProblem     = config.JSONProblem
 	standardJSON    = config.StandardJSON
 	secureHome      = config.SecureHome
 )
@@ -100,7 +95,6 @@ var (
 	SignIn          = oauth.SignIn
 	SignOut         = oauth.SignOut
 	ReadOAuthState  = oauth.ReadState
-	newOAuthConn    = oauth.NewConn
 	loadOAuthRecord = oauth.LoadRecord
 	saveOAuthRecord = oauth.SaveRecord
 	usesOAuth       = oauth.Applies

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
@@ -309,6 +310,20 @@ func (h *Hub) missingSecrets(source, conn string) []string {
 	return missing
 }
 
+// restNeed is what the OpenAPI operation at address needs from connection
+// conn of source that it does not have; "" when nothing (or not an
+// OpenAPI operation).
+func (h *Hub) restNeed(address, source, conn string) string {
+	if s := h.Config().Sources[source]; s == nil || s.OpenAPI == "" {
+		return ""
+	}
+	t, ok := h.catalog.Snapshot().Lookup(address)
+	if !ok || t.Source != source {
+		return ""
+	}
+	return h.openapi.AuthNeed(source, t.Name, conn)
+}
+
 // attempt runs the run's code once, against its journal. The caller holds
 // the run's lock. A fresh run is not stored yet and has neither journal nor
 // pending inputs, so none are read; it is stored before its first tool
@@ -487,7 +502,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 				}
 				item.Message = connectionMessage(src, conn, missing)
 				if need := h.restNeed(p.Address, src, conn); need != "" {
-					item.Message = restConnectionMessage(src, need)
+					item.Message = openapi.ConnectionMessage(src, need)
 				}
 			}
 			env.Pending = append(env.Pending, item)

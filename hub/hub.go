@@ -36,8 +36,8 @@
 //   - hub/store: the SQLite file of runs, journal, decisions and pins, and
 //     the only package with SQL: typed calls over rows of its own.
 //   - hub/secrets: secret values and how they are kept out of what the hub
-//     says or writes; the approval preview's redaction; redirects kept
-//     within a credential's origin; Cap.
+//     says or writes; the approval preview's redaction; where a credential
+//     may go (its origin, and plain http only to this machine); Cap.
 //   - hub/naming: how sources and upstream tools appear in code.
 //   - hub/config: config.json, the hand-editable sources, connections and
 //     policy, and the home it lives in (paths, home id, file modes).
@@ -47,6 +47,9 @@
 //     uninstall, repoint) and the first run's import of their servers.
 //   - hub/upstream: sessions to the upstream MCP servers, one per (source,
 //     connection), and the Backend seam other kinds of source plug into.
+//   - hub/openapi: REST APIs described by OpenAPI documents, served as an
+//     upstream.Backend; the heart asks it what an operation needs of a
+//     connection (AuthNeed).
 //   - hub/catalog: every tool of every source as the guest sees it:
 //     addresses, pinned definitions, changes, first listings.
 //   - hub/policy: the rules (from the config, remembered, by origin) and the
@@ -57,23 +60,23 @@
 // Migration state: the hub is moving into one package per concept, a step at
 // a time. The surfaces above the heart (mcpserver, localapi) have moved, and
 // app and ui name them; config, oauth, clients, catalog and policy below it
-// too, and upstream below those; openapi and skills are still files of
+// too, and upstream and openapi below those; skills are still files of
 // package hub. While a step is under way, aliases.go keeps the names that
-// moved (Secrets, Redactor, RedirectError, NewSecrets, ConnectionOwner,
-// LooksSecretName, LooksLikeToken, capText, utf8Start, sameOriginRedirect
-// from hub/secrets; Namespace, ToolNames, camel, baseJSName, assignJSNames,
-// truncateName from hub/naming; pidAlive from internal/proc; journalEntry,
-// pendingRow from hub/store; Config, Source, Connection, Mode, Allow, Ask,
-// Deny, ConfigError, ConfigErrors, ImportConnection, Paths, OAuthConfig,
-// Retention, CatalogLimits, ParseMode, LoadConfig, ParseConfig, ParseImport,
-// SecretKey, HomeKeychain, writeFileAtomic, jsonProblem, standardJSON,
-// secureHome from hub/config; OAuthGrant, OAuthState, SignInOptions,
-// oauthRecord, ErrNeedsSignIn, SignIn, SignOut, ReadOAuthState, newOAuthConn,
-// loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from hub/oauth) for
-// the files still in package hub that use them. The last step deletes
-// aliases.go; nothing may be added to it but names a move takes away.
-// hub/clients, hub/catalog, hub/policy and hub/upstream moved with no alias:
-// the heart, app and ui name clients.X, catalog.X, policy.X and upstream.X.
+// moved (Secrets, Redactor, NewSecrets, ConnectionOwner, LooksSecretName,
+// LooksLikeToken, capText, utf8Start from hub/secrets; Namespace, ToolNames,
+// baseJSName, assignJSNames, truncateName from hub/naming; pidAlive from
+// internal/proc; journalEntry, pendingRow from hub/store; Config, Source,
+// Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
+// ImportConnection, Paths, OAuthConfig, Retention, ParseMode, LoadConfig,
+// ParseConfig, ParseImport, SecretKey, HomeKeychain, writeFileAtomic,
+// standardJSON, secureHome from hub/config; OAuthGrant, OAuthState,
+// SignInOptions, oauthRecord, ErrNeedsSignIn, SignIn, SignOut,
+// ReadOAuthState, loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint
+// from hub/oauth) for the files still in package hub that use them. The last
+// step deletes aliases.go; nothing may be added to it but names a move takes
+// away. hub/clients, hub/catalog, hub/policy, hub/upstream and hub/openapi
+// moved with no alias: the heart, app and ui name clients.X, catalog.X,
+// policy.X, upstream.X and openapi.X.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -92,6 +95,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -154,9 +158,9 @@ type Hub struct {
 	startupWait time.Duration
 
 	up *upstream.Upstreams
-	// openapi serves the OpenAPI sources as up's upstream.Backend; the heart asks
+	// openapi serves the OpenAPI sources as up's Backend; the heart asks
 	// it what an operation needs of a connection (AuthNeed).
-	openapi *openAPISources
+	openapi openAPI
 	catalog *catalog.Catalog
 
 	cfgMu   sync.RWMutex
@@ -192,6 +196,23 @@ type Hub struct {
 // catalogDebounce overrides the catalog's list_changed debounce when set
 // (tests).
 var catalogDebounce time.Duration
+
+// openapiPoll overrides how often the OpenAPI sources check their
+// documents for changes when set (tests).
+var openapiPoll time.Duration
+
+// openAPI is what the heart holds of the OpenAPI sources (an
+// *openapi.Sources): the Backend that Upstreams routes those sources to,
+// and what an operation needs of a connection.
+type openAPI interface {
+	upstream.Backend
+	AuthNeed(source, tool, conn string) string
+}
+
+// wrapOpenAPI, when set (tests), wraps the OpenAPI sources before the hub
+// holds them and hands them to Upstreams, so a test sees every call into
+// them.
+var wrapOpenAPI func(openAPI) openAPI
 
 // New opens the store, loads the config and the cached catalog, and starts
 // the hub's background work. Upstreams start lazily, on first use or on the
@@ -288,14 +309,18 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	h.bg, h.cancel = bg, cancel
 	// The OpenAPI sources report to h.up, which is set before SetConfig
 	// gives them anything to report.
-	h.openapi = newOpenAPISources(openAPIOptions{
+	h.openapi = openapi.New(openapi.Options{
 		Keychain:       h.kc,
 		Secrets:        h.secrets,
 		Logger:         h.log,
 		CallTimeout:    h.upTimeout,
 		OnToolsChanged: func(source string) { h.up.ToolsChanged(source) },
 		OnState:        func(source string) { h.up.StateChanged(source) },
+		Poll:           openapiPoll,
 	})
+	if wrapOpenAPI != nil {
+		h.openapi = wrapOpenAPI(h.openapi)
+	}
 	h.up = upstream.New(upstream.Options{
 		Keychain:    h.kc,
 		Secrets:     h.secrets,

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -66,17 +67,22 @@ func startRequestChangeHub(t *testing.T, policy map[string]Mode) (*Hub, *request
 	return h, a, api.URL, log
 }
 
-// serve puts doc at the API's URL and waits until the source's watcher has
-// seen it (the next listing or call reads it).
+// serve puts doc at the API's URL and waits until the source serves it:
+// its watcher saw the change, and a listing of the OpenAPI sources (not the
+// catalog's, which lists only when the test says) read the new document.
 func (a *requestChangeAPI) serve(t *testing.T, h *Hub, doc string) {
 	t.Helper()
+	listed := func() string {
+		tools, _ := h.openapi.ListTools(context.Background(), "api")
+		b, err := json.Marshal(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	before := listed()
 	a.set(doc)
-	waitFor(t, 10*time.Second, "the watcher to see the new document", func() bool {
-		h.openapi.mu.Lock()
-		defer h.openapi.mu.Unlock()
-		rs := h.openapi.srcs["api"]
-		return rs != nil && rs.stale
-	})
+	waitFor(t, 10*time.Second, "the OpenAPI source to serve the new document", func() bool { return listed() != before })
 }
 
 // TestOpenAPIRequestChangeAsks moves an "always allowed" DELETE to

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +18,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/search"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 func githubDoc(t testing.TB) string {
@@ -116,17 +119,19 @@ func TestOpenAPIDocumentChanges(t *testing.T) {
 // same run. It reports each side's time to ready, search latency and heap
 // (after GC, the hub open), and the ratios OpenAPI/MCP.
 func BenchmarkOpenAPIGitHub(b *testing.B) {
-	data, err := os.ReadFile(githubDoc(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	doc, err := parseOpenAPI("github", data)
-	if err != nil {
+	// The operations as the OpenAPI sources list them, without the
+	// requests they carry for the catalog.
+	src := openapi.New(openapi.Options{})
+	defer src.Close()
+	src.SetConfig(&Config{Sources: map[string]*Source{"github": {OpenAPI: githubDoc(b)}}})
+	tools, err := src.ListTools(context.Background(), "github")
+	if partial := (*upstream.ListingLimitError)(nil); err != nil && !errors.As(err, &partial) {
 		b.Fatal(err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "github-like", Version: "1"}, nil)
-	for _, t := range doc.tools {
+	for _, t := range tools {
 		mt := *t
+		mt.Meta = nil
 		if out, ok := mt.OutputSchema.(json.RawMessage); ok && !strings.HasPrefix(string(out), `{"type":"object"`) {
 			// MCP output schemas are objects: the same schema, wrapped, so
 			// both sides hold as much.
@@ -149,7 +154,8 @@ func BenchmarkOpenAPIGitHub(b *testing.B) {
 		})
 	}
 	mcpURL := httpUpstream(b, server, "", "").URL
-	doc, data = nil, nil
+	src.Close()
+	src, tools = nil, nil
 	queries := search.SyntheticQueries(64, 3)
 	queries = append(queries, "create an issue", "list pull requests", "get a repository", "delete a branch protection")
 

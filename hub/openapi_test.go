@@ -1,102 +1,21 @@
 package hub
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/hubtest"
 )
-
-// prismMock is a Prism mock server validating requests against a
-// document.
-type prismMock struct {
-	URL string
-	mu  sync.Mutex
-	log []string
-}
-
-// requests returns the request lines Prism logged ("get /pet/1").
-func (p *prismMock) requests() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []string
-	for _, l := range p.log {
-		if _, rest, ok := strings.Cut(l, "[HTTP SERVER] "); ok {
-			if i := strings.Index(rest, " ℹ"); i > 0 {
-				out = append(out, rest[:i])
-			}
-		}
-	}
-	return out
-}
-
-// startPrism runs `prism mock --errors doc` on a free loopback port and
-// waits until it listens.
-func startPrism(t testing.TB, doc string) *prismMock {
-	t.Helper()
-	bin := filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", ".bin", "prism")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("prism is not installed in testdata/npm: %v", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "mock", "-h", "127.0.0.1", "-p", fmt.Sprint(port), "--errors", doc)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &prismMock{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	ready := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(out)
-		once := sync.Once{}
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.log = append(p.log, line)
-			p.mu.Unlock()
-			if strings.Contains(line, "Prism is listening on") {
-				once.Do(func() { close(ready) })
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		<-done
-	})
-	select {
-	case <-ready:
-	case <-done:
-		t.Fatalf("prism exited before listening: %s", strings.Join(p.log, "\n"))
-	case <-time.After(90 * time.Second):
-		t.Fatalf("prism did not listen within 90s: %s", strings.Join(p.log, "\n"))
-	}
-	return p
-}
-
-func petstoreDoc(t testing.TB) string {
-	return filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json")
-}
 
 // newOpenAPIHub starts a hub whose only source is an OpenAPI source.
 func newOpenAPIHub(t testing.TB, name string, src *Source, policy map[string]Mode, opts Options) *Hub {
@@ -153,10 +72,10 @@ func envJSON(env *Envelope) string {
 // operation that needs an API key, without and then with its connection.
 func TestOpenAPIPetstore(t *testing.T) {
 	kc := requireTestKeychain(t)
-	prism := startPrism(t, petstoreDoc(t))
+	prism := hubtest.StartPrism(t, hubtest.PetstoreDoc(t))
 	name := uniqueName("petstore")
 	ns := Namespace(name)
-	h := newOpenAPIHub(t, name, &Source{OpenAPI: petstoreDoc(t), BaseURL: prism.URL},
+	h := newOpenAPIHub(t, name, &Source{OpenAPI: hubtest.PetstoreDoc(t), BaseURL: prism.URL},
 		map[string]Mode{ns + ".placeOrder": Allow}, Options{Keychain: kc})
 	ctx := context.Background()
 
@@ -200,8 +119,8 @@ func TestOpenAPIPetstore(t *testing.T) {
 		if got := string(env.Result); !strings.Contains(got, `"id":"number"`) {
 			t.Errorf("the result is not the parsed JSON order: %s", got)
 		}
-		if !slices.Contains(prism.requests(), "get /store/order/3") {
-			t.Errorf("prism did not see the GET: %v", prism.requests())
+		if !slices.Contains(prism.Requests(), "get /store/order/3") {
+			t.Errorf("prism did not see the GET: %v", prism.Requests())
 		}
 	})
 
@@ -237,12 +156,12 @@ func TestOpenAPIPetstore(t *testing.T) {
 	})
 
 	t.Run("delete asks", func(t *testing.T) {
-		before := len(prism.requests())
+		before := len(prism.Requests())
 		env := execCode(t, h, `return await `+ns+`.deleteOrder({ orderId: 4 });`)
 		if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 || env.Pending[0].Address != ns+".deleteOrder" {
 			t.Fatalf("a DELETE asks: %s", envJSON(env))
 		}
-		if got := prism.requests()[before:]; len(got) != 0 {
+		if got := prism.Requests()[before:]; len(got) != 0 {
 			t.Errorf("the DELETE was sent before approval: %v", got)
 		}
 		if _, err := h.ApproveRun(ctx, env.RunID, "allow_once", "cli", "test"); err != nil {
@@ -254,13 +173,13 @@ func TestOpenAPIPetstore(t *testing.T) {
 		if env.Status != StatusFailed || env.Error == nil || !strings.Contains(env.Error.Message, "HTTP 400") {
 			t.Fatalf("approved DELETE: %s", envJSON(env))
 		}
-		if !slices.Contains(prism.requests(), "delete /store/order/4") {
-			t.Errorf("prism did not see the DELETE: %v", prism.requests())
+		if !slices.Contains(prism.Requests(), "delete /store/order/4") {
+			t.Errorf("prism did not see the DELETE: %v", prism.Requests())
 		}
 	})
 
 	t.Run("api key connection", func(t *testing.T) {
-		before := len(prism.requests())
+		before := len(prism.Requests())
 		env := execCode(t, h, `const p = await `+ns+`.getPetById({ petId: 1 }); return p.name;`)
 		if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 {
 			t.Fatalf("without an api_key connection the call waits for one: %s", envJSON(env))
@@ -269,7 +188,7 @@ func TestOpenAPIPetstore(t *testing.T) {
 		if !strings.Contains(msg, "capabilities connection add "+name+" default --header api_key") || !strings.Contains(msg, "never ask for it in chat") {
 			t.Errorf("the model is not told how the user adds the key: %s", msg)
 		}
-		if got := prism.requests()[before:]; len(got) != 0 {
+		if got := prism.Requests()[before:]; len(got) != 0 {
 			t.Errorf("a request left before the connection existed: %v", got)
 		}
 		// Still waiting on resume while there is no connection.
@@ -295,8 +214,8 @@ func TestOpenAPIPetstore(t *testing.T) {
 		if env.Status != StatusCompleted {
 			t.Fatalf("with the connection: %s", envJSON(env))
 		}
-		if !slices.Contains(prism.requests(), "get /pet/1") {
-			t.Errorf("prism did not see the GET: %v", prism.requests())
+		if !slices.Contains(prism.Requests(), "get /pet/1") {
+			t.Errorf("prism did not see the GET: %v", prism.Requests())
 		}
 		if strings.Contains(envJSON(env), secret) {
 			t.Errorf("the secret reached the envelope")
@@ -304,12 +223,58 @@ func TestOpenAPIPetstore(t *testing.T) {
 	})
 }
 
+// gatedOpenAPI makes every call of the heart and of Upstreams into the
+// OpenAPI sources wait at a gate, a lock a test can hold, before it
+// enters them. The gate is not held while the call runs: the sources call
+// back into Upstreams, which asks them for a state.
+type gatedOpenAPI struct {
+	openAPI
+	gate *sync.Mutex
+}
+
+// pass waits until the gate is open.
+func (g gatedOpenAPI) pass() {
+	g.gate.Lock()
+	g.gate.Unlock()
+}
+
+func (g gatedOpenAPI) SetConfig(cfg *Config) {
+	g.pass()
+	g.openAPI.SetConfig(cfg)
+}
+
+func (g gatedOpenAPI) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
+	g.pass()
+	return g.openAPI.ListTools(ctx, source)
+}
+
+func (g gatedOpenAPI) Call(ctx context.Context, source, conn, name string, args json.RawMessage, listed *upstream.RESTRequest) (*mcp.CallToolResult, error) {
+	g.pass()
+	return g.openAPI.Call(ctx, source, conn, name, args, listed)
+}
+
+func (g gatedOpenAPI) State(source string) upstream.SourceState {
+	g.pass()
+	return g.openAPI.State(source)
+}
+
+func (g gatedOpenAPI) Close() error {
+	g.pass()
+	return g.openAPI.Close()
+}
+
+func (g gatedOpenAPI) AuthNeed(source, tool, conn string) string {
+	g.pass()
+	return g.openAPI.AuthNeed(source, tool, conn)
+}
+
 // TestMCPCallEntersNoOpenAPICode runs a call of an MCP tool on a hub that
-// also serves an OpenAPI source, while the OpenAPI sources' lock is held.
-// Everything of openAPISources that a call could reach (AuthNeed, and
-// SetConfig, ListTools, Call and State through Upstreams' upstream.Backend) takes
-// that lock, so the run finishes only if its call goes from the heart to
-// the upstream session and back without entering OpenAPI code.
+// also serves an OpenAPI source, while the gate in front of the OpenAPI
+// sources is shut. The hub holds them only through the gate, and
+// everything of hub/openapi that a call could reach (the heart's AuthNeed,
+// and SetConfig, ListTools, Call, State and Close through Upstreams'
+// Backend) waits there, so the run finishes only if its call goes from the
+// heart to the upstream session and back without entering OpenAPI code.
 func TestMCPCallEntersNoOpenAPICode(t *testing.T) {
 	doc := filepath.Join(t.TempDir(), "api.json")
 	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://127.0.0.1:9"}],
@@ -324,7 +289,10 @@ func TestMCPCallEntersNoOpenAPICode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	gate := &sync.Mutex{}
+	wrapOpenAPI = func(o openAPI) openAPI { return gatedOpenAPI{o, gate} }
 	h, err := New(ctx, Options{Home: home, ConfigPoll: -1})
+	wrapOpenAPI = nil
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,12 +300,16 @@ func TestMCPCallEntersNoOpenAPICode(t *testing.T) {
 	if errs := h.Refresh(ctx); len(errs) > 0 {
 		t.Fatalf("refresh: %v", errs)
 	}
-	// The OpenAPI source is served: its operation waits for its API key.
+	// The OpenAPI source is served, through the gate: its operation waits
+	// for its API key.
 	if need := h.openapi.AuthNeed("api", "listThings", ""); !strings.Contains(need, "X-Key") {
 		t.Fatalf("the operation's need: %q", need)
 	}
 
-	h.openapi.mu.Lock()
+	if _, ok := h.openapi.(gatedOpenAPI); !ok {
+		t.Fatalf("the hub holds %T, not the gated OpenAPI sources", h.openapi)
+	}
+	gate.Lock()
 	done := make(chan *Envelope, 1)
 	go func() {
 		env, err := h.Execute(ctx, ExecuteRequest{Code: `return await fake.echo({ message: "hi" });`, Client: "test"})
@@ -349,11 +321,11 @@ func TestMCPCallEntersNoOpenAPICode(t *testing.T) {
 	var env *Envelope
 	select {
 	case env = <-done:
-		h.openapi.mu.Unlock()
+		gate.Unlock()
 	case <-time.After(time.Minute):
-		h.openapi.mu.Unlock()
+		gate.Unlock()
 		<-done
-		t.Fatal("the MCP call waited for the OpenAPI sources' lock")
+		t.Fatal("the MCP call waited at the gate of the OpenAPI sources")
 	}
 	if env == nil || env.Status != StatusCompleted || !strings.Contains(string(env.Result), "hi") {
 		t.Fatalf("the MCP call: %s", envJSON(env))

@@ -13,7 +13,7 @@ import (
 // PlainHTTPNote says, in words for a person, whether the credentials of
 // source name (s) travel over plain http to another machine: server is
 // where an OpenAPI source's calls go when it has no baseUrl (the
-// document's server; CheckOpenAPI returns it). It returns "" when they do
+// document's server; openapi.Check returns it). It returns "" when they do
 // not: https, this machine, or a stdio source.
 func PlainHTTPNote(name string, s *Source, server string) string {
 	target := s.URL

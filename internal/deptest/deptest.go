@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"testing"
 )
 
 // Module is this repository's module path.
@@ -48,10 +47,18 @@ func matches(f, pkg string) bool {
 	return pkg == f
 }
 
+// T is what the checks report to: a *testing.T, or a recorder in the
+// checker's own tests, which see a check fail on purpose.
+type T interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // Deps returns every package pkg depends on when built for goos, itself
 // included (go list -deps), without test files. The go command runs with
 // GOPROXY=off, so a test never reaches the network.
-func Deps(t testing.TB, pkg, goos string) []string {
+func Deps(t T, pkg, goos string) []string {
 	t.Helper()
 	return goList(t, goos, "-deps", pkg)
 }
@@ -59,14 +66,14 @@ func Deps(t testing.TB, pkg, goos string) []string {
 // Imports returns the packages pkg's own files import when built for goos
 // (go list's Imports), without test files: what pkg uses itself, not what
 // those packages use in turn.
-func Imports(t testing.TB, pkg, goos string) []string {
+func Imports(t T, pkg, goos string) []string {
 	t.Helper()
 	return goList(t, goos, "-f", "{{join .Imports \"\\n\"}}", pkg)
 }
 
 // goList runs go list with args for goos and returns the fields of its
 // output.
-func goList(t testing.TB, goos string, args ...string) []string {
+func goList(t T, goos string, args ...string) []string {
 	t.Helper()
 	cmd := exec.Command(goCommand(), append([]string{"list", "-tags", "headless"}, args...)...)
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=0", "GOPROXY=off", "GOFLAGS=-mod=readonly")
@@ -83,7 +90,7 @@ func goList(t testing.TB, goos string, args ...string) []string {
 
 // Check fails t when pkg depends, on any of Platforms, on a package that
 // forbidden names, naming each one.
-func Check(t *testing.T, pkg string, forbidden ...string) {
+func Check(t T, pkg string, forbidden ...string) {
 	t.Helper()
 	for _, goos := range Platforms {
 		if bad := Violations(pkg, Deps(t, pkg, goos), forbidden); len(bad) > 0 {
@@ -97,7 +104,7 @@ func Check(t *testing.T, pkg string, forbidden ...string) {
 // imports: it says what a package's code may not use itself, where a
 // package it may use does (the policy reads the catalog, which keeps its
 // tools in the store, but decides nothing there).
-func CheckImports(t *testing.T, pkg string, forbidden ...string) {
+func CheckImports(t T, pkg string, forbidden ...string) {
 	t.Helper()
 	for _, goos := range Platforms {
 		if bad := Violations(pkg, Imports(t, pkg, goos), forbidden); len(bad) > 0 {

@@ -1,7 +1,9 @@
 package deptest
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +64,44 @@ func TestImportsOfTheStore(t *testing.T) {
 	}
 	if got := Violations(store, imports, []string{"database/sql"}); !slices.Equal(got, []string{"database/sql"}) {
 		t.Errorf("a rule forbidding database/sql found %v", got)
+	}
+}
+
+// recorder is a T that keeps what a check reports instead of failing the
+// test that runs it.
+type recorder struct{ errors []string }
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("deptest: fatal: "+format, args...))
+}
+
+// The checks fail when a package imports one its rule puts above it: the
+// OpenAPI sources import the upstream sessions, so a rule that put the
+// sessions above them fails, once per platform and naming the import, and
+// the rules the packages keep pass.
+func TestChecksFailOnAnUpwardImport(t *testing.T) {
+	openapi, upstream := Module+"/hub/openapi", Module+"/hub/upstream"
+	for name, check := range map[string]func(T, string, ...string){"CheckImports": CheckImports, "Check": Check} {
+		var r recorder
+		check(&r, openapi, upstream)
+		if len(r.errors) != len(Platforms) {
+			t.Fatalf("%s of an upward import reported %d errors, want one per platform: %q", name, len(r.errors), r.errors)
+		}
+		for _, e := range r.errors {
+			if !strings.HasPrefix(e, openapi+" ") || !strings.Contains(e, upstream) {
+				t.Errorf("%s reported %q, want it to name %s and %s", name, e, openapi, upstream)
+			}
+		}
+		r = recorder{}
+		check(&r, upstream, openapi, Heart)
+		if len(r.errors) > 0 {
+			t.Errorf("%s of the sessions, which import neither the OpenAPI sources nor the heart: %q", name, r.errors)
+		}
 	}
 }

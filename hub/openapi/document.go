@@ -1,4 +1,4 @@
-package hub
+package openapi
 
 // OpenAPI documents: from a file or URL to tools and operations.
 //
@@ -25,13 +25,16 @@ import (
 	"strconv"
 	"strings"
 
-	"capabilities.sh/capabilities/hub/secrets"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
 	highbase "github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // Bounds of one OpenAPI document, each checked before the work it bounds:
@@ -192,7 +195,7 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		var probe json.RawMessage
 		if err := json.Unmarshal(trimmed, &probe); err != nil {
-			return nil, &openapiDocError{Loc: loc, Problem: "not valid JSON: " + jsonProblem(trimmed, err)}
+			return nil, &openapiDocError{Loc: loc, Problem: "not valid JSON: " + config.JSONProblem(trimmed, err)}
 		}
 	}
 	cfg := datamodel.NewDocumentConfiguration()
@@ -290,7 +293,7 @@ func oneLineErr(err error) string {
 		return "unknown problem"
 	}
 	msg := strings.Join(strings.Fields(err.Error()), " ")
-	return capText(msg, 500)
+	return secrets.Cap(msg, 500)
 }
 
 // serverURL is the base URL of the first server, variables at their
@@ -740,7 +743,7 @@ func (w *schemaWriter) componentOf(n *yaml.Node, ref string) string {
 // pascal is a component name as a type name: "full-repository" ->
 // "FullRepository".
 func pascal(name string) string {
-	c := camel(name)
+	c := naming.Camel(name)
 	if c == "" || c[0] < 'a' || c[0] > 'z' {
 		return c
 	}
@@ -829,4 +832,16 @@ func nestedTooDeep(root *yaml.Node) string {
 		where = strings.ToValidUTF8(where[:200], "") + "..."
 	}
 	return fmt.Sprintf("it nests objects and arrays more than %d levels deep at %s (line %d), %s", maxOpenAPIDepth, where, at.Line, openAPIDepthWords)
+}
+
+// humanBytes is a size as the limits' messages give it: "512 B", "1.5 KB",
+// "32.0 MB".
+func humanBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }

@@ -1,59 +1,20 @@
-package hub
+package openapi
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-func TestOpenAPIConfig(t *testing.T) {
-	abs := filepath.Join(t.TempDir(), "api.json")
-	tests := []struct {
-		name, json string
-		want       []string // problems; none when the config is valid
-	}{
-		{"file", `{"sources": {"api": {"openapi": "` + abs + `", "baseUrl": "http://127.0.0.1:9/v1"}}}`, nil},
-		{"url", `{"sources": {"api": {"openapi": "https://example.com/openapi.json", "connections": {"me": {"query": {"key": "${secret:key}"}}}}}}`, nil},
-		{"relative file", `{"sources": {"api": {"openapi": "api.json"}}}`, []string{"sources.api.openapi: a file path must be absolute"}},
-		{"other scheme", `{"sources": {"api": {"openapi": "ftp://example.com/a.json"}}}`, []string{"sources.api.openapi: must be an http:// or https:// URL or a file path"}},
-		{"bad baseUrl", `{"sources": {"api": {"openapi": "` + abs + `", "baseUrl": "example.com"}}}`, []string{"sources.api.baseUrl: must be an http:// or https:// URL"}},
-		{"baseUrl alone", `{"sources": {"api": {"baseUrl": "https://example.com"}}}`, []string{"sources.api.baseUrl: belongs to OpenAPI sources"}},
-		{"mixed with mcp", `{"sources": {"api": {"openapi": "` + abs + `", "command": "x"}}}`, []string{"sources.api: has \"openapi\" and \"command\" or \"url\""}},
-		{"env connection", `{"sources": {"api": {"openapi": "` + abs + `", "connections": {"me": {"env": {"K": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me.env: env belongs to stdio sources"}},
-		{"query on mcp", `{"sources": {"api": {"url": "https://h/mcp", "connections": {"me": {"query": {"k": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me: \"query\" and \"cookies\" belong to OpenAPI sources"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := ParseConfig("config.json", []byte(tc.json))
-			if tc.want == nil {
-				if err != nil {
-					t.Fatalf("valid config refused: %v", err)
-				}
-				b, _ := json.Marshal(cfg)
-				again, err := ParseConfig("config.json", b)
-				if err != nil {
-					t.Fatalf("saved config does not parse: %v", err)
-				}
-				if diff := cmp.Diff(cfg.Sources["api"].OpenAPI+cfg.Sources["api"].BaseURL, again.Sources["api"].OpenAPI+again.Sources["api"].BaseURL); diff != "" {
-					t.Errorf("round trip: %s", diff)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("accepted; want %q", tc.want)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), "config.json: "+w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-		})
-	}
-}
+	"capabilities.sh/capabilities/internal/hubtest"
+)
 
 func TestOpenAPIBadDocuments(t *testing.T) {
 	read := func(p string) []byte {
@@ -63,12 +24,12 @@ func TestOpenAPIBadDocuments(t *testing.T) {
 		}
 		return b
 	}
-	broken := filepath.Join("testdata", "openapi", "broken.json")
+	broken := filepath.Join("testdata", "broken.json")
 	_, err := parseOpenAPI(broken, read(broken))
 	if err == nil || !strings.Contains(err.Error(), broken+": not valid JSON: line 5, column") {
 		t.Errorf("a document that does not parse names the file and the place: %v", err)
 	}
-	swagger := filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", "@readme", "oas-examples", "2.0", "json", "petstore.json")
+	swagger := filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "@readme", "oas-examples", "2.0", "json", "petstore.json")
 	_, err = parseOpenAPI(swagger, read(swagger))
 	if err == nil || !strings.Contains(err.Error(), "Swagger 2.0 (OpenAPI 2) is not served; convert it to OpenAPI 3") {
 		t.Errorf("Swagger 2.0 is refused clearly: %v", err)
@@ -80,7 +41,7 @@ func TestOpenAPIBadDocuments(t *testing.T) {
 }
 
 func TestOpenAPIOperations(t *testing.T) {
-	mixed := filepath.Join("testdata", "openapi", "mixed.yaml")
+	mixed := filepath.Join("testdata", "mixed.yaml")
 	data, err := os.ReadFile(mixed)
 	if err != nil {
 		t.Fatal(err)
@@ -168,5 +129,87 @@ func TestOpenAPISerialize(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s %s explode=%v of %v: %q, want %q", tc.p.in, tc.p.style, tc.p.explode, tc.v, got, tc.want)
 		}
+	}
+}
+
+// TestOpenAPIDocumentBounds hits each bound of an OpenAPI document with a
+// hostile one, and checks the error names the limit and the place, and
+// that the hub's Go heap allocations (in-process, TotalAlloc, which counts
+// what was read and dropped too) stay far below what the document would
+// cost unbounded.
+func TestOpenAPIDocumentBounds(t *testing.T) {
+	ctx := context.Background()
+
+	// A 64 GB file (sparse: no disk) is refused by its size, unread.
+	big := filepath.Join(t.TempDir(), "huge.json")
+	hubtest.Sparse(t, big, 64<<30)
+	var err error
+	n := hubtest.Allocated(func() { _, err = readOpenAPI(ctx, http.DefaultClient, big) })
+	if err == nil || !strings.Contains(err.Error(), big+": it is 65536.0 MB, above 32 MB, the limit of an OpenAPI document's size; nothing of it was read") || n > 1<<20 {
+		t.Errorf("a 64 GB file: %v (%d bytes allocated)", err, n)
+	}
+
+	// Over HTTP: an answer that says it is 1 GB is refused before its body
+	// is read; one that does not say, and does not end, is cut at the limit.
+	sent := make(chan int64, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/declared" {
+			w.Header().Set("Content-Length", strconv.Itoa(1<<30))
+		}
+		chunk := make([]byte, 64<<10)
+		var total int64
+		defer func() { sent <- total }()
+		for total < 1<<30 {
+			k, err := w.Write(chunk)
+			total += int64(k)
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	n = hubtest.Allocated(func() { _, err = readOpenAPI(ctx, srv.Client(), srv.URL+"/declared") })
+	if err == nil || !strings.Contains(err.Error(), "it is 1024.0 MB, above 32 MB, the limit of an OpenAPI document's size") || n > 1<<20 {
+		t.Errorf("an answer of 1 GB by its length: %v (%d bytes allocated)", err, n)
+	}
+	<-sent
+	n = hubtest.Allocated(func() { _, err = readOpenAPI(ctx, srv.Client(), srv.URL+"/endless") })
+	if err == nil || !strings.Contains(err.Error(), "it is longer than 32 MB, the limit of an OpenAPI document's size") || n > 200<<20 {
+		t.Errorf("an endless answer: %v (%d bytes allocated)", err, n)
+	}
+	if got := <-sent; got >= 1<<30 {
+		t.Errorf("the whole endless answer was read: %d bytes", got)
+	}
+
+	// 2,000 nested objects in 70 KB: refused before the model is built (it
+	// costs the builder seconds and hundreds of MB), with the place.
+	deep := hubtest.DeepSchemaDoc(2000)
+	n = hubtest.Allocated(func() { _, err = parseOpenAPI("deep.json", deep) })
+	if err == nil || !strings.Contains(err.Error(), "deep.json: it nests objects and arrays more than 100 levels deep at /components/schemas/Deep/properties/a/properties/a/") ||
+		!strings.Contains(err.Error(), "(line 1), the limit of an OpenAPI document's nesting") || n > 64<<20 {
+		t.Errorf("a deep document: %v (%d bytes allocated)", err, n)
+	}
+	// Within the limit, the same shape is served.
+	if _, err := parseOpenAPI("ok.json", hubtest.DeepSchemaDoc(20)); err != nil {
+		t.Errorf("20 levels: %v", err)
+	}
+
+	// A 300 KB component shared by 200 operations: 600 KB of document,
+	// 60 MB of schemas if each operation held it; refused where the sum
+	// passes its limit.
+	shared := hubtest.SharedSchemaDoc(200, 300)
+	n = hubtest.Allocated(func() { _, err = parseOpenAPI("shared.json", shared) })
+	if err == nil || !strings.Contains(err.Error(), "shared.json: the schemas of its operations pass 32 MB at POST /op") ||
+		!strings.Contains(err.Error(), "(the limit of one document's schemas, where a shared schema counts in each operation that uses it)") {
+		t.Errorf("a shared schema in 200 operations: %v", err)
+	}
+	if n > hubtest.RaceScaled(400<<20) {
+		t.Errorf("the shared schema allocated %d MB", n>>20)
+	}
+	// One operation over its own limit is left out, and said so.
+	doc, err := parseOpenAPI("one.json", hubtest.SharedSchemaDoc(1, 1100))
+	if err != nil || len(doc.tools) != 0 || len(doc.skipped) != 1 ||
+		!strings.Contains(doc.skipped[0], "skipped POST /op0: its schemas are 1.1 MB, above 1.0 MB, the limit of one operation's schemas") {
+		t.Errorf("an operation over its limit: %v, skipped %q", err, doc.skipped)
 	}
 }

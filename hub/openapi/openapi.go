@@ -1,10 +1,10 @@
-package hub
+package openapi
 
 // OpenAPI sources.
 //
 // A source with "openapi" (a file path or an http(s) URL) is a REST API:
 // each operation of its document is a tool, and a call is one HTTP request.
-// openAPISources serves these sources as an upstream.Backend of Upstreams: Upstreams
+// Sources serves these sources as an upstream.Backend of Upstreams: Upstreams
 // routes their listings, calls and state here, so the catalog, the gate and
 // execute treat both kinds alike. The document is read and parsed once and
 // kept parsed until it changes: a watcher compares a file's size and time,
@@ -29,9 +29,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,16 +63,16 @@ const (
 	maxRetryAfter = 10 * time.Second
 )
 
-// openAPIOptions configures [newOpenAPISources]. The zero value works: no
+// Options configures [New]. The zero value works: no
 // keychain (secret references fail as missing), the default logger and
 // timeouts, and no callbacks.
-type openAPIOptions struct {
+type Options struct {
 	// Keychain holds the secrets a connection references as ${secret:NAME},
-	// under SecretKey(source, conn, NAME), and the connections' sign-ins.
+	// under config.SecretKey(source, conn, NAME), and the connections' sign-ins.
 	Keychain keychain.Keychain
 	// Secrets receives the values of each connection's secrets when a
 	// call expands them, so the hub can scrub them wherever they turn up.
-	Secrets *Secrets
+	Secrets *secrets.Secrets
 	Logger  *slog.Logger
 	// CallTimeout bounds one call, a retry after Retry-After included
 	// (default 30s). Callers may pass a shorter context.
@@ -86,37 +88,37 @@ type openAPIOptions struct {
 	// OnState is called when a source's state may have changed
 	// (Upstreams.StateChanged, which reads it back with State).
 	OnState func(source string)
+	// Poll is how often each document is checked for changes (default:
+	// every 2 seconds for a file, every 10 minutes for a URL).
+	Poll time.Duration
 }
 
-// openAPISources serves the OpenAPI sources of the config, as the
+// Sources serves the OpenAPI sources of the config, as the
 // [upstream.Backend] of Upstreams for them.
 //
 // All methods are safe for concurrent use. Each source's watcher runs on a
-// goroutine of its own, owned by openAPISources; Close stops them and waits.
+// goroutine of its own, owned by Sources; Close stops them and waits.
 // The callbacks are called without mu held, from the caller's goroutine or
 // a watcher's.
-type openAPISources struct {
-	opts   openAPIOptions
+type Sources struct {
+	opts   Options
 	log    *slog.Logger
 	ctx    context.Context // cancelled by Close; parent of every watcher and load
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the watchers
 
 	mu     sync.Mutex
-	cfg    *Config
+	cfg    *config.Config
 	srcs   map[string]*restSource
 	closed bool
 }
 
-var _ upstream.Backend = (*openAPISources)(nil)
-
-// openapiPoll overrides the watch intervals when set (tests).
-var openapiPoll time.Duration
+var _ upstream.Backend = (*Sources)(nil)
 
 // restSource is one OpenAPI source: its document, its state, its watcher.
-// Its fields are guarded by openAPISources.mu.
+// Its fields are guarded by Sources.mu.
 type restSource struct {
-	def     *Source
+	def     *config.Source
 	doc     *openapiDoc
 	loading *docLoad // the load under way, if any
 	err     *upstream.Error
@@ -129,9 +131,9 @@ type restSource struct {
 	stop      context.CancelFunc
 }
 
-// newOpenAPISources returns openAPISources with no config; Upstreams hands
+// New returns Sources with no config; Upstreams hands
 // it one with SetConfig.
-func newOpenAPISources(opts openAPIOptions) *openAPISources {
+func New(opts Options) *Sources {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -145,21 +147,21 @@ func newOpenAPISources(opts openAPIOptions) *openAPISources {
 		opts.Version = "dev"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &openAPISources{
+	return &Sources{
 		opts:   opts,
 		log:    opts.Logger,
 		ctx:    ctx,
 		cancel: cancel,
-		cfg:    &Config{Sources: map[string]*Source{}},
+		cfg:    &config.Config{Sources: map[string]*config.Source{}},
 		srcs:   map[string]*restSource{},
 	}
 }
 
 // SetConfig brings the OpenAPI sources in line with cfg: a source whose
 // document moved starts over, a removed one stops its watcher.
-func (o *openAPISources) SetConfig(cfg *Config) {
+func (o *Sources) SetConfig(cfg *config.Config) {
 	if cfg == nil {
-		cfg = &Config{Sources: map[string]*Source{}}
+		cfg = &config.Config{Sources: map[string]*config.Source{}}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -186,7 +188,7 @@ func (o *openAPISources) SetConfig(cfg *Config) {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = tr.MaxIdleConns
 		rs := &restSource{def: def, stop: cancel,
-			client:    &http.Client{Transport: tr, CheckRedirect: sameOriginRedirect},
+			client:    &http.Client{Transport: tr, CheckRedirect: secrets.SameOriginRedirect},
 			docClient: &http.Client{Transport: tr, CheckRedirect: secrets.NoReferer}}
 		o.srcs[name] = rs
 		o.wg.Add(1)
@@ -199,7 +201,7 @@ func (o *openAPISources) SetConfig(cfg *Config) {
 }
 
 // State is the state of an OpenAPI source, without its Since.
-func (o *openAPISources) State(source string) upstream.SourceState {
+func (o *Sources) State(source string) upstream.SourceState {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	st := upstream.SourceState{State: upstream.SourceIdle}
@@ -218,7 +220,7 @@ func (o *openAPISources) State(source string) upstream.SourceState {
 
 // Close stops every watcher and load, and waits for the watchers. Later
 // calls fail as unavailable. Close is idempotent and returns nil.
-func (o *openAPISources) Close() error {
+func (o *Sources) Close() error {
 	o.mu.Lock()
 	o.closed = true
 	o.mu.Unlock()
@@ -229,7 +231,7 @@ func (o *openAPISources) Close() error {
 
 // stateChanged tells the callback that source's state may have changed.
 // o.mu must not be held.
-func (o *openAPISources) stateChanged(source string) {
+func (o *Sources) stateChanged(source string) {
 	if fn := o.opts.OnState; fn != nil {
 		fn(source)
 	}
@@ -237,7 +239,7 @@ func (o *openAPISources) stateChanged(source string) {
 
 // toolsChanged tells the callback that source's tools are to be listed
 // again. o.mu must not be held.
-func (o *openAPISources) toolsChanged(source string) {
+func (o *Sources) toolsChanged(source string) {
 	if fn := o.opts.OnToolsChanged; fn != nil {
 		fn(source)
 	}
@@ -245,7 +247,7 @@ func (o *openAPISources) toolsChanged(source string) {
 
 // doc returns the parsed document of source, reading it when it was not
 // read yet or changed since. Concurrent callers share one load.
-func (o *openAPISources) doc(ctx context.Context, source string) (*openapiDoc, *restSource, error) {
+func (o *Sources) doc(ctx context.Context, source string) (*openapiDoc, *restSource, error) {
 	for {
 		o.mu.Lock()
 		if o.closed {
@@ -309,7 +311,7 @@ type docLoad struct {
 // large document makes take seconds and cannot be interrupted, runs on a
 // goroutine of its own: when the sources close, load returns at once and
 // the parse's result is dropped, so Close does not wait for it.
-func (o *openAPISources) load(source string, rs *restSource, l *docLoad) {
+func (o *Sources) load(source string, rs *restSource, l *docLoad) {
 	o.mu.Lock()
 	hadDoc := rs.doc != nil
 	loc, prevHash := rs.def.OpenAPI, ""
@@ -411,11 +413,11 @@ func docStamp(loc string) string {
 
 // watch checks the document of source for changes until ctx ends, and
 // reports a change like a tools/list_changed notification.
-func (o *openAPISources) watch(ctx context.Context, source string, rs *restSource) {
+func (o *Sources) watch(ctx context.Context, source string, rs *restSource) {
 	o.mu.Lock()
 	loc := rs.def.OpenAPI
 	o.mu.Unlock()
-	period := openapiPoll
+	period := o.opts.Poll
 	remote := strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://")
 	if period <= 0 {
 		period = openapiFilePoll
@@ -461,9 +463,9 @@ func (o *openAPISources) watch(ctx context.Context, source string, rs *restSourc
 }
 
 // ListTools lists the operations of an OpenAPI source as tools, within
-// the config's CatalogLimits. Operations that cannot be served are named in
+// the config's config.CatalogLimits. Operations that cannot be served are named in
 // a *ListingLimitError beside the tools.
-func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
+func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, error) {
 	doc, _, err := o.doc(ctx, source)
 	if err != nil {
 		return nil, err
@@ -510,7 +512,7 @@ func (o *openAPISources) ListTools(ctx context.Context, source string) ([]*mcp.T
 	return tools, nil
 }
 
-func (o *openAPISources) baseURL(source string) string {
+func (o *Sources) baseURL(source string) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if def := o.cfg.Sources[source]; def != nil {
@@ -532,7 +534,7 @@ func (cr *restCredentials) any() bool {
 }
 
 // connection resolves conn ("" = the default) of source.
-func (o *openAPISources) connection(source, conn string) (*Source, string, *Connection, error) {
+func (o *Sources) connection(source, conn string) (*config.Source, string, *config.Connection, error) {
 	o.mu.Lock()
 	def := o.cfg.Sources[source]
 	o.mu.Unlock()
@@ -554,7 +556,7 @@ func (o *openAPISources) connection(source, conn string) (*Source, string, *Conn
 }
 
 // credentials expands the connection's values from the keychain.
-func (o *openAPISources) credentials(rs *restSource, source, conn string, def *Source, c *Connection) (*restCredentials, error) {
+func (o *Sources) credentials(rs *restSource, source, conn string, def *config.Source, c *config.Connection) (*restCredentials, error) {
 	cr := &restCredentials{headers: map[string]string{}, query: map[string]string{}, cookies: map[string]string{}}
 	expand := func(dst, m map[string]string) error {
 		for k, v := range m {
@@ -565,7 +567,7 @@ func (o *openAPISources) credentials(rs *restSource, source, conn string, def *S
 						Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
 					return ""
 				}
-				val, err := o.opts.Keychain.Get(SecretKey(source, conn, name))
+				val, err := o.opts.Keychain.Get(config.SecretKey(source, conn, name))
 				switch {
 				case errors.Is(err, keychain.ErrNotFound):
 					ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Secret: name,
@@ -608,7 +610,7 @@ func (o *openAPISources) credentials(rs *restSource, source, conn string, def *S
 			cr.secrets = append(cr.secrets, rest)
 		}
 	}
-	o.opts.Secrets.Set(ConnectionOwner(source, conn), cr.secrets...)
+	o.opts.Secrets.Set(secrets.ConnectionOwner(source, conn), cr.secrets...)
 	return cr, nil
 }
 
@@ -637,7 +639,7 @@ func provides(s *openapiScheme, headers, query, cookies map[string]string, signe
 	case "http":
 		return hasFold(headers, "Authorization")
 	case "oauth2", "openIdConnect":
-		// A static token, or a sign-in of the connection (openapi_oauth.go).
+		// A static token, or a sign-in of the connection (oauth.go).
 		return hasFold(headers, "Authorization") || signedIn()
 	}
 	return false
@@ -647,7 +649,7 @@ func provides(s *openapiScheme, headers, query, cookies map[string]string, signe
 // does not provide: "" when it needs nothing more (or the source is not an
 // OpenAPI source, or its document is not loaded yet: the call then says
 // so). The heart asks it before a call of an OpenAPI source goes out.
-func (o *openAPISources) AuthNeed(source, tool, conn string) string {
+func (o *Sources) AuthNeed(source, tool, conn string) string {
 	if o == nil {
 		return ""
 	}
@@ -740,9 +742,9 @@ func schemeHowTo(source, conn, name string, s *openapiScheme) string {
 	return fmt.Sprintf("the %s scheme %s, which the hub cannot provide", s.typ, name)
 }
 
-// restConnectionMessage is what the model hears when an operation waits
+// ConnectionMessage is what the model hears when an operation waits
 // for credentials.
-func restConnectionMessage(source, need string) string {
+func ConnectionMessage(source, need string) string {
 	return fmt.Sprintf("The API of %s needs %s. Ask the user to add it in a terminal (the secret is read from stdin; never ask for it in chat). Then resume.", source, need)
 }
 
@@ -750,7 +752,7 @@ func restConnectionMessage(source, need string) string {
 // call is sent only if the operation's request is still want (what the
 // catalog listed and the person consented to); else it fails, and the
 // source's tools are listed again.
-func (o *openAPISources) Call(ctx context.Context, source, conn, name string, args json.RawMessage, want *upstream.RESTRequest) (*mcp.CallToolResult, error) {
+func (o *Sources) Call(ctx context.Context, source, conn, name string, args json.RawMessage, want *upstream.RESTRequest) (*mcp.CallToolResult, error) {
 	var in map[string]json.RawMessage
 	if len(strings.TrimSpace(string(args))) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil || in == nil {
@@ -920,7 +922,7 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 	if enc := query.Encode(); enc != "" {
 		rawQuery = append(rawQuery, enc)
 	}
-	for _, k := range sortedKeys(cr.cookies) {
+	for _, k := range slices.Sorted(maps.Keys(cr.cookies)) {
 		cookies = append(cookies, k+"="+cr.cookies[k])
 	}
 	for k, v := range cr.headers {
@@ -1082,7 +1084,7 @@ func validCookieName(name string) bool {
 // send sends r once. retryIn >= 0 means the answer asked to come back
 // after that long (Retry-After on a 429 or 503, within maxRetryAfter); it
 // is -1 otherwise.
-func (o *openAPISources) send(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, values []string) (*mcp.CallToolResult, time.Duration, error) {
+func (o *Sources) send(ctx, callCtx context.Context, client *http.Client, r *restRequest, source, conn, name string, values []string) (*mcp.CallToolResult, time.Duration, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = strings.NewReader(string(r.body))
@@ -1095,7 +1097,7 @@ func (o *openAPISources) send(ctx, callCtx context.Context, client *http.Client,
 	req.Header.Set("User-Agent", "capabilities/"+o.opts.Version)
 	resp, err := client.Do(req)
 	if err != nil {
-		var re *RedirectError
+		var re *secrets.RedirectError
 		if errors.As(err, &re) {
 			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Status: re.Status,
 				Err: fmt.Errorf("calling %s: %s", name, secrets.ScrubValues(re.Error(), values))}
@@ -1202,7 +1204,7 @@ func scalarString(v any) string {
 
 // pairs lists an object's keys and values, keys sorted.
 func pairs(m map[string]any) [][2]string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make([][2]string, len(keys))
 	for i, k := range keys {
 		out[i] = [2]string{k, scalarString(m[k])}

@@ -1,4 +1,4 @@
-package hub
+package openapi
 
 import (
 	"encoding/json"

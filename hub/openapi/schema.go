@@ -1,4 +1,4 @@
-package hub
+package openapi
 
 // OpenAPI schemas as JSON Schema.
 //

@@ -1,4 +1,4 @@
-package hub
+package openapi
 
 // The requests an OpenAPI source's listing carries.
 //
@@ -8,8 +8,9 @@ package hub
 // covers).
 
 import (
-	"capabilities.sh/capabilities/hub/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // restEndpoint is the base URL the calls of op go to: the source's

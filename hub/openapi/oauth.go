@@ -1,8 +1,9 @@
-package hub
+package openapi
 
 import (
 	"strings"
 
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -17,17 +18,17 @@ import (
 // connections' concern; this is where it plugs in.
 
 // signedIn reports whether the connection has a usable sign-in.
-func (o *openAPISources) signedIn(source, conn string) bool {
+func (o *Sources) signedIn(source, conn string) bool {
 	if o.opts.Keychain == nil || conn == "" {
 		return false
 	}
-	rec, err := loadOAuthRecord(o.opts.Keychain, source, conn)
+	rec, err := oauth.LoadRecord(o.opts.Keychain, source, conn)
 	return err == nil && rec != nil && !rec.NeedsSignIn && rec.AccessToken != ""
 }
 
 // oauthHeader adds the sign-in's bearer token to headers when they carry
 // no Authorization of their own and the connection is signed in.
-func (o *openAPISources) oauthHeader(rs *restSource, source, conn string, headers map[string]string) ([]string, error) {
+func (o *Sources) oauthHeader(rs *restSource, source, conn string, headers map[string]string) ([]string, error) {
 	for k := range headers {
 		if strings.EqualFold(k, "Authorization") {
 			return nil, nil
@@ -37,7 +38,7 @@ func (o *openAPISources) oauthHeader(rs *restSource, source, conn string, header
 		return nil, nil
 	}
 	var tokens []string
-	oc, err := newOAuthConn(source, conn, o.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
+	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
 	if err != nil {
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}

@@ -1,0 +1,25 @@
+package openapi
+
+import (
+	"context"
+	"net/http"
+
+	"capabilities.sh/capabilities/hub/secrets"
+)
+
+// Check reads and parses the OpenAPI document at loc (a file or an
+// http(s) URL) as the hub would, and returns how many operations it serves,
+// the lines of those it skips and its server ("" when it names none). The
+// error names the file or URL, the place and the problem.
+func Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
+	client := &http.Client{CheckRedirect: secrets.NoReferer}
+	data, err := readOpenAPI(ctx, client, loc)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	doc, err := parseOpenAPI(loc, data)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	return len(doc.tools), doc.skipped, doc.server, nil
+}

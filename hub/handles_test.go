@@ -385,15 +385,24 @@ func deepPadded(depth, padKB int) []byte {
 // value once whatever its depth, and ends with its run.
 func TestHandleReadPathBounds(t *testing.T) {
 	ctx := context.Background()
-	h := openHome(t, t.TempDir(), Options{Limits: sandbox.Limits{MemoryBytes: 8 << 20}})
-	made := execEnv(t, h, `return "0123456789".repeat(5000);`)
-	put := func(value []byte) string {
-		id := newID("h_")
-		if err := h.db.PutHandle(ctx, store.Handle{ID: id, RunID: made.RunID, Kind: HandleJSON, Created: h.now()}, value); err != nil {
-			t.Fatal(err)
+	// The walk runs in a hub whose runs may hold 64 MB: the host's copy of
+	// the 10 MB value is heap the sandbox's watcher sees too, and how much
+	// of it the collector has freed by a sample depends on the machine's
+	// load. The limits below are those of a hub whose runs may hold 8 MB;
+	// each is checked before the value is loaded.
+	h := openHome(t, t.TempDir(), Options{Limits: sandbox.Limits{MemoryBytes: 64 << 20}})
+	small := openHome(t, t.TempDir(), Options{Limits: sandbox.Limits{MemoryBytes: 8 << 20}})
+	putIn := func(h *Hub) func([]byte) string {
+		made := execEnv(t, h, `return "0123456789".repeat(5000);`)
+		return func(value []byte) string {
+			id := newID("h_")
+			if err := h.db.PutHandle(ctx, store.Handle{ID: id, RunID: made.RunID, Kind: HandleJSON, Created: h.now()}, value); err != nil {
+				t.Fatal(err)
+			}
+			return id
 		}
-		return id
 	}
+	put, putSmall := putIn(h), putIn(small)
 	// 100 levels of 100 KB: 10 MB. Parsing what is left at each level,
 	// as a read once did, costs 100 times that.
 	deep := deepPadded(100, 100)
@@ -411,18 +420,18 @@ func TestHandleReadPathBounds(t *testing.T) {
 	}
 
 	cases := []struct{ code, want string }{
-		{`return await hub.read(` + quoteJS(id) + `, { path: ` + quoteJS(strings.TrimSuffix(strings.Repeat("a.", 101), ".")) + ` });`,
+		{`return await hub.read(` + quoteJS(putSmall(deep)) + `, { path: ` + quoteJS(strings.TrimSuffix(strings.Repeat("a.", 101), ".")) + ` });`,
 			`invalid_path: the path has 101 keys and indexes, above the limit of 100 a path may have`},
-		{`return await hub.read(` + quoteJS(put(deepPadded(40, 1024))) + `, { path: "a" });`,
+		{`return await hub.read(` + quoteJS(putSmall(deepPadded(40, 1024))) + `, { path: "a" });`,
 			`read_too_large: h_`},
 	}
 	for _, c := range cases {
-		env, err := h.Execute(ctx, ExecuteRequest{Code: `try { ` + c.code + ` } catch (e) { return e.code + ": " + e.message; }`})
+		env, err := small.Execute(ctx, ExecuteRequest{Code: `try { ` + c.code + ` } catch (e) { return e.code + ": " + e.message; }`})
 		if err != nil || !strings.Contains(string(env.Result), c.want) {
 			t.Errorf("%.80s: %v %s; want %q", c.code, err, env.Result, c.want)
 		}
 	}
-	if env, _ := h.Execute(ctx, ExecuteRequest{Code: cases[1].code}); env == nil || env.Error == nil || !strings.Contains(env.Error.Message, "bytes, above the 33554432 bytes a read by path may walk (4 times the run's memory limit)") {
+	if env, _ := small.Execute(ctx, ExecuteRequest{Code: cases[1].code}); env == nil || env.Error == nil || !strings.Contains(env.Error.Message, "bytes, above the 33554432 bytes a read by path may walk (4 times the run's memory limit)") {
 		t.Errorf("a value over what a path may walk: %+v", env)
 	}
 

@@ -54,8 +54,8 @@ var errJournalLead = errors.New("commit the queued journal entries")
 
 const journalUpsert = `INSERT INTO journal (run_id, seq, address, connection, args_hash, state, outcome, ms, started, fired)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state, outcome = excluded.outcome, ms = excluded.ms,
-		fired = coalesce(excluded.fired, journal.fired)`
+	ON CONFLICT (run_id, seq) DO UPDATE SET address = excluded.address, connection = excluded.connection, args_hash = excluded.args_hash,
+		state = excluded.state, outcome = excluded.outcome, ms = excluded.ms, fired = coalesce(excluded.fired, journal.fired)`
 
 // Journal commits journal entries in groups.
 //

@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -33,6 +34,9 @@ type Pending struct {
 	// since the person last accepted it ("" when nothing did).
 	DefHash string
 	Change  string
+	// Plan is set on a planned call's row (its Seq is the negated seq the
+	// call had while planning); nil on a call's own input.
+	Plan *PlanEntry
 }
 
 // ErrNoPending reports a pending input the store does not hold.
@@ -41,24 +45,40 @@ var ErrNoPending = errors.New("no such pending input")
 // PutPending stores an input call p.Seq of run p.RunID waits for; when the
 // call has one already, that one stays.
 func (db *DB) PutPending(ctx context.Context, p *Pending) error {
-	_, err := db.sql.ExecContext(ctx, `INSERT INTO pending (id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, def_hash, change)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	var plan any
+	if p.Plan != nil {
+		b, err := json.Marshal(p.Plan)
+		if err != nil {
+			return fmt.Errorf("storing pending input of run %s: %w", p.RunID, err)
+		}
+		plan = string(b)
+	}
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO pending (id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, def_hash, change, plan)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, seq) DO NOTHING`,
-		p.ID, p.RunID, p.Seq, p.Kind, p.Address, p.Connection, p.ArgsHash, p.Preview, p.Reason, p.Client, p.Created.UnixMilli(), p.Expires.UnixMilli(), p.DefHash, p.Change)
+		p.ID, p.RunID, p.Seq, p.Kind, p.Address, p.Connection, p.ArgsHash, p.Preview, p.Reason, p.Client, p.Created.UnixMilli(), p.Expires.UnixMilli(), p.DefHash, p.Change, plan)
 	if err != nil {
 		return fmt.Errorf("storing pending input of run %s: %w", p.RunID, err)
 	}
 	return nil
 }
 
-const pendingCols = `id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, COALESCE(decision, ''), remember, COALESCE(channel, ''), COALESCE(decided, 0), state_used, def_hash, change`
+const pendingCols = `id, run_id, seq, kind, address, connection, args_hash, preview, reason, client, created, expires, COALESCE(decision, ''), remember, COALESCE(channel, ''), COALESCE(decided, 0), state_used, def_hash, change, plan, plan_used`
 
 func scanPending(sc interface{ Scan(...any) error }) (*Pending, error) {
 	var p Pending
-	var created, expires, decided int64
+	var created, expires, decided, used int64
+	var plan sql.NullString
 	if err := sc.Scan(&p.ID, &p.RunID, &p.Seq, &p.Kind, &p.Address, &p.Connection, &p.ArgsHash, &p.Preview, &p.Reason, &p.Client,
-		&created, &expires, &p.Decision, &p.Remember, &p.Channel, &decided, &p.StateUsed, &p.DefHash, &p.Change); err != nil {
+		&created, &expires, &p.Decision, &p.Remember, &p.Channel, &decided, &p.StateUsed, &p.DefHash, &p.Change, &plan, &used); err != nil {
 		return nil, err
+	}
+	if plan.Valid {
+		p.Plan = &PlanEntry{}
+		if err := json.Unmarshal([]byte(plan.String), p.Plan); err != nil {
+			return nil, fmt.Errorf("pending input %s: plan: %w", p.ID, err)
+		}
+		p.Plan.Used = int(used)
 	}
 	p.Created, p.Expires = time.UnixMilli(created), time.UnixMilli(expires)
 	if decided > 0 {
@@ -67,9 +87,10 @@ func scanPending(sc interface{ Scan(...any) error }) (*Pending, error) {
 	return &p, nil
 }
 
-// PendingOf lists the inputs of run runID, decided or not, by call.
+// PendingOf lists the inputs of run runID, decided or not, by call (a
+// planned call by its seq while planning).
 func (db *DB) PendingOf(ctx context.Context, runID string) ([]*Pending, error) {
-	return db.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE run_id = ? ORDER BY seq`, runID)
+	return db.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE run_id = ? ORDER BY abs(seq), seq`, runID)
 }
 
 // PendingByID returns pending input id, or ErrNoPending.
@@ -91,9 +112,9 @@ func (db *DB) PendingAt(ctx context.Context, runID string, seq int) (*Pending, e
 }
 
 // PendingSeqs returns the calls of a run that have a pending input,
-// decided or not.
+// decided or not; planned calls are not among them.
 func (db *DB) PendingSeqs(ctx context.Context, runID string) (map[int]bool, error) {
-	rows, err := db.query(ctx, `SELECT seq FROM pending WHERE run_id = ?`, runID)
+	rows, err := db.query(ctx, `SELECT seq FROM pending WHERE run_id = ? AND seq > 0`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("reading pending inputs of run %s: %w", runID, err)
 	}
@@ -111,7 +132,7 @@ func (db *DB) PendingSeqs(ctx context.Context, runID string) (map[int]bool, erro
 
 // OpenPending lists the undecided inputs, oldest first.
 func (db *DB) OpenPending(ctx context.Context) ([]*Pending, error) {
-	return db.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE decision IS NULL ORDER BY created, seq`)
+	return db.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE decision IS NULL ORDER BY created, abs(seq)`)
 }
 
 func (db *DB) queryPending(ctx context.Context, q string, args ...any) ([]*Pending, error) {

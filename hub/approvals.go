@@ -75,6 +75,10 @@ type Approval struct {
 	// Source is the config name of the tool's source ("" when the tool
 	// left the catalog); a connection input names its secret by it.
 	Source string `json:"source,omitempty"`
+	// Plan is set when the call is one of a run's plan (plan.go): Seq is
+	// then the call's seq while planning, and Preview shows a placeholder
+	// for an earlier planned call's result as <result of call N>.path.
+	Plan *PlanInfo `json:"plan,omitempty"`
 }
 
 // Pending lists the approvals and connection inputs nobody decided yet,
@@ -114,6 +118,9 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 		a.Code = code
 		out = append(out, a)
 	}
+	if err := h.withPlans(ctx, rows, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -123,6 +130,10 @@ func (h *Hub) approvalOf(p *pendingRow) Approval {
 		Reason: p.Reason, Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
 		Expired: p.Decision == "" && h.now().After(p.Expires), Decision: p.Decision, Channel: p.Channel,
 		Change: p.Change,
+	}
+	if p.Plan != nil {
+		a.Seq = plannedSeq(p)
+		a.Plan = &PlanInfo{Seq: a.Seq, Missing: p.Plan.Missing}
 	}
 	if t, ok := h.catalog.Snapshot().Lookup(p.Address); ok {
 		a.Title = t.Title
@@ -240,6 +251,9 @@ type inputState struct {
 	Calls   []stateCall `json:"c"`
 	Expires int64       `json:"e"` // unix ms
 	Nonce   string      `json:"n"`
+	// Whole says the request asked once about all the calls, a run's
+	// plan: the answer for the first call is the answer for each.
+	Whole bool `json:"w,omitempty"`
 }
 
 type stateCall struct {
@@ -306,6 +320,9 @@ func (h *Hub) RedeemInputs(ctx context.Context, state string, answers map[string
 	}
 	for _, c := range st.Calls {
 		asked = append(asked, c.PendingID)
+		if st.Whole {
+			break // one question for them all
+		}
 	}
 	return st.RunID, asked, nil
 }
@@ -336,6 +353,9 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 	}
 	for _, c := range st.Calls {
 		ans, ok := answers[c.PendingID]
+		if st.Whole {
+			ans, ok = answers[st.Calls[0].PendingID]
+		}
 		if !ok || ans == "" {
 			continue // dismissed: the call stays pending for another channel
 		}
@@ -352,6 +372,17 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 // once: each call's row keeps the state's nonce, which RedeemInputs uses
 // up.
 func (h *Hub) SignInputs(ctx context.Context, runID string, pendingIDs []string) (string, error) {
+	return h.signInputs(ctx, runID, pendingIDs, false)
+}
+
+// SignPlan is SignInputs for one input request that asks once about all of
+// pendingIDs, the open calls of a run's plan, keyed by the first of them:
+// RedeemInputs takes the answer for that one as the answer for each.
+func (h *Hub) SignPlan(ctx context.Context, runID string, pendingIDs []string) (string, error) {
+	return h.signInputs(ctx, runID, pendingIDs, true)
+}
+
+func (h *Hub) signInputs(ctx context.Context, runID string, pendingIDs []string, whole bool) (string, error) {
 	rows, err := h.runs.pendingOf(ctx, runID)
 	if err != nil {
 		return "", err
@@ -368,12 +399,13 @@ func (h *Hub) SignInputs(ctx context.Context, runID string, pendingIDs []string)
 		}
 		pend = append(pend, p)
 	}
-	return h.newInputState(ctx, runID, pend)
+	return h.newInputState(ctx, runID, pend, whole)
 }
 
-// newInputState signs a state for pend, open approvals of run runID.
-func (h *Hub) newInputState(ctx context.Context, runID string, pend []*pendingRow) (string, error) {
-	st := inputState{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli()}
+// newInputState signs a state for pend, open approvals of run runID, asked
+// about together when whole.
+func (h *Hub) newInputState(ctx context.Context, runID string, pend []*pendingRow, whole bool) (string, error) {
+	st := inputState{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli(), Whole: whole}
 	var nonce [12]byte
 	rand.Read(nonce[:])
 	st.Nonce = base64.RawURLEncoding.EncodeToString(nonce[:])

@@ -333,13 +333,19 @@ func (h *Hub) restNeed(address, source, conn string) string {
 // code sees what scope sc holds, and nothing else.
 func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (*Envelope, error) {
 	journal, pending := map[int]*journalEntry{}, map[int]bool{}
+	var rows []*pendingRow
 	if !fresh {
 		var err error
 		if journal, err = h.runs.journal(ctx, run.ID); err != nil {
 			return nil, err
 		}
-		if pending, err = h.runs.pendingSeqs(ctx, run.ID); err != nil {
+		if rows, err = h.runs.pendingOf(ctx, run.ID); err != nil {
 			return nil, err
+		}
+		for _, p := range rows {
+			if p.Seq > 0 {
+				pending[p.Seq] = true
+			}
 		}
 		if err := h.runs.startAttempt(ctx, run.ID, h.now(), sandbox.EngineHash(), sandbox.PreludeHash()); err != nil {
 			return nil, err
@@ -364,6 +370,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 		records: map[int]CallRecord{},
 		missing: map[connKey][]string{},
 		order:   newWriteOrder(),
+		plan:    h.loadPlan(run, journal, rows),
 	}
 	for _, e := range journal {
 		host.stored += int64(len(e.Outcome))
@@ -384,6 +391,9 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 		Host:       host,
 	})
 	env := h.envelope(run, host, out)
+	if err := h.planned(ctx, run, host, out, env); err != nil {
+		return nil, err
+	}
 	h.keepResult(ctx, run, host, env, out)
 	env.seal(h.secrets, h.limits.InlineResultBytes)
 	// The envelope is stored even when the caller went away: with the run
@@ -508,6 +518,8 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 			env.Pending = append(env.Pending, item)
 		}
 		sort.Slice(env.Pending, func(i, j int) bool { return env.Pending[i].ID < env.Pending[j].ID })
+	case sandbox.StatusPlanned:
+		env.Status = StatusAwaitingApproval // the plan's calls are its pending items (planned)
 	case "cancelled":
 		env.Status = StatusCancelled
 		env.Error = &EnvelopeError{Code: sandbox.CodeCancelled, Message: "the run was cancelled", Hint: Hint(sandbox.CodeCancelled)}
@@ -572,6 +584,7 @@ type runHost struct {
 	policy  *policy.Policy
 	changed map[string]bool // shared, read-only
 	order   *writeOrder     // this attempt's writes, in seq order
+	plan    *runPlan        // the run's plan, and this attempt's planning (plan.go)
 
 	// storeOnce stores a fresh run's row before its first call writes;
 	// storeErr is what that write returned.
@@ -698,8 +711,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	}
 	dec := r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
 	if dec.Mode == Deny {
-		te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
-		return r.finish(c, hash, nil, te, 0)
+		return r.deny(c, hash, rc, dec)
 	}
 	rc, listErr, err := r.current(ctx, c, rc)
 	if err != nil {
@@ -712,8 +724,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	if listErr == nil {
 		dec = r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
 		if dec.Mode == Deny {
-			te := toolError(CodeDenied, c.Address, "%s is denied: %s", c.Address, dec.Reason)
-			return r.finish(c, hash, nil, te, 0)
+			return r.deny(c, hash, rc, dec)
 		}
 	}
 	if err := r.consent(ctx, c, hash, rc, dec); err != nil {
@@ -723,12 +734,18 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		}
 		return nil, err
 	}
+	if r.plan.after(c.Seq) {
+		return nil, &sandbox.Planned{}
+	}
 	if listErr != nil {
 		// Nothing leaves on a definition the source was not seen to list.
 		return nil, r.unchecked(ctx, c, rc, listErr)
 	}
 	start := time.Now()
 	out, err = r.live(ctx, c, hash, rc)
+	if err == nil {
+		r.plan.keep(c.Seq, out)
+	}
 	if err != nil && !r.recorded(c.Seq) {
 		// Refused before it left, or in flight when the run ended.
 		r.record(c.Seq, c.Address, false, time.Since(start).Milliseconds())
@@ -760,6 +777,10 @@ func (r *runHost) replay(c sandbox.Call, hash string) (je *journalEntry, out jso
 	je = r.journal[c.Seq]
 	r.mu.Unlock()
 	if je == nil {
+		return nil, nil, nil, false
+	}
+	if je.State == journalPlanned && (je.Address != c.Address || je.Connection != c.Connection || je.ArgsHash != hash) {
+		// The plan had another call here; this one is held to the plan.
 		return nil, nil, nil, false
 	}
 	if je.Address != c.Address || je.Connection != c.Connection || je.ArgsHash != hash {
@@ -890,7 +911,22 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	if rc.src.OpenAPI != "" { // an OpenAPI operation's credentials; an MCP tool has no such need
 		need = h.openapi.AuthNeed(rc.tool.Source, rc.tool.Name, rc.conn)
 	}
-	if missing := r.missingSecrets(rc.tool.Source, rc.conn); (len(missing) > 0 || need != "") && (p == nil || p.Kind != KindConnection || p.Decision == "") {
+	missing := r.missingSecrets(rc.tool.Source, rc.conn)
+	lacks := len(missing) > 0 || need != ""
+	if c.Symbolic {
+		// Its arguments wait for a planned call's result: it can neither
+		// be sent nor wait for an input, only be planned.
+		if dec.Mode == Ask {
+			return r.planCall(ctx, c, hash, rc, dec, lacks)
+		}
+		return &sandbox.Planned{}
+	}
+	if lacks && dec.Mode == Ask && p == nil && !r.planMatches(c, hash, rc) {
+		// Planned with its connection marked; the real run waits for the
+		// connection before the call.
+		return r.planCall(ctx, c, hash, rc, dec, true)
+	}
+	if lacks && (p == nil || p.Kind != KindConnection || p.Decision == "") {
 		if p == nil {
 			p = r.newPending(c, hash, KindConnection, rc.conn, connectionReason(rc.conn, missing))
 			if err := r.suspendOn(ctx, c, hash, p); err != nil {
@@ -910,19 +946,15 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 		return r.claimApproved(ctx, c, rc.tool, p)
 	}
 	// No approval yet, only a connection input before it (the secret
-	// arrived), or an allow given for another definition of the tool: ask
-	// anew for this one, in place of the decided row.
+	// arrived), or an allow given for another definition of the tool: the
+	// plan decides, or the call is planned (plan.go), in place of the
+	// decided row.
 	if p != nil {
 		if err := h.runs.dropPending(ctx, p.ID); err != nil {
 			return err
 		}
 	}
-	p = r.newPending(c, hash, KindApproval, rc.conn, dec.Reason)
-	p.DefHash, p.Change = rc.tool.Hash, dec.Change
-	if err := r.suspendOn(ctx, c, hash, p); err != nil {
-		return err
-	}
-	return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindApproval, Detail: p}
+	return r.fromPlan(ctx, c, hash, rc, dec, false)
 }
 
 func (r *runHost) hasPending(seq int) bool {

@@ -9,6 +9,8 @@
 //   - lookup.go: search and describe, over the catalog, as text for models.
 //   - execute.go, runs.go, envelope.go: runs of model code, their journal
 //     (kept by hub/store, committed in groups) and replay.
+//   - plan.go: a run's plan: the calls that need consent, collected ahead
+//     of the first and decided at once, and the real run held to it.
 //   - handles.go, hubdecl.go: results over the inline budget kept as handles,
 //     read in code with hub.read; the hub global's declaration.
 //   - policyedit.go, approvals.go: the rules as policy list shows them,

@@ -1,0 +1,327 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/sandbox"
+)
+
+// reopen closes h and opens a hub of the same home and memory server, as
+// a restart of the hub process would.
+func (h *e2eHub) reopen(t *testing.T) *e2eHub {
+	t.Helper()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h2, err := New(ctx, Options{Home: h.home, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h2.Close() })
+	if errs := h2.Refresh(ctx); len(errs) > 0 {
+		t.Fatalf("refresh: %v", errs)
+	}
+	return &e2eHub{Hub: h2, home: h.home, memFile: h.memFile}
+}
+
+// approveAll allows every open approval of run id as `hub approve --yes`
+// does, and returns them.
+func (h *e2eHub) approveAll(t *testing.T, id string) []Approval {
+	t.Helper()
+	decided, err := h.ApproveRun(context.Background(), id, AllowOnce, policy.ChannelCLI, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decided
+}
+
+// memoryFile is what the memory server stored.
+func (h *e2eHub) memoryFile(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(h.memFile)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func pendingAddresses(items []PendingItem) []string {
+	var out []string
+	for _, p := range items {
+		out = append(out, p.Address)
+	}
+	return out
+}
+
+// TestPlanLoopOfFiveWrites: a loop of five writes asks once, with a plan of
+// the five in order, that survives a restart of the hub; once allowed, each
+// write runs exactly once, and resuming the finished run sends none again.
+func TestPlanLoopOfFiveWrites(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	code := `
+		const made = [];
+		for (let i = 0; i < 5; i++) {
+			const r = await memory.createEntities({ entities: [{ name: "E" + i, entityType: "t", observations: [] }] });
+			made.push(r.entities[0].name);
+		}
+		return made;`
+	env := h.exec(t, code)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 5 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	if h.entities(t) != 0 {
+		t.Fatal("a planned call was sent")
+	}
+	if !strings.Contains(env.Pending[0].Message, "plan of 5 calls") {
+		t.Errorf("message %q does not tell the model about the plan", env.Pending[0].Message)
+	}
+	h = h.reopen(t)
+	pend, err := h.Pending(context.Background(), env.RunID)
+	if err != nil || len(pend) != 5 {
+		t.Fatalf("Pending after a restart = %d, %v", len(pend), err)
+	}
+	for i, a := range pend {
+		if a.Plan == nil || a.Plan.Position != i+1 || a.Plan.Of != 5 || a.Plan.Seq != i+1 || a.Seq != i+1 || a.Plan.Stop != "" {
+			t.Errorf("approval %d plan %+v seq %d", i, a.Plan, a.Seq)
+		}
+		if !strings.Contains(a.Preview, fmt.Sprintf(`"name": "E%d"`, i)) || a.Address != "memory.createEntities" {
+			t.Errorf("approval %d: %s %s", i, a.Address, a.Preview)
+		}
+	}
+	if decided := h.approveAll(t, env.RunID); len(decided) != 5 {
+		t.Fatalf("decided %d", len(decided))
+	}
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || string(done.Result) != `["E0","E1","E2","E3","E4"]` {
+		t.Fatalf("after the plan's approval: %s", done.Line())
+	}
+	if n := h.entities(t); n != 5 {
+		t.Fatalf("entities on the upstream = %d, want 5", n)
+	}
+	if len(done.Calls) != 5 {
+		t.Errorf("calls %+v", done.Calls)
+	}
+	h.resumeRun(t, env.RunID)
+	if n := h.entities(t); n != 5 {
+		t.Fatalf("resuming the finished run sent writes again: %d entities", n)
+	}
+	hist, _ := h.History(context.Background(), 20)
+	allows := 0
+	for _, e := range hist {
+		if e.Decision == "allow" && e.RunID == env.RunID {
+			allows++
+		}
+	}
+	if allows != 5 {
+		t.Errorf("audit holds %d allows for the run, want 5: %+v", allows, hist)
+	}
+}
+
+// TestPlanSymbolicArguments: a write whose arguments use an earlier write's
+// result is planned with a placeholder, shown as <result of call 1>.path,
+// and runs without asking again when the value is the one it stood for.
+func TestPlanSymbolicArguments(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `
+		const made = await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] });
+		await memory.addObservations({ observations: [{ entityName: made.entities[0].name, contents: ["wrote the first program"] }] });
+		return "ok";`)
+	if env.Status != StatusAwaitingApproval {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	if diff := cmp.Diff([]string{"memory.createEntities", "memory.addObservations"}, pendingAddresses(env.Pending)); diff != "" {
+		t.Fatalf("plan (-want +got):\n%s", diff)
+	}
+	pend, err := h.Pending(context.Background(), env.RunID)
+	if err != nil || len(pend) != 2 {
+		t.Fatalf("Pending = %d, %v", len(pend), err)
+	}
+	if want := `"entityName": <result of call 1>.entities[0].name`; !strings.Contains(pend[1].Preview, want) {
+		t.Errorf("preview of the dependent write:\n%s\nwant it to hold %s", pend[1].Preview, want)
+	}
+	if !strings.Contains(env.Pending[1].Summary, "<result of call 1>.entities[0].name") {
+		t.Errorf("summary %q", env.Pending[1].Summary)
+	}
+	h.approveAll(t, env.RunID)
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || string(done.Result) != `"ok"` {
+		t.Fatalf("after the plan's approval: %s", done.Line())
+	}
+	if mem := h.memoryFile(t); strings.Count(mem, "wrote the first program") != 1 || h.entities(t) != 1 {
+		t.Errorf("the memory server holds:\n%s", mem)
+	}
+}
+
+// TestPlanStopsAtAWriteItsResultDecides: a write that only an earlier
+// write's actual result decides is not in the plan; the plan says where it
+// stopped, and the write asks after the plan's approval.
+func TestPlanStopsAtAWriteItsResultDecides(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `
+		const made = await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] });
+		if (made.entities.length > 0) {
+			await memory.createEntities({ entities: [{ name: "Bob", entityType: "person", observations: [] }] });
+		}
+		return "ok";`)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	pend, err := h.Pending(context.Background(), env.RunID)
+	if err != nil || len(pend) != 1 || pend[0].Plan == nil {
+		t.Fatalf("Pending = %+v, %v", pend, err)
+	}
+	if stop := pend[0].Plan.Stop; !strings.Contains(stop, "result of call 1") || !strings.Contains(stop, "line 3") {
+		t.Errorf("stop %q; want where and why planning stopped", stop)
+	}
+	if !strings.Contains(strings.Join(env.Notices, "\n"), "Planning stopped") {
+		t.Errorf("notices %q", env.Notices)
+	}
+	h.approveAll(t, env.RunID)
+	again := h.resumeRun(t, env.RunID)
+	if again.Status != StatusAwaitingApproval || len(again.Pending) != 1 || !strings.Contains(again.Pending[0].Summary, "Bob") {
+		t.Fatalf("after the plan's approval: %s", again.Line())
+	}
+	if n := h.entities(t); n != 1 {
+		t.Fatalf("entities = %d, want 1 (Ada)", n)
+	}
+	h.approveAll(t, env.RunID)
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || h.entities(t) != 2 {
+		t.Fatalf("%s; %d entities", done.Line(), h.entities(t))
+	}
+}
+
+// TestPlanMarksDeniedCalls: a call policy denies is marked in the plan and
+// never runs, in the plan or after it.
+func TestPlanMarksDeniedCalls(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	if err := h.SetPolicy(context.Background(), "memory.deleteEntities", Deny); err != nil {
+		t.Fatal(err)
+	}
+	env := h.exec(t, `
+		await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] });
+		let denied = "";
+		try { await memory.deleteEntities({ entityNames: ["Ada"] }); } catch (e) { denied = e.code; }
+		await memory.createEntities({ entities: [{ name: "Bob", entityType: "person", observations: [] }] });
+		return denied;`)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 2 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	pend, err := h.Pending(context.Background(), env.RunID)
+	if err != nil || len(pend) != 2 || pend[0].Plan == nil {
+		t.Fatalf("Pending = %+v, %v", pend, err)
+	}
+	if d := pend[0].Plan.Denied; len(d) != 1 || d[0].Address != "memory.deleteEntities" || d[0].Seq != 2 || !strings.Contains(d[0].Preview, "Ada") {
+		t.Errorf("denied in the plan: %+v", d)
+	}
+	if !strings.Contains(strings.Join(env.Notices, "\n"), "call 2 (memory.deleteEntities)") {
+		t.Errorf("notices %q", env.Notices)
+	}
+	h.approveAll(t, env.RunID)
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || string(done.Result) != `"denied"` {
+		t.Fatalf("after the plan's approval: %s", done.Line())
+	}
+	if n := h.entities(t); n != 2 {
+		t.Fatalf("entities = %d, want 2: the denied delete must not run", n)
+	}
+}
+
+// TestPlanOtherCallAsksAgain: the real run is held to the plan call by
+// call; a call the plan did not foresee (the code took another branch once
+// it had the actual result) is not sent, and the rest of the run is planned
+// again from there.
+func TestPlanOtherCallAsksAgain(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	// A placeholder's typeof is "function": planning takes the other branch.
+	env := h.exec(t, `
+		const r = await memory.createEntities({ entities: [{ name: "A", entityType: "t", observations: [] }] });
+		if (typeof r === "object") await memory.createEntities({ entities: [{ name: "B", entityType: "t", observations: [] }] });
+		else await memory.createEntities({ entities: [{ name: "C", entityType: "t", observations: [] }] });
+		return "ok";`)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 2 || !strings.Contains(env.Pending[1].Summary, `"C"`) {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	h.approveAll(t, env.RunID)
+	again := h.resumeRun(t, env.RunID)
+	if again.Status != StatusAwaitingApproval || len(again.Pending) != 1 || !strings.Contains(again.Pending[0].Summary, `"B"`) {
+		t.Fatalf("a call the plan did not hold: %s", again.Line())
+	}
+	if n := h.entities(t); n != 1 {
+		t.Fatalf("entities = %d, want 1 (A)", n)
+	}
+	h.approveAll(t, env.RunID)
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted {
+		t.Fatal(done.Line())
+	}
+	if mem := h.memoryFile(t); !strings.Contains(mem, `"name":"B"`) || strings.Contains(mem, `"name":"C"`) {
+		t.Errorf("the memory server holds:\n%s", mem)
+	}
+}
+
+// TestPlanPersonDeniesOneCall: a person may decide a plan call by call; the
+// call they deny gets the denial and the others run.
+func TestPlanPersonDeniesOneCall(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `
+		const out = [];
+		for (const name of ["A", "B", "C"]) {
+			try { await memory.createEntities({ entities: [{ name, entityType: "t", observations: [] }] }); out.push("made"); }
+			catch (e) { out.push(e.code); }
+		}
+		return out;`)
+	if len(env.Pending) != 3 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	ctx := context.Background()
+	for i, p := range env.Pending {
+		d := AllowOnce
+		if i == 1 {
+			d = DenyOnce
+		}
+		if err := h.Decide(ctx, p.ID, d, policy.ChannelDialog, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || string(done.Result) != `["made","denied","made"]` {
+		t.Fatalf("%s", done.Line())
+	}
+	if mem := h.memoryFile(t); h.entities(t) != 2 || strings.Contains(mem, `"name":"B"`) {
+		t.Errorf("the memory server holds:\n%s", mem)
+	}
+}
+
+// TestPlanEndsAtALimit: planning that reaches a limit of the run ends
+// there with the plan it has and says why; the real run is held to the
+// limit as well.
+func TestPlanEndsAtALimit(t *testing.T) {
+	h := e2eNewHub(t, Options{Limits: sandbox.Limits{MaxCalls: 3}}, nil)
+	env := h.exec(t, `
+		for (let i = 0; i < 5; i++) await memory.createEntities({ entities: [{ name: "E" + i, entityType: "t", observations: [] }] });
+		return "ok";`)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 3 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	pend, err := h.Pending(context.Background(), env.RunID)
+	if err != nil || len(pend) != 3 || !strings.Contains(pend[2].Plan.Stop, sandbox.CodeMaxCalls) {
+		t.Fatalf("Pending = %+v, %v; want the plan to say it ended at max_calls", pend, err)
+	}
+	h.approveAll(t, env.RunID)
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusFailed || done.Error.Code != sandbox.CodeMaxCalls {
+		t.Fatalf("the real run: %s", done.Line())
+	}
+	if n := h.entities(t); n != 3 {
+		t.Fatalf("entities = %d, want the 3 planned", n)
+	}
+}

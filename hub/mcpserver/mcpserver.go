@@ -41,6 +41,9 @@ type Hub interface {
 	// approvals of a run; RedeemInputs checks a state it signed and
 	// records the client's answers.
 	SignInputs(ctx context.Context, runID string, pendingIDs []string) (string, error)
+	// SignPlan signs the state of one input request asking about all the
+	// open calls of a run's plan at once, keyed by the first.
+	SignPlan(ctx context.Context, runID string, pendingIDs []string) (string, error)
 	RedeemInputs(ctx context.Context, state string, answers map[string]string, actor string) (runID string, asked []string, err error)
 	// ServedSkills are the skills the Skills extension serves, in address
 	// order; ReadSkillFile reads one of their files.
@@ -395,12 +398,16 @@ func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.Cal
 		return nil, false
 	}
 	var open []string
+	var plan []hub.Approval
 	reqs := mcp.InputRequestMap{}
 	for _, a := range pend {
 		if a.Kind != hub.KindApproval || a.Decision != "" {
 			continue
 		}
 		open = append(open, a.ID)
+		if a.Plan != nil {
+			plan = append(plan, a)
+		}
 		conn := a.Connection
 		if a.DefaultConnection {
 			conn += " (default)"
@@ -411,10 +418,46 @@ func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.Cal
 	if len(open) == 0 {
 		return nil, false
 	}
-	state, err := m.hub.SignInputs(ctx, env.RunID, open)
+	sign := m.hub.SignInputs
+	if len(plan) > 1 && len(plan) == len(open) {
+		// A plan is asked about once: one form for all its calls.
+		reqs = mcp.InputRequestMap{open[0]: &mcp.ElicitParams{Mode: "form", Message: planForm(plan), RequestedSchema: approvalSchema}}
+		sign = m.hub.SignPlan
+	}
+	state, err := sign(ctx, env.RunID, open)
 	if err != nil {
 		m.log.Warn("signing an input request failed; the client gets the envelope", "run", env.RunID, "err", err)
 		return nil, false
 	}
 	return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, true
+}
+
+// planForm is the one question a client shows for a run's plan: every
+// call in order, with its connection, reason, arguments and marks, the
+// calls policy denied, and where planning stopped.
+func planForm(plan []hub.Approval) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Allow these %d calls of run %s? The decision holds for each call, and each runs once, only as shown.\n", len(plan), plan[0].RunID)
+	for _, a := range plan {
+		conn := a.Connection
+		if a.DefaultConnection {
+			conn += " (default)"
+		}
+		fmt.Fprintf(&b, "\n%d. %s (call %d)\nConnection: %s\nReason: %s\n", a.Plan.Position, a.Address, a.Plan.Seq, conn, a.Reason)
+		if a.Change != "" {
+			fmt.Fprintf(&b, "Changed: %s\n", a.Change)
+		}
+		if a.Plan.Missing {
+			b.WriteString("The connection needs a secret or a sign-in first.\n")
+		}
+		fmt.Fprintf(&b, "Arguments (secrets hidden):\n%s\n", a.Preview)
+	}
+	last := plan[len(plan)-1].Plan
+	for _, d := range last.Denied {
+		fmt.Fprintf(&b, "\nDenied by policy, never runs: %s (call %d)\n", d.Address, d.Seq)
+	}
+	if last.Stop != "" {
+		fmt.Fprintf(&b, "\nPlanning stopped: %s. Calls after that are asked about separately.\n", last.Stop)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

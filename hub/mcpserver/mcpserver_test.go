@@ -68,6 +68,9 @@ func (fakeHub) Pending(context.Context, string) ([]hub.Approval, error) {
 func (fakeHub) SignInputs(context.Context, string, []string) (string, error) {
 	return "", errors.New("fakeHub: sign inputs")
 }
+func (fakeHub) SignPlan(context.Context, string, []string) (string, error) {
+	return "", errors.New("fakeHub: sign plan")
+}
 
 func (fakeHub) RedeemInputs(context.Context, string, map[string]string, string) (string, []string, error) {
 	return "", nil, errors.New("fakeHub: redeem inputs")

@@ -581,24 +581,52 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 		return usagef("no terminal to ask on: pass --yes or --deny")
 	}
 	in := bufio.NewReader(e.Stdin)
+	planShown := false
+	if plan := plannedCalls(approvals); len(plan) > 0 {
+		showPlan(e, runID, plan)
+		planShown = true
+		if !yes && !deny {
+			d, err := askPlan(e, in, len(plan))
+			if err != nil {
+				return err
+			}
+			switch d {
+			case hub.AllowOnce, hub.AllowAlways:
+				yes, always = true, d == hub.AllowAlways
+			case hub.DenyOnce, hub.DenyAlways:
+				deny, always = true, d == hub.DenyAlways
+			default:
+				planShown = false // call by call, each shown again
+			}
+		}
+	}
 	decided, expired := 0, 0
 	for i, a := range approvals {
 		conn := a.Connection
 		if a.DefaultConnection {
 			conn += " (default)"
 		}
-		fmt.Fprintf(e.Stdout, "[%d/%d] %s\n  connection: %s\n  reason:     %s\n  run:        %s", i+1, len(approvals), a.Address, orDash(conn), oneLine(a.Reason), a.RunID)
-		if a.Client != "" {
-			fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
-		}
-		if a.Change != "" {
-			fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition)", oneLine(a.Change))
-		}
-		fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n", indent(a.Preview, "    "))
-		if a.Expired {
-			fmt.Fprintln(e.Stdout, "  This approval expired; the run will fail as approval_expired.")
-			expired++
-			continue
+		if planShown && a.Plan != nil {
+			fmt.Fprintf(e.Stdout, "[%d/%d] %s (call %d)", i+1, len(approvals), a.Address, a.Plan.Seq)
+			if a.Expired {
+				fmt.Fprintln(e.Stdout, ": this approval expired; the run will fail as approval_expired.")
+				expired++
+				continue
+			}
+		} else {
+			fmt.Fprintf(e.Stdout, "[%d/%d] %s\n  connection: %s\n  reason:     %s\n  run:        %s", i+1, len(approvals), a.Address, orDash(conn), oneLine(a.Reason), a.RunID)
+			if a.Client != "" {
+				fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
+			}
+			if a.Change != "" {
+				fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition)", oneLine(a.Change))
+			}
+			fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n", indent(a.Preview, "    "))
+			if a.Expired {
+				fmt.Fprintln(e.Stdout, "  This approval expired; the run will fail as approval_expired.")
+				expired++
+				continue
+			}
 		}
 		decision := ""
 		switch {
@@ -646,6 +674,79 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 	}
 	fmt.Fprintf(e.Stdout, " The model continues with execute({ \"resume\": %q }).\n", runID)
 	return nil
+}
+
+// plannedCalls are the approvals of a run's plan among approvals, when
+// there is a plan to show as one: several calls, or one with calls policy
+// denied or with where planning stopped.
+func plannedCalls(approvals []hub.Approval) []hub.Approval {
+	var plan []hub.Approval
+	for _, a := range approvals {
+		if a.Plan != nil {
+			plan = append(plan, a)
+		}
+	}
+	if len(plan) == 1 && plan[0].Plan.Stop == "" && len(plan[0].Plan.Denied) == 0 {
+		return nil
+	}
+	return plan
+}
+
+// showPlan prints a run's plan: each call in order with its connection,
+// reason, marks and arguments (a placeholder for an earlier call's result
+// shown as <result of call N>.path), the calls policy denied, and where
+// planning stopped.
+func showPlan(e *env, runID string, plan []hub.Approval) {
+	w := e.Stdout
+	fmt.Fprintf(w, "Plan of run %s: %d call(s), collected before the first of them runs; each runs once, and only as shown.\n", runID, len(plan))
+	for _, a := range plan {
+		conn := a.Connection
+		if a.DefaultConnection {
+			conn += " (default)"
+		}
+		fmt.Fprintf(w, "%d. %s (call %d)\n   connection: %s\n   reason:     %s\n", a.Plan.Position, a.Address, a.Plan.Seq, orDash(conn), oneLine(a.Reason))
+		if a.Change != "" {
+			fmt.Fprintf(w, "   changed:    %s (allowing accepts the new definition)\n", oneLine(a.Change))
+		}
+		if a.Plan.Missing {
+			fmt.Fprintln(w, "   missing:    the connection needs a secret or a sign-in first; the run asks for it before the call")
+		}
+		if a.Expired {
+			fmt.Fprintln(w, "   expired:    the run will fail as approval_expired")
+		}
+		fmt.Fprintf(w, "   arguments (secrets hidden):\n%s\n", indent(a.Preview, "     "))
+	}
+	last := plan[len(plan)-1].Plan
+	for _, d := range last.Denied {
+		fmt.Fprintf(w, "Denied by policy, never runs: %s (call %d): %s\n", d.Address, d.Seq, oneLine(d.Reason))
+	}
+	if last.Stop != "" {
+		fmt.Fprintf(w, "Planning stopped: %s. Calls after that are asked about when the run gets there.\n", oneLine(last.Stop))
+	}
+}
+
+// askPlan asks once about a plan of n calls: a decision for all of them,
+// or "" to decide call by call.
+func askPlan(e *env, in *bufio.Reader, n int) (string, error) {
+	for {
+		fmt.Fprintf(e.Stdout, "Allow these %d calls? [y] allow all once, [a] always, [n] deny all, [N] always deny, [c] call by call: ", n)
+		line, err := in.ReadString('\n')
+		switch strings.TrimSpace(line) {
+		case "y", "Y", "yes":
+			return hub.AllowOnce, nil
+		case "a", "A", "always":
+			return hub.AllowAlways, nil
+		case "n", "no":
+			return hub.DenyOnce, nil
+		case "N":
+			return hub.DenyAlways, nil
+		case "c", "C":
+			return "", nil
+		}
+		if err != nil {
+			return "", errors.New("no decision: standard input ended")
+		}
+	}
 }
 
 func indent(s, prefix string) string {

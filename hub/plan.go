@@ -294,11 +294,14 @@ func (r *runHost) deny(c sandbox.Call, hash string, rc *resolvedCall, dec policy
 	pl := r.plan
 	pl.mu.Lock()
 	planning := pl.planning
-	if planning {
-		red := Redactor{Known: r.h.knownSecrets()}
-		pl.denied = append(pl.denied, store.PlanDenied{Seq: c.Seq, Address: c.Address, Connection: rc.conn, Preview: symbolicPreview(red, c.Args), Reason: dec.Reason})
-	}
 	pl.mu.Unlock()
+	if planning {
+		d := store.PlanDenied{Seq: c.Seq, Address: c.Address, Connection: rc.conn, Reason: dec.Reason,
+			Preview: symbolicPreview(Redactor{Known: r.h.knownSecrets()}, c.Args)}
+		pl.mu.Lock()
+		pl.denied = append(pl.denied, d)
+		pl.mu.Unlock()
+	}
 	if planning || c.Symbolic {
 		return nil, r.refuse(c, te)
 	}
@@ -342,6 +345,7 @@ func (h *Hub) planned(ctx context.Context, run *runRow, host *runHost, out sandb
 		return nil
 	}
 	sort.Slice(made, func(i, j int) bool { return made[i].Seq > made[j].Seq })
+	sort.Slice(denied, func(i, j int) bool { return denied[i].Seq < denied[j].Seq })
 	rp := &store.RunPlan{Denied: denied, Stop: stop}
 	if err := h.db.SetRunPlan(ctx, run.ID, rp); err != nil {
 		return err

@@ -348,7 +348,11 @@ func (d *approvalDialog) refresh() {
 	if text := groupText(d.items, group); text != "" {
 		d.group.SetText(text)
 		together := allowableTogether(d.items, group, now)
-		d.allowRun.SetText(fmt.Sprintf("Allow these %d once", len(together)))
+		label := "Allow these %d once"
+		if a.Plan != nil {
+			label = "Allow these %d calls"
+		}
+		d.allowRun.SetText(fmt.Sprintf(label, len(together)))
 		setEnabled(d.allowRun, len(together) > 1)
 		d.groupBox.Show()
 	} else {

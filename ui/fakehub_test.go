@@ -4,6 +4,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -372,6 +373,37 @@ func slackApproval(id string, created time.Time) (Approval, string) {
 }
 
 // populate fills the hub with sources, runs, history, policy and a changed tool.
+// planCode is a run planned ahead of its first write: the second and third
+// calls use the first one's result, and the code then needs its actual
+// value.
+const planCode = `const made = await memory.createEntities({ entities: [{ name: "Ada Lovelace", entityType: "person", observations: [] }] });
+const ada = made.entities[0];
+await memory.addObservations({ observations: [{ entityName: ada.name, contents: ["wrote the first program"] }] });
+await memory.createRelations({ relations: [{ from: ada.name, to: "Analytical Engine", relationType: "programmed" }] });
+if (made.entities.length > 1) await memory.deleteEntities({ entityNames: ["draft"] });
+return ada.name;`
+
+// planApprovals are the three calls of planCode's plan.
+func planApprovals(created time.Time) []Approval {
+	plan := &PlanInfo{Stop: "what follows depends on the result of call 1, line 5: the code uses <result of call 1>.entities.length as a number"}
+	base := Approval{
+		RunID: "run_c41e", Annotations: []string{"open world"}, Code: planCode, Connection: "default", DefaultConnection: true,
+		Reason: "policy ask", Client: "claude-code 1.2", Created: created, Expires: created.Add(5 * time.Minute), Plan: plan,
+	}
+	calls := []struct{ address, title, preview string }{
+		{"memory.createEntities", "Create entities", `{"entities":[{"name":"Ada Lovelace","entityType":"person","observations":[]}]}`},
+		{"memory.addObservations", "Add observations", "{\n  \"observations\": [\n    {\n      \"entityName\": <result of call 1>.entities[0].name,\n      \"contents\": [\n        \"wrote the first program\"\n      ]\n    }\n  ]\n}"},
+		{"memory.createRelations", "Create relations", "{\n  \"relations\": [\n    {\n      \"from\": <result of call 1>.entities[0].name,\n      \"to\": \"Analytical Engine\",\n      \"relationType\": \"programmed\"\n    }\n  ]\n}"},
+	}
+	out := make([]Approval, len(calls))
+	for i, c := range calls {
+		a := base
+		a.ID, a.Seq, a.Address, a.Title, a.Preview = fmt.Sprintf("ap_plan%d", i+1), i+1, c.address, c.title, c.preview
+		out[i] = a
+	}
+	return out
+}
+
 func (h *fakeHub) populate() {
 	h.mu.Lock()
 	defer h.mu.Unlock()

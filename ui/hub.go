@@ -87,8 +87,21 @@ type Approval struct {
 	NeedsSecret bool
 	Source      string
 
+	// Plan is set when the call is one of its run's plan: the calls that
+	// need consent, collected before the first of them runs and decided
+	// together. Seq is then the call's number in the plan's arguments
+	// ("<result of call 1>.entities[0].name").
+	Plan *PlanInfo
+
 	Created time.Time
 	Expires time.Time // zero: never
+}
+
+// PlanInfo is what a call of a run's plan says about the plan.
+type PlanInfo struct {
+	Missing bool     // the call's connection needs a secret or a sign-in first
+	Stop    string   // where planning stopped; "" when the code returned
+	Denied  []string // the calls policy denied while planning, which never run: "memory.deleteEntities (#4)"
 }
 
 // Decision is a person's answer to an Approval.

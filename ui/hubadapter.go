@@ -5,6 +5,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -39,7 +40,7 @@ func (u *hubAdapter) Pending() ([]Approval, error) {
 			Connection: p.Connection, DefaultConnection: p.DefaultConnection, Reason: p.Reason,
 			Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
 			Description: p.Description, Annotations: p.Annotations, Code: p.Code,
-			NeedsSecret: p.Kind == hub.KindConnection, Source: p.Source,
+			NeedsSecret: p.Kind == hub.KindConnection, Source: p.Source, Plan: planInfo(p.Plan),
 		})
 	}
 	return out, nil
@@ -164,3 +165,15 @@ func (u *hubAdapter) Login(source, connection string) error {
 func (u *hubAdapter) ConfigDir() string { return u.h.Paths().Home }
 
 func (u *hubAdapter) LogFile() string { return filepath.Join(u.h.Paths().Logs(), "hub.log") }
+
+// planInfo is the dialog's view of a call's place in its run's plan.
+func planInfo(p *hub.PlanInfo) *PlanInfo {
+	if p == nil {
+		return nil
+	}
+	out := &PlanInfo{Missing: p.Missing, Stop: p.Stop}
+	for _, d := range p.Denied {
+		out.Denied = append(out.Denied, fmt.Sprintf("%s (#%d)", d.Address, d.Seq))
+	}
+	return out
+}

@@ -612,15 +612,38 @@ func allowableTogether(items []queueItem, group []int, now time.Time) []int {
 
 // groupText says which calls of the run wait: "This run waits on 3 calls:
 // github.createIssue (#3), slack.postMessage (#4), …".
+//
+// The calls of a run's plan say so, with the calls policy denied and where
+// planning stopped: "This run's plan: 3 calls, collected before the first
+// of them runs; each runs once, and only as shown: memory.createEntities
+// (#1), … Planning stopped: …".
 func groupText(items []queueItem, group []int) string {
-	if len(group) < 2 {
+	var plan *PlanInfo
+	if len(group) > 0 {
+		plan = items[group[len(group)-1]].a.Plan
+	}
+	if len(group) < 2 && (plan == nil || (plan.Stop == "" && len(plan.Denied) == 0)) {
 		return ""
 	}
 	parts := make([]string, 0, len(group))
 	for _, i := range group {
-		parts = append(parts, fmt.Sprintf("%s (#%d)", items[i].a.Address, items[i].a.Seq))
+		part := fmt.Sprintf("%s (#%d)", items[i].a.Address, items[i].a.Seq)
+		if p := items[i].a.Plan; p != nil && p.Missing {
+			part += " (needs a secret first)"
+		}
+		parts = append(parts, part)
 	}
-	return fmt.Sprintf("This run waits on %d calls: %s.", len(group), strings.Join(parts, ", "))
+	if plan == nil {
+		return fmt.Sprintf("This run waits on %d calls: %s.", len(group), strings.Join(parts, ", "))
+	}
+	s := fmt.Sprintf("This run's plan: %d call(s), collected before the first of them runs; each runs once, and only as shown: %s.", len(group), strings.Join(parts, ", "))
+	if len(plan.Denied) > 0 {
+		s += " Denied by policy, never runs: " + strings.Join(plan.Denied, ", ") + "."
+	}
+	if plan.Stop != "" {
+		s += " Planning stopped: " + plan.Stop + "; what follows is asked about when the run gets there."
+	}
+	return s
 }
 
 // annotationsText says a tool's annotations, or that it has none.

@@ -568,3 +568,38 @@ func TestSecretOwner(t *testing.T) {
 		t.Error("a call that waits for no secret has an owner")
 	}
 }
+
+// TestGroupTextOfAPlan: the calls of a run's plan are shown as one plan,
+// with the marks, the calls policy denied and where planning stopped; a
+// lone call outside a plan shows no group, as before.
+func TestGroupTextOfAPlan(t *testing.T) {
+	plan := &PlanInfo{Stop: "what follows depends on the result of call 1, line 5", Denied: []string{"memory.deleteEntities (#2)"}}
+	item := func(seq int, address string, p *PlanInfo) queueItem {
+		return queueItem{a: Approval{RunID: "r", Seq: seq, Address: address, Plan: p}}
+	}
+	missing := *plan
+	missing.Missing = true
+	for _, tc := range []struct {
+		name  string
+		items []queueItem
+		want  string
+	}{
+		{"lone call", []queueItem{item(3, "github.createIssue", nil)}, ""},
+		{"two calls of a run", []queueItem{item(3, "github.createIssue", nil), item(4, "slack.postMessage", nil)},
+			"This run waits on 2 calls: github.createIssue (#3), slack.postMessage (#4)."},
+		{"plan of one that stopped", []queueItem{item(1, "memory.createEntities", plan)},
+			"This run's plan: 1 call(s), collected before the first of them runs; each runs once, and only as shown: memory.createEntities (#1). Denied by policy, never runs: memory.deleteEntities (#2). Planning stopped: what follows depends on the result of call 1, line 5; what follows is asked about when the run gets there."},
+		{"plan of two", []queueItem{item(1, "memory.createEntities", plan), item(3, "memory.addObservations", &missing)},
+			"This run's plan: 2 call(s), collected before the first of them runs; each runs once, and only as shown: memory.createEntities (#1), memory.addObservations (#3) (needs a secret first). Denied by policy, never runs: memory.deleteEntities (#2). Planning stopped: what follows depends on the result of call 1, line 5; what follows is asked about when the run gets there."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			group := make([]int, len(tc.items))
+			for i := range group {
+				group[i] = i
+			}
+			if got := groupText(tc.items, group); got != tc.want {
+				t.Errorf("groupText =\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ var shots = []string{
 	"window-policy.png",
 	"window-clients.png",
 	"first-run.png",
+	"approval-plan.png", // a run's plan of three calls, two using the first one's result
 }
 
 // childMain runs the app in a child process for a platform's test (set by
@@ -237,7 +239,35 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		})
 		fr.win.Show()
 	})
-	return capture(fr.win, filepath.Join(dir, shots[9]))
+	if err := capture(fr.win, filepath.Join(dir, shots[9])); err != nil {
+		return err
+	}
+	on(func() { fr.win.Hide() })
+	for _, id := range []string{"ap_1", "ap_2", "ap_3"} {
+		h.decideElsewhere(id, AllowOnce)
+	}
+	step()
+	for _, p := range planApprovals(t0.Add(time.Minute)) {
+		h.add(p, p.Preview)
+	}
+	step()
+	on(func() { // the call that uses the first one's result
+		for i, it := range d.items {
+			if it.a.ID == "ap_plan2" {
+				d.cur = i
+			}
+		}
+		d.refresh()
+	})
+	on(func() { // scrolled to the placeholder, as a person would
+		for i, l := range d.argLines {
+			if strings.Contains(l, "<result of call") {
+				d.args.ScrollTo(i)
+				break
+			}
+		}
+	})
+	return capture(d.win, filepath.Join(dir, shots[10]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

@@ -325,3 +325,38 @@ func TestPlanEndsAtALimit(t *testing.T) {
 		t.Fatalf("entities = %d, want the 3 planned", n)
 	}
 }
+
+// TestPlanApprovalsPerRun measures what a plan saves a person on the
+// memory server's typical multi-write tasks: the times the run pauses for
+// a decision, against the writes it makes, each of which paused it before
+// plans. It reports the counts.
+func TestPlanApprovalsPerRun(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	for _, task := range []struct {
+		name, code string
+		writes     int
+	}{
+		{"five entities", `for (let i = 0; i < 5; i++) await memory.createEntities({ entities: [{ name: "N" + i, entityType: "note", observations: [] }] }); return "ok";`, 5},
+		{"two people, a fact and a relation", `
+			const made = await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }, { name: "Charles", entityType: "person", observations: [] }] });
+			const [ada, charles] = [made.entities[0], made.entities[1]];
+			await memory.addObservations({ observations: [{ entityName: ada.name, contents: ["wrote the first program"] }] });
+			await memory.createRelations({ relations: [{ from: ada.name, to: charles.name, relationType: "worked with" }] });
+			return "ok";`, 3},
+	} {
+		env := h.exec(t, task.code)
+		pauses, decided := 0, 0
+		for env.Status == StatusAwaitingApproval && pauses < 10 {
+			pauses++
+			decided += len(h.approveAll(t, env.RunID))
+			env = h.resumeRun(t, env.RunID)
+		}
+		if env.Status != StatusCompleted {
+			t.Fatalf("%s: %s", task.name, env.Line())
+		}
+		t.Logf("%s: %d writes approved in %d pause(s); one pause per write without a plan", task.name, decided, pauses)
+		if decided != task.writes || pauses != 1 {
+			t.Errorf("%s: %d writes in %d pauses, want %d in 1", task.name, decided, pauses, task.writes)
+		}
+	}
+}

@@ -421,12 +421,6 @@ func (s runStore) pendingAt(ctx context.Context, runID string, seq int) (*pendin
 	return s.db.PendingAt(ctx, runID, seq)
 }
 
-// pendingSeqs returns the calls of a run that have a pending input, decided
-// or not.
-func (s runStore) pendingSeqs(ctx context.Context, runID string) (map[int]bool, error) {
-	return s.db.PendingSeqs(ctx, runID)
-}
-
 // openPending lists undecided inputs, oldest first.
 func (s runStore) openPending(ctx context.Context) ([]*pendingRow, error) {
 	return s.db.OpenPending(ctx)

@@ -206,18 +206,29 @@ func ReplaceHTTPToken(cc ClientConfig, old, token string, now time.Time) (Instal
 	})
 }
 
-// HasEntry reports whether a client's file has the capabilities entry.
+// HasEntry reports whether a client's file has the capabilities entry. The
+// file is read as its client reads it: JSON with comments and trailing
+// commas, whatever other keys it holds beside the servers (Claude Code's
+// numStartups and projects, VS Code's inputs).
 func HasEntry(cc ClientConfig) bool {
 	data, err := os.ReadFile(cc.Path)
 	if err != nil {
 		return false
 	}
-	std, err := config.StandardJSON(data)
+	root, err := hujson.Parse(data)
 	if err != nil {
 		return false
 	}
-	var top map[string]map[string]json.RawMessage
-	return json.Unmarshal(std, &top) == nil && top[cc.Key]["capabilities"] != nil
+	top, ok := root.Value.(*hujson.Object)
+	if !ok {
+		return false
+	}
+	m := findMember(top, cc.Key)
+	if m == nil {
+		return false
+	}
+	servers, ok := m.Value.Value.(*hujson.Object)
+	return ok && findMember(servers, "capabilities") != nil
 }
 
 // editClientFile parses cc's file (JSON with comments allowed), hands edit

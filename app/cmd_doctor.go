@@ -44,12 +44,13 @@ connected. Exits 1 when something needs fixing.`,
 				return usagef("takes no arguments")
 			}
 			checks := runChecks(ctx, e, !skipSources)
-			failed := 0
+			failed, warned := 0, 0
 			for _, c := range checks {
 				mark := "ok  "
 				switch {
 				case !c.ok && c.warn:
 					mark = "warn"
+					warned++
 				case !c.ok:
 					mark = "FAIL"
 					failed++
@@ -59,14 +60,28 @@ connected. Exits 1 when something needs fixing.`,
 					fmt.Fprintf(e.Stdout, "       fix: %s\n", c.fix)
 				}
 			}
+			fmt.Fprintln(e.Stdout, doctorSummary(failed, warned))
 			if failed > 0 {
-				fmt.Fprintf(e.Stdout, "%d %s to fix.\n", failed, pluralWord(failed, "problem", "problems"))
 				return &exitError{code: exitFailure}
 			}
-			fmt.Fprintln(e.Stdout, "All good.")
 			return nil
 		},
 	}
+}
+
+// doctorSummary is doctor's last line: what its lines found, in counts. A
+// warning does not fail doctor but is never called good.
+func doctorSummary(failed, warned int) string {
+	warnings := fmt.Sprintf("%d %s", warned, pluralWord(warned, "warning", "warnings"))
+	switch {
+	case failed > 0 && warned > 0:
+		return fmt.Sprintf("%d %s to fix, and %s to look at.", failed, pluralWord(failed, "problem", "problems"), warnings)
+	case failed > 0:
+		return fmt.Sprintf("%d %s to fix.", failed, pluralWord(failed, "problem", "problems"))
+	case warned > 0:
+		return fmt.Sprintf("Nothing stops the hub; %s to look at.", warnings)
+	}
+	return "All good."
 }
 
 func runChecks(ctx context.Context, e *env, sources bool) []check {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDoctorSummary(t *testing.T) {
+	for _, tc := range []struct {
+		failed, warned int
+		want           string
+	}{
+		{0, 0, "All good."},
+		{0, 1, "Nothing stops the hub; 1 warning to look at."},
+		{0, 3, "Nothing stops the hub; 3 warnings to look at."},
+		{1, 0, "1 problem to fix."},
+		{2, 0, "2 problems to fix."},
+		{1, 2, "1 problem to fix, and 2 warnings to look at."},
+	} {
+		if got := doctorSummary(tc.failed, tc.warned); got != tc.want {
+			t.Errorf("doctorSummary(%d, %d) = %q, want %q", tc.failed, tc.warned, got, tc.want)
+		}
+	}
+}
+
+// TestDoctorSummaryMatchesItsLines: the last line counts the [FAIL] and
+// [warn] lines above it, and says "All good." only when there are none.
+func TestDoctorSummaryMatchesItsLines(t *testing.T) {
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{}`), 0o600)
+	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
+	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+	failed, warned := strings.Count(r.stdout, "\n[FAIL] "), strings.Count(r.stdout, "\n[warn] ")
+	if strings.HasPrefix(r.stdout, "[FAIL] ") {
+		failed++
+	}
+	if strings.HasPrefix(r.stdout, "[warn] ") {
+		warned++
+	}
+	if warned == 0 {
+		t.Fatalf("no [warn] line (the hub is not running, no client is connected):\n%s", r.stdout)
+	}
+	if last, want := lines[len(lines)-1], doctorSummary(failed, warned); last != want {
+		t.Errorf("doctor ends with %q after %d [FAIL] and %d [warn] lines, want %q:\n%s", last, failed, warned, want, r.stdout)
+	}
+	if strings.Contains(r.stdout, "All good.") {
+		t.Errorf("All good. after a [warn]:\n%s", r.stdout)
+	}
+	if wantCode := map[bool]int{true: exitFailure, false: exitOK}[failed > 0]; r.code != wantCode {
+		t.Errorf("exit %d with %d [FAIL] lines, want %d", r.code, failed, wantCode)
+	}
+}

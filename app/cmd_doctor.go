@@ -230,7 +230,7 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 		for _, si := range s.SignIns {
 			c := check{name: "sign-in " + s.Name + "/" + cmp.Or(si.Connection, "-"), ok: si.SignedIn, info: oneLine(si.Summary)}
 			if !si.SignedIn {
-				c.fix = strings.TrimSpace("capabilities connection login " + s.Name + " " + si.Connection)
+				c.fix = loginCommand(s.Name, si.Connection)
 			}
 			out = append(out, c)
 		}
@@ -245,7 +245,11 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 			if s.Error == "" && err != nil {
 				info = string(s.State) + ": " + err.Error()
 			}
-			out = append(out, check{name: "source " + s.Name, info: oneLine(info), fix: sourceFix(cfg.Sources[s.Name], s.Name)})
+			fix := stateFix(s.State, s.Name, s.Default)
+			if fix == "" {
+				fix = sourceFix(cfg.Sources[s.Name], s.Name)
+			}
+			out = append(out, check{name: "source " + s.Name, info: oneLine(info), fix: fix})
 			continue
 		}
 		if def := cfg.Sources[s.Name]; def != nil && def.OpenAPI != "" {

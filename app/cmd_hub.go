@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -346,7 +345,14 @@ func hubStatusCommand() *command {
 						fmt.Fprintf(e.Stdout, "warning: %s: %s\n", s.Name, oneLine(w))
 					}
 					for _, si := range s.SignIns {
-						fmt.Fprintf(e.Stdout, "sign-in: %s (connection %s): %s\n", s.Name, cmp.Or(si.Connection, "-"), oneLine(si.Summary))
+						fmt.Fprintf(e.Stdout, "sign-in: %s (%s): %s", s.Name, connectionWords(si.Connection), oneLine(si.Summary))
+						if !si.SignedIn && !si.SigningIn {
+							fmt.Fprintf(e.Stdout, "; run '%s'", loginCommand(s.Name, si.Connection))
+						}
+						fmt.Fprintln(e.Stdout)
+					}
+					if fix := stateFix(s.State, s.Name, s.Default); fix != "" {
+						fmt.Fprintf(e.Stdout, "%s: %s; run '%s'\n", s.Name, oneLine(s.Summary), fix)
 					}
 				}
 			}
@@ -469,10 +475,20 @@ func hubRunsCommand() *command {
 			}
 			tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tSTATUS\tCALLS\tCLIENT\tUPDATED\tCODE")
+			var waiting []string
 			for _, r := range runs {
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Status, len(r.Calls), orDash(r.Client), r.Updated.Local().Format("15:04:05"), shorten(oneLine(r.Code), 50))
+				if r.Status == hub.StatusAwaitingApproval || r.Status == hub.StatusAwaitingConnection {
+					waiting = append(waiting, r.ID)
+				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, id := range waiting {
+				fmt.Fprintf(e.Stdout, "%s waits for you: 'capabilities hub approve %s' shows what it needs.\n", id, id)
+			}
+			return nil
 		},
 	}
 }
@@ -571,7 +587,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 		if a.Kind == hub.KindApproval {
 			approvals = append(approvals, a)
 		} else {
-			fmt.Fprintf(e.Stdout, "%s waits for a secret of connection %q: capabilities connection add ... (stdin)\n", a.Address, a.Connection)
+			fmt.Fprintln(e.Stdout, connectionInputLine(a))
 		}
 	}
 	if len(approvals) == 0 {

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,6 +15,10 @@ func TestConnectionMessageNamesTheCommand(t *testing.T) {
 		{"my-docs", "work", []string{"TOKEN"}, []string{"capabilities connection add my-docs work --secret TOKEN (the secret is read from stdin"}, []string{"myDocs"}},
 		{"gh", "personal", []string{"A", "B"}, []string{"capabilities connection add gh personal --secret A; capabilities connection add gh personal --secret B"}, nil},
 		{"gh", "default", nil, []string{"capabilities connection add gh default (the secret"}, []string{"--secret"}},
+		{"petstore", "", []string{"API_KEY"}, []string{"Source petstore (no connection yet) has no secret yet", "capabilities connection add petstore default --secret API_KEY"}, []string{`""`, "add petstore  "}},
+		{"petstore", "", nil, []string{"capabilities connection add petstore default (the secret"}, []string{`""`}},
+		{"linear", "", []string{OAuthSignInRef}, []string{"Source linear (no connection yet) needs the user to sign in", "`capabilities connection login linear`"}, []string{`""`}},
+		{"linear", "me", []string{OAuthSignInRef}, []string{`Connection "me" of linear needs the user to sign in`, "`capabilities connection login linear me`"}, nil},
 	} {
 		msg := connectionMessage(tc.source, tc.conn, tc.refs)
 		for _, w := range tc.want {
@@ -25,6 +30,27 @@ func TestConnectionMessageNamesTheCommand(t *testing.T) {
 			if strings.Contains(msg, n) {
 				t.Errorf("message %q has %q", msg, n)
 			}
+		}
+	}
+}
+
+func TestConnectionReasonNamesTheConnection(t *testing.T) {
+	for _, tc := range []struct {
+		conn    string
+		missing []string
+		want    string
+	}{
+		{"work", []string{"TOKEN"}, "connection work has no secret yet"},
+		{"", []string{"TOKEN"}, "the source has no connection yet, so no secret"},
+		{"me", []string{OAuthSignInRef}, signInReason + " for connection me"},
+		{"", []string{OAuthSignInRef}, signInReason + "; the source has no connection yet"},
+	} {
+		got := connectionReason(tc.conn, tc.missing)
+		if got != tc.want {
+			t.Errorf("connectionReason(%q, %v) = %q, want %q", tc.conn, tc.missing, got, tc.want)
+		}
+		if slices.Contains(tc.missing, OAuthSignInRef) != strings.HasPrefix(got, signInReason) {
+			t.Errorf("connectionReason(%q, %v) = %q: a sign-in's reason starts with %q, a secret's does not", tc.conn, tc.missing, got, signInReason)
 		}
 	}
 }

@@ -205,9 +205,15 @@ func (h *Hub) signInStatuses(name string) []SignInStatus {
 
 const signInReason = "sign-in needed"
 
-// connectionReason is the reason of a connection's pending input.
+// connectionReason is the reason of a connection's pending input; conn is
+// "" for a source with no connection yet.
 func connectionReason(conn string, missing []string) string {
-	if slices.Contains(missing, OAuthSignInRef) {
+	switch signIn := slices.Contains(missing, OAuthSignInRef); {
+	case conn == "" && signIn:
+		return signInReason + "; the source has no connection yet"
+	case conn == "":
+		return "the source has no connection yet, so no secret"
+	case signIn:
 		return signInReason + " for connection " + conn
 	}
 	return "connection " + conn + " has no secret yet"

@@ -225,7 +225,7 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 		return msg + " Tell the user (`capabilities hub status` shows it)."
 	case upstream.SourceNeedsSecret:
 		return fmt.Sprintf("%s needs a secret before it can be used: %s. The user can add it in a terminal with `capabilities connection add %s %s`; never ask for it in chat.",
-			Namespace(name), st.Err, name, h.Config().Sources[name].DefaultConnection())
+			Namespace(name), st.Err, name, connectionToAdd(h.Config().Sources[name].DefaultConnection()))
 	case upstream.SourceNeedsSignIn:
 		return fmt.Sprintf("%s needs the user to sign in before it can be used (%s). %s", Namespace(name), st.Err, signInHint(name, h.Config().Sources[name].DefaultConnection()))
 	}

@@ -111,7 +111,7 @@ func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolEr
 	switch {
 	case st.State == upstream.SourceNeedsSecret:
 		te.Message = fmt.Sprintf("source %s needs a secret: %s", ns, st.Err)
-		te.Hint = fmt.Sprintf("The user can add it in a terminal with `capabilities connection add %s %s`. Never ask for it in chat.", source, h.Config().Sources[source].DefaultConnection())
+		te.Hint = fmt.Sprintf("The user can add it in a terminal with `capabilities connection add %s %s`. Never ask for it in chat.", source, connectionToAdd(h.Config().Sources[source].DefaultConnection()))
 	case st.State == upstream.SourceNeedsSignIn:
 		te.Message = fmt.Sprintf("source %s needs sign-in: %s", ns, st.Err)
 		te.Hint = signInHint(source, h.Config().Sources[source].DefaultConnection())

@@ -90,6 +90,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -151,6 +152,7 @@ type Hub struct {
 	kc        keychain.Keychain
 	secrets   *Secrets
 	log       *slog.Logger
+	repeats   *repeats // under log: forget a source's warnings when it lists again
 	now       func() time.Time
 	driver    sandbox.Driver
 	limits    sandbox.Limits
@@ -255,8 +257,11 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	if h.secrets = opts.Secrets; h.secrets == nil {
 		h.secrets = NewSecrets()
 	}
-	// Log lines reach the disk: no secret value in them.
-	h.log = slog.New(h.secrets.ScrubHandler(h.log.Handler()))
+	// Log lines reach the disk: no secret value in them. A warning that
+	// says again what the last one about its source said is written at
+	// DEBUG: a config reload logs once, at INFO.
+	h.repeats = newRepeats(h.secrets.ScrubHandler(h.log.Handler()))
+	h.log = slog.New(h.repeats)
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -421,9 +426,18 @@ func (h *Hub) Refresh(ctx context.Context, sources ...string) map[string]error {
 }
 
 func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
-	errs := h.catalog.Refresh(ctx, h.Config(), sources...)
+	cfg := h.Config()
+	errs := h.catalog.Refresh(ctx, cfg, sources...)
 	for src, err := range errs {
 		h.log.Warn("listing tools failed", "source", src, "err", err)
+	}
+	if len(sources) == 0 {
+		sources = slices.Collect(maps.Keys(cfg.Sources))
+	}
+	for _, src := range sources {
+		if errs[src] == nil {
+			h.repeats.forget(src) // it lists again: its next problem warns
+		}
 	}
 	h.refreshSkills(ctx, errs, sources...)
 	if err := h.pinMigratedDecisions(ctx); err != nil {

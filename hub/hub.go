@@ -175,10 +175,10 @@ type Hub struct {
 	policyMu sync.RWMutex
 	policy   *policy.Policy
 
-	views    viewCache
-	scopes   scopes
-	skillReg skillRegistry
-	stored   storeBudget
+	views  viewCache
+	scopes scopes
+	skills *skillRegistry
+	stored storeBudget
 
 	runLocks runLocks
 	// writeLanes send writes to each upstream one at a time, across runs.
@@ -359,6 +359,19 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.log.Warn("pinning migrated decisions", "err", err)
 	}
 
+	// Before the background work, which refreshes the skills.
+	h.skills = newSkillRegistry(skillOptions{
+		Store:   db,
+		Remote:  h.up,
+		Config:  h.Config,
+		Home:    h.paths.Home,
+		Secrets: h.secrets,
+		Logger:  h.log,
+		Now:     h.now,
+		Changed: func() { h.events.publish(Event{Kind: EventCatalog}) },
+		Context: bg,
+	})
+
 	poll := opts.ConfigPoll
 	if poll == 0 {
 		poll = time.Second
@@ -368,7 +381,6 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 	h.goBackground(func() { h.expireLoop(bg) })
 	h.goBackground(func() { h.retentionLoop(bg) })
-	h.skillReg.watch = h.newSkillWatch(bg)
 	return h, nil
 }
 
@@ -384,6 +396,7 @@ func (h *Hub) goBackground(f func()) {
 func (h *Hub) Close() error {
 	h.cancel()
 	h.wg.Wait()
+	h.skills.Close()
 	h.catalog.Close()
 	err := h.up.Close()
 	h.driver.Close()
@@ -439,7 +452,7 @@ func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
 			h.repeats.forget(src) // it lists again: its next problem warns
 		}
 	}
-	h.refreshSkills(ctx, errs, sources...)
+	h.skills.Refresh(ctx, errs, sources...)
 	if err := h.pinMigratedDecisions(ctx); err != nil {
 		h.log.Warn("pinning migrated decisions", "err", err)
 	}

@@ -42,7 +42,7 @@ type view struct {
 	sigs      []string // one-line signature per tool, lazily filled
 	sigOnce   []sync.Once
 	// skills follow the tools in the index: doc len(tools)+i is
-	// skills.skills[i] (skills_lookup.go).
+	// skills.All()[i] (skills_lookup.go).
 	skills      *skillSet
 	skillHidden []bool
 }
@@ -64,17 +64,17 @@ func (c *viewCache) invalidate() {
 func (h *Hub) view(sc *scope) *view {
 	snap := sc.snapshot(h.catalog.Snapshot())
 	pol := h.currentPolicy()
-	skills := sc.skillSet(h.skills())
+	set := sc.skillSet(h.skills.Current())
 	h.views.mu.Lock()
 	defer h.views.mu.Unlock()
 	cur := h.views.cur
 	if sc != nil {
 		cur = h.views.byProfile[sc.name]
 	}
-	if v := cur; v != nil && v.snap == snap && v.policy == pol && v.skills == skills && v.scope == sc {
+	if v := cur; v != nil && v.snap == snap && v.policy == pol && v.skills == set && v.scope == sc {
 		return v
 	}
-	v := &view{scope: sc, snap: snap, policy: pol, tools: snap.Tools, skills: skills}
+	v := &view{scope: sc, snap: snap, policy: pol, tools: snap.Tools, skills: set}
 	docs := make([]search.Doc, len(v.tools))
 	v.decisions = make([]policy.Decision, len(v.tools))
 	cfg := sc.config(h.Config())
@@ -226,7 +226,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		return "", &InputError{"query", "empty; pass a query (1 to 200 characters), or namespace to list one source"}
 	}
 	// Ask the index for everything that matches, then drop denied tools.
-	hits, total := v.index.Search(query, ns, len(v.tools)+len(v.skills.skills))
+	hits, total := v.index.Search(query, ns, len(v.tools)+len(v.skills.All()))
 	var shown []int
 	hidden := 0
 	for _, hit := range hits {

@@ -83,7 +83,7 @@ func (h *Hub) AcceptTool(ctx context.Context, address string) error {
 // channel; a target that names no tool is an error.
 func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
 	if strings.HasPrefix(target, "skill:") {
-		return h.acceptSkills(ctx, target, channel)
+		return h.skills.Accept(ctx, target, channel)
 	}
 	accepted, err := h.catalog.Accept(ctx, target)
 	if err != nil {

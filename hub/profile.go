@@ -200,7 +200,7 @@ func (sc *scope) skillSet(set *skillSet) *skillSet {
 	defer sc.mu.Unlock()
 	if sc.skillsOf != set {
 		var kept []*Skill
-		for _, sk := range set.skills {
+		for _, sk := range set.All() {
 			if sk.Source == "" || sc.prof.HasSource(sk.Source) {
 				kept = append(kept, sk)
 			}

@@ -31,7 +31,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -91,8 +90,8 @@ type Skill struct {
 // Changed reports whether an upstream skill differs from the one pinned.
 func (s *Skill) Changed() bool { return s.Pinned != "" && s.Pinned != s.Hash }
 
-// file returns the skill's file at rel.
-func (s *Skill) file(rel string) (SkillFile, bool) {
+// File returns the skill's file at rel.
+func (s *Skill) File(rel string) (SkillFile, bool) {
 	for _, f := range s.Files {
 		if f.Path == rel {
 			return f, true
@@ -425,7 +424,17 @@ func newSkillSet(skills []*Skill) *skillSet {
 	return s
 }
 
-func (s *skillSet) lookup(address string) (*Skill, bool) {
+// All are the set's skills in address order. Callers must not modify
+// the slice or the skills.
+func (s *skillSet) All() []*Skill {
+	if s == nil {
+		return nil
+	}
+	return s.skills
+}
+
+// Lookup returns the skill at address.
+func (s *skillSet) Lookup(address string) (*Skill, bool) {
 	if s == nil {
 		return nil, false
 	}
@@ -433,209 +442,10 @@ func (s *skillSet) lookup(address string) (*Skill, bool) {
 	return sk, ok
 }
 
-// skillRegistry keeps the current skill set: the local skills, re-read
-// when a file in their folders changes, and the upstreams' skills as the
-// last listing gave them (skillsup.go).
-type skillRegistry struct {
-	mu       sync.Mutex
-	watch    *skillWatch // nil until the first read; off when it could not start
-	stamp    string      // of the local folders at the last read, without a watcher
-	local    []*Skill
-	reads    int                 // how often the local folders were read
-	upstream map[string][]*Skill // by source
-	upVer    uint64              // grows with every change of upstream
-	setVer   uint64              // upVer when cur was built
-	cur      *skillSet
-	warned   map[string]string // folder -> the problem last logged
-}
-
-// skillRoots are the folders local skills are read from, in order: the
-// home's, then config.json's skills.paths. A skill name found twice is
-// read from the first folder.
-func (h *Hub) skillRoots() []string {
-	roots := []string{filepath.Join(h.paths.Home, "skills")}
-	if cfg := h.Config(); cfg != nil {
-		roots = append(roots, cfg.Skills.Paths...)
-	}
-	return roots
-}
-
-// skillStamp describes the skill folders under roots by each file's path,
-// size and modification time, so a change to any of them is seen. It is
-// what tells a change when the hub cannot watch the folders.
-func skillStamp(roots []string) string {
-	var b strings.Builder
-	for _, root := range roots {
-		b.WriteString(root)
-		b.WriteByte(0)
-		entries, err := os.ReadDir(root)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			dir := filepath.Join(root, e.Name())
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				continue
-			}
-			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return nil
-				}
-				if fi, err := d.Info(); err == nil {
-					fmt.Fprintf(&b, "%s %d %d %o\n", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
-				}
-				return nil
-			})
-		}
-	}
-	return b.String()
-}
-
-// skills returns the current skill set. The local folders are read again
-// only when they changed: the hub watches them (every folder of every
-// skill, and the roots), so a search costs no file system access; a skill
-// added, edited or removed shows at the next search after the change is
-// seen. Where the folders cannot be watched, their files' sizes and times
-// are compared on each call instead.
-func (h *Hub) skills() *skillSet {
-	roots := h.skillRoots()
-	r := &h.skillReg
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	changed := r.cur == nil
-	stamp := ""
-	if r.watch.on() {
-		if r.watch.changed(roots) {
-			// Watch first, then read: a change after this is seen.
-			r.watch.begin(roots)
-			changed = true
-		}
-	} else {
-		stamp = skillStamp(roots)
-		changed = changed || stamp != r.stamp
-	}
-	if !changed && r.setVer == r.upVer {
-		return r.cur
-	}
-	if changed {
-		r.local = h.readLocalSkills(roots)
-		r.stamp = stamp
-		r.reads++
-	}
-	all := append([]*Skill(nil), r.local...)
-	for _, src := range sortedKeys(r.upstream) {
-		all = append(all, r.upstream[src]...)
-	}
-	r.cur = newSkillSet(all)
-	r.setVer = r.upVer
-	return r.cur
-}
-
-// readLocalSkills reads every skill folder under roots. A folder that is
-// not a valid skill is skipped and logged once per problem.
-func (h *Hub) readLocalSkills(roots []string) []*Skill {
-	r := &h.skillReg
-	if r.warned == nil {
-		r.warned = map[string]string{}
-	}
-	var out []*Skill
-	seen := map[string]string{}
-	for _, root := range roots {
-		entries, err := os.ReadDir(root)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				h.warnSkill(root, err.Error())
-			}
-			continue
-		}
-		for _, e := range entries {
-			dir := filepath.Join(root, e.Name())
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				continue
-			}
-			if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err != nil {
-				continue // not a skill folder
-			}
-			sk, err := loadSkillDir(dir)
-			if err != nil {
-				h.warnSkill(dir, err.Error())
-				continue
-			}
-			if first, dup := seen[sk.Name]; dup {
-				h.warnSkill(dir, fmt.Sprintf("skill %q is also in %s, which is used", sk.Name, first))
-				continue
-			}
-			seen[sk.Name] = dir
-			delete(r.warned, dir)
-			out = append(out, sk)
-		}
-	}
-	return out
-}
-
-func (h *Hub) warnSkill(dir, problem string) {
-	r := &h.skillReg
-	if r.warned[dir] == problem {
-		return
-	}
-	r.warned[dir] = problem
-	h.log.Warn("skipping a skill folder", "dir", dir, "problem", problem)
-}
-
-// ServedSkills are the skills the hub serves its own clients through the
-// Skills extension: the local ones, in address order.
-func (h *Hub) ServedSkills() []*Skill {
-	var out []*Skill
-	for _, sk := range h.skills().skills {
-		if sk.Source == "" {
-			out = append(out, sk)
-		}
-	}
-	return out
-}
-
-// ReadSkillFile returns the bytes of file rel of local skill sk, checked
-// against the digest and size the skill was listed with: a file edited
-// since is read again with its skill.
-func (h *Hub) ReadSkillFile(sk *Skill, rel string) ([]byte, error) {
-	data, _, err := h.readSkillFile(sk, rel)
-	return data, err
-}
-
-// readSkillFile returns the bytes of one of a local skill's files, checked
-// against the digest and size the skill was listed with: a file edited
-// since is read again with its skill.
-func (h *Hub) readSkillFile(sk *Skill, rel string) ([]byte, *Skill, error) {
-	for attempt := 0; ; attempt++ {
-		f, ok := sk.file(rel)
-		if !ok {
-			return nil, sk, fmt.Errorf("%s has no file %q; its files: %s", sk.Address, rel, strings.Join(skillFileNames(sk), ", "))
-		}
-		// At most the size it was listed with, and one byte to see it grew.
-		data, err := readFileMax(filepath.Join(sk.Dir, filepath.FromSlash(f.Path)), f.Size)
-		if err == nil && int64(len(data)) == f.Size && digestOf(data) == f.Digest {
-			return data, sk, nil
-		}
-		if attempt > 0 {
-			if err == nil {
-				err = errors.New("it changes while being read")
-			}
-			return nil, sk, fmt.Errorf("reading %s#%s: %v", sk.Address, rel, err)
-		}
-		// The file is not what was listed: the folders changed, whether or
-		// not the watch has told yet.
-		h.skillReg.watch.markStale()
-		fresh, ok := h.skills().lookup(sk.Address)
-		if !ok {
-			return nil, sk, fmt.Errorf("%s was removed", sk.Address)
-		}
-		sk = fresh
-	}
-}
-
-func skillFileNames(sk *Skill) []string {
-	names := make([]string, len(sk.Files))
-	for i, f := range sk.Files {
+// FileNames are the paths of the skill's files, SKILL.md first.
+func (s *Skill) FileNames() []string {
+	names := make([]string, len(s.Files))
+	for i, f := range s.Files {
 		names[i] = f.Path
 	}
 	return names

@@ -65,12 +65,12 @@ func TestSkillFilesSizeBeforeRead(t *testing.T) {
 	t.Cleanup(func() { h.Close() })
 
 	var set *skillSet
-	n := allocated(func() { set = h.skills() })
+	n := allocated(func() { set = h.skills.Current() })
 	if n > 4<<20 {
 		t.Errorf("listing the skills allocated %d bytes; the files over the limit must not be read", n)
 	}
-	if _, ok := set.lookup("skill:grows"); !ok || len(set.skills) != 1 {
-		t.Fatalf("skills served: %d; want only skill:grows", len(set.skills))
+	if _, ok := set.Lookup("skill:grows"); !ok || len(set.All()) != 1 {
+		t.Fatalf("skills served: %d; want only skill:grows", len(set.All()))
 	}
 	for _, want := range []string{
 		`dir=` + filepath.Join(skills, "huge-md") + ` problem="SKILL.md: it is 65536.0 MB, above the 16.0 MB it may hold (the limit of bytes per skill)"`,
@@ -83,10 +83,10 @@ func TestSkillFilesSizeBeforeRead(t *testing.T) {
 
 	// The file grows to 64 GB after the listing: describe reads at most
 	// the size it was listed with, then lists again and skips the skill.
-	sk, _ := set.lookup("skill:grows")
+	sk, _ := set.Lookup("skill:grows")
 	sparse(t, filepath.Join(skills, "grows", "notes.md"), 64<<30)
 	var rerr error
-	n = allocated(func() { _, _, rerr = h.readSkillFile(sk, "notes.md") })
+	n = allocated(func() { _, _, rerr = h.skills.ReadFile(context.Background(), sk, "notes.md") })
 	if rerr == nil || n > 4<<20 {
 		t.Errorf("reading a file grown to 64 GB: err %v, %d bytes allocated", rerr, n)
 	}
@@ -102,11 +102,11 @@ func TestSkillIndexOnChange(t *testing.T) {
 	h := newSkillHub(t, string(cfg))
 	ctx := context.Background()
 	reads := func() int {
-		h.skillReg.mu.Lock()
-		defer h.skillReg.mu.Unlock()
-		return h.skillReg.reads
+		h.skills.mu.Lock()
+		defer h.skills.mu.Unlock()
+		return h.skills.reads
 	}
-	if !h.skillReg.watch.on() {
+	if !h.skills.watch.on() {
 		t.Fatal("the skill folders are not watched")
 	}
 	for range 100 {
@@ -123,31 +123,31 @@ func TestSkillIndexOnChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.For(t, 0, "the edited file to be listed with its new size", func() bool {
-		sk, ok := h.skills().lookup("skill:git-workflow")
-		f, _ := sk.file("references/GUIDE.md")
+		sk, ok := h.skills.Current().Lookup("skill:git-workflow")
+		f, _ := sk.File("references/GUIDE.md")
 		return ok && f.Size == int64(len("# Edited\n"))
 	})
 
 	writeSkill(t, filepath.Join(h.paths.Home, "skills", "release-notes"), "---\nname: release-notes\ndescription: Draft release notes.\n---\n")
 	testwait.For(t, 0, "a new skill to be served", func() bool {
-		_, ok := h.skills().lookup("skill:release-notes")
+		_, ok := h.skills.Current().Lookup("skill:release-notes")
 		return ok
 	})
 	if err := os.RemoveAll(filepath.Join(h.paths.Home, "skills", "pdf-forms")); err != nil {
 		t.Fatal(err)
 	}
 	testwait.For(t, 0, "a removed skill to be gone", func() bool {
-		_, ok := h.skills().lookup("skill:pdf-forms")
+		_, ok := h.skills.Current().Lookup("skill:pdf-forms")
 		return !ok
 	})
 	writeSkill(t, filepath.Join(later, "late-one"), "---\nname: late-one\ndescription: In a folder made after the hub started.\n---\n")
 	testwait.For(t, 0, "a skill in a root made later to be served", func() bool {
-		_, ok := h.skills().lookup("skill:late-one")
+		_, ok := h.skills.Current().Lookup("skill:late-one")
 		return ok
 	})
 	before := reads()
 	for range 100 {
-		h.skills()
+		h.skills.Current()
 	}
 	if n := reads(); n != before {
 		t.Errorf("with nothing changed, 100 more lookups read the folders %d times", n-before)

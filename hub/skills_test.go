@@ -186,9 +186,9 @@ func TestSkillsSearchAndDescribe(t *testing.T) {
 		desc, err = h.Describe(ctx, DescribeRequest{Targets: []string{"skill:pdf-forms"}})
 		return err == nil && strings.Contains(desc, "Merge and split PDF documents.") && strings.Contains(desc, "New body.")
 	})
-	sk, _ := h.skills().lookup("skill:pdf-forms")
+	sk, _ := h.skills.Current().Lookup("skill:pdf-forms")
 	writeSkill(t, filepath.Join(h.paths.Home, "skills", "pdf-forms"), "---\nname: pdf-forms\ndescription: Rotate pages.\n---\nNewer body.\n")
-	data, fresh, err := h.readSkillFile(sk, "SKILL.md")
+	data, fresh, err := h.skills.ReadFile(ctx, sk, "SKILL.md")
 	if err != nil || !strings.Contains(string(data), "Newer body.") || fresh.Description != "Rotate pages." {
 		t.Fatalf("reading a changed file: %v, %q", err, data)
 	}

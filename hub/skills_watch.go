@@ -20,8 +20,8 @@ import (
 // again on each check (one stat), and read once it appears.
 //
 // Concurrency: the registry's lock guards changed and begin; run is the
-// one goroutine that reads events, owned by the hub and ended with its
-// background context.
+// one goroutine that reads events, owned by the registry and ended with
+// its context.
 type skillWatch struct {
 	w       *fsnotify.Watcher // nil: the folders cannot be watched
 	stale   atomic.Bool       // an event came since begin
@@ -32,15 +32,15 @@ type skillWatch struct {
 
 // newSkillWatch starts watching, or returns a watch that is off when the
 // system refuses (the registry then compares stamps on each call).
-func (h *Hub) newSkillWatch(ctx context.Context) *skillWatch {
+func (r *skillRegistry) newSkillWatch(ctx context.Context) *skillWatch {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		h.log.Warn("the skill folders cannot be watched; they are compared on each search", "err", err)
+		r.log.Warn("the skill folders cannot be watched; they are compared on each search", "err", err)
 		return &skillWatch{}
 	}
-	sw := &skillWatch{w: w, log: h.log}
+	sw := &skillWatch{w: w, log: r.log}
 	sw.stale.Store(true)
-	h.goBackground(func() { sw.run(ctx) })
+	r.goBackground(func() { sw.run(ctx) })
 	return sw
 }
 

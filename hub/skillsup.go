@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -159,12 +160,18 @@ func skillChange(pinned []byte, cur *Skill) string {
 	return strings.Join(parts, "; ")
 }
 
-// refreshSkills lists the skills of the named sources (every enabled one
+// Refresh lists the skills of the named sources (every enabled one
 // when none) and pins each skill seen for the first time. A source that
 // fails, or whose tools could not be listed (failed), keeps the skills it
 // had.
-func (h *Hub) refreshSkills(ctx context.Context, failed map[string]error, sources ...string) {
-	cfg := h.Config()
+//
+// Refresh is safe for concurrent use; the listings run without the
+// registry's lock.
+func (r *skillRegistry) Refresh(ctx context.Context, failed map[string]error, sources ...string) {
+	cfg := r.config()
+	if r.remote == nil || cfg == nil {
+		return
+	}
 	if len(sources) == 0 {
 		for _, name := range sortedKeys(cfg.Sources) {
 			if !cfg.Sources[name].Disabled {
@@ -181,9 +188,9 @@ func (h *Hub) refreshSkills(ctx context.Context, failed map[string]error, source
 		if failed[src] != nil {
 			continue
 		}
-		entries, err := h.up.ListSkills(ctx, src)
+		entries, err := r.remote.ListSkills(ctx, src)
 		if err != nil {
-			h.log.Warn("listing skills failed", "source", src, "err", err)
+			r.log.Warn("listing skills failed", "source", src, "err", err)
 			continue
 		}
 		var skills []*Skill
@@ -194,24 +201,20 @@ func (h *Hub) refreshSkills(ctx context.Context, failed map[string]error, source
 				err = fmt.Errorf("%s is listed twice", e.URI)
 			}
 			if err != nil {
-				h.log.Warn("skipping an upstream skill", "source", src, "problem", h.secrets.Scrub(err.Error()))
+				r.log.Warn("skipping an upstream skill", "source", src, "problem", r.secrets.Scrub(err.Error()))
 				continue
 			}
 			seen[sk.Address] = true
-			sk.Description = h.secrets.Scrub(sk.Description)
+			sk.Description = r.secrets.Scrub(sk.Description)
 			skills = append(skills, sk)
 		}
-		if err := h.pinSkills(ctx, src, skills); err != nil {
-			h.log.Warn("pinning skills failed", "source", src, "err", err)
+		if err := r.pinSkills(ctx, src, skills); err != nil {
+			r.log.Warn("pinning skills failed", "source", src, "err", err)
 			continue
 		}
 		listed[src] = skills
 	}
-	r := &h.skillReg
 	r.mu.Lock()
-	if r.upstream == nil {
-		r.upstream = map[string][]*Skill{}
-	}
 	for src, skills := range listed {
 		if len(skills) == 0 {
 			delete(r.upstream, src)
@@ -230,8 +233,8 @@ func (h *Hub) refreshSkills(ctx context.Context, failed map[string]error, source
 
 // pinSkills pins each skill seen for the first time and sets every skill's
 // Pinned and Change from its pin.
-func (h *Hub) pinSkills(ctx context.Context, source string, skills []*Skill) error {
-	tx, err := h.db.BeginCatalog(ctx)
+func (r *skillRegistry) pinSkills(ctx context.Context, source string, skills []*Skill) error {
+	tx, err := r.store.BeginCatalog(ctx)
 	if err != nil {
 		return err
 	}
@@ -254,11 +257,13 @@ func (h *Hub) pinSkills(ctx context.Context, source string, skills []*Skill) err
 	return tx.Commit()
 }
 
-// acceptSkills pins the current entries of the changed upstream skills
-// target names (an address, or skill:<namespace>.* for all of a source's).
-func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
+// Accept pins the current entries of the changed upstream skills target
+// names (an address, or skill:<namespace>.* for all of a source's), each
+// audited as accepted through channel, and calls Options.Changed when any
+// was.
+func (r *skillRegistry) Accept(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
 	var matched []*Skill
-	for _, sk := range h.skills().skills {
+	for _, sk := range r.Current().All() {
 		if sk.Source == "" {
 			continue
 		}
@@ -275,18 +280,17 @@ func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]catal
 			continue
 		}
 		def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
-		if err := h.db.SetPin(ctx, sk.Source, "skill:"+sk.Path, sk.Hash, def, time.Now()); err != nil {
+		if err := r.store.SetPin(ctx, sk.Source, "skill:"+sk.Path, sk.Hash, def, time.Now()); err != nil {
 			return accepted, fmt.Errorf("accepting %s: %w", sk.Address, err)
 		}
 		accepted = append(accepted, catalog.ToolChange{Source: sk.Source, Name: "skill:" + sk.Path, Address: sk.Address,
 			OldHash: sk.Pinned, NewHash: sk.Hash, Change: sk.Change, At: time.Now()})
-		if err := h.runs.audit(ctx, channel, "", "", sk.Address, "accept_definition", sk.Change, h.now()); err != nil {
+		if err := r.store.Audit(ctx, store.AuditEntry{At: r.now(), Channel: channel, Address: sk.Address, Decision: "accept_definition", Detail: sk.Change}); err != nil {
 			return accepted, err
 		}
 	}
 	if len(accepted) > 0 {
 		// The marks go with new copies of the skills; the set is rebuilt.
-		r := &h.skillReg
 		r.mu.Lock()
 		for _, c := range accepted {
 			for i, sk := range r.upstream[c.Source] {
@@ -299,7 +303,7 @@ func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]catal
 		}
 		r.upVer++
 		r.mu.Unlock()
-		h.events.publish(Event{Kind: EventCatalog})
+		r.changed()
 	}
 	return accepted, nil
 }
@@ -307,20 +311,20 @@ func (h *Hub) acceptSkills(ctx context.Context, target, channel string) ([]catal
 // readUpstreamSkillFile reads one file of an upstream skill through
 // resources/read and returns it only when its size and digest are the
 // entry's, and, for SKILL.md, its frontmatter too.
-func (h *Hub) readUpstreamSkillFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
-	f, ok := sk.file(rel)
+func (r *skillRegistry) readUpstreamSkillFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
+	f, ok := sk.File(rel)
 	if !ok {
 		return nil, sk, fmt.Errorf("%s has no file %q", sk.Address, rel)
 	}
 	uri := strings.TrimSuffix(sk.URI, "SKILL.md") + rel
-	data, err := h.up.ReadResource(ctx, sk.Source, uri)
+	data, err := r.remote.ReadResource(ctx, sk.Source, uri)
 	if err != nil {
 		return nil, sk, fmt.Errorf("reading %s#%s: %w", sk.Address, rel, err)
 	}
 	stale := fmt.Errorf("reading %s#%s: the source serves other content than it listed for it (size or digest differ); it is read again at the next refresh", sk.Address, rel)
 	if int64(len(data)) != f.Size || digestOf(data) != f.Digest {
-		if h.bg.Err() == nil {
-			h.goBackground(func() { h.refreshSkills(h.bg, nil, sk.Source) })
+		if r.ctx.Err() == nil {
+			r.goBackground(func() { r.Refresh(r.ctx, nil, sk.Source) })
 		}
 		return nil, sk, stale
 	}

@@ -19,6 +19,8 @@ package hub
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -419,4 +421,11 @@ func jsonKind(first byte) string {
 		return "null"
 	}
 	return "a number"
+}
+
+// digestOf is "sha256:" and the hex SHA-256 of data: how a read's journal
+// entry names the bytes it read.
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

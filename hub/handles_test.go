@@ -15,6 +15,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -409,7 +410,7 @@ func TestHandleReadPathBounds(t *testing.T) {
 	id := put(deep)
 	path := strings.TrimSuffix(strings.Repeat("a.", 100), ".")
 	var env *Envelope
-	n := allocated(func() {
+	n := hubtest.Allocated(func() {
 		env = execEnv(t, h, `return await hub.read(`+quoteJS(id)+`, { path: `+quoteJS(path)+` });`)
 	})
 	if string(env.Result) != `"end"` {

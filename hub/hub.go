@@ -6,7 +6,9 @@
 //
 //   - startup.go: the first seconds: requests wait for sources the catalog
 //     is listing for the first time, and say which are still starting.
-//   - lookup.go: search and describe, over the catalog, as text for models.
+//   - lookup.go: search and describe, over the catalog, as text for models;
+//     lookup_skills.go: the skills in them (their documents in the index,
+//     their hits, describe of a skill and of its files).
 //   - execute.go, runs.go, envelope.go: runs of model code, their journal
 //     (kept by hub/store, committed in groups) and replay.
 //   - plan.go: a run's plan: the calls that need consent, collected ahead
@@ -56,29 +58,30 @@
 //     addresses, pinned definitions, changes, first listings.
 //   - hub/policy: the rules (from the config, remembered, by origin) and the
 //     pure consent gate: allow, ask or deny.
+//   - hub/skills: skills from folders and from upstream servers, parsed,
+//     bounded and pinned like tools; the Registry the heart searches.
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
-// Migration state: the hub is moving into one package per concept, a step at
-// a time. The surfaces above the heart (mcpserver, localapi) have moved, and
-// app and ui name them; config, oauth, clients, catalog and policy below it
-// too, and upstream and openapi below those; skills are still files of
-// package hub. While a step is under way, aliases.go keeps the names that
-// moved (Secrets, Redactor, NewSecrets, ConnectionOwner, LooksSecretName,
-// LooksLikeToken, capText, utf8Start from hub/secrets; Namespace, ToolNames,
-// baseJSName, assignJSNames, truncateName from hub/naming; pidAlive from
-// internal/proc; journalEntry, pendingRow from hub/store; Config, Source,
-// Connection, Mode, Allow, Ask, Deny, ConfigError, ConfigErrors,
-// ImportConnection, Paths, OAuthConfig, Retention, ParseMode, LoadConfig,
-// ParseConfig, ParseImport, SecretKey, HomeKeychain, writeFileAtomic,
-// standardJSON, secureHome from hub/config; OAuthGrant, OAuthState,
-// SignInOptions, oauthRecord, ErrNeedsSignIn, SignIn, SignOut,
-// ReadOAuthState, loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint
-// from hub/oauth) for the files still in package hub that use them. The last
-// step deletes aliases.go; nothing may be added to it but names a move takes
-// away. hub/clients, hub/catalog, hub/policy, hub/upstream and hub/openapi
-// moved with no alias: the heart, app and ui name clients.X, catalog.X,
-// policy.X, upstream.X and openapi.X.
+// Migration state: the hub is moving into one package per concept, a step at a
+// time. The surfaces above the heart (mcpserver, localapi) have moved, and app
+// and ui name them; config, oauth, clients, catalog, policy and skills below
+// it too, and upstream and openapi below those. While a step is under way,
+// aliases.go keeps the names that moved (Secrets, Redactor, NewSecrets,
+// ConnectionOwner, LooksSecretName, LooksLikeToken, capText, utf8Start from
+// hub/secrets; Namespace, ToolNames, baseJSName, assignJSNames, truncateName
+// from hub/naming; pidAlive from internal/proc; journalEntry, pendingRow from
+// hub/store; Config, Source, Connection, Mode, Allow, Ask, Deny, ConfigError,
+// ConfigErrors, ImportConnection, Paths, OAuthConfig, Retention, ParseMode,
+// LoadConfig, ParseConfig, ParseImport, SecretKey, HomeKeychain,
+// writeFileAtomic, standardJSON, secureHome from hub/config; OAuthGrant,
+// OAuthState, SignInOptions, oauthRecord, ErrNeedsSignIn, SignIn, SignOut,
+// ReadOAuthState, loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from
+// hub/oauth) for the files still in package hub that use them. The last step
+// deletes aliases.go; nothing may be added to it but names a move takes away.
+// hub/clients, hub/catalog, hub/policy, hub/upstream, hub/openapi and
+// hub/skills moved with no alias: the heart, app and ui name clients.X,
+// catalog.X, policy.X, upstream.X, openapi.X and skills.X.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -93,6 +96,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,6 +104,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
@@ -177,7 +182,7 @@ type Hub struct {
 
 	views  viewCache
 	scopes scopes
-	skills *skillRegistry
+	skills *skills.Registry
 	stored storeBudget
 
 	runLocks runLocks
@@ -360,7 +365,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 
 	// Before the background work, which refreshes the skills.
-	h.skills = newSkillRegistry(skillOptions{
+	h.skills = skills.New(skills.Options{
 		Store:   db,
 		Remote:  h.up,
 		Config:  h.Config,
@@ -625,6 +630,17 @@ func (h *Hub) SaveConfig(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	return h.ReloadConfig(ctx)
+}
+
+// humanBytes is n in B, KB or MB, as messages give sizes.
+func humanBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
 
 // sortedKeys returns the keys of m in order.

@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/tsgen"
 	"capabilities.sh/capabilities/internal/editdist"
 )
@@ -42,8 +43,8 @@ type view struct {
 	sigs      []string // one-line signature per tool, lazily filled
 	sigOnce   []sync.Once
 	// skills follow the tools in the index: doc len(tools)+i is
-	// skills.All()[i] (skills_lookup.go).
-	skills      *skillSet
+	// skills.All()[i] (lookup_skills.go).
+	skills      *skills.Set
 	skillHidden []bool
 }
 

@@ -22,6 +22,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -102,8 +103,8 @@ type scope struct {
 	mu       sync.Mutex
 	snapOf   *catalog.Snapshot // the catalog snap was filtered from
 	snap     *catalog.Snapshot
-	skillsOf *skillSet
-	skills   *skillSet
+	skillsOf *skills.Set
+	skills   *skills.Set
 }
 
 // scopes caches one scope per profile of the current config.
@@ -192,20 +193,20 @@ func (sc *scope) snapshot(snap *catalog.Snapshot) *catalog.Snapshot {
 
 // skillSet is set without the upstream skills of sources outside the
 // scope; the person's own skills (from folders) stay.
-func (sc *scope) skillSet(set *skillSet) *skillSet {
+func (sc *scope) skillSet(set *skills.Set) *skills.Set {
 	if sc == nil || set == nil {
 		return set
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if sc.skillsOf != set {
-		var kept []*Skill
+		var kept []*skills.Skill
 		for _, sk := range set.All() {
 			if sk.Source == "" || sc.prof.HasSource(sk.Source) {
 				kept = append(kept, sk)
 			}
 		}
-		sc.skillsOf, sc.skills = set, newSkillSet(kept)
+		sc.skillsOf, sc.skills = set, skills.NewSet(kept)
 	}
 	return sc.skills
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -77,7 +78,7 @@ func newSkillsUpstream(t *testing.T) *skillsUpstream {
 // entryLocked is the listing entry of the skill at uri: every file under
 // its folder, with digests of what it serves.
 func (u *skillsUpstream) entryLocked(uri string) upstream.ListedSkill {
-	doc, err := parseSkillMD([]byte(u.files[uri]))
+	doc, err := skills.Parse([]byte(u.files[uri]))
 	if err != nil {
 		panic(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/skills"
 )
 
 // Hub is what the MCP surface needs of the heart. *hub.Hub satisfies it.
@@ -47,8 +48,8 @@ type Hub interface {
 	RedeemInputs(ctx context.Context, state string, answers map[string]string, actor string) (runID string, asked []string, err error)
 	// ServedSkills are the skills the Skills extension serves, in address
 	// order; ReadSkillFile reads one of their files.
-	ServedSkills() []*hub.Skill
-	ReadSkillFile(sk *hub.Skill, rel string) ([]byte, error)
+	ServedSkills() []*skills.Skill
+	ReadSkillFile(sk *skills.Skill, rel string) ([]byte, error)
 }
 
 var _ Hub = (*hub.Hub)(nil)
@@ -160,7 +161,7 @@ const listTTL = time.Hour
 // hour, and only by the person's own client, since a hub serves one person.
 func setCacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 	if _, ok := req.(*mcp.ReadResourceRequest); ok {
-		// Skill files (skills.go) change when the person edits them.
+		// Skill files (hub/skills) change when the person edits them.
 		c.TTLMs, c.CacheScope = int(skillTTL/time.Millisecond), "private"
 		return
 	}

@@ -16,6 +16,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/tsgen"
 )
 
@@ -76,9 +77,9 @@ func (fakeHub) RedeemInputs(context.Context, string, map[string]string, string) 
 	return "", nil, errors.New("fakeHub: redeem inputs")
 }
 
-func (fakeHub) ServedSkills() []*hub.Skill { return nil }
+func (fakeHub) ServedSkills() []*skills.Skill { return nil }
 
-func (fakeHub) ReadSkillFile(sk *hub.Skill, _ string) ([]byte, error) {
+func (fakeHub) ReadSkillFile(sk *skills.Skill, _ string) ([]byte, error) {
 	return nil, fmt.Errorf("fakeHub: read a file of %s", sk.Address)
 }
 

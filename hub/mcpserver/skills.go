@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -56,9 +56,9 @@ func (m *server) addSkillsExtension(s *mcp.Server) {
 	}, m.readSkillResource)
 }
 
-func skillURI(sk *hub.Skill, rel string) string { return "skill://" + sk.Path + "/" + rel }
+func skillURI(sk *skills.Skill, rel string) string { return "skill://" + sk.Path + "/" + rel }
 
-func skillEntry(sk *hub.Skill) upstream.SkillEntry {
+func skillEntry(sk *skills.Skill) upstream.SkillEntry {
 	e := upstream.SkillEntry{URI: skillURI(sk, "SKILL.md"), Frontmatter: sk.Frontmatter}
 	for _, f := range sk.Files {
 		e.Resources = append(e.Resources, upstream.SkillResource{URI: skillURI(sk, f.Path), Digest: f.Digest, Size: f.Size})
@@ -95,7 +95,7 @@ func (m *server) handleListSkills(_ context.Context, _ *mcp.ServerSession, p *up
 }
 
 // skillOfURI finds the served skill and file a skill:// URI names.
-func (m *server) skillOfURI(uri string) (*hub.Skill, string, bool) {
+func (m *server) skillOfURI(uri string) (*skills.Skill, string, bool) {
 	rest, ok := strings.CutPrefix(uri, "skill://")
 	if !ok {
 		return nil, "", false

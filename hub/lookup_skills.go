@@ -10,6 +10,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/tsgen"
 )
 
@@ -20,10 +21,10 @@ const skillGroup = "skill:"
 // skillDocs returns the index's documents of v's skills, and marks those a
 // deny on their source hides.
 func (v *view) skillDocs(cfg *Config) []search.Doc {
-	skills := v.skills.All()
-	docs := make([]search.Doc, len(skills))
-	v.skillHidden = make([]bool, len(skills))
-	for i, sk := range skills {
+	all := v.skills.All()
+	docs := make([]search.Doc, len(all))
+	v.skillHidden = make([]bool, len(all))
+	for i, sk := range all {
 		docs[i] = search.Doc{Namespace: sk.Namespace, Name: sk.Name, Description: sk.Description, Headings: sk.Headings}
 		if sk.Source != "" {
 			// Only a rule on the whole source (or a glob as wide) can name
@@ -65,20 +66,20 @@ func (v *view) writeSkillHits(b *strings.Builder, docs []int) {
 	}
 }
 
-func skillChangedNote(sk *Skill) string {
+func skillChangedNote(sk *skills.Skill) string {
 	return "[changed] " + sk.Change + " since the user accepted it (capabilities hub accept " + sk.Address + ")."
 }
 
 // splitSkillTargets separates describe's skill targets from the others.
-func splitSkillTargets(targets []string) (skills, others []string) {
+func splitSkillTargets(targets []string) (skillTargets, others []string) {
 	for _, t := range targets {
 		if strings.HasPrefix(strings.TrimSpace(t), "skill:") {
-			skills = append(skills, strings.TrimSpace(t))
+			skillTargets = append(skillTargets, strings.TrimSpace(t))
 		} else {
 			others = append(others, t)
 		}
 	}
-	return skills, others
+	return skillTargets, others
 }
 
 // describeWithSkills answers describe when some targets are skills: the
@@ -158,7 +159,7 @@ func (h *Hub) describeSkill(ctx context.Context, v *view, target string, budget 
 		return "", &InputError{"targets", msg}
 	}
 	if hasFile {
-		rel, ok := cleanSkillFile(file)
+		rel, ok := skills.CleanFile(file)
 		if !ok {
 			return "", &InputError{"targets", fmt.Sprintf("%q: the file after # must be a path inside the skill, such as references/GUIDE.md", target)}
 		}
@@ -183,7 +184,7 @@ func (h *Hub) describeSkill(ctx context.Context, v *view, target string, budget 
 	if err != nil {
 		return "", err
 	}
-	doc, err := parseSkillMD(data)
+	doc, err := skills.Parse(data)
 	if err != nil {
 		return "", fmt.Errorf("reading %s: SKILL.md: %v", sk.Address, err)
 	}
@@ -217,19 +218,19 @@ func (h *Hub) describeSkill(ctx context.Context, v *view, target string, budget 
 
 // ServedSkills are the skills the hub serves its own clients through the
 // Skills extension: the local ones, in address order.
-func (h *Hub) ServedSkills() []*Skill { return h.skills.Served() }
+func (h *Hub) ServedSkills() []*skills.Skill { return h.skills.Served() }
 
 // ReadSkillFile returns the bytes of file rel of local skill sk, checked
 // against the digest and size the skill was listed with: a file edited
 // since is read again with its skill.
-func (h *Hub) ReadSkillFile(sk *Skill, rel string) ([]byte, error) {
+func (h *Hub) ReadSkillFile(sk *skills.Skill, rel string) ([]byte, error) {
 	data, _, err := h.skills.ReadFile(context.Background(), sk, rel)
 	return data, err
 }
 
 // skillContent returns the bytes of one file of a skill, checked against
 // its listed digest and size.
-func (h *Hub) skillContent(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
+func (h *Hub) skillContent(ctx context.Context, sk *skills.Skill, rel string) ([]byte, *skills.Skill, error) {
 	data, sk, err := h.skills.ReadFile(ctx, sk, rel)
 	if err != nil || sk.Source == "" {
 		return data, sk, err

@@ -1,13 +1,14 @@
-package hub
+package skills
 
 // Skills of upstream servers that offer the Skills extension.
 //
-// At each refresh the hub pages through an upstream's skills/list (when its
-// capabilities declare io.modelcontextprotocol/skills) and keeps the
-// entries: search and describe show them as skill:<namespace>.<path>. Only
-// entries with a complete file list are kept ("dynamic" ones cannot be
-// checked); content is read when a skill is described, through
-// resources/read, and used only when its size and digest (and, for
+// At each Refresh the registry pages through an upstream's skills/list
+// (Remote.ListSkills, when its capabilities declare
+// io.modelcontextprotocol/skills) and keeps the entries: search and
+// describe show them as skill:<namespace>.<path>. Only entries with a
+// complete file list are kept ("dynamic" ones cannot be checked); content
+// is read when a skill is described, through resources/read
+// (Remote.ReadResource), and used only when its size and digest (and, for
 // SKILL.md, its frontmatter) are the entry's. Each skill is pinned like a
 // tool, in the pins table under the name skill:<path>: a later entry with
 // other frontmatter or files is marked changed until the person accepts it.
@@ -17,13 +18,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
@@ -77,7 +81,7 @@ func upstreamSkill(source string, e upstream.ListedSkill) (*Skill, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: file %q is not inside the skill", e.URI, r.URI)
 		}
-		if c, ok := cleanSkillFile(rel); !ok || c != rel || strings.Contains(rel, "#") {
+		if c, ok := CleanFile(rel); !ok || c != rel || strings.Contains(rel, "#") {
 			return nil, fmt.Errorf("%s: file %q has a path the hub does not address", e.URI, r.URI)
 		}
 		if seen[rel] {
@@ -103,7 +107,7 @@ func upstreamSkill(source string, e upstream.ListedSkill) (*Skill, error) {
 		return files[i].Path < files[j].Path
 	})
 	fmJSON, _ := json.Marshal(fm) // sorted keys: the hash does not move with their order
-	ns := Namespace(source)
+	ns := naming.Namespace(source)
 	return &Skill{
 		Source: source, Namespace: ns, Path: root, Address: "skill:" + ns + "." + root, Name: name, Description: desc,
 		Frontmatter: e.Frontmatter, Files: files, URI: e.URI, Hash: skillHash(fmJSON, files),
@@ -152,7 +156,7 @@ func skillChange(pinned []byte, cur *Skill) string {
 		parts = append(parts, "added "+strings.Join(added, ", "))
 	}
 	if len(was) > 0 {
-		parts = append(parts, "removed "+strings.Join(sortedKeys(was), ", "))
+		parts = append(parts, "removed "+strings.Join(slices.Sorted(maps.Keys(was)), ", "))
 	}
 	if len(parts) == 0 {
 		return "its frontmatter or files changed"
@@ -167,13 +171,13 @@ func skillChange(pinned []byte, cur *Skill) string {
 //
 // Refresh is safe for concurrent use; the listings run without the
 // registry's lock.
-func (r *skillRegistry) Refresh(ctx context.Context, failed map[string]error, sources ...string) {
+func (r *Registry) Refresh(ctx context.Context, failed map[string]error, sources ...string) {
 	cfg := r.config()
 	if r.remote == nil || cfg == nil {
 		return
 	}
 	if len(sources) == 0 {
-		for _, name := range sortedKeys(cfg.Sources) {
+		for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
 			if !cfg.Sources[name].Disabled {
 				sources = append(sources, name)
 			}
@@ -233,7 +237,7 @@ func (r *skillRegistry) Refresh(ctx context.Context, failed map[string]error, so
 
 // pinSkills pins each skill seen for the first time and sets every skill's
 // Pinned and Change from its pin.
-func (r *skillRegistry) pinSkills(ctx context.Context, source string, skills []*Skill) error {
+func (r *Registry) pinSkills(ctx context.Context, source string, skills []*Skill) error {
 	tx, err := r.store.BeginCatalog(ctx)
 	if err != nil {
 		return err
@@ -261,7 +265,7 @@ func (r *skillRegistry) pinSkills(ctx context.Context, source string, skills []*
 // names (an address, or skill:<namespace>.* for all of a source's), each
 // audited as accepted through channel, and calls Options.Changed when any
 // was.
-func (r *skillRegistry) Accept(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
+func (r *Registry) Accept(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
 	var matched []*Skill
 	for _, sk := range r.Current().All() {
 		if sk.Source == "" {
@@ -311,7 +315,7 @@ func (r *skillRegistry) Accept(ctx context.Context, target, channel string) ([]c
 // readUpstreamSkillFile reads one file of an upstream skill through
 // resources/read and returns it only when its size and digest are the
 // entry's, and, for SKILL.md, its frontmatter too.
-func (r *skillRegistry) readUpstreamSkillFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
+func (r *Registry) readUpstreamSkillFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
 	f, ok := sk.File(rel)
 	if !ok {
 		return nil, sk, fmt.Errorf("%s has no file %q", sk.Address, rel)
@@ -329,7 +333,7 @@ func (r *skillRegistry) readUpstreamSkillFile(ctx context.Context, sk *Skill, re
 		return nil, sk, stale
 	}
 	if rel == "SKILL.md" {
-		doc, err := parseSkillMD(data)
+		doc, err := Parse(data)
 		if err != nil {
 			return nil, sk, fmt.Errorf("reading %s: SKILL.md: %v", sk.Address, err)
 		}

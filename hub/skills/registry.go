@@ -1,4 +1,4 @@
-package hub
+package skills
 
 import (
 	"context"
@@ -6,20 +6,24 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
-// skillRemote is what the registry needs of the upstream servers: their
+// Remote is what the registry needs of the upstream servers: their
 // skill listings and their files. The upstream sessions
 // (*upstream.Upstreams) implement it.
-type skillRemote interface {
+type Remote interface {
 	// ListSkills returns the skill entries of source's upstream, none when
 	// it does not offer the Skills extension.
 	ListSkills(ctx context.Context, source string) ([]upstream.ListedSkill, error)
@@ -27,26 +31,26 @@ type skillRemote interface {
 	ReadResource(ctx context.Context, source, uri string) ([]byte, error)
 }
 
-var _ skillRemote = (*upstream.Upstreams)(nil)
+var _ Remote = (*upstream.Upstreams)(nil)
 
-// skillOptions are what a skill registry works with, and nothing else.
+// Options are what a skill registry works with, and nothing else.
 // Zero values are the defaults.
-type skillOptions struct {
+type Options struct {
 	// Store keeps the pins of upstream skills and the audit of their
 	// acceptance. Required when Remote is set.
 	Store *store.DB
 	// Remote lists the upstream servers' skills and reads their files; nil
 	// serves local skills only.
-	Remote skillRemote
+	Remote Remote
 	// Config returns the current config: its skills.paths and sources.
 	// Default: no config.
-	Config func() *Config
+	Config func() *config.Config
 	// Home is the hub's home: local skills are read from Home/skills
 	// first.
 	Home string
 	// Secrets are scrubbed from what upstreams say of their skills
 	// (default: a new registry).
-	Secrets *Secrets
+	Secrets *secrets.Secrets
 	// Logger logs skipped skills and failed listings (default: discard).
 	Logger *slog.Logger
 	// Now is the clock of the audit trail (default time.Now).
@@ -59,20 +63,20 @@ type skillOptions struct {
 	Context context.Context
 }
 
-// skillRegistry keeps the current skill set: the local skills, re-read
-// when a file in their folders changes, and the upstreams' skills as the
-// last listing gave them (skillsup.go).
+// Registry keeps the current skill set: the local skills, re-read when a
+// file in their folders changes, and the upstreams' skills as the last
+// listing gave them (upstream.go).
 //
 // Its methods are safe for concurrent use. It owns the goroutine that
 // watches the folders and the refreshes that reads of changed upstream
 // files start; they end with Options.Context or Close, which waits for
 // them.
-type skillRegistry struct {
+type Registry struct {
 	store   *store.DB
-	remote  skillRemote
-	config  func() *Config
+	remote  Remote
+	config  func() *config.Config
 	home    string
-	secrets *Secrets
+	secrets *secrets.Secrets
 	log     *slog.Logger
 	now     func() time.Time
 	changed func()
@@ -88,23 +92,23 @@ type skillRegistry struct {
 	upstream map[string][]*Skill // by source
 	upVer    uint64              // grows with every change of upstream
 	setVer   uint64              // upVer when cur was built
-	cur      *skillSet
+	cur      *Set
 	warned   map[string]string // folder -> the problem last logged
 }
 
-// newSkillRegistry returns a registry that watches the local skill
-// folders; it reads them at the first Current.
-func newSkillRegistry(opts skillOptions) *skillRegistry {
-	r := &skillRegistry{
+// New returns a registry that watches the local skill folders; it reads
+// them at the first Current. Close ends its work.
+func New(opts Options) *Registry {
+	r := &Registry{
 		store: opts.Store, remote: opts.Remote, config: opts.Config, home: opts.Home,
 		secrets: opts.Secrets, log: opts.Logger, now: opts.Now, changed: opts.Changed,
 		warned: map[string]string{}, upstream: map[string][]*Skill{},
 	}
 	if r.config == nil {
-		r.config = func() *Config { return nil }
+		r.config = func() *config.Config { return nil }
 	}
 	if r.secrets == nil {
-		r.secrets = NewSecrets()
+		r.secrets = secrets.New()
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -125,12 +129,12 @@ func newSkillRegistry(opts skillOptions) *skillRegistry {
 }
 
 // Close stops the registry's work and waits for it to end.
-func (r *skillRegistry) Close() {
+func (r *Registry) Close() {
 	r.cancel()
 	r.wg.Wait()
 }
 
-func (r *skillRegistry) goBackground(f func()) {
+func (r *Registry) goBackground(f func()) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -141,7 +145,7 @@ func (r *skillRegistry) goBackground(f func()) {
 // skillRoots are the folders local skills are read from, in order: the
 // home's, then config.json's skills.paths. A skill name found twice is
 // read from the first folder.
-func (r *skillRegistry) skillRoots() []string {
+func (r *Registry) skillRoots() []string {
 	roots := []string{filepath.Join(r.home, "skills")}
 	if cfg := r.config(); cfg != nil {
 		roots = append(roots, cfg.Skills.Paths...)
@@ -186,7 +190,7 @@ func skillStamp(roots []string) string {
 // added, edited or removed shows at the next search after the change is
 // seen. Where the folders cannot be watched, their files' sizes and times
 // are compared on each call instead.
-func (r *skillRegistry) Current() *skillSet {
+func (r *Registry) Current() *Set {
 	roots := r.skillRoots()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -211,17 +215,17 @@ func (r *skillRegistry) Current() *skillSet {
 		r.reads++
 	}
 	all := append([]*Skill(nil), r.local...)
-	for _, src := range sortedKeys(r.upstream) {
+	for _, src := range slices.Sorted(maps.Keys(r.upstream)) {
 		all = append(all, r.upstream[src]...)
 	}
-	r.cur = newSkillSet(all)
+	r.cur = NewSet(all)
 	r.setVer = r.upVer
 	return r.cur
 }
 
 // readLocalSkills reads every skill folder under roots. A folder that is
 // not a valid skill is skipped and logged once per problem. r.mu is held.
-func (r *skillRegistry) readLocalSkills(roots []string) []*Skill {
+func (r *Registry) readLocalSkills(roots []string) []*Skill {
 	var out []*Skill
 	seen := map[string]string{}
 	for _, root := range roots {
@@ -258,7 +262,7 @@ func (r *skillRegistry) readLocalSkills(roots []string) []*Skill {
 }
 
 // warnSkill logs a skipped folder's problem once. r.mu is held.
-func (r *skillRegistry) warnSkill(dir, problem string) {
+func (r *Registry) warnSkill(dir, problem string) {
 	if r.warned[dir] == problem {
 		return
 	}
@@ -268,7 +272,7 @@ func (r *skillRegistry) warnSkill(dir, problem string) {
 
 // Served are the skills the hub serves its own clients through the
 // Skills extension: the local ones, in address order.
-func (r *skillRegistry) Served() []*Skill {
+func (r *Registry) Served() []*Skill {
 	var out []*Skill
 	for _, sk := range r.Current().All() {
 		if sk.Source == "" {
@@ -282,7 +286,7 @@ func (r *skillRegistry) Served() []*Skill {
 // and size sk was listed with, and the skill as it is now. A local skill's
 // file edited since is read again with its skill; an upstream's is read
 // through resources/read (readUpstreamSkillFile), as its server serves it.
-func (r *skillRegistry) ReadFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
+func (r *Registry) ReadFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
 	if sk.Source != "" {
 		return r.readUpstreamSkillFile(ctx, sk, rel)
 	}

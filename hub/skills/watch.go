@@ -1,4 +1,4 @@
-package hub
+package skills
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type skillWatch struct {
 
 // newSkillWatch starts watching, or returns a watch that is off when the
 // system refuses (the registry then compares stamps on each call).
-func (r *skillRegistry) newSkillWatch(ctx context.Context) *skillWatch {
+func (r *Registry) newSkillWatch(ctx context.Context) *skillWatch {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		r.log.Warn("the skill folders cannot be watched; they are compared on each search", "err", err)

@@ -1,19 +1,7 @@
-package hub
+package skills
 
-// Skills.
-//
-// A skill is a folder with a SKILL.md whose YAML frontmatter names it and
-// says what it is for (the Agent Skills format Claude's skills use); every
-// other file in the folder belongs to it. Skills come from
-// CAPABILITIES_HOME/skills/<name>/, from the folders config.json names under
-// "skills": {"paths": [...]}, and from upstream MCP servers that offer the
-// Skills extension (io.modelcontextprotocol/skills, SEP-2640; skillsup.go).
-//
-// Skills are data: search lists them beside tools, describe returns their
-// instructions, and nothing runs them, so they need no approval. A local
-// skill is addressed skill:<name>, an upstream's skill:<namespace>.<path>,
-// and one of a skill's files skill:<address>#<file>. The hub serves the
-// local ones to its own clients over the same extension (hub/mcpserver).
+// Skills and their files: SKILL.md parsed, a local skill's folder read
+// within the bounds, and the set the registry serves.
 
 import (
 	"bytes"
@@ -116,18 +104,18 @@ func digestOf(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// skillDoc is SKILL.md split: its frontmatter as JSON and the fields the hub
+// Doc is SKILL.md split: its frontmatter as JSON and the fields the hub
 // reads, and the body after the frontmatter.
-type skillDoc struct {
+type Doc struct {
 	Frontmatter json.RawMessage
 	Name        string
 	Description string
 	Body        string
 }
 
-// parseSkillMD reads a SKILL.md: YAML frontmatter between "---" lines at
+// Parse reads a SKILL.md: YAML frontmatter between "---" lines at
 // the top, with string name and description, then the body.
-func parseSkillMD(data []byte) (*skillDoc, error) {
+func Parse(data []byte) (*Doc, error) {
 	text := strings.TrimPrefix(string(data), "\ufeff")
 	first, rest, ok := strings.Cut(text, "\n")
 	if !ok || strings.TrimRight(first, "\r") != "---" {
@@ -182,7 +170,7 @@ func parseSkillMD(data []byte) (*skillDoc, error) {
 	if strings.TrimSpace(desc) == "" {
 		return nil, errors.New("frontmatter: description is missing or not a string")
 	}
-	return &skillDoc{Frontmatter: b.Bytes(), Name: name, Description: desc, Body: body}, nil
+	return &Doc{Frontmatter: b.Bytes(), Name: name, Description: desc, Body: body}, nil
 }
 
 // yamlJSON writes a YAML node as JSON, keeping the order of mapping keys.
@@ -293,7 +281,7 @@ func loadSkillDir(dir string) (*Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parseSkillMD(data)
+	doc, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("SKILL.md: %v", err)
 	}
@@ -408,16 +396,18 @@ func digestFileMax(p string, max int64) (int64, string, error) {
 	return n, "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// skillSet is the skills known at one moment, sorted by Address. It is
+// Set is the skills known at one moment, sorted by Address. It is
 // immutable.
-type skillSet struct {
+type Set struct {
 	skills    []*Skill
 	byAddress map[string]*Skill
 }
 
-func newSkillSet(skills []*Skill) *skillSet {
+// NewSet makes a set of skills: it sorts them by Address in place and
+// keeps the slice.
+func NewSet(skills []*Skill) *Set {
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Address < skills[j].Address })
-	s := &skillSet{skills: skills, byAddress: make(map[string]*Skill, len(skills))}
+	s := &Set{skills: skills, byAddress: make(map[string]*Skill, len(skills))}
 	for _, sk := range skills {
 		s.byAddress[sk.Address] = sk
 	}
@@ -426,7 +416,7 @@ func newSkillSet(skills []*Skill) *skillSet {
 
 // All are the set's skills in address order. Callers must not modify
 // the slice or the skills.
-func (s *skillSet) All() []*Skill {
+func (s *Set) All() []*Skill {
 	if s == nil {
 		return nil
 	}
@@ -434,7 +424,7 @@ func (s *skillSet) All() []*Skill {
 }
 
 // Lookup returns the skill at address.
-func (s *skillSet) Lookup(address string) (*Skill, bool) {
+func (s *Set) Lookup(address string) (*Skill, bool) {
 	if s == nil {
 		return nil, false
 	}
@@ -451,9 +441,9 @@ func (s *Skill) FileNames() []string {
 	return names
 }
 
-// cleanSkillFile checks a file path named after "#": relative, no "..",
+// CleanFile checks a file path named after "#": relative, no "..",
 // "/"-separated.
-func cleanSkillFile(rel string) (string, bool) {
+func CleanFile(rel string) (string, bool) {
 	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || !utf8.ValidString(rel) {
 		return "", false
 	}

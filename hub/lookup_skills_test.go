@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub/tsgen"
-	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -34,31 +33,6 @@ func newSkillHub(t *testing.T, config string) *Hub {
 	}
 	t.Cleanup(func() { h.Close() })
 	return h
-}
-
-func TestParseSkillMD(t *testing.T) {
-	doc, err := parseSkillMD([]byte("---\nname: a-b\ndescription: Does a thing.\nlicense: MIT\nmetadata:\n  version: \"2\"\n  n: 3\nallowed-tools: [x, y]\nwhen: 2026-01-02\n---\n# Title\nbody\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"name":"a-b","description":"Does a thing.","license":"MIT","metadata":{"version":"2","n":3},"allowed-tools":["x","y"],"when":"2026-01-02"}`
-	if string(doc.Frontmatter) != want || doc.Name != "a-b" || doc.Description != "Does a thing." || doc.Body != "# Title\nbody\n" {
-		t.Fatalf("parsed %s, %q, %q, body %q", doc.Frontmatter, doc.Name, doc.Description, doc.Body)
-	}
-	for _, bad := range []struct{ text, problem string }{
-		{"# no frontmatter\n", "does not begin with YAML frontmatter"},
-		{"---\nname: a\ndescription: b\n", "no closing"},
-		{"---\ndescription: b\n---\n", "name is missing"},
-		{"---\nname: a\n---\n", "description is missing"},
-		{"---\nname: [a]\ndescription: b\n---\n", "name is missing or not a string"},
-		{"---\n- a\n---\n", "must be a mapping"},
-		{"---\nname: a\nname: b\ndescription: c\n---\n", "given twice"},
-		{"---\nname: a\ndescription: b: c: d\n---\n", "frontmatter"},
-	} {
-		if _, err := parseSkillMD([]byte(bad.text)); err == nil || !strings.Contains(err.Error(), bad.problem) {
-			t.Errorf("%q: %v, want %q", bad.text, err, bad.problem)
-		}
-	}
 }
 
 func TestSkillsConfig(t *testing.T) {
@@ -239,38 +213,5 @@ func TestSkillDescribeCompiles(t *testing.T) {
 	out, err := exec.Command(tsc, "--strict", "--noEmit", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("tsc: %v\n%s\n%s", err, out, strings.Join(parts, "\n"))
-	}
-}
-
-func TestUpstreamSkillEntryChecks(t *testing.T) {
-	d := "sha256:" + strings.Repeat("a", 64)
-	ok := `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":3}]`
-	for _, c := range []struct {
-		uri, fm, res, problem string
-	}{
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, ok, ""},
-		{"skill://a/b/README.md", `{"name":"b","description":"x"}`, ok, "not the URI of a SKILL.md"},
-		{"skill://a/../b/SKILL.md", `{"name":"b","description":"x"}`, ok, "a segment the hub does not address"},
-		{"skill://a/b/SKILL.md", `{"name":"c","description":"x"}`, ok, "not the skill path's last segment"},
-		{"skill://a/b/SKILL.md", `{"name":"b"}`, ok, "lacks a string name or description"},
-		{"skill://a/b/SKILL.md", `[1]`, ok, "frontmatter is not an object"},
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `"dynamic"`, `"dynamic"`},
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `null`, "neither a list of files"},
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[]`, "do not list SKILL.md"},
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/c/x.md","digest":"` + d + `","size":1}]`, "not inside the skill"},
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"sha256:AB","size":1}]`, "no valid sha256 digest"},
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":1},{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":1}]`, "listed twice"},
-		{"skill://a/b/SKILL.md", `{"name":"b","description":"x"}`, `[{"uri":"skill://a/b/SKILL.md","digest":"` + d + `","size":16777217}]`, "pass 16777216 bytes"},
-	} {
-		sk, err := upstreamSkill("my-docs", upstream.ListedSkill{URI: c.uri, Frontmatter: json.RawMessage(c.fm), Resources: json.RawMessage(c.res)})
-		if c.problem == "" {
-			if err != nil || sk.Address != "skill:myDocs.a/b" || sk.Name != "b" || len(sk.Files) != 1 {
-				t.Errorf("%s: %v, %+v", c.uri, err, sk)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.problem) {
-			t.Errorf("%s %s %s: %v, want %q", c.uri, c.fm, c.res, err, c.problem)
-		}
 	}
 }

@@ -1,0 +1,158 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
+)
+
+// remoteFiles is a Remote over files by URI: each SKILL.md among them is
+// one skill, listed with every file under its folder. tamper, when set, is
+// served for every read instead of the file.
+type remoteFiles struct {
+	mu     sync.Mutex
+	files  map[string]string
+	tamper string
+	lists  int
+}
+
+func (f *remoteFiles) ListSkills(_ context.Context, source string) ([]upstream.ListedSkill, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lists++
+	var out []upstream.ListedSkill
+	for uri, text := range f.files {
+		root, ok := strings.CutSuffix(uri, "SKILL.md")
+		if !ok {
+			continue
+		}
+		doc, err := Parse([]byte(text))
+		if err != nil {
+			return nil, err
+		}
+		var res []upstream.SkillResource
+		for u, t := range f.files {
+			if strings.HasPrefix(u, root) {
+				res = append(res, upstream.SkillResource{URI: u, Digest: digestOf([]byte(t)), Size: int64(len(t))})
+			}
+		}
+		b, _ := json.Marshal(res)
+		out = append(out, upstream.ListedSkill{URI: uri, Frontmatter: doc.Frontmatter, Resources: b})
+	}
+	return out, nil
+}
+
+func (f *remoteFiles) ReadResource(_ context.Context, source, uri string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tamper != "" {
+		return []byte(f.tamper), nil
+	}
+	return []byte(f.files[uri]), nil
+}
+
+func (f *remoteFiles) set(uri, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[uri] = text
+}
+
+func (f *remoteFiles) listed() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lists
+}
+
+// TestRegistryPinsAndAccepts drives the registry's upstream half through
+// its API: a Refresh pins each skill first seen, a later entry with other
+// files is marked changed with what changed, Accept pins it again (audited,
+// and Changed called), the pin holds for a new registry over the same
+// store, and a file served other than listed is refused and listed again.
+func TestRegistryPinsAndAccepts(t *testing.T) {
+	ctx := context.Background()
+	const md = "skill://acme/refunds/SKILL.md"
+	remote := &remoteFiles{files: map[string]string{
+		md:                                "---\nname: refunds\ndescription: Process refund requests.\n---\n# Refunds\nRefund the amount paid.\n",
+		"skill://acme/refunds/example.md": "Dear customer.\n",
+	}}
+	db := hubtest.OpenStore(t)
+	home := t.TempDir()
+	cfg := `{"sources": {"my-docs": {"url": "http://127.0.0.1:9/mcp"}}}`
+	r := newRegistryAt(t, home, db, cfg, remote)
+	changed := 0
+	r.changed = func() { changed++ }
+
+	const addr = "skill:myDocs.acme/refunds"
+	r.Refresh(ctx, nil)
+	sk, ok := r.Current().Lookup(addr)
+	if !ok || sk.Source != "my-docs" || sk.Changed() || sk.Pinned != sk.Hash {
+		t.Fatalf("after the first refresh: %v, %+v", ok, sk)
+	}
+	if len(r.Served()) != 0 {
+		t.Fatalf("an upstream skill is served: %+v", r.Served())
+	}
+	data, _, err := r.ReadFile(ctx, sk, "example.md")
+	if err != nil || string(data) != "Dear customer.\n" {
+		t.Fatalf("read: %q, %v", data, err)
+	}
+
+	// A source whose tools could not be listed keeps its skills.
+	remote.set("skill://acme/refunds/example.md", "Dear valued customer.\n")
+	remote.set("skill://acme/refunds/extra.md", "More.\n")
+	r.Refresh(ctx, map[string]error{"my-docs": context.DeadlineExceeded})
+	if sk, _ := r.Current().Lookup(addr); sk.Changed() {
+		t.Fatalf("a failed source's skills changed: %s", sk.Change)
+	}
+	r.Refresh(ctx, nil)
+	sk, _ = r.Current().Lookup(addr)
+	if !sk.Changed() || sk.Change != "changed example.md; added extra.md" {
+		t.Fatalf("after a change: changed %v, %q", sk.Changed(), sk.Change)
+	}
+	if _, err := r.Accept(ctx, "skill:git-workflow", "cli"); err == nil || !strings.Contains(err.Error(), "local skills need no accepting") {
+		t.Fatalf("accepting a skill that is not an upstream's: %v", err)
+	}
+	accepted, err := r.Accept(ctx, "skill:myDocs.*", "cli")
+	if err != nil || len(accepted) != 1 || accepted[0].Address != addr || accepted[0].Change != "changed example.md; added extra.md" || changed != 1 {
+		t.Fatalf("accept: %v, %+v, Changed called %d times", err, accepted, changed)
+	}
+	if sk, _ := r.Current().Lookup(addr); sk.Changed() {
+		t.Fatalf("still changed after accepting: %s", sk.Change)
+	}
+	hist, err := db.History(ctx, 10)
+	if err != nil || len(hist) != 1 || hist[0].Address != addr || hist[0].Decision != "accept_definition" || hist[0].Channel != "cli" {
+		t.Fatalf("audit: %v, %+v", err, hist)
+	}
+
+	// The pin holds for a new registry over the same store.
+	again := newRegistryAt(t, home, db, cfg, remote)
+	again.Refresh(ctx, nil)
+	if sk, ok := again.Current().Lookup(addr); !ok || sk.Changed() {
+		t.Fatalf("a new registry: %v, %+v", ok, sk)
+	}
+
+	// Content other than listed is refused, and the source is listed again.
+	remote.mu.Lock()
+	remote.tamper = "Refund everything.\n"
+	remote.mu.Unlock()
+	before := remote.listed()
+	sk, _ = r.Current().Lookup(addr)
+	if _, _, err := r.ReadFile(ctx, sk, "example.md"); err == nil || !strings.Contains(err.Error(), "serves other content than it listed") {
+		t.Fatalf("tampered content: %v", err)
+	}
+	testwait.For(t, 0, "the source to be listed again", func() bool { return remote.listed() > before })
+
+	// A source removed from the config takes its skills along.
+	again.config = func() *config.Config { return &config.Config{} }
+	again.Refresh(ctx, nil, "my-docs")
+	if all := again.Current().All(); slices.ContainsFunc(all, func(s *Skill) bool { return s.Source != "" }) {
+		t.Fatalf("a removed source's skills remain")
+	}
+}

@@ -61,9 +61,9 @@ func TestHostileHomeInTheRealHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Sources["huge"] = &hub.Source{OpenAPI: huge}
-	cfg.Sources["deep"] = &hub.Source{OpenAPI: deep}
-	cfg.Sources["shared"] = &hub.Source{OpenAPI: shared}
+	cfg.Sources["huge"] = &config.Source{OpenAPI: huge}
+	cfg.Sources["deep"] = &config.Source{OpenAPI: deep}
+	cfg.Sources["shared"] = &config.Source{OpenAPI: shared}
 	cfg.Retention = config.Retention{MaxSizeMB: 1}
 	if err := cfg.Save(path); err != nil {
 		t.Fatal(err)

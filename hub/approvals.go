@@ -16,6 +16,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -86,7 +87,7 @@ type Approval struct {
 // built again from the journal's redacted summary; raw arguments are never
 // stored.
 func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
-	var rows []*pendingRow
+	var rows []*store.Pending
 	var err error
 	if runID != "" {
 		all, e := h.runs.pendingOf(ctx, runID)
@@ -124,7 +125,7 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 	return out, nil
 }
 
-func (h *Hub) approvalOf(p *pendingRow) Approval {
+func (h *Hub) approvalOf(p *store.Pending) Approval {
 	a := Approval{
 		ID: p.ID, RunID: p.RunID, Seq: p.Seq, Kind: p.Kind, Address: p.Address, Connection: p.Connection,
 		Reason: p.Reason, Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
@@ -387,11 +388,11 @@ func (h *Hub) signInputs(ctx context.Context, runID string, pendingIDs []string,
 	if err != nil {
 		return "", err
 	}
-	byID := make(map[string]*pendingRow, len(rows))
+	byID := make(map[string]*store.Pending, len(rows))
 	for _, p := range rows {
 		byID[p.ID] = p
 	}
-	pend := make([]*pendingRow, 0, len(pendingIDs))
+	pend := make([]*store.Pending, 0, len(pendingIDs))
 	for _, id := range pendingIDs {
 		p, ok := byID[id]
 		if !ok || p.Kind != KindApproval || p.Decision != "" {
@@ -404,7 +405,7 @@ func (h *Hub) signInputs(ctx context.Context, runID string, pendingIDs []string,
 
 // newInputState signs a state for pend, open approvals of run runID, asked
 // about together when whole.
-func (h *Hub) newInputState(ctx context.Context, runID string, pend []*pendingRow, whole bool) (string, error) {
+func (h *Hub) newInputState(ctx context.Context, runID string, pend []*store.Pending, whole bool) (string, error) {
 	st := inputState{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli(), Whole: whole}
 	var nonce [12]byte
 	rand.Read(nonce[:])
@@ -441,7 +442,7 @@ func (h *Hub) ApproveRun(ctx context.Context, runID, decision, channel, actor st
 // pinApproved pins the definition an allowed approval was asked for, when
 // it is still the tool's definition: the person saw it (and what changed in
 // it) and consented.
-func (h *Hub) pinApproved(ctx context.Context, p *pendingRow, channel string) error {
+func (h *Hub) pinApproved(ctx context.Context, p *store.Pending, channel string) error {
 	if p.DefHash == "" {
 		return nil
 	}
@@ -474,4 +475,74 @@ func annotationWords(a *mcp.ToolAnnotations) []string {
 		out = append(out, "open world")
 	}
 	return out
+}
+
+// ToolChangeInfo is a changed tool definition as the person reviews it.
+type ToolChangeInfo struct {
+	Address string
+	Summary string
+	Before  string // the accepted definition's hash (definitions are not kept)
+	After   string // the current definition, JSON
+	Seen    time.Time
+}
+
+// ToolChanges lists tool definitions that changed since they were pinned
+// (the person consented to them or first saw them). New tools are not
+// listed: they follow the policy like any tool.
+func (h *Hub) ToolChanges(ctx context.Context) ([]ToolChangeInfo, error) {
+	changes, err := h.catalog.Changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap := h.catalog.Snapshot()
+	var out []ToolChangeInfo
+	for _, c := range changes {
+		info := ToolChangeInfo{Address: c.Address, Seen: c.At, Before: "definition " + short(c.OldHash), Summary: c.Change + " since it was accepted; calls ask until you accept it"}
+		if t, ok := snap.Lookup(c.Address); ok {
+			info.After = fmt.Sprintf("%s\n\n%s\n\ninput: %s", t.Title, t.Description, string(t.InputSchema))
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
+}
+
+// AcceptTool accepts the current definition of a changed tool, from the
+// window.
+func (h *Hub) AcceptTool(ctx context.Context, address string) error {
+	_, err := h.AcceptDefinitions(ctx, address, policy.ChannelWindow)
+	return err
+}
+
+// AcceptDefinitions accepts the current definitions of the tools target
+// names (an address in either form, a namespace, a glob): their calls stop
+// asking because of the change, and remembered allows move to the new
+// definitions. It returns the changes it accepted, each audited with
+// channel; a target that names no tool is an error.
+func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
+	if strings.HasPrefix(target, "skill:") {
+		return h.skills.Accept(ctx, target, channel)
+	}
+	accepted, err := h.catalog.Accept(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range accepted {
+		if err := h.runs.audit(ctx, channel, "", "", c.Address, "accept_definition", c.Change, h.now()); err != nil {
+			return accepted, err
+		}
+	}
+	if len(accepted) > 0 {
+		if err := h.reloadPolicy(ctx); err != nil {
+			return accepted, err
+		}
+		h.events.publish(Event{Kind: EventCatalog})
+	}
+	return accepted, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // TestPendingForAPerson: a waiting call carries what a person needs to
@@ -67,8 +68,8 @@ func TestPendingForAPerson(t *testing.T) {
 func TestPendingCodeHidesCredentials(t *testing.T) {
 	const known = "kn0wn-Conn3ction-S3cret-4242"
 	const shaped = "ghp_Sh4p3dT0k3nInTh3C0d3xxxxxxxxxxxx"
-	sec := NewSecrets()
-	sec.Set(ConnectionOwner("memory", "default"), known)
+	sec := secrets.New()
+	sec.Set(secrets.ConnectionOwner("memory", "default"), known)
 	h := e2eNewHub(t, Options{Secrets: sec}, nil)
 	ctx := context.Background()
 	code := `const note = "` + known + `";

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 )
 
@@ -29,8 +30,8 @@ func TestDeniedToolHasNoSideDoor(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := filesystemSource(t, dir)
-	fs.Connections = map[string]*Connection{"personal": {Default: true}, "work": {}}
-	h := hubWith(t, map[string]*Source{"my-files": fs}, nil)
+	fs.Connections = map[string]*config.Connection{"personal": {Default: true}, "work": {}}
+	h := hubWith(t, map[string]*config.Source{"my-files": fs}, nil)
 	p := jsString(secretFile)
 	code := `const out = {};
 const tries = {
@@ -58,11 +59,11 @@ return out;`
 		t.Fatalf("before the deny the code reads the file, or the test sees nothing: %s", env.Line())
 	}
 
-	cfg, err := LoadConfig(h.Paths().Config())
+	cfg, err := config.Load(h.Paths().Config())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Policy["my-files.*"] = Deny
+	cfg.Policy["my-files.*"] = config.Deny
 	if err := h.SaveConfig(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestRedefinedAfterApprovalAsksAgain(t *testing.T) {
 			ctx := context.Background()
 			notes := newNotesServer()
 			notes.define("Send a note to yourself.", &mcp.ToolAnnotations{}) // not read-only: it asks
-			h := hubWith(t, map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}}, nil)
+			h := hubWith(t, map[string]*config.Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}}, nil)
 			const code = `return await notes.sendNote({ text: "hi" });`
 			env := execOn(t, h, code)
 			if env.Status != StatusAwaitingApproval {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/sandbox"
@@ -52,7 +53,7 @@ func benchHubWith(b *testing.B, delay *atomic.Int64, drv sandbox.Driver) *Hub {
 	})
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	b.Cleanup(srv.Close)
-	return hubWith(b, map[string]*Source{"up": {URL: srv.URL}}, drv)
+	return hubWith(b, map[string]*config.Source{"up": {URL: srv.URL}}, drv)
 }
 
 // BenchmarkExecute500Calls runs 500 calls with maxConcurrent 8 to an
@@ -88,7 +89,7 @@ func BenchmarkExecute500Calls(b *testing.B) {
 	})
 	b.Run("npm-stdio", func(b *testing.B) {
 		srv := everythingSource(b)
-		h := hubWith(b, map[string]*Source{"everything": srv}, nil)
+		h := hubWith(b, map[string]*config.Source{"everything": srv}, nil)
 		cs := directClient(b, &mcp.CommandTransport{Command: exec.Command(srv.Command, srv.Args...)})
 		const tool = "trigger-long-running-operation"
 		// Node's timers have a resolution of 1 ms.

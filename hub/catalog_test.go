@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -56,7 +58,7 @@ func changedAddresses(t *testing.T, c *catalog.Catalog) []string {
 
 func TestCatalogRefreshReferenceServers(t *testing.T) {
 	ctx := context.Background()
-	cfg := testConfig(map[string]*Source{
+	cfg := testConfig(map[string]*config.Source{
 		"everything":   everythingSource(t),
 		"memory":       memorySource(t),
 		"my-files":     filesystemSource(t, t.TempDir()),
@@ -154,7 +156,7 @@ func TestCatalogRefreshReferenceServers(t *testing.T) {
 func TestCatalogLoadsFromStoreWithUpstreamsDown(t *testing.T) {
 	ctx := context.Background()
 	dbFile := filepath.Join(t.TempDir(), "capabilities.db")
-	cfg := testConfig(map[string]*Source{"everything": everythingSource(t)})
+	cfg := testConfig(map[string]*config.Source{"everything": everythingSource(t)})
 	u := newTestUpstreams(t, upstream.Options{}, cfg)
 	db := openTestStoreFile(t, dbFile)
 	c := catalog.New(db, u, nil)
@@ -167,7 +169,7 @@ func TestCatalogLoadsFromStoreWithUpstreamsDown(t *testing.T) {
 	db.Close()
 
 	// A new hub whose upstream cannot start.
-	broken := testConfig(map[string]*Source{"everything": {Command: filepath.Join(t.TempDir(), "gone")}})
+	broken := testConfig(map[string]*config.Source{"everything": {Command: filepath.Join(t.TempDir(), "gone")}})
 	u2 := newTestUpstreams(t, upstream.Options{}, broken)
 	db2 := openTestStoreFile(t, dbFile)
 	c2 := catalog.New(db2, u2, nil)
@@ -207,7 +209,7 @@ func listChangedServer(t *testing.T) (*mcp.Server, string) {
 func TestCatalogListChangedRecordsChanges(t *testing.T) {
 	ctx := context.Background()
 	server, url := listChangedServer(t)
-	cfg := testConfig(map[string]*Source{"live": {URL: url}})
+	cfg := testConfig(map[string]*config.Source{"live": {URL: url}})
 	notified := make(chan string, 16)
 	u := newTestUpstreams(t, upstream.Options{OnToolsChanged: func(s string) { notified <- s }}, cfg)
 	c := catalog.New(openTestStore(t), u, &catalog.Options{Debounce: 20 * time.Millisecond})
@@ -315,7 +317,7 @@ func TestCatalogListChangedRecordsChanges(t *testing.T) {
 
 func TestCatalogSurvivesMalformedSchemas(t *testing.T) {
 	ctx := context.Background()
-	cfg := testConfig(map[string]*Source{"odd": fakeSource("malformed", nil)})
+	cfg := testConfig(map[string]*config.Source{"odd": fakeSource("malformed", nil)})
 	u := newTestUpstreams(t, upstream.Options{}, cfg)
 	db := openTestStore(t)
 	c := catalog.New(db, u, nil)
@@ -355,7 +357,7 @@ func TestCatalogSurvivesMalformedSchemas(t *testing.T) {
 
 func TestCatalogFailingSourceKeepsItsTools(t *testing.T) {
 	ctx := context.Background()
-	cfg := testConfig(map[string]*Source{
+	cfg := testConfig(map[string]*config.Source{
 		"good":  fakeSource("crash", nil),
 		"flaky": fakeSource("crash", nil),
 	})
@@ -368,7 +370,7 @@ func TestCatalogFailingSourceKeepsItsTools(t *testing.T) {
 	before := c.Snapshot()
 
 	// flaky now hangs in tools/list.
-	hanging := testConfig(map[string]*Source{
+	hanging := testConfig(map[string]*config.Source{
 		"good":  fakeSource("crash", nil),
 		"flaky": fakeSource("hang-list", nil),
 	})
@@ -394,7 +396,7 @@ func TestCatalogFailingSourceKeepsItsTools(t *testing.T) {
 
 func TestCatalogDropsRemovedAndDisabledSources(t *testing.T) {
 	ctx := context.Background()
-	cfg := testConfig(map[string]*Source{
+	cfg := testConfig(map[string]*config.Source{
 		"a": fakeSource("crash", nil),
 		"b": fakeSource("crash", nil),
 	})
@@ -410,7 +412,7 @@ func TestCatalogDropsRemovedAndDisabledSources(t *testing.T) {
 	}
 	// b is disabled: its tools leave the catalog but stay stored, so
 	// enabling it again is no change to accept.
-	disabled := testConfig(map[string]*Source{"a": fakeSource("crash", nil), "b": fakeSource("crash", nil)})
+	disabled := testConfig(map[string]*config.Source{"a": fakeSource("crash", nil), "b": fakeSource("crash", nil)})
 	disabled.Sources["b"].Disabled = true
 	u.SetConfig(disabled)
 	if errs := c.Refresh(ctx, disabled); len(errs) > 0 {
@@ -426,7 +428,7 @@ func TestCatalogDropsRemovedAndDisabledSources(t *testing.T) {
 		t.Error("Accept of a disabled source's tool succeeded")
 	}
 	// a is removed: its tools and open changes leave the store.
-	removed := testConfig(map[string]*Source{"b": fakeSource("crash", nil)})
+	removed := testConfig(map[string]*config.Source{"b": fakeSource("crash", nil)})
 	u.SetConfig(removed)
 	if errs := c.Refresh(ctx, removed); len(errs) > 0 {
 		t.Fatal(errs)
@@ -458,14 +460,14 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 	ctx := context.Background()
 	src := uniqueName("vault")
 	secret := "vault_" + strconv.FormatInt(time.Now().UnixNano(), 36) + "Qz3"
-	storeTestSecret(t, kc, SecretKey(src, "main", "KEY"), secret)
+	storeTestSecret(t, kc, config.SecretKey(src, "main", "KEY"), secret)
 	server := mcp.NewServer(&mcp.Implementation{Name: "vault", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "list_items", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
 	ts := httpUpstream(t, server, "X-Api-Key", secret)
-	cfg := testConfig(map[string]*Source{src: {URL: ts.URL, Connections: map[string]*Connection{
+	cfg := testConfig(map[string]*config.Source{src: {URL: ts.URL, Connections: map[string]*config.Connection{
 		"main": {Headers: map[string]string{"X-Api-Key": "${secret:KEY}"}},
 	}}})
 	logger, logs := debugLogger()
@@ -476,7 +478,7 @@ func TestCatalogSecretNotInDatabase(t *testing.T) {
 	if errs := c.Refresh(ctx, cfg); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if _, ok := c.Snapshot().Lookup(Namespace(src) + ".listItems"); !ok {
+	if _, ok := c.Snapshot().Lookup(naming.Namespace(src) + ".listItems"); !ok {
 		t.Fatalf("catalog = %v", addresses(c.Snapshot()))
 	}
 	if _, err := u.Call(ctx, src, "", "list_items", nil); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/tsgen"
 )
 
@@ -13,7 +14,7 @@ import (
 // one line that counts what is left out and says how to reach it, and one
 // operation with a long description still declares its input.
 func TestDescribeGitHubWithinBudget(t *testing.T) {
-	h := newOpenAPIHub(t, "gh", &Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
+	h := newOpenAPIHub(t, "gh", &config.Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
 	ctx := context.Background()
 
 	out, err := h.Describe(ctx, DescribeRequest{Targets: []string{"gh"}})

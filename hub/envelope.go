@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"capabilities.sh/capabilities/hub/secrets"
 	"encoding/json"
 	"fmt"
 )
@@ -103,13 +104,13 @@ var ExecuteOutputSchema = json.RawMessage(`{
 // value is scrubbed from its result, logs and error, and the error message
 // is capped at budget bytes (inlineResultBytes) with a marker saying how
 // much was cut.
-func (e *Envelope) seal(sec *Secrets, budget int) {
+func (e *Envelope) seal(sec *secrets.Secrets, budget int) {
 	e.Result = sec.ScrubJSON(e.Result)
 	for i, l := range e.Logs {
 		e.Logs[i] = sec.Scrub(l)
 	}
 	if e.Error != nil {
-		e.Error.Message = capText(sec.Scrub(e.Error.Message), budget)
-		e.Error.Hint = capText(sec.Scrub(e.Error.Hint), budget)
+		e.Error.Message = secrets.Cap(sec.Scrub(e.Error.Message), budget)
+		e.Error.Hint = secrets.Cap(sec.Scrub(e.Error.Hint), budget)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
@@ -21,8 +22,8 @@ import (
 func TestExactNumbersEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"leaky": fakeSource("leaky", nil)},
-		Policy: map[string]Mode{"leaky.echoRaw": Ask, "leaky.bigNumber": Allow}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"leaky": fakeSource("leaky", nil)},
+		Policy: map[string]config.Mode{"leaky.echoRaw": config.Ask, "leaky.bigNumber": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,17 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -276,7 +281,7 @@ func envelopeCalls(run *runRow) []CallRecord {
 
 // connectionReady reports whether every secret of a pending connection is
 // in the keychain now.
-func (h *Hub) connectionReady(p *pendingRow) bool {
+func (h *Hub) connectionReady(p *store.Pending) bool {
 	src, conn, ok := h.sourceOfAddress(p.Address, p.Connection)
 	if !ok {
 		return false
@@ -318,7 +323,7 @@ func (h *Hub) missingSecrets(source, conn string) []string {
 		return missing
 	}
 	for _, ref := range s.SecretRefs(conn) {
-		if _, err := h.kc.Get(SecretKey(source, conn, ref)); err != nil {
+		if _, err := h.kc.Get(config.SecretKey(source, conn, ref)); err != nil {
 			missing = append(missing, ref)
 		}
 	}
@@ -347,8 +352,8 @@ func (h *Hub) restNeed(address, source, conn string) string {
 // meanwhile loses nothing: no call was made and no client has its id. The
 // code sees what scope sc holds, and nothing else.
 func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (*Envelope, error) {
-	journal, pending := map[int]*journalEntry{}, map[int]bool{}
-	var rows []*pendingRow
+	journal, pending := map[int]*store.JournalEntry{}, map[int]bool{}
+	var rows []*store.Pending
 	if !fresh {
 		var err error
 		if journal, err = h.runs.journal(ctx, run.ID); err != nil {
@@ -437,7 +442,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 // replayed is how many calls earlier attempts issued: the highest seq the
 // journal or the pending inputs hold. The sandbox's timers do not wait
 // again for what those attempts already waited.
-func replayed(journal map[int]*journalEntry, pending map[int]bool) int {
+func replayed(journal map[int]*store.JournalEntry, pending map[int]bool) int {
 	n := 0
 	for seq := range journal {
 		n = max(n, seq)
@@ -452,7 +457,7 @@ func replayed(journal map[int]*journalEntry, pending map[int]bool) int {
 // flight, as far as their journaled calls saw: each call keeps the record
 // up to its issue when it had grown, and records only grow, so the one
 // with the most firings holds all the others.
-func firedRecord(journal map[int]*journalEntry) []sandbox.Early {
+func firedRecord(journal map[int]*store.JournalEntry) []sandbox.Early {
 	var best []sandbox.Early
 	for _, e := range journal {
 		var rec []sandbox.Early
@@ -511,7 +516,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 	case "suspended":
 		env.Status = StatusAwaitingConnection
 		for _, s := range out.Suspends {
-			p, ok := s.Detail.(*pendingRow)
+			p, ok := s.Detail.(*store.Pending)
 			if !ok {
 				continue
 			}
@@ -552,7 +557,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 	return env
 }
 
-func pendingSummary(p *pendingRow) string {
+func pendingSummary(p *store.Pending) string {
 	conn := p.Connection
 	if conn == "" {
 		conn = "default connection"
@@ -580,7 +585,7 @@ func compactPreview(preview string, max int) string {
 	}
 	if len(s) > max {
 		cut := max
-		for cut > 0 && !utf8Start(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "…"
@@ -608,7 +613,7 @@ type runHost struct {
 
 	mu      sync.Mutex
 	stored  int64 // bytes of outcomes the run's journal holds
-	journal map[int]*journalEntry
+	journal map[int]*store.JournalEntry
 	pending map[int]bool // calls with a pending input row, decided or not
 	records map[int]CallRecord
 	// behind are the calls still in flight when the code returned,
@@ -725,7 +730,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		return r.finish(c, hash, nil, te, 0)
 	}
 	dec := r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
-	if dec.Mode == Deny {
+	if dec.Mode == config.Deny {
 		return r.deny(c, hash, rc, dec)
 	}
 	rc, listErr, err := r.current(ctx, c, rc)
@@ -738,7 +743,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	}
 	if listErr == nil {
 		dec = r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
-		if dec.Mode == Deny {
+		if dec.Mode == config.Deny {
 			return r.deny(c, hash, rc, dec)
 		}
 	}
@@ -779,7 +784,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 // uses (the source's default when the code named none).
 type resolvedCall struct {
 	tool *catalog.Tool
-	src  *Source
+	src  *config.Source
 	conn string
 }
 
@@ -787,7 +792,7 @@ type resolvedCall struct {
 // false when the call must go on (no entry, or one that did not finish);
 // je is the entry found, if any. A call that differs from its entry stops
 // the run as diverged.
-func (r *runHost) replay(c sandbox.Call, hash string) (je *journalEntry, out json.RawMessage, err error, done bool) {
+func (r *runHost) replay(c sandbox.Call, hash string) (je *store.JournalEntry, out json.RawMessage, err error, done bool) {
 	r.mu.Lock()
 	je = r.journal[c.Seq]
 	r.mu.Unlock()
@@ -888,7 +893,7 @@ func (r *runHost) unchecked(ctx context.Context, c sandbox.Call, rc *resolvedCal
 	te := r.h.unavailable(c.Address, rc.tool.Source, listErr)
 	te.Retryable = true
 	te.Message = fmt.Sprintf("%s was not sent: its definition could not be checked, because source %s could not be listed since the hub started or its config changed (%s)",
-		c.Address, Namespace(rc.tool.Source), te.Message)
+		c.Address, naming.Namespace(rc.tool.Source), te.Message)
 	return r.refuse(c, te)
 }
 
@@ -909,7 +914,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	// A person's decision, from this or an earlier attempt. Only calls
 	// that had a pending input when the attempt started can have one: the
 	// attempt holds the run's lock, and nothing else adds inputs to a run.
-	var p *pendingRow
+	var p *store.Pending
 	if r.hasPending(c.Seq) {
 		var err error
 		if p, err = h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
@@ -931,12 +936,12 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	if c.Symbolic {
 		// Its arguments wait for a planned call's result: it can neither
 		// be sent nor wait for an input, only be planned.
-		if dec.Mode == Ask {
+		if dec.Mode == config.Ask {
 			return r.planCall(ctx, c, hash, rc, dec, lacks)
 		}
 		return &sandbox.Planned{}
 	}
-	if lacks && dec.Mode == Ask && p == nil && !r.planMatches(c, hash, rc) {
+	if lacks && dec.Mode == config.Ask && p == nil && !r.planMatches(c, hash, rc) {
 		// Planned with its connection marked; the real run waits for the
 		// connection before the call.
 		return r.planCall(ctx, c, hash, rc, dec, true)
@@ -950,7 +955,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 		}
 		return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindConnection, Detail: p}
 	}
-	if dec.Mode != Ask {
+	if dec.Mode != config.Ask {
 		return nil
 	}
 	switch {
@@ -998,10 +1003,10 @@ func (r *runHost) missingSecrets(source, conn string) []string {
 	return missing
 }
 
-func (r *runHost) newPending(c sandbox.Call, hash, kind, conn, reason string) *pendingRow {
+func (r *runHost) newPending(c sandbox.Call, hash, kind, conn, reason string) *store.Pending {
 	now := r.h.now()
-	red := Redactor{Known: r.h.knownSecrets()}
-	return &pendingRow{
+	red := secrets.Redactor{Known: r.h.knownSecrets()}
+	return &store.Pending{
 		ID:         newID("p_"),
 		RunID:      r.run.ID,
 		Seq:        c.Seq,
@@ -1018,7 +1023,7 @@ func (r *runHost) newPending(c sandbox.Call, hash, kind, conn, reason string) *p
 }
 
 // suspendOn stores the pending input and journals the call as pending.
-func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p *pendingRow) error {
+func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p *store.Pending) error {
 	ctx = context.WithoutCancel(ctx)
 	if err := r.h.runs.putPending(ctx, p); err != nil {
 		return err
@@ -1034,7 +1039,7 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	if stored != nil {
 		*p = *stored
 	}
-	return r.h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c)}, r.h.now())
+	return r.h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c)}, r.h.now())
 }
 
 // repeatable reports whether a call of tool may be sent again when it was
@@ -1073,7 +1078,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		r.order.settle(c.Seq)
 	}
 	if !repeatable(tool) {
-		if err := h.runs.putJournal(r.run.ID, &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c)}, h.now()); err != nil {
+		if err := h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c)}, h.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -1122,11 +1127,11 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 	val = r.h.secrets.ScrubJSON(val)
 	if te != nil {
 		clean := *te
-		clean.Message = capText(r.h.secrets.Scrub(te.Message), r.h.limits.InlineResultBytes)
-		clean.Hint = capText(r.h.secrets.Scrub(te.Hint), r.h.limits.InlineResultBytes)
+		clean.Message = secrets.Cap(r.h.secrets.Scrub(te.Message), r.h.limits.InlineResultBytes)
+		clean.Hint = secrets.Cap(r.h.secrets.Scrub(te.Hint), r.h.limits.InlineResultBytes)
 		te = &clean
 	}
-	e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms, Fired: r.firedToKeep(c)}
+	e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms, Fired: r.firedToKeep(c)}
 	if te != nil {
 		e.State = journalError
 		e.Outcome, _ = json.Marshal(te)
@@ -1249,7 +1254,7 @@ func contentText(cs []mcp.Content) string {
 // firstLine trims s and caps it at max bytes, with a marker that says how
 // much was cut.
 func firstLine(s string, max int) string {
-	return capText(strings.TrimSpace(s), max)
+	return secrets.Cap(strings.TrimSpace(s), max)
 }
 
 // validateArgs checks arguments against the tool's input schema before the
@@ -1281,12 +1286,12 @@ func (h *Hub) knownSecrets() []string {
 		for _, conn := range s.ConnectionNames() {
 			var vals []string
 			for _, ref := range s.SecretRefs(conn) {
-				if v, err := h.kc.Get(SecretKey(name, conn, ref)); err == nil && v != "" {
+				if v, err := h.kc.Get(config.SecretKey(name, conn, ref)); err == nil && v != "" {
 					vals = append(vals, v)
 				}
 			}
 			if len(vals) > 0 {
-				h.secrets.Set(ConnectionOwner(name, conn), vals...)
+				h.secrets.Set(secrets.ConnectionOwner(name, conn), vals...)
 			}
 		}
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
@@ -26,14 +28,14 @@ type e2eHub struct {
 
 // e2eNewHub starts a hub over the real everything and memory servers, with
 // the in-process sandbox driver and the given options.
-func e2eNewHub(t *testing.T, opts Options, extra map[string]*Source) *e2eHub {
+func e2eNewHub(t *testing.T, opts Options, extra map[string]*config.Source) *e2eHub {
 	t.Helper()
 	home := t.TempDir()
 	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
-	cfg := &Config{Sources: map[string]*Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"everything": {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"}},
 		"memory":     {Command: npmServer(t, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": memFile}},
-	}, Policy: map[string]Mode{}}
+	}, Policy: map[string]config.Mode{}}
 	for k, v := range extra {
 		cfg.Sources[k] = v
 	}
@@ -192,14 +194,14 @@ func TestDenyAndAlwaysAllow(t *testing.T) {
 		t.Fatalf("after always allow: %s", env.Line())
 	}
 	rules, _ := h.PolicyRules(context.Background())
-	if len(rules) != 1 || rules[0].Target != "memory.createEntities" || !rules[0].Remembered || rules[0].From != policy.ChannelDialog || rules[0].Mode != Allow {
+	if len(rules) != 1 || rules[0].Target != "memory.createEntities" || !rules[0].Remembered || rules[0].From != policy.ChannelDialog || rules[0].Mode != config.Allow {
 		t.Errorf("rules %+v", rules)
 	}
 }
 
 func TestPolicyDenyHidesAndThrows(t *testing.T) {
 	h := e2eNewHub(t, Options{}, nil)
-	if err := h.SetPolicy(context.Background(), "everything.echo", Deny); err != nil {
+	if err := h.SetPolicy(context.Background(), "everything.echo", config.Deny); err != nil {
 		t.Fatal(err)
 	}
 	out, err := h.Search(context.Background(), SearchRequest{Query: "echo a message back"})
@@ -319,16 +321,16 @@ func TestAwaitingConnection(t *testing.T) {
 		t.Skip("no keychain")
 	}
 	src := "sec" + strings.ToLower(newID(""))[:6]
-	extra := map[string]*Source{src: {
+	extra := map[string]*config.Source{src: {
 		Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"},
-		Connections: map[string]*Connection{"work": {Default: true, Env: map[string]string{"API_TOKEN": "${secret:API_TOKEN}"}}},
+		Connections: map[string]*config.Connection{"work": {Default: true, Env: map[string]string{"API_TOKEN": "${secret:API_TOKEN}"}}},
 	}}
-	t.Cleanup(func() { keychain.New().Delete(SecretKey(src, "work", "API_TOKEN")) })
+	t.Cleanup(func() { keychain.New().Delete(config.SecretKey(src, "work", "API_TOKEN")) })
 	// The catalog lists the source's tools once, with the secret present.
-	keychain.New().Set(SecretKey(src, "work", "API_TOKEN"), "first-secret-value")
+	keychain.New().Set(config.SecretKey(src, "work", "API_TOKEN"), "first-secret-value")
 	h := e2eNewHub(t, Options{Keychain: keychain.New()}, extra)
-	keychain.New().Delete(SecretKey(src, "work", "API_TOKEN"))
-	ns := Namespace(src)
+	keychain.New().Delete(config.SecretKey(src, "work", "API_TOKEN"))
+	ns := naming.Namespace(src)
 	env := h.exec(t, `return await `+ns+`.echo({ message: "hi" });`)
 	if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || env.Pending[0].Kind != KindConnection {
 		t.Fatalf("%s", env.Line())

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
@@ -99,8 +100,8 @@ func TestRugPullAsksUntilAccepted(t *testing.T) {
 	ctx := context.Background()
 	notes := newNotesServer()
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}},
-		Policy: map[string]Mode{"notes.sendNote": Allow}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}},
+		Policy: map[string]config.Mode{"notes.sendNote": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestRugPullAsksUntilAccepted(t *testing.T) {
 func TestChangedDefinitionDialogAcceptsWhatItShowed(t *testing.T) {
 	ctx := context.Background()
 	notes := newNotesServer()
-	h := hubWith(t, map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}}, nil)
+	h := hubWith(t, map[string]*config.Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}}, nil)
 	first, _ := h.catalog.Snapshot().Lookup("notes.sendNote")
 	const code = `return await notes.sendNote({ text: "hi" });`
 	if env := execOn(t, h, code); env.Status != StatusCompleted {
@@ -228,7 +229,7 @@ func TestPolicyInMCPNamesBlocks(t *testing.T) {
 	if err := os.WriteFile(secretFile, []byte("launch-codes-7781"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := hubWith(t, map[string]*Source{"memory": memorySource(t), "my-files": filesystemSource(t, dir)}, nil)
+	h := hubWith(t, map[string]*config.Source{"memory": memorySource(t), "my-files": filesystemSource(t, dir)}, nil)
 	code := `const out = [];
 		for (const f of [() => memory.openNodes({ names: ["x"] }), () => myFiles.readTextFile({ path: ` + jsString(secretFile) + ` })]) {
 			try { out.push(JSON.stringify(await f())); } catch (e) { out.push(e.code); }
@@ -244,11 +245,11 @@ func TestPolicyInMCPNamesBlocks(t *testing.T) {
 		t.Fatalf("ApplyPolicy = %+v, %v", res, err)
 	}
 	// A rule written by hand in config.json with the source's name.
-	cfg, err := LoadConfig(h.Paths().Config())
+	cfg, err := config.Load(h.Paths().Config())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Policy["my-files.*"] = Deny
+	cfg.Policy["my-files.*"] = config.Deny
 	if err := h.SaveConfig(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestDenyAfterAlwaysAllow(t *testing.T) {
 		t.Fatalf("a namespace deny after always allow: %s, %d entities", env.Line(), h.entities(t))
 	}
 	rules, _ := h.PolicyRules(ctx)
-	if len(rules) != 2 || rules[0].Target != "memory" || rules[0].Mode != Deny || !rules[1].Remembered {
+	if len(rules) != 2 || rules[0].Target != "memory" || rules[0].Mode != config.Deny || !rules[1].Remembered {
 		t.Errorf("policy list does not put the deny first: %+v", rules)
 	}
 }
@@ -311,11 +312,11 @@ func TestDenyAfterAlwaysAllow(t *testing.T) {
 func TestAlwaysAllowHoldsForItsConnection(t *testing.T) {
 	ctx := context.Background()
 	personal, work := filepath.Join(t.TempDir(), "personal.jsonl"), filepath.Join(t.TempDir(), "work.jsonl")
-	mem := &Source{Command: npmServer(t, "mcp-server-memory"), Connections: map[string]*Connection{
+	mem := &config.Source{Command: npmServer(t, "mcp-server-memory"), Connections: map[string]*config.Connection{
 		"personal": {Default: true, Env: map[string]string{"MEMORY_FILE_PATH": personal}},
 		"work":     {Env: map[string]string{"MEMORY_FILE_PATH": work}},
 	}}
-	h := hubWith(t, map[string]*Source{"mem": mem}, nil)
+	h := hubWith(t, map[string]*config.Source{"mem": mem}, nil)
 	create := func(opts string) string {
 		return `await mem.createEntities({ entities: [{ name: "E" + Math.random(), entityType: "t", observations: [] }] }` + opts + `); return "made";`
 	}
@@ -344,10 +345,10 @@ func TestAlwaysAllowHoldsForItsConnection(t *testing.T) {
 		t.Errorf("policy list scope: %+v", rules)
 	}
 	// The window's explanation agrees, in either naming form.
-	if d, err := h.Explain("mem.create_entities", ""); err != nil || d.Mode != Allow || d.By == nil || !d.By.Remembered {
+	if d, err := h.Explain("mem.create_entities", ""); err != nil || d.Mode != config.Allow || d.By == nil || !d.By.Remembered {
 		t.Errorf("Explain on the default connection = %+v, %v", d, err)
 	}
-	if d, err := h.Explain("mem.createEntities", "work"); err != nil || d.Mode != Ask || d.Rule != "default" {
+	if d, err := h.Explain("mem.createEntities", "work"); err != nil || d.Mode != config.Ask || d.Rule != "default" {
 		t.Errorf("Explain on work = %+v, %v", d, err)
 	}
 }
@@ -385,8 +386,8 @@ func TestCallsListRefusedCalls(t *testing.T) {
 func TestCallsListTheCallInFlightAtALimit(t *testing.T) {
 	blocked := make(chan struct{}, 1)
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"slow": {URL: httpUpstream(t, svcTestMCPServer(blocked), "", "").URL}},
-		Policy: map[string]Mode{"slow": Allow}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"slow": {URL: httpUpstream(t, svcTestMCPServer(blocked), "", "").URL}},
+		Policy: map[string]config.Mode{"slow": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestCallsListTheCallInFlightAtALimit(t *testing.T) {
 func TestAcceptDoesNotWaitForAHungListing(t *testing.T) {
 	ctx := context.Background()
 	notes := newNotesServer()
-	cfg := testConfig(map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}, "stuck": fakeSource("hang-list", nil)})
+	cfg := testConfig(map[string]*config.Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}, "stuck": fakeSource("hang-list", nil)})
 	stuck := &notingLister{Lister: newTestUpstreams(t, upstream.Options{}, cfg), source: "stuck", listing: make(chan struct{})}
 	c := catalog.New(openTestStore(t), stuck, nil)
 	defer c.Close()

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 )
@@ -60,7 +61,7 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 	old.Close()
 
 	// The source is down: the catalog comes from the store.
-	cfg := testConfig(map[string]*Source{"notes": {URL: "http://127.0.0.1:1/mcp"}})
+	cfg := testConfig(map[string]*config.Source{"notes": {URL: "http://127.0.0.1:1/mcp"}})
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +72,8 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []PolicyRule{
-		{Order: 1, Target: "notes.wipe", Mode: Deny, From: "cli", Remembered: true, Scope: "every connection"},
-		{Order: 2, Target: "notes.sendNote", Mode: Allow, From: "dialog", Remembered: true, Scope: "connection personal, definition " + short(noteHash)},
+		{Order: 1, Target: "notes.wipe", Mode: config.Deny, From: "cli", Remembered: true, Scope: "every connection"},
+		{Order: 2, Target: "notes.sendNote", Mode: config.Allow, From: "dialog", Remembered: true, Scope: "connection personal, definition " + short(noteHash)},
 	}
 	if len(rules) != len(want) {
 		t.Fatalf("rules = %+v", rules)
@@ -91,7 +92,7 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 	}
 	send, _ := snap.Lookup("notes.sendNote")
 	d := policy.Gate(h.currentPolicy(), policy.InputFor(send, "personal", h.Config()))
-	if d.Mode != Allow || d.By == nil || !d.By.Remembered {
+	if d.Mode != config.Allow || d.By == nil || !d.By.Remembered {
 		t.Errorf("the migrated allow does not hold on its connection: %+v", d)
 	}
 }

@@ -184,7 +184,7 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 		return r.finish(c, hash, nil, te, ms)
 	}
 	ref, _ := json.Marshal(readRef{Handle: rd.Handle, Bytes: int64(len(val)), Digest: digestOf(val)})
-	e := &journalEntry{Seq: c.Seq, Address: c.Address, ArgsHash: hash, State: journalRead, Outcome: ref, Ms: ms}
+	e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, ArgsHash: hash, State: journalRead, Outcome: ref, Ms: ms}
 	if err := r.h.runs.putJournal(r.run.ID, e, r.h.now().Add(-time.Duration(ms)*time.Millisecond)); err != nil {
 		r.h.log.Error("journaling a read failed", "run", r.run.ID, "seq", c.Seq, "err", err)
 		r.record(c.Seq, c.Address, false, ms)
@@ -204,7 +204,7 @@ type readRef struct {
 
 // replayRead answers a journaled read by reading its handle again, and
 // stops the run when the bytes are not those the first attempt got.
-func (r *runHost) replayRead(ctx context.Context, c sandbox.Call, rd sandbox.Read, je *journalEntry) (json.RawMessage, error) {
+func (r *runHost) replayRead(ctx context.Context, c sandbox.Call, rd sandbox.Read, je *store.JournalEntry) (json.RawMessage, error) {
 	var ref readRef
 	json.Unmarshal(je.Outcome, &ref)
 	val, te, err := r.h.readHandle(ctx, rd)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/internal/hubtest"
@@ -22,7 +23,7 @@ import (
 // openHome opens a hub on home with no sources, closed when the test ends.
 func openHome(t *testing.T, home string, opts Options) *Hub {
 	t.Helper()
-	if err := testConfig(map[string]*Source{}).Save(filepath.Join(home, "config.json")); err != nil {
+	if err := testConfig(map[string]*config.Source{}).Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
 	opts.Home, opts.ConfigPoll = home, -1
@@ -228,7 +229,7 @@ func TestHandleReadReplays(t *testing.T) {
 	ctx := context.Background()
 	h := hubOver(t, "blobs", blobServer(10))
 	cfg := testConfig(h.Config().Sources)
-	cfg.Policy["blobs.*"] = Ask
+	cfg.Policy["blobs.*"] = config.Ask
 	if err := h.SaveConfig(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestHandleReadReplays(t *testing.T) {
 	}
 	// Retention keeps the handle's run while a run that read it waits,
 	// whatever its budget.
-	r := storeRetention(Retention{})
+	r := storeRetention(config.Retention{})
 	r.MaxAge, r.MaxBytes = time.Minute, 1
 	if _, err := h.db.Prune(ctx, r, h.now().Add(time.Hour)); err != nil {
 		t.Fatal(err)

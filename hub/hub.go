@@ -2,28 +2,41 @@
 // servers (sources), keeps a catalog of their tools, and serves every MCP
 // client three tools over them: search, describe and execute.
 //
-// The pieces, one or a few files each:
+// The heart, file by file:
 //
+//   - hub.go: the Hub, New with its Options, and how the packages below are
+//     wired together; events.go: what it publishes to the tray and window.
 //   - startup.go: the first seconds: requests wait for sources the catalog
 //     is listing for the first time, and say which are still starting.
 //   - lookup.go: search and describe, over the catalog, as text for models;
 //     lookup_skills.go: the skills in them (their documents in the index,
 //     their hits, describe of a skill and of its files).
-//   - execute.go, runs.go, envelope.go: runs of model code, their journal
-//     (kept by hub/store, committed in groups) and replay.
+//   - execute.go, runs.go, envelope.go, errors.go: runs of model code, their
+//     journal (kept by hub/store, committed in groups) and replay; the
+//     canonical JSON arguments are hashed in; the envelope a run returns and
+//     its error codes.
+//   - writeorder.go: a run's writes to one upstream go in the order it
+//     issued them, one at a time.
 //   - plan.go: a run's plan: the calls that need consent, collected ahead
 //     of the first and decided at once, and the real run held to it.
 //   - handles.go, hubdecl.go: results over the inline budget kept as handles,
 //     read in code with hub.read; the hub global's declaration.
-//   - policyedit.go, approvals.go: the rules as policy list shows them,
-//     setting and removing one, and why the gate decides a call as it does;
-//     decisions from the person through a dialog, the client's own form or
-//     the CLI.
+//   - unlisted.go: calls to tools the catalog does not list (yet), and what
+//     the guest is told about them.
+//   - approvals.go, present.go: decisions from the person through a dialog,
+//     the client's own form or the CLI, accepting changed definitions, and
+//     who shows the decisions.
+//   - policyedit.go: the rules as policy list shows them, setting and
+//     removing one, and why the gate decides a call as it does.
+//   - oauthhub.go, origin.go: sign-ins and secrets for a connection, as
+//     runs wait for them; plain-http warnings in words for a person.
 //   - profile.go: profiles, the named views a client selects: for a
 //     request made in one only its sources exist, each on its pinned
 //     connection, under rules that only tighten the person's.
 //   - status.go: the hub at a glance (sources, pending approvals, runs
 //     today), recent runs, the audit trail, pausing.
+//   - retention.go: finished runs deleted by age and size; quietlog.go: the
+//     same warning said once.
 //
 // Above the heart, the surfaces (each holds the heart; the heart imports
 // neither):
@@ -63,26 +76,6 @@
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
 //   - internal/proc: process groups and whether a PID is alive.
 //
-// Migration state: the hub is moving into one package per concept, a step at a
-// time. The surfaces above the heart (mcpserver, localapi) have moved, and app
-// and ui name them; config, oauth, clients, catalog, policy and skills below
-// it too, and upstream and openapi below those. While a step is under way,
-// aliases.go keeps the names that moved (Secrets, Redactor, NewSecrets,
-// ConnectionOwner, LooksSecretName, LooksLikeToken, capText, utf8Start from
-// hub/secrets; Namespace, ToolNames, baseJSName, assignJSNames, truncateName
-// from hub/naming; pidAlive from internal/proc; journalEntry, pendingRow from
-// hub/store; Config, Source, Connection, Mode, Allow, Ask, Deny, ConfigError,
-// ConfigErrors, ImportConnection, Paths, OAuthConfig, Retention, ParseMode,
-// LoadConfig, ParseConfig, ParseImport, SecretKey, HomeKeychain,
-// writeFileAtomic, standardJSON, secureHome from hub/config; OAuthGrant,
-// OAuthState, SignInOptions, oauthRecord, ErrNeedsSignIn, SignIn, SignOut,
-// ReadOAuthState, loadOAuthRecord, saveOAuthRecord, usesOAuth, signInHint from
-// hub/oauth) for the files still in package hub that use them. The last step
-// deletes aliases.go; nothing may be added to it but names a move takes away.
-// hub/clients, hub/catalog, hub/policy, hub/upstream, hub/openapi and
-// hub/skills moved with no alias: the heart, app and ui name clients.X,
-// catalog.X, policy.X, upstream.X, openapi.X and skills.X.
-//
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
 package hub
@@ -102,8 +95,10 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -137,7 +132,7 @@ type Options struct {
 	ConfigPoll time.Duration
 	// Secrets is the registry of secret values the hub scrubs from what
 	// it says (default: a new one). The hub adds connection secrets to it.
-	Secrets *Secrets
+	Secrets *secrets.Secrets
 	// StartupWait bounds how long one search, describe or execute waits
 	// for sources being listed for the first time (default 15s, never
 	// more).
@@ -151,11 +146,11 @@ const (
 
 // Hub is one running hub.
 type Hub struct {
-	paths     Paths
+	paths     config.Paths
 	db        *store.DB
 	runs      runStore
 	kc        keychain.Keychain
-	secrets   *Secrets
+	secrets   *secrets.Secrets
 	log       *slog.Logger
 	repeats   *repeats // under log: forget a source's warnings when it lists again
 	now       func() time.Time
@@ -173,8 +168,8 @@ type Hub struct {
 	catalog *catalog.Catalog
 
 	cfgMu   sync.RWMutex
-	cfg     *Config // last good config
-	cfgErr  error   // the last load error, nil when the file is good
+	cfg     *config.Config // last good config
+	cfgErr  error          // the last load error, nil when the file is good
 	cfgStat fileStamp
 
 	policyMu sync.RWMutex
@@ -233,11 +228,11 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", opts.Home, err)
 	}
-	if err := secureHome(Paths{Home: opts.Home}); err != nil {
+	if err := config.SecureHome(config.Paths{Home: opts.Home}); err != nil {
 		return nil, err
 	}
 	h := &Hub{
-		paths:     Paths{Home: opts.Home},
+		paths:     config.Paths{Home: opts.Home},
 		kc:        opts.Keychain,
 		log:       opts.Logger,
 		now:       opts.Now,
@@ -247,7 +242,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		upTimeout: maxUpstreamTimeout,
 	}
 	if h.kc == nil {
-		kc, err := HomeKeychain(h.paths, keychain.New())
+		kc, err := config.HomeKeychain(h.paths, keychain.New())
 		if err != nil {
 			if h.driver != nil {
 				h.driver.Close()
@@ -260,7 +255,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	if h.secrets = opts.Secrets; h.secrets == nil {
-		h.secrets = NewSecrets()
+		h.secrets = secrets.New()
 	}
 	// Log lines reach the disk: no secret value in them. A warning that
 	// says again what the last one about its source said is written at
@@ -298,7 +293,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	// upstream timeout; the lease has a minute to spare.
 	h.db, h.runs = db, runStore{db: db, journalW: jw, owner: newOwner(), lease: h.limits.Wall + h.upTimeout + time.Minute}
 
-	cfg, err := LoadConfig(h.paths.Config())
+	cfg, err := config.Load(h.paths.Config())
 	if err != nil {
 		db.Close()
 		h.driver.Close()
@@ -415,7 +410,7 @@ func (h *Hub) Close() error {
 }
 
 // Paths returns the hub's files.
-func (h *Hub) Paths() Paths { return h.paths }
+func (h *Hub) Paths() config.Paths { return h.paths }
 
 // Logger is the hub's logger: Options.Logger, with every secret the hub
 // holds scrubbed from what it writes. The surfaces above the hub log
@@ -423,7 +418,7 @@ func (h *Hub) Paths() Paths { return h.paths }
 func (h *Hub) Logger() *slog.Logger { return h.log }
 
 // Config returns the last good config. Callers must not modify it.
-func (h *Hub) Config() *Config {
+func (h *Hub) Config() *config.Config {
 	h.cfgMu.RLock()
 	defer h.cfgMu.RUnlock()
 	return h.cfg
@@ -512,7 +507,7 @@ func (h *Hub) pinMigratedDecisions(ctx context.Context) error {
 	snap := h.catalog.Snapshot()
 	changed := false
 	for _, r := range h.currentPolicy().Rules() {
-		if !r.Remembered || r.Mode != Allow || r.Hash != "" {
+		if !r.Remembered || r.Mode != config.Allow || r.Hash != "" {
 			continue
 		}
 		t, ok := snap.Lookup(r.Target)
@@ -581,7 +576,7 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 	if same {
 		return h.ConfigError()
 	}
-	cfg, err := LoadConfig(h.paths.Config())
+	cfg, err := config.Load(h.paths.Config())
 	h.cfgMu.Lock()
 	h.cfgStat = st
 	if err != nil {
@@ -615,14 +610,14 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 }
 
 // logRefused warns about each source cfg does not serve for its name.
-func (h *Hub) logRefused(cfg *Config) {
+func (h *Hub) logRefused(cfg *config.Config) {
 	for _, r := range cfg.Refused() {
 		h.log.Warn("config.json: a source is not served", "key", r.Key, "problem", r.Problem)
 	}
 }
 
 // SaveConfig validates cfg, writes it to config.json and applies it.
-func (h *Hub) SaveConfig(ctx context.Context, cfg *Config) error {
+func (h *Hub) SaveConfig(ctx context.Context, cfg *config.Config) error {
 	if err := cfg.Validate(h.paths.Config()); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -67,7 +68,7 @@ func TestConcurrentCallsJournaledAroundUpstream(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "checked"}}}, nil, nil
 	})
 	h := hubOver(t, "up", up)
-	if err := h.SetPolicy(ctx, "up.mark", Allow); err != nil {
+	if err := h.SetPolicy(ctx, "up.mark", config.Allow); err != nil {
 		t.Fatal(err)
 	}
 	db = rawSQL(t, h.db)

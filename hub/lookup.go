@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/skills"
@@ -87,7 +89,7 @@ func (h *Hub) view(sc *scope) *view {
 		}
 		v.decisions[i] = sc.gate(pol, policy.InputFor(t, conn, cfg))
 		docs[i] = searchDoc(t)
-		if v.decisions[i].Mode != Deny {
+		if v.decisions[i].Mode != config.Deny {
 			v.ts = append(v.ts, tsToolMarked(t))
 		}
 	}
@@ -237,7 +239,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 			}
 			continue
 		}
-		if v.decisions[hit.Doc].Mode == Deny {
+		if v.decisions[hit.Doc].Mode == config.Deny {
 			hidden++
 			continue
 		}
@@ -299,7 +301,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		for _, i := range groups[n] {
 			b.WriteString("  ")
 			b.WriteString(v.signature(i))
-			if v.decisions[i].Mode == Ask {
+			if v.decisions[i].Mode == config.Ask {
 				b.WriteString("   [asks]")
 			}
 			if v.tools[i].Changed() {
@@ -352,28 +354,28 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func (v *view) hasNamespace(ns string, cfg *Config) bool {
+func (v *view) hasNamespace(ns string, cfg *config.Config) bool {
 	for _, t := range v.tools {
 		if t.Namespace == ns {
 			return true
 		}
 	}
 	for name, s := range cfg.Sources {
-		if Namespace(name) == ns && !s.Disabled {
+		if naming.Namespace(name) == ns && !s.Disabled {
 			return true
 		}
 	}
 	return false
 }
 
-func (v *view) namespaces(cfg *Config) []string {
+func (v *view) namespaces(cfg *config.Config) []string {
 	seen := map[string]bool{}
 	for _, t := range v.tools {
 		seen[t.Namespace] = true
 	}
 	for name, s := range cfg.Sources {
 		if !s.Disabled {
-			seen[Namespace(name)] = true
+			seen[naming.Namespace(name)] = true
 		}
 	}
 	return sortedKeys(seen)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/skills"
@@ -20,7 +21,7 @@ const skillGroup = "skill:"
 
 // skillDocs returns the index's documents of v's skills, and marks those a
 // deny on their source hides.
-func (v *view) skillDocs(cfg *Config) []search.Doc {
+func (v *view) skillDocs(cfg *config.Config) []search.Doc {
 	all := v.skills.All()
 	docs := make([]search.Doc, len(all))
 	v.skillHidden = make([]bool, len(all))
@@ -32,7 +33,7 @@ func (v *view) skillDocs(cfg *Config) []search.Doc {
 			s := cfg.Sources[sk.Source]
 			in := policy.GateInput{Source: sk.Source, Namespace: sk.Namespace, Name: "\x00skill", JSName: "\x00skill", ReadOnly: true,
 				SourceMissing: s == nil, SourceDisabled: s != nil && s.Disabled}
-			v.skillHidden[i] = v.scope.gate(v.policy, in).Mode == Deny
+			v.skillHidden[i] = v.scope.gate(v.policy, in).Mode == config.Deny
 		}
 	}
 	return docs

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/tsgen"
 	"capabilities.sh/capabilities/internal/testwait"
 )
@@ -37,7 +38,7 @@ func newSkillHub(t *testing.T, config string) *Hub {
 
 func TestSkillsConfig(t *testing.T) {
 	home, _ := os.UserHomeDir()
-	cfg, err := ParseConfig("config.json", []byte(`{"skills": {"paths": ["~/.claude/skills", "/opt/skills/"]}}`))
+	cfg, err := config.Parse("config.json", []byte(`{"skills": {"paths": ["~/.claude/skills", "/opt/skills/"]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestSkillsConfig(t *testing.T) {
 		{`{"skills": {"path": ["/a"]}}`, `config.json: skills.path: unknown key`},
 		{`{"skils": {"paths": ["/a"]}}`, `skils`},
 	} {
-		_, err := ParseConfig("config.json", []byte(bad.text))
+		_, err := config.Parse("config.json", []byte(bad.text))
 		if err == nil || !strings.Contains(err.Error(), bad.problem) {
 			t.Errorf("%s: %v, want %q", bad.text, err, bad.problem)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -121,14 +122,14 @@ func TestSourceNamesRefusedAloneByTheSandboxCheck(t *testing.T) {
 	}
 
 	// An edit through the hub keeps the refused sources in the file.
-	if err := h.SetPolicy(context.Background(), "notes", Allow); err != nil {
+	if err := h.SetPolicy(context.Background(), "notes", config.Allow); err != nil {
 		t.Fatalf("SetPolicy with a refused source in the file: %v", err)
 	}
-	cfg, err := LoadConfig(file)
+	cfg, err := config.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Refused()) != 4 || cfg.Policy["notes"] != Allow {
+	if len(cfg.Refused()) != 4 || cfg.Policy["notes"] != config.Allow {
 		t.Fatalf("after an edit: refused %v, policy %v", cfg.Refused(), cfg.Policy)
 	}
 	if !cfg.DropRefused("eval") || cfg.DropRefused("eval") || cfg.DropRefused("notes") {
@@ -137,7 +138,7 @@ func TestSourceNamesRefusedAloneByTheSandboxCheck(t *testing.T) {
 	if err := cfg.Save(file); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = LoadConfig(file)
+	cfg, err = config.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestSourceNamesRefusedAloneByTheSandboxCheck(t *testing.T) {
 	}
 
 	// Adding one by name is refused outright, with the suggestion.
-	err = cfg.AddSource(file, "hub", &Source{URL: url}, false)
+	err = cfg.AddSource(file, "hub", &config.Source{URL: url}, false)
 	if err == nil || !strings.Contains(err.Error(), "sources.hub") || !strings.Contains(err.Error(), `"hub-mcp"`) {
 		t.Errorf("AddSource(hub) = %v", err)
 	}
@@ -179,7 +180,7 @@ func TestHostileToolNames(t *testing.T) {
 	_, hostileURL := namedServer(t, hostileNames...)
 	_, notesURL := namedServer(t, "list_notes")
 	home := t.TempDir()
-	cfg := testConfig(map[string]*Source{"hostile": {URL: hostileURL}, "notes": {URL: notesURL}})
+	cfg := testConfig(map[string]*config.Source{"hostile": {URL: hostileURL}, "notes": {URL: notesURL}})
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -199,12 +200,12 @@ func TestHostileToolNames(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tool := range snap.BySource("hostile") {
 		if err := sandbox.CheckTool(tool.JSName); err != nil || len(tool.JSName) > maxJSName || seen[tool.JSName] {
-			t.Errorf("tool %q has the address %s: %v", truncateName(tool.Name), tool.Address, err)
+			t.Errorf("tool %q has the address %s: %v", naming.Truncate(tool.Name), tool.Address, err)
 		}
 		seen[tool.JSName] = true
 		want, _ := json.Marshal(tool.Name)
 		if got := execOK(t, h, "return await "+tool.Address+"()"); got != string(want) {
-			t.Errorf("%s reached %s, want %s", tool.Address, truncateName(got), truncateName(string(want)))
+			t.Errorf("%s reached %s, want %s", tool.Address, naming.Truncate(got), naming.Truncate(string(want)))
 		}
 	}
 	if got, want := len(snap.BySource("hostile")), len(hostileNames)-1; got != want {
@@ -241,7 +242,7 @@ func TestAddressesAreStable(t *testing.T) {
 	ctx := context.Background()
 	server, url := namedServer(t, "send_note")
 	home := t.TempDir()
-	if err := testConfig(map[string]*Source{"notes": {URL: url}}).Save(filepath.Join(home, "config.json")); err != nil {
+	if err := testConfig(map[string]*config.Source{"notes": {URL: url}}).Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
 	logger, logs := debugLogger()
@@ -360,8 +361,8 @@ func TestNewToolDoesNotInheritAnAddressRule(t *testing.T) {
 	}
 	sender("send_note")
 	home := t.TempDir()
-	cfg := testConfig(map[string]*Source{"notes": {URL: httpUpstream(t, server, "", "").URL}})
-	cfg.Policy["notes.sendNote"] = Allow
+	cfg := testConfig(map[string]*config.Source{"notes": {URL: httpUpstream(t, server, "", "").URL}})
+	cfg.Policy["notes.sendNote"] = config.Allow
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
@@ -18,7 +20,7 @@ func oauthTestHub(t *testing.T, a *hubtest.AuthServer) (*Hub, func() *Hub) {
 	t.Setenv("BROWSER", browser)
 	kc := hubtest.OAuthKeychain(t)
 	home := t.TempDir()
-	cfg := testConfig(map[string]*Source{"p": {URL: a.Endpoint()}})
+	cfg := testConfig(map[string]*config.Source{"p": {URL: a.Endpoint()}})
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -49,12 +51,12 @@ func TestOAuthRefresh(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
 	h, _ := oauthTestHub(t, a)
 	// The hour-long token has 30 seconds left.
-	rec, err := loadOAuthRecord(h.kc, "p", "")
+	rec, err := oauth.LoadRecord(h.kc, "p", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
 	rec.Expiry, rec.Issued = time.Now().Add(30*time.Second), time.Now().Add(-time.Hour+30*time.Second)
-	if err := saveOAuthRecord(h.kc, "p", "", rec); err != nil {
+	if err := oauth.SaveRecord(h.kc, "p", "", rec); err != nil {
 		t.Fatal(err)
 	}
 	a.Mu.Lock()
@@ -69,7 +71,7 @@ func TestOAuthRefresh(t *testing.T) {
 	if env := execOn(t, h, whoami); env.Status != StatusCompleted || a.Count("refresh_token") != 1 {
 		t.Fatalf("a second call with a fresh short-lived token: %s, %d refreshes", env.Line(), a.Count("refresh_token"))
 	}
-	rec, err = loadOAuthRecord(h.kc, "p", "")
+	rec, err = oauth.LoadRecord(h.kc, "p", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
@@ -115,7 +117,7 @@ func TestOAuthRefreshFails(t *testing.T) {
 	if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 {
 		t.Fatalf("a call whose refresh fails: %s", env.Line())
 	}
-	st, err := ReadOAuthState(h.kc, "p", "", nil)
+	st, err := oauth.ReadState(h.kc, "p", "", nil)
 	if err != nil || st.SignedIn || !strings.Contains(st.Reason, "invalid_grant") {
 		t.Fatalf("state after a failed refresh: %+v, %v", st, err)
 	}
@@ -142,7 +144,7 @@ func TestOAuthStepUp(t *testing.T) {
 	if env.Status != StatusAwaitingConnection {
 		t.Fatalf("a call needing more scope: %s", env.Line())
 	}
-	st, _ := ReadOAuthState(h.kc, "p", "", nil)
+	st, _ := oauth.ReadState(h.kc, "p", "", nil)
 	if st.SignedIn || !strings.Contains(st.Reason, "admin") {
 		t.Fatalf("state %+v", st)
 	}
@@ -169,7 +171,7 @@ func TestOAuthStepUp(t *testing.T) {
 func TestOAuthRevoke(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
 	h, _ := oauthTestHub(t, a)
-	revoked, err := SignOut(context.Background(), h.kc, "p", "", nil)
+	revoked, err := oauth.SignOut(context.Background(), h.kc, "p", "", nil)
 	if err != nil || !revoked {
 		t.Fatalf("sign-out: %v, %v", revoked, err)
 	}
@@ -180,7 +182,7 @@ func TestOAuthRevoke(t *testing.T) {
 	if !slices.Equal(got, []string{"refresh_token", "access_token"}) || live != 0 {
 		t.Errorf("revoked %v, %d tokens still live", got, live)
 	}
-	if rec, err := loadOAuthRecord(h.kc, "p", ""); err != nil || rec != nil {
+	if rec, err := oauth.LoadRecord(h.kc, "p", ""); err != nil || rec != nil {
 		t.Errorf("after sign-out the keychain holds %+v (%v)", rec, err)
 	}
 }
@@ -190,15 +192,15 @@ func TestOAuthRevoke(t *testing.T) {
 func TestOAuthExpiredWithoutRefresh(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
 	h, _ := oauthTestHub(t, a)
-	rec, err := loadOAuthRecord(h.kc, "p", "")
+	rec, err := oauth.LoadRecord(h.kc, "p", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
 	rec.RefreshToken, rec.Expiry = "", time.Now().Add(-time.Second)
-	if err := saveOAuthRecord(h.kc, "p", "", rec); err != nil {
+	if err := oauth.SaveRecord(h.kc, "p", "", rec); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := ReadOAuthState(h.kc, "p", "", nil); st.SignedIn || st.Reason != "the access token expired" {
+	if st, _ := oauth.ReadState(h.kc, "p", "", nil); st.SignedIn || st.Reason != "the access token expired" {
 		t.Fatalf("state of an expired sign-in: %+v", st)
 	}
 	t.Setenv("BROWSER", "false")

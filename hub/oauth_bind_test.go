@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -20,14 +22,14 @@ func TestOAuthSignInBoundToItsSource(t *testing.T) {
 	if env := execOn(t, h, whoami); env.Status != StatusCompleted {
 		t.Fatalf("a call while signed in: %s", env.Line())
 	}
-	rec, err := loadOAuthRecord(h.kc, "p", "")
+	rec, err := oauth.LoadRecord(h.kc, "p", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
 
 	other := hubtest.NewLoggingMCP(t, "127.0.0.2:0")
 	t.Setenv("BROWSER", "false") // the hub's own offer to sign in goes nowhere
-	cfg := testConfig(map[string]*Source{"p": {URL: other.URL}})
+	cfg := testConfig(map[string]*config.Source{"p": {URL: other.URL}})
 	if err := cfg.Save(filepath.Join(h.Paths().Home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestOAuthSignInBoundToItsSource(t *testing.T) {
 	if env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || env.Pending[0].Kind != KindConnection {
 		t.Errorf("a call after the URL changed: %s", env.Line())
 	}
-	st, err := ReadOAuthState(h.kc, "p", "", cfg.Sources["p"])
+	st, err := oauth.ReadState(h.kc, "p", "", cfg.Sources["p"])
 	want := "the sign-in was made for " + a.Endpoint() + ", and the source's URL is now " + other.URL
 	if err != nil || st.SignedIn || st.Reason != want {
 		t.Errorf("the state after the URL changed: %+v, %v; want the reason %q", st, err, want)
@@ -46,7 +48,7 @@ func TestOAuthSignInBoundToItsSource(t *testing.T) {
 	if sts := h.OAuthStates(); len(sts) != 1 || sts[0].SignedIn {
 		t.Errorf("the hub's sign-ins after the URL changed: %+v", sts)
 	}
-	if errs := h.Refresh(context.Background(), "p"); errs["p"] == nil || !errors.Is(errs["p"], ErrNeedsSignIn) {
+	if errs := h.Refresh(context.Background(), "p"); errs["p"] == nil || !errors.Is(errs["p"], oauth.ErrNeedsSignIn) {
 		t.Errorf("listing the source at its new URL: %v, want it to need a sign-in", errs)
 	}
 	for _, r := range other.Received() {
@@ -77,7 +79,7 @@ func TestOAuthIssuerChangeNeedsSignIn(t *testing.T) {
 	if n := a.Count("refresh_token"); n != before {
 		t.Errorf("the sign-in was refreshed %d times after its issuer was dropped", n-before)
 	}
-	st, err := ReadOAuthState(h.kc, "p", "", h.Config().Sources["p"])
+	st, err := oauth.ReadState(h.kc, "p", "", h.Config().Sources["p"])
 	if err != nil || st.SignedIn || !strings.Contains(st.Reason, "another authorization server, http://127.0.0.2:9") {
 		t.Errorf("the state: %+v, %v", st, err)
 	}

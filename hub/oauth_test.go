@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
@@ -26,8 +28,8 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	kc := hubtest.OAuthKeychain(t)
 	home := t.TempDir()
 	notes := newNotesServer()
-	cfg := testConfig(map[string]*Source{"demo": {URL: endpoint}, "notes": {URL: httpUpstream(t, notes.server, "", "").URL}})
-	cfg.Policy["demo.greet"] = Allow
+	cfg := testConfig(map[string]*config.Source{"demo": {URL: endpoint}, "notes": {URL: httpUpstream(t, notes.server, "", "").URL}})
+	cfg.Policy["demo.greet"] = config.Allow
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	if n := notes.calls.Load(); n != 1 {
 		t.Errorf("the journaled call before the sign-in reached its server %d times, want once", n)
 	}
-	rec, err := loadOAuthRecord(kc, "demo", "")
+	rec, err := oauth.LoadRecord(kc, "demo", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
@@ -134,7 +136,7 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	h.Close()
 
 	// After logout the connection needs a sign-in again.
-	if _, err := SignOut(context.Background(), kc, "demo", "", nil); err != nil {
+	if _, err := oauth.SignOut(context.Background(), kc, "demo", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(opened)

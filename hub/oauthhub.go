@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -76,10 +79,10 @@ func (h *Hub) oauthNeedsSignIn(source, conn string) bool {
 	if s == nil || s.URL == "" {
 		return false
 	}
-	if c := s.Connections[conn]; !usesOAuth(s.Headers) || c != nil && !usesOAuth(c.Headers) {
+	if c := s.Connections[conn]; !oauth.Applies(s.Headers) || c != nil && !oauth.Applies(c.Headers) {
 		return false // it sends its own Authorization header
 	}
-	st, err := ReadOAuthState(h.kc, source, conn, s)
+	st, err := oauth.ReadState(h.kc, source, conn, s)
 	switch {
 	case err != nil:
 		return s.IsOAuth(conn)
@@ -96,7 +99,7 @@ func (h *Hub) oauthNeedsSignIn(source, conn string) bool {
 // until the person finished, ctx ended, or the flow failed. The tray's and
 // the window's Sign in button call it; a sign-in the hub started for a run
 // is replaced by this one.
-func (h *Hub) Login(ctx context.Context, source, conn string) (*OAuthGrant, error) {
+func (h *Hub) Login(ctx context.Context, source, conn string) (*oauth.Grant, error) {
 	s := h.Config().Sources[source]
 	if s == nil {
 		return nil, fmt.Errorf("no source %q in the config", source)
@@ -110,10 +113,10 @@ func (h *Hub) Login(ctx context.Context, source, conn string) (*OAuthGrant, erro
 	return h.signIn(ctx, s, source, conn)
 }
 
-func (h *Hub) signIn(ctx context.Context, s *Source, source, conn string) (*OAuthGrant, error) {
+func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string) (*oauth.Grant, error) {
 	h.events.publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
 	h.log.Info("signing a connection in", "source", source, "connection", conn)
-	g, err := SignIn(ctx, SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc})
+	g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc})
 	if err != nil {
 		h.log.Warn("sign-in failed", "source", source, "connection", conn, "error", h.secrets.Scrub(err.Error()))
 	} else {
@@ -161,16 +164,16 @@ type SignInStatus struct {
 
 // OAuthStates are the sign-in states of every OAuth connection of the
 // config, for `hub status`, doctor and the tray.
-func (h *Hub) OAuthStates() []OAuthState {
+func (h *Hub) OAuthStates() []oauth.State {
 	cfg := h.Config()
-	var out []OAuthState
+	var out []oauth.State
 	for _, name := range sortedKeys(cfg.Sources) {
 		out = append(out, h.oauthStatesOf(name)...)
 	}
 	return out
 }
 
-func (h *Hub) oauthStatesOf(name string) []OAuthState {
+func (h *Hub) oauthStatesOf(name string) []oauth.State {
 	s := h.Config().Sources[name]
 	if s == nil || s.URL == "" {
 		return nil
@@ -179,9 +182,9 @@ func (h *Hub) oauthStatesOf(name string) []OAuthState {
 	if len(conns) == 0 {
 		conns = []string{""}
 	}
-	var out []OAuthState
+	var out []oauth.State
 	for _, c := range conns {
-		st, err := ReadOAuthState(h.kc, name, c, s)
+		st, err := oauth.ReadState(h.kc, name, c, s)
 		if err != nil {
 			st.Reason = "the sign-in cannot be read: " + err.Error()
 		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.NeedsSignIn(name, c) {
@@ -223,7 +226,7 @@ func connectionReason(conn string, missing []string) string {
 // connection without its secret does.
 func (r *runHost) awaitConnection(ctx context.Context, c sandbox.Call, conn string, missing []string) error {
 	hash := argsHash(c.Args)
-	var p *pendingRow
+	var p *store.Pending
 	if r.hasPending(c.Seq) {
 		var err error
 		if p, err = r.h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
@@ -244,4 +247,33 @@ func (r *runHost) awaitConnection(ctx context.Context, c sandbox.Call, conn stri
 		}
 	}
 	return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindConnection, Detail: p}
+}
+
+// SetSecret stores the secret of one connection in the keychain. The
+// connection must reference exactly one secret (${secret:NAME}); runs that
+// wait for it continue on their next resume.
+func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error {
+	s := h.Config().Sources[source]
+	if s == nil {
+		return fmt.Errorf("no source named %q", source)
+	}
+	if _, ok := s.Connections[conn]; !ok {
+		return fmt.Errorf("source %s has no connection %q", source, conn)
+	}
+	refs := s.SecretRefs(conn)
+	if len(refs) != 1 {
+		return fmt.Errorf("connection %s of %s references %d secrets; set them with 'capabilities connection add %s %s --secret REF'", conn, source, len(refs), source, conn)
+	}
+	if err := h.kc.Set(config.SecretKey(source, conn, refs[0]), secret); err != nil {
+		return err
+	}
+	h.views.invalidate()
+	h.events.publish(Event{Kind: EventSource, ID: source})
+	return nil
+}
+
+// HasSecrets reports whether every secret a connection references is in
+// the keychain.
+func (h *Hub) HasSecrets(source, conn string) bool {
+	return len(h.missingSecrets(source, conn)) == 0
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -30,7 +31,7 @@ func TestHostileHomeStaysResponsive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := &Config{Sources: map[string]*Source{"huge": {OpenAPI: huge}, "deep": {OpenAPI: deep}, "shared": {OpenAPI: shared}}, Policy: map[string]Mode{}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"huge": {OpenAPI: huge}, "deep": {OpenAPI: deep}, "shared": {OpenAPI: shared}}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -52,9 +54,9 @@ func TestOpenAPIFaults(t *testing.T) {
 			"/text":{"get":{"operationId":"text","responses":{"200":{"description":"ok","content":{"text/plain":{"schema":{"type":"string"}}}}}}}}}`
 	kc := &svcMemKeychain{m: map[string]string{}}
 	secret := "qk_" + strings.Repeat("5", 28)
-	kc.Set(SecretKey("faults", "default", "key"), secret)
-	h := newOpenAPIHub(t, "faults", &Source{OpenAPI: ts.URL + "/openapi.json",
-		Connections: map[string]*Connection{"default": {Query: map[string]string{"key": "${secret:key}"}}}}, nil, Options{Keychain: kc})
+	kc.Set(config.SecretKey("faults", "default", "key"), secret)
+	h := newOpenAPIHub(t, "faults", &config.Source{OpenAPI: ts.URL + "/openapi.json",
+		Connections: map[string]*config.Connection{"default": {Query: map[string]string{"key": "${secret:key}"}}}}, nil, Options{Keychain: kc})
 
 	env := execCode(t, h, `
 		const out = {};
@@ -120,12 +122,12 @@ func TestOpenAPIOAuthSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc := &svcMemKeychain{m: map[string]string{}}
-	h := newOpenAPIHub(t, "oa", &Source{OpenAPI: file, Connections: map[string]*Connection{"me": {}}}, nil, Options{Keychain: kc})
+	h := newOpenAPIHub(t, "oa", &config.Source{OpenAPI: file, Connections: map[string]*config.Connection{"me": {}}}, nil, Options{Keychain: kc})
 	env := execCode(t, h, `return (await oa.me()).login;`)
 	if env.Status != StatusAwaitingConnection || calls.Load() != 0 {
 		t.Fatalf("without a sign-in the call waits and sends nothing (%d sent): %s", calls.Load(), envJSON(env))
 	}
-	if err := saveOAuthRecord(kc, "oa", "me", &oauthRecord{AccessToken: "at_" + strings.Repeat("9", 30), TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}); err != nil {
+	if err := oauth.SaveRecord(kc, "oa", "me", &oauth.Record{AccessToken: "at_" + strings.Repeat("9", 30), TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	env = resumeCode(t, h, env.RunID)

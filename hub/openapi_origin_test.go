@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/secrets"
 )
 
@@ -154,15 +155,15 @@ func TestOpenAPIRequestsStayOnOrigin(t *testing.T) {
 		"ck": "ck_" + strings.Repeat("3", 28),
 	}
 	for k, v := range values {
-		kc.Set(SecretKey("api", "default", k), v)
+		kc.Set(config.SecretKey("api", "default", k), v)
 	}
-	conn := &Connection{
+	conn := &config.Connection{
 		Headers: map[string]string{"X-Api-Key": "${secret:hk}"},
 		Query:   map[string]string{"key": "${secret:qk}"},
 		Cookies: map[string]string{"sid": "${secret:ck}"},
 	}
-	h := newOpenAPIHub(t, "api", &Source{OpenAPI: api.URL + "/openapi.json", Connections: map[string]*Connection{"default": conn}},
-		map[string]Mode{"api.postGo": Allow, "api.same": Allow}, Options{Keychain: kc})
+	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: api.URL + "/openapi.json", Connections: map[string]*config.Connection{"default": conn}},
+		map[string]config.Mode{"api.postGo": config.Allow, "api.same": config.Allow}, Options{Keychain: kc})
 
 	// run runs code and returns its result, failing the test on anything
 	// but a completed run.
@@ -366,12 +367,12 @@ func TestPlainHTTPCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc := &svcMemKeychain{m: map[string]string{}}
-	kc.Set(SecretKey("rest", "default", "hk"), key)
-	kc.Set(SecretKey("remote", "default", "token"), key)
+	kc.Set(config.SecretKey("rest", "default", "hk"), key)
+	kc.Set(config.SecretKey("remote", "default", "token"), key)
 	home := t.TempDir()
-	cfg := &Config{Policy: map[string]Mode{}, Sources: map[string]*Source{
-		"rest":   {OpenAPI: docFile, Connections: map[string]*Connection{"default": {Headers: map[string]string{"X-Api-Key": "${secret:hk}"}}}},
-		"remote": {URL: mcpSrv.URL, Connections: map[string]*Connection{"default": {Default: true, Headers: map[string]string{"Authorization": "Bearer ${secret:token}"}}}},
+	cfg := &config.Config{Policy: map[string]config.Mode{}, Sources: map[string]*config.Source{
+		"rest":   {OpenAPI: docFile, Connections: map[string]*config.Connection{"default": {Headers: map[string]string{"X-Api-Key": "${secret:hk}"}}}},
+		"remote": {URL: mcpSrv.URL, Connections: map[string]*config.Connection{"default": {Default: true, Headers: map[string]string{"Authorization": "Bearer ${secret:token}"}}}},
 	}}
 	path := filepath.Join(home, "config.json")
 	if err := cfg.Save(path); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // requestChangeAPI serves a document that the test rewrites, and the API
@@ -41,7 +42,7 @@ func requestChangeDoc(server, method, path, extra string) string {
 // startRequestChangeHub starts a hub over an API whose document the test
 // rewrites. The catalog refreshes only when the test says, so each step
 // sees the document it means to.
-func startRequestChangeHub(t *testing.T, policy map[string]Mode) (*Hub, *requestChangeAPI, string, *requestLog) {
+func startRequestChangeHub(t *testing.T, policy map[string]config.Mode) (*Hub, *requestChangeAPI, string, *requestLog) {
 	t.Helper()
 	a := &requestChangeAPI{}
 	var mux http.ServeMux
@@ -61,9 +62,9 @@ func startRequestChangeHub(t *testing.T, policy map[string]Mode) (*Hub, *request
 	catalogDebounce = time.Hour
 	t.Cleanup(func() { catalogDebounce = 0 })
 	kc := &svcMemKeychain{m: map[string]string{}}
-	kc.Set(SecretKey("api", "default", "hk"), "hk_"+strings.Repeat("6", 28))
-	h := newOpenAPIHub(t, "api", &Source{OpenAPI: api.URL + "/openapi.json",
-		Connections: map[string]*Connection{"default": {Headers: map[string]string{"X-Api-Key": "${secret:hk}"}}}}, policy, Options{Keychain: kc})
+	kc.Set(config.SecretKey("api", "default", "hk"), "hk_"+strings.Repeat("6", 28))
+	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: api.URL + "/openapi.json",
+		Connections: map[string]*config.Connection{"default": {Headers: map[string]string{"X-Api-Key": "${secret:hk}"}}}}, policy, Options{Keychain: kc})
 	return h, a, api.URL, log
 }
 
@@ -96,7 +97,7 @@ func TestOpenAPIRequestChangeAsks(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `[]`)
 	}))
-	h, api, apiURL, apiLog := startRequestChangeHub(t, map[string]Mode{"api.removeItem": Allow})
+	h, api, apiURL, apiLog := startRequestChangeHub(t, map[string]config.Mode{"api.removeItem": config.Allow})
 	ctx := context.Background()
 
 	env := execCode(t, h, `return await api.removeItem({ id: "1" });`)

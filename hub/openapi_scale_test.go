@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -33,7 +34,7 @@ func githubDoc(t testing.TB) string {
 // their types, and the parsed document is not kept: the hub's heap stays
 // far below the document's size.
 func TestOpenAPIGitHub(t *testing.T) {
-	h := newOpenAPIHub(t, "github", &Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
+	h := newOpenAPIHub(t, "github", &config.Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
 	ctx := context.Background()
 	tools := h.catalog.Snapshot().BySource("github")
 	if len(tools) != 1222 {
@@ -95,7 +96,7 @@ func TestOpenAPIDocumentChanges(t *testing.T) {
 	write("List things.", "")
 	openapiPoll = 20 * time.Millisecond
 	t.Cleanup(func() { openapiPoll = 0 })
-	h := newOpenAPIHub(t, "things", &Source{OpenAPI: file}, nil, Options{})
+	h := newOpenAPIHub(t, "things", &config.Source{OpenAPI: file}, nil, Options{})
 	before, ok := h.catalog.Snapshot().Lookup("things.listThings")
 	if !ok {
 		t.Fatal("no things.listThings")
@@ -123,7 +124,7 @@ func BenchmarkOpenAPIGitHub(b *testing.B) {
 	// requests they carry for the catalog.
 	src := openapi.New(openapi.Options{})
 	defer src.Close()
-	src.SetConfig(&Config{Sources: map[string]*Source{"github": {OpenAPI: githubDoc(b)}}})
+	src.SetConfig(&config.Config{Sources: map[string]*config.Source{"github": {OpenAPI: githubDoc(b)}}})
 	tools, err := src.ListTools(context.Background(), "github")
 	if partial := (*upstream.ListingLimitError)(nil); err != nil && !errors.As(err, &partial) {
 		b.Fatal(err)
@@ -160,12 +161,12 @@ func BenchmarkOpenAPIGitHub(b *testing.B) {
 	queries = append(queries, "create an issue", "list pull requests", "get a repository", "delete a branch protection")
 
 	type side struct {
-		src      *Source
+		src      *config.Source
 		ready    time.Duration
 		heap     uint64
 		searchNs float64
 	}
-	sides := []*side{{src: &Source{OpenAPI: githubDoc(b)}}, {src: &Source{URL: mcpURL}}}
+	sides := []*side{{src: &config.Source{OpenAPI: githubDoc(b)}}, {src: &config.Source{URL: mcpURL}}}
 	heapNow := func() uint64 {
 		runtime.GC()
 		var m runtime.MemStats
@@ -178,7 +179,7 @@ func BenchmarkOpenAPIGitHub(b *testing.B) {
 		for _, s := range sides {
 			base := heapNow()
 			home := b.TempDir()
-			cfg := &Config{Sources: map[string]*Source{"github": s.src}, Policy: map[string]Mode{}}
+			cfg := &config.Config{Sources: map[string]*config.Source{"github": s.src}, Policy: map[string]config.Mode{}}
 			if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 				b.Fatal(err)
 			}
@@ -252,7 +253,7 @@ func TestOpenAPIURLChanges(t *testing.T) {
 	t.Cleanup(ts.Close)
 	openapiPoll = 20 * time.Millisecond
 	t.Cleanup(func() { openapiPoll = 0 })
-	h := newOpenAPIHub(t, "things", &Source{OpenAPI: ts.URL + "/openapi.json"}, nil, Options{})
+	h := newOpenAPIHub(t, "things", &config.Source{OpenAPI: ts.URL + "/openapi.json"}, nil, Options{})
 	if tool, ok := h.catalog.Snapshot().Lookup("things.listThings"); !ok || tool.Description != "List things." {
 		t.Fatalf("listed: %+v", tool)
 	}

@@ -13,18 +13,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
 // newOpenAPIHub starts a hub whose only source is an OpenAPI source.
-func newOpenAPIHub(t testing.TB, name string, src *Source, policy map[string]Mode, opts Options) *Hub {
+func newOpenAPIHub(t testing.TB, name string, src *config.Source, policy map[string]config.Mode, opts Options) *Hub {
 	t.Helper()
 	home := t.TempDir()
 	if policy == nil {
-		policy = map[string]Mode{}
+		policy = map[string]config.Mode{}
 	}
-	cfg := &Config{Sources: map[string]*Source{name: src}, Policy: policy}
+	cfg := &config.Config{Sources: map[string]*config.Source{name: src}, Policy: policy}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +76,9 @@ func TestOpenAPIPetstore(t *testing.T) {
 	kc := requireTestKeychain(t)
 	prism := hubtest.StartPrism(t, hubtest.PetstoreDoc(t))
 	name := uniqueName("petstore")
-	ns := Namespace(name)
-	h := newOpenAPIHub(t, name, &Source{OpenAPI: hubtest.PetstoreDoc(t), BaseURL: prism.URL},
-		map[string]Mode{ns + ".placeOrder": Allow}, Options{Keychain: kc})
+	ns := naming.Namespace(name)
+	h := newOpenAPIHub(t, name, &config.Source{OpenAPI: hubtest.PetstoreDoc(t), BaseURL: prism.URL},
+		map[string]config.Mode{ns + ".placeOrder": config.Allow}, Options{Keychain: kc})
 	ctx := context.Background()
 
 	snap := h.catalog.Snapshot()
@@ -197,16 +199,16 @@ func TestOpenAPIPetstore(t *testing.T) {
 		}
 		// The person adds it, as `connection add NAME default --header api_key` does.
 		path := h.Paths().Config()
-		c2, err := LoadConfig(path)
+		c2, err := config.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c2.Sources[name].Connections = map[string]*Connection{"default": {Headers: map[string]string{"api_key": "${secret:api_key}"}}}
+		c2.Sources[name].Connections = map[string]*config.Connection{"default": {Headers: map[string]string{"api_key": "${secret:api_key}"}}}
 		if err := c2.Save(path); err != nil {
 			t.Fatal(err)
 		}
 		secret := "pk_live_" + strings.Repeat("7", 24)
-		storeTestSecret(t, kc, SecretKey(name, "default", "api_key"), secret)
+		storeTestSecret(t, kc, config.SecretKey(name, "default", "api_key"), secret)
 		if err := h.ReloadConfig(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +240,7 @@ func (g gatedOpenAPI) pass() {
 	g.gate.Unlock()
 }
 
-func (g gatedOpenAPI) SetConfig(cfg *Config) {
+func (g gatedOpenAPI) SetConfig(cfg *config.Config) {
 	g.pass()
 	g.openAPI.SetConfig(cfg)
 }
@@ -283,8 +285,8 @@ func TestMCPCallEntersNoOpenAPICode(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"fake": fakeSource("crash", nil), "api": {OpenAPI: doc}},
-		Policy: map[string]Mode{"fake.echo": Allow}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"fake": fakeSource("crash", nil), "api": {OpenAPI: doc}},
+		Policy: map[string]config.Mode{"fake.echo": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

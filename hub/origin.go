@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"fmt"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/secrets"
 )
 
@@ -15,7 +16,7 @@ import (
 // where an OpenAPI source's calls go when it has no baseUrl (the
 // document's server; openapi.Check returns it). It returns "" when they do
 // not: https, this machine, or a stdio source.
-func PlainHTTPNote(name string, s *Source, server string) string {
+func PlainHTTPNote(name string, s *config.Source, server string) string {
 	target := s.URL
 	if s.OpenAPI != "" {
 		target = cmp.Or(s.BaseURL, server)

@@ -41,6 +41,7 @@ import (
 	"sync"
 
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -58,17 +59,17 @@ type runPlan struct {
 
 	mu sync.Mutex
 	// entries are the stored plan's calls, by their seq while planning.
-	entries []*pendingRow
+	entries []*store.Pending
 	// results are the results of calls of this attempt that used an entry,
 	// by seq, for the symbols of later entries.
 	results map[int]json.RawMessage
-	journ   map[int]*journalEntry
+	journ   map[int]*store.JournalEntry
 	// planning is set once this attempt plans: every later call that needs
 	// consent is planned too.
 	planning bool
 	first    int  // the lowest seq this attempt planned, 0 before it plans
 	dropped  bool // the stored plan was dropped when this attempt began planning
-	made     []*pendingRow
+	made     []*store.Pending
 	denied   []store.PlanDenied
 }
 
@@ -81,7 +82,7 @@ func codeHash(code string) string {
 // loadPlan is an attempt's plan: the planned calls among the run's pending
 // rows (none for a fresh run). Entries bound to other code are left out,
 // and dropped when the attempt plans.
-func (h *Hub) loadPlan(run *runRow, journal map[int]*journalEntry, pending []*pendingRow) *runPlan {
+func (h *Hub) loadPlan(run *runRow, journal map[int]*store.JournalEntry, pending []*store.Pending) *runPlan {
 	pl := &runPlan{code: codeHash(run.Code), results: map[int]json.RawMessage{}, journ: journal}
 	for seq, e := range journal {
 		if e.State != journalPlanned {
@@ -98,7 +99,7 @@ func (h *Hub) loadPlan(run *runRow, journal map[int]*journalEntry, pending []*pe
 }
 
 // plannedSeq is the seq a planned call had while planning.
-func plannedSeq(p *pendingRow) int { return -p.Seq }
+func plannedSeq(p *store.Pending) int { return -p.Seq }
 
 // fromPlan settles a call the gate asks about against the plan. It returns
 // nil when the call matches the next unused entry and the person allowed
@@ -138,8 +139,8 @@ func (r *runHost) fromPlan(ctx context.Context, c sandbox.Call, hash string, rc 
 // had while planning, though calls in flight together may reach the host
 // in another order), else the first entry no call used yet. The caller
 // holds pl.mu.
-func (pl *runPlan) next(seq int) *pendingRow {
-	var first *pendingRow
+func (pl *runPlan) next(seq int) *store.Pending {
+	var first *store.Pending
 	for _, e := range pl.entries {
 		if e.Plan.Used != 0 {
 			continue
@@ -168,7 +169,7 @@ func (r *runHost) planMatches(c sandbox.Call, hash string, rc *resolvedCall) boo
 // and definition, and the same arguments once e's symbols stand for the
 // results of the calls that used the entries they name. The caller holds
 // r.plan.mu.
-func (r *runHost) matches(e *pendingRow, c sandbox.Call, hash string, rc *resolvedCall) bool {
+func (r *runHost) matches(e *store.Pending, c sandbox.Call, hash string, rc *resolvedCall) bool {
 	if e.Decision == "" || e.Address != c.Address || e.Connection != rc.conn || c.Seq <= e.Plan.Journal {
 		return false
 	}
@@ -232,7 +233,7 @@ func (r *runHost) planCall(ctx context.Context, c sandbox.Call, hash string, rc 
 	p.Plan = &store.PlanEntry{Missing: missing, Code: r.plan.code, Journal: r.plan.journal}
 	if c.Symbolic {
 		p.Plan.Args = h.secrets.ScrubJSON(c.Args)
-		p.Preview = symbolicPreview(Redactor{Known: h.knownSecrets()}, c.Args)
+		p.Preview = symbolicPreview(secrets.Redactor{Known: h.knownSecrets()}, c.Args)
 	}
 	if err := h.runs.putPending(context.WithoutCancel(ctx), p); err != nil {
 		return err
@@ -240,7 +241,7 @@ func (r *runHost) planCall(ctx context.Context, c sandbox.Call, hash string, rc 
 	if !c.Symbolic {
 		// Journaled as planned, as a call waiting for a person is journaled
 		// as pending: the real run's call at this seq takes its place.
-		e := &journalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPlanned, Fired: r.firedToKeep(c)}
+		e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPlanned, Fired: r.firedToKeep(c)}
 		if err := h.runs.putJournal(r.run.ID, e, h.now()); err != nil {
 			return err
 		}
@@ -297,7 +298,7 @@ func (r *runHost) deny(c sandbox.Call, hash string, rc *resolvedCall, dec policy
 	pl.mu.Unlock()
 	if planning {
 		d := store.PlanDenied{Seq: c.Seq, Address: c.Address, Connection: rc.conn, Reason: dec.Reason,
-			Preview: symbolicPreview(Redactor{Known: r.h.knownSecrets()}, c.Args)}
+			Preview: symbolicPreview(secrets.Redactor{Known: r.h.knownSecrets()}, c.Args)}
 		pl.mu.Lock()
 		pl.denied = append(pl.denied, d)
 		pl.mu.Unlock()
@@ -392,7 +393,7 @@ func planMessage(runID string, n int, shown bool) string {
 
 // planNotice says what the run's pause holds: how many calls were planned,
 // which policy denied, and where planning stopped.
-func planNotice(made []*pendingRow, rp *store.RunPlan) string {
+func planNotice(made []*store.Pending, rp *store.RunPlan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The run was planned ahead of its first call that needs approval: %d call(s) wait for one decision and run only as planned.", len(made))
 	if len(rp.Denied) > 0 {
@@ -432,7 +433,7 @@ type PlanDenied = store.PlanDenied
 // withPlans completes Plan of the approvals of planned calls, out[i] being
 // rows[i]'s: its place in the plan, where planning stopped and what policy
 // denied.
-func (h *Hub) withPlans(ctx context.Context, rows []*pendingRow, out []Approval) error {
+func (h *Hub) withPlans(ctx context.Context, rows []*store.Pending, out []Approval) error {
 	plans := map[string]*store.RunPlan{}
 	counts := map[string]int{}
 	for _, p := range rows {
@@ -465,7 +466,7 @@ func (h *Hub) withPlans(ctx context.Context, rows []*pendingRow, out []Approval)
 
 // symbolicPreview is the redacted preview of arguments that may hold
 // placeholders, each shown as <result of call N>.path.
-func symbolicPreview(red Redactor, args json.RawMessage) string {
+func symbolicPreview(red secrets.Redactor, args json.RawMessage) string {
 	syms, err := sandbox.Symbols(args)
 	if err != nil || len(syms) == 0 {
 		return red.Preview(args)

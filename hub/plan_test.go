@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -203,7 +204,7 @@ func TestPlanStopsAtAWriteItsResultDecides(t *testing.T) {
 // never runs, in the plan or after it.
 func TestPlanMarksDeniedCalls(t *testing.T) {
 	h := e2eNewHub(t, Options{}, nil)
-	if err := h.SetPolicy(context.Background(), "memory.deleteEntities", Deny); err != nil {
+	if err := h.SetPolicy(context.Background(), "memory.deleteEntities", config.Deny); err != nil {
 		t.Fatal(err)
 	}
 	env := h.exec(t, `

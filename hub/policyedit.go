@@ -21,9 +21,9 @@ import (
 type PolicyRule struct {
 	// Order is the rule's place in the order rules apply, from 1: every
 	// deny first, then from the most to the least specific.
-	Order  int    `json:"order"`
-	Target string `json:"target"`
-	Mode   Mode   `json:"mode"`
+	Order  int         `json:"order"`
+	Target string      `json:"target"`
+	Mode   config.Mode `json:"mode"`
 	// From is where the rule came from: config (config.json), cli (policy
 	// set, hub approve --always), window, dialog or client.
 	From       string `json:"from"`
@@ -51,7 +51,7 @@ func (h *Hub) PolicyRules(ctx context.Context) ([]PolicyRule, error) {
 		default:
 			pr.Scope = "connection " + r.Connection
 		}
-		if r.Remembered && r.Mode == Allow {
+		if r.Remembered && r.Mode == config.Allow {
 			if r.Hash == "" {
 				pr.Scope += ", no definition pinned yet"
 			} else {
@@ -75,11 +75,11 @@ type PolicyChange struct {
 
 // PolicyResult is what setting or removing a rule did.
 type PolicyResult struct {
-	Target  string `json:"target"`  // normalised
-	Written string `json:"written"` // as given
-	Mode    Mode   `json:"mode,omitempty"`
-	Removed int    `json:"removed,omitempty"`
-	Warning string `json:"warning,omitempty"`
+	Target  string      `json:"target"`  // normalised
+	Written string      `json:"written"` // as given
+	Mode    config.Mode `json:"mode,omitempty"`
+	Removed int         `json:"removed,omitempty"`
+	Warning string      `json:"warning,omitempty"`
 }
 
 // ErrRuleMatchesNothing refuses an allow or ask rule that matches no tool
@@ -94,7 +94,7 @@ var ErrRuleMatchesNothing = errors.New("the rule matches no tool and no source")
 // and a rule for a source that has not listed its tools yet is kept with a
 // warning naming it.
 func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, error) {
-	mode, err := ParseMode(ch.Mode)
+	mode, err := config.ParseMode(ch.Mode)
 	if err != nil {
 		return nil, &InputError{"mode", err.Error()}
 	}
@@ -104,10 +104,10 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 	}
 	check := policy.CheckTarget(written, h.catalog.Snapshot(), h.Config())
 	res := &PolicyResult{Target: check.Target, Written: written, Mode: mode, Warning: check.Warning()}
-	if res.Warning != "" && len(check.NotUpYet) == 0 && mode != Deny && !ch.Force {
+	if res.Warning != "" && len(check.NotUpYet) == 0 && mode != config.Deny && !ch.Force {
 		return nil, &InputError{"target", fmt.Sprintf("%s: %v; %s (set it anyway with --force)", res.Warning, ErrRuleMatchesNothing, mode)}
 	}
-	cfg, err := LoadConfig(h.paths.Config())
+	cfg, err := config.Load(h.paths.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 
 // SetPolicy sets a rule from the window: ApplyPolicy, forced (the window
 // offers the tools it knows).
-func (h *Hub) SetPolicy(ctx context.Context, target string, mode Mode) error {
+func (h *Hub) SetPolicy(ctx context.Context, target string, mode config.Mode) error {
 	_, err := h.ApplyPolicy(ctx, PolicyChange{Target: target, Mode: string(mode), Force: true, Channel: policy.ChannelWindow})
 	return err
 }
@@ -149,7 +149,7 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 		return nil, &InputError{"target", "empty; name a rule's address, glob or namespace (see policy list)"}
 	}
 	snap := h.catalog.Snapshot()
-	cfg, err := LoadConfig(h.paths.Config())
+	cfg, err := config.Load(h.paths.Config())
 	if err != nil {
 		return nil, err
 	}

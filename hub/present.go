@@ -1,6 +1,10 @@
 package hub
 
-import "sync"
+import (
+	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/hub/store"
+	"sync"
+)
 
 // approvalPresenters is who shows pending approvals to the person: the tray
 // app's dialog registers itself while it runs on a display. The zero value
@@ -37,7 +41,7 @@ func (h *Hub) SetApprovalPresenter(present func(Approval) bool) (remove func()) 
 
 // presentApproval offers a pending approval to the presenters and reports
 // whether one showed it.
-func (h *Hub) presentApproval(p *pendingRow) bool {
+func (h *Hub) presentApproval(p *store.Pending) bool {
 	h.presenters.mu.Lock()
 	fns := make([]func(Approval) bool, 0, len(h.presenters.fns))
 	for _, id := range sortedKeys(h.presenters.fns) {
@@ -75,5 +79,5 @@ func pendingMessage(runID string, shown bool) string {
 // the run's details: the known secrets and the credentials of well-known
 // shapes hidden, as in the preview of the call's arguments.
 func (h *Hub) redactCode(code string) string {
-	return RedactCredentials(h.secrets.Scrub(code))
+	return secrets.RedactCredentials(h.secrets.Scrub(code))
 }

@@ -21,6 +21,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -67,7 +68,7 @@ func (h *Hub) Profile(name string) (*ProfileInfo, error) {
 	info := &ProfileInfo{Name: name, Mode: sc.prof.ModeOrDefault(), ReadOnly: sc.prof.ReadOnly}
 	states := h.up.State()
 	for _, s := range sc.prof.Sources {
-		ns := Namespace(s)
+		ns := naming.Namespace(s)
 		info.Sources = append(info.Sources, ns)
 		src := sc.cfg.Sources[s]
 		if src == nil {
@@ -95,8 +96,8 @@ func (h *Hub) Profile(name string) (*ProfileInfo, error) {
 type scope struct {
 	name string
 	prof *config.Profile
-	base *Config // the person's config the scope was made from
-	cfg  *Config // base as the profile sees it (config.ForProfile)
+	base *config.Config // the person's config the scope was made from
+	cfg  *config.Config // base as the profile sees it (config.ForProfile)
 	// rules are the profile's own policy.
 	rules *policy.Policy
 
@@ -110,7 +111,7 @@ type scope struct {
 // scopes caches one scope per profile of the current config.
 type scopes struct {
 	mu     sync.Mutex
-	base   *Config
+	base   *config.Config
 	byName map[string]*scope
 }
 
@@ -151,7 +152,7 @@ func (sc *scope) profile() string {
 
 // config is cfg as the scope sees it. A scope made from another config
 // (the profile changed or was removed since) sees no source at all.
-func (sc *scope) config(cfg *Config) *Config {
+func (sc *scope) config(cfg *config.Config) *config.Config {
 	if sc == nil {
 		return cfg
 	}
@@ -162,7 +163,7 @@ func (sc *scope) config(cfg *Config) *Config {
 		return v
 	}
 	empty := *cfg
-	empty.Sources = map[string]*Source{}
+	empty.Sources = map[string]*config.Source{}
 	return &empty
 }
 
@@ -217,11 +218,11 @@ func (sc *scope) skillSet(set *skills.Set) *skills.Set {
 // person's rules allow, and its allow changes nothing.
 func (sc *scope) gate(p *policy.Policy, in policy.GateInput) policy.Decision {
 	d := policy.Gate(p, in)
-	if sc == nil || d.Mode == Deny {
+	if sc == nil || d.Mode == config.Deny {
 		return d
 	}
 	if sc.prof.ReadOnly && !in.ReadOnly {
-		return policy.Decision{Mode: Deny, Rule: "profile", Reason: fmt.Sprintf("profile %s is read-only and %s.%s is not marked read-only", sc.name, in.Namespace, in.JSName)}
+		return policy.Decision{Mode: config.Deny, Rule: "profile", Reason: fmt.Sprintf("profile %s is read-only and %s.%s is not marked read-only", sc.name, in.Namespace, in.JSName)}
 	}
 	own := in
 	own.Pinned, own.Change = "", "" // a changed definition is the person's gate's to ask about
@@ -230,16 +231,16 @@ func (sc *scope) gate(p *policy.Policy, in policy.GateInput) policy.Decision {
 		return d
 	}
 	switch {
-	case pd.Mode == Deny:
-		return policy.Decision{Mode: Deny, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", sc.name, pd.Reason)}
-	case pd.Mode == Ask && d.Mode == Allow:
-		return policy.Decision{Mode: Ask, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", sc.name, pd.Reason), Change: d.Change}
+	case pd.Mode == config.Deny:
+		return policy.Decision{Mode: config.Deny, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", sc.name, pd.Reason)}
+	case pd.Mode == config.Ask && d.Mode == config.Allow:
+		return policy.Decision{Mode: config.Ask, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", sc.name, pd.Reason), Change: d.Change}
 	}
 	return d
 }
 
 // config is the hub's current config as the run's scope sees it.
-func (r *runHost) config() *Config { return r.scope.config(r.h.Config()) }
+func (r *runHost) config() *config.Config { return r.scope.config(r.h.Config()) }
 
 // profileClient is the client a run made in scope sc is recorded with: the
 // client's name, and the profile it selected.

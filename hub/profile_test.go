@@ -57,19 +57,19 @@ func profileHub(t *testing.T) (h *Hub, acct, mail *accountServer) {
 	acct = newAccountServer(map[string]bool{"whoami": true, "post_note": false})
 	mail = newAccountServer(map[string]bool{"list_mail": true, "send_mail": false})
 	home := t.TempDir()
-	cfg := &Config{
-		Sources: map[string]*Source{
-			"acct": {URL: httpUpstream(t, acct.server, "", "").URL, Connections: map[string]*Connection{
+	cfg := &config.Config{
+		Sources: map[string]*config.Source{
+			"acct": {URL: httpUpstream(t, acct.server, "", "").URL, Connections: map[string]*config.Connection{
 				"personal": {Default: true, Headers: map[string]string{"X-Account": "personal"}},
 				"work":     {Headers: map[string]string{"X-Account": "work"}},
 			}},
 			"mail": {URL: httpUpstream(t, mail.server, "", "").URL, Headers: map[string]string{"X-Account": "mailbox"}},
 		},
-		Policy: map[string]Mode{"acct.postNote": Allow},
+		Policy: map[string]config.Mode{"acct.postNote": config.Allow},
 		Profiles: map[string]*config.Profile{
-			"work":   {Sources: []string{"acct"}, Connections: map[string]string{"acct": "work"}, Policy: map[string]Mode{"acct.postNote": Ask}},
+			"work":   {Sources: []string{"acct"}, Connections: map[string]string{"acct": "work"}, Policy: map[string]config.Mode{"acct.postNote": config.Ask}},
 			"reader": {Sources: []string{"acct", "mail"}, ReadOnly: true},
-			"tight":  {Sources: []string{"mail"}, Policy: map[string]Mode{"mail.listMail": Deny, "mail.sendMail": Allow}},
+			"tight":  {Sources: []string{"mail"}, Policy: map[string]config.Mode{"mail.listMail": config.Deny, "mail.sendMail": config.Allow}},
 		},
 	}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
@@ -261,12 +261,12 @@ func TestUnknownProfile(t *testing.T) {
 // A profile says which of its sources cannot be used now.
 func TestProfileNamesWhatIsNotConnected(t *testing.T) {
 	home := t.TempDir()
-	cfg := &Config{
-		Sources: map[string]*Source{
+	cfg := &config.Config{
+		Sources: map[string]*config.Source{
 			"notes": {URL: httpUpstream(t, newNotesServer().server, "", "").URL},
 			"off":   {URL: "http://127.0.0.1:9/mcp", Disabled: true},
 		},
-		Policy:   map[string]Mode{},
+		Policy:   map[string]config.Mode{},
 		Profiles: map[string]*config.Profile{"p": {Sources: []string{"notes", "off"}}},
 	}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {

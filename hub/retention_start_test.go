@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"capabilities.sh/capabilities/hub/config"
 	"context"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ func TestRetentionOnItsOwn(t *testing.T) {
 	home := t.TempDir()
 	// The runs are made under the default budget; the smaller one is set
 	// while no hub runs.
-	cfg := testConfig(map[string]*Source{"blobs": {URL: httpUpstream(t, blobServer(200<<10), "", "").URL}})
+	cfg := testConfig(map[string]*config.Source{"blobs": {URL: httpUpstream(t, blobServer(200<<10), "", "").URL}})
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestRetentionOnItsOwn(t *testing.T) {
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Retention = Retention{MaxSizeMB: 1}
+	cfg.Retention = config.Retention{MaxSizeMB: 1}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestRetentionShrinksTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	h := hubOver(t, "blobs", blobServer(200<<10))
 	cfg := testConfig(h.Config().Sources)
-	cfg.Retention = Retention{MaxSizeMB: 1}
+	cfg.Retention = config.Retention{MaxSizeMB: 1}
 	if err := h.SaveConfig(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +94,13 @@ func TestRetentionShrinksTheDatabase(t *testing.T) {
 // names the limit, journaled in its place, and the run goes on.
 func TestRetentionBoundsARun(t *testing.T) {
 	ctx := context.Background()
-	h := hubWith(t, map[string]*Source{
+	h := hubWith(t, map[string]*config.Source{
 		"blobs": {URL: httpUpstream(t, blobServer(100<<10), "", "").URL},
 		"gate":  {URL: httpUpstream(t, blobServer(1), "", "").URL},
 	}, nil)
 	cfg := testConfig(h.Config().Sources)
-	cfg.Retention = Retention{MaxSizeMB: 1}
-	cfg.Policy["gate.*"] = Ask
+	cfg.Retention = config.Retention{MaxSizeMB: 1}
+	cfg.Policy["gate.*"] = config.Ask
 	if err := h.SaveConfig(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestRetentionConfig(t *testing.T) {
 		{`{"retention": 30}`, "retention: must be an object"},
 		{`{"retension": {}}`, `retension: unknown key; did you mean "retention"?`},
 	} {
-		c, err := ParseConfig("config.json", []byte(tc.json))
+		c, err := config.Parse("config.json", []byte(tc.json))
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.json, err)
@@ -183,7 +183,7 @@ func TestRetentionConfig(t *testing.T) {
 			}
 		}
 	}
-	def := storeRetention(Retention{})
+	def := storeRetention(config.Retention{})
 	if def.MaxAge != config.DefaultRetentionDays*24*3600e9 || def.MaxBytes != config.DefaultRetentionSizeMB<<20 {
 		t.Errorf("defaults %+v", def)
 	}
@@ -197,8 +197,8 @@ func TestHomeFilesAreTheOwners(t *testing.T) {
 		t.Skip("Windows keeps the profile's ACL")
 	}
 	home := t.TempDir()
-	paths := Paths{Home: home}
-	if err := testConfig(map[string]*Source{}).Save(paths.Config()); err != nil {
+	paths := config.Paths{Home: home}
+	if err := testConfig(map[string]*config.Source{}).Save(paths.Config()); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(paths.Logs(), 0o755)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,8 +29,8 @@ func TestRugPullWhileTheHubWasDown(t *testing.T) {
 		}
 	})
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}},
-		Policy: map[string]Mode{"notes.sendNote": Allow}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}},
+		Policy: map[string]config.Mode{"notes.sendNote": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

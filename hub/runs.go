@@ -19,8 +19,10 @@ import (
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/internal/proc"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -391,25 +393,25 @@ func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, n
 	return err
 }
 
-func (s runStore) journal(ctx context.Context, runID string) (map[int]*journalEntry, error) {
+func (s runStore) journal(ctx context.Context, runID string) (map[int]*store.JournalEntry, error) {
 	return s.db.ReadJournal(ctx, runID)
 }
 
 // putJournal commits a call's journal entry. It is not cancellable: a call
 // that ends is journaled even when its run was cancelled.
-func (s runStore) putJournal(runID string, e *journalEntry, now time.Time) error {
+func (s runStore) putJournal(runID string, e *store.JournalEntry, now time.Time) error {
 	return s.journalW.Put(runID, e, now)
 }
 
-func (s runStore) putPending(ctx context.Context, p *pendingRow) error {
+func (s runStore) putPending(ctx context.Context, p *store.Pending) error {
 	return s.db.PutPending(ctx, p)
 }
 
-func (s runStore) pendingOf(ctx context.Context, runID string) ([]*pendingRow, error) {
+func (s runStore) pendingOf(ctx context.Context, runID string) ([]*store.Pending, error) {
 	return s.db.PendingOf(ctx, runID)
 }
 
-func (s runStore) pendingByID(ctx context.Context, id string) (*pendingRow, error) {
+func (s runStore) pendingByID(ctx context.Context, id string) (*store.Pending, error) {
 	p, err := s.db.PendingByID(ctx, id)
 	if errors.Is(err, store.ErrNoPending) {
 		return nil, &NoPendingError{ID: id}
@@ -417,12 +419,12 @@ func (s runStore) pendingByID(ctx context.Context, id string) (*pendingRow, erro
 	return p, err
 }
 
-func (s runStore) pendingAt(ctx context.Context, runID string, seq int) (*pendingRow, error) {
+func (s runStore) pendingAt(ctx context.Context, runID string, seq int) (*store.Pending, error) {
 	return s.db.PendingAt(ctx, runID, seq)
 }
 
 // openPending lists undecided inputs, oldest first.
-func (s runStore) openPending(ctx context.Context) ([]*pendingRow, error) {
+func (s runStore) openPending(ctx context.Context) ([]*store.Pending, error) {
 	return s.db.OpenPending(ctx)
 }
 
@@ -435,7 +437,7 @@ var ErrAlreadyDecided = store.ErrAlreadyDecided
 // definition; a remembered deny for the address on the approval's
 // connection (every connection when the source has none). Deciding an input
 // twice fails with ErrAlreadyDecided.
-func (s runStore) decide(ctx context.Context, p *pendingRow, decision string, remember bool, channel, actor string, now time.Time) error {
+func (s runStore) decide(ctx context.Context, p *store.Pending, decision string, remember bool, channel, actor string, now time.Time) error {
 	return s.db.Decide(ctx, p, decision, remember, channel, actor, now)
 }
 
@@ -458,7 +460,7 @@ func (s runStore) remembered(ctx context.Context) ([]policy.Rule, error) {
 	}
 	var out []policy.Rule
 	for _, d := range ds {
-		out = append(out, policy.Rule{ID: d.ID, Target: d.Address, Hash: d.Hash, From: d.Channel, Mode: Mode(d.Mode), Remembered: true, At: d.At,
+		out = append(out, policy.Rule{ID: d.ID, Target: d.Address, Hash: d.Hash, From: d.Channel, Mode: config.Mode(d.Mode), Remembered: true, At: d.At,
 			AllConnections: d.AllConnections, Connection: d.Connection})
 	}
 	return out, nil
@@ -547,7 +549,7 @@ func ownerAlive(owner string) bool {
 	if pid <= 0 || pid == os.Getpid() {
 		return true
 	}
-	return pidAlive(pid)
+	return proc.Alive(pid)
 }
 
 // claimRun leases run id to this hub for one attempt, or returns a
@@ -575,7 +577,7 @@ func (s runStore) releaseRun(id string) {
 // claimApproved claims an approved call that must not be repeated before
 // it is sent. It returns the call's *sandbox.ToolError when another attempt
 // claimed it first: that attempt sent it, or may have.
-func (r *runHost) claimApproved(ctx context.Context, c sandbox.Call, tool *catalog.Tool, p *pendingRow) error {
+func (r *runHost) claimApproved(ctx context.Context, c sandbox.Call, tool *catalog.Tool, p *store.Pending) error {
 	if p == nil || p.Decision != "allow" || repeatable(tool) {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 )
 
@@ -57,7 +58,7 @@ func newBlockingNotes() *blockingNotes {
 func twoHubsOnOneHome(t *testing.T, notes *blockingNotes, bAhead time.Duration) (a, b *Hub) {
 	t.Helper()
 	home := t.TempDir()
-	cfg := testConfig(map[string]*Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}})
+	cfg := testConfig(map[string]*config.Source{"notes": {URL: httpUpstream(t, notes.server, "", "").URL}})
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
@@ -45,15 +46,15 @@ func newLeakyHub(t *testing.T, pad int, drv sandbox.Driver) *leakyHub {
 		hubOnly:    "hub-own-" + stamp,
 	}
 	t.Setenv("CAPABILITIES_TEST_HUB_ONLY", lh.hubOnly)
-	storeTestSecret(t, kc, SecretKey(lh.everything, "main", "TOKEN"), lh.secrets[0])
-	storeTestSecret(t, kc, SecretKey(lh.leaky, "main", "TOKEN"), lh.secrets[1])
+	storeTestSecret(t, kc, config.SecretKey(lh.everything, "main", "TOKEN"), lh.secrets[0])
+	storeTestSecret(t, kc, config.SecretKey(lh.leaky, "main", "TOKEN"), lh.secrets[1])
 	leaky := fakeSource("leaky", map[string]string{"FAKE_PAD": strconv.Itoa(pad)})
-	leaky.Connections = map[string]*Connection{"main": {Default: true, Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
-	cfg := &Config{Sources: map[string]*Source{
+	leaky.Connections = map[string]*config.Connection{"main": {Default: true, Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		lh.everything: {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"},
-			Connections: map[string]*Connection{"main": {Default: true, Env: map[string]string{"LEAKY_TOKEN": "${secret:TOKEN}"}}}},
+			Connections: map[string]*config.Connection{"main": {Default: true, Env: map[string]string{"LEAKY_TOKEN": "${secret:TOKEN}"}}}},
 		lh.leaky: leaky,
-	}, Policy: map[string]Mode{lh.leaky + ".*": Allow}}
+	}, Policy: map[string]config.Mode{lh.leaky + ".*": config.Allow}}
 	if err := cfg.Save(filepath.Join(lh.home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

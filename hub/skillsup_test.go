@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -190,7 +191,7 @@ func TestUpstreamSkills(t *testing.T) {
 	}
 
 	// A deny on the source hides its skills.
-	if err := h.SetPolicy(ctx, "docs", Deny); err != nil {
+	if err := h.SetPolicy(ctx, "docs", config.Deny); err != nil {
 		t.Fatal(err)
 	}
 	if out, _ := h.Search(ctx, SearchRequest{Query: "customer refund requests"}); strings.Contains(out, addr) {

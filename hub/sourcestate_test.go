@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -17,15 +18,15 @@ import (
 func stateHub(t *testing.T) *Hub {
 	t.Helper()
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{
+	cfg := &config.Config{Sources: map[string]*config.Source{
 		"memory": memorySource(t),
 		"gone":   {Command: filepath.Join(t.TempDir(), "no-such-server")},
 		"locked": {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"},
-			Connections: map[string]*Connection{"work": {Default: true, Env: map[string]string{"API_TOKEN": "${secret:API_TOKEN}"}}}},
+			Connections: map[string]*config.Connection{"work": {Default: true, Env: map[string]string{"API_TOKEN": "${secret:API_TOKEN}"}}}},
 		"off": {Command: npmServer(t, "mcp-server-everything"), Args: []string{"stdio"}, Disabled: true},
 		// A server that fails at start, saying why on stderr.
 		"broken": {Command: "node", Args: []string{"-e", `console.error("boom: cannot open the database"); process.exit(3)`}},
-	}, Policy: map[string]Mode{"locked": Allow}}
+	}, Policy: map[string]config.Mode{"locked": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

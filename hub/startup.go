@@ -16,6 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -140,10 +143,10 @@ func (h *Hub) awaitFresh(ctx context.Context, source string) (bool, error) {
 
 // enabledSources returns the enabled sources of cfg whose namespace is ns,
 // or every enabled source when ns is "".
-func enabledSources(cfg *Config, ns string) []string {
+func enabledSources(cfg *config.Config, ns string) []string {
 	var out []string
 	for _, name := range sortedKeys(cfg.Sources) {
-		if cfg.Sources[name].Disabled || (ns != "" && Namespace(name) != ns) {
+		if cfg.Sources[name].Disabled || (ns != "" && naming.Namespace(name) != ns) {
 			continue
 		}
 		out = append(out, name)
@@ -152,7 +155,7 @@ func enabledSources(cfg *Config, ns string) []string {
 }
 
 // sourcesOfTargets returns the enabled sources describe targets name.
-func sourcesOfTargets(cfg *Config, targets []string) []string {
+func sourcesOfTargets(cfg *config.Config, targets []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range targets {
@@ -171,10 +174,10 @@ var identifierRe = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
 
 // sourcesInCode returns the enabled sources whose namespace appears in
 // code as a word.
-func sourcesInCode(cfg *Config, code string) []string {
+func sourcesInCode(cfg *config.Config, code string) []string {
 	byNS := map[string][]string{}
 	for _, name := range enabledSources(cfg, "") {
-		byNS[Namespace(name)] = append(byNS[Namespace(name)], name)
+		byNS[naming.Namespace(name)] = append(byNS[naming.Namespace(name)], name)
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -188,9 +191,9 @@ func sourcesInCode(cfg *Config, code string) []string {
 }
 
 // sourceOfNamespace returns the configured source whose namespace is ns.
-func sourceOfNamespace(cfg *Config, ns string) string {
+func sourceOfNamespace(cfg *config.Config, ns string) string {
 	for _, name := range sortedKeys(cfg.Sources) {
-		if Namespace(name) == ns {
+		if naming.Namespace(name) == ns {
 			return name
 		}
 	}
@@ -202,7 +205,7 @@ func sourceOfNamespace(cfg *Config, ns string) string {
 // returns "" when there is nothing to say.
 func (h *Hub) sourceNote(name string, starting, always bool) string {
 	if starting {
-		return fmt.Sprintf("%s is still starting: its tools are not listed yet. Try again in a moment.", Namespace(name))
+		return fmt.Sprintf("%s is still starting: its tools are not listed yet. Try again in a moment.", naming.Namespace(name))
 	}
 	ls, _ := h.catalog.Listings().Get(name)
 	st := h.up.State()[name]
@@ -215,7 +218,7 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 		if !ls.Listed {
 			what += ", so its tools are not listed"
 		}
-		msg := fmt.Sprintf("%s %s: %s.", Namespace(name), what, st.Err)
+		msg := fmt.Sprintf("%s %s: %s.", naming.Namespace(name), what, st.Err)
 		if ls.Listed {
 			msg += " Its tools below are from its last listing; calls to them fail until it is back."
 		}
@@ -225,12 +228,12 @@ func (h *Hub) sourceNote(name string, starting, always bool) string {
 		return msg + " Tell the user (`capabilities hub status` shows it)."
 	case upstream.SourceNeedsSecret:
 		return fmt.Sprintf("%s needs a secret before it can be used: %s. The user can add it in a terminal with `capabilities connection add %s %s`; never ask for it in chat.",
-			Namespace(name), st.Err, name, connectionToAdd(h.Config().Sources[name].DefaultConnection()))
+			naming.Namespace(name), st.Err, name, connectionToAdd(h.Config().Sources[name].DefaultConnection()))
 	case upstream.SourceNeedsSignIn:
-		return fmt.Sprintf("%s needs the user to sign in before it can be used (%s). %s", Namespace(name), st.Err, signInHint(name, h.Config().Sources[name].DefaultConnection()))
+		return fmt.Sprintf("%s needs the user to sign in before it can be used (%s). %s", naming.Namespace(name), st.Err, oauth.SignInHint(name, h.Config().Sources[name].DefaultConnection()))
 	}
 	if !ls.Listed && ls.Err != nil {
-		return fmt.Sprintf("%s's tools could not be listed: %v.", Namespace(name), ls.Err)
+		return fmt.Sprintf("%s's tools could not be listed: %v.", naming.Namespace(name), ls.Err)
 	}
 	return ""
 }

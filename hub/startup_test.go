@@ -6,18 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // hangSource is a server that never answers the MCP handshake.
-var hangSource = &Source{Command: "node", Args: []string{"-e", "setInterval(() => {}, 1000)"}}
+var hangSource = &config.Source{Command: "node", Args: []string{"-e", "setInterval(() => {}, 1000)"}}
 
 // TestCachedCatalogAnswersAtOnce: sources the catalog listed before are
 // never waited for, even while they start: search answers from the stored
 // tools at once.
 func TestCachedCatalogAnswersAtOnce(t *testing.T) {
 	home := t.TempDir()
-	cfg := &Config{Sources: map[string]*Source{"memory": memorySource(t)}, Policy: map[string]Mode{}}
+	cfg := &config.Config{Sources: map[string]*config.Source{"memory": memorySource(t)}, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(home + "/config.json"); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/clients"
+	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
@@ -83,7 +84,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 				us.State = upstream.SourceDisabled
 			}
 		}
-		ss := SourceStatus{Name: name, Namespace: Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
+		ss := SourceStatus{Name: name, Namespace: naming.Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
 			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signInStatuses(name)}
 		st.Sources = append(st.Sources, ss)
 	}

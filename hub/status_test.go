@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub/clients"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
 func TestStatusReportsAnOpenImportOffer(t *testing.T) {
 	home := t.TempDir()
-	p := Paths{Home: home}
+	p := config.Paths{Home: home}
 	clients.SaveImportOffer(p, &clients.ImportOffer{Servers: []clients.OfferedServer{{Name: "a"}, {Name: "b"}}})
 	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: hubtest.FailingKeychain{}})
 	if err != nil {

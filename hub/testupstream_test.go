@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
@@ -31,14 +32,16 @@ func npmServer(t testing.TB, name string) string { t.Helper(); return hubtest.Np
 
 // everythingSource, memorySource and filesystemSource are the three
 // reference servers as stdio sources.
-func everythingSource(t testing.TB) *Source { return hubtest.EverythingSource(t) }
+func everythingSource(t testing.TB) *config.Source { return hubtest.EverythingSource(t) }
 
-func memorySource(t testing.TB) *Source { return hubtest.MemorySource(t) }
+func memorySource(t testing.TB) *config.Source { return hubtest.MemorySource(t) }
 
-func filesystemSource(t testing.TB, dir string) *Source { return hubtest.FilesystemSource(t, dir) }
+func filesystemSource(t testing.TB, dir string) *config.Source {
+	return hubtest.FilesystemSource(t, dir)
+}
 
 // testConfig is a config of the given sources.
-func testConfig(sources map[string]*Source) *Config { return hubtest.Config(sources) }
+func testConfig(sources map[string]*config.Source) *config.Config { return hubtest.Config(sources) }
 
 // logBuffer collects a logger's output; safe for concurrent use.
 type logBuffer = hubtest.LogBuffer
@@ -48,7 +51,7 @@ type logBuffer = hubtest.LogBuffer
 func debugLogger() (*slog.Logger, *logBuffer) { return hubtest.DebugLogger() }
 
 // newTestUpstreams returns Upstreams for cfg, closed when the test ends.
-func newTestUpstreams(t testing.TB, opts upstream.Options, cfg *Config) *upstream.Upstreams {
+func newTestUpstreams(t testing.TB, opts upstream.Options, cfg *config.Config) *upstream.Upstreams {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger, _ = debugLogger()
@@ -133,16 +136,16 @@ func httpUpstream(t testing.TB, server *mcp.Server, header, value string) *httpt
 // HTTP on loopback, with its tools listed.
 func hubOver(t testing.TB, source string, server *mcp.Server) *Hub {
 	t.Helper()
-	return hubWith(t, map[string]*Source{source: {URL: httpUpstream(t, server, "", "").URL}}, nil)
+	return hubWith(t, map[string]*config.Source{source: {URL: httpUpstream(t, server, "", "").URL}}, nil)
 }
 
 // hubWith opens a hub in a fresh home with these sources and no policy,
 // with their tools listed, on drv (nil: the default in-process sandbox).
 // The hub is closed, with drv, when the test ends.
-func hubWith(t testing.TB, sources map[string]*Source, drv sandbox.Driver) *Hub {
+func hubWith(t testing.TB, sources map[string]*config.Source, drv sandbox.Driver) *Hub {
 	t.Helper()
 	home := t.TempDir()
-	cfg := &Config{Sources: sources, Policy: map[string]Mode{}}
+	cfg := &config.Config{Sources: sources, Policy: map[string]config.Mode{}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/sandbox"
@@ -54,7 +55,7 @@ func TestTimeoutPatternReplaysItsWinner(t *testing.T) {
 					loggedArgs.Store(string(req.Params.Arguments))
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"logged":true}`}}}, nil
 				})
-			h := hubWith(t, map[string]*Source{"lab": {URL: httpUpstream(t, server, "", "").URL}}, drv)
+			h := hubWith(t, map[string]*config.Source{"lab": {URL: httpUpstream(t, server, "", "").URL}}, drv)
 			ctx := context.Background()
 
 			// The slow call answers once the run waits for the approval.
@@ -123,7 +124,7 @@ func TestTimeoutPatternReturnsAtItsTimer(t *testing.T) {
 					cancelled <- struct{}{}
 					return nil, ctx.Err()
 				})
-			h := hubWith(t, map[string]*Source{"lab": {URL: httpUpstream(t, server, "", "").URL}}, drv)
+			h := hubWith(t, map[string]*config.Source{"lab": {URL: httpUpstream(t, server, "", "").URL}}, drv)
 			env, err := h.Execute(context.Background(), ExecuteRequest{Code: `
 				const timeout = (ms) => new Promise((r) => setTimeout(() => r("timer"), ms));
 				return await Promise.race([lab.stuckRead({}), timeout(50)]);`, Client: "test"})

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -47,7 +50,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, 
 	if !ls.Listed {
 		if missing := r.missingSecrets(src, conn); len(missing) > 0 {
 			hash := argsHash(c.Args)
-			var p *pendingRow
+			var p *store.Pending
 			if r.hasPending(c.Seq) {
 				var err error
 				if p, err = h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
@@ -106,7 +109,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, 
 // could not be listed.
 func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolError {
 	st := h.up.State()[source]
-	ns := Namespace(source)
+	ns := naming.Namespace(source)
 	te := &sandbox.ToolError{Code: CodeSourceUnavailable, Address: address, Retryable: st.Retryable, Hint: Hint(CodeSourceUnavailable)}
 	switch {
 	case st.State == upstream.SourceNeedsSecret:
@@ -114,7 +117,7 @@ func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolEr
 		te.Hint = fmt.Sprintf("The user can add it in a terminal with `capabilities connection add %s %s`. Never ask for it in chat.", source, connectionToAdd(h.Config().Sources[source].DefaultConnection()))
 	case st.State == upstream.SourceNeedsSignIn:
 		te.Message = fmt.Sprintf("source %s needs sign-in: %s", ns, st.Err)
-		te.Hint = signInHint(source, h.Config().Sources[source].DefaultConnection())
+		te.Hint = oauth.SignInHint(source, h.Config().Sources[source].DefaultConnection())
 	case st.Err != "":
 		te.Message = fmt.Sprintf("source %s is %s: %s", ns, st.State, st.Err)
 	case listErr != nil:
@@ -143,5 +146,5 @@ func sourceUnavailableError(address string, ue *upstream.Error) *sandbox.ToolErr
 		hint = h
 	}
 	return &sandbox.ToolError{Code: CodeSourceUnavailable, Address: address, Retryable: ue.Retryable, Status: ue.Status,
-		Message: fmt.Sprintf("source %s is down: %s", Namespace(ue.Source), reason), Hint: hint}
+		Message: fmt.Sprintf("source %s is down: %s", naming.Namespace(ue.Source), reason), Hint: hint}
 }

@@ -7,6 +7,7 @@ package hub
 import (
 	"testing"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -19,4 +20,6 @@ const sandboxWorkerEnv = hubtest.SandboxWorkerEnv
 func TestMain(m *testing.M) { hubtest.Main(m) }
 
 // fakeSource is a stdio source served by the fake named mode.
-func fakeSource(mode string, env map[string]string) *Source { return hubtest.FakeSource(mode, env) }
+func fakeSource(mode string, env map[string]string) *config.Source {
+	return hubtest.FakeSource(mode, env)
+}

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // connKey names one connection of one source: the unit the heart orders
@@ -25,7 +26,7 @@ type connKey struct{ source, conn string }
 
 // serialWrites reports whether calls of tool on src wait for the writes
 // before them.
-func serialWrites(tool *catalog.Tool, src *Source) bool {
+func serialWrites(tool *catalog.Tool, src *config.Source) bool {
 	if src != nil && src.ConcurrentWrites {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // TestParallelWritesToOneUpstreamAllStored: four writes sent at once with
@@ -50,7 +51,7 @@ func TestParallelWritesToOneUpstreamAllStored(t *testing.T) {
 // lets a source's writes go unordered; a value that is not a boolean is an
 // error naming the key.
 func TestConcurrentWritesKey(t *testing.T) {
-	cfg, err := ParseConfig("config.json", []byte(`{"sources": {"notes": {"command": "notes-server", "concurrentWrites": true}}}`))
+	cfg, err := config.Parse("config.json", []byte(`{"sources": {"notes": {"command": "notes-server", "concurrentWrites": true}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,17 +60,17 @@ func TestConcurrentWritesKey(t *testing.T) {
 	if !src.ConcurrentWrites || serialWrites(write, src) {
 		t.Errorf("concurrentWrites %v, serial %v; want the source's writes unordered", src.ConcurrentWrites, serialWrites(write, src))
 	}
-	if !serialWrites(write, &Source{Command: "notes-server"}) {
+	if !serialWrites(write, &config.Source{Command: "notes-server"}) {
 		t.Error("a write to a source without concurrentWrites is not ordered")
 	}
-	if serialWrites(&catalog.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, &Source{}) {
+	if serialWrites(&catalog.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, &config.Source{}) {
 		t.Error("a read-only tool is ordered")
 	}
 	out, err := json.Marshal(src)
 	if err != nil || !strings.Contains(string(out), `"concurrentWrites":true`) {
 		t.Errorf("saved as %s (%v)", out, err)
 	}
-	_, err = ParseConfig("config.json", []byte(`{"sources": {"notes": {"command": "notes-server", "concurrentWrites": "yes"}}}`))
+	_, err = config.Parse("config.json", []byte(`{"sources": {"notes": {"command": "notes-server", "concurrentWrites": "yes"}}}`))
 	if err == nil || !strings.Contains(err.Error(), "sources.notes.concurrentWrites") || !strings.Contains(err.Error(), "true or false") {
 		t.Errorf("a string value: %v; want an error naming sources.notes.concurrentWrites", err)
 	}

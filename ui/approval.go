@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // approvalDialog is the window that asks about waiting tool calls, one at a
@@ -344,7 +344,7 @@ func (d *approvalDialog) refresh() {
 	for _, i := range group {
 		others = append(others, d.items[i].a.Address)
 	}
-	d.setLines(fullPreview(a.Preview), codeView(hub.RedactCredentials(a.Code), a.Address, others))
+	d.setLines(fullPreview(a.Preview), codeView(secrets.RedactCredentials(a.Code), a.Address, others))
 	if text := groupText(d.items, group); text != "" {
 		d.group.SetText(text)
 		together := allowableTogether(d.items, group, now)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,15 +123,22 @@ func InstallNamed(cc ClientConfig, name string, entry map[string]any, now time.T
 	})
 }
 
-// Uninstall removes the "capabilities" server entry from a client's config
-// file and keeps the rest of it, after a backup. A file without the entry
-// is left as it is (Changed false).
+// Uninstall removes the capabilities server entries from a client's config
+// file (the plain "capabilities" and each profile's, see ours) and keeps
+// the rest of it, after a backup. A file without them is left as it is
+// (Changed false).
 func Uninstall(cc ClientConfig, now time.Time) (InstallResult, error) {
 	if _, err := os.Stat(cc.Path); errors.Is(err, os.ErrNotExist) {
 		return InstallResult{Path: cc.Path}, nil
 	}
 	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
-		return removeMember(servers, "capabilities"), nil
+		changed := false
+		for _, name := range ours(servers) {
+			if removeMember(servers, name) {
+				changed = true
+			}
+		}
+		return changed, nil
 	})
 }
 
@@ -160,28 +168,37 @@ func MoveOut(cc ClientConfig, names []string, moved map[string]string, entry map
 	})
 }
 
-// Repoint makes the capabilities entry of a client's file run exe when it
-// runs another binary (a clone's bin/capabilities, an older install),
-// keeping its arguments and environment. Files without the entry, and
-// entries without a command (over HTTP), are left as they are.
+// Repoint makes the capabilities entries of a client's file (the plain one
+// and each profile's) run exe when they run another binary (a clone's
+// bin/capabilities, an older install), keeping their arguments and
+// environment. Files without them, and entries without a command (over
+// HTTP), are left as they are.
 func Repoint(cc ClientConfig, exe string, now time.Time) (InstallResult, error) {
 	if _, err := os.Stat(cc.Path); errors.Is(err, os.ErrNotExist) {
 		return InstallResult{Path: cc.Path}, nil
 	}
 	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
-		e := capabilitiesEntry(servers)
-		if cmd, _ := e["command"].(string); cmd == "" || cmd == exe {
-			return false, nil
+		changed := false
+		for _, name := range ours(servers) {
+			e := entryOf(servers, name)
+			if cmd, _ := e["command"].(string); cmd == "" || cmd == exe {
+				continue
+			}
+			e["command"] = exe
+			if _, err := setMember(servers, indent, name, e); err != nil {
+				return false, err
+			}
+			changed = true
 		}
-		e["command"] = exe
-		return setMember(servers, indent, "capabilities", e)
+		return changed, nil
 	})
 }
 
-// ReplaceHTTPToken makes the capabilities entry of a client's file that
-// carries the HTTP endpoint's bearer token old carry token instead, after a
-// backup (which holds neither). Files without the entry, and entries with
-// another token (another home's hub) or none, are left as they are.
+// ReplaceHTTPToken makes the capabilities entries of a client's file (the
+// plain one and each profile's) that carry the HTTP endpoint's bearer token
+// old carry token instead, after a backup (which holds neither). Files
+// without them, and entries with another token (another home's hub) or
+// none, are left as they are.
 func ReplaceHTTPToken(cc ClientConfig, old, token string, now time.Time) (InstallResult, error) {
 	if old == "" {
 		return InstallResult{Path: cc.Path}, errors.New("replacing the http token: no old token")
@@ -190,23 +207,31 @@ func ReplaceHTTPToken(cc ClientConfig, old, token string, now time.Time) (Instal
 		return InstallResult{Path: cc.Path}, nil
 	}
 	return editClientFile(cc, now, func(servers *hujson.Object, indent string) (bool, error) {
-		if entryBearer(servers) != old {
-			return false, nil
-		}
-		e := capabilitiesEntry(servers)
-		h := e["headers"].(map[string]any)
-		for k, v := range h {
-			if s, _ := v.(string); strings.EqualFold(k, "Authorization") {
-				if tok, ok := cutBearer(s); ok && tok == old {
-					h[k] = "Bearer " + token
+		changed := false
+		for _, name := range ours(servers) {
+			e := entryOf(servers, name)
+			if bearerOf(e) != old {
+				continue
+			}
+			h := e["headers"].(map[string]any)
+			for k, v := range h {
+				if s, _ := v.(string); strings.EqualFold(k, "Authorization") {
+					if tok, ok := cutBearer(s); ok && tok == old {
+						h[k] = "Bearer " + token
+					}
 				}
 			}
+			if _, err := setMember(servers, indent, name, e); err != nil {
+				return false, err
+			}
+			changed = true
 		}
-		return setMember(servers, indent, "capabilities", e)
+		return changed, nil
 	})
 }
 
-// HasEntry reports whether a client's file has the capabilities entry. The
+// HasEntry reports whether a client's file has a capabilities entry (the
+// plain one or a profile's). The
 // file is read as its client reads it: JSON with comments and trailing
 // commas, whatever other keys it holds beside the servers (Claude Code's
 // numStartups and projects, VS Code's inputs).
@@ -228,7 +253,7 @@ func HasEntry(cc ClientConfig) bool {
 		return false
 	}
 	servers, ok := m.Value.Value.(*hujson.Object)
-	return ok && findMember(servers, "capabilities") != nil
+	return ok && len(ours(servers)) > 0
 }
 
 // editClientFile parses cc's file (JSON with comments allowed), hands edit
@@ -282,7 +307,7 @@ func editClientFileScrub(cc ClientConfig, now time.Time, scrub map[string]string
 		}
 		servers = findMember(top, cc.Key).Value.Value.(*hujson.Object)
 	}
-	if tok := entryBearer(servers); tok != "" {
+	for _, tok := range entryBearers(servers) {
 		scrub = maps.Clone(scrub)
 		if scrub == nil {
 			scrub = map[string]string{}
@@ -317,10 +342,65 @@ func editClientFileScrub(cc ClientConfig, now time.Time, scrub map[string]string
 	return res, nil
 }
 
-// capabilitiesEntry decodes the capabilities entry of servers, or returns
-// nil when there is none or it is not an object.
-func capabilitiesEntry(servers *hujson.Object) map[string]any {
-	m := findMember(servers, "capabilities")
+// ours lists the names of the capabilities entries of servers: the plain
+// "capabilities", and each profile's "capabilities-NAME" (EntryName) that
+// selects profile NAME, by its command's arguments (mcp --profile NAME) or
+// its URL's path (/mcp/p/NAME); a server of the person's own that only
+// shares the name's prefix is not ours.
+func ours(servers *hujson.Object) []string {
+	var names []string
+	for _, m := range servers.Members {
+		lit, ok := m.Name.Value.(hujson.Literal)
+		if !ok {
+			continue
+		}
+		name := lit.String()
+		if name == "capabilities" {
+			names = append(names, name)
+			continue
+		}
+		e := entryOf(servers, name)
+		var args []string
+		argv, _ := e["args"].([]any)
+		for _, a := range argv {
+			if a, ok := a.(string); ok {
+				args = append(args, a)
+			}
+		}
+		rawURL, _ := e["url"].(string)
+		if isProfileEntry(name, args, rawURL) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// isProfileEntry reports whether a client's server entry called name, with
+// command arguments args or URL rawURL, is a profile's capabilities entry:
+// its name is "capabilities-NAME" and its arguments hold --profile NAME or
+// its URL's path is /mcp/p/NAME.
+func isProfileEntry(name string, args []string, rawURL string) bool {
+	profile, ok := strings.CutPrefix(name, "capabilities-")
+	if !ok || profile == "" {
+		return false
+	}
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--profile" && args[i+1] == profile {
+			return true
+		}
+	}
+	if rawURL != "" {
+		if u, err := url.Parse(rawURL); err == nil && strings.TrimSuffix(u.Path, "/") == "/mcp/p/"+profile {
+			return true
+		}
+	}
+	return false
+}
+
+// entryOf decodes the entry called name of servers, or returns nil when
+// there is none or it is not an object.
+func entryOf(servers *hujson.Object, name string) map[string]any {
+	m := findMember(servers, name)
 	if m == nil {
 		return nil
 	}
@@ -335,17 +415,32 @@ func capabilitiesEntry(servers *hujson.Object) map[string]any {
 	return e
 }
 
-// entryHasHeaders reports whether the capabilities entry of servers carries
+// entryHasHeaders reports whether a capabilities entry of servers carries
 // headers: a credential (the HTTP endpoint's bearer token).
 func entryHasHeaders(servers *hujson.Object) bool {
-	h, _ := capabilitiesEntry(servers)["headers"].(map[string]any)
-	return len(h) > 0
+	for _, name := range ours(servers) {
+		if h, _ := entryOf(servers, name)["headers"].(map[string]any); len(h) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
-// entryBearer is the bearer token in the capabilities entry of servers, or
-// "".
-func entryBearer(servers *hujson.Object) string {
-	h, _ := capabilitiesEntry(servers)["headers"].(map[string]any)
+// entryBearers are the bearer tokens the capabilities entries of servers
+// carry.
+func entryBearers(servers *hujson.Object) []string {
+	var toks []string
+	for _, name := range ours(servers) {
+		if tok := bearerOf(entryOf(servers, name)); tok != "" {
+			toks = append(toks, tok)
+		}
+	}
+	return toks
+}
+
+// bearerOf is the bearer token in entry e's Authorization header, or "".
+func bearerOf(e map[string]any) string {
+	h, _ := e["headers"].(map[string]any)
 	for k, v := range h {
 		s, _ := v.(string)
 		if tok, ok := cutBearer(s); ok && strings.EqualFold(k, "Authorization") {

@@ -61,7 +61,7 @@ func Discover(configs []ClientConfig) (found []Found, problems []error) {
 			problems = append(problems, r)
 		}
 		for _, name := range slices.Sorted(maps.Keys(imp.Sources)) {
-			if name == "capabilities" {
+			if src := imp.Sources[name]; name == "capabilities" || isProfileEntry(name, src.Args, src.URL) {
 				continue // the hub itself
 			}
 			if i, seen := at[name]; seen {

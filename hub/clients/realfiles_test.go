@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -173,5 +174,90 @@ func TestHasEntry(t *testing.T) {
 	}
 	if HasEntry(ClientConfig{Path: filepath.Join(t.TempDir(), "none.json"), Key: "mcpServers"}) {
 		t.Error("HasEntry of a missing file")
+	}
+}
+
+// profilesJSON is a client file after `install claude-code` and two
+// `install claude-code --profile`: the plain entry, a profile's over stdio
+// and one's over HTTP with the endpoint's token, beside a server of the
+// person's own whose name only shares the prefix.
+const profilesJSON = `{
+  "numStartups": 7,
+  "mcpServers": {
+    "capabilities": {"command": "/old/capabilities", "args": ["mcp"]},
+    "capabilities-work": {"command": "/old/capabilities", "args": ["mcp", "--profile", "work"]},
+    "capabilities-web": {"type": "http", "url": "http://127.0.0.1:8765/mcp/p/web", "headers": {"Authorization": "Bearer old-token-0123456789"}},
+    "capabilities-notes": {"command": "node", "args": ["notes.js"]}
+  }
+}
+`
+
+// TestProfileEntries: every command that edits the hub's entry in a
+// client's file edits each profile's too, and leaves alone a server of the
+// person's own named like one.
+func TestProfileEntries(t *testing.T) {
+	cc := ClientConfig{Client: "claude-code", Path: filepath.Join(t.TempDir(), "client.json"), Key: "mcpServers"}
+	if err := os.WriteFile(cc.Path, []byte(profilesJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers := func() map[string]map[string]any {
+		t.Helper()
+		std, err := config.StandardJSON([]byte(read(t, cc.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var top struct {
+			NumStartups int                       `json:"numStartups"`
+			Servers     map[string]map[string]any `json:"mcpServers"`
+		}
+		if err := json.Unmarshal(std, &top); err != nil {
+			t.Fatal(err)
+		}
+		if top.NumStartups != 7 {
+			t.Errorf("numStartups is %d, want 7 kept", top.NumStartups)
+		}
+		return top.Servers
+	}
+	if !HasEntry(cc) {
+		t.Fatal("HasEntry is false for a file with the hub's entries")
+	}
+	if found, _ := Discover([]ClientConfig{cc}); len(found) != 1 || found[0].Name != "capabilities-notes" {
+		t.Errorf("Discover: %+v; want only the person's own capabilities-notes (a profile's entry is the hub itself)", found)
+	}
+
+	if res, err := Repoint(cc, "/new/capabilities", when); err != nil || !res.Changed {
+		t.Fatalf("Repoint: %+v, %v", res, err)
+	}
+	s := servers()
+	for name, want := range map[string]string{"capabilities": "/new/capabilities", "capabilities-work": "/new/capabilities", "capabilities-notes": "node"} {
+		if got := s[name]["command"]; got != want {
+			t.Errorf("after Repoint %s runs %v, want %s", name, got, want)
+		}
+	}
+
+	res, err := ReplaceHTTPToken(cc, "old-token-0123456789", "new-token-9876543210", when)
+	if err != nil || !res.Changed {
+		t.Fatalf("ReplaceHTTPToken: %+v, %v", res, err)
+	}
+	if got := servers()["capabilities-web"]["headers"].(map[string]any)["Authorization"]; got != "Bearer new-token-9876543210" {
+		t.Errorf("capabilities-web carries %v after the rotation", got)
+	}
+	if b := read(t, res.Backup); strings.Contains(b, "old-token-0123456789") || strings.Contains(b, "new-token-9876543210") {
+		t.Errorf("the backup holds a token:\n%s", b)
+	}
+	for _, p := range []string{cc.Path, res.Backup} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, %v; a file with the hub's token is 0600", p, fi.Mode(), err)
+		}
+	}
+
+	if res, err := Uninstall(cc, when); err != nil || !res.Changed {
+		t.Fatalf("Uninstall: %+v, %v", res, err)
+	}
+	if got := slices.Sorted(maps.Keys(servers())); !slices.Equal(got, []string{"capabilities-notes"}) {
+		t.Errorf("servers after Uninstall: %v, want the person's own only", got)
+	}
+	if HasEntry(cc) {
+		t.Error("HasEntry after Uninstall")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 )
 
@@ -31,51 +32,8 @@ const svcHelperEnv = "CAPABILITIES_TEST_HELPER"
 // svcTestWait bounds every wait of these tests.
 const svcTestWait = 20 * time.Second
 
-type svcEchoIn struct {
-	Text string `json:"text"`
-}
-
-type svcEchoOut struct {
-	Text string `json:"text"`
-}
-
-// svcTestMCPServer is a small real MCP server: echo answers with its input,
-// block waits until its call is cancelled (announcing on blocked that it
-// started), and ask elicits a word from the client and returns it.
-func svcTestMCPServer(blocked chan<- struct{}) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-hub", Version: "v0.0.1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in svcEchoIn) (*mcp.CallToolResult, svcEchoOut, error) {
-			return nil, svcEchoOut{Text: in.Text}, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Wait until cancelled."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, svcEchoOut, error) {
-			if blocked != nil {
-				select {
-				case blocked <- struct{}{}:
-				case <-ctx.Done():
-				}
-			}
-			<-ctx.Done()
-			return nil, svcEchoOut{}, ctx.Err()
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the client for a word."},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, svcEchoOut, error) {
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
-				Message: "a word?",
-				RequestedSchema: map[string]any{
-					"type":       "object",
-					"properties": map[string]any{"word": map[string]any{"type": "string"}},
-				},
-			})
-			if err != nil {
-				return nil, svcEchoOut{}, err
-			}
-			w, _ := res.Content["word"].(string)
-			return nil, svcEchoOut{Text: res.Action + ":" + w}, nil
-		})
-	return s
-}
+// svcTestMCPServer is hubtest.ServiceServer: echo, block and ask.
+func svcTestMCPServer(blocked chan<- struct{}) *mcp.Server { return hubtest.ServiceServer(blocked) }
 
 // svcTestHub is a Service serving on a goroutine of the test.
 type svcTestHub struct {

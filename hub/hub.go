@@ -89,7 +89,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -625,17 +624,6 @@ func (h *Hub) SaveConfig(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	return h.ReloadConfig(ctx)
-}
-
-// humanBytes is n in B, KB or MB, as messages give sizes.
-func humanBytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
 
 // sortedKeys returns the keys of m in order.

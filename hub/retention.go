@@ -81,7 +81,7 @@ type storeBudget struct {
 
 // storeLimitWords names the limit in errors.
 func storeLimitWords(max int64) string {
-	return fmt.Sprintf("retention.maxSizeMB, %s", humanBytes(max))
+	return fmt.Sprintf("retention.maxSizeMB, %s", config.HumanBytes(max))
 }
 
 // reserveStore accounts n more bytes for run r, which has stored runBytes
@@ -90,7 +90,7 @@ func (h *Hub) reserveStore(ctx context.Context, runID string, runBytes, n int64)
 	ret := storeRetention(h.Config().Retention)
 	max := ret.MaxBytes
 	if share := max / runShareOfStore; runBytes+n > share {
-		return fmt.Sprintf("storing %s more would take run %s to %s, above its share of the store: %s, a quarter of %s", humanBytes(n), runID, humanBytes(runBytes+n), humanBytes(share), storeLimitWords(max))
+		return fmt.Sprintf("storing %s more would take run %s to %s, above its share of the store: %s, a quarter of %s", config.HumanBytes(n), runID, config.HumanBytes(runBytes+n), config.HumanBytes(share), storeLimitWords(max))
 	}
 	b := &h.stored
 	b.mu.Lock()
@@ -110,7 +110,7 @@ func (h *Hub) reserveStore(ctx context.Context, runID string, runBytes, n int64)
 		return ""
 	}
 	if b.used+n > max {
-		return fmt.Sprintf("storing %s more would take the store to %s, above %s: the runs it holds are running or waiting for a person, and are kept", humanBytes(n), humanBytes(b.used+n), storeLimitWords(max))
+		return fmt.Sprintf("storing %s more would take the store to %s, above %s: the runs it holds are running or waiting for a person, and are kept", config.HumanBytes(n), config.HumanBytes(b.used+n), storeLimitWords(max))
 	}
 	b.used += n
 	return ""

@@ -1,6 +1,10 @@
 package config
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
 
 // CatalogLimits bound what one source's tools/list may hold, so a server
 // that pages forever, lists millions of tools or sends huge definitions
@@ -78,4 +82,16 @@ func parseCatalogLimits(raw json.RawMessage, add func(string, string, ...any)) C
 		add("catalog."+k, "unknown key; the catalog takes maxPages, maxTools, maxDefinitionBytes and maxSourceBytes")
 	}
 	return l
+}
+
+// HumanBytes is a size as the messages about the hub's limits give it:
+// "512 B", "1.5 KB", "32.0 MB".
+func HumanBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }

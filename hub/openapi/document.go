@@ -156,7 +156,7 @@ func readDocument(r io.Reader, loc string) ([]byte, error) {
 }
 
 func openAPITooLarge(loc string, size int64) error {
-	return &openapiDocError{Loc: loc, Problem: fmt.Sprintf("it is %s, above %d MB, %s; nothing of it was read", humanBytes(size), maxOpenAPIDocument>>20, openAPIDocLimitWords)}
+	return &openapiDocError{Loc: loc, Problem: fmt.Sprintf("it is %s, above %d MB, %s; nothing of it was read", config.HumanBytes(size), maxOpenAPIDocument>>20, openAPIDocLimitWords)}
 }
 
 func readBounded(r io.Reader, max int64, what string) ([]byte, error) {
@@ -268,7 +268,7 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 				}
 				n := schemaBytes(tool)
 				if n > maxOpenAPIOpSchemas {
-					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its schemas are %s, above %s, %s", method, path, humanBytes(n), humanBytes(maxOpenAPIOpSchemas), openAPIOpSchemaWords))
+					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its schemas are %s, above %s, %s", method, path, config.HumanBytes(n), config.HumanBytes(maxOpenAPIOpSchemas), openAPIOpSchemaWords))
 					continue
 				}
 				written += n
@@ -832,16 +832,4 @@ func nestedTooDeep(root *yaml.Node) string {
 		where = strings.ToValidUTF8(where[:200], "") + "..."
 	}
 	return fmt.Sprintf("it nests objects and arrays more than %d levels deep at %s (line %d), %s", maxOpenAPIDepth, where, at.Line, openAPIDepthWords)
-}
-
-// humanBytes is a size as the limits' messages give it: "512 B", "1.5 KB",
-// "32.0 MB".
-func humanBytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }

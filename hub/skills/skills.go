@@ -17,10 +17,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/config"
 	"gopkg.in/yaml.v3"
 )
 
@@ -317,7 +317,7 @@ func loadSkillDir(dir string) (*Skill, error) {
 			return err
 		}
 		if total+fi.Size() > skillMaxBytes {
-			return fmt.Errorf("%s is %s, which takes its files past %s (the limit of bytes per skill)", rel, humanBytes(fi.Size()), humanBytes(skillMaxBytes))
+			return fmt.Errorf("%s is %s, which takes its files past %s (the limit of bytes per skill)", rel, config.HumanBytes(fi.Size()), config.HumanBytes(skillMaxBytes))
 		}
 		size, digest, err := digestFileMax(p, skillMaxBytes-total)
 		if err != nil {
@@ -344,7 +344,7 @@ type errSkillFileLarge struct {
 }
 
 func (e *errSkillFileLarge) Error() string {
-	return fmt.Sprintf("it is %s, above the %s it may hold (the limit of bytes per skill)", humanBytes(e.size), humanBytes(e.max))
+	return fmt.Sprintf("it is %s, above the %s it may hold (the limit of bytes per skill)", config.HumanBytes(e.size), config.HumanBytes(e.max))
 }
 
 // readFileMax reads the regular file p whole when it holds at most max
@@ -452,14 +452,4 @@ func CleanFile(rel string) (string, bool) {
 		return "", false
 	}
 	return c, true
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }

@@ -34,6 +34,8 @@ func FuzzBuildRESTRequest(f *testing.F) {
 	f.Add("/s", "header", "simple", false, `"v\r\nX-Key: mine"`, `"x"`)
 	f.Add("/s", "header", "simple", true, `{"X-Key":"mine"}`, `"x"`)
 	f.Add("/s/{p}", "path", "simple", false, `"%2e%2e"`, `"q&key=1"`)
+	f.Add("/ {p}", "path", "simple", false, `"/"`, `"x"`)
+	f.Add("/a%zz\"<{p}>é", "path", "simple", false, `"%2F"`, `"x"`)
 	const base = "https://api.example.com:8443/v1"
 	cr := &restCredentials{
 		headers: map[string]string{"X-Key": "hk"},

@@ -1006,12 +1006,12 @@ func expandPath(op *openapiOp, values map[string]string) (string, error) {
 		for {
 			open := strings.IndexByte(rest, '{')
 			if open < 0 {
-				b.WriteString(rest)
+				writePathLiteral(&b, rest)
 				break
 			}
 			end := strings.IndexByte(rest[open:], '}')
 			if end < 0 {
-				b.WriteString(rest)
+				writePathLiteral(&b, rest)
 				break
 			}
 			name := rest[open+1 : open+end]
@@ -1019,7 +1019,7 @@ func expandPath(op *openapiOp, values map[string]string) (string, error) {
 			if !ok {
 				return "", fmt.Errorf("path parameter %q is missing", name)
 			}
-			b.WriteString(rest[:open])
+			writePathLiteral(&b, rest[:open])
 			b.WriteString(v)
 			names = append(names, name)
 			rest = rest[open+end+1:]
@@ -1034,6 +1034,34 @@ func expandPath(op *openapiOp, values map[string]string) (string, error) {
 		segs[i] = out
 	}
 	return strings.Join(segs, "/"), nil
+}
+
+// writePathLiteral writes a path template's literal text as a valid
+// escaped path segment: a byte a segment may hold (RFC 3986 pchar) and a
+// well-formed percent-escape stay as written, anything else (a space, a
+// quote, a lone "%", a non-ASCII byte) is escaped. Written raw, such a byte
+// makes the whole escaped path invalid, and the URL is then re-escaped from
+// its decoded form, which turns a parameter's "%2F" into a real "/".
+func writePathLiteral(b *strings.Builder, lit string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c == '%' && i+2 < len(lit) && isHex(lit[i+1]) && isHex(lit[i+2]):
+			b.WriteByte(c)
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0:
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // pathTemplateProblem says what is wrong with an operation's path

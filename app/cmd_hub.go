@@ -139,6 +139,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		}
 	}
 	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+	defer servers.Close()
 	svc, err := localapi.Listen(localapi.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
@@ -169,6 +170,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	}
 	if bearer != nil {
 		httpServers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+		defer httpServers.Close()
 		addr, done, err := localapi.ServeHTTP(ctx, localapi.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: httpServers.All(), Profiles: httpServers.Server, Logger: log})
 		if err != nil {
 			return fail(err)

@@ -78,6 +78,7 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger, profile string) 
 	}
 	defer h.Close()
 	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+	defer servers.Close()
 	srv, err := servers.Server(profile)
 	if err != nil {
 		return withHint(err, "capabilities profile list")

@@ -1101,6 +1101,13 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		}
 		return r.finish(c, hash, nil, te, ms)
 	}
+	if isDirect(r.run) {
+		// One call of a direct-mode tool: its client gets the upstream's
+		// result as sent, isError included (finish scrubs it).
+		if raw, err := json.Marshal(res); err == nil {
+			return r.finish(c, hash, raw, nil, ms)
+		}
+	}
 	if res.IsError {
 		// Scrubbed before it is cut, so no part of a secret is left at the cut.
 		msg := firstLine(h.secrets.Scrub(contentText(res.Content)), h.limits.InlineResultBytes)

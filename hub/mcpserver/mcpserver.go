@@ -12,7 +12,8 @@
 // One server from [New] serves every client session, over the local API's
 // socket (hub/localapi) and the optional HTTP endpoint alike. [Servers]
 // adds one server per profile a client selects, whose every request the
-// heart makes in that profile.
+// heart makes in that profile; a direct-mode profile's server lists each
+// of its tools as an MCP tool of its own (direct.go).
 package mcpserver
 
 import (

@@ -134,6 +134,33 @@ func (db *DB) RecentRuns(ctx context.Context, q RunsQuery) ([]*Run, error) {
 	return out, rows.Err()
 }
 
+// RunsWithCode lists the runs whose code is code and whose status is one
+// of statuses, the last updated first: where a repeated call of a tool
+// finds the run it waits in.
+func (db *DB) RunsWithCode(ctx context.Context, code string, statuses ...string) ([]*Run, error) {
+	if len(statuses) == 0 {
+		return nil, nil
+	}
+	args := []any{code}
+	for _, s := range statuses {
+		args = append(args, s)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+runCols+` FROM runs WHERE code = ? AND status IN (?`+strings.Repeat(", ?", len(statuses)-1)+`) ORDER BY updated DESC, id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // CountRunsSince counts the runs created at t or later.
 func (db *DB) CountRunsSince(ctx context.Context, t time.Time) (int, error) {
 	var n int

@@ -1,0 +1,146 @@
+package hub
+
+// Direct mode: a profile whose every tool policy allows or asks about is an
+// MCP tool of its own (hub/mcpserver names and lists them). A call of one
+// is a run whose code is that one call, so it passes the same gate,
+// journal, approvals and channels as execute; the run's result is the
+// upstream's result as sent (content, structuredContent, isError),
+// scrubbed of secrets like every journaled outcome.
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+
+	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/policy"
+)
+
+// DirectTool is one tool a profile serves in direct mode, on one
+// connection.
+type DirectTool struct {
+	Tool *catalog.Tool
+	// Connection is the connection its calls use: "" (the source's
+	// default) when the source has one connection, or none, in the
+	// profile; else each of them is a tool of its own.
+	Connection string
+	// Asks says the gate asks the person before a call runs.
+	Asks bool
+}
+
+// DirectTools lists the tools of profile that policy does not deny, by
+// address, each on each of its source's connections in the profile. It
+// fails with *UnknownProfileError for a profile the config does not have.
+func (h *Hub) DirectTools(profile string) ([]DirectTool, error) {
+	sc, err := h.scope(profile)
+	if err != nil {
+		return nil, err
+	}
+	cfg := sc.config(h.Config())
+	pol := h.currentPolicy()
+	var out []DirectTool
+	for _, t := range sc.snapshot(h.catalog.Snapshot()).Tools {
+		src := cfg.Sources[t.Source]
+		if src == nil || src.Disabled {
+			continue
+		}
+		conns := []string{""}
+		if names := src.ConnectionNames(); len(names) > 1 {
+			conns = names
+		}
+		for _, conn := range conns {
+			d := sc.gate(pol, policy.InputFor(t, cmp.Or(conn, src.DefaultConnection()), cfg))
+			if d.Mode != config.Deny {
+				out = append(out, DirectTool{Tool: t, Connection: conn, Asks: d.Mode == config.Ask})
+			}
+		}
+	}
+	return out, nil
+}
+
+// ToolCall is one call of a tool served in direct mode.
+type ToolCall struct {
+	Profile string // the profile the client selected
+	Client  string // the client's name, as ExecuteRequest.Client
+	Address string // the tool's address (DirectTool.Tool.Address)
+	// Connection is DirectTool.Connection: "" for the source's default.
+	Connection string
+	Args       json.RawMessage // the arguments object; empty for {}
+}
+
+// directMark starts the code of a run that is one call of a direct-mode
+// tool: the call's result is the upstream's as sent.
+const directMark = "// one call of a direct-mode tool\n"
+
+// CallTool makes one call of a tool as a run of its own and returns the
+// run's envelope: completed with the upstream's result as sent, failed, or
+// waiting for a person. The arguments are checked against the tool's
+// stored schema first; bad ones fail with *InputError and nothing runs. A
+// call that repeats one waiting in the profile (the same tool, connection
+// and arguments) resumes that run instead, so a call the person approved
+// runs once, when the model calls it again.
+//
+// Concurrency: safe for concurrent use; equal calls are serialised.
+func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
+	sc, err := h.scope(c.Profile)
+	if err != nil {
+		return nil, err
+	}
+	snap := sc.snapshot(h.catalog.Snapshot())
+	t, ok := snap.Lookup(c.Address)
+	if !ok {
+		return nil, &InputError{"name", "no tool " + c.Address + " in this profile now; list the tools again"}
+	}
+	args := []byte(c.Args)
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	v, ok := decodeExact(args)
+	if _, isObj := v.(map[string]any); !ok || !isObj {
+		return nil, &InputError{"arguments", "must be a JSON object"}
+	}
+	canon, _ := json.Marshal(v) // keys sorted, numbers as written
+	if rs := snap.InputSchema(t); rs != nil {
+		var inst any
+		_ = json.Unmarshal(canon, &inst)
+		if err := rs.Validate(inst); err != nil {
+			return nil, &InputError{"arguments", strings.TrimPrefix(err.Error(), "validating root: ")}
+		}
+	}
+	code := directCode(t, c.Connection, canon)
+	sum := sha256.Sum256([]byte(c.Profile + "\x00" + code))
+	unlock := h.lockRun("call " + hex.EncodeToString(sum[:16]))
+	defer unlock()
+	waiting, err := h.db.RunsWithCode(ctx, code, StatusAwaitingApproval, StatusAwaitingConnection)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range waiting {
+		if sc.holdsRun(r.Client) {
+			return h.Execute(ctx, ExecuteRequest{Resume: r.ID, Client: c.Client, Profile: c.Profile})
+		}
+	}
+	return h.Execute(ctx, ExecuteRequest{Code: code, Client: c.Client, Profile: c.Profile})
+}
+
+// directCode is the code of a run that makes call: the tool by its
+// address, its arguments parsed from JSON (so a key such as __proto__ is
+// data, as the client sent it), and the connection when one is named.
+func directCode(t *catalog.Tool, conn string, args []byte) string {
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	var b strings.Builder
+	b.WriteString(directMark)
+	b.WriteString("return await " + t.Namespace + "[" + quote(t.JSName) + "](JSON.parse(" + quote(string(args)) + ")")
+	if conn != "" {
+		b.WriteString(", { connection: " + quote(conn) + " }")
+	}
+	b.WriteString(");")
+	return b.String()
+}
+
+// isDirect reports whether a run is one call of a direct-mode tool.
+func isDirect(run *runRow) bool { return strings.HasPrefix(run.Code, directMark) }

@@ -1,0 +1,362 @@
+package mcpserver
+
+// Direct mode: a profile whose every tool policy does not deny is an MCP
+// tool of its own, named source__tool (see directNames), with the
+// upstream's description, input schema and annotations, except that a tool
+// the person is asked about is never read-only and is destructive. A call
+// is one run in the heart (hub.Hub.CallTool): the same gate, journal,
+// approvals and channels as execute. Its result is the upstream's as sent,
+// or, while it waits for the person, an input request where the client
+// takes them, else a result naming the run and `capabilities hub approve`;
+// the same call made again after the decision runs once. A changed catalog
+// or policy changes the tools in place, and the SDK tells the profile's
+// sessions (notifications/tools/list_changed); an edit that leaves the
+// profile's tools as they were sends nothing.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
+)
+
+// DirectHub is what serving direct-mode profiles needs of the heart
+// besides [ProfileHub]. *hub.Hub satisfies it.
+type DirectHub interface {
+	ProfileHub
+	// DirectTools lists the tools a profile serves in direct mode.
+	DirectTools(profile string) ([]hub.DirectTool, error)
+	// CallTool makes one call of one of them as a run of its own.
+	CallTool(ctx context.Context, c hub.ToolCall) (*hub.Envelope, error)
+	// Subscribe calls fn for each event of the hub until cancel.
+	Subscribe(fn func(hub.Event)) (cancel func())
+}
+
+var _ DirectHub = (*hub.Hub)(nil)
+
+// directInstructions are the server instructions of a direct-mode
+// profile, before the profile's own line.
+const directInstructions = `Each of the user's tools is a tool of its own here, named source__tool. A call that needs the user's approval or a connection returns without running and says so: tell the user, and after they decide call the tool again with the same arguments; it then runs once.`
+
+// maxToolName is the longest tool name clients take everywhere.
+const maxToolName = 64
+
+// directProfile is the MCP server (servers, the newest last: sessions of
+// an older one keep it) and the tools of one direct-mode profile.
+//
+// Safe for concurrent use.
+type directProfile struct {
+	hub  DirectHub
+	opts Options
+	log  *slog.Logger
+	name string
+
+	mu      sync.Mutex
+	servers []profileServer
+	synced  bool
+	tools   map[string]directEntry // by MCP name
+	// changes counts the syncs that changed the tools: each one tells
+	// the sessions, and no other does.
+	changes int
+}
+
+// directEntry is one MCP tool of the profile and the call it makes.
+type directEntry struct {
+	call hub.DirectTool
+	tool *mcp.Tool
+	sig  string // the definition as JSON: a change is added again
+}
+
+// server returns the profile's server for instructions text, making one
+// when they changed; tools are listed on first use.
+func (d *directProfile) server(text string) *mcp.Server {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.synced {
+		d.syncLocked()
+	}
+	if n := len(d.servers); n > 0 && d.servers[n-1].instructions == text {
+		return d.servers[n-1].srv
+	}
+	// Older servers without a session are dropped; those with one keep
+	// getting the profile's changes.
+	d.servers = slices.DeleteFunc(d.servers, func(ps profileServer) bool {
+		for range ps.srv.Sessions() {
+			return false
+		}
+		return true
+	})
+	m := &server{hub: d.hub, log: d.log, profile: d.name}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: d.opts.Version}, &mcp.ServerOptions{
+		Instructions: text,
+		Logger:       m.log,
+		// The tools change with the catalog and the policy, and the
+		// sessions are told: a client keeps no list of them.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
+	})
+	srv.AddReceivingMiddleware(m.logInitialize)
+	for _, name := range slices.Sorted(maps.Keys(d.tools)) {
+		e := d.tools[name]
+		d.add(srv, e)
+	}
+	d.servers = append(d.servers, profileServer{instructions: text, srv: srv})
+	return srv
+}
+
+// sync brings the profile's tools up to the hub's catalog and policy.
+func (d *directProfile) sync() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.syncLocked()
+}
+
+func (d *directProfile) syncLocked() {
+	d.synced = true
+	list, err := d.hub.DirectTools(d.name)
+	if info, perr := d.hub.Profile(d.name); err != nil || perr != nil || info.Mode != config.ProfileDirect {
+		// The profile is gone or changed mode: nothing of it exists.
+		list = nil
+	}
+	next := directEntries(list)
+	var gone []string
+	for name := range d.tools {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	changed := len(gone) > 0
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		for _, ps := range d.servers {
+			ps.srv.RemoveTools(gone...)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(next)) {
+		e := next[name]
+		if old, ok := d.tools[name]; ok && old.sig == e.sig && old.call.Connection == e.call.Connection && old.call.Tool.Address == e.call.Tool.Address {
+			next[name] = old
+			continue
+		}
+		changed = true
+		for _, ps := range d.servers {
+			d.add(ps.srv, e)
+		}
+	}
+	if changed && d.tools != nil {
+		d.changes++
+	}
+	d.tools = next
+}
+
+// add adds e to srv. A definition the SDK refuses (a schema it cannot
+// take) is served with an open object schema; the heart validates the
+// arguments against the stored one anyway.
+func (d *directProfile) add(srv *mcp.Server, e directEntry) {
+	h := d.handler(e.call)
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Warn("a tool's definition was refused; it is served with an open input schema", "tool", e.tool.Name, "err", r)
+			t := *e.tool
+			t.InputSchema = json.RawMessage(`{"type":"object"}`)
+			srv.AddTool(&t, h)
+		}
+	}()
+	srv.AddTool(e.tool, h)
+}
+
+// directEntries names list and makes each one's MCP tool.
+func directEntries(list []hub.DirectTool) map[string]directEntry {
+	names := directNames(list)
+	out := make(map[string]directEntry, len(list))
+	for i, dt := range list {
+		t := dt.Tool
+		tool := &mcp.Tool{Name: names[i], Title: t.Title, Description: t.Description, InputSchema: objectSchema(t.InputSchema)}
+		if dt.Connection != "" {
+			tool.Description = strings.TrimSpace(fmt.Sprintf("%s\n\n(Connection %s of %s.)", t.Description, dt.Connection, t.Source))
+		}
+		var ann mcp.ToolAnnotations
+		if t.Annotations != nil {
+			ann = *t.Annotations
+		}
+		if dt.Asks {
+			// The person is asked before it runs: never read-only to a
+			// client that would skip its own confirmation for one.
+			ann.ReadOnlyHint, ann.IdempotentHint = false, false
+			ann.DestructiveHint = boolPtr(true)
+		}
+		if t.Annotations != nil || dt.Asks {
+			tool.Annotations = &ann
+		}
+		sig, _ := json.Marshal(tool)
+		out[names[i]] = directEntry{call: dt, tool: tool, sig: string(sig)}
+	}
+	return out
+}
+
+// objectSchema is raw when it is a JSON object whose type is "object",
+// else the open object schema: the SDK takes nothing else, and every MCP
+// tool takes an object of arguments.
+func objectSchema(raw json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) == nil && m["type"] == "object" {
+		return raw
+	}
+	return json.RawMessage(`{"type":"object"}`)
+}
+
+// directNames names each tool of list for MCP: namespace__tool, with the
+// connection between them where the source has several in the profile
+// (namespace__connection__tool). Characters other than ASCII letters,
+// digits, _ and - become _. A name that needed that, that is over
+// maxToolName, or that two tools would share is cut to fit and ends in _
+// and eight hex digits of the SHA-256 of the tool's source, connection and
+// upstream name. Names depend only on each tool's own identity and on which
+// others share its name, not on the order of list, so they are the same
+// across restarts.
+func directNames(list []hub.DirectTool) []string {
+	names := make([]string, len(list))
+	plain := make([]bool, len(list))
+	count := map[string]int{}
+	for i, dt := range list {
+		parts := []string{dt.Tool.Namespace}
+		if dt.Connection != "" {
+			parts = append(parts, dt.Connection)
+		}
+		parts = append(parts, dt.Tool.Name)
+		lossless := true
+		for j, p := range parts {
+			clean := cleanNamePart(p)
+			lossless = lossless && clean == p
+			parts[j] = clean
+		}
+		names[i] = strings.Join(parts, "__")
+		plain[i] = lossless && len(names[i]) <= maxToolName
+		count[names[i]]++
+	}
+	for i, dt := range list {
+		if plain[i] && count[names[i]] == 1 {
+			continue
+		}
+		sum := sha256.Sum256([]byte(dt.Tool.Source + "\x00" + dt.Connection + "\x00" + dt.Tool.Name))
+		suffix := "_" + hex.EncodeToString(sum[:4])
+		names[i] = names[i][:min(len(names[i]), maxToolName-len(suffix))] + suffix
+	}
+	return names
+}
+
+// cleanNamePart keeps ASCII letters, digits, _ and -, and writes _ for any
+// other character.
+func cleanNamePart(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+// handler is the MCP handler of tool dt of the profile.
+func (d *directProfile) handler(dt hub.DirectTool) mcp.ToolHandler {
+	m := &server{hub: d.hub, log: d.log, profile: d.name}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		client := clientName(req)
+		var env *hub.Envelope
+		var err error
+		if state := req.Params.RequestState; state != "" {
+			// The client answers the input request this hub signed for the
+			// call's run.
+			answers := map[string]string{}
+			for id, resp := range req.Params.InputResponses {
+				if er, ok := resp.(*mcp.ElicitResult); ok {
+					answers[id] = elicitDecision(er)
+				}
+			}
+			runID, asked, rerr := d.hub.RedeemInputs(ctx, state, answers, client)
+			if rerr != nil {
+				return textResult("The approval answer was refused: "+rerr.Error()+". Call the tool again with the same arguments to be asked anew.", true), nil
+			}
+			env, err = d.hub.Execute(ctx, hub.ExecuteRequest{Resume: runID, Client: client, Profile: d.name})
+			if err != nil {
+				return inputErrorResult(err)
+			}
+			for _, id := range asked {
+				if answers[id] == "" {
+					// Dismissed or declined: the call stays pending, and
+					// this answer does not bring the same form back at once.
+					return directResult(env), nil
+				}
+			}
+		} else {
+			env, err = d.hub.CallTool(ctx, hub.ToolCall{Profile: d.name, Client: client, Address: dt.Tool.Address, Connection: dt.Connection, Args: req.Params.Arguments})
+			if err != nil {
+				return inputErrorResult(err)
+			}
+		}
+		if env.Status == hub.StatusAwaitingApproval && canAskInForm(req) {
+			if res, ok := m.inputRequests(ctx, env); ok {
+				return res, nil
+			}
+		}
+		// A client with legacy elicitation only is asked the way execute
+		// asks it, once the MCP surface has that channel; until then it
+		// gets the result below, which names the run.
+		return directResult(env), nil
+	}
+}
+
+// directResult is what a client gets for a call's run: the upstream's
+// result as sent when it completed (or, over the inline limit, the handle
+// it is kept as), else what the call waits for or why it failed.
+func directResult(env *hub.Envelope) *mcp.CallToolResult {
+	switch env.Status {
+	case hub.StatusCompleted:
+		var probe map[string]json.RawMessage
+		_ = json.Unmarshal(env.Result, &probe)
+		if _, ok := probe["handle"]; ok && probe["content"] == nil {
+			var hr hub.HandleResult
+			_ = json.Unmarshal(env.Result, &hr)
+			return textResult(fmt.Sprintf("The result is %d bytes, over the hub's inline limit, and is kept as %s (run %s). Its start:\n%s", hr.Bytes, hr.Handle, env.RunID, hr.Preview), false)
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(env.Result, &res); err != nil || probe["content"] == nil {
+			return textResult(string(env.Result), false)
+		}
+		// Only the hub asks its own clients for input.
+		res.InputRequests, res.RequestState = nil, ""
+		return &res
+	case hub.StatusAwaitingApproval:
+		return textResult(fmt.Sprintf("Not run yet: this call waits for the user's approval (run %s). Tell the user; they decide in the hub's dialog or with `capabilities hub approve %s`. Then call this tool again with the same arguments: it runs once.", env.RunID, env.RunID), false)
+	case hub.StatusAwaitingConnection:
+		var msgs []string
+		for _, p := range env.Pending {
+			msgs = append(msgs, strings.TrimSpace(p.Summary+": "+p.Message))
+		}
+		return textResult(fmt.Sprintf("Not run yet (run %s): %s Then call this tool again with the same arguments.", env.RunID, strings.Join(msgs, " ")), false)
+	}
+	if env.Error != nil {
+		msg := env.Error.Message
+		if env.Error.Hint != "" {
+			msg += " (" + env.Error.Hint + ")"
+		}
+		return textResult(msg, true)
+	}
+	return textResult(env.Line(), true)
+}

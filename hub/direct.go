@@ -124,7 +124,7 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 			return h.Execute(ctx, ExecuteRequest{Resume: r.ID, Client: c.Client, Profile: c.Profile})
 		}
 	}
-	return h.Execute(ctx, ExecuteRequest{Code: code, Client: c.Client, Profile: c.Profile})
+	return h.Execute(ctx, ExecuteRequest{Code: code, Client: c.Client, Profile: c.Profile, direct: true})
 }
 
 // directCode is the code of a run that makes call: the tool by its

@@ -1,7 +1,8 @@
 // Package mcpserver is the hub's MCP surface: the three tools (search,
 // describe and execute) every client sees, approvals asked in the client's
-// own form as input requests with a signed state, and the Skills extension
-// serving the person's local skills.
+// own form as input requests with a signed state (or, for a client of an
+// earlier protocol, as elicitation requests, elicit.go), and the Skills
+// extension serving the person's local skills.
 //
 // It sits above the heart (package hub) and knows it only through [Hub],
 // the few methods it needs; *hub.Hub satisfies it. The wording of the
@@ -347,6 +348,9 @@ func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*
 			return res, nil
 		}
 	}
+	if env.Status == hub.StatusAwaitingApproval && canElicit(req) {
+		return m.elicitConsent(ctx, req.Session, env, client)
+	}
 	return envelopeResult(env), nil
 }
 
@@ -392,16 +396,19 @@ var approvalSchema = map[string]any{
 	"required": []string{"decision"},
 }
 
-// inputRequests turns a run's open approvals into MCP input requests with a
-// signed state.
-func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.CallToolResult, bool) {
-	pend, err := m.hub.Pending(ctx, env.RunID)
-	if err != nil {
-		return nil, false
-	}
-	var open []string
+// question is one form a client is asked about open approvals of a run:
+// its message, and the pending call its answer is keyed by.
+type question struct {
+	id      string
+	message string
+}
+
+// questions are the forms that ask about a run's open approvals, from its
+// pending items: one per call, or, for a run's plan, one for all its calls
+// (whole). open lists every open approval, in order; none leaves questions
+// empty.
+func questions(pend []hub.Approval) (open []string, qs []question, whole bool) {
 	var plan []hub.Approval
-	reqs := mcp.InputRequestMap{}
 	for _, a := range pend {
 		if a.Kind != hub.KindApproval || a.Decision != "" {
 			continue
@@ -415,18 +422,40 @@ func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.Cal
 			conn += " (default)"
 		}
 		msg := fmt.Sprintf("Allow %s?\nConnection: %s\nReason: %s\nRun: %s\nArguments (secrets hidden):\n%s", a.Address, conn, a.Reason, a.RunID, a.Preview)
-		reqs[a.ID] = &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema}
+		qs = append(qs, question{id: a.ID, message: msg})
 	}
+	if len(plan) > 1 && len(plan) == len(open) {
+		// A plan is asked about once: one form for all its calls.
+		return open, []question{{id: open[0], message: planForm(plan)}}, true
+	}
+	return open, qs, false
+}
+
+// sign signs the state of the questions about open, the open approvals of
+// run runID: a state for one question about them all when whole.
+func (m *server) sign(ctx context.Context, runID string, open []string, whole bool) (string, error) {
+	if whole {
+		return m.hub.SignPlan(ctx, runID, open)
+	}
+	return m.hub.SignInputs(ctx, runID, open)
+}
+
+// inputRequests turns a run's open approvals into MCP input requests with a
+// signed state.
+func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.CallToolResult, bool) {
+	pend, err := m.hub.Pending(ctx, env.RunID)
+	if err != nil {
+		return nil, false
+	}
+	open, qs, whole := questions(pend)
 	if len(open) == 0 {
 		return nil, false
 	}
-	sign := m.hub.SignInputs
-	if len(plan) > 1 && len(plan) == len(open) {
-		// A plan is asked about once: one form for all its calls.
-		reqs = mcp.InputRequestMap{open[0]: &mcp.ElicitParams{Mode: "form", Message: planForm(plan), RequestedSchema: approvalSchema}}
-		sign = m.hub.SignPlan
+	reqs := mcp.InputRequestMap{}
+	for _, q := range qs {
+		reqs[q.id] = &mcp.ElicitParams{Mode: "form", Message: q.message, RequestedSchema: approvalSchema}
 	}
-	state, err := sign(ctx, env.RunID, open)
+	state, err := m.sign(ctx, env.RunID, open, whole)
 	if err != nil {
 		m.log.Warn("signing an input request failed; the client gets the envelope", "run", env.RunID, "err", err)
 		return nil, false

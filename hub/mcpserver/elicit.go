@@ -1,0 +1,123 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
+)
+
+// Legacy elicitation: a client of a protocol before 2026-07-28 cannot take
+// input requests in a tool's result, but one that declared form elicitation
+// takes an elicitation/create request while the tool call is in flight. The
+// hub asks it the questions an input request would carry (one per call, or
+// one for a run's plan), records the answers through the same signed state
+// an input request's answers go through, and resumes the run, so the model
+// gets the run's result in the same call. A client with neither keeps the
+// envelope that says the run awaits approval.
+
+// canElicit reports whether the client of req takes elicitation/create
+// requests: it negotiated a protocol before 2026-07-28 (which forbids
+// requests from the server and asks in input requests instead) and declared
+// form elicitation. A session of the stateless HTTP endpoint never declared
+// anything, so it gets the envelope.
+func canElicit(req *mcp.CallToolRequest) bool {
+	if req.Session == nil || req.ProtocolVersion() >= "2026-07-28" {
+		return false
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	return e.Form != nil || e.URL == nil // an empty elicitation capability means form
+}
+
+// elicitApprovals asks the client of ss about the open approvals of run
+// runID with elicitation/create requests, one per question (a run's plan
+// is one question, whose answer decides each of its calls), and records the
+// answers as RedeemInputs records an input request's, through ChannelClient
+// with client as who answered. A declined or cancelled form, or an answer
+// that is not one of the choices, leaves its calls pending.
+//
+// decided reports that an answer was recorded (the run can resume);
+// dismissed that a question was left undecided, so the caller should not
+// ask again at once. An error that wraps hub.ErrBadState says the answer
+// was refused (the pending calls changed, or the state expired while the
+// person looked); any other error says the client could not be asked.
+//
+// It blocks until the client answers every question or ctx ends; ss must
+// be the session of the call in flight.
+func (m *server) elicitApprovals(ctx context.Context, ss *mcp.ServerSession, runID, client string) (decided, dismissed bool, err error) {
+	pend, err := m.hub.Pending(ctx, runID)
+	if err != nil {
+		return false, false, err
+	}
+	open, qs, whole := questions(pend)
+	if len(open) == 0 {
+		return false, false, nil
+	}
+	state, err := m.sign(ctx, runID, open, whole)
+	if err != nil {
+		return false, false, fmt.Errorf("signing the elicitation's state: %w", err)
+	}
+	answers := make(map[string]string, len(qs))
+	for i, q := range qs {
+		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: q.message, RequestedSchema: approvalSchema})
+		if err != nil {
+			if i == 0 {
+				return false, false, fmt.Errorf("asking the client: %w", err)
+			}
+			// Broken off midway: what was answered stands, the rest stays
+			// pending.
+			m.log.Info("an approval elicitation failed; its call stays pending", "run", runID, "pending", q.id, "err", err)
+			dismissed = true
+			break
+		}
+		if d := elicitDecision(res); d != "" {
+			answers[q.id] = d
+		} else {
+			dismissed = true
+		}
+	}
+	if len(answers) == 0 {
+		return false, dismissed, nil
+	}
+	if _, _, err := m.hub.RedeemInputs(ctx, state, answers, client); err != nil {
+		return false, dismissed, err
+	}
+	return true, dismissed, nil
+}
+
+// elicitConsent answers an execute whose run env awaits approval for a
+// client that takes elicitation: it asks with elicitApprovals and resumes
+// the run, again each time the run pauses for consent anew, until the run
+// ends or a question is left undecided. The client then gets the last
+// envelope, as it would after dismissing an input request. A client that
+// cannot be asked gets env.
+func (m *server) elicitConsent(ctx context.Context, ss *mcp.ServerSession, env *hub.Envelope, client string) (*mcp.CallToolResult, error) {
+	for env.Status == hub.StatusAwaitingApproval {
+		decided, dismissed, err := m.elicitApprovals(ctx, ss, env.RunID, client)
+		if errors.Is(err, hub.ErrBadState) {
+			return textResult(fmt.Sprintf("The approval answer was refused: %v. Call execute again with { \"resume\": %q } to be asked again.", err, env.RunID), true), nil
+		}
+		if err != nil {
+			m.log.Info("approvals not asked by elicitation; the client gets the envelope", "run", env.RunID, "err", err)
+			break
+		}
+		if !decided {
+			break
+		}
+		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: env.RunID, Client: client, Profile: m.profile})
+		if err != nil {
+			return inputErrorResult(err)
+		}
+		if dismissed {
+			break
+		}
+	}
+	return envelopeResult(env), nil
+}

@@ -1,0 +1,216 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/policy"
+)
+
+// legacyClient is a 2025-11-25 go-sdk client of h whose elicitation
+// handler records each form's message and answers it with the next of
+// answers (the last one again once they run out).
+func legacyClient(t *testing.T, h Hub, forms *[]string, answers ...*mcp.ElicitResult) *mcp.ClientSession {
+	t.Helper()
+	return connect(t, h, "2025-11-25", &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			*forms = append(*forms, req.Params.Message)
+			return answers[min(len(*forms), len(answers))-1], nil
+		},
+	})
+}
+
+func answer(decision string) *mcp.ElicitResult {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": decision}}
+}
+
+// threeWrites creates three entities, one write each, and returns how many
+// entities each write created.
+const threeWrites = `const made = []; for (const name of ["A", "B", "C"]) made.push((await memory.createEntities({ entities: [{ name, entityType: "t", observations: [] }] })).entities.length); return made;`
+
+// TestLegacyElicitationAsksForThePlan: a 2025-11-25 client that declared
+// elicitation gets one elicitation/create request for a plan of three
+// writes, listing them in order; its one answer allows each, the run
+// resumes in the same call, and each write runs once.
+func TestLegacyElicitationAsksForThePlan(t *testing.T) {
+	h := e2eNewHub(t, hub.Options{}, nil)
+	var forms []string
+	cs := legacyClient(t, h.Hub, &forms, answer(hub.AllowOnce))
+	env := clientExec(t, cs, threeWrites)
+	if len(forms) != 1 {
+		t.Fatalf("the client was asked %d times, want once: %q", len(forms), forms)
+	}
+	form := forms[0]
+	a, b, c := strings.Index(form, `"name": "A"`), strings.Index(form, `"name": "B"`), strings.Index(form, `"name": "C"`)
+	if !strings.Contains(form, "Allow these 3 calls") || a < 0 || b < a || c < b {
+		t.Errorf("the form does not list the three writes in order:\n%s", form)
+	}
+	if env.Status != hub.StatusCompleted || string(env.Result) != "[1,1,1]" || len(env.Calls) != 3 {
+		t.Fatalf("after one answer: %s", env.Line())
+	}
+	if n := h.entities(t); n != 3 {
+		t.Fatalf("entities on the upstream = %d, want 3", n)
+	}
+	hist, err := h.History(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allows := 0
+	for _, e := range hist {
+		if e.RunID == env.RunID && e.Decision == "allow" && e.Channel == policy.ChannelClient {
+			allows++
+		}
+	}
+	if allows != 3 {
+		t.Errorf("the audit holds %d allows through the client for the run, want 3: %+v", allows, hist)
+	}
+	// Resuming the finished run asks nothing and sends nothing again.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})
+	if err != nil || !strings.Contains(resultText(res), `"status":"completed"`) || len(forms) != 1 || h.entities(t) != 3 {
+		t.Fatalf("resume: %v %s, asked %d times, %d entities", err, resultText(res), len(forms), h.entities(t))
+	}
+}
+
+// TestLegacyElicitationAsksAgainAfterThePlan: a write that only an earlier
+// write's result decides is asked about after that write ran, in a second
+// elicitation of the same execute call.
+func TestLegacyElicitationAsksAgainAfterThePlan(t *testing.T) {
+	h := e2eNewHub(t, hub.Options{}, nil)
+	var forms []string
+	cs := legacyClient(t, h.Hub, &forms, answer(hub.AllowOnce))
+	env := clientExec(t, cs, `
+		const r = await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] });
+		if (r.entities.length === 1) await memory.createEntities({ entities: [{ name: "Grace", entityType: "person", observations: [] }] });
+		return "ok";`)
+	if len(forms) != 2 || !strings.Contains(forms[0], `"name": "Ada"`) || !strings.Contains(forms[1], `"name": "Grace"`) {
+		t.Fatalf("forms %q; want one for Ada, then one for Grace", forms)
+	}
+	if env.Status != hub.StatusCompleted || h.entities(t) != 2 {
+		t.Fatalf("%s, %d entities", env.Line(), h.entities(t))
+	}
+}
+
+// TestLegacyElicitationDismissed: a declined plan leaves each of its calls
+// pending and the client gets the envelope, without a second form in the
+// same call; the model's resume asks again, and a denial decides each call,
+// none of which runs.
+func TestLegacyElicitationDismissed(t *testing.T) {
+	h := e2eNewHub(t, hub.Options{}, nil)
+	var forms []string
+	cs := legacyClient(t, h.Hub, &forms, &mcp.ElicitResult{Action: "decline"}, &mcp.ElicitResult{Action: "cancel"}, answer(hub.DenyOnce))
+	env := clientExec(t, cs, threeWrites)
+	ctx := context.Background()
+	for i, action := range []string{"decline", "cancel"} {
+		if len(forms) != i+1 || env.Status != hub.StatusAwaitingApproval || len(env.Pending) != 3 {
+			t.Fatalf("after %s: asked %d times, %s", action, len(forms), env.Line())
+		}
+		if pend, err := h.Pending(ctx, env.RunID); err != nil || len(pend) != 3 || h.entities(t) != 0 {
+			t.Fatalf("after %s: %d pending (%v), %d entities; want 3 and none", action, len(pend), err, h.entities(t))
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"resume": env.RunID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		env = &hub.Envelope{}
+		if err := json.Unmarshal(b, env); err != nil {
+			t.Fatalf("not an envelope: %s", resultText(res))
+		}
+	}
+	if len(forms) != 3 || env.Status != hub.StatusFailed || env.Error == nil || env.Error.Code != hub.CodeDenied || h.entities(t) != 0 {
+		t.Fatalf("after a denial: asked %d times, %s, %d entities", len(forms), env.Line(), h.entities(t))
+	}
+	if pend, _ := h.Pending(ctx, env.RunID); len(pend) != 0 {
+		t.Fatalf("after a denial, pending %+v", pend)
+	}
+}
+
+// TestLegacyElicitationTypeScriptClient: the TypeScript SDK's client, at
+// its 2025-11-25, with an elicitation handler, over a line-delimited
+// stream as the hub's socket serves one: a plan of three writes is one
+// elicitation, and the call returns the completed run.
+func TestLegacyElicitationTypeScriptClient(t *testing.T) {
+	h := e2eNewHub(t, hub.Options{}, nil)
+	sock := filepath.Join(t.TempDir(), "mcp.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	srv := New(h.Hub, Options{Version: "test"})
+	protocol := make(chan string, 1)
+	go func() {
+		defer close(protocol)
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		ss, err := srv.Connect(context.Background(), &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+		if err != nil {
+			return
+		}
+		ss.Wait()
+		if p := ss.InitializeParams(); p != nil {
+			protocol <- p.ProtocolVersion
+		}
+	}()
+	var got struct {
+		Forms   []string        `json:"forms"`
+		Execute json.RawMessage `json:"execute"`
+	}
+	runTSClient(t, `
+import net from "node:net";
+import { Client } from "$SDK/client/index.js";
+import { ReadBuffer, serializeMessage } from "$SDK/shared/stdio.js";
+import { ElicitRequestSchema } from "$SDK/types.js";
+
+// A transport over the hub's kind of socket: one JSON-RPC message a line.
+class SocketTransport {
+	constructor(path) { this.path = path; this.buf = new ReadBuffer(); }
+	async start() {
+		this.sock = net.connect(this.path);
+		await new Promise((resolve, reject) => { this.sock.once("connect", resolve); this.sock.once("error", reject); });
+		this.sock.on("data", (chunk) => {
+			this.buf.append(chunk);
+			for (let m; (m = this.buf.readMessage()) !== null; ) this.onmessage?.(m);
+		});
+		this.sock.on("close", () => this.onclose?.());
+	}
+	async send(message) { this.sock.write(serializeMessage(message)); }
+	async close() { this.sock.end(); }
+}
+
+const forms = [];
+const client = new Client({ name: "ts-client", version: "0.0.1" }, { capabilities: { elicitation: {} } });
+client.setRequestHandler(ElicitRequestSchema, async (req) => {
+	forms.push(req.params.message);
+	return { action: "accept", content: { decision: "allow_once" } };
+});
+const transport = new SocketTransport(process.env.HUB_SOCKET);
+await client.connect(transport);
+const res = await client.callTool({ name: "execute", arguments: { code: process.env.CODE } });
+console.log(JSON.stringify({ forms, execute: res.structuredContent }));
+await client.close();
+`, []string{"HUB_SOCKET=" + sock, "CODE=" + threeWrites}, &got)
+	if len(got.Forms) != 1 || !strings.Contains(got.Forms[0], "Allow these 3 calls") {
+		t.Fatalf("the TypeScript client was asked %q; want one form for the plan", got.Forms)
+	}
+	var env hub.Envelope
+	if err := json.Unmarshal(got.Execute, &env); err != nil || env.Status != hub.StatusCompleted || string(env.Result) != "[1,1,1]" {
+		t.Fatalf("execute returned %s (%v)", got.Execute, err)
+	}
+	if n := h.entities(t); n != 3 {
+		t.Fatalf("entities on the upstream = %d, want 3", n)
+	}
+	if p := <-protocol; p != "2025-11-25" {
+		t.Errorf("the TypeScript client negotiated %q, want 2025-11-25", p)
+	}
+}

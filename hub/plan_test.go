@@ -2,8 +2,11 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +14,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -358,6 +362,147 @@ func TestPlanApprovalsPerRun(t *testing.T) {
 		t.Logf("%s: %d writes approved in %d pause(s); one pause per write without a plan", task.name, decided, pauses)
 		if decided != task.writes || pauses != 1 {
 			t.Errorf("%s: %d writes in %d pauses, want %d in 1", task.name, decided, pauses, task.writes)
+		}
+	}
+}
+
+// githubPart writes the part of GitHub's own description (@octokit/openapi)
+// that ops names (a path to its methods), with every component those reach,
+// to a file, and returns its path: the real definitions, small enough for
+// Prism to start at once.
+func githubPart(t testing.TB, ops map[string][]string) string {
+	t.Helper()
+	b, err := os.ReadFile(githubDoc(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	allPaths := doc["paths"].(map[string]any)
+	allComps := doc["components"].(map[string]any)
+	paths := map[string]any{}
+	var todo []string
+	var refs func(v any)
+	refs = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && k == "$ref" {
+					todo = append(todo, s)
+				} else {
+					refs(x)
+				}
+			}
+		case []any:
+			for _, x := range v {
+				refs(x)
+			}
+		}
+	}
+	for path, methods := range ops {
+		item := map[string]any{}
+		for _, m := range methods {
+			op, ok := allPaths[path].(map[string]any)[m]
+			if !ok {
+				t.Fatalf("GitHub's description has no %s %s", m, path)
+			}
+			item[m] = op
+		}
+		paths[path] = item
+		refs(item)
+	}
+	comps := map[string]any{}
+	seen := map[string]bool{}
+	for len(todo) > 0 {
+		ref := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		kind, name, ok := strings.Cut(strings.TrimPrefix(ref, "#/components/"), "/")
+		if !ok {
+			t.Fatalf("a reference outside the components: %s", ref)
+		}
+		c := allComps[kind].(map[string]any)[name]
+		if comps[kind] == nil {
+			comps[kind] = map[string]any{}
+		}
+		comps[kind].(map[string]any)[name] = c
+		refs(c)
+	}
+	out, err := json.Marshal(map[string]any{"openapi": doc["openapi"], "info": doc["info"], "servers": doc["servers"], "paths": paths, "components": comps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "github.json")
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestPlanApprovalsPerRunGitHub measures what a plan saves a person on
+// GitHub's typical multi-write tasks, through an OpenAPI source of GitHub's
+// own description over a Prism mock that refuses requests breaking it: the
+// times the run pauses for a decision, against the writes it makes, each of
+// which paused it before plans. It reports the counts.
+func TestPlanApprovalsPerRunGitHub(t *testing.T) {
+	doc := githubPart(t, map[string][]string{
+		"/repos/{owner}/{repo}/issues":                       {"post"},
+		"/repos/{owner}/{repo}/issues/{issue_number}/labels": {"post"},
+		"/repos/{owner}/{repo}":                              {"get"},
+		"/user/starred/{owner}/{repo}":                       {"put", "delete"},
+	})
+	prism := hubtest.StartPrism(t, doc)
+	h := newOpenAPIHub(t, "github", &config.Source{OpenAPI: doc, BaseURL: prism.URL}, nil, Options{})
+	for _, task := range []struct {
+		name, code string
+		writes     int
+		requests   []string // the writes Prism sees, in order
+	}{
+		{"three issues, each labelled", `
+			const made = [];
+			for (const title of ["Crash on start", "Typo in the README", "Slow search"]) {
+				const issue = await github.issuesCreate({ owner: "octo", repo: "hello", title });
+				await github.issuesAddLabels({ owner: "octo", repo: "hello", issue_number: issue.number, labels: ["triage"] });
+				made.push(issue.number);
+			}
+			return made.length;`, 6, nil},
+		{"star two repositories, unstar one", `
+			for (const repo of ["go-sdk", "typescript-sdk"]) await github.activityStarRepoForAuthenticatedUser({ owner: "modelcontextprotocol", repo });
+			await github.activityUnstarRepoForAuthenticatedUser({ owner: "octo", repo: "old" });
+			return "ok";`, 3, []string{"put /user/starred/modelcontextprotocol/go-sdk", "put /user/starred/modelcontextprotocol/typescript-sdk", "delete /user/starred/octo/old"}},
+	} {
+		before := len(prism.Requests())
+		env := execCode(t, h, task.code)
+		pauses, decided := 0, 0
+		for env.Status == StatusAwaitingApproval && pauses < 10 {
+			pauses++
+			d, err := h.ApproveRun(context.Background(), env.RunID, AllowOnce, policy.ChannelCLI, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			decided += len(d)
+			env = resumeCode(t, h, env.RunID)
+		}
+		if env.Status != StatusCompleted {
+			t.Fatalf("%s: %s", task.name, env.Line())
+		}
+		t.Logf("%s: %d writes approved in %d pause(s); one pause per write without a plan", task.name, decided, pauses)
+		if decided != task.writes || pauses != 1 {
+			t.Errorf("%s: %d writes in %d pauses, want %d in 1", task.name, decided, pauses, task.writes)
+		}
+		var writes []string
+		for _, r := range prism.Requests()[before:] {
+			if !strings.HasPrefix(r, "get ") {
+				writes = append(writes, r)
+			}
+		}
+		if len(writes) != task.writes || task.requests != nil && !slices.Equal(writes, task.requests) {
+			t.Errorf("%s: Prism saw the writes %q; want each of the %d once", task.name, writes, task.writes)
 		}
 	}
 }

@@ -760,7 +760,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		return nil, err
 	}
 	if r.plan.after(c.Seq) {
-		return nil, &sandbox.Planned{}
+		return r.ahead(ctx, c, rc, listErr)
 	}
 	if listErr != nil {
 		// Nothing leaves on a definition the source was not seen to list.

@@ -5,10 +5,14 @@ package hub
 // When a run reaches a call the gate asks about, the call is not sent and
 // the run does not stop there: the host plans it (sandbox.Planned), the
 // code gets a placeholder for its result and goes on, and every later call
-// that needs consent is planned the same way. Calls the gate allows run
-// and are journaled as usual, so the real run replays them; a call policy
-// denies is denied, and while planning it is not journaled (its arguments
-// may hold placeholders), so the real run meets the same deny. Planning
+// that needs consent is planned the same way. Calls the gate allows before
+// the first planned call run and are journaled as usual, so the real run
+// replays them. After it, a write the gate allows is not sent (it gets a
+// placeholder), and a read-only one is sent but not journaled: it saw the
+// state before the planned calls, so the real run sends it again rather
+// than replay it (runHost.ahead). A call policy denies is denied, and
+// while planning it is not journaled (its arguments may hold
+// placeholders), so the real run meets the same deny. Planning
 // ends when the code returns, needs a placeholder's actual value, or
 // reaches a limit; the run then waits with every planned call as a pending
 // approval, in order, with where planning stopped.
@@ -39,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/secrets"
@@ -276,15 +281,54 @@ func (r *runHost) startPlanning(ctx context.Context) error {
 	return nil
 }
 
-// after reports whether call seq follows a call this attempt planned. Such
-// a call is not sent, even when policy allows it: a write would go out
-// before the planned calls ahead of it, and a read would see the state
-// before them and be replayed so. It gets a placeholder; the real run
-// sends it in its turn.
+// after reports whether call seq follows a call this attempt planned: such
+// a call is answered by ahead, whatever policy says of it.
 func (pl *runPlan) after(seq int) bool {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	return pl.first > 0 && seq > pl.first
+}
+
+// ahead answers call c, which policy lets run without asking and which
+// follows a call this attempt planned. Nothing of it is journaled: the
+// real run makes it again in its turn, after the planned calls before it.
+//
+// A write is not sent, since it would go out before the planned calls
+// ahead of it: the code gets a placeholder. A read-only call is sent, so
+// the code can plan on its result (a loop that reads, then writes what it
+// read, is planned whole instead of stopping at the first read), and that
+// result is the upstream's state before the planned calls: the real run
+// must not replay it, so it is not journaled, and the real run reads again
+// and works on what the planned calls left. A read is then sent twice in
+// the run; its source said it changes nothing (annotations.readOnlyHint),
+// which is what lets policy run it without asking in the first place. Where
+// the state the planned calls leave makes the code take another path than
+// planning took on the earlier state, its calls no longer match the plan:
+// they are asked about, and nothing runs that the person did not see.
+//
+// A read whose arguments hold placeholders, whose source could not be
+// listed, or which fails, gets a placeholder too: the real run meets its
+// outcome in its turn.
+func (r *runHost) ahead(ctx context.Context, c sandbox.Call, rc *resolvedCall, listErr error) (json.RawMessage, error) {
+	t := rc.tool
+	r.order.settle(c.Seq)
+	if c.Symbolic || listErr != nil || t.Annotations == nil || !t.Annotations.ReadOnlyHint || r.validateArgs(t, c.Args) != nil {
+		return nil, &sandbox.Planned{}
+	}
+	h := r.h
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, h.upTimeout)
+	res, err := h.up.CallListed(cctx, t.Source, rc.conn, t.Name, c.Args, t.Request)
+	cancel()
+	if err != nil || res.IsError {
+		return nil, &sandbox.Planned{}
+	}
+	val, err := resultValue(t, res)
+	if err != nil {
+		return nil, &sandbox.Planned{}
+	}
+	r.record(c.Seq, c.Address, true, time.Since(start).Milliseconds())
+	return h.secrets.ScrubJSON(val), nil
 }
 
 // deny is the outcome of a call policy denies. While the attempt plans it

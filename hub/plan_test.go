@@ -452,8 +452,7 @@ func githubPart(t testing.TB, ops map[string][]string) string {
 func TestPlanApprovalsPerRunGitHub(t *testing.T) {
 	doc := githubPart(t, map[string][]string{
 		"/repos/{owner}/{repo}/issues":                       {"post"},
-		"/repos/{owner}/{repo}/issues/{issue_number}/labels": {"post"},
-		"/repos/{owner}/{repo}":                              {"get"},
+		"/repos/{owner}/{repo}/issues/{issue_number}/labels": {"get", "post"},
 		"/user/starred/{owner}/{repo}":                       {"put", "delete"},
 	})
 	prism := hubtest.StartPrism(t, doc)
@@ -471,6 +470,12 @@ func TestPlanApprovalsPerRunGitHub(t *testing.T) {
 				made.push(issue.number);
 			}
 			return made.length;`, 6, nil},
+		{"label three issues not labelled yet", `
+			for (const issue_number of [1, 2, 3]) {
+				const labels = await github.issuesListLabelsOnIssue({ owner: "octo", repo: "hello", issue_number });
+				if (!labels.some((l) => l.name === "triage")) await github.issuesAddLabels({ owner: "octo", repo: "hello", issue_number, labels: ["triage"] });
+			}
+			return "ok";`, 3, []string{"post /repos/octo/hello/issues/1/labels", "post /repos/octo/hello/issues/2/labels", "post /repos/octo/hello/issues/3/labels"}},
 		{"star two repositories, unstar one", `
 			for (const repo of ["go-sdk", "typescript-sdk"]) await github.activityStarRepoForAuthenticatedUser({ owner: "modelcontextprotocol", repo });
 			await github.activityUnstarRepoForAuthenticatedUser({ owner: "octo", repo: "old" });
@@ -504,5 +509,39 @@ func TestPlanApprovalsPerRunGitHub(t *testing.T) {
 		if len(writes) != task.writes || task.requests != nil && !slices.Equal(writes, task.requests) {
 			t.Errorf("%s: Prism saw the writes %q; want each of the %d once", task.name, writes, task.writes)
 		}
+	}
+}
+
+// TestPlanReadsAhead: after a planned write, a read policy allows is sent
+// while planning, so a write the code decides on the read's result is
+// planned too, in the one pause; the read is not journaled, and the real
+// run reads again after the planned writes, never replaying the state
+// before them.
+func TestPlanReadsAhead(t *testing.T) {
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `
+		await memory.createEntities({ entities: [{ name: "Ada", entityType: "person", observations: [] }] });
+		const found = await memory.searchNodes({ query: "Grace" });
+		if (found.entities.length === 0) await memory.createEntities({ entities: [{ name: "Grace", entityType: "person", observations: [] }] });
+		return (await memory.readGraph({})).entities.map((e) => e.name);`)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 2 || h.entities(t) != 0 {
+		t.Fatalf("planning: %s, %d entities", env.Line(), h.entities(t))
+	}
+	pend, err := h.Pending(context.Background(), env.RunID)
+	if err != nil || len(pend) != 2 {
+		t.Fatalf("pending %+v %v", pend, err)
+	}
+	if p := pend[1]; p.Plan == nil || p.Plan.Stop != "" || p.Plan.Seq != 3 || !strings.Contains(p.Preview, `"name": "Grace"`) {
+		t.Fatalf("the second write is not planned after the read: %+v %s", p.Plan, p.Preview)
+	}
+	if decided := h.approveAll(t, env.RunID); len(decided) != 2 {
+		t.Fatalf("decided %d", len(decided))
+	}
+	done := h.resumeRun(t, env.RunID)
+	if done.Status != StatusCompleted || string(done.Result) != `["Ada","Grace"]` {
+		t.Fatalf("the real run: %s; want the graph the two writes left", done.Line())
+	}
+	if len(done.Calls) != 4 || h.entities(t) != 2 {
+		t.Fatalf("calls %+v, %d entities", done.Calls, h.entities(t))
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -315,9 +316,15 @@ func (d *directProfile) handler(dt hub.DirectTool) mcp.ToolHandler {
 				return res, nil
 			}
 		}
-		// A client with legacy elicitation only is asked the way execute
-		// asks it, once the MCP surface has that channel; until then it
-		// gets the result below, which names the run.
+		if env.Status == hub.StatusAwaitingApproval && canElicit(req) {
+			// A client with legacy elicitation only is asked the way
+			// execute asks it (elicit.go).
+			if env, err = m.elicitConsent(ctx, req.Session, env, client); errors.Is(err, hub.ErrBadState) {
+				return textResult("The approval answer was refused: "+err.Error()+". Call the tool again with the same arguments to be asked anew.", true), nil
+			} else if err != nil {
+				return inputErrorResult(err)
+			}
+		}
 		return directResult(env), nil
 	}
 }

@@ -92,32 +92,32 @@ func (m *server) elicitApprovals(ctx context.Context, ss *mcp.ServerSession, run
 	return true, dismissed, nil
 }
 
-// elicitConsent answers an execute whose run env awaits approval for a
-// client that takes elicitation: it asks with elicitApprovals and resumes
-// the run, again each time the run pauses for consent anew, until the run
-// ends or a question is left undecided. The client then gets the last
-// envelope, as it would after dismissing an input request. A client that
-// cannot be asked gets env.
-func (m *server) elicitConsent(ctx context.Context, ss *mcp.ServerSession, env *hub.Envelope, client string) (*mcp.CallToolResult, error) {
+// elicitConsent is what a client that takes elicitation gets for a run
+// env that awaits approval: it asks with elicitApprovals and resumes the
+// run, again each time the run pauses for consent anew, until the run ends
+// or a question is left undecided, and returns the run's last envelope (as
+// a client gets it after dismissing an input request). A client that
+// cannot be asked gets env back. An error that wraps hub.ErrBadState says
+// the hub refused the answer; any other is the resume's.
+func (m *server) elicitConsent(ctx context.Context, ss *mcp.ServerSession, env *hub.Envelope, client string) (*hub.Envelope, error) {
 	for env.Status == hub.StatusAwaitingApproval {
 		decided, dismissed, err := m.elicitApprovals(ctx, ss, env.RunID, client)
 		if errors.Is(err, hub.ErrBadState) {
-			return textResult(fmt.Sprintf("The approval answer was refused: %v. Call execute again with { \"resume\": %q } to be asked again.", err, env.RunID), true), nil
+			return env, err
 		}
 		if err != nil {
 			m.log.Info("approvals not asked by elicitation; the client gets the envelope", "run", env.RunID, "err", err)
-			break
+			return env, nil
 		}
 		if !decided {
-			break
+			return env, nil
 		}
-		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: env.RunID, Client: client, Profile: m.profile})
-		if err != nil {
-			return inputErrorResult(err)
+		if env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: env.RunID, Client: client, Profile: m.profile}); err != nil {
+			return nil, err
 		}
 		if dismissed {
 			break
 		}
 	}
-	return envelopeResult(env), nil
+	return env, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -212,5 +213,47 @@ await client.close();
 	}
 	if p := <-protocol; p != "2025-11-25" {
 		t.Errorf("the TypeScript client negotiated %q, want 2025-11-25", p)
+	}
+}
+
+// TestDirectProfileAsksByElicitation: a direct-mode tool that asks, called
+// by a 2025-11-25 client that declared elicitation, is asked about by
+// elicitation/create; a declined form leaves the write unsent and the
+// result names the run, and calling again with "allow once" runs it once.
+func TestDirectProfileAsksByElicitation(t *testing.T) {
+	var writes atomic.Int32
+	h := directHub(t, &writes)
+	s := NewServers(h, Options{Version: "test"})
+	t.Cleanup(s.Close)
+	srv, err := s.Server("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	var forms []string
+	answers := []*mcp.ElicitResult{{Action: "decline"}, answer(hub.AllowOnce)}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "legacy-client", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			forms = append(forms, req.Params.Message)
+			return answers[min(len(forms), len(answers))-1], nil
+		},
+	}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	out, _ := callText(t, cs, "up__write", map[string]any{"i": 1})
+	if len(forms) != 1 || !strings.Contains(forms[0], "up.write") || writes.Load() != 0 || !strings.Contains(out, "r_") {
+		t.Fatalf("declined: %q, forms %q, %d writes", out, forms, writes.Load())
+	}
+	out, isErr := callText(t, cs, "up__write", map[string]any{"i": 1})
+	if isErr || out != "written 1" || len(forms) != 2 || writes.Load() != 1 {
+		t.Fatalf("allowed: %q, asked %d times, %d writes", out, len(forms), writes.Load())
 	}
 }

@@ -349,7 +349,12 @@ func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*
 		}
 	}
 	if env.Status == hub.StatusAwaitingApproval && canElicit(req) {
-		return m.elicitConsent(ctx, req.Session, env, client)
+		runID := env.RunID
+		if env, err = m.elicitConsent(ctx, req.Session, env, client); errors.Is(err, hub.ErrBadState) {
+			return textResult(fmt.Sprintf("The approval answer was refused: %v. Call execute again with { \"resume\": %q } to be asked again.", err, runID), true), nil
+		} else if err != nil {
+			return inputErrorResult(err)
+		}
 	}
 	return envelopeResult(env), nil
 }

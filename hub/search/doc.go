@@ -44,7 +44,9 @@
 // A request names things by value as well as by kind ("close PROJ-42",
 // "a filter named 'my bugs'"): quoted text, numbers, keys, versions and
 // identifiers are left out, a URL or an e-mail address reads as its kind
-// (request.go). "my", "I" and "for me" stand for the caller, whom
+// (request.go); a key with no word for its kind before it ("move PROJ-7 to
+// Done") reads as the thing the catalog's parameters take by key
+// (issueIdOrKey). "my", "I" and "for me" stand for the caller, whom
 // catalogs call the authenticated or current user; "who" asks for users.
 // Two words the catalog writes as one ("log work", worklog) add that word.
 //

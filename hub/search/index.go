@@ -123,6 +123,8 @@ type Index struct {
 	selfWords []int32            // term ids of the words of the selfPhrases the catalog uses
 	verbs     map[int32]bool     // term ids some title starts with
 	maxTF     []float32          // the largest pseudo-frequency of each term in a doc
+	keyNoun   int32              // term id of what a bare key names (keyedNoun), -1 when none
+	keyWord   string             // its word as the catalog writes it
 }
 
 // Hit is one search result: Doc is an index into the docs given to Build.
@@ -299,6 +301,12 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	starts[len(docs)] = int32(len(entries))
+	ix.keyNoun = -1
+	if s, w := keyedNoun(docs); s != "" {
+		if id, ok := ix.terms[s]; ok {
+			ix.keyNoun, ix.keyWord = id, w
+		}
+	}
 
 	// Path families: how many docs share a namespace and a first segment.
 	{
@@ -630,8 +638,13 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
 
-	sc.qitems = ix.valueNouns(sc, query, sc.qitems[:0])
+	var bareKey bool
+	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	query, sc.clean = stripValues(sc.clean, query)
+	if bareKey {
+		// "move PROJ-7 to Done" asks to move an issue.
+		query += " " + ix.keyWord
+	}
 	ix.analyze(sc, query)
 
 	// Each query word with its synonyms, and a bound on what it can add

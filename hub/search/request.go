@@ -22,6 +22,10 @@ import (
 //   - addresses: URLs and e-mail addresses, which read as the words "url"
 //     and "email", and @mentions.
 //
+// A key with no word for its kind before it ("move PROJ-7 to Done") reads
+// as the word for the thing the catalog's parameters take by key
+// (issueIdOrKey: an issue).
+//
 // A request made of values only is read whole.
 
 // stripValues returns q with its values replaced by spaces (or by the word
@@ -162,8 +166,12 @@ func isValue(chunk string) bool {
 // q: "issue 17", "attachment 10042" and "tag v1.2.0" ask for one issue,
 // attachment or tag, which a tool takes by its id. A verb before a value
 // counts something instead ("log 3 hours", "show 5 commits"): the
-// request's first word and the verbs of actions are no such word.
-func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) []int32 {
+// request's first word and the verbs of actions are no such word. A key
+// with no such word before it ("move PROJ-7 to Done") names the thing the
+// catalog takes by key (keyedNoun): it is appended too, and valueNouns
+// reports it, so that Search reads the request with that thing's word.
+func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
+	bare := false
 	noun := int32(-1) // the term id of the word before, when it may name a thing
 	for i, n := 0, 0; i < len(q); {
 		if isSpace(q[i]) {
@@ -174,6 +182,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) []int32 {
 		chunk := q[i:end]
 		i = end
 		if isValue(chunk) && valueKind(chunk) == "" {
+			if noun < 0 && ix.keyNoun >= 0 && isKey(chunk) {
+				// A key with no noun before it ("move PROJ-7 to Done")
+				// names the thing the catalog takes keys of.
+				noun, bare = ix.keyNoun, true
+			}
 			if noun >= 0 && !slices.Contains(dst, noun) {
 				dst = append(dst, noun)
 			}
@@ -199,7 +212,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) []int32 {
 			noun = id
 		}
 	}
-	return dst
+	return dst, bare
 }
 
 // asciiLetters reports whether w is one or more ASCII letters.
@@ -210,4 +223,84 @@ func asciiLetters(w string) bool {
 		}
 	}
 	return w != ""
+}
+
+// isKey reports whether a value is shaped as a key: capital letters, a
+// hyphen and a number (PROJ-42, ENG-300), the way trackers name their
+// items.
+func isKey(chunk string) bool {
+	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	letters, rest, ok := strings.Cut(w, "-")
+	if !ok || letters == "" || rest == "" || !('A' <= letters[0] && letters[0] <= 'Z') {
+		return false
+	}
+	for i := 0; i < len(letters); i++ {
+		if c := letters[i]; !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// keyedNoun is the stem of the thing a bare key names in this catalog, and
+// its word: of the parameters that take a thing by its key (issueKey,
+// issueIdOrKey, projectKeyOrId), the thing most operations take; "" when
+// no parameter takes one. A parameter that is only a key (key) or the id
+// of a key (gpg_key_id) names none.
+func keyedNoun(docs []Doc) (string, string) {
+	count, word := map[string]int{}, map[string]string{}
+	var ws wordScratch
+	ws.intern = map[string]string{}
+	for i := range docs {
+		for _, p := range docs[i].Params {
+			if !hasKey(p) {
+				continue
+			}
+			ws.name = ws.words(ws.name, p)
+			key, noun, nouns := false, "", 0
+			for j, w := range ws.name {
+				switch w {
+				case "key", "keys":
+					// The key is the thing's when the name ends with it
+					// or offers it in place of the id.
+					last := j == len(ws.name)-1
+					key = key || last || ws.name[j+1] == "or" || j > 0 && ws.name[j-1] == "or"
+				case "id", "ids", "or":
+				default:
+					noun = w
+					nouns++
+				}
+			}
+			if !key || nouns != 1 {
+				continue
+			}
+			s := string(stem([]byte(noun)))
+			count[s]++
+			if word[s] == "" {
+				word[s] = noun
+			}
+		}
+	}
+	best := ""
+	for s, n := range count {
+		if n > count[best] || n == count[best] && s < best {
+			best = s
+		}
+	}
+	return best, word[best]
+}
+
+// hasKey reports whether s contains "key" in any case, without allocating.
+func hasKey(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		if s[i]|0x20 == 'k' && s[i+1]|0x20 == 'e' && s[i+2]|0x20 == 'y' {
+			return true
+		}
+	}
+	return false
 }

@@ -124,7 +124,7 @@ func TestValueNouns(t *testing.T) {
 		{"release https://x.example", nil}, // an address is no id
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, ix.valueNouns(sc, tt.query, nil)); diff != "" {
+		if diff := cmp.Diff(tt.want, first(ix.valueNouns(sc, tt.query, nil))); diff != "" {
 			t.Errorf("valueNouns(%q) (-want +got):\n%s", tt.query, diff)
 		}
 	}
@@ -266,5 +266,58 @@ func TestSplitDetail(t *testing.T) {
 		if detail != tt.detail || pre+detail+post != tt.desc {
 			t.Errorf("splitDetail(%q, %q) = %q, %q, %q; want detail %q and the whole", tt.desc, tt.title, pre, detail, post, tt.detail)
 		}
+	}
+}
+
+func first[T, U any](t T, _ U) T { return t }
+
+// TestKeyNouns: a key with no word before it for its kind names the thing
+// the catalog's parameters take by key, which a key's own id or a bare key
+// parameter does not name.
+func TestKeyNouns(t *testing.T) {
+	for _, tt := range []struct {
+		key  string
+		want bool
+	}{
+		{"PROJ-7", true}, {"ENG-300,", true}, {"A1-2", true},
+		{"proj-7", false}, {"PROJ-", false}, {"-7", false}, {"PROJ-7a", false}, {"v1.2.0", false},
+	} {
+		if got := isKey(tt.key); got != tt.want {
+			t.Errorf("isKey(%q) = %v, want %v", tt.key, got, tt.want)
+		}
+	}
+	docs := []Doc{
+		{Namespace: "t", Name: "getIssue", Title: "Get issue", Params: []string{"issueIdOrKey"}, Method: "GET", Path: "/issue/{issueIdOrKey}"},
+		{Namespace: "t", Name: "doTransition", Title: "Transition issue", Params: []string{"issueIdOrKey", "transition"}, Method: "POST", Path: "/issue/{issueIdOrKey}/transitions"},
+		{Namespace: "t", Name: "moveVersion", Title: "Move version", Params: []string{"id"}, Method: "POST", Path: "/version/{id}/move"},
+		{Namespace: "t", Name: "getProject", Title: "Get project", Params: []string{"projectKeyOrId"}, Method: "GET", Path: "/project/{projectKeyOrId}"},
+		{Namespace: "t", Name: "getGpgKey", Title: "Get a GPG key", Params: []string{"gpg_key_id"}, Method: "GET", Path: "/gpg_keys/{gpg_key_id}"},
+		{Namespace: "t", Name: "getKey", Title: "Get a key", Params: []string{"key"}, Method: "GET", Path: "/keys/{key}"},
+		{Namespace: "t", Name: "getKeys", Title: "List keys", Params: []string{"key"}, Method: "GET", Path: "/keys"},
+	}
+	if s, w := keyedNoun(docs); s != string(stem([]byte("issue"))) || w != "issue" {
+		t.Errorf("keyedNoun = %q, %q; want the stem of issue and issue", s, w)
+	}
+	if s, _ := keyedNoun(docs[4:]); s != "" {
+		t.Errorf("keyedNoun of keys and their ids = %q, want none", s)
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	items, bare := ix.valueNouns(sc, "move PROJ-7 to Done", nil)
+	if !bare || !slices.Equal(items, []int32{ix.terms[string(stem([]byte("issue")))]}) {
+		t.Errorf("valueNouns(move PROJ-7 to Done) = %v, %v; want the issue, bare", items, bare)
+	}
+	if _, bare := ix.valueNouns(sc, "get project PROJ-7", nil); bare {
+		t.Error("valueNouns(get project PROJ-7) reads the key as bare")
+	}
+	hits, _ := ix.Search("move PROJ-7 to done", "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.doTransition" {
+		t.Errorf(`Search("move PROJ-7 to done") = %v, want t.doTransition first`, got)
+	}
+	// Without the key the request asks to move what the catalog moves.
+	hits, _ = ix.Search("move to done", "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.moveVersion" {
+		t.Errorf(`Search("move to done") = %v, want t.moveVersion first`, got)
 	}
 }

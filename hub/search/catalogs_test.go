@@ -505,3 +505,24 @@ func TestCatalogAbbreviations(t *testing.T) {
 	slices.Sort(pairs)
 	t.Logf("derived: %v", pairs)
 }
+
+// TestShowOne: "show" asks to see one thing when it names one, and all of
+// them when it names them in the plural, over GitHub's operations as plain
+// MCP tools, whose names are all their actions say.
+func TestShowOne(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	ix := Build(mcpDocs("gh", ops), nil)
+	for _, tt := range []struct{ query, want string }{
+		{"show the latest release", "repos/get-latest-release"},
+		{"show the releases", "repos/list-releases"},
+	} {
+		hits, _ := ix.Search(tt.query, "", 3)
+		var got []string
+		for _, h := range hits {
+			got = append(got, ops[h.Doc].id)
+		}
+		if len(got) == 0 || got[0] != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}

@@ -25,7 +25,9 @@ import (
 //     branch" and "comment on the issue" are verbs too, which ask for a
 //     change);
 //     a question ("which labels...") or a bare noun phrase ("open alerts")
-//     asks to read. A tool that does something else loses a share;
+//     asks to read. "Show" asks to list things named in the plural and to
+//     read or list one named in the singular ("show the latest release").
+//     A tool that does something else loses a share;
 //   - the words: the share of the request the tool's name, title and path
 //     say, and the share of its label (its title; an MCP tool's name) the
 //     request says, so "List pull requests" comes before "Get all
@@ -585,6 +587,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	}
 	ids := sc.qids[:0]
 	first, plural, question := true, false, false
+	showFirst := false // the request starts with a verb of showing
 	for i := range sc.qends {
 		w, next := word(i), string(word(i+1))
 		if selfWords[string(w)] || (string(w) == "logged" || string(w) == "signed") && next == "in" {
@@ -605,6 +608,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		sc.word = stem(append(sc.word[:0], w...))
 		s := sc.word
 		if first && !question {
+			showFirst = showsOne[string(w)]
 			// A request that starts with a verb the catalog's tools start
 			// with asks for that verb; "open a", "file an" create.
 			if id, ok := ix.terms[string(s)]; ok && ix.verbs[id] {
@@ -649,6 +653,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			ids = append(ids, -2-int32(len(ids))) // an unknown word never matches
 		}
 	}
+	if q.act == actList && !plural && showFirst {
+		// "show the latest release" asks to see one thing, "show the
+		// releases" all of them.
+		q.act |= actGet
+	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
 	q.question = question && !q.fromVerb
 	if q.act == 0 && q.verb < 0 {
@@ -665,6 +674,9 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	sc.qids = ids
 	return q
 }
+
+// showsOne are the verbs of listing that show one thing as well.
+var showsOne = map[string]bool{"show": true, "display": true, "browse": true}
 
 // createsWith are verbs that create when an article follows ("open a pull
 // request", "file an issue") and mean something else otherwise ("open

@@ -321,3 +321,34 @@ func TestKeyNouns(t *testing.T) {
 		t.Errorf(`Search("move to done") = %v, want t.moveVersion first`, got)
 	}
 }
+
+// TestParamItems: a tool without a path takes one thing by its id when a
+// parameter's name says so (issueIdOrKey, pull_number, team_slug), and
+// ranks first for a request that names that thing by value.
+func TestParamItems(t *testing.T) {
+	term := func(w string) int32 {
+		if w == "issue" || w == "pull" || w == "team" {
+			return int32(len(w))
+		}
+		return -1
+	}
+	for _, tt := range []struct {
+		param string
+		want  int32
+	}{
+		{"issueIdOrKey", 5}, {"pull_number", 4}, {"team_slug", 4}, {"issue", -1}, {"id", -1}, {"issue_title", -1}, {"perPage", -1},
+	} {
+		if got := paramItem(words(tt.param), term); got != tt.want {
+			t.Errorf("paramItem(%s) = %d, want %d", tt.param, got, tt.want)
+		}
+	}
+	docs := []Doc{
+		{Namespace: "a", Name: "getComments", OrigName: "get_comments", Description: "Get comments. Returns comments.", Params: []string{"issue", "id"}},
+		{Namespace: "b", Name: "getComments", OrigName: "get_comments", Description: "Get comments. Returns comments.", Params: []string{"issueIdOrKey"}},
+	}
+	ix := Build(docs, nil)
+	hits, _ := ix.Search("comments on issue 12", "", 2)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "b.getComments" {
+		t.Errorf(`Search("comments on issue 12") = %v, want b.getComments first`, got)
+	}
+}

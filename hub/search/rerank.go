@@ -53,7 +53,9 @@ import (
 //   - the item: a request that names one thing by value ("issue 17",
 //     "attachment 10042") asks for a tool that takes one of them by its id,
 //     an HTTP operation whose path has a parameter after that thing's
-//     segment (/issues/{issue_number}).
+//     segment (/issues/{issue_number}), or a tool without a path whose
+//     parameter's name says it takes one by its id (issueIdOrKey,
+//     pull_number).
 //
 // Each feature adds a share of the best candidate's score, so the first
 // stage still decides between tools the features cannot tell apart, and
@@ -144,7 +146,8 @@ type docFeatures struct {
 	off                  int32
 	nTitle, nName, nPath uint8
 	// nItem ids follow: the resources the tool takes one of by its id,
-	// the path segments a parameter follows (/issues/{issue_number}).
+	// the path segments a parameter follows (/issues/{issue_number}), or
+	// without a path the things its parameters take by id (paramItem).
 	nItem uint8
 	// nHead ids follow: the last word of each of the path's fixed
 	// segments that names no action, the resources it passes through;
@@ -410,6 +413,17 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			prev = seg
 			if isParam(seg) {
 				prev = ""
+			}
+		}
+	}
+	if d.Path == "" {
+		for _, p := range d.Params {
+			if !endsWithIDWord(p) {
+				continue
+			}
+			ws.path = ws.words(ws.path, p)
+			if id := paramItem(ws.path, termOf); id >= 0 {
+				ids = append(ids, id)
 			}
 		}
 	}
@@ -846,3 +860,34 @@ func (sc *scratch) covered(ids []int32) float64 {
 func (sc *scratch) queryHas(t int32) bool {
 	return slices.Contains(sc.qterms, t)
 }
+
+// paramItem is the term id of the thing a parameter takes one of by its
+// id (issueIdOrKey, pull_number, team_slug: an issue, a pull, a team), or
+// -1: a parameter of two words or more whose words after the first all
+// say an id.
+func paramItem(words []string, termOf func(string) int32) int32 {
+	if len(words) < 2 {
+		return -1
+	}
+	for _, w := range words[1:] {
+		if !idWords[w] {
+			return -1
+		}
+	}
+	return termOf(words[0])
+}
+
+// endsWithIDWord reports whether a parameter's name may end with one of
+// the idWords, in any case; it spares splitting most names into words.
+func endsWithIDWord(p string) bool {
+	for _, w := range [...]string{"id", "key", "number", "slug"} {
+		if len(p) > len(w) && strings.EqualFold(p[len(p)-len(w):], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// idWords are the words a parameter's name ends with when it takes a thing
+// by its id.
+var idWords = map[string]bool{"id": true, "key": true, "or": true, "number": true, "slug": true}

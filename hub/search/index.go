@@ -187,6 +187,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		selfUsed = map[string]bool{} // the phrases of selfPhrases the catalog uses
 		ws       = wordScratch{intern: map[string]string{}}
 		abbrev   = map[[2]string]int{} // (stem of a short name word, title word it begins) -> tools
+		keyed    = map[string]int{}    // thing a parameter takes by key -> parameters
 		prefixes = pathPrefixes(docs)
 		fixed    []string
 	)
@@ -260,7 +261,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		if doc.Path != "" {
 			fixed = pathFixed(doc.Path, prefixes[doc.Namespace], fixed)
 		}
-		ix.feat = append(ix.feat, features(doc, fixed, termOfWord, selfUsed, abbrev, &ws, &ix.featIDs))
+		ix.feat = append(ix.feat, features(doc, fixed, termOfWord, selfUsed, abbrev, keyed, &ws, &ix.featIDs))
 		seen = seen[:0]
 		addOnce(fieldName, doc.Name)
 		addOnce(fieldName, doc.OrigName)
@@ -302,7 +303,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 	starts[len(docs)] = int32(len(entries))
 	ix.keyNoun = -1
-	if s, w := keyedNoun(docs); s != "" {
+	if s, w := keyedNoun(keyed); s != "" {
 		if id, ok := ix.terms[s]; ok {
 			ix.keyNoun, ix.keyWord = id, w
 		}

@@ -168,7 +168,7 @@ func isValue(chunk string) bool {
 // counts something instead ("log 3 hours", "show 5 commits"): the
 // request's first word and the verbs of actions are no such word. A key
 // with no such word before it ("move PROJ-7 to Done") names the thing the
-// catalog takes by key (keyedNoun): it is appended too, and valueNouns
+// catalog takes by key (Index.keyNoun): it is appended too, and valueNouns
 // reports it, so that Search reads the request with that thing's word.
 func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
 	bare := false
@@ -247,48 +247,45 @@ func isKey(chunk string) bool {
 	return true
 }
 
-// keyedNoun is the stem of the thing a bare key names in this catalog, and
-// its word: of the parameters that take a thing by its key (issueKey,
-// issueIdOrKey, projectKeyOrId), the thing most operations take; "" when
-// no parameter takes one. A parameter that is only a key (key) or the id
-// of a key (gpg_key_id) names none.
-func keyedNoun(docs []Doc) (string, string) {
-	count, word := map[string]int{}, map[string]string{}
-	var ws wordScratch
-	ws.intern = map[string]string{}
-	for i := range docs {
-		for _, p := range docs[i].Params {
-			if !hasKey(p) {
-				continue
-			}
-			ws.name = ws.words(ws.name, p)
-			key, noun, nouns := false, "", 0
-			for j, w := range ws.name {
-				switch w {
-				case "key", "keys":
-					// The key is the thing's when the name ends with it
-					// or offers it in place of the id.
-					last := j == len(ws.name)-1
-					key = key || last || ws.name[j+1] == "or" || j > 0 && ws.name[j-1] == "or"
-				case "id", "ids", "or":
-				default:
-					noun = w
-					nouns++
-				}
-			}
-			if !key || nouns != 1 {
-				continue
-			}
-			s := string(stem([]byte(noun)))
-			count[s]++
-			if word[s] == "" {
-				word[s] = noun
-			}
+// keyOf is the thing a parameter takes by its key, given the parameter
+// name's words: issueKey, issueIdOrKey and projectKeyOrId take an issue or
+// a project by key; "" for other parameters, a parameter that is only a
+// key (key) or the id of a key (gpg_key_id) among them.
+func keyOf(words []string) string {
+	key, noun, nouns := false, "", 0
+	for j, w := range words {
+		switch w {
+		case "key", "keys":
+			// The key is the thing's when the name ends with it or
+			// offers it in place of the id.
+			key = key || j == len(words)-1 || words[j+1] == "or" || j > 0 && words[j-1] == "or"
+		case "id", "ids", "or":
+		default:
+			noun = w
+			nouns++
+		}
+	}
+	if !key || nouns != 1 {
+		return ""
+	}
+	return noun
+}
+
+// keyedNoun is the stem of the thing a bare key names in a catalog, and
+// its word, given how many parameters take each thing by key (keyOf): the
+// thing most parameters take, "" when none does.
+func keyedNoun(counts map[string]int) (string, string) {
+	byStem, word := map[string]int{}, map[string]string{}
+	for w, n := range counts {
+		s := string(stem([]byte(w)))
+		byStem[s] += n
+		if word[s] == "" || w < word[s] {
+			word[s] = w
 		}
 	}
 	best := ""
-	for s, n := range count {
-		if n > count[best] || n == count[best] && s < best {
+	for s, n := range byStem {
+		if n > byStem[best] || n == byStem[best] && s < best {
 			best = s
 		}
 	}
@@ -297,8 +294,8 @@ func keyedNoun(docs []Doc) (string, string) {
 
 // hasKey reports whether s contains "key" in any case, without allocating.
 func hasKey(s string) bool {
-	for i := 0; i+3 <= len(s); i++ {
-		if s[i]|0x20 == 'k' && s[i+1]|0x20 == 'e' && s[i+2]|0x20 == 'y' {
+	for i := 2; i < len(s); i++ {
+		if s[i]|0x20 == 'y' && s[i-1]|0x20 == 'e' && s[i-2]|0x20 == 'k' {
 			return true
 		}
 	}

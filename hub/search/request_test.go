@@ -295,11 +295,19 @@ func TestKeyNouns(t *testing.T) {
 		{Namespace: "t", Name: "getKey", Title: "Get a key", Params: []string{"key"}, Method: "GET", Path: "/keys/{key}"},
 		{Namespace: "t", Name: "getKeys", Title: "List keys", Params: []string{"key"}, Method: "GET", Path: "/keys"},
 	}
-	if s, w := keyedNoun(docs); s != string(stem([]byte("issue"))) || w != "issue" {
-		t.Errorf("keyedNoun = %q, %q; want the stem of issue and issue", s, w)
+	for _, tt := range []struct{ param, want string }{
+		{"issueIdOrKey", "issue"}, {"projectKeyOrId", "project"}, {"issue_key", "issue"},
+		{"key", ""}, {"gpg_key_id", ""}, {"propertyKeyName", ""}, {"issueId", ""},
+	} {
+		if got := keyOf(words(tt.param)); got != tt.want {
+			t.Errorf("keyOf(%s) = %q, want %q", tt.param, got, tt.want)
+		}
 	}
-	if s, _ := keyedNoun(docs[4:]); s != "" {
-		t.Errorf("keyedNoun of keys and their ids = %q, want none", s)
+	if ix := Build(docs, nil); ix.keyWord != "issue" {
+		t.Errorf("the catalog takes %q by key, want issue", ix.keyWord)
+	}
+	if ix := Build(docs[4:], nil); ix.keyNoun >= 0 {
+		t.Errorf("a catalog of keys and their ids takes %q by key, want none", ix.keyWord)
 	}
 	ix := Build(docs, nil)
 	sc := ix.pool.Get().(*scratch)

@@ -273,9 +273,11 @@ func lead(s string) string {
 
 // features computes the second stage's view of a doc whose path has the
 // fixed segments fixed (after its namespace's prefix); termOf maps a word
-// to its term id (-1 for stop words and unknown words). Build appends the
+// to its term id (-1 for stop words and unknown words). It counts in
+// abbrev the abbreviations its name and title pair, and in keyed the
+// things its parameters take by key. Build appends the
 // detail's ids, which it reads with the description (splitDetail).
-func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, ws *wordScratch, arena *[]int32) docFeatures {
+func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, keyed map[string]int, ws *wordScratch, arena *[]int32) docFeatures {
 	f := docFeatures{verb: -1}
 	title := d.Title
 	if title == "" {
@@ -416,15 +418,28 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		}
 	}
-	if d.Path == "" {
-		for _, p := range d.Params {
-			if !endsWithIDWord(p) {
-				continue
-			}
-			ws.path = ws.words(ws.path, p)
+	// Without a path, the parameters say what the tool takes by its id;
+	// any tool's say what the catalog takes by key (keyOf).
+	for _, p := range d.Params {
+		// Both end with a word for an id (issue_number, issueIdOrKey,
+		// projectKeyOrId) or with keys: the last byte spares looking
+		// further into most names.
+		idEnd := endsWithIDWord(p)
+		if !idEnd && !endsWithKeys(p) {
+			continue
+		}
+		item, key := d.Path == "" && idEnd, hasKey(p)
+		if !item && !key {
+			continue
+		}
+		ws.path = ws.words(ws.path, p)
+		if item {
 			if id := paramItem(ws.path, termOf); id >= 0 {
 				ids = append(ids, id)
 			}
+		}
+		if w := keyOf(ws.path); key && w != "" {
+			keyed[w]++
 		}
 	}
 	*arena, f.nItem, _ = appendSet(*arena, ids)
@@ -880,12 +895,29 @@ func paramItem(words []string, termOf func(string) int32) int32 {
 // endsWithIDWord reports whether a parameter's name may end with one of
 // the idWords, in any case; it spares splitting most names into words.
 func endsWithIDWord(p string) bool {
-	for _, w := range [...]string{"id", "key", "number", "slug"} {
-		if len(p) > len(w) && strings.EqualFold(p[len(p)-len(w):], w) {
-			return true
-		}
+	if len(p) < 3 {
+		return false
 	}
-	return false
+	var w string
+	switch p[len(p)-1] | 0x20 {
+	case 'd':
+		w = "id"
+	case 'y':
+		w = "key"
+	case 'r':
+		w = "number"
+	case 'g':
+		w = "slug"
+	default:
+		return false
+	}
+	return len(p) > len(w) && strings.EqualFold(p[len(p)-len(w):], w)
+}
+
+// endsWithKeys reports whether a parameter's name ends with "keys" in any
+// case.
+func endsWithKeys(p string) bool {
+	return len(p) > 4 && p[len(p)-1]|0x20 == 's' && strings.EqualFold(p[len(p)-4:], "keys")
 }
 
 // idWords are the words a parameter's name ends with when it takes a thing

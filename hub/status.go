@@ -31,6 +31,11 @@ type SourceStatus struct {
 	// SignIns are the OAuth connections' sign-in states; a Sign in button
 	// calls Hub.Login(source, connection).
 	SignIns []SignInStatus `json:"signIns,omitempty"`
+	// Stderr is the last lines a stdio source's latest session wrote to
+	// its stderr, scrubbed, kept after the session ended.
+	Stderr []string `json:"stderr,omitempty"`
+	// Disabled: config.json keeps the source without serving it.
+	Disabled bool `json:"disabled,omitempty"`
 }
 
 // Status is the hub at a glance.
@@ -85,7 +90,8 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 			}
 		}
 		ss := SourceStatus{Name: name, Namespace: naming.Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
-			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signInStatuses(name)}
+			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signInStatuses(name),
+			Stderr: h.up.StderrTail(name), Disabled: s.Disabled}
 		st.Sources = append(st.Sources, ss)
 	}
 	pend, err := h.runs.openPending(ctx)

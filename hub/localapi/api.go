@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -58,6 +59,8 @@ func NewHandler(h *hub.Hub, opts APIOptions) *Handler {
 	a.mux.HandleFunc("GET /v1/policy", a.servePolicyList)
 	a.mux.HandleFunc("POST /v1/pause", a.servePause)
 	a.mux.HandleFunc("POST /v1/reload", a.serveReload)
+	a.mux.HandleFunc("POST /v1/source/restart", a.serveSourceRestart)
+	a.mux.HandleFunc("POST /v1/source/enable", a.serveSourceEnable)
 	a.mux.HandleFunc("POST /v1/open", a.serveOpen)
 	a.mux.HandleFunc("POST /v1/http-token/reload", a.serveHTTPTokenReload)
 	a.mux.HandleFunc("POST /v1/stop", a.serveStop)
@@ -178,6 +181,44 @@ func (a *Handler) serveReload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, nil, err)
+}
+
+// serveSourceRestart starts a source anew and lists its tools: {"name"}.
+func (a *Handler) serveSourceRestart(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Name string }
+	if !decode(w, r, &in) {
+		return
+	}
+	src := a.hub.Config().Sources[in.Name]
+	if src == nil {
+		writeAPIError(w, http.StatusNotFound, fmt.Sprintf("no source named %q", in.Name), "'capabilities source list' names them")
+		return
+	}
+	if src.Disabled {
+		writeAPIError(w, http.StatusConflict, fmt.Sprintf("source %s is disabled", in.Name), "enable it first")
+		return
+	}
+	if err := a.hub.RestartSource(r.Context(), in.Name); err != nil {
+		writeAPIError(w, http.StatusBadGateway, err.Error(), "")
+		return
+	}
+	reply(w, map[string]bool{"ok": true}, nil)
+}
+
+// serveSourceEnable enables or disables a source: {"name", "enabled"}.
+func (a *Handler) serveSourceEnable(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Name    string
+		Enabled bool
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if a.hub.Config().Sources[in.Name] == nil {
+		writeAPIError(w, http.StatusNotFound, fmt.Sprintf("no source named %q", in.Name), "'capabilities source list' names them")
+		return
+	}
+	reply(w, map[string]bool{"enabled": in.Enabled}, a.hub.SetSourceEnabled(r.Context(), in.Name, in.Enabled))
 }
 
 func (a *Handler) serveOpen(w http.ResponseWriter, r *http.Request) {

@@ -249,6 +249,9 @@ type upstreamSlot struct {
 	failures int       // consecutive failures
 	retryAt  time.Time // no start before this
 	lastErr  *Error
+	// stderr is the last session's stderr, kept after it ended so the
+	// window can show why it stopped.
+	stderr *upstreamStderr
 }
 
 // upstreamSession is one MCP client session. Fields below mu are guarded by
@@ -355,6 +358,36 @@ func (u *Upstreams) SetConfig(cfg *config.Config) {
 		go func() {
 			defer u.wg.Done()
 			u.shutdown(s, "config changed")
+		}()
+	}
+}
+
+// Restart ends every session of source (in the background; calls in
+// flight on them finish first) and forgets its failure history, so the
+// next use starts it again at once. Safe to call at any time.
+func (u *Upstreams) Restart(source string) {
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return
+	}
+	var stale []*upstreamSession
+	for k, slot := range u.slots {
+		if k.source != source {
+			continue
+		}
+		if s := u.endLocked(slot); s != nil {
+			stale = append(stale, s)
+		}
+		delete(u.slots, k)
+	}
+	u.wg.Add(len(stale))
+	u.updateStateLocked(source)
+	u.mu.Unlock()
+	for _, s := range stale {
+		go func() {
+			defer u.wg.Done()
+			u.shutdown(s, "restarted by the person")
 		}()
 	}
 }
@@ -542,6 +575,31 @@ func (u *Upstreams) State() map[string]SourceState {
 	return out
 }
 
+// StderrTail returns the last lines (at most upstreamStderrTail) a stdio
+// source's latest session wrote to stderr, scrubbed of its secrets: its
+// default connection's, else any connection's; nil when none wrote any.
+// Safe for concurrent use.
+func (u *Upstreams) StderrTail(source string) []string {
+	u.mu.Lock()
+	var w *upstreamStderr
+	def := u.cfg.Sources[source]
+	for k, slot := range u.slots {
+		if k.source != source || slot.stderr == nil {
+			continue
+		}
+		if w == nil || def == nil || k.conn == def.DefaultConnection() {
+			w = slot.stderr
+		}
+	}
+	u.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.lines)
+}
+
 // Close closes every session, kills the children's process groups, closes
 // the OpenAPI Backend, stops every goroutine Upstreams started and waits
 // for them. Calls in flight fail. Later calls fail as unavailable. Close is
@@ -672,6 +730,7 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 		s = &upstreamSession{key: k, def: def, ready: make(chan struct{}), status: SourceStarting, cancelStart: cancel}
 		s.stderr = &upstreamStderr{log: u.log.With("source", source, "connection", conn)}
 		slot.cur = s
+		slot.stderr = s.stderr
 		u.updateStateLocked(source)
 		u.wg.Add(1)
 		go func() {

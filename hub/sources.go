@@ -1,0 +1,128 @@
+package hub
+
+// Managing sources from a running hub: the window adds, removes, restarts,
+// enables and disables them as 'capabilities source ...' does, through
+// config.json, which the hub applies at once.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/openapi"
+	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/keychain"
+)
+
+// diskConfig reads config.json as it is now, for an edit: the file, not
+// the hub's last good copy, so an edit never drops what the person wrote
+// since.
+func (h *Hub) diskConfig() (*config.Config, error) {
+	return config.Load(h.paths.Config())
+}
+
+// AddSource adds source s under name to config.json (replacing one of that
+// name only with replace) and applies it. Values of env or headers that
+// look like secrets are refused: they belong in a connection, in the
+// keychain. An OpenAPI source's document is read and checked first.
+func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, replace bool) error {
+	for k, v := range s.Env {
+		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
+			return fmt.Errorf("env %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --env %s'", k, name, k)
+		}
+	}
+	for k, v := range s.Headers {
+		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
+			return fmt.Errorf("header %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --header %s'", k, name, k)
+		}
+	}
+	if s.OpenAPI != "" {
+		if _, _, _, err := openapi.Check(ctx, s.OpenAPI); err != nil {
+			return err
+		}
+	}
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	if err := cfg.AddSource(h.paths.Config(), name, s, replace); err != nil {
+		return err
+	}
+	return h.SaveConfig(ctx, cfg)
+}
+
+// RemoveSource removes a source from config.json with its connections'
+// secrets and sign-ins, as 'capabilities source remove' does. A source a
+// profile uses stays, with the profiles named.
+func (h *Hub) RemoveSource(ctx context.Context, name string) error {
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	s, ok := cfg.Sources[name]
+	if !ok {
+		if cfg.DropRefused(name) {
+			return h.SaveConfig(ctx, cfg)
+		}
+		return fmt.Errorf("no source named %q", name)
+	}
+	if used := cfg.ProfilesUsing(name); len(used) > 0 {
+		return fmt.Errorf("source %s is used by profile %s: remove or change those profiles first", name, strings.Join(used, ", "))
+	}
+	var errs []error
+	for _, conn := range s.ConnectionNames() {
+		for _, ref := range s.SecretRefs(conn) {
+			if err := h.kc.Delete(config.SecretKey(name, conn, ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := oauth.DeleteSignIns(h.kc, name, s.ConnectionNames()); err != nil {
+		errs = append(errs, err)
+	}
+	delete(cfg.Sources, name)
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("removed source %s, but not all of its secrets: %w", name, errors.Join(errs...))
+	}
+	return nil
+}
+
+// SetSourceEnabled enables or disables a source in config.json: a disabled
+// source stays in the file, its sessions end and its tools leave the
+// catalog.
+func (h *Hub) SetSourceEnabled(ctx context.Context, name string, enabled bool) error {
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	s, ok := cfg.Sources[name]
+	if !ok {
+		return fmt.Errorf("no source named %q", name)
+	}
+	if s.Disabled == !enabled {
+		return nil
+	}
+	s.Disabled = !enabled
+	return h.SaveConfig(ctx, cfg)
+}
+
+// RestartSource ends the source's sessions, forgets its failures and
+// lists its tools again, starting it anew. It returns the listing's error.
+func (h *Hub) RestartSource(ctx context.Context, name string) error {
+	s, ok := h.Config().Sources[name]
+	if !ok {
+		return fmt.Errorf("no source named %q", name)
+	}
+	if s.Disabled {
+		return fmt.Errorf("source %s is disabled; enable it first", name)
+	}
+	h.up.Restart(name)
+	h.events.publish(Event{Kind: EventSource, ID: name})
+	return h.refresh(ctx, name)[name]
+}

@@ -1,0 +1,118 @@
+package hub
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/hubtest"
+)
+
+// The window's source actions on a running hub: add (a value that looks
+// like a secret is refused), status with the stderr tail, disable and
+// enable, restart, and remove (refused while a profile uses the source).
+func TestSourceActions(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	if err := testConfig(map[string]*config.Source{}).Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	kc := &hubtest.MemKeychain{}
+	secret := "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+	kc.Set(config.SecretKey("fake", "default", "TOKEN"), secret)
+	h, err := New(ctx, Options{Home: home, ConfigPoll: -1, Keychain: kc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	status := func(name string) SourceStatus {
+		t.Helper()
+		st, err := h.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range st.Sources {
+			if s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("no source %s in the status: %+v", name, st.Sources)
+		return SourceStatus{}
+	}
+
+	leaky := fakeSource("crash", map[string]string{"API_TOKEN": "x"})
+	if err := h.AddSource(ctx, "fake", leaky, false); err == nil || !strings.Contains(err.Error(), "looks like a secret") {
+		t.Fatalf("a source with a secret-looking env: %v", err)
+	}
+	withSecret := fakeSource("crash", nil)
+	withSecret.Connections = map[string]*config.Connection{"default": {Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
+	if err := h.AddSource(ctx, "fake", withSecret, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.AddSource(ctx, "fake", fakeSource("crash", nil), false); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Fatalf("adding a source twice: %v", err)
+	}
+	if errs := h.Refresh(ctx, "fake"); errs["fake"] != nil {
+		t.Fatal(errs["fake"])
+	}
+	st := status("fake")
+	if st.State != upstream.SourceUp || st.Tools != 2 || len(st.Stderr) == 0 || !strings.Contains(strings.Join(st.Stderr, "\n"), "fake upstream crash ready") {
+		t.Fatalf("status after adding: %+v", st)
+	}
+	if tail := strings.Join(st.Stderr, "\n"); strings.Contains(tail, secret) || !strings.Contains(tail, "starting with token") {
+		t.Fatalf("the stderr tail shows the secret, or not the line: %q", tail)
+	}
+
+	if err := h.SetSourceEnabled(ctx, "fake", false); err != nil {
+		t.Fatal(err)
+	}
+	if st := status("fake"); !st.Disabled || st.State != upstream.SourceDisabled {
+		t.Fatalf("status after disabling: %+v", st)
+	}
+	if err := h.RestartSource(ctx, "fake"); err == nil || !strings.Contains(err.Error(), "disabled") {
+		t.Fatalf("restarting a disabled source: %v", err)
+	}
+	if err := h.SetSourceEnabled(ctx, "fake", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RestartSource(ctx, "fake"); err != nil {
+		t.Fatal(err)
+	}
+	if st := status("fake"); st.Disabled || st.State != upstream.SourceUp || st.Tools != 2 {
+		t.Fatalf("status after enabling and restarting: %+v", st)
+	}
+	if err := h.RestartSource(ctx, "ghost"); err == nil || !strings.Contains(err.Error(), `no source named "ghost"`) {
+		t.Fatalf("restarting an unknown source: %v", err)
+	}
+
+	cfg, err := config.Load(h.Paths().Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Profiles = map[string]*config.Profile{"work": {Sources: []string{"fake"}}}
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RemoveSource(ctx, "fake"); err == nil || !strings.Contains(err.Error(), "profile work") {
+		t.Fatalf("removing a source a profile uses: %v", err)
+	}
+	cfg.Profiles = nil
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RemoveSource(ctx, "fake"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.Config().Sources["fake"]; ok {
+		t.Fatal("the removed source is still in the hub's config")
+	}
+	if _, err := kc.Get(config.SecretKey("fake", "default", "TOKEN")); err == nil {
+		t.Fatal("the removed source's secret is still in the keychain")
+	}
+	if err := h.RemoveSource(ctx, "fake"); err == nil {
+		t.Fatal("removing a removed source succeeded")
+	}
+}

@@ -1,0 +1,75 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
+)
+
+// The last stderr lines of a stdio source outlive the session that wrote
+// them: a server that crashed still shows what it said last.
+func TestUpstreamStderrTailOutlivesSession(t *testing.T) {
+	ctx := context.Background()
+	u := newTestUpstreams(t, Options{}, hubtest.Config(map[string]*config.Source{"fake": hubtest.FakeSource("crash", nil)}))
+	if got := u.StderrTail("fake"); got != nil {
+		t.Fatalf("StderrTail before any session = %q, want none", got)
+	}
+	if _, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Call(ctx, "fake", "", "crash", nil); err == nil {
+		t.Fatal("crash returned no error")
+	}
+	testwait.For(t, 10*time.Second, "the source to be down", func() bool {
+		return u.State()["fake"].State == SourceDown
+	})
+	tail := u.StderrTail("fake")
+	if len(tail) == 0 || len(tail) > upstreamStderrTail || !strings.Contains(tail[len(tail)-1], "crashing now") {
+		t.Fatalf("StderrTail = %q, want at most %d lines ending with the crash", tail, upstreamStderrTail)
+	}
+	if got := u.StderrTail("nosuch"); got != nil {
+		t.Errorf("StderrTail of an unknown source = %q", got)
+	}
+}
+
+// Restart ends a source's session and the next call starts another
+// process at once, also inside the back-off window after a crash.
+func TestUpstreamRestartStartsAgain(t *testing.T) {
+	ctx := context.Background()
+	u := newTestUpstreams(t, Options{RestartBackoff: time.Hour}, hubtest.Config(map[string]*config.Source{"fake": hubtest.FakeSource("crash", nil)}))
+	echo := func() string {
+		t.Helper()
+		res, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"pid"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hubtest.TextOf(res)
+	}
+	first := echo()
+	if again := echo(); again != first {
+		t.Fatalf("two calls without a restart: %s, then %s", first, again)
+	}
+	u.Restart("fake")
+	second := echo()
+	if second == first {
+		t.Errorf("after Restart the same process answered (%s)", second)
+	}
+
+	u.Call(ctx, "fake", "", "crash", nil)
+	testwait.For(t, 10*time.Second, "the source to be down", func() bool {
+		return u.State()["fake"].State == SourceDown
+	})
+	if _, err := u.Call(ctx, "fake", "", "echo", json.RawMessage(`{"message":"pid"}`)); err == nil {
+		t.Fatal("a call inside the back-off window went through")
+	}
+	u.Restart("fake")
+	if third := echo(); third == second {
+		t.Errorf("after a crash and Restart the same process answered (%s)", third)
+	}
+}

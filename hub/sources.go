@@ -5,9 +5,11 @@ package hub
 // config.json, which the hub applies at once.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/config"
@@ -125,4 +127,31 @@ func (h *Hub) RestartSource(ctx context.Context, name string) error {
 	h.up.Restart(name)
 	h.events.publish(Event{Kind: EventSource, ID: name})
 	return h.refresh(ctx, name)[name]
+}
+
+// SourceTool is one tool of a source as the window lists it.
+type SourceTool struct {
+	Address string `json:"address"`
+	Title   string `json:"title,omitempty"`
+	// Mode is what policy does with a call of it now on the source's
+	// default connection: allow, ask or deny.
+	Mode config.Mode `json:"mode"`
+}
+
+// SourceTools lists the tools a source offers now, by address, with what
+// policy does with each.
+func (h *Hub) SourceTools(source string) []SourceTool {
+	var out []SourceTool
+	for _, t := range h.catalog.Snapshot().Tools {
+		if t.Source != source {
+			continue
+		}
+		st := SourceTool{Address: t.Address, Title: t.Title}
+		if d, err := h.Explain(t.Address, ""); err == nil {
+			st.Mode = d.Mode
+		}
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(a, b SourceTool) int { return cmp.Compare(a.Address, b.Address) })
+	return out
 }

@@ -66,6 +66,16 @@ func TestSourceActions(t *testing.T) {
 		t.Fatalf("the stderr tail shows the secret, or not the line: %q", tail)
 	}
 
+	tools := h.SourceTools("fake")
+	if len(tools) != 2 || tools[0].Address != "fake.crash" || tools[1].Address != "fake.echo" || tools[1].Mode == "" {
+		t.Fatalf("SourceTools: %+v", tools)
+	}
+	if err := h.SetPolicy(ctx, "fake.crash", config.Deny); err != nil {
+		t.Fatal(err)
+	}
+	if tools := h.SourceTools("fake"); tools[0].Mode != config.Deny || tools[1].Mode == config.Deny {
+		t.Fatalf("SourceTools after turning fake.crash off: %+v", tools)
+	}
 	if err := h.SetSourceEnabled(ctx, "fake", false); err != nil {
 		t.Fatal(err)
 	}

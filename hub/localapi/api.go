@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/hub/policy"
 )
 
@@ -31,6 +32,9 @@ type APIOptions struct {
 	// HTTPBearer is the token of the HTTP endpoint the hub serves (hub
 	// --http), reloaded after `hub token --rotate`; nil without one.
 	HTTPBearer *HTTPBearer
+	// Sessions are the MCP clients connected now (GET /v1/clients); nil
+	// lists none.
+	Sessions *mcpserver.Sessions
 }
 
 // Handler serves the local API routes under /v1/ (the MCP upgrade endpoint
@@ -48,6 +52,7 @@ func NewHandler(h *hub.Hub, opts APIOptions) *Handler {
 	a := &Handler{hub: h, opts: opts, mux: http.NewServeMux()}
 	a.mux.HandleFunc("GET /v1/status", a.serveStatus)
 	a.mux.HandleFunc("GET /v1/runs", a.serveRuns)
+	a.mux.HandleFunc("GET /v1/clients", a.serveClients)
 	a.mux.HandleFunc("GET /v1/pending", a.servePending)
 	a.mux.HandleFunc("POST /v1/decide", a.serveDecide)
 	a.mux.HandleFunc("POST /v1/search", a.serveSearch)
@@ -74,6 +79,15 @@ func (a *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 	st, err := a.hub.Status(r.Context())
 	st.Version, st.Exe = a.opts.Version, a.opts.Exe
 	reply(w, st, err)
+}
+
+// serveClients lists the MCP clients connected now, oldest first.
+func (a *Handler) serveClients(w http.ResponseWriter, r *http.Request) {
+	out := a.opts.Sessions.Connected()
+	if out == nil {
+		out = []mcpserver.ConnectedClient{}
+	}
+	reply(w, out, nil)
 }
 
 func (a *Handler) serveRuns(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package localapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -8,8 +9,10 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // The source routes the window and a script use: disable and enable
@@ -58,4 +61,45 @@ func TestSourceRoutes(t *testing.T) {
 			t.Errorf("%s of an unknown source: %d %s", path, code, body)
 		}
 	}
+}
+
+// A client connected through the shim is listed by /v1/clients with the
+// name and version of its initialize, until it goes.
+func TestClientsRoute(t *testing.T) {
+	notes := newNotesServer()
+	h := hubWith(t, map[string]*config.Source{"notes": {URL: hubtest.HTTPUpstream(t, notes.server, "", "").URL}})
+	paths := config.Paths{Home: t.TempDir()}
+	reg := mcpserver.NewSessions()
+	servers := mcpserver.NewServers(h, mcpserver.Options{Sessions: reg})
+	svc, err := Listen(ServiceOptions{Paths: paths, MCPServer: servers.All(), Profiles: servers.Server, Logger: svcTestLogger(t),
+		Handler: NewHandler(h, APIOptions{Sessions: reg})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveSvcTestHub(t, svc)
+	c, err := Dial(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	clients := func() []mcpserver.ConnectedClient {
+		t.Helper()
+		var out []mcpserver.ConnectedClient
+		if err := c.Do(context.Background(), "GET", "/v1/clients", nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := clients(); len(got) != 0 {
+		t.Fatalf("before any client: %+v", got)
+	}
+	sh := startSvcTestShim(t, ShimOptions{Paths: paths})
+	cs := svcConnectClient(t, sh.transport, "2025-11-25", nil)
+	got := clients()
+	if len(got) != 1 || got[0].Name != "test-client" || got[0].Version != "v0.0.1" || got[0].Profile != "" || got[0].Mode != config.ProfileCode {
+		t.Fatalf("one client connected: %+v", got)
+	}
+	cs.Close()
+	sh.closeStdin()
+	testwait.For(t, svcTestWait, "the client to leave the list", func() bool { return len(clients()) == 0 })
 }

@@ -63,6 +63,8 @@ type Options struct {
 	// Logger receives the server's logs (each client that connects, among
 	// them); nil discards them.
 	Logger *slog.Logger
+	// Sessions records the clients connected now; nil records nothing.
+	Sessions *Sessions
 }
 
 // The model-facing wording of the surface. It changes only with evidence.
@@ -124,7 +126,8 @@ type server struct {
 	log *slog.Logger
 	// profile is the profile every request of the server is made in; ""
 	// is the whole hub.
-	profile string
+	profile  string
+	sessions *Sessions
 }
 
 // New returns the MCP server of the code-mode surface over h: exactly three
@@ -138,7 +141,7 @@ func newServer(h Hub, opts Options, profile, instructions string) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &server{hub: h, log: log, profile: profile}
+	m := &server{hub: h, log: log, profile: profile, sessions: opts.Sessions}
 	s := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -257,6 +260,7 @@ func (m *server) logInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 				protocol = p.ProtocolVersion
 			}
 			m.log.Info("client connected", "client", SessionClient(ss), "protocol", protocol, "session", ss.ID())
+			m.sessions.add(ss, m.profile, modeCode)
 		}
 		return res, err
 	}

@@ -1,0 +1,75 @@
+package mcpserver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/testwait"
+)
+
+// The registry lists each session from its initialize, by the client's
+// name and version, with its profile and mode, and forgets it when it
+// closes.
+func TestSessionsListConnectedClients(t *testing.T) {
+	f := &profileFake{profiles: map[string]*hub.ProfileInfo{
+		"work": {Name: "work", Mode: config.ProfileCode, Sources: []string{"github"}},
+	}}
+	reg := NewSessions()
+	s := NewServers(f, Options{Version: "test", Sessions: reg})
+	work, err := s.Server("work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bothVersions(t, func(t *testing.T, version string) {
+		connect := func(srv *mcp.Server, name, v string) (*mcp.ServerSession, *mcp.ClientSession) {
+			t.Helper()
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(context.Background(), st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: v}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ss, cs
+		}
+		if got := reg.Connected(); len(got) != 0 {
+			t.Fatalf("before any client: %+v", got)
+		}
+		ss1, cs1 := connect(s.All(), "claude-code", "2.1.0")
+		ss2, cs2 := connect(work, "cursor", "1.7")
+		got := reg.Connected()
+		if len(got) != 2 {
+			t.Fatalf("Connected = %+v, want two sessions", got)
+		}
+		byName := map[string]ConnectedClient{}
+		for _, c := range got {
+			byName[c.Name] = c
+		}
+		if c := byName["claude-code"]; c.Version != "2.1.0" || c.Profile != "" || c.Mode != config.ProfileCode || c.Session != ss1.ID() {
+			t.Errorf("the whole hub's client: %+v", c)
+		}
+		if c := byName["cursor"]; c.Version != "1.7" || c.Profile != "work" || c.Mode != config.ProfileCode || c.Session != ss2.ID() {
+			t.Errorf("the profile's client: %+v", c)
+		}
+		cs1.Close()
+		testwait.For(t, 10*time.Second, "the closed session to leave the registry", func() bool {
+			got := reg.Connected()
+			return len(got) == 1 && got[0].Name == "cursor"
+		})
+		cs2.Close()
+		ss1.Wait()
+		ss2.Wait()
+		testwait.For(t, 10*time.Second, "the registry to be empty", func() bool { return len(reg.Connected()) == 0 })
+	})
+	var none *Sessions
+	if none.Connected() != nil {
+		t.Error("a nil registry lists sessions")
+	}
+}

@@ -138,14 +138,16 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 			return err
 		}
 	}
-	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+	// One registry of the connected clients for the socket and HTTP.
+	sessions := mcpserver.NewSessions()
+	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger(), Sessions: sessions})
 	defer servers.Close()
 	svc, err := localapi.Listen(localapi.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
 		MCPServer: servers.All(),
 		Profiles:  servers.Server,
-		Handler:   localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open, HTTPBearer: bearer}),
+		Handler:   localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Open: win.open, HTTPBearer: bearer, Sessions: sessions}),
 	})
 	if err != nil {
 		if errors.Is(err, localapi.ErrHubRunning) {
@@ -169,7 +171,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 		return err
 	}
 	if bearer != nil {
-		httpServers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+		httpServers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger(), Sessions: sessions})
 		defer httpServers.Close()
 		addr, done, err := localapi.ServeHTTP(ctx, localapi.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: httpServers.All(), Profiles: httpServers.Server, Logger: log})
 		if err != nil {
@@ -183,7 +185,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 
 	if !o.headless && displayAvailable(e) {
 		win.up.Store(true)
-		err := runUI(ctx, e, h, log, win.shows)
+		err := runUI(ctx, e, h, log, win.shows, sessions)
 		win.up.Store(false)
 		if err != nil && !errors.Is(err, errNoUI) {
 			log.Error("the tray app stopped", "err", err)

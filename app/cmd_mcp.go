@@ -77,13 +77,14 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger, profile string) 
 		return err
 	}
 	defer h.Close()
-	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger()})
+	sessions := mcpserver.NewSessions()
+	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger(), Sessions: sessions})
 	defer servers.Close()
 	srv, err := servers.Server(profile)
 	if err != nil {
 		return withHint(err, "capabilities profile list")
 	}
-	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: servers.All(), Profiles: servers.Server, Handler: localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop})})
+	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: servers.All(), Profiles: servers.Server, Handler: localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Sessions: sessions})})
 	if errors.Is(err, localapi.ErrHubRunning) {
 		// A hub took the home while this one opened: serve through it.
 		h.Close()

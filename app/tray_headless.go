@@ -8,11 +8,12 @@ import (
 	"log/slog"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/mcpserver"
 )
 
 var errNoUI = errors.New("built without the tray app (headless build)")
 
-func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-chan string) error {
+func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-chan string, _ *mcpserver.Sessions) error {
 	log.Info("this build has no tray app; running headless")
 	<-ctx.Done()
 	return errNoUI

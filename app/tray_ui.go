@@ -13,6 +13,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/clients"
+	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/packaging"
 	"capabilities.sh/capabilities/ui"
 )
@@ -22,7 +23,7 @@ var errNoUI = errors.New("built without the tray app")
 // runUI runs the tray app on this (the main) goroutine until ctx ends or
 // the person quits. Each tab name received on shows opens the main window
 // (capabilities hub open).
-func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-chan string) error {
+func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-chan string, sessions *mcpserver.Sessions) error {
 	auto := autostartOptions(e)
 	// While the tray app runs on a display, its dialog shows every
 	// approval as it arrives, and the model is told so.
@@ -36,7 +37,14 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-ch
 		},
 		AutostartEnabled: func() bool { return packaging.AutostartEnabled(auto) },
 		Show:             shows,
-		Connect:          func(client string) (string, error) { return connectClient(e, client) },
+		Connect:          func(client, profile string) (string, error) { return connectClient(e, client, profile) },
+		Connected: func() []ui.ConnectedClient {
+			var out []ui.ConnectedClient
+			for _, c := range sessions.Connected() {
+				out = append(out, ui.ConnectedClient{Name: c.Name, Version: c.Version, Profile: c.Profile, Mode: c.Mode, Since: c.Since})
+			}
+			return out
+		},
 		FirstRun: func() (ui.FirstRun, error) {
 			kc, err := e.keychain()
 			if err != nil {
@@ -48,8 +56,9 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-ch
 }
 
 // connectClient writes the capabilities entry into an MCP client's config,
-// as 'capabilities install CLIENT' does, and says what it did.
-func connectClient(e *env, client string) (string, error) {
+// as 'capabilities install CLIENT [--profile NAME]' does, and says what it
+// did.
+func connectClient(e *env, client, profile string) (string, error) {
 	cc, err := clients.ClientConfigFor(client, e.UserHome, e.UserConfig, runtime.GOOS)
 	if err != nil {
 		return "", err
@@ -58,14 +67,25 @@ func connectClient(e *env, client string) (string, error) {
 	if home != "" {
 		home = e.home()
 	}
-	res, err := clients.Install(cc, clients.ShimEntry(cc.Client, e.Exe, home), time.Now())
+	name, entry := clients.EntryName(""), clients.ShimEntry(cc.Client, e.Exe, home)
+	if profile != "" {
+		cfg, _, err := e.loadConfig()
+		if err != nil {
+			return "", err
+		}
+		if cfg.Profile(profile) == nil {
+			return "", unknownProfile(cfg, profile)
+		}
+		name, entry = clients.EntryName(profile), clients.ProfileShimEntry(cc.Client, e.Exe, home, profile)
+	}
+	res, err := clients.InstallNamed(cc, name, entry, time.Now())
 	if err != nil {
 		return "", err
 	}
 	if !res.Changed {
-		return fmt.Sprintf("%s already runs capabilities (%s).", cc.Client, res.Path), nil
+		return fmt.Sprintf("%s already runs %s (%s).", cc.Client, name, res.Path), nil
 	}
-	msg := fmt.Sprintf("Added capabilities to %s (%s). Restart %s to pick it up.", cc.Client, res.Path, cc.Client)
+	msg := fmt.Sprintf("Added %s to %s (%s). Restart %s to pick it up.", name, cc.Client, res.Path, cc.Client)
 	if res.Backup != "" {
 		msg += " Backup: " + res.Backup
 	}

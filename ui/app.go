@@ -119,6 +119,8 @@ type snapshot struct {
 	autostart      bool
 	autostartKnown bool
 	canImport      bool // Options.FirstRun is set: an import offer can be taken up
+	connected      []ConnectedClient
+	connectedKnown bool // Options.Connected is set
 }
 
 // controller connects the hub to the windows and the tray. Hub events and
@@ -172,9 +174,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		removePolicy: func(pattern string, done func(error)) {
 			c.act(func() error { return h.RemovePolicy(pattern) }, done)
 		},
-		connect: func(client string, done func(string, error)) {
+		connect: func(client, profile string, done func(string, error)) {
 			c.enqueue(func() {
-				msg, err := opts.Connect(client)
+				msg, err := opts.Connect(client, profile)
 				if err != nil {
 					c.opts.logf("ui: connecting %s: %v", client, err)
 				}
@@ -182,6 +184,19 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 			})
 		},
 		canConnect: opts.Connect != nil,
+		refresh:    func() { c.enqueue(func() {}) },
+		addSource: func(spec SourceSpec, done func(error)) {
+			c.act(func() error { return h.AddSource(spec) }, done)
+		},
+		removeSource: func(name string, done func(error)) {
+			c.act(func() error { return h.RemoveSource(name) }, done)
+		},
+		restartSource: func(name string, done func(error)) {
+			c.act(func() error { return h.RestartSource(name) }, done)
+		},
+		setSourceEnabled: func(name string, enabled bool, done func(error)) {
+			c.act(func() error { return h.SetSourceEnabled(name, enabled) }, done)
+		},
 		openImport: c.openImport,
 		signIn:     c.signIn,
 	}, now)
@@ -369,6 +384,9 @@ func (c *controller) load() snapshot {
 	}
 	if s.changed, err = h.ChangedTools(); fail("the changed tools", err) {
 		s.changed = prev.changed
+	}
+	if c.opts.Connected != nil {
+		s.connected, s.connectedKnown = c.opts.Connected(), true
 	}
 	for _, e := range s.errs {
 		c.opts.logf("ui: %s", e)

@@ -32,6 +32,12 @@ type fakeHub struct {
 	configDir string
 	readErr   error // every read fails with it, when set
 
+	added     []SourceSpec
+	removed   []string
+	restarted []string
+	enabled   []sourceToggle
+	sourceErr error // the source actions fail with it, when set
+
 	logins   []loginCall
 	loginErr error          // Login fails with it, when set
 	loginGo  chan struct{}  // when set, Login waits for a receive from it
@@ -39,6 +45,11 @@ type fakeHub struct {
 }
 
 type loginCall struct{ Source, Connection string }
+
+type sourceToggle struct {
+	Name    string
+	Enabled bool
+}
 
 type decisionCall struct {
 	ID       string
@@ -237,6 +248,7 @@ func (h *fakeHub) Policies() ([]PolicyRule, error) {
 func (h *fakeHub) SetPolicy(pattern, mode string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.setToolModeLocked(pattern, mode)
 	for i := range h.policies {
 		if h.policies[i].Pattern == pattern {
 			h.policies[i].Mode = mode
@@ -255,7 +267,22 @@ func (h *fakeHub) RemovePolicy(pattern string) error {
 	if len(h.policies) == n {
 		return errors.New("no rule for " + pattern)
 	}
+	h.setToolModeLocked(pattern, PolicyAsk)
 	return nil
+}
+
+// setToolModeLocked shows what a rule for an exact address does in the
+// tool lists.
+func (h *fakeHub) setToolModeLocked(address, mode string) {
+	for i := range h.status.Sources {
+		tools := slices.Clone(h.status.Sources[i].ToolList)
+		for j := range tools {
+			if tools[j].Address == address {
+				tools[j].Mode = mode
+			}
+		}
+		h.status.Sources[i].ToolList = tools
+	}
 }
 
 func (h *fakeHub) SetSecret(source, connection, secret string) error {
@@ -279,6 +306,57 @@ func (h *fakeHub) AcceptTool(address string) error {
 	defer h.mu.Unlock()
 	h.accepted = append(h.accepted, address)
 	h.changed = slices.DeleteFunc(h.changed, func(c ToolChange) bool { return c.Address == address })
+	return nil
+}
+
+func (h *fakeHub) AddSource(spec SourceSpec) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	h.added = append(h.added, spec)
+	h.status.Sources = append(h.status.Sources, SourceStatus{Name: spec.Name, State: SourceIdle})
+	return nil
+}
+
+func (h *fakeHub) RemoveSource(name string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	h.removed = append(h.removed, name)
+	h.status.Sources = slices.DeleteFunc(slices.Clone(h.status.Sources), func(s SourceStatus) bool { return s.Name == name })
+	return nil
+}
+
+func (h *fakeHub) RestartSource(name string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	h.restarted = append(h.restarted, name)
+	return nil
+}
+
+func (h *fakeHub) SetSourceEnabled(name string, enabled bool) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	h.enabled = append(h.enabled, sourceToggle{name, enabled})
+	for i, s := range h.status.Sources {
+		if s.Name == name {
+			h.status.Sources[i].Disabled = !enabled
+			h.status.Sources[i].State = SourceIdle
+			if !enabled {
+				h.status.Sources[i].State = SourceDisabled
+			}
+		}
+	}
 	return nil
 }
 
@@ -408,19 +486,31 @@ func (h *fakeHub) populate() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.status.Sources = []SourceStatus{
-		{Name: "github", State: SourceUp, Tools: 41, Connections: []ConnectionStatus{{"work", true, true}, {"personal", false, false}}},
+		{Name: "github", State: SourceUp, Tools: 41, Connections: []ConnectionStatus{{"work", true, true}, {"personal", false, false}},
+			ToolList: []SourceTool{
+				{Address: "github.createIssue", Title: "Create an issue", Mode: PolicyAsk},
+				{Address: "github.deleteRepository", Title: "Delete a repository", Mode: PolicyDeny},
+				{Address: "github.listIssues", Title: "List issues", Mode: PolicyAllow},
+			}},
 		{Name: "filesystem", State: SourceUp, Tools: 11, Connections: []ConnectionStatus{{"default", true, true}}},
-		{Name: "slack", State: SourceDown, Error: "connection refused (https://mcp.slack.example/mcp)", Connections: []ConnectionStatus{{"personal", true, false}}},
+		{Name: "slack", State: SourceDown, Error: "connection refused (https://mcp.slack.example/mcp)", Connections: []ConnectionStatus{{"personal", true, false}},
+			Stderr: []string{"slack-mcp 0.9.2 starting", "Error: listen EADDRINUSE 127.0.0.1:3000"}},
 		{Name: "memory", State: SourceStarting},
 	}
+	h.status.Profiles = []string{"personal", "work"}
 	h.runs = []RunSummary{
 		{
 			ID: "run_7f3a", Status: "waiting", Client: "claude-code 1.2", Started: t0,
 			Code: sampleCode,
 			Calls: []CallSummary{
-				{Seq: 1, Address: "github.listIssues", OK: true, Duration: 412 * time.Millisecond},
-				{Seq: 2, Address: "github.getRepository", OK: true, Duration: 96 * time.Millisecond},
-				{Seq: 3, Address: "github.createIssue", OK: false, Duration: 0, Error: "waiting for approval"},
+				{Seq: 1, Address: "github.listIssues", Connection: "work", State: "ok", OK: true, Duration: 412 * time.Millisecond,
+					Args:     `{"repo":"acme/widgets","labels":["flaky"],"state":"open"}`,
+					Result:   `[{"number":4121,"title":"TestCheckout times out on arm64","labels":["flaky","ci"]}]`,
+					Decision: "allow", Always: true, Channel: "cli", Actor: "ana", Reason: "policy ask"},
+				{Seq: 2, Address: "github.getRepository", Connection: "work", State: "ok", OK: true, Duration: 96 * time.Millisecond,
+					Result: `{"full_name":"acme/widgets","default_branch":"main","open_issues":37}`},
+				{Seq: 3, Address: "github.createIssue", Connection: "work", State: "pending", Duration: 0,
+					Args: `{"repo":"acme/widgets","title":"Flaky test: TestCheckout","body":"Fails one run in five on arm64.","labels":["bug","ci"],"token":"[redacted]"}`},
 			},
 			Logs: []string{"found 0 flaky issues"},
 		},

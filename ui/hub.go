@@ -51,6 +51,15 @@ type Hub interface {
 	// authorization page and blocks until the person finished, failed or
 	// the hub stopped. The UI calls it on a goroutine of its own.
 	Login(source, connection string) error
+	// AddSource adds a source to config.json, as 'capabilities source add'
+	// does, and the hub applies it.
+	AddSource(spec SourceSpec) error
+	// RemoveSource removes a source with its connections' secrets.
+	RemoveSource(name string) error
+	// RestartSource starts a source anew and lists its tools again.
+	RestartSource(name string) error
+	// SetSourceEnabled enables or disables a source in config.json.
+	SetSourceEnabled(name string, enabled bool) error
 	// ConfigDir is the folder holding config.json (CAPABILITIES_HOME).
 	ConfigDir() string
 	// LogFile is the hub's log file.
@@ -141,6 +150,18 @@ type Status struct {
 	// ImportOffer is how many servers found in the person's clients a first
 	// run offers to import, while nobody has decided; 0: no offer.
 	ImportOffer int
+	// Profiles are the names of config.json's profiles, sorted.
+	Profiles []string
+}
+
+// SourceSpec is a source to add: exactly one of Command (a stdio server's
+// command and arguments), URL (a streamable HTTP server) or OpenAPI (a
+// REST API's document, a file or a URL).
+type SourceSpec struct {
+	Name    string
+	Command []string
+	URL     string
+	OpenAPI string
 }
 
 // Source states: the hub's own (upstream.SourceStateKind), so the tray says
@@ -162,6 +183,19 @@ type SourceStatus struct {
 	Tools       int    // tools it currently offers
 	Connections []ConnectionStatus
 	SignIns     []SignInStatus // the OAuth connections, in config order
+	Disabled    bool           // config.json keeps it without serving it
+	// Stderr is the last lines its latest session wrote to stderr,
+	// scrubbed; a stdio source's only.
+	Stderr []string
+	// ToolList is the tools it offers now, by address.
+	ToolList []SourceTool
+}
+
+// SourceTool is one tool of a source.
+type SourceTool struct {
+	Address string
+	Title   string
+	Mode    string // what policy does with a call now: PolicyAllow, PolicyAsk or PolicyDeny
 }
 
 // SignInStatus is the sign-in state of one OAuth connection.
@@ -198,6 +232,30 @@ type CallSummary struct {
 	OK       bool
 	Duration time.Duration
 	Error    string // when not OK
+
+	Connection string
+	State      string // the journal's: ok, error, issued, pending, read; "" when unknown
+	// Args are the arguments as the call's approval showed them,
+	// redacted; "" when it needed none (the hub keeps only a hash).
+	Args string
+	// Result is the result, error or handle as journaled, scrubbed; Cut
+	// says the hub cut it for the window.
+	Result string
+	Cut    bool
+	// Decision is a person's answer ("allow", "deny") when the call
+	// asked; "" when policy let it through or nobody answered yet.
+	// Channel and Actor say where and who; Always that it was remembered.
+	Decision, Channel, Actor string
+	Always                   bool
+	Reason                   string // why it asked
+}
+
+// ConnectedClient is one MCP client session connected to the hub now.
+type ConnectedClient struct {
+	Name, Version string
+	Profile       string // "" for the whole hub
+	Mode          string // "code" or "direct"
+	Since         time.Time
 }
 
 // DecisionRecord is one entry of the approval audit trail.
@@ -252,10 +310,13 @@ type Options struct {
 	// tab of that name ("" keeps the current tab). capabilities hub open
 	// sends on it. Nil: only the tray opens the window.
 	Show <-chan string
-	// Connect connects an MCP client (one of Clients) to the hub, writing
-	// its config, and says what it did. Nil: the window only shows the
-	// commands that do it.
-	Connect func(client string) (string, error)
+	// Connect connects an MCP client (one of Clients) to the hub, or to
+	// one of its profiles ("" for the whole hub), writing its config, and
+	// says what it did. Nil: the window only shows the commands that do it.
+	Connect func(client, profile string) (string, error)
+	// Connected lists the MCP clients connected now. Nil: the window
+	// cannot tell.
+	Connected func() []ConnectedClient
 	// FirstRun reads what the first-run window offers to import; the tray
 	// and the window open that window while the hub has an open import
 	// offer (Status.ImportOffer). It may block; the UI calls it off the

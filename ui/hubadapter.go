@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"capabilities.sh/capabilities/hub"
@@ -66,8 +67,15 @@ func (u *hubAdapter) Status() (Status, error) {
 		return Status{}, err
 	}
 	out := Status{Paused: st.Paused, Pending: st.Pending, Tools: st.Tools, ImportOffer: st.ImportOffer}
+	for name := range u.h.Config().Profiles {
+		out.Profiles = append(out.Profiles, name)
+	}
+	slices.Sort(out.Profiles)
 	for _, s := range st.Sources {
-		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools}
+		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr}
+		for _, t := range u.h.SourceTools(s.Name) {
+			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode)})
+		}
 		for _, c := range s.Connections {
 			ss.Connections = append(ss.Connections, ConnectionStatus{Name: c, Default: c == s.Default, HasSecret: u.h.HasSecrets(s.Name, c)})
 		}
@@ -87,8 +95,14 @@ func (u *hubAdapter) Runs(limit int) ([]RunSummary, error) {
 	out := make([]RunSummary, 0, len(runs))
 	for _, r := range runs {
 		rs := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Started: r.Created, Code: r.Code}
-		for i, c := range r.Calls {
-			rs.Calls = append(rs.Calls, CallSummary{Seq: i + 1, Address: c.Address, OK: c.OK, Duration: time.Duration(c.Ms) * time.Millisecond})
+		if calls, err := u.h.RunCalls(u.ctx, r.ID); err == nil && len(calls) > 0 {
+			for _, c := range calls {
+				rs.Calls = append(rs.Calls, callSummary(c))
+			}
+		} else {
+			for i, c := range r.Calls {
+				rs.Calls = append(rs.Calls, CallSummary{Seq: i + 1, Address: c.Address, OK: c.OK, Duration: time.Duration(c.Ms) * time.Millisecond})
+			}
 		}
 		if r.Envelope != nil {
 			b, _ := json.MarshalIndent(r.Envelope, "", "  ")
@@ -160,6 +174,33 @@ func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.
 func (u *hubAdapter) Login(source, connection string) error {
 	_, err := u.h.Login(u.ctx, source, connection)
 	return err
+}
+
+func (u *hubAdapter) AddSource(spec SourceSpec) error {
+	s := &config.Source{URL: spec.URL, OpenAPI: spec.OpenAPI}
+	if len(spec.Command) > 0 {
+		s.Command, s.Args = spec.Command[0], spec.Command[1:]
+	}
+	return u.h.AddSource(u.ctx, spec.Name, s, false)
+}
+
+func (u *hubAdapter) RemoveSource(name string) error { return u.h.RemoveSource(u.ctx, name) }
+
+func (u *hubAdapter) RestartSource(name string) error { return u.h.RestartSource(u.ctx, name) }
+
+func (u *hubAdapter) SetSourceEnabled(name string, enabled bool) error {
+	return u.h.SetSourceEnabled(u.ctx, name, enabled)
+}
+
+// callSummary is the window's view of one journaled call.
+func callSummary(c hub.CallDetail) CallSummary {
+	cs := CallSummary{Seq: c.Seq, Address: c.Address, Connection: c.Connection, State: c.State, OK: c.State == "ok" || c.State == "read",
+		Duration: time.Duration(c.Ms) * time.Millisecond, Args: c.Args, Result: c.Result, Cut: c.Cut,
+		Decision: c.Decision, Channel: c.Channel, Actor: c.Actor, Always: c.Remember, Reason: c.Reason}
+	if c.State == "error" {
+		cs.Error = c.Result
+	}
+	return cs
 }
 
 func (u *hubAdapter) ConfigDir() string { return u.h.Paths().Home }

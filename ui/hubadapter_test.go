@@ -16,6 +16,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -144,5 +145,102 @@ func TestAdapterImportOfferAndSignIns(t *testing.T) {
 	}
 	if st, err = FromHub(ctx, h).Status(); err != nil || st.ImportOffer != 0 {
 		t.Errorf("after the offer closed: ImportOffer %d, %v", st.ImportOffer, err)
+	}
+}
+
+// TestAdapterSourcesAndRunCalls: through a real hub, the Sources tab's
+// actions change config.json, the status carries each source's tools with
+// what policy does with them and the profiles, and a run's calls carry the
+// arguments the approval showed and who allowed them.
+func TestAdapterSourcesAndRunCalls(t *testing.T) {
+	home := t.TempDir()
+	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
+	cfg := &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}},
+		Policy:   map[string]config.Mode{"svc.echo": config.Ask, "svc.block": config.Deny},
+		Profiles: map[string]*config.Profile{"work": {Sources: []string{"svc"}}}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	u := FromHub(ctx, h)
+	st, err := u.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sources) != 1 || len(st.Profiles) != 1 || st.Profiles[0] != "work" {
+		t.Fatalf("status: %+v", st)
+	}
+	modes := map[string]string{}
+	for _, tl := range st.Sources[0].ToolList {
+		modes[tl.Address] = tl.Mode
+	}
+	if modes["svc.echo"] != PolicyAsk || modes["svc.block"] != PolicyDeny || len(modes) != 3 {
+		t.Errorf("tools and modes: %v", modes)
+	}
+
+	env, err := h.Execute(ctx, hub.ExecuteRequest{Code: `return await svc.echo({ text: "hello adapter" });`, Client: "test"})
+	if err != nil || env.Status != hub.StatusAwaitingApproval {
+		t.Fatalf("execute: %v %+v", err, env)
+	}
+	pend, err := u.Pending()
+	if err != nil || len(pend) != 1 {
+		t.Fatalf("pending: %v %+v", err, pend)
+	}
+	if err := u.Decide(pend[0].ID, AllowOnce); err != nil {
+		t.Fatal(err)
+	}
+	if env, err = h.Execute(ctx, hub.ExecuteRequest{Resume: env.RunID, Client: "test"}); err != nil || env.Status != hub.StatusCompleted {
+		t.Fatalf("resume: %v %+v", err, env)
+	}
+	runs, err := u.Runs(5)
+	if err != nil || len(runs) != 1 || len(runs[0].Calls) != 1 {
+		t.Fatalf("runs: %v %+v", err, runs)
+	}
+	c := runs[0].Calls[0]
+	if c.Address != "svc.echo" || c.State != "ok" || !c.OK || !strings.Contains(c.Args, "hello adapter") || !strings.Contains(c.Result, "hello adapter") ||
+		c.Decision != "allow" || c.Channel != "dialog" || c.Always {
+		t.Errorf("the call: %+v", c)
+	}
+	if text := callBlock(c); !strings.Contains(text, "allowed once by dialog in the dialog") {
+		t.Errorf("the call as shown:\n%s", text)
+	}
+
+	if err := u.SetSourceEnabled("svc", false); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := u.Status(); !st.Sources[0].Disabled || st.Sources[0].State != SourceDisabled {
+		t.Errorf("after disabling: %+v", st.Sources[0])
+	}
+	if err := u.SetSourceEnabled("svc", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.RestartSource("svc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.AddSource(SourceSpec{Name: "other", URL: url}); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.AddSource(SourceSpec{Name: "tool", Command: []string{"my-server", "--flag"}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.Config().Sources["tool"]; s == nil || s.Command != "my-server" || len(s.Args) != 1 || s.Args[0] != "--flag" {
+		t.Errorf("the command source in the config: %+v", s)
+	}
+	if err := u.RemoveSource("svc"); err == nil || !strings.Contains(err.Error(), "profile work") {
+		t.Errorf("removing a source a profile uses: %v", err)
+	}
+	if err := u.RemoveSource("other"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.Config().Sources["other"]; ok {
+		t.Error("the removed source is still configured")
 	}
 }

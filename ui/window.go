@@ -33,9 +33,18 @@ type actions struct {
 	setPolicy  func(pattern, mode string, done func(error))
 	// removePolicy removes the rules of a pattern.
 	removePolicy func(pattern string, done func(error))
-	// connect connects an MCP client; only when canConnect.
-	connect    func(client string, done func(msg string, err error))
+	// connect connects an MCP client to the hub or a profile ("" for
+	// the whole hub); only when canConnect.
+	connect    func(client, profile string, done func(msg string, err error))
 	canConnect bool
+	// refresh reloads what the window shows (the connected clients have
+	// no hub event).
+	refresh func()
+	// The Sources tab's actions on a source.
+	addSource        func(spec SourceSpec, done func(error))
+	removeSource     func(name string, done func(error))
+	restartSource    func(name string, done func(error))
+	setSourceEnabled func(name string, enabled bool, done func(error))
 	// openImport opens the first-run window on the hub's import offer.
 	openImport func()
 	// signIn signs an OAuth connection in; done may come much later, once
@@ -58,7 +67,7 @@ type mainWindow struct {
 	historyList *widget.List
 
 	runList                                *widget.List
-	runID                                  string
+	runID                                  string // the run shown; the selection stays on it
 	runHeader                              *widget.Label
 	runCode, runCalls, runEnvelope, runLog *widget.Label
 	runDetail                              *container.AppTabs
@@ -75,6 +84,19 @@ type mainWindow struct {
 	secretSave   *widget.Button
 	secretResult *widget.Label
 	changedBox   *fyne.Container
+	showTools    map[string]bool   // sources whose tool list is open
+	sourceMsg    map[string]string // the last action's outcome per source
+	sourceBusy   map[string]bool   // an action on the source runs
+	removing     string            // the source whose Remove asks to confirm
+	addName      *widget.Entry
+	addKind      *widget.RadioGroup
+	addTarget    *widget.Entry
+	addButton    *widget.Button
+	addResult    *widget.Label
+
+	connectedLabel *widget.Label
+	profilePick    *widget.Select
+	clientCmds     map[string]*widget.Label // the install command shown per client
 
 	policyList    *widget.List
 	policyPattern *widget.Entry
@@ -84,7 +106,8 @@ type mainWindow struct {
 }
 
 func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
-	m := &mainWindow{act: act, now: now, signingIn: map[string]bool{}, signInErr: map[string]string{}}
+	m := &mainWindow{act: act, now: now, signingIn: map[string]bool{}, signInErr: map[string]string{},
+		showTools: map[string]bool{}, sourceMsg: map[string]string{}, sourceBusy: map[string]bool{}, clientCmds: map[string]*widget.Label{}}
 	m.win = a.NewWindow("capabilities")
 	m.win.SetIcon(appIcon)
 	m.tabs = container.NewAppTabs(
@@ -183,13 +206,18 @@ func (m *mainWindow) runsTab() fyne.CanvasObject {
 	m.runList = widget.NewList(
 		func() int { return len(m.snap.runs) },
 		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
+			title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			title.Truncation = fyne.TextTruncateEllipsis
+			sub := widget.NewLabel("")
+			sub.SizeName = theme.SizeNameCaptionText
+			sub.Truncation = fyne.TextTruncateEllipsis
+			return container.New(layout.NewCustomPaddedVBoxLayout(0), title, sub)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(m.snap.runs) {
-				o.(*widget.Label).SetText(runLabel(m.snap.runs[i], m.now()))
+				c := o.(*fyne.Container)
+				c.Objects[0].(*widget.Label).SetText(runTitle(m.snap.runs[i], m.now()))
+				c.Objects[1].(*widget.Label).SetText(runSubtitle(m.snap.runs[i]))
 			}
 		})
 	m.runList.OnSelected = func(i widget.ListItemID) {
@@ -202,8 +230,8 @@ func (m *mainWindow) runsTab() fyne.CanvasObject {
 	m.runHeader.Truncation = fyne.TextTruncateEllipsis
 	m.runCode, m.runCalls, m.runEnvelope, m.runLog = mono(""), mono(""), mono(""), mono("")
 	m.runDetail = container.NewAppTabs(
-		container.NewTabItem("Code", container.NewScroll(m.runCode)),
 		container.NewTabItem("Calls", container.NewScroll(m.runCalls)),
+		container.NewTabItem("Code", container.NewScroll(m.runCode)),
 		container.NewTabItem("Envelope", container.NewScroll(m.runEnvelope)),
 		container.NewTabItem("Logs", container.NewScroll(m.runLog)),
 	)
@@ -228,14 +256,7 @@ func (m *mainWindow) showRunDetail() {
 	}
 	m.runHeader.SetText(fmt.Sprintf("Run %s: %s, %s, started %s", r.ID, r.Status, r.Client, clock(r.Started, m.now())))
 	m.runCode.SetText(r.Code)
-	calls := make([]string, len(r.Calls))
-	for i, c := range r.Calls {
-		calls[i] = callLine(c)
-	}
-	if len(calls) == 0 {
-		calls = []string{"(no tool calls)"}
-	}
-	m.runCalls.SetText(strings.Join(calls, "\n"))
+	m.runCalls.SetText(callsText(r.Calls))
 	m.runEnvelope.SetText(prettyJSON(r.Envelope))
 	logs := strings.Join(r.Logs, "\n")
 	if logs == "" {
@@ -269,6 +290,7 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 
 	body := container.NewVBox(
 		m.importBox, heading("Sources"), m.sourcesBox, widget.NewSeparator(),
+		m.addSourceForm(), widget.NewSeparator(),
 		heading("Changed tool definitions"), m.changedBox, widget.NewSeparator(),
 		secret,
 	)
@@ -419,7 +441,13 @@ func (m *mainWindow) update(s snapshot) {
 	m.pendingList.Refresh()
 	m.historyList.Refresh()
 	m.runList.Refresh()
+	if i := runIndex(s.runs, m.runID); i >= 0 {
+		m.runList.Select(i) // the same run, wherever the refresh put it
+	} else {
+		m.runList.UnselectAll()
+	}
 	m.showRunDetail()
+	m.updateClients()
 	m.policyList.Refresh()
 
 	names := m.renderSources()
@@ -453,7 +481,7 @@ func (m *mainWindow) renderSources() []string {
 
 	m.sourcesBox.Objects = nil
 	if len(s.status.Sources) == 0 {
-		m.sourcesBox.Add(widget.NewLabel("No sources configured. Add them to config.json in the config folder."))
+		m.sourcesBox.Add(widget.NewLabel("No sources yet. Add one below, or in config.json in the config folder."))
 	}
 	var names []string
 	for _, src := range s.status.Sources {
@@ -465,10 +493,11 @@ func (m *mainWindow) renderSources() []string {
 		conns := widget.NewLabel("Connections: " + connectionsText(src.Connections))
 		conns.Wrapping = fyne.TextWrapWord
 		conns.SizeName = theme.SizeNameCaptionText
-		row := container.NewVBox(container.NewBorder(nil, nil, name, nil, state), conns)
+		row := container.NewVBox(container.NewBorder(nil, nil, name, m.sourceActions(src), state), conns)
 		for _, si := range src.SignIns {
 			row.Add(m.signInRow(src.Name, si))
 		}
+		m.sourceDetails(row, src)
 		m.sourcesBox.Add(row)
 	}
 	m.sourcesBox.Refresh()
@@ -567,14 +596,24 @@ func (m *mainWindow) changeRow(tc ToolChange) fyne.CanvasObject {
 }
 
 func (m *mainWindow) clientsTab() fyne.CanvasObject {
+	m.connectedLabel = widget.NewLabel("")
+	m.connectedLabel.Wrapping = fyne.TextWrapWord
+	var top fyne.CanvasObject = heading("Connected now")
+	if m.act.refresh != nil {
+		top = container.NewBorder(nil, nil, nil, widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), m.act.refresh), top)
+	}
 	intro := widget.NewLabel("An MCP client that runs 'capabilities mcp' sees three tools: search, describe and execute. " +
 		"Connecting writes that entry into the client's config file (after a backup) and keeps everything else in it. " +
-		"Restart the client afterwards.")
+		"Restart the client afterwards. With a profile, the client sees only the profile's sources.")
 	intro.Wrapping = fyne.TextWrapWord
+	m.profilePick = widget.NewSelect(profileChoices(nil), func(string) { m.showClientCommands() })
+	m.profilePick.SetSelectedIndex(0)
+	profile := container.NewBorder(nil, nil, widget.NewLabel("Profile"), nil, m.profilePick)
 	rows := container.NewVBox()
 	for _, client := range Clients {
 		name := widget.NewLabelWithStyle(client, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		cmd := mono(clientCommand(client))
+		m.clientCmds[client] = cmd
 		result := widget.NewLabel("")
 		result.Wrapping = fyne.TextWrapWord
 		result.Hide()
@@ -583,7 +622,7 @@ func (m *mainWindow) clientsTab() fyne.CanvasObject {
 			var b *widget.Button
 			b = widget.NewButtonWithIcon("Connect", theme.LoginIcon(), func() {
 				b.Disable()
-				m.act.connect(client, func(msg string, err error) {
+				m.act.connect(client, profileOf(m.profilePick.Selected), func(msg string, err error) {
 					b.Enable()
 					result.Importance = widget.SuccessImportance
 					result.SetText(msg)
@@ -598,8 +637,10 @@ func (m *mainWindow) clientsTab() fyne.CanvasObject {
 		}
 		rows.Add(container.NewVBox(row, result, widget.NewSeparator()))
 	}
-	hint := widget.NewLabel("Or run the command shown in a terminal. Other clients: point them at the command 'capabilities mcp'.")
+	hint := widget.NewLabel("Or run the command shown in a terminal. Other clients: point them at the command 'capabilities mcp' (with --profile NAME for a profile).")
 	hint.Wrapping = fyne.TextWrapWord
 	hint.SizeName = theme.SizeNameCaptionText
-	return container.NewVScroll(container.NewPadded(container.NewVBox(heading("Connect a client"), intro, widget.NewSeparator(), rows, hint)))
+	return container.NewVScroll(container.NewPadded(container.NewVBox(
+		top, m.connectedLabel, widget.NewSeparator(),
+		heading("Connect a client"), intro, profile, widget.NewSeparator(), rows, hint)))
 }

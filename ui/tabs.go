@@ -1,0 +1,233 @@
+//go:build !headless
+
+package ui
+
+// The Sources tab's source actions and Add form, and the Clients tab's
+// connected clients and profile picker. Their decisions are tabslogic.go's.
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// addSourceForm is the Sources tab's form that adds a source: a command,
+// a URL or an OpenAPI document.
+func (m *mainWindow) addSourceForm() fyne.CanvasObject {
+	m.addName = widget.NewEntry()
+	m.addName.SetPlaceHolder("name, e.g. memory")
+	m.addTarget = widget.NewEntry()
+	m.addKind = widget.NewRadioGroup(addKinds, func(kind string) { m.addTarget.SetPlaceHolder(addPlaceholder(kind)) })
+	m.addKind.Horizontal = true
+	m.addKind.SetSelected(addCommand)
+	m.addResult = widget.NewLabel("")
+	m.addResult.Wrapping = fyne.TextWrapWord
+	m.addButton = widget.NewButtonWithIcon("Add source", theme.ContentAddIcon(), m.addSource)
+	m.addButton.Importance = widget.HighImportance
+	if m.act.addSource == nil {
+		m.addButton.Disable()
+	}
+	form := container.NewVBox(
+		container.NewBorder(nil, nil, nil, m.addKind, m.addName),
+		container.NewBorder(nil, nil, nil, m.addButton, m.addTarget),
+	)
+	return container.NewVBox(heading("Add a source"), form, m.addResult)
+}
+
+func (m *mainWindow) addSource() {
+	spec, err := sourceSpec(m.addName.Text, m.addKind.Selected, m.addTarget.Text)
+	if err != nil {
+		m.addResult.Importance = widget.DangerImportance
+		m.addResult.SetText(err.Error())
+		return
+	}
+	m.addButton.Disable()
+	m.addResult.Importance = widget.MediumImportance
+	m.addResult.SetText("Adding " + spec.Name + "…")
+	m.act.addSource(spec, func(err error) {
+		m.addButton.Enable()
+		if err != nil {
+			m.addResult.Importance = widget.DangerImportance
+			m.addResult.SetText("Not added: " + err.Error())
+			return
+		}
+		m.addName.SetText("")
+		m.addTarget.SetText("")
+		m.addResult.Importance = widget.SuccessImportance
+		m.addResult.SetText("Added " + spec.Name + ". Its tools are listed once it starts; a secret it needs goes into a connection below.")
+	})
+}
+
+// sourceActions are a source's Restart, Enable or Disable, and Remove
+// buttons.
+func (m *mainWindow) sourceActions(src SourceStatus) fyne.CanvasObject {
+	box := container.NewHBox()
+	if m.act.restartSource == nil || m.act.setSourceEnabled == nil || m.act.removeSource == nil {
+		return box
+	}
+	name := src.Name
+	toggle, canRestart := sourceButtons(src)
+	restart := widget.NewButtonWithIcon("Restart", theme.ViewRefreshIcon(), func() {
+		m.sourceAction(name, "Restarted", func(done func(error)) { m.act.restartSource(name, done) })
+	})
+	if !canRestart {
+		restart.Disable()
+	}
+	enabled := toggle == "Enable"
+	onOff := widget.NewButton(toggle, func() {
+		verb := "Disabled"
+		if enabled {
+			verb = "Enabled"
+		}
+		m.sourceAction(name, verb, func(done func(error)) { m.act.setSourceEnabled(name, enabled, done) })
+	})
+	removeLabel := "Remove"
+	if m.removing == name {
+		removeLabel = "Remove with its secrets?"
+	}
+	remove := widget.NewButtonWithIcon(removeLabel, theme.DeleteIcon(), func() {
+		if m.removing != name { // the first tap asks, the second removes
+			m.removing = name
+			m.renderSources()
+			return
+		}
+		m.removing = ""
+		m.sourceAction(name, "Removed", func(done func(error)) { m.act.removeSource(name, done) })
+	})
+	if m.removing == name {
+		remove.Importance = widget.DangerImportance
+	}
+	for _, b := range []*widget.Button{restart, onOff, remove} {
+		if m.sourceBusy[name] {
+			b.Disable()
+		}
+		box.Add(b)
+	}
+	return box
+}
+
+// sourceAction runs an action on a source and shows its outcome under it.
+func (m *mainWindow) sourceAction(name, verb string, run func(done func(error))) {
+	m.sourceBusy[name] = true
+	delete(m.sourceMsg, name)
+	m.renderSources()
+	run(func(err error) {
+		delete(m.sourceBusy, name)
+		if err != nil {
+			m.sourceMsg[name] = "Not done: " + err.Error()
+		} else {
+			m.sourceMsg[name] = verb + " " + name + "."
+		}
+		m.renderSources()
+	})
+}
+
+// sourceDetails adds a source's summary, its stderr tail, the outcome of
+// the last action and its tools (when open) to its row.
+func (m *mainWindow) sourceDetails(row *fyne.Container, src SourceStatus) {
+	name := src.Name
+	summary := widget.NewLabel(sourceSummary(src))
+	summary.Wrapping = fyne.TextWrapWord
+	summary.SizeName = theme.SizeNameCaptionText
+	row.Add(summary)
+	if len(src.Stderr) > 0 {
+		errl := mono(stderrText(src.Stderr))
+		errl.SizeName = theme.SizeNameCaptionText
+		row.Add(container.NewBorder(nil, nil, widget.NewLabel("stderr"), nil, container.NewHScroll(errl)))
+	}
+	if msg := m.sourceMsg[name]; msg != "" {
+		l := widget.NewLabel(msg)
+		l.Wrapping = fyne.TextWrapWord
+		l.Importance = widget.SuccessImportance
+		if strings.HasPrefix(msg, "Not done") {
+			l.Importance = widget.DangerImportance
+		}
+		row.Add(l)
+	}
+	if len(src.ToolList) == 0 {
+		row.Add(widget.NewSeparator())
+		return
+	}
+	label := "Show tools (" + plural(len(src.ToolList), "tool", "tools") + ")"
+	if m.showTools[name] {
+		label = "Hide tools"
+	}
+	toggle := widget.NewButton(label, func() {
+		m.showTools[name] = !m.showTools[name]
+		m.renderSources()
+	})
+	toggle.Importance = widget.LowImportance
+	row.Add(container.NewHBox(toggle))
+	if m.showTools[name] {
+		for _, t := range src.ToolList {
+			row.Add(m.toolRow(name, t))
+		}
+	}
+	row.Add(widget.NewSeparator())
+}
+
+// toolRow is one tool with what policy does with it and a button that
+// turns it off (a deny rule from the window) or back on.
+func (m *mainWindow) toolRow(source string, t SourceTool) fyne.CanvasObject {
+	addr := mono(toolLine(t))
+	addr.Truncation = fyne.TextTruncateEllipsis
+	mode := widget.NewLabelWithStyle(t.Mode, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+	mode.Importance = modeImportance(t.Mode)
+	label, turnOff := toolAction(t)
+	var b *widget.Button
+	b = widget.NewButton(label, func() {
+		b.Disable()
+		done := func(err error) {
+			b.Enable()
+			switch {
+			case err != nil:
+				m.sourceMsg[source] = "Not done: " + err.Error()
+			case turnOff:
+				m.sourceMsg[source] = "Turned " + t.Address + " off: a deny rule from the window, in the Policy tab."
+			default:
+				m.sourceMsg[source] = "Turned " + t.Address + " back on: its rule is removed."
+			}
+			m.renderSources()
+		}
+		if turnOff {
+			m.act.setPolicy(t.Address, PolicyDeny, done)
+		} else {
+			m.act.removePolicy(t.Address, done)
+		}
+	})
+	if m.act.setPolicy == nil || m.act.removePolicy == nil {
+		b.Disable()
+	}
+	return container.NewBorder(nil, nil, nil, container.NewHBox(mode, b), addr)
+}
+
+// updateClients shows the connected clients and the profiles to pick.
+func (m *mainWindow) updateClients() {
+	m.connectedLabel.SetText(connectedText(m.snap.connected, m.snap.connectedKnown, m.now()))
+	choices := profileChoices(m.snap.status.Profiles)
+	sel := m.profilePick.Selected
+	m.profilePick.SetOptions(choices)
+	keep := false
+	for _, c := range choices {
+		keep = keep || c == sel
+	}
+	if !keep {
+		m.profilePick.SetSelectedIndex(0)
+	}
+	m.showClientCommands()
+}
+
+// showClientCommands shows each client's install command for the profile
+// picked.
+func (m *mainWindow) showClientCommands() {
+	profile := ""
+	if m.profilePick != nil {
+		profile = profileOf(m.profilePick.Selected)
+	}
+	for client, l := range m.clientCmds {
+		l.SetText(installCommand(client, profile))
+	}
+}

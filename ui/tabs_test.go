@@ -1,0 +1,298 @@
+//go:build !headless
+
+package ui
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/go-cmp/cmp"
+)
+
+// sourceRowOf is the row of the source named name in the Sources tab.
+func sourceRowOf(t *testing.T, m *mainWindow, name string) *fyne.Container {
+	t.Helper()
+	for _, o := range m.sourcesBox.Objects {
+		row, ok := o.(*fyne.Container)
+		if ok && slices.Contains(texts(row), name) {
+			return row
+		}
+	}
+	t.Fatalf("no row for source %s in:\n%s", name, strings.Join(texts(m.sourcesBox), "\n"))
+	return nil
+}
+
+func TestSourcesTabManagesSources(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.win.Resize(fyne.NewSize(900, 680))
+	m.show(tabSources)
+
+	shown := strings.Join(texts(m.win.Content()), "\n")
+	for _, want := range []string{"41 tools", "last error: connection refused (https://mcp.slack.example/mcp)", "stderr",
+		"Error: listen EADDRINUSE 127.0.0.1:3000", "Show tools (3 tools)", "Add a source"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("Sources tab does not show %q:\n%s", want, shown)
+		}
+	}
+
+	// Restart and Disable act on their own source; a disabled source offers
+	// Enable, and no Restart.
+	test.Tap(findButton(sourceRowOf(t, m, "slack"), "Restart"))
+	c.step()
+	test.Tap(findButton(sourceRowOf(t, m, "filesystem"), "Disable"))
+	c.step()
+	if diff := cmp.Diff([]string{"slack"}, h.restarted); diff != "" {
+		t.Errorf("restarted (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]sourceToggle{{"filesystem", false}}, h.enabled); diff != "" {
+		t.Errorf("enabled (-want +got):\n%s", diff)
+	}
+	row := sourceRowOf(t, m, "filesystem")
+	if findButton(row, "Enable") == nil || !findButton(row, "Restart").Disabled() || !slices.Contains(texts(row), "Disabled filesystem.") {
+		t.Errorf("the disabled source's row: %q", texts(row))
+	}
+	test.Tap(findButton(sourceRowOf(t, m, "filesystem"), "Enable"))
+	c.step()
+	if diff := cmp.Diff([]sourceToggle{{"filesystem", false}, {"filesystem", true}}, h.enabled); diff != "" {
+		t.Errorf("enabled (-want +got):\n%s", diff)
+	}
+
+	// Remove asks once more before it removes.
+	test.Tap(findButton(sourceRowOf(t, m, "memory"), "Remove"))
+	c.step()
+	if len(h.removed) != 0 {
+		t.Fatalf("the first tap removed %v", h.removed)
+	}
+	test.Tap(findButton(sourceRowOf(t, m, "memory"), "Remove with its secrets?"))
+	c.step()
+	if diff := cmp.Diff([]string{"memory"}, h.removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	if strings.Contains(strings.Join(texts(m.sourcesBox), "\n"), "memory") && !strings.Contains(strings.Join(texts(m.sourcesBox), "\n"), "Removed memory.") {
+		t.Errorf("memory is still listed:\n%s", strings.Join(texts(m.sourcesBox), "\n"))
+	}
+
+	// A failing action says so under the source.
+	h.mu.Lock()
+	h.sourceErr = errors.New("config.json is read-only")
+	h.mu.Unlock()
+	test.Tap(findButton(sourceRowOf(t, m, "github"), "Restart"))
+	c.step()
+	if row := sourceRowOf(t, m, "github"); !slices.Contains(texts(row), "Not done: config.json is read-only") {
+		t.Errorf("the failed restart: %q", texts(row))
+	}
+	h.mu.Lock()
+	h.sourceErr = nil
+	h.mu.Unlock()
+
+	// Add: the form says what is missing, then adds a command split into
+	// words.
+	test.Tap(m.addButton)
+	if len(h.added) != 0 || !strings.Contains(m.addResult.Text, "name the source") {
+		t.Errorf("empty form: added %v, message %q", h.added, m.addResult.Text)
+	}
+	m.addName.SetText("notes")
+	m.addTarget.SetText(`node "/opt/My Notes/server.js" --stdio`)
+	test.Tap(m.addButton)
+	c.step()
+	if diff := cmp.Diff([]SourceSpec{{Name: "notes", Command: []string{"node", "/opt/My Notes/server.js", "--stdio"}}}, h.added); diff != "" {
+		t.Errorf("added (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(m.addResult.Text, "Added notes.") || m.addName.Text != "" {
+		t.Errorf("after adding: %q, name %q", m.addResult.Text, m.addName.Text)
+	}
+	m.addKind.SetSelected(addOpenAPI)
+	m.addName.SetText("petstore")
+	m.addTarget.SetText("https://petstore.example/openapi.json")
+	test.Tap(m.addButton)
+	c.step()
+	if got := h.added[len(h.added)-1]; got.OpenAPI != "https://petstore.example/openapi.json" || got.Name != "petstore" {
+		t.Errorf("added OpenAPI source %+v", got)
+	}
+	sourceRowOf(t, m, "petstore")
+}
+
+// Turning a tool off writes a deny rule from the window, which the Policy
+// tab lists with its origin; turning it on removes the rule.
+func TestSourcesTabTurnsAToolOff(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.show(tabSources)
+	test.Tap(findButton(sourceRowOf(t, m, "github"), "Show tools (3 tools)"))
+	row := sourceRowOf(t, m, "github")
+	if !slices.Contains(texts(row), "github.createIssue — Create an issue") || findButton(row, "Hide tools") == nil {
+		t.Fatalf("the open tool list: %q", texts(row))
+	}
+	if n := countButtons(row, "Turn off"); n != 2 {
+		t.Errorf("%d Turn off buttons, want 2 (deleteRepository is denied already)", n)
+	}
+	test.Tap(findButton(row, "Turn off"))
+	c.step()
+	var rule *PolicyRule
+	for i, r := range h.policies {
+		if r.Pattern == "github.createIssue" {
+			rule = &h.policies[i]
+		}
+	}
+	if rule == nil || rule.Mode != PolicyDeny || rule.From != "window" {
+		t.Fatalf("after Turn off the rules are %+v", h.policies)
+	}
+	m.show(tabPolicy)
+	if shown := strings.Join(texts(m.win.Content()), "\n"); !strings.Contains(shown, "github.createIssue") || !strings.Contains(shown, ruleOrigin(*rule)) {
+		t.Errorf("the Policy tab does not show the rule with its origin %q:\n%s", ruleOrigin(*rule), shown)
+	}
+	m.show(tabSources)
+	row = sourceRowOf(t, m, "github")
+	if !slices.Contains(texts(row), "Turned github.createIssue off: a deny rule from the window, in the Policy tab.") {
+		t.Errorf("after Turn off: %q", texts(row))
+	}
+	if n := countButtons(row, "Turn on"); n != 2 {
+		t.Errorf("%d Turn on buttons after turning createIssue off, want 2", n)
+	}
+	test.Tap(findButton(row, "Turn on")) // the first: createIssue's
+	c.step()
+	var patterns []string
+	for _, r := range h.policies {
+		patterns = append(patterns, r.Pattern)
+	}
+	if slices.Contains(patterns, "github.createIssue") || !slices.Contains(patterns, "github.deleteRepository") {
+		t.Errorf("after Turn on the rules are %q", patterns)
+	}
+	if row := sourceRowOf(t, m, "github"); !slices.Contains(texts(row), "Turned github.createIssue back on: its rule is removed.") {
+		t.Errorf("after Turn on: %q", texts(row))
+	}
+}
+
+func TestRunsTabShowsCallsAndKeepsTheSelection(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.showRun("run_7f3a")
+	for _, want := range []string{
+		"#3  github.createIssue  waiting  (0s)  on connection work",
+		"decision: waiting for a decision",
+		`"title": "Flaky test: TestCheckout"`,
+		"#1  github.listIssues  ok  (412ms)  on connection work",
+		"decision: always allowed by ana in the terminal (asked: policy ask)",
+		`"number": 4121`,
+	} {
+		if !strings.Contains(m.runCalls.Text, want) {
+			t.Errorf("Calls of run_7f3a do not show %q:\n%s", want, m.runCalls.Text)
+		}
+	}
+
+	// A new run arrives on top: the selection stays on the run shown.
+	h.mu.Lock()
+	h.runs = append([]RunSummary{{ID: "run_new", Status: "running", Client: "cursor 0.48", Started: t0.Add(time.Minute)}}, h.runs...)
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventRun, ID: "run_new"})
+	c.step()
+	if m.runID != "run_7f3a" || !strings.Contains(m.runHeader.Text, "run_7f3a") {
+		t.Errorf("after a refresh the window shows %q (%q)", m.runID, m.runHeader.Text)
+	}
+	if got := runIndex(m.snap.runs, m.runID); got != 1 {
+		t.Errorf("the run shown is at %d of the list, want 1", got)
+	}
+
+	// The run is gone (pruned): nothing is shown in its place.
+	h.mu.Lock()
+	h.runs = h.runs[:1]
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventRun})
+	c.step()
+	if m.runHeader.Text != "Pick a run" {
+		t.Errorf("after the run went: %q", m.runHeader.Text)
+	}
+}
+
+func TestClientsTabConnectedAndProfiles(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	var connects [][2]string
+	connected := []ConnectedClient{{Name: "claude-code", Version: "2.1.0", Mode: "code", Since: t0}}
+	a := test.NewTempApp(t)
+	c := newController(a, h, Options{Logf: t.Logf,
+		Connect: func(client, profile string) (string, error) {
+			connects = append(connects, [2]string{client, profile})
+			return "Added capabilities-" + profile + " to " + client + ".", nil
+		},
+		Connected: func() []ConnectedClient { return slices.Clone(connected) },
+	}, false)
+	c.now = func() time.Time { return t0.Add(time.Minute) }
+	t.Cleanup(h.Subscribe(c.post))
+	c.step()
+	m := c.main
+	m.show(tabClients)
+	if want := "claude-code 2.1.0 — every source, code mode, since 09:26:53"; m.connectedLabel.Text != want {
+		t.Errorf("connected: %q, want %q", m.connectedLabel.Text, want)
+	}
+	if diff := cmp.Diff([]string{wholeHub, "personal", "work"}, m.profilePick.Options); diff != "" {
+		t.Errorf("profile choices (-want +got):\n%s", diff)
+	}
+	m.profilePick.SetSelected("work")
+	if got := m.clientCmds["cursor"].Text; got != "capabilities install cursor --profile work" {
+		t.Errorf("cursor's command with work picked: %q", got)
+	}
+	test.Tap(findButtonIn(t, m.tabs.Selected().Content, "Connect"))
+	c.step()
+	if len(connects) != 1 || connects[0][1] != "work" {
+		t.Errorf("Connect calls: %v", connects)
+	}
+
+	// A client connects: Refresh shows it, with its profile.
+	connected = append(connected, ConnectedClient{Name: "cursor", Version: "1.7", Profile: "work", Mode: "code", Since: t0.Add(30 * time.Second)})
+	test.Tap(findButtonIn(t, m.tabs.Selected().Content, "Refresh"))
+	c.step()
+	if !strings.Contains(m.connectedLabel.Text, "cursor 1.7 — profile work, code mode") {
+		t.Errorf("after Refresh: %q", m.connectedLabel.Text)
+	}
+	// The picked profile is kept across refreshes while it exists.
+	if m.profilePick.Selected != "work" {
+		t.Errorf("the picked profile became %q", m.profilePick.Selected)
+	}
+}
+
+// findButtonIn finds the button with the label anywhere inside o, widgets
+// included.
+func findButtonIn(t *testing.T, o fyne.CanvasObject, label string) *widget.Button {
+	t.Helper()
+	var found *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if found != nil {
+			return
+		}
+		switch w := o.(type) {
+		case *widget.Button:
+			if w.Text == label {
+				found = w
+			}
+			return
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(w).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(o)
+	if found == nil {
+		t.Fatalf("no button %q", label)
+	}
+	return found
+}

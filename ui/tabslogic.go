@@ -1,0 +1,386 @@
+//go:build !headless
+
+package ui
+
+// The decisions of the Sources, Runs and Clients tabs, as pure functions
+// (table-tested in tabslogic_test.go); window.go and tabs.go only show
+// their results.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The kinds of source the Add form offers.
+const (
+	addCommand = "Command"
+	addURL     = "URL"
+	addOpenAPI = "OpenAPI"
+)
+
+var addKinds = []string{addCommand, addURL, addOpenAPI}
+
+// addPlaceholder is the hint in the Add form's target field for a kind.
+func addPlaceholder(kind string) string {
+	switch kind {
+	case addURL:
+		return "https://mcp.example.com/mcp"
+	case addOpenAPI:
+		return "./petstore.json or https://api.example.com/openapi.json"
+	}
+	return "npx -y @modelcontextprotocol/server-memory"
+}
+
+// splitCommand splits a command line into words as a shell would for the
+// simple cases: blanks separate words, single and double quotes group
+// them, a backslash escapes the next character outside single quotes.
+func splitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	escaped := false
+	for _, r := range s {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == '\'':
+			cur.WriteRune(r)
+		case r == '\\':
+			escaped, inWord = true, true
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("the command has an unclosed %c quote", quote)
+	}
+	if escaped {
+		return nil, errors.New("the command ends with a backslash")
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// sourceSpec checks the Add form and makes the source to add of it.
+func sourceSpec(name, kind, target string) (SourceSpec, error) {
+	name, target = strings.TrimSpace(name), strings.TrimSpace(target)
+	if name == "" {
+		return SourceSpec{}, errors.New("name the source (it becomes its namespace, e.g. memory or github)")
+	}
+	if strings.ContainsAny(name, " \t/\\") {
+		return SourceSpec{}, fmt.Errorf("%q: a source name has no blanks or slashes", name)
+	}
+	spec := SourceSpec{Name: name}
+	switch kind {
+	case addCommand:
+		words, err := splitCommand(target)
+		if err != nil {
+			return SourceSpec{}, err
+		}
+		if len(words) == 0 {
+			return SourceSpec{}, errors.New("enter the command that starts the server, e.g. npx -y @modelcontextprotocol/server-memory")
+		}
+		spec.Command = words
+	case addURL:
+		if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
+			return SourceSpec{}, errors.New("enter the server's http:// or https:// URL")
+		}
+		spec.URL = target
+	case addOpenAPI:
+		if target == "" {
+			return SourceSpec{}, errors.New("enter the OpenAPI document's file or URL")
+		}
+		spec.OpenAPI = target
+	default:
+		return SourceSpec{}, errors.New("pick what the source is: a command, a URL or an OpenAPI document")
+	}
+	return spec, nil
+}
+
+// sourceButtons says what a source's row offers: the label of its
+// enable/disable button, and whether Restart applies (not to a disabled
+// source).
+func sourceButtons(s SourceStatus) (toggle string, canRestart bool) {
+	if s.Disabled || s.State == SourceDisabled {
+		return "Enable", false
+	}
+	return "Disable", true
+}
+
+// sourceSummary is a source's second line: its tools and, when it has
+// any, why it is not up.
+func sourceSummary(s SourceStatus) string {
+	parts := []string{plural(s.Tools, "tool", "tools")}
+	if s.Disabled {
+		parts = append(parts, "disabled in config.json")
+	}
+	if s.Error != "" && !s.Disabled {
+		parts = append(parts, "last error: "+s.Error)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// stderrText is the tail of a source's stderr as the window shows it.
+func stderrText(lines []string) string {
+	if len(lines) == 0 {
+		return "(nothing on stderr)"
+	}
+	return strings.Join(lines, "\n")
+}
+
+// toolAction is what a tool's button does: turn it off (a deny rule for
+// its address) or, when policy denies it, turn it back on (remove the
+// rule).
+func toolAction(t SourceTool) (label string, turnOff bool) {
+	if t.Mode == PolicyDeny {
+		return "Turn on", false
+	}
+	return "Turn off", true
+}
+
+// toolLine is a tool in a source's list.
+func toolLine(t SourceTool) string {
+	s := t.Address
+	if t.Title != "" {
+		s += " — " + t.Title
+	}
+	return s
+}
+
+// callDecisionText says who let a call through, and how.
+func callDecisionText(c CallSummary) string {
+	switch {
+	case c.Decision == "" && c.State == "pending":
+		return "waiting for a decision"
+	case c.Decision == "":
+		return "no approval asked (policy allowed it)"
+	}
+	verb := "allowed"
+	if c.Decision == "deny" {
+		verb = "denied"
+	}
+	if c.Always {
+		verb = "always " + verb
+	} else if c.Decision == "allow" {
+		verb += " once"
+	}
+	s := verb
+	if c.Actor != "" {
+		s += " by " + c.Actor
+	}
+	if c.Channel != "" {
+		s += " in the " + channelName(c.Channel)
+	}
+	if c.Reason != "" {
+		s += " (asked: " + c.Reason + ")"
+	}
+	return s
+}
+
+// channelName names a decision's channel in words.
+func channelName(ch string) string {
+	switch ch {
+	case "dialog":
+		return "dialog"
+	case "client":
+		return "MCP client"
+	case "cli":
+		return "terminal"
+	case "window":
+		return "window"
+	}
+	return ch
+}
+
+// callState says how a call ended.
+func callState(c CallSummary) string {
+	switch c.State {
+	case "ok":
+		return "ok"
+	case "read":
+		return "ok (a handle's page)"
+	case "error":
+		return "failed"
+	case "issued":
+		return "sent, no answer kept"
+	case "pending":
+		return "waiting"
+	}
+	if c.OK {
+		return "ok"
+	}
+	return "failed"
+}
+
+// callBlock is one call of a run in the Calls view: its head line, the
+// decision, the arguments and the result, each on lines of their own so
+// nothing is cut.
+func callBlock(c CallSummary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d  %s  %s  (%s)", c.Seq, c.Address, callState(c), c.Duration.Round(time.Millisecond))
+	if c.Connection != "" {
+		fmt.Fprintf(&b, "  on connection %s", c.Connection)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "  decision: %s\n", callDecisionText(c))
+	if c.Args != "" {
+		b.WriteString("  arguments:\n")
+		b.WriteString(indent(wholeJSON(c.Args), "    "))
+		b.WriteString("\n")
+	}
+	res := c.Result
+	if res == "" && c.Error != "" {
+		res = c.Error
+	}
+	if res != "" {
+		label := "result"
+		if c.State == "error" || (!c.OK && c.State == "") {
+			label = "error"
+		} else if c.State == "read" {
+			label = "handle"
+		}
+		fmt.Fprintf(&b, "  %s:\n", label)
+		b.WriteString(indent(wholeJSON(res), "    "))
+		b.WriteString("\n")
+		if c.Cut {
+			b.WriteString("    … (cut here; the whole result is in the run's envelope or handle)\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// callsText is the Calls view of a run.
+func callsText(calls []CallSummary) string {
+	if len(calls) == 0 {
+		return "(no tool calls)"
+	}
+	blocks := make([]string, len(calls))
+	for i, c := range calls {
+		blocks[i] = callBlock(c)
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// wholeJSON indents JSON for reading without folding anything; other text
+// is returned as is.
+func wholeJSON(s string) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(strings.TrimSpace(s)), "", "  "); err != nil {
+		return s
+	}
+	return b.String()
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// runIndex is where the run shown is in a new list of runs, -1 when it is
+// gone, so the selection stays on it across refreshes.
+func runIndex(runs []RunSummary, id string) int {
+	if id == "" {
+		return -1
+	}
+	for i, r := range runs {
+		if r.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// runTitle and runSubtitle are a run's two lines in the list: when and
+// how it ended, then who ran it and its calls.
+func runTitle(r RunSummary, now time.Time) string {
+	return fmt.Sprintf("%s  %s  %s", clock(r.Started, now), r.Status, r.ID)
+}
+
+func runSubtitle(r RunSummary) string {
+	who := r.Client
+	if who == "" {
+		who = "unknown client"
+	}
+	return fmt.Sprintf("%s, %s", who, plural(len(r.Calls), "call", "calls"))
+}
+
+// wholeHub is the profile picker's choice for no profile.
+const wholeHub = "(every source)"
+
+// profileChoices are the Clients tab's profile picker's options.
+func profileChoices(profiles []string) []string {
+	return append([]string{wholeHub}, profiles...)
+}
+
+// profileOf is the profile a picker choice selects ("" for the whole hub).
+func profileOf(choice string) string {
+	if choice == wholeHub {
+		return ""
+	}
+	return choice
+}
+
+// installCommand is the command the Clients tab shows for a client and a
+// profile.
+func installCommand(client, profile string) string {
+	if profile == "" {
+		return clientCommand(client)
+	}
+	return clientCommand(client) + " --profile " + profile
+}
+
+// connectedLine is one connected client.
+func connectedLine(c ConnectedClient, now time.Time) string {
+	name := strings.TrimSpace(c.Name + " " + c.Version)
+	if name == "" {
+		name = "unknown client"
+	}
+	profile := "every source"
+	if c.Profile != "" {
+		profile = "profile " + c.Profile
+	}
+	mode := c.Mode
+	if mode == "" {
+		mode = "code"
+	}
+	return fmt.Sprintf("%s — %s, %s mode, since %s", name, profile, mode, clock(c.Since, now))
+}
+
+// connectedText is the Clients tab's list of connected clients.
+func connectedText(cs []ConnectedClient, known bool, now time.Time) string {
+	if !known {
+		return "This window cannot see the hub's clients."
+	}
+	if len(cs) == 0 {
+		return "No MCP client is connected now."
+	}
+	lines := make([]string, len(cs))
+	for i, c := range cs {
+		lines[i] = connectedLine(c, now)
+	}
+	return strings.Join(lines, "\n")
+}

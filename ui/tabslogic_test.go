@@ -1,0 +1,243 @@
+//go:build !headless
+
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSplitCommand(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    []string
+		wantErr string
+	}{
+		{"npx -y @modelcontextprotocol/server-memory", []string{"npx", "-y", "@modelcontextprotocol/server-memory"}, ""},
+		{"  uvx   mcp-server-git  ", []string{"uvx", "mcp-server-git"}, ""},
+		{`node "/home/ana/My Servers/index.js" --port 3`, []string{"node", "/home/ana/My Servers/index.js", "--port", "3"}, ""},
+		{`sh -c 'echo "hi"; exit 0'`, []string{"sh", "-c", `echo "hi"; exit 0`}, ""},
+		{`a\ b c`, []string{"a b", "c"}, ""},
+		{`x ""`, []string{"x", ""}, ""},
+		{"", nil, ""},
+		{`node "unclosed`, nil, `unclosed " quote`},
+		{`node x\`, nil, "ends with a backslash"},
+	} {
+		got, err := splitCommand(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("splitCommand(%q) error = %v, want %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("splitCommand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestSourceSpec(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind, target string
+		want               SourceSpec
+		wantErr            string
+	}{
+		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}}, ""},
+		{" docs ", addURL, " https://mcp.example.com/mcp ", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
+		{"petstore", addOpenAPI, "./petstore.json", SourceSpec{Name: "petstore", OpenAPI: "./petstore.json"}, ""},
+		{"petstore", addOpenAPI, "https://api.example.com/openapi.json", SourceSpec{Name: "petstore", OpenAPI: "https://api.example.com/openapi.json"}, ""},
+		{"", addCommand, "x", SourceSpec{}, "name the source"},
+		{"my files", addCommand, "x", SourceSpec{}, "no blanks or slashes"},
+		{"memory", addCommand, "  ", SourceSpec{}, "enter the command"},
+		{"memory", addCommand, `node "x`, SourceSpec{}, "unclosed"},
+		{"docs", addURL, "mcp.example.com", SourceSpec{}, "http:// or https://"},
+		{"petstore", addOpenAPI, "", SourceSpec{}, "OpenAPI document"},
+		{"x", "", "y", SourceSpec{}, "pick what the source is"},
+	} {
+		got, err := sourceSpec(tc.name, tc.kind, tc.target)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("sourceSpec(%q, %q, %q) error = %v, want %q", tc.name, tc.kind, tc.target, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got.Name != tc.want.Name || got.URL != tc.want.URL || got.OpenAPI != tc.want.OpenAPI || !slices.Equal(got.Command, tc.want.Command) {
+			t.Errorf("sourceSpec(%q, %q, %q) = %+v, %v; want %+v", tc.name, tc.kind, tc.target, got, err, tc.want)
+		}
+	}
+	for _, k := range addKinds {
+		if addPlaceholder(k) == "" {
+			t.Errorf("no placeholder for %s", k)
+		}
+	}
+}
+
+func TestSourceButtonsAndSummary(t *testing.T) {
+	for _, tc := range []struct {
+		s          SourceStatus
+		toggle     string
+		canRestart bool
+		summary    string
+	}{
+		{SourceStatus{State: SourceUp, Tools: 9}, "Disable", true, "9 tools"},
+		{SourceStatus{State: SourceDown, Tools: 0, Error: "exit status 1"}, "Disable", true, "0 tools; last error: exit status 1"},
+		{SourceStatus{State: SourceDisabled, Disabled: true, Error: "disabled in the config"}, "Enable", false, "0 tools; disabled in config.json"},
+		{SourceStatus{State: SourceDisabled}, "Enable", false, "0 tools"},
+		{SourceStatus{State: SourceIdle, Tools: 1}, "Disable", true, "1 tool"},
+	} {
+		toggle, canRestart := sourceButtons(tc.s)
+		if toggle != tc.toggle || canRestart != tc.canRestart {
+			t.Errorf("sourceButtons(%+v) = %q, %v; want %q, %v", tc.s, toggle, canRestart, tc.toggle, tc.canRestart)
+		}
+		if got := sourceSummary(tc.s); got != tc.summary {
+			t.Errorf("sourceSummary(%+v) = %q, want %q", tc.s, got, tc.summary)
+		}
+	}
+	if got := stderrText(nil); got != "(nothing on stderr)" {
+		t.Errorf("stderrText(nil) = %q", got)
+	}
+	if got := stderrText([]string{"a", "b"}); got != "a\nb" {
+		t.Errorf("stderrText = %q", got)
+	}
+}
+
+func TestToolAction(t *testing.T) {
+	for _, tc := range []struct {
+		tool    SourceTool
+		label   string
+		turnOff bool
+		line    string
+	}{
+		{SourceTool{Address: "github.createIssue", Title: "Create an issue", Mode: PolicyAsk}, "Turn off", true, "github.createIssue — Create an issue"},
+		{SourceTool{Address: "github.listIssues", Mode: PolicyAllow}, "Turn off", true, "github.listIssues"},
+		{SourceTool{Address: "github.deleteRepository", Mode: PolicyDeny}, "Turn on", false, "github.deleteRepository"},
+	} {
+		label, off := toolAction(tc.tool)
+		if label != tc.label || off != tc.turnOff || toolLine(tc.tool) != tc.line {
+			t.Errorf("toolAction(%+v) = %q, %v, line %q", tc.tool, label, off, toolLine(tc.tool))
+		}
+	}
+}
+
+func TestCallDecisionText(t *testing.T) {
+	for _, tc := range []struct {
+		c    CallSummary
+		want string
+	}{
+		{CallSummary{State: "ok"}, "no approval asked (policy allowed it)"},
+		{CallSummary{State: "pending"}, "waiting for a decision"},
+		{CallSummary{State: "ok", Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"}, "allowed once by dialog in the dialog (asked: policy ask)"},
+		{CallSummary{State: "ok", Decision: "allow", Always: true, Channel: "cli", Actor: "ana"}, "always allowed by ana in the terminal"},
+		{CallSummary{State: "error", Decision: "deny", Channel: "client"}, "denied in the MCP client"},
+		{CallSummary{State: "error", Decision: "deny", Always: true, Channel: "expired"}, "always denied in the expired"},
+	} {
+		if got := callDecisionText(tc.c); got != tc.want {
+			t.Errorf("callDecisionText(%+v) = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+func TestCallBlock(t *testing.T) {
+	long := strings.Repeat("word ", 60)
+	for _, tc := range []struct {
+		name string
+		c    CallSummary
+		want []string // lines, in order
+		not  []string
+	}{
+		{"asked and allowed", CallSummary{Seq: 2, Address: "github.createIssue", Connection: "work", State: "ok", OK: true, Duration: 412 * time.Millisecond,
+			Args: `{"owner":"ana","title":"` + long + `"}`, Result: `{"number":7}`, Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"},
+			[]string{"#2  github.createIssue  ok  (412ms)  on connection work", "  decision: allowed once by dialog in the dialog (asked: policy ask)", "  arguments:", `      "owner": "ana",`, "  result:", `      "number": 7`},
+			[]string{"error:"}},
+		{"failed", CallSummary{Seq: 1, Address: "slack.postMessage", State: "error", Duration: 30 * time.Second, Result: `{"code":"upstream_timeout"}`},
+			[]string{"#1  slack.postMessage  failed  (30s)", "  decision: no approval asked (policy allowed it)", "  error:", `      "code": "upstream_timeout"`},
+			[]string{"arguments:"}},
+		{"an old record without the journal", CallSummary{Seq: 3, Address: "x.y", OK: false, Error: "waiting for approval"},
+			[]string{"#3  x.y  failed  (0s)", "  error:", "    waiting for approval"}, nil},
+		{"a handle", CallSummary{Seq: 4, Address: "x.big", State: "read", OK: true, Result: `{"handle":"h_1"}`, Cut: true},
+			[]string{"#4  x.big  ok (a handle's page)", "  handle:", "… (cut here"}, nil},
+	} {
+		got := callBlock(tc.c)
+		at := 0
+		for _, w := range tc.want {
+			i := strings.Index(got[at:], w)
+			if i < 0 {
+				t.Errorf("%s: %q not found (in order) in\n%s", tc.name, w, got)
+				break
+			}
+			at += i + len(w)
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: %q in\n%s", tc.name, n, got)
+			}
+		}
+		if tc.c.Args != "" && !strings.Contains(got, strings.TrimSpace(long)) {
+			t.Errorf("%s: the long argument was cut:\n%s", tc.name, got)
+		}
+	}
+	if got := callsText(nil); got != "(no tool calls)" {
+		t.Errorf("callsText(nil) = %q", got)
+	}
+	two := callsText([]CallSummary{{Seq: 1, Address: "a.b", OK: true}, {Seq: 2, Address: "a.c", OK: true}})
+	if !strings.Contains(two, "\n\n#2  a.c") {
+		t.Errorf("callsText does not separate the calls:\n%s", two)
+	}
+}
+
+func TestRunIndexAndLines(t *testing.T) {
+	runs := []RunSummary{{ID: "run_b"}, {ID: "run_a"}}
+	for _, tc := range []struct {
+		id   string
+		want int
+	}{{"run_a", 1}, {"run_b", 0}, {"run_gone", -1}, {"", -1}} {
+		if got := runIndex(runs, tc.id); got != tc.want {
+			t.Errorf("runIndex(%q) = %d, want %d", tc.id, got, tc.want)
+		}
+	}
+	r := RunSummary{ID: "run_7f3a", Status: "waiting", Client: "claude-code 1.2", Started: t0, Calls: make([]CallSummary, 3)}
+	if got, want := runTitle(r, t0), "09:26:53  waiting  run_7f3a"; got != want {
+		t.Errorf("runTitle = %q, want %q", got, want)
+	}
+	if got, want := runSubtitle(r), "claude-code 1.2, 3 calls"; got != want {
+		t.Errorf("runSubtitle = %q, want %q", got, want)
+	}
+	if got, want := runSubtitle(RunSummary{}), "unknown client, 0 calls"; got != want {
+		t.Errorf("runSubtitle = %q, want %q", got, want)
+	}
+}
+
+func TestProfilesAndConnectedClients(t *testing.T) {
+	choices := profileChoices([]string{"personal", "work"})
+	if !slices.Equal(choices, []string{wholeHub, "personal", "work"}) {
+		t.Errorf("profileChoices = %q", choices)
+	}
+	for choice, want := range map[string]string{wholeHub: "", "work": "work"} {
+		if got := profileOf(choice); got != want {
+			t.Errorf("profileOf(%q) = %q, want %q", choice, got, want)
+		}
+	}
+	if got, want := installCommand("cursor", "work"), "capabilities install cursor --profile work"; got != want {
+		t.Errorf("installCommand = %q, want %q", got, want)
+	}
+	if got, want := installCommand("cursor", ""), "capabilities install cursor"; got != want {
+		t.Errorf("installCommand = %q, want %q", got, want)
+	}
+	now := t0.Add(time.Hour)
+	for _, tc := range []struct {
+		cs    []ConnectedClient
+		known bool
+		want  string
+	}{
+		{nil, false, "This window cannot see the hub's clients."},
+		{nil, true, "No MCP client is connected now."},
+		{[]ConnectedClient{{Name: "claude-code", Version: "2.1.0", Mode: "code", Since: t0}, {Name: "cursor", Profile: "work", Mode: "direct", Since: t0.Add(time.Minute)}, {}},
+			true, "claude-code 2.1.0 — every source, code mode, since 09:26:53\ncursor — profile work, direct mode, since 09:27:53\nunknown client — every source, code mode, since --:--"},
+	} {
+		if got := connectedText(tc.cs, tc.known, now); got != tc.want {
+			t.Errorf("connectedText = %q, want %q", got, tc.want)
+		}
+	}
+}

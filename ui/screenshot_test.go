@@ -39,6 +39,7 @@ var shots = []string{
 	"window-approvals.png",
 	"window-runs.png",
 	"window-sources.png",
+	"window-sources-add.png", // scrolled down: a last error and stderr tail, a disabled source and the Add form
 	"window-policy.png",
 	"window-clients.png",
 	"first-run.png",
@@ -137,7 +138,15 @@ func renderScreenshots(dir string) int {
 	a.SetIcon(appIcon)
 	h := newFakeHub()
 	h.populate()
-	c := newController(a, h, Options{Logf: log.Printf, FirstRun: func() (FirstRun, error) { return FirstRun{}, nil }}, false)
+	c := newController(a, h, Options{Logf: log.Printf, FirstRun: func() (FirstRun, error) { return FirstRun{}, nil },
+		Connect: func(client, profile string) (string, error) { return "", nil },
+		Connected: func() []ConnectedClient {
+			return []ConnectedClient{
+				{Name: "claude-code", Version: "2.1.3", Mode: "code", Since: t0.Add(-2 * time.Hour)},
+				{Name: "Cursor", Version: "1.7.28", Profile: "work", Mode: "code", Since: t0.Add(-25 * time.Minute)},
+				{Name: "Visual Studio Code", Version: "1.106.0", Profile: "personal", Mode: "code", Since: t0.Add(-3 * time.Minute)},
+			}
+		}}, false)
 	c.now = func() time.Time { return t0.Add(40 * time.Second) }
 	unsubscribe := h.Subscribe(c.post)
 	defer unsubscribe()
@@ -214,16 +223,40 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 	h.mu.Unlock()
 	h.emit(Event{Kind: EventSource})
 	step()
-	on(func() { m.show(tabSources) })
+	on(func() {
+		m.showTools["github"] = true
+		m.renderSources()
+		m.show(tabSources)
+	})
 	if err := capture(m.win, filepath.Join(dir, shots[6])); err != nil {
 		return err
 	}
-	on(func() { m.show(tabPolicy) })
+	h.mu.Lock()
+	h.status.Sources[3].Disabled, h.status.Sources[3].State = true, SourceDisabled // memory
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource})
+	step()
+	on(func() {
+		m.showTools["github"] = false
+		m.renderSources()
+		m.addKind.SetSelected(addOpenAPI)
+		m.addName.SetText("petstore")
+		m.addTarget.SetText("https://petstore3.swagger.io/api/v3/openapi.json")
+		// From slack, down to the Add form.
+		m.sourcesScroll.ScrollToOffset(fyne.NewPos(0, m.sourcesBox.Position().Y+m.sourcesBox.Objects[2].Position().Y))
+	})
 	if err := capture(m.win, filepath.Join(dir, shots[7])); err != nil {
 		return err
 	}
-	on(func() { m.show(tabClients) })
+	on(func() { m.show(tabPolicy) })
 	if err := capture(m.win, filepath.Join(dir, shots[8])); err != nil {
+		return err
+	}
+	on(func() {
+		m.profilePick.SetSelected("work")
+		m.show(tabClients)
+	})
+	if err := capture(m.win, filepath.Join(dir, shots[9])); err != nil {
 		return err
 	}
 	var fr *firstRunWindow
@@ -239,7 +272,7 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		})
 		fr.win.Show()
 	})
-	if err := capture(fr.win, filepath.Join(dir, shots[9])); err != nil {
+	if err := capture(fr.win, filepath.Join(dir, shots[10])); err != nil {
 		return err
 	}
 	on(func() { fr.win.Hide() })
@@ -267,7 +300,7 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 			}
 		}
 	})
-	return capture(d.win, filepath.Join(dir, shots[10]))
+	return capture(d.win, filepath.Join(dir, shots[11]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

@@ -129,10 +129,12 @@ func (m *mainWindow) sourceAction(name, verb string, run func(done func(error)))
 // the last action and its tools (when open) to its row.
 func (m *mainWindow) sourceDetails(row *fyne.Container, src SourceStatus) {
 	name := src.Name
-	summary := widget.NewLabel(sourceSummary(src))
-	summary.Wrapping = fyne.TextWrapWord
-	summary.SizeName = theme.SizeNameCaptionText
-	row.Add(summary)
+	if text := sourceSummary(src); text != "" {
+		summary := widget.NewLabel(text)
+		summary.Wrapping = fyne.TextWrapWord
+		summary.SizeName = theme.SizeNameCaptionText
+		row.Add(summary)
+	}
 	if len(src.Stderr) > 0 {
 		errl := mono(stderrText(src.Stderr))
 		errl.SizeName = theme.SizeNameCaptionText

@@ -37,7 +37,7 @@ func TestSourcesTabManagesSources(t *testing.T) {
 	m.show(tabSources)
 
 	shown := strings.Join(texts(m.win.Content()), "\n")
-	for _, want := range []string{"41 tools", "last error: connection refused (https://mcp.slack.example/mcp)", "stderr",
+	for _, want := range []string{"41 tools", "Last error: connection refused (https://mcp.slack.example/mcp)", "stderr",
 		"Error: listen EADDRINUSE 127.0.0.1:3000", "Show tools (3 tools)", "Add a source"} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("Sources tab does not show %q:\n%s", want, shown)
@@ -185,7 +185,7 @@ func TestRunsTabShowsCallsAndKeepsTheSelection(t *testing.T) {
 		"decision: waiting for a decision",
 		`"title": "Flaky test: TestCheckout"`,
 		"#1  github.listIssues  ok  (412ms)  on connection work",
-		"decision: always allowed by ana in the terminal (asked: policy ask)",
+		"decision: always allowed by ana in the terminal\n  asked because: policy ask",
 		`"number": 4121`,
 	} {
 		if !strings.Contains(m.runCalls.Text, want) {

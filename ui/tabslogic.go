@@ -128,17 +128,17 @@ func sourceButtons(s SourceStatus) (toggle string, canRestart bool) {
 	return "Disable", true
 }
 
-// sourceSummary is a source's second line: its tools and, when it has
-// any, why it is not up.
+// sourceSummary is what a source's state line leaves out: that it is
+// disabled in config.json, or its whole last error (the state line cuts
+// it); "" when there is nothing to add.
 func sourceSummary(s SourceStatus) string {
-	parts := []string{plural(s.Tools, "tool", "tools")}
-	if s.Disabled {
-		parts = append(parts, "disabled in config.json")
+	switch {
+	case s.Disabled:
+		return "Disabled in config.json: its tools are out of the catalog until it is enabled."
+	case s.Error != "":
+		return "Last error: " + s.Error
 	}
-	if s.Error != "" && !s.Disabled {
-		parts = append(parts, "last error: "+s.Error)
-	}
-	return strings.Join(parts, "; ")
+	return ""
 }
 
 // stderrText is the tail of a source's stderr as the window shows it.
@@ -192,9 +192,6 @@ func callDecisionText(c CallSummary) string {
 	if c.Channel != "" {
 		s += " in the " + channelName(c.Channel)
 	}
-	if c.Reason != "" {
-		s += " (asked: " + c.Reason + ")"
-	}
 	return s
 }
 
@@ -244,6 +241,9 @@ func callBlock(c CallSummary) string {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  decision: %s\n", callDecisionText(c))
+	if c.Reason != "" {
+		fmt.Fprintf(&b, "  asked because: %s\n", c.Reason)
+	}
 	if c.Args != "" {
 		b.WriteString("  arguments:\n")
 		b.WriteString(indent(wholeJSON(c.Args), "    "))

@@ -81,11 +81,11 @@ func TestSourceButtonsAndSummary(t *testing.T) {
 		canRestart bool
 		summary    string
 	}{
-		{SourceStatus{State: SourceUp, Tools: 9}, "Disable", true, "9 tools"},
-		{SourceStatus{State: SourceDown, Tools: 0, Error: "exit status 1"}, "Disable", true, "0 tools; last error: exit status 1"},
-		{SourceStatus{State: SourceDisabled, Disabled: true, Error: "disabled in the config"}, "Enable", false, "0 tools; disabled in config.json"},
-		{SourceStatus{State: SourceDisabled}, "Enable", false, "0 tools"},
-		{SourceStatus{State: SourceIdle, Tools: 1}, "Disable", true, "1 tool"},
+		{SourceStatus{State: SourceUp, Tools: 9}, "Disable", true, ""},
+		{SourceStatus{State: SourceDown, Tools: 0, Error: "exit status 1"}, "Disable", true, "Last error: exit status 1"},
+		{SourceStatus{State: SourceDisabled, Disabled: true, Error: "disabled in the config"}, "Enable", false, "Disabled in config.json: its tools are out of the catalog until it is enabled."},
+		{SourceStatus{State: SourceDisabled}, "Enable", false, ""},
+		{SourceStatus{State: SourceIdle, Tools: 1}, "Disable", true, ""},
 	} {
 		toggle, canRestart := sourceButtons(tc.s)
 		if toggle != tc.toggle || canRestart != tc.canRestart {
@@ -128,7 +128,7 @@ func TestCallDecisionText(t *testing.T) {
 	}{
 		{CallSummary{State: "ok"}, "no approval asked (policy allowed it)"},
 		{CallSummary{State: "pending"}, "waiting for a decision"},
-		{CallSummary{State: "ok", Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"}, "allowed once by dialog in the dialog (asked: policy ask)"},
+		{CallSummary{State: "ok", Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"}, "allowed once by dialog in the dialog"},
 		{CallSummary{State: "ok", Decision: "allow", Always: true, Channel: "cli", Actor: "ana"}, "always allowed by ana in the terminal"},
 		{CallSummary{State: "error", Decision: "deny", Channel: "client"}, "denied in the MCP client"},
 		{CallSummary{State: "error", Decision: "deny", Always: true, Channel: "expired"}, "always denied in the expired"},
@@ -149,7 +149,7 @@ func TestCallBlock(t *testing.T) {
 	}{
 		{"asked and allowed", CallSummary{Seq: 2, Address: "github.createIssue", Connection: "work", State: "ok", OK: true, Duration: 412 * time.Millisecond,
 			Args: `{"owner":"ana","title":"` + long + `"}`, Result: `{"number":7}`, Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"},
-			[]string{"#2  github.createIssue  ok  (412ms)  on connection work", "  decision: allowed once by dialog in the dialog (asked: policy ask)", "  arguments:", `      "owner": "ana",`, "  result:", `      "number": 7`},
+			[]string{"#2  github.createIssue  ok  (412ms)  on connection work", "  decision: allowed once by dialog in the dialog\n  asked because: policy ask", "  arguments:", `      "owner": "ana",`, "  result:", `      "number": 7`},
 			[]string{"error:"}},
 		{"failed", CallSummary{Seq: 1, Address: "slack.postMessage", State: "error", Duration: 30 * time.Second, Result: `{"code":"upstream_timeout"}`},
 			[]string{"#1  slack.postMessage  failed  (30s)", "  decision: no approval asked (policy allowed it)", "  error:", `      "code": "upstream_timeout"`},

@@ -72,27 +72,29 @@ type mainWindow struct {
 	runCode, runCalls, runEnvelope, runLog *widget.Label
 	runDetail                              *container.AppTabs
 
-	importBox    *fyne.Container // the import offer, empty when none
-	sourcesBox   *fyne.Container
-	signingIn    map[string]bool   // source + "/" + connection: a Login runs
-	signInErr    map[string]string // the last Login error per connection
-	signInDone   chan string       // tests: the key of a sign-in that reported back
-	secretSource *widget.Select
-	secretConn   *widget.SelectEntry
-	connChoices  []string // the secretConn choices, for the source picked
-	secretValue  *widget.Entry
-	secretSave   *widget.Button
-	secretResult *widget.Label
-	changedBox   *fyne.Container
-	showTools    map[string]bool   // sources whose tool list is open
-	sourceMsg    map[string]string // the last action's outcome per source
-	sourceBusy   map[string]bool   // an action on the source runs
-	removing     string            // the source whose Remove asks to confirm
-	addName      *widget.Entry
-	addKind      *widget.RadioGroup
-	addTarget    *widget.Entry
-	addButton    *widget.Button
-	addResult    *widget.Label
+	importBox     *fyne.Container // the import offer, empty when none
+	sourcesBox    *fyne.Container
+	signingIn     map[string]bool   // source + "/" + connection: a Login runs
+	signInErr     map[string]string // the last Login error per connection
+	signInDone    chan string       // tests: the key of a sign-in that reported back
+	secretSource  *widget.Select
+	secretConn    *widget.SelectEntry
+	connChoices   []string // the secretConn choices, for the source picked
+	secretValue   *widget.Entry
+	secretSave    *widget.Button
+	secretResult  *widget.Label
+	changedBox    *fyne.Container
+	showTools     map[string]bool   // sources whose tool list is open
+	sourceMsg     map[string]string // the last action's outcome per source
+	sourceBusy    map[string]bool   // an action on the source runs
+	removing      string            // the source whose Remove asks to confirm
+	sourcesScroll *container.Scroll
+	addForm       fyne.CanvasObject // the Add a source form
+	addName       *widget.Entry
+	addKind       *widget.RadioGroup
+	addTarget     *widget.Entry
+	addButton     *widget.Button
+	addResult     *widget.Label
 
 	connectedLabel *widget.Label
 	profilePick    *widget.Select
@@ -236,7 +238,7 @@ func (m *mainWindow) runsTab() fyne.CanvasObject {
 		container.NewTabItem("Logs", container.NewScroll(m.runLog)),
 	)
 	split := container.NewHSplit(m.runList, container.NewBorder(m.runHeader, nil, nil, nil, m.runDetail))
-	split.Offset = 0.38
+	split.Offset = 0.3
 	return split
 }
 
@@ -268,6 +270,7 @@ func (m *mainWindow) showRunDetail() {
 func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 	m.importBox = container.NewVBox()
 	m.sourcesBox = container.NewVBox()
+	m.addForm = m.addSourceForm()
 	m.changedBox = container.NewVBox()
 
 	m.secretSource = widget.NewSelect(nil, func(string) { m.fillConnections() })
@@ -290,11 +293,12 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 
 	body := container.NewVBox(
 		m.importBox, heading("Sources"), m.sourcesBox, widget.NewSeparator(),
-		m.addSourceForm(), widget.NewSeparator(),
+		m.addForm, widget.NewSeparator(),
 		heading("Changed tool definitions"), m.changedBox, widget.NewSeparator(),
 		secret,
 	)
-	return container.NewVScroll(container.NewPadded(body))
+	m.sourcesScroll = container.NewVScroll(container.NewPadded(body))
+	return m.sourcesScroll
 }
 
 func (m *mainWindow) fillConnections() {

@@ -34,7 +34,10 @@
 //     request made in one only its sources exist, each on its pinned
 //     connection, under rules that only tighten the person's.
 //   - status.go: the hub at a glance (sources, pending approvals, runs
-//     today), recent runs, the audit trail, pausing.
+//     today), recent runs, the audit trail, pausing; rundetail.go: a run's
+//     calls with the approvals they waited for, as the window shows them.
+//   - sources.go: sources added, removed, enabled, disabled and restarted
+//     on a running hub, and a source's tools with what policy does now.
 //   - retention.go: finished runs deleted by age and size; quietlog.go: the
 //     same warning said once.
 //

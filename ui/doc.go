@@ -2,7 +2,7 @@
 
 // Package ui is the desktop face of capabilities: the system tray icon and
 // menu, the approval dialog that asks about tool calls, and the main window
-// with approvals, runs, sources and policy. It is built on Fyne.
+// with approvals, runs, sources, policy and clients. It is built on Fyne.
 //
 // The UI knows the hub only through the Hub interface (hub.go), defined here,
 // at the consumer: pending approvals, decisions, status, runs, the audit
@@ -16,7 +16,8 @@
 // Every decision the UI takes (which tray icon, the menu and its labels, the
 // queue order and which call is shown after a decision, how a preview is
 // folded, which buttons are enabled, which key denies) is a pure function in
-// logic.go and tray.go, tested by tables; the widgets only show the results.
+// logic.go, tabslogic.go (the Sources, Runs and Clients tabs) and tray.go,
+// tested by tables; the widgets only show the results.
 //
 // Screenshots of the real windows and of the tray menu as xfce4-panel shows
 // it: make screenshots (it writes them into docs/). The tray itself is

@@ -10,8 +10,8 @@
 //     upgraded connections. [Client] and [Dial] speak to it, with typed
 //     methods for the routes the CLI and the tray use most.
 //   - api.go: [Handler], the routes under /v1/ (status, runs, approvals,
-//     search, describe, execute, policy, pause, reload, stop), answered by
-//     the heart it holds.
+//     search, describe, execute, policy, sources, the clients connected
+//     now, pause, reload, stop), answered by the heart it holds.
 //   - shim.go: [RunShim], what `capabilities mcp` runs for a client: stdio
 //     to the hub's socket, reconnecting when the hub restarts.
 //   - httpserve.go: [ServeHTTP], the optional streamable HTTP endpoint on

@@ -98,7 +98,7 @@ func (d *directProfile) server(text string) *mcp.Server {
 		}
 		return true
 	})
-	m := &server{hub: d.hub, log: d.log, profile: d.name}
+	m := &server{hub: d.hub, log: d.log, profile: d.name, sessions: d.opts.Sessions, mode: config.ProfileDirect}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "capabilities", Title: "capabilities", Version: d.opts.Version}, &mcp.ServerOptions{
 		Instructions: text,
 		Logger:       m.log,

@@ -18,6 +18,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -128,6 +129,7 @@ type server struct {
 	// is the whole hub.
 	profile  string
 	sessions *Sessions
+	mode     string // the sessions' mode in the registry; "" is code mode
 }
 
 // New returns the MCP server of the code-mode surface over h: exactly three
@@ -260,7 +262,7 @@ func (m *server) logInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 				protocol = p.ProtocolVersion
 			}
 			m.log.Info("client connected", "client", SessionClient(ss), "protocol", protocol, "session", ss.ID())
-			m.sessions.add(ss, m.profile, modeCode)
+			m.sessions.add(ss, m.profile, cmp.Or(m.mode, modeCode))
 		}
 		return res, err
 	}

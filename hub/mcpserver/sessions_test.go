@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,4 +73,32 @@ func TestSessionsListConnectedClients(t *testing.T) {
 	if none.Connected() != nil {
 		t.Error("a nil registry lists sessions")
 	}
+}
+
+// A direct-mode profile's sessions are listed in direct mode.
+func TestSessionsListDirectModeClients(t *testing.T) {
+	var writes atomic.Int32
+	reg := NewSessions()
+	s := NewServers(directHub(t, &writes), Options{Version: "test", Sessions: reg})
+	t.Cleanup(s.Close)
+	srv, err := s.Server("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct-client", Version: "3"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reg.Connected()
+	if len(got) != 1 || got[0].Name != "direct-client" || got[0].Version != "3" || got[0].Profile != "d" || got[0].Mode != config.ProfileDirect {
+		t.Fatalf("Connected = %+v, want the direct-mode client", got)
+	}
+	cs.Close()
+	testwait.For(t, 10*time.Second, "the registry to be empty", func() bool { return len(reg.Connected()) == 0 })
 }

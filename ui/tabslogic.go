@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -30,7 +31,7 @@ func addPlaceholder(kind string) string {
 	case addURL:
 		return "https://mcp.example.com/mcp"
 	case addOpenAPI:
-		return "./petstore.json or https://api.example.com/openapi.json"
+		return "~/apis/petstore.json or https://api.example.com/openapi.json"
 	}
 	return "npx -y @modelcontextprotocol/server-memory"
 }
@@ -110,6 +111,11 @@ func sourceSpec(name, kind, target string) (SourceSpec, error) {
 	case addOpenAPI:
 		if target == "" {
 			return SourceSpec{}, errors.New("enter the OpenAPI document's file or URL")
+		}
+		// The hub reads the file, from a folder of its own: a relative
+		// path would name another file.
+		if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") && !strings.HasPrefix(target, "~/") && !filepath.IsAbs(target) {
+			return SourceSpec{}, fmt.Errorf("%q: give the document's whole path (/home/you/api.json or ~/api.json) or its URL", target)
 		}
 		spec.OpenAPI = target
 	default:

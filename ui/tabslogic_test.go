@@ -46,7 +46,9 @@ func TestSourceSpec(t *testing.T) {
 	}{
 		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}}, ""},
 		{" docs ", addURL, " https://mcp.example.com/mcp ", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
-		{"petstore", addOpenAPI, "./petstore.json", SourceSpec{Name: "petstore", OpenAPI: "./petstore.json"}, ""},
+		{"petstore", addOpenAPI, "~/apis/petstore.json", SourceSpec{Name: "petstore", OpenAPI: "~/apis/petstore.json"}, ""},
+		{"petstore", addOpenAPI, "/srv/apis/petstore.yaml", SourceSpec{Name: "petstore", OpenAPI: "/srv/apis/petstore.yaml"}, ""},
+		{"petstore", addOpenAPI, "./petstore.json", SourceSpec{}, "whole path"},
 		{"petstore", addOpenAPI, "https://api.example.com/openapi.json", SourceSpec{Name: "petstore", OpenAPI: "https://api.example.com/openapi.json"}, ""},
 		{"", addCommand, "x", SourceSpec{}, "name the source"},
 		{"my files", addCommand, "x", SourceSpec{}, "no blanks or slashes"},

@@ -45,6 +45,7 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-ch
 			}
 			return out
 		},
+		WatchConnected: sessions.Watch,
 		FirstRun: func() (ui.FirstRun, error) {
 			kc, err := e.keychain()
 			if err != nil {

@@ -61,6 +61,9 @@ func Run(ctx context.Context, h Hub, opts Options) error {
 	c.stopped = func() bool { return loopCtx.Err() != nil }
 	unsubscribe := h.Subscribe(c.post)
 	defer unsubscribe()
+	if opts.WatchConnected != nil {
+		defer opts.WatchConnected(func() { c.post(Event{Kind: EventClients}) })()
+	}
 	loopDone := make(chan struct{})
 	go func() {
 		defer close(loopDone)

@@ -139,6 +139,7 @@ const (
 	EventRun             = "run"              // ID: the run that started, paused or ended
 	EventSource          = "source"           // a source went up or down, or its tools changed
 	EventPaused          = "paused"           // the hub was paused or resumed
+	EventClients         = "clients"          // an MCP client connected or went (Options.WatchConnected)
 )
 
 // Status is the state of the hub at one moment.
@@ -317,6 +318,10 @@ type Options struct {
 	// Connected lists the MCP clients connected now. Nil: the window
 	// cannot tell.
 	Connected func() []ConnectedClient
+	// WatchConnected calls changed whenever a client connects or goes,
+	// until cancel is called; changed never blocks. Nil: the list is read
+	// again on other changes and on Refresh.
+	WatchConnected func(changed func()) (cancel func())
 	// FirstRun reads what the first-run window offers to import; the tray
 	// and the window open that window while the hub has an open import
 	// offer (Status.ImportOffer). It may block; the UI calls it off the

@@ -296,3 +296,32 @@ func findButtonIn(t *testing.T, o fyne.CanvasObject, label string) *widget.Butto
 	}
 	return found
 }
+
+// A client that connects or goes is an event: the Clients tab shows it
+// without a Refresh.
+func TestClientsTabFollowsConnections(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	var connected []ConnectedClient
+	var changed func()
+	a := test.NewTempApp(t)
+	opts := Options{Logf: t.Logf,
+		Connected:      func() []ConnectedClient { return slices.Clone(connected) },
+		WatchConnected: func(fn func()) func() { changed = fn; return func() { changed = nil } },
+	}
+	c := newController(a, h, opts, false)
+	c.now = func() time.Time { return t0 }
+	t.Cleanup(h.Subscribe(c.post))
+	cancel := opts.WatchConnected(func() { c.post(Event{Kind: EventClients}) })
+	defer cancel()
+	c.step()
+	if got := c.main.connectedLabel.Text; got != "No MCP client is connected now." {
+		t.Fatalf("before any client: %q", got)
+	}
+	connected = []ConnectedClient{{Name: "goose", Version: "1.9", Mode: "code", Since: t0}}
+	changed()
+	c.step()
+	if got, want := c.main.connectedLabel.Text, "goose 1.9 — every source, code mode, since 09:26:53"; got != want {
+		t.Errorf("after the client connected: %q, want %q", got, want)
+	}
+}

@@ -34,8 +34,10 @@ type ConnectedClient struct {
 type Sessions struct {
 	now func() time.Time
 
-	mu   sync.Mutex
-	live map[*mcp.ServerSession]ConnectedClient
+	mu      sync.Mutex
+	live    map[*mcp.ServerSession]ConnectedClient
+	watches map[int]func()
+	next    int
 }
 
 // NewSessions returns an empty registry.
@@ -65,12 +67,47 @@ func (r *Sessions) add(ss *mcp.ServerSession, profile, mode string) {
 	}
 	r.live[ss] = c
 	r.mu.Unlock()
+	r.changed()
 	go func() {
 		ss.Wait()
 		r.mu.Lock()
 		delete(r.live, ss)
 		r.mu.Unlock()
+		r.changed()
 	}()
+}
+
+// Watch calls fn whenever a client connects or goes, until cancel is
+// called. fn runs on the goroutine of the change and must not block.
+func (r *Sessions) Watch(fn func()) (cancel func()) {
+	if r == nil {
+		return func() {}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.watches == nil {
+		r.watches = map[int]func(){}
+	}
+	id := r.next
+	r.next++
+	r.watches[id] = fn
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.watches, id)
+	}
+}
+
+func (r *Sessions) changed() {
+	r.mu.Lock()
+	fns := make([]func(), 0, len(r.watches))
+	for _, fn := range r.watches {
+		fns = append(fns, fn)
+	}
+	r.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // Connected returns the sessions connected now, oldest first.

@@ -21,6 +21,8 @@ func TestSessionsListConnectedClients(t *testing.T) {
 		"work": {Name: "work", Mode: config.ProfileCode, Sources: []string{"github"}},
 	}}
 	reg := NewSessions()
+	var changes atomic.Int32
+	unwatch := reg.Watch(func() { changes.Add(1) })
 	s := NewServers(f, Options{Version: "test", Sessions: reg})
 	work, err := s.Server("work")
 	if err != nil {
@@ -69,6 +71,26 @@ func TestSessionsListConnectedClients(t *testing.T) {
 		ss2.Wait()
 		testwait.For(t, 10*time.Second, "the registry to be empty", func() bool { return len(reg.Connected()) == 0 })
 	})
+	// Each session was watched coming and going: two per protocol version.
+	testwait.For(t, 10*time.Second, "Watch to see each session come and go", func() bool {
+		return changes.Load() == int32(4*len(clientVersions))
+	})
+	unwatch()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.All().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "late", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	ss.Wait()
+	if n := changes.Load(); n != int32(4*len(clientVersions)) {
+		t.Errorf("Watch saw %d changes after cancel", n)
+	}
 	var none *Sessions
 	if none.Connected() != nil {
 		t.Error("a nil registry lists sessions")

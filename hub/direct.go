@@ -18,6 +18,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/skills"
 )
 
 // DirectTool is one tool a profile serves in direct mode, on one
@@ -144,3 +145,21 @@ func directCode(t *catalog.Tool, conn string, args []byte) string {
 
 // isDirect reports whether a run is one call of a direct-mode tool.
 func isDirect(run *runRow) bool { return strings.HasPrefix(run.Code, directMark) }
+
+// DirectSkills lists the skills profile's search and describe show, in
+// address order: the person's own, and those of its sources that policy
+// does not deny. A direct-mode profile serves each as a tool.
+func (h *Hub) DirectSkills(profile string) ([]*skills.Skill, error) {
+	sc, err := h.scope(profile)
+	if err != nil {
+		return nil, err
+	}
+	v := h.view(sc)
+	var out []*skills.Skill
+	for i, sk := range v.skills.All() {
+		if !v.skillHidden[i] {
+			out = append(out, sk)
+		}
+	}
+	return out, nil
+}

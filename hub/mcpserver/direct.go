@@ -11,7 +11,8 @@ package mcpserver
 // the same call made again after the decision runs once. A changed catalog
 // or policy changes the tools in place, and the SDK tells the profile's
 // sessions (notifications/tools/list_changed); an edit that leaves the
-// profile's tools as they were sends nothing.
+// profile's tools as they were sends nothing. The skills in the profile's
+// scope are tools too (directskills.go).
 
 import (
 	"context"
@@ -30,6 +31,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/skills"
 )
 
 // DirectHub is what serving direct-mode profiles needs of the heart
@@ -40,6 +42,8 @@ type DirectHub interface {
 	DirectTools(profile string) ([]hub.DirectTool, error)
 	// CallTool makes one call of one of them as a run of its own.
 	CallTool(ctx context.Context, c hub.ToolCall) (*hub.Envelope, error)
+	// DirectSkills lists the skills a profile serves as tools.
+	DirectSkills(profile string) ([]*skills.Skill, error)
 	// Subscribe calls fn for each event of the hub until cancel.
 	Subscribe(fn func(hub.Event)) (cancel func())
 }
@@ -72,11 +76,14 @@ type directProfile struct {
 	changes int
 }
 
-// directEntry is one MCP tool of the profile and the call it makes.
+// directEntry is one MCP tool of the profile and what a call of it does:
+// call the upstream tool call, or else read skill.
 type directEntry struct {
-	call hub.DirectTool
-	tool *mcp.Tool
-	sig  string // the definition as JSON: a change is added again
+	call  hub.DirectTool
+	skill *skills.Skill
+	tool  *mcp.Tool
+	id    string // what it is: a tool on a connection, or a skill
+	sig   string // the definition as JSON: a change is added again
 }
 
 // server returns the profile's server for instructions text, making one
@@ -125,11 +132,12 @@ func (d *directProfile) sync() {
 func (d *directProfile) syncLocked() {
 	d.synced = true
 	list, err := d.hub.DirectTools(d.name)
-	if info, perr := d.hub.Profile(d.name); err != nil || perr != nil || info.Mode != config.ProfileDirect {
+	sks, serr := d.hub.DirectSkills(d.name)
+	next := directEntries(list, sks)
+	if info, perr := d.hub.Profile(d.name); err != nil || serr != nil || perr != nil || info.Mode != config.ProfileDirect {
 		// The profile is gone or changed mode: nothing of it exists.
-		list = nil
+		next = map[string]directEntry{}
 	}
-	next := directEntries(list)
 	var gone []string
 	for name := range d.tools {
 		if _, ok := next[name]; !ok {
@@ -145,7 +153,7 @@ func (d *directProfile) syncLocked() {
 	}
 	for _, name := range slices.Sorted(maps.Keys(next)) {
 		e := next[name]
-		if old, ok := d.tools[name]; ok && old.sig == e.sig && old.call.Connection == e.call.Connection && old.call.Tool.Address == e.call.Tool.Address {
+		if old, ok := d.tools[name]; ok && old.sig == e.sig && old.id == e.id {
 			next[name] = old
 			continue
 		}
@@ -165,6 +173,9 @@ func (d *directProfile) syncLocked() {
 // arguments against the stored one anyway.
 func (d *directProfile) add(srv *mcp.Server, e directEntry) {
 	h := d.handler(e.call)
+	if e.skill != nil {
+		h = d.skillHandler(e.skill)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			d.log.Warn("a tool's definition was refused; it is served with an open input schema", "tool", e.tool.Name, "err", r)
@@ -176,10 +187,17 @@ func (d *directProfile) add(srv *mcp.Server, e directEntry) {
 	srv.AddTool(e.tool, h)
 }
 
-// directEntries names list and makes each one's MCP tool.
-func directEntries(list []hub.DirectTool) map[string]directEntry {
-	names := directNames(list)
-	out := make(map[string]directEntry, len(list))
+// directEntries names the tools of list and the skills of sks and makes
+// each one's MCP tool.
+func directEntries(list []hub.DirectTool, sks []*skills.Skill) map[string]directEntry {
+	names := toolNames(append(toolNamesOf(list), skillNamesOf(sks)...))
+	out := make(map[string]directEntry, len(list)+len(sks))
+	for i, sk := range sks {
+		name := names[len(list)+i]
+		tool := skillTool(name, sk)
+		sig, _ := json.Marshal(tool)
+		out[name] = directEntry{skill: sk, tool: tool, id: "skill\x00" + sk.Address, sig: string(sig)}
+	}
 	for i, dt := range list {
 		t := dt.Tool
 		tool := &mcp.Tool{Name: names[i], Title: t.Title, Description: t.Description, InputSchema: objectSchema(t.InputSchema)}
@@ -200,7 +218,7 @@ func directEntries(list []hub.DirectTool) map[string]directEntry {
 			tool.Annotations = &ann
 		}
 		sig, _ := json.Marshal(tool)
-		out[names[i]] = directEntry{call: dt, tool: tool, sig: string(sig)}
+		out[names[i]] = directEntry{call: dt, tool: tool, id: "tool\x00" + dt.Tool.Address + "\x00" + dt.Connection, sig: string(sig)}
 	}
 	return out
 }
@@ -218,25 +236,42 @@ func objectSchema(raw json.RawMessage) json.RawMessage {
 
 // directNames names each tool of list for MCP: namespace__tool, with the
 // connection between them where the source has several in the profile
-// (namespace__connection__tool). Characters other than ASCII letters,
-// digits, _ and - become _. A name that needed that, that is over
-// maxToolName, or that two tools would share is cut to fit and ends in _
-// and eight hex digits of the SHA-256 of the tool's source, connection and
-// upstream name. Names depend only on each tool's own identity and on which
-// others share its name, not on the order of list, so they are the same
-// across restarts.
-func directNames(list []hub.DirectTool) []string {
-	names := make([]string, len(list))
-	plain := make([]bool, len(list))
-	count := map[string]int{}
+// (namespace__connection__tool). See toolNames for the rest.
+func directNames(list []hub.DirectTool) []string { return toolNames(toolNamesOf(list)) }
+
+// toolName is what one MCP tool's name is made of: the parts its name
+// joins with __, and its identity, which its hash suffix is of.
+type toolName struct {
+	parts []string
+	id    string
+}
+
+func toolNamesOf(list []hub.DirectTool) []toolName {
+	out := make([]toolName, len(list))
 	for i, dt := range list {
 		parts := []string{dt.Tool.Namespace}
 		if dt.Connection != "" {
 			parts = append(parts, dt.Connection)
 		}
-		parts = append(parts, dt.Tool.Name)
+		out[i] = toolName{parts: append(parts, dt.Tool.Name), id: dt.Tool.Source + "\x00" + dt.Connection + "\x00" + dt.Tool.Name}
+	}
+	return out
+}
+
+// toolNames names each of list: its parts joined by __. Characters other
+// than ASCII letters, digits, _ and - become _. A name that needed that,
+// that is over maxToolName, or that two tools would share is cut to fit
+// and ends in _ and eight hex digits of the SHA-256 of its identity. Names
+// depend only on each tool's own identity and on which others share its
+// name, not on the order of list, so they are the same across restarts.
+func toolNames(list []toolName) []string {
+	names := make([]string, len(list))
+	plain := make([]bool, len(list))
+	count := map[string]int{}
+	for i, tn := range list {
+		parts := make([]string, len(tn.parts))
 		lossless := true
-		for j, p := range parts {
+		for j, p := range tn.parts {
 			clean := cleanNamePart(p)
 			lossless = lossless && clean == p
 			parts[j] = clean
@@ -245,11 +280,11 @@ func directNames(list []hub.DirectTool) []string {
 		plain[i] = lossless && len(names[i]) <= maxToolName
 		count[names[i]]++
 	}
-	for i, dt := range list {
+	for i, tn := range list {
 		if plain[i] && count[names[i]] == 1 {
 			continue
 		}
-		sum := sha256.Sum256([]byte(dt.Tool.Source + "\x00" + dt.Connection + "\x00" + dt.Tool.Name))
+		sum := sha256.Sum256([]byte(tn.id))
 		suffix := "_" + hex.EncodeToString(sum[:4])
 		names[i] = names[i][:min(len(names[i]), maxToolName-len(suffix))] + suffix
 	}

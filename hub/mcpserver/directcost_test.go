@@ -16,6 +16,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/tsgen"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
@@ -33,6 +34,8 @@ func (f *costFake) CallTool(context.Context, hub.ToolCall) (*hub.Envelope, error
 }
 
 func (f *costFake) Subscribe(func(hub.Event)) func() { return func() {} }
+
+func (f *costFake) DirectSkills(string) ([]*skills.Skill, error) { return nil, nil }
 
 // fixtureTools are the tool definitions the TypeScript generator's tests
 // read (hub/tsgen/testdata): captured from the reference servers, and

@@ -50,17 +50,17 @@ var (
 	mcpToolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 )
 
-// checkDirectTools fails unless tools are the memory server's, each its
-// own tool with a name that fits, read_graph read-only, create_entities
-// (which asks) destructive and not read-only, and delete_entities (denied)
-// absent.
+// checkDirectTools fails unless tools are the memory server's (and
+// hub__read), each its own tool with a name that fits, read_graph
+// read-only, create_entities (which asks) destructive and not read-only,
+// and delete_entities (denied) absent.
 func checkDirectTools(t *testing.T, names []string, ann map[string]*mcp.ToolAnnotations) {
 	t.Helper()
 	if len(names) < 5 {
 		t.Fatalf("tools %v; want each of the memory server's", names)
 	}
 	for _, n := range names {
-		if !mcpToolNameRE.MatchString(n) || !strings.HasPrefix(n, "memory__") {
+		if !mcpToolNameRE.MatchString(n) || !strings.HasPrefix(n, "memory__") && n != "hub__read" {
 			t.Errorf("tool name %q", n)
 		}
 		if n == "memory__delete_entities" {

@@ -13,12 +13,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/skills"
+	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // DirectTool is one tool a profile serves in direct mode, on one
@@ -162,4 +166,103 @@ func (h *Hub) DirectSkills(profile string) ([]*skills.Skill, error) {
 		}
 	}
 	return out, nil
+}
+
+// Limits are the limits of the hub's runs.
+func (h *Hub) Limits() sandbox.Limits { return h.limits }
+
+// HandleRead is a read of a handle by a client of a direct-mode profile:
+// the text of the handle's value (a string's own text, else its JSON
+// text), or of the value at Path, from byte Offset, Length bytes of it
+// or to its end.
+type HandleRead struct {
+	Profile string
+	Handle  string
+	Path    []string
+	Offset  int64
+	Length  int64 // 0: to the end
+}
+
+// HandleText is what a HandleRead read: Text is bytes Offset to End (as
+// asked: slices in a row join into the whole) of a text of Total bytes.
+type HandleText struct {
+	Text               string
+	Offset, End, Total int64
+}
+
+// ReadHandle reads r within hub.read's bounds, and returns at most the
+// inline limit's bytes (Limits().InlineResultBytes): a longer length, or a
+// slice or whole value of more, fails with *InputError before its bytes
+// are read (a read by path first walks to the value, as hub.read does), as
+// does a handle no run of the profile gave out.
+func (h *Hub) ReadHandle(ctx context.Context, r HandleRead) (*HandleText, error) {
+	sc, err := h.scope(r.Profile)
+	if err != nil {
+		return nil, err
+	}
+	most := int64(h.limits.InlineResultBytes)
+	switch {
+	case r.Offset < 0 || r.Length < 0:
+		return nil, &InputError{"offset", "offset and length are bytes, 0 or more"}
+	case r.Length > most:
+		return nil, &InputError{"length", fmt.Sprintf("%d bytes is above the %d bytes one read returns", r.Length, most)}
+	}
+	info, err := h.db.HandleInfo(ctx, r.Handle)
+	var run *store.Run
+	if err == nil {
+		run, err = h.db.LoadRun(ctx, info.RunID)
+	}
+	if errors.Is(err, store.ErrNoHandle) || errors.Is(err, store.ErrNoRun) || err == nil && !sc.holdsRun(run.Client) {
+		return nil, &InputError{"handle", fmt.Sprintf("no handle %q here: a handle comes from a result of this profile's tools and lasts as long as its run is kept", r.Handle)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	// span is the part of a text of total bytes the read asks for, or why
+	// it is too much.
+	span := func(total int64) (int64, int64, error) {
+		off := min(r.Offset, total)
+		n := total - off
+		if r.Length > 0 {
+			n = min(n, r.Length)
+		}
+		if n > most {
+			return 0, 0, &InputError{"length", fmt.Sprintf("the text is %d bytes, and from byte %d on it is %d, above the %d bytes one read returns; read it in slices with offset and length", total, off, total-off, most)}
+		}
+		return off, n, nil
+	}
+	rd := sandbox.Read{Handle: r.Handle, Path: r.Path}
+	if len(r.Path) == 0 {
+		off, n, err := span(info.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		// A read at the end reads "" (Length 0 would read to the end).
+		rd.Slice, rd.Offset, rd.Length = true, off, n
+	}
+	v, te, err := h.readHandle(ctx, rd)
+	if err != nil {
+		return nil, err
+	}
+	if te != nil {
+		field := "handle"
+		if len(r.Path) > 0 {
+			field = "path"
+		}
+		return nil, &InputError{field, te.Message}
+	}
+	text := []byte(v)
+	var s string
+	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+		text = []byte(s)
+	}
+	if len(r.Path) == 0 {
+		return &HandleText{Text: string(text), Offset: rd.Offset, End: rd.Offset + rd.Length, Total: info.Bytes}, nil
+	}
+	total := int64(len(text))
+	off, n, err := span(total)
+	if err != nil {
+		return nil, err
+	}
+	return &HandleText{Text: string(runeSlice(text[off:], n)), Offset: off, End: off + n, Total: total}, nil
 }

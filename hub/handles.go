@@ -264,14 +264,7 @@ func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read) (json.RawMessage,
 		if err != nil {
 			return nil, nil, err
 		}
-		start, end := 0, min(int(n), len(b))
-		for start < end && !utf8.RuneStart(b[start]) {
-			start++
-		}
-		for end < len(b) && !utf8.RuneStart(b[end]) {
-			end++
-		}
-		out, _ := json.Marshal(string(b[start:end]))
+		out, _ := json.Marshal(string(runeSlice(b, n)))
 		return out, nil, nil
 	case len(rd.Path) > 0:
 		if info.Kind != HandleJSON {
@@ -311,6 +304,20 @@ func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read) (json.RawMessage,
 		return out, nil, nil
 	}
 	return v, nil, nil
+}
+
+// runeSlice is the first n bytes of b, a slice's bytes read with up to
+// utf8.UTFMax-1 more: less a character that started before it, plus the
+// rest of one that starts within it.
+func runeSlice(b []byte, n int64) []byte {
+	start, end := 0, int(min(n, int64(len(b))))
+	for start < end && !utf8.RuneStart(b[start]) {
+		start++
+	}
+	for end < len(b) && !utf8.RuneStart(b[end]) {
+		end++
+	}
+	return b[start:end]
 }
 
 // jsonAtPath returns the value at path in v, a JSON text, with its bytes

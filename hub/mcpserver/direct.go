@@ -12,7 +12,8 @@ package mcpserver
 // or policy changes the tools in place, and the SDK tells the profile's
 // sessions (notifications/tools/list_changed); an edit that leaves the
 // profile's tools as they were sends nothing. The skills in the profile's
-// scope are tools too (directskills.go).
+// scope are tools too (directskills.go), and hub__read reads a result over
+// the inline limit (directread.go).
 
 import (
 	"context"
@@ -32,6 +33,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/skills"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // DirectHub is what serving direct-mode profiles needs of the heart
@@ -44,6 +46,10 @@ type DirectHub interface {
 	CallTool(ctx context.Context, c hub.ToolCall) (*hub.Envelope, error)
 	// DirectSkills lists the skills a profile serves as tools.
 	DirectSkills(profile string) ([]*skills.Skill, error)
+	// ReadHandle reads part of a result kept as a handle (hub__read), and
+	// Limits bound it.
+	ReadHandle(ctx context.Context, r hub.HandleRead) (*hub.HandleText, error)
+	Limits() sandbox.Limits
 	// Subscribe calls fn for each event of the hub until cancel.
 	Subscribe(fn func(hub.Event)) (cancel func())
 }
@@ -77,12 +83,12 @@ type directProfile struct {
 }
 
 // directEntry is one MCP tool of the profile and what a call of it does:
-// call the upstream tool call, or else read skill.
+// call the upstream tool call, read skill, or else read a handle.
 type directEntry struct {
 	call  hub.DirectTool
 	skill *skills.Skill
 	tool  *mcp.Tool
-	id    string // what it is: a tool on a connection, or a skill
+	id    string // what it is: a tool on a connection, a skill, the reader
 	sig   string // the definition as JSON: a change is added again
 }
 
@@ -133,7 +139,7 @@ func (d *directProfile) syncLocked() {
 	d.synced = true
 	list, err := d.hub.DirectTools(d.name)
 	sks, serr := d.hub.DirectSkills(d.name)
-	next := directEntries(list, sks)
+	next := directEntries(list, sks, d.hub.Limits().InlineResultBytes)
 	if info, perr := d.hub.Profile(d.name); err != nil || serr != nil || perr != nil || info.Mode != config.ProfileDirect {
 		// The profile is gone or changed mode: nothing of it exists.
 		next = map[string]directEntry{}
@@ -172,9 +178,14 @@ func (d *directProfile) syncLocked() {
 // take) is served with an open object schema; the heart validates the
 // arguments against the stored one anyway.
 func (d *directProfile) add(srv *mcp.Server, e directEntry) {
-	h := d.handler(e.call)
-	if e.skill != nil {
+	var h mcp.ToolHandler
+	switch {
+	case e.skill != nil:
 		h = d.skillHandler(e.skill)
+	case e.call.Tool != nil:
+		h = d.handler(e.call)
+	default:
+		h = d.readHandler()
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -188,16 +199,20 @@ func (d *directProfile) add(srv *mcp.Server, e directEntry) {
 }
 
 // directEntries names the tools of list and the skills of sks and makes
-// each one's MCP tool.
-func directEntries(list []hub.DirectTool, sks []*skills.Skill) map[string]directEntry {
+// each one's MCP tool, and hub__read's, whose reads return at most
+// readBytes.
+func directEntries(list []hub.DirectTool, sks []*skills.Skill, readBytes int) map[string]directEntry {
 	names := toolNames(append(toolNamesOf(list), skillNamesOf(sks)...))
-	out := make(map[string]directEntry, len(list)+len(sks))
+	out := make(map[string]directEntry, len(list)+len(sks)+1)
 	for i, sk := range sks {
 		name := names[len(list)+i]
 		tool := skillTool(name, sk)
 		sig, _ := json.Marshal(tool)
 		out[name] = directEntry{skill: sk, tool: tool, id: "skill\x00" + sk.Address, sig: string(sig)}
 	}
+	read := readTool(readBytes)
+	sig, _ := json.Marshal(read)
+	out[read.Name] = directEntry{tool: read, id: "read", sig: string(sig)}
 	for i, dt := range list {
 		t := dt.Tool
 		tool := &mcp.Tool{Name: names[i], Title: t.Title, Description: t.Description, InputSchema: objectSchema(t.InputSchema)}
@@ -337,7 +352,7 @@ func (d *directProfile) handler(dt hub.DirectTool) mcp.ToolHandler {
 				if answers[id] == "" {
 					// Dismissed or declined: the call stays pending, and
 					// this answer does not bring the same form back at once.
-					return directResult(env), nil
+					return directResult(env, d.hub.Limits().InlineResultBytes), nil
 				}
 			}
 		} else {
@@ -360,14 +375,15 @@ func (d *directProfile) handler(dt hub.DirectTool) mcp.ToolHandler {
 				return inputErrorResult(err)
 			}
 		}
-		return directResult(env), nil
+		return directResult(env, d.hub.Limits().InlineResultBytes), nil
 	}
 }
 
 // directResult is what a client gets for a call's run: the upstream's
 // result as sent when it completed (or, over the inline limit, the handle
-// it is kept as), else what the call waits for or why it failed.
-func directResult(env *hub.Envelope) *mcp.CallToolResult {
+// it is kept as, which hub__read reads in slices of readBytes), else what
+// the call waits for or why it failed.
+func directResult(env *hub.Envelope, readBytes int) *mcp.CallToolResult {
 	switch env.Status {
 	case hub.StatusCompleted:
 		var probe map[string]json.RawMessage
@@ -375,7 +391,10 @@ func directResult(env *hub.Envelope) *mcp.CallToolResult {
 		if _, ok := probe["handle"]; ok && probe["content"] == nil {
 			var hr hub.HandleResult
 			_ = json.Unmarshal(env.Result, &hr)
-			return textResult(fmt.Sprintf("The result is %d bytes, over the hub's inline limit, and is kept as %s (run %s). Its start:\n%s", hr.Bytes, hr.Handle, env.RunID, hr.Preview), false)
+			return textResult(fmt.Sprintf("The result is %d bytes of JSON, over the hub's inline limit, and is kept as handle %s (run %s). "+
+				"Read it with the tool %s: {\"handle\": %q, \"path\": \"content.0.text\"} is the text of its first content item, and with \"offset\" and \"length\" a slice of it; "+
+				"{\"handle\": %q, \"offset\": 0, \"length\": %d} is the first slice of its JSON text. One read returns at most %d bytes. Its start:\n%s",
+				hr.Bytes, hr.Handle, env.RunID, readToolName, hr.Handle, hr.Handle, readBytes, readBytes, hr.Preview), false)
 		}
 		var res mcp.CallToolResult
 		if err := json.Unmarshal(env.Result, &res); err != nil || probe["content"] == nil {

@@ -118,8 +118,8 @@ func TestDirectProfile(t *testing.T) {
 				t.Errorf("tool name %q does not fit ^[A-Za-z0-9_-]{1,64}$", tl.Name)
 			}
 		}
-		if len(names) != 5 || byName["up__read"] == nil || byName["up__write"] == nil || byName["up__fail"] == nil {
-			t.Fatalf("tools %v; want read, write, fail, the long one and the dotted one", names)
+		if len(names) != 6 || byName["up__read"] == nil || byName["up__write"] == nil || byName["up__fail"] == nil || byName[readToolName] == nil {
+			t.Fatalf("tools %v; want read, write, fail, the long one, the dotted one and hub__read", names)
 		}
 		for _, n := range names {
 			if strings.Contains(n, "gone") {

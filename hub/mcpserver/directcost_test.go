@@ -19,6 +19,7 @@ import (
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/tsgen"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // costFake serves a direct-mode profile "d" of fixed tools.
@@ -36,6 +37,12 @@ func (f *costFake) CallTool(context.Context, hub.ToolCall) (*hub.Envelope, error
 func (f *costFake) Subscribe(func(hub.Event)) func() { return func() {} }
 
 func (f *costFake) DirectSkills(string) ([]*skills.Skill, error) { return nil, nil }
+
+func (f *costFake) ReadHandle(context.Context, hub.HandleRead) (*hub.HandleText, error) {
+	return nil, fmt.Errorf("costFake: read")
+}
+
+func (f *costFake) Limits() sandbox.Limits { return sandbox.DefaultLimits() }
 
 // fixtureTools are the tool definitions the TypeScript generator's tests
 // read (hub/tsgen/testdata): captured from the reference servers, and
@@ -102,7 +109,7 @@ func surfaceCost(t *testing.T, srv *mcp.Server) (text string, tools int) {
 
 // TestDirectSurfaceCost measures the fixed cost of a session (the
 // instructions and tools/list) of a direct-mode profile of 20, 100 and 500
-// tools next to code mode's three, in o200k_base tokens and, where
+// tools (and hub__read) next to code mode's three, in o200k_base tokens and, where
 // @anthropic-ai/tokenizer is installed, Claude's. The tools are the
 // fixtures' real definitions (49), repeated under further namespaces past
 // them. Code mode costs less than the smallest of them, and each larger
@@ -137,8 +144,8 @@ func TestDirectSurfaceCost(t *testing.T) {
 		}
 		text, n := surfaceCost(t, srv)
 		s.Close()
-		if n != size {
-			t.Fatalf("direct mode of %d tools lists %d", size, n)
+		if n != size+1 {
+			t.Fatalf("direct mode of %d tools lists %d; want them and hub__read", size, n)
 		}
 		rows = append(rows, struct{ name, text string }{fmt.Sprintf("direct mode, %d tools", size), text})
 	}

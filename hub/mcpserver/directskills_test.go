@@ -83,7 +83,7 @@ func TestDirectProfileSkills(t *testing.T) {
 				t.Errorf("%s of the source outside the profile is listed", tl.Name)
 			}
 		}
-		want := []string{"docs__ping", "docs__skill__acme__billing__refunds", "skill__git-workflow", "skill__pdf-forms"}
+		want := []string{"docs__ping", "docs__skill__acme__billing__refunds", readToolName, "skill__git-workflow", "skill__pdf-forms"}
 		if !slices.Equal(names, want) {
 			t.Fatalf("tools %v; want %v", names, want)
 		}

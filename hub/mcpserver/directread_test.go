@@ -3,7 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,4 +158,75 @@ func TestDirectProfileReadsLargeResults(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDirectProfileTypeScriptClient: the TypeScript SDK's client, over
+// streamable HTTP, lists a direct-mode profile's skill and hub__read
+// beside its tool, reads the skill as describe gives it, and reads a
+// result over the inline limit back whole through hub__read by the handle
+// the result names.
+func TestDirectProfileTypeScriptClient(t *testing.T) {
+	text := bigText()
+	up := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	mcp.AddTool(up, &mcp.Tool{Name: "big", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	home := t.TempDir()
+	if err := os.CopyFS(filepath.Join(home, "skills"), os.DirFS(skillsFixture(t))); err != nil {
+		t.Fatal(err)
+	}
+	saveConfig(t, home, &config.Config{
+		Sources:  map[string]*config.Source{"up": {URL: hubtest.HTTPUpstream(t, up, "", "").URL}},
+		Policy:   map[string]config.Mode{},
+		Profiles: map[string]*config.Profile{"d": {Sources: []string{"up"}, Mode: config.ProfileDirect}},
+	})
+	h := openHub(t, home, hub.Options{Limits: sandbox.Limits{InlineResultBytes: 2048}})
+	ctx := context.Background()
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s := NewServers(h, Options{Version: "test"})
+	t.Cleanup(s.Close)
+	srv, err := s.Server("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(ts.Close)
+	var got struct {
+		Names  []string `json:"names"`
+		Skill  string   `json:"skill"`
+		Big    string   `json:"big"`
+		Joined string   `json:"joined"`
+	}
+	runTSClient(t, `
+import { Client } from "$SDK/client/index.js";
+import { StreamableHTTPClientTransport } from "$SDK/client/streamableHttp.js";
+const client = new Client({ name: "ts-direct", version: "0.0.1" });
+await client.connect(new StreamableHTTPClientTransport(new URL(process.env.HUB_URL)));
+const names = (await client.listTools()).tools.map((t) => t.name);
+const first = (r) => r.content[0].text;
+const skill = first(await client.callTool({ name: "skill__git-workflow", arguments: {} }));
+const big = first(await client.callTool({ name: "up__big", arguments: {} }));
+const handle = big.match(/h_[A-Za-z0-9_-]+/)[0];
+let joined = "";
+for (let offset = 0, n = 0; n < 20; n++, offset += 2048) {
+	const r = await client.callTool({ name: "hub__read", arguments: { handle, path: "content.0.text", offset, length: 2048 } });
+	if (r.isError) throw new Error(first(r));
+	joined += first(r);
+	if (!r.content[1].text.includes("next slice")) break;
+}
+console.log(JSON.stringify({ names, skill, big, joined }));
+await client.close();
+`, []string{"HUB_URL=" + ts.URL}, &got)
+	want := []string{"hub__read", "skill__git-workflow", "skill__pdf-forms", "up__big"}
+	if !slices.Equal(got.Names, want) {
+		t.Errorf("tools %v; want %v", got.Names, want)
+	}
+	if w, err := h.Describe(ctx, hub.DescribeRequest{Targets: []string{"skill:git-workflow"}, Profile: "d"}); err != nil || got.Skill != w {
+		t.Errorf("skill__git-workflow gave\n%s\nwant describe's (%v)\n%s", got.Skill, err, w)
+	}
+	if !strings.Contains(got.Big, readToolName) || got.Joined != text {
+		t.Errorf("up__big said %q; the reads joined into %d bytes, want the upstream's %d", got.Big, len(got.Joined), len(text))
+	}
 }

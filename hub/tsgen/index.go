@@ -1,6 +1,7 @@
 package tsgen
 
 import (
+	"crypto/sha256"
 	"strconv"
 	"sync"
 )
@@ -46,6 +47,9 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 		types:  map[string]*namedType{},
 		canon:  map[string]func() string{},
 	}
+	// The schemas of a namespace repeat their keywords, and often their
+	// property names and descriptions: each text is held once.
+	strs := map[string]string{}
 	for _, t := range catalog {
 		if t.Namespace != ns {
 			continue
@@ -54,10 +58,10 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 			continue
 		}
 		ti := &toolInfo{tool: t, pascal: pascal(t.Name)}
-		if root, ok := parseSchema(t.InputSchema); ok {
+		if root, ok := parseSchema(t.InputSchema, strs); ok {
 			ti.input = &schemaDoc{root: root}
 		}
-		if root, ok := parseSchema(t.OutputSchema); ok {
+		if root, ok := parseSchema(t.OutputSchema, strs); ok {
 			ti.output = &schemaDoc{root: root}
 		}
 		ix.tools = append(ix.tools, ti)
@@ -93,13 +97,13 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 			}
 			section := section
 			all := lazyKey(func() string { return section + ":" + encodeJSON(defs) })
-			for _, k := range defs.keys {
+			for i, k := range defs.keys {
 				key := func() string { return all() + "/" + k }
 				name := pascal(k)
 				if _, taken := ix.types[name]; taken && !ix.sameKey(name, key) {
 					name = d.rootName + pascal(k)
 				}
-				ix.claim(name, d, defs.vals[k], key)
+				ix.claim(name, d, defs.vals[i], key)
 			}
 		}
 	}
@@ -108,8 +112,8 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 		ix.walk(d, d.root, d.rootName, true)
 		for _, section := range []string{"$defs", "definitions"} {
 			if defs := kwObject(d.root, section); defs != nil {
-				for _, k := range defs.keys {
-					if o, ok := defs.vals[k].(*object); ok {
+				for i := range defs.keys {
+					if o, ok := defs.vals[i].(*object); ok {
 						ix.walk(d, o, ix.names[o], true)
 					}
 				}
@@ -136,11 +140,13 @@ func (ix *nsIndex) docs() []*schemaDoc {
 	return out
 }
 
-func parseSchema(raw []byte) (any, bool) {
+// parseSchema parses a schema's JSON, taking each key and string it holds
+// from strs when strs has it (and adding it when not).
+func parseSchema(raw []byte, strs map[string]string) (any, bool) {
 	if len(raw) == 0 {
 		return nil, false
 	}
-	v, err := parseJSON(raw)
+	v, err := parseJSONInterned(raw, strs)
 	if err != nil {
 		return nil, false
 	}
@@ -151,8 +157,14 @@ func parseSchema(raw []byte) (any, bool) {
 	return nil, false
 }
 
-// lazyKey memoizes a sharing key.
-func lazyKey(f func() string) func() string { return sync.OnceValue(f) }
+// lazyKey memoizes a sharing key. Keys are compared, never shown, and may
+// be a schema's whole text: what is kept is their SHA-256.
+func lazyKey(f func() string) func() string {
+	return sync.OnceValue(func() string {
+		sum := sha256.Sum256([]byte(f()))
+		return string(sum[:])
+	})
+}
 
 // sameKey reports whether name was claimed with a key equal to key.
 func (ix *nsIndex) sameKey(name string, key func() string) bool {
@@ -206,16 +218,16 @@ func (ix *nsIndex) walk(d *schemaDoc, n any, name string, root bool) {
 		name = ix.claim(name, d, o, lazyKey(func() string { return "path:" + encodeJSON(o) }))
 	}
 	if props := kwObject(o, "properties"); props != nil {
-		for _, k := range props.keys {
-			ix.walk(d, props.vals[k], name+pascal(k), false)
+		for i, k := range props.keys {
+			ix.walk(d, props.vals[i], name+pascal(k), false)
 		}
 	}
 	if ap, ok := o.get("additionalProperties"); ok {
 		ix.walk(d, ap, name+"Value", false)
 	}
 	if pp := kwObject(o, "patternProperties"); pp != nil {
-		for i, k := range pp.keys {
-			ix.walk(d, pp.vals[k], name+"Value"+suffix(i, len(pp.keys)), false)
+		for i := range pp.keys {
+			ix.walk(d, pp.vals[i], name+"Value"+suffix(i, len(pp.keys)), false)
 		}
 	}
 	if items, ok := o.get("items"); ok {
@@ -262,8 +274,8 @@ func (ix *nsIndex) nameRefTargets(d *schemaDoc, n any) {
 				}
 			}
 		}
-		for _, k := range c.keys {
-			ix.nameRefTargets(d, c.vals[k])
+		for _, v := range c.vals {
+			ix.nameRefTargets(d, v)
 		}
 	case []any:
 		for _, e := range c {

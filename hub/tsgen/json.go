@@ -13,38 +13,83 @@ import (
 // object is a JSON object that remembers the order of its keys. JSON Schema
 // leaves property order unspecified, but authors list properties in the
 // order they mean them to be read, so declarations keep it.
+//
+// vals[i] is the value of keys[i]. A namespace's index holds every object
+// of its schemas (GitHub's 1,222 operations have about a million), so an
+// object is two slices, searched in order, and only one with more than
+// objectIndexed keys gets a map to find a key by.
 type object struct {
 	keys []string
-	vals map[string]any
+	vals []any
+	idx  map[string]int // by key, the index in keys; nil for a small object
 }
+
+// objectIndexed is the most keys an object has without a map: a schema's
+// keywords are a handful, a large properties object gets one.
+const objectIndexed = 16
 
 func (o *object) get(key string) (any, bool) {
 	if o == nil {
 		return nil, false
 	}
-	v, ok := o.vals[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
+}
+
+// find is the index of key in o.keys, or -1.
+func (o *object) find(key string) int {
+	if o.idx != nil {
+		if i, ok := o.idx[key]; ok {
+			return i
+		}
+		return -1
+	}
+	return slices.Index(o.keys, key)
+}
+
+// set sets key's value, after the other keys if o does not have it yet.
+func (o *object) set(key string, v any) {
+	if i := o.find(key); i >= 0 {
+		o.vals[i] = v
+		return
+	}
+	o.keys = append(o.keys, key)
+	o.vals = append(o.vals, v)
+	switch {
+	case o.idx != nil:
+		o.idx[key] = len(o.keys) - 1
+	case len(o.keys) > objectIndexed:
+		o.idx = make(map[string]int, len(o.keys))
+		for i, k := range o.keys {
+			o.idx[k] = i
+		}
+	}
 }
 
 // without returns a shallow copy of o without the given keys.
 func (o *object) without(drop ...string) *object {
-	c := &object{vals: make(map[string]any, len(o.vals))}
-	for _, k := range o.keys {
+	c := &object{}
+	for i, k := range o.keys {
 		if slices.Contains(drop, k) {
 			continue
 		}
-		c.keys = append(c.keys, k)
-		c.vals[k] = o.vals[k]
+		c.set(k, o.vals[i])
 	}
 	return c
 }
 
 // parseJSON decodes data into nil, bool, json.Number, string, []any or
 // *object values.
-func parseJSON(data []byte) (any, error) {
+func parseJSON(data []byte) (any, error) { return parseJSONInterned(data, nil) }
+
+// parseJSONInterned is parseJSON that takes each object key and string
+// from strs when it has it, and adds it when not; nil strs takes none.
+func parseJSONInterned(data []byte, strs map[string]string) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, strs)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +99,7 @@ func parseJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+func decodeValue(dec *json.Decoder, strs map[string]string) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -63,7 +108,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			o := &object{vals: map[string]any{}}
+			o := &object{}
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -73,14 +118,11 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				if !ok {
 					return nil, fmt.Errorf("object key %v is not a string", kt)
 				}
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, strs)
 				if err != nil {
 					return nil, err
 				}
-				if _, dup := o.vals[k]; !dup {
-					o.keys = append(o.keys, k)
-				}
-				o.vals[k] = v
+				o.set(intern(strs, k), v)
 			}
 			if _, err := dec.Token(); err != nil {
 				return nil, err
@@ -89,7 +131,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, strs)
 				if err != nil {
 					return nil, err
 				}
@@ -101,9 +143,24 @@ func decodeValue(dec *json.Decoder) (any, error) {
 			return arr, nil
 		}
 		return nil, fmt.Errorf("unexpected delimiter %v", t)
+	case string:
+		return intern(strs, t), nil
 	default:
 		return t, nil
 	}
+}
+
+// intern is s as strs holds it, added when strs does not; s itself when
+// strs is nil.
+func intern(strs map[string]string, s string) string {
+	if strs == nil {
+		return s
+	}
+	if have, ok := strs[s]; ok {
+		return have
+	}
+	strs[s] = s
+	return s
 }
 
 // encodeJSON writes v compactly, keeping object key order and leaving HTML
@@ -145,7 +202,7 @@ func writeJSON(b *strings.Builder, v any) {
 			}
 			b.WriteString(quote(k))
 			b.WriteByte(':')
-			writeJSON(b, t.vals[k])
+			writeJSON(b, t.vals[i])
 		}
 		b.WriteByte('}')
 	}

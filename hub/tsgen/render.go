@@ -227,11 +227,11 @@ func inlineable(d *schemaDoc, n any) bool {
 		if has(c, "$ref") || isObjectLiteral(c) {
 			return false
 		}
-		for _, k := range c.keys {
+		for i, k := range c.keys {
 			if k == "$defs" || k == "definitions" || k == "default" || k == "examples" || k == "const" || k == "enum" {
 				continue
 			}
-			if !inlineable(d, c.vals[k]) {
+			if !inlineable(d, c.vals[i]) {
 				return false
 			}
 		}
@@ -348,10 +348,10 @@ func (r *renderer) fields(d *schemaDoc, o *object, lvl, ind int) []field {
 		indexDoc = append(indexDoc, r.propDoc(d, ap, "")...)
 	}
 	if pp := kwObject(o, "patternProperties"); pp != nil {
-		for _, k := range pp.keys {
-			index = append(index, r.typ(d, pp.vals[k], lvl+1, ind+1))
+		for i, k := range pp.keys {
+			index = append(index, r.typ(d, pp.vals[i], lvl+1, ind+1))
 			indexDoc = append(indexDoc, "Keys matching "+k+".")
-			indexDoc = append(indexDoc, r.propDoc(d, pp.vals[k], "")...)
+			indexDoc = append(indexDoc, r.propDoc(d, pp.vals[i], "")...)
 		}
 	}
 	if len(index) > 0 {

@@ -162,8 +162,8 @@ func findAnchor(n any, name string) (any, bool) {
 		if kwString(c, "$anchor") == name {
 			return c, true
 		}
-		for _, k := range c.keys {
-			if v, ok := findAnchor(c.vals[k], name); ok {
+		for _, v := range c.vals {
+			if v, ok := findAnchor(v, name); ok {
 				return v, true
 			}
 		}

@@ -193,8 +193,9 @@ func (e *openapiDocError) Error() string { return e.Loc + ": " + e.Problem }
 func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		var probe json.RawMessage
-		if err := json.Unmarshal(trimmed, &probe); err != nil {
+		// Checked whole before anything is decoded; nothing of it is
+		// copied.
+		if err := json.Unmarshal(trimmed, &struct{}{}); err != nil {
 			return nil, &openapiDocError{Loc: loc, Problem: "not valid JSON: " + config.JSONProblem(trimmed, err)}
 		}
 	}

@@ -33,6 +33,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -297,6 +298,10 @@ func (o *Sources) doc(ctx context.Context, source string) (*openapiDoc, *restSou
 	}
 }
 
+// releaseAfter is the size of a document whose parse is followed by
+// returning the freed memory to the system.
+const releaseAfter = 1 << 20
+
 // docLoad is one load of a source's document, shared by the callers that
 // wait for it: when done is closed, doc is what the source serves (nil
 // when the document failed with no earlier one to fall back on, or was
@@ -349,6 +354,14 @@ func (o *Sources) load(source string, rs *restSource, l *docLoad) {
 			doc = p.doc
 			if p.err != nil {
 				ue = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: p.err}
+			}
+			if len(data) >= releaseAfter {
+				// The parse's model is garbage now: GitHub's 13 MB
+				// description leaves some 200 MB of it and 11 MB of tools.
+				// It goes back to the system at once, not over the
+				// minutes the runtime would take.
+				data = nil
+				debug.FreeOSMemory()
 			}
 		case <-o.ctx.Done():
 			ue = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: errors.New("the hub is shutting down")}

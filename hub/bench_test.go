@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -264,4 +265,53 @@ func BenchmarkSearch10kVsStdioCall(b *testing.B) {
 	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(ref.Nanoseconds()), "ns/stdio-call")
 	b.ReportMetric(float64(ref.Nanoseconds())/per, "x-faster-than-stdio-call")
+}
+
+// BenchmarkExecuteOneCall is the hot path: execute of a run that makes one
+// call, `return await everything.echo(...)`, to the reference
+// server-everything over stdio, beside its two parts measured in the same
+// loop: execute of `return 1` (the run alone), and the transport floor, one
+// bare echo from a go-sdk client to another server-everything process (the
+// call alone). Each round times one of each, in turn, so a busy machine
+// slows all three alike. It reports each one's mean, the one-call run's
+// overhead over the sum of its parts (target: under 1.5 ms) and the ratio
+// of the one-call run to that sum.
+func BenchmarkExecuteOneCall(b *testing.B) {
+	srv := everythingSource(b)
+	h := hubWith(b, map[string]*config.Source{"everything": srv}, nil)
+	cs := directClient(b, &mcp.CommandTransport{Command: exec.Command(srv.Command, srv.Args...)})
+	bare := func() { callTool(b, cs, "echo", map[string]any{"message": "hello"}) }
+	run := func(code, want string) {
+		env, err := h.Execute(context.Background(), ExecuteRequest{Code: code})
+		if err != nil || env.Status != StatusCompleted || !strings.Contains(string(env.Result), want) {
+			b.Fatal(err, env.Status, env.Error, string(env.Result))
+		}
+	}
+	return1 := func() { run(`return 1`, `1`) }
+	oneCall := func() { run(`return await everything.echo({ message: "hello" });`, `Echo: hello`) }
+	for range 20 { // warm both servers, the session and the sandbox
+		bare()
+		return1()
+		oneCall()
+	}
+	var tBare, tReturn1, tOne time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		bare()
+		t1 := time.Now()
+		return1()
+		t2 := time.Now()
+		oneCall()
+		t3 := time.Now()
+		tBare += t1.Sub(t0)
+		tReturn1 += t2.Sub(t1)
+		tOne += t3.Sub(t2)
+	}
+	n := float64(b.N)
+	parts := float64(tBare+tReturn1) / n
+	b.ReportMetric(float64(tBare.Nanoseconds())/n, "ns/bare-call")
+	b.ReportMetric(float64(tReturn1.Nanoseconds())/n, "ns/return-1")
+	b.ReportMetric(float64(tOne.Nanoseconds())/n, "ns/one-call-run")
+	b.ReportMetric((float64(tOne)/n-parts)/1e6, "ms-over-parts")
+	b.ReportMetric(float64(tOne)/n/parts, "x-parts")
 }

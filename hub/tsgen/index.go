@@ -49,7 +49,7 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 	}
 	// The schemas of a namespace repeat their keywords, and often their
 	// property names and descriptions: each text is held once.
-	strs := map[string]string{}
+	strs := map[string]any{}
 	for _, t := range catalog {
 		if t.Namespace != ns {
 			continue
@@ -142,7 +142,7 @@ func (ix *nsIndex) docs() []*schemaDoc {
 
 // parseSchema parses a schema's JSON, taking each key and string it holds
 // from strs when strs has it (and adding it when not).
-func parseSchema(raw []byte, strs map[string]string) (any, bool) {
+func parseSchema(raw []byte, strs map[string]any) (any, bool) {
 	if len(raw) == 0 {
 		return nil, false
 	}

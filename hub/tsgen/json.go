@@ -86,7 +86,7 @@ func parseJSON(data []byte) (any, error) { return parseJSONInterned(data, nil) }
 
 // parseJSONInterned is parseJSON that takes each object key and string
 // from strs when it has it, and adds it when not; nil strs takes none.
-func parseJSONInterned(data []byte, strs map[string]string) (any, error) {
+func parseJSONInterned(data []byte, strs map[string]any) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := decodeValue(dec, strs)
@@ -99,7 +99,7 @@ func parseJSONInterned(data []byte, strs map[string]string) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder, strs map[string]string) (any, error) {
+func decodeValue(dec *json.Decoder, strs map[string]any) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -122,11 +122,12 @@ func decodeValue(dec *json.Decoder, strs map[string]string) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				o.set(intern(strs, k), v)
+				o.set(intern(strs, k).(string), v)
 			}
 			if _, err := dec.Token(); err != nil {
 				return nil, err
 			}
+			o.keys, o.vals = exact(o.keys), exact(o.vals)
 			return o, nil
 		case '[':
 			arr := []any{}
@@ -140,7 +141,7 @@ func decodeValue(dec *json.Decoder, strs map[string]string) (any, error) {
 			if _, err := dec.Token(); err != nil {
 				return nil, err
 			}
-			return arr, nil
+			return exact(arr), nil
 		}
 		return nil, fmt.Errorf("unexpected delimiter %v", t)
 	case string:
@@ -151,16 +152,28 @@ func decodeValue(dec *json.Decoder, strs map[string]string) (any, error) {
 }
 
 // intern is s as strs holds it, added when strs does not; s itself when
-// strs is nil.
-func intern(strs map[string]string, s string) string {
+// strs is nil. strs holds each string as an interface value, so a string
+// met again as a value costs neither its text nor its boxing.
+func intern(strs map[string]any, s string) any {
 	if strs == nil {
 		return s
 	}
 	if have, ok := strs[s]; ok {
 		return have
 	}
-	strs[s] = s
-	return s
+	var v any = s
+	strs[s] = v
+	return v
+}
+
+// exact is s in an array of its length: a parsed schema is kept for as
+// long as its namespace's index, and append's spare room would be kept
+// with it.
+func exact[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // encodeJSON writes v compactly, keeping object key order and leaving HTML

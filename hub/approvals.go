@@ -17,6 +17,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -80,6 +81,19 @@ type Approval struct {
 	// then the call's seq while planning, and Preview shows a placeholder
 	// for an earlier planned call's result as <result of call N>.path.
 	Plan *PlanInfo `json:"plan,omitempty"`
+	// Request is an OpenAPI operation's method, path template and
+	// server; nil for an MCP tool.
+	Request *upstream.RESTRequest `json:"request,omitempty"`
+	// DefinitionWas and DefinitionIs are the accepted and the current
+	// definition of a changed tool, as JSON, when the store kept the
+	// accepted one and the current one is the one asked about.
+	DefinitionWas string `json:"definitionWas,omitempty"`
+	DefinitionIs  string `json:"definitionIs,omitempty"`
+	// SecretWhere says, for a connection input, what the secret fills
+	// ("header X-API-Key", "environment variable GITHUB_TOKEN"), when the
+	// hub can tell; SignIn is set when a sign-in provides it instead.
+	SecretWhere string `json:"secretWhere,omitempty"`
+	SignIn      bool   `json:"signIn,omitempty"`
 }
 
 // Pending lists the approvals and connection inputs nobody decided yet,
@@ -143,6 +157,21 @@ func (h *Hub) approvalOf(p *store.Pending) Approval {
 		a.Annotations = annotationWords(t.Annotations)
 		if s := h.Config().Sources[t.Source]; s != nil {
 			a.DefaultConnection = s.DefaultConnection() == p.Connection
+		}
+		if t.Request != nil {
+			req := *t.Request
+			a.Request = &req
+		}
+		if p.Change != "" && t.PinnedDefinition != nil && (p.DefHash == "" || p.DefHash == t.Hash) {
+			if cur, err := t.DefinitionJSON(); err == nil {
+				a.DefinitionWas, a.DefinitionIs = string(t.PinnedDefinition), string(cur)
+			}
+		}
+		if p.Kind == KindConnection {
+			if slot, err := h.SecretSlot(t.Source, p.Connection, t.Name); err == nil {
+				a.SecretWhere, a.SignIn = slot.Where, slot.SignIn
+			}
+			a.SignIn = a.SignIn || strings.HasPrefix(p.Reason, signInReason)
 		}
 	}
 	return a

@@ -213,6 +213,7 @@ var openapiPoll time.Duration
 type openAPI interface {
 	upstream.Backend
 	AuthNeed(source, tool, conn string) string
+	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
 }
 
 // wrapOpenAPI, when set (tests), wraps the OpenAPI sources before the hub

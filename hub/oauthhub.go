@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -249,22 +250,170 @@ func (r *runHost) awaitConnection(ctx context.Context, c sandbox.Call, conn stri
 	return &sandbox.Suspend{Seq: c.Seq, Address: c.Address, Kind: KindConnection, Detail: p}
 }
 
-// SetSecret stores the secret of one connection in the keychain. The
-// connection must reference exactly one secret (${secret:NAME}); runs that
-// wait for it continue on their next resume.
-func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error {
-	s := h.Config().Sources[source]
+// SecretSlot is where the secret of a source's connection goes, as the
+// window's secret field names it.
+type SecretSlot struct {
+	// Connection is the connection the secret is stored for: the one
+	// asked for, else the source's default, else "default", the first
+	// connection of a source with none yet.
+	Connection string
+	Ref        string // the ${secret:REF} it fills
+	// Where says what the secret fills: "header X-API-Key", "environment
+	// variable GITHUB_TOKEN", "query parameter api_key".
+	Where string
+	// SignIn is set when an OAuth sign-in provides the connection's
+	// credentials: there is no secret to enter.
+	SignIn bool
+
+	// put, when set, is the config change that makes the connection
+	// reference Ref where the OpenAPI document wants it.
+	put func(c *config.Connection)
+}
+
+// SecretSlot says where the secret of connection conn of source goes.
+// tool is the tool a waiting call names, when there is one: an OpenAPI
+// operation's security scheme then says which header or parameter
+// takes it. It fails, naming the command that says where, when the hub
+// cannot tell (a stdio source that references no secret yet, a
+// connection that references several).
+func (h *Hub) SecretSlot(source, conn, tool string) (SecretSlot, error) {
+	return h.secretSlot(h.Config(), source, conn, tool)
+}
+
+func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretSlot, error) {
+	s := cfg.Sources[source]
 	if s == nil {
-		return fmt.Errorf("no source named %q", source)
+		return SecretSlot{}, fmt.Errorf("no source named %q", source)
 	}
-	if _, ok := s.Connections[conn]; !ok {
-		return fmt.Errorf("source %s has no connection %q", source, conn)
+	if conn == "" {
+		conn = s.DefaultConnection()
+	}
+	if conn == "" {
+		if len(s.Connections) > 0 {
+			return SecretSlot{}, fmt.Errorf("source %s has several connections and none is the default; name one", source)
+		}
+		conn = connectionToAdd("")
+	}
+	slot := SecretSlot{Connection: conn}
+	if h.oauthNeedsSignIn(source, conn) {
+		slot.SignIn = true
+		return slot, nil
 	}
 	refs := s.SecretRefs(conn)
-	if len(refs) != 1 {
-		return fmt.Errorf("connection %s of %s references %d secrets; set them with 'capabilities connection add %s %s --secret REF'", conn, source, len(refs), source, conn)
+	switch {
+	case len(refs) == 1:
+		slot.Ref = refs[0]
+		slot.Where = refPlace(s, conn, refs[0])
+		return slot, nil
+	case len(refs) > 1:
+		return SecretSlot{}, fmt.Errorf("connection %s of %s references %d secrets; set them with 'capabilities connection add %s %s --secret REF'", conn, source, len(refs), source, conn)
 	}
-	if err := h.kc.Set(config.SecretKey(source, conn, refs[0]), secret); err != nil {
+	if s.OpenAPI != "" {
+		if sp, ok := h.openapi.SecretPlace(source, tool); ok {
+			if sp.SignIn {
+				slot.SignIn = true
+				return slot, nil
+			}
+			slot.Ref = sp.Name
+			slot.Where = placeWords(sp.In) + " " + sp.Name
+			value := sp.Prefix + "${secret:" + sp.Name + "}"
+			slot.put = func(c *config.Connection) {
+				m := map[string]*map[string]string{"header": &c.Headers, "query": &c.Query, "cookie": &c.Cookies}[sp.In]
+				if *m == nil {
+					*m = map[string]string{}
+				}
+				(*m)[sp.Name] = value
+			}
+			return slot, nil
+		}
+	}
+	how := "--env VAR"
+	if s.URL != "" || s.OpenAPI != "" {
+		how = "--header NAME"
+	}
+	return SecretSlot{}, fmt.Errorf("the hub cannot tell where the secret of %s goes; say it in a terminal: capabilities connection add %s %s %s", source, source, conn, how)
+}
+
+// refPlace says what ${secret:ref} fills in connection conn of s (the
+// connection's values first, as Expand overlays them).
+func refPlace(s *config.Source, conn, ref string) string {
+	want := "${secret:" + ref + "}"
+	type place struct {
+		words string
+		m     map[string]string
+	}
+	places := []place{}
+	if c := s.Connections[conn]; c != nil {
+		places = append(places, place{"environment variable", c.Env}, place{"header", c.Headers}, place{"query parameter", c.Query}, place{"cookie", c.Cookies})
+	}
+	places = append(places, place{"environment variable", s.Env}, place{"header", s.Headers})
+	for _, p := range places {
+		for _, k := range sortedKeys(p.m) {
+			if strings.Contains(p.m[k], want) {
+				return p.words + " " + k
+			}
+		}
+	}
+	return "secret " + ref
+}
+
+// placeWords names where an OpenAPI secret goes.
+func placeWords(in string) string {
+	if in == "query" {
+		return "query parameter"
+	}
+	return in
+}
+
+// SetSecret stores the secret of one connection in the keychain, where
+// SecretSlot says it goes: a source with no connection yet gets its
+// default connection, and an OpenAPI source's connection the header or
+// parameter its security scheme names. Runs that wait for it continue on
+// their next resume.
+func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error {
+	return h.SetSecretFor(ctx, source, conn, "", secret)
+}
+
+// SetSecretFor is SetSecret for the secret a call of tool waits for.
+func (h *Hub) SetSecretFor(ctx context.Context, source, conn, tool, secret string) error {
+	if _, ok := h.Config().Sources[source]; ok && conn != "" {
+		if _, ok := h.Config().Sources[source].Connections[conn]; !ok {
+			return fmt.Errorf("source %s has no connection %q", source, conn)
+		}
+	}
+	slot, err := h.SecretSlot(source, conn, tool)
+	if err != nil {
+		return err
+	}
+	if slot.SignIn {
+		return fmt.Errorf("connection %s of %s signs in with OAuth: sign in instead of entering a secret", slot.Connection, source)
+	}
+	cur := h.Config().Sources[source]
+	if _, ok := cur.Connections[slot.Connection]; !ok || slot.put != nil {
+		cfg, err := config.Load(h.paths.Config())
+		if err != nil {
+			return err
+		}
+		s := cfg.Sources[source]
+		if s == nil {
+			return fmt.Errorf("no source named %q in %s", source, h.paths.Config())
+		}
+		c := s.Connections[slot.Connection]
+		if c == nil {
+			c = &config.Connection{}
+		}
+		if slot.put != nil {
+			slot.put(c)
+		}
+		s.PutConnection(slot.Connection, c, false)
+		// The keychain first: the reloaded config then finds the secret.
+		if err := h.kc.Set(config.SecretKey(source, slot.Connection, slot.Ref), secret); err != nil {
+			return err
+		}
+		if err := h.SaveConfig(ctx, cfg); err != nil {
+			return err
+		}
+	} else if err := h.kc.Set(config.SecretKey(source, slot.Connection, slot.Ref), secret); err != nil {
 		return err
 	}
 	h.views.invalidate()

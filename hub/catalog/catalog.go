@@ -490,13 +490,17 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 			c.log.Warn("skipping a stored tool whose definition does not decode", "source", src, "tool", name, "error", err)
 			continue
 		}
-		bySource[src] = append(bySource[src], &Tool{
+		t := &Tool{
 			Source: src, Namespace: naming.Namespace(src), Name: name,
 			Title: d.Title, Description: d.Description,
 			InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations,
 			Request: d.Request, Hash: hash, Pinned: pinned, Change: pinnedChange(pinned, hash, st.PinnedDefinition, &d),
 			Updated: st.Updated,
-		})
+		}
+		if t.Changed() && json.Valid(st.PinnedDefinition) {
+			t.PinnedDefinition = st.PinnedDefinition
+		}
+		bySource[src] = append(bySource[src], t)
 	}
 
 	// Once the new snapshot is in: a start-up wait that sees a source

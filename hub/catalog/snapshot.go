@@ -50,6 +50,10 @@ type Tool struct {
 	Pinned  string
 	Change  string
 	Updated time.Time
+	// PinnedDefinition is the JSON of the pinned definition when the tool
+	// is changed and the store kept it (DefinitionJSON is the current
+	// one's), for a person to see the difference; nil otherwise.
+	PinnedDefinition json.RawMessage
 }
 
 // Changed reports whether the tool's definition differs from the one

@@ -755,6 +755,76 @@ func schemeHowTo(source, conn, name string, s *openapiScheme) string {
 	return fmt.Sprintf("the %s scheme %s, which the hub cannot provide", s.typ, name)
 }
 
+// SecretPlace is where one secret of a connection goes in an operation's
+// request, as its security scheme says: In is "header", "query" or
+// "cookie", Name the header, parameter or cookie, Prefix what precedes the
+// secret ("Bearer " for a bearer token). SignIn is set instead for an OAuth
+// scheme, which a sign-in provides.
+type SecretPlace struct {
+	In, Name, Prefix string
+	SignIn           bool
+}
+
+// SecretPlace says where the one secret operation tool of source needs
+// goes: the first alternative of its security that one secret or a
+// sign-in fulfils. With tool "" (or one the document does not have) it
+// looks at the source's operations in name order. ok is false when no
+// operation needs such a secret, the document is not loaded, or its
+// schemes need more than one value (HTTP basic: a user and a password).
+func (o *Sources) SecretPlace(source, tool string) (SecretPlace, bool) {
+	if o == nil {
+		return SecretPlace{}, false
+	}
+	o.mu.Lock()
+	var doc *openapiDoc
+	if rs := o.srcs[source]; rs != nil {
+		doc = rs.doc
+	}
+	o.mu.Unlock()
+	if doc == nil {
+		return SecretPlace{}, false
+	}
+	ops := []*openapiOp{doc.ops[tool]}
+	if ops[0] == nil {
+		ops = ops[:0]
+		for _, name := range slices.Sorted(maps.Keys(doc.ops)) {
+			ops = append(ops, doc.ops[name])
+		}
+	}
+	for _, op := range ops {
+		for _, alt := range op.security {
+			if len(alt) != 1 {
+				continue
+			}
+			if p, ok := placeOf(doc.schemes[alt[0]]); ok {
+				return p, true
+			}
+		}
+	}
+	return SecretPlace{}, false
+}
+
+// placeOf is where scheme s takes its one secret.
+func placeOf(s *openapiScheme) (SecretPlace, bool) {
+	if s == nil {
+		return SecretPlace{}, false
+	}
+	switch s.typ {
+	case "apiKey":
+		switch in := strings.ToLower(s.in); in {
+		case "header", "query", "cookie":
+			return SecretPlace{In: in, Name: s.key}, s.key != ""
+		}
+	case "http":
+		if strings.EqualFold(s.http, "bearer") {
+			return SecretPlace{In: "header", Name: "Authorization", Prefix: "Bearer "}, true
+		}
+	case "oauth2", "openIdConnect":
+		return SecretPlace{SignIn: true}, true
+	}
+	return SecretPlace{}, false
+}
+
 // ConnectionMessage is what the model hears when an operation waits
 // for credentials.
 func ConnectionMessage(source, need string) string {

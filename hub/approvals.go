@@ -168,7 +168,7 @@ func (h *Hub) approvalOf(p *store.Pending) Approval {
 			}
 		}
 		if p.Kind == KindConnection {
-			if slot, err := h.SecretSlot(t.Source, p.Connection, t.Name); err == nil {
+			if slot, err := h.SecretSlot(t.Source, p.Connection, ""); err == nil {
 				a.SecretWhere, a.SignIn = slot.Where, slot.SignIn
 			}
 			a.SignIn = a.SignIn || strings.HasPrefix(p.Reason, signInReason)

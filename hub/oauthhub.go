@@ -271,9 +271,9 @@ type SecretSlot struct {
 }
 
 // SecretSlot says where the secret of connection conn of source goes.
-// tool is the tool a waiting call names, when there is one: an OpenAPI
-// operation's security scheme then says which header or parameter
-// takes it. It fails, naming the command that says where, when the hub
+// For an OpenAPI source, the security scheme of tool (or, with tool "",
+// of its first operation by name that needs one) says which header or
+// parameter takes it. It fails, naming the command that says where, when the hub
 // cannot tell (a stdio source that references no secret yet, a
 // connection that references several).
 func (h *Hub) SecretSlot(source, conn, tool string) (SecretSlot, error) {
@@ -371,17 +371,12 @@ func placeWords(in string) string {
 // parameter its security scheme names. Runs that wait for it continue on
 // their next resume.
 func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error {
-	return h.SetSecretFor(ctx, source, conn, "", secret)
-}
-
-// SetSecretFor is SetSecret for the secret a call of tool waits for.
-func (h *Hub) SetSecretFor(ctx context.Context, source, conn, tool, secret string) error {
 	if _, ok := h.Config().Sources[source]; ok && conn != "" {
 		if _, ok := h.Config().Sources[source].Connections[conn]; !ok {
 			return fmt.Errorf("source %s has no connection %q", source, conn)
 		}
 	}
-	slot, err := h.SecretSlot(source, conn, tool)
+	slot, err := h.SecretSlot(source, conn, "")
 	if err != nil {
 		return err
 	}

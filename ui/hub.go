@@ -95,6 +95,22 @@ type Approval struct {
 	// continues when the model resumes it.
 	NeedsSecret bool
 	Source      string
+	// SecretWhere says what the secret fills ("header X-Api-Key",
+	// "environment variable GITHUB_TOKEN"), when the hub can tell;
+	// SignIn: an OAuth sign-in provides it, there is no secret to enter.
+	SecretWhere string
+	SignIn      bool
+
+	// Method and URL are an OpenAPI operation's request ("DELETE",
+	// "https://api.example.com/items/{id}"); empty for an MCP tool.
+	Method, URL string
+
+	// Change says what changed in the tool's definition since the person
+	// accepted it ("description changed"); DefinitionWas and DefinitionIs
+	// are the accepted and the current definition as JSON, when the hub
+	// kept the accepted one.
+	Change                      string
+	DefinitionWas, DefinitionIs string
 
 	// Plan is set when the call is one of its run's plan: the calls that
 	// need consent, collected before the first of them runs and decided

@@ -36,13 +36,19 @@ func (u *hubAdapter) Pending() ([]Approval, error) {
 		if p.Kind != hub.KindApproval && p.Kind != hub.KindConnection {
 			continue
 		}
-		out = append(out, Approval{
+		a := Approval{
 			ID: p.ID, RunID: p.RunID, Seq: p.Seq, Address: p.Address, Title: p.Title,
 			Connection: p.Connection, DefaultConnection: p.DefaultConnection, Reason: p.Reason,
 			Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
 			Description: p.Description, Annotations: p.Annotations, Code: p.Code,
 			NeedsSecret: p.Kind == hub.KindConnection, Source: p.Source, Plan: planInfo(p.Plan),
-		})
+			SecretWhere: p.SecretWhere, SignIn: p.SignIn,
+			Change: p.Change, DefinitionWas: p.DefinitionWas, DefinitionIs: p.DefinitionIs,
+		}
+		if p.Request != nil {
+			a.Method, a.URL = p.Request.Method, p.Request.Server+p.Request.Path
+		}
+		out = append(out, a)
 	}
 	return out, nil
 }

@@ -387,13 +387,30 @@ func canDecide(it queueItem, now time.Time) bool {
 	return !it.busy && !it.expired && !expired(it.a, now) && !it.a.NeedsSecret
 }
 
-// keyDecision maps a key typed in the dialog to a decision. Only Escape
-// decides (deny); Enter and Return do nothing, so no key allows a call.
+// keyDecision maps a key typed in the dialog, with no button focused, to
+// a decision: Escape denies, Enter and Return allow once. A focused
+// decision button takes Enter itself (pressButton).
 func keyDecision(key fyne.KeyName) (Decision, bool) {
-	if key == fyne.KeyEscape {
+	switch key {
+	case fyne.KeyEscape:
 		return Deny, true
+	case fyne.KeyReturn, fyne.KeyEnter:
+		return AllowOnce, true
 	}
 	return "", false
+}
+
+// pressButton says what a key typed on a focused decision button does:
+// Escape denies whatever has focus, and Enter or Return presses the
+// focused button, so Enter on Deny denies.
+func pressButton(key fyne.KeyName) (deny, press bool) {
+	switch key {
+	case fyne.KeyEscape:
+		return true, false
+	case fyne.KeyReturn, fyne.KeyEnter:
+		return false, true
+	}
+	return false, false
 }
 
 // statusText is the line under the preview: why the buttons are off, or why
@@ -412,10 +429,22 @@ func statusText(it queueItem, now time.Time) string {
 		return "The hub did not take the decision: " + it.err
 	case it.saved:
 		return "Saved in the keychain. The run continues when the model resumes it."
+	case it.a.NeedsSecret && it.a.SignIn:
+		return fmt.Sprintf("This call waits for a sign-in to %s (%s), not for a decision. Sign in below; the tokens go to the keychain, never to the model.", orUnknown(it.a.Source), connectionWords(it.a.Connection))
 	case it.a.NeedsSecret:
-		return fmt.Sprintf("This call waits for the secret of connection %q of %s, not for a decision. Enter it below; it goes to the keychain, never to the model.", it.a.Connection, orUnknown(it.a.Source))
+		return fmt.Sprintf("This call waits for the secret of %s of %s, not for a decision. Enter it below; it goes to the keychain, never to the model.", connectionWords(it.a.Connection), orUnknown(it.a.Source))
 	}
 	return ""
+}
+
+// connectionWords names a call's connection in a sentence: "connection
+// work", or "its first connection, default" for a source with none yet
+// (saving a secret creates it).
+func connectionWords(conn string) string {
+	if conn == "" {
+		return "its first connection, default"
+	}
+	return "connection " + conn
 }
 
 // Folding limits for previews.
@@ -636,7 +665,7 @@ func groupText(items []queueItem, group []int) string {
 	if plan == nil {
 		return fmt.Sprintf("This run waits on %d calls: %s.", len(group), strings.Join(parts, ", "))
 	}
-	s := fmt.Sprintf("This run's plan: %d call(s), collected before the first of them runs; each runs once, and only as shown: %s.", len(group), strings.Join(parts, ", "))
+	s := fmt.Sprintf("This run's plan: %s, collected before the first of them runs; each runs once, and only as shown: %s.", plural(len(group), "call", "calls"), strings.Join(parts, ", "))
 	if len(plan.Denied) > 0 {
 		s += " Denied by policy, never runs: " + strings.Join(plan.Denied, ", ") + "."
 	}
@@ -963,4 +992,308 @@ func ruleOrigin(r PolicyRule) string {
 		from += " (" + r.Warning + ")"
 	}
 	return from
+}
+
+// allowTogetherLabel labels the button that allows n calls of a run at
+// once: "Allow these 3 calls", or, outside a plan, "Allow these 3 calls
+// once".
+func allowTogetherLabel(n int, plan bool) string {
+	label := "Allow " + plural(n, "call", "calls")
+	if n > 1 {
+		label = fmt.Sprintf("Allow these %d calls", n)
+	}
+	if !plan {
+		label += " once"
+	}
+	return label
+}
+
+// gridLine is one line of the dialog's monospace views (arguments, plan,
+// code, definition diff) with how it is drawn.
+type gridLine struct {
+	text  string
+	style lineStyle
+}
+
+type lineStyle int
+
+const (
+	lineNormal  lineStyle = iota
+	lineHead              // a call's head in a plan
+	lineCurrent           // the shown call: its head, its line of code
+	lineOther             // another waiting call of the run
+	lineWarn              // a mark that needs attention: denied, stopped
+	lineAdded             // a definition line the change added
+	lineRemoved           // a definition line the change removed
+	lineDim               // unchanged lines left out, a note
+)
+
+// textLines turns plain lines into grid lines.
+func textLines(lines []string, style lineStyle) []gridLine {
+	out := make([]gridLine, len(lines))
+	for i, l := range lines {
+		out[i] = gridLine{l, style}
+	}
+	return out
+}
+
+// gridText is the lines as one text (tests, and what a copy would take).
+func gridText(lines []gridLine) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.text
+	}
+	return strings.Join(out, "\n")
+}
+
+// codeGrid is the run's code as grid lines, the calls marked.
+func codeGrid(lines []codeLine) []gridLine {
+	out := make([]gridLine, len(lines))
+	for i, l := range lines {
+		out[i] = gridLine{text: codeLineText(l)}
+		switch l.mark {
+		case markCall:
+			out[i].style = lineCurrent
+		case markOther:
+			out[i].style = lineOther
+		}
+	}
+	return out
+}
+
+// callMarks are what the dialog says of one call of a plan besides its
+// arguments: "changed definition", "needs a secret first".
+func callMarks(a Approval) []string {
+	var marks []string
+	if a.Change != "" || a.DefinitionIs != "" {
+		marks = append(marks, "changed definition")
+	}
+	switch {
+	case a.NeedsSecret && a.SignIn:
+		marks = append(marks, "needs a sign-in first")
+	case a.NeedsSecret || a.Plan != nil && a.Plan.Missing:
+		marks = append(marks, "needs a secret first")
+	}
+	if a.Method != "" {
+		marks = append(marks, requestLine(a.Method, a.URL, a.Preview))
+	}
+	return marks
+}
+
+// planGrid lays out every call of a run's plan that waits in the queue,
+// each with its arguments, in order: a head line per call ("▶ #2
+// memory.addObservations · changed definition"; ▶ is the call shown),
+// its arguments indented under it, then the calls policy denied, which
+// never run.
+func planGrid(items []queueItem, group []int, cur int) []gridLine {
+	var out []gridLine
+	var plan *PlanInfo
+	for n, i := range group {
+		a := items[i].a
+		if a.Plan != nil {
+			plan = a.Plan
+		}
+		if n > 0 {
+			out = append(out, gridLine{})
+		}
+		marker, style := "  ", lineHead
+		if i == cur {
+			marker, style = "▶ ", lineCurrent
+		}
+		head := fmt.Sprintf("%s#%d %s", marker, a.Seq, a.Address)
+		if marks := callMarks(a); len(marks) > 0 {
+			head += " · " + strings.Join(marks, " · ")
+		}
+		out = append(out, gridLine{head, style})
+		for _, l := range fullPreview(a.Preview) {
+			out = append(out, gridLine{"    " + l, lineNormal})
+		}
+	}
+	if plan != nil {
+		for _, d := range plan.Denied {
+			out = append(out, gridLine{}, gridLine{"✕ " + d + " · denied by policy, never runs", lineWarn})
+		}
+	}
+	return out
+}
+
+// requestLine is an OpenAPI call's method and URL, with the path
+// parameters its arguments give filled in: "DELETE
+// https://api.example.com/items/42". A parameter the arguments do not
+// give as a string or a number stays {name}.
+func requestLine(method, url, preview string) string {
+	var args map[string]any
+	dec := json.NewDecoder(strings.NewReader(preview))
+	dec.UseNumber()
+	if dec.Decode(&args) != nil {
+		args = nil
+	}
+	filled := pathParam.ReplaceAllStringFunc(url, func(m string) string {
+		switch v := args[m[1:len(m)-1]].(type) {
+		case string:
+			return escapePathSegment(v)
+		case json.Number:
+			return v.String()
+		}
+		return m
+	})
+	return strings.TrimSpace(strings.ToUpper(method) + " " + filled)
+}
+
+var pathParam = regexp.MustCompile(`\{[A-Za-z0-9_.-]+\}`)
+
+// escapePathSegment escapes what a path segment cannot hold as is.
+func escapePathSegment(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// definitionLines is a tool definition (JSON) as lines to compare:
+// pretty-printed with its key order kept, long lines cut as the
+// arguments' are.
+func definitionLines(def string) []string {
+	if strings.TrimSpace(def) == "" {
+		return nil
+	}
+	return fullPreview(def)
+}
+
+// diffContext is how many unchanged lines a definition diff keeps around
+// each change.
+const diffContext = 2
+
+// maxDiffCells bounds the work of a diff: definitions longer than this
+// (lines × lines) are shown as removed and added whole.
+const maxDiffCells = 1 << 22
+
+// definitionDiff compares the accepted and the current definition of a
+// changed tool, line by line: removed lines are marked "- ", added ones
+// "+ ", and runs of unchanged lines longer than the context around the
+// changes are left out with a note. Without the accepted definition it
+// says so and shows the current one.
+func definitionDiff(change, was, is string) []gridLine {
+	var out []gridLine
+	if change != "" {
+		out = append(out, gridLine{"What changed: " + change, lineHead})
+	}
+	a, b := definitionLines(was), definitionLines(is)
+	if a == nil {
+		if len(out) > 0 || b != nil {
+			out = append(out, gridLine{"The accepted definition was not kept; the current one:", lineDim})
+		}
+		for _, l := range b {
+			out = append(out, gridLine{"  " + l, lineNormal})
+		}
+		return out
+	}
+	ops := diffOps(a, b)
+	keep := make([]bool, len(ops))
+	for i, op := range ops {
+		if op.style != lineNormal {
+			for j := max(0, i-diffContext); j <= min(len(ops)-1, i+diffContext); j++ {
+				keep[j] = true
+			}
+		}
+	}
+	for i := 0; i < len(ops); {
+		if keep[i] {
+			out = append(out, ops[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(ops) && !keep[j] {
+			j++
+		}
+		out = append(out, gridLine{"  … " + plural(j-i, "unchanged line", "unchanged lines"), lineDim})
+		i = j
+	}
+	return out
+}
+
+// diffOps is the line diff of a and b, by their longest common
+// subsequence: each line of the result is "  " (in both), "- " (only in
+// a) or "+ " (only in b), in order.
+func diffOps(a, b []string) []gridLine {
+	del := func(l string) gridLine { return gridLine{"- " + l, lineRemoved} }
+	add := func(l string) gridLine { return gridLine{"+ " + l, lineAdded} }
+	var out []gridLine
+	if len(a)*len(b) > maxDiffCells {
+		for _, l := range a {
+			out = append(out, del(l))
+		}
+		for _, l := range b {
+			out = append(out, add(l))
+		}
+		return out
+	}
+	// lcs[i][j] is the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			out = append(out, gridLine{"  " + a[i], lineNormal})
+			i++
+			j++
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			out = append(out, del(a[i]))
+			i++
+		default:
+			out = append(out, add(b[j]))
+			j++
+		}
+	}
+	for ; i < len(a); i++ {
+		out = append(out, del(a[i]))
+	}
+	for ; j < len(b); j++ {
+		out = append(out, add(b[j]))
+	}
+	return out
+}
+
+// secretFieldText says, above the secret field, what the secret fills and
+// for which connection: "Fills header X-Api-Key of petstore. Saving
+// creates its first connection, default."
+func secretFieldText(a Approval) string {
+	where := a.SecretWhere
+	if where == "" {
+		where = "the connection's secret"
+	}
+	s := fmt.Sprintf("Fills %s of %s", where, orUnknown(a.Source))
+	if a.Connection == "" {
+		return s + ". Saving creates its first connection, default."
+	}
+	return s + ", connection " + a.Connection + "."
+}
+
+// signInText is what the sign-in box says: "petstore signs in with OAuth
+// (connection work): there is no secret to paste."; with url set, the
+// browser did not open and the person copies it.
+func signInBoxText(a Approval, url string) string {
+	s := fmt.Sprintf("%s signs in with OAuth (%s): there is no secret to paste.", orUnknown(a.Source), connectionWords(a.Connection))
+	if url != "" {
+		s += " No browser opened: open this address in one to sign in."
+	}
+	return s
 }

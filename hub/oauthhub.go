@@ -101,6 +101,15 @@ func (h *Hub) oauthNeedsSignIn(source, conn string) bool {
 // the window's Sign in button call it; a sign-in the hub started for a run
 // is replaced by this one.
 func (h *Hub) Login(ctx context.Context, source, conn string) (*oauth.Grant, error) {
+	return h.LoginShowing(ctx, source, conn, nil)
+}
+
+// LoginShowing is Login for a window that shows the sign-in page's
+// address too: show gets it (on the sign-in's goroutine) as the browser
+// is asked to open it, so the person can copy it when no browser opens,
+// and the sign-in then waits for them instead of failing. A nil show is
+// Login.
+func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(url string)) (*oauth.Grant, error) {
 	s := h.Config().Sources[source]
 	if s == nil {
 		return nil, fmt.Errorf("no source %q in the config", source)
@@ -111,13 +120,23 @@ func (h *Hub) Login(ctx context.Context, source, conn string) (*oauth.Grant, err
 	k := connKey{source, conn}
 	run, ctx := h.signIns.begin(ctx, k, true)
 	defer h.signIns.end(k, run)
-	return h.signIn(ctx, s, source, conn)
+	var open func(context.Context, string) error
+	if show != nil {
+		open = func(ctx context.Context, url string) error {
+			show(url)
+			if err := oauth.OpenBrowser(ctx, url); err != nil {
+				h.log.Info("no browser opened the sign-in page; the window shows its address", "source", source, "connection", conn, "error", err)
+			}
+			return nil
+		}
+	}
+	return h.signIn(ctx, s, source, conn, open)
 }
 
-func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string) (*oauth.Grant, error) {
+func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string, open func(context.Context, string) error) (*oauth.Grant, error) {
 	h.events.publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
 	h.log.Info("signing a connection in", "source", source, "connection", conn)
-	g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc})
+	g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc, Open: open})
 	if err != nil {
 		h.log.Warn("sign-in failed", "source", source, "connection", conn, "error", h.secrets.Scrub(err.Error()))
 	} else {
@@ -147,7 +166,7 @@ func (h *Hub) offerSignIn(source, conn string) {
 		defer h.wg.Done()
 		defer cancel()
 		defer h.signIns.end(k, run)
-		h.signIn(ctx, s, source, conn)
+		h.signIn(ctx, s, source, conn, nil)
 	}()
 }
 

@@ -162,7 +162,7 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 	now := func() time.Time { return c.now() }
 	c.dialog = newApprovalDialog(a, c.decide, func(source, conn, secret string, done func(error)) {
 		c.act(func() error { return h.SetSecret(source, conn, secret) }, done)
-	}, now)
+	}, c.signInShowing, now)
 	c.main = newMainWindow(a, actions{
 		review: c.review,
 		setSecret: func(source, conn, secret string, done func(error)) {
@@ -454,8 +454,19 @@ func (c *controller) openImport() {
 // browser, so it runs on a goroutine of its own, not the controller's;
 // done gets its error on the main goroutine.
 func (c *controller) signIn(source, conn string, done func(error)) {
+	c.signInShowing(source, conn, nil, done)
+}
+
+// signInShowing is signIn that hands the sign-in page's address to
+// showURL on the main goroutine, for a person to copy when no browser
+// opens it.
+func (c *controller) signInShowing(source, conn string, showURL func(string), done func(error)) {
+	var show func(string)
+	if showURL != nil {
+		show = func(url string) { c.do(func() { showURL(url) }) }
+	}
 	go func() {
-		err := c.hub.Login(source, conn)
+		err := c.hub.Login(source, conn, show)
 		if err != nil {
 			c.opts.logf("ui: signing %s/%s in: %v", source, conn, err)
 		}

@@ -3,7 +3,6 @@
 package ui
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -20,28 +19,41 @@ import (
 // approvalDialog is the window that asks about waiting tool calls, one at a
 // time, with the queue position in a corner, the other waiting calls of the
 // same run named (and allowed together with one button), the whole redacted
-// arguments and the run's code with the call marked. All its methods run on
-// the Fyne main goroutine.
+// arguments (every call's, for a run's plan), what changed in a changed
+// tool's definition, and the run's code with the call marked. The width is
+// fixed and long text wraps, so the buttons stay in the window. All its
+// methods run on the Fyne main goroutine.
 type approvalDialog struct {
 	win       fyne.Window
 	decide    func(id string, d Decision) // hands a decision to the hub, never blocks
 	setSecret func(source, connection, secret string, done func(error))
+	signIn    func(source, connection string, showURL func(string), done func(error))
 	now       func() time.Time
 
 	items []queueItem
 	cur   int
 	shown bool
+	// shownID is the call the widgets show; the views scroll back and the
+	// change tab comes forward only when it changes.
+	shownID string
 
 	count, address, title, description, annotations *widget.Label
+	request                                         *widget.Label
 	connection, reason, askedBy, deadline           *widget.Label
 	group                                           *widget.Label
 	allowRun                                        *widget.Button
 	groupBox                                        *fyne.Container
 
-	argLines  []string
-	args      *widget.List
+	argsTitle *widget.Label
+	argLines  []gridLine
+	args      *gridView
 	codeLines []codeLine
-	code      *widget.List
+	code      *gridView
+	diffLines []gridLine
+	diff      *gridView
+	lower     *container.AppTabs
+	codeTab   *container.TabItem
+	diffTab   *container.TabItem
 
 	secretBox   *fyne.Container
 	secretLabel *widget.Label
@@ -51,6 +63,16 @@ type approvalDialog struct {
 	// emptied whenever the dialog shows another owner's request.
 	secretFor string
 
+	signInBox    *fyne.Container
+	signInLabel  *widget.Label
+	signInButton *widget.Button
+	signInURL    *widget.Entry
+	signInCopy   *widget.Button
+	// signInAt is the sign-in page's address for the call signInFor, once
+	// the hub gave it.
+	signInAt, signInFor string
+	signingIn           bool
+
 	status              *widget.Label
 	prev, next, dismiss *widget.Button
 	allowOnce           *decisionButton
@@ -58,9 +80,9 @@ type approvalDialog struct {
 	deny, denyAlways    *decisionButton
 }
 
-// decisionButton is a button that passes Escape on to the dialog: a focused
-// widget receives the keys, so without this Escape would not deny once a
-// button has focus.
+// decisionButton is a button that passes Escape on to the dialog and takes
+// Enter itself: a focused widget receives the keys, so without this Escape
+// would not deny once a button has focus, and Enter would do nothing.
 type decisionButton struct {
 	widget.Button
 	onKey func(*fyne.KeyEvent)
@@ -75,81 +97,109 @@ func newDecisionButton(label string, imp widget.Importance, tapped func(), onKey
 	return b
 }
 
-// TypedKey hands Escape to the dialog and everything else to the button.
+// TypedKey hands Escape to the dialog, presses the button on Enter, and
+// gives everything else to the button.
 func (b *decisionButton) TypedKey(ev *fyne.KeyEvent) {
-	if _, ok := keyDecision(ev.Name); ok {
+	switch deny, press := pressButton(ev.Name); {
+	case deny:
 		b.onKey(ev)
-		return
+	case press:
+		if !b.Disabled() && b.OnTapped != nil {
+			b.OnTapped()
+		}
+	default:
+		b.Button.TypedKey(ev)
 	}
-	b.Button.TypedKey(ev)
 }
 
-func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func(source, connection, secret string, done func(error)), now func() time.Time) *approvalDialog {
-	d := &approvalDialog{decide: decide, setSecret: setSecret, now: now, cur: -1}
+// dialogWidth is the dialog's width: long text wraps within it, so the
+// buttons never leave the window.
+const dialogWidth = 780
+
+// gridView is a monospace view that scrolls: compact rows, not a list row
+// per line.
+type gridView struct {
+	grid   *widget.TextGrid
+	scroll *container.Scroll
+}
+
+func newGrid() *gridView {
+	g := widget.NewTextGrid()
+	g.Scroll = fyne.ScrollNone
+	return &gridView{grid: g, scroll: container.NewScroll(g)}
+}
+
+// scrollTo scrolls the view so that row is near its top.
+func (v *gridView) scrollTo(row int) {
+	y := float32(0)
+	if row > 2 {
+		y = v.grid.PositionForCursorLocation(row-2, 0).Y
+	}
+	v.scroll.ScrollToOffset(fyne.NewPos(0, y))
+}
+
+func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func(source, connection, secret string, done func(error)),
+	signIn func(source, connection string, showURL func(string), done func(error)), now func() time.Time) *approvalDialog {
+	d := &approvalDialog{decide: decide, setSecret: setSecret, signIn: signIn, now: now, cur: -1}
 	d.win = a.NewWindow("capabilities: approve a tool call")
 	d.win.SetIcon(appIcon)
 
+	wrapped := func() *widget.Label {
+		l := widget.NewLabel("")
+		l.Wrapping = fyne.TextWrapWord
+		return l
+	}
 	d.count = widget.NewLabel("")
 	d.count.Importance = widget.MediumImportance
 	d.address = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.address.SizeName = theme.SizeNameSubHeadingText
 	d.address.Truncation = fyne.TextTruncateEllipsis
-	d.title = widget.NewLabel("")
-	d.title.Wrapping = fyne.TextWrapWord
-	d.description = widget.NewLabel("")
-	d.description.Wrapping = fyne.TextWrapWord
+	d.title = wrapped()
+	d.description = wrapped()
 	d.description.Truncation = fyne.TextTruncateEllipsis
 	d.description.SizeName = theme.SizeNameCaptionText
-	d.annotations = widget.NewLabel("")
-	d.connection = widget.NewLabel("")
-	d.reason = widget.NewLabel("")
-	d.askedBy = widget.NewLabel("")
-	d.askedBy.Truncation = fyne.TextTruncateEllipsis
+	d.request = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	d.request.Wrapping = fyne.TextWrapBreak
+	d.annotations = wrapped()
+	d.connection = wrapped()
+	d.reason = wrapped()
+	d.askedBy = wrapped()
 	d.deadline = widget.NewLabel("")
 
-	d.group = widget.NewLabel("")
-	d.group.Wrapping = fyne.TextWrapWord
+	d.group = wrapped()
 	d.allowRun = widget.NewButtonWithIcon("", theme.ConfirmIcon(), d.allowGroup)
 	d.groupBox = container.NewBorder(nil, nil, nil, d.allowRun, d.group)
 
-	monoRow := func() fyne.CanvasObject {
-		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		l.Truncation = fyne.TextTruncateEllipsis
-		return l
-	}
-	d.args = widget.NewList(func() int { return len(d.argLines) }, monoRow, func(i widget.ListItemID, o fyne.CanvasObject) {
-		if i < len(d.argLines) {
-			o.(*widget.Label).SetText(d.argLines[i])
-		}
-	})
-	d.code = widget.NewList(func() int { return len(d.codeLines) }, monoRow, func(i widget.ListItemID, o fyne.CanvasObject) {
-		if i >= len(d.codeLines) {
-			return
-		}
-		l := o.(*widget.Label)
-		line := d.codeLines[i]
-		l.Importance = widget.MediumImportance
-		switch line.mark {
-		case markCall:
-			l.Importance = widget.WarningImportance
-		case markOther:
-			l.Importance = widget.HighImportance
-		}
-		l.SetText(codeLineText(line))
-	})
-	d.args.OnSelected = func(widget.ListItemID) { d.args.UnselectAll() }
-	d.code.OnSelected = func(widget.ListItemID) { d.code.UnselectAll() }
+	d.args = newGrid()
+	d.code = newGrid()
+	d.diff = newGrid()
 
-	d.secretLabel = widget.NewLabel("")
+	d.secretLabel = wrapped()
 	d.secretEntry = widget.NewPasswordEntry()
 	d.secretEntry.SetPlaceHolder("the token or password; it goes to the OS keychain")
 	d.secretEntry.OnSubmitted = func(string) { d.saveSecret() }
 	d.secretSave = widget.NewButtonWithIcon("Save to keychain", theme.DocumentSaveIcon(), d.saveSecret)
 	d.secretSave.Importance = widget.HighImportance
-	d.secretBox = container.NewBorder(nil, nil, d.secretLabel, d.secretSave, d.secretEntry)
+	d.secretBox = container.NewVBox(d.secretLabel, container.NewBorder(nil, nil, nil, d.secretSave, d.secretEntry))
 
-	d.status = widget.NewLabel("")
-	d.status.Wrapping = fyne.TextWrapWord
+	d.signInLabel = wrapped()
+	d.signInButton = widget.NewButtonWithIcon("Sign in", theme.LoginIcon(), d.startSignIn)
+	d.signInButton.Importance = widget.HighImportance
+	d.signInURL = widget.NewEntry()
+	d.signInURL.OnChanged = func(string) { // read-only, but selectable
+		if d.signInURL.Text != d.signInAt {
+			d.signInURL.SetText(d.signInAt)
+		}
+	}
+	d.signInCopy = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+		a.Clipboard().SetContent(d.signInAt)
+	})
+	d.signInBox = container.NewVBox(
+		container.NewBorder(nil, nil, nil, d.signInButton, d.signInLabel),
+		container.NewBorder(nil, nil, nil, d.signInCopy, d.signInURL),
+	)
+
+	d.status = wrapped()
 	d.status.Importance = widget.WarningImportance
 
 	d.prev = widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { d.move(-1) })
@@ -172,15 +222,18 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func
 		field("Asked by"), d.askedBy,
 		field("Expires"), d.deadline,
 	)
-	top := container.NewVBox(header, d.title, d.description, widget.NewSeparator(), details, d.groupBox, d.secretBox)
-	argsPane := container.NewBorder(widget.NewLabelWithStyle("Arguments (secrets redacted)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.args)
-	codePane := container.NewBorder(widget.NewLabelWithStyle("The run's code (marked: this call, and the run's other waiting calls)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.code)
-	split := container.NewVSplit(argsPane, codePane)
-	split.Offset = 0.45
+	top := container.NewVBox(header, d.title, d.description, d.request, widget.NewSeparator(), details, d.groupBox, d.secretBox, d.signInBox)
+	d.argsTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	argsPane := container.NewBorder(d.argsTitle, nil, nil, nil, d.args.scroll)
+	d.codeTab = container.NewTabItem("The run's code (marked: this call ▶, the run's other waiting calls ▷)", d.code.scroll)
+	d.diffTab = container.NewTabItem("What changed in the tool's definition", d.diff.scroll)
+	d.lower = container.NewAppTabs(d.codeTab)
+	split := container.NewVSplit(argsPane, d.lower)
+	split.Offset = 0.5
 	buttons := container.NewHBox(d.prev, d.next, layout.NewSpacer(), d.dismiss, d.deny, d.allowOnce, d.allowAlways, d.denyAlways)
 	bottom := container.NewVBox(d.status, widget.NewSeparator(), buttons)
 	d.win.SetContent(container.NewBorder(top, bottom, nil, nil, split))
-	d.win.Resize(fyne.NewSize(780, 760))
+	d.win.Resize(fyne.NewSize(dialogWidth, 760))
 	d.win.Canvas().SetOnTypedKey(d.typedKey)
 	d.win.SetCloseIntercept(d.hide)
 	d.refresh()
@@ -318,7 +371,9 @@ func (d *approvalDialog) refresh() {
 		for _, l := range []*widget.Label{d.title, d.description, d.annotations, d.connection, d.reason, d.askedBy, d.deadline, d.status} {
 			l.SetText("")
 		}
-		d.setLines(nil, nil)
+		d.request.Hide()
+		d.shownID = ""
+		d.setViews("Arguments (secrets redacted)", nil, nil, nil)
 		for _, b := range d.decisionButtons() {
 			b.Disable()
 		}
@@ -326,13 +381,21 @@ func (d *approvalDialog) refresh() {
 		d.groupBox.Hide()
 		d.clearSecretFor("")
 		d.secretBox.Hide()
+		d.signInBox.Hide()
 		return
 	}
 	a := it.a
+	fresh := a.ID != d.shownID
+	d.shownID = a.ID
 	d.clearSecretFor(secretOwner(a))
 	d.address.SetText(a.Address)
 	showText(d.title, a.Title)
 	showText(d.description, truncate(strings.TrimSpace(a.Description), 400))
+	if a.Method != "" {
+		showText(d.request, requestLine(a.Method, a.URL, a.Preview))
+	} else {
+		showText(d.request, "")
+	}
 	d.annotations.SetText(annotationsText(a))
 	d.connection.SetText(connectionText(a.Connection, a.DefaultConnection))
 	d.reason.SetText(a.Reason)
@@ -344,27 +407,49 @@ func (d *approvalDialog) refresh() {
 	for _, i := range group {
 		others = append(others, d.items[i].a.Address)
 	}
-	d.setLines(fullPreview(a.Preview), codeView(secrets.RedactCredentials(a.Code), a.Address, others))
+	argsTitle, args := "Arguments (secrets redacted)", textLines(fullPreview(a.Preview), lineNormal)
+	if a.Plan != nil && len(group) > 1 {
+		argsTitle, args = "The run's plan: every call with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
+	}
+	var diff []gridLine
+	if a.Change != "" || a.DefinitionIs != "" {
+		diff = definitionDiff(a.Change, a.DefinitionWas, a.DefinitionIs)
+	}
+	d.setViews(argsTitle, args, codeView(secrets.RedactCredentials(a.Code), a.Address, others), diff)
+	d.showChangeTab(diff != nil, fresh)
 	if text := groupText(d.items, group); text != "" {
 		d.group.SetText(text)
 		together := allowableTogether(d.items, group, now)
-		label := "Allow these %d once"
-		if a.Plan != nil {
-			label = "Allow these %d calls"
-		}
-		d.allowRun.SetText(fmt.Sprintf(label, len(together)))
+		d.allowRun.SetText(allowTogetherLabel(len(together), a.Plan != nil))
 		setEnabled(d.allowRun, len(together) > 1)
 		d.groupBox.Show()
 	} else {
 		d.groupBox.Hide()
 	}
-	if a.NeedsSecret {
-		d.secretLabel.SetText(fmt.Sprintf("Secret of %s/%s", orUnknown(a.Source), a.Connection))
+	d.secretBox.Hide()
+	d.signInBox.Hide()
+	switch {
+	case a.NeedsSecret && a.SignIn:
+		url := ""
+		if d.signInFor == a.ID {
+			url = d.signInAt
+		}
+		d.signInLabel.SetText(signInBoxText(a, url))
+		setEnabled(d.signInButton, !d.signingIn && a.Source != "")
+		d.signInURL.SetText(url)
+		if url != "" {
+			d.signInURL.Show()
+			d.signInCopy.Show()
+		} else {
+			d.signInURL.Hide()
+			d.signInCopy.Hide()
+		}
+		d.signInBox.Show()
+	case a.NeedsSecret:
+		d.secretLabel.SetText(secretFieldText(a))
 		setEnabled(d.secretSave, !it.busy && !it.saved && a.Source != "")
 		setEnabled(d.secretEntry, !it.saved && a.Source != "")
 		d.secretBox.Show()
-	} else {
-		d.secretBox.Hide()
 	}
 
 	showText(d.status, statusText(it, now))
@@ -379,6 +464,21 @@ func (d *approvalDialog) refresh() {
 	}
 }
 
+// showChangeTab puts the definition diff's tab first when the shown call's
+// tool changed, and brings it forward when the call is new on screen.
+func (d *approvalDialog) showChangeTab(changed, fresh bool) {
+	has := len(d.lower.Items) > 1
+	switch {
+	case changed && !has:
+		d.lower.SetItems([]*container.TabItem{d.diffTab, d.codeTab})
+		d.lower.Select(d.diffTab)
+	case changed && fresh:
+		d.lower.Select(d.diffTab)
+	case !changed && has:
+		d.lower.SetItems([]*container.TabItem{d.codeTab})
+	}
+}
+
 // clearSecretFor empties the secret field when it is about to serve another
 // owner, so a value typed for one source's connection never stays for
 // another's request.
@@ -390,32 +490,72 @@ func (d *approvalDialog) clearSecretFor(owner string) {
 	d.secretEntry.SetText("")
 }
 
-// setLines shows new arguments and code, keeping the scroll positions when
-// they did not change.
-func (d *approvalDialog) setLines(args []string, code []codeLine) {
+// setViews shows new arguments, code and definition diff, keeping the
+// scroll positions of the views that did not change.
+func (d *approvalDialog) setViews(argsTitle string, args []gridLine, code []codeLine, diff []gridLine) {
+	d.argsTitle.SetText(argsTitle)
 	if !slices.Equal(args, d.argLines) {
 		d.argLines = args
-		d.args.Refresh()
-		d.args.ScrollToTop()
+		fillGrid(d.args.grid, args)
+		d.args.scrollTo(0)
 	}
 	if !slices.Equal(code, d.codeLines) {
 		d.codeLines = code
-		d.code.Refresh()
-		d.code.ScrollTo(firstMark(code))
+		fillGrid(d.code.grid, codeGrid(code))
+		d.code.scrollTo(firstMark(code))
 	}
+	if !slices.Equal(diff, d.diffLines) {
+		d.diffLines = diff
+		fillGrid(d.diff.grid, diff)
+		d.diff.scrollTo(0)
+	}
+}
+
+// fillGrid writes lines into g with their styles.
+func fillGrid(g *widget.TextGrid, lines []gridLine) {
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.text
+	}
+	g.SetText(strings.Join(texts, "\n"))
+	for i, l := range lines {
+		if st := gridStyle(l.style); st != nil {
+			g.SetRowStyle(i, st)
+		}
+	}
+	g.Refresh()
+}
+
+// gridStyle is how a line style is drawn; nil: as plain text.
+func gridStyle(s lineStyle) widget.TextGridStyle {
+	fg := func(name fyne.ThemeColorName) widget.TextGridStyle {
+		return &widget.CustomTextGridStyle{FGColor: theme.Color(name)}
+	}
+	switch s {
+	case lineHead:
+		return &widget.CustomTextGridStyle{TextStyle: fyne.TextStyle{Monospace: true}}
+	case lineCurrent:
+		return &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameWarning), TextStyle: fyne.TextStyle{Monospace: true}}
+	case lineOther:
+		return fg(theme.ColorNamePrimary)
+	case lineWarn, lineRemoved:
+		return fg(theme.ColorNameError)
+	case lineAdded:
+		return fg(theme.ColorNameSuccess)
+	case lineDim:
+		return fg(theme.ColorNamePlaceHolder)
+	}
+	return nil
 }
 
 // argsText is the whole arguments view as text (tests).
-func (d *approvalDialog) argsText() string { return strings.Join(d.argLines, "\n") }
+func (d *approvalDialog) argsText() string { return gridText(d.argLines) }
 
 // codeText is the whole code view as text (tests).
-func (d *approvalDialog) codeText() string {
-	out := make([]string, len(d.codeLines))
-	for i, l := range d.codeLines {
-		out[i] = codeLineText(l)
-	}
-	return strings.Join(out, "\n")
-}
+func (d *approvalDialog) codeText() string { return gridText(codeGrid(d.codeLines)) }
+
+// diffText is the whole definition diff as text (tests).
+func (d *approvalDialog) diffText() string { return gridText(d.diffLines) }
 
 func showText(l *widget.Label, s string) {
 	l.SetText(s)
@@ -495,4 +635,40 @@ func setEnabled(w disableable, on bool) {
 	} else if !on && !w.Disabled() {
 		w.Disable()
 	}
+}
+
+// startSignIn signs the shown call's connection in. The hub opens the
+// sign-in page in the browser and hands the dialog its address, which
+// it shows for copying; the run continues when the model resumes it.
+func (d *approvalDialog) startSignIn() {
+	it, ok := d.current()
+	if !ok || !it.a.NeedsSecret || !it.a.SignIn || d.signingIn || d.signIn == nil {
+		return
+	}
+	id := it.a.ID
+	d.signingIn = true
+	d.signInFor, d.signInAt = id, ""
+	d.items[d.cur].err = ""
+	d.refresh()
+	d.signIn(it.a.Source, it.a.Connection, func(url string) {
+		if d.signInFor == id {
+			d.signInAt = url
+			d.refresh()
+		}
+	}, func(err error) {
+		d.signingIn = false
+		for i := range d.items {
+			if d.items[i].a.ID == id {
+				if err != nil {
+					d.items[i].err = err.Error()
+				} else {
+					d.items[i].saved = true
+				}
+			}
+		}
+		if d.signInFor == id {
+			d.signInAt = ""
+		}
+		d.refresh()
+	})
 }

@@ -87,24 +87,32 @@ func TestDialogDecisions(t *testing.T) {
 	}
 }
 
-func TestDialogKeysThatDoNotDecide(t *testing.T) {
+// TestDialogKeys: Space and Tab decide nothing; Enter allows the shown
+// call once; Enter on a focused button presses that button, so Enter on
+// Deny denies.
+func TestDialogKeys(t *testing.T) {
 	h := newFakeHub()
 	c := newTestController(t, h, t0)
-	a, raw := sampleApproval("ap_1", t0)
-	h.add(a, raw)
+	a1, r1 := sampleApproval("ap_1", t0)
+	a2, r2 := longApproval("ap_2", t0.Add(time.Second))
+	h.add(a1, r1)
+	h.add(a2, r2)
 	c.step()
 	cv := c.dialog.win.Canvas()
-	for _, k := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace, fyne.KeyTab} {
+	for _, k := range []fyne.KeyName{fyne.KeySpace, fyne.KeyTab} {
 		cv.OnTypedKey()(&fyne.KeyEvent{Name: k})
 	}
-	cv.Focus(c.dialog.deny)
-	cv.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	c.step()
 	if got := h.decided(); len(got) != 0 {
-		t.Errorf("keys other than Escape decided: %v", got)
+		t.Errorf("Space or Tab decided: %v", got)
 	}
-	if !c.dialog.shown {
-		t.Error("dialog closed")
+	cv.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	c.step()
+	cv.Focus(c.dialog.deny)
+	cv.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyEnter})
+	c.step()
+	if diff := cmp.Diff([]decisionCall{{"ap_1", AllowOnce}, {"ap_2", Deny}}, h.decided()); diff != "" {
+		t.Errorf("decisions by Enter (-want +got):\n%s", diff)
 	}
 }
 
@@ -244,6 +252,9 @@ func texts(o fyne.CanvasObject) []string {
 			out = append(out, w.Text)
 		case *canvas.Text:
 			out = append(out, w.Text)
+		case *widget.TextGrid:
+			out = append(out, w.Text())
+			return
 		}
 		switch w := o.(type) {
 		case *fyne.Container:
@@ -336,7 +347,7 @@ func TestDialogShowsEverything(t *testing.T) {
 			t.Errorf("dialog does not show %q", want)
 		}
 	}
-	if l, ok := c.dialog.args.CreateItem().(*widget.Label); !ok || !l.TextStyle.Monospace {
-		t.Error("the arguments are not monospace")
+	if got := c.dialog.args.grid.Text(); !strings.Contains(got, `"repo": "acme/widgets"`) {
+		t.Errorf("the arguments are not in the monospace grid: %q", got)
 	}
 }

@@ -86,7 +86,7 @@ func TestDialogAllowsARunTogether(t *testing.T) {
 	if !d.groupBox.Visible() || d.group.Text != "This run waits on 2 calls: github.createIssue (#3), slack.postMessage (#4)." {
 		t.Fatalf("group %q (visible %v)", d.group.Text, d.groupBox.Visible())
 	}
-	if d.allowRun.Text != "Allow these 2 once" || d.allowRun.Disabled() {
+	if d.allowRun.Text != "Allow these 2 calls once" || d.allowRun.Disabled() {
 		t.Fatalf("allow-together button %q disabled=%v", d.allowRun.Text, d.allowRun.Disabled())
 	}
 	test.Tap(d.allowRun)
@@ -100,7 +100,7 @@ func TestDialogAllowsARunTogether(t *testing.T) {
 }
 
 // TestDialogShowsWholeArguments: nothing of a long payload is folded away;
-// the view is a list, so only what is on screen is drawn.
+// the view is a monospace grid that scrolls.
 func TestDialogShowsWholeArguments(t *testing.T) {
 	h := newFakeHub()
 	c := newTestController(t, h, t0)
@@ -123,12 +123,12 @@ func TestDialogShowsWholeArguments(t *testing.T) {
 		t.Error("the password is not masked")
 	}
 	for _, l := range d.argLines {
-		if n := len([]rune(l)); n > argLineWidth+4 {
+		if n := len([]rune(l.text)); n > argLineWidth+4 {
 			t.Fatalf("a line of %d runes", n)
 		}
 	}
-	if d.args.Length() != len(d.argLines) || len(d.argLines) < 90 {
-		t.Errorf("list of %d for %d lines", d.args.Length(), len(d.argLines))
+	if rows := len(d.args.grid.Rows); rows != len(d.argLines) || len(d.argLines) < 90 {
+		t.Errorf("grid of %d rows for %d lines", rows, len(d.argLines))
 	}
 }
 

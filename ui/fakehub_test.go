@@ -42,6 +42,7 @@ type fakeHub struct {
 	loginErr error          // Login fails with it, when set
 	loginGo  chan struct{}  // when set, Login waits for a receive from it
 	loginEnd chan loginCall // when set, Login sends on it once it returned
+	loginURL string         // when set, Login shows it as the sign-in page's address
 }
 
 type loginCall struct{ Source, Connection string }
@@ -190,11 +191,14 @@ func (h *fakeHub) History(limit int) ([]DecisionRecord, error) {
 
 // Login records the call and, unless loginErr is set, signs the
 // connection in.
-func (h *fakeHub) Login(source, connection string) error {
+func (h *fakeHub) Login(source, connection string, showURL func(string)) error {
 	h.mu.Lock()
 	h.logins = append(h.logins, loginCall{source, connection})
-	gate, end, err := h.loginGo, h.loginEnd, h.loginErr
+	gate, end, err, url := h.loginGo, h.loginEnd, h.loginErr, h.loginURL
 	h.mu.Unlock()
+	if url != "" && showURL != nil {
+		showURL(url)
+	}
 	if gate != nil {
 		<-gate
 	}
@@ -546,4 +550,56 @@ func (h *fakeHub) populate() {
 		After:   `{"name":"postMessage","description":"Post a message to any channel","inputSchema":{"type":"object","required":["channel","text"],"properties":{"unfurl_links":{"type":"boolean"}}}}`,
 		Seen:    t0.Add(-2 * time.Hour),
 	}}
+}
+
+// restApproval is a call of an OpenAPI operation, asked because its
+// definition changed: its path moved and its description says more.
+func restApproval(id string, created time.Time) Approval {
+	was := `{"annotations":{"destructiveHint":true},"description":"Remove an item.","inputSchema":{"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"},"name":"removeItem","request":{"method":"DELETE","path":"/items/{id}","server":"https://api.example.com/v1"}}`
+	is := `{"annotations":{"destructiveHint":true},"description":"Remove an item and every copy of it, in every workspace the key can reach.","inputSchema":{"properties":{"id":{"type":"string"},"cascade":{"type":"boolean"}},"required":["id"],"type":"object"},"name":"removeItem","request":{"method":"POST","path":"/admin/wipe/{id}","server":"https://api.example.com/v1"}}`
+	return Approval{
+		ID: id, RunID: "run_5d20", Seq: 1,
+		Address: "inventory.removeItem", Title: "Remove an item",
+		Description: "Remove an item and every copy of it, in every workspace the key can reach.",
+		Annotations: []string{"destructive"}, Code: `return await inventory.removeItem({ id: "item 42", cascade: true });`,
+		Connection: "default", DefaultConnection: true, Source: "inventory",
+		Reason: "changed tool definition", Client: "claude-code 1.2",
+		Preview: `{"id":"item 42","cascade":true}`,
+		Method:  "POST", URL: "https://api.example.com/v1/admin/wipe/{id}",
+		Change:        "description, input schema, method (DELETE to POST), path (/items/{id} to /admin/wipe/{id}) changed",
+		DefinitionWas: was, DefinitionIs: is,
+		Created: created, Expires: created.Add(5 * time.Minute),
+	}
+}
+
+// longReasonApproval is asked for a reason long enough to need several
+// lines.
+func longReasonApproval(id string, created time.Time) Approval {
+	a, _ := sampleApproval(id, created)
+	a.RunID = "run_a11c"
+	a.Reason = "policy ask: the rule github.* in config.json asks before every call of the namespace, and this call also writes to a repository that the connection work can push to, which the person asked to confirm every time for the next two weeks while the release is frozen"
+	return a
+}
+
+// secretApproval waits for the API key of an OpenAPI source with no
+// connection yet.
+func secretApproval(id string, created time.Time) Approval {
+	return Approval{
+		ID: id, RunID: "run_0b7e", Seq: 1, Address: "petstore.getInventory", Title: "Returns pet inventories by status",
+		Code: "return await petstore.getInventory();", Reason: "the source has no connection yet, so no secret",
+		Client: "claude-code 1.2", Preview: "{}", NeedsSecret: true, Source: "petstore", SecretWhere: "header api_key",
+		Method: "GET", URL: "https://petstore3.swagger.io/api/v3/store/inventory",
+		Created: created, Expires: created.Add(5 * time.Minute),
+	}
+}
+
+// signInApproval waits for an OAuth sign-in.
+func signInApproval(id string, created time.Time) Approval {
+	return Approval{
+		ID: id, RunID: "run_3e91", Seq: 2, Address: "linear.createIssue", Title: "Create an issue",
+		Code:   "const team = await linear.listTeams();\nreturn await linear.createIssue({ team: team[0].id, title: \"Login page\" });",
+		Reason: "sign-in needed for connection personal", Client: "cursor 0.48", Preview: `{"team":"<result of call 1>[0].id","title":"Login page"}`,
+		NeedsSecret: true, SignIn: true, Source: "linear", Connection: "personal",
+		Created: created, Expires: created.Add(10 * time.Minute),
+	}
 }

@@ -49,8 +49,11 @@ type Hub interface {
 	AcceptTool(address string) error
 	// Login signs an OAuth connection of a source in: it opens the
 	// authorization page and blocks until the person finished, failed or
-	// the hub stopped. The UI calls it on a goroutine of its own.
-	Login(source, connection string) error
+	// the hub stopped. The UI calls it on a goroutine of its own. When
+	// showURL is set it gets the page's address (on a hub goroutine) as
+	// the browser is asked to open it, for the person to copy when no
+	// browser opens.
+	Login(source, connection string, showURL func(url string)) error
 	// AddSource adds a source to config.json, as 'capabilities source add'
 	// does, and the hub applies it.
 	AddSource(spec SourceSpec) error

@@ -177,8 +177,8 @@ func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {
 
 func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.ctx, address) }
 
-func (u *hubAdapter) Login(source, connection string) error {
-	_, err := u.h.Login(u.ctx, source, connection)
+func (u *hubAdapter) Login(source, connection string, showURL func(string)) error {
+	_, err := u.h.LoginShowing(u.ctx, source, connection, showURL)
 	return err
 }
 

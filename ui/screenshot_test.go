@@ -294,8 +294,8 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 	})
 	on(func() { // scrolled to the placeholder, as a person would
 		for i, l := range d.argLines {
-			if strings.Contains(l, "<result of call") {
-				d.args.ScrollTo(i)
+			if strings.Contains(l.text, "<result of call") {
+				d.args.scrollTo(i)
 				break
 			}
 		}

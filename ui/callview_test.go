@@ -1,0 +1,304 @@
+//go:build !headless
+
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAllowTogetherLabel(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		plan bool
+		want string
+	}{
+		{1, true, "Allow 1 call"},
+		{3, true, "Allow these 3 calls"},
+		{2, false, "Allow these 2 calls once"},
+		{1, false, "Allow 1 call once"},
+	} {
+		if got := allowTogetherLabel(tc.n, tc.plan); got != tc.want {
+			t.Errorf("allowTogetherLabel(%d, %v) = %q, want %q", tc.n, tc.plan, got, tc.want)
+		}
+	}
+}
+
+func TestPressButton(t *testing.T) {
+	for _, tc := range []struct {
+		key         fyne.KeyName
+		deny, press bool
+	}{
+		{fyne.KeyEscape, true, false},
+		{fyne.KeyReturn, false, true},
+		{fyne.KeyEnter, false, true},
+		{fyne.KeySpace, false, false},
+		{fyne.KeyTab, false, false},
+	} {
+		if deny, press := pressButton(tc.key); deny != tc.deny || press != tc.press {
+			t.Errorf("pressButton(%s) = %v, %v; want %v, %v", tc.key, deny, press, tc.deny, tc.press)
+		}
+	}
+}
+
+func TestRequestLine(t *testing.T) {
+	for _, tc := range []struct {
+		method, url, preview, want string
+	}{
+		{"delete", "https://api.example.com/items/{id}", `{"id":"42"}`, "DELETE https://api.example.com/items/42"},
+		{"GET", "https://api.example.com/orders/{orderId}", `{"orderId":7}`, "GET https://api.example.com/orders/7"},
+		{"POST", "https://api.example.com/items/{id}", `{"id":"a b/c"}`, "POST https://api.example.com/items/a%20b%2Fc"},
+		{"GET", "https://api.example.com/items/{id}", `{"id":{"nested":1}}`, "GET https://api.example.com/items/{id}"},
+		{"GET", "https://api.example.com/items/{id}", `{"id": <result of call 1>.id}`, "GET https://api.example.com/items/{id}"},
+		{"GET", "https://api.example.com/items", "", "GET https://api.example.com/items"},
+	} {
+		if got := requestLine(tc.method, tc.url, tc.preview); got != tc.want {
+			t.Errorf("requestLine(%s, %s, %s) = %q, want %q", tc.method, tc.url, tc.preview, got, tc.want)
+		}
+	}
+}
+
+func TestDefinitionDiff(t *testing.T) {
+	var long []string
+	for i := range 12 {
+		long = append(long, `"k`+string(rune('a'+i))+`": 1`)
+	}
+	obj := func(extra string) string { return "{" + strings.Join(long, ",") + extra + "}" }
+	for _, tc := range []struct {
+		name, change, was, is string
+		want                  []string
+	}{
+		{"one value changed", "description changed",
+			`{"description":"Remove an item.","name":"removeItem"}`,
+			`{"description":"Remove every item.","name":"removeItem"}`,
+			[]string{"What changed: description changed", "  {", `-   "description": "Remove an item.",`, `+   "description": "Remove every item.",`, `    "name": "removeItem"`, "  }"}},
+		{"far from the change is left out", "input schema changed", obj(""), obj(`,"kz": 2`),
+			[]string{"What changed: input schema changed", "  … 10 unchanged lines", `    "kj": 1,`, `    "kk": 1,`, `-   "kl": 1`, `+   "kl": 1,`, `+   "kz": 2`, "  }"}},
+		{"the accepted one was not kept", "its definition changed (the accepted one was not kept)", "", `{"name":"x"}`,
+			[]string{"What changed: its definition changed (the accepted one was not kept)", "The accepted definition was not kept; the current one:", "  {", `    "name": "x"`, "  }"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, l := range definitionDiff(tc.change, tc.was, tc.is) {
+				got = append(got, l.text)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("definitionDiff (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := definitionDiff("", "", ""); got != nil {
+		t.Errorf("no change and no definitions: %v", got)
+	}
+}
+
+func TestDiffOpsStyles(t *testing.T) {
+	got := diffOps([]string{"a", "b", "c"}, []string{"a", "c", "d"})
+	want := []gridLine{{"  a", lineNormal}, {"- b", lineRemoved}, {"  c", lineNormal}, {"+ d", lineAdded}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(gridLine{})); diff != "" {
+		t.Errorf("diffOps (-want +got):\n%s", diff)
+	}
+}
+
+// TestPlanGrid: every call of a plan with its arguments, the shown one
+// marked, the marks of each, and the calls policy denied.
+func TestPlanGrid(t *testing.T) {
+	calls := planApprovals(t0)
+	calls[1].Change = "description changed"
+	calls[2].Plan = &PlanInfo{Missing: true, Stop: calls[2].Plan.Stop, Denied: []string{"memory.deleteEntities (#4)"}}
+	var items []queueItem
+	for _, a := range calls {
+		items = append(items, queueItem{a: a})
+	}
+	got := gridText(planGrid(items, []int{0, 1, 2}, 1))
+	for _, want := range []string{
+		"  #1 memory.createEntities\n    {\n      \"entities\": [",
+		"▶ #2 memory.addObservations · changed definition\n    {",
+		"\"entityName\": <result of call 1>.entities[0].name,",
+		"  #3 memory.createRelations · needs a secret first\n",
+		"✕ memory.deleteEntities (#4) · denied by policy, never runs",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, got)
+		}
+	}
+	styles := map[lineStyle]int{}
+	for _, l := range planGrid(items, []int{0, 1, 2}, 1) {
+		styles[l.style]++
+	}
+	if styles[lineCurrent] != 1 || styles[lineHead] != 2 || styles[lineWarn] != 1 {
+		t.Errorf("line styles %v: one current head, two other heads, one denied", styles)
+	}
+}
+
+func TestSecretWords(t *testing.T) {
+	now := t0
+	for _, tc := range []struct {
+		name         string
+		a            Approval
+		field, state string
+	}{
+		{"new connection", Approval{NeedsSecret: true, Source: "petstore", SecretWhere: "header api_key"},
+			"Fills header api_key of petstore. Saving creates its first connection, default.",
+			"This call waits for the secret of its first connection, default of petstore"},
+		{"named connection", Approval{NeedsSecret: true, Source: "github", Connection: "work", SecretWhere: "environment variable GITHUB_TOKEN"},
+			"Fills environment variable GITHUB_TOKEN of github, connection work.",
+			"This call waits for the secret of connection work of github"},
+		{"unknown place", Approval{NeedsSecret: true, Source: "notes", Connection: "work"},
+			"Fills the connection's secret of notes, connection work.", "connection work of notes"},
+		{"sign-in", Approval{NeedsSecret: true, SignIn: true, Source: "linear", Connection: "personal"},
+			"", "This call waits for a sign-in to linear (connection personal)"},
+	} {
+		if tc.field != "" {
+			if got := secretFieldText(tc.a); got != tc.field {
+				t.Errorf("%s: secretFieldText = %q, want %q", tc.name, got, tc.field)
+			}
+		}
+		tc.a.Expires = now.Add(time.Minute)
+		if got := statusText(queueItem{a: tc.a}, now); !strings.Contains(got, tc.state) {
+			t.Errorf("%s: statusText = %q, want it to contain %q", tc.name, got, tc.state)
+		}
+	}
+	if got := signInBoxText(Approval{Source: "linear", Connection: "personal"}, "http://127.0.0.1:9/start/x"); !strings.Contains(got, "No browser opened") {
+		t.Errorf("with the address: %q", got)
+	}
+}
+
+// TestDialogChangedRESTCall: a changed OpenAPI operation shows its method
+// and URL, and the diff of its definitions comes first.
+func TestDialogChangedRESTCall(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	a := restApproval("ap_1", t0)
+	h.add(a, a.Preview)
+	c.step()
+	d := c.dialog
+	if !d.request.Visible() || d.request.Text != "POST https://api.example.com/v1/admin/wipe/item%2042" {
+		t.Errorf("request %q (visible %v)", d.request.Text, d.request.Visible())
+	}
+	if d.lower.Selected() != d.diffTab || len(d.lower.Items) != 2 {
+		t.Fatalf("the diff is not the first tab: %d tabs, %v selected", len(d.lower.Items), d.lower.Selected().Text)
+	}
+	diff := d.diffText()
+	for _, want := range []string{`-     "method": "DELETE",`, `+     "method": "POST",`, `-     "path": "/items/{id}",`, `+     "path": "/admin/wipe/{id}",`, `+       "cascade": {`} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("the diff lacks %q:\n%s", want, diff)
+		}
+	}
+	// The tab goes when the next call's tool did not change.
+	b, raw := sampleApproval("ap_2", t0.Add(time.Second))
+	h.add(b, raw)
+	c.step()
+	d.move(+1)
+	if len(d.lower.Items) != 1 || d.request.Visible() {
+		t.Errorf("an unchanged MCP tool: %d tabs, request shown %v", len(d.lower.Items), d.request.Visible())
+	}
+}
+
+// TestDialogLongReasonKeepsItsWidth: a long reason wraps; the window does
+// not grow past its width, so the buttons stay on screen.
+func TestDialogLongReasonKeepsItsWidth(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	a := longReasonApproval("ap_1", t0)
+	h.add(a, a.Preview)
+	c.step()
+	d := c.dialog
+	if w := d.win.Content().MinSize().Width; w > dialogWidth {
+		t.Errorf("the content needs %v wide, more than %d", w, dialogWidth)
+	}
+	if d.reason.Text != a.Reason || d.reason.Wrapping != fyne.TextWrapWord {
+		t.Errorf("the reason is not whole and wrapped: %q", d.reason.Text)
+	}
+}
+
+// TestDialogPlanShowsEveryCall: the args view of a plan's call lists each
+// call of the plan with its arguments.
+func TestDialogPlanShowsEveryCall(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	for _, p := range planApprovals(t0) {
+		h.add(p, p.Preview)
+	}
+	c.step()
+	d := c.dialog
+	args := d.argsText()
+	for _, want := range []string{"▶ #1 memory.createEntities", "  #2 memory.addObservations", "  #3 memory.createRelations", `"to": "Analytical Engine"`} {
+		if !strings.Contains(args, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, args)
+		}
+	}
+	if d.allowRun.Text != "Allow these 3 calls" || !strings.Contains(d.group.Text, "This run's plan: 3 calls,") {
+		t.Errorf("button %q, group %q", d.allowRun.Text, d.group.Text)
+	}
+}
+
+// TestDialogSecretForASourceWithNoConnection: the field says which header
+// it fills and that saving creates the first connection; the secret goes
+// to the hub with no connection named.
+func TestDialogSecretForASourceWithNoConnection(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	a := secretApproval("ap_1", t0)
+	h.add(a, a.Preview)
+	c.step()
+	d := c.dialog
+	if !d.secretBox.Visible() || d.signInBox.Visible() || d.secretLabel.Text != "Fills header api_key of petstore. Saving creates its first connection, default." {
+		t.Fatalf("secret box %v, sign-in box %v, label %q", d.secretBox.Visible(), d.signInBox.Visible(), d.secretLabel.Text)
+	}
+	test.Type(d.secretEntry, "special-key")
+	test.Tap(d.secretSave)
+	c.step()
+	if diff := cmp.Diff([]secretCall{{"petstore", "", "special-key"}}, h.secrets); diff != "" {
+		t.Errorf("secrets (-want +got):\n%s", diff)
+	}
+}
+
+// TestDialogSignIn: an OAuth connection gets a Sign in button, no secret
+// field; the sign-in page's address is shown to copy while it runs.
+func TestDialogSignIn(t *testing.T) {
+	h := newFakeHub()
+	gate := make(chan struct{})
+	h.loginGo, h.loginURL = gate, "http://127.0.0.1:53682/start/abc"
+	c := newTestController(t, h, t0)
+	a := signInApproval("ap_1", t0)
+	h.add(a, a.Preview)
+	c.step()
+	d := c.dialog
+	if !d.signInBox.Visible() || d.secretBox.Visible() || d.signInURL.Visible() {
+		t.Fatalf("sign-in box %v, secret box %v, address shown %v", d.signInBox.Visible(), d.secretBox.Visible(), d.signInURL.Visible())
+	}
+	// The dialog's sign-in reports to the test once the address is shown
+	// and once the sign-in ended (the callbacks run on Login's goroutine).
+	shown, ended := make(chan struct{}, 1), make(chan struct{}, 1)
+	orig := d.signIn
+	d.signIn = func(source, conn string, showURL func(string), done func(error)) {
+		orig(source, conn, func(u string) { showURL(u); shown <- struct{}{} }, func(err error) { done(err); ended <- struct{}{} })
+	}
+	test.Tap(d.signInButton)
+	<-shown
+	if !d.signInURL.Visible() || d.signInURL.Text != h.loginURL {
+		t.Fatalf("the sign-in page's address: shown %v, %q", d.signInURL.Visible(), d.signInURL.Text)
+	}
+	if !d.signInButton.Disabled() || !strings.Contains(d.signInLabel.Text, "No browser opened") {
+		t.Errorf("while signing in: button disabled %v, label %q", d.signInButton.Disabled(), d.signInLabel.Text)
+	}
+	d.signInURL.SetText("edited")
+	if d.signInURL.Text != h.loginURL {
+		t.Errorf("the address can be edited: %q", d.signInURL.Text)
+	}
+	close(gate)
+	<-ended
+	c.step()
+	if diff := cmp.Diff([]loginCall{{"linear", "personal"}}, h.loginCalls()); diff != "" {
+		t.Errorf("logins (-want +got):\n%s", diff)
+	}
+	if d.signInURL.Visible() || !d.dismiss.Visible() {
+		t.Errorf("after the sign-in: address shown %v, dismiss %v", d.signInURL.Visible(), d.dismiss.Visible())
+	}
+}

@@ -52,6 +52,8 @@ type approvalDialog struct {
 	diffLines []gridLine
 	diff      *gridView
 	lower     *container.AppTabs
+	split     *container.Split
+	change    *widget.Label
 	codeTab   *container.TabItem
 	diffTab   *container.TabItem
 
@@ -225,14 +227,17 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func
 	top := container.NewVBox(header, d.title, d.description, d.request, widget.NewSeparator(), details, d.groupBox, d.secretBox, d.signInBox)
 	d.argsTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	argsPane := container.NewBorder(d.argsTitle, nil, nil, nil, d.args.scroll)
-	d.codeTab = container.NewTabItem("The run's code (marked: this call ▶, the run's other waiting calls ▷)", d.code.scroll)
-	d.diffTab = container.NewTabItem("What changed in the tool's definition", d.diff.scroll)
+	d.change = widget.NewLabel("")
+	d.change.Wrapping = fyne.TextWrapWord
+	d.change.Importance = widget.WarningImportance
+	d.codeTab = container.NewTabItem("The run's code, this call marked", d.code.scroll)
+	d.diffTab = container.NewTabItem("What changed in the tool's definition", container.NewBorder(d.change, nil, nil, nil, d.diff.scroll))
 	d.lower = container.NewAppTabs(d.codeTab)
-	split := container.NewVSplit(argsPane, d.lower)
-	split.Offset = 0.5
+	d.split = container.NewVSplit(argsPane, d.lower)
+	d.split.Offset = 0.5
 	buttons := container.NewHBox(d.prev, d.next, layout.NewSpacer(), d.dismiss, d.deny, d.allowOnce, d.allowAlways, d.denyAlways)
 	bottom := container.NewVBox(d.status, widget.NewSeparator(), buttons)
-	d.win.SetContent(container.NewBorder(top, bottom, nil, nil, split))
+	d.win.SetContent(container.NewBorder(top, bottom, nil, nil, d.split))
 	d.win.Resize(fyne.NewSize(dialogWidth, 760))
 	d.win.Canvas().SetOnTypedKey(d.typedKey)
 	d.win.SetCloseIntercept(d.hide)
@@ -397,7 +402,7 @@ func (d *approvalDialog) refresh() {
 		showText(d.request, "")
 	}
 	d.annotations.SetText(annotationsText(a))
-	d.connection.SetText(connectionText(a.Connection, a.DefaultConnection))
+	d.connection.SetText(dialogConnectionText(a))
 	d.reason.SetText(a.Reason)
 	d.askedBy.SetText(askedByText(a))
 	d.deadline.SetText(itemExpiryText(it, now))
@@ -411,12 +416,14 @@ func (d *approvalDialog) refresh() {
 	if a.Plan != nil && len(group) > 1 {
 		argsTitle, args = "The run's plan: every call with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
 	}
+	changed := a.Change != "" || a.DefinitionIs != ""
 	var diff []gridLine
-	if a.Change != "" || a.DefinitionIs != "" {
-		diff = definitionDiff(a.Change, a.DefinitionWas, a.DefinitionIs)
+	if changed {
+		diff = definitionDiff(a.DefinitionWas, a.DefinitionIs)
+		d.change.SetText(changeText(a.Change))
 	}
 	d.setViews(argsTitle, args, codeView(secrets.RedactCredentials(a.Code), a.Address, others), diff)
-	d.showChangeTab(diff != nil, fresh)
+	d.showChangeTab(changed, fresh)
 	if text := groupText(d.items, group); text != "" {
 		d.group.SetText(text)
 		together := allowableTogether(d.items, group, now)
@@ -436,6 +443,10 @@ func (d *approvalDialog) refresh() {
 		}
 		d.signInLabel.SetText(signInBoxText(a, url))
 		setEnabled(d.signInButton, !d.signingIn && a.Source != "")
+		d.signInButton.SetText("Sign in")
+		if d.signingIn && d.signInFor == a.ID {
+			d.signInButton.SetText("Waiting for the browser…")
+		}
 		d.signInURL.SetText(url)
 		if url != "" {
 			d.signInURL.Show()
@@ -477,6 +488,15 @@ func (d *approvalDialog) showChangeTab(changed, fresh bool) {
 	case !changed && has:
 		d.lower.SetItems([]*container.TabItem{d.codeTab})
 	}
+	// The diff gets the room: the arguments of a changed tool's call
+	// come first, but the change is what the person decides on.
+	offset := 0.5
+	if changed {
+		offset = 0.3
+	}
+	if fresh && d.split.Offset != offset {
+		d.split.SetOffset(offset)
+	}
 }
 
 // clearSecretFor empties the secret field when it is about to serve another
@@ -497,7 +517,7 @@ func (d *approvalDialog) setViews(argsTitle string, args []gridLine, code []code
 	if !slices.Equal(args, d.argLines) {
 		d.argLines = args
 		fillGrid(d.args.grid, args)
-		d.args.scrollTo(0)
+		d.args.scrollTo(firstStyle(args, lineCurrent))
 	}
 	if !slices.Equal(code, d.codeLines) {
 		d.codeLines = code

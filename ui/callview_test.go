@@ -70,21 +70,21 @@ func TestDefinitionDiff(t *testing.T) {
 	}
 	obj := func(extra string) string { return "{" + strings.Join(long, ",") + extra + "}" }
 	for _, tc := range []struct {
-		name, change, was, is string
-		want                  []string
+		name, was, is string
+		want          []string
 	}{
-		{"one value changed", "description changed",
+		{"one value changed",
 			`{"description":"Remove an item.","name":"removeItem"}`,
 			`{"description":"Remove every item.","name":"removeItem"}`,
-			[]string{"What changed: description changed", "  {", `-   "description": "Remove an item.",`, `+   "description": "Remove every item.",`, `    "name": "removeItem"`, "  }"}},
-		{"far from the change is left out", "input schema changed", obj(""), obj(`,"kz": 2`),
-			[]string{"What changed: input schema changed", "  … 10 unchanged lines", `    "kj": 1,`, `    "kk": 1,`, `-   "kl": 1`, `+   "kl": 1,`, `+   "kz": 2`, "  }"}},
-		{"the accepted one was not kept", "its definition changed (the accepted one was not kept)", "", `{"name":"x"}`,
-			[]string{"What changed: its definition changed (the accepted one was not kept)", "The accepted definition was not kept; the current one:", "  {", `    "name": "x"`, "  }"}},
+			[]string{"  {", `-   "description": "Remove an item.",`, `+   "description": "Remove every item.",`, `    "name": "removeItem"`, "  }"}},
+		{"far from the change is left out", obj(""), obj(`,"kz": 2`),
+			[]string{"  … 10 unchanged lines", `    "kj": 1,`, `    "kk": 1,`, `-   "kl": 1`, `+   "kl": 1,`, `+   "kz": 2`, "  }"}},
+		{"the accepted one was not kept", "", `{"name":"x"}`,
+			[]string{"The accepted definition was not kept; the current one:", "  {", `    "name": "x"`, "  }"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, l := range definitionDiff(tc.change, tc.was, tc.is) {
+			for _, l := range definitionDiff(tc.was, tc.is) {
 				got = append(got, l.text)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -92,7 +92,7 @@ func TestDefinitionDiff(t *testing.T) {
 			}
 		})
 	}
-	if got := definitionDiff("", "", ""); got != nil {
+	if got := definitionDiff("", ""); got != nil {
 		t.Errorf("no change and no definitions: %v", got)
 	}
 }
@@ -145,7 +145,7 @@ func TestSecretWords(t *testing.T) {
 	}{
 		{"new connection", Approval{NeedsSecret: true, Source: "petstore", SecretWhere: "header api_key"},
 			"Fills header api_key of petstore. Saving creates its first connection, default.",
-			"This call waits for the secret of its first connection, default of petstore"},
+			"This call waits for a secret of petstore, which has no connection yet"},
 		{"named connection", Approval{NeedsSecret: true, Source: "github", Connection: "work", SecretWhere: "environment variable GITHUB_TOKEN"},
 			"Fills environment variable GITHUB_TOKEN of github, connection work.",
 			"This call waits for the secret of connection work of github"},
@@ -164,7 +164,7 @@ func TestSecretWords(t *testing.T) {
 			t.Errorf("%s: statusText = %q, want it to contain %q", tc.name, got, tc.state)
 		}
 	}
-	if got := signInBoxText(Approval{Source: "linear", Connection: "personal"}, "http://127.0.0.1:9/start/x"); !strings.Contains(got, "No browser opened") {
+	if got := signInBoxText(Approval{Source: "linear", Connection: "personal"}, "http://127.0.0.1:9/start/x"); !strings.Contains(got, "if none opened, copy this address") {
 		t.Errorf("with the address: %q", got)
 	}
 }
@@ -181,7 +181,7 @@ func TestDialogChangedRESTCall(t *testing.T) {
 	if !d.request.Visible() || d.request.Text != "POST https://api.example.com/v1/admin/wipe/item%2042" {
 		t.Errorf("request %q (visible %v)", d.request.Text, d.request.Visible())
 	}
-	if d.lower.Selected() != d.diffTab || len(d.lower.Items) != 2 {
+	if d.lower.Selected() != d.diffTab || len(d.lower.Items) != 2 || !strings.Contains(d.change.Text, "method (DELETE to POST)") {
 		t.Fatalf("the diff is not the first tab: %d tabs, %v selected", len(d.lower.Items), d.lower.Selected().Text)
 	}
 	diff := d.diffText()
@@ -285,7 +285,7 @@ func TestDialogSignIn(t *testing.T) {
 	if !d.signInURL.Visible() || d.signInURL.Text != h.loginURL {
 		t.Fatalf("the sign-in page's address: shown %v, %q", d.signInURL.Visible(), d.signInURL.Text)
 	}
-	if !d.signInButton.Disabled() || !strings.Contains(d.signInLabel.Text, "No browser opened") {
+	if !d.signInButton.Disabled() || !strings.Contains(d.signInLabel.Text, "if none opened") || d.signInButton.Text != "Waiting for the browser…" {
 		t.Errorf("while signing in: button disabled %v, label %q", d.signInButton.Disabled(), d.signInLabel.Text)
 	}
 	d.signInURL.SetText("edited")
@@ -298,7 +298,32 @@ func TestDialogSignIn(t *testing.T) {
 	if diff := cmp.Diff([]loginCall{{"linear", "personal"}}, h.loginCalls()); diff != "" {
 		t.Errorf("logins (-want +got):\n%s", diff)
 	}
-	if d.signInURL.Visible() || !d.dismiss.Visible() {
+	if d.signInURL.Visible() || !d.dismiss.Visible() || d.signInButton.Text != "Sign in" {
 		t.Errorf("after the sign-in: address shown %v, dismiss %v", d.signInURL.Visible(), d.dismiss.Visible())
+	}
+}
+
+// TestPreviewKeepsAngleBrackets: a value with < and > is shown as
+// written, not as JSON's HTML escapes.
+func TestPreviewKeepsAngleBrackets(t *testing.T) {
+	got := strings.Join(fullPreview(`{"q":"a < b && c > d"}`), "\n")
+	if !strings.Contains(got, `"q": "a < b && c > d"`) {
+		t.Errorf("fullPreview = %q", got)
+	}
+}
+
+func TestDialogConnectionText(t *testing.T) {
+	for _, tc := range []struct {
+		a    Approval
+		want string
+	}{
+		{Approval{Connection: "work", DefaultConnection: true}, "work (default)"},
+		{Approval{NeedsSecret: true}, "none yet: saving the secret creates default"},
+		{Approval{NeedsSecret: true, SignIn: true}, "none yet: signing in creates default"},
+		{Approval{NeedsSecret: true, Connection: "personal"}, "personal"},
+	} {
+		if got := dialogConnectionText(tc.a); got != tc.want {
+			t.Errorf("dialogConnectionText(%+v) = %q, want %q", tc.a, got, tc.want)
+		}
 	}
 }

@@ -598,7 +598,7 @@ func signInApproval(id string, created time.Time) Approval {
 	return Approval{
 		ID: id, RunID: "run_3e91", Seq: 2, Address: "linear.createIssue", Title: "Create an issue",
 		Code:   "const team = await linear.listTeams();\nreturn await linear.createIssue({ team: team[0].id, title: \"Login page\" });",
-		Reason: "sign-in needed for connection personal", Client: "cursor 0.48", Preview: `{"team":"<result of call 1>[0].id","title":"Login page"}`,
+		Reason: "sign-in needed for connection personal", Client: "cursor 0.48", Preview: `{"team":"8f2c0a1e-eng","title":"Login page"}`,
 		NeedsSecret: true, SignIn: true, Source: "linear", Connection: "personal",
 		Created: created, Expires: created.Add(10 * time.Minute),
 	}

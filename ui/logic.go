@@ -430,21 +430,35 @@ func statusText(it queueItem, now time.Time) string {
 	case it.saved:
 		return "Saved in the keychain. The run continues when the model resumes it."
 	case it.a.NeedsSecret && it.a.SignIn:
-		return fmt.Sprintf("This call waits for a sign-in to %s (%s), not for a decision. Sign in below; the tokens go to the keychain, never to the model.", orUnknown(it.a.Source), connectionWords(it.a.Connection))
+		return fmt.Sprintf("This call waits for a sign-in to %s (%s), not for a decision. Sign in above; the tokens go to the keychain, never to the model.", orUnknown(it.a.Source), connectionWords(it.a.Connection))
+	case it.a.NeedsSecret && it.a.Connection == "":
+		return fmt.Sprintf("This call waits for a secret of %s, which has no connection yet, not for a decision. Enter it above; it goes to the keychain, never to the model.", orUnknown(it.a.Source))
 	case it.a.NeedsSecret:
-		return fmt.Sprintf("This call waits for the secret of %s of %s, not for a decision. Enter it below; it goes to the keychain, never to the model.", connectionWords(it.a.Connection), orUnknown(it.a.Source))
+		return fmt.Sprintf("This call waits for the secret of connection %s of %s, not for a decision. Enter it above; it goes to the keychain, never to the model.", it.a.Connection, orUnknown(it.a.Source))
 	}
 	return ""
 }
 
 // connectionWords names a call's connection in a sentence: "connection
-// work", or "its first connection, default" for a source with none yet
-// (saving a secret creates it).
+// work", or "no connection yet".
 func connectionWords(conn string) string {
 	if conn == "" {
-		return "its first connection, default"
+		return "no connection yet"
 	}
 	return "connection " + conn
+}
+
+// dialogConnectionText is the dialog's Connection field: a call waiting
+// for the secret of a source with no connection says that saving creates
+// it.
+func dialogConnectionText(a Approval) string {
+	if a.NeedsSecret && a.Connection == "" {
+		if a.SignIn {
+			return "none yet: signing in creates default"
+		}
+		return "none yet: saving the secret creates default"
+	}
+	return connectionText(a.Connection, a.DefaultConnection)
 }
 
 // Folding limits for previews.
@@ -642,10 +656,11 @@ func allowableTogether(items []queueItem, group []int, now time.Time) []int {
 // groupText says which calls of the run wait: "This run waits on 3 calls:
 // github.createIssue (#3), slack.postMessage (#4), …".
 //
-// The calls of a run's plan say so, with the calls policy denied and where
-// planning stopped: "This run's plan: 3 calls, collected before the first
-// of them runs; each runs once, and only as shown: memory.createEntities
-// (#1), … Planning stopped: …".
+// The calls of a run's plan say so, with where planning stopped: "This
+// run's plan: 3 calls, collected before the first of them runs; each runs
+// once, and only as shown below. Planning stopped: …"; the plan's view
+// (planGrid) lists them. A plan of one call names it and the calls policy
+// denied here.
 func groupText(items []queueItem, group []int) string {
 	var plan *PlanInfo
 	if len(group) > 0 {
@@ -664,6 +679,14 @@ func groupText(items []queueItem, group []int) string {
 	}
 	if plan == nil {
 		return fmt.Sprintf("This run waits on %d calls: %s.", len(group), strings.Join(parts, ", "))
+	}
+	if len(group) > 1 {
+		// The plan's view lists the calls, their marks and the denied ones.
+		s := fmt.Sprintf("This run's plan: %s, collected before the first of them runs; each runs once, and only as shown below.", plural(len(group), "call", "calls"))
+		if plan.Stop != "" {
+			s += " Planning stopped: " + plan.Stop + "; what follows is asked about when the run gets there."
+		}
+		return s
 	}
 	s := fmt.Sprintf("This run's plan: %s, collected before the first of them runs; each runs once, and only as shown: %s.", plural(len(group), "call", "calls"), strings.Join(parts, ", "))
 	if len(plan.Denied) > 0 {
@@ -856,13 +879,17 @@ func isRedactionMark(s string) bool {
 	return strings.Contains(s, "redacted") || strings.Trim(s, "*•") == ""
 }
 
+// writeLit writes v as JSON, with <, > and & as they are: the dialog is
+// not HTML.
 func writeLit(b *bytes.Buffer, v any) {
-	enc, err := json.Marshal(v)
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(b, "%q", fmt.Sprint(v))
 		return
 	}
-	b.Write(enc)
+	b.Write(bytes.TrimSuffix(out.Bytes(), []byte("\n")))
 }
 
 // foldText keeps the first keep runes of s when it is longer than limit and
@@ -1178,14 +1205,13 @@ const maxDiffCells = 1 << 22
 // "+ ", and runs of unchanged lines longer than the context around the
 // changes are left out with a note. Without the accepted definition it
 // says so and shows the current one.
-func definitionDiff(change, was, is string) []gridLine {
+//
+// changeText heads it: "What changed: description changed".
+func definitionDiff(was, is string) []gridLine {
 	var out []gridLine
-	if change != "" {
-		out = append(out, gridLine{"What changed: " + change, lineHead})
-	}
 	a, b := definitionLines(was), definitionLines(is)
 	if a == nil {
-		if len(out) > 0 || b != nil {
+		if b != nil {
 			out = append(out, gridLine{"The accepted definition was not kept; the current one:", lineDim})
 		}
 		for _, l := range b {
@@ -1287,13 +1313,32 @@ func secretFieldText(a Approval) string {
 	return s + ", connection " + a.Connection + "."
 }
 
-// signInText is what the sign-in box says: "petstore signs in with OAuth
-// (connection work): there is no secret to paste."; with url set, the
-// browser did not open and the person copies it.
+// signInBoxText is what the sign-in box says: "petstore signs in with
+// OAuth (connection work): there is no secret to paste."; with url set,
+// a sign-in runs and the person can copy its address when no browser
+// opened it.
 func signInBoxText(a Approval, url string) string {
 	s := fmt.Sprintf("%s signs in with OAuth (%s): there is no secret to paste.", orUnknown(a.Source), connectionWords(a.Connection))
 	if url != "" {
-		s += " No browser opened: open this address in one to sign in."
+		s += " The sign-in page opens in your browser; if none opened, copy this address into one."
 	}
 	return s
+}
+
+// changeText is the line above a definition diff.
+func changeText(change string) string {
+	if change == "" {
+		return "The tool's definition changed since you accepted it."
+	}
+	return "What changed since you accepted it: " + change + "."
+}
+
+// firstStyle is the index of the first line of style s, or 0.
+func firstStyle(lines []gridLine, s lineStyle) int {
+	for i, l := range lines {
+		if l.style == s {
+			return i
+		}
+	}
+	return 0
 }

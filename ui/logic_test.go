@@ -590,7 +590,7 @@ func TestGroupTextOfAPlan(t *testing.T) {
 		{"plan of one that stopped", []queueItem{item(1, "memory.createEntities", plan)},
 			"This run's plan: 1 call, collected before the first of them runs; each runs once, and only as shown: memory.createEntities (#1). Denied by policy, never runs: memory.deleteEntities (#2). Planning stopped: what follows depends on the result of call 1, line 5; what follows is asked about when the run gets there."},
 		{"plan of two", []queueItem{item(1, "memory.createEntities", plan), item(3, "memory.addObservations", &missing)},
-			"This run's plan: 2 calls, collected before the first of them runs; each runs once, and only as shown: memory.createEntities (#1), memory.addObservations (#3) (needs a secret first). Denied by policy, never runs: memory.deleteEntities (#2). Planning stopped: what follows depends on the result of call 1, line 5; what follows is asked about when the run gets there."},
+			"This run's plan: 2 calls, collected before the first of them runs; each runs once, and only as shown below. Planning stopped: what follows depends on the result of call 1, line 5; what follows is asked about when the run gets there."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			group := make([]int, len(tc.items))

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,7 +42,11 @@ var shots = []string{
 	"window-policy.png",
 	"window-clients.png",
 	"first-run.png",
-	"approval-plan.png", // a run's plan of three calls, two using the first one's result
+	"approval-plan.png",    // a run's plan of three calls, two using the first one's result
+	"approval-reason.png",  // a call asked for a long reason, wrapped
+	"approval-changed.png", // an OpenAPI call whose definition changed: method, URL and the diff
+	"approval-secret.png",  // a call waiting for the API key of a source with no connection yet
+	"approval-signin.png",  // a call waiting for an OAuth sign-in, the page's address to copy
 }
 
 // childMain runs the app in a child process for a platform's test (set by
@@ -292,15 +295,48 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		}
 		d.refresh()
 	})
-	on(func() { // scrolled to the placeholder, as a person would
-		for i, l := range d.argLines {
-			if strings.Contains(l.text, "<result of call") {
-				d.args.scrollTo(i)
-				break
-			}
-		}
+	if err := capture(d.win, filepath.Join(dir, shots[11])); err != nil {
+		return err
+	}
+	for _, p := range planApprovals(t0.Add(time.Minute)) {
+		h.decideElsewhere(p.ID, AllowOnce)
+	}
+	// One call at a time, each decided elsewhere before the next comes.
+	one := func(a Approval, shot string) error {
+		h.add(a, a.Preview)
+		step()
+		return capture(d.win, filepath.Join(dir, shot))
+	}
+	reason := longReasonApproval("ap_reason", t0.Add(2*time.Minute))
+	if err := one(reason, shots[12]); err != nil {
+		return err
+	}
+	h.decideElsewhere(reason.ID, AllowOnce)
+	rest := restApproval("ap_rest", t0.Add(3*time.Minute))
+	if err := one(rest, shots[13]); err != nil {
+		return err
+	}
+	h.decideElsewhere(rest.ID, AllowOnce)
+	secret := secretApproval("ap_secret", t0.Add(4*time.Minute))
+	if err := one(secret, shots[14]); err != nil {
+		return err
+	}
+	h.decideElsewhere(secret.ID, AllowOnce)
+	gate := make(chan struct{})
+	defer close(gate)
+	h.mu.Lock()
+	h.loginGo, h.loginURL = gate, "http://127.0.0.1:53682/start/5Jw0cTqX2LmZ8vHn"
+	h.mu.Unlock()
+	signIn := signInApproval("ap_signin", t0.Add(5*time.Minute))
+	h.add(signIn, signIn.Preview)
+	step()
+	on(d.startSignIn)
+	testwait.Until(10*time.Second, func() bool {
+		var shown bool
+		on(func() { shown = d.signInURL.Visible() })
+		return shown
 	})
-	return capture(d.win, filepath.Join(dir, shots[11]))
+	return capture(d.win, filepath.Join(dir, shots[15]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

@@ -233,6 +233,7 @@ registration.`,
 			if err != nil {
 				return err
 			}
+			tellHubSignedIn(ctx, e, source, conn)
 			name := conn
 			if name == "" {
 				name = "-"
@@ -468,4 +469,20 @@ func plainHTTPNote(ctx context.Context, name string, s *config.Source) string {
 		_, _, server, _ = openapi.Check(ctx, s.OpenAPI)
 	}
 	return hub.PlainHTTPNote(name, s, server)
+}
+
+// tellHubSignedIn tells a running hub that connection conn of source just
+// signed in, so it closes the sign-in page it opened for a waiting run
+// and its window says signed in at once. Without a running hub there is
+// nobody to tell; a hub that does not take it reads the sign-in from the
+// keychain on its next call anyway, which the warning says.
+func tellHubSignedIn(ctx context.Context, e *env, source, conn string) {
+	c, err := e.client(ctx)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	if err := c.NoteSignIn(ctx, source, conn); err != nil {
+		fmt.Fprintf(e.Stderr, "warning: the running hub did not take the news of the sign-in (%v); it reads it from the keychain on its next call.\n", apiErr(err))
+	}
 }

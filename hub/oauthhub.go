@@ -35,6 +35,9 @@ type signIns struct {
 type signInRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// offered: the hub started it for a waiting run (offerSignIn), not
+	// the person from the window or tray.
+	offered bool
 }
 
 // begin registers a sign-in of k. With replace, a running one is cancelled
@@ -48,7 +51,7 @@ func (si *signIns) begin(ctx context.Context, k connKey, replace bool) (*signInR
 		cur := si.running[k]
 		if cur == nil {
 			ctx, cancel := context.WithCancel(ctx)
-			run := &signInRun{cancel: cancel, done: make(chan struct{})}
+			run := &signInRun{cancel: cancel, done: make(chan struct{}), offered: !replace}
 			si.running[k] = run
 			si.mu.Unlock()
 			return run, ctx
@@ -59,6 +62,22 @@ func (si *signIns) begin(ctx context.Context, k connKey, replace bool) (*signInR
 		}
 		cur.cancel()
 		<-cur.done
+	}
+}
+
+// endOffered ends a sign-in of k the hub offered for a waiting run, and
+// waits until it ended or ctx did. A sign-in the person started stays.
+func (si *signIns) endOffered(ctx context.Context, k connKey) {
+	si.mu.Lock()
+	run := si.running[k]
+	si.mu.Unlock()
+	if run == nil || !run.offered {
+		return
+	}
+	run.cancel()
+	select {
+	case <-run.done:
+	case <-ctx.Done():
 	}
 }
 
@@ -137,14 +156,52 @@ func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string,
 	h.events.publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
 	h.log.Info("signing a connection in", "source", source, "connection", conn)
 	g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc, Open: open})
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil && !h.oauthNeedsSignIn(source, conn):
+		h.log.Info("the hub's sign-in page closed: the connection signed in elsewhere", "source", source, "connection", conn)
+	case err != nil:
 		h.log.Warn("sign-in failed", "source", source, "connection", conn, "error", h.secrets.Scrub(err.Error()))
-	} else {
+	default:
 		h.log.Info("signed in", "source", source, "connection", conn)
 	}
 	h.events.publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
 	h.events.publish(Event{Kind: EventSource, ID: source})
 	return g, err
+}
+
+// NoteSignIn tells the running hub that connection conn of source (its
+// default when "") signed in outside it, as `capabilities connection
+// login` in a terminal does: a sign-in page the hub opened for a waiting
+// run closes, and the window, the tray and the status hear it at once.
+// The next call reads the new tokens from the keychain, as every call
+// of a connection without a working sign-in does. It fails when the
+// keychain holds no working sign-in for the connection.
+func (h *Hub) NoteSignIn(ctx context.Context, source, conn string) error {
+	s := h.Config().Sources[source]
+	if s == nil {
+		return fmt.Errorf("no source %q in the config", source)
+	}
+	if conn == "" {
+		conn = s.DefaultConnection()
+	}
+	if h.oauthNeedsSignIn(source, conn) {
+		return fmt.Errorf("%s of %s has no working sign-in in the keychain", connectionName(conn), source)
+	}
+	h.signIns.endOffered(ctx, connKey{source, conn})
+	h.views.invalidate()
+	h.log.Info("signed in outside the hub", "source", source, "connection", conn)
+	h.events.publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
+	h.events.publish(Event{Kind: EventSource, ID: source})
+	return nil
+}
+
+// connectionName names connection conn in a message: "connection work",
+// or "the connection" for a source with none named.
+func connectionName(conn string) string {
+	if conn == "" {
+		return "the connection"
+	}
+	return "connection " + conn
 }
 
 // offerSignIn starts the sign-in of a connection a run waits for, in the

@@ -69,6 +69,7 @@ func NewHandler(h *hub.Hub, opts APIOptions) *Handler {
 	a.mux.HandleFunc("POST /v1/open", a.serveOpen)
 	a.mux.HandleFunc("POST /v1/http-token/reload", a.serveHTTPTokenReload)
 	a.mux.HandleFunc("POST /v1/stop", a.serveStop)
+	a.mux.HandleFunc("POST /v1/signed-in", a.serveSignedIn)
 	return a
 }
 
@@ -181,6 +182,18 @@ func (a *Handler) servePause(w http.ResponseWriter, r *http.Request) {
 	}
 	a.hub.SetPaused(in.Paused)
 	reply(w, map[string]bool{"paused": in.Paused}, nil)
+}
+
+// serveSignedIn takes the news of a sign-in finished outside the hub
+// (`capabilities connection login`), so the hub uses it and says so at
+// once.
+func (a *Handler) serveSignedIn(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Source, Connection string }
+	if !decode(w, r, &in) {
+		return
+	}
+	err := a.hub.NoteSignIn(r.Context(), in.Source, in.Connection)
+	reply(w, map[string]bool{"ok": err == nil}, err)
 }
 
 func (a *Handler) serveReload(w http.ResponseWriter, r *http.Request) {

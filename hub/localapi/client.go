@@ -142,6 +142,13 @@ func (c *Client) Status(ctx context.Context) (hub.Status, error) {
 	return st, err
 }
 
+// NoteSignIn tells the hub that connection conn of source signed in
+// outside it (POST /v1/signed-in): a sign-in page it opened for a waiting
+// run closes, and its window and status say signed in at once.
+func (c *Client) NoteSignIn(ctx context.Context, source, conn string) error {
+	return c.Do(ctx, http.MethodPost, "/v1/signed-in", map[string]string{"source": source, "connection": conn}, nil)
+}
+
 // Stop asks the hub to stop (POST /v1/stop); it answers first.
 func (c *Client) Stop(ctx context.Context) error {
 	return c.Do(ctx, http.MethodPost, "/v1/stop", struct{}{}, nil)

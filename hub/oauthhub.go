@@ -443,12 +443,13 @@ func placeWords(in string) string {
 
 // SetSecret stores the secret of one connection in the keychain, where
 // SecretSlot says it goes: a source with no connection yet gets its
-// default connection, and an OpenAPI source's connection the header or
-// parameter its security scheme names. Runs that wait for it continue on
-// their next resume.
+// first connection (conn, or "default" when conn is ""), and an OpenAPI
+// source's connection the header or parameter its security scheme names.
+// Runs that wait for it continue on their next resume.
 func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error {
-	if _, ok := h.Config().Sources[source]; ok && conn != "" {
-		if _, ok := h.Config().Sources[source].Connections[conn]; !ok {
+	// A named connection must exist, unless it is a source's first.
+	if s := h.Config().Sources[source]; s != nil && conn != "" && len(s.Connections) > 0 {
+		if _, ok := s.Connections[conn]; !ok {
 			return fmt.Errorf("source %s has no connection %q", source, conn)
 		}
 	}

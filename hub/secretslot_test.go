@@ -160,3 +160,31 @@ func TestPendingShowsTheChangedDefinition(t *testing.T) {
 		t.Errorf("the approval's definitions:\nwas %s\nis  %s", a.DefinitionWas, a.DefinitionIs)
 	}
 }
+
+// TestSetSecretNamesASourcesFirstConnection: the window's form names the
+// first connection of a source that has none; a second, unknown name is
+// refused as before.
+func TestSetSecretNamesASourcesFirstConnection(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://127.0.0.1:9"}],
+		"components":{"securitySchemes":{"q":{"type":"apiKey","in":"query","name":"api_key"}}},"security":[{"q":[]}],
+		"paths":{"/things":{"get":{"operationId":"listThings","responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc := &svcMemKeychain{m: map[string]string{}}
+	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, nil, Options{Keychain: kc})
+	ctx := context.Background()
+	if err := h.SetSecret(ctx, "api", "work", "k_first"); err != nil {
+		t.Fatalf("the first connection, named: %v", err)
+	}
+	s := h.Config().Sources["api"]
+	if c := s.Connections["work"]; c == nil || c.Query["api_key"] != "${secret:api_key}" || s.DefaultConnection() != "work" {
+		t.Errorf("connections after SetSecret: %+v", s.Connections)
+	}
+	if got, _ := kc.Get(config.SecretKey("api", "work", "api_key")); got != "k_first" {
+		t.Errorf("the keychain holds %q", got)
+	}
+	if err := h.SetSecret(ctx, "api", "other", "k_second"); err == nil || !strings.Contains(err.Error(), `has no connection "other"`) {
+		t.Errorf("a second, unknown connection: %v", err)
+	}
+}

@@ -1,8 +1,9 @@
 //go:build !headless
 
 // Package ui is the desktop face of capabilities: the system tray icon and
-// menu, the approval dialog that asks about tool calls, and the main window
-// with approvals, runs, sources, policy and clients. It is built on Fyne.
+// menu, the approval dialog that asks about tool calls (and takes a missing
+// secret or sign-in), and the main window with approvals, runs, sources,
+// policy and clients. It is built on Fyne.
 //
 // The UI knows the hub only through the Hub interface (hub.go), defined here,
 // at the consumer: pending approvals, decisions, status, runs, the audit
@@ -15,7 +16,8 @@
 //
 // Every decision the UI takes (which tray icon, the menu and its labels, the
 // queue order and which call is shown after a decision, how a preview is
-// folded, which buttons are enabled, which key denies) is a pure function in
+// folded, how a plan, a request and a changed definition's diff are laid
+// out, which buttons are enabled, which keys decide) is a pure function in
 // logic.go, tabslogic.go (the Sources, Runs and Clients tabs) and tray.go,
 // tested by tables; the widgets only show the results.
 //

@@ -413,8 +413,11 @@ func (d *approvalDialog) refresh() {
 		others = append(others, d.items[i].a.Address)
 	}
 	argsTitle, args := "Arguments (secrets redacted)", textLines(fullPreview(a.Preview), lineNormal)
-	if a.Plan != nil && len(group) > 1 {
+	switch {
+	case a.Plan != nil && len(group) > 1:
 		argsTitle, args = "The run's plan: every call with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
+	case len(group) > 1:
+		argsTitle, args = "The run's waiting calls, each with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
 	}
 	changed := a.Change != "" || a.DefinitionIs != ""
 	var diff []gridLine

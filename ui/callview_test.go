@@ -327,3 +327,26 @@ func TestDialogConnectionText(t *testing.T) {
 		}
 	}
 }
+
+// TestDialogRunsWaitingCallsWithTheirArguments: the waiting calls of one
+// run outside a plan are listed with their arguments too, the shown one
+// marked.
+func TestDialogRunsWaitingCallsWithTheirArguments(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	a1, r1 := sampleApproval("ap_1", t0)
+	a2, r2 := slackApproval("ap_2", t0.Add(time.Second))
+	h.add(a1, r1)
+	h.add(a2, r2)
+	c.step()
+	d := c.dialog
+	args := d.argsText()
+	for _, want := range []string{"▶ #3 github.createIssue", `"repo": "acme/widgets"`, "  #4 slack.postMessage", `"channel": "#eng"`} {
+		if !strings.Contains(args, want) {
+			t.Errorf("the run's calls lack %q:\n%s", want, args)
+		}
+	}
+	if !strings.HasPrefix(d.argsTitle.Text, "The run's waiting calls") {
+		t.Errorf("title %q", d.argsTitle.Text)
+	}
+}

@@ -1107,8 +1107,8 @@ func callMarks(a Approval) []string {
 	return marks
 }
 
-// planGrid lays out every call of a run's plan that waits in the queue,
-// each with its arguments, in order: a head line per call ("▶ #2
+// planGrid lays out every call of a run's plan (or of a run's waiting
+// calls) that waits in the queue, each with its arguments, in order: a head line per call ("▶ #2
 // memory.addObservations · changed definition"; ▶ is the call shown),
 // its arguments indented under it, then the calls policy denied, which
 // never run.

@@ -48,8 +48,8 @@ func Definition(t *mcp.Tool, req *upstream.RESTRequest) (def []byte, hash string
 	return def, hex.EncodeToString(sum[:]), nil
 }
 
-// DefinitionJSON is the tool's current definition as the store keeps it:
-// the JSON its Hash covers.
+// DefinitionJSON is the tool's current definition in the canonical form
+// the store keeps, for a person to compare with PinnedDefinition.
 func (t *Tool) DefinitionJSON() (json.RawMessage, error) {
 	return canonicalJSON(toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Request: t.Request})

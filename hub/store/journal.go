@@ -40,6 +40,13 @@ type JournalEntry struct {
 	// on the entries that add firings to the ones before. A Put without it
 	// keeps what the call's entry holds.
 	Fired json.RawMessage
+	// Args are the call's arguments as kept for a person (KeepArgs:
+	// scrubbed by the caller, compact, cut to MaxArgsBytes); "" when they
+	// were not recorded. A Put without them keeps what the entry holds.
+	// ArgsCut says ReadJournal found them cut: Args is then the start, and
+	// the mark that says so is left out.
+	Args    string
+	ArgsCut bool
 }
 
 // maxJournalGroup bounds one transaction, so a burst of calls does not
@@ -52,10 +59,11 @@ var ErrJournalClosed = errors.New("the journal is closed")
 // errJournalLead tells a waiting caller to commit the queue.
 var errJournalLead = errors.New("commit the queued journal entries")
 
-const journalUpsert = `INSERT INTO journal (run_id, seq, address, connection, args_hash, state, outcome, ms, started, fired)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+const journalUpsert = `INSERT INTO journal (run_id, seq, address, connection, args_hash, state, outcome, ms, started, fired, args)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (run_id, seq) DO UPDATE SET address = excluded.address, connection = excluded.connection, args_hash = excluded.args_hash,
-		state = excluded.state, outcome = excluded.outcome, ms = excluded.ms, fired = coalesce(excluded.fired, journal.fired)`
+		state = excluded.state, outcome = excluded.outcome, ms = excluded.ms, fired = coalesce(excluded.fired, journal.fired),
+		args = coalesce(excluded.args, journal.args)`
 
 // Journal commits journal entries in groups.
 //
@@ -167,7 +175,7 @@ func (w *Journal) write(group []*journalWrite) error {
 	stmt := tx.StmtContext(ctx, w.upsert)
 	for _, req := range group {
 		e := req.entry
-		if _, err := stmt.ExecContext(ctx, req.runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, req.at.UnixMilli(), nullable(e.Fired)); err != nil {
+		if _, err := stmt.ExecContext(ctx, req.runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, req.at.UnixMilli(), nullable(e.Fired), nullableText(e.Args)); err != nil {
 			return fmt.Errorf("journaling call %d of run %s: %w", e.Seq, req.runID, err)
 		}
 	}
@@ -179,7 +187,7 @@ func (w *Journal) write(group []*journalWrite) error {
 
 // ReadJournal returns the journal of run runID, by call.
 func (db *DB) ReadJournal(ctx context.Context, runID string) (map[int]*JournalEntry, error) {
-	rows, err := db.query(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms, fired FROM journal WHERE run_id = ?`, runID)
+	rows, err := db.query(ctx, `SELECT seq, address, connection, args_hash, state, outcome, ms, fired, args FROM journal WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal of run %s: %w", runID, err)
 	}
@@ -187,8 +195,8 @@ func (db *DB) ReadJournal(ctx context.Context, runID string) (map[int]*JournalEn
 	out := map[int]*JournalEntry{}
 	for rows.Next() {
 		var e JournalEntry
-		var outcome, fired sql.NullString
-		if err := rows.Scan(&e.Seq, &e.Address, &e.Connection, &e.ArgsHash, &e.State, &outcome, &e.Ms, &fired); err != nil {
+		var outcome, fired, args sql.NullString
+		if err := rows.Scan(&e.Seq, &e.Address, &e.Connection, &e.ArgsHash, &e.State, &outcome, &e.Ms, &fired, &args); err != nil {
 			return nil, err
 		}
 		if outcome.Valid {
@@ -197,9 +205,18 @@ func (db *DB) ReadJournal(ctx context.Context, runID string) (map[int]*JournalEn
 		if fired.Valid {
 			e.Fired = json.RawMessage(fired.String)
 		}
+		e.Args, e.ArgsCut = splitArgs(args.String)
 		out[e.Seq] = &e
 	}
 	return out, rows.Err()
+}
+
+// nullableText is s as a TEXT value, NULL when it is "".
+func nullableText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // nullable is b as a TEXT value, NULL when b is nil.

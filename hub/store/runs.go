@@ -286,8 +286,9 @@ type Retention struct {
 	// whatever their age.
 	MaxAge time.Duration
 	// MaxBytes keeps the newest finished runs whose stored bytes (code,
-	// envelope, journal and pending inputs), with those of the runs that
-	// are kept anyway, fit; older ones are deleted. 0: no budget.
+	// envelope, journal with its calls' arguments, and pending inputs),
+	// with those of the runs that are kept anyway, fit; older ones are
+	// deleted. 0: no budget.
 	MaxBytes int64
 	// Finished are the statuses of runs that ended.
 	Finished []string
@@ -323,7 +324,7 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 	args = append(args, now.UnixMilli())
 	rows, err := db.sql.QueryContext(ctx, `SELECT r.id, r.updated,
 			octet_length(r.code) + octet_length(r.notices) + COALESCE(octet_length(r.envelope), 0)
-			+ COALESCE((SELECT SUM(COALESCE(octet_length(j.outcome), 0) + octet_length(j.address) + octet_length(j.args_hash)) FROM journal j WHERE j.run_id = r.id), 0)
+			+ COALESCE((SELECT SUM(COALESCE(octet_length(j.outcome), 0) + COALESCE(octet_length(j.args), 0) + octet_length(j.address) + octet_length(j.args_hash)) FROM journal j WHERE j.run_id = r.id), 0)
 			+ COALESCE((SELECT SUM(octet_length(p.preview) + octet_length(p.reason)) FROM pending p WHERE p.run_id = r.id), 0)
 			+ COALESCE((SELECT SUM(h.bytes) FROM handles h WHERE h.run_id = r.id), 0),
 			r.lease > ? OR (r.status NOT IN (`+strings.Join(finished, ", ")+`)

@@ -398,7 +398,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 		plan:    h.loadPlan(run, journal, rows),
 	}
 	for _, e := range journal {
-		host.stored += int64(len(e.Outcome))
+		host.stored += int64(len(e.Outcome) + len(e.Args))
 	}
 	if !fresh {
 		host.storeOnce.Do(func() {}) // stored by its first attempt
@@ -617,7 +617,8 @@ type runHost struct {
 	storeErr  error
 
 	mu      sync.Mutex
-	stored  int64 // bytes of outcomes the run's journal holds
+	stored  int64        // bytes of outcomes (and arguments) the run's journal holds
+	argsPut map[int]bool // calls whose arguments this attempt journaled
 	journal map[int]*store.JournalEntry
 	pending map[int]bool // calls with a pending input row, decided or not
 	records map[int]CallRecord
@@ -1044,7 +1045,7 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	if stored != nil {
 		*p = *stored
 	}
-	return r.h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c)}, r.h.now())
+	return r.h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, r.h.now())
 }
 
 // repeatable reports whether a call of tool may be sent again when it was
@@ -1083,7 +1084,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		r.order.settle(c.Seq)
 	}
 	if !repeatable(tool) {
-		if err := h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c)}, h.now()); err != nil {
+		if err := h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, h.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -1143,7 +1144,7 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 		clean.Hint = secrets.Cap(r.h.secrets.Scrub(te.Hint), r.h.limits.InlineResultBytes)
 		te = &clean
 	}
-	e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms, Fired: r.firedToKeep(c)}
+	e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, Ms: ms, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}
 	if te != nil {
 		e.State = journalError
 		e.Outcome, _ = json.Marshal(te)

@@ -184,7 +184,7 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 		return r.finish(c, hash, nil, te, ms)
 	}
 	ref, _ := json.Marshal(readRef{Handle: rd.Handle, Bytes: int64(len(val)), Digest: digestOf(val)})
-	e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, ArgsHash: hash, State: journalRead, Outcome: ref, Ms: ms}
+	e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, ArgsHash: hash, State: journalRead, Outcome: ref, Ms: ms, Args: r.argsToKeep(c)}
 	if err := r.h.runs.putJournal(r.run.ID, e, r.h.now().Add(-time.Duration(ms)*time.Millisecond)); err != nil {
 		r.h.log.Error("journaling a read failed", "run", r.run.ID, "seq", c.Seq, "err", err)
 		r.record(c.Seq, c.Address, false, ms)

@@ -246,7 +246,7 @@ func (r *runHost) planCall(ctx context.Context, c sandbox.Call, hash string, rc 
 	if !c.Symbolic {
 		// Journaled as planned, as a call waiting for a person is journaled
 		// as pending: the real run's call at this seq takes its place.
-		e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPlanned, Fired: r.firedToKeep(c)}
+		e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPlanned, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}
 		if err := h.runs.putJournal(r.run.ID, e, h.now()); err != nil {
 			return err
 		}

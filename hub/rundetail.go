@@ -11,6 +11,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // runCallResultMax bounds the result text of one call in CallDetail: the
@@ -25,9 +26,12 @@ type CallDetail struct {
 	// State is the journal's: ok, error, issued (sent, no answer kept),
 	// pending (waits for a person) or read (a handle's page).
 	State string `json:"state"`
-	// Args are the arguments as the approval showed them, redacted; ""
-	// when the call needed no approval (the hub keeps only their hash).
-	Args string `json:"args,omitempty"`
+	// Args are the arguments as the approval showed them, redacted, or
+	// else as the journal kept them: scrubbed of every known secret and
+	// cut to store.MaxArgsBytes (ArgsCut says it was). "" when they were
+	// not recorded (calls journaled before the journal kept arguments).
+	Args    string `json:"args,omitempty"`
+	ArgsCut bool   `json:"argsCut,omitempty"`
 	// Result is the outcome as journaled (the result, the error, or the
 	// handle it was kept under), scrubbed of secrets and cut to
 	// runCallResultMax bytes; Cut says it was.
@@ -104,9 +108,38 @@ func (h *Hub) RunCalls(ctx context.Context, runID string) ([]CallDetail, error) 
 			c.Args, c.Decision, c.Channel, c.Remember, c.Decided, c.Reason = p.Preview, p.Decision, p.Channel, p.Remember, p.Decided, p.Reason
 			c.Actor = actors[p.ID]
 		}
+		if c.Args == "" && e.Args != "" {
+			c.Args, c.ArgsCut = secrets.RedactCredentials(h.secrets.Scrub(e.Args)), e.ArgsCut
+		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// argsToKeep is what call c's journal entry keeps of its arguments, put
+// with the call's first entry of the attempt: scrubbed of every secret
+// value the hub knows, as its result is, cut to store.MaxArgsBytes and
+// counted against the run's share of the store. "" (the entry keeps what
+// it holds) after that, when the journal held them already, or when the
+// store has no room for them: the call shows them as not recorded.
+func (r *runHost) argsToKeep(c sandbox.Call) string {
+	r.mu.Lock()
+	done := r.argsPut[c.Seq] || (r.journal[c.Seq] != nil && r.journal[c.Seq].Args != "")
+	if !done {
+		if r.argsPut == nil {
+			r.argsPut = map[int]bool{}
+		}
+		r.argsPut[c.Seq] = true
+	}
+	r.mu.Unlock()
+	if done {
+		return ""
+	}
+	args := store.KeepArgs(r.h.secrets.ScrubJSON(c.Args))
+	if r.reserve(int64(len(args))) != "" {
+		return ""
+	}
+	return args
 }
 
 // cutUTF8 cuts s to at most n bytes without splitting a character.

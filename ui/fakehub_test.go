@@ -512,6 +512,7 @@ func (h *fakeHub) populate() {
 					Result:   `[{"number":4121,"title":"TestCheckout times out on arm64","labels":["flaky","ci"]}]`,
 					Decision: "allow", Always: true, Channel: "cli", Actor: "ana", Reason: "policy ask"},
 				{Seq: 2, Address: "github.getRepository", Connection: "work", State: "ok", OK: true, Duration: 96 * time.Millisecond,
+					Args:   `{"owner":"acme","repo":"widgets"}`,
 					Result: `{"full_name":"acme/widgets","default_branch":"main","open_issues":37}`},
 				{Seq: 3, Address: "github.createIssue", Connection: "work", State: "pending", Duration: 0,
 					Args: `{"repo":"acme/widgets","title":"Flaky test: TestCheckout","body":"Fails one run in five on arm64.","labels":["bug","ci"],"token":"[redacted]"}`},

@@ -255,9 +255,12 @@ type CallSummary struct {
 
 	Connection string
 	State      string // the journal's: ok, error, issued, pending, read; "" when unknown
-	// Args are the arguments as the call's approval showed them,
-	// redacted; "" when it needed none (the hub keeps only a hash).
-	Args string
+	// Args are the arguments as the call's approval showed them, or as
+	// its journal kept them, redacted; "" when they were not recorded (a
+	// call journaled before the hub kept them). ArgsCut says the journal
+	// kept only their start.
+	Args    string
+	ArgsCut bool
 	// Result is the result, error or handle as journaled, scrubbed; Cut
 	// says the hub cut it for the window.
 	Result string

@@ -201,7 +201,7 @@ func (u *hubAdapter) SetSourceEnabled(name string, enabled bool) error {
 // callSummary is the window's view of one journaled call.
 func callSummary(c hub.CallDetail) CallSummary {
 	cs := CallSummary{Seq: c.Seq, Address: c.Address, Connection: c.Connection, State: c.State, OK: c.State == "ok" || c.State == "read",
-		Duration: time.Duration(c.Ms) * time.Millisecond, Args: c.Args, Result: c.Result, Cut: c.Cut,
+		Duration: time.Duration(c.Ms) * time.Millisecond, Args: c.Args, ArgsCut: c.ArgsCut, Result: c.Result, Cut: c.Cut,
 		Decision: c.Decision, Channel: c.Channel, Actor: c.Actor, Always: c.Remember, Reason: c.Reason}
 	if c.State == "error" {
 		cs.Error = c.Result

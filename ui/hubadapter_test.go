@@ -148,6 +148,49 @@ func TestAdapterImportOfferAndSignIns(t *testing.T) {
 	}
 }
 
+// A call policy allowed shows the arguments its journal kept, and a
+// secret of its connection typed into the code as a literal is scrubbed
+// from them, in the run's calls and in the Calls view.
+func TestAdapterRunCallsScrubArgs(t *testing.T) {
+	home := t.TempDir()
+	const secret = "key-5e1c-Wq7-runargs"
+	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
+	cfg := &config.Config{Sources: map[string]*config.Source{"svc": {URL: url,
+		Connections: map[string]*config.Connection{"main": {Default: true, Headers: map[string]string{"X-Api-Key": "${secret:KEY}"}}}}},
+		Policy: map[string]config.Mode{"svc.echo": config.Allow}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	kc := &hubtest.MemKeychain{}
+	if err := kc.Set(config.SecretKey("svc", "main", "KEY"), secret); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: kc, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	env, err := h.Execute(ctx, hub.ExecuteRequest{Code: `return await svc.echo({ text: "sent with ` + secret + `" });`, Client: "test"})
+	if err != nil || env.Status != hub.StatusCompleted {
+		t.Fatalf("execute: %v %+v", err, env)
+	}
+	runs, err := FromHub(ctx, h).Runs(5)
+	if err != nil || len(runs) != 1 || len(runs[0].Calls) != 1 {
+		t.Fatalf("runs: %v %+v", err, runs)
+	}
+	c := runs[0].Calls[0]
+	if want := `{"text":"sent with [secret]"}`; c.Args != want || c.Decision != "" {
+		t.Errorf("the call's arguments: %q, want %q", c.Args, want)
+	}
+	if text := callsText(runs[0].Calls); strings.Contains(text, secret) || !strings.Contains(text, `  arguments: {"text":"sent with [secret]"}`) {
+		t.Errorf("the Calls view:\n%s", text)
+	}
+}
+
 // TestAdapterSourcesAndRunCalls: through a real hub, the Sources tab's
 // actions change config.json, the status carries each source's tools with
 // what policy does with them and the profiles, and a run's calls carry the

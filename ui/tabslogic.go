@@ -250,11 +250,7 @@ func callBlock(c CallSummary) string {
 	if c.Reason != "" {
 		fmt.Fprintf(&b, "  asked because: %s\n", c.Reason)
 	}
-	if c.Args != "" {
-		b.WriteString("  arguments:\n")
-		b.WriteString(indent(wholeJSON(c.Args), "    "))
-		b.WriteString("\n")
-	}
+	b.WriteString(argsText(c.Args, c.ArgsCut))
 	res := c.Result
 	if res == "" && c.Error != "" {
 		res = c.Error
@@ -274,6 +270,92 @@ func callBlock(c CallSummary) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// argsLineMax is the longest compact arguments shown on their label's
+// line; longer ones are indented below it.
+const argsLineMax = 96
+
+// argsText is a call's arguments in the Calls view, its lines ending in a
+// newline: compact on the label's line when they are short, else indented
+// below it (arguments the hub cut too, though they end mid-value), with a
+// line saying where they were cut; and "not recorded" for a call
+// journaled without them.
+func argsText(args string, cut bool) string {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		return "  arguments not recorded\n"
+	}
+	var compact bytes.Buffer
+	if !cut && json.Compact(&compact, []byte(args)) == nil && compact.Len() <= argsLineMax {
+		return "  arguments: " + compact.String() + "\n"
+	}
+	text := wholeJSON(args)
+	if cut {
+		text = indentJSONPrefix(args)
+	}
+	out := "  arguments:\n" + indent(text, "    ") + "\n"
+	if cut {
+		out += "    … (cut here; the journal keeps the first 4 KB of a call's arguments)\n"
+	}
+	return out
+}
+
+// indentJSONPrefix indents the start of a JSON text, cut anywhere, as
+// json.Indent indents a whole one: two spaces a level, a line per member
+// and element, strings as they are.
+func indentJSONPrefix(s string) string {
+	var b strings.Builder
+	depth := 0
+	newline := func() {
+		b.WriteByte('\n')
+		b.WriteString(strings.Repeat("  ", depth))
+	}
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			b.WriteByte(c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			b.WriteByte(c)
+		case '{', '[':
+			b.WriteByte(c)
+			if i+1 < len(s) && (s[i+1] == '}' || s[i+1] == ']') {
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			}
+			depth++
+			if i+1 < len(s) {
+				newline()
+			}
+		case '}', ']':
+			depth = max(depth-1, 0)
+			newline()
+			b.WriteByte(c)
+		case ',':
+			b.WriteByte(c)
+			newline()
+		case ':':
+			b.WriteString(": ")
+		case ' ', '\t', '\n', '\r':
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // callsText is the Calls view of a run.

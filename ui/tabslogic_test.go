@@ -154,7 +154,7 @@ func TestCallBlock(t *testing.T) {
 			[]string{"#2  github.createIssue  ok  (412ms)  on connection work", "  decision: allowed once by dialog in the dialog\n  asked because: policy ask", "  arguments:", `      "owner": "ana",`, "  result:", `      "number": 7`},
 			[]string{"error:"}},
 		{"failed", CallSummary{Seq: 1, Address: "slack.postMessage", State: "error", Duration: 30 * time.Second, Result: `{"code":"upstream_timeout"}`},
-			[]string{"#1  slack.postMessage  failed  (30s)", "  decision: no approval asked (policy allowed it)", "  error:", `      "code": "upstream_timeout"`},
+			[]string{"#1  slack.postMessage  failed  (30s)", "  decision: no approval asked (policy allowed it)", "  arguments not recorded", "  error:", `      "code": "upstream_timeout"`},
 			[]string{"arguments:"}},
 		{"an old record without the journal", CallSummary{Seq: 3, Address: "x.y", OK: false, Error: "waiting for approval"},
 			[]string{"#3  x.y  failed  (0s)", "  error:", "    waiting for approval"}, nil},
@@ -186,6 +186,36 @@ func TestCallBlock(t *testing.T) {
 	two := callsText([]CallSummary{{Seq: 1, Address: "a.b", OK: true}, {Seq: 2, Address: "a.c", OK: true}})
 	if !strings.Contains(two, "\n\n#2  a.c") {
 		t.Errorf("callsText does not separate the calls:\n%s", two)
+	}
+}
+
+func TestArgsText(t *testing.T) {
+	cutArgs := `{"owner":"ana","labels":["bug","ci"],"body":"Fails one run in \"five\" on arm`
+	for _, tc := range []struct {
+		name string
+		args string
+		cut  bool
+		want string
+	}{
+		{"not recorded", "", false, "  arguments not recorded\n"},
+		{"short, on the label's line", `{"repo":"acme/widgets","state":"open"}`, false, `  arguments: {"repo":"acme/widgets","state":"open"}` + "\n"},
+		{"an approval's indented preview, compacted", "{\n  \"text\": \"hi\"\n}", false, `  arguments: {"text":"hi"}` + "\n"},
+		{"none", "{}", false, "  arguments: {}\n"},
+		{"long, indented below", `{"title":"` + strings.Repeat("x", 100) + `","n":1}`, false,
+			"  arguments:\n    {\n      \"title\": \"" + strings.Repeat("x", 100) + "\",\n      \"n\": 1\n    }\n"},
+		{"cut by the hub", cutArgs, true,
+			"  arguments:\n    {\n      \"owner\": \"ana\",\n      \"labels\": [\n        \"bug\",\n        \"ci\"\n      ],\n      \"body\": \"Fails one run in \\\"five\\\" on arm\n" +
+				"    … (cut here; the journal keeps the first 4 KB of a call's arguments)\n"},
+		{"not JSON", "(arguments are not valid JSON)", false, "  arguments:\n    (arguments are not valid JSON)\n"},
+	} {
+		if got := argsText(tc.args, tc.cut); got != tc.want {
+			t.Errorf("%s: argsText =\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+	// A whole JSON text indents as json.Indent does.
+	whole := `{"a":[1,{"b":"x,y:{z}"}],"c":{},"d":[]}`
+	if got, want := indentJSONPrefix(whole), wholeJSON(whole); got != want {
+		t.Errorf("indentJSONPrefix = \n%s\nwant\n%s", got, want)
 	}
 }
 

@@ -449,15 +449,21 @@ func hubRunsCommand() *command {
 	var pending, asJSON bool
 	var limit int
 	return &command{
-		name: "runs", args: "[--pending] [--limit N] [--json]", summary: "List recent runs",
+		name: "runs", args: "[RUNID] [--pending] [--limit N] [--json]", summary: "List recent runs, or show one run's calls",
+		long: `Without RUNID, lists recent runs. With RUNID, shows that run: each of its
+calls with its arguments (secrets scrubbed; over 4 KB, their start), its result
+or error, its timing, and who decided it through which channel.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&pending, "pending", false, "only runs waiting for a person")
 			fs.IntVar(&limit, "limit", 20, "at most `N` runs")
 			fs.BoolVar(&asJSON, "json", false, "print JSON")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return usagef("takes no arguments")
+			if len(args) > 1 {
+				return usagef("takes at most one RUNID")
+			}
+			if len(args) == 1 {
+				return showRun(ctx, e, args[0], asJSON)
 			}
 			var runs []hub.RunSummary
 			q := fmt.Sprintf("/v1/runs?limit=%d", limit)

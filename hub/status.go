@@ -5,6 +5,8 @@ package hub
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -140,17 +142,37 @@ func (h *Hub) Runs(ctx context.Context, limit int, pendingOnly bool) ([]RunSumma
 	}
 	out := make([]RunSummary, 0, len(rows))
 	for _, row := range rows {
-		r, err := runRowOf(row)
+		s, err := h.runSummary(row)
 		if err != nil {
 			return nil, err
-		}
-		s := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Attempts: r.Attempts, Created: r.Created, Updated: r.Updated, Code: h.redactCode(r.Code), Envelope: r.Envelope, Calls: envelopeCalls(r)}
-		if r.Envelope != nil {
-			s.Pending = len(r.Envelope.Pending)
 		}
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// Run returns run runID as Runs lists it, or an error matching ErrNoRun.
+func (h *Hub) Run(ctx context.Context, runID string) (RunSummary, error) {
+	row, err := h.db.LoadRun(ctx, runID)
+	if errors.Is(err, ErrNoRun) {
+		return RunSummary{}, fmt.Errorf("no run %s: %w", runID, err)
+	}
+	if err != nil {
+		return RunSummary{}, err
+	}
+	return h.runSummary(row)
+}
+
+func (h *Hub) runSummary(row *store.Run) (RunSummary, error) {
+	r, err := runRowOf(row)
+	if err != nil {
+		return RunSummary{}, err
+	}
+	s := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Attempts: r.Attempts, Created: r.Created, Updated: r.Updated, Code: h.redactCode(r.Code), Envelope: r.Envelope, Calls: envelopeCalls(r)}
+	if r.Envelope != nil {
+		s.Pending = len(r.Envelope.Pending)
+	}
+	return s, nil
 }
 
 // DecisionRecord is one row of the audit trail.

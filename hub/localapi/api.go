@@ -5,6 +5,7 @@ package localapi
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,6 +53,7 @@ func NewHandler(h *hub.Hub, opts APIOptions) *Handler {
 	a := &Handler{hub: h, opts: opts, mux: http.NewServeMux()}
 	a.mux.HandleFunc("GET /v1/status", a.serveStatus)
 	a.mux.HandleFunc("GET /v1/runs", a.serveRuns)
+	a.mux.HandleFunc("GET /v1/run", a.serveRun)
 	a.mux.HandleFunc("GET /v1/clients", a.serveClients)
 	a.mux.HandleFunc("GET /v1/pending", a.servePending)
 	a.mux.HandleFunc("POST /v1/decide", a.serveDecide)
@@ -95,6 +97,30 @@ func (a *Handler) serveRuns(w http.ResponseWriter, r *http.Request) {
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 	runs, err := a.hub.Runs(r.Context(), limit, r.URL.Query().Get("pending") != "")
 	reply(w, runs, err)
+}
+
+// RunDetail is one run with its calls (GET /v1/run?run=ID).
+type RunDetail struct {
+	Run   hub.RunSummary   `json:"run"`
+	Calls []hub.CallDetail `json:"calls"`
+}
+
+func (a *Handler) serveRun(w http.ResponseWriter, r *http.Request) {
+	out, err := RunDetailOf(r.Context(), a.hub, r.URL.Query().Get("run"))
+	reply(w, out, err)
+}
+
+// RunDetailOf reads run runID and its calls from h.
+func RunDetailOf(ctx context.Context, h *hub.Hub, runID string) (RunDetail, error) {
+	run, err := h.Run(ctx, runID)
+	if err != nil {
+		return RunDetail{}, err
+	}
+	calls, err := h.RunCalls(ctx, runID)
+	if calls == nil {
+		calls = []hub.CallDetail{}
+	}
+	return RunDetail{Run: run, Calls: calls}, err
 }
 
 func (a *Handler) servePending(w http.ResponseWriter, r *http.Request) {

@@ -9,9 +9,10 @@
 //     socket, the peer's uid, no web origins); MCP sessions ride on it as
 //     upgraded connections. [Client] and [Dial] speak to it, with typed
 //     methods for the routes the CLI and the tray use most.
-//   - api.go: [Handler], the routes under /v1/ (status, runs, approvals,
-//     search, describe, execute, policy, sources, the clients connected
-//     now, pause, reload, stop), answered by the heart it holds.
+//   - api.go: [Handler], the routes under /v1/ (status, runs, one run
+//     with its calls ([RunDetail]), approvals, search, describe, execute,
+//     policy, sources, the clients connected now, pause, reload, stop),
+//     answered by the heart it holds.
 //   - shim.go: [RunShim], what `capabilities mcp` runs for a client: stdio
 //     to the hub's socket, reconnecting when the hub restarts.
 //   - httpserve.go: [ServeHTTP], the optional streamable HTTP endpoint on

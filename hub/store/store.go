@@ -7,8 +7,9 @@
 // Handle), which name no type of the packages above it: a run's envelope
 // is JSON bytes, a decision's mode a string. The files are laid out by
 // concept: runs.go (runs, leases, claims, retention), journal.go (the
-// journal and its group commit), pending.go, decisions.go (decisions and
-// the audit trail), catalog.go (tools, pins, addresses) and handles.go.
+// journal and its group commit), args.go (a call's arguments as the
+// journal keeps them), pending.go, decisions.go (decisions and the audit
+// trail), catalog.go (tools, pins, addresses) and handles.go.
 //
 // The database runs in WAL mode with synchronous=NORMAL, so every committed
 // transaction survives a kill -9 of the process, and a second process (the

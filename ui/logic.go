@@ -99,6 +99,28 @@ func plural(n int, one, many string) string {
 }
 
 // pendingMenuLabel labels the tray item that opens the approval queue.
+// pendingHint is the line under the Approvals tab's "Waiting for a
+// decision": what to do with the calls listed, or that none waits.
+func pendingHint(n int) string {
+	if n == 0 {
+		return "Nothing waits for you. A call that needs your consent opens a dialog and is listed here until you decide."
+	}
+	verb := "wait"
+	if n == 1 {
+		verb = "waits"
+	}
+	return fmt.Sprintf("%s %s for you: pick one to review it in the approval window.", plural(n, "call", "calls"), verb)
+}
+
+// historyHint is the line under "Decisions": what the list holds, or that
+// it is empty so far.
+func historyHint(n int) string {
+	if n == 0 {
+		return "No decisions yet. Each one you make (or a rule makes for you) is listed here, newest first."
+	}
+	return `Newest first; the rules "Always allow" and "Always deny" set are in the Policy tab.`
+}
+
 func pendingMenuLabel(n int) string {
 	if n == 0 {
 		return "No pending approvals"

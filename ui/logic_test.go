@@ -603,3 +603,19 @@ func TestGroupTextOfAPlan(t *testing.T) {
 		})
 	}
 }
+
+func TestApprovalsTabHints(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{pendingHint(0), "Nothing waits for you. A call that needs your consent opens a dialog and is listed here until you decide."},
+		{pendingHint(1), "1 call waits for you: pick one to review it in the approval window."},
+		{pendingHint(3), "3 calls wait for you: pick one to review it in the approval window."},
+		{historyHint(0), "No decisions yet. Each one you make (or a rule makes for you) is listed here, newest first."},
+		{historyHint(2), `Newest first; the rules "Always allow" and "Always deny" set are in the Policy tab.`},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

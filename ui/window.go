@@ -65,6 +65,8 @@ type mainWindow struct {
 
 	pendingList *widget.List
 	historyList *widget.List
+	pendingHint *widget.Label
+	historyHint *widget.Label
 
 	runList                                *widget.List
 	runID                                  string // the run shown; the selection stays on it
@@ -194,11 +196,14 @@ func (m *mainWindow) approvalsTab() fyne.CanvasObject {
 				o.(*widget.Label).SetText(historyLine(m.snap.history[i], m.now()))
 			}
 		})
+	m.pendingHint = widget.NewLabel(pendingHint(0))
+	m.pendingHint.Wrapping = fyne.TextWrapWord
+	m.historyHint = widget.NewLabel(historyHint(0))
+	m.historyHint.Wrapping = fyne.TextWrapWord
 	waiting := container.NewBorder(
-		container.NewVBox(heading("Waiting for a decision"),
-			widget.NewLabel("Pick a call to review it in the approval window.")),
+		container.NewVBox(heading("Waiting for a decision"), m.pendingHint),
 		nil, nil, nil, m.pendingList)
-	history := container.NewBorder(heading("Decisions"), nil, nil, nil, m.historyList)
+	history := container.NewBorder(container.NewVBox(heading("Decisions"), m.historyHint), nil, nil, nil, m.historyList)
 	split := container.NewVSplit(waiting, history)
 	split.Offset = 0.4
 	return split
@@ -442,6 +447,8 @@ func (m *mainWindow) update(s snapshot) {
 	} else {
 		m.problems.Hide()
 	}
+	m.pendingHint.SetText(pendingHint(len(s.pending)))
+	m.historyHint.SetText(historyHint(len(s.history)))
 	m.pendingList.Refresh()
 	m.historyList.Refresh()
 	m.runList.Refresh()

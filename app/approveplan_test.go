@@ -46,7 +46,7 @@ func TestApprovePlan(t *testing.T) {
 			}
 			o := out.String()
 			for _, want := range []string{
-				"Plan of run r_1: 2 call(s)",
+				"Plan of run r_1: 2 calls",
 				"1. memory.createEntities (call 1)",
 				"2. memory.addObservations (call 3)",
 				`"entityName": <result of call 1>.entities[0].name`,

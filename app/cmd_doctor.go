@@ -72,12 +72,12 @@ connected. Exits 1 when something needs fixing.`,
 // doctorSummary is doctor's last line: what its lines found, in counts. A
 // warning does not fail doctor but is never called good.
 func doctorSummary(failed, warned int) string {
-	warnings := fmt.Sprintf("%d %s", warned, pluralWord(warned, "warning", "warnings"))
+	warnings := fmt.Sprintf("%d %s", warned, plural(warned, "warning", "warnings"))
 	switch {
 	case failed > 0 && warned > 0:
-		return fmt.Sprintf("%d %s to fix, and %s to look at.", failed, pluralWord(failed, "problem", "problems"), warnings)
+		return fmt.Sprintf("%d %s to fix, and %s to look at.", failed, plural(failed, "problem", "problems"), warnings)
 	case failed > 0:
-		return fmt.Sprintf("%d %s to fix.", failed, pluralWord(failed, "problem", "problems"))
+		return fmt.Sprintf("%d %s to fix.", failed, plural(failed, "problem", "problems"))
 	case warned > 0:
 		return fmt.Sprintf("Nothing stops the hub; %s to look at.", warnings)
 	}
@@ -126,7 +126,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 			names = append(names, s.Name)
 		}
 		out = append(out, check{name: "import offer", warn: true,
-			info: fmt.Sprintf("%d MCP %s found in your clients, not imported yet: %s", len(o.Servers), pluralWord(len(o.Servers), "server", "servers"), strings.Join(names, ", ")),
+			info: fmt.Sprintf("%d MCP %s found in your clients, not imported yet: %s", len(o.Servers), plural(len(o.Servers), "server", "servers"), strings.Join(names, ", ")),
 			fix:  "capabilities setup (or Import… in the tray menu)"})
 	}
 

@@ -324,7 +324,7 @@ func hubStatusCommand() *command {
 			}
 			if st.ImportOffer > 0 {
 				fmt.Fprintf(e.Stdout, "Import offer open: %d MCP %s found in your clients; import them with 'capabilities setup' or from the tray menu.\n",
-					st.ImportOffer, pluralWord(st.ImportOffer, "server", "servers"))
+					st.ImportOffer, plural(st.ImportOffer, "server", "servers"))
 			}
 			if len(st.Sources) > 0 {
 				tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
@@ -724,7 +724,7 @@ func plannedCalls(approvals []hub.Approval) []hub.Approval {
 // planning stopped.
 func showPlan(e *env, runID string, plan []hub.Approval) {
 	w := e.Stdout
-	fmt.Fprintf(w, "Plan of run %s: %d call(s), collected before the first of them runs; each runs once, and only as shown.\n", runID, len(plan))
+	fmt.Fprintf(w, "Plan of run %s: %d %s, collected before the first of them runs; each runs once, and only as shown.\n", runID, len(plan), plural(len(plan), "call", "calls"))
 	for _, a := range plan {
 		conn := a.Connection
 		if a.DefaultConnection {

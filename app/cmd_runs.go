@@ -98,6 +98,8 @@ func decisionWords(c hub.CallDetail) string {
 	switch {
 	case c.Decision == "" && c.State == "pending":
 		return "waiting for a decision"
+	case c.Decision == "" && c.State == "planned":
+		return "waiting for a decision on the run's plan"
 	case c.Decision == "":
 		return "no approval asked (policy allowed it)"
 	}
@@ -110,10 +112,13 @@ func decisionWords(c hub.CallDetail) string {
 	} else if c.Decision == "allow" {
 		verb += " once"
 	}
-	if c.Actor != "" {
+	if c.Actor != "" && c.Actor != c.Channel {
 		verb += " by " + c.Actor
 	}
-	if c.Channel != "" {
+	switch {
+	case c.Channel == "expired":
+		verb += " when the approval expired"
+	case c.Channel != "":
 		verb += " through " + c.Channel
 	}
 	return verb

@@ -57,7 +57,7 @@ func firstRun(e *env, kc keychain.Keychain) error {
 			return err
 		}
 		fmt.Fprintf(e.Stderr, "Found %d MCP %s in your clients; nothing imported without you. Import them from the tray menu, or run 'capabilities setup' in a terminal.\n",
-			len(found), pluralWord(len(found), "server", "servers"))
+			len(found), plural(len(found), "server", "servers"))
 		return nil
 	default:
 		if npx, err := exec.LookPath("npx"); err == nil {
@@ -82,7 +82,7 @@ func firstRun(e *env, kc keychain.Keychain) error {
 // assumeAll imports and moves all without asking.
 func offerInTerminal(e *env, kc keychain.Keychain, found []clients.Found, assumeAll bool) error {
 	w := e.Stdout
-	fmt.Fprintf(w, "Found %d MCP %s in your clients:\n", len(found), pluralWord(len(found), "server", "servers"))
+	fmt.Fprintf(w, "Found %d MCP %s in your clients:\n", len(found), plural(len(found), "server", "servers"))
 	for i, f := range found {
 		fmt.Fprintf(w, "  %d. %s\n", i+1, offerLine(f))
 	}
@@ -287,11 +287,4 @@ the named servers (moved with --move).`,
 			return offerInTerminal(e, kc, found, all)
 		},
 	}
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

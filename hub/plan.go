@@ -439,7 +439,7 @@ func planMessage(runID string, n int, shown bool) string {
 // which policy denied, and where planning stopped.
 func planNotice(made []*store.Pending, rp *store.RunPlan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The run was planned ahead of its first call that needs approval: %d call(s) wait for one decision and run only as planned.", len(made))
+	fmt.Fprintf(&b, "The run was planned ahead of its first call that needs approval: %d %s for one decision and %s only as planned.", len(made), plural(len(made), "call waits", "calls wait"), plural(len(made), "runs", "run"))
 	if len(rp.Denied) > 0 {
 		var names []string
 		for _, d := range rp.Denied {

@@ -179,6 +179,8 @@ func callDecisionText(c CallSummary) string {
 	switch {
 	case c.Decision == "" && c.State == "pending":
 		return "waiting for a decision"
+	case c.Decision == "" && c.State == "planned":
+		return "waiting for a decision on the run's plan"
 	case c.Decision == "":
 		return "no approval asked (policy allowed it)"
 	}
@@ -192,10 +194,14 @@ func callDecisionText(c CallSummary) string {
 		verb += " once"
 	}
 	s := verb
-	if c.Actor != "" {
+	if c.Actor != "" && c.Actor != c.Channel {
 		s += " by " + c.Actor
 	}
-	if c.Channel != "" {
+	switch c.Channel {
+	case "":
+	case "expired":
+		s += " when the approval expired"
+	default:
 		s += " in the " + channelName(c.Channel)
 	}
 	return s
@@ -229,6 +235,8 @@ func callState(c CallSummary) string {
 		return "sent, no answer kept"
 	case "pending":
 		return "waiting"
+	case "planned":
+		return "planned, not sent yet"
 	}
 	if c.OK {
 		return "ok"

@@ -19,6 +19,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/store"
@@ -104,7 +105,7 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
-	v, ok := decodeExact(args)
+	v, ok := exactjson.Decode(args)
 	if _, isObj := v.(map[string]any); !ok || !isObj {
 		return nil, &InputError{"arguments", "must be a JSON object"}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
@@ -71,7 +72,7 @@ return { echoed, big, types: [typeof echoed.n, typeof echoed.parsed, typeof big.
 		t.Fatalf("call 1 of the journal: %v", err)
 	}
 	hash, outcome := journal[1].ArgsHash, string(journal[1].Outcome)
-	if hash != argsHash([]byte(sent)) || hash == argsHash([]byte(strings.ReplaceAll(sent, "9007199254740993", "9007199254740992"))) {
+	if hash != exactjson.Hash([]byte(sent)) || hash == exactjson.Hash([]byte(strings.ReplaceAll(sent, "9007199254740993", "9007199254740992"))) {
 		t.Errorf("journaled hash %s is not the hash of the exact arguments", hash)
 	}
 	if outcome != sent {

@@ -18,6 +18,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
@@ -717,7 +718,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 	if r.storeErr != nil {
 		return nil, r.storeErr
 	}
-	hash := argsHash(c.Args)
+	hash := exactjson.Hash(c.Args)
 	je, out, err, done := r.replay(c, hash)
 	if done {
 		return out, err

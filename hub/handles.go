@@ -24,13 +24,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -161,7 +161,7 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 		Path   []string `json:"path,omitempty"`
 	}{rd.Handle, rd.Slice, rd.Offset, rd.Length, rd.Path})
 	c := sandbox.Call{Seq: rd.Seq, Address: sandbox.ReadAddress, Args: args}
-	hash := argsHash(args)
+	hash := exactjson.Hash(args)
 	r.mu.Lock()
 	je := r.journal[c.Seq]
 	r.mu.Unlock()
@@ -280,7 +280,7 @@ func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read) (json.RawMessage,
 		if err != nil {
 			return nil, nil, err
 		}
-		sub, msg, err := jsonAtPath(ctx, v, rd.Path)
+		sub, msg, err := exactjson.At(ctx, v, rd.Path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -318,116 +318,6 @@ func runeSlice(b []byte, n int64) []byte {
 		end++
 	}
 	return b[start:end]
-}
-
-// jsonAtPath returns the value at path in v, a JSON text, with its bytes
-// as stored (numbers exact), or why there is none. It walks v once, from
-// the start to the value (siblings on the way are skipped, not parsed
-// into maps), so a read touches each byte of v at most once whatever the
-// path's depth; it stops with ctx's error when ctx ends.
-func jsonAtPath(ctx context.Context, v json.RawMessage, path []string) (json.RawMessage, string, error) {
-	at := func(i int) string {
-		if i == 0 {
-			return "the value"
-		}
-		return strings.Join(path[:i], ".")
-	}
-	notJSON := "the stored value is not JSON"
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	var skip json.RawMessage
-	// skipValue passes over one value, checking ctx between values.
-	skipValue := func() error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return dec.Decode(&skip)
-	}
-	for i, seg := range path {
-		start := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			if i == 0 && errors.Is(err, io.EOF) {
-				return nil, "the stored value is empty", nil
-			}
-			return nil, notJSON, nil
-		}
-		switch tok {
-		case json.Delim('{'):
-			var keys []string
-			found := false
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, notJSON, nil
-				}
-				k, _ := kt.(string)
-				if k == seg {
-					found = true
-					break
-				}
-				keys = append(keys, k)
-				if err := skipValue(); err != nil {
-					if ctx.Err() != nil {
-						return nil, "", err
-					}
-					return nil, notJSON, nil
-				}
-			}
-			if !found {
-				slices.Sort(keys)
-				list := strings.Join(keys[:min(len(keys), 8)], ", ")
-				if len(keys) > 8 {
-					list += ", ..."
-				}
-				return nil, fmt.Sprintf("%s has no key %q (its keys: %s)", at(i), seg, list), nil
-			}
-		case json.Delim('['):
-			n, err := strconv.Atoi(seg)
-			valid := err == nil && n >= 0 && strconv.Itoa(n) == seg
-			count := 0
-			for dec.More() {
-				if valid && count == n {
-					break
-				}
-				if err := skipValue(); err != nil {
-					if ctx.Err() != nil {
-						return nil, "", err
-					}
-					return nil, notJSON, nil
-				}
-				count++
-			}
-			if !valid || count != n || !dec.More() {
-				return nil, fmt.Sprintf("%s is an array of %d items, and %q is not one of its indexes", at(i), count, seg), nil
-			}
-		default:
-			first := bytes.TrimLeft(v[start:], " \t\r\n,:")
-			if len(first) == 0 {
-				return nil, notJSON, nil
-			}
-			return nil, fmt.Sprintf("%s is %s, not an object or an array", at(i), jsonKind(first[0])), nil
-		}
-	}
-	if err := skipValue(); err != nil {
-		if ctx.Err() != nil {
-			return nil, "", err
-		}
-		return nil, notJSON, nil
-	}
-	return bytes.TrimSpace(skip), "", nil
-}
-
-func jsonKind(first byte) string {
-	switch first {
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // digestOf is "sha256:" and the hex SHA-256 of data: how a read's journal

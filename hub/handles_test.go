@@ -368,20 +368,6 @@ main();
 	}
 }
 
-// deepPadded is a JSON value nested depth objects deep, each with a pad of
-// padKB KB before its key "a", and "end" at the bottom: a read of the
-// path a.a.a... walks past every pad.
-func deepPadded(depth, padKB int) []byte {
-	pad := strings.Repeat("x", padKB<<10)
-	var b strings.Builder
-	for range depth {
-		b.WriteString(`{"pad":"` + pad + `","a":`)
-	}
-	b.WriteString(`"end"`)
-	b.WriteString(strings.Repeat("}", depth))
-	return []byte(b.String())
-}
-
 // TestHandleReadPathBounds: a read by path is bounded by its length and by
 // the bytes it may walk, both checked before the value is read, walks the
 // value once whatever its depth, and ends with its run.
@@ -407,7 +393,7 @@ func TestHandleReadPathBounds(t *testing.T) {
 	put, putSmall := putIn(h), putIn(small)
 	// 100 levels of 100 KB: 10 MB. Parsing what is left at each level,
 	// as a read once did, costs 100 times that.
-	deep := deepPadded(100, 100)
+	deep := hubtest.DeepPadded(100, 100)
 	id := put(deep)
 	path := strings.TrimSuffix(strings.Repeat("a.", 100), ".")
 	var env *Envelope
@@ -424,7 +410,7 @@ func TestHandleReadPathBounds(t *testing.T) {
 	cases := []struct{ code, want string }{
 		{`return await hub.read(` + quoteJS(putSmall(deep)) + `, { path: ` + quoteJS(strings.TrimSuffix(strings.Repeat("a.", 101), ".")) + ` });`,
 			`invalid_path: the path has 101 keys and indexes, above the limit of 100 a path may have`},
-		{`return await hub.read(` + quoteJS(putSmall(deepPadded(40, 1024))) + `, { path: "a" });`,
+		{`return await hub.read(` + quoteJS(putSmall(hubtest.DeepPadded(40, 1024))) + `, { path: "a" });`,
 			`read_too_large: h_`},
 	}
 	for _, c := range cases {
@@ -435,30 +421,5 @@ func TestHandleReadPathBounds(t *testing.T) {
 	}
 	if env, _ := small.Execute(ctx, ExecuteRequest{Code: cases[1].code}); env == nil || env.Error == nil || !strings.Contains(env.Error.Message, "bytes, above the 33554432 bytes a read by path may walk (4 times the run's memory limit)") {
 		t.Errorf("a value over what a path may walk: %+v", env)
-	}
-
-	// The walk ends with its context.
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, _, err := jsonAtPath(cctx, deep, strings.Split(path, ".")); err != context.Canceled {
-		t.Errorf("a walk after its context ended: %v", err)
-	}
-	// Paths into the value: what is there, and what is not.
-	for _, c := range []struct{ path, want, msg string }{
-		{"a.pad", `"` + strings.Repeat("x", 100<<10) + `"`, ""},
-		{"a.b", "", `a has no key "b" (its keys: a, pad)`},
-		{"a.pad.x", "", "a.pad is a string, not an object or an array"},
-	} {
-		got, msg, err := jsonAtPath(ctx, deep, strings.Split(c.path, "."))
-		if err != nil || string(got) != c.want || msg != c.msg {
-			t.Errorf("%s: %.40s %q %v", c.path, got, msg, err)
-		}
-	}
-	got, msg, _ := jsonAtPath(ctx, []byte(`{"rows":[{"n":1.000000000000000000001},{"n":2}]}`), []string{"rows", "0", "n"})
-	if string(got) != "1.000000000000000000001" || msg != "" {
-		t.Errorf("a number at a path: %s %q", got, msg)
-	}
-	if _, msg, _ := jsonAtPath(ctx, []byte(`{"rows":[1,2]}`), []string{"rows", "2"}); msg != `rows is an array of 2 items, and "2" is not one of its indexes` {
-		t.Errorf("an index past the end: %q", msg)
 	}
 }

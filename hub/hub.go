@@ -13,8 +13,7 @@
 //     their hits, describe of a skill and of its files).
 //   - execute.go, runs.go, envelope.go, errors.go: runs of model code, their
 //     journal (kept by hub/store, committed in groups) and replay; the
-//     canonical JSON arguments are hashed in; the envelope a run returns and
-//     its error codes.
+//     envelope a run returns and its error codes.
 //   - writeorder.go: a run's writes to one upstream go in the order it
 //     issued them, one at a time.
 //   - plan.go: a run's plan: the calls that need consent, collected ahead
@@ -59,6 +58,8 @@
 //     says or writes; the approval preview's redaction; where a credential
 //     may go (its origin, and plain http only to this machine); Cap.
 //   - hub/naming: how sources and upstream tools appear in code.
+//   - hub/exactjson: JSON by its exact value: the canonical hash a call's
+//     arguments are journaled under, and the value at a path as written.
 //   - hub/config: config.json, the hand-editable sources, connections and
 //     policy, and the home it lives in (paths, home id, file modes).
 //   - hub/oauth: OAuth sign-in for a connection, and its tokens in the

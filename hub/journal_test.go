@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -35,7 +36,7 @@ func TestConcurrentCallsJournaledAroundUpstream(t *testing.T) {
 	// address and arguments.
 	state := func(address string, i int) string {
 		var st, id string
-		err := db.QueryRow(`SELECT state, run_id FROM journal WHERE address = ? AND args_hash = ?`, address, argsHash([]byte(fmt.Sprintf(`{"i":%d}`, i)))).Scan(&st, &id)
+		err := db.QueryRow(`SELECT state, run_id FROM journal WHERE address = ? AND args_hash = ?`, address, exactjson.Hash([]byte(fmt.Sprintf(`{"i":%d}`, i)))).Scan(&st, &id)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			t.Error(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
@@ -302,7 +303,7 @@ func connectionReason(conn string, missing []string) string {
 // awaitConnection suspends call c on a connection input, as a call to a
 // connection without its secret does.
 func (r *runHost) awaitConnection(ctx context.Context, c sandbox.Call, conn string, missing []string) error {
-	hash := argsHash(c.Args)
+	hash := exactjson.Hash(c.Args)
 	var p *store.Pending
 	if r.hasPending(c.Seq) {
 		var err error

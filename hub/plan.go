@@ -45,6 +45,7 @@ import (
 	"sync"
 	"time"
 
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
@@ -188,7 +189,7 @@ func (r *runHost) matches(e *store.Pending, c sandbox.Call, hash string, rc *res
 	if err != nil || resolved == nil {
 		return false
 	}
-	return argsHash(resolved) == hash
+	return exactjson.Hash(resolved) == hash
 }
 
 // symbolValue is the value a symbol stands for in the real run: the value

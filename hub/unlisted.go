@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/store"
@@ -49,7 +50,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, 
 	ls, _ := h.catalog.Listings().Get(src)
 	if !ls.Listed {
 		if missing := r.missingSecrets(src, conn); len(missing) > 0 {
-			hash := argsHash(c.Args)
+			hash := exactjson.Hash(c.Args)
 			var p *store.Pending
 			if r.hasPending(c.Seq) {
 				var err error

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -32,4 +33,18 @@ func Sparse(t testing.TB, p string, size int64) {
 	if err := f.Truncate(size); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// DeepPadded is a JSON value nested depth objects deep, each with a pad of
+// padKB KB before its key "a", and "end" at the bottom: a read of the
+// path a.a.a... walks past every pad.
+func DeepPadded(depth, padKB int) []byte {
+	pad := strings.Repeat("x", padKB<<10)
+	var b strings.Builder
+	for range depth {
+		b.WriteString(`{"pad":"` + pad + `","a":`)
+	}
+	b.WriteString(`"end"`)
+	b.WriteString(strings.Repeat("}", depth))
+	return []byte(b.String())
 }

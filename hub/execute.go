@@ -394,8 +394,8 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 		journal: journal,
 		pending: pending,
 		records: map[int]CallRecord{},
-		missing: map[connKey][]string{},
-		order:   newWriteOrder(),
+		missing: map[upstream.ConnKey][]string{},
+		order:   upstream.NewWriteOrder(),
 		plan:    h.loadPlan(run, journal, rows),
 	}
 	for _, e := range journal {
@@ -608,9 +608,9 @@ type runHost struct {
 	run     *runRow
 	snap    *catalog.Snapshot
 	policy  *policy.Policy
-	changed map[string]bool // shared, read-only
-	order   *writeOrder     // this attempt's writes, in seq order
-	plan    *runPlan        // the run's plan, and this attempt's planning (plan.go)
+	changed map[string]bool      // shared, read-only
+	order   *upstream.WriteOrder // this attempt's writes, in seq order
+	plan    *runPlan             // the run's plan, and this attempt's planning (plan.go)
 
 	// storeOnce stores a fresh run's row before its first call writes;
 	// storeErr is what that write returned.
@@ -626,7 +626,7 @@ type runHost struct {
 	// behind are the calls still in flight when the code returned,
 	// cancelled when the run ended (the loser of a race against a timer).
 	behind   []int
-	missing  map[connKey][]string // secrets missing per connection, read once per attempt
+	missing  map[upstream.ConnKey][]string // secrets missing per connection, read once per attempt
 	diverged string
 	// firedKept is how many timer firings the longest record in the
 	// journal holds (sandbox.Call.Fired): a call's entry keeps its record
@@ -713,7 +713,7 @@ func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
 // live sends it upstream. Every call the code made is in the envelope's
 // calls, refused ones too.
 func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, error) {
-	defer r.order.settle(c.Seq)
+	defer r.order.Settle(c.Seq)
 	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
 	if r.storeErr != nil {
 		return nil, r.storeErr
@@ -994,7 +994,7 @@ func (r *runHost) hasPending(seq int) bool {
 // connection and attempt rather than on every call: a secret added or
 // removed while an attempt runs counts from the next attempt.
 func (r *runHost) missingSecrets(source, conn string) []string {
-	k := connKey{source, conn}
+	k := upstream.ConnKey{Source: source, Conn: conn}
 	r.mu.Lock()
 	missing, ok := r.missing[k]
 	r.mu.Unlock()
@@ -1058,7 +1058,7 @@ func repeatable(tool *catalog.Tool) bool {
 }
 
 // live sends the call upstream. A call that is not read-only waits for
-// the writes before it to the same upstream (writeorder.go). A call that
+// the writes before it to the same upstream (upstream.WriteOrder). A call that
 // must not be repeated is committed to the journal as "issued" before it
 // leaves, so a crash in flight is seen on resume. A repeatable one is
 // journaled with its outcome only: a resume that finds no entry sends it
@@ -1069,20 +1069,20 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 	if te := r.validateArgs(tool, c.Args); te != nil {
 		return r.finish(c, hash, nil, te, 0)
 	}
-	if serialWrites(tool, rc.src) {
-		key := connKey{tool.Source, conn}
-		done, err := r.order.begin(ctx, c.Seq, key)
+	if upstream.SerialWrites(tool.Annotations, rc.src) {
+		key := upstream.ConnKey{Source: tool.Source, Conn: conn}
+		done, err := r.order.Begin(ctx, c.Seq, key)
 		if err != nil {
 			return nil, err
 		}
 		defer done()
-		release, err := h.writeLanes.acquire(ctx, key)
+		release, err := h.writeLanes.Acquire(ctx, key)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
 	} else {
-		r.order.settle(c.Seq)
+		r.order.Settle(c.Seq)
 	}
 	if !repeatable(tool) {
 		if err := h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, h.now()); err != nil {

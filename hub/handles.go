@@ -148,7 +148,7 @@ func examplePath(v json.RawMessage) string {
 // gone since (retention keeps the handles a waiting run read), the run
 // stops as diverged rather than see other bytes.
 func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, error) {
-	defer r.order.settle(rd.Seq)
+	defer r.order.Settle(rd.Seq)
 	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
 	if r.storeErr != nil {
 		return nil, r.storeErr

@@ -14,8 +14,6 @@
 //   - execute.go, runs.go, envelope.go, errors.go: runs of model code, their
 //     journal (kept by hub/store, committed in groups) and replay; the
 //     envelope a run returns and its error codes.
-//   - writeorder.go: a run's writes to one upstream go in the order it
-//     issued them, one at a time.
 //   - plan.go: a run's plan: the calls that need consent, collected ahead
 //     of the first and decided at once, and the real run held to it.
 //   - handles.go, hubdecl.go: results over the inline budget kept as handles,
@@ -67,7 +65,8 @@
 //   - hub/clients: the person's MCP clients' config files (install,
 //     uninstall, repoint) and the first run's import of their servers.
 //   - hub/upstream: sessions to the upstream MCP servers, one per (source,
-//     connection), and the Backend seam other kinds of source plug into.
+//     connection), and the Backend seam other kinds of source plug into;
+//     the order a run's writes to one upstream go in, one at a time.
 //   - hub/openapi: REST APIs described by OpenAPI documents, served as an
 //     upstream.Backend; the heart asks it what an operation needs of a
 //     connection (AuthNeed).
@@ -185,7 +184,7 @@ type Hub struct {
 
 	runLocks runLocks
 	// writeLanes send writes to each upstream one at a time, across runs.
-	writeLanes writeLanes
+	writeLanes upstream.WriteLanes
 
 	signOnce sync.Once
 	signKey  []byte

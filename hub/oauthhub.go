@@ -12,6 +12,7 @@ import (
 	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -30,7 +31,7 @@ const (
 // signIns are the sign-ins the hub runs, one per connection at a time.
 type signIns struct {
 	mu      sync.Mutex
-	running map[connKey]*signInRun
+	running map[upstream.ConnKey]*signInRun
 }
 
 type signInRun struct {
@@ -43,11 +44,11 @@ type signInRun struct {
 
 // begin registers a sign-in of k. With replace, a running one is cancelled
 // and waited for; without, a running one wins and begin returns nil.
-func (si *signIns) begin(ctx context.Context, k connKey, replace bool) (*signInRun, context.Context) {
+func (si *signIns) begin(ctx context.Context, k upstream.ConnKey, replace bool) (*signInRun, context.Context) {
 	for {
 		si.mu.Lock()
 		if si.running == nil {
-			si.running = map[connKey]*signInRun{}
+			si.running = map[upstream.ConnKey]*signInRun{}
 		}
 		cur := si.running[k]
 		if cur == nil {
@@ -68,7 +69,7 @@ func (si *signIns) begin(ctx context.Context, k connKey, replace bool) (*signInR
 
 // endOffered ends a sign-in of k the hub offered for a waiting run, and
 // waits until it ended or ctx did. A sign-in the person started stays.
-func (si *signIns) endOffered(ctx context.Context, k connKey) {
+func (si *signIns) endOffered(ctx context.Context, k upstream.ConnKey) {
 	si.mu.Lock()
 	run := si.running[k]
 	si.mu.Unlock()
@@ -82,7 +83,7 @@ func (si *signIns) endOffered(ctx context.Context, k connKey) {
 	}
 }
 
-func (si *signIns) end(k connKey, run *signInRun) {
+func (si *signIns) end(k upstream.ConnKey, run *signInRun) {
 	si.mu.Lock()
 	if si.running[k] == run {
 		delete(si.running, k)
@@ -137,7 +138,7 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 	if conn == "" {
 		conn = s.DefaultConnection()
 	}
-	k := connKey{source, conn}
+	k := upstream.ConnKey{Source: source, Conn: conn}
 	run, ctx := h.signIns.begin(ctx, k, true)
 	defer h.signIns.end(k, run)
 	var open func(context.Context, string) error
@@ -188,7 +189,7 @@ func (h *Hub) NoteSignIn(ctx context.Context, source, conn string) error {
 	if h.oauthNeedsSignIn(source, conn) {
 		return fmt.Errorf("%s of %s has no working sign-in in the keychain", connectionName(conn), source)
 	}
-	h.signIns.endOffered(ctx, connKey{source, conn})
+	h.signIns.endOffered(ctx, upstream.ConnKey{Source: source, Conn: conn})
 	h.views.invalidate()
 	h.log.Info("signed in outside the hub", "source", source, "connection", conn)
 	h.events.publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
@@ -212,7 +213,7 @@ func (h *Hub) offerSignIn(source, conn string) {
 	if s == nil || h.bg.Err() != nil {
 		return
 	}
-	k := connKey{source, conn}
+	k := upstream.ConnKey{Source: source, Conn: conn}
 	ctx, cancel := context.WithTimeout(h.bg, 10*time.Minute)
 	run, ctx := h.signIns.begin(ctx, k, false)
 	if run == nil {
@@ -277,7 +278,7 @@ func (h *Hub) signInStatuses(name string) []SignInStatus {
 	var out []SignInStatus
 	for _, st := range h.oauthStatesOf(name) {
 		h.signIns.mu.Lock()
-		_, running := h.signIns.running[connKey{name, st.Conn}]
+		_, running := h.signIns.running[upstream.ConnKey{Source: name, Conn: st.Conn}]
 		h.signIns.mu.Unlock()
 		out = append(out, SignInStatus{Connection: st.Conn, SignedIn: st.SignedIn, Summary: st.Summary(), Expiry: st.Expiry, Scopes: st.Scopes, SigningIn: running})
 	}

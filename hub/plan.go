@@ -312,7 +312,7 @@ func (pl *runPlan) after(seq int) bool {
 // outcome in its turn.
 func (r *runHost) ahead(ctx context.Context, c sandbox.Call, rc *resolvedCall, listErr error) (json.RawMessage, error) {
 	t := rc.tool
-	r.order.settle(c.Seq)
+	r.order.Settle(c.Seq)
 	if c.Symbolic || listErr != nil || t.Annotations == nil || !t.Annotations.ReadOnlyHint || r.validateArgs(t, c.Args) != nil {
 		return nil, &sandbox.Planned{}
 	}

@@ -11,7 +11,10 @@
 // within the config's catalog limits (list.go); a result's structured
 // content keeps the numbers the server wrote (exactresult.go); the Skills
 // extension's skills/list and resources/read are read for the skills of
-// upstream servers (skills.go).
+// upstream servers (skills.go). Calls that may write go to one (source,
+// connection) one at a time, a run's in the order it issued them
+// (writeorder.go: WriteOrder per attempt, WriteLanes across runs, which
+// the heart holds).
 //
 // A source whose config says "openapi" has no session: the Backend in
 // Options.OpenAPI serves it (backend.go; hub/openapi implements it), and

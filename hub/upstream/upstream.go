@@ -234,13 +234,11 @@ type Upstreams struct {
 
 	mu     sync.Mutex
 	cfg    *config.Config
-	slots  map[upstreamKey]*upstreamSlot
+	slots  map[ConnKey]*upstreamSlot
 	states map[string]SourceState
 	hooks  []func(source string) // internal list_changed listeners (the catalog)
 	closed bool
 }
-
-type upstreamKey struct{ source, conn string }
 
 // upstreamSlot is the lasting record of one (source, connection): its
 // current session and its failure history, which outlives sessions.
@@ -257,7 +255,7 @@ type upstreamSlot struct {
 // upstreamSession is one MCP client session. Fields below mu are guarded by
 // Upstreams.mu; the rest are set before the session is published.
 type upstreamSession struct {
-	key    upstreamKey
+	key    ConnKey
 	def    *config.Source
 	ready  chan struct{} // closed when the start finished, either way
 	stderr *upstreamStderr
@@ -303,7 +301,7 @@ func New(opts Options) *Upstreams {
 		cancel: cancel,
 		now:    time.Now,
 		cfg:    &config.Config{Sources: map[string]*config.Source{}},
-		slots:  map[upstreamKey]*upstreamSlot{},
+		slots:  map[ConnKey]*upstreamSlot{},
 		states: map[string]SourceState{},
 	}
 	u.events.wake = make(chan struct{}, 1)
@@ -330,8 +328,8 @@ func (u *Upstreams) SetConfig(cfg *config.Config) {
 	u.cfg = cfg
 	var stale []*upstreamSession
 	for k, slot := range u.slots {
-		nd := cfg.Sources[k.source]
-		if nd != nil && !nd.Disabled && SameSource(old.Sources[k.source], nd) {
+		nd := cfg.Sources[k.Source]
+		if nd != nil && !nd.Disabled && SameSource(old.Sources[k.Source], nd) {
 			continue
 		}
 		if s := u.endLocked(slot); s != nil {
@@ -373,7 +371,7 @@ func (u *Upstreams) Restart(source string) {
 	}
 	var stale []*upstreamSession
 	for k, slot := range u.slots {
-		if k.source != source {
+		if k.Source != source {
 			continue
 		}
 		if s := u.endLocked(slot); s != nil {
@@ -584,10 +582,10 @@ func (u *Upstreams) StderrTail(source string) []string {
 	var w *upstreamStderr
 	def := u.cfg.Sources[source]
 	for k, slot := range u.slots {
-		if k.source != source || slot.stderr == nil {
+		if k.Source != source || slot.stderr == nil {
 			continue
 		}
-		if w == nil || def == nil || k.conn == def.DefaultConnection() {
+		if w == nil || def == nil || k.Conn == def.DefaultConnection() {
 			w = slot.stderr
 		}
 	}
@@ -685,7 +683,7 @@ func (u *Upstreams) acquire(ctx context.Context, source, conn string) (*upstream
 			return nil, &Error{Source: source, Conn: conn, Kind: KindUnknownConnection,
 				Err: fmt.Errorf("no connection %q (%s)", conn, avail)}
 		}
-		k := upstreamKey{source, conn}
+		k := ConnKey{Source: source, Conn: conn}
 		slot := u.slots[k]
 		if slot == nil {
 			slot = &upstreamSlot{}
@@ -768,10 +766,10 @@ func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
 		s.cs = cs
 		s.status = SourceUp
 		s.lastUsed = u.now()
-		u.updateStateLocked(s.key.source)
+		u.updateStateLocked(s.key.Source)
 		close(s.ready)
 		u.mu.Unlock()
-		u.log.Info("upstream session up", "source", s.key.source, "connection", s.key.conn)
+		u.log.Info("upstream session up", "source", s.key.Source, "connection", s.key.Conn)
 		u.wg.Add(1)
 		go func() {
 			defer u.wg.Done()
@@ -783,7 +781,7 @@ func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
 	if err == nil {
 		// The config changed or the hub closed while this session started.
 		s.cs = cs
-		ue = &Error{Source: s.key.source, Conn: s.key.conn, Kind: KindUnavailable, Retryable: true,
+		ue = &Error{Source: s.key.Source, Conn: s.key.Conn, Kind: KindUnavailable, Retryable: true,
 			Err: errors.New("the session was closed while starting")}
 	}
 	s.status = SourceDown
@@ -797,11 +795,11 @@ func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
 		} else {
 			slot.lastErr = ue
 		}
-		u.updateStateLocked(s.key.source)
+		u.updateStateLocked(s.key.Source)
 	}
 	close(s.ready)
 	u.mu.Unlock()
-	u.log.Warn("upstream session failed to start", "source", s.key.source, "connection", s.key.conn, "error", ue.Error())
+	u.log.Warn("upstream session failed to start", "source", s.key.Source, "connection", s.key.Conn, "error", ue.Error())
 	u.cleanup(s)
 }
 
@@ -818,7 +816,7 @@ func (u *Upstreams) failLocked(slot *upstreamSlot, ue *Error) {
 
 // connect expands the connection's secrets and runs the MCP handshake.
 func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.ClientSession, error) {
-	source, conn := s.key.source, s.key.conn
+	source, conn := s.key.Source, s.key.Conn
 	var values []string
 	env, headers, err := s.def.Expand(conn, func(name string) (string, error) {
 		if u.opts.Keychain == nil {
@@ -933,7 +931,7 @@ func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err erro
 	if errors.As(err, &ue) {
 		return u.scrubError(s, ue)
 	}
-	ue = &Error{Source: s.key.source, Conn: s.key.conn, Kind: KindUnavailable, Retryable: true}
+	ue = &Error{Source: s.key.Source, Conn: s.key.Conn, Kind: KindUnavailable, Retryable: true}
 	var sie *oauth.SignInError
 	if errors.As(err, &sie) {
 		ue.Kind, ue.Retryable, ue.Err = KindNeedsSignIn, false, sie
@@ -962,7 +960,7 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 	if err == nil {
 		return nil
 	}
-	source, conn := s.key.source, s.key.conn
+	source, conn := s.key.Source, s.key.Conn
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("source %q: %s: %w", source, op, ctx.Err())
 	}
@@ -1020,7 +1018,7 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 	if s.cmd == nil && cause != nil {
 		msg = secrets.ScrubValues(fmt.Sprintf("the server connection ended: %v", cause), s.secrets)
 	}
-	ue := &Error{Source: s.key.source, Conn: s.key.conn, Kind: KindUnavailable, Retryable: true, Err: errors.New(msg)}
+	ue := &Error{Source: s.key.Source, Conn: s.key.Conn, Kind: KindUnavailable, Retryable: true, Err: errors.New(msg)}
 	var sie *oauth.SignInError
 	if errors.As(cause, &sie) {
 		ue.Kind, ue.Retryable, ue.Err = KindNeedsSignIn, false, sie
@@ -1028,7 +1026,7 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 	s.err = ue
 	if slot := u.slots[s.key]; slot != nil && slot.cur == s {
 		u.failLocked(slot, ue)
-		u.updateStateLocked(s.key.source)
+		u.updateStateLocked(s.key.Source)
 	}
 	u.wg.Add(1)
 	u.mu.Unlock()
@@ -1050,18 +1048,18 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 			s.err = &full
 			if slot := u.slots[s.key]; slot != nil && slot.lastErr == ue {
 				slot.lastErr = &full
-				u.updateStateLocked(s.key.source)
+				u.updateStateLocked(s.key.Source)
 			}
 		}
 		err := s.err
 		u.mu.Unlock()
-		u.log.Warn("upstream session died", "source", s.key.source, "connection", s.key.conn, "error", err.Error())
+		u.log.Warn("upstream session died", "source", s.key.Source, "connection", s.key.Conn, "error", err.Error())
 	}()
 }
 
 // shutdown closes s on purpose (idle, config change, Close).
 func (u *Upstreams) shutdown(s *upstreamSession, why string) {
-	u.log.Info("closing upstream session", "source", s.key.source, "connection", s.key.conn, "reason", why)
+	u.log.Info("closing upstream session", "source", s.key.Source, "connection", s.key.Conn, "reason", why)
 	u.cleanup(s)
 }
 
@@ -1114,7 +1112,7 @@ func (u *Upstreams) reap(ctx context.Context) {
 			s.ended = true
 			slot.cur = nil
 			idle = append(idle, s)
-			u.updateStateLocked(s.key.source)
+			u.updateStateLocked(s.key.Source)
 		}
 		u.mu.Unlock()
 		for _, s := range idle {
@@ -1160,7 +1158,7 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 	var starting, down bool
 	var lastErr *Error
 	for k, slot := range u.slots {
-		if k.source != source {
+		if k.Source != source {
 			continue
 		}
 		if s := slot.cur; s != nil {
@@ -1177,7 +1175,7 @@ func (u *Upstreams) stateLocked(source string) SourceState {
 		}
 		if slot.lastErr != nil && (slot.cur == nil || slot.cur.status != SourceUp) {
 			// The default connection's failure speaks for the source.
-			if lastErr == nil || def == nil || k.conn == def.DefaultConnection() {
+			if lastErr == nil || def == nil || k.Conn == def.DefaultConnection() {
 				lastErr = slot.lastErr
 			}
 		}
@@ -1225,7 +1223,7 @@ func (u *Upstreams) NeedsSignIn(source, conn string) bool {
 			conn = def.DefaultConnection()
 		}
 	}
-	slot := u.slots[upstreamKey{source, conn}]
+	slot := u.slots[ConnKey{Source: source, Conn: conn}]
 	return slot != nil && slot.lastErr != nil && slot.lastErr.Kind == KindNeedsSignIn
 }
 

@@ -1,4 +1,4 @@
-package hub
+package upstream
 
 // Writes to one upstream go one at a time.
 //
@@ -8,59 +8,63 @@ package hub
 // sends the calls that are not read-only (by the tool's annotations; an
 // OpenAPI operation's come from its method) to one (source, connection)
 // one at a time: those of a run in the order the run issued them (their
-// seq), and those of different runs in the order they come. Reads stay
-// parallel. A source whose config says "concurrentWrites": true is sent
-// its writes as they come.
+// seq, a WriteOrder per attempt), and those of different runs in the order
+// they come (WriteLanes, one for the hub). Reads stay parallel. A source
+// whose config says "concurrentWrites": true is sent its writes as they
+// come.
 
 import (
 	"context"
 	"sync"
 
-	"capabilities.sh/capabilities/hub/catalog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"capabilities.sh/capabilities/hub/config"
 )
 
-// connKey names one connection of one source: the unit the heart orders
-// writes by, reads missing secrets for and runs sign-ins for.
-type connKey struct{ source, conn string }
+// ConnKey names one connection of one source: the unit writes are ordered
+// by, and a session is kept for; the heart also reads missing secrets and
+// runs sign-ins per ConnKey.
+type ConnKey struct{ Source, Conn string }
 
-// serialWrites reports whether calls of tool on src wait for the writes
-// before them.
-func serialWrites(tool *catalog.Tool, src *config.Source) bool {
+// SerialWrites reports whether calls of a tool with annotations ann on src
+// wait for the writes before them.
+func SerialWrites(ann *mcp.ToolAnnotations, src *config.Source) bool {
 	if src != nil && src.ConcurrentWrites {
 		return false
 	}
-	return tool.Annotations == nil || !tool.Annotations.ReadOnlyHint
+	return ann == nil || !ann.ReadOnlyHint
 }
 
-// writeOrder lets one run's writes to an upstream go in seq order: a write
+// WriteOrder lets one run's writes to an upstream go in seq order: a write
 // goes once every call before it is known (settled as something other than
 // a write, or begun as a write) and no earlier write to the same upstream
 // is still under way.
 //
 // Concurrency: safe for concurrent use. Every seq the run issues must be
 // settled or begun, or the writes after it wait until their ctx ends; the
-// sandbox hands every seq it issues to the host, and runHost settles each
-// call and read when it returns.
-type writeOrder struct {
+// sandbox hands every seq it issues to the heart's run host, which settles
+// each call and read when it returns.
+type WriteOrder struct {
 	mu      sync.Mutex
 	known   map[int]bool    // seqs settled or begun
-	writing map[int]connKey // writes begun and not done
+	writing map[int]ConnKey // writes begun and not done
 	changed chan struct{}   // closed and replaced on every change
 }
 
-func newWriteOrder() *writeOrder {
-	return &writeOrder{known: map[int]bool{}, writing: map[int]connKey{}, changed: make(chan struct{})}
+// NewWriteOrder returns the order of one attempt's writes, none known yet.
+func NewWriteOrder() *WriteOrder {
+	return &WriteOrder{known: map[int]bool{}, writing: map[int]ConnKey{}, changed: make(chan struct{})}
 }
 
-func (w *writeOrder) wakeLocked() {
+func (w *WriteOrder) wakeLocked() {
 	close(w.changed)
 	w.changed = make(chan struct{})
 }
 
-// settle records that call seq is not (or no longer) a write waiting or
+// Settle records that call seq is not (or no longer) a write waiting or
 // under way. Calling it again is harmless.
-func (w *writeOrder) settle(seq int) {
+func (w *WriteOrder) Settle(seq int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	_, writing := w.writing[seq]
@@ -72,10 +76,10 @@ func (w *writeOrder) settle(seq int) {
 	w.wakeLocked()
 }
 
-// begin records call seq as a write to key and waits for its turn. The
+// Begin records call seq as a write to key and waits for its turn. The
 // write is done when the returned func is called (or when the call is
 // settled); on an error (ctx ended first) it is done already.
-func (w *writeOrder) begin(ctx context.Context, seq int, key connKey) (func(), error) {
+func (w *WriteOrder) Begin(ctx context.Context, seq int, key ConnKey) (func(), error) {
 	w.mu.Lock()
 	w.known[seq] = true
 	w.writing[seq] = key
@@ -86,16 +90,16 @@ func (w *writeOrder) begin(ctx context.Context, seq int, key connKey) (func(), e
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			w.settle(seq)
+			w.Settle(seq)
 			return nil, context.Cause(ctx)
 		}
 		w.mu.Lock()
 	}
 	w.mu.Unlock()
-	return func() { w.settle(seq) }, nil
+	return func() { w.Settle(seq) }, nil
 }
 
-func (w *writeOrder) turnLocked(seq int, key connKey) bool {
+func (w *WriteOrder) turnLocked(seq int, key ConnKey) bool {
 	for k := 1; k < seq; k++ {
 		if !w.known[k] {
 			return false
@@ -107,24 +111,24 @@ func (w *writeOrder) turnLocked(seq int, key connKey) bool {
 	return true
 }
 
-// writeLanes lets one write at a time go to each upstream, across runs.
+// WriteLanes lets one write at a time go to each upstream, across runs.
 // The zero value is ready; safe for concurrent use. A lane lives only while
 // a write holds or waits for it.
-type writeLanes struct {
+type WriteLanes struct {
 	mu    sync.Mutex
-	lanes map[connKey]*writeLane
+	lanes map[ConnKey]*writeLane
 }
 
 type writeLane struct {
 	turn  chan struct{} // holds a token while the lane is free
-	users int           // holding or waiting; guarded by writeLanes.mu
+	users int           // holding or waiting; guarded by WriteLanes.mu
 }
 
-// acquire waits for key's lane and returns its release, or ctx's cause.
-func (l *writeLanes) acquire(ctx context.Context, key connKey) (func(), error) {
+// Acquire waits for key's lane and returns its release, or ctx's cause.
+func (l *WriteLanes) Acquire(ctx context.Context, key ConnKey) (func(), error) {
 	l.mu.Lock()
 	if l.lanes == nil {
-		l.lanes = map[connKey]*writeLane{}
+		l.lanes = map[ConnKey]*writeLane{}
 	}
 	lane := l.lanes[key]
 	if lane == nil {

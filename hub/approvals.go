@@ -104,7 +104,7 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 	var rows []*store.Pending
 	var err error
 	if runID != "" {
-		all, e := h.runs.pendingOf(ctx, runID)
+		all, e := h.db.PendingOf(ctx, runID)
 		err = e
 		for _, p := range all {
 			if p.Decision == "" {
@@ -112,7 +112,7 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 			}
 		}
 	} else {
-		rows, err = h.runs.openPending(ctx)
+		rows, err = h.db.OpenPending(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 		a := h.approvalOf(p)
 		code, ok := codes[p.RunID]
 		if !ok {
-			if r, err := h.runs.loadRun(ctx, p.RunID); err == nil {
+			if r, err := h.loadRun(ctx, p.RunID); err == nil {
 				code = h.redactCode(r.Code)
 			} else if !errors.Is(err, ErrNoRun) {
 				return nil, err
@@ -186,7 +186,7 @@ func (h *Hub) Decide(ctx context.Context, pendingID, decision, channel, actor st
 	if err != nil {
 		return err
 	}
-	p, err := h.runs.pendingByID(ctx, pendingID)
+	p, err := h.pendingByID(ctx, pendingID)
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func (h *Hub) Decide(ctx context.Context, pendingID, decision, channel, actor st
 		// get, and the profile's own rules would ask again anyway.
 		remember = false
 	}
-	if err := h.runs.decide(ctx, p, verdict, remember, channel, actor, h.now()); err != nil {
+	if err := h.db.Decide(ctx, p, verdict, remember, channel, actor, h.now()); err != nil {
 		return err
 	}
 	if verdict == "allow" {
@@ -235,7 +235,7 @@ func (h *Hub) expireLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		rows, err := h.runs.openPending(ctx)
+		rows, err := h.db.OpenPending(ctx)
 		if err != nil {
 			continue
 		}
@@ -364,7 +364,7 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 		return nil, err
 	}
 	for _, c := range st.Calls {
-		p, err := h.runs.pendingByID(ctx, c.PendingID)
+		p, err := h.pendingByID(ctx, c.PendingID)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrBadState, err)
 		}
@@ -373,7 +373,7 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 		}
 	}
 	for _, c := range st.Calls {
-		ok, err := h.runs.redeemState(ctx, c.PendingID, st.Nonce)
+		ok, err := h.db.RedeemStateNonce(ctx, c.PendingID, st.Nonce)
 		if err != nil {
 			return nil, err
 		}
@@ -413,7 +413,7 @@ func (h *Hub) SignPlan(ctx context.Context, runID string, pendingIDs []string) (
 }
 
 func (h *Hub) signInputs(ctx context.Context, runID string, pendingIDs []string, whole bool) (string, error) {
-	rows, err := h.runs.pendingOf(ctx, runID)
+	rows, err := h.db.PendingOf(ctx, runID)
 	if err != nil {
 		return "", err
 	}
@@ -482,7 +482,7 @@ func (h *Hub) pinApproved(ctx context.Context, p *store.Pending, channel string)
 	if _, err := h.catalog.Pin(ctx, []*catalog.Tool{t}, []string{p.DefHash}); err != nil {
 		return err
 	}
-	return h.runs.audit(ctx, channel, "", p.RunID, p.Address, "accept_definition", p.Change, h.now())
+	return h.db.Audit(ctx, store.AuditEntry{At: h.now(), Channel: channel, RunID: p.RunID, Address: p.Address, Decision: "accept_definition", Detail: p.Change})
 }
 
 // annotationWords says a tool's annotations in words, for a person.
@@ -563,7 +563,7 @@ func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]
 		return nil, err
 	}
 	for _, c := range accepted {
-		if err := h.runs.audit(ctx, channel, "", "", c.Address, "accept_definition", c.Change, h.now()); err != nil {
+		if err := h.db.Audit(ctx, store.AuditEntry{At: h.now(), Channel: channel, Address: c.Address, Decision: "accept_definition", Detail: c.Change}); err != nil {
 			return accepted, err
 		}
 	}

@@ -114,7 +114,7 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		env := &Envelope{RunID: run.ID, Status: StatusFailed, Calls: []CallRecord{}, Error: envelopeError(err)}
 		env.seal(h.secrets, h.limits.InlineResultBytes)
 		run.Status, run.Envelope = StatusFailed, env
-		if serr := h.runs.createRun(ctx, run); serr != nil {
+		if serr := h.createRun(ctx, run); serr != nil {
 			return nil, serr
 		}
 		h.events.publish(Event{Kind: EventRun, ID: run.ID})
@@ -195,7 +195,7 @@ func (h *Hub) resume(ctx context.Context, id string, sc *scope) (*Envelope, erro
 	id = strings.TrimSpace(id)
 	unlock := h.lockRun(id)
 	defer unlock()
-	run, err := h.runs.loadRun(ctx, id)
+	run, err := h.loadRun(ctx, id)
 	if errors.Is(err, ErrNoRun) || err == nil && !sc.holdsRun(run.Client) {
 		return nil, &InputError{"resume", fmt.Sprintf("no run %q; resume only a runId returned by execute", id)}
 	}
@@ -207,11 +207,11 @@ func (h *Hub) resume(ctx context.Context, id string, sc *scope) (*Envelope, erro
 	}
 	// Another hub process on this home may be attempting the run: lease it,
 	// then read it again, as that attempt may have ended meanwhile.
-	if err := h.runs.claimRun(ctx, id, h.now()); err != nil {
+	if err := h.claimRun(ctx, id, h.now()); err != nil {
 		return nil, err
 	}
-	defer h.runs.releaseRun(id)
-	if run, err = h.runs.loadRun(ctx, id); err != nil {
+	defer h.db.ReleaseRun(context.Background(), id, h.owner)
+	if run, err = h.loadRun(ctx, id); err != nil {
 		return nil, err
 	}
 	if Terminal(run.Status) && run.Envelope != nil {
@@ -240,7 +240,7 @@ func (h *Hub) resume(ctx context.Context, id string, sc *scope) (*Envelope, erro
 // not, it returns the envelope to give back unchanged (or a failure, when an
 // approval expired).
 func (h *Hub) pendingSettled(ctx context.Context, run *runRow) (bool, *Envelope, error) {
-	pend, err := h.runs.pendingOf(ctx, run.ID)
+	pend, err := h.db.PendingOf(ctx, run.ID)
 	if err != nil {
 		return false, nil, err
 	}
@@ -255,7 +255,7 @@ func (h *Hub) pendingSettled(ctx context.Context, run *runRow) (bool, *Envelope,
 			if now.After(p.Expires) {
 				env := &Envelope{RunID: run.ID, Status: StatusFailed, Calls: envelopeCalls(run), Notices: run.Notices,
 					Error: &EnvelopeError{Code: CodeApprovalExpired, Message: fmt.Sprintf("the approval for %s expired at %s without a decision", p.Address, p.Expires.UTC().Format(time.RFC3339)), Hint: Hint(CodeApprovalExpired)}}
-				if err := h.runs.finishAttempt(ctx, run.ID, env, now); err != nil {
+				if err := h.finishAttempt(ctx, run.ID, env, now); err != nil {
 					return false, nil, err
 				}
 				h.events.publish(Event{Kind: EventApprovalExpired, ID: p.ID})
@@ -264,7 +264,7 @@ func (h *Hub) pendingSettled(ctx context.Context, run *runRow) (bool, *Envelope,
 			waiting = true
 		case KindConnection:
 			if h.connectionReady(p) {
-				if err := h.runs.decide(ctx, p, "allow", false, "connection", "keychain", now); err != nil && !errors.Is(err, ErrAlreadyDecided) {
+				if err := h.db.Decide(ctx, p, "allow", false, "connection", "keychain", now); err != nil && !errors.Is(err, ErrAlreadyDecided) {
 					return false, nil, err
 				}
 				continue
@@ -362,10 +362,10 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 	var rows []*store.Pending
 	if !fresh {
 		var err error
-		if journal, err = h.runs.journal(ctx, run.ID); err != nil {
+		if journal, err = h.db.ReadJournal(ctx, run.ID); err != nil {
 			return nil, err
 		}
-		if rows, err = h.runs.pendingOf(ctx, run.ID); err != nil {
+		if rows, err = h.db.PendingOf(ctx, run.ID); err != nil {
 			return nil, err
 		}
 		for _, p := range rows {
@@ -373,7 +373,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 				pending[p.Seq] = true
 			}
 		}
-		if err := h.runs.startAttempt(ctx, run.ID, h.now(), sandbox.EngineHash(), sandbox.PreludeHash()); err != nil {
+		if err := h.db.StartAttempt(ctx, run.ID, StatusRunning, sandbox.EngineHash(), sandbox.PreludeHash(), h.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -428,13 +428,13 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 	host.storeOnce.Do(func() {
 		inserted = true
 		run.Status, run.Envelope, run.Updated = env.Status, env, h.now()
-		host.storeErr = h.runs.createRun(context.WithoutCancel(ctx), run)
+		host.storeErr = h.createRun(context.WithoutCancel(ctx), run)
 	})
 	if host.storeErr != nil {
 		return nil, host.storeErr
 	}
 	if !inserted {
-		if err := h.runs.finishAttempt(context.WithoutCancel(ctx), run.ID, env, h.now()); err != nil {
+		if err := h.finishAttempt(context.WithoutCancel(ctx), run.ID, env, h.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -714,7 +714,7 @@ func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
 // calls, refused ones too.
 func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, error) {
 	defer r.order.Settle(c.Seq)
-	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
+	r.storeOnce.Do(func() { r.storeErr = r.h.createRun(context.WithoutCancel(ctx), r.run) })
 	if r.storeErr != nil {
 		return nil, r.storeErr
 	}
@@ -924,7 +924,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	var p *store.Pending
 	if r.hasPending(c.Seq) {
 		var err error
-		if p, err = h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
+		if p, err = h.db.PendingAt(ctx, r.run.ID, c.Seq); err != nil {
 			return err
 		}
 	}
@@ -977,7 +977,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	// plan decides, or the call is planned (plan.go), in place of the
 	// decided row.
 	if p != nil {
-		if err := h.runs.dropPending(ctx, p.ID); err != nil {
+		if err := h.db.DropPending(ctx, p.ID); err != nil {
 			return err
 		}
 	}
@@ -1032,21 +1032,21 @@ func (r *runHost) newPending(c sandbox.Call, hash, kind, conn, reason string) *s
 // suspendOn stores the pending input and journals the call as pending.
 func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p *store.Pending) error {
 	ctx = context.WithoutCancel(ctx)
-	if err := r.h.runs.putPending(ctx, p); err != nil {
+	if err := r.h.db.PutPending(ctx, p); err != nil {
 		return err
 	}
 	r.mu.Lock()
 	r.pending[c.Seq] = true
 	r.mu.Unlock()
 	// The row may already exist (ON CONFLICT DO NOTHING): read back the stored one.
-	stored, err := r.h.runs.pendingAt(ctx, r.run.ID, c.Seq)
+	stored, err := r.h.db.PendingAt(ctx, r.run.ID, c.Seq)
 	if err != nil {
 		return err
 	}
 	if stored != nil {
 		*p = *stored
 	}
-	return r.h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, r.h.now())
+	return r.h.journal.Put(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, r.h.now())
 }
 
 // repeatable reports whether a call of tool may be sent again when it was
@@ -1085,7 +1085,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		r.order.Settle(c.Seq)
 	}
 	if !repeatable(tool) {
-		if err := h.runs.putJournal(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, h.now()); err != nil {
+		if err := h.journal.Put(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, h.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -1163,7 +1163,7 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 	}
 	// The call's start, for an entry not journaled as issued before.
 	at := r.h.now().Add(-time.Duration(ms) * time.Millisecond)
-	if err := r.h.runs.putJournal(r.run.ID, e, at); err != nil {
+	if err := r.h.journal.Put(r.run.ID, e, at); err != nil {
 		r.h.log.Error("journaling a call failed", "run", r.run.ID, "seq", c.Seq, "err", err)
 		r.record(c.Seq, c.Address, false, ms)
 		return nil, fmt.Errorf("the outcome of call %d (%s) could not be journaled, so it is withheld: %w", c.Seq, c.Address, err)

@@ -82,7 +82,7 @@ func (h *Hub) keepResult(ctx context.Context, run *runRow, host *runHost, env *E
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	host.storeOnce.Do(func() { host.storeErr = h.runs.createRun(ctx, run) })
+	host.storeOnce.Do(func() { host.storeErr = h.createRun(ctx, run) })
 	if host.storeErr != nil {
 		return // the attempt reports it
 	}
@@ -149,7 +149,7 @@ func examplePath(v json.RawMessage) string {
 // stops as diverged rather than see other bytes.
 func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, error) {
 	defer r.order.Settle(rd.Seq)
-	r.storeOnce.Do(func() { r.storeErr = r.h.runs.createRun(context.WithoutCancel(ctx), r.run) })
+	r.storeOnce.Do(func() { r.storeErr = r.h.createRun(context.WithoutCancel(ctx), r.run) })
 	if r.storeErr != nil {
 		return nil, r.storeErr
 	}
@@ -185,7 +185,7 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 	}
 	ref, _ := json.Marshal(readRef{Handle: rd.Handle, Bytes: int64(len(val)), Digest: digestOf(val)})
 	e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, ArgsHash: hash, State: journalRead, Outcome: ref, Ms: ms, Args: r.argsToKeep(c)}
-	if err := r.h.runs.putJournal(r.run.ID, e, r.h.now().Add(-time.Duration(ms)*time.Millisecond)); err != nil {
+	if err := r.h.journal.Put(r.run.ID, e, r.h.now().Add(-time.Duration(ms)*time.Millisecond)); err != nil {
 		r.h.log.Error("journaling a read failed", "run", r.run.ID, "seq", c.Seq, "err", err)
 		r.record(c.Seq, c.Address, false, ms)
 		return nil, fmt.Errorf("the outcome of call %d (%s) could not be journaled, so it is withheld: %w", c.Seq, c.Address, err)

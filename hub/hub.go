@@ -148,9 +148,13 @@ const (
 
 // Hub is one running hub.
 type Hub struct {
-	paths     config.Paths
-	db        *store.DB
-	runs      runStore
+	paths   config.Paths
+	db      *store.DB
+	journal *store.Journal // commits the calls' journal entries in groups
+	// owner names this hub in run leases ("pid/random"); lease is how long
+	// one attempt's lease lasts.
+	owner     string
+	lease     time.Duration
 	kc        keychain.Keychain
 	secrets   *secrets.Secrets
 	log       *slog.Logger
@@ -294,7 +298,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 	// An attempt ends within its wall time, its last call within the
 	// upstream timeout; the lease has a minute to spare.
-	h.db, h.runs = db, runStore{db: db, journalW: jw, owner: newOwner(), lease: h.limits.Wall + h.upTimeout + time.Minute}
+	h.db, h.journal, h.owner, h.lease = db, jw, newOwner(), h.limits.Wall+h.upTimeout+time.Minute
 
 	cfg, err := config.Load(h.paths.Config())
 	if err != nil {
@@ -405,7 +409,7 @@ func (h *Hub) Close() error {
 	h.driver.Close()
 	// After the driver, so runs that were ending have journaled their calls;
 	// a later put fails as closed rather than on a closed database.
-	h.runs.journalW.Close()
+	h.journal.Close()
 	if cerr := h.db.Close(); err == nil {
 		err = cerr
 	}
@@ -478,19 +482,26 @@ func (h *Hub) reloadMovedDecisions(ctx context.Context) {
 // reloadPolicy rebuilds the policy from the config's rules and the
 // remembered decisions.
 func (h *Hub) reloadPolicy(ctx context.Context) error {
-	rem, err := h.runs.remembered(ctx)
+	ds, err := h.db.Remembered(ctx)
 	if err != nil {
 		return err
 	}
-	set, err := h.runs.policyOrigins(ctx)
+	var rem []policy.Rule
+	for _, d := range ds {
+		rem = append(rem, policy.Rule{ID: d.ID, Target: d.Address, Hash: d.Hash, From: d.Channel, Mode: config.Mode(d.Mode), Remembered: true, At: d.At,
+			AllConnections: d.AllConnections, Connection: d.Connection})
+	}
+	// Who last set each config rule through the hub (cli, window), kept
+	// while the rule still has the mode they set.
+	set, err := h.db.PolicyOrigins(ctx)
 	if err != nil {
 		return err
 	}
 	cfg := h.Config()
 	origins := map[string]string{}
 	for target, mode := range cfg.Policy {
-		if o, ok := set[target]; ok && o[1] == string(mode) {
-			origins[target] = o[0]
+		if o, ok := set[target]; ok && o.Mode == string(mode) {
+			origins[target] = o.Channel
 		}
 	}
 	pol := policy.New(append(policy.ConfigRules(cfg.Policy, origins), rem...))
@@ -521,7 +532,7 @@ func (h *Hub) pinMigratedDecisions(ctx context.Context) error {
 		if pin == "" {
 			pin = t.Hash
 		}
-		if err := h.runs.pinDecision(ctx, r.ID, pin); err != nil {
+		if err := h.db.PinDecision(ctx, r.ID, pin); err != nil {
 			return err
 		}
 		changed = true

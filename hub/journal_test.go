@@ -107,7 +107,7 @@ func TestUnjournaledOutcomeIsWithheld(t *testing.T) {
 	up := mcp.NewServer(&mcp.Implementation{Name: "journal-upstream", Version: "1"}, nil)
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(up, &mcp.Tool{Name: "read", Annotations: ro}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		h.runs.journalW.Close() // the store fails while the call is upstream
+		h.journal.Close() // the store fails while the call is upstream
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "the secret of the universe"}}}, nil, nil
 	})
 	h = hubOver(t, "up", up)

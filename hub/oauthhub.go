@@ -308,13 +308,13 @@ func (r *runHost) awaitConnection(ctx context.Context, c sandbox.Call, conn stri
 	var p *store.Pending
 	if r.hasPending(c.Seq) {
 		var err error
-		if p, err = r.h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
+		if p, err = r.h.db.PendingAt(ctx, r.run.ID, c.Seq); err != nil {
 			return err
 		}
 	}
 	if p != nil && p.Decision != "" {
 		// Decided before (the person signed in) and refused again.
-		if err := r.h.runs.dropPending(ctx, p.ID); err != nil {
+		if err := r.h.db.DropPending(ctx, p.ID); err != nil {
 			return err
 		}
 		p = nil

@@ -15,6 +15,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/store"
 )
 
 // PolicyRule is one rule as policy list and the window show it.
@@ -122,12 +123,12 @@ func (h *Hub) ApplyPolicy(ctx context.Context, ch PolicyChange) (*PolicyResult, 
 		return nil, err
 	}
 	if catalog.KindOf(check.Target) == catalog.TargetExact {
-		if _, err := h.runs.forget(ctx, check.Target); err != nil {
+		if _, err := h.db.Forget(ctx, check.Target); err != nil {
 			return nil, err
 		}
 	}
 	channel := cmp.Or(ch.Channel, policy.ChannelCLI)
-	if err := h.runs.audit(ctx, channel, "", "", check.Target, "policy_"+string(mode), written, h.now()); err != nil {
+	if err := h.db.Audit(ctx, store.AuditEntry{At: h.now(), Channel: channel, Address: check.Target, Decision: "policy_" + string(mode), Detail: written}); err != nil {
 		return nil, err
 	}
 	return res, h.reloadPolicy(ctx)
@@ -167,7 +168,7 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 		}
 	}
 	for _, a := range []string{norm, written} {
-		n, err := h.runs.forget(ctx, a)
+		n, err := h.db.Forget(ctx, a)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +190,7 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 		}
 		return nil, &InputError{"target", msg}
 	}
-	if err := h.runs.audit(ctx, cmp.Or(channel, policy.ChannelCLI), "", "", norm, "policy_removed", written, h.now()); err != nil {
+	if err := h.db.Audit(ctx, store.AuditEntry{At: h.now(), Channel: cmp.Or(channel, policy.ChannelCLI), Address: norm, Decision: "policy_removed", Detail: written}); err != nil {
 		return nil, err
 	}
 	return res, h.reloadPolicy(ctx)

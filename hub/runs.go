@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
-	"capabilities.sh/capabilities/hub/config"
-	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/internal/proc"
 	"capabilities.sh/capabilities/sandbox"
@@ -68,31 +66,25 @@ func newSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
-// runStore is the hub's access to runs, journals, pending inputs and the
-// audit trail. Every write is committed when its method returns, so each
-// step survives a kill -9: on its own transaction, or, for journal entries,
-// in the group the journal commits.
-type runStore struct {
-	db       *store.DB
-	journalW *store.Journal
-	// owner names this hub in run leases ("pid/random"); lease is how long
-	// one attempt's lease lasts.
-	owner string
-	lease time.Duration
-}
+// The hub's runs, journals, pending inputs and audit trail are kept by
+// hub/store. Every write is committed when its call returns, so each step
+// survives a kill -9: on its own transaction, or, for journal entries, in
+// the group Hub.journal commits. A journal entry is put without a context:
+// a call that ends is journaled even when its run was cancelled.
 
-func (s runStore) createRun(ctx context.Context, r *runRow) error {
+// createRun stores a fresh run. A run stored while its first attempt runs
+// is leased to this hub.
+func (h *Hub) createRun(ctx context.Context, r *runRow) error {
 	row := &store.Run{ID: r.ID, Code: r.Code, Notices: r.Notices, Seed: r.Seed, Clock: r.Clock, Status: r.Status, Attempts: r.Attempts,
 		Client: r.Client, Engine: r.Engine, Prelude: r.Prelude, Created: r.Created, Updated: r.Updated}
 	if r.Envelope != nil {
 		row.Envelope, _ = json.Marshal(r.Envelope)
 	}
-	// A run stored while its first attempt runs is leased to this hub.
 	var lease store.Lease
 	if r.Status == StatusRunning {
-		lease = store.Lease{Owner: s.owner, Until: r.Updated.Add(s.lease)}
+		lease = store.Lease{Owner: h.owner, Until: r.Updated.Add(h.lease)}
 	}
-	return s.db.CreateRun(ctx, row, lease)
+	return h.db.CreateRun(ctx, row, lease)
 }
 
 // ErrNoRun reports a run the hub does not hold.
@@ -111,8 +103,8 @@ func (e *NoPendingError) Error() string { return fmt.Sprintf("no pending approva
 // Is makes errors.Is(err, ErrNoPending) hold.
 func (e *NoPendingError) Is(target error) bool { return target == ErrNoPending }
 
-func (s runStore) loadRun(ctx context.Context, id string) (*runRow, error) {
-	row, err := s.db.LoadRun(ctx, id)
+func (h *Hub) loadRun(ctx context.Context, id string) (*runRow, error) {
+	row, err := h.db.LoadRun(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -132,123 +124,25 @@ func runRowOf(row *store.Run) (*runRow, error) {
 	return r, nil
 }
 
-func (s runStore) startAttempt(ctx context.Context, id string, now time.Time, engine, prelude string) error {
-	return s.db.StartAttempt(ctx, id, StatusRunning, engine, prelude, now)
-}
-
 // finishAttempt stores the envelope of an attempt and ends this hub's lease
 // on the run. When another hub took the run over (this hub's lease ended
 // first), its attempt is the one stored, and this envelope is not.
-func (s runStore) finishAttempt(ctx context.Context, id string, env *Envelope, now time.Time) error {
+func (h *Hub) finishAttempt(ctx context.Context, id string, env *Envelope, now time.Time) error {
 	b, _ := json.Marshal(env)
-	_, err := s.db.FinishRun(ctx, id, s.owner, env.Status, b, now)
+	_, err := h.db.FinishRun(ctx, id, h.owner, env.Status, b, now)
 	return err
 }
 
-func (s runStore) journal(ctx context.Context, runID string) (map[int]*store.JournalEntry, error) {
-	return s.db.ReadJournal(ctx, runID)
-}
-
-// putJournal commits a call's journal entry. It is not cancellable: a call
-// that ends is journaled even when its run was cancelled.
-func (s runStore) putJournal(runID string, e *store.JournalEntry, now time.Time) error {
-	return s.journalW.Put(runID, e, now)
-}
-
-func (s runStore) putPending(ctx context.Context, p *store.Pending) error {
-	return s.db.PutPending(ctx, p)
-}
-
-func (s runStore) pendingOf(ctx context.Context, runID string) ([]*store.Pending, error) {
-	return s.db.PendingOf(ctx, runID)
-}
-
-func (s runStore) pendingByID(ctx context.Context, id string) (*store.Pending, error) {
-	p, err := s.db.PendingByID(ctx, id)
+func (h *Hub) pendingByID(ctx context.Context, id string) (*store.Pending, error) {
+	p, err := h.db.PendingByID(ctx, id)
 	if errors.Is(err, store.ErrNoPending) {
 		return nil, &NoPendingError{ID: id}
 	}
 	return p, err
 }
 
-func (s runStore) pendingAt(ctx context.Context, runID string, seq int) (*store.Pending, error) {
-	return s.db.PendingAt(ctx, runID, seq)
-}
-
-// openPending lists undecided inputs, oldest first.
-func (s runStore) openPending(ctx context.Context) ([]*store.Pending, error) {
-	return s.db.OpenPending(ctx)
-}
-
 // ErrAlreadyDecided reports a decision on an input someone already decided.
 var ErrAlreadyDecided = store.ErrAlreadyDecided
-
-// decide records a decision on an open pending input, its audit row and,
-// with remember, the remembered decision, all in one transaction. A
-// remembered allow holds for the approval's address, connection and
-// definition; a remembered deny for the address on the approval's
-// connection (every connection when the source has none). Deciding an input
-// twice fails with ErrAlreadyDecided.
-func (s runStore) decide(ctx context.Context, p *store.Pending, decision string, remember bool, channel, actor string, now time.Time) error {
-	return s.db.Decide(ctx, p, decision, remember, channel, actor, now)
-}
-
-// redeemState uses up the signed input-request state nonce of a pending
-// input: true once, for the last state signed for it, while it is
-// undecided.
-func (s runStore) redeemState(ctx context.Context, pendingID, nonce string) (bool, error) {
-	return s.db.RedeemStateNonce(ctx, pendingID, nonce)
-}
-
-func (s runStore) audit(ctx context.Context, channel, actor, runID, address, decision, detail string, now time.Time) error {
-	return s.db.Audit(ctx, store.AuditEntry{At: now, Channel: channel, Actor: actor, RunID: runID, Address: address, Decision: decision, Detail: detail})
-}
-
-// remembered returns the remembered decisions as rules.
-func (s runStore) remembered(ctx context.Context) ([]policy.Rule, error) {
-	ds, err := s.db.Remembered(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []policy.Rule
-	for _, d := range ds {
-		out = append(out, policy.Rule{ID: d.ID, Target: d.Address, Hash: d.Hash, From: d.Channel, Mode: config.Mode(d.Mode), Remembered: true, At: d.At,
-			AllConnections: d.AllConnections, Connection: d.Connection})
-	}
-	return out, nil
-}
-
-// forget deletes the remembered decisions for address; it reports how many
-// there were.
-func (s runStore) forget(ctx context.Context, address string) (int64, error) {
-	return s.db.Forget(ctx, address)
-}
-
-// pinDecision gives a remembered allow that was migrated without a
-// definition the one it holds for now.
-func (s runStore) pinDecision(ctx context.Context, id int64, hash string) error {
-	return s.db.PinDecision(ctx, id, hash)
-}
-
-// dropPending deletes a pending input the call no longer waits for, so it
-// can ask anew.
-func (s runStore) dropPending(ctx context.Context, id string) error {
-	return s.db.DropPending(ctx, id)
-}
-
-// policyOrigins returns, per target, who last set a config rule through
-// the hub (cli, window) and the mode they set.
-func (s runStore) policyOrigins(ctx context.Context) (map[string][2]string, error) {
-	origins, err := s.db.PolicyOrigins(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][2]string, len(origins))
-	for addr, o := range origins {
-		out[addr] = [2]string{o.Channel, o.Mode}
-	}
-	return out, nil
-}
 
 // A run's attempts, across processes.
 //
@@ -305,9 +199,11 @@ func ownerAlive(owner string) bool {
 }
 
 // claimRun leases run id to this hub for one attempt, or returns a
-// *RunBusyError when another live hub holds it.
-func (s runStore) claimRun(ctx context.Context, id string, now time.Time) error {
-	ok, held, err := s.db.ClaimRun(ctx, id, s.owner, now, now.Add(s.lease), ownerAlive)
+// *RunBusyError when another live hub holds it. A run claimed and not
+// attempted is released (store.DB.ReleaseRun); finishAttempt ends the
+// lease otherwise.
+func (h *Hub) claimRun(ctx context.Context, id string, now time.Time) error {
+	ok, held, err := h.db.ClaimRun(ctx, id, h.owner, now, now.Add(h.lease), ownerAlive)
 	if errors.Is(err, store.ErrNoRun) {
 		return ErrNoRun
 	}
@@ -320,12 +216,6 @@ func (s runStore) claimRun(ctx context.Context, id string, now time.Time) error 
 	return nil
 }
 
-// releaseRun ends this hub's lease on a run it claimed and did not attempt
-// (finishAttempt ends it otherwise). It is a no-op when the lease is gone.
-func (s runStore) releaseRun(id string) {
-	s.db.ReleaseRun(context.Background(), id, s.owner)
-}
-
 // claimApproved claims an approved call that must not be repeated before
 // it is sent. It returns the call's *sandbox.ToolError when another attempt
 // claimed it first: that attempt sent it, or may have.
@@ -333,7 +223,7 @@ func (r *runHost) claimApproved(ctx context.Context, c sandbox.Call, tool *catal
 	if p == nil || p.Decision != "allow" || repeatable(tool) {
 		return nil
 	}
-	ok, err := r.h.db.ClaimPending(context.WithoutCancel(ctx), p.ID, r.h.runs.owner, r.h.now())
+	ok, err := r.h.db.ClaimPending(context.WithoutCancel(ctx), p.ID, r.h.owner, r.h.now())
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 			Stderr: h.up.StderrTail(name), Disabled: s.Disabled}
 		st.Sources = append(st.Sources, ss)
 	}
-	pend, err := h.runs.openPending(ctx)
+	pend, err := h.db.OpenPending(ctx)
 	if err != nil {
 		return st, err
 	}

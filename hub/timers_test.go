@@ -68,7 +68,7 @@ func TestTimeoutPatternReplaysItsWinner(t *testing.T) {
 						return true
 					default:
 					}
-					open, err := h.runs.openPending(ctx)
+					open, err := h.db.OpenPending(ctx)
 					return err == nil && len(open) > 0
 				}) {
 					close(release) // on stop too: the server's handler returns

@@ -54,7 +54,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, 
 			var p *store.Pending
 			if r.hasPending(c.Seq) {
 				var err error
-				if p, err = h.runs.pendingAt(ctx, r.run.ID, c.Seq); err != nil {
+				if p, err = h.db.PendingAt(ctx, r.run.ID, c.Seq); err != nil {
 					return nil, err
 				}
 			}

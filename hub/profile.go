@@ -212,31 +212,15 @@ func (sc *scope) skillSet(set *skills.Set) *skills.Set {
 	return sc.skills
 }
 
-// gate is policy.Gate, then the scope's tightening: a read-only profile
-// denies every tool that is not read-only, and the profile's own rules
-// apply after the person's: its deny denies, its ask asks where the
-// person's rules allow, and its allow changes nothing.
+// gate is policy.Gate, then the scope's tightening (policy.Tighten): a
+// read-only profile denies every tool that is not read-only, and the
+// profile's own rules apply after the person's.
 func (sc *scope) gate(p *policy.Policy, in policy.GateInput) policy.Decision {
 	d := policy.Gate(p, in)
-	if sc == nil || d.Mode == config.Deny {
+	if sc == nil {
 		return d
 	}
-	if sc.prof.ReadOnly && !in.ReadOnly {
-		return policy.Decision{Mode: config.Deny, Rule: "profile", Reason: fmt.Sprintf("profile %s is read-only and %s.%s is not marked read-only", sc.name, in.Namespace, in.JSName)}
-	}
-	own := in
-	own.Pinned, own.Change = "", "" // a changed definition is the person's gate's to ask about
-	pd := policy.Gate(sc.rules, own)
-	if pd.By == nil {
-		return d
-	}
-	switch {
-	case pd.Mode == config.Deny:
-		return policy.Decision{Mode: config.Deny, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", sc.name, pd.Reason)}
-	case pd.Mode == config.Ask && d.Mode == config.Allow:
-		return policy.Decision{Mode: config.Ask, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", sc.name, pd.Reason), Change: d.Change}
-	}
-	return d
+	return policy.Tighten(d, sc.name, sc.prof.ReadOnly, sc.rules, in)
 }
 
 // config is the hub's current config as the run's scope sees it.

@@ -15,7 +15,8 @@
 // changed since it was pinned asks where it would be allowed; a source
 // that is not configured or is disabled denies. The gate reads nothing
 // but its arguments, so execute, search, describe and the window's
-// explanation all decide alike.
+// explanation all decide alike. Tighten applies a profile's own rules
+// after the person's, only ever to deny or ask more.
 //
 // CheckTarget and Normalize read a target as policy set writes it: its
 // JavaScript form, how many tools it names, and the closest names when it

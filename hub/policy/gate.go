@@ -115,3 +115,30 @@ func InputFor(t *catalog.Tool, conn string, cfg *config.Config) GateInput {
 	}
 	return in
 }
+
+// Tighten applies a profile's own rules after the person's: d is the
+// person's gate's decision on in, and the profile's rules (own) apply only
+// to tighten it. A read-only profile denies every tool that is not
+// read-only; the profile's deny denies, its ask asks where d allows, and
+// its allow changes nothing. A changed definition is the person's gate's to
+// ask about, so the profile's rules decide on in without it.
+func Tighten(d Decision, profile string, readOnly bool, own *Policy, in GateInput) Decision {
+	if d.Mode == config.Deny {
+		return d
+	}
+	if readOnly && !in.ReadOnly {
+		return Decision{Mode: config.Deny, Rule: "profile", Reason: fmt.Sprintf("profile %s is read-only and %s.%s is not marked read-only", profile, in.Namespace, in.JSName)}
+	}
+	in.Pinned, in.Change = "", ""
+	pd := Gate(own, in)
+	if pd.By == nil {
+		return d
+	}
+	switch {
+	case pd.Mode == config.Deny:
+		return Decision{Mode: config.Deny, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", profile, pd.Reason)}
+	case pd.Mode == config.Ask && d.Mode == config.Allow:
+		return Decision{Mode: config.Ask, Rule: pd.Rule, By: pd.By, Reason: fmt.Sprintf("profile %s: %s", profile, pd.Reason), Change: d.Change}
+	}
+	return d
+}

@@ -275,3 +275,39 @@ func TestGatePropertyUniverse(t *testing.T) {
 		}
 	}
 }
+
+// TestTighten: a profile's rules only tighten the person's decision: a
+// read-only profile denies a tool that is not read-only, the profile's
+// deny denies, its ask asks where the person's rules allow, its allow
+// changes nothing, and a changed definition is left to the person's gate.
+func TestTighten(t *testing.T) {
+	allow := Decision{Mode: config.Allow, Rule: "default", Reason: "read-only tool"}
+	ask := Decision{Mode: config.Ask, Rule: "default", Reason: "policy ask (the tool is not marked read-only)"}
+	deny := Decision{Mode: config.Deny, Rule: "myFiles", Reason: "policy deny myFiles"}
+	for _, tc := range []struct {
+		name     string
+		d        Decision
+		readOnly bool
+		own      []Rule
+		in       GateInput
+		mode     config.Mode
+		rule     string
+		reason   string
+	}{
+		{"the person's deny stays", deny, true, []Rule{cfgRule("myFiles", config.Allow)}, gateTool(nil), config.Deny, "myFiles", "policy deny"},
+		{"read-only profile denies a write", allow, true, nil, gateTool(nil), config.Deny, "profile", "profile work is read-only and myFiles.writeFile is not marked read-only"},
+		{"read-only profile lets a read pass", allow, true, nil, gateTool(func(in *GateInput) { in.ReadOnly = true }), config.Allow, "default", "read-only tool"},
+		{"no rule of the profile matches", allow, false, []Rule{cfgRule("other", config.Deny)}, gateTool(nil), config.Allow, "default", "read-only tool"},
+		{"the profile's deny denies", allow, false, []Rule{cfgRule("myFiles.writeFile", config.Deny)}, gateTool(nil), config.Deny, "myFiles.writeFile", "profile work: policy"},
+		{"the profile's ask asks where the person allows", allow, false, []Rule{cfgRule("myFiles", config.Ask)}, gateTool(nil), config.Ask, "myFiles", "profile work: policy"},
+		{"the profile's ask leaves the person's ask", ask, false, []Rule{cfgRule("myFiles", config.Ask)}, gateTool(nil), config.Ask, "default", "not marked read-only"},
+		{"the profile's allow changes nothing", ask, false, []Rule{cfgRule("myFiles", config.Allow)}, gateTool(nil), config.Ask, "default", "not marked read-only"},
+		{"a changed definition is not the profile's", allow, false, []Rule{cfgRule("myFiles", config.Allow)},
+			gateTool(func(in *GateInput) { in.Pinned, in.Change = "h1", "description changed" }), config.Allow, "default", "read-only tool"},
+	} {
+		d := Tighten(tc.d, "work", tc.readOnly, New(tc.own), tc.in)
+		if d.Mode != tc.mode || d.Rule != tc.rule || !strings.Contains(d.Reason, tc.reason) {
+			t.Errorf("%s: got %s by %q (%s); want %s by %q containing %q", tc.name, d.Mode, d.Rule, d.Reason, tc.mode, tc.rule, tc.reason)
+		}
+	}
+}

@@ -35,8 +35,7 @@
 //     calls with the approvals they waited for, as the window shows them.
 //   - sources.go: sources added, removed, enabled, disabled and restarted
 //     on a running hub, and a source's tools with what policy does now.
-//   - retention.go: finished runs deleted by age and size; quietlog.go: the
-//     same warning said once.
+//   - retention.go: finished runs deleted by age and size.
 //
 // Above the heart, the surfaces (each holds the heart; the heart imports
 // neither):
@@ -77,7 +76,8 @@
 //   - hub/skills: skills from folders and from upstream servers, parsed,
 //     bounded and pinned like tools; the Registry the heart searches.
 //   - hub/tsgen, hub/search: TypeScript declarations and the search index.
-//   - internal/proc: process groups and whether a PID is alive.
+//   - internal/proc: process groups and whether a PID is alive;
+//     internal/quietlog: the log handler that says the same warning once.
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -104,6 +104,7 @@ import (
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/quietlog"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -158,7 +159,7 @@ type Hub struct {
 	kc        keychain.Keychain
 	secrets   *secrets.Secrets
 	log       *slog.Logger
-	repeats   *repeats // under log: forget a source's warnings when it lists again
+	quiet     *quietlog.Handler // under log: forget a source's warnings when it lists again
 	now       func() time.Time
 	driver    sandbox.Driver
 	limits    sandbox.Limits
@@ -267,8 +268,8 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	// Log lines reach the disk: no secret value in them. A warning that
 	// says again what the last one about its source said is written at
 	// DEBUG: a config reload logs once, at INFO.
-	h.repeats = newRepeats(h.secrets.ScrubHandler(h.log.Handler()))
-	h.log = slog.New(h.repeats)
+	h.quiet = quietlog.New(h.secrets.ScrubHandler(h.log.Handler()))
+	h.log = slog.New(h.quiet)
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -456,7 +457,7 @@ func (h *Hub) refresh(ctx context.Context, sources ...string) map[string]error {
 	}
 	for _, src := range sources {
 		if errs[src] == nil {
-			h.repeats.forget(src) // it lists again: its next problem warns
+			h.quiet.Forget(src) // it lists again: its next problem warns
 		}
 	}
 	h.skills.Refresh(ctx, errs, sources...)

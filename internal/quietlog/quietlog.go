@@ -1,4 +1,8 @@
-package hub
+// Package quietlog is a slog.Handler that says the same warning once: a
+// repeat (same subject, message and words) is written at DEBUG, so a log
+// shows a source's problem when it starts, not again on every reload,
+// refresh or restart that finds it unchanged.
+package quietlog
 
 import (
 	"context"
@@ -9,18 +13,18 @@ import (
 	"sync"
 )
 
-// repeats is a slog.Handler that writes a warning again at DEBUG when the
-// hub already warned about the same subject in the same words: a config
+// Handler is a slog.Handler that writes a warning again at DEBUG when it
+// already warned about the same subject in the same words: a config
 // reload, a refresh or a restart that finds a source's problem unchanged
 // (a secret still missing, a name still refused) says nothing new, so it
 // does not warn again. The subject is the record's "source" attribute, else
 // its "key" (a config key). A changed problem warns; so does the same
-// problem after forget, which the hub calls when a source lists its tools
+// problem after Forget, which the hub calls when a source lists its tools
 // again. Records below WARN pass as they are.
 //
 // Concurrency: safe for concurrent use; the handlers WithAttrs and
 // WithGroup return share what was warned.
-type repeats struct {
+type Handler struct {
 	next  slog.Handler
 	attrs []slog.Attr // from WithAttrs, outside any group
 	group bool        // a group was opened: later attributes are not the subject
@@ -35,13 +39,14 @@ type repeatState struct {
 	last map[string]map[string]uint64
 }
 
-func newRepeats(next slog.Handler) *repeats {
-	return &repeats{next: next, st: &repeatState{seed: maphash.MakeSeed(), last: map[string]map[string]uint64{}}}
+// New returns a Handler that writes to next.
+func New(next slog.Handler) *Handler {
+	return &Handler{next: next, st: &repeatState{seed: maphash.MakeSeed(), last: map[string]map[string]uint64{}}}
 }
 
-func (q *repeats) Enabled(ctx context.Context, l slog.Level) bool { return q.next.Enabled(ctx, l) }
+func (q *Handler) Enabled(ctx context.Context, l slog.Level) bool { return q.next.Enabled(ctx, l) }
 
-func (q *repeats) Handle(ctx context.Context, r slog.Record) error {
+func (q *Handler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level < slog.LevelWarn {
 		return q.next.Handle(ctx, r)
 	}
@@ -80,7 +85,7 @@ func (q *repeats) Handle(ctx context.Context, r slog.Record) error {
 	return q.next.Handle(ctx, r)
 }
 
-func (q *repeats) WithAttrs(as []slog.Attr) slog.Handler {
+func (q *Handler) WithAttrs(as []slog.Attr) slog.Handler {
 	c := *q
 	c.next = q.next.WithAttrs(as)
 	if !q.group {
@@ -89,16 +94,16 @@ func (q *repeats) WithAttrs(as []slog.Attr) slog.Handler {
 	return &c
 }
 
-func (q *repeats) WithGroup(name string) slog.Handler {
+func (q *Handler) WithGroup(name string) slog.Handler {
 	c := *q
 	c.next = q.next.WithGroup(name)
 	c.group = true
 	return &c
 }
 
-// forget makes the next warning about subject (a source) warn, whatever
+// Forget makes the next warning about subject (a source) warn, whatever
 // its words: the source's problem went away.
-func (q *repeats) forget(subject string) {
+func (q *Handler) Forget(subject string) {
 	q.st.mu.Lock()
 	delete(q.st.last, subject)
 	q.st.mu.Unlock()

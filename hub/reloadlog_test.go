@@ -1,0 +1,68 @@
+package hub
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
+)
+
+// TestConfigReloadLogsOnce: a config.json change that leaves the sources'
+// problems as they were logs the reload at INFO and no warning; a new
+// problem still warns.
+func TestConfigReloadLogsOnce(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "config.json")
+	const sources = `"sources": {"gh": {"command": "/bin/false", "connections": {"work": {"env": {"TOKEN": "${secret:TOKEN}"}}}}, "bad name!": {"command": "x"}}`
+	if err := os.WriteFile(path, []byte(`{`+sources+`}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var buf hubtest.LogBuffer
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &hubtest.MemKeychain{},
+		Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ctx := context.Background()
+	h.Refresh(ctx)
+	first := strings.Join(buf.Levels(), "|")
+	for _, want := range []string{"WARN config.json: a source is not served", "WARN listing tools failed"} {
+		if !strings.Contains(first, want) {
+			t.Fatalf("the first start lacks %q: %s", want, first)
+		}
+	}
+
+	for i, policy := range []string{`{"gh.*": "ask"}`, `{"gh.*": "deny"}`} {
+		if err := os.WriteFile(path, []byte(`{`+sources+`, "policy": `+policy+`}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.ReloadConfig(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h.Refresh(ctx)
+		if got := buf.Levels(); strings.Join(got, "|") != "INFO config reloaded" {
+			t.Errorf("reload %d with the same problems logged %q, want one INFO line", i+1, got)
+		}
+	}
+
+	// A problem that changes warns again.
+	if err := os.WriteFile(path, []byte(`{"sources": {"gh": {"command": "/bin/false", "connections": {"work": {"env": {"TOKEN": "${secret:OTHER}"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ReloadConfig(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	testwait.For(t, 10*time.Second, "a warning of the changed problem", func() bool {
+		got = append(got, buf.Levels()...)
+		return slices.Contains(got, "WARN listing tools failed")
+	})
+}

@@ -16,6 +16,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/tsgen"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -325,12 +326,12 @@ func TestHandleScrubbed(t *testing.T) {
 func TestDescribeHub(t *testing.T) {
 	h := openHome(t, t.TempDir(), Options{})
 	text, err := h.Describe(context.Background(), DescribeRequest{Targets: []string{"hub"}})
-	if err != nil || text != hubDeclaration || !strings.Contains(text, "read(handle: string") {
+	if err != nil || text != tsgen.HubDeclaration || !strings.Contains(text, "read(handle: string") {
 		t.Fatalf("describe hub: %v\n%s", err, text)
 	}
 	env := execEnv(t, h, `return await hub.describe("hub.read");`)
 	var got string
-	if json.Unmarshal(env.Result, &got); got != hubDeclaration {
+	if json.Unmarshal(env.Result, &got); got != tsgen.HubDeclaration {
 		t.Errorf("hub.describe: %s", env.Result)
 	}
 
@@ -356,7 +357,7 @@ func TestDescribeHub(t *testing.T) {
 }
 main();
 `
-	for name, text := range map[string]string{"hub.d.ts": hubDeclaration, "usage.ts": usage, "console.d.ts": "declare const console: { log(...args: unknown[]): void };\n"} {
+	for name, text := range map[string]string{"hub.d.ts": tsgen.HubDeclaration, "usage.ts": usage, "console.d.ts": "declare const console: { log(...args: unknown[]): void };\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

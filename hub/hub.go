@@ -16,8 +16,8 @@
 //     envelope a run returns and its error codes.
 //   - plan.go: a run's plan: the calls that need consent, collected ahead
 //     of the first and decided at once, and the real run held to it.
-//   - handles.go, hubdecl.go: results over the inline budget kept as handles,
-//     read in code with hub.read; the hub global's declaration.
+//   - handles.go: results over the inline budget kept as handles, read in
+//     code with hub.read.
 //   - unlisted.go: calls to tools the catalog does not list (yet), and what
 //     the guest is told about them.
 //   - approvals.go, present.go: decisions from the person through a dialog,
@@ -75,7 +75,8 @@
 //     pure consent gate: allow, ask or deny.
 //   - hub/skills: skills from folders and from upstream servers, parsed,
 //     bounded and pinned like tools; the Registry the heart searches.
-//   - hub/tsgen, hub/search: TypeScript declarations and the search index.
+//   - hub/tsgen, hub/search: TypeScript declarations (the hub global's
+//     among them) and the search index.
 //   - internal/proc: process groups and whether a PID is alive;
 //     internal/quietlog: the log handler that says the same warning once.
 //

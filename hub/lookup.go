@@ -407,7 +407,7 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 	if err != nil {
 		return "", err
 	}
-	hubDecl, rest := hubTargets(req.Targets)
+	hubDecl, rest := tsgen.HubTargets(req.Targets)
 	if len(rest) == 0 {
 		return hubDecl, nil
 	}

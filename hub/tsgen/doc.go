@@ -1,7 +1,9 @@
 // Package tsgen writes TypeScript for the tools of a catalog: one-line
 // signatures for search results (Signature, FirstSentence) and exact
-// declarations within a token budget for describe (Describe). It is pure:
-// no I/O besides the tokenizer's embedded data, and no MCP types.
+// declarations within a token budget for describe (Describe), and the
+// declaration of the guest's hub global itself (HubDeclaration, hub.go).
+// It is pure: no I/O besides the tokenizer's embedded data, and no MCP
+// types.
 //
 // # What the guest sees
 //

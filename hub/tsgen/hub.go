@@ -1,11 +1,13 @@
-package hub
+package tsgen
 
 import "strings"
 
-// hubDeclaration declares the guest's hub global, what describe answers
+// HubDeclaration declares the guest's hub global, what describe answers
 // for the target "hub" (or hub.search, hub.describe, hub.read), in the tool
-// and in code alike.
-const hubDeclaration = `declare const hub: {
+// and in code alike. The global is the hub's own, beside the sources'
+// namespaces: its search and describe, and hub.read for a result kept as a
+// handle.
+const HubDeclaration = `declare const hub: {
 	/** Find tools and skills by what you want to do: plain text, best match first, as the search tool. */
 	search(query: string): Promise<string>;
 	/** TypeScript declarations of an address, a namespace or a type, as the describe tool; "skill:<name>" gives a skill's instructions, "skill:<name>#<file>" one of its files. */
@@ -22,13 +24,13 @@ const hubDeclaration = `declare const hub: {
 };
 `
 
-// hubTargets takes the targets that name the hub global out of targets:
-// decl is hubDeclaration when there was one, rest the other targets.
-func hubTargets(targets []string) (decl string, rest []string) {
+// HubTargets takes the targets that name the hub global out of targets:
+// decl is HubDeclaration when there was one, rest the other targets.
+func HubTargets(targets []string) (decl string, rest []string) {
 	for _, t := range targets {
 		switch strings.TrimSpace(t) {
 		case "hub", "hub.search", "hub.describe", "hub.read":
-			decl = hubDeclaration
+			decl = HubDeclaration
 		default:
 			rest = append(rest, t)
 		}

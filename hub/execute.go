@@ -304,7 +304,7 @@ func (h *Hub) sourceOfAddress(address, conn string) (string, string, bool) {
 	} else {
 		// A call to a source whose tools were not listed yet.
 		ns, _, _ := strings.Cut(address, ".")
-		source = sourceOfNamespace(h.Config(), ns)
+		source = h.Config().SourceOfNamespace(ns)
 	}
 	s := h.Config().Sources[source]
 	if s == nil {
@@ -382,7 +382,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 	// waited for, within one bound for the whole attempt.
 	ctx = withStartupDeadline(ctx, time.Now().Add(h.startupWait))
 	cfg := sc.config(h.Config())
-	h.awaitSources(ctx, sourcesInCode(cfg, run.Code), false)
+	h.awaitSources(ctx, cfg.SourcesInCode(run.Code), false)
 	snap := sc.snapshot(h.catalog.Snapshot())
 	host := &runHost{
 		h:       h,

@@ -218,7 +218,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 	}
 	cfg := sc.config(h.Config())
 	ns := strings.TrimSpace(req.Namespace)
-	sources := enabledSources(cfg, ns)
+	sources := cfg.EnabledSources(ns)
 	starting := h.awaitSources(ctx, sources, false)
 	v := h.view(sc)
 	if ns != "" && !v.hasNamespace(ns, cfg) {
@@ -417,7 +417,7 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 	}
 	skillTargets, targets := splitSkillTargets(req.Targets)
 	cfg := sc.config(h.Config())
-	sources := sourcesOfTargets(cfg, targets)
+	sources := cfg.SourcesOfTargets(targets)
 	starting := h.awaitSources(ctx, sources, false)
 	if len(skillTargets) > 0 {
 		out, err := h.describeWithSkills(ctx, sc, skillTargets, targets, req.Budget)
@@ -429,7 +429,7 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 	if errors.As(err, &ute) {
 		msg := fmt.Sprintf("unknown target %q", ute.Target)
 		ns, _, _ := strings.Cut(ute.Target, ".")
-		if notes := h.sourceNotes(enabledSources(cfg, ns), starting, false); len(notes) > 0 {
+		if notes := h.sourceNotes(cfg.EnabledSources(ns), starting, false); len(notes) > 0 {
 			msg += ": " + strings.Join(notes, " ")
 		} else if len(ute.Closest) > 0 {
 			msg += "; closest: " + strings.Join(ute.Closest, ", ")

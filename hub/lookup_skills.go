@@ -98,7 +98,7 @@ func (h *Hub) describeWithSkills(ctx context.Context, sc *scope, skillTargets, o
 			nsTargets = append(nsTargets, ns+".x")
 		}
 	}
-	if srcs := sourcesOfTargets(sc.config(h.Config()), nsTargets); len(srcs) > 0 {
+	if srcs := sc.config(h.Config()).SourcesOfTargets(nsTargets); len(srcs) > 0 {
 		h.awaitSources(ctx, srcs, false)
 	}
 	skillBudget := budget

@@ -12,11 +12,8 @@ package hub
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
-	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -139,65 +136,6 @@ func (h *Hub) awaitFresh(ctx context.Context, source string) (bool, error) {
 			return false, ctx.Err()
 		}
 	}
-}
-
-// enabledSources returns the enabled sources of cfg whose namespace is ns,
-// or every enabled source when ns is "".
-func enabledSources(cfg *config.Config, ns string) []string {
-	var out []string
-	for _, name := range sortedKeys(cfg.Sources) {
-		if cfg.Sources[name].Disabled || (ns != "" && naming.Namespace(name) != ns) {
-			continue
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-// sourcesOfTargets returns the enabled sources describe targets name.
-func sourcesOfTargets(cfg *config.Config, targets []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range targets {
-		ns, _, _ := strings.Cut(strings.TrimSpace(t), ".")
-		for _, name := range enabledSources(cfg, ns) {
-			if !seen[name] {
-				seen[name] = true
-				out = append(out, name)
-			}
-		}
-	}
-	return out
-}
-
-var identifierRe = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
-
-// sourcesInCode returns the enabled sources whose namespace appears in
-// code as a word.
-func sourcesInCode(cfg *config.Config, code string) []string {
-	byNS := map[string][]string{}
-	for _, name := range enabledSources(cfg, "") {
-		byNS[naming.Namespace(name)] = append(byNS[naming.Namespace(name)], name)
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range identifierRe.FindAllString(code, -1) {
-		if names, ok := byNS[w]; ok && !seen[w] {
-			seen[w] = true
-			out = append(out, names...)
-		}
-	}
-	return out
-}
-
-// sourceOfNamespace returns the configured source whose namespace is ns.
-func sourceOfNamespace(cfg *config.Config, ns string) string {
-	for _, name := range sortedKeys(cfg.Sources) {
-		if naming.Namespace(name) == ns {
-			return name
-		}
-	}
-	return ""
 }
 
 // sourceNote tells the model why a source's tools are not known, or, with

@@ -27,7 +27,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, 
 	h := r.h
 	cfg := r.config()
 	ns, method, _ := strings.Cut(c.Address, ".")
-	src := sourceOfNamespace(cfg, ns)
+	src := cfg.SourceOfNamespace(ns)
 	if src == "" {
 		return nil, toolError(CodeUnknownTool, c.Address, "no tool %s in the catalog", c.Address)
 	}

@@ -12,7 +12,9 @@
 // as Errors. Profiles are named views a client selects (the sources it
 // sees, a pinned connection per source, a read-only flag and rules that
 // only tighten the person's), checked against the sources; ForProfile is
-// the config as one of them sees it. Import reads a client's config for `source import`, moving the
+// the config as one of them sees it. A source is named in code by its
+// namespace (naming.Namespace), and SourceOfNamespace, EnabledSources,
+// SourcesOfTargets and SourcesInCode find it from there. Import reads a client's config for `source import`, moving the
 // secret values it holds into the keychain. Paths names the files of one
 // home, and HomeID and HomeKeychain the keychain service its secrets live
 // under. The package reads and writes files and nothing more: it imports

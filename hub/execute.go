@@ -14,8 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/exactjson"
@@ -1117,11 +1115,11 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 	}
 	if res.IsError {
 		// Scrubbed before it is cut, so no part of a secret is left at the cut.
-		msg := firstLine(h.secrets.Scrub(contentText(res.Content)), h.limits.InlineResultBytes)
+		msg := firstLine(h.secrets.Scrub(upstream.ErrorText(res)), h.limits.InlineResultBytes)
 		te := &sandbox.ToolError{Code: CodeToolError, Address: tool.Address, Message: msg, Hint: Hint(CodeToolError)}
 		return r.finish(c, hash, nil, te, ms)
 	}
-	val, err := resultValue(tool, res)
+	val, err := upstream.ResultValue(res)
 	if err != nil {
 		te := &sandbox.ToolError{Code: CodeUpstreamError, Address: tool.Address, Message: err.Error(), Hint: Hint(CodeUpstreamError)}
 		return r.finish(c, hash, nil, te, ms)
@@ -1216,53 +1214,6 @@ func upstreamToolError(address string, err error, timeout time.Duration) *sandbo
 		return &sandbox.ToolError{Code: CodeUpstreamTimeout, Address: address, Message: fmt.Sprintf("no answer within %s", timeout), Hint: Hint(CodeUpstreamTimeout), Retryable: true}
 	}
 	return &sandbox.ToolError{Code: CodeUpstreamError, Address: address, Message: err.Error(), Hint: Hint(CodeUpstreamError)}
-}
-
-// resultValue is what the guest receives from a tool: structuredContent
-// when the tool has an output schema (or sent one); else a single text item
-// that parses as JSON, parsed; else the text of the text items joined by
-// newlines; else the content array as-is.
-func resultValue(tool *catalog.Tool, res *mcp.CallToolResult) (json.RawMessage, error) {
-	if res.StructuredContent != nil {
-		b, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			return nil, fmt.Errorf("structured content is not JSON: %w", err)
-		}
-		return b, nil
-	}
-	allText := true
-	var texts []string
-	for _, c := range res.Content {
-		t, ok := c.(*mcp.TextContent)
-		if !ok {
-			allText = false
-			break
-		}
-		texts = append(texts, t.Text)
-	}
-	if allText {
-		if len(texts) == 1 {
-			s := strings.TrimSpace(texts[0])
-			if (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && json.Valid([]byte(s)) {
-				return json.RawMessage(s), nil
-			}
-		}
-		return json.Marshal(strings.Join(texts, "\n"))
-	}
-	return json.Marshal(res.Content)
-}
-
-func contentText(cs []mcp.Content) string {
-	var parts []string
-	for _, c := range cs {
-		if t, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	if len(parts) == 0 {
-		return "the tool reported an error without a message"
-	}
-	return strings.Join(parts, "\n")
 }
 
 // firstLine trims s and caps it at max bytes, with a marker that says how

@@ -49,6 +49,7 @@ import (
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -324,7 +325,7 @@ func (r *runHost) ahead(ctx context.Context, c sandbox.Call, rc *resolvedCall, l
 	if err != nil || res.IsError {
 		return nil, &sandbox.Planned{}
 	}
-	val, err := resultValue(t, res)
+	val, err := upstream.ResultValue(res)
 	if err != nil {
 		return nil, &sandbox.Planned{}
 	}

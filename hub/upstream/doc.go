@@ -9,7 +9,8 @@
 // lines, errors and states. A session that dies restarts on the next use
 // after a back-off; an idle one closes (upstream.go). A tools/list is read
 // within the config's catalog limits (list.go); a result's structured
-// content keeps the numbers the server wrote (exactresult.go); the Skills
+// content keeps the numbers the server wrote (exactresult.go), and
+// ResultValue is the value the guest receives from it (result.go); the Skills
 // extension's skills/list and resources/read are read for the skills of
 // upstream servers (skills.go). Calls that may write go to one (source,
 // connection) one at a time, a run's in the order it issued them

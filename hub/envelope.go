@@ -82,24 +82,6 @@ func sprintf(format string, args ...any) string {
 	return fmt.Sprintf(format, args...)
 }
 
-// ExecuteOutputSchema is the JSON Schema of the envelope, the execute
-// tool's output schema.
-var ExecuteOutputSchema = json.RawMessage(`{
-  "type": "object",
-  "required": ["runId", "status", "calls"],
-  "properties": {
-    "runId": {"type": "string"},
-    "status": {"type": "string", "enum": ["completed", "failed", "awaiting_approval", "awaiting_connection", "cancelled"]},
-    "result": {},
-    "error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}}},
-    "logs": {"type": "array", "items": {"type": "string"}},
-    "calls": {"type": "array", "items": {"type": "object", "required": ["address", "ok", "ms"], "properties": {"address": {"type": "string"}, "ok": {"type": "boolean"}, "ms": {"type": "number"}}}},
-    "pending": {"type": "array", "items": {"type": "object", "required": ["id", "kind", "summary"], "properties": {"id": {"type": "string"}, "kind": {"type": "string", "enum": ["approval", "connection"]}, "address": {"type": "string"}, "summary": {"type": "string"}, "message": {"type": "string"}}}},
-    "truncated": {"type": "object", "properties": {"result": {"type": "boolean"}, "logs": {"type": "boolean"}}},
-    "notices": {"type": "array", "items": {"type": "string"}}
-  }
-}`)
-
 // seal makes e fit to leave the hub and to be stored: every known secret
 // value is scrubbed from its result, logs and error, and the error message
 // is capped at budget bytes (inlineResultBytes) with a marker saying how

@@ -1,7 +1,8 @@
 // Package tsgen writes TypeScript for the tools of a catalog: one-line
 // signatures for search results (Signature, FirstSentence) and exact
 // declarations within a token budget for describe (Describe), and the
-// declaration of the guest's hub global itself (HubDeclaration, hub.go).
+// declaration of the guest's hub global itself (HubDeclaration, hub.go);
+// FitComment cuts a block comment, a skill's instructions, to the budget.
 // It is pure: no I/O besides the tokenizer's embedded data, and no MCP
 // types.
 //

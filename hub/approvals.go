@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
@@ -154,7 +152,7 @@ func (h *Hub) approvalOf(p *store.Pending) Approval {
 		a.Title = t.Title
 		a.Description = t.Description
 		a.Source = t.Source
-		a.Annotations = annotationWords(t.Annotations)
+		a.Annotations = catalog.AnnotationWords(t.Annotations)
 		if s := h.Config().Sources[t.Source]; s != nil {
 			a.DefaultConnection = s.DefaultConnection() == p.Connection
 		}
@@ -483,27 +481,6 @@ func (h *Hub) pinApproved(ctx context.Context, p *store.Pending, channel string)
 		return err
 	}
 	return h.db.Audit(ctx, store.AuditEntry{At: h.now(), Channel: channel, RunID: p.RunID, Address: p.Address, Decision: "accept_definition", Detail: p.Change})
-}
-
-// annotationWords says a tool's annotations in words, for a person.
-func annotationWords(a *mcp.ToolAnnotations) []string {
-	if a == nil {
-		return nil
-	}
-	var out []string
-	if a.ReadOnlyHint {
-		out = append(out, "read-only")
-	}
-	if a.DestructiveHint != nil && *a.DestructiveHint && !a.ReadOnlyHint {
-		out = append(out, "destructive")
-	}
-	if a.IdempotentHint {
-		out = append(out, "idempotent")
-	}
-	if a.OpenWorldHint != nil && *a.OpenWorldHint {
-		out = append(out, "open world")
-	}
-	return out
 }
 
 // ToolChangeInfo is a changed tool definition as the person reviews it.

@@ -157,6 +157,29 @@ func annotationsChange(a, b *mcp.ToolAnnotations) string {
 	return "annotations (" + strings.Join(notes, ", ") + ")"
 }
 
+// AnnotationWords says a tool's annotations in words, for a person:
+// "read-only", "destructive" (unless read-only), "idempotent", "open world",
+// each only where the annotation says so.
+func AnnotationWords(a *mcp.ToolAnnotations) []string {
+	if a == nil {
+		return nil
+	}
+	var out []string
+	if a.ReadOnlyHint {
+		out = append(out, "read-only")
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint && !a.ReadOnlyHint {
+		out = append(out, "destructive")
+	}
+	if a.IdempotentHint {
+		out = append(out, "idempotent")
+	}
+	if a.OpenWorldHint != nil && *a.OpenWorldHint {
+		out = append(out, "open world")
+	}
+	return out
+}
+
 // sameJSON compares two JSON documents by value.
 func sameJSON(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {

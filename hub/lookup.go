@@ -3,10 +3,8 @@ package hub
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -140,32 +138,7 @@ func searchDoc(t *catalog.Tool) search.Doc {
 		// which resource.
 		d.Method, d.Path = t.Request.Method, t.Request.Path
 	}
-	var schema struct {
-		Properties map[string]struct {
-			Description string          `json:"description"`
-			Properties  json.RawMessage `json:"properties"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(t.InputSchema, &schema) == nil {
-		keys := make([]string, 0, len(schema.Properties))
-		for k := range schema.Properties {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := schema.Properties[k]
-			d.Params = append(d.Params, k)
-			if p.Description != "" {
-				d.ParamDocs = append(d.ParamDocs, p.Description)
-			}
-			var nested map[string]json.RawMessage
-			if json.Unmarshal(p.Properties, &nested) == nil {
-				for nk := range nested {
-					d.Params = append(d.Params, nk)
-				}
-			}
-		}
-	}
+	d.AddInputSchema(t.InputSchema)
 	return d
 }
 

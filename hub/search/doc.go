@@ -1,7 +1,8 @@
 // Package search ranks the person's tools for a free-text query with BM25F.
 // It is pure: no I/O, no MCP types, no storage. The hub turns its tools
-// into Docs, calls Build once per catalog change, and calls Search from any
-// number of goroutines.
+// into Docs (an input schema's properties through AddInputSchema), calls
+// Build once per catalog change, and calls Search from any number of
+// goroutines.
 //
 // # Tokens and terms
 //

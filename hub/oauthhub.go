@@ -93,27 +93,10 @@ func (si *signIns) end(k upstream.ConnKey, run *signInRun) {
 	close(run.done)
 }
 
-// oauthNeedsSignIn reports whether connection conn of source waits for a
-// sign-in: it signs in with OAuth (configured so, holding a sign-in, or its
-// server asked) and has no working sign-in.
+// oauthNeedsSignIn is oauth.NeedsSignIn for connection conn of source,
+// asking the upstream sessions (last) whether its server asked for one.
 func (h *Hub) oauthNeedsSignIn(source, conn string) bool {
-	s := h.Config().Sources[source]
-	if s == nil || s.URL == "" {
-		return false
-	}
-	if c := s.Connections[conn]; !oauth.Applies(s.Headers) || c != nil && !oauth.Applies(c.Headers) {
-		return false // it sends its own Authorization header
-	}
-	st, err := oauth.ReadState(h.kc, source, conn, s)
-	switch {
-	case err != nil:
-		return s.IsOAuth(conn)
-	case st.SignedIn:
-		return false
-	case st.Reason != "not signed in":
-		return true // it had a sign-in, which stopped working
-	}
-	return s.IsOAuth(conn) || h.up.NeedsSignIn(source, conn)
+	return oauth.NeedsSignIn(h.kc, source, conn, h.Config().Sources[source], func() bool { return h.up.NeedsSignIn(source, conn) })
 }
 
 // Login signs connection conn of source in: it opens the authorization
@@ -253,25 +236,7 @@ func (h *Hub) OAuthStates() []oauth.State {
 }
 
 func (h *Hub) oauthStatesOf(name string) []oauth.State {
-	s := h.Config().Sources[name]
-	if s == nil || s.URL == "" {
-		return nil
-	}
-	conns := s.ConnectionNames()
-	if len(conns) == 0 {
-		conns = []string{""}
-	}
-	var out []oauth.State
-	for _, c := range conns {
-		st, err := oauth.ReadState(h.kc, name, c, s)
-		if err != nil {
-			st.Reason = "the sign-in cannot be read: " + err.Error()
-		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !h.up.NeedsSignIn(name, c) {
-			continue
-		}
-		out = append(out, st)
-	}
-	return out
+	return oauth.States(h.kc, name, h.Config().Sources[name], func(conn string) bool { return h.up.NeedsSignIn(name, conn) })
 }
 
 func (h *Hub) signInStatuses(name string) []SignInStatus {

@@ -11,8 +11,9 @@
 // This package adds what a desktop hub needs around them. SignIn runs the
 // flow in the person's browser (OpenBrowser) through a loopback redirect
 // (RFC 8252) and keeps what was granted as a Record in the keychain;
-// ReadState says what a connection's sign-in is worth now, and SignOut
-// revokes and deletes it. A Conn, from NewConn, is the auth.OAuthHandler of
+// ReadState says what a connection's sign-in is worth now (NeedsSignIn
+// whether it waits for one, States every OAuth connection's of a source),
+// and SignOut revokes and deletes it. A Conn, from NewConn, is the auth.OAuthHandler of
 // one session: it hands out the access token, refreshes it when due, and
 // never opens a browser in the middle of a call; a connection that needs
 // the person fails at once with a *SignInError (ErrNeedsSignIn), and the

@@ -318,6 +318,54 @@ func ReadState(kc keychain.Keychain, source, conn string, def *config.Source) (S
 	return st, nil
 }
 
+// NeedsSignIn reports whether connection conn of source (s, its config)
+// waits for a sign-in: it signs in with OAuth (configured so, holding a
+// sign-in, or its server asked, which asked reports and is called last)
+// and has no working sign-in.
+func NeedsSignIn(kc keychain.Keychain, source, conn string, s *config.Source, asked func() bool) bool {
+	if s == nil || s.URL == "" {
+		return false
+	}
+	if c := s.Connections[conn]; !Applies(s.Headers) || c != nil && !Applies(c.Headers) {
+		return false // it sends its own Authorization header
+	}
+	st, err := ReadState(kc, source, conn, s)
+	switch {
+	case err != nil:
+		return s.IsOAuth(conn)
+	case st.SignedIn:
+		return false
+	case st.Reason != "not signed in":
+		return true // it had a sign-in, which stopped working
+	}
+	return s.IsOAuth(conn) || asked()
+}
+
+// States are the sign-in states of the OAuth connections of source name
+// (s, its config): each connection of an HTTP source that is OAuth by its
+// config, holds a sign-in or whose server asked for one (asked), with a
+// state that cannot be read said so in its Reason.
+func States(kc keychain.Keychain, name string, s *config.Source, asked func(conn string) bool) []State {
+	if s == nil || s.URL == "" {
+		return nil
+	}
+	conns := s.ConnectionNames()
+	if len(conns) == 0 {
+		conns = []string{""}
+	}
+	var out []State
+	for _, c := range conns {
+		st, err := ReadState(kc, name, c, s)
+		if err != nil {
+			st.Reason = "the sign-in cannot be read: " + err.Error()
+		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !asked(c) {
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 // ErrNeedsSignIn reports that a connection must be signed in (again) by
 // the person before it can be used.
 var ErrNeedsSignIn = errors.New("needs sign-in")

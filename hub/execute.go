@@ -930,7 +930,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 		return r.diverge(c, fmt.Sprintf("call %d of the resumed run to %s has different arguments than the call the person decided on", c.Seq, c.Address))
 	}
 	if p != nil && p.Kind == KindApproval && p.Decision == "deny" {
-		return toolError(CodeDenied, c.Address, "the person declined %s when asked (decided in the %s)", c.Address, channelWords(p.Channel))
+		return toolError(CodeDenied, c.Address, "the person declined %s when asked (decided in the %s)", c.Address, policy.ChannelWords(p.Channel))
 	}
 	need := ""
 	if rc.src.OpenAPI != "" { // an OpenAPI operation's credentials; an MCP tool has no such need
@@ -1261,17 +1261,4 @@ func (h *Hub) knownSecrets() []string {
 		}
 	}
 	return h.secrets.Values()
-}
-
-// channelWords names where a decision was taken, for the model.
-func channelWords(channel string) string {
-	switch channel {
-	case policy.ChannelDialog:
-		return "approval dialog"
-	case policy.ChannelClient:
-		return "client's form"
-	case policy.ChannelCLI:
-		return "terminal"
-	}
-	return channel
 }

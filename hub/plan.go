@@ -134,7 +134,7 @@ func (r *runHost) fromPlan(ctx context.Context, c sandbox.Call, hash string, rc 
 	}
 	switch e.Decision {
 	case "deny":
-		return toolError(CodeDenied, c.Address, "the person declined %s when asked (decided in the %s)", c.Address, channelWords(e.Channel))
+		return toolError(CodeDenied, c.Address, "the person declined %s when asked (decided in the %s)", c.Address, policy.ChannelWords(e.Channel))
 	case "allow":
 		return nil // matches checked the definition
 	}

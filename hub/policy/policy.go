@@ -23,6 +23,20 @@ const (
 	ChannelWindow = "window" // the hub's window
 )
 
+// ChannelWords names the channel a decision was taken in, in words for the
+// model ("approval dialog", "client's form", "terminal").
+func ChannelWords(channel string) string {
+	switch channel {
+	case ChannelDialog:
+		return "approval dialog"
+	case ChannelClient:
+		return "client's form"
+	case ChannelCLI:
+		return "terminal"
+	}
+	return channel
+}
+
 // Where a rule came from, as policy list shows it. Config rules come from
 // config.json (by hand, or written by policy set or the window); remembered
 // decisions from the channel a person decided on.

@@ -70,3 +70,13 @@ func TestNormalizeTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelWords: the model is told where a person decided in words; a
+// channel without words is named as it is.
+func TestChannelWords(t *testing.T) {
+	for channel, want := range map[string]string{ChannelDialog: "approval dialog", ChannelClient: "client's form", ChannelCLI: "terminal", ChannelWindow: "window"} {
+		if got := ChannelWords(channel); got != want {
+			t.Errorf("ChannelWords(%s) = %q, want %q", channel, got, want)
+		}
+	}
+}

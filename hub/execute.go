@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
@@ -574,27 +572,7 @@ func pendingSummary(p *store.Pending) string {
 	if p.Kind == KindConnection {
 		return fmt.Sprintf("%s needs a secret for %s", p.Address, conn)
 	}
-	return fmt.Sprintf("%s on %s: %s (%s)", p.Address, conn, compactPreview(p.Preview, 160), p.Reason)
-}
-
-// compactPreview turns a stored (redacted, indented) preview into one line
-// of at most max bytes.
-func compactPreview(preview string, max int) string {
-	var buf bytes.Buffer
-	s := preview
-	if json.Compact(&buf, []byte(preview)) == nil {
-		s = buf.String()
-	} else {
-		s = strings.Join(strings.Fields(preview), " ")
-	}
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return fmt.Sprintf("%s on %s: %s (%s)", p.Address, conn, secrets.CompactPreview(p.Preview, 160), p.Reason)
 }
 
 // runHost answers one attempt's tool calls: from the journal where the call

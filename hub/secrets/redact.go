@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"strings"
+	"unicode/utf8"
 )
 
 const redactedMark = "[redacted]"
@@ -81,6 +83,26 @@ func (r Redactor) Preview(raw json.RawMessage) string {
 		return "(arguments could not be shown)"
 	}
 	return out.String()
+}
+
+// CompactPreview turns a preview (Redactor.Preview, as stored) into one
+// line of at most max bytes, cut at a character with "…".
+func CompactPreview(preview string, max int) string {
+	var buf bytes.Buffer
+	s := preview
+	if json.Compact(&buf, []byte(preview)) == nil {
+		s = buf.String()
+	} else {
+		s = strings.Join(strings.Fields(preview), " ")
+	}
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
 
 // rewriteJSONStrings returns the valid JSON text raw with every string

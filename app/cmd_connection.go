@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
@@ -458,7 +457,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// plainHTTPNote is hub.PlainHTTPNote for a configured source, reading an
+// plainHTTPNote is config.Source.PlainHTTPNote for a configured source, reading an
 // OpenAPI source's document for its server when it has no baseUrl.
 func plainHTTPNote(ctx context.Context, name string, s *config.Source) string {
 	if s == nil {
@@ -468,7 +467,7 @@ func plainHTTPNote(ctx context.Context, name string, s *config.Source) string {
 	if s.OpenAPI != "" && s.BaseURL == "" {
 		_, _, server, _ = openapi.Check(ctx, s.OpenAPI)
 	}
-	return hub.PlainHTTPNote(name, s, server)
+	return s.PlainHTTPNote(name, server)
 }
 
 // tellHubSignedIn tells a running hub that connection conn of source just

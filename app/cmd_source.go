@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
@@ -217,7 +216,7 @@ document becomes a tool. --base-url overrides the document's server.`,
 				return err
 			}
 			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, naming.Namespace(name))
-			if note := hub.PlainHTTPNote(name, s, ""); note != "" {
+			if note := s.PlainHTTPNote(name, ""); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}
 			return nil
@@ -429,7 +428,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(skipped))
 	}
 	fmt.Fprintln(e.Stdout, ".")
-	if note := hub.PlainHTTPNote(name, s, server); note != "" {
+	if note := s.PlainHTTPNote(name, server); note != "" {
 		fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 	}
 	return nil

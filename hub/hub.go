@@ -25,8 +25,8 @@
 //     who shows the decisions.
 //   - policyedit.go: the rules as policy list shows them, setting and
 //     removing one, and why the gate decides a call as it does.
-//   - oauthhub.go, origin.go: sign-ins and secrets for a connection, as
-//     runs wait for them; plain-http warnings in words for a person.
+//   - oauthhub.go: sign-ins and secrets for a connection, as runs wait for
+//     them.
 //   - profile.go: profiles, the named views a client selects: for a
 //     request made in one only its sources exist, each on its pinned
 //     connection, under rules that only tighten the person's.
@@ -58,7 +58,8 @@
 //   - hub/exactjson: JSON by its exact value: the canonical hash a call's
 //     arguments are journaled under, and the value at a path as written.
 //   - hub/config: config.json, the hand-editable sources, connections and
-//     policy, and the home it lives in (paths, home id, file modes).
+//     policy, and the home it lives in (paths, home id, file modes); a
+//     source's plain-http warning in words for a person.
 //   - hub/oauth: OAuth sign-in for a connection, and its tokens in the
 //     keychain.
 //   - hub/clients: the person's MCP clients' config files (install,

@@ -1,4 +1,4 @@
-package hub
+package config
 
 // Whether a source's credentials travel over plain http, in words for a
 // person (hub/secrets' origin.go says where a credential may go).
@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"fmt"
 
-	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/secrets"
 )
 
@@ -16,7 +15,7 @@ import (
 // where an OpenAPI source's calls go when it has no baseUrl (the
 // document's server; openapi.Check returns it). It returns "" when they do
 // not: https, this machine, or a stdio source.
-func PlainHTTPNote(name string, s *config.Source, server string) string {
+func (s *Source) PlainHTTPNote(name, server string) string {
 	target := s.URL
 	if s.OpenAPI != "" {
 		target = cmp.Or(s.BaseURL, server)

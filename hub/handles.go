@@ -17,7 +17,6 @@ package hub
 // same bytes, or the same error, even when the handle was deleted since.
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -108,33 +107,7 @@ func handleNotice(hr HandleResult, whole json.RawMessage) string {
 	}
 	return fmt.Sprintf("The result, %d bytes of JSON, is over the inline budget: it is kept as handle %s, and result shows its start. "+
 		"Read it with hub.read in a following execute: await hub.read(%s, { path: %s }) is the value at a path; await hub.read(%s) is all of it, parsed, to work on in code; await hub.read(%s, { offset: 0, length: 20000 }) is a slice of its JSON text.",
-		hr.Bytes, hr.Handle, q, strconv.Quote(examplePath(whole)), q, q)
-}
-
-// examplePath is a path into v for the notice's example: the first
-// element of an array, or the first key of an object (and its first
-// element when it holds an array).
-func examplePath(v json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(v))
-	tok, err := dec.Token()
-	if err != nil || tok == json.Delim('[') {
-		return "0"
-	}
-	if tok != json.Delim('{') {
-		return ""
-	}
-	key, err := dec.Token()
-	k, ok := key.(string)
-	if err != nil || !ok {
-		return "0"
-	}
-	if strings.Contains(k, ".") {
-		return "0" // a dotted key needs the array form; keep the example simple
-	}
-	if next, err := dec.Token(); err == nil && next == json.Delim('[') {
-		return k + ".0"
-	}
-	return k
+		hr.Bytes, hr.Handle, q, strconv.Quote(exactjson.ExamplePath(whole)), q, q)
 }
 
 // Read implements sandbox.Host: it answers hub.read from the journal when

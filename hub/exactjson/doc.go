@@ -18,7 +18,8 @@
 //   - At (path.go) is the value at a path of keys and indexes in a JSON
 //     text, cut out of the text as written: what hub.read returns for a
 //     handle read by path. It walks the text once, skipping what it passes,
-//     and says in words why a path leads nowhere.
+//     and says in words why a path leads nowhere; ExamplePath is a path into
+//     a value for the notice that tells the model how to read it.
 //
 // The package imports nothing of the hub's: its callers bring the bounds
 // (how long a path, how large a text) and the errors they map its answers

@@ -121,3 +121,31 @@ func jsonKind(first byte) string {
 	}
 	return "a number"
 }
+
+// ExamplePath is a dotted path into v, for an example of a read by path to
+// show: the first element of an array ("0"), or the first key of an object
+// (with ".0" when it holds an array); "0" when the object has no such key
+// (it is empty, or its first key holds a dot) or v is not JSON, and "" for
+// a value that is neither an object nor an array.
+func ExamplePath(v json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	tok, err := dec.Token()
+	if err != nil || tok == json.Delim('[') {
+		return "0"
+	}
+	if tok != json.Delim('{') {
+		return ""
+	}
+	key, err := dec.Token()
+	k, ok := key.(string)
+	if err != nil || !ok {
+		return "0"
+	}
+	if strings.Contains(k, ".") {
+		return "0" // a dotted key needs the array form; keep the example simple
+	}
+	if next, err := dec.Token(); err == nil && next == json.Delim('[') {
+		return k + ".0"
+	}
+	return k
+}

@@ -40,3 +40,16 @@ func TestAt(t *testing.T) {
 		t.Errorf("an index past the end: %q", msg)
 	}
 }
+
+// TestExamplePath: the example names the first element or key, one level
+// into an array it holds.
+func TestExamplePath(t *testing.T) {
+	for v, want := range map[string]string{
+		`[{"a":1}]`: "0", `{"rows":[1,2],"n":1}`: "rows.0", `{"n":1,"rows":[]}`: "n", `{"a.b":1}`: "0",
+		`{}`: "0", `"text"`: "", `12`: "", ``: "0",
+	} {
+		if got := ExamplePath([]byte(v)); got != want {
+			t.Errorf("ExamplePath(%s) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -242,10 +242,12 @@ func (h *Hub) pendingSettled(ctx context.Context, run *runRow) (bool, *Envelope,
 	}
 	now := h.now()
 	waiting := false
+	undecided := map[string]bool{}
 	for _, p := range pend {
 		if p.Decision != "" {
 			continue
 		}
+		undecided[p.ID] = true
 		switch p.Kind {
 		case KindApproval:
 			if now.After(p.Expires) {
@@ -269,9 +271,32 @@ func (h *Hub) pendingSettled(ctx context.Context, run *runRow) (bool, *Envelope,
 		}
 	}
 	if waiting {
-		return false, run.Envelope, nil
+		return false, stillPending(run.Envelope, undecided), nil
 	}
 	return true, nil, nil
+}
+
+// stillPending is a paused run's envelope with only the inputs it still
+// waits for: a call of a plan decided on its own, or a connection whose
+// secrets arrived, is no longer listed as waiting.
+func stillPending(env *Envelope, undecided map[string]bool) *Envelope {
+	if env == nil {
+		return nil
+	}
+	var items []PendingItem
+	for _, it := range env.Pending {
+		if undecided[it.ID] {
+			items = append(items, it)
+		}
+	}
+	if len(items) == len(env.Pending) {
+		return env
+	}
+	out := *env
+	out.Pending = items
+	out.Notices = append(slices.Clip(env.Notices), fmt.Sprintf("%d of the run's %d inputs %s decided; it goes on when the rest %s.",
+		len(env.Pending)-len(items), len(env.Pending), plural(len(env.Pending)-len(items), "is", "are"), plural(len(items), "is", "are")))
+	return &out
 }
 
 func envelopeCalls(run *runRow) []CallRecord {

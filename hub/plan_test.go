@@ -545,3 +545,38 @@ func TestPlanReadsAhead(t *testing.T) {
 		t.Fatalf("calls %+v, %d entities", done.Calls, h.entities(t))
 	}
 }
+
+// TestPlanDecidedCallByCall: a plan's calls decided one at a time leave the
+// run paused until the last is decided, and the envelope a resume gives in
+// between lists only the calls still waiting, saying how many are decided.
+func TestPlanDecidedCallByCall(t *testing.T) {
+	ctx := context.Background()
+	h := e2eNewHub(t, Options{}, nil)
+	env := h.exec(t, `
+		for (const n of ["A", "B", "C"]) await memory.createEntities({ entities: [{ name: n, entityType: "t", observations: [] }] });
+		return "done";`)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 3 {
+		t.Fatalf("envelope %s", env.Line())
+	}
+	for i, want := range []int{2, 1} {
+		if err := h.Decide(ctx, env.Pending[i].ID, "allow_once", policy.ChannelCLI, "test"); err != nil {
+			t.Fatal(err)
+		}
+		mid := h.resumeRun(t, env.RunID)
+		if mid.Status != StatusAwaitingApproval || len(mid.Pending) != want || mid.Pending[0].ID != env.Pending[i+1].ID {
+			t.Fatalf("after %d of 3 decided: %s", i+1, mid.Line())
+		}
+		if note := mid.Notices[len(mid.Notices)-1]; !strings.Contains(note, fmt.Sprintf("%d of the run's 3 inputs", i+1)) {
+			t.Errorf("notice %q", note)
+		}
+		if h.entities(t) != 0 {
+			t.Fatal("a call ran before the plan was decided")
+		}
+	}
+	if err := h.Decide(ctx, env.Pending[2].ID, "allow_once", policy.ChannelCLI, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if done := h.resumeRun(t, env.RunID); done.Status != StatusCompleted || h.entities(t) != 3 {
+		t.Fatalf("after the last decision: %s, %d entities", done.Line(), h.entities(t))
+	}
+}

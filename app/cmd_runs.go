@@ -15,6 +15,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/localapi"
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // callResultMax bounds a call's result on its line; --json has it whole
@@ -64,7 +65,7 @@ func callText(c hub.CallDetail) string {
 	if c.Connection != "" {
 		fmt.Fprintf(&b, "  on connection %s", c.Connection)
 	}
-	b.WriteString("\n  decision: " + decisionWords(c) + "\n")
+	b.WriteString("\n  decision: " + policy.DecisionWords(c.State, c.Decision, c.Remember, c.Actor, c.Channel) + "\n")
 	if c.Reason != "" {
 		b.WriteString("  asked because: " + oneLine(c.Reason) + "\n")
 	}
@@ -91,37 +92,6 @@ func callText(c hub.CallDetail) string {
 		b.WriteString("  " + label + ": " + res + "\n")
 	}
 	return b.String()
-}
-
-// decisionWords says who let a call through, and how.
-func decisionWords(c hub.CallDetail) string {
-	switch {
-	case c.Decision == "" && c.State == "pending":
-		return "waiting for a decision"
-	case c.Decision == "" && c.State == "planned":
-		return "waiting for a decision on the run's plan"
-	case c.Decision == "":
-		return "no approval asked (policy allowed it)"
-	}
-	verb := "allowed"
-	if c.Decision == "deny" {
-		verb = "denied"
-	}
-	if c.Remember {
-		verb = "always " + verb
-	} else if c.Decision == "allow" {
-		verb += " once"
-	}
-	if c.Actor != "" && c.Actor != c.Channel {
-		verb += " by " + c.Actor
-	}
-	switch {
-	case c.Channel == "expired":
-		verb += " when the approval expired"
-	case c.Channel != "":
-		verb += " through " + c.Channel
-	}
-	return verb
 }
 
 // compactJSON is JSON text on one line; other text with its line breaks

@@ -252,7 +252,7 @@ func TestAdapterSourcesAndRunCalls(t *testing.T) {
 		c.Decision != "allow" || c.Channel != "dialog" || c.Always {
 		t.Errorf("the call: %+v", c)
 	}
-	if text := callBlock(c); !strings.Contains(text, "allowed once in the dialog") {
+	if text := callBlock(c); !strings.Contains(text, "allowed once in the approval dialog") {
 		t.Errorf("the call as shown:\n%s", text)
 	}
 

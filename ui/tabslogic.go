@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // The kinds of source the Add form offers.
@@ -174,52 +176,10 @@ func toolLine(t SourceTool) string {
 	return s
 }
 
-// callDecisionText says who let a call through, and how.
+// callDecisionText says who let a call through, and how, in the words
+// `capabilities hub runs RUNID` uses.
 func callDecisionText(c CallSummary) string {
-	switch {
-	case c.Decision == "" && c.State == "pending":
-		return "waiting for a decision"
-	case c.Decision == "" && c.State == "planned":
-		return "waiting for a decision on the run's plan"
-	case c.Decision == "":
-		return "no approval asked (policy allowed it)"
-	}
-	verb := "allowed"
-	if c.Decision == "deny" {
-		verb = "denied"
-	}
-	if c.Always {
-		verb = "always " + verb
-	} else if c.Decision == "allow" {
-		verb += " once"
-	}
-	s := verb
-	if c.Actor != "" && c.Actor != c.Channel {
-		s += " by " + c.Actor
-	}
-	switch c.Channel {
-	case "":
-	case "expired":
-		s += " when the approval expired"
-	default:
-		s += " in the " + channelName(c.Channel)
-	}
-	return s
-}
-
-// channelName names a decision's channel in words.
-func channelName(ch string) string {
-	switch ch {
-	case "dialog":
-		return "dialog"
-	case "client":
-		return "MCP client"
-	case "cli":
-		return "terminal"
-	case "window":
-		return "window"
-	}
-	return ch
+	return policy.DecisionWords(c.State, c.Decision, c.Always, c.Actor, c.Channel)
 }
 
 // callState says how a call ended.

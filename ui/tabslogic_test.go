@@ -131,9 +131,9 @@ func TestCallDecisionText(t *testing.T) {
 		{CallSummary{State: "ok"}, "no approval asked (policy allowed it)"},
 		{CallSummary{State: "pending"}, "waiting for a decision"},
 		{CallSummary{State: "planned"}, "waiting for a decision on the run's plan"},
-		{CallSummary{State: "ok", Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"}, "allowed once in the dialog"},
+		{CallSummary{State: "ok", Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"}, "allowed once in the approval dialog"},
 		{CallSummary{State: "ok", Decision: "allow", Always: true, Channel: "cli", Actor: "ana"}, "always allowed by ana in the terminal"},
-		{CallSummary{State: "error", Decision: "deny", Channel: "client"}, "denied in the MCP client"},
+		{CallSummary{State: "error", Decision: "deny", Channel: "client"}, "denied in the client's form"},
 		{CallSummary{State: "error", Decision: "deny", Channel: "expired"}, "denied when the approval expired"},
 	} {
 		if got := callDecisionText(tc.c); got != tc.want {
@@ -152,7 +152,7 @@ func TestCallBlock(t *testing.T) {
 	}{
 		{"asked and allowed", CallSummary{Seq: 2, Address: "github.createIssue", Connection: "work", State: "ok", OK: true, Duration: 412 * time.Millisecond,
 			Args: `{"owner":"ana","title":"` + long + `"}`, Result: `{"number":7}`, Decision: "allow", Channel: "dialog", Actor: "dialog", Reason: "policy ask"},
-			[]string{"#2  github.createIssue  ok  (412ms)  on connection work", "  decision: allowed once in the dialog\n  asked because: policy ask", "  arguments:", `      "owner": "ana",`, "  result:", `      "number": 7`},
+			[]string{"#2  github.createIssue  ok  (412ms)  on connection work", "  decision: allowed once in the approval dialog\n  asked because: policy ask", "  arguments:", `      "owner": "ana",`, "  result:", `      "number": 7`},
 			[]string{"error:"}},
 		{"failed", CallSummary{Seq: 1, Address: "slack.postMessage", State: "error", Duration: 30 * time.Second, Result: `{"code":"upstream_timeout"}`},
 			[]string{"#1  slack.postMessage  failed  (30s)", "  decision: no approval asked (policy allowed it)", "  arguments not recorded", "  error:", `      "code": "upstream_timeout"`},

@@ -402,6 +402,15 @@ func directResult(env *hub.Envelope, readBytes int) *mcp.CallToolResult {
 		}
 		// Only the hub asks its own clients for input.
 		res.InputRequests, res.RequestState = nil, ""
+		if len(res.Content) == 0 && res.StructuredContent != nil {
+			// A result with structured content only (an OpenAPI
+			// operation's JSON body) also carries it as text, as MCP asks
+			// of a tool that returns structured content, for clients that
+			// read content alone.
+			if b, err := json.Marshal(res.StructuredContent); err == nil {
+				res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+			}
+		}
 		return &res
 	case hub.StatusAwaitingApproval:
 		return textResult(fmt.Sprintf("Not run yet: this call waits for the user's approval (run %s). Tell the user; they decide in the hub's dialog or with `capabilities hub approve %s`. Then call this tool again with the same arguments: it runs once.", env.RunID, env.RunID), false)
@@ -413,7 +422,9 @@ func directResult(env *hub.Envelope, readBytes int) *mcp.CallToolResult {
 		return textResult(fmt.Sprintf("Not run yet (run %s): %s Then call this tool again with the same arguments.", env.RunID, strings.Join(msgs, " ")), false)
 	}
 	if env.Error != nil {
-		msg := env.Error.Message
+		// The call's error, not the one-call run's: "Uncaught" is the
+		// sandbox's word for an error the code did not catch.
+		msg := strings.TrimPrefix(env.Error.Message, "Uncaught ")
 		if env.Error.Hint != "" {
 			msg += " (" + env.Error.Hint + ")"
 		}

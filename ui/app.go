@@ -168,6 +168,12 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setSecret: func(source, conn, secret string, done func(error)) {
 			c.act(func() error { return h.SetSecret(source, conn, secret) }, done)
 		},
+		secretPlace: func(source, conn string, done func(string, bool, error)) {
+			c.enqueue(func() {
+				where, signIn, err := h.SecretPlace(source, conn)
+				c.do(func() { done(where, signIn, err) })
+			})
+		},
 		acceptTool: func(address string, done func(error)) {
 			c.act(func() error { return h.AcceptTool(address) }, done)
 		},

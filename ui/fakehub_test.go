@@ -296,6 +296,15 @@ func (h *fakeHub) SetSecret(source, connection, secret string) error {
 	return nil
 }
 
+// SecretPlace: the fake's sources take their secret in the header
+// X-Api-Key, except "linear", which signs in.
+func (h *fakeHub) SecretPlace(source, connection string) (string, bool, error) {
+	if source == "linear" {
+		return "", true, nil
+	}
+	return "header X-Api-Key", false, nil
+}
+
 func (h *fakeHub) ChangedTools() ([]ToolChange, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

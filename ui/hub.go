@@ -42,6 +42,10 @@ type Hub interface {
 	RemovePolicy(pattern string) error
 	// SetSecret stores the secret of a source's connection in the keychain.
 	SetSecret(source, connection, secret string) error
+	// SecretPlace says what the secret of a source's connection fills
+	// ("header X-Api-Key", "environment variable GITHUB_TOKEN"), or that
+	// an OAuth sign-in provides it; an error when the hub cannot tell.
+	SecretPlace(source, connection string) (where string, signIn bool, err error)
 	// ChangedTools returns upstream tools whose definition changed since it
 	// was accepted; the hub asks before calling them.
 	ChangedTools() ([]ToolChange, error)

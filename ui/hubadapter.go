@@ -163,6 +163,11 @@ func (u *hubAdapter) SetSecret(source, connection, secret string) error {
 	return u.h.SetSecret(u.ctx, source, connection, secret)
 }
 
+func (u *hubAdapter) SecretPlace(source, connection string) (string, bool, error) {
+	slot, err := u.h.SecretSlot(source, connection, "")
+	return slot.Where, slot.SignIn, err
+}
+
 func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {
 	changes, err := u.h.ToolChanges(u.ctx)
 	if err != nil {

@@ -121,6 +121,23 @@ func historyHint(n int) string {
 	return `Newest first; the rules "Always allow" and "Always deny" set are in the Policy tab.`
 }
 
+// secretPlaceText is the secret form's "Goes to" line: what the secret of
+// the picked connection fills, that a sign-in provides it, or what the hub
+// said when it cannot tell.
+func secretPlaceText(source, where string, signIn bool, err error) string {
+	switch {
+	case source == "":
+		return "Pick a source to see where its secret goes."
+	case signIn:
+		return source + " signs in with OAuth: use its Sign in button above; there is no secret to enter."
+	case err != nil:
+		return err.Error()
+	case where == "":
+		return "The hub cannot tell yet."
+	}
+	return "the " + where + " of " + source + "'s requests (stored in the OS keychain, never in config.json)"
+}
+
 func pendingMenuLabel(n int) string {
 	if n == 0 {
 		return "No pending approvals"

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -616,6 +617,25 @@ func TestApprovalsTabHints(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestSecretPlaceText(t *testing.T) {
+	for _, tc := range []struct {
+		source, where string
+		signIn        bool
+		err           error
+		want          string
+	}{
+		{"", "", false, nil, "Pick a source to see where its secret goes."},
+		{"petstore", "header api_key", false, nil, "the header api_key of petstore's requests (stored in the OS keychain, never in config.json)"},
+		{"github", "", true, nil, "github signs in with OAuth: use its Sign in button above; there is no secret to enter."},
+		{"fs", "", false, errors.New("source fs references no secret yet"), "source fs references no secret yet"},
+		{"fs", "", false, nil, "The hub cannot tell yet."},
+	} {
+		if got := secretPlaceText(tc.source, tc.where, tc.signIn, tc.err); got != tc.want {
+			t.Errorf("secretPlaceText(%q, %q, %v, %v) = %q, want %q", tc.source, tc.where, tc.signIn, tc.err, got, tc.want)
 		}
 	}
 }

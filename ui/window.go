@@ -27,10 +27,12 @@ const (
 // action runs off the main goroutine and reports back through done, on the
 // main goroutine.
 type actions struct {
-	review     func(approvalID string)
-	setSecret  func(source, connection, secret string, done func(error))
-	acceptTool func(address string, done func(error))
-	setPolicy  func(pattern, mode string, done func(error))
+	review    func(approvalID string)
+	setSecret func(source, connection, secret string, done func(error))
+	// secretPlace says what a connection's secret fills (Hub.SecretPlace).
+	secretPlace func(source, connection string, done func(where string, signIn bool, err error))
+	acceptTool  func(address string, done func(error))
+	setPolicy   func(pattern, mode string, done func(error))
 	// removePolicy removes the rules of a pattern.
 	removePolicy func(pattern string, done func(error))
 	// connect connects an MCP client to the hub or a profile ("" for
@@ -80,6 +82,7 @@ type mainWindow struct {
 	signInErr     map[string]string // the last Login error per connection
 	signInDone    chan string       // tests: the key of a sign-in that reported back
 	secretSource  *widget.Select
+	secretWhere   *widget.Label // what the secret fills, or that a sign-in provides it
 	secretConn    *widget.SelectEntry
 	connChoices   []string // the secretConn choices, for the source picked
 	secretValue   *widget.Entry
@@ -278,9 +281,12 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 	m.addForm = m.addSourceForm()
 	m.changedBox = container.NewVBox()
 
-	m.secretSource = widget.NewSelect(nil, func(string) { m.fillConnections() })
+	m.secretSource = widget.NewSelect(nil, func(string) { m.fillConnections(); m.showSecretPlace() })
 	m.secretSource.PlaceHolder = "(pick a source)"
 	m.secretConn = widget.NewSelectEntry(nil)
+	m.secretConn.OnChanged = func(string) { m.showSecretPlace() }
+	m.secretWhere = widget.NewLabel("")
+	m.secretWhere.Wrapping = fyne.TextWrapWord
 	m.secretConn.SetPlaceHolder("connection name, e.g. default or work")
 	m.secretValue = widget.NewPasswordEntry()
 	m.secretValue.SetPlaceHolder("token or password; stored in the OS keychain")
@@ -292,6 +298,7 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 		widget.NewLabel("Source"), m.secretSource,
 		widget.NewLabel("Connection"), m.secretConn,
 		widget.NewLabel("Secret"), m.secretValue,
+		widget.NewLabel("Goes to"), m.secretWhere,
 	)
 	secret := container.NewVBox(heading("Add a connection secret"), form,
 		container.NewHBox(layout.NewSpacer(), m.secretSave), m.secretResult)
@@ -317,6 +324,28 @@ func (m *mainWindow) fillConnections() {
 	}
 	m.connChoices = names
 	m.secretConn.SetOptions(names)
+}
+
+// showSecretPlace says, under the secret form, what the picked
+// connection's secret fills, and turns Save off where a sign-in provides
+// the credentials instead.
+func (m *mainWindow) showSecretPlace() {
+	source, conn := m.secretSource.Selected, strings.TrimSpace(m.secretConn.Text)
+	if source == "" || m.act.secretPlace == nil {
+		m.secretWhere.SetText(secretPlaceText("", "", false, nil))
+		return
+	}
+	m.act.secretPlace(source, conn, func(where string, signIn bool, err error) {
+		if m.secretSource.Selected != source || strings.TrimSpace(m.secretConn.Text) != conn {
+			return // the person picked another meanwhile
+		}
+		m.secretWhere.SetText(secretPlaceText(source, where, signIn, err))
+		if signIn {
+			m.secretSave.Disable()
+		} else {
+			m.secretSave.Enable()
+		}
+	})
 }
 
 func (m *mainWindow) saveSecret() {
@@ -536,6 +565,11 @@ func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject
 		right = b
 	}
 	row := container.NewBorder(nil, nil, nil, right, state)
+	if si.SignedIn {
+		// Signed in since (here, in a terminal or through a run's page):
+		// an earlier failure no longer says anything true.
+		delete(m.signInErr, key)
+	}
 	if e := m.signInErr[key]; e != "" {
 		errl := widget.NewLabel("Not signed in: " + e)
 		errl.Wrapping = fyne.TextWrapWord

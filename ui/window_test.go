@@ -82,6 +82,10 @@ func TestSecretForm(t *testing.T) {
 		t.Error("the secret entry is not a password entry")
 	}
 	m.secretConn.SetText("personal")
+	c.step()
+	if want := "the header X-Api-Key of github's requests (stored in the OS keychain, never in config.json)"; m.secretWhere.Text != want {
+		t.Errorf("Goes to %q, want %q", m.secretWhere.Text, want)
+	}
 	test.Type(m.secretValue, "s3cr3t-value")
 	test.Tap(m.secretSave)
 	c.step()
@@ -386,6 +390,26 @@ func TestSourcesImportOfferAndSignIn(t *testing.T) {
 	}
 	if m.tabs.Selected().Text != tabSources {
 		t.Errorf("the tray's sign-in opened tab %q", m.tabs.Selected().Text)
+	}
+
+	// Signed in since, from a terminal: the failure is no longer shown
+	// beside "signed in".
+	h.mu.Lock()
+	h.status.Sources[len(h.status.Sources)-1].SignIns = []SignInStatus{{Connection: "personal", SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC"}}
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource})
+	c.step()
+	shown = strings.Join(texts(m.win.Content()), "\n")
+	if strings.Contains(shown, "Not signed in") || !strings.Contains(shown, "personal: signed in until") {
+		t.Errorf("after a sign-in elsewhere the tab shows:\n%s", shown)
+	}
+
+	// The secret form says a sign-in provides linear's credentials, and
+	// offers no Save for them.
+	m.secretSource.SetSelected("linear")
+	c.step()
+	if !strings.Contains(m.secretWhere.Text, "signs in with OAuth") || !m.secretSave.Disabled() {
+		t.Errorf("secret form for linear: %q, save disabled %v", m.secretWhere.Text, m.secretSave.Disabled())
 	}
 }
 

@@ -2,21 +2,18 @@ package hub
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/inputstate"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
-	"capabilities.sh/capabilities/keychain"
 )
 
 // Decisions a person can make on a pending approval.
@@ -247,90 +244,11 @@ func (h *Hub) expireLoop(ctx context.Context) {
 	}
 }
 
-// signKeyName is the keychain key of the HMAC key that signs input-request
-// states.
-const signKeyName = "hub/approval-signing-key"
-
-// loadSignKey reads the signing key from the keychain, creating it on first
-// use. Without a keychain the key lives for this process only: states it
-// signed are refused after a restart, and the client is asked again.
-func (h *Hub) loadSignKey() []byte {
-	if s, err := h.kc.Get(signKeyName); err == nil {
-		if k, err := base64.RawURLEncoding.DecodeString(s); err == nil && len(k) >= 32 {
-			return k
-		}
-	}
-	k := make([]byte, 32)
-	rand.Read(k)
-	if err := h.kc.Set(signKeyName, base64.RawURLEncoding.EncodeToString(k)); err != nil {
-		if errors.Is(err, keychain.ErrUnavailable) {
-			h.log.Warn("no keychain: approval request states are signed with a key that lasts until the hub stops", "err", err)
-		} else {
-			h.log.Warn("storing the approval signing key failed", "err", err)
-		}
-	}
-	return k
-}
-
-// inputState is what the hub signs into an input request's requestState:
-// the exact pending calls it asks about.
-type inputState struct {
-	RunID   string      `json:"r"`
-	Calls   []stateCall `json:"c"`
-	Expires int64       `json:"e"` // unix ms
-	Nonce   string      `json:"n"`
-	// Whole says the request asked once about all the calls, a run's
-	// plan: the answer for the first call is the answer for each.
-	Whole bool `json:"w,omitempty"`
-}
-
-type stateCall struct {
-	PendingID string `json:"p"`
-	Seq       int    `json:"s"`
-	ArgsHash  string `json:"h"`
-}
-
 // key returns the signing key, loading it on first use: the keychain may be
 // slow or locked, and most runs never need it.
 func (h *Hub) key() []byte {
-	h.signOnce.Do(func() { h.signKey = h.loadSignKey() })
+	h.signOnce.Do(func() { h.signKey = inputstate.LoadKey(h.kc, h.log) })
 	return h.signKey
-}
-
-func (h *Hub) signState(st inputState) string {
-	b, _ := json.Marshal(st)
-	mac := hmac.New(sha256.New, h.key())
-	mac.Write(b)
-	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
-// ErrBadState reports an input-request state that is not one the hub
-// signed, was altered, has expired or was already used.
-var ErrBadState = errors.New("invalid request state")
-
-func (h *Hub) verifyState(s string) (*inputState, error) {
-	body, sig, ok := strings.Cut(s, ".")
-	if !ok {
-		return nil, fmt.Errorf("%w: malformed", ErrBadState)
-	}
-	b, err1 := base64.RawURLEncoding.DecodeString(body)
-	got, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("%w: malformed", ErrBadState)
-	}
-	mac := hmac.New(sha256.New, h.key())
-	mac.Write(b)
-	if !hmac.Equal(mac.Sum(nil), got) {
-		return nil, fmt.Errorf("%w: the signature does not match (altered, or signed by another hub)", ErrBadState)
-	}
-	var st inputState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%w: malformed", ErrBadState)
-	}
-	if h.now().UnixMilli() > st.Expires {
-		return nil, fmt.Errorf("%w: expired", ErrBadState)
-	}
-	return &st, nil
 }
 
 // RedeemInputs checks a state SignInputs signed against the stored pending
@@ -339,7 +257,7 @@ func (h *Hub) verifyState(s string) (*inputState, error) {
 // ChannelClient, with actor as who answered. Each state is accepted once,
 // and only for the exact pending calls (run, sequence number, arguments
 // hash) it was signed for; any other state is refused with an error
-// matching ErrBadState. It returns the run and the pending calls the state
+// matching inputstate.ErrBadState. It returns the run and the pending calls the state
 // asked about.
 func (h *Hub) RedeemInputs(ctx context.Context, state string, answers map[string]string, actor string) (runID string, asked []string, err error) {
 	st, err := h.redeemInput(ctx, state, answers, actor)
@@ -356,18 +274,18 @@ func (h *Hub) RedeemInputs(ctx context.Context, state string, answers map[string
 }
 
 // redeemInput is RedeemInputs, returning the state it redeemed.
-func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]string, actor string) (*inputState, error) {
-	st, err := h.verifyState(state)
+func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]string, actor string) (*inputstate.State, error) {
+	st, err := inputstate.Verify(h.key(), state, h.now())
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range st.Calls {
 		p, err := h.pendingByID(ctx, c.PendingID)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadState, err)
+			return nil, fmt.Errorf("%w: %v", inputstate.ErrBadState, err)
 		}
 		if p.RunID != st.RunID || p.Seq != c.Seq || p.ArgsHash != c.ArgsHash {
-			return nil, fmt.Errorf("%w: it does not match pending call %s", ErrBadState, c.PendingID)
+			return nil, fmt.Errorf("%w: it does not match pending call %s", inputstate.ErrBadState, c.PendingID)
 		}
 	}
 	for _, c := range st.Calls {
@@ -376,7 +294,7 @@ func (h *Hub) redeemInput(ctx context.Context, state string, answers map[string]
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: already used, or replaced by a newer request", ErrBadState)
+			return nil, fmt.Errorf("%w: already used, or replaced by a newer request", inputstate.ErrBadState)
 		}
 	}
 	for _, c := range st.Calls {
@@ -433,17 +351,17 @@ func (h *Hub) signInputs(ctx context.Context, runID string, pendingIDs []string,
 // newInputState signs a state for pend, open approvals of run runID, asked
 // about together when whole.
 func (h *Hub) newInputState(ctx context.Context, runID string, pend []*store.Pending, whole bool) (string, error) {
-	st := inputState{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli(), Whole: whole}
+	st := inputstate.State{RunID: runID, Expires: h.now().Add(h.ttl).UnixMilli(), Whole: whole}
 	var nonce [12]byte
 	rand.Read(nonce[:])
 	st.Nonce = base64.RawURLEncoding.EncodeToString(nonce[:])
 	for _, p := range pend {
-		st.Calls = append(st.Calls, stateCall{PendingID: p.ID, Seq: p.Seq, ArgsHash: p.ArgsHash})
+		st.Calls = append(st.Calls, inputstate.Call{PendingID: p.ID, Seq: p.Seq, ArgsHash: p.ArgsHash})
 		if err := h.db.SetStateNonce(ctx, p.ID, st.Nonce); err != nil {
 			return "", err
 		}
 	}
-	return h.signState(st), nil
+	return inputstate.Sign(h.key(), st), nil
 }
 
 // ApproveRun decides every open approval of a run at once (the CLI's

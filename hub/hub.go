@@ -57,6 +57,8 @@
 //   - hub/naming: how sources and upstream tools appear in code.
 //   - hub/exactjson: JSON by its exact value: the canonical hash a call's
 //     arguments are journaled under, and the value at a path as written.
+//   - hub/inputstate: the signed state of an input request (the pending
+//     calls it asks about), and the keychain key that signs it.
 //   - hub/config: config.json, the hand-editable sources, connections and
 //     policy, and the home it lives in (paths, home id, file modes); a
 //     source's plain-http warning in words for a person.

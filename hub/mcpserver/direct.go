@@ -32,6 +32,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/inputstate"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -369,7 +370,7 @@ func (d *directProfile) handler(dt hub.DirectTool) mcp.ToolHandler {
 		if env.Status == hub.StatusAwaitingApproval && canElicit(req) {
 			// A client with legacy elicitation only is asked the way
 			// execute asks it (elicit.go).
-			if env, err = m.elicitConsent(ctx, req.Session, env, client); errors.Is(err, hub.ErrBadState) {
+			if env, err = m.elicitConsent(ctx, req.Session, env, client); errors.Is(err, inputstate.ErrBadState) {
 				return textResult("The approval answer was refused: "+err.Error()+". Call the tool again with the same arguments to be asked anew.", true), nil
 			} else if err != nil {
 				return inputErrorResult(err)

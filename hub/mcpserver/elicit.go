@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/inputstate"
 )
 
 // Legacy elicitation: a client of a protocol before 2026-07-28 cannot take
@@ -45,7 +46,7 @@ func canElicit(req *mcp.CallToolRequest) bool {
 //
 // decided reports that an answer was recorded (the run can resume);
 // dismissed that a question was left undecided, so the caller should not
-// ask again at once. An error that wraps hub.ErrBadState says the answer
+// ask again at once. An error that wraps inputstate.ErrBadState says the answer
 // was refused (the pending calls changed, or the state expired while the
 // person looked); any other error says the client could not be asked.
 //
@@ -97,12 +98,12 @@ func (m *server) elicitApprovals(ctx context.Context, ss *mcp.ServerSession, run
 // run, again each time the run pauses for consent anew, until the run ends
 // or a question is left undecided, and returns the run's last envelope (as
 // a client gets it after dismissing an input request). A client that
-// cannot be asked gets env back. An error that wraps hub.ErrBadState says
+// cannot be asked gets env back. An error that wraps inputstate.ErrBadState says
 // the hub refused the answer; any other is the resume's.
 func (m *server) elicitConsent(ctx context.Context, ss *mcp.ServerSession, env *hub.Envelope, client string) (*hub.Envelope, error) {
 	for env.Status == hub.StatusAwaitingApproval {
 		decided, dismissed, err := m.elicitApprovals(ctx, ss, env.RunID, client)
-		if errors.Is(err, hub.ErrBadState) {
+		if errors.Is(err, inputstate.ErrBadState) {
 			return env, err
 		}
 		if err != nil {

@@ -30,6 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/inputstate"
 	"capabilities.sh/capabilities/hub/skills"
 )
 
@@ -356,7 +357,7 @@ func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*
 	}
 	if env.Status == hub.StatusAwaitingApproval && canElicit(req) {
 		runID := env.RunID
-		if env, err = m.elicitConsent(ctx, req.Session, env, client); errors.Is(err, hub.ErrBadState) {
+		if env, err = m.elicitConsent(ctx, req.Session, env, client); errors.Is(err, inputstate.ErrBadState) {
 			return textResult(fmt.Sprintf("The approval answer was refused: %v. Call execute again with { \"resume\": %q } to be asked again.", err, runID), true), nil
 		} else if err != nil {
 			return inputErrorResult(err)

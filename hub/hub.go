@@ -63,7 +63,7 @@
 //     policy, and the home it lives in (paths, home id, file modes); a
 //     source's plain-http warning in words for a person.
 //   - hub/oauth: OAuth sign-in for a connection, and its tokens in the
-//     keychain.
+//     keychain; the sign-ins the hub runs, one per connection at a time.
 //   - hub/clients: the person's MCP clients' config files (install,
 //     uninstall, repoint) and the first run's import of their servers.
 //   - hub/upstream: sessions to the upstream MCP servers, one per (source,
@@ -102,6 +102,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/secrets"
@@ -201,7 +202,7 @@ type Hub struct {
 	events     eventBus
 	presenters approvalPresenters
 	paused     atomic.Bool
-	signIns    signIns
+	signIns    oauth.SignIns
 
 	bg     context.Context // the background work's; cancelled by Close
 	cancel context.CancelFunc

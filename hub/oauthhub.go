@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/store"
-	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -27,71 +25,6 @@ const (
 	EventSignIn   = "sign_in"
 	EventSignedIn = "signed_in"
 )
-
-// signIns are the sign-ins the hub runs, one per connection at a time.
-type signIns struct {
-	mu      sync.Mutex
-	running map[upstream.ConnKey]*signInRun
-}
-
-type signInRun struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	// offered: the hub started it for a waiting run (offerSignIn), not
-	// the person from the window or tray.
-	offered bool
-}
-
-// begin registers a sign-in of k. With replace, a running one is cancelled
-// and waited for; without, a running one wins and begin returns nil.
-func (si *signIns) begin(ctx context.Context, k upstream.ConnKey, replace bool) (*signInRun, context.Context) {
-	for {
-		si.mu.Lock()
-		if si.running == nil {
-			si.running = map[upstream.ConnKey]*signInRun{}
-		}
-		cur := si.running[k]
-		if cur == nil {
-			ctx, cancel := context.WithCancel(ctx)
-			run := &signInRun{cancel: cancel, done: make(chan struct{}), offered: !replace}
-			si.running[k] = run
-			si.mu.Unlock()
-			return run, ctx
-		}
-		si.mu.Unlock()
-		if !replace {
-			return nil, nil
-		}
-		cur.cancel()
-		<-cur.done
-	}
-}
-
-// endOffered ends a sign-in of k the hub offered for a waiting run, and
-// waits until it ended or ctx did. A sign-in the person started stays.
-func (si *signIns) endOffered(ctx context.Context, k upstream.ConnKey) {
-	si.mu.Lock()
-	run := si.running[k]
-	si.mu.Unlock()
-	if run == nil || !run.offered {
-		return
-	}
-	run.cancel()
-	select {
-	case <-run.done:
-	case <-ctx.Done():
-	}
-}
-
-func (si *signIns) end(k upstream.ConnKey, run *signInRun) {
-	si.mu.Lock()
-	if si.running[k] == run {
-		delete(si.running, k)
-	}
-	si.mu.Unlock()
-	run.cancel()
-	close(run.done)
-}
 
 // oauthNeedsSignIn is oauth.NeedsSignIn for connection conn of source,
 // asking the upstream sessions (last) whether its server asked for one.
@@ -121,9 +54,8 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 	if conn == "" {
 		conn = s.DefaultConnection()
 	}
-	k := upstream.ConnKey{Source: source, Conn: conn}
-	run, ctx := h.signIns.begin(ctx, k, true)
-	defer h.signIns.end(k, run)
+	run, ctx := h.signIns.Begin(ctx, source, conn, true)
+	defer h.signIns.End(source, conn, run)
 	var open func(context.Context, string) error
 	if show != nil {
 		open = func(ctx context.Context, url string) error {
@@ -172,7 +104,7 @@ func (h *Hub) NoteSignIn(ctx context.Context, source, conn string) error {
 	if h.oauthNeedsSignIn(source, conn) {
 		return fmt.Errorf("%s of %s has no working sign-in in the keychain", connectionName(conn), source)
 	}
-	h.signIns.endOffered(ctx, upstream.ConnKey{Source: source, Conn: conn})
+	h.signIns.EndOffered(ctx, source, conn)
 	h.views.invalidate()
 	h.log.Info("signed in outside the hub", "source", source, "connection", conn)
 	h.events.publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
@@ -196,9 +128,8 @@ func (h *Hub) offerSignIn(source, conn string) {
 	if s == nil || h.bg.Err() != nil {
 		return
 	}
-	k := upstream.ConnKey{Source: source, Conn: conn}
 	ctx, cancel := context.WithTimeout(h.bg, 10*time.Minute)
-	run, ctx := h.signIns.begin(ctx, k, false)
+	run, ctx := h.signIns.Begin(ctx, source, conn, false)
 	if run == nil {
 		cancel()
 		return
@@ -207,7 +138,7 @@ func (h *Hub) offerSignIn(source, conn string) {
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		defer h.signIns.end(k, run)
+		defer h.signIns.End(source, conn, run)
 		h.signIn(ctx, s, source, conn, nil)
 	}()
 }
@@ -242,9 +173,7 @@ func (h *Hub) oauthStatesOf(name string) []oauth.State {
 func (h *Hub) signInStatuses(name string) []SignInStatus {
 	var out []SignInStatus
 	for _, st := range h.oauthStatesOf(name) {
-		h.signIns.mu.Lock()
-		_, running := h.signIns.running[upstream.ConnKey{Source: name, Conn: st.Conn}]
-		h.signIns.mu.Unlock()
+		running := h.signIns.Running(name, st.Conn)
 		out = append(out, SignInStatus{Connection: st.Conn, SignedIn: st.SignedIn, Summary: st.Summary(), Expiry: st.Expiry, Scopes: st.Scopes, SigningIn: running})
 	}
 	return out

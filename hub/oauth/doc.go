@@ -13,7 +13,8 @@
 // (RFC 8252) and keeps what was granted as a Record in the keychain;
 // ReadState says what a connection's sign-in is worth now (NeedsSignIn
 // whether it waits for one, States every OAuth connection's of a source),
-// and SignOut revokes and deletes it. A Conn, from NewConn, is the auth.OAuthHandler of
+// and SignOut revokes and deletes it. SignIns keeps the sign-ins a hub runs,
+// one per connection at a time. A Conn, from NewConn, is the auth.OAuthHandler of
 // one session: it hands out the access token, refreshes it when due, and
 // never opens a browser in the middle of a call; a connection that needs
 // the person fails at once with a *SignInError (ErrNeedsSignIn), and the

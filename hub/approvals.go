@@ -12,6 +12,7 @@ import (
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/inputstate"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
@@ -194,7 +195,7 @@ func (h *Hub) Decide(ctx context.Context, pendingID, decision, channel, actor st
 	if h.now().After(p.Expires) {
 		return fmt.Errorf("approval %s expired at %s", pendingID, p.Expires.UTC().Format(time.RFC3339))
 	}
-	if remember && verdict == "allow" && madeInProfile(p.Client) {
+	if remember && verdict == "allow" && scope.MadeInProfile(p.Client) {
 		// A call asked inside a profile is allowed once: a remembered
 		// allow would widen what the whole hub and every other profile
 		// get, and the profile's own rules would ask again anyway.

@@ -46,10 +46,10 @@ func (h *Hub) DirectTools(profile string) ([]DirectTool, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := sc.config(h.Config())
+	cfg := sc.Config(h.Config())
 	pol := h.currentPolicy()
 	var out []DirectTool
-	for _, t := range sc.snapshot(h.catalog.Snapshot()).Tools {
+	for _, t := range sc.Snapshot(h.catalog.Snapshot()).Tools {
 		src := cfg.Sources[t.Source]
 		if src == nil || src.Disabled {
 			continue
@@ -59,7 +59,7 @@ func (h *Hub) DirectTools(profile string) ([]DirectTool, error) {
 			conns = names
 		}
 		for _, conn := range conns {
-			d := sc.gate(pol, policy.InputFor(t, cmp.Or(conn, src.DefaultConnection()), cfg))
+			d := sc.Gate(pol, policy.InputFor(t, cmp.Or(conn, src.DefaultConnection()), cfg))
 			if d.Mode != config.Deny {
 				out = append(out, DirectTool{Tool: t, Connection: conn, Asks: d.Mode == config.Ask})
 			}
@@ -96,7 +96,7 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := sc.snapshot(h.catalog.Snapshot())
+	snap := sc.Snapshot(h.catalog.Snapshot())
 	t, ok := snap.Lookup(c.Address)
 	if !ok {
 		return nil, &InputError{"name", "no tool " + c.Address + " in this profile now; list the tools again"}
@@ -126,7 +126,7 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 		return nil, err
 	}
 	for _, r := range waiting {
-		if sc.holdsRun(r.Client) {
+		if sc.HoldsRun(r.Client) {
 			return h.Execute(ctx, ExecuteRequest{Resume: r.ID, Client: c.Client, Profile: c.Profile})
 		}
 	}
@@ -213,7 +213,7 @@ func (h *Hub) ReadHandle(ctx context.Context, r HandleRead) (*HandleText, error)
 	if err == nil {
 		run, err = h.db.LoadRun(ctx, info.RunID)
 	}
-	if errors.Is(err, store.ErrNoHandle) || errors.Is(err, store.ErrNoRun) || err == nil && !sc.holdsRun(run.Client) {
+	if errors.Is(err, store.ErrNoHandle) || errors.Is(err, store.ErrNoRun) || err == nil && !sc.HoldsRun(run.Client) {
 		return nil, &InputError{"handle", fmt.Sprintf("no handle %q here: a handle comes from a result of this profile's tools and lasts as long as its run is kept", r.Handle)}
 	}
 	if err != nil {

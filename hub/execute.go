@@ -18,6 +18,7 @@ import (
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -101,7 +102,7 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		Seed:    newSeed(),
 		Clock:   now.Truncate(time.Millisecond),
 		Status:  StatusRunning,
-		Client:  profileClient(req.Client, sc),
+		Client:  scope.Client(req.Client, sc),
 		Created: now,
 		Updated: now,
 	}
@@ -187,12 +188,12 @@ func (l *runLocks) held() int {
 // still waiting for a person returns the same pending envelope and runs
 // nothing; otherwise the stored code runs again from its journal, in the
 // scope of the request that resumes it.
-func (h *Hub) resume(ctx context.Context, id string, sc *scope) (*Envelope, error) {
+func (h *Hub) resume(ctx context.Context, id string, sc *scope.Scope) (*Envelope, error) {
 	id = strings.TrimSpace(id)
 	unlock := h.lockRun(id)
 	defer unlock()
 	run, err := h.loadRun(ctx, id)
-	if errors.Is(err, ErrNoRun) || err == nil && !sc.holdsRun(run.Client) {
+	if errors.Is(err, ErrNoRun) || err == nil && !sc.HoldsRun(run.Client) {
 		return nil, &InputError{"resume", fmt.Sprintf("no run %q; resume only a runId returned by execute", id)}
 	}
 	if err != nil {
@@ -378,7 +379,7 @@ func (h *Hub) restNeed(address, source, conn string) string {
 // no tool costs one write. Until then it is in no list, and a hub that dies
 // meanwhile loses nothing: no call was made and no client has its id. The
 // code sees what scope sc holds, and nothing else.
-func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (*Envelope, error) {
+func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope.Scope) (*Envelope, error) {
 	journal, pending := map[int]*store.JournalEntry{}, map[int]bool{}
 	var rows []*store.Pending
 	if !fresh {
@@ -402,9 +403,9 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope) (
 	// Sources the code names that are being listed for the first time are
 	// waited for, within one bound for the whole attempt.
 	ctx = withStartupDeadline(ctx, time.Now().Add(h.startupWait))
-	cfg := sc.config(h.Config())
+	cfg := sc.Config(h.Config())
 	h.awaitSources(ctx, cfg.SourcesInCode(run.Code), false)
-	snap := sc.snapshot(h.catalog.Snapshot())
+	snap := sc.Snapshot(h.catalog.Snapshot())
 	host := &runHost{
 		h:       h,
 		scope:   sc,
@@ -604,7 +605,7 @@ func pendingSummary(p *store.Pending) string {
 // was made before, else by policy, then upstream.
 type runHost struct {
 	h       *Hub
-	scope   *scope          // the profile the run is attempted in; nil for the whole hub
+	scope   *scope.Scope    // the profile the run is attempted in; nil for the whole hub
 	outer   context.Context // the caller's: when it ends, the run is cancelled, not done
 	run     *runRow
 	snap    *catalog.Snapshot
@@ -698,12 +699,12 @@ func (r *runHost) diverge(c sandbox.Call, msg string) error {
 
 // Search implements sandbox.Host.
 func (r *runHost) Search(ctx context.Context, query string) (string, error) {
-	return r.h.Search(ctx, SearchRequest{Query: query, Profile: r.scope.profile()})
+	return r.h.Search(ctx, SearchRequest{Query: query, Profile: r.scope.Name()})
 }
 
 // Describe implements sandbox.Host.
 func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
-	return r.h.Describe(ctx, DescribeRequest{Targets: []string{target}, Profile: r.scope.profile()})
+	return r.h.Describe(ctx, DescribeRequest{Targets: []string{target}, Profile: r.scope.Name()})
 }
 
 // Call implements sandbox.Host. A call passes a pipeline of small steps:
@@ -737,7 +738,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		te := toolError(CodeInterrupted, c.Address, "call %d was in flight when the hub stopped; it was not repeated because %s is neither read-only nor idempotent", c.Seq, c.Address)
 		return r.finish(c, hash, nil, te, 0)
 	}
-	dec := r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
+	dec := r.scope.Gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
 	if dec.Mode == config.Deny {
 		return r.deny(c, hash, rc, dec)
 	}
@@ -750,7 +751,7 @@ func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, er
 		return nil, err
 	}
 	if listErr == nil {
-		dec = r.scope.gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
+		dec = r.scope.Gate(r.policy, policy.InputFor(rc.tool, rc.conn, r.config()))
 		if dec.Mode == config.Deny {
 			return r.deny(c, hash, rc, dec)
 		}

@@ -27,9 +27,9 @@
 //     removing one, and why the gate decides a call as it does.
 //   - oauthhub.go: sign-ins and secrets for a connection, as runs wait for
 //     them.
-//   - profile.go: profiles, the named views a client selects: for a
-//     request made in one only its sources exist, each on its pinned
-//     connection, under rules that only tighten the person's.
+//   - profile.go: profiles, the named views a client selects, as their
+//     surfaces describe them, and the scope (hub/scope) of each request
+//     made in one.
 //   - status.go: the hub at a glance (sources, pending approvals, runs
 //     today), recent runs, the audit trail, pausing; rundetail.go: a run's
 //     calls with the approvals they waited for, as the window shows them.
@@ -78,6 +78,9 @@
 //     pure consent gate: allow, ask or deny.
 //   - hub/skills: skills from folders and from upstream servers, parsed,
 //     bounded and pinned like tools; the Registry the heart searches.
+//   - hub/scope: what a request made in a profile sees: only its sources,
+//     each on its pinned connection, under rules that only tighten the
+//     person's, and only its own runs.
 //   - hub/tsgen, hub/search: TypeScript declarations (the hub global's
 //     among them) and the search index.
 //   - internal/proc: process groups and whether a PID is alive;
@@ -105,6 +108,7 @@ import (
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/store"
@@ -188,7 +192,7 @@ type Hub struct {
 	policy   *policy.Policy
 
 	views  viewCache
-	scopes scopes
+	scopes scope.Cache
 	skills *skills.Registry
 	stored storeBudget
 

@@ -13,6 +13,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/tsgen"
@@ -32,7 +33,7 @@ const (
 // and one policy: the index, the TypeScript inputs and each tool's decision.
 // It is built once per (snapshot, policy) and shared by every request.
 type view struct {
-	scope     *scope // the profile it is of; nil for the whole hub
+	scope     *scope.Scope // the profile it is of; nil for the whole hub
 	snap      *catalog.Snapshot
 	policy    *policy.Policy
 	tools     []*catalog.Tool
@@ -62,15 +63,15 @@ func (c *viewCache) invalidate() {
 
 // view returns the current view of scope sc (nil: the whole hub),
 // building it when the catalog, the policy or the profile changed.
-func (h *Hub) view(sc *scope) *view {
-	snap := sc.snapshot(h.catalog.Snapshot())
+func (h *Hub) view(sc *scope.Scope) *view {
+	snap := sc.Snapshot(h.catalog.Snapshot())
 	pol := h.currentPolicy()
-	set := sc.skillSet(h.skills.Current())
+	set := sc.SkillSet(h.skills.Current())
 	h.views.mu.Lock()
 	defer h.views.mu.Unlock()
 	cur := h.views.cur
 	if sc != nil {
-		cur = h.views.byProfile[sc.name]
+		cur = h.views.byProfile[sc.Name()]
 	}
 	if v := cur; v != nil && v.snap == snap && v.policy == pol && v.skills == set && v.scope == sc {
 		return v
@@ -78,14 +79,14 @@ func (h *Hub) view(sc *scope) *view {
 	v := &view{scope: sc, snap: snap, policy: pol, tools: snap.Tools, skills: set}
 	docs := make([]search.Doc, len(v.tools))
 	v.decisions = make([]policy.Decision, len(v.tools))
-	cfg := sc.config(h.Config())
+	cfg := sc.Config(h.Config())
 	for i, t := range v.tools {
 		// As a call on the default connection would be decided.
 		conn := ""
 		if s := cfg.Sources[t.Source]; s != nil {
 			conn = s.DefaultConnection()
 		}
-		v.decisions[i] = sc.gate(pol, policy.InputFor(t, conn, cfg))
+		v.decisions[i] = sc.Gate(pol, policy.InputFor(t, conn, cfg))
 		docs[i] = searchDoc(t)
 		if v.decisions[i].Mode != config.Deny {
 			v.ts = append(v.ts, tsToolMarked(t))
@@ -102,7 +103,7 @@ func (h *Hub) view(sc *scope) *view {
 		if h.views.byProfile == nil {
 			h.views.byProfile = map[string]*view{}
 		}
-		h.views.byProfile[sc.name] = v
+		h.views.byProfile[sc.Name()] = v
 	}
 	return v
 }
@@ -189,7 +190,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cfg := sc.config(h.Config())
+	cfg := sc.Config(h.Config())
 	ns := strings.TrimSpace(req.Namespace)
 	sources := cfg.EnabledSources(ns)
 	starting := h.awaitSources(ctx, sources, false)
@@ -389,7 +390,7 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 		req.Budget = max(cmp.Or(req.Budget, tsgen.DefaultBudget)-tsgen.BudgetTokens(hubDecl), 1)
 	}
 	skillTargets, targets := splitSkillTargets(req.Targets)
-	cfg := sc.config(h.Config())
+	cfg := sc.Config(h.Config())
 	sources := cfg.SourcesOfTargets(targets)
 	starting := h.awaitSources(ctx, sources, false)
 	if len(skillTargets) > 0 {

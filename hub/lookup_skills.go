@@ -10,6 +10,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/tsgen"
@@ -33,7 +34,7 @@ func (v *view) skillDocs(cfg *config.Config) []search.Doc {
 			s := cfg.Sources[sk.Source]
 			in := policy.GateInput{Source: sk.Source, Namespace: sk.Namespace, Name: "\x00skill", JSName: "\x00skill", ReadOnly: true,
 				SourceMissing: s == nil, SourceDisabled: s != nil && s.Disabled}
-			v.skillHidden[i] = v.scope.gate(v.policy, in).Mode == config.Deny
+			v.skillHidden[i] = v.scope.Gate(v.policy, in).Mode == config.Deny
 		}
 	}
 	return docs
@@ -87,7 +88,7 @@ func splitSkillTargets(targets []string) (skillTargets, others []string) {
 // skills first, then the declarations of the other targets in what is left
 // of the budget. Everything it writes is a TypeScript comment, so the
 // answer stays valid TypeScript.
-func (h *Hub) describeWithSkills(ctx context.Context, sc *scope, skillTargets, others []string, budget int) (string, error) {
+func (h *Hub) describeWithSkills(ctx context.Context, sc *scope.Scope, skillTargets, others []string, budget int) (string, error) {
 	if budget <= 0 {
 		budget = tsgen.DefaultBudget
 	}
@@ -98,7 +99,7 @@ func (h *Hub) describeWithSkills(ctx context.Context, sc *scope, skillTargets, o
 			nsTargets = append(nsTargets, ns+".x")
 		}
 	}
-	if srcs := sc.config(h.Config()).SourcesOfTargets(nsTargets); len(srcs) > 0 {
+	if srcs := sc.Config(h.Config()).SourcesOfTargets(nsTargets); len(srcs) > 0 {
 		h.awaitSources(ctx, srcs, false)
 	}
 	skillBudget := budget
@@ -121,7 +122,7 @@ func (h *Hub) describeWithSkills(ctx context.Context, sc *scope, skillTargets, o
 		if rest < 100 {
 			rest = 100
 		}
-		decl, err := h.Describe(ctx, DescribeRequest{Targets: others, Budget: rest, Profile: sc.profile()})
+		decl, err := h.Describe(ctx, DescribeRequest{Targets: others, Budget: rest, Profile: sc.Name()})
 		if err != nil {
 			return "", err
 		}

@@ -10,7 +10,8 @@
 //     is listing for the first time, and say which are still starting.
 //   - lookup.go: search and describe, over the catalog, as text for models;
 //     lookup_skills.go: the skills in them (their documents in the index,
-//     their hits, describe of a skill and of its files).
+//     their hits, describe of a skill and of its files, written by
+//     hub/skills/skilltext).
 //   - execute.go, runs.go, envelope.go, errors.go: runs of model code, their
 //     journal (kept by hub/store, committed in groups) and replay; the
 //     envelope a run returns and its error codes.
@@ -78,6 +79,7 @@
 //     pure consent gate: allow, ask or deny.
 //   - hub/skills: skills from folders and from upstream servers, parsed,
 //     bounded and pinned like tools; the Registry the heart searches.
+//     hub/skills/skilltext: the skills as search and describe write them.
 //   - hub/scope: what a request made in a profile sees: only its sources,
 //     each on its pinned connection, under rules that only tighten the
 //     person's, and only its own runs.

@@ -16,6 +16,7 @@ import (
 	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/search"
 	"capabilities.sh/capabilities/hub/skills"
+	"capabilities.sh/capabilities/hub/skills/skilltext"
 	"capabilities.sh/capabilities/hub/tsgen"
 	"capabilities.sh/capabilities/internal/editdist"
 )
@@ -389,7 +390,7 @@ func (h *Hub) Describe(ctx context.Context, req DescribeRequest) (string, error)
 		req.Targets = rest
 		req.Budget = max(cmp.Or(req.Budget, tsgen.DefaultBudget)-tsgen.BudgetTokens(hubDecl), 1)
 	}
-	skillTargets, targets := splitSkillTargets(req.Targets)
+	skillTargets, targets := skilltext.SplitTargets(req.Targets)
 	cfg := sc.Config(h.Config())
 	sources := cfg.SourcesOfTargets(targets)
 	starting := h.awaitSources(ctx, sources, false)

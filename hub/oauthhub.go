@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"capabilities.sh/capabilities/hub/config"
@@ -275,7 +274,7 @@ func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretS
 	switch {
 	case len(refs) == 1:
 		slot.Ref = refs[0]
-		slot.Where = refPlace(s, conn, refs[0])
+		slot.Where = s.RefPlace(conn, refs[0])
 		return slot, nil
 	case len(refs) > 1:
 		return SecretSlot{}, fmt.Errorf("connection %s of %s references %d secrets; set them with 'capabilities connection add %s %s --secret REF'", conn, source, len(refs), source, conn)
@@ -287,15 +286,8 @@ func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretS
 				return slot, nil
 			}
 			slot.Ref = sp.Name
-			slot.Where = placeWords(sp.In) + " " + sp.Name
-			value := sp.Prefix + "${secret:" + sp.Name + "}"
-			slot.put = func(c *config.Connection) {
-				m := map[string]*map[string]string{"header": &c.Headers, "query": &c.Query, "cookie": &c.Cookies}[sp.In]
-				if *m == nil {
-					*m = map[string]string{}
-				}
-				(*m)[sp.Name] = value
-			}
+			slot.Where = sp.Where()
+			slot.put = sp.Put
 			return slot, nil
 		}
 	}
@@ -304,37 +296,6 @@ func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretS
 		how = "--header NAME"
 	}
 	return SecretSlot{}, fmt.Errorf("the hub cannot tell where the secret of %s goes; say it in a terminal: capabilities connection add %s %s %s", source, source, conn, how)
-}
-
-// refPlace says what ${secret:ref} fills in connection conn of s (the
-// connection's values first, as Expand overlays them).
-func refPlace(s *config.Source, conn, ref string) string {
-	want := "${secret:" + ref + "}"
-	type place struct {
-		words string
-		m     map[string]string
-	}
-	places := []place{}
-	if c := s.Connections[conn]; c != nil {
-		places = append(places, place{"environment variable", c.Env}, place{"header", c.Headers}, place{"query parameter", c.Query}, place{"cookie", c.Cookies})
-	}
-	places = append(places, place{"environment variable", s.Env}, place{"header", s.Headers})
-	for _, p := range places {
-		for _, k := range sortedKeys(p.m) {
-			if strings.Contains(p.m[k], want) {
-				return p.words + " " + k
-			}
-		}
-	}
-	return "secret " + ref
-}
-
-// placeWords names where an OpenAPI secret goes.
-func placeWords(in string) string {
-	if in == "query" {
-		return "query parameter"
-	}
-	return in
 }
 
 // SetSecret stores the secret of one connection in the keychain, where

@@ -577,6 +577,31 @@ func (s *Source) ConnectionNames() []string {
 	return names
 }
 
+// RefPlace says what ${secret:ref} fills in connection conn of s, in
+// words for a person: "header X-API-Key", "environment variable
+// GITHUB_TOKEN" (the connection's values first, as Expand overlays them),
+// or "secret REF" when nothing references it.
+func (s *Source) RefPlace(conn, ref string) string {
+	want := "${secret:" + ref + "}"
+	type place struct {
+		words string
+		m     map[string]string
+	}
+	places := []place{}
+	if c := s.Connections[conn]; c != nil {
+		places = append(places, place{"environment variable", c.Env}, place{"header", c.Headers}, place{"query parameter", c.Query}, place{"cookie", c.Cookies})
+	}
+	places = append(places, place{"environment variable", s.Env}, place{"header", s.Headers})
+	for _, p := range places {
+		for _, k := range sortedKeys(p.m) {
+			if strings.Contains(p.m[k], want) {
+				return p.words + " " + k
+			}
+		}
+	}
+	return "secret " + ref
+}
+
 // SecretRefs returns the secret names connection conn needs, sorted.
 func (s *Source) SecretRefs(conn string) []string {
 	seen := map[string]bool{}

@@ -765,6 +765,26 @@ type SecretPlace struct {
 	SignIn           bool
 }
 
+// Where names the place in words for a person: "header X-API-Key",
+// "query parameter api_key", "cookie session".
+func (p SecretPlace) Where() string {
+	in := p.In
+	if in == "query" {
+		in = "query parameter"
+	}
+	return in + " " + p.Name
+}
+
+// Put is the config change that makes connection c reference the secret
+// Name where the document wants it, after Prefix.
+func (p SecretPlace) Put(c *config.Connection) {
+	m := map[string]*map[string]string{"header": &c.Headers, "query": &c.Query, "cookie": &c.Cookies}[p.In]
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[p.Name] = p.Prefix + "${secret:" + p.Name + "}"
+}
+
 // SecretPlace says where the one secret operation tool of source needs
 // goes: the first alternative of its security that one secret or a
 // sign-in fulfils. With tool "" (or one the document does not have) it

@@ -40,7 +40,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -240,7 +239,7 @@ func (r *runHost) planCall(ctx context.Context, c sandbox.Call, hash string, rc 
 	p.Plan = &store.PlanEntry{Missing: missing, Code: r.plan.code, Journal: r.plan.journal}
 	if c.Symbolic {
 		p.Plan.Args = h.secrets.ScrubJSON(c.Args)
-		p.Preview = symbolicPreview(secrets.Redactor{Known: h.knownSecrets()}, c.Args)
+		p.Preview = sandbox.ShowSymbols(c.Args, secrets.Redactor{Known: h.knownSecrets()}.Preview)
 	}
 	if err := h.db.PutPending(context.WithoutCancel(ctx), p); err != nil {
 		return err
@@ -344,7 +343,7 @@ func (r *runHost) deny(c sandbox.Call, hash string, rc *resolvedCall, dec policy
 	pl.mu.Unlock()
 	if planning {
 		d := store.PlanDenied{Seq: c.Seq, Address: c.Address, Connection: rc.conn, Reason: dec.Reason,
-			Preview: symbolicPreview(secrets.Redactor{Known: r.h.knownSecrets()}, c.Args)}
+			Preview: sandbox.ShowSymbols(c.Args, secrets.Redactor{Known: r.h.knownSecrets()}.Preview)}
 		pl.mu.Lock()
 		pl.denied = append(pl.denied, d)
 		pl.mu.Unlock()
@@ -508,30 +507,4 @@ func (h *Hub) withPlans(ctx context.Context, rows []*store.Pending, out []Approv
 		}
 	}
 	return nil
-}
-
-// symbolicPreview is the redacted preview of arguments that may hold
-// placeholders, each shown as <result of call N>.path.
-func symbolicPreview(red secrets.Redactor, args json.RawMessage) string {
-	syms, err := sandbox.Symbols(args)
-	if err != nil || len(syms) == 0 {
-		return red.Preview(args)
-	}
-	mark := newID("\u2063plan") + "-" // a string no argument holds
-	texts := map[string]string{}
-	resolved, err := sandbox.Resolve(args, func(s sandbox.Symbol) (json.RawMessage, bool) {
-		key := mark + strconv.Itoa(len(texts))
-		texts[key] = s.String()
-		b, _ := json.Marshal(key)
-		return b, true
-	})
-	if err != nil {
-		return red.Preview(args)
-	}
-	out := red.Preview(resolved)
-	for key, text := range texts {
-		q, _ := json.Marshal(key)
-		out = strings.ReplaceAll(out, string(q), text)
-	}
-	return out
 }

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +33,37 @@ type Symbol struct {
 // <result of call 2>.entities[0].name.
 func (s Symbol) String() string {
 	return fmt.Sprintf("<result of call %d>", s.Call) + pathText(s.Path)
+}
+
+// ShowSymbols is show(doc) for symbolic JSON doc, each symbol written as
+// String shows it (<result of call 2>.entities[0].name) where show wrote
+// the string that stood for it: a preview of arguments that may hold
+// placeholders. Without symbols, or for a doc Symbols refuses, it is
+// show(doc).
+func ShowSymbols(doc json.RawMessage, show func(json.RawMessage) string) string {
+	syms, err := Symbols(doc)
+	if err != nil || len(syms) == 0 {
+		return show(doc)
+	}
+	var id [10]byte
+	rand.Read(id[:])
+	mark := "\u2063plan" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(id[:])) + "-" // a string no argument holds
+	texts := map[string]string{}
+	resolved, err := Resolve(doc, func(s Symbol) (json.RawMessage, bool) {
+		key := mark + strconv.Itoa(len(texts))
+		texts[key] = s.String()
+		b, _ := json.Marshal(key)
+		return b, true
+	})
+	if err != nil {
+		return show(doc)
+	}
+	out := show(resolved)
+	for key, text := range texts {
+		q, _ := json.Marshal(key)
+		out = strings.ReplaceAll(out, string(q), text)
+	}
+	return out
 }
 
 // Symbols returns the symbols in symbolic JSON (a Call's Args when

@@ -122,3 +122,19 @@ func TestSymbolicHelpers(t *testing.T) {
 		}
 	})
 }
+
+func TestShowSymbols(t *testing.T) {
+	show := func(b json.RawMessage) string { return "preview " + string(b) }
+	doc := json.RawMessage(`{"to":` + symbolJSON(2, "entities", "0", "name") + `,"n":1}`)
+	if got, want := ShowSymbols(doc, show), `preview {"to":<result of call 2>.entities[0].name,"n":1}`; got != want {
+		t.Errorf("ShowSymbols = %s, want %s", got, want)
+	}
+	plain := json.RawMessage(`{"to": "ann"}`)
+	if got := ShowSymbols(plain, show); got != "preview "+string(plain) {
+		t.Errorf("ShowSymbols without symbols = %s, want show's own", got)
+	}
+	bad := json.RawMessage(`{"$planned":1}`)
+	if got := ShowSymbols(bad, show); got != "preview "+string(bad) {
+		t.Errorf("ShowSymbols of a malformed symbol = %s, want show's own", got)
+	}
+}

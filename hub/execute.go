@@ -138,51 +138,7 @@ func envelopeError(err error) *EnvelopeError {
 	return &EnvelopeError{Code: sandbox.CodeInternal, Message: err.Error(), Hint: Hint(sandbox.CodeInternal)}
 }
 
-func (h *Hub) lockRun(id string) func() { return h.runLocks.lock(id) }
-
-// runLocks serializes the attempts of each run. A run's lock lives only
-// while someone holds or waits for it, so the map does not grow with every
-// run the hub has served. The zero value is ready; safe for concurrent use.
-type runLocks struct {
-	mu    sync.Mutex
-	locks map[string]*runLock
-}
-
-type runLock struct {
-	sync.Mutex
-	users int // holding or waiting; guarded by runLocks.mu
-}
-
-// lock locks run id and returns its unlock.
-func (l *runLocks) lock(id string) func() {
-	l.mu.Lock()
-	if l.locks == nil {
-		l.locks = map[string]*runLock{}
-	}
-	rl := l.locks[id]
-	if rl == nil {
-		rl = &runLock{}
-		l.locks[id] = rl
-	}
-	rl.users++
-	l.mu.Unlock()
-	rl.Lock()
-	return func() {
-		rl.Unlock()
-		l.mu.Lock()
-		if rl.users--; rl.users == 0 {
-			delete(l.locks, id)
-		}
-		l.mu.Unlock()
-	}
-}
-
-// held is how many runs have their lock held or awaited.
-func (l *runLocks) held() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.locks)
-}
+func (h *Hub) lockRun(id string) func() { return h.runLocks.Lock(id) }
 
 // resume continues a run: a finished run returns its final envelope; a run
 // still waiting for a person returns the same pending envelope and runs

@@ -87,6 +87,8 @@
 //     among them) and the search index.
 //   - internal/proc: process groups and whether a PID is alive;
 //     internal/quietlog: the log handler that says the same warning once.
+//   - internal/keylock: a lock per key, alive while held (a run's attempts
+//     go one at a time).
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -115,6 +117,7 @@ import (
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/keylock"
 	"capabilities.sh/capabilities/internal/quietlog"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
@@ -198,7 +201,7 @@ type Hub struct {
 	skills *skills.Registry
 	stored storeBudget
 
-	runLocks runLocks
+	runLocks keylock.Locks
 	// writeLanes send writes to each upstream one at a time, across runs.
 	writeLanes upstream.WriteLanes
 

@@ -216,7 +216,7 @@ func (h *Hub) Decide(ctx context.Context, pendingID, decision, channel, actor st
 		}
 	}
 	h.log.Info("approval decided", "id", pendingID, "run", p.RunID, "address", p.Address, "decision", decision, "channel", channel)
-	h.events.publish(Event{Kind: EventApprovalDecided, ID: pendingID})
+	h.events.Publish(Event{Kind: EventApprovalDecided, ID: pendingID})
 	return nil
 }
 
@@ -239,7 +239,7 @@ func (h *Hub) expireLoop(ctx context.Context) {
 		for _, p := range rows {
 			if now.After(p.Expires) && !announced[p.ID] {
 				announced[p.ID] = true
-				h.events.publish(Event{Kind: EventApprovalExpired, ID: p.ID})
+				h.events.Publish(Event{Kind: EventApprovalExpired, ID: p.ID})
 			}
 		}
 	}
@@ -467,7 +467,7 @@ func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]
 		if err := h.reloadPolicy(ctx); err != nil {
 			return accepted, err
 		}
-		h.events.publish(Event{Kind: EventCatalog})
+		h.events.Publish(Event{Kind: EventCatalog})
 	}
 	return accepted, nil
 }

@@ -114,7 +114,7 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		if serr := h.createRun(ctx, run); serr != nil {
 			return nil, serr
 		}
-		h.events.publish(Event{Kind: EventRun, ID: run.ID})
+		h.events.Publish(Event{Kind: EventRun, ID: run.ID})
 		return env, nil
 	}
 	run.Code, run.Notices = prep.Code, prep.Notices
@@ -213,7 +213,7 @@ func (h *Hub) pendingSettled(ctx context.Context, run *runRow) (bool, *Envelope,
 				if err := h.finishAttempt(ctx, run.ID, env, now); err != nil {
 					return false, nil, err
 				}
-				h.events.publish(Event{Kind: EventApprovalExpired, ID: p.ID})
+				h.events.Publish(Event{Kind: EventApprovalExpired, ID: p.ID})
 				return false, env, nil
 			}
 			waiting = true
@@ -355,7 +355,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope.Sc
 			return nil, err
 		}
 	}
-	h.events.publish(Event{Kind: EventRun, ID: run.ID})
+	h.events.Publish(Event{Kind: EventRun, ID: run.ID})
 	// Sources the code names that are being listed for the first time are
 	// waited for, within one bound for the whole attempt.
 	ctx = withStartupDeadline(ctx, time.Now().Add(h.startupWait))
@@ -416,9 +416,9 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope.Sc
 			return nil, err
 		}
 	}
-	h.events.publish(Event{Kind: EventRun, ID: run.ID})
+	h.events.Publish(Event{Kind: EventRun, ID: run.ID})
 	for _, p := range env.Pending {
-		h.events.publish(Event{Kind: EventApprovalAdded, ID: p.ID})
+		h.events.Publish(Event{Kind: EventApprovalAdded, ID: p.ID})
 	}
 	return env, nil
 }

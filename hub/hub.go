@@ -89,6 +89,8 @@
 //     internal/quietlog: the log handler that says the same warning once.
 //   - internal/keylock: a lock per key, alive while held (a run's attempts
 //     go one at a time).
+//   - internal/pubsub: publishing that never blocks on a subscriber (the
+//     events of events.go).
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -118,6 +120,7 @@ import (
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/keylock"
+	"capabilities.sh/capabilities/internal/pubsub"
 	"capabilities.sh/capabilities/internal/quietlog"
 	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
@@ -208,7 +211,7 @@ type Hub struct {
 	signOnce sync.Once
 	signKey  []byte
 
-	events     eventBus
+	events     pubsub.Bus[Event]
 	presenters approvalPresenters
 	paused     atomic.Bool
 	signIns    oauth.SignIns
@@ -357,7 +360,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		CallTimeout: h.upTimeout,
 		Env:         env,
 		OnState: func(source string, st upstream.SourceState) {
-			h.events.publish(Event{Kind: EventSource, ID: source})
+			h.events.Publish(Event{Kind: EventSource, ID: source})
 		},
 		OpenAPI: h.openapi,
 	})
@@ -375,7 +378,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 	}
 	h.catalog.Subscribe(func(*catalog.Snapshot) {
 		h.reloadMovedDecisions(context.Background())
-		h.events.publish(Event{Kind: EventCatalog})
+		h.events.Publish(Event{Kind: EventCatalog})
 	})
 	if err := h.pinMigratedDecisions(ctx); err != nil {
 		h.log.Warn("pinning migrated decisions", "err", err)
@@ -390,7 +393,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		Secrets: h.secrets,
 		Logger:  h.log,
 		Now:     h.now,
-		Changed: func() { h.events.publish(Event{Kind: EventCatalog}) },
+		Changed: func() { h.events.Publish(Event{Kind: EventCatalog}) },
 		Context: bg,
 	})
 
@@ -612,7 +615,7 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 		h.cfgErr = err
 		h.cfgMu.Unlock()
 		h.log.Error("config.json has problems; keeping the last good config", "err", err)
-		h.events.publish(Event{Kind: EventConfig})
+		h.events.Publish(Event{Kind: EventConfig})
 		return err
 	}
 	prev := h.cfg
@@ -634,7 +637,7 @@ func (h *Hub) ReloadConfig(ctx context.Context) error {
 		return err
 	}
 	h.goBackground(func() { h.refresh(ctx) })
-	h.events.publish(Event{Kind: EventConfig})
+	h.events.Publish(Event{Kind: EventConfig})
 	return nil
 }
 

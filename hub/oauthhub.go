@@ -69,7 +69,7 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 }
 
 func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string, open func(context.Context, string) error) (*oauth.Grant, error) {
-	h.events.publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
+	h.events.Publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
 	h.log.Info("signing a connection in", "source", source, "connection", conn)
 	g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc, Open: open})
 	switch {
@@ -80,8 +80,8 @@ func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string,
 	default:
 		h.log.Info("signed in", "source", source, "connection", conn)
 	}
-	h.events.publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
-	h.events.publish(Event{Kind: EventSource, ID: source})
+	h.events.Publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
+	h.events.Publish(Event{Kind: EventSource, ID: source})
 	return g, err
 }
 
@@ -106,8 +106,8 @@ func (h *Hub) NoteSignIn(ctx context.Context, source, conn string) error {
 	h.signIns.EndOffered(ctx, source, conn)
 	h.views.invalidate()
 	h.log.Info("signed in outside the hub", "source", source, "connection", conn)
-	h.events.publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
-	h.events.publish(Event{Kind: EventSource, ID: source})
+	h.events.Publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
+	h.events.Publish(Event{Kind: EventSource, ID: source})
 	return nil
 }
 
@@ -346,7 +346,7 @@ func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error 
 		return err
 	}
 	h.views.invalidate()
-	h.events.publish(Event{Kind: EventSource, ID: source})
+	h.events.Publish(Event{Kind: EventSource, ID: source})
 	return nil
 }
 

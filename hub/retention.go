@@ -55,7 +55,7 @@ func (h *Hub) prune(ctx context.Context, r store.Retention) (store.Pruned, error
 	h.stored.used, h.stored.known = p.Kept, true
 	if p.Runs > 0 {
 		h.log.Info("retention deleted finished runs", "runs", p.Runs, "bytes", p.Bytes, "kept", p.Kept, "fileBefore", p.FileBefore, "fileAfter", p.FileAfter)
-		h.events.publish(Event{Kind: EventRun})
+		h.events.Publish(Event{Kind: EventRun})
 	}
 	return p, nil
 }

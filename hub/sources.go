@@ -125,7 +125,7 @@ func (h *Hub) RestartSource(ctx context.Context, name string) error {
 		return fmt.Errorf("source %s is disabled; enable it first", name)
 	}
 	h.up.Restart(name)
-	h.events.publish(Event{Kind: EventSource, ID: name})
+	h.events.Publish(Event{Kind: EventSource, ID: name})
 	return h.refresh(ctx, name)[name]
 }
 

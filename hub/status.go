@@ -205,7 +205,7 @@ func (h *Hub) History(ctx context.Context, limit int) ([]DecisionRecord, error) 
 // runs (search and describe keep working).
 func (h *Hub) SetPaused(p bool) {
 	if h.paused.Swap(p) != p {
-		h.events.publish(Event{Kind: EventPaused})
+		h.events.Publish(Event{Kind: EventPaused})
 	}
 }
 

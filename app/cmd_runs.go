@@ -16,6 +16,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/store"
 )
 
 // callResultMax bounds a call's result on its line; --json has it whole
@@ -59,7 +60,7 @@ func writeRun(w io.Writer, d localapi.RunDetail) {
 
 // callText is one call on a few lines: what, how it ended and how long it
 // took; who decided; its arguments; its result.
-func callText(c hub.CallDetail) string {
+func callText(c store.CallDetail) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%d  %s  %s  (%s)", c.Seq, c.Address, c.State, (time.Duration(c.Ms) * time.Millisecond).String())
 	if c.Connection != "" {

@@ -33,7 +33,8 @@
 //     made in one.
 //   - status.go: the hub at a glance (sources, pending approvals, runs
 //     today), recent runs, the audit trail, pausing; rundetail.go: a run's
-//     calls with the approvals they waited for, as the window shows them.
+//     calls with the approvals they waited for, as the window shows them
+//     (read by hub/store, redacted by the heart).
 //   - sources.go: sources added, removed, enabled, disabled and restarted
 //     on a running hub, and a source's tools with what policy does now.
 //   - retention.go: finished runs deleted by age and size.

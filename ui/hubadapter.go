@@ -13,6 +13,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/store"
 )
 
 // FromHub adapts a running hub to the UI's Hub interface. ctx bounds the
@@ -204,7 +205,7 @@ func (u *hubAdapter) SetSourceEnabled(name string, enabled bool) error {
 }
 
 // callSummary is the window's view of one journaled call.
-func callSummary(c hub.CallDetail) CallSummary {
+func callSummary(c store.CallDetail) CallSummary {
 	cs := CallSummary{Seq: c.Seq, Address: c.Address, Connection: c.Connection, State: c.State, OK: c.State == "ok" || c.State == "read",
 		Duration: time.Duration(c.Ms) * time.Millisecond, Args: c.Args, ArgsCut: c.ArgsCut, Result: c.Result, Cut: c.Cut,
 		Decision: c.Decision, Channel: c.Channel, Actor: c.Actor, Always: c.Remember, Reason: c.Reason}

@@ -17,6 +17,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/store"
 )
 
 // APIOptions configures the local API handler.
@@ -101,8 +102,8 @@ func (a *Handler) serveRuns(w http.ResponseWriter, r *http.Request) {
 
 // RunDetail is one run with its calls (GET /v1/run?run=ID).
 type RunDetail struct {
-	Run   hub.RunSummary   `json:"run"`
-	Calls []hub.CallDetail `json:"calls"`
+	Run   hub.RunSummary     `json:"run"`
+	Calls []store.CallDetail `json:"calls"`
 }
 
 func (a *Handler) serveRun(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +119,7 @@ func RunDetailOf(ctx context.Context, h *hub.Hub, runID string) (RunDetail, erro
 	}
 	calls, err := h.RunCalls(ctx, runID)
 	if calls == nil {
-		calls = []hub.CallDetail{}
+		calls = []store.CallDetail{}
 	}
 	return RunDetail{Run: run, Calls: calls}, err
 }

@@ -75,7 +75,8 @@
 //     upstream.Backend; the heart asks it what an operation needs of a
 //     connection (AuthNeed).
 //   - hub/catalog: every tool of every source as the guest sees it:
-//     addresses, pinned definitions, changes, first listings.
+//     addresses, pinned definitions, changes, first listings, and the note
+//     the model reads of a source it cannot see or call.
 //   - hub/policy: the rules (from the config, remembered, by origin) and the
 //     pure consent gate: allow, ask or deny.
 //   - hub/skills: skills from folders and from upstream servers, parsed,

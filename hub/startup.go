@@ -14,9 +14,7 @@ import (
 	"fmt"
 	"time"
 
-	"capabilities.sh/capabilities/hub/naming"
-	"capabilities.sh/capabilities/hub/oauth"
-	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/hub/catalog"
 )
 
 // DefaultStartupWait bounds how long one search, describe or execute waits
@@ -138,49 +136,13 @@ func (h *Hub) awaitFresh(ctx context.Context, source string) (bool, error) {
 	}
 }
 
-// sourceNote tells the model why a source's tools are not known, or, with
-// always, why a source whose tools are known cannot be called now. It
-// returns "" when there is nothing to say.
-func (h *Hub) sourceNote(name string, starting, always bool) string {
-	if starting {
-		return fmt.Sprintf("%s is still starting: its tools are not listed yet. Try again in a moment.", naming.Namespace(name))
-	}
-	ls, _ := h.catalog.Listings().Get(name)
-	st := h.up.State()[name]
-	if ls.Listed && !always {
-		return ""
-	}
-	switch st.State {
-	case upstream.SourceDown:
-		what := "is down"
-		if !ls.Listed {
-			what += ", so its tools are not listed"
-		}
-		msg := fmt.Sprintf("%s %s: %s.", naming.Namespace(name), what, st.Err)
-		if ls.Listed {
-			msg += " Its tools below are from its last listing; calls to them fail until it is back."
-		}
-		if st.Retryable {
-			return msg + " It may come back; try again later."
-		}
-		return msg + " Tell the user (`capabilities hub status` shows it)."
-	case upstream.SourceNeedsSecret:
-		return fmt.Sprintf("%s needs a secret before it can be used: %s. The user can add it in a terminal with `capabilities connection add %s %s`; never ask for it in chat.",
-			naming.Namespace(name), st.Err, name, connectionToAdd(h.Config().Sources[name].DefaultConnection()))
-	case upstream.SourceNeedsSignIn:
-		return fmt.Sprintf("%s needs the user to sign in before it can be used (%s). %s", naming.Namespace(name), st.Err, oauth.SignInHint(name, h.Config().Sources[name].DefaultConnection()))
-	}
-	if !ls.Listed && ls.Err != nil {
-		return fmt.Sprintf("%s's tools could not be listed: %v.", naming.Namespace(name), ls.Err)
-	}
-	return ""
-}
-
-// sourceNotes returns the notes of the named sources, one a line.
+// sourceNotes returns the notes of the named sources, one a line
+// (catalog.SourceNote).
 func (h *Hub) sourceNotes(names, starting []string, always bool) []string {
 	var out []string
 	for _, name := range names {
-		if n := h.sourceNote(name, contains(starting, name), always); n != "" {
+		ls, _ := h.catalog.Listings().Get(name)
+		if n := catalog.SourceNote(name, h.Config().Sources[name], ls, h.up.State()[name], contains(starting, name), always); n != "" {
 			out = append(out, n)
 		}
 	}

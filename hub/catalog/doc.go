@@ -26,7 +26,8 @@
 // Listings. Listings is what this process knows of each source's listings:
 // queued, tried, listed, fresh since its definition changed in the config.
 // The heart's start-up waits read it; Warnings says what a source's last
-// listing skipped or cut.
+// listing skipped or cut; SourceNote tells the model why a source's tools
+// are not known or cannot be called now.
 //
 // Targets. Matches and KindOf are how policy rules, hub accept and the
 // window name tools: an address, a glob or a namespace, in the JavaScript

@@ -81,7 +81,7 @@ client, cli).`,
 					if len(args) > 0 {
 						return usagef("takes no arguments")
 					}
-					var rules []hub.PolicyRule
+					var rules []policy.ListedRule
 					err := withHub(ctx, e,
 						func(c *localapi.Client) error { return c.Do(ctx, "GET", "/v1/policy", nil, &rules) },
 						func(h *hub.Hub) (err error) { rules, err = h.PolicyRules(ctx); return err })

@@ -71,7 +71,7 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []PolicyRule{
+	want := []policy.ListedRule{
 		{Order: 1, Target: "notes.wipe", Mode: config.Deny, From: "cli", Remembered: true, Scope: "every connection"},
 		{Order: 2, Target: "notes.sendNote", Mode: config.Allow, From: "dialog", Remembered: true, Scope: "connection personal, definition " + short(noteHash)},
 	}

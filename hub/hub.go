@@ -78,7 +78,8 @@
 //     addresses, pinned definitions, changes, first listings, and the note
 //     the model reads of a source it cannot see or call.
 //   - hub/policy: the rules (from the config, remembered, by origin) and the
-//     pure consent gate: allow, ask or deny.
+//     pure consent gate: allow, ask or deny; the rules as policy list shows
+//     them.
 //   - hub/skills: skills from folders and from upstream servers, parsed,
 //     bounded and pinned like tools; the Registry the heart searches.
 //     hub/skills/skilltext: the skills as search and describe write them.

@@ -18,51 +18,10 @@ import (
 	"capabilities.sh/capabilities/hub/store"
 )
 
-// PolicyRule is one rule as policy list and the window show it.
-type PolicyRule struct {
-	// Order is the rule's place in the order rules apply, from 1: every
-	// deny first, then from the most to the least specific.
-	Order  int         `json:"order"`
-	Target string      `json:"target"`
-	Mode   config.Mode `json:"mode"`
-	// From is where the rule came from: config (config.json), cli (policy
-	// set, hub approve --always), window, dialog or client.
-	From       string `json:"from"`
-	Remembered bool   `json:"remembered,omitempty"`
-	// Scope says where a rule holds: "every connection", "connection
-	// work", "no connection"; a remembered allow adds its definition.
-	Scope string `json:"scope"`
-	// Warning is set for a rule that matches no tool now.
-	Warning string `json:"warning,omitempty"`
-}
-
 // PolicyRules lists every rule, config rules and remembered decisions, in
-// the order they apply.
-func (h *Hub) PolicyRules(ctx context.Context) ([]PolicyRule, error) {
-	snap, cfg := h.catalog.Snapshot(), h.Config()
-	rules := h.currentPolicy().Rules()
-	out := make([]PolicyRule, 0, len(rules))
-	for i, r := range rules {
-		pr := PolicyRule{Order: i + 1, Target: r.Target, Mode: r.Mode, From: r.From, Remembered: r.Remembered}
-		switch {
-		case r.AllConnections:
-			pr.Scope = "every connection"
-		case r.Connection == "":
-			pr.Scope = "no connection"
-		default:
-			pr.Scope = "connection " + r.Connection
-		}
-		if r.Remembered && r.Mode == config.Allow {
-			if r.Hash == "" {
-				pr.Scope += ", no definition pinned yet"
-			} else {
-				pr.Scope += ", definition " + short(r.Hash)
-			}
-		}
-		pr.Warning = policy.CheckTarget(r.Target, snap, cfg).Warning()
-		out = append(out, pr)
-	}
-	return out, nil
+// the order they apply (policy.List).
+func (h *Hub) PolicyRules(ctx context.Context) ([]policy.ListedRule, error) {
+	return policy.List(h.currentPolicy(), h.catalog.Snapshot(), h.Config()), nil
 }
 
 // PolicyChange is a rule to set: policy set, the window, the local API.

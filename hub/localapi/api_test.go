@@ -108,7 +108,7 @@ func TestPolicyAndAcceptThroughTheAPI(t *testing.T) {
 	if code, body := call("POST", "/v1/policy", hub.PolicyChange{Target: "notes.send_note", Mode: "allow"}, &res); code != 200 || res.Target != "notes.sendNote" || res.Warning != "" {
 		t.Fatalf("an allow in the MCP form: %d %s", code, body)
 	}
-	var rules []hub.PolicyRule
+	var rules []policy.ListedRule
 	call("GET", "/v1/policy", nil, &rules)
 	if len(rules) != 2 || rules[0].Target != "notes.sendNotes" || rules[0].Mode != config.Deny || rules[0].Warning == "" ||
 		rules[1].Target != "notes.sendNote" || rules[1].From != policy.ChannelCLI || rules[1].Warning != "" {

@@ -93,7 +93,8 @@
 //   - internal/keylock: a lock per key, alive while held (a run's attempts
 //     go one at a time).
 //   - internal/pubsub: publishing that never blocks on a subscriber (the
-//     events of events.go).
+//     events of events.go), and handlers offered a message in turn (the
+//     presenters of present.go).
 //
 // A Hub is safe for concurrent use. Its background goroutines (config
 // watching, catalog refreshes, expiry of approvals) end when Close returns.
@@ -215,7 +216,7 @@ type Hub struct {
 	signKey  []byte
 
 	events     pubsub.Bus[Event]
-	presenters approvalPresenters
+	presenters pubsub.Handlers[Approval] // who shows pending approvals (present.go)
 	paused     atomic.Bool
 	signIns    oauth.SignIns
 

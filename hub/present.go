@@ -3,17 +3,7 @@ package hub
 import (
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
-	"sync"
 )
-
-// approvalPresenters is who shows pending approvals to the person: the tray
-// app's dialog registers itself while it runs on a display. The zero value
-// has none. Safe for concurrent use.
-type approvalPresenters struct {
-	mu   sync.Mutex
-	next int
-	fns  map[int]func(Approval) bool
-}
 
 // SetApprovalPresenter registers present, which shows a pending approval
 // to the person (the tray app's dialog) and reports whether it did. The
@@ -23,42 +13,13 @@ type approvalPresenters struct {
 // removes present. present is called while an execute returns and must
 // not block.
 func (h *Hub) SetApprovalPresenter(present func(Approval) bool) (remove func()) {
-	p := &h.presenters
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.fns == nil {
-		p.fns = map[int]func(Approval) bool{}
-	}
-	id := p.next
-	p.next++
-	p.fns[id] = present
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		delete(p.fns, id)
-	}
+	return h.presenters.Add(present)
 }
 
 // presentApproval offers a pending approval to the presenters and reports
 // whether one showed it.
 func (h *Hub) presentApproval(p *store.Pending) bool {
-	h.presenters.mu.Lock()
-	fns := make([]func(Approval) bool, 0, len(h.presenters.fns))
-	for _, id := range sortedKeys(h.presenters.fns) {
-		fns = append(fns, h.presenters.fns[id])
-	}
-	h.presenters.mu.Unlock()
-	if len(fns) == 0 {
-		return false
-	}
-	a := h.approvalOf(p)
-	shown := false
-	for _, fn := range fns {
-		if fn(a) {
-			shown = true
-		}
-	}
-	return shown
+	return h.presenters.Offer(func() Approval { return h.approvalOf(p) })
 }
 
 // pendingMessage is what the model is told about a pending approval: what

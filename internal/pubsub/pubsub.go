@@ -3,10 +3,16 @@
 // goroutine, and one that falls far behind loses messages rather than
 // stalling the one who publishes. It suits messages that are hints to
 // re-read state, where a lost one is repaired by the next; the hub's
-// events to the tray and window are such hints.
+// events to the tray and window are such hints. Handlers are for a message
+// someone must act on: it is offered to each at once, and the caller learns
+// whether one took it.
 package pubsub
 
-import "sync"
+import (
+	"maps"
+	"slices"
+	"sync"
+)
 
 // queueLen is how many messages a subscriber may fall behind before it
 // loses them.
@@ -62,4 +68,56 @@ func (b *Bus[T]) Publish(m T) {
 		default:
 		}
 	}
+}
+
+// Handlers offers a message to every handler, one after the other on the
+// caller's goroutine in the order they were added, and reports whether one
+// took it: for a message someone must act on (an approval a dialog shows),
+// not a hint. The zero value has none; safe for concurrent use.
+type Handlers[T any] struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func(T) bool
+}
+
+// Add adds fn, which handles a message and reports whether it did. The
+// returned function removes it.
+func (hs *Handlers[T]) Add(fn func(T) bool) (remove func()) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.fns == nil {
+		hs.fns = map[int]func(T) bool{}
+	}
+	id := hs.next
+	hs.next++
+	hs.fns[id] = fn
+	return func() {
+		hs.mu.Lock()
+		defer hs.mu.Unlock()
+		delete(hs.fns, id)
+	}
+}
+
+// Offer offers the message m makes to every handler and reports whether
+// one took it. m is called once, and only when there is a handler; the
+// handlers are called without the lock held, so one may add or remove
+// handlers.
+func (hs *Handlers[T]) Offer(m func() T) bool {
+	hs.mu.Lock()
+	fns := make([]func(T) bool, 0, len(hs.fns))
+	for _, id := range slices.Sorted(maps.Keys(hs.fns)) {
+		fns = append(fns, hs.fns[id])
+	}
+	hs.mu.Unlock()
+	if len(fns) == 0 {
+		return false
+	}
+	msg := m()
+	took := false
+	for _, fn := range fns {
+		if fn(msg) {
+			took = true
+		}
+	}
+	return took
 }

@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"strings"
 	"sync"
 	"testing"
 )
@@ -68,5 +69,39 @@ func TestSlowSubscriber(t *testing.T) {
 	cancel()
 	if n != queueLen+1 {
 		t.Fatalf("the subscriber got %d messages, want the held one and a full queue (%d)", n, queueLen+1)
+	}
+}
+
+// TestHandlers checks that a message is made only when there is a
+// handler, offered to every handler in the order they were added, and
+// taken when one of them takes it; a removed handler is not offered it.
+func TestHandlers(t *testing.T) {
+	var hs Handlers[string]
+	made := 0
+	msg := func() string { made++; return "approval" }
+	if hs.Offer(msg) || made != 0 {
+		t.Fatalf("with no handler: taken, or the message made %d times", made)
+	}
+	var order []string
+	handler := func(name string, take bool) func(string) bool {
+		return func(m string) bool {
+			order = append(order, name+":"+m)
+			return take
+		}
+	}
+	removeA := hs.Add(handler("a", false))
+	hs.Add(handler("b", true))
+	hs.Add(handler("c", false))
+	if !hs.Offer(msg) {
+		t.Fatal("b took the message, yet Offer says nobody did")
+	}
+	if want := "a:approval b:approval c:approval"; strings.Join(order, " ") != want || made != 1 {
+		t.Fatalf("offered %q with the message made %d times, want %q once", order, made, want)
+	}
+	removeA()
+	order = nil
+	hs.Offer(msg)
+	if want := "b:approval c:approval"; strings.Join(order, " ") != want {
+		t.Fatalf("after removing a: offered %q, want %q", order, want)
 	}
 }

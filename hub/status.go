@@ -175,30 +175,9 @@ func (h *Hub) runSummary(row *store.Run) (RunSummary, error) {
 	return s, nil
 }
 
-// DecisionRecord is one row of the audit trail.
-type DecisionRecord struct {
-	At       time.Time `json:"at"`
-	Channel  string    `json:"channel"`
-	Actor    string    `json:"actor,omitempty"`
-	RunID    string    `json:"runId,omitempty"`
-	Address  string    `json:"address,omitempty"`
-	Decision string    `json:"decision"`
-}
-
-// History returns the latest decisions, newest first.
-func (h *Hub) History(ctx context.Context, limit int) ([]DecisionRecord, error) {
-	if limit <= 0 {
-		limit = 50
-	}
-	entries, err := h.db.History(ctx, limit)
-	if err != nil {
-		return nil, err
-	}
-	var out []DecisionRecord
-	for _, e := range entries {
-		out = append(out, DecisionRecord{At: e.At, Channel: e.Channel, Actor: e.Actor, RunID: e.RunID, Address: e.Address, Decision: e.Decision})
-	}
-	return out, nil
+// History returns the latest decisions, newest first (store.DB.Decisions).
+func (h *Hub) History(ctx context.Context, limit int) ([]store.DecisionRecord, error) {
+	return h.db.Decisions(ctx, limit)
 }
 
 // SetPaused pauses or resumes the hub: while paused, execute refuses new

@@ -117,6 +117,34 @@ func (db *DB) History(ctx context.Context, limit int) ([]AuditEntry, error) {
 	return out, rows.Err()
 }
 
+// DecisionRecord is one row of the audit trail.
+type DecisionRecord struct {
+	At       time.Time `json:"at"`
+	Channel  string    `json:"channel"`
+	Actor    string    `json:"actor,omitempty"`
+	RunID    string    `json:"runId,omitempty"`
+	Address  string    `json:"address,omitempty"`
+	Decision string    `json:"decision"`
+}
+
+// Decisions returns the latest limit decisions of the audit trail as the
+// local API, the CLI and the tray show them, newest first; limit <= 0
+// is 50.
+func (db *DB) Decisions(ctx context.Context, limit int) ([]DecisionRecord, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	entries, err := db.History(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []DecisionRecord
+	for _, e := range entries {
+		out = append(out, DecisionRecord{At: e.At, Channel: e.Channel, Actor: e.Actor, RunID: e.RunID, Address: e.Address, Decision: e.Decision})
+	}
+	return out, nil
+}
+
 // Remembered returns the remembered decisions, oldest first.
 func (db *DB) Remembered(ctx context.Context) ([]Decision, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, address, connection, hash, mode, channel, at FROM decisions ORDER BY id`)

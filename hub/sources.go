@@ -15,7 +15,6 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
-	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -31,15 +30,8 @@ func (h *Hub) diskConfig() (*config.Config, error) {
 // look like secrets are refused: they belong in a connection, in the
 // keychain. An OpenAPI source's document is read and checked first.
 func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, replace bool) error {
-	for k, v := range s.Env {
-		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
-			return fmt.Errorf("env %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --env %s'", k, name, k)
-		}
-	}
-	for k, v := range s.Headers {
-		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
-			return fmt.Errorf("header %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --header %s'", k, name, k)
-		}
+	if field, k := s.SecretInConfig(); field != "" {
+		return fmt.Errorf("%s %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --%s %s'", field, k, name, field, k)
 	}
 	if s.OpenAPI != "" {
 		if _, _, _, err := openapi.Check(ctx, s.OpenAPI); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -600,6 +601,24 @@ func (s *Source) RefPlace(conn, ref string) string {
 		}
 	}
 	return "secret " + ref
+}
+
+// SecretInConfig names a value of the source's env or headers that looks
+// like a secret (by its name or its shape), which belongs in a connection,
+// in the keychain, and never in config.json: field is "env" or "header"
+// and key its name, env first; "" when none does.
+func (s *Source) SecretInConfig() (field, key string) {
+	for k, v := range s.Env {
+		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
+			return "env", k
+		}
+	}
+	for k, v := range s.Headers {
+		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
+			return "header", k
+		}
+	}
+	return "", ""
 }
 
 // SecretRefs returns the secret names connection conn needs, sorted.

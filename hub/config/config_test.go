@@ -319,3 +319,21 @@ func TestPutConnectionKeepsTheDefault(t *testing.T) {
 		})
 	}
 }
+
+// A value of env or headers that looks like a secret, by its name or its
+// shape, is named with its field, env first; plain values are not.
+func TestSecretInConfig(t *testing.T) {
+	for _, tc := range []struct {
+		s          Source
+		field, key string
+	}{
+		{Source{Env: map[string]string{"LOG_LEVEL": "debug"}, Headers: map[string]string{"Accept": "application/json"}}, "", ""},
+		{Source{Env: map[string]string{"GITHUB_TOKEN": "x"}}, "env", "GITHUB_TOKEN"},
+		{Source{Headers: map[string]string{"X-Thing": "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}}, "header", "X-Thing"},
+		{Source{Env: map[string]string{"API_KEY": "x"}, Headers: map[string]string{"Authorization": "Bearer x"}}, "env", "API_KEY"},
+	} {
+		if field, key := tc.s.SecretInConfig(); field != tc.field || key != tc.key {
+			t.Errorf("SecretInConfig(%+v) = %q %q, want %q %q", tc.s, field, key, tc.field, tc.key)
+		}
+	}
+}

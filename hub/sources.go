@@ -15,7 +15,6 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
-	"capabilities.sh/capabilities/keychain"
 )
 
 // diskConfig reads config.json as it is now, for an edit: the file, not
@@ -66,14 +65,7 @@ func (h *Hub) RemoveSource(ctx context.Context, name string) error {
 	if used := cfg.ProfilesUsing(name); len(used) > 0 {
 		return fmt.Errorf("source %s is used by profile %s: remove or change those profiles first", name, strings.Join(used, ", "))
 	}
-	var errs []error
-	for _, conn := range s.ConnectionNames() {
-		for _, ref := range s.SecretRefs(conn) {
-			if err := h.kc.Delete(config.SecretKey(name, conn, ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
-				errs = append(errs, err)
-			}
-		}
-	}
+	errs := s.DeleteSecrets(h.kc, name)
 	if err := oauth.DeleteSignIns(h.kc, name, s.ConnectionNames()); err != nil {
 		errs = append(errs, err)
 	}

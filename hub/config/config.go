@@ -15,6 +15,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/keychain"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -619,6 +620,21 @@ func (s *Source) SecretInConfig() (field, key string) {
 		}
 	}
 	return "", ""
+}
+
+// DeleteSecrets deletes from kc the secrets of every connection of the
+// source, named name, and returns the deletions that failed; a secret
+// that was never stored is not a failure.
+func (s *Source) DeleteSecrets(kc keychain.Keychain, name string) []error {
+	var errs []error
+	for _, conn := range s.ConnectionNames() {
+		for _, ref := range s.SecretRefs(conn) {
+			if err := kc.Delete(SecretKey(name, conn, ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
 }
 
 // SecretRefs returns the secret names connection conn needs, sorted.

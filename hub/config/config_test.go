@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"capabilities.sh/capabilities/keychain"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -335,5 +337,41 @@ func TestSecretInConfig(t *testing.T) {
 		if field, key := tc.s.SecretInConfig(); field != tc.field || key != tc.key {
 			t.Errorf("SecretInConfig(%+v) = %q %q, want %q %q", tc.s, field, key, tc.field, tc.key)
 		}
+	}
+}
+
+// deleteLog is a keychain that records deletions; a key in fail fails.
+type deleteLog struct {
+	deleted []string
+	fail    map[string]error
+}
+
+func (k *deleteLog) Get(string) (string, error) { return "", keychain.ErrNotFound }
+func (k *deleteLog) Set(string, string) error   { return nil }
+func (k *deleteLog) Delete(key string) error {
+	k.deleted = append(k.deleted, key)
+	return k.fail[key]
+}
+
+// A source's secrets go with it, every connection's; one never stored is
+// not a failure, one the keychain fails to delete is.
+func TestDeleteSecrets(t *testing.T) {
+	s := &Source{Headers: map[string]string{"Authorization": "Bearer ${secret:TOKEN}"}, Connections: map[string]*Connection{
+		"work": {Env: map[string]string{"ORG": "${secret:ORG_ID}"}},
+		"home": {},
+	}}
+	broken := errors.New("keychain locked")
+	kc := &deleteLog{fail: map[string]error{
+		SecretKey("gh", "home", "TOKEN"):  keychain.ErrNotFound,
+		SecretKey("gh", "work", "ORG_ID"): broken,
+	}}
+	errs := s.DeleteSecrets(kc, "gh")
+	want := []string{SecretKey("gh", "home", "TOKEN"), SecretKey("gh", "work", "ORG_ID"), SecretKey("gh", "work", "TOKEN")}
+	slices.Sort(kc.deleted)
+	if !slices.Equal(kc.deleted, want) {
+		t.Errorf("deleted %q, want %q", kc.deleted, want)
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], broken) {
+		t.Errorf("failures %v, want only the locked keychain's", errs)
 	}
 }

@@ -79,7 +79,7 @@
 //     the model reads of a source it cannot see or call.
 //   - hub/policy: the rules (from the config, remembered, by origin) and the
 //     pure consent gate: allow, ask or deny; the rules as policy list shows
-//     them.
+//     them, and why the gate decides a call of a tool as it does.
 //   - hub/skills: skills from folders and from upstream servers, parsed,
 //     bounded and pinned like tools; the Registry the heart searches.
 //     hub/skills/skilltext: the skills as search and describe write them.

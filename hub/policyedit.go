@@ -157,15 +157,8 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 
 // Explain returns the gate's decision for a call of address (in either
 // naming form) on connection conn ("" for the source's default), as execute
-// would decide it now: for the window, to say why a tool asks or is denied.
+// would decide it now (policy.Explain): for the window, to say why a tool
+// asks or is denied.
 func (h *Hub) Explain(address, conn string) (policy.Decision, error) {
-	snap, cfg := h.catalog.Snapshot(), h.Config()
-	t, ok := snap.Lookup(policy.Normalize(address, snap, cfg))
-	if !ok {
-		return policy.Decision{}, fmt.Errorf("no tool %s in the catalog", address)
-	}
-	if s := cfg.Sources[t.Source]; s != nil && conn == "" {
-		conn = s.DefaultConnection()
-	}
-	return policy.Gate(h.currentPolicy(), policy.InputFor(t, conn, cfg)), nil
+	return policy.Explain(h.currentPolicy(), h.catalog.Snapshot(), h.Config(), address, conn)
 }

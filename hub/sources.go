@@ -5,16 +5,15 @@ package hub
 // config.json, which the hub applies at once.
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
+	"capabilities.sh/capabilities/hub/policy"
 )
 
 // diskConfig reads config.json as it is now, for an edit: the file, not
@@ -113,29 +112,8 @@ func (h *Hub) RestartSource(ctx context.Context, name string) error {
 	return h.refresh(ctx, name)[name]
 }
 
-// SourceTool is one tool of a source as the window lists it.
-type SourceTool struct {
-	Address string `json:"address"`
-	Title   string `json:"title,omitempty"`
-	// Mode is what policy does with a call of it now on the source's
-	// default connection: allow, ask or deny.
-	Mode config.Mode `json:"mode"`
-}
-
 // SourceTools lists the tools a source offers now, by address, with what
-// policy does with each.
-func (h *Hub) SourceTools(source string) []SourceTool {
-	var out []SourceTool
-	for _, t := range h.catalog.Snapshot().Tools {
-		if t.Source != source {
-			continue
-		}
-		st := SourceTool{Address: t.Address, Title: t.Title}
-		if d, err := h.Explain(t.Address, ""); err == nil {
-			st.Mode = d.Mode
-		}
-		out = append(out, st)
-	}
-	slices.SortFunc(out, func(a, b SourceTool) int { return cmp.Compare(a.Address, b.Address) })
-	return out
+// policy does with each (policy.SourceTools).
+func (h *Hub) SourceTools(source string) []policy.SourceTool {
+	return policy.SourceTools(h.currentPolicy(), h.catalog.Snapshot(), h.Config(), source)
 }

@@ -21,18 +21,13 @@ import (
 // retentionEvery is how often the hub applies retention.
 const retentionEvery = time.Hour
 
-// storeRetention is r with its defaults, for the store.
+// storeRetention is r with its defaults (config.Retention.Bounds), for the
+// store.
 func storeRetention(r config.Retention) store.Retention {
-	days, mb := r.MaxAgeDays, r.MaxSizeMB
-	if days <= 0 {
-		days = config.DefaultRetentionDays
-	}
-	if mb <= 0 {
-		mb = config.DefaultRetentionSizeMB
-	}
+	maxAge, maxBytes := r.Bounds()
 	return store.Retention{
-		MaxAge:   time.Duration(days * float64(24*time.Hour)),
-		MaxBytes: int64(mb * (1 << 20)),
+		MaxAge:   maxAge,
+		MaxBytes: maxBytes,
 		Finished: []string{StatusCompleted, StatusFailed, StatusCancelled},
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"math"
+	"time"
 )
 
 // Retention is config.json's "retention": how long finished runs, with
@@ -23,6 +24,19 @@ const (
 )
 
 var retentionKeys = []string{"maxAgeDays", "maxSizeMB"}
+
+// Bounds returns the age and the size in bytes beyond which finished runs
+// are deleted, the defaults standing in for what r leaves unset.
+func (r Retention) Bounds() (maxAge time.Duration, maxBytes int64) {
+	days, mb := r.MaxAgeDays, r.MaxSizeMB
+	if days <= 0 {
+		days = DefaultRetentionDays
+	}
+	if mb <= 0 {
+		mb = DefaultRetentionSizeMB
+	}
+	return time.Duration(days * float64(24*time.Hour)), int64(mb * (1 << 20))
+}
 
 // IsZero reports a retention with nothing set (every default).
 func (r Retention) IsZero() bool { return r == Retention{} }

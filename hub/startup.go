@@ -12,6 +12,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
@@ -142,18 +143,9 @@ func (h *Hub) sourceNotes(names, starting []string, always bool) []string {
 	var out []string
 	for _, name := range names {
 		ls, _ := h.catalog.Listings().Get(name)
-		if n := catalog.SourceNote(name, h.Config().Sources[name], ls, h.up.State()[name], contains(starting, name), always); n != "" {
+		if n := catalog.SourceNote(name, h.Config().Sources[name], ls, h.up.State()[name], slices.Contains(starting, name), always); n != "" {
 			out = append(out, n)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

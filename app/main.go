@@ -17,6 +17,7 @@ import (
 
 func main() {
 	quietlocale.Restore()
+	noBusAutolaunch()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, processEnv())
 	stop()

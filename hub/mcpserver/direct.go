@@ -335,26 +335,17 @@ func (d *directProfile) handler(dt hub.DirectTool) mcp.ToolHandler {
 		if state := req.Params.RequestState; state != "" {
 			// The client answers the input request this hub signed for the
 			// call's run.
-			answers := map[string]string{}
-			for id, resp := range req.Params.InputResponses {
-				if er, ok := resp.(*mcp.ElicitResult); ok {
-					answers[id] = elicitDecision(er)
-				}
+			var dismissed bool
+			var refused error
+			env, dismissed, refused, err = m.resumeAnswered(ctx, req, state, client)
+			if refused != nil {
+				return textResult("The approval answer was refused: "+refused.Error()+". Call the tool again with the same arguments to be asked anew.", true), nil
 			}
-			runID, asked, rerr := d.hub.RedeemInputs(ctx, state, answers, client)
-			if rerr != nil {
-				return textResult("The approval answer was refused: "+rerr.Error()+". Call the tool again with the same arguments to be asked anew.", true), nil
-			}
-			env, err = d.hub.Execute(ctx, hub.ExecuteRequest{Resume: runID, Client: client, Profile: d.name})
 			if err != nil {
 				return inputErrorResult(err)
 			}
-			for _, id := range asked {
-				if answers[id] == "" {
-					// Dismissed or declined: the call stays pending, and
-					// this answer does not bring the same form back at once.
-					return directResult(env, d.hub.Limits().InlineResultBytes), nil
-				}
+			if dismissed {
+				return directResult(env, d.hub.Limits().InlineResultBytes), nil
 			}
 		} else {
 			env, err = d.hub.CallTool(ctx, hub.ToolCall{Profile: d.name, Client: client, Address: dt.Tool.Address, Connection: dt.Connection, Args: req.Params.Arguments})

@@ -312,6 +312,32 @@ func canAskInForm(req *mcp.CallToolRequest) bool {
 	return e.Form != nil || e.URL == nil // an empty elicitation capability means form
 }
 
+// resumeAnswered records a client's answers to the input requests this hub
+// signed (state) and resumes their run. refused is why the answers were
+// not taken (a state not signed here, or spent). dismissed says a call
+// asked about got no decision (dismissed, declined or not a valid choice):
+// it stays pending, and the caller answers with where the run stands, not
+// the same form again at once.
+func (m *server) resumeAnswered(ctx context.Context, req *mcp.CallToolRequest, state, client string) (env *hub.Envelope, dismissed bool, refused, err error) {
+	answers := map[string]string{}
+	for id, resp := range req.Params.InputResponses {
+		if er, ok := resp.(*mcp.ElicitResult); ok {
+			answers[id] = elicitDecision(er)
+		}
+	}
+	runID, asked, refused := m.hub.RedeemInputs(ctx, state, answers, client)
+	if refused != nil {
+		return nil, false, refused, nil
+	}
+	env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: runID, Client: client, Profile: m.profile})
+	for _, id := range asked {
+		if answers[id] == "" {
+			dismissed = true
+		}
+	}
+	return env, dismissed, nil, err
+}
+
 func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct {
 		Code   string `json:"code"`
@@ -325,24 +351,15 @@ func (m *server) handleExecute(ctx context.Context, req *mcp.CallToolRequest) (*
 	var err error
 	if state := req.Params.RequestState; state != "" {
 		// The client answers input requests this hub signed.
-		answers := map[string]string{}
-		for id, resp := range req.Params.InputResponses {
-			if er, ok := resp.(*mcp.ElicitResult); ok {
-				answers[id] = elicitDecision(er)
-			}
+		var dismissed bool
+		var refused error
+		env, dismissed, refused, err = m.resumeAnswered(ctx, req, state, client)
+		if refused != nil {
+			return textResult("The approval answer was refused: "+refused.Error()+". Call execute again with { \"resume\": \"<runId>\" } to get a fresh request.", true), nil
 		}
-		runID, asked, rerr := m.hub.RedeemInputs(ctx, state, answers, client)
-		if rerr != nil {
-			return textResult("The approval answer was refused: "+rerr.Error()+". Call execute again with { \"resume\": \"<runId>\" } to get a fresh request.", true), nil
-		}
-		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Resume: runID, Client: client, Profile: m.profile})
-		for _, id := range asked {
-			if answers[id] == "" && err == nil {
-				// Dismissed, declined or not a valid choice: the call stays
-				// pending, and this answer gets the envelope, not the same
-				// form again at once. The next resume asks in the form anew.
-				return envelopeResult(env), nil
-			}
+		if dismissed && err == nil {
+			// The next resume asks in the form anew.
+			return envelopeResult(env), nil
 		}
 	} else {
 		env, err = m.hub.Execute(ctx, hub.ExecuteRequest{Code: in.Code, Resume: in.Resume, Client: client, Profile: m.profile})

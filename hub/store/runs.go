@@ -118,20 +118,7 @@ func (db *DB) RecentRuns(ctx context.Context, q RunsQuery) ([]*Run, error) {
 			ORDER BY updated DESC, id LIMIT ?`
 		args = append(args, q.Now.UnixMilli(), q.Limit)
 	}
-	rows, err := db.sql.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return db.queryRuns(ctx, query, args...)
 }
 
 // RunsWithCode lists the runs whose code is code and whose status is one
@@ -145,7 +132,12 @@ func (db *DB) RunsWithCode(ctx context.Context, code string, statuses ...string)
 	for _, s := range statuses {
 		args = append(args, s)
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+runCols+` FROM runs WHERE code = ? AND status IN (?`+strings.Repeat(", ?", len(statuses)-1)+`) ORDER BY updated DESC, id`, args...)
+	return db.queryRuns(ctx, `SELECT `+runCols+` FROM runs WHERE code = ? AND status IN (?`+strings.Repeat(", ?", len(statuses)-1)+`) ORDER BY updated DESC, id`, args...)
+}
+
+// queryRuns runs a query of runCols and scans its rows.
+func (db *DB) queryRuns(ctx context.Context, query string, args ...any) ([]*Run, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -237,6 +239,10 @@ type Upstreams struct {
 	slots  map[ConnKey]*upstreamSlot
 	states map[string]SourceState
 	hooks  []func(source string) // internal list_changed listeners (the catalog)
+	// listed is the fingerprint of the tools ListTools last returned, by
+	// the session it listed them through (a source's default connection):
+	// the definitions the catalog, and so the person's consent, knows.
+	listed map[ConnKey]string
 	closed bool
 }
 
@@ -271,6 +277,13 @@ type upstreamSession struct {
 	lastUsed time.Time
 	ended    bool // closed by us or found dead; cleanup done or under way
 	secrets  []string
+	// tools is the fingerprint of the tools this session's server listed
+	// when it started, or since through ListTools; "" when not known (the
+	// first session, listed by the catalog itself). A call is sent only
+	// while it is the source's listed one.
+	tools string
+	// relist is set once this session asked the catalog to list again.
+	relist bool
 }
 
 // New returns an Upstreams with no config; call SetConfig.
@@ -497,6 +510,10 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 	if err != nil {
 		return nil, err
 	}
+	if err := u.changedSince(s); err != nil {
+		u.release(s, nil)
+		return nil, err
+	}
 	callCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
 	exact := &exactResult{}
@@ -555,10 +572,75 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 		return nil, err
 	}
 	tools = u.opts.Secrets.ScrubTools(tools)
+	fp := toolsFingerprint(tools)
+	u.mu.Lock()
+	if u.listed == nil {
+		u.listed = map[ConnKey]string{}
+	}
+	u.listed[s.key] = fp
+	s.tools = fp
+	u.mu.Unlock()
 	if partial != nil {
 		return tools, partial
 	}
 	return tools, nil
+}
+
+// toolsFingerprint identifies a listing: every definition as listed.
+func toolsFingerprint(tools []*mcp.Tool) string {
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return "unlistable"
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// listedAgain lists the tools of a session that starts after the catalog
+// listed them through an earlier session of the same connection, so that a
+// server whose definitions changed across a restart is not called on the
+// consent given to the old ones: its fingerprint is the session's tools.
+func (u *Upstreams) listedAgain(ctx context.Context, s *upstreamSession, cs *mcp.ClientSession) {
+	u.mu.Lock()
+	_, known := u.listed[s.key]
+	lim := u.cfg.Catalog
+	u.mu.Unlock()
+	if !known {
+		return
+	}
+	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
+	defer cancel()
+	tools, err := ListBounded(listCtx, s.key.Source, lim, cs.ListTools)
+	var partial *ListingLimitError
+	if err != nil && !errors.As(err, &partial) {
+		s.tools = "unlisted: " + err.Error()
+		return
+	}
+	s.tools = toolsFingerprint(u.opts.Secrets.ScrubTools(tools))
+}
+
+// changedSince refuses a call on session s when its server's tools are not
+// the ones the catalog listed, and asks the catalog (once per session) to
+// list them again: the call can be made again once they are, and the
+// gate then sees the new definitions (a changed one asks).
+func (u *Upstreams) changedSince(s *upstreamSession) error {
+	u.mu.Lock()
+	listed, known := u.listed[s.key]
+	stale := known && s.tools != "" && s.tools != listed
+	first := stale && !s.relist
+	if first {
+		s.relist = true
+	}
+	u.mu.Unlock()
+	if !stale {
+		return nil
+	}
+	if first {
+		u.log.Warn("upstream tools differ from the listed ones; listing them again", "source", s.key.Source, "connection", s.key.Conn)
+		u.ToolsChanged(s.key.Source)
+	}
+	return &Error{Source: s.key.Source, Conn: s.key.Conn, Kind: KindUnavailable, Retryable: true,
+		Err: errors.New("its server restarted and now lists other tool definitions than the hub knows; the hub is listing them again, and a changed tool asks the user before it runs: call again")}
 }
 
 // State returns the state of every configured source. Safe for concurrent
@@ -758,6 +840,8 @@ func (u *Upstreams) start(ctx context.Context, s *upstreamSession) {
 	var ue *Error
 	if err != nil {
 		ue = u.startError(ctx, s, err)
+	} else {
+		u.listedAgain(ctx, s, cs)
 	}
 	u.mu.Lock()
 	slot := u.slots[s.key]

@@ -148,7 +148,8 @@ func (h *Hub) describeSkill(ctx context.Context, v *view, target string, budget 
 	if err != nil {
 		return "", fmt.Errorf("reading %s: SKILL.md: %v", sk.Address, err)
 	}
-	return skilltext.Skill(sk, doc.Body, budget), nil
+	direct := v.scope.Profile() != nil && v.scope.Profile().Mode == config.ProfileDirect
+	return skilltext.Skill(sk, doc.Body, budget, direct), nil
 }
 
 // ServedSkills are the skills the hub serves its own clients through the

@@ -124,6 +124,11 @@ func TestDirectProfileSkills(t *testing.T) {
 				t.Errorf("%s %v: isError %v\n%s\nwant describe's\n%s", c.tool, c.args, isErr, out, w)
 			}
 		}
+		// Its files are read through the tool's file argument, the only
+		// way a direct-mode client has.
+		if out, _ := callText(t, cs, "skill__git-workflow", nil); !strings.Contains(out, " * Files (call this tool with file set to one of them): references/GUIDE.md") || strings.Contains(out, "describe") {
+			t.Errorf("skill__git-workflow names another way to its files:\n%s", out)
+		}
 		if out := describe("skill:docs.acme/billing/refunds#examples/email.md"); !strings.Contains(out, "Dear customer, your refund is on its way.") {
 			t.Errorf("describe of the upstream skill's file:\n%s", out)
 		}

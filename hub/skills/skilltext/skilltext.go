@@ -72,8 +72,9 @@ func File(sk *skills.Skill, rel string, data []byte, budget int) string {
 
 // Skill is describe's answer for skill sk, body its SKILL.md's body: the
 // header, the files and the body, as TypeScript comments of at most budget
-// tokens.
-func Skill(sk *skills.Skill, body string, budget int) string {
+// tokens. direct is for a client of a direct-mode profile, which reads a
+// file by calling the skill's own tool, where the others describe it.
+func Skill(sk *skills.Skill, body string, budget int, direct bool) string {
 	var b strings.Builder
 	b.WriteString("/**\n * ")
 	b.WriteString(sk.Address)
@@ -89,7 +90,11 @@ func Skill(sk *skills.Skill, body string, budget int) string {
 		b.WriteString("\n")
 	}
 	if len(sk.Files) > 1 {
-		fmt.Fprintf(&b, " * Files (describe %s#<file>, or hub.describe in code):", sk.Address)
+		if direct {
+			b.WriteString(" * Files (call this tool with file set to one of them):")
+		} else {
+			fmt.Fprintf(&b, " * Files (describe %s#<file>, or hub.describe in code):", sk.Address)
+		}
 		for _, f := range sk.Files[1:] {
 			fmt.Fprintf(&b, " %s (%s),", tsgen.DocLine(f.Path), config.HumanBytes(f.Size))
 		}

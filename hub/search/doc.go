@@ -63,7 +63,9 @@
 // Options.Expansion, before saturation, and the idf is that of the most
 // frequent member. A doc that says "remove" thus matches "delete" a little
 // less than one that says "delete", and a doc that says both is not
-// counted twice.
+// counted twice. A verb of reading or listing (get, view, details, show)
+// after the request's first word is not expanded: there it names a thing
+// ("traffic views", "the details of PROJ-1"), not what to do.
 //
 // # The second stage
 //

@@ -668,7 +668,10 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 			sc.verbBit = bit
 		}
 		sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
-		ix.resolveWord(sc, w)
+		// A verb of reading after the request's first word names a thing
+		// ("traffic views", "the details of PROJ-1") rather than what to
+		// do: it is not widened to the other verbs of reading.
+		ix.resolveWord(sc, w, i == 0 || actionVerbs[string(w)]&(actGet|actList) == 0)
 	}
 	sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
 
@@ -816,17 +819,19 @@ func (sc *scratch) addStem() {
 	sc.ends = append(sc.ends, len(sc.stems))
 }
 
-// resolveWord appends the term ids of query word w and of its synonyms to
-// sc.qterms, and its idf, how many of the ids are its own and a bound on
-// its score to sc.qidf, sc.qown and sc.qub. A word the catalog lacks has
-// no ids and an idf of 0.
-func (ix *Index) resolveWord(sc *scratch, w []byte) {
+// resolveWord appends the term ids of query word w and, when expand, of
+// its synonyms to sc.qterms, and its idf, how many of the ids are its own
+// and a bound on its score to sc.qidf, sc.qown and sc.qub. A word the
+// catalog lacks has no ids and an idf of 0.
+func (ix *Index) resolveWord(sc *scratch, w []byte, expand bool) {
 	first := len(sc.qterms)
 	if id, ok := ix.terms[string(w)]; ok {
 		sc.qterms = append(sc.qterms, id)
 	}
 	own := len(sc.qterms) - first
-	sc.qterms = append(sc.qterms, ix.synTerms[string(w)]...)
+	if expand {
+		sc.qterms = append(sc.qterms, ix.synTerms[string(w)]...)
+	}
 	maxDF, maxTF := int32(0), 0.0
 	for i, t := range sc.qterms[first:] {
 		weight := 1.0

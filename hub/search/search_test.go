@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -260,6 +261,29 @@ func TestSearchEveryScript(t *testing.T) {
 		hits, _ := ix.Search(tt.query, "", 3)
 		if got := names(docs, hits); len(got) == 0 || got[0] != tt.want {
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}
+
+// TestSearchReadingVerbAfterFirst: a verb of reading widens to the other
+// verbs of reading only as the request's first word; after it, it names a
+// thing ("pull requests and their views"), and a tool that says only
+// "read" or "get" of the request's words does not match it.
+func TestSearchReadingVerbAfterFirst(t *testing.T) {
+	ix := Build(testDocs, nil)
+	for _, tt := range []struct {
+		query string
+		want  bool // readFile and getHistory match
+	}{
+		{"view pull requests", true},
+		{"pull requests and their views", false},
+	} {
+		hits, _ := ix.Search(tt.query, "", len(testDocs))
+		got := names(testDocs, hits)
+		for _, name := range []string{"filesystem.readFile", "slack.getHistory"} {
+			if in := slices.Contains(got, name); in != tt.want {
+				t.Errorf("Search(%q) = %v: %s in the hits %v, want %v", tt.query, got, name, in, tt.want)
+			}
 		}
 	}
 }

@@ -75,7 +75,8 @@
 // the request asks for, how much of the request its name, title and path
 // (and, for less, its description's next sentence) say and how much of
 // its title and of the resources its path passes through the request
-// says, whether it acts for the caller ("me", "my"), whether it takes by
+// says, which of the request's pairs of words its title says in the same
+// order, whether it acts for the caller ("me", "my"), whether it takes by
 // its id the thing the request names by value ("issue 17"), and how
 // central its path family is in its namespace. See rerank.go.
 //

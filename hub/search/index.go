@@ -282,6 +282,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		add(fieldDescription, pre)
 		ws.ids = append(ws.ids[:0], add(fieldDescription, detail)...)
 		ix.featIDs, ix.feat[d].nDetail, _ = appendSet(ix.featIDs, ws.ids)
+		ix.featIDs, ix.feat[d].nPhrase, _ = appendSet(ix.featIDs, ws.pairs)
 		add(fieldDescription, post)
 		seen = seen[:0]
 		for _, p := range doc.Params {
@@ -603,6 +604,7 @@ type scratch struct {
 	qends   []int
 	qids    []int32
 	qitems  []int32  // term ids of the things the request names by value (request.go)
+	qpairs  []int32  // codes of the request's pairs of words that follow each other
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller

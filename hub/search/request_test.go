@@ -249,6 +249,30 @@ func TestDetail(t *testing.T) {
 	}
 }
 
+// TestPhrases: of two tools whose titles say the same words, the one
+// that says the request's pairs of words in the same order comes first;
+// the pairs are the title's, in order, without stop words.
+func TestPhrases(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "opA", Title: "Get the request of a pull", Description: "."},
+		{Namespace: "t", Name: "opB", Title: "Get a pull request", Description: "."},
+	}
+	ix := Build(docs, nil)
+	term := func(w string) int32 { return ix.terms[string(stem([]byte(w)))] }
+	want := []int32{pairCode(term("get"), term("pull")), pairCode(term("pull"), term("request"))}
+	slices.Sort(want)
+	f := &ix.feat[1]
+	if diff := cmp.Diff(want, f.phrases(ix.featIDs)); diff != "" {
+		t.Errorf("%s: pairs (-want +got):\n%s", docs[1].Title, diff)
+	}
+	for _, q := range []string{"get pull request", "pull request"} {
+		hits, _ := ix.Search(q, "", 2)
+		if got := names(docs, hits); len(got) != 2 || got[0] != "t.opB" {
+			t.Errorf("Search(%q) = %v, want t.opB first", q, got)
+		}
+	}
+}
+
 // TestSplitDetail: the detail is the sentence after the title, cut
 // between words, and the three parts hold the whole description.
 func TestSplitDetail(t *testing.T) {

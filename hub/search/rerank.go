@@ -50,6 +50,10 @@ import (
 //     .../pulls/{pull_number}/requested_reviewers. A tool without a path
 //     passes through the things its name says, less its verb
 //     (teams_list_child_in_org: teams, child, org), which count for less;
+//   - the phrases: the share of the request's pairs of words that
+//     follow each other (stop words left out) which the title says in the
+//     same order ("pull request" in "List pull requests", "check run"
+//     in "Update a check run");
 //   - the item: a request that names one thing by value ("issue 17",
 //     "attachment 10042") asks for a tool that takes one of them by its id,
 //     an HTTP operation whose path has a parameter after that thing's
@@ -159,6 +163,9 @@ type docFeatures struct {
 	// which often says the same in other words ("List stargazers": "Lists
 	// the people that have starred the repository").
 	nDetail uint8
+	// nPhrase codes follow: the pairs of words that follow each other in
+	// the title (or lead), as pairCode codes them.
+	nPhrase uint8
 }
 
 func (f *docFeatures) title(ids []int32) []int32 {
@@ -211,6 +218,7 @@ type wordScratch struct {
 	title  []string
 	path   []string
 	ids    []int32
+	pairs  []int32 // the title's pairs of words (pairCode)
 }
 
 // words returns the lower-case words of s in dst[:0].
@@ -390,6 +398,22 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nName, f.nameSig = appendSet(*arena, ids)
+	// The pairs of words that follow each other in the title, stop words
+	// left out ("pull request", "check run"); a name's words follow the
+	// catalog's order (pulls/list-requested-reviewers), not a sentence's.
+	// Build appends them after the detail.
+	ws.pairs = ws.pairs[:0]
+	prev := int32(-1)
+	for _, w := range tw {
+		id := termOf(w)
+		if id < 0 {
+			continue
+		}
+		if prev >= 0 && prev != id {
+			ws.pairs = append(ws.pairs, pairCode(prev, id))
+		}
+		prev = id
+	}
 	ids = ids[:0]
 	for _, seg := range fixed {
 		ws.path = ws.words(ws.path, seg)
@@ -465,6 +489,13 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	return f
 }
 
+// pairCode codes a pair of term ids, in order, as one non-negative int32;
+// two pairs rarely share a code, and a shared one only adds a little.
+func pairCode(a, b int32) int32 {
+	h := uint64(a)*0x9E3779B97F4A7C15 ^ uint64(b)*0xC2B2AE3D27D4EB4F
+	return int32((h >> 33) & 0x7fffffff)
+}
+
 // splitDetail cuts a description, whose title is title (or which starts
 // after its first sentence when title is ""), into the text up to its
 // detail, the detail and the rest. The detail is the sentence after the
@@ -516,6 +547,12 @@ func (f *docFeatures) detail(ids []int32) []int32 {
 	return ids[o : o+int32(f.nDetail)]
 }
 
+// phrases are the codes of the title's pairs of words (nPhrase), sorted.
+func (f *docFeatures) phrases(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem) + int32(f.nHead) + int32(f.nDetail)
+	return ids[o : o+int32(f.nPhrase)]
+}
+
 // heads are the term ids of the resources f passes through (nHead).
 func (f *docFeatures) heads(ids []int32) []int32 {
 	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem)
@@ -560,6 +597,7 @@ type rerankWeights struct {
 	item        float64 // the request names one thing by value and the tool takes one by its id
 	heads       float64 // share of the path's resources the request names
 	nameHeads   float64 // share of the resources a name without a path says that the request names
+	phrase      float64 // share of the request's pairs of words that the title says in the same order
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -590,6 +628,7 @@ var rerankDefaults = rerankWeights{
 	item:        0.2,
 	heads:       0.15,
 	nameHeads:   0.1,
+	phrase:      0.2,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,
@@ -696,6 +735,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			q.act = actList | actSearch
 		} else {
 			q.act = actGet | actList
+		}
+	}
+	sc.qpairs = sc.qpairs[:0]
+	for i := 1; i < len(ids); i++ {
+		if ids[i-1] >= 0 && ids[i] >= 0 && ids[i-1] != ids[i] {
+			sc.qpairs = append(sc.qpairs, pairCode(ids[i-1], ids[i]))
 		}
 	}
 	q.n = len(ids)
@@ -819,6 +864,16 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 		if object {
 			short := ix.featIDs[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
 			add += w.short*sc.covered(short) + w.detail*sc.covered(f.detail(ix.featIDs))
+		}
+		if object && len(sc.qpairs) > 0 && f.nPhrase > 0 {
+			ps := f.phrases(ix.featIDs)
+			n := 0
+			for _, p := range sc.qpairs {
+				if _, ok := slices.BinarySearch(ps, p); ok {
+					n++
+				}
+			}
+			add += w.phrase * float64(n) / float64(len(sc.qpairs))
 		}
 		top[i].Score += add * best * fade
 	}

@@ -417,22 +417,23 @@ func catalogCases(t testing.TB) []catalogCase {
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures measured with the
 	// path field, the request rules (a bare key read as what the catalog
-	// takes by key, "show" one thing), the second stage's coverage,
-	// resources, items (of a path, or of a tool's parameters) and details
-	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.707,
-	// 0.831, 0.224; as MCP tools 0.750, 0.853, 0.271; Jira as OpenAPI
-	// 0.698, 0.773, 0.233; as MCP tools 0.640, 0.716, 0.190; the reference
+	// takes by key, "show" one thing, a verb of reading after the first
+	// word left unexpanded), the second stage's coverage, resources, items
+	// (of a path, or of a tool's parameters), details and title phrases
+	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.718,
+	// 0.831, 0.235; as MCP tools 0.750, 0.853, 0.271; Jira as OpenAPI
+	// 0.698, 0.773, 0.233; as MCP tools 0.639, 0.716, 0.189; the reference
 	// servers 0.795, 0.875, 0.245; Star Trek 0.675, 0.750, -0.015), below
 	// the targets of 0.80 and 0.85 (0.75 and 0.80 as MCP tools) GitHub's is
 	// to reach as OpenAPI, and Jira's 0.80. The held-out halves score well
-	// under the tuning ones (GitHub as OpenAPI 0.851, Jira 0.826): their
+	// under the tuning ones (GitHub as OpenAPI 0.854, Jira 0.841): their
 	// requests share fewer words with the operations' names and summaries.
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
 	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.69, 0.82, 0.2},
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.71, 0.82, 0.22},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.74, 0.84, 0.26},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.68, 0.76, 0.22},

@@ -380,7 +380,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope.Sc
 		host.stored += int64(len(e.Outcome) + len(e.Args))
 	}
 	if !fresh {
-		host.storeOnce.Do(func() {}) // stored by its first attempt
+		host.row.begin(func() error { return nil }, false) // stored by its first attempt
 	}
 	fired := firedRecord(journal)
 	host.firedKept = firings(fired)
@@ -402,14 +402,12 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope.Sc
 	env.seal(h.secrets, h.limits.InlineResultBytes)
 	// The envelope is stored even when the caller went away: with the run
 	// when no call stored it (the driver has returned, so no call will).
-	inserted := false
-	host.storeOnce.Do(func() {
-		inserted = true
+	inserted := host.row.begin(func() error {
 		run.Status, run.Envelope, run.Updated = env.Status, env, h.now()
-		host.storeErr = h.createRun(context.WithoutCancel(ctx), run)
-	})
-	if host.storeErr != nil {
-		return nil, host.storeErr
+		return h.createRun(context.WithoutCancel(ctx), run)
+	}, false)
+	if err := host.row.wait(); err != nil {
+		return nil, err
 	}
 	if !inserted {
 		if err := h.finishAttempt(context.WithoutCancel(ctx), run.ID, env, h.now()); err != nil {
@@ -570,10 +568,9 @@ type runHost struct {
 	order   *upstream.WriteOrder // this attempt's writes, in seq order
 	plan    *runPlan             // the run's plan, and this attempt's planning (plan.go)
 
-	// storeOnce stores a fresh run's row before its first call writes;
-	// storeErr is what that write returned.
-	storeOnce sync.Once
-	storeErr  error
+	// row stores a fresh run's row before anything that refers to it is
+	// written (storeRun, runStored).
+	row runStore
 
 	mu      sync.Mutex
 	stored  int64        // bytes of outcomes (and arguments) the run's journal holds
@@ -672,10 +669,7 @@ func (r *runHost) Describe(ctx context.Context, target string) (string, error) {
 // calls, refused ones too.
 func (r *runHost) Call(ctx context.Context, c sandbox.Call) (json.RawMessage, error) {
 	defer r.order.Settle(c.Seq)
-	r.storeOnce.Do(func() { r.storeErr = r.h.createRun(context.WithoutCancel(ctx), r.run) })
-	if r.storeErr != nil {
-		return nil, r.storeErr
-	}
+	r.storeRun(ctx)
 	hash := exactjson.Hash(c.Args)
 	je, out, err, done := r.replay(c, hash)
 	if done {
@@ -942,6 +936,38 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	return r.fromPlan(ctx, c, hash, rc, dec, false)
 }
 
+// storeRun begins storing a fresh run's row in the background, unless it
+// is stored or being stored. Every write that refers to the run waits for
+// it (runStored).
+func (r *runHost) storeRun(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	r.row.begin(func() error { return r.h.createRun(ctx, r.run) }, true)
+}
+
+// runStored returns once the run's row is in the store, storing it now if
+// nothing began to, or with the error that kept it out.
+func (r *runHost) runStored(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	r.row.begin(func() error { return r.h.createRun(ctx, r.run) }, false)
+	return r.row.wait()
+}
+
+// put journals e (Journal.Put) once the run's row is stored.
+func (r *runHost) put(e *store.JournalEntry, at time.Time) error {
+	if err := r.runStored(context.Background()); err != nil {
+		return err
+	}
+	return r.h.journal.Put(r.run.ID, e, at)
+}
+
+// putPending stores the pending input p once the run's row is stored.
+func (r *runHost) putPending(ctx context.Context, p *store.Pending) error {
+	if err := r.runStored(ctx); err != nil {
+		return err
+	}
+	return r.h.db.PutPending(context.WithoutCancel(ctx), p)
+}
+
 func (r *runHost) hasPending(seq int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -990,7 +1016,7 @@ func (r *runHost) newPending(c sandbox.Call, hash, kind, conn, reason string) *s
 // suspendOn stores the pending input and journals the call as pending.
 func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p *store.Pending) error {
 	ctx = context.WithoutCancel(ctx)
-	if err := r.h.db.PutPending(ctx, p); err != nil {
+	if err := r.putPending(ctx, p); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -1004,7 +1030,7 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	if stored != nil {
 		*p = *stored
 	}
-	return r.h.journal.Put(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, r.h.now())
+	return r.put(&store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, r.h.now())
 }
 
 // repeatable reports whether a call of tool may be sent again when it was
@@ -1043,7 +1069,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		r.order.Settle(c.Seq)
 	}
 	if !repeatable(tool) {
-		if err := h.journal.Put(r.run.ID, &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, h.now()); err != nil {
+		if err := r.put(&store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalIssued, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, h.now()); err != nil {
 			return nil, err
 		}
 	}
@@ -1121,6 +1147,11 @@ func (r *runHost) finish(c sandbox.Call, hash string, val json.RawMessage, te *s
 	}
 	// The call's start, for an entry not journaled as issued before.
 	at := r.h.now().Add(-time.Duration(ms) * time.Millisecond)
+	if err := r.runStored(context.Background()); err != nil {
+		// The run could not be stored: its call's outcome has nowhere to go.
+		r.record(c.Seq, c.Address, false, ms)
+		return nil, err
+	}
 	if err := r.h.journal.Put(r.run.ID, e, at); err != nil {
 		r.h.log.Error("journaling a call failed", "run", r.run.ID, "seq", c.Seq, "err", err)
 		r.record(c.Seq, c.Address, false, ms)

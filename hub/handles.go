@@ -81,8 +81,7 @@ func (h *Hub) keepResult(ctx context.Context, run *runRow, host *runHost, env *E
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	host.storeOnce.Do(func() { host.storeErr = h.createRun(ctx, run) })
-	if host.storeErr != nil {
+	if host.runStored(ctx) != nil {
 		return // the attempt reports it
 	}
 	if why := host.reserve(int64(len(value))); why != "" {
@@ -122,9 +121,8 @@ func handleNotice(hr HandleResult, whole json.RawMessage) string {
 // stops as diverged rather than see other bytes.
 func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, error) {
 	defer r.order.Settle(rd.Seq)
-	r.storeOnce.Do(func() { r.storeErr = r.h.createRun(context.WithoutCancel(ctx), r.run) })
-	if r.storeErr != nil {
-		return nil, r.storeErr
+	if err := r.runStored(ctx); err != nil {
+		return nil, err
 	}
 	args, _ := json.Marshal(struct {
 		Handle string   `json:"handle"`

@@ -241,14 +241,14 @@ func (r *runHost) planCall(ctx context.Context, c sandbox.Call, hash string, rc 
 		p.Plan.Args = h.secrets.ScrubJSON(c.Args)
 		p.Preview = sandbox.ShowSymbols(c.Args, secrets.Redactor{Known: h.knownSecrets()}.Preview)
 	}
-	if err := h.db.PutPending(context.WithoutCancel(ctx), p); err != nil {
+	if err := r.putPending(ctx, p); err != nil {
 		return err
 	}
 	if !c.Symbolic {
 		// Journaled as planned, as a call waiting for a person is journaled
 		// as pending: the real run's call at this seq takes its place.
 		e := &store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPlanned, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}
-		if err := h.journal.Put(r.run.ID, e, h.now()); err != nil {
+		if err := r.put(e, h.now()); err != nil {
 			return err
 		}
 	}

@@ -163,10 +163,17 @@ func (w *Journal) commit(group []*journalWrite) {
 	}
 }
 
+// write commits a group. A group of one entry, what a run making one call
+// at a time puts, is one statement in a transaction of its own (a write
+// statement takes the write lock as it starts, as BEGIN IMMEDIATE does),
+// which spares the BEGIN and COMMIT statements their round trips.
 func (w *Journal) write(group []*journalWrite) error {
 	// The callers already chose not to be cancelled: entries are written
 	// even when their run ends.
 	ctx := context.Background()
+	if len(group) == 1 {
+		return upsertEntry(ctx, w.upsert, group[0])
+	}
 	tx, err := w.db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("journaling: %w", err)
@@ -174,13 +181,21 @@ func (w *Journal) write(group []*journalWrite) error {
 	defer tx.Rollback()
 	stmt := tx.StmtContext(ctx, w.upsert)
 	for _, req := range group {
-		e := req.entry
-		if _, err := stmt.ExecContext(ctx, req.runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, req.at.UnixMilli(), nullable(e.Fired), nullableText(e.Args)); err != nil {
-			return fmt.Errorf("journaling call %d of run %s: %w", e.Seq, req.runID, err)
+		if err := upsertEntry(ctx, stmt, req); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("journaling: %w", err)
+	}
+	return nil
+}
+
+// upsertEntry writes one entry with the journal's upsert statement.
+func upsertEntry(ctx context.Context, stmt *sql.Stmt, req *journalWrite) error {
+	e := req.entry
+	if _, err := stmt.ExecContext(ctx, req.runID, e.Seq, e.Address, e.Connection, e.ArgsHash, e.State, nullable(e.Outcome), e.Ms, req.at.UnixMilli(), nullable(e.Fired), nullableText(e.Args)); err != nil {
+		return fmt.Errorf("journaling call %d of run %s: %w", e.Seq, req.runID, err)
 	}
 	return nil
 }

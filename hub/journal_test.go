@@ -14,6 +14,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/exactjson"
+	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -124,5 +125,60 @@ func TestUnjournaledOutcomeIsWithheld(t *testing.T) {
 	}
 	if len(env.Calls) != 1 || env.Calls[0].OK {
 		t.Fatalf("calls %+v, want one failed call", env.Calls)
+	}
+}
+
+// TestRunStoredWhileItsFirstCallIsUpstream: a fresh run's row goes into
+// the store while its first call, a read-only one that nothing journals
+// before it is sent, is upstream, not once the call's outcome is
+// journaled: the run is listed as running while the call waits, and its
+// call's entry follows the row.
+func TestRunStoredWhileItsFirstCallIsUpstream(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	up := mcp.NewServer(&mcp.Implementation{Name: "journal-upstream", Version: "1"}, nil)
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	mcp.AddTool(up, &mcp.Tool{Name: "hold", Annotations: ro}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		close(entered)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "held"}}}, nil, nil
+	})
+	h := hubOver(t, "up", up)
+	done := make(chan *Envelope, 1)
+	go func() {
+		env, err := h.Execute(context.Background(), ExecuteRequest{Code: `return await up.hold();`})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- env
+	}()
+	<-entered
+	var running RunSummary
+	testwait.For(t, 0, "the run to be listed while its call is upstream", func() bool {
+		runs, err := h.Runs(context.Background(), 10, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) == 1 {
+			running = runs[0]
+		}
+		return len(runs) == 1
+	})
+	if running.Status != StatusRunning {
+		t.Errorf("while its call is upstream the run is %q, want %q", running.Status, StatusRunning)
+	}
+	close(release)
+	env := <-done
+	if env == nil || env.Status != StatusCompleted || env.RunID != running.ID {
+		t.Fatalf("the run ended %v, want run %s completed", env, running.ID)
+	}
+	journal, err := h.db.ReadJournal(context.Background(), env.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := journal[1]; e == nil || e.State != journalOK || string(e.Outcome) != `"held"` {
+		t.Fatalf("the call's journal entry is %+v, want ok with its outcome", e)
 	}
 }

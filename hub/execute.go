@@ -22,6 +22,7 @@ import (
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/onewrite"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -380,7 +381,7 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope.Sc
 		host.stored += int64(len(e.Outcome) + len(e.Args))
 	}
 	if !fresh {
-		host.row.begin(func() error { return nil }, false) // stored by its first attempt
+		host.row.Begin(func() error { return nil }, false) // stored by its first attempt
 	}
 	fired := firedRecord(journal)
 	host.firedKept = firings(fired)
@@ -402,11 +403,11 @@ func (h *Hub) attempt(ctx context.Context, run *runRow, fresh bool, sc *scope.Sc
 	env.seal(h.secrets, h.limits.InlineResultBytes)
 	// The envelope is stored even when the caller went away: with the run
 	// when no call stored it (the driver has returned, so no call will).
-	inserted := host.row.begin(func() error {
+	inserted := host.row.Begin(func() error {
 		run.Status, run.Envelope, run.Updated = env.Status, env, h.now()
 		return h.createRun(context.WithoutCancel(ctx), run)
 	}, false)
-	if err := host.row.wait(); err != nil {
+	if err := host.row.Wait(); err != nil {
 		return nil, err
 	}
 	if !inserted {
@@ -569,8 +570,9 @@ type runHost struct {
 	plan    *runPlan             // the run's plan, and this attempt's planning (plan.go)
 
 	// row stores a fresh run's row before anything that refers to it is
-	// written (storeRun, runStored).
-	row runStore
+	// written (storeRun, runStored): a read-only first call's request
+	// overlaps the write, and the attempt waits for it before it ends.
+	row onewrite.Write
 
 	mu      sync.Mutex
 	stored  int64        // bytes of outcomes (and arguments) the run's journal holds
@@ -941,15 +943,15 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 // it (runStored).
 func (r *runHost) storeRun(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
-	r.row.begin(func() error { return r.h.createRun(ctx, r.run) }, true)
+	r.row.Begin(func() error { return r.h.createRun(ctx, r.run) }, true)
 }
 
 // runStored returns once the run's row is in the store, storing it now if
 // nothing began to, or with the error that kept it out.
 func (r *runHost) runStored(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
-	r.row.begin(func() error { return r.h.createRun(ctx, r.run) }, false)
-	return r.row.wait()
+	r.row.Begin(func() error { return r.h.createRun(ctx, r.run) }, false)
+	return r.row.Wait()
 }
 
 // put journals e (Journal.Put) once the run's row is stored.

@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"capabilities.sh/capabilities/hub/catalog"
@@ -86,52 +85,6 @@ func (h *Hub) createRun(ctx context.Context, r *runRow) error {
 		lease = store.Lease{Owner: h.owner, Until: r.Updated.Add(h.lease)}
 	}
 	return h.db.CreateRun(ctx, row, lease)
-}
-
-// runStore is a fresh run's row on its way into the store, once: begun by
-// the attempt's first call or read, in the background, while the call goes
-// on to be sent; or by the attempt's end, with the envelope, when the run
-// calls nothing. A row that refers to the run (a journal entry, a pending
-// input, a handle) is written only after wait returns nil, so the run's
-// row is in the store before anything that refers to it, as when it was
-// stored on the call's own goroutine; a read-only call's request meanwhile
-// overlaps the write instead of waiting for it.
-//
-// Concurrency: begin and wait are safe for concurrent use. The attempt
-// that owns it waits before it ends, so the goroutine begin starts never
-// outlives its attempt.
-type runStore struct {
-	once sync.Once
-	done chan struct{} // closed when the write returned; set by the first begin
-	err  error         // what the write returned; read after done
-}
-
-// begin writes the row with write, unless a write was begun before: in
-// the background when async, else before it returns. It reports whether
-// this call began it.
-func (s *runStore) begin(write func() error, async bool) bool {
-	began := false
-	s.once.Do(func() {
-		began = true
-		s.done = make(chan struct{})
-		if !async {
-			s.err = write()
-			close(s.done)
-			return
-		}
-		go func() {
-			defer close(s.done)
-			s.err = write()
-		}()
-	})
-	return began
-}
-
-// wait returns once the write begun has returned, with its error. It must
-// follow a begin.
-func (s *runStore) wait() error {
-	<-s.done
-	return s.err
 }
 
 // ErrNoRun reports a run the hub does not hold.

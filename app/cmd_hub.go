@@ -21,6 +21,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/mcpserver"
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -74,6 +75,33 @@ func workerCmd() *command {
 	}
 }
 
+const openapiCommand = "__openapi-parse"
+
+// openapiChild parses the hub's OpenAPI documents in this binary re-run as
+// openapiCommand, so the hub never holds a document's parsed model.
+func openapiChild(e *env) *openapi.Child {
+	var env []string
+	if root := e.Getenv("SYSTEMROOT"); root != "" {
+		env = append(env, "SYSTEMROOT="+root) // Windows needs it to start a process
+	}
+	return &openapi.Child{Command: []string{e.Exe, openapiCommand}, Env: env}
+}
+
+func openapiCmd() *command {
+	return &command{
+		name:     openapiCommand,
+		args:     "-- FILE|URL",
+		hidden:   true,
+		protocol: true,
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("takes the document's file or URL; the document comes on stdin")
+			}
+			return openapi.ServeChild(e.Stdin, e.Stdout, args[0])
+		},
+	}
+}
+
 // openHub opens the hub of CAPABILITIES_HOME in this process.
 //
 // Model code from MCP clients runs in worker processes (pool); a hub opened
@@ -94,7 +122,7 @@ func openHub(ctx context.Context, e *env, log *slog.Logger, poll time.Duration, 
 		drv.Close()
 		return nil, err
 	}
-	h, err := hub.New(ctx, hub.Options{Home: e.home(), Keychain: kc, Logger: log, Driver: drv, ConfigPoll: poll})
+	h, err := hub.New(ctx, hub.Options{Home: e.home(), Keychain: kc, Logger: log, Driver: drv, ConfigPoll: poll, OpenAPIChild: openapiChild(e)})
 	if err != nil {
 		return nil, withHint(err, "check config.json and the database in "+e.home())
 	}

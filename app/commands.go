@@ -31,6 +31,7 @@ func rootCommand() *command {
 			profileCommand(),
 			versionCommand(),
 			workerCmd(),
+			openapiCmd(),
 		},
 	}
 }

@@ -161,6 +161,10 @@ type Options struct {
 	// for sources being listed for the first time (default 15s, never
 	// more).
 	StartupWait time.Duration
+	// OpenAPIChild, when set, parses OpenAPI documents in child processes,
+	// so the hub never holds a document's parsed model (the app sets it;
+	// default: in this process).
+	OpenAPIChild *openapi.Child
 }
 
 const (
@@ -240,6 +244,7 @@ type openAPI interface {
 	upstream.Backend
 	AuthNeed(source, tool, conn string) string
 	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
+	Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error)
 }
 
 // wrapOpenAPI, when set (tests), wraps the OpenAPI sources before the hub
@@ -353,6 +358,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		OnToolsChanged: func(source string) { h.up.ToolsChanged(source) },
 		OnState:        func(source string) { h.up.StateChanged(source) },
 		Poll:           openapiPoll,
+		Child:          opts.OpenAPIChild,
 	})
 	if wrapOpenAPI != nil {
 		h.openapi = wrapOpenAPI(h.openapi)

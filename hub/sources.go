@@ -12,7 +12,6 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
-	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
 )
 
@@ -32,7 +31,7 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 		return fmt.Errorf("%s %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --%s %s'", field, k, name, field, k)
 	}
 	if s.OpenAPI != "" {
-		if _, _, _, err := openapi.Check(ctx, s.OpenAPI); err != nil {
+		if _, _, _, err := h.openapi.Check(ctx, s.OpenAPI); err != nil {
 			return err
 		}
 	}

@@ -12,12 +12,25 @@ import (
 // the lines of those it skips and its server ("" when it names none). The
 // error names the file or URL, the place and the problem.
 func Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
+	return check(ctx, loc, func(ctx context.Context, loc string, data []byte) (*openapiDoc, int64, error) {
+		doc, err := parseOpenAPI(loc, data)
+		return doc, 0, err
+	})
+}
+
+// Check is the package's Check with the document parsed as o parses its
+// sources' documents: in a child process when its options have a Child.
+func (o *Sources) Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
+	return check(ctx, loc, o.parseDocument)
+}
+
+func check(ctx context.Context, loc string, parse func(context.Context, string, []byte) (*openapiDoc, int64, error)) (int, []string, string, error) {
 	client := &http.Client{CheckRedirect: secrets.NoReferer}
 	data, err := readOpenAPI(ctx, client, loc)
 	if err != nil {
 		return 0, nil, "", err
 	}
-	doc, err := parseOpenAPI(loc, data)
+	doc, _, err := parse(ctx, loc, data)
 	if err != nil {
 		return 0, nil, "", err
 	}

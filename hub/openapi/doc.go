@@ -19,11 +19,16 @@
 //   - document.go, schema.go: a document read within its bounds and
 //     parsed (libopenapi) into operations and the tools the catalog lists,
 //     with JSON Schemas written from the document's own.
+//   - child.go: the same parse in a child process (Options.Child, which
+//     the app sets), under memory and time bounds, so the hub never holds
+//     a document's parsed model and a document that breaks the parser
+//     fails alone; ServeChild is the child's side.
 //   - requests.go: the request each listed operation carries in its
 //     _meta, which the catalog pins with its definition.
 //   - oauth.go: a connection's sign-in as the bearer token of its calls.
 //   - check.go: Check, a document read and parsed as the hub would, for the
-//     CLI.
+//     CLI (in process) and for the hub's AddSource (Sources.Check, as the
+//     sources parse).
 //
 // The package imports of the hub only upstream, config, oauth, secrets and
 // naming (deps_test.go): neither the catalog, the policy, the skills nor

@@ -92,6 +92,10 @@ type Options struct {
 	// Poll is how often each document is checked for changes (default:
 	// every 2 seconds for a file, every 10 minutes for a URL).
 	Poll time.Duration
+	// Child, when set, parses each document in a child process (child.go),
+	// so the hub never holds a document's parsed model; nil parses in this
+	// process.
+	Child *Child
 }
 
 // Sources serves the OpenAPI sources of the config, as the
@@ -341,13 +345,14 @@ func (o *Sources) load(source string, rs *restSource, l *docLoad) {
 		// Touched, not changed.
 	default:
 		type parsed struct {
-			doc *openapiDoc
-			err error
+			doc  *openapiDoc
+			peak int64
+			err  error
 		}
 		res := make(chan parsed, 1)
 		go func() {
-			d, err := parseOpenAPI(loc, data)
-			res <- parsed{d, err}
+			d, peak, err := o.parseDocument(o.ctx, loc, data)
+			res <- parsed{d, peak, err}
 		}()
 		select {
 		case p := <-res:
@@ -355,7 +360,10 @@ func (o *Sources) load(source string, rs *restSource, l *docLoad) {
 			if p.err != nil {
 				ue = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: p.err}
 			}
-			if len(data) >= releaseAfter {
+			if p.peak > 0 {
+				o.log.Info("OpenAPI document parsed in a child process", "source", source, "child_peak_rss_mb", p.peak>>20)
+			}
+			if o.opts.Child == nil && len(data) >= releaseAfter {
 				// The parse's model is garbage now: GitHub's 13 MB
 				// description leaves some 200 MB of it and 11 MB of tools.
 				// It goes back to the system at once, not over the

@@ -363,7 +363,7 @@ func (c *Child) parse(ctx context.Context, loc string, data []byte) (*openapiDoc
 		return nil, peak, ctx.Err()
 	case pctx.Err() != nil:
 		return nil, peak, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("parsing it took longer than %v, the limit of its parse; nothing of it is served", timeout)}
-	case strings.Contains(stderr.String(), "out of memory"):
+	case outOfMemory(stderr.String()):
 		return nil, peak, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("parsing it needed more than %d MB, the limit of its parse's memory; nothing of it is served", mem>>20)}
 	case werr != nil:
 		why := oneLineErr(werr)
@@ -376,6 +376,19 @@ func (c *Child) parse(ctx context.Context, loc string, data []byte) (*openapiDoc
 	}
 	doc.hash = hashOf(data)
 	return doc, peak, nil
+}
+
+// outOfMemory reports whether a child's stderr says its memory ran out:
+// a Go runtime's fatal error when an allocation hits the bound ("out of
+// memory", "out of memory allocating heap arena metadata", "cannot
+// allocate memory").
+func outOfMemory(stderr string) bool {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "fatal error:") && (strings.Contains(l, "out of memory") || strings.Contains(l, "cannot allocate memory")) {
+			return true
+		}
+	}
+	return false
 }
 
 // headBuffer keeps the first max bytes written to it.

@@ -189,3 +189,34 @@ func TestSourcesCheckInChild(t *testing.T) {
 		t.Errorf("in a child: %d %q %q %v; in process: %d %q %q %v", ops, skipped, server, err, wops, wskipped, wserver, werr)
 	}
 }
+
+// TestPackedTools packs a document's tools as Sources keeps them: they
+// unpack to the same tools, byte for byte, in a fraction of the bytes.
+func TestPackedTools(t *testing.T) {
+	for _, loc := range []string{filepath.Join("testdata", "mixed.yaml"), githubDoc(t)} {
+		data, err := os.ReadFile(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := parseOpenAPI(loc, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := doc.tools
+		if err := doc.pack(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := doc.listTools()
+		if err != nil || doc.operations() != len(want) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: %d tools unpack to %d (%v), not the same", loc, len(want), len(got), err)
+		}
+		var n int64
+		for _, tl := range want {
+			n += schemaBytes(tl)
+		}
+		t.Logf("%s: %d tools, schemas %d bytes, packed %d bytes", loc, len(want), n, len(doc.packed))
+		if len(want) > 100 && int64(len(doc.packed)) > n/4 {
+			t.Errorf("%s: packed in %d bytes, more than a quarter of the schemas' %d", loc, len(doc.packed), n)
+		}
+	}
+}

@@ -58,8 +58,12 @@ const (
 
 // openapiDoc is what the hub keeps of one OpenAPI document.
 type openapiDoc struct {
-	hash    string // hex SHA-256 of the document's bytes
-	tools   []*mcp.Tool
+	hash  string // hex SHA-256 of the document's bytes
+	tools []*mcp.Tool
+	// packed holds the tools, compressed, once Sources loaded the document
+	// (packed.go); tools is then nil and count says how many.
+	packed  []byte
+	count   int
 	ops     map[string]*openapiOp // by tool name
 	schemes map[string]*openapiScheme
 	// server is the base URL of the document's first server, its variables

@@ -357,8 +357,12 @@ func (o *Sources) load(source string, rs *restSource, l *docLoad) {
 		select {
 		case p := <-res:
 			doc = p.doc
+			if p.err == nil {
+				// Kept to be listed again, packed.
+				p.err = doc.pack()
+			}
 			if p.err != nil {
-				ue = &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: p.err}
+				doc, ue = nil, &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: p.err}
 			}
 			if p.peak > 0 {
 				o.log.Info("OpenAPI document parsed in a child process", "source", source, "child_peak_rss_mb", p.peak>>20)
@@ -409,7 +413,7 @@ func (o *Sources) load(source string, rs *restSource, l *docLoad) {
 	case ue != nil:
 		o.log.Warn("OpenAPI document failed to reload; serving the last good one", "source", source, "error", ue.Error())
 	case doc != nil:
-		o.log.Info("OpenAPI document loaded", "source", source, "operations", len(doc.tools), "skipped", len(doc.skipped))
+		o.log.Info("OpenAPI document loaded", "source", source, "operations", doc.operations(), "skipped", len(doc.skipped))
 	}
 }
 
@@ -491,6 +495,10 @@ func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, er
 	if err != nil {
 		return nil, err
 	}
+	all, err := doc.listTools()
+	if err != nil {
+		return nil, &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: err}
+	}
 	o.mu.Lock()
 	lim := o.cfg.Catalog
 	o.mu.Unlock()
@@ -500,10 +508,10 @@ func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, er
 		if p.Cursor != "" {
 			start, _ = strconv.Atoi(p.Cursor)
 		}
-		start = min(max(start, 0), len(doc.tools))
-		end := min(start+page, len(doc.tools))
-		res := &mcp.ListToolsResult{Tools: doc.tools[start:end]}
-		if end < len(doc.tools) {
+		start = min(max(start, 0), len(all))
+		end := min(start+page, len(all))
+		res := &mcp.ListToolsResult{Tools: all[start:end]}
+		if end < len(all) {
 			res.NextCursor = strconv.Itoa(end)
 		}
 		return res, nil

@@ -193,6 +193,9 @@ func writeChild(out io.Writer, doc *openapiDoc, perr error) error {
 	return bw.Flush()
 }
 
+// errCutShort is output that ends within a line: the child ended early.
+var errCutShort = errors.New("its parser's last line is cut short")
+
 // readChild reads the encoding from r into a document, within the bounds
 // above; loc names the document in its errors.
 func readChild(r io.Reader, loc string) (*openapiDoc, error) {
@@ -218,7 +221,7 @@ func readChild(r io.Reader, loc string) (*openapiDoc, error) {
 			case errors.Is(err, io.EOF) && len(buf) == 0:
 				return nil, io.ErrUnexpectedEOF
 			case errors.Is(err, io.EOF):
-				return nil, errors.New("its parser's last line is cut short")
+				return nil, errCutShort
 			default:
 				return nil, err
 			}
@@ -349,6 +352,13 @@ func (c *Child) parse(ctx context.Context, loc string, data []byte) (*openapiDoc
 		stdin.Close()
 	}()
 	doc, rerr := readChild(stdout, loc)
+	if rerr == nil {
+		// The end line ends the output: anything after it is not the
+		// encoding, and a child that waits to write it never ends.
+		if n, _ := io.ReadFull(stdout, make([]byte, 1)); n > 0 {
+			rerr = errors.New("its parser wrote past the end of its operations")
+		}
+	}
 	if rerr != nil {
 		// What the child writes after a problem is not read: it ends now.
 		cmd.Process.Kill()
@@ -365,6 +375,10 @@ func (c *Child) parse(ctx context.Context, loc string, data []byte) (*openapiDoc
 		return nil, peak, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("parsing it took longer than %v, the limit of its parse; nothing of it is served", timeout)}
 	case outOfMemory(stderr.String()):
 		return nil, peak, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("parsing it needed more than %d MB, the limit of its parse's memory; nothing of it is served", mem>>20)}
+	case rerr != nil && !errors.Is(rerr, io.ErrUnexpectedEOF) && !errors.Is(rerr, errCutShort):
+		// The child wrote something else than the encoding, and was
+		// stopped for it.
+		return nil, peak, &openapiDocError{Loc: loc, Problem: oneLineErr(rerr) + "; nothing of it is served"}
 	case werr != nil:
 		why := oneLineErr(werr)
 		if first := stderr.firstLine(); first != "" {

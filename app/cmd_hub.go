@@ -78,8 +78,13 @@ func workerCmd() *command {
 const openapiCommand = "__openapi-parse"
 
 // openapiChild parses the hub's OpenAPI documents in this binary re-run as
-// openapiCommand, so the hub never holds a document's parsed model.
+// openapiCommand, so the hub never holds a document's parsed model. With
+// no binary to re-run (an env that names none, as in-process tests make),
+// the documents are parsed in process.
 func openapiChild(e *env) *openapi.Child {
+	if e.Exe == "" {
+		return nil
+	}
 	var env []string
 	if root := e.Getenv("SYSTEMROOT"); root != "" {
 		env = append(env, "SYSTEMROOT="+root) // Windows needs it to start a process

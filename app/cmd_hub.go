@@ -89,7 +89,7 @@ func openapiChild(e *env) *openapi.Child {
 	if root := e.Getenv("SYSTEMROOT"); root != "" {
 		env = append(env, "SYSTEMROOT="+root) // Windows needs it to start a process
 	}
-	return &openapi.Child{Command: []string{e.Exe, openapiCommand}, Env: env}
+	return &openapi.Child{Command: []string{e.Exe, openapiCommand}, Env: env, CacheDir: config.Paths{Home: e.home()}.OpenAPICache()}
 }
 
 func openapiCmd() *command {

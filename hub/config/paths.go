@@ -27,3 +27,7 @@ func (p Paths) Files() string { return filepath.Join(p.Home, "files") }
 
 // ImportOffer is the file that holds an open import offer.
 func (p Paths) ImportOffer() string { return filepath.Join(p.Home, "import-offer.json") }
+
+// OpenAPICache is the folder of the OpenAPI documents' parsed operations,
+// kept by the document they came from (hub/openapi's cache.go).
+func (p Paths) OpenAPICache() string { return filepath.Join(p.Home, "cache", "openapi") }

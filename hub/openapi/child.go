@@ -52,6 +52,10 @@ type Child struct {
 	// Timeout bounds one parse, from the child's start to its last line
 	// (default DefaultChildTimeout).
 	Timeout time.Duration
+	// CacheDir, when set, keeps what the child wrote for each document
+	// (cache.go), so the same document is not parsed again by the same
+	// executable.
+	CacheDir string
 }
 
 // DefaultChildMemory and DefaultChildTimeout are a Child's bounds when its
@@ -322,6 +326,13 @@ func (c *Child) parse(ctx context.Context, loc string, data []byte) (*openapiDoc
 	if timeout <= 0 {
 		timeout = DefaultChildTimeout
 	}
+	file := c.cacheFile(loc, data)
+	if file != "" {
+		if doc := cached(file, loc); doc != nil {
+			doc.hash = hashOf(data)
+			return doc, 0, nil
+		}
+	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	args := append(append([]string{}, c.Command[1:]...), "--", loc)
@@ -389,6 +400,9 @@ func (c *Child) parse(ctx context.Context, loc string, data []byte) (*openapiDoc
 		return nil, peak, &openapiDocError{Loc: loc, Problem: oneLineErr(rerr) + "; nothing of it is served"}
 	}
 	doc.hash = hashOf(data)
+	if file != "" {
+		keep(file, doc)
+	}
 	return doc, peak, nil
 }
 

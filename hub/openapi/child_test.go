@@ -234,3 +234,56 @@ func TestPackedTools(t *testing.T) {
 		}
 	}
 }
+
+// TestChildCache keeps what the child wrote for a document: the same
+// document is read back without a child (one that would crash is not
+// started), a corrupt file is parsed again and replaced, a changed
+// document gets a file of its own, and the folder keeps its newest files.
+func TestChildCache(t *testing.T) {
+	loc := filepath.Join("testdata", "mixed.yaml")
+	data, err := os.ReadFile(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := testChild("serve")
+	c.CacheDir = dir
+	want, _, err := c.parse(context.Background(), loc, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.ops"))
+		return m
+	}
+	if len(files()) != 1 {
+		t.Fatalf("the cache holds %q", files())
+	}
+	crash := testChild("crash")
+	crash.CacheDir = dir
+	got, _, err := crash.parse(context.Background(), loc, data)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("the same document read back: %v (same: %v)", err, reflect.DeepEqual(got, want))
+	}
+	if err := os.WriteFile(files()[0], []byte("not what the child wrote"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := crash.parse(context.Background(), loc, data); err == nil || !strings.Contains(err.Error(), "its parser failed") {
+		t.Fatalf("a corrupt file is not served: %v", err)
+	}
+	if got, _, err = c.parse(context.Background(), loc, data); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("parsed again after a corrupt file: %v", err)
+	}
+	if got, _, err = crash.parse(context.Background(), loc, data); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("the file written again is read back: %v", err)
+	}
+	for i := range maxCacheFiles + 2 {
+		changed := append(append([]byte{}, data...), fmt.Sprintf("\n# change %d\n", i)...)
+		if _, _, err := c.parse(context.Background(), loc, changed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(files()); n != maxCacheFiles {
+		t.Errorf("the cache holds %d files, not its %d newest", n, maxCacheFiles)
+	}
+}

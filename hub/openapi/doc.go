@@ -23,6 +23,9 @@
 //     the app sets), under memory and time bounds, so the hub never holds
 //     a document's parsed model and a document that breaks the parser
 //     fails alone; ServeChild is the child's side.
+//   - cache.go: what the child wrote for a document, kept in a folder
+//     (Child.CacheDir) by the executable and the document, so a hub that
+//     starts again does not parse the same document again.
 //   - requests.go: the request each listed operation carries in its
 //     _meta, which the catalog pins with its definition.
 //   - oauth.go: a connection's sign-in as the bearer token of its calls.

@@ -43,7 +43,12 @@ func TestMain(m *testing.M) {
 	// The binaries the tests start keep their secrets under the test
 	// service, never the person's.
 	os.Setenv(keychainServiceEnv, keychain.TestService)
-	os.Exit(m.Run())
+	code := m.Run()
+	// The binaries the tests built (binary, uiBinary) go with them.
+	for _, dir := range builtDirs {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // runTestUpstream serves a go-sdk MCP server on stdio with slowWrite: it
@@ -105,6 +110,19 @@ var (
 	buildErr  error
 )
 
+// builtDirs are the folders of the binaries the tests built, removed when
+// they end (TestMain).
+var (
+	builtMu   sync.Mutex
+	builtDirs []string
+)
+
+func keepBuilt(dir string) {
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	builtDirs = append(builtDirs, dir)
+}
+
 // binary builds the headless binary once per test process.
 func binary(t *testing.T) string {
 	t.Helper()
@@ -114,6 +132,7 @@ func binary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		keepBuilt(dir)
 		builtBin = filepath.Join(dir, "capabilities")
 		cmd := exec.Command("go", "build", "-tags", "headless", "-o", builtBin, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -38,6 +38,7 @@ func uiBinary(t *testing.T) string {
 			uiBuildErr = err
 			return
 		}
+		keepBuilt(dir)
 		uiBin = filepath.Join(dir, "capabilities")
 		if out, err := exec.Command("go", "build", "-o", uiBin, ".").CombinedOutput(); err != nil {
 			uiBuildErr = fmt.Errorf("go build: %v\n%s", err, out)

@@ -13,11 +13,12 @@ import (
 	"syscall"
 
 	"capabilities.sh/capabilities/internal/quietlocale"
+	"capabilities.sh/capabilities/keychain"
 )
 
 func main() {
 	quietlocale.Restore()
-	noBusAutolaunch()
+	keychain.NoBusAutolaunch()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, processEnv())
 	stop()

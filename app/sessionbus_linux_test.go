@@ -10,25 +10,6 @@ import (
 	"testing"
 )
 
-func TestSessionBusOverride(t *testing.T) {
-	none, withBus, withFile := t.TempDir(), t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(withBus, "bus"), nil, 0o600)
-	os.WriteFile(filepath.Join(withFile, "dbus-session"), []byte("DBUS_SESSION_BUS_ADDRESS=unix:abstract=/tmp/x\n"), 0o600)
-	for _, tc := range []struct {
-		addr, dir, want string
-	}{
-		{"unix:path=/run/user/1000/bus", none, ""},
-		{"", none, "disabled:"},
-		{"autolaunch:", none, "disabled:"},
-		{"", withBus, ""},
-		{"", withFile, ""},
-	} {
-		if got := sessionBusOverride(tc.addr, tc.dir); got != tc.want {
-			t.Errorf("sessionBusOverride(%q, %s) = %q, want %q", tc.addr, tc.dir, got, tc.want)
-		}
-	}
-}
-
 // TestNoSessionBusLeftBehind runs doctor, which reads the keychain, where
 // there is no session bus: it says the keychain is unavailable, and no
 // process it started (a dbus-daemon and gnome-keyring-daemon autolaunched

@@ -82,6 +82,9 @@ func (k System) ServiceName() string {
 // operation timed out.
 const unavailableFor = time.Minute
 
+// noBusOnce applies NoBusAutolaunch before the first operation.
+var noBusOnce sync.Once
+
 var breaker struct {
 	mu    sync.Mutex
 	until time.Time
@@ -91,6 +94,7 @@ var breaker struct {
 // do runs f within the timeout. The operation itself cannot be cancelled:
 // after a timeout its goroutine ends whenever the keychain answers.
 func (s System) do(op, key string, f func() error) error {
+	noBusOnce.Do(NoBusAutolaunch)
 	breaker.mu.Lock()
 	if time.Now().Before(breaker.until) {
 		cause := breaker.cause

@@ -1,4 +1,4 @@
-package main
+package keychain
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 )
 
-// noBusAutolaunch keeps the D-Bus clients of this process (the keychain's,
+// NoBusAutolaunch keeps the D-Bus clients of this process (the keychain's,
 // the tray's) from autolaunching a session bus where there is none. Without
 // a session bus address godbus runs dbus-launch, whose dbus-daemon, and the
 // gnome-keyring-daemon that daemon activates, outlive the command: two
@@ -14,8 +14,11 @@ import (
 // session. When the environment names no session bus and godbus would find
 // none in the user's runtime folder, the address is set to one that does
 // not connect, so the keychain reports itself unavailable with its hint
-// (doctor shows it) and nothing is started.
-func noBusAutolaunch() {
+// (doctor shows it) and nothing is started. A program calls it before it
+// starts any D-Bus client; the keychain calls it before its first
+// operation, for a program that does not (the tests of any package that
+// reach the keychain).
+func NoBusAutolaunch() {
 	if addr := sessionBusOverride(os.Getenv("DBUS_SESSION_BUS_ADDRESS"), filepath.Join("/run/user", fmt.Sprint(os.Getuid()))); addr != "" {
 		os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	}

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package main
-
-// noBusAutolaunch: only Linux reaches its keychain and tray over a D-Bus
-// session bus that a client could autolaunch.
-func noBusAutolaunch() {}

@@ -12,7 +12,17 @@ inner='
 	set -e
 	# A fresh keyring in a throwaway home-like folder.
 	export XDG_DATA_HOME="$(mktemp -d)"
-	echo -n test-keyring-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+	keyring_log="$XDG_DATA_HOME/gnome-keyring.log"
+	echo -n test-keyring-password | gnome-keyring-daemon --unlock --components=secrets >"$keyring_log" 2>&1 || true
+	# The unlocked keyring must own the Secret Service: one the bus starts
+	# on demand instead is locked, and every keychain test fails with
+	# "failed to unlock". Say why here (often: no inotify instance left,
+	# fs.inotify.max_user_instances, held by daemons left running).
+	if command -v gdbus >/dev/null && ! gdbus wait --session --timeout 10 org.freedesktop.secrets; then
+		echo "with-session.sh: gnome-keyring-daemon did not take the Secret Service; its output:" >&2
+		cat "$keyring_log" >&2
+		exit 1
+	fi
 	if [ "${CAPABILITIES_NO_TRAY_HOST:-}" != 1 ] && command -v xfce4-panel >/dev/null; then
 		# The panel keeps its configuration in throwaway folders too.
 		panel_home="$(mktemp -d)"

@@ -111,11 +111,11 @@ func Describe(catalog []Tool, targets []string, opts *Options) (Result, error) {
 	return NewCatalog(catalog).Describe(targets, opts)
 }
 
-// Catalog is a catalog whose namespace indexes (parsed schemas and type
-// names) are built on first use and kept: describing one tool of a
-// namespace of hundreds parses every schema of that namespace once, not on
-// every call. An index is read-only once built, so a Catalog is safe for
-// concurrent use.
+// Catalog is a catalog whose namespace indexes (type names) are built on
+// first use and kept: describing one tool of a namespace of hundreds
+// parses every schema of that namespace once, to name its types, not on
+// every call. Later calls parse again only the schemas they declare. An
+// index is read-only once built, so a Catalog is safe for concurrent use.
 type Catalog struct {
 	tools   []Tool
 	mu      sync.Mutex
@@ -134,7 +134,7 @@ func (c *Catalog) index(ns string) *nsIndex {
 	if ix, ok := c.indexes[ns]; ok {
 		return ix
 	}
-	ix := newIndex(ns, c.tools)
+	ix := newIndex(ns, c.tools).seal()
 	if len(ix.tools) == 0 {
 		ix = nil
 	}
@@ -153,14 +153,17 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 		return Result{}, errors.New("no targets")
 	}
 
-	indexes := map[string]*nsIndex{} // the namespaces this call uses
-	index := func(ns string) *nsIndex {
+	indexes := map[string]*nsView{} // the namespaces this call uses
+	index := func(ns string) *nsView {
 		if ix, ok := indexes[ns]; ok {
 			return ix
 		}
-		ix := c.index(ns)
-		indexes[ns] = ix
-		return ix
+		var v *nsView
+		if ix := c.index(ns); ix != nil {
+			v = ix.view()
+		}
+		indexes[ns] = v
+		return v
 	}
 
 	var nsOrder []string
@@ -206,7 +209,7 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 				primary = append(primary, unit{typ: ix.types[rest], order: [2]int{ti, 0}, primary: true})
 			}
 		default:
-			return Result{}, unknownTarget(target, catalog, ix)
+			return Result{}, unknownTarget(target, catalog, ix.nsIndex)
 		}
 	}
 
@@ -333,7 +336,7 @@ func withDepth(units []unit, depth int) []unit {
 	return out
 }
 
-func nsOf(indexes map[string]*nsIndex, u unit) string {
+func nsOf(indexes map[string]*nsView, u unit) string {
 	for ns, ix := range indexes {
 		if ix == nil {
 			continue
@@ -350,7 +353,7 @@ func nsOf(indexes map[string]*nsIndex, u unit) string {
 
 // assembler renders a set of units into the final text.
 type assembler struct {
-	indexes map[string]*nsIndex
+	indexes map[string]*nsView
 	nsOrder []string
 	dropped []string // addresses left out entirely, for the closing note
 	budget  int      // the note lists names while the text fits this
@@ -473,7 +476,7 @@ var describeSteps = func() []struct {
 
 // renderNamespace declares the methods of one namespace and the named
 // types they need, and returns the names it had to leave out.
-func renderNamespace(ix *nsIndex, units []unit) (string, []string) {
+func renderNamespace(ix *nsView, units []unit) (string, []string) {
 	var b strings.Builder
 	var cuts []string
 	methods := false
@@ -602,7 +605,7 @@ func (r *renderer) input(ti *toolInfo, ind int) (expr, bool) {
 	if ti.input == nil {
 		return prim("{}"), true
 	}
-	root := ti.input.root
+	root := r.ix.root(ti.input)
 	t := r.typ(ti.input, root, 1, ind)
 	optional := false
 	if o, ok := root.(*object); ok {
@@ -627,9 +630,10 @@ func (r *renderer) result(ti *toolInfo) string {
 // declare renders a named type inside a declare namespace block.
 func (r *renderer) declare(nt *namedType) string {
 	var b strings.Builder
-	r.root = nt.node
-	writeDoc(&b, docLines(nt.node, nt.name), 1)
-	t := r.typ(nt.doc, nt.node, 1, 1)
+	node := r.ix.node(nt)
+	r.root = node
+	writeDoc(&b, docLines(node, nt.name), 1)
+	t := r.typ(nt.doc, node, 1, 1)
 	if t.obj {
 		fmt.Fprintf(&b, "\tinterface %s %s\n", nt.name, t.s)
 	} else {

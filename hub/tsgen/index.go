@@ -12,16 +12,22 @@ import (
 // with properties, named by its path from the nearest named ancestor.
 // Names depend only on the catalog, never on the budget or the targets, so
 // a name printed by one describe call resolves in the next.
+//
+// Naming needs every schema of the namespace decoded at once, but an index
+// keeps none of those trees: each document records its named objects by
+// position (schemaDoc.named), and a call decodes again only the documents
+// it renders (nsView). GitHub's 1,222 operations decode to some 20 MB of
+// trees; their names take well under one.
 type nsIndex struct {
 	name   string
 	tools  []*toolInfo
 	byName map[string]*toolInfo
 
-	names map[*object]string // schema node -> type name
 	types map[string]*namedType
 	order []string // type names in assignment order
 	// canon holds, per type name, the key that lets another node share
-	// the name; computed only when a second node asks for the name.
+	// the name; computed only when a second node asks for the name, and
+	// dropped once the index is built.
 	canon map[string]func() string
 }
 
@@ -36,17 +42,126 @@ type toolInfo struct {
 type namedType struct {
 	name string
 	doc  *schemaDoc
+	// node is the node while the index is built, and afterwards when it
+	// is not an object; an object is found again by its position in doc,
+	// ord (-1 until the index is sealed, and for a node not an object).
 	node any
+	ord  int
 }
 
-func newIndex(ns string, catalog []Tool) *nsIndex {
+// nodeName names the object at position ord of a document, counting its
+// objects in document order from 0 (eachObject).
+type nodeName struct {
+	ord  int
+	name string
+}
+
+// nsView is an index as one call sees it: the documents it decoded, and
+// the names of their objects. A view is used by one goroutine.
+type nsView struct {
+	*nsIndex
+	names map[*object]string   // schema node -> type name
+	trees map[*schemaDoc]*tree // decoded documents
+}
+
+// tree is a decoded document and its named objects by position.
+type tree struct {
+	root  any
+	byOrd map[int]*object
+}
+
+// view is a fresh view of a built index.
+func (ix *nsIndex) view() *nsView {
+	return &nsView{nsIndex: ix, names: map[*object]string{}, trees: map[*schemaDoc]*tree{}}
+}
+
+// root decodes d, unless this view already has, and names its objects.
+func (v *nsView) root(d *schemaDoc) any {
+	if t, ok := v.trees[d]; ok {
+		return t.root
+	}
+	root, _ := parseSchema(d.raw, nil) // it parsed when the index was built
+	t := &tree{root: root, byOrd: map[int]*object{}}
+	named := d.named
+	eachObject(root, func(ord int, o *object) {
+		if len(named) > 0 && named[0].ord == ord {
+			v.names[o] = named[0].name
+			t.byOrd[ord] = o
+			named = named[1:]
+		}
+	})
+	v.trees[d] = t
+	return root
+}
+
+// node is a named type's schema node, from its document.
+func (v *nsView) node(nt *namedType) any {
+	if nt.ord < 0 {
+		return nt.node
+	}
+	v.root(nt.doc)
+	return v.trees[nt.doc].byOrd[nt.ord]
+}
+
+// eachObject calls f with every object below n, n included, in document
+// order, numbering them from 0.
+func eachObject(n any, f func(ord int, o *object)) {
+	ord := 0
+	var walk func(n any)
+	walk = func(n any) {
+		switch c := n.(type) {
+		case *object:
+			f(ord, c)
+			ord++
+			for _, e := range c.vals {
+				walk(e)
+			}
+		case []any:
+			for _, e := range c {
+				walk(e)
+			}
+		}
+	}
+	walk(n)
+}
+
+// seal records, for each document, its named objects by position, and
+// lets go of the trees: what is left is the index a Catalog keeps.
+func (v *nsView) seal() *nsIndex {
+	ix := v.nsIndex
+	for _, d := range ix.docs() {
+		eachObject(v.trees[d].root, func(ord int, o *object) {
+			name, ok := v.names[o]
+			if !ok {
+				return
+			}
+			d.named = append(d.named, nodeName{ord, name})
+			if nt := ix.types[name]; nt.node == any(o) {
+				nt.ord = ord
+			}
+		})
+		d.named = exact(d.named)
+	}
+	for _, nt := range ix.types {
+		if _, ok := nt.node.(*object); ok {
+			nt.node = nil
+		}
+	}
+	ix.canon = nil
+	return ix
+}
+
+// newIndex indexes namespace ns of catalog. It returns the view the index
+// was built with, which holds every document decoded; seal keeps the index
+// without them.
+func newIndex(ns string, catalog []Tool) *nsView {
 	ix := &nsIndex{
 		name:   ns,
 		byName: map[string]*toolInfo{},
-		names:  map[*object]string{},
 		types:  map[string]*namedType{},
 		canon:  map[string]func() string{},
 	}
+	v := ix.view()
 	// The schemas of a namespace repeat their keywords, and often their
 	// property names and descriptions: each text is held once.
 	strs := map[string]any{}
@@ -59,10 +174,12 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 		}
 		ti := &toolInfo{tool: t, pascal: pascal(t.Name)}
 		if root, ok := parseSchema(t.InputSchema, strs); ok {
-			ti.input = &schemaDoc{root: root}
+			ti.input = &schemaDoc{raw: t.InputSchema}
+			v.trees[ti.input] = &tree{root: root}
 		}
 		if root, ok := parseSchema(t.OutputSchema, strs); ok {
-			ti.output = &schemaDoc{root: root}
+			ti.output = &schemaDoc{raw: t.OutputSchema}
+			v.trees[ti.output] = &tree{root: root}
 		}
 		ix.tools = append(ix.tools, ti)
 		ix.byName[t.Name] = ti
@@ -71,19 +188,19 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 	// Roots first, so that they keep their natural names.
 	for _, ti := range ix.tools {
 		if ti.input != nil {
-			ti.input.rootName = ix.claim(ti.pascal+"Input", ti.input, ti.input.root, nil)
+			ti.input.rootName = v.claim(ti.pascal+"Input", ti.input, v.root(ti.input), nil)
 		}
 		if ti.output != nil {
 			name := ti.pascal + "Result"
-			if title := kwString(ti.output.root, "title"); isIdent(title) {
+			root := v.root(ti.output)
+			if title := kwString(root, "title"); isIdent(title) {
 				name = title
 			}
-			root := ti.output.root
 			key := lazyKey(func() string { return "result:" + encodeJSON(root) })
 			if _, taken := ix.types[name]; taken && !ix.sameKey(name, key) {
 				name = ti.pascal + "Result"
 			}
-			ti.output.rootName = ix.claim(name, ti.output, root, key)
+			ti.output.rootName = v.claim(name, ti.output, root, key)
 		}
 	}
 	docs := ix.docs()
@@ -91,7 +208,7 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 	// their names.
 	for _, d := range docs {
 		for _, section := range []string{"$defs", "definitions"} {
-			defs := kwObject(d.root, section)
+			defs := kwObject(v.root(d), section)
 			if defs == nil {
 				continue
 			}
@@ -103,18 +220,18 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 				if _, taken := ix.types[name]; taken && !ix.sameKey(name, key) {
 					name = d.rootName + pascal(k)
 				}
-				ix.claim(name, d, defs.vals[i], key)
+				v.claim(name, d, defs.vals[i], key)
 			}
 		}
 	}
 	// Then nested objects, by path.
 	for _, d := range docs {
-		ix.walk(d, d.root, d.rootName, true)
+		v.walk(d, v.root(d), d.rootName, true)
 		for _, section := range []string{"$defs", "definitions"} {
-			if defs := kwObject(d.root, section); defs != nil {
+			if defs := kwObject(v.root(d), section); defs != nil {
 				for i := range defs.keys {
 					if o, ok := defs.vals[i].(*object); ok {
-						ix.walk(d, o, ix.names[o], true)
+						v.walk(d, o, v.names[o], true)
 					}
 				}
 			}
@@ -122,9 +239,9 @@ func newIndex(ns string, catalog []Tool) *nsIndex {
 	}
 	// Last, reference targets that no rule above named.
 	for _, d := range docs {
-		ix.nameRefTargets(d, d.root)
+		v.nameRefTargets(d, v.root(d))
 	}
-	return ix
+	return v
 }
 
 func (ix *nsIndex) docs() []*schemaDoc {
@@ -175,9 +292,10 @@ func (ix *nsIndex) sameKey(name string, key func() string) bool {
 // claim gives node a name, preferring want. A name already given to
 // another node is reused when both carry the same key (the same schema
 // text); otherwise a number is appended. A nil key never shares.
-func (ix *nsIndex) claim(want string, d *schemaDoc, node any, key func() string) string {
+func (v *nsView) claim(want string, d *schemaDoc, node any, key func() string) string {
+	ix := v.nsIndex
 	if o, ok := node.(*object); ok {
-		if name, ok := ix.names[o]; ok {
+		if name, ok := v.names[o]; ok {
 			return name
 		}
 	}
@@ -188,26 +306,26 @@ func (ix *nsIndex) claim(want string, d *schemaDoc, node any, key func() string)
 		}
 		if ix.sameKey(name, key) {
 			if o, ok := node.(*object); ok {
-				ix.names[o] = name
+				v.names[o] = name
 			}
 			return name
 		}
 		name = want + strconv.Itoa(i)
 	}
-	ix.types[name] = &namedType{name: name, doc: d, node: node}
+	ix.types[name] = &namedType{name: name, doc: d, node: node, ord: -1}
 	ix.order = append(ix.order, name)
 	if key != nil {
 		ix.canon[name] = key
 	}
 	if o, ok := node.(*object); ok {
-		ix.names[o] = name
+		v.names[o] = name
 	}
 	return name
 }
 
 // walk names the object literals below n, following the same structure as
 // the renderer. name is n's own name ("" when n has none).
-func (ix *nsIndex) walk(d *schemaDoc, n any, name string, root bool) {
+func (v *nsView) walk(d *schemaDoc, n any, name string, root bool) {
 	o, ok := n.(*object)
 	if !ok {
 		return
@@ -215,45 +333,45 @@ func (ix *nsIndex) walk(d *schemaDoc, n any, name string, root bool) {
 	if !root && isObjectLiteral(o) {
 		// Identical nested schemas at the same path (shared definitions,
 		// repeated result types) share the name.
-		name = ix.claim(name, d, o, lazyKey(func() string { return "path:" + encodeJSON(o) }))
+		name = v.claim(name, d, o, lazyKey(func() string { return "path:" + encodeJSON(o) }))
 	}
 	if props := kwObject(o, "properties"); props != nil {
 		for i, k := range props.keys {
-			ix.walk(d, props.vals[i], name+pascal(k), false)
+			v.walk(d, props.vals[i], name+pascal(k), false)
 		}
 	}
 	if ap, ok := o.get("additionalProperties"); ok {
-		ix.walk(d, ap, name+"Value", false)
+		v.walk(d, ap, name+"Value", false)
 	}
 	if pp := kwObject(o, "patternProperties"); pp != nil {
 		for i := range pp.keys {
-			ix.walk(d, pp.vals[i], name+"Value"+suffix(i, len(pp.keys)), false)
+			v.walk(d, pp.vals[i], name+"Value"+suffix(i, len(pp.keys)), false)
 		}
 	}
 	if items, ok := o.get("items"); ok {
 		if arr, ok := items.([]any); ok {
 			for i, e := range arr {
-				ix.walk(d, e, name+"Item"+strconv.Itoa(i+1), false)
+				v.walk(d, e, name+"Item"+strconv.Itoa(i+1), false)
 			}
 		} else {
-			ix.walk(d, items, name+"Item", false)
+			v.walk(d, items, name+"Item", false)
 		}
 	}
 	for i, e := range kwArray(o, "prefixItems") {
-		ix.walk(d, e, name+"Item"+strconv.Itoa(i+1), false)
+		v.walk(d, e, name+"Item"+strconv.Itoa(i+1), false)
 	}
 	for _, k := range []string{"additionalItems"} {
-		if v, ok := o.get(k); ok {
-			ix.walk(d, v, name+"Item", false)
+		if e, ok := o.get(k); ok {
+			v.walk(d, e, name+"Item", false)
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		for i, e := range kwArray(o, k) {
-			ix.walk(d, e, name+"Option"+strconv.Itoa(i+1), false)
+			v.walk(d, e, name+"Option"+strconv.Itoa(i+1), false)
 		}
 	}
 	for i, e := range kwArray(o, "allOf") {
-		ix.walk(d, e, name+"Part"+strconv.Itoa(i+1), false)
+		v.walk(d, e, name+"Part"+strconv.Itoa(i+1), false)
 	}
 }
 
@@ -264,30 +382,30 @@ func suffix(i, n int) string {
 	return strconv.Itoa(i + 1)
 }
 
-func (ix *nsIndex) nameRefTargets(d *schemaDoc, n any) {
+func (v *nsView) nameRefTargets(d *schemaDoc, n any) {
 	switch c := n.(type) {
 	case *object:
 		if ref := kwString(c, "$ref"); ref != "" {
-			if target, ok := d.resolve(ref); ok {
-				if o, ok := target.(*object); ok && ix.names[o] == "" {
-					ix.claim(d.rootName+pascal(ref), d, o, nil)
+			if target, ok := v.resolve(d, ref); ok {
+				if o, ok := target.(*object); ok && v.names[o] == "" {
+					v.claim(d.rootName+pascal(ref), d, o, nil)
 				}
 			}
 		}
-		for _, v := range c.vals {
-			ix.nameRefTargets(d, v)
+		for _, e := range c.vals {
+			v.nameRefTargets(d, e)
 		}
 	case []any:
 		for _, e := range c {
-			ix.nameRefTargets(d, e)
+			v.nameRefTargets(d, e)
 		}
 	}
 }
 
 // nameOf returns the type name of a node, "" when it has none.
-func (ix *nsIndex) nameOf(n any) string {
+func (v *nsView) nameOf(n any) string {
 	if o, ok := n.(*object); ok {
-		return ix.names[o]
+		return v.names[o]
 	}
 	return ""
 }

@@ -46,7 +46,7 @@ type typeUse struct {
 // recorded in cuts); a named type mentioned at level l is worth showing
 // with depth-l+1 levels of its own (recorded in uses).
 type renderer struct {
-	ix    *nsIndex
+	ix    *nsView
 	depth int
 	// oneLine renders without line breaks or comments, for search.
 	oneLine bool
@@ -202,7 +202,7 @@ func jsonType(v any) string {
 }
 
 func (r *renderer) ref(d *schemaDoc, ref string, lvl, ind int) expr {
-	target, ok := d.resolve(ref)
+	target, ok := r.ix.resolve(d, ref)
 	if !ok {
 		return tUnknown
 	}
@@ -508,7 +508,7 @@ func tabs(n int) string { return strings.Repeat("\t", n) }
 func (r *renderer) propDoc(d *schemaDoc, s any, name string) []string {
 	lines := docLines(s, name)
 	if ref := kwString(s, "$ref"); ref != "" && kwString(s, "description") == "" && kwString(s, "title") == "" {
-		if target, ok := d.resolve(ref); ok && inlineable(d, target) {
+		if target, ok := r.ix.resolve(d, ref); ok && inlineable(d, target) {
 			lines = append(docLines(target, name), lines...)
 		}
 	}

@@ -109,17 +109,21 @@ func structural(n any) bool {
 	return false
 }
 
-// schemaDoc is one parsed schema document (a tool's input or output
-// schema); $ref pointers resolve against its root.
+// schemaDoc is one schema document (a tool's input or output schema),
+// which a view decodes (nsView.root); $ref pointers resolve against its
+// root.
 type schemaDoc struct {
-	root any
+	raw []byte // the schema's JSON, the catalog's own
 	// rootName is the type name of the root: <Tool>Input or the result name.
 	rootName string
+	// named lists the document's named objects by position, in order;
+	// set when the index is sealed.
+	named []nodeName
 }
 
 // resolve follows a local reference ("#", "#/$defs/Node", any JSON
-// pointer, or "#name" for a $anchor).
-func (d *schemaDoc) resolve(ref string) (any, bool) {
+// pointer, or "#name" for a $anchor) in document d.
+func (v *nsView) resolve(d *schemaDoc, ref string) (any, bool) {
 	if !strings.HasPrefix(ref, "#") {
 		return nil, false
 	}
@@ -127,13 +131,14 @@ func (d *schemaDoc) resolve(ref string) (any, bool) {
 	if u, err := url.PathUnescape(frag); err == nil {
 		frag = u
 	}
+	root := v.root(d)
 	if frag == "" {
-		return d.root, true
+		return root, true
 	}
 	if !strings.HasPrefix(frag, "/") {
-		return findAnchor(d.root, frag)
+		return findAnchor(root, frag)
 	}
-	cur := d.root
+	cur := root
 	for _, seg := range strings.Split(frag[1:], "/") {
 		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {

@@ -48,7 +48,7 @@ func Signature(t Tool) string {
 		return s
 	}
 	// Keep as many leading fields as fit.
-	o, _ := ti.input.root.(*object)
+	o, _ := ix.root(ti.input).(*object)
 	fields := r.fields(ti.input, o, 1, 0)
 	shown := ""
 	for i := range fields {

@@ -17,8 +17,9 @@ func renderType(t *testing.T, schema string) string {
 	if d == nil {
 		t.Fatalf("schema did not parse: %s", schema)
 	}
-	r := &renderer{ix: ix, depth: unlimited, qualify: "ns.", root: d.root}
-	return r.typ(d, d.root, 1, 0).s
+	root := ix.root(d)
+	r := &renderer{ix: ix, depth: unlimited, qualify: "ns.", root: root}
+	return r.typ(d, root, 1, 0).s
 }
 
 func TestTranslate(t *testing.T) {

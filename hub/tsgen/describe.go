@@ -213,10 +213,10 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 		}
 	}
 
-	a := &assembler{indexes: indexes, nsOrder: nsOrder, budget: budget}
+	a := &assembler{indexes: indexes, nsOrder: nsOrder, budget: budget, count: lineCounter{}}
 	fits := func(units []unit) (string, []string, int, bool) {
 		text, omitted := a.render(units)
-		n := BudgetTokens(text)
+		n := a.count.budgetTokens(text)
 		return text, omitted, n, n <= budget
 	}
 
@@ -325,7 +325,7 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 	}
 	a.dropped = dropped
 	text, omitted := a.render(chosen)
-	return Result{Text: text, Tokens: Tokens(text), Omitted: omitted}, nil
+	return Result{Text: text, Tokens: a.count.tokens(text), Omitted: omitted}, nil
 }
 
 func withDepth(units []unit, depth int) []unit {
@@ -357,6 +357,7 @@ type assembler struct {
 	nsOrder []string
 	dropped []string // addresses left out entirely, for the closing note
 	budget  int      // the note lists names while the text fits this
+	count   lineCounter
 }
 
 func (a *assembler) render(units []unit) (string, []string) {
@@ -401,12 +402,12 @@ func (a *assembler) render(units []unit) (string, []string) {
 		// As many names as fit, the rest counted.
 		text := b.String()
 		n := min(noteNames, len(omitted))
-		if a.budget > 0 && BudgetTokens(text) > a.budget {
+		if a.budget > 0 && a.count.budgetTokens(text) > a.budget {
 			n = 0 // it does not fit anyway
 		}
 		for ; ; n-- {
 			note := notShown(omitted, n)
-			if n == 0 || a.budget <= 0 || BudgetTokens(text+note) <= a.budget {
+			if n == 0 || a.budget <= 0 || a.count.budgetTokens(text+note) <= a.budget {
 				b.WriteString(note)
 				break
 			}

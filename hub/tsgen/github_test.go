@@ -219,3 +219,42 @@ func BenchmarkDescribeGitHub(b *testing.B) {
 		})
 	}
 }
+
+// TestLineCounter: counting a text line by line, where lineCounter cuts
+// it, gives Tokens's count of the whole, over declarations of every
+// fixture and of GitHub's operations at every budget and in full, and
+// over texts made to join lines.
+func TestLineCounter(t *testing.T) {
+	texts := []string{
+		"", "\n", "a\n", "a;\n/b", "x\n\n\ty", "x \n\t\n y", "*/\n/** a */\n", "};\n\tfoo: string;\n}\n",
+		"a\n\u00a0b\n", "a\n\t\v\nb", "a\n\t\u3000\nb", "a\r\nb\r\n\r\nc", "x\n  \n", "a\n\t", "é\n\tß\n漢字\n\tかな\n",
+		"1234\n5678\n", "don't\n've\n", "a\n\x80b\n\xff\n", "  \n\n  x\n//y\n",
+	}
+	catalog := append(loadCatalog(t), githubTools(t)...)
+	seen := map[string]bool{}
+	var targets []string
+	for i, tool := range catalog {
+		if !seen[tool.Namespace] {
+			seen[tool.Namespace] = true
+			targets = append(targets, tool.Namespace)
+		}
+		if tool.Namespace != "gh" || i%40 == 0 {
+			targets = append(targets, tool.Namespace+"."+tool.Name)
+		}
+	}
+	c := NewCatalog(catalog)
+	for _, target := range targets {
+		for _, budget := range []int{100, DefaultBudget, 1 << 30} {
+			res, err := c.Describe([]string{target}, &Options{Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, res.Text)
+		}
+	}
+	for _, s := range texts {
+		if got, want := (lineCounter{}).tokens(s), Tokens(s); got != want {
+			t.Errorf("%d tokens line by line, %d whole: %q", got, want, s)
+		}
+	}
+}

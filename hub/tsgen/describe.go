@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -128,19 +129,29 @@ func NewCatalog(tools []Tool) *Catalog {
 	return &Catalog{tools: tools, indexes: map[string]*nsIndex{}}
 }
 
-func (c *Catalog) index(ns string) *nsIndex {
+// index is namespace ns's index, built on first use; built reports that
+// this call built it.
+func (c *Catalog) index(ns string) (ix *nsIndex, built bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ix, ok := c.indexes[ns]; ok {
-		return ix
+		return ix, false
 	}
-	ix := newIndex(ns, c.tools).seal()
+	ix = newIndex(ns, c.tools).seal()
 	if len(ix.tools) == 0 {
 		ix = nil
 	}
 	c.indexes[ns] = ix
-	return ix
+	return ix, true
 }
+
+// releaseAfter is the size of a namespace's schemas from which the call
+// that builds its index returns the memory it used to the system when it
+// ends: naming the types decodes every schema, for GitHub's 7 MB some 20
+// MB of trees and ten times as much garbage, which would otherwise go
+// back over the seconds the runtime takes, or stay as room for the heap
+// to grow into.
+const releaseAfter = 2 << 20
 
 // Describe is the package's Describe over the catalog.
 func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
@@ -153,14 +164,24 @@ func (c *Catalog) Describe(targets []string, opts *Options) (Result, error) {
 		return Result{}, errors.New("no targets")
 	}
 
+	release := false
+	defer func() {
+		if release {
+			debug.FreeOSMemory()
+		}
+	}()
 	indexes := map[string]*nsView{} // the namespaces this call uses
 	index := func(ns string) *nsView {
 		if ix, ok := indexes[ns]; ok {
 			return ix
 		}
 		var v *nsView
-		if ix := c.index(ns); ix != nil {
+		ix, built := c.index(ns)
+		if ix != nil {
 			v = ix.view()
+			if built && ix.schemaBytes() >= releaseAfter {
+				release = true
+			}
 		}
 		indexes[ns] = v
 		return v

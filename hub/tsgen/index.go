@@ -3,6 +3,7 @@ package tsgen
 import (
 	"crypto/sha256"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -126,28 +127,61 @@ func eachObject(n any, f func(ord int, o *object)) {
 }
 
 // seal records, for each document, its named objects by position, and
-// lets go of the trees: what is left is the index a Catalog keeps.
+// returns the index without the trees: what a Catalog keeps. The index is
+// copied anew, so that what it keeps does not sit scattered among the
+// trees' memory, each piece holding on to a page the trees left.
 func (v *nsView) seal() *nsIndex {
-	ix := v.nsIndex
-	for _, d := range ix.docs() {
+	old := v.nsIndex
+	strs := map[string]string{}
+	clone := func(s string) string {
+		c, ok := strs[s]
+		if !ok {
+			c = strings.Clone(s)
+			strs[s] = c
+		}
+		return c
+	}
+	docs := map[*schemaDoc]*schemaDoc{}
+	seal := func(d *schemaDoc) *schemaDoc {
+		if d == nil {
+			return nil
+		}
+		c := &schemaDoc{raw: d.raw, rootName: clone(d.rootName)}
 		eachObject(v.trees[d].root, func(ord int, o *object) {
 			name, ok := v.names[o]
 			if !ok {
 				return
 			}
-			d.named = append(d.named, nodeName{ord, name})
-			if nt := ix.types[name]; nt.node == any(o) {
+			c.named = append(c.named, nodeName{ord, clone(name)})
+			if nt := old.types[name]; nt.node == any(o) {
 				nt.ord = ord
 			}
 		})
-		d.named = exact(d.named)
+		c.named = exact(c.named)
+		docs[d] = c
+		return c
 	}
-	for _, nt := range ix.types {
-		if _, ok := nt.node.(*object); ok {
-			nt.node = nil
+	ix := &nsIndex{
+		name:   old.name,
+		tools:  make([]*toolInfo, len(old.tools)),
+		byName: make(map[string]*toolInfo, len(old.tools)),
+		types:  make(map[string]*namedType, len(old.types)),
+		order:  make([]string, len(old.order)),
+	}
+	for i, ti := range old.tools {
+		c := &toolInfo{tool: ti.tool, pascal: clone(ti.pascal), input: seal(ti.input), output: seal(ti.output)}
+		ix.tools[i] = c
+		ix.byName[c.tool.Name] = c
+	}
+	for i, name := range old.order {
+		nt := old.types[name]
+		c := &namedType{name: clone(name), doc: docs[nt.doc], ord: nt.ord}
+		if _, ok := nt.node.(*object); !ok {
+			c.node, c.ord = nt.node, -1
 		}
+		ix.types[c.name] = c
+		ix.order[i] = c.name
 	}
-	ix.canon = nil
 	return ix
 }
 
@@ -242,6 +276,15 @@ func newIndex(ns string, catalog []Tool) *nsView {
 		v.nameRefTargets(d, v.root(d))
 	}
 	return v
+}
+
+// schemaBytes is the size of the namespace's schemas.
+func (ix *nsIndex) schemaBytes() int {
+	n := 0
+	for _, d := range ix.docs() {
+		n += len(d.raw)
+	}
+	return n
 }
 
 func (ix *nsIndex) docs() []*schemaDoc {

@@ -1,6 +1,7 @@
 package tsgen
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"strconv"
 	"strings"
@@ -230,7 +231,7 @@ func newIndex(ns string, catalog []Tool) *nsView {
 			if title := kwString(root, "title"); isIdent(title) {
 				name = title
 			}
-			key := lazyKey(func() string { return "result:" + encodeJSON(root) })
+			key := lazyKey(func(w jsonWriter) { w.WriteString("result:"); writeJSON(w, root) })
 			if _, taken := ix.types[name]; taken && !ix.sameKey(name, key) {
 				name = ti.pascal + "Result"
 			}
@@ -247,7 +248,7 @@ func newIndex(ns string, catalog []Tool) *nsView {
 				continue
 			}
 			section := section
-			all := lazyKey(func() string { return section + ":" + encodeJSON(defs) })
+			all := lazyKey(func(w jsonWriter) { w.WriteString(section + ":"); writeJSON(w, defs) })
 			for i, k := range defs.keys {
 				key := func() string { return all() + "/" + k }
 				name := pascal(k)
@@ -318,11 +319,15 @@ func parseSchema(raw []byte, strs map[string]any) (any, bool) {
 }
 
 // lazyKey memoizes a sharing key. Keys are compared, never shown, and may
-// be a schema's whole text: what is kept is their SHA-256.
-func lazyKey(f func() string) func() string {
+// be a schema's whole text: write writes the text straight into a SHA-256,
+// which is what is kept.
+func lazyKey(write func(w jsonWriter)) func() string {
 	return sync.OnceValue(func() string {
-		sum := sha256.Sum256([]byte(f()))
-		return string(sum[:])
+		h := sha256.New()
+		w := bufio.NewWriter(h)
+		write(w)
+		w.Flush() // a hash takes every write
+		return string(h.Sum(nil))
 	})
 }
 
@@ -376,7 +381,7 @@ func (v *nsView) walk(d *schemaDoc, n any, name string, root bool) {
 	if !root && isObjectLiteral(o) {
 		// Identical nested schemas at the same path (shared definitions,
 		// repeated result types) share the name.
-		name = v.claim(name, d, o, lazyKey(func() string { return "path:" + encodeJSON(o) }))
+		name = v.claim(name, d, o, lazyKey(func(w jsonWriter) { w.WriteString("path:"); writeJSON(w, o) }))
 	}
 	if props := kwObject(o, "properties"); props != nil {
 		for i, k := range props.keys {

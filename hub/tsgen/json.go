@@ -184,7 +184,14 @@ func encodeJSON(v any) string {
 	return b.String()
 }
 
-func writeJSON(b *strings.Builder, v any) {
+// jsonWriter is where writeJSON writes: a strings.Builder, or a
+// bufio.Writer in front of a hash.
+type jsonWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+func writeJSON(b jsonWriter, v any) {
 	switch t := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -197,7 +204,7 @@ func writeJSON(b *strings.Builder, v any) {
 	case json.Number:
 		b.WriteString(t.String())
 	case string:
-		b.WriteString(quote(t))
+		writeQuoted(b, t)
 	case []any:
 		b.WriteByte('[')
 		for i, e := range t {
@@ -213,7 +220,7 @@ func writeJSON(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(quote(k))
+			writeQuoted(b, k)
 			b.WriteByte(':')
 			writeJSON(b, t.vals[i])
 		}
@@ -221,9 +228,34 @@ func writeJSON(b *strings.Builder, v any) {
 	}
 }
 
+// writeQuoted writes quote(s).
+func writeQuoted(b jsonWriter, s string) {
+	if plain(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
+	b.WriteString(quote(s))
+}
+
+// plain reports whether s is printable ASCII without a quote or a
+// backslash: what a JSON string literal holds as it is.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // quote returns s as a JSON string literal, which is also a valid
 // TypeScript string literal.
 func quote(s string) string {
+	if plain(s) {
+		return `"` + s + `"`
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

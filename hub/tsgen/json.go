@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // object is a JSON object that remembers the order of its keys. JSON Schema
@@ -86,69 +85,119 @@ func parseJSON(data []byte) (any, error) { return parseJSONInterned(data, nil) }
 
 // parseJSONInterned is parseJSON that takes each object key and string
 // from strs when it has it, and adds it when not; nil strs takes none.
+//
+// It checks data with json.Valid, then reads the valid text directly: a
+// namespace's index decodes every schema of the namespace, and
+// encoding/json's token reader allocates several times the text it reads.
 func parseJSONInterned(data []byte, strs map[string]any) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec, strs)
-	if err != nil {
-		return nil, err
+	if !json.Valid(data) {
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("invalid JSON")
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	return v, nil
+	p := &jsonReader{data: data, strs: strs}
+	return p.value(), nil
 }
 
-func decodeValue(dec *json.Decoder, strs map[string]any) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &object{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key %v is not a string", kt)
-				}
-				v, err := decodeValue(dec, strs)
-				if err != nil {
-					return nil, err
-				}
-				o.set(intern(strs, k).(string), v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			o.keys, o.vals = exact(o.keys), exact(o.vals)
-			return o, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec, strs)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return exact(arr), nil
+// jsonReader reads a valid JSON text.
+type jsonReader struct {
+	data []byte
+	i    int
+	strs map[string]any
+}
+
+// next skips white space and returns the byte it stops at.
+func (p *jsonReader) next() byte {
+	for {
+		switch c := p.data[p.i]; c {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return c
 		}
-		return nil, fmt.Errorf("unexpected delimiter %v", t)
-	case string:
-		return intern(strs, t), nil
-	default:
-		return t, nil
 	}
+}
+
+func (p *jsonReader) value() any {
+	switch p.next() {
+	case '{':
+		p.i++
+		o := &object{}
+		if p.next() == '}' {
+			p.i++
+			return o
+		}
+		for {
+			p.next()
+			k := p.str()
+			p.next() // ':'
+			p.i++
+			v := p.value()
+			o.set(intern(p.strs, k).(string), v)
+			c := p.next() // ',' or '}'
+			p.i++
+			if c == '}' {
+				break
+			}
+		}
+		o.keys, o.vals = exact(o.keys), exact(o.vals)
+		return o
+	case '[':
+		p.i++
+		arr := []any{}
+		if p.next() == ']' {
+			p.i++
+			return arr
+		}
+		for {
+			arr = append(arr, p.value())
+			c := p.next() // ',' or ']'
+			p.i++
+			if c == ']' {
+				break
+			}
+		}
+		return exact(arr)
+	case '"':
+		return intern(p.strs, p.str())
+	case 't':
+		p.i += len("true")
+		return true
+	case 'f':
+		p.i += len("false")
+		return false
+	case 'n':
+		p.i += len("null")
+		return nil
+	}
+	start := p.i
+	for p.i < len(p.data) && strings.IndexByte("+-.0123456789eE", p.data[p.i]) >= 0 {
+		p.i++
+	}
+	return json.Number(p.data[start:p.i])
+}
+
+// str reads a string literal: its bytes when they need no decoding, else
+// as encoding/json decodes it.
+func (p *jsonReader) str() string {
+	start := p.i
+	escaped := false
+	for p.i++; p.data[p.i] != '"'; p.i++ {
+		if p.data[p.i] == '\\' {
+			escaped = true
+			p.i++
+		}
+	}
+	p.i++
+	lit := p.data[start:p.i]
+	if body := lit[1 : len(lit)-1]; !escaped && utf8.Valid(body) {
+		return string(body)
+	}
+	var s string
+	_ = json.Unmarshal(lit, &s) // a valid literal always decodes
+	return s
 }
 
 // intern is s as strs holds it, added when strs does not; s itself when

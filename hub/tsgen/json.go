@@ -13,10 +13,10 @@ import (
 // leaves property order unspecified, but authors list properties in the
 // order they mean them to be read, so declarations keep it.
 //
-// vals[i] is the value of keys[i]. A namespace's index holds every object
-// of its schemas (GitHub's 1,222 operations have about a million), so an
-// object is two slices, searched in order, and only one with more than
-// objectIndexed keys gets a map to find a key by.
+// vals[i] is the value of keys[i]. Naming a namespace's types decodes
+// every object of its schemas at once (GitHub's 1,222 operations have some
+// 84,000), so an object is two slices, searched in order, and only one
+// with more than objectIndexed keys gets a map to find a key by.
 type object struct {
 	keys []string
 	vals []any
@@ -215,9 +215,9 @@ func intern(strs map[string]any, s string) any {
 	return v
 }
 
-// exact is s in an array of its length: a parsed schema is kept for as
-// long as its namespace's index, and append's spare room would be kept
-// with it.
+// exact is s in an array of its length: while a namespace's index is
+// built, every schema of the namespace is held decoded, and append's
+// spare room would be held with it.
 func exact[T any](s []T) []T {
 	if cap(s) == len(s) {
 		return s

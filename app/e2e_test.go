@@ -24,6 +24,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
+	"capabilities.sh/capabilities/internal/proc"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -288,17 +289,8 @@ func (w *world) stopHub() {
 // killStrays kills every process left running in this home (a hub a shim
 // started, its sandbox workers), found by CAPABILITIES_HOME in /proc.
 func killStrays(home string) {
-	want := []byte("CAPABILITIES_HOME=" + home + "\x00")
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid := 0
-		if _, err := fmt.Sscan(d.Name(), &pid); err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
-		if err == nil && bytes.Contains(env, want) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+	for _, pid := range proc.WithEnv("CAPABILITIES_HOME=" + home) {
+		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
 

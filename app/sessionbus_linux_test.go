@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/internal/proc"
 )
 
 // TestNoSessionBusLeftBehind runs doctor, which reads the keychain, where
@@ -37,27 +38,7 @@ func TestNoSessionBusLeftBehind(t *testing.T) {
 	if !strings.Contains(string(out), "keychain unavailable") {
 		t.Errorf("doctor without a session bus:\n%s", out)
 	}
-	if left := processesWithEnv("CAPABILITIES_HOME=" + home); len(left) > 0 {
-		t.Errorf("processes left behind by doctor: %s", strings.Join(left, ", "))
+	if left := proc.WithEnv("CAPABILITIES_HOME=" + home); len(left) > 0 {
+		t.Errorf("processes left behind by doctor: %v", left)
 	}
-}
-
-// processesWithEnv lists "pid name" of the processes whose environment
-// holds kv.
-func processesWithEnv(kv string) []string {
-	want := []byte(kv + "\x00")
-	var out []string
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid := 0
-		if _, err := fmt.Sscan(d.Name(), &pid); err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
-		if err == nil && bytes.Contains(env, want) {
-			comm, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "comm"))
-			out = append(out, d.Name()+" "+strings.TrimSpace(string(comm)))
-		}
-	}
-	return out
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/internal/proc"
 )
 
 func TestSessionBusOverride(t *testing.T) {
@@ -62,7 +64,7 @@ func TestKeychainStartsNoSessionBus(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("%v\n%s", err, out)
 	}
-	if left := withEnv(marker); len(left) > 0 {
+	if left := proc.WithEnv(marker); len(left) > 0 {
 		for _, pid := range left {
 			if p, err := os.FindProcess(pid); err == nil {
 				p.Kill()
@@ -73,20 +75,3 @@ func TestKeychainStartsNoSessionBus(t *testing.T) {
 }
 
 const keychainChildEnv = "CAPABILITIES_KEYCHAIN_CHILD"
-
-// withEnv lists the processes but this one whose environment holds kv.
-func withEnv(kv string) []int {
-	var out []int
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid := 0
-		if _, err := fmt.Sscan(d.Name(), &pid); err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
-		if err == nil && strings.Contains(string(env), kv+"\x00") {
-			out = append(out, pid)
-		}
-	}
-	return out
-}

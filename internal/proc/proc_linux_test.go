@@ -3,6 +3,8 @@ package proc
 import (
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -22,5 +24,24 @@ func TestAliveZombie(t *testing.T) {
 	}
 	if Alive(cmd.Process.Pid) {
 		t.Errorf("zombie pid %d is alive", cmd.Process.Pid)
+	}
+}
+
+// TestWithEnv finds a child by an entry of its environment, and not by a
+// longer value that only begins with it.
+func TestWithEnv(t *testing.T) {
+	marker := "CAPABILITIES_PROC_TEST=" + strconv.Itoa(os.Getpid())
+	cmd := exec.Command("sleep", "30")
+	cmd.Env = append(os.Environ(), marker)
+	other := exec.Command("sleep", "30")
+	other.Env = append(os.Environ(), marker+"0")
+	for _, c := range []*exec.Cmd{cmd, other} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	}
+	if got := WithEnv(marker); !slices.Equal(got, []int{cmd.Process.Pid}) {
+		t.Errorf("WithEnv(%q) = %v; want [%d]", marker, got, cmd.Process.Pid)
 	}
 }

@@ -365,6 +365,12 @@ func (c *Catalog) setConfig(cfg *config.Config) {
 // drops the tools of sources that are no longer configured, in one
 // transaction.
 func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[string][]*mcp.Tool) error {
+	// The definitions first, outside the transaction: they are most of
+	// the work, and need nothing of the store.
+	defined := make(map[string][]definedTool, len(listed))
+	for src, tools := range listed {
+		defined[src] = defineAll(tools, cfg.Sources[src] != nil && cfg.Sources[src].OpenAPI != "")
+	}
 	tx, err := c.db.BeginCatalog(ctx)
 	if err != nil {
 		return fmt.Errorf("storing tools: %w", err)
@@ -400,7 +406,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 			return fmt.Errorf("storing tools of %s: %w", src, err)
 		}
 		seen := map[string]bool{}
-		for _, t := range listed[src] {
+		for i, t := range listed[src] {
 			if t == nil || t.Name == "" || seen[t.Name] {
 				if t != nil {
 					c.log.Warn("skipping a tool without a name or listed twice", "source", src, "tool", naming.Truncate(t.Name))
@@ -409,11 +415,8 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 				continue
 			}
 			seen[t.Name] = true
-			var req *upstream.RESTRequest
-			if rest {
-				req = restRequestOf(t)
-			}
-			def, hash, err := Definition(t, req)
+			d := defined[src][i]
+			req, def, hash, err := d.req, d.def, d.hash, d.err
 			if err != nil {
 				c.log.Warn("skipping a tool whose definition does not encode", "source", src, "error", err)
 				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its definition does not encode", naming.Truncate(t.Name)))

@@ -10,7 +10,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,6 +49,44 @@ func Definition(t *mcp.Tool, req *upstream.RESTRequest) (def []byte, hash string
 	}
 	sum := sha256.Sum256(def)
 	return def, hex.EncodeToString(sum[:]), nil
+}
+
+// definedTool is a listed tool's definition (Definition), with the
+// request it carries when its source is an OpenAPI one.
+type definedTool struct {
+	req  *upstream.RESTRequest
+	def  []byte
+	hash string
+	err  error
+}
+
+// defineAll is the definition of each of tools, in their order; none for
+// a nil or unnamed tool. Encoding and hashing them is most of the time a
+// large catalog takes to be stored (GitHub's 1,222 operations), and each
+// is its own, so they are shared among as many goroutines as the process
+// runs at once, each taking the next tool.
+func defineAll(tools []*mcp.Tool, rest bool) []definedTool {
+	out := make([]definedTool, len(tools))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(tools)/64)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(tools); i = int(next.Add(1)) - 1 {
+				t, d := tools[i], &out[i]
+				if t == nil || t.Name == "" {
+					continue
+				}
+				if rest {
+					d.req = restRequestOf(t)
+				}
+				d.def, d.hash, d.err = Definition(t, d.req)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // DefinitionJSON is the tool's current definition in the canonical form

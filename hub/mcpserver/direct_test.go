@@ -87,21 +87,7 @@ func TestDirectProfile(t *testing.T) {
 	t.Cleanup(s.Close)
 	bothVersions(t, func(t *testing.T, version string) {
 		ctx := context.Background()
-		srv, err := s.Server("d")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ss.Close()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct-client", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := connectProfile(t, s, "d", "direct-client", version, nil)
 		if got := cs.InitializeResult().Instructions; !strings.HasPrefix(got, directInstructions) || !strings.Contains(got, "Profile d: only its sources exist here: up.") {
 			t.Errorf("instructions: %s", got)
 		}
@@ -189,19 +175,8 @@ func TestDirectProfileAsksInTheClientsForm(t *testing.T) {
 	h := directHub(t, &writes)
 	s := NewServers(h, Options{Version: "test"})
 	t.Cleanup(s.Close)
-	srv, err := s.Server("d")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
 	asked := 0
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "form-client", Version: "1"}, &mcp.ClientOptions{
+	cs := connectProfile(t, s, "d", "form-client", "2026-07-28", &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked++
@@ -210,11 +185,7 @@ func TestDirectProfileAsksInTheClientsForm(t *testing.T) {
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": hub.AllowOnce}}, nil
 		},
-	}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	})
 	out, isErr := callText(t, cs, "up__write", map[string]any{"i": 1})
 	if isErr || out != "written 1" || asked != 1 || writes.Load() != 1 {
 		t.Errorf("up__write through the form: %q, asked %d, %d writes", out, asked, writes.Load())
@@ -230,25 +201,11 @@ func TestDirectProfileListChanged(t *testing.T) {
 	h := directHub(t, &writes)
 	s := NewServers(h, Options{Version: "test"})
 	t.Cleanup(s.Close)
-	srv, err := s.Server("d")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
 	changed := make(chan struct{}, 16)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+	cs := connectProfile(t, s, "d", "c", "", &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	}).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	})
 	d := s.direct["d"]
 	changes := func() int { d.mu.Lock(); defer d.mu.Unlock(); return d.changes }
 

@@ -85,17 +85,7 @@ func fixtureTools(t *testing.T) []*catalog.Tool {
 func surfaceCost(t *testing.T, srv *mcp.Server) (text string, tools int) {
 	t.Helper()
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cost", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectServer(t, srv, "cost", "", nil)
 	var all []*mcp.Tool
 	for tl, err := range cs.Tools(ctx, nil) {
 		if err != nil {

@@ -52,21 +52,7 @@ func TestDirectProfileSkills(t *testing.T) {
 	s := NewServers(h, Options{Version: "test"})
 	t.Cleanup(s.Close)
 	bothVersions(t, func(t *testing.T, version string) {
-		srv, err := s.Server("d")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ss.Close()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "skills-client", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := connectProfile(t, s, "d", "skills-client", version, nil)
 		list, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)

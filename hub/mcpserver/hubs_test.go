@@ -47,6 +47,40 @@ func connect(t *testing.T, h Hub, version string, opts *mcp.ClientOptions) *mcp.
 	return cs
 }
 
+// connectServer runs srv on in-memory transports and connects a go-sdk
+// client named name to it, at protocol version ("" for the client's own),
+// both closed when the test ends.
+func connectServer(t *testing.T, srv *mcp.Server, name, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	var so *mcp.ClientSessionOptions
+	if version != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, opts).Connect(ctx, ct, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// connectProfile is connectServer to profile's server of s.
+func connectProfile(t *testing.T, s *Servers, profile, name, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	srv, err := s.Server(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connectServer(t, srv, name, version, opts)
+}
+
 // clientVersions are the protocol versions a client-facing test runs at.
 var clientVersions = []string{"2026-07-28", "2025-11-25"}
 

@@ -82,21 +82,7 @@ func TestOpenAPIInDirectMode(t *testing.T) {
 	s := NewServers(h, Options{Version: "test"})
 	t.Cleanup(s.Close)
 	ctx := context.Background()
-	srv, err := s.Server("pets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct-openapi", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectProfile(t, s, "pets", "direct-openapi", "", nil)
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

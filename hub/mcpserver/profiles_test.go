@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
 )
@@ -75,17 +73,7 @@ func TestServersServeEachProfile(t *testing.T) {
 		t.Error("the profile's server was made again though nothing changed")
 	}
 	bothVersions(t, func(t *testing.T, version string) {
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ss.Close()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := connectServer(t, srv, "c", version, nil)
 		want := instructions + "\n\nProfile work: only its sources exist here: github, linear. It is read-only: calls to tools that change data are refused. Not connected now: linear (needs a secret)."
 		if got := cs.InitializeResult().Instructions; got != want {
 			t.Errorf("instructions:\n%s\nwant\n%s", got, want)

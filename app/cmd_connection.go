@@ -420,7 +420,7 @@ Example:
 			if def != connName && def != "" {
 				fmt.Fprintf(e.Stdout, "%s stays the default connection of %s; pass --default to make it %s.\n", def, srcName, connName)
 			}
-			if note := plainHTTPNote(ctx, srcName, cfg.Sources[srcName]); note != "" {
+			if note := plainHTTPNote(ctx, openapiChild(e), srcName, cfg.Sources[srcName]); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}
 			return nil
@@ -458,14 +458,15 @@ func contains(list []string, s string) bool {
 }
 
 // plainHTTPNote is config.Source.PlainHTTPNote for a configured source, reading an
-// OpenAPI source's document for its server when it has no baseUrl.
-func plainHTTPNote(ctx context.Context, name string, s *config.Source) string {
+// OpenAPI source's document (parsed as child parses it) for its server when it
+// has no baseUrl.
+func plainHTTPNote(ctx context.Context, child *openapi.Child, name string, s *config.Source) string {
 	if s == nil {
 		return ""
 	}
 	server := ""
 	if s.OpenAPI != "" && s.BaseURL == "" {
-		_, _, server, _ = openapi.Check(ctx, s.OpenAPI)
+		_, _, server, _ = child.Check(ctx, s.OpenAPI)
 	}
 	return s.PlainHTTPNote(name, server)
 }

@@ -14,7 +14,6 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
-	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -409,7 +408,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 				fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 		}
 	}
-	ops, skipped, server, err := openapi.Check(ctx, loc)
+	ops, skipped, server, err := openapiChild(e).Check(ctx, loc)
 	if err != nil {
 		return withHint(err, "fix the document, or point --openapi at another one")
 	}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 func TestSourceAddOpenAPI(t *testing.T) {
@@ -61,5 +64,34 @@ func TestSourceAddPlainHTTP(t *testing.T) {
 		if r := cli(t, home, "", "source", "add", "quiet", "--url", url, "--replace"); r.code != 0 || strings.Contains(r.stdout, "Note:") {
 			t.Errorf("%s needs no note: %+v", url, r)
 		}
+	}
+}
+
+// TestSourceAddParsesOnce: the document source add checked is not parsed
+// again by the hub: the parser child's output is in the home's cache, one
+// file, and the hub started afterwards loads the source from it without a
+// parser child of its own.
+func TestSourceAddParsesOnce(t *testing.T) {
+	w := newWorld(t, 0)
+	root, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples"))
+	pets := filepath.Join(root, "3.0", "json", "petstore.json")
+	if out, errOut, code := w.cli("", "source", "add", "pets", "--openapi", pets, "--base-url", "http://127.0.0.1:4010"); code != 0 {
+		t.Fatalf("source add: %d\n%s%s", code, out, errOut)
+	}
+	cache := config.Paths{Home: w.home}.OpenAPICache()
+	files, _ := filepath.Glob(filepath.Join(cache, "*.ops"))
+	if len(files) != 1 {
+		t.Fatalf("source add left %d parsed documents in %s; want 1", len(files), cache)
+	}
+	w.startHub()
+	logFile := filepath.Join(config.Paths{Home: w.home}.Logs(), "hub.log")
+	var log string
+	testwait.For(t, time.Minute, "the hub to load pets", func() bool {
+		b, _ := os.ReadFile(logFile)
+		log = string(b)
+		return strings.Contains(log, `msg="OpenAPI document loaded" source=pets`)
+	})
+	if strings.Contains(log, "parsed in a child process") {
+		t.Errorf("the hub parsed the document source add had parsed:\n%s", log)
 	}
 }

@@ -12,16 +12,21 @@ import (
 // the lines of those it skips and its server ("" when it names none). The
 // error names the file or URL, the place and the problem.
 func Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
-	return check(ctx, loc, func(ctx context.Context, loc string, data []byte) (*openapiDoc, int64, error) {
-		doc, err := parseOpenAPI(loc, data)
-		return doc, 0, err
-	})
+	return (*Child)(nil).Check(ctx, loc)
+}
+
+// Check is the package's Check with the document parsed in c's child
+// process (in this process when c is nil), which keeps what it wrote in
+// c's cache: a hub with the same Child that loads the document next reads
+// it there instead of parsing it again.
+func (c *Child) Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
+	return check(ctx, loc, c.parseDocument)
 }
 
 // Check is the package's Check with the document parsed as o parses its
 // sources' documents: in a child process when its options have a Child.
 func (o *Sources) Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
-	return check(ctx, loc, o.parseDocument)
+	return o.opts.Child.Check(ctx, loc)
 }
 
 func check(ctx context.Context, loc string, parse func(context.Context, string, []byte) (*openapiDoc, int64, error)) (int, []string, string, error) {

@@ -444,12 +444,16 @@ func (h *headBuffer) firstLine() string {
 	return ""
 }
 
-// parseDocument parses data, read from loc, in a child when the options
-// have one and in this process otherwise. It returns the child's peak
-// resident memory, 0 in process.
+// parseDocument parses a document as o's options say (Child.parseDocument).
 func (o *Sources) parseDocument(ctx context.Context, loc string, data []byte) (*openapiDoc, int64, error) {
-	if o.opts.Child != nil {
-		return o.opts.Child.parse(ctx, loc, data)
+	return o.opts.Child.parseDocument(ctx, loc, data)
+}
+
+// parseDocument parses a document in c's child process, or in this
+// process when c is nil; the child's peak RSS comes with it (0 in process).
+func (c *Child) parseDocument(ctx context.Context, loc string, data []byte) (*openapiDoc, int64, error) {
+	if c != nil {
+		return c.parse(ctx, loc, data)
 	}
 	doc, err := parseOpenAPI(loc, data)
 	return doc, 0, err

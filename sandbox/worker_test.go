@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // TestWorkerCollectsBeforeRun drives ServeWorker in this process and
@@ -48,11 +49,17 @@ func TestWorkerCollectsBeforeRun(t *testing.T) {
 		req := request(t, code, nil, Limits{})
 		req.Host = nil
 		req.Limits = DefaultLimits()
+		// Not a test of the time limits: a run on a loaded machine under
+		// the race detector keeps them.
+		req.Limits.Compute, req.Limits.Wall = 5*time.Minute, 5*time.Minute
 		if err := c.send(message{T: msgRun, Run: &req}); err != nil {
 			t.Fatal(err)
 		}
 		m, err := c.recv()
 		if err != nil || m.T != msgOutcome || string(m.Outcome.Result) != want {
+			if err == nil && m.Outcome != nil && m.Outcome.Error != nil {
+				t.Fatalf("after run: %s: %+v", m.Outcome.Status, *m.Outcome.Error)
+			}
 			t.Fatalf("after run: %+v, %v", m, err)
 		}
 	}

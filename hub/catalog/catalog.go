@@ -396,8 +396,12 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 	for _, src := range slices.Sorted(maps.Keys(listed)) {
 		rest := cfg.Sources[src] != nil && cfg.Sources[src].OpenAPI != ""
 		var origins *pinnedOrigins
+		var pins map[string]string
 		if rest {
 			if origins, err = readPinnedOrigins(ctx, tx, src); err != nil {
+				return fmt.Errorf("storing tools of %s: %w", src, err)
+			}
+			if pins, err = tx.PinHashes(ctx, src); err != nil {
 				return fmt.Errorf("storing tools of %s: %w", src, err)
 			}
 		}
@@ -429,7 +433,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 			if err := tx.PutTool(ctx, src, t.Name, def, hash, now); err != nil {
 				return fmt.Errorf("storing tool %s of %s: %w", t.Name, src, err)
 			}
-			if req != nil {
+			if pin, ok := pins[t.Name]; req != nil && ok && pin != hash {
 				if moved, err := migrateRESTPin(ctx, tx, src, t, hash, def, now); err != nil {
 					return err
 				} else if moved {
@@ -482,16 +486,19 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
-	bySource := map[string][]*Tool{}
-	for _, st := range stored {
+	// Decoding the definitions is most of the time a large catalog takes
+	// to be read; each is its own.
+	decoded := make([]*Tool, len(stored))
+	eachAtOnce(len(stored), func(i int) {
+		st := &stored[i]
 		src, name, hash, pinned := st.Source, st.Name, st.Hash, st.Pinned
 		if s := cfg.Sources[src]; s == nil || s.Disabled {
-			continue
+			return
 		}
 		var d toolDefinition
 		if err := json.Unmarshal(st.Definition, &d); err != nil {
 			c.log.Warn("skipping a stored tool whose definition does not decode", "source", src, "tool", name, "error", err)
-			continue
+			return
 		}
 		t := &Tool{
 			Source: src, Namespace: naming.Namespace(src), Name: name,
@@ -503,7 +510,13 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 		if t.Changed() && json.Valid(st.PinnedDefinition) {
 			t.PinnedDefinition = st.PinnedDefinition
 		}
-		bySource[src] = append(bySource[src], t)
+		decoded[i] = t
+	})
+	bySource := map[string][]*Tool{}
+	for _, t := range decoded {
+		if t != nil {
+			bySource[t.Source] = append(bySource[t.Source], t)
+		}
 	}
 
 	// Once the new snapshot is in: a start-up wait that sees a source

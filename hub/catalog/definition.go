@@ -43,12 +43,66 @@ func Definition(t *mcp.Tool, req *upstream.RESTRequest) (def []byte, hash string
 	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
 	d.InputSchema = rawSchema(t.InputSchema)
 	d.OutputSchema = rawSchema(t.OutputSchema)
-	def, err = canonicalJSON(d)
+	def, err = d.canonical()
 	if err != nil {
 		return nil, "", fmt.Errorf("tool %q: %w", t.Name, err)
 	}
 	sum := sha256.Sum256(def)
 	return def, hex.EncodeToString(sum[:]), nil
+}
+
+// canonical is canonicalJSON(d), written member by member in key order
+// so that the schemas, most of its bytes, are read once.
+func (d *toolDefinition) canonical() ([]byte, error) {
+	c := canonicalizer{out: make([]byte, 0, 256+len(d.Description)+len(d.InputSchema)+len(d.OutputSchema))}
+	sep := byte('{')
+	key := func(k string) {
+		c.out = append(c.out, sep, '"')
+		c.out = append(c.out, k...)
+		c.out = append(c.out, '"', ':')
+		sep = ','
+	}
+	raw := func(k string, doc []byte) {
+		key(k)
+		c.in, c.pos = doc, 0
+		c.value()
+	}
+	str := func(k, s string) {
+		key(k)
+		c.out = append(c.out, mustQuote(s)...)
+	}
+	marshalled := func(k string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		raw(k, b)
+		return nil
+	}
+	if d.Annotations != nil {
+		if err := marshalled("annotations", d.Annotations); err != nil {
+			return nil, err
+		}
+	}
+	if d.Description != "" {
+		str("description", d.Description)
+	}
+	if len(d.InputSchema) > 0 {
+		raw("inputSchema", d.InputSchema)
+	}
+	str("name", d.Name)
+	if len(d.OutputSchema) > 0 {
+		raw("outputSchema", d.OutputSchema)
+	}
+	if d.Request != nil {
+		if err := marshalled("request", d.Request); err != nil {
+			return nil, err
+		}
+	}
+	if d.Title != "" {
+		str("title", d.Title)
+	}
+	return append(c.out, '}'), nil
 }
 
 // definedTool is a listed tool's definition (Definition), with the
@@ -67,26 +121,35 @@ type definedTool struct {
 // runs at once, each taking the next tool.
 func defineAll(tools []*mcp.Tool, rest bool) []definedTool {
 	out := make([]definedTool, len(tools))
+	eachAtOnce(len(tools), func(i int) {
+		t, d := tools[i], &out[i]
+		if t == nil || t.Name == "" {
+			return
+		}
+		if rest {
+			d.req = restRequestOf(t)
+		}
+		d.def, d.hash, d.err = Definition(t, d.req)
+	})
+	return out
+}
+
+// eachAtOnce calls fn for each of 0..n-1, shared among as many goroutines
+// as the process runs at once (one for fewer than 128), each taking the
+// next; it returns when all are done.
+func eachAtOnce(n int, fn func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(tools)/64)) {
+	for range max(1, min(runtime.GOMAXPROCS(0), n/64)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(tools); i = int(next.Add(1)) - 1 {
-				t, d := tools[i], &out[i]
-				if t == nil || t.Name == "" {
-					continue
-				}
-				if rest {
-					d.req = restRequestOf(t)
-				}
-				d.def, d.hash, d.err = Definition(t, d.req)
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
 			}
 		}()
 	}
 	wg.Wait()
-	return out
 }
 
 // DefinitionJSON is the tool's current definition in the canonical form
@@ -100,27 +163,14 @@ func rawSchema(v any) json.RawMessage {
 	if v == nil {
 		return nil
 	}
+	if raw, ok := v.(json.RawMessage); ok && raw != nil && json.Valid(raw) {
+		return raw // json.Marshal would only check and compact it
+	}
 	b, err := json.Marshal(v)
 	if err != nil || !json.Valid(b) {
 		return json.RawMessage("null")
 	}
 	return b
-}
-
-// canonicalJSON marshals v with object keys sorted at every depth and
-// numbers kept as written.
-func canonicalJSON(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var generic any
-	if err := dec.Decode(&generic); err != nil {
-		return nil, err
-	}
-	return json.Marshal(generic)
 }
 
 // pinnedChange says, in one line, what differs between the pinned

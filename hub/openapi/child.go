@@ -42,7 +42,10 @@ type Child struct {
 	// appended after "--".
 	Command []string
 	// Env is the child's environment, besides GOMEMLIMIT, which the
-	// child gets from MemoryBytes. The child inherits nothing else.
+	// child gets from MemoryBytes, and GOGC=200: a child lives for one
+	// parse under that limit, and collecting half as often parses
+	// GitHub's description about a tenth faster for a tenth more peak
+	// (340 MB). The child inherits nothing else.
 	Env []string
 	// MemoryBytes bounds the child's memory (default DefaultChildMemory):
 	// its Go heap's soft limit (GOMEMLIMIT) is three quarters of it, and
@@ -337,7 +340,7 @@ func (c *Child) parse(ctx context.Context, loc string, data []byte) (*openapiDoc
 	defer cancel()
 	args := append(append([]string{}, c.Command[1:]...), "--", loc)
 	cmd := exec.CommandContext(pctx, c.Command[0], args...)
-	cmd.Env = append(append([]string{}, c.Env...), "GOMEMLIMIT="+strconv.FormatInt(mem/4*3, 10))
+	cmd.Env = append(append([]string{}, c.Env...), "GOMEMLIMIT="+strconv.FormatInt(mem/4*3, 10), "GOGC=200")
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &headBuffer{max: childStderr}
 	cmd.Stderr = stderr

@@ -194,6 +194,11 @@ func (c *CatalogTx) DropSource(ctx context.Context, source string) error {
 // name.
 func (c *CatalogTx) Hashes(ctx context.Context, source string) (map[string]string, error) {
 	rows, err := c.tx.QueryContext(ctx, `SELECT name, hash FROM tools WHERE source = ?`, source)
+	return scanNameHashes(rows, err)
+}
+
+// scanNameHashes reads rows of a name and a hash into a map by name.
+func scanNameHashes(rows *sql.Rows, err error) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +212,12 @@ func (c *CatalogTx) Hashes(ctx context.Context, source string) (map[string]strin
 		out[name] = hash
 	}
 	return out, rows.Err()
+}
+
+// PinHashes returns the hash of each pin of source, by tool name.
+func (c *CatalogTx) PinHashes(ctx context.Context, source string) (map[string]string, error) {
+	rows, err := c.tx.QueryContext(ctx, `SELECT name, hash FROM pins WHERE source = ?`, source)
+	return scanNameHashes(rows, err)
 }
 
 // PutTool stores tool name of source with its definition def and hash,

@@ -1,0 +1,282 @@
+package catalog
+
+// The canonical form of a JSON document, written from its bytes: the same
+// bytes as decoding it into Go values (numbers as json.Number) and
+// marshalling those again, which is what pins have hashed since they were
+// first kept, without building the maps in between. Storing GitHub's
+// 1,222 operations spent most of its time there.
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"unicode/utf8"
+)
+
+// canonicalJSON marshals v with object keys sorted at every depth, numbers
+// kept as written and strings escaped as encoding/json escapes them.
+func canonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return canonicalValid(b), nil
+}
+
+// canonicalValid is doc, which is valid JSON, in canonical form.
+func canonicalValid(doc []byte) []byte {
+	c := canonicalizer{in: doc, out: make([]byte, 0, len(doc))}
+	c.value()
+	return c.out
+}
+
+// canonicalBytes is doc in canonical form. A document that is not valid
+// JSON is an error, as decoding it would be.
+func canonicalBytes(doc []byte) ([]byte, error) {
+	if !json.Valid(doc) {
+		var v any
+		err := json.Unmarshal(doc, &v)
+		if err == nil {
+			err = &json.SyntaxError{}
+		}
+		return nil, err
+	}
+	return canonicalValid(doc), nil
+}
+
+// canonicalizer writes one valid document; in is read from pos on.
+// members holds the members of the objects being written, the innermost
+// last.
+type canonicalizer struct {
+	in      []byte
+	pos     int
+	out     []byte
+	members []member
+}
+
+func (c *canonicalizer) space() {
+	for c.pos < len(c.in) {
+		switch c.in[c.pos] {
+		case ' ', '\t', '\n', '\r':
+			c.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (c *canonicalizer) value() {
+	c.space()
+	switch c.in[c.pos] {
+	case '{':
+		c.object()
+	case '[':
+		c.pos++
+		c.out = append(c.out, '[')
+		c.space()
+		if c.in[c.pos] == ']' {
+			c.pos++
+			c.out = append(c.out, ']')
+			return
+		}
+		for {
+			c.value()
+			c.space()
+			if c.in[c.pos] == ']' {
+				c.pos++
+				c.out = append(c.out, ']')
+				return
+			}
+			c.pos++ // ','
+			c.out = append(c.out, ',')
+		}
+	case '"':
+		c.out = appendCanonicalString(c.out, c.stringToken())
+	default: // a number or a literal, written as it is
+		start := c.pos
+		c.scalar()
+		c.out = append(c.out, c.in[start:c.pos]...)
+	}
+}
+
+// scalar moves past the number or literal at pos.
+func (c *canonicalizer) scalar() {
+	for c.pos < len(c.in) {
+		switch c.in[c.pos] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			return
+		}
+		c.pos++
+	}
+}
+
+// skip moves past the value at pos.
+func (c *canonicalizer) skip() {
+	c.space()
+	switch c.in[c.pos] {
+	case '"':
+		c.stringToken()
+	case '{', '[':
+		depth := 0
+		for {
+			switch c.in[c.pos] {
+			case '"':
+				c.stringToken()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			c.pos++
+			if depth == 0 {
+				return
+			}
+		}
+	default:
+		c.scalar()
+	}
+}
+
+// stringToken is the quoted string at pos, quotes included.
+func (c *canonicalizer) stringToken() []byte {
+	start := c.pos
+	c.pos++
+	for {
+		switch c.in[c.pos] {
+		case '\\':
+			c.pos += 2
+		case '"':
+			c.pos++
+			return c.in[start:c.pos]
+		default:
+			c.pos++
+		}
+	}
+}
+
+// member is one of an object's members: its key decoded, the key as
+// written when it needs no other form (nil otherwise), and where its value
+// starts.
+type member struct {
+	key   []byte
+	tok   []byte
+	value int
+}
+
+// object writes the object at pos with its members in key order, the
+// last of a repeated key winning, as a map would keep it. It finds the
+// members first and then writes each value where it belongs, so nothing
+// is written twice.
+func (c *canonicalizer) object() {
+	c.pos++
+	c.space()
+	if c.in[c.pos] == '}' {
+		c.pos++
+		c.out = append(c.out, '{', '}')
+		return
+	}
+	base := len(c.members)
+	sorted := true
+	for {
+		c.space()
+		tok := c.stringToken()
+		m := member{key: tok[1 : len(tok)-1], tok: tok}
+		if !plainString(m.key) {
+			m.key, m.tok = []byte(decodeString(tok)), nil
+		}
+		c.space()
+		c.pos++ // ':'
+		c.space()
+		m.value = c.pos
+		c.skip()
+		if n := len(c.members); n > base && bytes.Compare(c.members[n-1].key, m.key) >= 0 {
+			sorted = false
+		}
+		c.members = append(c.members, m)
+		c.space()
+		sep := c.in[c.pos]
+		c.pos++
+		if sep == '}' {
+			break
+		}
+	}
+	end := c.pos
+	if !sorted {
+		slices.SortStableFunc(c.members[base:], func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	}
+	c.out = append(c.out, '{')
+	first := true
+	for i := base; i < len(c.members); i++ {
+		m := c.members[i]
+		if i+1 < len(c.members) && bytes.Equal(c.members[i+1].key, m.key) {
+			continue // a later member of the same key replaces it
+		}
+		if !first {
+			c.out = append(c.out, ',')
+		}
+		first = false
+		if m.tok != nil {
+			c.out = append(c.out, m.tok...)
+		} else {
+			c.out = append(c.out, mustQuote(string(m.key))...)
+		}
+		c.out = append(c.out, ':')
+		c.pos = m.value
+		c.value()
+	}
+	c.members = c.members[:base]
+	c.pos = end
+	c.out = append(c.out, '}')
+}
+
+// appendCanonicalString appends the quoted string tok as encoding/json
+// writes its value: as it is when it has no escape and nothing the
+// encoder would escape, and otherwise decoded and encoded again.
+func appendCanonicalString(out, tok []byte) []byte {
+	if plainString(tok[1 : len(tok)-1]) {
+		return append(out, tok...)
+	}
+	return append(out, mustQuote(decodeString(tok))...)
+}
+
+// plainString reports whether s, a string's bytes between its quotes,
+// is what encoding/json would write for itself.
+func plainString(s []byte) bool {
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b < 0x20 || b == '\\' || b == '"' || b == '<' || b == '>' || b == '&' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+func decodeString(tok []byte) string {
+	if plainString(tok[1 : len(tok)-1]) {
+		return string(tok[1 : len(tok)-1])
+	}
+	var s string
+	_ = json.Unmarshal(tok, &s) // the document is valid
+	return s
+}
+
+// mustQuote is s as encoding/json writes a string.
+func mustQuote(s string) string {
+	if plainString([]byte(s)) {
+		return `"` + s + `"`
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	_ = enc.Encode(s) // a string always encodes
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,6 +73,9 @@ func (d *directProfile) skillHandler(sk *skills.Skill) mcp.ToolHandler {
 		}
 		target := sk.Address
 		if in.File != "" {
+			if _, ok := skills.CleanFile(in.File); !ok {
+				return inputErrorResult(&hub.InputError{Field: "file", Problem: fmt.Sprintf("%q is not a path inside the skill; give one of its files, such as references/GUIDE.md", in.File)})
+			}
 			target += "#" + in.File
 		}
 		out, err := d.hub.Describe(ctx, hub.DescribeRequest{Targets: []string{target}, Profile: d.name})

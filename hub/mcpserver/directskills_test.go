@@ -122,6 +122,11 @@ func TestDirectProfileSkills(t *testing.T) {
 		if out, isErr := callText(t, cs, "skill__git-workflow", map[string]any{"file": "nope.md"}); !isErr || !strings.HasPrefix(out, "Invalid input: file: ") || !strings.Contains(out, "references/GUIDE.md") {
 			t.Errorf("a file the skill does not have: %q", out)
 		}
+		// A path outside the skill is refused in the words of the tool's
+		// own argument, not describe's target syntax.
+		if out, isErr := callText(t, cs, "skill__git-workflow", map[string]any{"file": "../secrets.md"}); !isErr || !strings.HasPrefix(out, "Invalid input: file: ") || strings.Contains(out, "#") {
+			t.Errorf("a path outside the skill: %q", out)
+		}
 	})
 }
 

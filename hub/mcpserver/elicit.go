@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -67,7 +69,15 @@ func (m *server) elicitApprovals(ctx context.Context, ss *mcp.ServerSession, run
 	}
 	answers := make(map[string]string, len(qs))
 	for i, q := range qs {
-		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: q.message, RequestedSchema: approvalSchema})
+		about := []string{q.id}
+		if whole {
+			about = open
+		}
+		res, elsewhere, err := m.askUntilDecided(ctx, ss, runID, about, q)
+		if elsewhere {
+			decided = true
+			continue
+		}
 		if err != nil {
 			if i == 0 {
 				return false, false, fmt.Errorf("asking the client: %w", err)
@@ -85,12 +95,60 @@ func (m *server) elicitApprovals(ctx context.Context, ss *mcp.ServerSession, run
 		}
 	}
 	if len(answers) == 0 {
-		return false, dismissed, nil
+		return decided, dismissed, nil
 	}
 	if _, _, err := m.hub.RedeemInputs(ctx, state, answers, client); err != nil {
 		return false, dismissed, err
 	}
 	return true, dismissed, nil
+}
+
+// askUntilDecided asks the client of ss question q, about the calls ids of
+// run runID, and withdraws the form once each of them is decided or
+// expired elsewhere (the hub's dialog, `capabilities hub approve`, another
+// client): cancelling the request tells the client so
+// (notifications/cancelled), and the person is not left with a form whose
+// answer would change nothing. elsewhere reports that.
+func (m *server) askUntilDecided(ctx context.Context, ss *mcp.ServerSession, runID string, ids []string, q question) (res *mcp.ElicitResult, elsewhere bool, err error) {
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var settled atomic.Bool
+	check := func() bool {
+		if m.settled(ctx, runID, ids) {
+			settled.Store(true)
+			cancel()
+		}
+		return settled.Load()
+	}
+	stop := m.hub.Subscribe(func(e hub.Event) {
+		if (e.Kind == hub.EventApprovalDecided || e.Kind == hub.EventApprovalExpired) && slices.Contains(ids, e.ID) {
+			check()
+		}
+	})
+	defer stop()
+	if check() { // decided before the subscription began
+		return nil, true, nil
+	}
+	res, err = ss.Elicit(ectx, &mcp.ElicitParams{Mode: "form", Message: q.message, RequestedSchema: approvalSchema})
+	if settled.Load() && ctx.Err() == nil {
+		return nil, true, nil
+	}
+	return res, false, err
+}
+
+// settled reports whether none of the calls ids of run runID is still
+// open: each is decided, expired or gone.
+func (m *server) settled(ctx context.Context, runID string, ids []string) bool {
+	pend, err := m.hub.Pending(ctx, runID)
+	if err != nil {
+		return false
+	}
+	for _, a := range pend {
+		if slices.Contains(ids, a.ID) && a.Decision == "" && !a.Expired {
+			return false
+		}
+	}
+	return true
 }
 
 // elicitConsent is what a client that takes elicitation gets for a run

@@ -257,3 +257,64 @@ func TestDirectProfileAsksByElicitation(t *testing.T) {
 		t.Fatalf("allowed: %q, asked %d times, %d writes", out, len(forms), writes.Load())
 	}
 }
+
+// TestLegacyElicitationWithdrawnWhenDecidedElsewhere: while the client's
+// form about a plan is open, the person approves the run elsewhere
+// (`capabilities hub approve`); the hub withdraws the form (the client's
+// handler sees its request cancelled), records no answer through the
+// client, and the run resumes and finishes in the same call.
+func TestLegacyElicitationWithdrawnWhenDecidedElsewhere(t *testing.T) {
+	h := e2eNewHub(t, hub.Options{}, nil)
+	asked := make(chan string, 1)
+	withdrawn := make(chan error, 1)
+	cs := connect(t, h.Hub, "2025-11-25", &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			_, rest, _ := strings.Cut(req.Params.Message, " of run ")
+			run, _, _ := strings.Cut(rest, "?")
+			asked <- run
+			<-ctx.Done() // the person never answers the form
+			withdrawn <- ctx.Err()
+			return nil, ctx.Err()
+		},
+	})
+	type called struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan called, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": threeWrites}})
+		done <- called{res, err}
+	}()
+	run := <-asked
+	if run == "" {
+		t.Fatal("the form does not name its run")
+	}
+	decided, err := h.ApproveRun(context.Background(), run, hub.AllowOnce, policy.ChannelCLI, "test")
+	if err != nil || len(decided) != 3 {
+		t.Fatalf("approving the run: %d decided, %v", len(decided), err)
+	}
+	if err := <-withdrawn; err == nil {
+		t.Fatal("the form was not withdrawn")
+	}
+	c := <-done
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	var env hub.Envelope
+	if b, err := json.Marshal(c.res.StructuredContent); err != nil || json.Unmarshal(b, &env) != nil {
+		t.Fatalf("not an envelope: %s", resultText(c.res))
+	}
+	if env.Status != hub.StatusCompleted || string(env.Result) != "[1,1,1]" || h.entities(t) != 3 {
+		t.Fatalf("after the approval elsewhere: %s, %d entities", env.Line(), h.entities(t))
+	}
+	hist, err := h.History(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range hist {
+		if e.RunID == env.RunID && e.Decision != "" && e.Channel != policy.ChannelCLI {
+			t.Errorf("a decision through %s, want only the CLI's: %+v", e.Channel, e)
+		}
+	}
+}

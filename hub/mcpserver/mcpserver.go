@@ -50,6 +50,9 @@ type Hub interface {
 	// open calls of a run's plan at once, keyed by the first.
 	SignPlan(ctx context.Context, runID string, pendingIDs []string) (string, error)
 	RedeemInputs(ctx context.Context, state string, answers map[string]string, actor string) (runID string, asked []string, err error)
+	// Subscribe calls fn for each of the hub's events until cancel: a
+	// form asking about calls decided elsewhere is withdrawn.
+	Subscribe(fn func(hub.Event)) (cancel func())
 	// ServedSkills are the skills the Skills extension serves, in address
 	// order; ReadSkillFile reads one of their files.
 	ServedSkills() []*skills.Skill

@@ -77,6 +77,9 @@ func (fakeHub) RedeemInputs(context.Context, string, map[string]string, string) 
 	return "", nil, errors.New("fakeHub: redeem inputs")
 }
 
+// Subscribe: the fake publishes no events.
+func (fakeHub) Subscribe(func(hub.Event)) func() { return func() {} }
+
 func (fakeHub) ServedSkills() []*skills.Skill { return nil }
 
 func (fakeHub) ReadSkillFile(sk *skills.Skill, _ string) ([]byte, error) {

@@ -17,7 +17,7 @@ import (
 // the description, and its RSS after a search and two describes, one of a
 // tool and one of the whole namespace. Issue 25 asks for 150 MB and 100
 // MB. The description is parsed in a child process, whose peak is its
-// own: about 330 MB, bounded below with room. The hub peaks at the first
+// own: about 340 MB, bounded below with room. The hub peaks at the first
 // describe, which names the types of the namespace's 1,222 operations from
 // every schema (about 100 MB at the load, 115-120 MB then); that describe
 // returns what it used to the system when it ends, and the hub holds about

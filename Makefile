@@ -114,6 +114,10 @@ deps-test:
 	@./scripts/need-debs.sh $(TEST_DEBS)
 	@command -v $(GO) >/dev/null || { echo "Go 1.26 is needed: https://go.dev/doc/install"; exit 1; }
 	@command -v npm >/dev/null || ./scripts/need-debs.sh nodejs npm
+	@# The dependency tests list packages for every platform with the
+	@# network off (internal/deptest): every module the build graph names
+	@# must be in the module cache first.
+	@$(GO) mod download
 
 deps-npm:
 	@if [ ! -d $(NPM_DIR)/node_modules ] || [ $(NPM_DIR)/package-lock.json -nt $(NPM_DIR)/node_modules/.package-lock.json ]; then \

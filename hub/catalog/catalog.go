@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -482,17 +483,43 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]error, error) {
 	c.rebuildMu.Lock()
 	defer c.rebuildMu.Unlock()
-	stored, err := c.db.Tools(ctx)
+	// Reading and decoding the definitions is most of the time a large
+	// catalog takes to be read. A tool the current snapshot has with the
+	// same definition, and not changed since its pin, is taken from it: a
+	// refresh rebuilds once per source listed, and a source whose tools
+	// did not change then costs no reading and no decoding.
+	cur := c.Snapshot()
+	known := make(map[toolKey]*Tool, len(cur.Tools))
+	for _, t := range cur.Tools {
+		if !t.Changed() {
+			known[toolKey{t.Source, t.Name, t.Hash}] = t
+		}
+	}
+	reuse := func(st *store.Tool) *Tool {
+		if st.Pinned != "" && st.Pinned != st.Hash {
+			return nil
+		}
+		return known[toolKey{st.Source, st.Name, st.Hash}]
+	}
+	stored, err := c.readTools(ctx, cfg, reuse)
 	if err != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", err)
 	}
-	// Decoding the definitions is most of the time a large catalog takes
-	// to be read; each is its own.
+	// The others are decoded on every core: each is its own.
 	decoded := make([]*Tool, len(stored))
 	eachAtOnce(len(stored), func(i int) {
 		st := &stored[i]
 		src, name, hash, pinned := st.Source, st.Name, st.Hash, st.Pinned
 		if s := cfg.Sources[src]; s == nil || s.Disabled {
+			return
+		}
+		if k := reuse(st); k != nil {
+			decoded[i] = &Tool{
+				Source: src, Namespace: k.Namespace, Name: name,
+				Title: k.Title, Description: k.Description,
+				InputSchema: k.InputSchema, OutputSchema: k.OutputSchema, Annotations: k.Annotations,
+				Request: k.Request, Hash: hash, Pinned: pinned, Updated: st.Updated,
+			}
 			return
 		}
 		var d toolDefinition
@@ -546,7 +573,6 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 		}
 	}
 
-	cur := c.Snapshot()
 	if sameTools(cur.Tools, tools) {
 		return collisions, nil
 	}
@@ -563,6 +589,40 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 	}
 	return collisions, nil
 }
+
+// maxPointReads is how many definitions rebuild reads one at a time; to
+// read more it reads them all in one pass.
+const maxPointReads = 64
+
+// readTools reads the stored tools, with the definitions of those of
+// cfg's enabled sources that reuse does not have.
+func (c *Catalog) readTools(ctx context.Context, cfg *config.Config, reuse func(*store.Tool) *Tool) ([]store.Tool, error) {
+	heads, err := c.db.ToolHeads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var need []int
+	for i := range heads {
+		st := &heads[i]
+		if s := cfg.Sources[st.Source]; s != nil && !s.Disabled && reuse(st) == nil {
+			need = append(need, i)
+		}
+	}
+	if len(need) > maxPointReads {
+		return c.db.Tools(ctx)
+	}
+	for _, i := range need {
+		if err := c.db.ToolDefinition(ctx, &heads[i]); errors.Is(err, sql.ErrNoRows) {
+			return c.db.Tools(ctx) // stored again since: read them all as they are now
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return heads, nil
+}
+
+// toolKey names one definition of one tool of a source.
+type toolKey struct{ source, name, hash string }
 
 // assignAddresses returns the method name of each tool in bySource, by
 // source and MCP name. A tool listed for the first time gets one in the

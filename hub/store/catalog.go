@@ -31,7 +31,23 @@ type Tool struct {
 
 // Tools returns every stored tool with its pin, by source and name.
 func (db *DB) Tools(ctx context.Context) ([]Tool, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT t.source, t.name, t.definition, t.hash, t.updated, COALESCE(p.hash, ''), p.definition
+	return db.tools(ctx, true)
+}
+
+// ToolHeads is Tools without the definitions (Definition and
+// PinnedDefinition are nil), which SQLite then does not read: for a
+// reader that has most of them already, and reads the others with
+// ToolDefinition.
+func (db *DB) ToolHeads(ctx context.Context) ([]Tool, error) {
+	return db.tools(ctx, false)
+}
+
+func (db *DB) tools(ctx context.Context, defs bool) ([]Tool, error) {
+	cols := "NULL, NULL"
+	if defs {
+		cols = "t.definition, p.definition"
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT t.source, t.name, t.hash, t.updated, COALESCE(p.hash, ''), `+cols+`
 		FROM tools t LEFT JOIN pins p ON p.source = t.source AND p.name = t.name ORDER BY t.source, t.name`)
 	if err != nil {
 		return nil, err
@@ -40,19 +56,40 @@ func (db *DB) Tools(ctx context.Context) ([]Tool, error) {
 	var out []Tool
 	for rows.Next() {
 		var t Tool
-		var def string
 		var updated int64
-		var pinnedDef sql.NullString
-		if err := rows.Scan(&t.Source, &t.Name, &def, &t.Hash, &updated, &t.Pinned, &pinnedDef); err != nil {
+		var def, pinnedDef sql.NullString
+		if err := rows.Scan(&t.Source, &t.Name, &t.Hash, &updated, &t.Pinned, &def, &pinnedDef); err != nil {
 			return nil, err
 		}
-		t.Definition, t.Updated = []byte(def), time.UnixMilli(updated)
+		t.Updated = time.UnixMilli(updated)
+		if def.Valid {
+			t.Definition = []byte(def.String)
+		}
 		if pinnedDef.Valid {
 			t.PinnedDefinition = []byte(pinnedDef.String)
 		}
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// ToolDefinition fills in t's Definition and PinnedDefinition, as Tools
+// reads them, for the tool whose Source, Name and Hash t has: a tool
+// stored again since has none (sql.ErrNoRows).
+func (db *DB) ToolDefinition(ctx context.Context, t *Tool) error {
+	var def string
+	var pinnedDef sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT t.definition, p.definition
+		FROM tools t LEFT JOIN pins p ON p.source = t.source AND p.name = t.name
+		WHERE t.source = ? AND t.name = ? AND t.hash = ? AND COALESCE(p.hash, '') = ?`, t.Source, t.Name, t.Hash, t.Pinned).Scan(&def, &pinnedDef)
+	if err != nil {
+		return err
+	}
+	t.Definition = []byte(def)
+	if pinnedDef.Valid {
+		t.PinnedDefinition = []byte(pinnedDef.String)
+	}
+	return nil
 }
 
 // Pin asks PinTools to pin a tool to the stored definition with Hash.

@@ -105,6 +105,9 @@ type Catalog struct {
 	listings Listings
 	// warnings say what each source's last listing skipped or cut.
 	warnings sourceWarnings
+	// digests are the listed digests of each source's tools as last
+	// stored, by tool name (defineAll); store keeps them, under refreshMu.
+	digests map[string]map[string]knownDigest
 	// decisionsMoved is set when a store moved remembered allows to other
 	// definitions (migrateRESTPin); the hub reloads its policy.
 	decisionsMoved atomic.Bool
@@ -370,7 +373,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 	// the work, and need nothing of the store.
 	defined := make(map[string][]definedTool, len(listed))
 	for src, tools := range listed {
-		defined[src] = defineAll(tools, cfg.Sources[src] != nil && cfg.Sources[src].OpenAPI != "")
+		defined[src] = defineAll(tools, cfg.Sources[src] != nil && cfg.Sources[src].OpenAPI != "", c.digests[src])
 	}
 	tx, err := c.db.BeginCatalog(ctx)
 	if err != nil {
@@ -422,6 +425,11 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 			seen[t.Name] = true
 			d := defined[src][i]
 			req, def, hash, err := d.req, d.def, d.hash, d.err
+			if prev, had := old[t.Name]; err == nil && def == nil && (!had || prev != hash) {
+				// Listed as before, but the store holds another
+				// definition: it is needed after all.
+				def, hash, err = Definition(t, req)
+			}
 			if err != nil {
 				c.log.Warn("skipping a tool whose definition does not encode", "source", src, "error", err)
 				c.warnings.add(src, fmt.Sprintf("skipped tool %q: its definition does not encode", naming.Truncate(t.Name)))
@@ -471,10 +479,33 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("storing tools: %w", err)
 	}
+	c.keepDigests(cfg, listed, defined)
 	if decisionsMoved {
 		c.decisionsMoved.Store(true)
 	}
 	return nil
+}
+
+// keepDigests keeps the listed digests of the tools just stored, for the
+// next store to know them, and forgets those of sources cfg no longer has.
+func (c *Catalog) keepDigests(cfg *config.Config, listed map[string][]*mcp.Tool, defined map[string][]definedTool) {
+	if c.digests == nil {
+		c.digests = map[string]map[string]knownDigest{}
+	}
+	for src := range c.digests {
+		if cfg.Sources[src] == nil {
+			delete(c.digests, src)
+		}
+	}
+	for src, tools := range listed {
+		known := make(map[string]knownDigest, len(tools))
+		for i, t := range tools {
+			if d := defined[src][i]; t != nil && d.err == nil && d.digest != (listedDigest{}) {
+				known[t.Name] = knownDigest{d.digest, d.hash}
+			}
+		}
+		c.digests[src] = known
+	}
 }
 
 // rebuild reads the tools of cfg's enabled sources from the store and

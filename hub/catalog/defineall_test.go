@@ -36,7 +36,7 @@ func TestDefineAllInOrder(t *testing.T) {
 		tools = append(tools, tl)
 	}
 	for _, rest := range []bool{false, true} {
-		got := defineAll(tools, rest)
+		got := defineAll(tools, rest, nil)
 		if len(got) != len(tools) {
 			t.Fatalf("%d definitions for %d tools", len(got), len(tools))
 		}
@@ -60,5 +60,47 @@ func TestDefineAllInOrder(t *testing.T) {
 				t.Errorf("rest=%v tool %s: request %+v", rest, tl.Name, d.req)
 			}
 		}
+	}
+}
+
+// TestDefineAllKnownDigests: a tool listed with the digest known for it
+// gets the known hash and no definition to store; any change to what its
+// definition is made of (its description, a schema's bytes, its request)
+// is another digest, and a tool whose schemas came decoded has none.
+func TestDefineAllKnownDigests(t *testing.T) {
+	base := func() *mcp.Tool {
+		return &mcp.Tool{Name: "op", Description: "An operation.", InputSchema: json.RawMessage(`{"type":"object"}`),
+			Meta: mcp.Meta{upstream.RequestMeta: &upstream.RESTRequest{Method: "GET", Server: "https://api.example.com", Path: "/op"}}}
+	}
+	first := defineAll([]*mcp.Tool{base()}, true, nil)[0]
+	if first.def == nil || first.digest == (listedDigest{}) {
+		t.Fatalf("first listing: %+v", first)
+	}
+	known := map[string]knownDigest{"op": {first.digest, first.hash}}
+	if again := defineAll([]*mcp.Tool{base()}, true, known)[0]; again.def != nil || again.hash != first.hash || again.digest != first.digest {
+		t.Errorf("listed again unchanged: %+v", again)
+	}
+	changes := map[string]func(*mcp.Tool){
+		"description":   func(tl *mcp.Tool) { tl.Description = "An operation, changed." },
+		"input schema":  func(tl *mcp.Tool) { tl.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`) },
+		"output schema": func(tl *mcp.Tool) { tl.OutputSchema = json.RawMessage(`{"type":"object"}`) },
+		"server": func(tl *mcp.Tool) {
+			tl.Meta = mcp.Meta{upstream.RequestMeta: &upstream.RESTRequest{Method: "GET", Server: "https://evil.example.com", Path: "/op"}}
+		},
+		"annotations": func(tl *mcp.Tool) { tl.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true} },
+	}
+	for what, change := range changes {
+		tl := base()
+		change(tl)
+		d := defineAll([]*mcp.Tool{tl}, true, known)[0]
+		def, hash, _ := Definition(tl, restRequestOf(tl))
+		if d.def == nil || d.hash == first.hash || d.hash != hash || !bytes.Equal(d.def, def) {
+			t.Errorf("%s changed: %+v, want the new definition %s", what, d, hash)
+		}
+	}
+	decoded := base()
+	decoded.InputSchema = map[string]any{"type": "object"}
+	if d := defineAll([]*mcp.Tool{decoded}, true, known)[0]; d.def == nil || d.digest != (listedDigest{}) {
+		t.Errorf("a decoded schema: %+v", d)
 	}
 }

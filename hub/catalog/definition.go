@@ -7,6 +7,7 @@ package catalog
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -106,20 +107,69 @@ func (d *toolDefinition) canonical() ([]byte, error) {
 }
 
 // definedTool is a listed tool's definition (Definition), with the
-// request it carries when its source is an OpenAPI one.
+// request it carries when its source is an OpenAPI one. def is nil when
+// the tool's listed digest says it is the definition with hash listed
+// before (defineAll), and the caller computes it only if it needs it.
 type definedTool struct {
-	req  *upstream.RESTRequest
-	def  []byte
-	hash string
-	err  error
+	req    *upstream.RESTRequest
+	def    []byte
+	hash   string
+	err    error
+	digest listedDigest
+}
+
+// listedDigest is a SHA-256 over what a listed tool's definition is made
+// of, as listed: its name, title, description, annotations and request,
+// and its schemas' bytes as they came. Definition is a function of those,
+// so the same digest is the same definition; it is cheap where computing
+// the canonical form is not (GitHub's 7 MB of schemas). Zero for a tool
+// whose schemas did not come as bytes (an MCP listing decodes them into
+// maps).
+type listedDigest [sha256.Size]byte
+
+// knownDigest is the digest of a tool's listing and the hash of its
+// definition.
+type knownDigest struct {
+	digest listedDigest
+	hash   string
+}
+
+func digestOf(t *mcp.Tool, req *upstream.RESTRequest) (listedDigest, bool) {
+	raw := func(v any) ([]byte, bool) {
+		switch s := v.(type) {
+		case nil:
+			return nil, true
+		case json.RawMessage:
+			return s, true
+		}
+		return nil, false
+	}
+	in, ok1 := raw(t.InputSchema)
+	out, ok2 := raw(t.OutputSchema)
+	ann, err1 := json.Marshal(t.Annotations)
+	rq, err2 := json.Marshal(req)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil {
+		return listedDigest{}, false
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(t.Name), []byte(t.Title), []byte(t.Description), in, out, ann, rq} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
+	}
+	var d listedDigest
+	h.Sum(d[:0])
+	return d, true
 }
 
 // defineAll is the definition of each of tools, in their order; none for
 // a nil or unnamed tool. Encoding and hashing them is most of the time a
 // large catalog takes to be stored (GitHub's 1,222 operations), and each
 // is its own, so they are shared among as many goroutines as the process
-// runs at once, each taking the next tool.
-func defineAll(tools []*mcp.Tool, rest bool) []definedTool {
+// runs at once, each taking the next tool. A tool listed as it was before
+// (known, by name) gets the hash it had and no def.
+func defineAll(tools []*mcp.Tool, rest bool, known map[string]knownDigest) []definedTool {
 	out := make([]definedTool, len(tools))
 	eachAtOnce(len(tools), func(i int) {
 		t, d := tools[i], &out[i]
@@ -128,6 +178,13 @@ func defineAll(tools []*mcp.Tool, rest bool) []definedTool {
 		}
 		if rest {
 			d.req = restRequestOf(t)
+		}
+		if dg, ok := digestOf(t, d.req); ok {
+			d.digest = dg
+			if k, ok := known[t.Name]; ok && k.digest == dg {
+				d.hash = k.hash
+				return
+			}
 		}
 		d.def, d.hash, d.err = Definition(t, d.req)
 	})

@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -501,11 +503,17 @@ func TestPlanApprovalsPerRunGitHub(t *testing.T) {
 			t.Errorf("%s: %d writes in %d pauses, want %d in 1", task.name, decided, pauses, task.writes)
 		}
 		var writes []string
-		for _, r := range prism.Requests()[before:] {
-			if !strings.HasPrefix(r, "get ") {
-				writes = append(writes, r)
+		seen := func() bool {
+			writes = writes[:0]
+			for _, r := range prism.Requests()[before:] {
+				if !strings.HasPrefix(r, "get ") {
+					writes = append(writes, r)
+				}
 			}
+			return len(writes) >= task.writes
 		}
+		// Prism logs a request on its own time, after it answered it.
+		testwait.Until(10*time.Second, seen)
 		if len(writes) != task.writes || task.requests != nil && !slices.Equal(writes, task.requests) {
 			t.Errorf("%s: Prism saw the writes %q; want each of the %d once", task.name, writes, task.writes)
 		}

@@ -14,34 +14,17 @@ import (
 )
 
 // canonicalJSON marshals v with object keys sorted at every depth, numbers
-// kept as written and strings escaped as encoding/json escapes them.
+// kept as written and strings escaped as encoding/json escapes them. A
+// json.RawMessage that is not valid JSON is an error, as json.Marshal
+// checks it.
 func canonicalJSON(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return canonicalValid(b), nil
-}
-
-// canonicalValid is doc, which is valid JSON, in canonical form.
-func canonicalValid(doc []byte) []byte {
-	c := canonicalizer{in: doc, out: make([]byte, 0, len(doc))}
+	c := canonicalizer{in: b, out: make([]byte, 0, len(b))}
 	c.value()
-	return c.out
-}
-
-// canonicalBytes is doc in canonical form. A document that is not valid
-// JSON is an error, as decoding it would be.
-func canonicalBytes(doc []byte) ([]byte, error) {
-	if !json.Valid(doc) {
-		var v any
-		err := json.Unmarshal(doc, &v)
-		if err == nil {
-			err = &json.SyntaxError{}
-		}
-		return nil, err
-	}
-	return canonicalValid(doc), nil
+	return c.out, nil
 }
 
 // canonicalizer writes one valid document; in is read from pos on.
@@ -219,7 +202,7 @@ func (c *canonicalizer) object() {
 		if m.tok != nil {
 			c.out = append(c.out, m.tok...)
 		} else {
-			c.out = append(c.out, mustQuote(string(m.key))...)
+			c.out = appendQuoted(c.out, string(m.key))
 		}
 		c.out = append(c.out, ':')
 		c.pos = m.value
@@ -237,12 +220,12 @@ func appendCanonicalString(out, tok []byte) []byte {
 	if plainString(tok[1 : len(tok)-1]) {
 		return append(out, tok...)
 	}
-	return append(out, mustQuote(decodeString(tok))...)
+	return appendQuoted(out, decodeString(tok))
 }
 
 // plainString reports whether s, a string's bytes between its quotes,
 // is what encoding/json would write for itself.
-func plainString(s []byte) bool {
+func plainString[T string | []byte](s T) bool {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
@@ -252,7 +235,14 @@ func plainString(s []byte) bool {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(s[i:])
+		var r rune
+		var n int
+		switch v := any(s[i:]).(type) {
+		case string:
+			r, n = utf8.DecodeRuneInString(v)
+		case []byte:
+			r, n = utf8.DecodeRune(v)
+		}
 		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
 			return false
 		}
@@ -270,13 +260,13 @@ func decodeString(tok []byte) string {
 	return s
 }
 
-// mustQuote is s as encoding/json writes a string.
-func mustQuote(s string) string {
-	if plainString([]byte(s)) {
-		return `"` + s + `"`
+// appendQuoted appends s as encoding/json writes a string.
+func appendQuoted(out []byte, s string) []byte {
+	if plainString(s) {
+		out = append(out, '"')
+		out = append(out, s...)
+		return append(out, '"')
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	_ = enc.Encode(s) // a string always encodes
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	b, _ := json.Marshal(s) // a string always encodes
+	return append(out, b...)
 }

@@ -70,7 +70,7 @@ func (d *toolDefinition) canonical() ([]byte, error) {
 	}
 	str := func(k, s string) {
 		key(k)
-		c.out = append(c.out, mustQuote(s)...)
+		c.out = appendQuoted(c.out, s)
 	}
 	marshalled := func(k string, v any) error {
 		b, err := json.Marshal(v)

@@ -14,6 +14,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // mapLister lists fixed tools by source.
@@ -148,5 +149,47 @@ func TestRefreshReusesOnlyTheUnchanged(t *testing.T) {
 		} else if !reflect.DeepEqual(got, first.Tools[i]) {
 			t.Errorf("tool %s changed in a refresh that did not change it", got.Address)
 		}
+	}
+}
+
+// TestReadPinnedOrigins: the pinned origins of a source are those of its
+// pins' requests, and its server the newest pin's; a pin without a
+// request, of another source, or not kept says nothing.
+func TestReadPinnedOrigins(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "state.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginCatalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	at := time.Unix(1_700_000_000, 0)
+	pin := func(source, name string, req *upstream.RESTRequest, kept bool, minutes int) {
+		def, hash, err := Definition(&mcp.Tool{Name: name}, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !kept {
+			def = nil
+		}
+		if err := tx.PinFirst(ctx, source, name, hash, def, at.Add(time.Duration(minutes)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pin("api", "old", &upstream.RESTRequest{Method: "GET", Path: "/a", Server: "https://old.example.com/v1"}, true, 1)
+	pin("api", "new", &upstream.RESTRequest{Method: "GET", Path: "/b", Server: "https://api.example.com/v2"}, true, 3)
+	pin("api", "plain", nil, true, 5)
+	pin("api", "unkept", &upstream.RESTRequest{Method: "GET", Path: "/c", Server: "https://unkept.example.com"}, false, 6)
+	pin("other", "elsewhere", &upstream.RESTRequest{Method: "GET", Path: "/d", Server: "https://other.example.com"}, true, 7)
+	p, err := readPinnedOrigins(ctx, tx, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.server != "https://api.example.com/v2" || len(p.origins) != 2 || p.foreign("https://old.example.com/v9") || p.foreign("https://api.example.com") || !p.foreign("https://other.example.com") {
+		t.Errorf("pinned origins: server %q, origins %v", p.server, p.origins)
 	}
 }

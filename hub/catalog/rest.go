@@ -66,20 +66,16 @@ func (p *pinnedOrigins) foreign(server string) bool {
 
 // readPinnedOrigins reads the origins of the pinned operations of source.
 func readPinnedOrigins(ctx context.Context, tx *store.CatalogTx, source string) (*pinnedOrigins, error) {
-	defs, err := tx.PinnedDefinitions(ctx, source)
+	servers, err := tx.PinnedServers(ctx, source)
 	if err != nil {
 		return nil, fmt.Errorf("reading pins: %w", err)
 	}
 	p := &pinnedOrigins{origins: map[string]bool{}}
-	for _, def := range defs {
-		var d toolDefinition
-		if json.Unmarshal(def, &d) != nil || d.Request == nil {
-			continue
-		}
+	for _, server := range servers {
 		if p.server == "" {
-			p.server = d.Request.Server
+			p.server = server
 		}
-		p.origins[serverOrigin(d.Request.Server)] = true
+		p.origins[serverOrigin(server)] = true
 	}
 	return p, nil
 }

@@ -297,21 +297,25 @@ func (c *CatalogTx) Pin(ctx context.Context, source, name string) (hash string, 
 	return hash, def, nil
 }
 
-// PinnedDefinitions returns the kept definitions of source's pins, newest
-// first.
-func (c *CatalogTx) PinnedDefinitions(ctx context.Context, source string) ([][]byte, error) {
-	rows, err := c.tx.QueryContext(ctx, `SELECT definition FROM pins WHERE source = ? AND definition IS NOT NULL ORDER BY at DESC`, source)
+// PinnedServers returns the server of each of source's pins whose kept
+// definition is an OpenAPI operation's (it has a request with a server),
+// newest pin first. SQLite reads the one member: a catalog's pins hold
+// as many bytes as its tools.
+func (c *CatalogTx) PinnedServers(ctx context.Context, source string) ([]string, error) {
+	rows, err := c.tx.QueryContext(ctx, `SELECT json_extract(definition, '$.request.server') FROM pins
+		WHERE source = ? AND json_valid(definition) AND json_type(definition, '$.request.server') = 'text'
+		ORDER BY at DESC`, source)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out [][]byte
+	var out []string
 	for rows.Next() {
-		var def string
-		if err := rows.Scan(&def); err != nil {
+		var server string
+		if err := rows.Scan(&server); err != nil {
 			return nil, err
 		}
-		out = append(out, []byte(def))
+		out = append(out, server)
 	}
 	return out, rows.Err()
 }

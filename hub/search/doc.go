@@ -38,7 +38,11 @@
 // stores tf(t,d) in the posting lists and Search only sums. It sums the
 // words that can add most first, and once the k-th best score exceeds what
 // the remaining words could add together, those only add to the docs
-// already in (MaxScore): the best k are the same, with less work.
+// already in (MaxScore): the best k are the same, with less work. A word
+// that expands to several terms (below) is read from one list, merged on
+// its first use, in which each doc's pseudo-frequencies are already added
+// up; the merged lists an index keeps hold at most as many postings as
+// the index itself.
 //
 // # Requests
 //

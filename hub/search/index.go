@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -125,6 +126,11 @@ type Index struct {
 	maxTF     []float32          // the largest pseudo-frequency of each term in a doc
 	keyNoun   int32              // term id of what a bare key names (keyedNoun), -1 when none
 	keyWord   string             // its word as the catalog writes it
+	// mergedLists holds the merged postings of words that expand to
+	// several terms (merged), mergedLeft how many more postings they may
+	// hold.
+	mergedLists sync.Map
+	mergedLeft  atomic.Int64
 }
 
 // Hit is one search result: Doc is an index into the docs given to Build.
@@ -554,6 +560,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 
+	ix.mergedLeft.Store(int64(len(ix.postings)))
 	ix.pool.New = func() any {
 		return &scratch{
 			score: make([]float64, ix.n),
@@ -713,8 +720,12 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 		hits = hits[:limit]
 	}
 	sc.qterms = sc.qterms[:0]
-	for _, d := range sc.matched {
-		sc.score[d] = 0
+	if len(sc.matched) > len(sc.score)/16 {
+		clear(sc.score)
+	} else {
+		for _, d := range sc.matched {
+			sc.score[d] = 0
+		}
 	}
 	sc.matched = sc.matched[:0]
 	return hits, total
@@ -865,6 +876,15 @@ func (ix *Index) scoreWord(sc *scratch, i int, ns int32, admit bool) {
 	if len(members) == 0 {
 		return
 	}
+	idf, k1 := sc.qidf[i], ix.k1
+	bit := uint32(0)
+	if i < 32 {
+		bit = 1 << i
+	}
+	if ps, weight, ok := ix.wordPostings(sc, i, members); ok {
+		ix.scoreList(sc, ps, weight, idf, bit, ns, admit)
+		return
+	}
 	own := int(sc.qown[i])
 	for m, t := range members {
 		weight := float32(1)
@@ -888,15 +908,10 @@ func (ix *Index) scoreWord(sc *scratch, i int, ns int32, admit bool) {
 			acc[p.doc] += weight * p.tf
 		}
 	}
-	idf, k1 := sc.qidf[i], ix.k1
-	bit := uint32(0)
-	if i < 32 {
-		bit = 1 << i
-	}
 	for _, d := range sc.touched {
 		tf := float64(sc.acc[d])
 		sc.acc[d] = 0
-		if sc.score[d] == 0 {
+		if sc.in[d>>6]&(1<<(d&63)) == 0 {
 			sc.matched = append(sc.matched, d)
 			sc.words[d] = 0
 			sc.in[d>>6] |= 1 << (d & 63)
@@ -905,6 +920,110 @@ func (ix *Index) scoreWord(sc *scratch, i int, ns int32, admit bool) {
 		sc.words[d] |= bit
 	}
 	sc.touched = sc.touched[:0]
+}
+
+// wordPostings returns the postings of the i-th query word, whose terms
+// are members (the word's own first, then its synonyms), as one list and
+// the weight of its pseudo-frequencies: a single term's own list, or the
+// word's merged list (merged). It reports false when the merged list
+// does not fit in what is left of the budget for them.
+func (ix *Index) wordPostings(sc *scratch, i int, members []int32) ([]posting, float32, bool) {
+	if len(members) == 1 {
+		weight := float32(1)
+		if sc.qown[i] == 0 {
+			weight = float32(ix.expand)
+		}
+		t := members[0]
+		return ix.postings[ix.offsets[t]:ix.offsets[t+1]], weight, true
+	}
+	start := int32(0)
+	if i > 0 {
+		start = int32(sc.ends[i-1])
+	}
+	ps, ok := ix.merged(sc.stems[start:sc.ends[i]], members, int(sc.qown[i]))
+	return ps, 1, ok
+}
+
+// merged returns the postings of a word that expands to several terms as
+// one list in doc order, each doc's pseudo-frequencies added up as
+// scoreWord does (the word's own at full weight, its synonyms' scaled by
+// the expansion weight), so a search reads one list instead of adding up
+// several. Lists are made on first use and kept while they fit in a
+// budget of as many postings as the index holds; past it, it reports
+// false. A word's terms depend only on the word, so its stem is the key.
+func (ix *Index) merged(word []byte, members []int32, own int) ([]posting, bool) {
+	if v, ok := ix.mergedLists.Load(string(word)); ok {
+		return v.([]posting), true
+	}
+	n := int64(0)
+	for _, t := range members {
+		n += int64(ix.offsets[t+1] - ix.offsets[t])
+	}
+	if ix.mergedLeft.Add(-n) < 0 {
+		ix.mergedLeft.Add(n)
+		return nil, false
+	}
+	// Each term's list is in doc order: merging them one after the other
+	// adds a doc's pseudo-frequencies up in the terms' order, as
+	// scoreWord does.
+	var out, next []posting
+	for m, t := range members {
+		weight := float32(1)
+		if m >= own {
+			weight = float32(ix.expand)
+		}
+		ps := ix.postings[ix.offsets[t]:ix.offsets[t+1]]
+		next = slices.Grow(next[:0], len(out)+len(ps))
+		j := 0
+		for _, p := range ps {
+			for j < len(out) && out[j].doc < p.doc {
+				next = append(next, out[j])
+				j++
+			}
+			if j < len(out) && out[j].doc == p.doc {
+				next = append(next, posting{p.doc, out[j].tf + weight*p.tf})
+				j++
+				continue
+			}
+			next = append(next, posting{p.doc, weight * p.tf})
+		}
+		next = append(next, out[j:]...)
+		out, next = next, out
+	}
+	out = slices.Clone(out) // what is kept is what the budget counts
+	if v, loaded := ix.mergedLists.LoadOrStore(string(word), out); loaded {
+		ix.mergedLeft.Add(n)
+		return v.([]posting), true
+	}
+	ix.mergedLeft.Add(n - int64(len(out)))
+	return out, true
+}
+
+// scoreList adds the BM25F contributions of one query word, whose
+// postings are ps and pseudo-frequencies scaled by weight, to sc.score;
+// unless admit, only docs already scored gain. Every doc it matches is
+// marked in sc.seen.
+func (ix *Index) scoreList(sc *scratch, ps []posting, weight float32, idf float64, bit uint32, ns int32, admit bool) {
+	k1 := ix.k1
+	seen, in, score, words := sc.seen, sc.in, sc.score, sc.words
+	for _, p := range ps {
+		if ns >= 0 && ix.docNS[p.doc] != ns {
+			continue
+		}
+		w, b := p.doc>>6, uint64(1)<<(p.doc&63)
+		seen[w] |= b
+		if in[w]&b == 0 {
+			if !admit {
+				continue
+			}
+			in[w] |= b
+			sc.matched = append(sc.matched, p.doc)
+			words[p.doc] = 0
+		}
+		tf := float64(weight * p.tf)
+		score[p.doc] += idf * tf * (k1 + 1) / (k1 + tf)
+		words[p.doc] |= bit
+	}
 }
 
 // kthScore is the k-th best score of the docs matched so far (k <=
@@ -963,8 +1082,15 @@ func (ix *Index) topK(sc *scratch, limit int) []Hit {
 		return nil
 	}
 	h := sc.heap[:0]
+	// Once the heap is full, a doc scoring under its worst hit cannot
+	// enter: most are passed over on that one comparison.
+	floor := math.Inf(-1)
 	for _, d := range sc.matched {
-		hit := Hit{Doc: int(d), Score: sc.score[d]}
+		s := sc.score[d]
+		if s < floor {
+			continue
+		}
+		hit := Hit{Doc: int(d), Score: s}
 		if len(h) < limit {
 			h = append(h, hit)
 			// Sift up.
@@ -997,6 +1123,7 @@ func (ix *Index) topK(sc *scratch, limit int) []Hit {
 			h[i], h[worst] = h[worst], h[i]
 			i = worst
 		}
+		floor = h[0].Score
 	}
 	sc.heap = h
 	hits := slices.Clone(h)

@@ -10,7 +10,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"unicode/utf8"
+
+	"capabilities.sh/capabilities/internal/jsonstr"
 )
 
 // canonicalJSON marshals v with object keys sorted at every depth, numbers
@@ -165,7 +166,7 @@ func (c *canonicalizer) object() {
 		c.space()
 		tok := c.stringToken()
 		m := member{key: tok[1 : len(tok)-1], tok: tok}
-		if !plainString(m.key) {
+		if !jsonstr.Plain(m.key) {
 			m.key, m.tok = []byte(decodeString(tok)), nil
 		}
 		c.space()
@@ -202,7 +203,7 @@ func (c *canonicalizer) object() {
 		if m.tok != nil {
 			c.out = append(c.out, m.tok...)
 		} else {
-			c.out = appendQuoted(c.out, string(m.key))
+			c.out = jsonstr.Append(c.out, string(m.key))
 		}
 		c.out = append(c.out, ':')
 		c.pos = m.value
@@ -217,56 +218,17 @@ func (c *canonicalizer) object() {
 // writes its value: as it is when it has no escape and nothing the
 // encoder would escape, and otherwise decoded and encoded again.
 func appendCanonicalString(out, tok []byte) []byte {
-	if plainString(tok[1 : len(tok)-1]) {
+	if jsonstr.Plain(tok[1 : len(tok)-1]) {
 		return append(out, tok...)
 	}
-	return appendQuoted(out, decodeString(tok))
-}
-
-// plainString reports whether s, a string's bytes between its quotes,
-// is what encoding/json would write for itself.
-func plainString[T string | []byte](s T) bool {
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b < 0x20 || b == '\\' || b == '"' || b == '<' || b == '>' || b == '&' {
-				return false
-			}
-			i++
-			continue
-		}
-		var r rune
-		var n int
-		switch v := any(s[i:]).(type) {
-		case string:
-			r, n = utf8.DecodeRuneInString(v)
-		case []byte:
-			r, n = utf8.DecodeRune(v)
-		}
-		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-		i += n
-	}
-	return true
+	return jsonstr.Append(out, decodeString(tok))
 }
 
 func decodeString(tok []byte) string {
-	if plainString(tok[1 : len(tok)-1]) {
+	if jsonstr.Plain(tok[1 : len(tok)-1]) {
 		return string(tok[1 : len(tok)-1])
 	}
 	var s string
 	_ = json.Unmarshal(tok, &s) // the document is valid
 	return s
-}
-
-// appendQuoted appends s as encoding/json writes a string.
-func appendQuoted(out []byte, s string) []byte {
-	if plainString(s) {
-		out = append(out, '"')
-		out = append(out, s...)
-		return append(out, '"')
-	}
-	b, _ := json.Marshal(s) // a string always encodes
-	return append(out, b...)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/jsonstr"
 )
 
 // toolDefinition is what the store keeps of a tool, and what its hash
@@ -70,7 +71,7 @@ func (d *toolDefinition) canonical() ([]byte, error) {
 	}
 	str := func(k, s string) {
 		key(k)
-		c.out = appendQuoted(c.out, s)
+		c.out = jsonstr.Append(c.out, s)
 	}
 	marshalled := func(k string, v any) error {
 		b, err := json.Marshal(v)

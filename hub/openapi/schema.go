@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"capabilities.sh/capabilities/internal/jsonstr"
 	"github.com/pb33f/go-yaml"
 )
 
@@ -283,8 +284,7 @@ func writeScalar(b *bytes.Buffer, n *yaml.Node) {
 }
 
 func writeJSONString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s)
-	b.Write(enc)
+	b.Write(jsonstr.Append(b.AvailableBuffer(), s))
 }
 
 // mappingGet returns the value of key in mapping node n, or nil.

@@ -10,6 +10,7 @@ package upstream
 // and a Backend lists its sources the same way.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -65,18 +66,18 @@ func ListBounded(ctx context.Context, source string, lim config.CatalogLimits, l
 			if t == nil {
 				continue
 			}
-			b, err := json.Marshal(t)
+			size, err := encodedSize(t)
 			if err != nil {
 				warn("skipped tool %q: its definition does not encode: %v", naming.Truncate(t.Name), err)
 				continue
 			}
-			read += int64(len(b))
+			read += int64(size)
 			if read > lim.MaxSourceBytes {
 				stop = fmt.Sprintf("stopped after %d tools: the definitions passed %d bytes (catalog.maxSourceBytes)", len(tools), lim.MaxSourceBytes)
 				break
 			}
-			if len(b) > lim.MaxDefinitionBytes {
-				warn("skipped tool %q: its definition is %d bytes, above %d (catalog.maxDefinitionBytes)", naming.Truncate(t.Name), len(b), lim.MaxDefinitionBytes)
+			if size > lim.MaxDefinitionBytes {
+				warn("skipped tool %q: its definition is %d bytes, above %d (catalog.maxDefinitionBytes)", naming.Truncate(t.Name), size, lim.MaxDefinitionBytes)
 				continue
 			}
 			if len(tools) == lim.MaxTools {
@@ -110,4 +111,48 @@ func ListBounded(ctx context.Context, source string, lim config.CatalogLimits, l
 		return tools, &ListingLimitError{Source: source, Warnings: warnings}
 	}
 	return tools, nil
+}
+
+// encodedSize is the size of t as json.Marshal writes it. A schema that
+// came as bytes (json.RawMessage: an OpenAPI source writes its schemas
+// so) is not encoded again: Marshal would check and compact it (7 MB for
+// GitHub's description) only to escape <, >, & and U+2028/U+2029 in it,
+// and the catalog checks it where it makes the tool's definition. Its
+// length and those escapes are counted instead: the same count for
+// compact bytes, a larger one for bytes padded with spaces.
+func encodedSize(t *mcp.Tool) (int, error) {
+	in, inRaw := t.InputSchema.(json.RawMessage)
+	out, outRaw := t.OutputSchema.(json.RawMessage)
+	inRaw = inRaw && in != nil
+	outRaw = outRaw && out != nil
+	if !inRaw && !outRaw {
+		b, err := json.Marshal(t)
+		return len(b), err
+	}
+	shallow := *t
+	n := 0
+	if inRaw {
+		shallow.InputSchema = nil // written as null
+		n += rawSize(in) - len("null")
+	}
+	if outRaw {
+		shallow.OutputSchema = nil // left out
+		n += len(`,"outputSchema":`) + rawSize(out)
+	}
+	b, err := json.Marshal(&shallow)
+	return len(b) + n, err
+}
+
+// rawSize is the size of a JSON document once json.Marshal has escaped
+// <, > and & (\u003c: 5 bytes more each) and U+2028 and U+2029 (\u2028:
+// 3 more) in it.
+func rawSize(b []byte) int {
+	n := len(b)
+	for _, c := range []string{"<", ">", "&"} {
+		n += 5 * bytes.Count(b, []byte(c))
+	}
+	for _, c := range []string{"\u2028", "\u2029"} {
+		n += 3 * bytes.Count(b, []byte(c))
+	}
+	return n
 }

@@ -104,3 +104,35 @@ func errorsAs(err error, target **ListingLimitError) bool {
 	}
 	return ok
 }
+
+// TestEncodedSize: a tool's size is what json.Marshal writes, whether its
+// schemas came as bytes or decoded, and no smaller for schemas that came
+// padded with spaces.
+func TestEncodedSize(t *testing.T) {
+	in := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":"a <b> & \"c\""}}}`)
+	out := json.RawMessage(`{"type":"object","properties":{"total":{"type":"integer"}}}`)
+	decoded := map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string"}}}
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Find"}
+	for _, tool := range []*mcp.Tool{
+		{Name: "find", InputSchema: in},
+		{Name: "find", Description: "Finds things.", InputSchema: in, OutputSchema: out, Annotations: ann},
+		{Name: "find", Title: "Find", InputSchema: decoded, OutputSchema: out},
+		{Name: "find", InputSchema: decoded},
+		{Name: "find", InputSchema: json.RawMessage(nil), OutputSchema: out},
+		{Name: "find"},
+		{Name: "find", InputSchema: json.RawMessage("{\"description\":\"raw <b> & \u2028 \u2029\"}")},
+	} {
+		want, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := encodedSize(tool); err != nil || got != len(want) {
+			t.Errorf("encodedSize(%s) = %d, %v; want %d", want, got, err, len(want))
+		}
+	}
+	padded := &mcp.Tool{Name: "find", InputSchema: json.RawMessage(`{ "type" : "object" }`)}
+	want, _ := json.Marshal(padded)
+	if got, _ := encodedSize(padded); got < len(want) {
+		t.Errorf("padded schema: %d bytes, json.Marshal writes %d", got, len(want))
+	}
+}

@@ -64,6 +64,7 @@ type openapiDoc struct {
 	// (packed.go); tools is then nil and count says how many.
 	packed  []byte
 	count   int
+	size    int                   // the packed tools' bytes once unpacked
 	ops     map[string]*openapiOp // by tool name
 	schemes map[string]*openapiScheme
 	// server is the base URL of the document's first server, its variables

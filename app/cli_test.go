@@ -59,7 +59,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"source", "import"}, exitUsage, "needs exactly one FILE"},
 		{[]string{"source", "import", "/nonexistent.json"}, exitFailure, "reading /nonexistent.json"},
 		{[]string{"connection", "add", "x"}, exitUsage, "needs SOURCE and connection NAME"},
-		{[]string{"connection", "add", "x", "y", "--env", "A", "--header", "B"}, exitUsage, "takes --env or --header, not both"},
+		{[]string{"connection", "add", "x", "y", "--env", "A", "--header", "B"}, exitUsage, "takes one of --env, --header, --query and --cookie"},
 		{[]string{"policy", "set", "a.b"}, exitUsage, "needs a target and a mode"},
 		{[]string{"policy", "set", "a.b", "sometimes"}, exitUsage, `mode "sometimes": must be allow, ask or deny`},
 		{[]string{"version", "extra"}, exitUsage, "takes no arguments"},

@@ -301,25 +301,32 @@ func connectionLogoutCommand() *command {
 }
 
 func connectionAddCommand() *command {
-	var envVar, header, prefix, secretName string
+	var envVar, header, query, cookie, prefix, secretName string
 	var makeDefault bool
 	return &command{
 		name:    "add",
-		args:    "SOURCE NAME [--env VAR | --header NAME [--prefix 'Bearer ']] [--default]  < secret",
+		args:    "SOURCE NAME [--env VAR | --header NAME [--prefix 'Bearer '] | --query NAME | --cookie NAME] [--default]  < secret",
 		summary: "Add a connection; its secret is read from stdin into the keychain",
 		long: `The secret is read from standard input (one line; a trailing newline is
 dropped) and stored in the OS keychain under this home's service ("capabilities/<home id>").
 config.json only references it, as ${secret:NAME}.
 
 --env VAR passes the secret to a stdio source as environment variable VAR;
---header NAME sends it to an HTTP source as header NAME (after --prefix).
-Without either, the secret fills the connection's existing reference.
+--header NAME sends it to an HTTP or OpenAPI source as header NAME (after
+--prefix); --query NAME and --cookie NAME send it to an OpenAPI source as
+query parameter or cookie NAME. Without any of them the secret fills the
+connection's existing reference or, for an OpenAPI source, goes where the
+document's security scheme says (an API key's header, query parameter or
+cookie, or a bearer token's Authorization header).
 
-Example:
-  printf %s "$GITHUB_TOKEN" | capabilities connection add github work --env GITHUB_PERSONAL_ACCESS_TOKEN`,
+Examples:
+  printf %s "$GITHUB_TOKEN" | capabilities connection add github work --env GITHUB_PERSONAL_ACCESS_TOKEN
+  printf %s "$API_KEY" | capabilities connection add petstore work`,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&envVar, "env", "", "pass the secret as environment variable `VAR` (stdio)")
-			fs.StringVar(&header, "header", "", "send the secret as header `NAME` (HTTP)")
+			fs.StringVar(&header, "header", "", "send the secret as header `NAME` (HTTP, OpenAPI)")
+			fs.StringVar(&query, "query", "", "send the secret as query parameter `NAME` (OpenAPI)")
+			fs.StringVar(&cookie, "cookie", "", "send the secret as cookie `NAME` (OpenAPI)")
 			fs.StringVar(&prefix, "prefix", "", "text before the secret in the header, e.g. 'Bearer '")
 			fs.StringVar(&secretName, "secret", "", "which `REF` of the connection to fill, when it has several")
 			fs.BoolVar(&makeDefault, "default", false, "make this the source's default connection")
@@ -328,8 +335,14 @@ Example:
 			if len(args) != 2 {
 				return usagef("needs SOURCE and connection NAME")
 			}
-			if envVar != "" && header != "" {
-				return usagef("takes --env or --header, not both")
+			places := 0
+			for _, f := range []string{envVar, header, query, cookie} {
+				if f != "" {
+					places++
+				}
+			}
+			if places > 1 {
+				return usagef("takes one of --env, --header, --query and --cookie")
 			}
 			if prefix != "" && header == "" {
 				return usagef("--prefix goes with --header")
@@ -352,10 +365,13 @@ Example:
 				conn = &config.Connection{}
 			}
 			ref := secretName
+			// place is where an OpenAPI source's secret goes ("header
+			// api_key"), said back to the person when the document chose it.
+			var place openapi.SecretPlace
 			switch {
 			case envVar != "":
-				if s.URL != "" {
-					return withHint(fmt.Errorf("source %s is an HTTP source; --env is for stdio sources", srcName), "use --header NAME")
+				if s.Command == "" {
+					return withHint(fmt.Errorf("source %s is not a stdio source; --env is for stdio sources", srcName), "use --header NAME")
 				}
 				if ref == "" {
 					ref = envVar
@@ -375,6 +391,21 @@ Example:
 					conn.Headers = map[string]string{}
 				}
 				conn.Headers[header] = prefix + "${secret:" + ref + "}"
+			case query != "" || cookie != "":
+				if s.OpenAPI == "" {
+					return withHint(fmt.Errorf("source %s is not an OpenAPI source; --query and --cookie are for OpenAPI sources", srcName), "use --header NAME or --env VAR")
+				}
+				m, name := &conn.Query, query
+				if cookie != "" {
+					m, name = &conn.Cookies, cookie
+				}
+				if ref == "" {
+					ref = name
+				}
+				if *m == nil {
+					*m = map[string]string{}
+				}
+				(*m)[name] = "${secret:" + ref + "}"
 			default:
 				s.Connections[connName] = conn // so SecretRefs sees it
 				refs := s.SecretRefs(connName)
@@ -388,6 +419,19 @@ Example:
 					}
 				case len(refs) == 1:
 					ref = refs[0]
+				case len(refs) == 0 && s.OpenAPI != "":
+					p, ok, err := openapiChild(e).SecretPlace(ctx, s.OpenAPI)
+					switch {
+					case err != nil:
+						return fmt.Errorf("reading where %s takes its secret: %w", srcName, err)
+					case !ok:
+						return usagef("%s's document names no API key or bearer token; say where the secret goes: --header NAME, --query NAME or --cookie NAME", srcName)
+					case p.SignIn:
+						return withHint(fmt.Errorf("%s signs in with OAuth; its document names no API key", srcName),
+							fmt.Sprintf("capabilities connection login %s %s, or say where a token goes with --header Authorization --prefix 'Bearer '", srcName, connName))
+					}
+					p.Put(conn)
+					ref, place = p.Name, p
 				case len(refs) == 0:
 					return usagef("say where the secret goes: --env VAR (stdio) or --header NAME (HTTP)")
 				default:
@@ -417,6 +461,9 @@ Example:
 				verb = "Added"
 			}
 			fmt.Fprintf(e.Stdout, "%s connection %s of %s; secret %s stored in the keychain.\n", verb, connName, srcName, ref)
+			if place.Name != "" {
+				fmt.Fprintf(e.Stdout, "It is sent as %s, as the API's document says.\n", place.Where())
+			}
 			if def != connName && def != "" {
 				fmt.Fprintf(e.Stdout, "%s stays the default connection of %s; pass --default to make it %s.\n", def, srcName, connName)
 			}

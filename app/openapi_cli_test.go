@@ -95,3 +95,70 @@ func TestSourceAddParsesOnce(t *testing.T) {
 		t.Errorf("the hub parsed the document source add had parsed:\n%s", log)
 	}
 }
+
+// TestConnectionAddOpenAPIPlacesTheSecret: for an OpenAPI source, a
+// connection added without saying where its secret goes takes the place
+// the document's security scheme names (Petstore's API key header, not
+// the OAuth sign-in its writes ask for), --query and --cookie put it in a
+// query parameter or cookie, and a document that only signs in or names
+// no single secret sends the person to the right command.
+func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
+	requireKeychain(t)
+	home := t.TempDir()
+	kc := homeKeychain(t, home)
+	root, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json"))
+	for name, doc := range map[string]string{"pets": "petstore.json", "oauth": "readme-extensions.json", "basic": "petstore-simple.json"} {
+		if r := cli(t, home, "", "source", "add", name, "--openapi", filepath.Join(root, doc), "--base-url", "https://api.example.test"); r.code != 0 {
+			t.Fatalf("source add %s: %+v", name, r)
+		}
+	}
+	r := cli(t, home, "key-one\n", "connection", "add", "pets", "work")
+	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of pets; secret api_key stored in the keychain.\nIt is sent as header api_key, as the API's document says.\n") {
+		t.Fatalf("connection add without a place: %+v", r)
+	}
+	r = cli(t, home, "key-two\n", "connection", "add", "pets", "q", "--query", "apiKey")
+	if r.code != 0 || strings.Contains(r.stdout, "as the API's document says") {
+		t.Fatalf("connection add --query: %+v", r)
+	}
+	if r := cli(t, home, "key-three\n", "connection", "add", "pets", "c", "--cookie", "session", "--secret", "sess"); r.code != 0 {
+		t.Fatalf("connection add --cookie: %+v", r)
+	}
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := cfg.Sources["pets"].Connections
+	if got := conns["work"].Headers["api_key"]; got != "${secret:api_key}" {
+		t.Errorf("work's header api_key = %q", got)
+	}
+	if got := conns["q"].Query["apiKey"]; got != "${secret:apiKey}" {
+		t.Errorf("q's query apiKey = %q", got)
+	}
+	if got := conns["c"].Cookies["session"]; got != "${secret:sess}" {
+		t.Errorf("c's cookie session = %q", got)
+	}
+	for conn, ref := range map[string]string{"work": "api_key", "q": "apiKey", "c": "sess"} {
+		if v, err := kc.Get(config.SecretKey("pets", conn, ref)); err != nil || !strings.HasPrefix(v, "key-") {
+			t.Errorf("keychain %s/%s: %q, %v", conn, ref, v, err)
+		}
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"oauth", "work"}, exitFailure, "oauth signs in with OAuth; its document names no API key\nhint: capabilities connection login oauth work"},
+		{[]string{"basic", "work"}, exitUsage, "basic's document names no API key or bearer token; say where the secret goes: --header NAME, --query NAME or --cookie NAME"},
+		{[]string{"pets", "x", "--env", "KEY"}, exitFailure, "source pets is not a stdio source; --env is for stdio sources"},
+		{[]string{"pets", "x", "--query", "a", "--cookie", "b"}, exitUsage, "takes one of --env, --header, --query and --cookie"},
+	} {
+		if r := cli(t, home, "secret\n", append([]string{"connection", "add"}, tc.args...)...); r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("connection add %v: %+v, want %d and %q", tc.args, r, tc.code, tc.want)
+		}
+	}
+	cfg, _ = config.Load(filepath.Join(home, "config.json"))
+	if len(cfg.Sources["oauth"].Connections)+len(cfg.Sources["basic"].Connections) != 0 || len(cfg.Sources["pets"].Connections) != 3 {
+		t.Errorf("refused connections were saved: %+v %+v %+v", cfg.Sources["oauth"], cfg.Sources["basic"], cfg.Sources["pets"].Connections)
+	}
+}

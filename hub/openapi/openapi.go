@@ -752,13 +752,10 @@ func schemeHowTo(source, conn, name string, s *openapiScheme) string {
 		switch strings.ToLower(s.in) {
 		case "header":
 			return fmt.Sprintf("an API key in header %s (%s): capabilities connection add %s %s --header %s", s.key, name, source, conn, s.key)
-		case "query", "cookie":
-			key := "query"
-			if strings.ToLower(s.in) == "cookie" {
-				key = "cookies"
-			}
-			return fmt.Sprintf("an API key in %s parameter %s (%s): add \"%s\": {\"%s\": \"${secret:%s}\"} to connection %s in config.json, then capabilities connection add %s %s --secret %s",
-				s.in, s.key, name, key, s.key, s.key, conn, source, conn, s.key)
+		case "query":
+			return fmt.Sprintf("an API key in query parameter %s (%s): capabilities connection add %s %s --query %s", s.key, name, source, conn, s.key)
+		case "cookie":
+			return fmt.Sprintf("an API key in cookie %s (%s): capabilities connection add %s %s --cookie %s", s.key, name, source, conn, s.key)
 		}
 	case "http":
 		if s.http == "basic" {
@@ -804,7 +801,10 @@ func (p SecretPlace) Put(c *config.Connection) {
 // SecretPlace says where the one secret operation tool of source needs
 // goes: the first alternative of its security that one secret or a
 // sign-in fulfils. With tool "" (or one the document does not have) it
-// looks at the source's operations in name order. ok is false when no
+// looks at the source's operations in name order, and a secret the person
+// is giving goes where one of them takes a secret before it is read as a
+// sign-in: a document whose writes sign in with OAuth and whose reads take
+// an API key wants the key. ok is false when no
 // operation needs such a secret, the document is not loaded, or its
 // schemes need more than one value (HTTP basic: a user and a password).
 func (o *Sources) SecretPlace(source, tool string) (SecretPlace, bool) {
@@ -817,6 +817,11 @@ func (o *Sources) SecretPlace(source, tool string) (SecretPlace, bool) {
 		doc = rs.doc
 	}
 	o.mu.Unlock()
+	return doc.secretPlace(tool)
+}
+
+// secretPlace is Sources.SecretPlace over doc; nil has no place.
+func (doc *openapiDoc) secretPlace(tool string) (SecretPlace, bool) {
 	if doc == nil {
 		return SecretPlace{}, false
 	}
@@ -827,15 +832,24 @@ func (o *Sources) SecretPlace(source, tool string) (SecretPlace, bool) {
 			ops = append(ops, doc.ops[name])
 		}
 	}
+	var signIn *SecretPlace
 	for _, op := range ops {
 		for _, alt := range op.security {
 			if len(alt) != 1 {
 				continue
 			}
-			if p, ok := placeOf(doc.schemes[alt[0]]); ok {
+			p, ok := placeOf(doc.schemes[alt[0]])
+			switch {
+			case !ok:
+			case !p.SignIn || len(ops) == 1:
 				return p, true
+			case signIn == nil:
+				signIn = &p
 			}
 		}
+	}
+	if signIn != nil {
+		return *signIn, true
 	}
 	return SecretPlace{}, false
 }

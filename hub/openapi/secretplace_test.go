@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"strings"
 	"testing"
 
 	"capabilities.sh/capabilities/hub/config"
@@ -31,5 +32,49 @@ func TestSecretPlacePut(t *testing.T) {
 	}
 	if c.Query["api_key"] != "${secret:api_key}" || c.Cookies["session"] != "${secret:session}" {
 		t.Errorf("query = %v, cookies = %v", c.Query, c.Cookies)
+	}
+}
+
+// TestSecretPlacePrefersASecret: asked about no operation in particular,
+// a document whose first operation signs in with OAuth and whose next one
+// takes an API key says the key's place; asked about the first, the
+// sign-in.
+func TestSecretPlacePrefersASecret(t *testing.T) {
+	doc := &openapiDoc{
+		schemes: map[string]*openapiScheme{
+			"oauth": {name: "oauth", typ: "oauth2"},
+			"key":   {name: "key", typ: "apiKey", in: "query", key: "api_key"},
+		},
+		ops: map[string]*openapiOp{
+			"addPet":     {security: [][]string{{"oauth"}}},
+			"getPetById": {security: [][]string{{"key"}, {"oauth"}}},
+		},
+	}
+	if p, ok := doc.secretPlace(""); !ok || p != (SecretPlace{In: "query", Name: "api_key"}) {
+		t.Errorf("secretPlace(\"\") = %+v, %v; want the query parameter api_key", p, ok)
+	}
+	if p, ok := doc.secretPlace("addPet"); !ok || !p.SignIn {
+		t.Errorf("secretPlace(addPet) = %+v, %v; want the sign-in", p, ok)
+	}
+	delete(doc.ops, "getPetById")
+	if p, ok := doc.secretPlace(""); !ok || !p.SignIn {
+		t.Errorf("with only OAuth, secretPlace(\"\") = %+v, %v; want the sign-in", p, ok)
+	}
+}
+
+// TestSchemeHowToNamesTheFlag: the person is told the one command that
+// puts an API key where its scheme wants it.
+func TestSchemeHowToNamesTheFlag(t *testing.T) {
+	for _, c := range []struct {
+		s    *openapiScheme
+		want string
+	}{
+		{&openapiScheme{typ: "apiKey", in: "header", key: "X-API-KEY"}, "capabilities connection add api work --header X-API-KEY"},
+		{&openapiScheme{typ: "apiKey", in: "query", key: "apiKey"}, "capabilities connection add api work --query apiKey"},
+		{&openapiScheme{typ: "apiKey", in: "cookie", key: "api_key"}, "capabilities connection add api work --cookie api_key"},
+	} {
+		if got := schemeHowTo("api", "work", "k", c.s); !strings.HasSuffix(got, c.want) {
+			t.Errorf("schemeHowTo(%+v) = %q, want it to end with %q", c.s, got, c.want)
+		}
 	}
 }

@@ -300,8 +300,7 @@ func withHubOpts(ctx context.Context, e *env, pool bool, api func(*localapi.Clie
 	if !errors.Is(err, localapi.ErrNoHub) {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h, err := openHub(ctx, e, log, -1, pool)
+	h, err := openHub(ctx, e, cliLog(e.Stderr), -1, pool)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -206,3 +207,66 @@ func (l *repeatLimiter) WithGroup(name string) slog.Handler {
 	c.prefix = l.prefix + "/" + name
 	return &c
 }
+
+// cliLog is the log of a hub a CLI command runs in its own process: its
+// warnings and errors reach the person as lines of the command's output,
+// "warning: MESSAGE (key value, ...): DETAIL", not as log records. Short
+// one-word attributes name what the line is about; longer ones (an error,
+// a problem) are its detail.
+func cliLog(w io.Writer) *slog.Logger {
+	return slog.New(&cliHandler{w: w, mu: &sync.Mutex{}})
+}
+
+type cliHandler struct {
+	w     io.Writer
+	mu    *sync.Mutex
+	attrs []slog.Attr
+}
+
+func (h *cliHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (h *cliHandler) Handle(_ context.Context, r slog.Record) error {
+	var about, detail []string
+	add := func(a slog.Attr) bool {
+		v := a.Value.Resolve().String()
+		switch {
+		case v == "":
+		case len(v) <= 40 && !strings.ContainsAny(v, " \t\n"):
+			about = append(about, a.Key+" "+v)
+		default:
+			detail = append(detail, v)
+		}
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	var b strings.Builder
+	if r.Level >= slog.LevelError {
+		b.WriteString("error: ")
+	} else {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(r.Message)
+	if len(about) > 0 {
+		b.WriteString(" (" + strings.Join(about, ", ") + ")")
+	}
+	if len(detail) > 0 {
+		b.WriteString(": " + strings.Join(detail, "; "))
+	}
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+func (h *cliHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append(slices.Clip(h.attrs), attrs...)
+	return &c
+}
+
+// WithGroup keeps the attributes flat: a line for a person has no groups.
+func (h *cliHandler) WithGroup(string) slog.Handler { return h }

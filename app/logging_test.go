@@ -144,3 +144,21 @@ func TestHubStartedByAClientLogsEachLineOnce(t *testing.T) {
 		t.Errorf("the log went to crash.log too:\n%s", crash)
 	}
 }
+
+// TestCLILogSpeaksToAPerson: the hub a CLI command runs in its own process
+// reports warnings and errors as lines of the command's output, naming
+// what they are about before the detail; below a warning it says nothing.
+func TestCLILogSpeaksToAPerson(t *testing.T) {
+	var b bytes.Buffer
+	log := cliLog(&b)
+	log.Info("catalog rebuilt", "tools", 12)
+	log.Warn("tools listing served in part", "source", "gh", "warning", "skipped POST /x: its own server is elsewhere")
+	log.With("source", "gh").Error("upstream session died", "connection", "work", "error", "EOF before the handshake")
+	log.Warn("retention failed", "err", "")
+	want := "warning: tools listing served in part (source gh): skipped POST /x: its own server is elsewhere\n" +
+		"error: upstream session died (source gh, connection work): EOF before the handshake\n" +
+		"warning: retention failed\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -92,7 +92,12 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	if kc, err := e.keychain(); err != nil {
 		out = append(out, check{name: "keychain", info: oneLine(err.Error()), fix: "move " + paths.HomeID() + " aside; a new id is made"})
 	} else if _, err := kc.Get("doctor/probe"); errors.Is(err, keychain.ErrUnavailable) {
-		out = append(out, check{name: "keychain", info: oneLine(err.Error()), fix: keychain.Hint()})
+		// The fix line says the hint; the problem line says only the cause.
+		info := err.Error()
+		if ue := (*keychain.UnavailableError)(nil); errors.As(err, &ue) {
+			info = "unreachable: " + ue.Cause
+		}
+		out = append(out, check{name: "keychain", info: oneLine(info), fix: keychain.Hint()})
 	} else {
 		out = append(out, check{name: "keychain", ok: true, info: fmt.Sprintf("reachable (service %q)", kc.ServiceName())})
 	}

@@ -46,7 +46,7 @@ func keyValues(kind string, pairs []string) (map[string]string, error) {
 func sourceCommand() *command {
 	return &command{
 		name:    "source",
-		summary: "Add, list, remove and import MCP servers (sources)",
+		summary: "Add, list, remove and import sources: MCP servers and REST APIs (OpenAPI)",
 		subs: []*command{
 			sourceAddCommand(),
 			{
@@ -148,9 +148,10 @@ func sourceAddCommand() *command {
 		name:    "add",
 		args:    "NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]  |  NAME --url URL [--header K=V]...  |  NAME --openapi FILE|URL [--base-url URL]",
 		summary: "Add a stdio, streamable HTTP or OpenAPI (REST) source",
-		long: `A source is one MCP server. Its tools appear in the sandbox as the global
-object named after it. Secrets do not go here: add them to a connection with
-'capabilities connection add NAME CONNECTION --env VAR' (stdin, into the keychain).
+		long: `A source is one MCP server (stdio or streamable HTTP) or one REST API
+described by OpenAPI. Its tools appear in the sandbox as the global object
+named after it. Secrets do not go here: add them to a connection with
+'capabilities connection add NAME CONNECTION' (stdin, into the keychain).
 
 Examples:
   capabilities source add memory -- npx -y @modelcontextprotocol/server-memory

@@ -14,7 +14,7 @@ var version = "0.1.0-dev"
 func rootCommand() *command {
 	return &command{
 		name:    "capabilities",
-		summary: "capabilities: a local code-mode MCP hub. Every MCP client sees three tools (search, describe, execute) over all of your MCP servers.",
+		summary: "capabilities: a local code-mode MCP hub. Every MCP client sees three tools (search, describe, execute) over all of your MCP servers, REST APIs (OpenAPI) and skills.",
 		subs: []*command{
 			searchCommand(),
 			describeCommand(),

@@ -1,6 +1,6 @@
 // Command capabilities is a local code-mode MCP hub that lives in the system
-// tray. It connects to the person's MCP servers and shows every MCP client
-// exactly three tools: search, describe and execute.
+// tray. It connects to the person's MCP servers, REST APIs and skills and
+// shows every MCP client exactly three tools: search, describe and execute.
 //
 // This package is the composition root: the only place that reads flags,
 // picks paths, touches process globals and calls os.Exit.

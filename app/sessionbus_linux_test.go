@@ -35,7 +35,7 @@ func TestNoSessionBusLeftBehind(t *testing.T) {
 	}
 	cmd.Env = append(env, "CAPABILITIES_HOME="+home, "HOME="+t.TempDir(), "DISPLAY=")
 	out, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "keychain unavailable") {
+	if !strings.Contains(string(out), "[FAIL] keychain: unreachable") {
 		t.Errorf("doctor without a session bus:\n%s", out)
 	}
 	if left := proc.WithEnv("CAPABILITIES_HOME=" + home); len(left) > 0 {

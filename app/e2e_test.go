@@ -255,6 +255,17 @@ func (w *world) hubPID() int {
 	return st.PID
 }
 
+// socketAnswers reports whether anything takes connections on the home's
+// socket.
+func (w *world) socketAnswers() bool {
+	c, err := localapi.Dial(context.Background(), config.Paths{Home: w.home})
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
 // killHub kills the running hub with SIGKILL, as a crash would, and waits
 // until its socket stops answering.
 func (w *world) killHub() {
@@ -274,7 +285,10 @@ func (w *world) killHub() {
 func (w *world) stopHub() {
 	if pid := w.hubPID(); pid > 0 {
 		syscall.Kill(pid, syscall.SIGTERM)
-		if !testwait.Until(10*time.Second, func() bool { return w.hubPID() == 0 }) {
+		// A hub that is stopping may still take connections on its
+		// socket after it stops answering status: wait until the socket
+		// is closed, or the next command would dial the stopping hub.
+		if !testwait.Until(10*time.Second, func() bool { return !w.socketAnswers() }) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}

@@ -200,7 +200,7 @@ func (c TargetCheck) Warning() string {
 	case c.Matches > 0:
 		return ""
 	case len(c.NotUpYet) > 0:
-		return fmt.Sprintf("%s matches no tool yet: source %s has not listed its tools (it is not up yet); the rule applies once it does",
+		return fmt.Sprintf("%s matches no tool yet: source %s has not listed its tools yet; the rule applies once it does",
 			c.Target, strings.Join(c.NotUpYet, ", "))
 	case len(c.DidYouMean) > 0:
 		return fmt.Sprintf("%s matches no tool and no source; did you mean %s?", c.Target, strings.Join(c.DidYouMean, ", "))

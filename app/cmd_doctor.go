@@ -259,6 +259,11 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 		}
 		if def := cfg.Sources[s.Name]; def != nil && def.OpenAPI != "" {
 			out = append(out, openapiCheck(s, def))
+			if s.Waiting > 0 {
+				out = append(out, check{name: "credentials " + s.Name, warn: true,
+					info: fmt.Sprintf("%d of %d operations wait for credentials the %s connection does not give", s.Waiting, s.Tools, cmp.Or(s.Default, "default")),
+					fix:  oneLine(s.Need)})
+			}
 			continue
 		}
 		if len(s.Warnings) > 0 {

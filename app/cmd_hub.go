@@ -380,6 +380,9 @@ func hubStatusCommand() *command {
 					for _, w := range s.Warnings {
 						fmt.Fprintf(e.Stdout, "warning: %s: %s\n", s.Name, oneLine(w))
 					}
+					if s.Waiting > 0 {
+						fmt.Fprintf(e.Stdout, "credentials: %s: %d of %d operations wait for %s\n", s.Name, s.Waiting, s.Tools, oneLine(s.Need))
+					}
 					for _, si := range s.SignIns {
 						fmt.Fprintf(e.Stdout, "sign-in: %s (%s): %s", s.Name, connectionWords(si.Connection), oneLine(si.Summary))
 						if !si.SignedIn && !si.SigningIn {

@@ -70,7 +70,8 @@ func TestSourceAddPlainHTTP(t *testing.T) {
 // TestSourceAddParsesOnce: the document source add checked is not parsed
 // again by the hub: the parser child's output is in the home's cache, one
 // file, and the hub started afterwards loads the source from it without a
-// parser child of its own.
+// parser child of its own. Its status then says what the operations wait
+// for.
 func TestSourceAddParsesOnce(t *testing.T) {
 	w := newWorld(t, 0)
 	root, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples"))
@@ -93,6 +94,10 @@ func TestSourceAddParsesOnce(t *testing.T) {
 	})
 	if strings.Contains(log, "parsed in a child process") {
 		t.Errorf("the hub parsed the document source add had parsed:\n%s", log)
+	}
+	// The running hub's status names what pets's operations wait for.
+	if out, _, _ := w.cli("", "hub", "status"); !strings.Contains(out, " of 20 operations wait for an OAuth access token (petstore_auth): capabilities connection add pets default") {
+		t.Errorf("hub status does not say what pets waits for:\n%s", out)
 	}
 }
 
@@ -160,5 +165,31 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 	cfg, _ = config.Load(filepath.Join(home, "config.json"))
 	if len(cfg.Sources["oauth"].Connections)+len(cfg.Sources["basic"].Connections) != 0 || len(cfg.Sources["pets"].Connections) != 3 {
 		t.Errorf("refused connections were saved: %+v %+v %+v", cfg.Sources["oauth"], cfg.Sources["basic"], cfg.Sources["pets"].Connections)
+	}
+}
+
+// TestDoctorSaysWhatAnAPIWaitsFor: doctor names the operations of an OpenAPI source that wait for credentials its default
+// connection does not give, with the command that gives them, and stop
+// once the connection gives them.
+func TestDoctorSaysWhatAnAPIWaitsFor(t *testing.T) {
+	home := t.TempDir()
+	pets, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json"))
+	if r := cli(t, home, "", "source", "add", "pets", "--openapi", pets, "--base-url", "https://api.example.test"); r.code != 0 {
+		t.Fatalf("source add: %+v", r)
+	}
+	r := cli(t, home, "", "doctor")
+	if !strings.Contains(r.stdout, "[warn] credentials pets: ") || !strings.Contains(r.stdout, " of 20 operations wait for credentials the default connection does not give\n       fix: an OAuth access token (petstore_auth): capabilities connection add pets default --header Authorization --prefix 'Bearer '") {
+		t.Errorf("doctor without a connection:\n%s", r.stdout)
+	}
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Sources["pets"].Connections = map[string]*config.Connection{"default": {Headers: map[string]string{"api_key": "${secret:api_key}", "Authorization": "Bearer ${secret:token}"}}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, home, "", "doctor"); strings.Contains(r.stdout, "credentials pets") {
+		t.Errorf("doctor once the connection gives both:\n%s", r.stdout)
 	}
 }

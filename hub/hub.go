@@ -243,6 +243,7 @@ var openapiPoll time.Duration
 type openAPI interface {
 	upstream.Backend
 	AuthNeed(source, tool, conn string) string
+	Needs(source string) (waiting, of int, need string)
 	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
 	Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error)
 }

@@ -38,6 +38,11 @@ type SourceStatus struct {
 	Stderr []string `json:"stderr,omitempty"`
 	// Disabled: config.json keeps the source without serving it.
 	Disabled bool `json:"disabled,omitempty"`
+	// Waiting is how many of an OpenAPI source's operations wait for
+	// credentials its default connection does not give, and Need the need
+	// of the most of them, with the command that meets it.
+	Waiting int    `json:"waiting,omitempty"`
+	Need    string `json:"need,omitempty"`
 }
 
 // Status is the hub at a glance.
@@ -94,6 +99,9 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 		ss := SourceStatus{Name: name, Namespace: naming.Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
 			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signInStatuses(name),
 			Stderr: h.up.StderrTail(name), Disabled: s.Disabled}
+		if s.OpenAPI != "" && !s.Disabled {
+			ss.Waiting, _, ss.Need = h.openapi.Needs(name)
+		}
 		st.Sources = append(st.Sources, ss)
 	}
 	pend, err := h.db.OpenPending(ctx)

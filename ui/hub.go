@@ -211,6 +211,11 @@ type SourceStatus struct {
 	// Stderr is the last lines its latest session wrote to stderr,
 	// scrubbed; a stdio source's only.
 	Stderr []string
+	// Waiting is how many of an OpenAPI source's operations wait for
+	// credentials its default connection does not give; Need is what the
+	// most of them need, and the command that gives it.
+	Waiting int
+	Need    string
 	// ToolList is the tools it offers now, by address.
 	ToolList []SourceTool
 }

@@ -79,7 +79,8 @@ func (u *hubAdapter) Status() (Status, error) {
 	}
 	slices.Sort(out.Profiles)
 	for _, s := range st.Sources {
-		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr}
+		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr,
+			Waiting: s.Waiting, Need: s.Need}
 		for _, t := range u.h.SourceTools(s.Name) {
 			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode)})
 		}

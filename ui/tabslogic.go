@@ -145,6 +145,8 @@ func sourceSummary(s SourceStatus) string {
 		return "Disabled in config.json: its tools are out of the catalog until it is enabled."
 	case s.Error != "":
 		return "Last error: " + s.Error
+	case s.Waiting > 0:
+		return fmt.Sprintf("%d of %d operations wait for credentials; they need %s", s.Waiting, s.Tools, s.Need)
 	}
 	return ""
 }

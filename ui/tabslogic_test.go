@@ -88,6 +88,8 @@ func TestSourceButtonsAndSummary(t *testing.T) {
 		{SourceStatus{State: SourceDisabled, Disabled: true, Error: "disabled in the config"}, "Enable", false, "Disabled in config.json: its tools are out of the catalog until it is enabled."},
 		{SourceStatus{State: SourceDisabled}, "Enable", false, ""},
 		{SourceStatus{State: SourceIdle, Tools: 1}, "Disable", true, ""},
+		{SourceStatus{State: SourceUp, Tools: 20, Waiting: 8, Need: "an API key in header api_key (api_key): capabilities connection add pets default --header api_key"}, "Disable", true,
+			"8 of 20 operations wait for credentials; they need an API key in header api_key (api_key): capabilities connection add pets default --header api_key"},
 	} {
 		toggle, canRestart := sourceButtons(tc.s)
 		if toggle != tc.toggle || canRestart != tc.canRestart {

@@ -679,17 +679,7 @@ func provides(s *openapiScheme, headers, query, cookies map[string]string, signe
 // OpenAPI source, or its document is not loaded yet: the call then says
 // so). The heart asks it before a call of an OpenAPI source goes out.
 func (o *Sources) AuthNeed(source, tool, conn string) string {
-	if o == nil {
-		return ""
-	}
-	o.mu.Lock()
-	rs := o.srcs[source]
-	var doc *openapiDoc
-	if rs != nil {
-		doc = rs.doc
-	}
-	def := o.cfg.Sources[source]
-	o.mu.Unlock()
+	doc, def := o.loaded(source)
 	if doc == nil || def == nil {
 		return ""
 	}
@@ -697,6 +687,25 @@ func (o *Sources) AuthNeed(source, tool, conn string) string {
 	if op == nil || op.security == nil {
 		return ""
 	}
+	return o.need(doc, def, source, conn, op.security)
+}
+
+// loaded is source's document and definition, nil before it is loaded.
+func (o *Sources) loaded(source string) (*openapiDoc, *config.Source) {
+	if o == nil {
+		return nil, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	rs := o.srcs[source]
+	if rs == nil || rs.doc == nil {
+		return nil, nil
+	}
+	return rs.doc, o.cfg.Sources[source]
+}
+
+// need is AuthNeed for one operation's security alternatives.
+func (o *Sources) need(doc *openapiDoc, def *config.Source, source, conn string, security [][]string) string {
 	if conn == "" {
 		conn = def.DefaultConnection()
 	}
@@ -721,7 +730,7 @@ func (o *Sources) AuthNeed(source, tool, conn string) string {
 		return signed == 1
 	}
 	var wants []string
-	for _, alt := range op.security {
+	for _, alt := range security {
 		ok := true
 		var miss []string
 		for _, name := range alt {
@@ -737,6 +746,52 @@ func (o *Sources) AuthNeed(source, tool, conn string) string {
 		wants = append(wants, strings.Join(miss, " and "))
 	}
 	return strings.Join(wants, "; or ")
+}
+
+// Needs says what source's default connection does not provide that its
+// operations' security schemes ask for: how many of its operations wait
+// for credentials, of how many, and the need of the most of them, worded
+// as AuthNeed words it. Operations that ask for the same schemes are
+// looked at once. Zero and "" when every operation can be called, or the
+// document is not loaded yet.
+func (o *Sources) Needs(source string) (waiting, of int, need string) {
+	doc, def := o.loaded(source)
+	if doc == nil || def == nil {
+		return 0, 0, ""
+	}
+	type group struct {
+		security [][]string
+		ops      int
+	}
+	groups := map[string]*group{}
+	for _, op := range doc.ops {
+		if len(op.security) == 0 {
+			continue
+		}
+		var key strings.Builder
+		for _, alt := range op.security {
+			key.WriteString(strings.Join(alt, "\x00") + "\x01")
+		}
+		g := groups[key.String()]
+		if g == nil {
+			g = &group{security: op.security}
+			groups[key.String()] = g
+		}
+		g.ops++
+	}
+	most := 0
+	for _, key := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[key]
+		n := o.need(doc, def, source, "", g.security)
+		if n == "" {
+			continue
+		}
+		waiting += g.ops
+		if g.ops > most {
+			most, need = g.ops, n
+		}
+	}
+	return waiting, len(doc.ops), need
 }
 
 // schemeHowTo tells the person how to give connection conn scheme s.

@@ -152,10 +152,10 @@ func TestCLILogSpeaksToAPerson(t *testing.T) {
 	var b bytes.Buffer
 	log := cliLog(&b)
 	log.Info("catalog rebuilt", "tools", 12)
-	log.Warn("tools listing served in part", "source", "gh", "warning", "skipped POST /x: its own server is elsewhere")
+	log.Warn("skipping an upstream skill", "source", "gh", "problem", "skill:review has no SKILL.md")
 	log.With("source", "gh").Error("upstream session died", "connection", "work", "error", "EOF before the handshake")
 	log.Warn("retention failed", "err", "")
-	want := "warning: tools listing served in part (source gh): skipped POST /x: its own server is elsewhere\n" +
+	want := "warning: skipping an upstream skill (source gh): skill:review has no SKILL.md\n" +
 		"error: upstream session died (source gh, connection work): EOF before the handshake\n" +
 		"warning: retention failed\n"
 	if b.String() != want {

@@ -246,8 +246,11 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *config.Config, sources ...st
 		}
 		if r.err == nil {
 			c.warnings.set(r.source, limitWarnings(partial))
+			// The warnings stay with the source for doctor, hub status
+			// and the window to show; a log line each time the source is
+			// listed again would only repeat them.
 			for _, w := range limitWarnings(partial) {
-				c.log.Warn("tools listing served in part", "source", r.source, "warning", w)
+				c.log.Info("tools listing served in part", "source", r.source, "warning", w)
 			}
 		}
 		if r.err != nil {

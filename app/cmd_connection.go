@@ -425,10 +425,7 @@ Examples:
 					case err != nil:
 						return fmt.Errorf("reading where %s takes its secret: %w", srcName, err)
 					case !ok:
-						return usagef("%s's document names no API key or bearer token; say where the secret goes: --header NAME, --query NAME or --cookie NAME", srcName)
-					case p.SignIn:
-						return withHint(fmt.Errorf("%s signs in with OAuth; its document names no API key", srcName),
-							fmt.Sprintf("capabilities connection login %s %s, or say where a token goes with --header Authorization --prefix 'Bearer '", srcName, connName))
+						return usagef("%s's document names no API key, bearer token or OAuth; say where the secret goes: --header NAME, --query NAME or --cookie NAME", srcName)
 					}
 					p.Put(conn)
 					ref, place = p.Name, p
@@ -461,7 +458,10 @@ Examples:
 				verb = "Added"
 			}
 			fmt.Fprintf(e.Stdout, "%s connection %s of %s; secret %s stored in the keychain.\n", verb, connName, srcName, ref)
-			if place.Name != "" {
+			switch {
+			case place.OAuth:
+				fmt.Fprintf(e.Stdout, "It is sent as an OAuth access token in %s (after %q), as the API's document says.\n", place.Where(), place.Prefix)
+			case place.Name != "":
 				fmt.Fprintf(e.Stdout, "It is sent as %s, as the API's document says.\n", place.Where())
 			}
 			if def != connName && def != "" {

@@ -104,9 +104,10 @@ func TestSourceAddParsesOnce(t *testing.T) {
 // TestConnectionAddOpenAPIPlacesTheSecret: for an OpenAPI source, a
 // connection added without saying where its secret goes takes the place
 // the document's security scheme names (Petstore's API key header, not
-// the OAuth sign-in its writes ask for), --query and --cookie put it in a
-// query parameter or cookie, and a document that only signs in or names
-// no single secret sends the person to the right command.
+// the OAuth its writes ask for), --query and --cookie put it in a query
+// parameter or cookie, a document that takes only OAuth takes it as an
+// access token, and one that names no single secret is told where it can
+// go.
 func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 	requireKeychain(t)
 	home := t.TempDir()
@@ -153,8 +154,7 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"oauth", "work"}, exitFailure, "oauth signs in with OAuth; its document names no API key\nhint: capabilities connection login oauth work"},
-		{[]string{"basic", "work"}, exitUsage, "basic's document names no API key or bearer token; say where the secret goes: --header NAME, --query NAME or --cookie NAME"},
+		{[]string{"basic", "work"}, exitUsage, "basic's document names no API key, bearer token or OAuth; say where the secret goes: --header NAME, --query NAME or --cookie NAME"},
 		{[]string{"pets", "x", "--env", "KEY"}, exitFailure, "source pets is not a stdio source; --env is for stdio sources"},
 		{[]string{"pets", "x", "--query", "a", "--cookie", "b"}, exitUsage, "takes one of --env, --header, --query and --cookie"},
 	} {
@@ -163,8 +163,18 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 		}
 	}
 	cfg, _ = config.Load(filepath.Join(home, "config.json"))
-	if len(cfg.Sources["oauth"].Connections)+len(cfg.Sources["basic"].Connections) != 0 || len(cfg.Sources["pets"].Connections) != 3 {
-		t.Errorf("refused connections were saved: %+v %+v %+v", cfg.Sources["oauth"], cfg.Sources["basic"], cfg.Sources["pets"].Connections)
+	if len(cfg.Sources["basic"].Connections) != 0 || len(cfg.Sources["pets"].Connections) != 3 {
+		t.Errorf("refused connections were saved: %+v %+v", cfg.Sources["basic"], cfg.Sources["pets"].Connections)
+	}
+	// A document that takes only OAuth takes the secret as an access
+	// token: an OpenAPI source has no sign-in of its own.
+	r = cli(t, home, "token-four\n", "connection", "add", "oauth", "work")
+	if r.code != 0 || !strings.Contains(r.stdout, "It is sent as an OAuth access token in header Authorization (after \"Bearer \"), as the API's document says.") {
+		t.Fatalf("connection add to an OAuth API: %+v", r)
+	}
+	cfg, _ = config.Load(filepath.Join(home, "config.json"))
+	if got := cfg.Sources["oauth"].Connections["work"].Headers["Authorization"]; got != "Bearer ${secret:Authorization}" {
+		t.Errorf("oauth's Authorization header = %q", got)
 	}
 }
 

@@ -12,85 +12,99 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 )
 
-// TestSetSecretGivesASourceItsFirstConnection stores the API key an
+// TestSetSecretGivesASourceItsFirstConnection stores the secret an
 // OpenAPI source with no connection waits for, as the window's secret
-// field does: the pending input says which header the key fills, the
-// source gets its default connection, "default", referencing the key in
-// that header, and the resumed call sends it.
+// field does: the pending input says which header the secret fills, the
+// source gets its default connection, "default", referencing it in that
+// header, and the resumed call sends it. An API key goes in its header;
+// an OAuth scheme's access token goes in Authorization as a bearer token,
+// since an OpenAPI source has no sign-in to offer.
 func TestSetSecretGivesASourceItsFirstConnection(t *testing.T) {
-	const key = "k_" + "0123456789abcdef0123"
-	var mux http.ServeMux
-	mux.HandleFunc("/things", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Key") != key {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `["one"]`)
-	})
-	api, _ := startLoggingServer(t, "127.0.0.1:0", &mux)
-	doc := filepath.Join(t.TempDir(), "api.json")
-	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"`+api.URL+`"}],
-		"components":{"securitySchemes":{"key":{"type":"apiKey","in":"header","name":"X-Key"}}},"security":[{"key":[]}],
+	for _, tc := range []struct {
+		name, scheme       string
+		header, prefix     string
+		where, ref, config string
+	}{
+		{"api key", `{"type":"apiKey","in":"header","name":"X-Key"}`, "X-Key", "", "header X-Key", "X-Key", "${secret:X-Key}"},
+		{"oauth", `{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"https://auth.example.test/token","scopes":{}}}}`,
+			"Authorization", "Bearer ", "header Authorization", "Authorization", "Bearer ${secret:Authorization}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const key = "k_" + "0123456789abcdef0123"
+			var mux http.ServeMux
+			mux.HandleFunc("/things", func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get(tc.header) != tc.prefix+key {
+					w.WriteHeader(http.StatusUnauthorized)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `["one"]`)
+			})
+			api, _ := startLoggingServer(t, "127.0.0.1:0", &mux)
+			doc := filepath.Join(t.TempDir(), "api.json")
+			if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"`+api.URL+`"}],
+		"components":{"securitySchemes":{"key":`+tc.scheme+`}},"security":[{"key":[]}],
 		"paths":{"/things":{"get":{"operationId":"listThings","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"array"}}}}}}}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	kc := &svcMemKeychain{m: map[string]string{}}
-	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, nil, Options{Keychain: kc})
-	ctx := context.Background()
-
-	env := execCode(t, h, `return await api.listThings();`)
-	if env.Status != StatusAwaitingConnection && env.Status != StatusAwaitingApproval {
-		t.Fatalf("a call without the API key: %s", envJSON(env))
-	}
-	pend, err := h.Pending(ctx, env.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var input *Approval
-	for i := range pend {
-		if pend[i].Kind == KindConnection {
-			input = &pend[i]
-		}
-	}
-	if input == nil {
-		t.Fatalf("no connection input among %+v", pend)
-	}
-	if input.Connection != "" || input.SecretWhere != "header X-Key" || input.SignIn {
-		t.Errorf("the input: connection %q, secret for %q, sign-in %v; want no connection yet, header X-Key", input.Connection, input.SecretWhere, input.SignIn)
-	}
-
-	if err := h.SetSecret(ctx, "api", "", key); err != nil {
-		t.Fatalf("SetSecret on a source with no connection: %v", err)
-	}
-	cfg, err := config.Load(h.paths.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := cfg.Sources["api"].Connections["default"]
-	if c == nil || c.Headers["X-Key"] != "${secret:X-Key}" || cfg.Sources["api"].DefaultConnection() != "default" {
-		t.Fatalf("the source's connections after SetSecret: %+v", cfg.Sources["api"].Connections)
-	}
-	if got, _ := kc.Get(config.SecretKey("api", "default", "X-Key")); got != key {
-		t.Errorf("the keychain holds %q for the new connection", got)
-	}
-	slot, err := h.SecretSlot("api", "", "listThings")
-	if err != nil || slot.Connection != "default" || slot.Where != "header X-Key" || slot.Ref != "X-Key" {
-		t.Errorf("the slot once the connection exists: %+v, %v", slot, err)
-	}
-
-	env = resumeCode(t, h, env.RunID)
-	for env.Status == StatusAwaitingApproval {
-		pend, _ := h.Pending(ctx, env.RunID)
-		for _, p := range pend {
-			if err := h.Decide(ctx, p.ID, AllowOnce, "cli", "test"); err != nil {
 				t.Fatal(err)
 			}
-		}
-		env = resumeCode(t, h, env.RunID)
-	}
-	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "one") {
-		t.Fatalf("the resumed call with the stored key: %s", envJSON(env))
+			kc := &svcMemKeychain{m: map[string]string{}}
+			h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, nil, Options{Keychain: kc})
+			ctx := context.Background()
+
+			env := execCode(t, h, `return await api.listThings();`)
+			if env.Status != StatusAwaitingConnection && env.Status != StatusAwaitingApproval {
+				t.Fatalf("a call without the secret: %s", envJSON(env))
+			}
+			pend, err := h.Pending(ctx, env.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var input *Approval
+			for i := range pend {
+				if pend[i].Kind == KindConnection {
+					input = &pend[i]
+				}
+			}
+			if input == nil {
+				t.Fatalf("no connection input among %+v", pend)
+			}
+			if input.Connection != "" || input.SecretWhere != tc.where || input.SignIn {
+				t.Errorf("the input: connection %q, secret for %q, sign-in %v; want no connection yet, %s", input.Connection, input.SecretWhere, input.SignIn, tc.where)
+			}
+
+			if err := h.SetSecret(ctx, "api", "", key); err != nil {
+				t.Fatalf("SetSecret on a source with no connection: %v", err)
+			}
+			cfg, err := config.Load(h.paths.Config())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cfg.Sources["api"].Connections["default"]
+			if c == nil || c.Headers[tc.header] != tc.config || cfg.Sources["api"].DefaultConnection() != "default" {
+				t.Fatalf("the source's connections after SetSecret: %+v", cfg.Sources["api"].Connections)
+			}
+			if got, _ := kc.Get(config.SecretKey("api", "default", tc.ref)); got != key {
+				t.Errorf("the keychain holds %q for the new connection", got)
+			}
+			slot, err := h.SecretSlot("api", "", "listThings")
+			if err != nil || slot.Connection != "default" || slot.Where != tc.where || slot.Ref != tc.ref {
+				t.Errorf("the slot once the connection exists: %+v, %v", slot, err)
+			}
+
+			env = resumeCode(t, h, env.RunID)
+			for env.Status == StatusAwaitingApproval {
+				pend, _ := h.Pending(ctx, env.RunID)
+				for _, p := range pend {
+					if err := h.Decide(ctx, p.ID, AllowOnce, "cli", "test"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				env = resumeCode(t, h, env.RunID)
+			}
+			if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "one") {
+				t.Fatalf("the resumed call with the stored secret: %s", envJSON(env))
+			}
+		})
 	}
 }
 

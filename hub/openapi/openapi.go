@@ -826,11 +826,12 @@ func schemeHowTo(source, conn, name string, s *openapiScheme) string {
 // SecretPlace is where one secret of a connection goes in an operation's
 // request, as its security scheme says: In is "header", "query" or
 // "cookie", Name the header, parameter or cookie, Prefix what precedes the
-// secret ("Bearer " for a bearer token). SignIn is set instead for an OAuth
-// scheme, which a sign-in provides.
+// secret ("Bearer " for a bearer token). OAuth marks an OAuth scheme's
+// place: its secret is an access token, sent as a bearer token, since an
+// OpenAPI source has no sign-in of its own.
 type SecretPlace struct {
 	In, Name, Prefix string
-	SignIn           bool
+	OAuth            bool
 }
 
 // Where names the place in words for a person: "header X-API-Key",
@@ -857,9 +858,9 @@ func (p SecretPlace) Put(c *config.Connection) {
 // goes: the first alternative of its security that one secret or a
 // sign-in fulfils. With tool "" (or one the document does not have) it
 // looks at the source's operations in name order, and a secret the person
-// is giving goes where one of them takes a secret before it is read as a
-// sign-in: a document whose writes sign in with OAuth and whose reads take
-// an API key wants the key. ok is false when no
+// is giving goes where one of them takes an API key or bearer token before
+// it is read as an OAuth access token: a document whose writes take OAuth
+// and whose reads take an API key wants the key. ok is false when no
 // operation needs such a secret, the document is not loaded, or its
 // schemes need more than one value (HTTP basic: a user and a password).
 func (o *Sources) SecretPlace(source, tool string) (SecretPlace, bool) {
@@ -887,7 +888,7 @@ func (doc *openapiDoc) secretPlace(tool string) (SecretPlace, bool) {
 			ops = append(ops, doc.ops[name])
 		}
 	}
-	var signIn *SecretPlace
+	var token *SecretPlace // an OAuth scheme's, kept in case no key comes
 	for _, op := range ops {
 		for _, alt := range op.security {
 			if len(alt) != 1 {
@@ -896,15 +897,15 @@ func (doc *openapiDoc) secretPlace(tool string) (SecretPlace, bool) {
 			p, ok := placeOf(doc.schemes[alt[0]])
 			switch {
 			case !ok:
-			case !p.SignIn || len(ops) == 1:
+			case !p.OAuth || len(ops) == 1:
 				return p, true
-			case signIn == nil:
-				signIn = &p
+			case token == nil:
+				token = &p
 			}
 		}
 	}
-	if signIn != nil {
-		return *signIn, true
+	if token != nil {
+		return *token, true
 	}
 	return SecretPlace{}, false
 }
@@ -925,7 +926,7 @@ func placeOf(s *openapiScheme) (SecretPlace, bool) {
 			return SecretPlace{In: "header", Name: "Authorization", Prefix: "Bearer "}, true
 		}
 	case "oauth2", "openIdConnect":
-		return SecretPlace{SignIn: true}, true
+		return SecretPlace{In: "header", Name: "Authorization", Prefix: "Bearer ", OAuth: true}, true
 	}
 	return SecretPlace{}, false
 }

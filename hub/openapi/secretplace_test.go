@@ -36,9 +36,9 @@ func TestSecretPlacePut(t *testing.T) {
 }
 
 // TestSecretPlacePrefersASecret: asked about no operation in particular,
-// a document whose first operation signs in with OAuth and whose next one
-// takes an API key says the key's place; asked about the first, the
-// sign-in.
+// a document whose first operation takes OAuth and whose next one takes an
+// API key says the key's place; asked about the first, the access token's
+// (a bearer token in Authorization).
 func TestSecretPlacePrefersASecret(t *testing.T) {
 	doc := &openapiDoc{
 		schemes: map[string]*openapiScheme{
@@ -53,12 +53,13 @@ func TestSecretPlacePrefersASecret(t *testing.T) {
 	if p, ok := doc.secretPlace(""); !ok || p != (SecretPlace{In: "query", Name: "api_key"}) {
 		t.Errorf("secretPlace(\"\") = %+v, %v; want the query parameter api_key", p, ok)
 	}
-	if p, ok := doc.secretPlace("addPet"); !ok || !p.SignIn {
-		t.Errorf("secretPlace(addPet) = %+v, %v; want the sign-in", p, ok)
+	token := SecretPlace{In: "header", Name: "Authorization", Prefix: "Bearer ", OAuth: true}
+	if p, ok := doc.secretPlace("addPet"); !ok || p != token {
+		t.Errorf("secretPlace(addPet) = %+v, %v; want %+v", p, ok, token)
 	}
 	delete(doc.ops, "getPetById")
-	if p, ok := doc.secretPlace(""); !ok || !p.SignIn {
-		t.Errorf("with only OAuth, secretPlace(\"\") = %+v, %v; want the sign-in", p, ok)
+	if p, ok := doc.secretPlace(""); !ok || p != token {
+		t.Errorf("with only OAuth, secretPlace(\"\") = %+v, %v; want %+v", p, ok, token)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -162,6 +163,10 @@ func resolveOAuthConn(cfg *config.Config, args []string) (string, string, *confi
 	s, ok := cfg.Sources[args[0]]
 	if !ok {
 		return "", "", nil, unknownSource(cfg, args[0])
+	}
+	if s.OpenAPI != "" {
+		return "", "", nil, withHint(fmt.Errorf("source %s is an OpenAPI source; only MCP servers over HTTP sign in with OAuth", args[0]),
+			fmt.Sprintf("give it an access token instead: capabilities connection add %s %s  (reads it from stdin; it goes where the API's document says)", args[0], cmp.Or(s.DefaultConnection(), "default")))
 	}
 	if s.URL == "" {
 		return "", "", nil, fmt.Errorf("source %s is a stdio source; only HTTP sources sign in with OAuth", args[0])

@@ -176,6 +176,10 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 	if got := cfg.Sources["oauth"].Connections["work"].Headers["Authorization"]; got != "Bearer ${secret:Authorization}" {
 		t.Errorf("oauth's Authorization header = %q", got)
 	}
+	if r := cli(t, home, "", "connection", "login", "oauth"); r.code != exitFailure ||
+		!strings.Contains(r.stderr, "source oauth is an OpenAPI source; only MCP servers over HTTP sign in with OAuth\nhint: give it an access token instead: capabilities connection add oauth work") {
+		t.Errorf("connection login on an OpenAPI source: %+v", r)
+	}
 }
 
 // TestDoctorSaysWhatAnAPIWaitsFor: doctor names the operations of an OpenAPI source that wait for credentials its default

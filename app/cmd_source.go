@@ -431,5 +431,19 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	if note := s.PlainHTTPNote(name, server); note != "" {
 		fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 	}
+	// Say now what the API takes, from the document just checked (its
+	// parse is in the cache), rather than at its first call.
+	if len(cfg.Sources[name].Connections) == 0 {
+		if p, ok, err := openapiChild(e).SecretPlace(ctx, loc); err == nil && ok {
+			what, v := "an API key in "+p.Where(), "KEY"
+			switch {
+			case p.OAuth:
+				what, v = "an OAuth access token", "TOKEN"
+			case p.Prefix != "":
+				what, v = "a bearer token", "TOKEN"
+			}
+			fmt.Fprintf(e.Stdout, "It takes %s; give it one with: printf %%s \"$%s\" | capabilities connection add %s default\n", what, v, name)
+		}
+	}
 	return nil
 }

@@ -16,7 +16,7 @@ func TestSourceAddOpenAPI(t *testing.T) {
 	root, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples"))
 	pets := filepath.Join(root, "3.0", "json", "petstore.json")
 	r := cli(t, home, "", "source", "add", "pets", "--openapi", pets, "--base-url", "http://127.0.0.1:4010")
-	if r.code != 0 || r.stdout != "Added source pets (namespace pets): 20 operations.\n" {
+	if r.code != 0 || r.stdout != "Added source pets (namespace pets): 20 operations.\nIt takes an API key in header api_key; give it one with: printf %s \"$KEY\" | capabilities connection add pets default\n" {
 		t.Fatalf("add: %+v", r)
 	}
 	cfg, err := config.Load(filepath.Join(home, "config.json"))

@@ -373,6 +373,7 @@ Examples:
 			// place is where an OpenAPI source's secret goes ("header
 			// api_key"), said back to the person when the document chose it.
 			var place openapi.SecretPlace
+			var rep *openapi.Report // the document, when it was read for the place
 			switch {
 			case envVar != "":
 				if s.Command == "" {
@@ -425,15 +426,15 @@ Examples:
 				case len(refs) == 1:
 					ref = refs[0]
 				case len(refs) == 0 && s.OpenAPI != "":
-					p, ok, err := openapiChild(e).SecretPlace(ctx, s.OpenAPI)
+					r, err := openapiChild(e).Inspect(ctx, s.OpenAPI)
 					switch {
 					case err != nil:
 						return fmt.Errorf("reading where %s takes its secret: %w", srcName, err)
-					case !ok:
+					case !r.HasPlace:
 						return usagef("%s's document names no API key, bearer token or OAuth; say where the secret goes: --header NAME, --query NAME or --cookie NAME", srcName)
 					}
-					p.Put(conn)
-					ref, place = p.Name, p
+					r.Place.Put(conn)
+					ref, place, rep = r.Place.Name, r.Place, &r
 				case len(refs) == 0:
 					return usagef("say where the secret goes: --env VAR (stdio) or --header NAME (HTTP)")
 				default:
@@ -472,7 +473,7 @@ Examples:
 			if def != connName && def != "" {
 				fmt.Fprintf(e.Stdout, "%s stays the default connection of %s; pass --default to make it %s.\n", def, srcName, connName)
 			}
-			if note := plainHTTPNote(ctx, openapiChild(e), srcName, cfg.Sources[srcName]); note != "" {
+			if note := plainHTTPNote(ctx, openapiChild(e), srcName, cfg.Sources[srcName], rep); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}
 			return nil
@@ -511,14 +512,18 @@ func contains(list []string, s string) bool {
 
 // plainHTTPNote is config.Source.PlainHTTPNote for a configured source, reading an
 // OpenAPI source's document (parsed as child parses it) for its server when it
-// has no baseUrl.
-func plainHTTPNote(ctx context.Context, child *openapi.Child, name string, s *config.Source) string {
+// has no baseUrl, unless rep is that document's report already.
+func plainHTTPNote(ctx context.Context, child *openapi.Child, name string, s *config.Source, rep *openapi.Report) string {
 	if s == nil {
 		return ""
 	}
 	server := ""
 	if s.OpenAPI != "" && s.BaseURL == "" {
-		_, _, server, _ = child.Check(ctx, s.OpenAPI)
+		if rep == nil {
+			r, _ := child.Inspect(ctx, s.OpenAPI)
+			rep = &r
+		}
+		server = rep.Server
 	}
 	return s.PlainHTTPNote(name, server)
 }

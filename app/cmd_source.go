@@ -409,7 +409,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 				fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 		}
 	}
-	ops, skipped, server, err := openapiChild(e).Check(ctx, loc)
+	rep, err := openapiChild(e).Inspect(ctx, loc)
 	if err != nil {
 		return withHint(err, "fix the document, or point --openapi at another one")
 	}
@@ -423,18 +423,17 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	if err := cfg.Save(path); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "Added source %s (namespace %s): %d operations", name, naming.Namespace(name), ops)
-	if len(skipped) > 0 {
-		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(skipped))
+	fmt.Fprintf(e.Stdout, "Added source %s (namespace %s): %d operations", name, naming.Namespace(name), rep.Operations)
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(rep.Skipped))
 	}
 	fmt.Fprintln(e.Stdout, ".")
-	if note := s.PlainHTTPNote(name, server); note != "" {
+	if note := s.PlainHTTPNote(name, rep.Server); note != "" {
 		fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 	}
-	// Say now what the API takes, from the document just checked (its
-	// parse is in the cache), rather than at its first call.
+	// Say now what the API takes, rather than at its first call.
 	if len(cfg.Sources[name].Connections) == 0 {
-		if p, ok, err := openapiChild(e).SecretPlace(ctx, loc); err == nil && ok {
+		if p := rep.Place; rep.HasPlace {
 			what, v := "an API key in "+p.Where(), "KEY"
 			switch {
 			case p.OAuth:

@@ -15,12 +15,32 @@ func Check(ctx context.Context, loc string) (operations int, skipped []string, s
 	return (*Child)(nil).Check(ctx, loc)
 }
 
+// Report is what reading a document as the hub would finds in it.
+type Report struct {
+	Operations int      // operations served
+	Skipped    []string // a line for each operation left out, with why
+	Server     string   // the document's server, "" when it names none
+	// Place is where a connection's one secret goes, as
+	// Sources.SecretPlace says for the operations in name order; HasPlace
+	// is false when no operation takes one.
+	Place    SecretPlace
+	HasPlace bool
+}
+
+// Inspect reads and parses the document at loc as Check does, in c's
+// child process (in this process when c is nil), keeping what it wrote in
+// c's cache, and reports what the CLI tells a person about it.
+func (c *Child) Inspect(ctx context.Context, loc string) (Report, error) {
+	return inspect(ctx, loc, c.parseDocument)
+}
+
 // Check is the package's Check with the document parsed in c's child
 // process (in this process when c is nil), which keeps what it wrote in
 // c's cache: a hub with the same Child that loads the document next reads
 // it there instead of parsing it again.
 func (c *Child) Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error) {
-	return check(ctx, loc, c.parseDocument)
+	r, err := c.Inspect(ctx, loc)
+	return r.Operations, r.Skipped, r.Server, err
 }
 
 // Check is the package's Check with the document parsed as o parses its
@@ -29,36 +49,17 @@ func (o *Sources) Check(ctx context.Context, loc string) (operations int, skippe
 	return o.opts.Child.Check(ctx, loc)
 }
 
-func check(ctx context.Context, loc string, parse func(context.Context, string, []byte) (*openapiDoc, int64, error)) (int, []string, string, error) {
-	doc, err := readAndParse(ctx, loc, parse)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	return len(doc.tools), doc.skipped, doc.server, nil
-}
-
-// readAndParse reads the document at loc, without sending a Referer on
-// redirects, and parses it with parse.
-func readAndParse(ctx context.Context, loc string, parse func(context.Context, string, []byte) (*openapiDoc, int64, error)) (*openapiDoc, error) {
+func inspect(ctx context.Context, loc string, parse func(context.Context, string, []byte) (*openapiDoc, int64, error)) (Report, error) {
 	client := &http.Client{CheckRedirect: secrets.NoReferer}
 	data, err := readOpenAPI(ctx, client, loc)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	doc, _, err := parse(ctx, loc, data)
-	return doc, err
-}
-
-// SecretPlace says where the one secret of a connection to the API the
-// document at loc describes goes, as Sources.SecretPlace does for a
-// source's operations in name order, with the document parsed in c's
-// child process (in this process when c is nil) and kept in its cache.
-// ok is false when no operation takes one secret or a sign-in.
-func (c *Child) SecretPlace(ctx context.Context, loc string) (place SecretPlace, ok bool, err error) {
-	doc, err := readAndParse(ctx, loc, c.parseDocument)
 	if err != nil {
-		return SecretPlace{}, false, err
+		return Report{}, err
 	}
-	place, ok = doc.secretPlace("")
-	return place, ok, nil
+	r := Report{Operations: len(doc.tools), Skipped: doc.skipped, Server: doc.server}
+	r.Place, r.HasPlace = doc.secretPlace("")
+	return r, nil
 }

@@ -690,7 +690,8 @@ func (o *Sources) AuthNeed(source, tool, conn string) string {
 	return o.need(doc, def, source, conn, op.security)
 }
 
-// loaded is source's document and definition, nil before it is loaded.
+// loaded is source's document and definition; the document is nil
+// before it is loaded.
 func (o *Sources) loaded(source string) (*openapiDoc, *config.Source) {
 	if o == nil {
 		return nil, nil
@@ -855,8 +856,8 @@ func (p SecretPlace) Put(c *config.Connection) {
 }
 
 // SecretPlace says where the one secret operation tool of source needs
-// goes: the first alternative of its security that one secret or a
-// sign-in fulfils. With tool "" (or one the document does not have) it
+// goes: the first alternative of its security that one secret fulfils
+// (an OAuth scheme's secret being its access token). With tool "" (or one the document does not have) it
 // looks at the source's operations in name order, and a secret the person
 // is giving goes where one of them takes an API key or bearer token before
 // it is read as an OAuth access token: a document whose writes take OAuth
@@ -864,15 +865,7 @@ func (p SecretPlace) Put(c *config.Connection) {
 // operation needs such a secret, the document is not loaded, or its
 // schemes need more than one value (HTTP basic: a user and a password).
 func (o *Sources) SecretPlace(source, tool string) (SecretPlace, bool) {
-	if o == nil {
-		return SecretPlace{}, false
-	}
-	o.mu.Lock()
-	var doc *openapiDoc
-	if rs := o.srcs[source]; rs != nil {
-		doc = rs.doc
-	}
-	o.mu.Unlock()
+	doc, _ := o.loaded(source)
 	return doc.secretPlace(tool)
 }
 

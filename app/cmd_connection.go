@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -164,11 +163,7 @@ func resolveOAuthConn(cfg *config.Config, args []string) (string, string, *confi
 	if !ok {
 		return "", "", nil, unknownSource(cfg, args[0])
 	}
-	if s.OpenAPI != "" {
-		return "", "", nil, withHint(fmt.Errorf("source %s is an OpenAPI source; only MCP servers over HTTP sign in with OAuth", args[0]),
-			fmt.Sprintf("give it an access token instead: capabilities connection add %s %s  (reads it from stdin; it goes where the API's document says)", args[0], cmp.Or(s.DefaultConnection(), "default")))
-	}
-	if s.URL == "" {
+	if s.URL == "" && s.OpenAPI == "" {
 		return "", "", nil, fmt.Errorf("source %s is a stdio source; only HTTP sources sign in with OAuth", args[0])
 	}
 	conn := s.DefaultConnection()
@@ -177,26 +172,40 @@ func resolveOAuthConn(cfg *config.Config, args []string) (string, string, *confi
 	} else if conn == "" && len(s.Connections) > 0 {
 		return "", "", nil, withHint(fmt.Errorf("source %s has no default connection", args[0]), "name one: "+connectionsLine(s))
 	}
+	if conn == "" && s.OpenAPI != "" {
+		conn = "default" // a REST API's credentials are a connection's, as connection add names its first
+	}
 	return args[0], conn, s, nil
 }
 
 func connectionLoginCommand() *command {
 	var secretStdin bool
+	var clientID string
+	var redirectPort int
 	return &command{
 		name:    "login",
-		args:    "SOURCE [NAME] [--client-secret-stdin]",
+		args:    "SOURCE [NAME] [--client-id ID] [--redirect-port PORT] [--client-secret-stdin]",
 		summary: "Sign a connection in with OAuth in the browser; the tokens go to the keychain",
 		long: `Opens the server's authorization page with $BROWSER when it is set, else the
 desktop's opener, waits for the redirect to 127.0.0.1, and keeps the tokens in
 the keychain under this home's service. A connection NAME the source does not
 have yet is added with an "oauth" object.
 
-The client is registered as the MCP spec orders it: the Client ID Metadata
-Document of "oauth.clientMetadataUrl", the preregistered "oauth.clientId"
-(its secret, if any, read from stdin with --client-secret-stdin), or dynamic
-registration.`,
+For an MCP server over HTTP the client is registered as the MCP spec orders
+it: the Client ID Metadata Document of "oauth.clientMetadataUrl", the
+preregistered "oauth.clientId" (its secret, if any, read from stdin with
+--client-secret-stdin), or dynamic registration.
+
+A REST API signs in with the OAuth flow its OpenAPI document names (an
+authorization code flow, or an OpenID Connect discovery URL), with a client
+registered with its authorization server beforehand (--client-id, and the
+port of the redirect URI registered with it, http://127.0.0.1:PORT/callback),
+or registered dynamically when that server allows it. Its token goes to the
+API's server only.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&secretStdin, "client-secret-stdin", false, "read the preregistered client's secret from stdin into the keychain")
+			fs.StringVar(&clientID, "client-id", "", "the client registered with the authorization server beforehand (kept as oauth.clientId)")
+			fs.IntVar(&redirectPort, "redirect-port", 0, "the port of the redirect URI registered for that client (kept as oauth.redirectPort)")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			cfg, path, err := e.loadConfig()
@@ -211,15 +220,41 @@ registration.`,
 			if err != nil {
 				return err
 			}
-			if conn != "" && s.Connections[conn] == nil {
-				s.PutConnection(conn, &config.Connection{OAuth: &config.OAuthConfig{}}, false)
+			var flow *oauth.Flow
+			if s.OpenAPI != "" {
+				rep, err := openapiChild(e).Inspect(ctx, s.OpenAPI)
+				if err != nil {
+					return err
+				}
+				if flow, err = rep.SignInFlow(source, s); err != nil {
+					return err
+				}
+			}
+			c := s.Connections[conn]
+			added := conn != "" && c == nil
+			if (conn != "" || s.OpenAPI != "") && (c == nil || c.OAuth == nil || clientID != "" || redirectPort != 0) {
+				if c == nil {
+					c = &config.Connection{}
+				}
+				if c.OAuth == nil {
+					c.OAuth = &config.OAuthConfig{}
+				}
+				if clientID != "" {
+					c.OAuth.ClientID = clientID
+				}
+				if redirectPort != 0 {
+					c.OAuth.RedirectPort = redirectPort
+				}
+				s.PutConnection(conn, c, false)
 				if err := cfg.Validate(path); err != nil {
 					return err
 				}
 				if err := cfg.Save(path); err != nil {
 					return err
 				}
-				fmt.Fprintf(e.Stdout, "Added connection %s of %s.\n", conn, source)
+				if added {
+					fmt.Fprintf(e.Stdout, "Added connection %s of %s.\n", conn, source)
+				}
 			}
 			if secretStdin {
 				sec, err := readSecret(e.Stdin)
@@ -233,7 +268,7 @@ registration.`,
 			fmt.Fprintf(e.Stdout, "Opening the sign-in page of %s in the browser; waiting for it to finish...\n", source)
 			ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 			defer cancel()
-			g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: kc})
+			g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: kc, Flow: flow})
 			if err != nil {
 				return err
 			}

@@ -433,7 +433,9 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	}
 	// Say now what the API takes, rather than at its first call.
 	if len(cfg.Sources[name].Connections) == 0 {
-		if p := rep.Place; rep.HasPlace {
+		if _, err := rep.SignInFlow(name, s); err == nil && rep.Place.OAuth {
+			fmt.Fprintf(e.Stdout, "It signs in with OAuth; sign in with: capabilities connection login %s  (or give it an access token: printf %%s \"$TOKEN\" | capabilities connection add %s default)\n", name, name)
+		} else if p := rep.Place; rep.HasPlace {
 			what, v := "an API key in "+p.Where(), "KEY"
 			switch {
 			case p.OAuth:

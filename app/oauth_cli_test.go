@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -130,5 +131,46 @@ func TestConnectionLoginLogout(t *testing.T) {
 	}
 	if _, err := kc.Get("oauth/demo/work/token"); !errors.Is(err, keychain.ErrNotFound) {
 		t.Errorf("after connection remove the sign-in is still in the keychain: %v", err)
+	}
+}
+
+// A REST API whose document names an authorization code flow at a real
+// authorization server (the TypeScript SDK's example one): source add
+// says it signs in, connection login registers, signs in through
+// $BROWSER and keeps the sign-in, connection list shows it, and no token
+// lands in the home.
+func TestConnectionLoginToARESTAPI(t *testing.T) {
+	requireKeychain(t)
+	auth := hubtest.OAuthDemoAuthServer(t)
+	browser, _ := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	home := t.TempDir()
+	kc := homeKeychain(t, home)
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example.test"}],
+		"components":{"securitySchemes":{"oauth":{"type":"oauth2","flows":{
+			"authorizationCode":{"authorizationUrl":"`+auth+`/authorize","tokenUrl":"`+auth+`/token","scopes":{"mcp:tools":"tools"}}}}}},
+		"paths":{"/me":{"get":{"operationId":"getMe","security":[{"oauth":["mcp:tools"]}],"responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, home, "", "source", "add", "api", "--openapi", doc); r.code != 0 ||
+		!strings.Contains(r.stdout, "It signs in with OAuth; sign in with: capabilities connection login api") {
+		t.Fatalf("source add: %+v", r)
+	}
+	r := cli(t, home, "", "connection", "login", "api")
+	if r.code != 0 || !strings.Contains(r.stdout, "Added connection default of api.") ||
+		!strings.Contains(r.stdout, "Signed in api (connection default) at "+auth+"/.") || !strings.Contains(r.stdout, "Granted scopes: mcp:tools") {
+		t.Fatalf("login: %+v", r)
+	}
+	if r := cli(t, home, "", "connection", "list", "api"); r.code != 0 || !strings.Contains(r.stdout, "signed in") {
+		t.Fatalf("list after login: %+v", r)
+	}
+	tok, err := kc.Get("oauth/api/default/token")
+	if err != nil || tok == "" {
+		t.Fatalf("no sign-in in the keychain: %v", err)
+	}
+	assertNoSecretUnder(t, home, tok)
+	if r := cli(t, home, "", "connection", "logout", "api"); r.code != 0 || !strings.Contains(r.stdout, "Signed out of api") {
+		t.Fatalf("logout: %+v", r)
 	}
 }

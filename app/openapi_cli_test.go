@@ -176,9 +176,15 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 	if got := cfg.Sources["oauth"].Connections["work"].Headers["Authorization"]; got != "Bearer ${secret:Authorization}" {
 		t.Errorf("oauth's Authorization header = %q", got)
 	}
+	// Its OAuth scheme's flow is implicit, which the hub does not run:
+	// there is no sign-in, and nothing changes.
+	before, _ := os.ReadFile(filepath.Join(home, "config.json"))
 	if r := cli(t, home, "", "connection", "login", "oauth"); r.code != exitFailure ||
-		!strings.Contains(r.stderr, "source oauth is an OpenAPI source; only MCP servers over HTTP sign in with OAuth\nhint: give it an access token instead: capabilities connection add oauth work") {
-		t.Errorf("connection login on an OpenAPI source: %+v", r)
+		!strings.Contains(r.stderr, "the OpenAPI document of oauth offers no OAuth sign-in (no oauth2 scheme with an authorization code flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add oauth") {
+		t.Errorf("connection login on an OpenAPI source without a sign-in: %+v", r)
+	}
+	if after, _ := os.ReadFile(filepath.Join(home, "config.json")); string(after) != string(before) {
+		t.Errorf("a refused login changed the config:\n%s", after)
 	}
 }
 

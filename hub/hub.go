@@ -245,6 +245,7 @@ type openAPI interface {
 	AuthNeed(source, tool, conn string) string
 	Needs(source string) (waiting, of int, need string)
 	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
+	SignInFlow(source string) (*oauth.Flow, error)
 	Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error)
 }
 

@@ -69,9 +69,18 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 }
 
 func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string, open func(context.Context, string) error) (*oauth.Grant, error) {
+	var flow *oauth.Flow
+	if s.OpenAPI != "" {
+		// A REST API signs in with the flow its document names.
+		f, err := h.openapi.SignInFlow(source)
+		if err != nil {
+			return nil, err
+		}
+		flow = f
+	}
 	h.events.Publish(Event{Kind: EventSignIn, ID: source + "/" + conn})
 	h.log.Info("signing a connection in", "source", source, "connection", conn)
-	g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc, Open: open})
+	g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: h.kc, Open: open, Flow: flow})
 	switch {
 	case err != nil && ctx.Err() != nil && !h.oauthNeedsSignIn(source, conn):
 		h.log.Info("the hub's sign-in page closed: the connection signed in elsewhere", "source", source, "connection", conn)

@@ -97,7 +97,8 @@ func TestOpenAPIFaults(t *testing.T) {
 }
 
 // TestOpenAPIOAuthSignIn calls an oauth2 operation with a connection's
-// stored sign-in: its access token goes as the bearer token. Without a
+// stored sign-in, made for the API's server: its access token goes as the
+// bearer token. Without a
 // sign-in the call waits for a connection before anything is sent.
 func TestOpenAPIOAuthSignIn(t *testing.T) {
 	var calls atomic.Int32
@@ -127,7 +128,7 @@ func TestOpenAPIOAuthSignIn(t *testing.T) {
 	if env.Status != StatusAwaitingConnection || calls.Load() != 0 {
 		t.Fatalf("without a sign-in the call waits and sends nothing (%d sent): %s", calls.Load(), envJSON(env))
 	}
-	if err := oauth.SaveRecord(kc, "oa", "me", &oauth.Record{AccessToken: "at_" + strings.Repeat("9", 30), TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}); err != nil {
+	if err := oauth.SaveRecord(kc, "oa", "me", &oauth.Record{AccessToken: "at_" + strings.Repeat("9", 30), TokenType: "Bearer", Expiry: time.Now().Add(time.Hour), SourceURL: ts.URL}); err != nil {
 		t.Fatal(err)
 	}
 	env = resumeCode(t, h, env.RunID)

@@ -509,7 +509,7 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 			add(cat+".headers", "headers belong to HTTP sources; stdio connections take \"env\"")
 		}
 		if s.Command != "" && cn.OAuth != nil {
-			add(cat+".oauth", "only an HTTP source (\"url\") signs in with OAuth")
+			add(cat+".oauth", "only an HTTP source (\"url\") or a REST API (\"openapi\") signs in with OAuth")
 		}
 		for k := range cn.Env {
 			if !envNameRE.MatchString(k) {

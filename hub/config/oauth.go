@@ -69,9 +69,9 @@ func parseOAuthConfig(at string, raw json.RawMessage, add func(key, format strin
 }
 
 // IsOAuth reports whether connection conn of s signs in with OAuth: it is
-// configured so, or it holds a sign-in.
+// configured so, or it holds a sign-in. HTTP and OpenAPI sources sign in.
 func (s *Source) IsOAuth(conn string) bool {
-	if s == nil || s.URL == "" {
+	if s == nil || s.URL == "" && s.OpenAPI == "" {
 		return false
 	}
 	c := s.Connections[conn]

@@ -20,6 +20,11 @@
 // the person fails at once with a *SignInError (ErrNeedsSignIn), and the
 // person signs in outside the call. A sign-in belongs to the source URL it
 // was made for and to the authorization server that issued it: its tokens
-// go nowhere else. Of the hub, the package imports only config and secrets
+// go nowhere else. An OpenAPI source's connection signs in with the flow
+// its document names (Flow: an oauth2 scheme's authorization code flow,
+// or an openIdConnect scheme's discovery document), PKCE S256 with
+// golang.org/x/oauth2, a preregistered client or one registered
+// dynamically when the authorization server publishes metadata; its
+// tokens go to the API's origin only. Of the hub, the package imports only config and secrets
 // (deps_test.go).
 package oauth

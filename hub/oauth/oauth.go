@@ -3,14 +3,10 @@ package oauth
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -323,7 +318,7 @@ func ReadState(kc keychain.Keychain, source, conn string, def *config.Source) (S
 // sign-in, or its server asked, which asked reports and is called last)
 // and has no working sign-in.
 func NeedsSignIn(kc keychain.Keychain, source, conn string, s *config.Source, asked func() bool) bool {
-	if s == nil || s.URL == "" {
+	if s == nil || s.URL == "" && s.OpenAPI == "" {
 		return false
 	}
 	if c := s.Connections[conn]; !Applies(s.Headers) || c != nil && !Applies(c.Headers) {
@@ -346,7 +341,7 @@ func NeedsSignIn(kc keychain.Keychain, source, conn string, s *config.Source, as
 // config, holds a sign-in or whose server asked for one (asked), with a
 // state that cannot be read said so in its Reason.
 func States(kc keychain.Keychain, name string, s *config.Source, asked func(conn string) bool) []State {
-	if s == nil || s.URL == "" {
+	if s == nil || s.URL == "" && s.OpenAPI == "" {
 		return nil
 	}
 	conns := s.ConnectionNames()
@@ -391,6 +386,9 @@ type SignInOptions struct {
 	// HTTPClient reaches the server and its authorization server; nil
 	// means a client that follows redirects within an origin only.
 	HTTPClient *http.Client
+	// Flow, when set, is the flow the source's document names (an OpenAPI
+	// source): the sign-in runs it instead of asking the server.
+	Flow *Flow
 }
 
 // Grant is what a sign-in was granted.
@@ -405,7 +403,7 @@ type Grant struct {
 // the keychain. It blocks until the person finished in the browser, ctx
 // ended, or the flow failed.
 func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
-	if o.Def == nil || o.Def.URL == "" {
+	if o.Def == nil || o.Def.URL == "" && o.Flow == nil {
 		return nil, fmt.Errorf("source %s is not an HTTP source; only HTTP sources sign in with OAuth", o.Source)
 	}
 	if o.Keychain == nil {
@@ -421,105 +419,21 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 		// authorization server only, never through a redirect elsewhere.
 		client = &http.Client{CheckRedirect: secrets.SameOriginRedirect}
 	}
+	if o.Flow != nil {
+		return signInFlow(ctx, o, open, client)
+	}
 	var cfg config.OAuthConfig
 	if c := o.Def.Connections[o.Conn]; c != nil && c.OAuth != nil {
 		cfg = *c.OAuth
 	}
 	prev, _ := LoadRecord(o.Keychain, o.Source, o.Conn)
 
-	// The loopback listener (RFC 8252): 127.0.0.1, on the configured port
-	// or any free one. It serves two pages, each once: the start page the
-	// browser is given, which redirects to the authorization URL, so that
-	// URL (its state and PKCE challenge) never appears on a command line
-	// another local user can read; and the redirect back, which takes only
-	// the exact state of this sign-in.
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.RedirectPort)))
+	lb, err := listenLoopback(cfg.RedirectPort)
 	if err != nil {
-		return nil, fmt.Errorf("listening for the sign-in's redirect on 127.0.0.1:%d: %w", cfg.RedirectPort, err)
+		return nil, err
 	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
-	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", port)
-	startPath := "/start/" + rand.Text()
-	type callback struct {
-		res *auth.AuthorizationResult
-		err error
-	}
-	results := make(chan callback, 1)
-	deliver := func(cb callback) {
-		select {
-		case results <- cb:
-		default:
-		}
-	}
-	var flow struct {
-		sync.Mutex
-		authURL, state string
-		started, done  bool
-	}
-	page := func(w http.ResponseWriter, code int, msg string) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		w.WriteHeader(code)
-		fmt.Fprintf(w, "<!doctype html><title>capabilities</title><p>%s</p>", html.EscapeString(msg))
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case startPath:
-			flow.Lock()
-			target, again := flow.authURL, flow.started
-			flow.started = true
-			flow.Unlock()
-			if target == "" {
-				http.NotFound(w, r)
-				return
-			}
-			if again {
-				// Someone else has the start page too: whoever opened it
-				// first may be signing in with their own account.
-				page(w, http.StatusGone, "This sign-in page was already opened once, so the sign-in was stopped. Start it again from capabilities.")
-				deliver(callback{err: errors.New("the sign-in page was opened more than once (another program may have read its address); the sign-in was stopped, start it again")})
-				return
-			}
-			w.Header().Set("Cache-Control", "no-store")
-			w.Header().Set("Referrer-Policy", "no-referrer")
-			http.Redirect(w, r, target, http.StatusFound)
-		case "/callback":
-			q := r.URL.Query()
-			flow.Lock()
-			ok := flow.state != "" && !flow.done && subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(flow.state)) == 1
-			if ok {
-				flow.done = true
-			}
-			flow.Unlock()
-			if !ok {
-				page(w, http.StatusBadRequest, "This is not the sign-in capabilities is waiting for, or it was already answered. You can close this tab.")
-				return
-			}
-			cb := callback{res: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
-			if e := q.Get("error"); e != "" {
-				cb.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
-				page(w, http.StatusOK, "Sign-in failed: "+e+". You can close this tab.")
-			} else {
-				page(w, http.StatusOK, "Signed in. You can close this tab and go back.")
-			}
-			deliver(cb)
-		default:
-			http.NotFound(w, r)
-		}
-	}), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	// Shut down, not closed: the page whose request ended the sign-in (the
-	// redirect back, or a second opening of the start page) is answered in
-	// full before the listener goes.
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if srv.Shutdown(ctx) != nil {
-			srv.Close()
-		}
-	}()
+	defer lb.close()
+	redirect := lb.redirect
 
 	var captured struct {
 		cfg *oauth2.Config
@@ -538,21 +452,10 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 			captured.url = args.URL
 			u, err := url.Parse(args.URL)
-			if err != nil || u.Query().Get("state") == "" {
-				return nil, errors.New("the authorization URL carries no state")
+			if err != nil {
+				return nil, errors.New("the authorization URL does not parse")
 			}
-			flow.Lock()
-			flow.authURL, flow.state = args.URL, u.Query().Get("state")
-			flow.Unlock()
-			if err := open(ctx, fmt.Sprintf("http://127.0.0.1:%d%s", port, startPath)); err != nil {
-				return nil, fmt.Errorf("opening the sign-in page: %w", err)
-			}
-			select {
-			case cb := <-results:
-				return cb.res, cb.err
-			case <-ctx.Done():
-				return nil, fmt.Errorf("waiting for the sign-in in the browser: %w", ctx.Err())
-			}
+			return lb.await(ctx, args.URL, u.Query().Get("state"), open)
 		},
 		RequestRefreshToken: true,
 		Client:              client,

@@ -3,7 +3,10 @@ package openapi
 import (
 	"context"
 	"net/http"
+	"strings"
 
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/secrets"
 )
 
@@ -25,6 +28,22 @@ type Report struct {
 	// is false when no operation takes one.
 	Place    SecretPlace
 	HasPlace bool
+	// flow is the sign-in the document offers (SignInFlow), made for its
+	// server; nil when it offers none.
+	flow *oauth.Flow
+}
+
+// SignInFlow is Sources.SignInFlow for source def over the document the
+// report is of.
+func (r Report) SignInFlow(source string, def *config.Source) (*oauth.Flow, error) {
+	if r.flow == nil {
+		return nil, noSignIn(source)
+	}
+	f := *r.flow
+	if base := strings.TrimRight(def.BaseURL, "/"); base != "" {
+		f.Resource = secrets.OriginOfURL(base)
+	}
+	return &f, nil
 }
 
 // Inspect reads and parses the document at loc as Check does, in c's
@@ -61,5 +80,6 @@ func inspect(ctx context.Context, loc string, parse func(context.Context, string
 	}
 	r := Report{Operations: len(doc.tools), Skipped: doc.skipped, Server: doc.server}
 	r.Place, r.HasPlace = doc.secretPlace("")
+	r.flow, _ = doc.signInFlow("", &config.Source{})
 	return r, nil
 }

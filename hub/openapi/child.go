@@ -76,7 +76,7 @@ const (
 // schemas and text again.
 const (
 	childFormat    = "capabilities-openapi-operations"
-	childVersion   = 1
+	childVersion   = 2
 	maxChildLine   = maxOpenAPIDocument + maxOpenAPIOpSchemas + 1<<20
 	maxChildOutput = maxOpenAPIDocument + maxOpenAPIDocSchemas + 16<<20
 	childStderr    = 4 << 10 // how much of the child's stderr is kept
@@ -139,6 +139,12 @@ type childScheme struct {
 	In   string `json:"in,omitempty"`
 	Key  string `json:"key,omitempty"`
 	HTTP string `json:"http,omitempty"`
+	// An oauth2 scheme's authorization code flow, an openIdConnect
+	// scheme's discovery URL, and the scopes the operations ask for.
+	AuthURL  string   `json:"authUrl,omitempty"`
+	TokenURL string   `json:"tokenUrl,omitempty"`
+	OIDCURL  string   `json:"oidcUrl,omitempty"`
+	Scopes   []string `json:"scopes,omitempty"`
 }
 
 // ServeChild is the child's side: it reads one document (at most
@@ -192,7 +198,8 @@ func writeChild(out io.Writer, doc *openapiDoc, perr error) error {
 	}
 	end := &childEnd{Server: doc.server, ServerProblem: doc.serverProblem, Skipped: doc.skipped, Ops: len(doc.tools)}
 	for _, s := range doc.schemes {
-		end.Schemes = append(end.Schemes, childScheme{Name: s.name, Type: s.typ, In: s.in, Key: s.key, HTTP: s.http})
+		end.Schemes = append(end.Schemes, childScheme{Name: s.name, Type: s.typ, In: s.in, Key: s.key, HTTP: s.http,
+			AuthURL: s.authURL, TokenURL: s.tokenURL, OIDCURL: s.oidcURL, Scopes: s.scopes})
 	}
 	if err := enc.Encode(childLine{End: end}); err != nil {
 		return err
@@ -265,7 +272,11 @@ func readChild(r io.Reader, loc string) (*openapiDoc, error) {
 			}
 			doc.server, doc.serverProblem, doc.skipped = l.End.Server, l.End.ServerProblem, l.End.Skipped
 			for _, s := range l.End.Schemes {
-				doc.schemes[s.Name] = &openapiScheme{name: s.Name, typ: s.Type, in: s.In, key: s.Key, http: s.HTTP}
+				if len(s.Scopes) > maxSchemeScopes {
+					return nil, fmt.Errorf("its parser wrote %d scopes of scheme %q", len(s.Scopes), s.Name)
+				}
+				doc.schemes[s.Name] = &openapiScheme{name: s.Name, typ: s.Type, in: s.In, key: s.Key, http: s.HTTP,
+					authURL: absoluteURL(s.AuthURL), tokenURL: absoluteURL(s.TokenURL), oidcURL: absoluteURL(s.OIDCURL), scopes: s.Scopes}
 			}
 			return doc, nil
 		default:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 	case "garbage":
 		fmt.Println(`{"format":"something else","version":7}`)
 	case "trailing":
-		fmt.Println(`{"format":"` + childFormat + `","version":1}`)
+		fmt.Printf("{\"format\":%q,\"version\":%d}\n", childFormat, childVersion)
 		fmt.Println(`{"end":{"ops":0}}`)
 		for { // more than a pipe holds, never ending
 			fmt.Println(`{"end":{"ops":0}}`)
@@ -67,7 +68,7 @@ func githubDoc(t testing.TB) string {
 // requests, the security schemes, the server and the skipped operations
 // are the same, and so is a document's problem.
 func TestChildParsesAsInProcess(t *testing.T) {
-	docs := []string{filepath.Join("testdata", "mixed.yaml"), filepath.Join("testdata", "broken.json")}
+	docs := []string{filepath.Join("testdata", "mixed.yaml"), filepath.Join("testdata", "signin.yaml"), filepath.Join("testdata", "broken.json")}
 	if !testing.Short() {
 		docs = append(docs, githubDoc(t))
 	}
@@ -158,7 +159,7 @@ func TestChildFailures(t *testing.T) {
 	}
 	for mode, want := range map[string]string{
 		"crash":    loc + ": its parser failed (exit status 2: panic: the parser child crashed on purpose)",
-		"garbage":  loc + `: its parser wrote "{\"format\":\"something else\",\"version\":7}", not version 1 of ` + childFormat,
+		"garbage":  loc + `: its parser wrote "{\"format\":\"something else\",\"version\":7}", not version ` + strconv.Itoa(childVersion) + ` of ` + childFormat,
 		"trailing": loc + ": its parser wrote past the end of its operations",
 	} {
 		doc, _, err := testChild(mode).parse(context.Background(), loc, data)
@@ -171,7 +172,7 @@ func TestChildFailures(t *testing.T) {
 // TestChildReadBounds reads encodings that break the rules: each is an
 // error, never a document.
 func TestChildReadBounds(t *testing.T) {
-	header := `{"format":"` + childFormat + `","version":1}` + "\n"
+	header := fmt.Sprintf("{\"format\":%q,\"version\":%d}\n", childFormat, childVersion)
 	op := func(name, path string) string {
 		return `{"op":{"name":"` + name + `","input":{"type":"object"},"method":"GET","path":"` + path + `"}}` + "\n"
 	}

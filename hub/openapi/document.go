@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,6 +114,12 @@ type openapiScheme struct {
 	in   string // apiKey: header, query, cookie
 	key  string // apiKey: the header, query or cookie name
 	http string // http: bearer, basic, ...
+	// An oauth2 scheme's authorization code flow (its absolute URLs, or
+	// empty), an openIdConnect scheme's discovery URL, and the scopes the
+	// operations' requirements name for the scheme, in first use order.
+	authURL, tokenURL string
+	oidcURL           string
+	scopes            []string
 }
 
 // readOpenAPI reads the document of def: a file path or an http(s) URL.
@@ -242,7 +249,12 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 				if ss == nil {
 					continue
 				}
-				out.schemes[name] = &openapiScheme{name: name, typ: ss.Type, in: ss.In, key: ss.Name, http: strings.ToLower(ss.Scheme)}
+				sc := &openapiScheme{name: name, typ: ss.Type, in: ss.In, key: ss.Name, http: strings.ToLower(ss.Scheme)}
+				if f := ss.Flows; f != nil && f.AuthorizationCode != nil {
+					sc.authURL, sc.tokenURL = absoluteURL(f.AuthorizationCode.AuthorizationUrl), absoluteURL(f.AuthorizationCode.TokenUrl)
+				}
+				sc.oidcURL = absoluteURL(ss.OpenIdConnectUrl)
+				out.schemes[name] = sc
 			}
 		}
 	}
@@ -287,6 +299,16 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 				names[name] = true
 				out.tools = append(out.tools, tool)
 				out.ops[name] = o
+				_, scopes := securityScopes(m.Security, op)
+				for scheme, want := range scopes {
+					if sc := out.schemes[scheme]; sc != nil {
+						for _, w := range want {
+							if !slices.Contains(sc.scopes, w) && len(sc.scopes) < maxSchemeScopes {
+								sc.scopes = append(sc.scopes, w)
+							}
+						}
+					}
+				}
 			}
 		}
 	}
@@ -705,27 +727,54 @@ func methodAnnotations(method string) *mcp.ToolAnnotations {
 // securityOf is the operation's security requirement (the document's when
 // it has none of its own), as alternatives of scheme names.
 func securityOf(docLevel []*highbase.SecurityRequirement, op *v3.Operation) [][]string {
+	alts, _ := securityScopes(docLevel, op)
+	return alts
+}
+
+// securityScopes is securityOf with the scopes each scheme of it names.
+func securityScopes(docLevel []*highbase.SecurityRequirement, op *v3.Operation) ([][]string, map[string][]string) {
 	reqs := docLevel
 	if op.Security != nil {
 		reqs = op.Security
 	}
 	if len(reqs) == 0 {
-		return nil
+		return nil, nil
 	}
 	var alts [][]string
+	var scopes map[string][]string
 	for _, r := range reqs {
 		if r == nil {
 			continue
 		}
 		alt := []string{}
 		if r.Requirements != nil {
-			for name := range r.Requirements.KeysFromOldest() {
+			for name, sc := range r.Requirements.FromOldest() {
 				alt = append(alt, name)
+				if len(sc) > 0 {
+					if scopes == nil {
+						scopes = map[string][]string{}
+					}
+					scopes[name] = append(scopes[name], sc...)
+				}
 			}
 		}
 		alts = append(alts, alt)
 	}
-	return alts
+	return alts, scopes
+}
+
+// maxSchemeScopes bounds the scopes kept of one scheme: a sign-in asks
+// for them all.
+const maxSchemeScopes = 64
+
+// absoluteURL is u when it is an absolute http(s) URL, else "": a flow's
+// URL the hub would have to guess the base of is not used.
+func absoluteURL(u string) string {
+	p, err := url.Parse(strings.TrimSpace(u))
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return ""
+	}
+	return p.String()
 }
 
 // errNoOperation is a call of a tool the document no longer has.

@@ -1,9 +1,14 @@
 package openapi
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -12,29 +17,115 @@ import (
 // An oauth2 or openIdConnect scheme is provided by an Authorization header
 // of the connection (a token stored with `connection add --header
 // Authorization --prefix 'Bearer '`), or by a sign-in stored for the
-// connection, the one `connection login` keeps for OAuth connections: its
-// access token, refreshed when due, goes as a bearer token. Signing in
-// from the document's own flows (authorizationUrl, tokenUrl) is the OAuth
-// connections' concern; this is where it plugs in.
+// connection: its access token, refreshed when due, goes as a bearer
+// token. The sign-in runs the flow the document names (SignInFlow): an
+// oauth2 scheme's authorization code flow, or an openIdConnect scheme's
+// discovery document. It is made for the API's origin (its baseUrl, else
+// the document's server) and its token goes nowhere else: an API that
+// moved needs a new sign-in.
 
-// signedIn reports whether the connection has a usable sign-in.
-func (o *Sources) signedIn(source, conn string) bool {
-	if o.opts.Keychain == nil || conn == "" {
-		return false
+// SignInFlow is the flow connections of source sign in with: of the
+// document's schemes that have one, the one the most operations ask for.
+// It fails, saying what the source takes instead, when the document
+// names none or is not loaded.
+func (o *Sources) SignInFlow(source string) (*oauth.Flow, error) {
+	doc, def := o.loaded(source)
+	if doc == nil || def == nil {
+		return nil, fmt.Errorf("the OpenAPI document of %s is not loaded yet; try again once it is", source)
+	}
+	return doc.signInFlow(source, def)
+}
+
+// signInFlow is SignInFlow over doc, for source def.
+func (doc *openapiDoc) signInFlow(source string, def *config.Source) (*oauth.Flow, error) {
+	uses := map[string]int{}
+	for _, op := range doc.ops {
+		for _, alt := range op.security {
+			for _, name := range alt {
+				uses[name]++
+			}
+		}
+	}
+	best, most := "", 0
+	for _, name := range slices.Sorted(maps.Keys(doc.schemes)) {
+		if s := doc.schemes[name]; s.canSignIn() && uses[name] > most {
+			best, most = name, uses[name]
+		}
+	}
+	if best == "" {
+		return nil, noSignIn(source)
+	}
+	s := doc.schemes[best]
+	return &oauth.Flow{Scheme: best, AuthURL: s.authURL, TokenURL: s.tokenURL, Discovery: s.oidcURL,
+		Scopes: slices.Clone(s.scopes), Resource: apiOrigin(def, doc)}, nil
+}
+
+func noSignIn(source string) error {
+	return fmt.Errorf("the OpenAPI document of %s offers no OAuth sign-in (no oauth2 scheme with an authorization code flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add %s", source, source)
+}
+
+// canSignIn reports whether the hub can sign in with scheme s.
+func (s *openapiScheme) canSignIn() bool {
+	switch s.typ {
+	case "oauth2":
+		return s.authURL != "" && s.tokenURL != ""
+	case "openIdConnect":
+		return s.oidcURL != ""
+	}
+	return false
+}
+
+// apiOrigin is the origin the source's calls go to: its baseUrl's, else
+// the document's server's (every operation's own server is on it).
+func apiOrigin(def *config.Source, doc *openapiDoc) string {
+	base := strings.TrimRight(def.BaseURL, "/")
+	if base == "" {
+		base = doc.server
+	}
+	if base == "" {
+		return ""
+	}
+	return secrets.OriginOfURL(base)
+}
+
+// signIn is the connection's sign-in when it is usable for the API as it
+// is now; nil when there is none, it needs the person again, or it was
+// made for another origin (then why says so).
+func (o *Sources) signIn(doc *openapiDoc, def *config.Source, source, conn string) (rec *oauth.Record, why string) {
+	if o.opts.Keychain == nil || doc == nil || def == nil {
+		return nil, ""
 	}
 	rec, err := oauth.LoadRecord(o.opts.Keychain, source, conn)
-	return err == nil && rec != nil && !rec.NeedsSignIn && rec.AccessToken != ""
+	if err != nil || rec == nil || rec.NeedsSignIn || rec.AccessToken == "" {
+		return nil, ""
+	}
+	if api := apiOrigin(def, doc); rec.SourceURL == "" || secrets.OriginOfURL(rec.SourceURL) != api {
+		return nil, fmt.Sprintf("its sign-in was made for %s, and the API is now at %s; its token goes to the first only, so sign in again: capabilities connection login %s %s", secrets.ShownOrigin(secrets.OriginOfURL(rec.SourceURL)), secrets.ShownOrigin(api), source, connOrDefault(conn))
+	}
+	return rec, ""
+}
+
+func connOrDefault(conn string) string {
+	if conn == "" {
+		return "default"
+	}
+	return conn
 }
 
 // oauthHeader adds the sign-in's bearer token to headers when they carry
-// no Authorization of their own and the connection is signed in.
-func (o *Sources) oauthHeader(rs *restSource, source, conn string, headers map[string]string) ([]string, error) {
+// no Authorization of their own and the connection is signed in for the
+// API's origin.
+func (o *Sources) oauthHeader(rs *restSource, def *config.Source, source, conn string, headers map[string]string) ([]string, error) {
 	for k := range headers {
 		if strings.EqualFold(k, "Authorization") {
 			return nil, nil
 		}
 	}
-	if !o.signedIn(source, conn) {
+	rec, why := o.signIn(rs.doc, def, source, conn)
+	if why != "" {
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: fmt.Errorf("%s", why)}
+	}
+	if rec == nil {
 		return nil, nil
 	}
 	var tokens []string

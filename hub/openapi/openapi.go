@@ -626,7 +626,7 @@ func (o *Sources) credentials(rs *restSource, source, conn string, def *config.S
 		}
 	}
 	if rs != nil {
-		tokens, err := o.oauthHeader(rs, source, conn, cr.headers)
+		tokens, err := o.oauthHeader(rs, def, source, conn, cr.headers)
 		if err != nil {
 			return nil, err
 		}
@@ -724,7 +724,7 @@ func (o *Sources) need(doc *openapiDoc, def *config.Source, source, conn string,
 	signedIn := func() bool { // read from the keychain only when asked
 		if signed < 0 {
 			signed = 0
-			if o.signedIn(source, conn) {
+			if rec, _ := o.signIn(doc, def, source, conn); rec != nil {
 				signed = 1
 			}
 		}
@@ -819,7 +819,11 @@ func schemeHowTo(source, conn, name string, s *openapiScheme) string {
 		}
 		return fmt.Sprintf("a bearer token (%s): capabilities connection add %s %s --header Authorization --prefix 'Bearer '", name, source, conn)
 	case "oauth2", "openIdConnect":
-		return fmt.Sprintf("an OAuth access token (%s): capabilities connection add %s %s --header Authorization --prefix 'Bearer '", name, source, conn)
+		token := fmt.Sprintf("capabilities connection add %s %s --header Authorization --prefix 'Bearer '", source, conn)
+		if s.canSignIn() {
+			return fmt.Sprintf("an OAuth sign-in (%s): capabilities connection login %s %s (or an access token: %s)", name, source, conn, token)
+		}
+		return fmt.Sprintf("an OAuth access token (%s): %s", name, token)
 	}
 	return fmt.Sprintf("the %s scheme %s, which the hub cannot provide", s.typ, name)
 }
@@ -828,8 +832,8 @@ func schemeHowTo(source, conn, name string, s *openapiScheme) string {
 // request, as its security scheme says: In is "header", "query" or
 // "cookie", Name the header, parameter or cookie, Prefix what precedes the
 // secret ("Bearer " for a bearer token). OAuth marks an OAuth scheme's
-// place: its secret is an access token, sent as a bearer token, since an
-// OpenAPI source has no sign-in of its own.
+// place: its secret is an access token, sent as a bearer token, for a
+// connection that does not sign in (oauth.go).
 type SecretPlace struct {
 	In, Name, Prefix string
 	OAuth            bool

@@ -42,12 +42,29 @@ func FreePort(t testing.TB) int {
 // returns its MCP endpoint.
 func OAuthDemoServer(t testing.TB) string {
 	t.Helper()
+	endpoint, _ := startOAuthDemo(t, "--oauth-strict")
+	return endpoint
+}
+
+// OAuthDemoAuthServer starts the TypeScript SDK's example server with its
+// in-memory authorization server, without the resource check an MCP
+// client's sign-in passes (a REST API's does not name the resource), and
+// returns the authorization server's base URL: its /authorize, /token,
+// /register and /introspect endpoints.
+func OAuthDemoAuthServer(t testing.TB) string {
+	t.Helper()
+	_, auth := startOAuthDemo(t)
+	return auth
+}
+
+func startOAuthDemo(t testing.TB, extra ...string) (endpoint, auth string) {
+	t.Helper()
 	script := filepath.Join(RepoRoot(t), "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "examples", "server", "simpleStreamableHttp.js")
 	if _, err := os.Stat(script); err != nil {
 		t.Skipf("the TypeScript SDK's example server is not installed: %v", err)
 	}
 	mcpPort, authPort := FreePort(t), FreePort(t)
-	cmd := exec.Command("node", script, "--oauth", "--oauth-strict")
+	cmd := exec.Command("node", append([]string{script, "--oauth"}, extra...)...)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("MCP_PORT=%d", mcpPort), fmt.Sprintf("MCP_AUTH_PORT=%d", authPort))
 	var out LogBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -61,7 +78,7 @@ func OAuthDemoServer(t testing.TB) string {
 			t.Logf("example server output:\n%s", out.String())
 		}
 	})
-	endpoint := fmt.Sprintf("http://localhost:%d/mcp", mcpPort)
+	endpoint = fmt.Sprintf("http://localhost:%d/mcp", mcpPort)
 	meta := fmt.Sprintf("http://localhost:%d/.well-known/oauth-authorization-server", authPort)
 	testwait.For(t, 30*time.Second, "the example server to listen", func() bool {
 		for _, u := range []string{endpoint, meta} {
@@ -73,7 +90,7 @@ func OAuthDemoServer(t testing.TB) string {
 		}
 		return true
 	})
-	return endpoint
+	return endpoint, fmt.Sprintf("http://localhost:%d", authPort)
 }
 
 // BrowserScript writes a $BROWSER for the example server: its

@@ -1,0 +1,178 @@
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"capabilities.sh/capabilities/hub/config"
+)
+
+// Flow is an OAuth authorization code flow a source's document names (an
+// OpenAPI document's oauth2 or openIdConnect security scheme), for a
+// source that is no MCP server: SignIn runs it as the document says
+// instead of discovering the authorization server from the server's
+// challenge.
+type Flow struct {
+	// Scheme names the document's scheme in messages.
+	Scheme string
+	// AuthURL and TokenURL are the flow's endpoints. Discovery, an OpenID
+	// Connect discovery document's URL, names them instead.
+	AuthURL, TokenURL, Discovery string
+	// Scopes are those the document's operations ask for.
+	Scopes []string
+	// Resource is the URL of the API the tokens are for: they go to its
+	// origin only (Record.SourceURL).
+	Resource string
+}
+
+// signInFlow is SignIn for o.Flow: PKCE S256 with the document's
+// endpoints, through the loopback redirect. The client is the
+// connection's preregistered one ("oauth.clientId", its secret in the
+// keychain) or, when the authorization server publishes metadata with a
+// registration endpoint, one registered dynamically (RFC 7591).
+func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context, string) error, client *http.Client) (*Grant, error) {
+	f := o.Flow
+	if f.Resource == "" {
+		return nil, fmt.Errorf("source %s names no server its tokens would be for; set \"baseUrl\" on the source", o.Source)
+	}
+	var cfg config.OAuthConfig
+	if c := o.Def.Connections[o.Conn]; c != nil && c.OAuth != nil {
+		cfg = *c.OAuth
+	}
+	authURL, tokenURL := f.AuthURL, f.TokenURL
+	var asm *oauthex.AuthServerMeta
+	if f.Discovery != "" {
+		issuer := strings.TrimSuffix(f.Discovery, "/.well-known/openid-configuration")
+		m, err := oauthex.GetAuthServerMeta(ctx, f.Discovery, issuer, client)
+		if err != nil {
+			return nil, fmt.Errorf("reading the OpenID Connect discovery document %s of scheme %s: %w", f.Discovery, f.Scheme, err)
+		}
+		if m == nil {
+			return nil, fmt.Errorf("the OpenID Connect discovery document %s of scheme %s was not found", f.Discovery, f.Scheme)
+		}
+		asm, authURL, tokenURL = m, m.AuthorizationEndpoint, m.TokenEndpoint
+	} else if u, err := url.Parse(authURL); err == nil {
+		// The authorization server's own metadata, when it publishes
+		// some at the authorization URL's origin: its issuer, its
+		// registration and revocation endpoints. It must agree with the
+		// document on where the code goes.
+		if m, err := auth.GetAuthServerMetadata(ctx, u.Scheme+"://"+u.Host, client); err == nil && m != nil {
+			if m.AuthorizationEndpoint != authURL || m.TokenEndpoint != tokenURL {
+				return nil, fmt.Errorf("the API's document (scheme %s) names authorization URL %s and token URL %s, and the authorization server %s names %s and %s; the hub signs in with neither", f.Scheme, authURL, tokenURL, m.Issuer, m.AuthorizationEndpoint, m.TokenEndpoint)
+			}
+			asm = m
+		}
+	}
+	for _, e := range []struct{ what, u string }{{"authorization URL", authURL}, {"token URL", tokenURL}} {
+		if why := endpointProblem(e.u); why != "" {
+			return nil, fmt.Errorf("the %s of scheme %s, %q, %s", e.what, f.Scheme, e.u, why)
+		}
+	}
+	prev, _ := LoadRecord(o.Keychain, o.Source, o.Conn)
+
+	lb, err := listenLoopback(cfg.RedirectPort)
+	if err != nil {
+		return nil, err
+	}
+	defer lb.close()
+
+	oc := &oauth2.Config{Endpoint: oauth2.Endpoint{AuthURL: authURL, TokenURL: tokenURL}, RedirectURL: lb.redirect}
+	switch {
+	case cfg.ClientID != "":
+		oc.ClientID = cfg.ClientID
+		if sec, err := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
+			oc.ClientSecret = sec
+		}
+	case asm != nil && asm.RegistrationEndpoint != "":
+		reg, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, &oauthex.ClientRegistrationMetadata{
+			RedirectURIs:            []string{lb.redirect},
+			ClientName:              "capabilities",
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			ResponseTypes:           []string{"code"},
+			TokenEndpointAuthMethod: "none",
+		}, client)
+		if err != nil {
+			return nil, fmt.Errorf("registering with the authorization server %s: %w", asm.Issuer, err)
+		}
+		oc.ClientID, oc.ClientSecret = reg.ClientID, reg.ClientSecret
+	default:
+		conn := o.Conn
+		if conn == "" {
+			conn = "default"
+		}
+		return nil, fmt.Errorf("the authorization server of %s (scheme %s) takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", o.Source, f.Scheme, o.Source, conn)
+	}
+	oc.Scopes = slices.Clone(f.Scopes)
+	if len(cfg.Scopes) > 0 {
+		oc.Scopes = slices.Clone(cfg.Scopes)
+	}
+	if prev != nil {
+		oc.Scopes = unionScopes(oc.Scopes, prev.WantScopes)
+	}
+
+	verifier, state := oauth2.GenerateVerifier(), rand.Text()
+	res, err := lb.await(ctx, oc.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)), state, open)
+	if err != nil {
+		return nil, err
+	}
+	// RFC 9207: the answer names the server that issued it, when that
+	// server says it does; a mix-up shows as another issuer.
+	if asm != nil && (res.Iss != "" || asm.AuthorizationResponseIssParameterSupported) && res.Iss != asm.Issuer {
+		return nil, fmt.Errorf("the sign-in's answer came from issuer %q, not %s; the hub did not take its code", res.Iss, asm.Issuer)
+	}
+	tok, err := oc.Exchange(context.WithValue(ctx, oauth2.HTTPClient, client), res.Code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		return nil, fmt.Errorf("exchanging the sign-in's code at %s: %w", tokenURL, err)
+	}
+	rec := &Record{
+		AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, TokenType: tok.TokenType, Expiry: tok.Expiry, Issued: time.Now(),
+		Scopes:   grantedScopes(tok, oc.Scopes),
+		ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle),
+		AuthURL: authURL, TokenURL: tokenURL, RedirectURL: oc.RedirectURL,
+		SourceURL: f.Resource,
+	}
+	if asm != nil {
+		rec.Issuer, rec.RevokeURL = asm.Issuer, asm.RevocationEndpoint
+	}
+	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
+		return nil, fmt.Errorf("keeping the sign-in in the keychain: %w", err)
+	}
+	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil
+}
+
+// endpointProblem says why a document's OAuth endpoint is not used: the
+// code, the PKCE verifier and a client secret go there, so it must be an
+// absolute HTTPS URL, or HTTP on this machine.
+func endpointProblem(u string) string {
+	p, err := url.Parse(u)
+	switch {
+	case u == "":
+		return "is missing"
+	case err != nil || p.Host == "":
+		return "is not an absolute URL"
+	case p.Scheme == "https":
+		return ""
+	case p.Scheme == "http" && isLoopbackHost(p.Hostname()):
+		return ""
+	}
+	return "is not HTTPS; the hub sends a sign-in's code over HTTPS only (or plain HTTP on this machine)"
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,230 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/internal/hubtest"
+)
+
+// signInAPI is a REST API on 127.0.0.1 whose document's one operation
+// takes an OAuth token of a's (its authorization code flow at authURL and
+// tokenURL, scope "read"); GET /me answers 200 to a live token of a's and
+// 401 to anything else.
+func signInAPI(t *testing.T, a *hubtest.AuthServer, authURL, tokenURL string) (doc string, api string, log *requestLog) {
+	t.Helper()
+	var mux http.ServeMux
+	mux.HandleFunc("/me", func(w http.ResponseWriter, r *http.Request) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		a.Mu.Lock()
+		_, live := a.Access[tok]
+		a.Mu.Unlock()
+		if !live {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"login":"octocat"}`)
+	})
+	ts, log := startLoggingServer(t, "127.0.0.1:0", &mux)
+	doc = filepath.Join(t.TempDir(), "api.json")
+	body := `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"` + ts.URL + `"}],
+		"components":{"securitySchemes":{"oauth":{"type":"oauth2","flows":{
+			"authorizationCode":{"authorizationUrl":"` + authURL + `","tokenUrl":"` + tokenURL + `","scopes":{"read":"read","admin":"admin"}}}}}},
+		"paths":{"/me":{"get":{"operationId":"getMe","security":[{"oauth":["read"]}],
+			"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}}}}`
+	if err := os.WriteFile(doc, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return doc, ts.URL, log
+}
+
+// A REST API whose document names an authorization code flow signs in
+// with it: the client registers dynamically with the authorization server
+// the flow's URLs are on, the scopes asked are those the operations name,
+// and the call carries the issued token to the API. When the API moves
+// (its baseUrl now another origin, 127.0.0.2), the token is not sent
+// there: the call waits for a new sign-in.
+func TestOpenAPISignIn(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	browser, _ := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	kc := hubtest.OAuthKeychain(t)
+	doc, _, apiLog := signInAPI(t, a, a.Srv.URL+"/authorize", a.Srv.URL+"/token")
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g, err := h.Login(ctx, "api", "")
+	if err != nil {
+		t.Fatalf("signing in with the document's flow: %v", err)
+	}
+	if g.Issuer != a.Srv.URL || !g.Refreshable {
+		t.Errorf("the grant: %+v; want issuer %s, refreshable", g, a.Srv.URL)
+	}
+	a.Mu.Lock()
+	asked := slices.Clone(a.Asked)
+	a.Mu.Unlock()
+	if !slices.Equal(asked, []string{"read"}) {
+		t.Errorf("the sign-in asked for scopes %q, want the operations' [read]", asked)
+	}
+	rec, err := oauth.LoadRecord(kc, "api", "default")
+	if err != nil || rec == nil {
+		t.Fatalf("no sign-in kept: %v", err)
+	}
+
+	env := execCode(t, h, `return await api.getMe();`)
+	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "octocat") {
+		t.Fatalf("a call after the sign-in: %s", envJSON(env))
+	}
+	if got := apiLog.find("/me"); len(got) != 1 || got[0].Header.Get("Authorization") != "Bearer "+rec.AccessToken {
+		t.Fatalf("the API got %d calls, the last with Authorization %q; want the sign-in's token", len(got), lastAuth(got))
+	}
+	if strings.Contains(envJSON(env), rec.AccessToken) {
+		t.Errorf("the token reached the envelope: %s", envJSON(env))
+	}
+
+	// The API moves to another origin: its token stays home.
+	other, otherLog := startLoggingServer(t, "127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"login":"mallory"}`)
+	}))
+	cfg, err := config.Load(h.paths.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Sources["api"].BaseURL = other.URL
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if errs := h.Refresh(ctx); errs["api"] != nil {
+		t.Fatal(errs["api"])
+	}
+	env = execCode(t, h, `return await api.getMe();`)
+	if env.Status == StatusAwaitingApproval {
+		// The operation's server changed: the person accepts it first.
+		if _, err := h.ApproveRun(ctx, env.RunID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
+			t.Fatal(err)
+		}
+		env = resumeCode(t, h, env.RunID)
+	}
+	if env.Status == StatusCompleted {
+		t.Fatalf("a call to the moved API ran on the old sign-in: %s", envJSON(env))
+	}
+	if !strings.Contains(envJSON(env), "connection login api default") {
+		t.Errorf("the model is not told the connection needs a sign-in: %s", envJSON(env))
+	}
+	for _, r := range otherLog.all() {
+		if strings.Contains(r.String(), rec.AccessToken) {
+			t.Fatalf("the token went to %s: %s", other.URL, r.String())
+		}
+	}
+}
+
+func lastAuth(reqs []loggedRequest) string {
+	if len(reqs) == 0 {
+		return ""
+	}
+	return reqs[len(reqs)-1].Header.Get("Authorization")
+}
+
+// A document whose token URL is not the one its authorization server
+// publishes (a hostile document sending the code elsewhere) gets no
+// sign-in: nothing reaches either token endpoint.
+func TestOpenAPISignInRefusesAnotherTokenURL(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	browser, opened := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	kc := hubtest.OAuthKeychain(t)
+	thief, thiefLog := startLoggingServer(t, "127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"access_token": "stolen", "token_type": "Bearer"})
+	}))
+	doc, _, _ := signInAPI(t, a, a.Srv.URL+"/authorize", thief.URL+"/token")
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := h.Login(ctx, "api", "")
+	if err == nil || !strings.Contains(err.Error(), "names authorization URL") || !strings.Contains(err.Error(), thief.URL+"/token") {
+		t.Fatalf("a document naming another token URL than its authorization server: %v", err)
+	}
+	if n := len(thiefLog.all()); n != 0 || a.Count("authorization_code") != 0 {
+		t.Errorf("token requests: %d to the document's URL, %d to the authorization server's; want none", n, a.Count("authorization_code"))
+	}
+	if b, _ := os.ReadFile(opened); len(b) != 0 {
+		t.Errorf("the browser was opened: %s", b)
+	}
+	if rec, _ := oauth.LoadRecord(kc, "api", "default"); rec != nil {
+		t.Errorf("a sign-in was kept: %+v", rec)
+	}
+}
+
+// The sign-in with a real authorization server, the TypeScript SDK's
+// example one: the hub registers dynamically, signs in through the
+// browser (a script following the redirects) and calls the API, which
+// asks the authorization server whether the token it got is live.
+func TestOpenAPISignInWithTheExampleServer(t *testing.T) {
+	auth := hubtest.OAuthDemoAuthServer(t)
+	browser, _ := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	kc := hubtest.OAuthKeychain(t)
+	var mux http.ServeMux
+	mux.HandleFunc("/me", func(w http.ResponseWriter, r *http.Request) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		resp, err := http.PostForm(auth+"/introspect", url.Values{"token": {tok}})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		var info struct {
+			Active bool   `json:"active"`
+			Scope  string `json:"scope"`
+		}
+		if json.NewDecoder(resp.Body).Decode(&info) != nil || !info.Active {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"scope": info.Scope})
+	})
+	api, apiLog := startLoggingServer(t, "127.0.0.1:0", &mux)
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"`+api.URL+`"}],
+		"components":{"securitySchemes":{"oauth":{"type":"oauth2","flows":{
+			"authorizationCode":{"authorizationUrl":"`+auth+`/authorize","tokenUrl":"`+auth+`/token","scopes":{"mcp:tools":"tools"}}}}}},
+		"paths":{"/me":{"get":{"operationId":"getMe","security":[{"oauth":["mcp:tools"]}],
+			"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := h.Login(ctx, "api", ""); err != nil {
+		t.Fatalf("signing in at the example server: %v", err)
+	}
+	env := execCode(t, h, `return await api.getMe();`)
+	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "mcp:tools") {
+		t.Fatalf("a call with the example server's token: %s", envJSON(env))
+	}
+	if n := len(apiLog.find("/me")); n != 1 {
+		t.Errorf("the API got %d calls, want 1", n)
+	}
+}

@@ -53,6 +53,14 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 	if conn == "" {
 		conn = s.DefaultConnection()
 	}
+	if s.OpenAPI != "" {
+		// A REST API's sign-in is a connection's: its first is added.
+		var err error
+		if conn, err = h.oauthConnection(ctx, source, conn); err != nil {
+			return nil, err
+		}
+		s = h.Config().Sources[source]
+	}
 	run, ctx := h.signIns.Begin(ctx, source, conn, true)
 	defer h.signIns.End(source, conn, run)
 	var open func(context.Context, string) error
@@ -66,6 +74,45 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 		}
 	}
 	return h.signIn(ctx, s, source, conn, open)
+}
+
+// oauthConnection makes connection conn of REST API source (its first,
+// "default", when conn is "" and it has none) one that signs in with
+// OAuth, saving the config when it was not, and returns its name.
+func (h *Hub) oauthConnection(ctx context.Context, source, conn string) (string, error) {
+	s := h.Config().Sources[source]
+	if conn == "" {
+		if len(s.Connections) > 0 {
+			return "", fmt.Errorf("source %s has several connections and none is the default; name one", source)
+		}
+		conn = connectionToAdd("")
+	}
+	if c := s.Connections[conn]; c != nil && c.OAuth != nil {
+		return conn, nil
+	}
+	if _, err := h.openapi.SignInFlow(source); err != nil {
+		return "", err
+	}
+	cfg, err := config.Load(h.paths.Config())
+	if err != nil {
+		return "", err
+	}
+	cs := cfg.Sources[source]
+	if cs == nil {
+		return "", fmt.Errorf("no source named %q in %s", source, h.paths.Config())
+	}
+	c := cs.Connections[conn]
+	if c == nil {
+		c = &config.Connection{}
+	}
+	if c.OAuth == nil {
+		c.OAuth = &config.OAuthConfig{}
+	}
+	cs.PutConnection(conn, c, false)
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		return "", err
+	}
+	return conn, nil
 }
 
 func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string, open func(context.Context, string) error) (*oauth.Grant, error) {
@@ -184,7 +231,27 @@ func (h *Hub) signInStatuses(name string) []SignInStatus {
 		running := h.signIns.Running(name, st.Conn)
 		out = append(out, SignInStatus{Connection: st.Conn, SignedIn: st.SignedIn, Summary: st.Summary(), Expiry: st.Expiry, Scopes: st.Scopes, SigningIn: running})
 	}
-	return out
+	// A REST API whose operations wait for credentials its document's
+	// OAuth flow gives is offered a sign-in of its default connection,
+	// which Login adds when there is none yet.
+	s := h.Config().Sources[name]
+	if s == nil || s.OpenAPI == "" {
+		return out
+	}
+	conn := s.DefaultConnection()
+	if conn == "" && len(s.Connections) == 0 {
+		conn = connectionToAdd("")
+	}
+	if conn == "" || slices.ContainsFunc(out, func(st SignInStatus) bool { return st.Connection == conn }) {
+		return out
+	}
+	if waiting, _, _ := h.openapi.Needs(name); waiting == 0 {
+		return out
+	}
+	if _, err := h.openapi.SignInFlow(name); err != nil {
+		return out
+	}
+	return append(out, SignInStatus{Connection: conn, Summary: "needs sign-in: the API's document offers an OAuth sign-in", SigningIn: h.signIns.Running(name, conn)})
 }
 
 const signInReason = "sign-in needed"

@@ -228,3 +228,51 @@ func TestOpenAPISignInWithTheExampleServer(t *testing.T) {
 		t.Errorf("the API got %d calls, want 1", n)
 	}
 }
+
+// signIns is source's sign-in states in the hub's status.
+func signIns(t *testing.T, h *Hub, source string) []SignInStatus {
+	t.Helper()
+	st, err := h.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st.Sources {
+		if s.Name == source {
+			return s.SignIns
+		}
+	}
+	t.Fatalf("no source %s in the status", source)
+	return nil
+}
+
+// A REST API with no connection yet, whose operations wait for its
+// document's OAuth flow, is offered a sign-in of its first connection
+// (the window's Sign in); signing in adds that connection, marked OAuth,
+// and the status then says it is signed in.
+func TestOpenAPISignInAddsItsConnection(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	browser, _ := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	kc := hubtest.OAuthKeychain(t)
+	doc, _, apiLog := signInAPI(t, a, a.Srv.URL+"/authorize", a.Srv.URL+"/token")
+	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
+
+	if got := signIns(t, h, "api"); len(got) != 1 || got[0].Connection != "default" || got[0].SignedIn {
+		t.Fatalf("the sign-ins offered before one: %+v; want the first connection's, not signed in", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := h.Login(ctx, "api", ""); err != nil {
+		t.Fatal(err)
+	}
+	c := h.Config().Sources["api"].Connections["default"]
+	if c == nil || c.OAuth == nil || h.Config().Sources["api"].DefaultConnection() != "default" {
+		t.Fatalf("the sign-in did not add its connection: %+v", h.Config().Sources["api"])
+	}
+	if got := signIns(t, h, "api"); len(got) != 1 || !got[0].SignedIn {
+		t.Fatalf("the sign-ins after one: %+v", got)
+	}
+	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusCompleted || len(apiLog.find("/me")) != 1 {
+		t.Fatalf("a call after the sign-in: %s", envJSON(env))
+	}
+}

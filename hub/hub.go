@@ -246,6 +246,7 @@ type openAPI interface {
 	Needs(source string) (waiting, of int, need string)
 	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
 	SignInFlow(source string) (*oauth.Flow, error)
+	SignInMoved(source, conn string) string
 	Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error)
 }
 

@@ -222,7 +222,17 @@ func (h *Hub) OAuthStates() []oauth.State {
 }
 
 func (h *Hub) oauthStatesOf(name string) []oauth.State {
-	return oauth.States(h.kc, name, h.Config().Sources[name], func(conn string) bool { return h.up.NeedsSignIn(name, conn) })
+	s := h.Config().Sources[name]
+	states := oauth.States(h.kc, name, s, func(conn string) bool { return h.up.NeedsSignIn(name, conn) })
+	if s != nil && s.OpenAPI != "" {
+		// A REST API's sign-in holds for the origin it was made for.
+		for i, st := range states {
+			if why := h.openapi.SignInMoved(name, st.Conn); st.SignedIn && why != "" {
+				states[i].SignedIn, states[i].Reason = false, why
+			}
+		}
+	}
+	return states
 }
 
 func (h *Hub) signInStatuses(name string) []SignInStatus {

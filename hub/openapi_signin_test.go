@@ -132,6 +132,9 @@ func TestOpenAPISignIn(t *testing.T) {
 			t.Fatalf("the token went to %s: %s", other.URL, r.String())
 		}
 	}
+	if got := signIns(t, h, "api"); len(got) != 1 || got[0].SignedIn || !strings.Contains(got[0].Summary, "its sign-in was made for http://127.0.0.1:") {
+		t.Errorf("the status of a sign-in made for the API before it moved: %+v", got)
+	}
 }
 
 func lastAuth(reqs []loggedRequest) string {

@@ -105,6 +105,15 @@ func (o *Sources) signIn(doc *openapiDoc, def *config.Source, source, conn strin
 	return rec, ""
 }
 
+// SignInMoved says why connection conn's sign-in does not hold for source
+// as it is now, an API at another origin than it was made for; "" when it
+// holds, there is none, or the document is not loaded.
+func (o *Sources) SignInMoved(source, conn string) string {
+	doc, def := o.loaded(source)
+	_, why := o.signIn(doc, def, source, conn)
+	return why
+}
+
 func connOrDefault(conn string) string {
 	if conn == "" {
 		return "default"

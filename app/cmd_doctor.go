@@ -233,6 +233,9 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 			}
 		}
 		for _, si := range s.SignIns {
+			if si.Offered {
+				continue // the credentials check says what the API waits for
+			}
 			c := check{name: "sign-in " + s.Name + "/" + cmp.Or(si.Connection, "-"), ok: si.SignedIn, info: oneLine(si.Summary)}
 			if !si.SignedIn {
 				c.fix = loginCommand(s.Name, si.Connection)

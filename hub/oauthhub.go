@@ -208,6 +208,9 @@ type SignInStatus struct {
 	// SigningIn reports that a sign-in page is open and the hub waits for
 	// the person.
 	SigningIn bool `json:"signingIn,omitempty"`
+	// Offered marks a REST API's connection that does not sign in yet,
+	// whose document offers a sign-in its operations wait for.
+	Offered bool `json:"offered,omitempty"`
 }
 
 // OAuthStates are the sign-in states of every OAuth connection of the
@@ -261,7 +264,7 @@ func (h *Hub) signInStatuses(name string) []SignInStatus {
 	if _, err := h.openapi.SignInFlow(name); err != nil {
 		return out
 	}
-	return append(out, SignInStatus{Connection: conn, Summary: "needs sign-in: the API's document offers an OAuth sign-in", SigningIn: h.signIns.Running(name, conn)})
+	return append(out, SignInStatus{Connection: conn, Summary: "needs sign-in: the API's document offers an OAuth sign-in", SigningIn: h.signIns.Running(name, conn), Offered: true})
 }
 
 const signInReason = "sign-in needed"

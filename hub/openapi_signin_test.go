@@ -260,7 +260,7 @@ func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 	doc, _, apiLog := signInAPI(t, a, a.Srv.URL+"/authorize", a.Srv.URL+"/token")
 	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
 
-	if got := signIns(t, h, "api"); len(got) != 1 || got[0].Connection != "default" || got[0].SignedIn {
+	if got := signIns(t, h, "api"); len(got) != 1 || got[0].Connection != "default" || got[0].SignedIn || !got[0].Offered {
 		t.Fatalf("the sign-ins offered before one: %+v; want the first connection's, not signed in", got)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

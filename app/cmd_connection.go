@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -265,7 +267,14 @@ API's server only.`,
 					return err
 				}
 			}
-			fmt.Fprintf(e.Stdout, "Opening the sign-in page of %s in the browser; waiting for it to finish...\n", source)
+			if flow != nil {
+				// Say where the person signs in and where the token goes:
+				// the document names both.
+				fmt.Fprintf(e.Stdout, "Opening the sign-in page of %s in the browser (at %s; the token goes to %s only); waiting for it to finish...\n",
+					source, secrets.ShownOrigin(secrets.OriginOfURL(cmp.Or(flow.AuthURL, flow.Discovery))), secrets.ShownOrigin(flow.Resource))
+			} else {
+				fmt.Fprintf(e.Stdout, "Opening the sign-in page of %s in the browser; waiting for it to finish...\n", source)
+			}
 			ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 			defer cancel()
 			g, err := oauth.SignIn(ctx, oauth.SignInOptions{Source: source, Conn: conn, Def: s, Keychain: kc, Flow: flow})

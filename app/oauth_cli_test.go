@@ -159,6 +159,7 @@ func TestConnectionLoginToARESTAPI(t *testing.T) {
 	}
 	r := cli(t, home, "", "connection", "login", "api")
 	if r.code != 0 || !strings.Contains(r.stdout, "Added connection default of api.") ||
+		!strings.Contains(r.stdout, "Opening the sign-in page of api in the browser (at "+auth+"; the token goes to https://api.example.test only)") ||
 		!strings.Contains(r.stdout, "Signed in api (connection default) at "+auth+"/.") || !strings.Contains(r.stdout, "Granted scopes: mcp:tools") {
 		t.Fatalf("login: %+v", r)
 	}

@@ -279,3 +279,38 @@ func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 		t.Fatalf("a call after the sign-in: %s", envJSON(env))
 	}
 }
+
+// A document whose token URL is on another origin than its authorization
+// URL, where no authorization server metadata vouches for it, gets no
+// sign-in: the person would sign in on one site and the code would go to
+// another.
+func TestOpenAPISignInRefusesATokenURLElsewhere(t *testing.T) {
+	browser, opened := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	kc := hubtest.OAuthKeychain(t)
+	var authMux http.ServeMux
+	authMux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "not here", http.StatusTeapot) })
+	as, asLog := startLoggingServer(t, "127.0.0.1:0", &authMux)
+	thief, thiefLog := startLoggingServer(t, "127.0.0.2:0", http.NotFoundHandler())
+	doc, _, _ := signInAPI(t, hubtest.NewAuthServer(t), as.URL+"/authorize", thief.URL+"/token")
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{ClientID: "preregistered"}}}}
+	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := h.Login(ctx, "api", "")
+	if err == nil || !strings.Contains(err.Error(), "on another origin than its authorization URL") {
+		t.Fatalf("a token URL on another origin: %v", err)
+	}
+	if n := len(thiefLog.all()); n != 0 {
+		t.Errorf("the token URL's server got %d requests", n)
+	}
+	for _, r := range asLog.all() {
+		if strings.HasPrefix(r.URI, "/authorize") {
+			t.Errorf("the authorization page was opened: %s", r.URI)
+		}
+	}
+	if b, _ := os.ReadFile(opened); len(b) != 0 {
+		t.Errorf("the browser was opened: %s", b)
+	}
+}

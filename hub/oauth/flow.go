@@ -79,6 +79,12 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 			return nil, fmt.Errorf("the %s of scheme %s, %q, %s", e.what, f.Scheme, e.u, why)
 		}
 	}
+	// The code, the PKCE verifier and a client secret go to the token URL:
+	// on the origin of the page the person signs in on, unless the
+	// authorization server's own metadata names it.
+	if asm == nil && !sameURLOrigin(authURL, tokenURL) {
+		return nil, fmt.Errorf("the API's document (scheme %s) names token URL %s, on another origin than its authorization URL %s, and no metadata of that authorization server says the token URL is its own; the hub sends a sign-in's code to neither", f.Scheme, tokenURL, authURL)
+	}
 	prev, _ := LoadRecord(o.Keychain, o.Source, o.Conn)
 
 	lb, err := listenLoopback(cfg.RedirectPort)

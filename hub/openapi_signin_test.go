@@ -19,11 +19,16 @@ import (
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
+// codeFlow is an oauth2 scheme with an authorization code flow at authURL
+// and tokenURL.
+func codeFlow(authURL, tokenURL string) string {
+	return `{"type":"oauth2","flows":{"authorizationCode":{"authorizationUrl":"` + authURL + `","tokenUrl":"` + tokenURL + `","scopes":{"read":"read","admin":"admin"}}}}`
+}
+
 // signInAPI is a REST API on 127.0.0.1 whose document's one operation
-// takes an OAuth token of a's (its authorization code flow at authURL and
-// tokenURL, scope "read"); GET /me answers 200 to a live token of a's and
-// 401 to anything else.
-func signInAPI(t *testing.T, a *hubtest.AuthServer, authURL, tokenURL string) (doc string, api string, log *requestLog) {
+// takes an OAuth token of a's by scheme (codeFlow, say), scope "read";
+// GET /me answers 200 to a live token of a's and 401 to anything else.
+func signInAPI(t *testing.T, a *hubtest.AuthServer, scheme string) (doc string, api string, log *requestLog) {
 	t.Helper()
 	var mux http.ServeMux
 	mux.HandleFunc("/me", func(w http.ResponseWriter, r *http.Request) {
@@ -41,8 +46,7 @@ func signInAPI(t *testing.T, a *hubtest.AuthServer, authURL, tokenURL string) (d
 	ts, log := startLoggingServer(t, "127.0.0.1:0", &mux)
 	doc = filepath.Join(t.TempDir(), "api.json")
 	body := `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"` + ts.URL + `"}],
-		"components":{"securitySchemes":{"oauth":{"type":"oauth2","flows":{
-			"authorizationCode":{"authorizationUrl":"` + authURL + `","tokenUrl":"` + tokenURL + `","scopes":{"read":"read","admin":"admin"}}}}}},
+		"components":{"securitySchemes":{"oauth":` + scheme + `}},
 		"paths":{"/me":{"get":{"operationId":"getMe","security":[{"oauth":["read"]}],
 			"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}}}}`
 	if err := os.WriteFile(doc, []byte(body), 0o600); err != nil {
@@ -62,7 +66,7 @@ func TestOpenAPISignIn(t *testing.T) {
 	browser, _ := hubtest.BrowserScript(t)
 	t.Setenv("BROWSER", browser)
 	kc := hubtest.OAuthKeychain(t)
-	doc, _, apiLog := signInAPI(t, a, a.Srv.URL+"/authorize", a.Srv.URL+"/token")
+	doc, _, apiLog := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
 	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
 	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
 
@@ -156,7 +160,7 @@ func TestOpenAPISignInRefusesAnotherTokenURL(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"access_token": "stolen", "token_type": "Bearer"})
 	}))
-	doc, _, _ := signInAPI(t, a, a.Srv.URL+"/authorize", thief.URL+"/token")
+	doc, _, _ := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", thief.URL+"/token"))
 	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
 	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
 
@@ -257,7 +261,7 @@ func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 	browser, _ := hubtest.BrowserScript(t)
 	t.Setenv("BROWSER", browser)
 	kc := hubtest.OAuthKeychain(t)
-	doc, _, apiLog := signInAPI(t, a, a.Srv.URL+"/authorize", a.Srv.URL+"/token")
+	doc, _, apiLog := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
 	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
 
 	if got := signIns(t, h, "api"); len(got) != 1 || got[0].Connection != "default" || got[0].SignedIn || !got[0].Offered {
@@ -292,7 +296,7 @@ func TestOpenAPISignInRefusesATokenURLElsewhere(t *testing.T) {
 	authMux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "not here", http.StatusTeapot) })
 	as, asLog := startLoggingServer(t, "127.0.0.1:0", &authMux)
 	thief, thiefLog := startLoggingServer(t, "127.0.0.2:0", http.NotFoundHandler())
-	doc, _, _ := signInAPI(t, hubtest.NewAuthServer(t), as.URL+"/authorize", thief.URL+"/token")
+	doc, _, _ := signInAPI(t, hubtest.NewAuthServer(t), codeFlow(as.URL+"/authorize", thief.URL+"/token"))
 	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{ClientID: "preregistered"}}}}
 	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
 
@@ -312,5 +316,39 @@ func TestOpenAPISignInRefusesATokenURLElsewhere(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(opened); len(b) != 0 {
 		t.Errorf("the browser was opened: %s", b)
+	}
+}
+
+// An openIdConnect scheme signs in with the flow its discovery document
+// names; an answer that names another issuer than the authorization
+// server (a mix-up, RFC 9207) is not taken.
+func TestOpenAPISignInWithOpenIDConnect(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	browser, _ := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	kc := hubtest.OAuthKeychain(t)
+	doc, _, apiLog := signInAPI(t, a, `{"type":"openIdConnect","openIdConnectUrl":"`+a.Srv.URL+`/.well-known/openid-configuration"}`)
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	a.Mu.Lock()
+	a.Iss = "https://elsewhere.example.test"
+	a.Mu.Unlock()
+	if _, err := h.Login(ctx, "api", ""); err == nil || !strings.Contains(err.Error(), `came from issuer "https://elsewhere.example.test"`) {
+		t.Fatalf("an answer from another issuer: %v", err)
+	}
+	if n := a.Count("authorization_code"); n != 0 {
+		t.Fatalf("its code was exchanged (%d token requests)", n)
+	}
+	a.Mu.Lock()
+	a.Iss = ""
+	a.Mu.Unlock()
+	if _, err := h.Login(ctx, "api", ""); err != nil {
+		t.Fatalf("signing in with the discovery document's flow: %v", err)
+	}
+	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusCompleted || len(apiLog.find("/me")) != 1 {
+		t.Fatalf("a call after the sign-in: %s", envJSON(env))
 	}
 }

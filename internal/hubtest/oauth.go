@@ -178,14 +178,18 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		}
 		writeJSON(w, 200, &oauthex.ProtectedResourceMetadata{Resource: base + "/mcp", AuthorizationServers: servers, ScopesSupported: []string{"read"}})
 	})
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+	asMeta := func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{
 			"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
 			"registration_endpoint": base + "/register", "revocation_endpoint": base + "/revoke",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 			"authorization_response_iss_parameter_supported": true, "scopes_supported": []string{"read", "admin", "offline_access"},
 		})
-	})
+	}
+	mux.HandleFunc("/.well-known/oauth-authorization-server", asMeta)
+	// The same as an OpenID Connect discovery document, for an OpenAPI
+	// document's openIdConnect scheme.
+	mux.HandleFunc("/.well-known/openid-configuration", asMeta)
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		var m map[string]any
 		json.NewDecoder(r.Body).Decode(&m)

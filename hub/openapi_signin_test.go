@@ -101,6 +101,37 @@ func TestOpenAPISignIn(t *testing.T) {
 		t.Errorf("the token reached the envelope: %s", envJSON(env))
 	}
 
+	// The API forgets the token: a 401 refreshes it once and the call is
+	// sent again; when the refresh fails too, the connection needs a new
+	// sign-in.
+	a.Drop()
+	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusCompleted || a.Count("refresh_token") != 1 {
+		t.Fatalf("a call after the API dropped the token: %s, %d refreshes", envJSON(env), a.Count("refresh_token"))
+	}
+	if got := apiLog.find("/me"); len(got) != 3 || lastAuth(got) == "Bearer "+rec.AccessToken {
+		t.Fatalf("the API got %d calls, the last with the old token: %v", len(got), lastAuth(got) == "Bearer "+rec.AccessToken)
+	}
+	a.Mu.Lock()
+	a.Refuse = true
+	a.Mu.Unlock()
+	a.Drop()
+	env = execCode(t, h, `try { await api.getMe(); return "sent"; } catch (e) { return e.message; }`)
+	if !strings.Contains(envJSON(env), "refreshing it failed") || !strings.Contains(envJSON(env), "connection login api default") {
+		t.Fatalf("a call whose refresh fails: %s", envJSON(env))
+	}
+	if got := signIns(t, h, "api"); len(got) != 1 || got[0].SignedIn {
+		t.Fatalf("after a failed refresh the status says %+v", got)
+	}
+	a.Mu.Lock()
+	a.Refuse = false
+	a.Mu.Unlock()
+	if _, err := h.Login(ctx, "api", ""); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err = oauth.LoadRecord(kc, "api", "default"); err != nil || rec == nil {
+		t.Fatalf("no sign-in kept: %v", err)
+	}
+
 	// The API moves to another origin: its token stays home.
 	other, otherLog := startLoggingServer(t, "127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -231,6 +231,28 @@ func (o *Conn) Authorize(ctx context.Context, req *http.Request, resp *http.Resp
 	return o.failLocked("the server refused the access token")
 }
 
+// Refused is Authorize for a server that answers 401 without a challenge
+// the hub reads, as a REST API does: a refresh token left refreshes once
+// and the new token is returned for the request to be sent again;
+// otherwise the connection needs a sign-in and the error says so.
+func (o *Conn) Refused() (*oauth2.Token, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rec == nil {
+		return nil, &SignInError{Source: o.source, Conn: o.conn, Reason: "not signed in"}
+	}
+	if o.rec.RefreshToken != "" && o.forced != o.rec.AccessToken {
+		o.forced = o.rec.AccessToken
+		tok, err := o.refresher().Token()
+		if err == nil {
+			o.keepLocked(tok)
+			return tok, nil
+		}
+		return nil, o.failLocked("the API refused the access token and refreshing it failed: " + refreshProblem(err))
+	}
+	return nil, o.failLocked("the API refused the access token")
+}
+
 // issuerMovedLocked says why the sign-in no longer holds when the server's
 // protected resource metadata, named by its challenge, no longer names the
 // authorization server that issued it; "" when it does, or cannot tell.

@@ -124,28 +124,30 @@ func connOrDefault(conn string) string {
 // oauthHeader adds the sign-in's bearer token to headers when they carry
 // no Authorization of their own and the connection is signed in for the
 // API's origin.
-func (o *Sources) oauthHeader(rs *restSource, def *config.Source, source, conn string, headers map[string]string) ([]string, error) {
+// It returns the token (and any the refresh brought) for scrubbing, and
+// the sign-in, which a 401 refreshes.
+func (o *Sources) oauthHeader(rs *restSource, def *config.Source, source, conn string, headers map[string]string) ([]string, *oauth.Conn, error) {
 	for k := range headers {
 		if strings.EqualFold(k, "Authorization") {
-			return nil, nil
+			return nil, nil, nil
 		}
 	}
 	rec, why := o.signIn(rs.doc, def, source, conn)
 	if why != "" {
-		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: fmt.Errorf("%s", why)}
+		return nil, nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: fmt.Errorf("%s", why)}
 	}
 	if rec == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var tokens []string
 	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
 	if err != nil {
-		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
+		return nil, nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}
 	tok, err := oc.Token()
 	if err != nil {
-		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
+		return nil, nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}
 	headers["Authorization"] = "Bearer " + tok.AccessToken
-	return append(tokens, tok.AccessToken), nil
+	return append(tokens, tok.AccessToken), oc, nil
 }

@@ -45,6 +45,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
@@ -555,6 +556,9 @@ func (o *Sources) baseURL(source string) string {
 type restCredentials struct {
 	headers, query, cookies map[string]string
 	secrets                 []string
+	// signIn, when set, is the sign-in whose access token the
+	// Authorization header carries: a 401 refreshes it once.
+	signIn *oauth.Conn
 }
 
 // any reports whether the credentials hold anything to send.
@@ -626,11 +630,11 @@ func (o *Sources) credentials(rs *restSource, source, conn string, def *config.S
 		}
 	}
 	if rs != nil {
-		tokens, err := o.oauthHeader(rs, def, source, conn, cr.headers)
+		tokens, signIn, err := o.oauthHeader(rs, def, source, conn, cr.headers)
 		if err != nil {
 			return nil, err
 		}
-		cr.secrets = append(cr.secrets, tokens...)
+		cr.secrets, cr.signIn = append(cr.secrets, tokens...), signIn
 	}
 	sort.Slice(cr.secrets, func(i, j int) bool { return len(cr.secrets[i]) > len(cr.secrets[j]) })
 	// A basic credential's encoded form is a secret too.
@@ -987,8 +991,28 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 	}
 	callCtx, cancel := context.WithTimeout(ctx, o.opts.CallTimeout)
 	defer cancel()
+	refreshed := false
 	for attempt := 0; ; attempt++ {
 		res, retryIn, err := o.send(ctx, callCtx, rs.client, req, source, conn, name, cr.secrets)
+		var ue *upstream.Error
+		if cr.signIn != nil && !refreshed && errors.As(err, &ue) && ue.Status == http.StatusUnauthorized {
+			// The API refused the sign-in's token: refreshed, the request
+			// goes once more; else the connection needs a sign-in.
+			refreshed = true
+			tok, rerr := cr.signIn.Refused()
+			if rerr != nil {
+				return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret,
+					Err: fmt.Errorf("calling %s: %w; sign in again: capabilities connection login %s %s", name, rerr, source, connOrDefault(conn))}
+			}
+			cr.secrets = append(cr.secrets, tok.AccessToken)
+			if tok.RefreshToken != "" {
+				cr.secrets = append(cr.secrets, tok.RefreshToken)
+			}
+			o.opts.Secrets.Set(secrets.ConnectionOwner(source, conn), cr.secrets...)
+			req.headers.Set("Authorization", "Bearer "+tok.AccessToken)
+			attempt--
+			continue
+		}
 		if err == nil || retryIn < 0 || attempt >= 1 {
 			return res, err
 		}

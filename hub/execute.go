@@ -271,7 +271,20 @@ func (h *Hub) connectionReady(p *store.Pending) bool {
 	if !ok {
 		return false
 	}
-	return len(h.missingSecrets(src, conn)) == 0 && h.restNeed(p.Address, src, conn) == ""
+	need := h.restNeed(p.Address, src, conn)
+	return len(h.restMissing(src, h.missingSecrets(src, conn), need)) == 0 && need == ""
+}
+
+// restMissing is missing, a connection's missing secrets, for a call of an
+// OpenAPI operation whose credentials need says what it lacks: the
+// sign-in of a connection that signs in is missing only for an operation
+// that lacks its token. A public operation, or one an API key opens, does
+// not wait for it.
+func (h *Hub) restMissing(source string, missing []string, need string) []string {
+	if s := h.Config().Sources[source]; s == nil || s.OpenAPI == "" || need != "" || !slices.Contains(missing, OAuthSignInRef) {
+		return missing
+	}
+	return slices.DeleteFunc(slices.Clone(missing), func(m string) bool { return m == OAuthSignInRef })
 }
 
 // sourceOfAddress finds the config source of a tool address and resolves
@@ -509,12 +522,13 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 				item.Message = pendingMessage(run.ID, h.presentApproval(p))
 			} else {
 				src, conn, _ := h.sourceOfAddress(p.Address, p.Connection)
-				missing := h.missingSecrets(src, conn)
+				need := h.restNeed(p.Address, src, conn)
+				missing := h.restMissing(src, h.missingSecrets(src, conn), need)
 				if slices.Contains(missing, OAuthSignInRef) {
 					h.offerSignIn(src, conn)
 				}
 				item.Message = connectionMessage(src, conn, missing)
-				if need := h.restNeed(p.Address, src, conn); need != "" {
+				if need != "" {
 					item.Message = openapi.ConnectionMessage(src, need)
 				}
 			}
@@ -892,7 +906,7 @@ func (r *runHost) consent(ctx context.Context, c sandbox.Call, hash string, rc *
 	if rc.src.OpenAPI != "" { // an OpenAPI operation's credentials; an MCP tool has no such need
 		need = h.openapi.AuthNeed(rc.tool.Source, rc.tool.Name, rc.conn)
 	}
-	missing := r.missingSecrets(rc.tool.Source, rc.conn)
+	missing := h.restMissing(rc.tool.Source, r.missingSecrets(rc.tool.Source, rc.conn), need)
 	lacks := len(missing) > 0 || need != ""
 	if c.Symbolic {
 		// Its arguments wait for a planned call's result: it can neither

@@ -383,3 +383,35 @@ func TestOpenAPISignInWithOpenIDConnect(t *testing.T) {
 		t.Fatalf("a call after the sign-in: %s", envJSON(env))
 	}
 }
+
+// A connection that signs in but is not signed in (its sign-in failed, or
+// never ran) holds back only the operations that take its token: a
+// public operation runs, one that takes the token waits for the sign-in.
+func TestOpenAPIPublicOperationDoesNotWaitForASignIn(t *testing.T) {
+	var mux http.ServeMux
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"ok":true}`)
+	})
+	api, apiLog := startLoggingServer(t, "127.0.0.1:0", &mux)
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"`+api.URL+`"}],
+		"components":{"securitySchemes":{"oauth":`+codeFlow("https://auth.example.test/authorize", "https://auth.example.test/token")+`}},
+		"security":[{"oauth":["read"]}],
+		"paths":{"/health":{"get":{"operationId":"health","security":[],"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}},
+			"/me":{"get":{"operationId":"getMe","responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc := &svcMemKeychain{m: map[string]string{}}
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
+	h.signIns.Begin(context.Background(), "api", "default", false) // no browser: a sign-in is already "running"
+
+	if env := execCode(t, h, `return await api.health();`); env.Status != StatusCompleted || len(apiLog.find("/health")) != 1 {
+		t.Fatalf("a public operation of a connection not signed in: %s", envJSON(env))
+	}
+	env := execCode(t, h, `return await api.getMe();`)
+	if env.Status != StatusAwaitingConnection || len(apiLog.find("/me")) != 0 || !strings.Contains(envJSON(env), "needs a sign-in") {
+		t.Fatalf("an operation that takes the token: %s", envJSON(env))
+	}
+}

@@ -17,7 +17,18 @@ import (
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/keychain"
 )
+
+// signInBrowser sets $BROWSER to a script that follows the authorization
+// pages' redirects, as a person who signs in, and returns the real
+// keychain the sign-ins go to and the log of what the browser opened.
+func signInBrowser(t *testing.T) (keychain.Keychain, string) {
+	t.Helper()
+	browser, opened := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	return hubtest.OAuthKeychain(t), opened
+}
 
 // codeFlow is an oauth2 scheme with an authorization code flow at authURL
 // and tokenURL.
@@ -63,9 +74,7 @@ func signInAPI(t *testing.T, a *hubtest.AuthServer, scheme string) (doc string, 
 // there: the call waits for a new sign-in.
 func TestOpenAPISignIn(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
-	browser, _ := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	kc := hubtest.OAuthKeychain(t)
+	kc, _ := signInBrowser(t)
 	doc, _, apiLog := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
 	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
 	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
@@ -184,9 +193,7 @@ func lastAuth(reqs []loggedRequest) string {
 // sign-in: nothing reaches either token endpoint.
 func TestOpenAPISignInRefusesAnotherTokenURL(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
-	browser, opened := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	kc := hubtest.OAuthKeychain(t)
+	kc, opened := signInBrowser(t)
 	thief, thiefLog := startLoggingServer(t, "127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"access_token": "stolen", "token_type": "Bearer"})
@@ -218,9 +225,7 @@ func TestOpenAPISignInRefusesAnotherTokenURL(t *testing.T) {
 // asks the authorization server whether the token it got is live.
 func TestOpenAPISignInWithTheExampleServer(t *testing.T) {
 	auth := hubtest.OAuthDemoAuthServer(t)
-	browser, _ := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	kc := hubtest.OAuthKeychain(t)
+	kc, _ := signInBrowser(t)
 	var mux http.ServeMux
 	mux.HandleFunc("/me", func(w http.ResponseWriter, r *http.Request) {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -289,9 +294,7 @@ func signIns(t *testing.T, h *Hub, source string) []SignInStatus {
 // and the status then says it is signed in.
 func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
-	browser, _ := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	kc := hubtest.OAuthKeychain(t)
+	kc, _ := signInBrowser(t)
 	doc, _, apiLog := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
 	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
 
@@ -320,9 +323,7 @@ func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 // sign-in: the person would sign in on one site and the code would go to
 // another.
 func TestOpenAPISignInRefusesATokenURLElsewhere(t *testing.T) {
-	browser, opened := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	kc := hubtest.OAuthKeychain(t)
+	kc, opened := signInBrowser(t)
 	var authMux http.ServeMux
 	authMux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "not here", http.StatusTeapot) })
 	as, asLog := startLoggingServer(t, "127.0.0.1:0", &authMux)
@@ -355,9 +356,7 @@ func TestOpenAPISignInRefusesATokenURLElsewhere(t *testing.T) {
 // server (a mix-up, RFC 9207) is not taken.
 func TestOpenAPISignInWithOpenIDConnect(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
-	browser, _ := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	kc := hubtest.OAuthKeychain(t)
+	kc, _ := signInBrowser(t)
 	doc, _, apiLog := signInAPI(t, a, `{"type":"openIdConnect","openIdConnectUrl":"`+a.Srv.URL+`/.well-known/openid-configuration"}`)
 	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
 	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})

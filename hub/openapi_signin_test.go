@@ -414,3 +414,21 @@ func TestOpenAPIPublicOperationDoesNotWaitForASignIn(t *testing.T) {
 		t.Fatalf("an operation that takes the token: %s", envJSON(env))
 	}
 }
+
+// An authorization server that cannot be reached is named as such, not
+// as one that takes no registration.
+func TestOpenAPISignInNamesAnUnreachableServer(t *testing.T) {
+	kc, opened := signInBrowser(t)
+	gone := fmt.Sprintf("http://127.0.0.1:%d", hubtest.FreePort(t))
+	doc, _, _ := signInAPI(t, hubtest.NewAuthServer(t), codeFlow(gone+"/authorize", gone+"/token"))
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := h.Login(ctx, "api", ""); err == nil || !strings.Contains(err.Error(), "reading the metadata of the authorization server of api (scheme oauth) at "+gone+", to register with it") {
+		t.Fatalf("an authorization server that is down: %v", err)
+	}
+	if b, _ := os.ReadFile(opened); len(b) != 0 {
+		t.Errorf("the browser was opened: %s", b)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // Flow is an OAuth authorization code flow a source's document names (an
@@ -52,6 +53,7 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 	}
 	authURL, tokenURL := f.AuthURL, f.TokenURL
 	var asm *oauthex.AuthServerMeta
+	var metaErr error // why the authorization server's metadata could not be read
 	if f.Discovery != "" {
 		issuer := strings.TrimSuffix(f.Discovery, "/.well-known/openid-configuration")
 		m, err := oauthex.GetAuthServerMeta(ctx, f.Discovery, issuer, client)
@@ -67,7 +69,11 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 		// some at the authorization URL's origin: its issuer, its
 		// registration and revocation endpoints. It must agree with the
 		// document on where the code goes.
-		if m, err := auth.GetAuthServerMetadata(ctx, u.Scheme+"://"+u.Host, client); err == nil && m != nil {
+		m, err := auth.GetAuthServerMetadata(ctx, u.Scheme+"://"+u.Host, client)
+		switch {
+		case err != nil:
+			metaErr = err
+		case m != nil:
 			if m.AuthorizationEndpoint != authURL || m.TokenEndpoint != tokenURL {
 				return nil, fmt.Errorf("the API's document (scheme %s) names authorization URL %s and token URL %s, and the authorization server %s names %s and %s; the hub signs in with neither", f.Scheme, authURL, tokenURL, m.Issuer, m.AuthorizationEndpoint, m.TokenEndpoint)
 			}
@@ -112,6 +118,8 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 			return nil, fmt.Errorf("registering with the authorization server %s: %w", asm.Issuer, err)
 		}
 		oc.ClientID, oc.ClientSecret = reg.ClientID, reg.ClientSecret
+	case metaErr != nil:
+		return nil, fmt.Errorf("reading the metadata of the authorization server of %s (scheme %s) at %s, to register with it: %w", o.Source, f.Scheme, secrets.ShownOrigin(secrets.OriginOfURL(authURL)), metaErr)
 	default:
 		conn := o.Conn
 		if conn == "" {

@@ -432,3 +432,34 @@ func TestOpenAPISignInNamesAnUnreachableServer(t *testing.T) {
 		t.Errorf("the browser was opened: %s", b)
 	}
 }
+
+// A token endpoint that refuses the code is quoted by its OAuth error and
+// description only, not by whatever else its answer holds.
+func TestOpenAPISignInQuotesARefusalByItsError(t *testing.T) {
+	kc, _ := signInBrowser(t)
+	var mux http.ServeMux
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		u, _ := url.Parse(r.URL.Query().Get("redirect_uri"))
+		u.RawQuery = url.Values{"code": {"c1"}, "state": {r.URL.Query().Get("state")}}.Encode()
+		http.Redirect(w, r, u.String(), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":"invalid_grant","error_description":"the code is spent","debug":"echo of the request: code_verifier=..."}`)
+	})
+	as, asLog := startLoggingServer(t, "127.0.0.1:0", &mux)
+	doc, _, _ := signInAPI(t, hubtest.NewAuthServer(t), codeFlow(as.URL+"/authorize", as.URL+"/token"))
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{ClientID: "preregistered"}}}}
+	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := h.Login(ctx, "api", "")
+	if err == nil || !strings.HasSuffix(err.Error(), "exchanging the sign-in's code at "+as.URL+"/token: invalid_grant (the code is spent)") {
+		t.Fatalf("a refused code: %v", err)
+	}
+	tokenReqs := asLog.find("/token")
+	if len(tokenReqs) != 1 || !strings.Contains(tokenReqs[0].Body, "code_verifier=") || !strings.Contains(tokenReqs[0].Body, "client_id=preregistered") {
+		t.Errorf("the token request: %+v; want the code with its PKCE verifier, by the preregistered client", tokenReqs)
+	}
+}

@@ -127,6 +127,11 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 		}
 		return nil, fmt.Errorf("the authorization server of %s (scheme %s) takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", o.Source, f.Scheme, o.Source, conn)
 	}
+	if oc.ClientSecret == "" {
+		// A public client names itself in the request; left to guess,
+		// x/oauth2 sends the code a second time after a refusal.
+		oc.Endpoint.AuthStyle = oauth2.AuthStyleInParams
+	}
 	oc.Scopes = slices.Clone(f.Scopes)
 	if len(cfg.Scopes) > 0 {
 		oc.Scopes = slices.Clone(cfg.Scopes)
@@ -147,7 +152,8 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 	}
 	tok, err := oc.Exchange(context.WithValue(ctx, oauth2.HTTPClient, client), res.Code, oauth2.VerifierOption(verifier))
 	if err != nil {
-		return nil, fmt.Errorf("exchanging the sign-in's code at %s: %w", tokenURL, err)
+		// The OAuth error and its description, not the answer's body.
+		return nil, fmt.Errorf("exchanging the sign-in's code at %s: %s", tokenURL, refreshProblem(err))
 	}
 	rec := &Record{
 		AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, TokenType: tok.TokenType, Expiry: tok.Expiry, Issued: time.Now(),

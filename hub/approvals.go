@@ -90,6 +90,10 @@ type Approval struct {
 	// hub can tell; SignIn is set when a sign-in provides it instead.
 	SecretWhere string `json:"secretWhere,omitempty"`
 	SignIn      bool   `json:"signIn,omitempty"`
+	// OffersSignIn is set when the call, a REST API's, takes a token its
+	// document's OAuth flow gives: a sign-in provides it as well as a
+	// pasted token.
+	OffersSignIn bool `json:"offersSignIn,omitempty"`
 }
 
 // Pending lists the approvals and connection inputs nobody decided yet,
@@ -168,6 +172,9 @@ func (h *Hub) approvalOf(p *store.Pending) Approval {
 				a.SecretWhere, a.SignIn = slot.Where, slot.SignIn
 			}
 			a.SignIn = a.SignIn || strings.HasPrefix(p.Reason, signInReason)
+			if s := h.Config().Sources[t.Source]; !a.SignIn && s != nil && s.OpenAPI != "" {
+				a.OffersSignIn = h.openapi.OffersSignIn(t.Source, t.Name)
+			}
 		}
 	}
 	return a

@@ -247,6 +247,7 @@ type openAPI interface {
 	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
 	SignInFlow(source string) (*oauth.Flow, error)
 	SignInMoved(source, conn string) string
+	OffersSignIn(source, tool string) bool
 	Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error)
 }
 

@@ -303,6 +303,15 @@ func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// A run that calls it waits for a token, which a sign-in gives too.
+	env := execCode(t, h, `return await api.getMe();`)
+	if env.Status != StatusAwaitingConnection {
+		t.Fatalf("a call before the sign-in: %s", envJSON(env))
+	}
+	pend, err := h.Pending(ctx, env.RunID)
+	if err != nil || len(pend) != 1 || pend[0].SignIn || !pend[0].OffersSignIn || pend[0].SecretWhere != "header Authorization" {
+		t.Fatalf("the pending input: %+v, %v; want a token in header Authorization, or a sign-in", pend, err)
+	}
 	if _, err := h.Login(ctx, "api", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -313,8 +322,8 @@ func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 	if got := signIns(t, h, "api"); len(got) != 1 || !got[0].SignedIn {
 		t.Fatalf("the sign-ins after one: %+v", got)
 	}
-	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusCompleted || len(apiLog.find("/me")) != 1 {
-		t.Fatalf("a call after the sign-in: %s", envJSON(env))
+	if env := resumeCode(t, h, env.RunID); env.Status != StatusCompleted || len(apiLog.find("/me")) != 1 {
+		t.Fatalf("the run resumed after the sign-in: %s", envJSON(env))
 	}
 }
 

@@ -440,30 +440,15 @@ func (d *approvalDialog) refresh() {
 	d.signInBox.Hide()
 	switch {
 	case a.NeedsSecret && a.SignIn:
-		url := ""
-		if d.signInFor == a.ID {
-			url = d.signInAt
-		}
-		d.signInLabel.SetText(signInBoxText(a, url))
-		setEnabled(d.signInButton, !d.signingIn && a.Source != "")
-		d.signInButton.SetText("Sign in")
-		if d.signingIn && d.signInFor == a.ID {
-			d.signInButton.SetText("Waiting for the browser…")
-		}
-		d.signInURL.SetText(url)
-		if url != "" {
-			d.signInURL.Show()
-			d.signInCopy.Show()
-		} else {
-			d.signInURL.Hide()
-			d.signInCopy.Hide()
-		}
-		d.signInBox.Show()
+		d.showSignIn(a)
 	case a.NeedsSecret:
 		d.secretLabel.SetText(secretFieldText(a))
 		setEnabled(d.secretSave, !it.busy && !it.saved && a.Source != "")
 		setEnabled(d.secretEntry, !it.saved && a.Source != "")
 		d.secretBox.Show()
+		if a.OffersSignIn && !it.saved {
+			d.showSignIn(a)
+		}
 	}
 
 	showText(d.status, statusText(it, now))
@@ -476,6 +461,30 @@ func (d *approvalDialog) refresh() {
 	} else {
 		d.dismiss.Hide()
 	}
+}
+
+// showSignIn shows the sign-in box for a, with the sign-in page's address
+// to copy while this dialog's sign-in of a runs.
+func (d *approvalDialog) showSignIn(a Approval) {
+	url := ""
+	if d.signInFor == a.ID {
+		url = d.signInAt
+	}
+	d.signInLabel.SetText(signInBoxText(a, url))
+	setEnabled(d.signInButton, !d.signingIn && a.Source != "")
+	d.signInButton.SetText("Sign in")
+	if d.signingIn && d.signInFor == a.ID {
+		d.signInButton.SetText("Waiting for the browser…")
+	}
+	d.signInURL.SetText(url)
+	if url != "" {
+		d.signInURL.Show()
+		d.signInCopy.Show()
+	} else {
+		d.signInURL.Hide()
+		d.signInCopy.Hide()
+	}
+	d.signInBox.Show()
 }
 
 // showChangeTab puts the definition diff's tab first when the shown call's
@@ -665,7 +674,7 @@ func setEnabled(w disableable, on bool) {
 // it shows for copying; the run continues when the model resumes it.
 func (d *approvalDialog) startSignIn() {
 	it, ok := d.current()
-	if !ok || !it.a.NeedsSecret || !it.a.SignIn || d.signingIn || d.signIn == nil {
+	if !ok || !it.a.NeedsSecret || !(it.a.SignIn || it.a.OffersSignIn) || d.signingIn || d.signIn == nil {
 		return
 	}
 	id := it.a.ID

@@ -153,6 +153,8 @@ func TestSecretWords(t *testing.T) {
 			"Fills the connection's secret of notes, connection work.", "connection work of notes"},
 		{"sign-in", Approval{NeedsSecret: true, SignIn: true, Source: "linear", Connection: "personal"},
 			"", "This call waits for a sign-in to linear (connection personal)"},
+		{"token or sign-in", Approval{NeedsSecret: true, OffersSignIn: true, Source: "tasks", Connection: "default", SecretWhere: "header Authorization"},
+			"Fills header Authorization of tasks, connection default.", "This call waits for a token of tasks (connection default), not for a decision. Paste one or sign in above"},
 	} {
 		if tc.field != "" {
 			if got := secretFieldText(tc.a); got != tc.field {
@@ -320,6 +322,7 @@ func TestDialogConnectionText(t *testing.T) {
 		{Approval{Connection: "work", DefaultConnection: true}, "work (default)"},
 		{Approval{NeedsSecret: true}, "none yet: saving the secret creates default"},
 		{Approval{NeedsSecret: true, SignIn: true}, "none yet: signing in creates default"},
+		{Approval{NeedsSecret: true, OffersSignIn: true}, "none yet: saving the secret or signing in creates default"},
 		{Approval{NeedsSecret: true, Connection: "personal"}, "personal"},
 	} {
 		if got := dialogConnectionText(tc.a); got != tc.want {
@@ -348,5 +351,35 @@ func TestDialogRunsWaitingCallsWithTheirArguments(t *testing.T) {
 	}
 	if !strings.HasPrefix(d.argsTitle.Text, "The run's waiting calls") {
 		t.Errorf("title %q", d.argsTitle.Text)
+	}
+}
+
+// TestDialogOffersSignIn: a REST API's call whose token its document's
+// OAuth flow gives shows the secret field and a Sign in button; signing in
+// signs the call's connection in.
+func TestDialogOffersSignIn(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	a := secretApproval("ap_1", t0)
+	a.Source, a.Connection, a.SecretWhere, a.OffersSignIn = "tasks", "default", "header Authorization", true
+	h.add(a, a.Preview)
+	c.step()
+	d := c.dialog
+	if !d.signInBox.Visible() || !d.secretBox.Visible() || !strings.HasPrefix(d.signInLabel.Text, "Or sign in to tasks") {
+		t.Fatalf("sign-in box %v (%q), secret box %v; want both", d.signInBox.Visible(), d.signInLabel.Text, d.secretBox.Visible())
+	}
+	ended := make(chan struct{}, 1)
+	orig := d.signIn
+	d.signIn = func(source, conn string, showURL func(string), done func(error)) {
+		orig(source, conn, showURL, func(err error) { done(err); ended <- struct{}{} })
+	}
+	test.Tap(d.signInButton)
+	<-ended
+	c.step()
+	if diff := cmp.Diff([]loginCall{{"tasks", "default"}}, h.loginCalls()); diff != "" {
+		t.Errorf("logins (-want +got):\n%s", diff)
+	}
+	if d.signInBox.Visible() || !d.dismiss.Visible() {
+		t.Errorf("after the sign-in: sign-in box %v, dismiss %v", d.signInBox.Visible(), d.dismiss.Visible())
 	}
 }

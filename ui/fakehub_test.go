@@ -603,6 +603,19 @@ func secretApproval(id string, created time.Time) Approval {
 	}
 }
 
+// tokenApproval waits for a REST API's access token, which its
+// document's OAuth flow gives too.
+func tokenApproval(id string, created time.Time) Approval {
+	return Approval{
+		ID: id, RunID: "run_7c12", Seq: 1, Address: "tasks.createTask", Title: "Create a task",
+		Code: "return await tasks.createTask({ title: \"Renew the certificate\" });", Reason: "the source has no connection yet, so no secret",
+		Client: "claude-code 1.2", Preview: `{"title":"Renew the certificate"}`, NeedsSecret: true, Source: "tasks",
+		SecretWhere: "header Authorization", OffersSignIn: true,
+		Method: "POST", URL: "https://tasks.example.com/v1/tasks",
+		Created: created, Expires: created.Add(5 * time.Minute),
+	}
+}
+
 // signInApproval waits for an OAuth sign-in.
 func signInApproval(id string, created time.Time) Approval {
 	return Approval{

@@ -104,9 +104,11 @@ type Approval struct {
 	Source      string
 	// SecretWhere says what the secret fills ("header X-Api-Key",
 	// "environment variable GITHUB_TOKEN"), when the hub can tell;
-	// SignIn: an OAuth sign-in provides it, there is no secret to enter.
-	SecretWhere string
-	SignIn      bool
+	// SignIn: an OAuth sign-in provides it, there is no secret to enter;
+	// OffersSignIn: a REST API's sign-in provides it as well as a secret.
+	SecretWhere  string
+	SignIn       bool
+	OffersSignIn bool
 
 	// Method and URL are an OpenAPI operation's request ("DELETE",
 	// "https://api.example.com/items/{id}"); empty for an MCP tool.

@@ -43,7 +43,7 @@ func (u *hubAdapter) Pending() ([]Approval, error) {
 			Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
 			Description: p.Description, Annotations: p.Annotations, Code: p.Code,
 			NeedsSecret: p.Kind == hub.KindConnection, Source: p.Source, Plan: planInfo(p.Plan),
-			SecretWhere: p.SecretWhere, SignIn: p.SignIn,
+			SecretWhere: p.SecretWhere, SignIn: p.SignIn, OffersSignIn: p.OffersSignIn,
 			Change: p.Change, DefinitionWas: p.DefinitionWas, DefinitionIs: p.DefinitionIs,
 		}
 		if p.Request != nil {

@@ -470,6 +470,8 @@ func statusText(it queueItem, now time.Time) string {
 		return "Saved in the keychain. The run continues when the model resumes it."
 	case it.a.NeedsSecret && it.a.SignIn:
 		return fmt.Sprintf("This call waits for a sign-in to %s (%s), not for a decision. Sign in above; the tokens go to the keychain, never to the model.", orUnknown(it.a.Source), connectionWords(it.a.Connection))
+	case it.a.NeedsSecret && it.a.OffersSignIn:
+		return fmt.Sprintf("This call waits for a token of %s (%s), not for a decision. Paste one or sign in above; it goes to the keychain, never to the model.", orUnknown(it.a.Source), connectionWords(it.a.Connection))
 	case it.a.NeedsSecret && it.a.Connection == "":
 		return fmt.Sprintf("This call waits for a secret of %s, which has no connection yet, not for a decision. Enter it above; it goes to the keychain, never to the model.", orUnknown(it.a.Source))
 	case it.a.NeedsSecret:
@@ -494,6 +496,9 @@ func dialogConnectionText(a Approval) string {
 	if a.NeedsSecret && a.Connection == "" {
 		if a.SignIn {
 			return "none yet: signing in creates default"
+		}
+		if a.OffersSignIn {
+			return "none yet: saving the secret or signing in creates default"
 		}
 		return "none yet: saving the secret creates default"
 	}
@@ -1358,6 +1363,9 @@ func secretFieldText(a Approval) string {
 // opened it.
 func signInBoxText(a Approval, url string) string {
 	s := fmt.Sprintf("%s signs in with OAuth (%s): there is no secret to paste.", orUnknown(a.Source), connectionWords(a.Connection))
+	if !a.SignIn {
+		s = fmt.Sprintf("Or sign in to %s with its OAuth page instead of pasting a token.", orUnknown(a.Source))
+	}
 	if url != "" {
 		s += " The sign-in page opens in your browser; if none opened, copy this address into one."
 	}

@@ -46,6 +46,7 @@ var shots = []string{
 	"approval-reason.png",  // a call asked for a long reason, wrapped
 	"approval-changed.png", // an OpenAPI call whose definition changed: method, URL and the diff
 	"approval-secret.png",  // a call waiting for the API key of a source with no connection yet
+	"approval-token.png",   // a REST API's call waiting for a token, or a sign-in with its document's flow
 	"approval-signin.png",  // a call waiting for an OAuth sign-in, the page's address to copy
 }
 
@@ -322,6 +323,11 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		return err
 	}
 	h.decideElsewhere(secret.ID, AllowOnce)
+	token := tokenApproval("ap_token", t0.Add(4*time.Minute+30*time.Second))
+	if err := one(token, shots[15]); err != nil {
+		return err
+	}
+	h.decideElsewhere(token.ID, AllowOnce)
 	gate := make(chan struct{})
 	defer close(gate)
 	h.mu.Lock()
@@ -336,7 +342,7 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		on(func() { shown = d.signInURL.Visible() })
 		return shown
 	})
-	return capture(d.win, filepath.Join(dir, shots[15]))
+	return capture(d.win, filepath.Join(dir, shots[16]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

@@ -64,6 +64,23 @@ func noSignIn(source string) error {
 	return fmt.Errorf("the OpenAPI document of %s offers no OAuth sign-in (no oauth2 scheme with an authorization code flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add %s", source, source)
 }
 
+// OffersSignIn reports whether operation tool of source takes the token
+// of a scheme the hub can sign in with.
+func (o *Sources) OffersSignIn(source, tool string) bool {
+	doc, _ := o.loaded(source)
+	if doc == nil || doc.ops[tool] == nil {
+		return false
+	}
+	for _, alt := range doc.ops[tool].security {
+		for _, name := range alt {
+			if s := doc.schemes[name]; s != nil && s.canSignIn() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // canSignIn reports whether the hub can sign in with scheme s.
 func (s *openapiScheme) canSignIn() bool {
 	switch s.typ {

@@ -167,11 +167,16 @@ func TestOAuthStepUp(t *testing.T) {
 	}
 }
 
-// Logout revokes both tokens (RFC 7009) and deletes them.
+// Logout (the window's Sign out) revokes both tokens (RFC 7009) and
+// deletes them, and the server's session no longer holds the token: the
+// next call waits for a sign-in.
 func TestOAuthRevoke(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
 	h, _ := oauthTestHub(t, a)
-	revoked, err := oauth.SignOut(context.Background(), h.kc, "p", "", nil)
+	if env := execOn(t, h, whoami); env.Status != StatusCompleted {
+		t.Fatalf("a call while signed in: %s", env.Line())
+	}
+	revoked, err := h.Logout(context.Background(), "p", "")
 	if err != nil || !revoked {
 		t.Fatalf("sign-out: %v, %v", revoked, err)
 	}
@@ -184,6 +189,9 @@ func TestOAuthRevoke(t *testing.T) {
 	}
 	if rec, err := oauth.LoadRecord(h.kc, "p", ""); err != nil || rec != nil {
 		t.Errorf("after sign-out the keychain holds %+v (%v)", rec, err)
+	}
+	if env := execOn(t, h, whoami); env.Status != StatusAwaitingConnection {
+		t.Errorf("a call after the sign-out: %s", env.Line())
 	}
 }
 

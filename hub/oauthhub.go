@@ -141,6 +141,35 @@ func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string,
 	return g, err
 }
 
+// Logout signs connection conn of source (its default when "") out: the
+// authorization server revokes its tokens where it offers that, and they
+// are deleted from the keychain, as `capabilities connection logout`
+// does. A sign-in page the hub opened for it closes. revoked reports that
+// the server confirmed the revocation; an error after the tokens were
+// deleted says the server did not.
+func (h *Hub) Logout(ctx context.Context, source, conn string) (revoked bool, err error) {
+	s := h.Config().Sources[source]
+	if s == nil {
+		return false, fmt.Errorf("no source %q in the config", source)
+	}
+	if conn == "" {
+		conn = s.DefaultConnection()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second) // the revocation's
+	defer cancel()
+	h.signIns.EndOffered(ctx, source, conn)
+	revoked, err = oauth.SignOut(ctx, h.kc, source, conn, nil)
+	h.log.Info("signed out", "source", source, "connection", conn, "revoked", revoked)
+	if s.URL != "" && !s.Disabled {
+		// An MCP server's sessions hold the token: they start anew, without it.
+		h.up.Restart(source)
+	}
+	h.views.invalidate()
+	h.events.Publish(Event{Kind: EventSignedIn, ID: source + "/" + conn})
+	h.events.Publish(Event{Kind: EventSource, ID: source})
+	return revoked, err
+}
+
 // NoteSignIn tells the running hub that connection conn of source (its
 // default when "") signed in outside it, as `capabilities connection
 // login` in a terminal does: a sign-in page the hub opened for a waiting

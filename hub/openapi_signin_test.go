@@ -325,6 +325,25 @@ func TestOpenAPISignInAddsItsConnection(t *testing.T) {
 	if env := resumeCode(t, h, env.RunID); env.Status != StatusCompleted || len(apiLog.find("/me")) != 1 {
 		t.Fatalf("the run resumed after the sign-in: %s", envJSON(env))
 	}
+
+	// Signing out revokes the tokens at the authorization server and
+	// deletes them; the next call waits for a sign-in again.
+	revoked, err := h.Logout(ctx, "api", "")
+	if err != nil || !revoked {
+		t.Fatalf("Logout: revoked %v, %v", revoked, err)
+	}
+	a.Mu.Lock()
+	nRevoked, live := len(a.Revoked), len(a.Access)
+	a.Mu.Unlock()
+	if nRevoked != 2 || live != 0 {
+		t.Errorf("the authorization server revoked %d tokens and keeps %d access tokens live; want both revoked", nRevoked, live)
+	}
+	if got := signIns(t, h, "api"); len(got) != 1 || got[0].SignedIn {
+		t.Errorf("the sign-ins after the sign-out: %+v", got)
+	}
+	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusAwaitingConnection || len(apiLog.find("/me")) != 1 {
+		t.Errorf("a call after the sign-out: %s", envJSON(env))
+	}
 }
 
 // A document whose token URL is on another origin than its authorization

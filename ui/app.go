@@ -208,6 +208,7 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		},
 		openImport: c.openImport,
 		signIn:     c.signIn,
+		signOut:    c.signOut,
 	}, now)
 	if da, ok := a.(desktop.App); ok && withTray {
 		c.tray = &tray{app: da, do: c.menuAction}
@@ -461,6 +462,18 @@ func (c *controller) openImport() {
 // done gets its error on the main goroutine.
 func (c *controller) signIn(source, conn string, done func(error)) {
 	c.signInShowing(source, conn, nil, done)
+}
+
+// signOut signs conn of source out on a goroutine of its own: the server's
+// revocation may take a while, and the other actions go on meanwhile.
+func (c *controller) signOut(source, conn string, done func(error)) {
+	go func() {
+		err := c.hub.Logout(source, conn)
+		if err != nil {
+			c.opts.logf("ui: signing %s/%s out: %v", source, conn, err)
+		}
+		c.do(func() { done(err) })
+	}()
 }
 
 // signInShowing is signIn that hands the sign-in page's address to

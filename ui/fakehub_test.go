@@ -39,6 +39,7 @@ type fakeHub struct {
 	sourceErr error // the source actions fail with it, when set
 
 	logins   []loginCall
+	logouts  []loginCall
 	loginErr error          // Login fails with it, when set
 	loginGo  chan struct{}  // when set, Login waits for a receive from it
 	loginEnd chan loginCall // when set, Login sends on it once it returned
@@ -223,6 +224,27 @@ func (h *fakeHub) Login(source, connection string, showURL func(string)) error {
 		end <- loginCall{source, connection}
 	}
 	return err
+}
+
+// Logout records the call and signs the connection out.
+func (h *fakeHub) Logout(source, connection string) error {
+	h.mu.Lock()
+	h.logouts = append(h.logouts, loginCall{source, connection})
+	for i := range h.status.Sources {
+		src := &h.status.Sources[i]
+		if src.Name != source {
+			continue
+		}
+		src.SignIns = slices.Clone(src.SignIns)
+		for j := range src.SignIns {
+			if src.SignIns[j].Connection == connection {
+				src.SignIns[j] = SignInStatus{Connection: connection, Summary: "needs sign-in: not signed in"}
+			}
+		}
+	}
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource, ID: source})
+	return nil
 }
 
 func (h *fakeHub) loginCalls() []loginCall {

@@ -58,6 +58,9 @@ type Hub interface {
 	// the browser is asked to open it, for the person to copy when no
 	// browser opens.
 	Login(source, connection string, showURL func(url string)) error
+	// Logout signs an OAuth connection out: its server revokes the tokens
+	// where it offers that, and they leave the keychain.
+	Logout(source, connection string) error
 	// AddSource adds a source to config.json, as 'capabilities source add'
 	// does, and the hub applies it.
 	AddSource(spec SourceSpec) error

@@ -189,6 +189,11 @@ func (u *hubAdapter) Login(source, connection string, showURL func(string)) erro
 	return err
 }
 
+func (u *hubAdapter) Logout(source, connection string) error {
+	_, err := u.h.Logout(u.ctx, source, connection)
+	return err
+}
+
 func (u *hubAdapter) AddSource(spec SourceSpec) error {
 	s := &config.Source{URL: spec.URL, OpenAPI: spec.OpenAPI}
 	if len(spec.Command) > 0 {

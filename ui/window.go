@@ -50,8 +50,9 @@ type actions struct {
 	// openImport opens the first-run window on the hub's import offer.
 	openImport func()
 	// signIn signs an OAuth connection in; done may come much later, once
-	// the person finished in the browser.
-	signIn func(source, connection string, done func(error))
+	// the person finished in the browser. signOut signs one out.
+	signIn  func(source, connection string, done func(error))
+	signOut func(source, connection string, done func(error))
 }
 
 // mainWindow shows the hub: approvals and their history, runs, sources and
@@ -555,6 +556,13 @@ func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject
 		state.Importance = widget.WarningImportance
 	}
 	var right fyne.CanvasObject
+	if si.SignedIn && m.act.signOut != nil {
+		b := widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), func() { m.signOut(source, si.Connection) })
+		if m.signingIn[key] {
+			b.Disable()
+		}
+		right = b
+	}
 	if !si.SignedIn && m.act.signIn != nil {
 		b := widget.NewButtonWithIcon("Sign in", theme.LoginIcon(), func() { m.startSignIn(source, si.Connection) })
 		b.Importance = widget.HighImportance
@@ -565,18 +573,41 @@ func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject
 		right = b
 	}
 	row := container.NewBorder(nil, nil, nil, right, state)
-	if si.SignedIn {
+	if si.SignedIn && !strings.HasPrefix(m.signInErr[key], signedOutBut) {
 		// Signed in since (here, in a terminal or through a run's page):
 		// an earlier failure no longer says anything true.
 		delete(m.signInErr, key)
 	}
 	if e := m.signInErr[key]; e != "" {
-		errl := widget.NewLabel("Not signed in: " + e)
+		errl := widget.NewLabel(e)
 		errl.Wrapping = fyne.TextWrapWord
 		errl.Importance = widget.DangerImportance
 		return container.NewVBox(row, errl)
 	}
 	return row
+}
+
+// signedOutBut starts the note of a sign-out whose tokens left the keychain
+// but whose server did not confirm their revocation, or that failed.
+const signedOutBut = "Sign-out: "
+
+// signOut signs conn of source out through the hub; the source list shows
+// it waiting, then the outcome.
+func (m *mainWindow) signOut(source, conn string) {
+	key := source + "/" + conn
+	if m.act.signOut == nil || m.signingIn[key] {
+		return
+	}
+	m.signingIn[key] = true
+	delete(m.signInErr, key)
+	m.renderSources()
+	m.act.signOut(source, conn, func(err error) {
+		delete(m.signingIn, key)
+		if err != nil {
+			m.signInErr[key] = signedOutBut + err.Error()
+		}
+		m.renderSources()
+	})
 }
 
 // startSignIn signs conn of source in through the hub, unless a sign-in
@@ -593,7 +624,7 @@ func (m *mainWindow) startSignIn(source, conn string) {
 	m.act.signIn(source, conn, func(err error) {
 		delete(m.signingIn, key)
 		if err != nil {
-			m.signInErr[key] = err.Error()
+			m.signInErr[key] = "Not signed in: " + err.Error()
 		}
 		m.renderSources()
 		if m.signInDone != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/internal/testwait"
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -402,6 +403,27 @@ func TestSourcesImportOfferAndSignIn(t *testing.T) {
 	shown = strings.Join(texts(m.win.Content()), "\n")
 	if strings.Contains(shown, "Not signed in") || !strings.Contains(shown, "personal: signed in until") {
 		t.Errorf("after a sign-in elsewhere the tab shows:\n%s", shown)
+	}
+
+	// Sign out beside a signed-in connection signs it out; the row then
+	// offers Sign in.
+	if n := countButtons(m.sourcesBox, "Sign out"); n != 1 {
+		t.Errorf("%d Sign out buttons, want one, for the signed-in personal:\n%s", n, shown)
+	}
+	test.Tap(findButton(m.sourcesBox, "Sign out"))
+	testwait.Until(10*time.Second, func() bool {
+		c.step()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.logouts) == 1
+	})
+	c.step()
+	shown = strings.Join(texts(m.win.Content()), "\n")
+	if diff := cmp.Diff([]loginCall{{"linear", "personal"}}, h.logouts); diff != "" {
+		t.Errorf("Logout calls (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(shown, "personal: needs sign-in: not signed in") || findButton(m.sourcesBox, "Sign in") == nil {
+		t.Errorf("after signing out the tab shows:\n%s", shown)
 	}
 
 	// The secret form says a sign-in provides linear's credentials, and

@@ -233,6 +233,16 @@ API's server only.`,
 				}
 			}
 			c := s.Connections[conn]
+			if flow != nil && flow.ClientCredentials {
+				// The client's id and secret are all there is to it:
+				// without them nothing is changed.
+				known := c != nil && c.OAuth != nil && c.OAuth.ClientID != ""
+				_, kerr := kc.Get(oauth.ClientSecretKey(source, conn))
+				if clientID == "" && !known || !secretStdin && kerr != nil {
+					return withHint(fmt.Errorf("the API of %s takes a token its client gets on its own (scheme %s, client credentials)", source, flow.Scheme),
+						fmt.Sprintf("give the client registered with its authorization server: printf %%s \"$SECRET\" | capabilities connection login %s %s --client-id ID --client-secret-stdin", source, conn))
+				}
+			}
 			added := conn != "" && c == nil
 			if (conn != "" || s.OpenAPI != "") && (c == nil || c.OAuth == nil || clientID != "" || redirectPort != 0) {
 				if c == nil {
@@ -267,7 +277,10 @@ API's server only.`,
 					return err
 				}
 			}
-			if flow != nil {
+			if flow != nil && flow.ClientCredentials {
+				fmt.Fprintf(e.Stdout, "Getting an access token of %s at %s (the token goes to %s only)...\n",
+					source, flow.TokenURL, secrets.ShownOrigin(flow.Resource))
+			} else if flow != nil {
 				// Say where the person signs in and where the token goes:
 				// the document names both.
 				fmt.Fprintf(e.Stdout, "Opening the sign-in page of %s in the browser (at %s; the token goes to %s only); waiting for it to finish...\n",

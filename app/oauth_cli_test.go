@@ -175,3 +175,51 @@ func TestConnectionLoginToARESTAPI(t *testing.T) {
 		t.Fatalf("logout: %+v", r)
 	}
 }
+
+// A REST API whose document names a client credentials flow: connection
+// login without the client's id and secret says how to give them and
+// changes nothing; with them it gets a token, no browser, and the secret
+// stays out of the home.
+func TestConnectionLoginWithAClient(t *testing.T) {
+	requireKeychain(t)
+	a := hubtest.NewAuthServer(t)
+	secret := "s3cret-" + strings.Repeat("5", 24)
+	a.Clients = map[string]string{"svc": secret}
+	browser, opened := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	home := t.TempDir()
+	homeKeychain(t, home) // emptied when the test ends
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example.test"}],
+		"components":{"securitySchemes":{"svc":{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"`+a.Srv.URL+`/token","scopes":{"read":"read"}}}}}},
+		"paths":{"/me":{"get":{"operationId":"getMe","security":[{"svc":["read"]}],"responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, home, "", "source", "add", "api", "--openapi", doc); r.code != 0 {
+		t.Fatalf("source add: %+v", r)
+	}
+	before, _ := os.ReadFile(filepath.Join(home, "config.json"))
+	if r := cli(t, home, "", "connection", "login", "api"); r.code == 0 ||
+		!strings.Contains(r.stderr, "the API of api takes a token its client gets on its own (scheme svc, client credentials)") ||
+		!strings.Contains(r.stderr, "capabilities connection login api default --client-id ID --client-secret-stdin") {
+		t.Fatalf("login without the client: %+v", r)
+	}
+	if after, _ := os.ReadFile(filepath.Join(home, "config.json")); string(after) != string(before) {
+		t.Errorf("a refused login changed the config:\n%s", after)
+	}
+	r := cli(t, home, secret+"\n", "connection", "login", "api", "--client-id", "svc", "--client-secret-stdin")
+	if r.code != 0 || !strings.Contains(r.stdout, "Getting an access token of api at "+a.Srv.URL+"/token (the token goes to https://api.example.test only)") ||
+		!strings.Contains(r.stdout, "Granted scopes: read") || !strings.Contains(r.stdout, "refreshed as needed") {
+		t.Fatalf("login with the client: %+v", r)
+	}
+	if b, _ := os.ReadFile(opened); len(b) != 0 {
+		t.Errorf("a browser was opened: %s", b)
+	}
+	if a.Count("client_credentials") != 1 {
+		t.Errorf("%d token requests, want 1", a.Count("client_credentials"))
+	}
+	assertNoSecretUnder(t, home, secret)
+	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "signed in (refreshed as needed), scopes read") {
+		t.Errorf("connection list: %+v", r)
+	}
+}

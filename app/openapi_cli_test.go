@@ -180,7 +180,7 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 	// there is no sign-in, and nothing changes.
 	before, _ := os.ReadFile(filepath.Join(home, "config.json"))
 	if r := cli(t, home, "", "connection", "login", "oauth"); r.code != exitFailure ||
-		!strings.Contains(r.stderr, "the OpenAPI document of oauth offers no OAuth sign-in (no oauth2 scheme with an authorization code flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add oauth") {
+		!strings.Contains(r.stderr, "the OpenAPI document of oauth offers no OAuth sign-in (no oauth2 scheme with an authorization code or client credentials flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add oauth") {
 		t.Errorf("connection login on an OpenAPI source without a sign-in: %+v", r)
 	}
 	if after, _ := os.ReadFile(filepath.Join(home, "config.json")); string(after) != string(before) {

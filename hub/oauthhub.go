@@ -290,8 +290,8 @@ func (h *Hub) signInStatuses(name string) []SignInStatus {
 	if waiting, _, _ := h.openapi.Needs(name); waiting == 0 {
 		return out
 	}
-	if _, err := h.openapi.SignInFlow(name); err != nil {
-		return out
+	if f, err := h.openapi.SignInFlow(name); err != nil || f.ClientCredentials {
+		return out // a client's credentials are given in a terminal
 	}
 	return append(out, SignInStatus{Connection: conn, Summary: "needs sign-in: the API's document offers an OAuth sign-in", SigningIn: h.signIns.Running(name, conn), Offered: true})
 }

@@ -491,3 +491,61 @@ func TestOpenAPISignInQuotesARefusalByItsError(t *testing.T) {
 		t.Errorf("the token request: %+v; want the code with its PKCE verifier, by the preregistered client", tokenReqs)
 	}
 }
+
+// A REST API whose document names a client credentials flow gets its
+// tokens from the connection's client, with no person: Login takes the
+// client's id from the config and its secret from the keychain, and a
+// token that expired or that the API refuses is renewed the same way.
+// Without the client's secret nothing is sent.
+func TestOpenAPIClientCredentials(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	a.Clients = map[string]string{"svc": "s3cret-" + strings.Repeat("7", 20)}
+	kc, opened := signInBrowser(t)
+	doc, _, apiLog := signInAPI(t, a, `{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"`+a.Srv.URL+`/token","scopes":{"read":"read"}}}}`)
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{ClientID: "svc"}}}}
+	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	if _, err := h.Login(ctx, "api", ""); err == nil || !strings.Contains(err.Error(), "--client-id ID --client-secret-stdin") || a.Count("client_credentials") != 0 {
+		t.Fatalf("a client without its secret: %v (%d token requests)", err, a.Count("client_credentials"))
+	}
+	if err := kc.Set(oauth.ClientSecretKey("api", "default"), a.Clients["svc"]); err != nil {
+		t.Fatal(err)
+	}
+	g, err := h.Login(ctx, "api", "")
+	if err != nil || !g.Refreshable || !slices.Equal(g.Scopes, []string{"read"}) {
+		t.Fatalf("Login with the client: %+v, %v", g, err)
+	}
+	if b, _ := os.ReadFile(opened); len(b) != 0 {
+		t.Errorf("a browser was opened for a client's token: %s", b)
+	}
+	if got := signIns(t, h, "api"); len(got) != 1 || !got[0].SignedIn || !strings.Contains(got[0].Summary, "refreshed as needed") {
+		t.Errorf("the status: %+v", got)
+	}
+	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusCompleted || len(apiLog.find("/me")) != 1 {
+		t.Fatalf("a call with the client's token: %s", envJSON(env))
+	}
+
+	// Expired: a new token before the call. Refused: a new one, once.
+	rec, err := oauth.LoadRecord(kc, "api", "default")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	rec.Expiry, rec.Issued = time.Now().Add(-time.Second), time.Now().Add(-time.Hour)
+	if err := oauth.SaveRecord(kc, "api", "default", rec); err != nil {
+		t.Fatal(err)
+	}
+	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusCompleted || a.Count("client_credentials") != 2 {
+		t.Fatalf("a call after the token expired: %s, %d token requests", envJSON(env), a.Count("client_credentials"))
+	}
+	a.Drop()
+	if env := execCode(t, h, `return await api.getMe();`); env.Status != StatusCompleted || a.Count("client_credentials") != 3 {
+		t.Fatalf("a call after the API forgot the token: %s, %d token requests", envJSON(env), a.Count("client_credentials"))
+	}
+	for _, r := range apiLog.all() {
+		if strings.Contains(r.String(), a.Clients["svc"]) {
+			t.Errorf("the client's secret went to the API: %s", r.String())
+		}
+	}
+}

@@ -85,6 +85,11 @@ func (o *Conn) BoundElsewhere(def *config.Source) string {
 // that is still valid by its shorter margin).
 func (o *Conn) refresher() oauth2.TokenSource {
 	return tokenSourceFunc(func() (*oauth2.Token, error) {
+		if o.rec.Grant == grantClientCredentials && o.rec.ClientSecret != "" {
+			// A client's own token: it asks for a new one.
+			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, o.client)
+			return o.rec.clientCredentials().Token(ctx)
+		}
 		if o.rec.RefreshToken == "" {
 			return nil, errors.New("the access token expired and the server gave no refresh token")
 		}
@@ -241,7 +246,7 @@ func (o *Conn) Refused() (*oauth2.Token, error) {
 	if o.rec == nil {
 		return nil, &SignInError{Source: o.source, Conn: o.conn, Reason: "not signed in"}
 	}
-	if o.rec.RefreshToken != "" && o.forced != o.rec.AccessToken {
+	if o.rec.renews() && o.forced != o.rec.AccessToken {
 		o.forced = o.rec.AccessToken
 		tok, err := o.refresher().Token()
 		if err == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/secrets"
@@ -30,6 +31,10 @@ type Flow struct {
 	// AuthURL and TokenURL are the flow's endpoints. Discovery, an OpenID
 	// Connect discovery document's URL, names them instead.
 	AuthURL, TokenURL, Discovery string
+	// ClientCredentials marks a client credentials flow: no person signs
+	// in, the connection's client (its id and secret) gets tokens at
+	// TokenURL on its own.
+	ClientCredentials bool
 	// Scopes are those the document's operations ask for.
 	Scopes []string
 	// Resource is the URL of the API the tokens are for: they go to its
@@ -50,6 +55,9 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 	var cfg config.OAuthConfig
 	if c := o.Def.Connections[o.Conn]; c != nil && c.OAuth != nil {
 		cfg = *c.OAuth
+	}
+	if f.ClientCredentials {
+		return clientSignIn(ctx, o, cfg, client)
 	}
 	authURL, tokenURL := f.AuthURL, f.TokenURL
 	var asm *oauthex.AuthServerMeta
@@ -169,6 +177,45 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 		return nil, fmt.Errorf("keeping the sign-in in the keychain: %w", err)
 	}
 	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil
+}
+
+// clientSignIn is signInFlow for a client credentials flow: the
+// connection's preregistered client, its secret in the keychain, gets a
+// token at the flow's token URL; the record renews it the same way.
+func clientSignIn(ctx context.Context, o SignInOptions, cfg config.OAuthConfig, client *http.Client) (*Grant, error) {
+	f := o.Flow
+	conn := o.Conn
+	if conn == "" {
+		conn = "default"
+	}
+	secret, _ := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn))
+	if cfg.ClientID == "" || secret == "" {
+		return nil, fmt.Errorf("the API of %s takes a token its client gets on its own (scheme %s, client credentials): give the client registered with its authorization server: capabilities connection login %s %s --client-id ID --client-secret-stdin", o.Source, f.Scheme, o.Source, conn)
+	}
+	if why := endpointProblem(f.TokenURL); why != "" {
+		return nil, fmt.Errorf("the token URL of scheme %s, %q, %s", f.Scheme, f.TokenURL, why)
+	}
+	rec := &Record{ClientID: cfg.ClientID, ClientSecret: secret, TokenURL: f.TokenURL, Grant: grantClientCredentials,
+		Scopes: slices.Clone(f.Scopes), SourceURL: f.Resource}
+	if len(cfg.Scopes) > 0 {
+		rec.Scopes = slices.Clone(cfg.Scopes)
+	}
+	tok, err := rec.clientCredentials().Token(context.WithValue(ctx, oauth2.HTTPClient, client))
+	if err != nil {
+		return nil, fmt.Errorf("getting a token at %s: %s", f.TokenURL, refreshProblem(err))
+	}
+	rec.AccessToken, rec.TokenType, rec.Expiry, rec.Issued = tok.AccessToken, tok.TokenType, tok.Expiry, time.Now()
+	rec.Scopes = grantedScopes(tok, rec.Scopes)
+	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
+		return nil, fmt.Errorf("keeping the token in the keychain: %w", err)
+	}
+	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: true}, nil
+}
+
+// clientCredentials is the client credentials grant of a record.
+func (r *Record) clientCredentials() *clientcredentials.Config {
+	return &clientcredentials.Config{ClientID: r.ClientID, ClientSecret: r.ClientSecret, TokenURL: r.TokenURL,
+		Scopes: r.Scopes, AuthStyle: oauth2.AuthStyle(r.AuthStyle)}
 }
 
 // endpointProblem says why a document's OAuth endpoint is not used: the

@@ -65,6 +65,11 @@ type Record struct {
 	// SourceURL is the source's URL the sign-in was made for: its tokens
 	// go to that server only.
 	SourceURL string `json:"source_url,omitempty"`
+	// Grant is "client_credentials" for a token the client gets on its
+	// own (an OpenAPI document's client credentials flow): it is renewed
+	// with the client's secret, not a refresh token. "" is an
+	// authorization code grant.
+	Grant string `json:"grant,omitempty"`
 
 	// NeedsSignIn is set when the tokens stopped working (a refresh
 	// failed, the server refused them, or it asked for more scopes).
@@ -79,6 +84,15 @@ func (r *Record) config() *oauth2.Config {
 		Endpoint:    oauth2.Endpoint{AuthURL: r.AuthURL, TokenURL: r.TokenURL, AuthStyle: oauth2.AuthStyle(r.AuthStyle)},
 		RedirectURL: r.RedirectURL, Scopes: r.Scopes,
 	}
+}
+
+// grantClientCredentials marks a Record of the client credentials grant.
+const grantClientCredentials = "client_credentials"
+
+// renews reports whether the record gets a new access token without the
+// person: it keeps a refresh token, or its client gets tokens on its own.
+func (r *Record) renews() bool {
+	return r.RefreshToken != "" || r.Grant == grantClientCredentials && r.ClientSecret != ""
 }
 
 func (r *Record) token() *oauth2.Token {
@@ -250,7 +264,7 @@ type State struct {
 	Source, Conn string
 	SignedIn     bool
 	Expiry       time.Time // zero when the server gave none
-	Refreshable  bool      // a refresh token is kept
+	Refreshable  bool      // a new access token comes without the person (a refresh token is kept)
 	Scopes       []string
 	Reason       string // why a sign-in is needed, when SignedIn is false
 	// Issuer is the authorization server that issued the sign-in, and
@@ -305,10 +319,10 @@ func ReadState(kc keychain.Keychain, source, conn string, def *config.Source) (S
 		st.Reason = r.boundElsewhere(def)
 	case r.NeedsSignIn:
 		st.Reason = r.Reason
-	case r.RefreshToken == "" && !r.Expiry.IsZero() && time.Now().After(r.Expiry):
+	case !r.renews() && !r.Expiry.IsZero() && time.Now().After(r.Expiry):
 		st.Reason = "the access token expired"
 	default:
-		st.SignedIn, st.Expiry, st.Refreshable, st.Scopes = true, r.Expiry, r.RefreshToken != "", r.Scopes
+		st.SignedIn, st.Expiry, st.Refreshable, st.Scopes = true, r.Expiry, r.renews(), r.Scopes
 	}
 	return st, nil
 }

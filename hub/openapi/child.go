@@ -145,6 +145,8 @@ type childScheme struct {
 	TokenURL string   `json:"tokenUrl,omitempty"`
 	OIDCURL  string   `json:"oidcUrl,omitempty"`
 	Scopes   []string `json:"scopes,omitempty"`
+	// ClientTokenURL is a client credentials flow's token URL.
+	ClientTokenURL string `json:"clientTokenUrl,omitempty"`
 }
 
 // ServeChild is the child's side: it reads one document (at most
@@ -199,7 +201,7 @@ func writeChild(out io.Writer, doc *openapiDoc, perr error) error {
 	end := &childEnd{Server: doc.server, ServerProblem: doc.serverProblem, Skipped: doc.skipped, Ops: len(doc.tools)}
 	for _, s := range doc.schemes {
 		end.Schemes = append(end.Schemes, childScheme{Name: s.name, Type: s.typ, In: s.in, Key: s.key, HTTP: s.http,
-			AuthURL: s.authURL, TokenURL: s.tokenURL, OIDCURL: s.oidcURL, Scopes: s.scopes})
+			AuthURL: s.authURL, TokenURL: s.tokenURL, OIDCURL: s.oidcURL, Scopes: s.scopes, ClientTokenURL: s.clientTokenURL})
 	}
 	if err := enc.Encode(childLine{End: end}); err != nil {
 		return err
@@ -276,7 +278,8 @@ func readChild(r io.Reader, loc string) (*openapiDoc, error) {
 					return nil, fmt.Errorf("its parser wrote %d scopes of scheme %q", len(s.Scopes), s.Name)
 				}
 				doc.schemes[s.Name] = &openapiScheme{name: s.Name, typ: s.Type, in: s.In, key: s.Key, http: s.HTTP,
-					authURL: absoluteURL(s.AuthURL), tokenURL: absoluteURL(s.TokenURL), oidcURL: absoluteURL(s.OIDCURL), scopes: s.Scopes}
+					authURL: absoluteURL(s.AuthURL), tokenURL: absoluteURL(s.TokenURL), oidcURL: absoluteURL(s.OIDCURL), scopes: s.Scopes,
+					clientTokenURL: absoluteURL(s.ClientTokenURL)}
 			}
 			return doc, nil
 		default:

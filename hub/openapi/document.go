@@ -120,6 +120,9 @@ type openapiScheme struct {
 	authURL, tokenURL string
 	oidcURL           string
 	scopes            []string
+	// clientTokenURL is an oauth2 scheme's client credentials flow's
+	// token URL: the connection's client gets tokens there on its own.
+	clientTokenURL string
 }
 
 // readOpenAPI reads the document of def: a file path or an http(s) URL.
@@ -252,6 +255,9 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 				sc := &openapiScheme{name: name, typ: ss.Type, in: ss.In, key: ss.Name, http: strings.ToLower(ss.Scheme)}
 				if f := ss.Flows; f != nil && f.AuthorizationCode != nil {
 					sc.authURL, sc.tokenURL = absoluteURL(f.AuthorizationCode.AuthorizationUrl), absoluteURL(f.AuthorizationCode.TokenUrl)
+				}
+				if f := ss.Flows; f != nil && f.ClientCredentials != nil {
+					sc.clientTokenURL = absoluteURL(f.ClientCredentials.TokenUrl)
 				}
 				sc.oidcURL = absoluteURL(ss.OpenIdConnectUrl)
 				out.schemes[name] = sc

@@ -46,22 +46,36 @@ func (doc *openapiDoc) signInFlow(source string, def *config.Source) (*oauth.Flo
 			}
 		}
 	}
-	best, most := "", 0
-	for _, name := range slices.Sorted(maps.Keys(doc.schemes)) {
-		if s := doc.schemes[name]; s.canSignIn() && uses[name] > most {
-			best, most = name, uses[name]
+	// A person's sign-in first; else a client's credentials flow.
+	for _, person := range []bool{true, false} {
+		best, most := "", 0
+		for _, name := range slices.Sorted(maps.Keys(doc.schemes)) {
+			s := doc.schemes[name]
+			ok := s.canSignIn()
+			if !person {
+				ok = s.typ == "oauth2" && s.clientTokenURL != ""
+			}
+			if ok && uses[name] > most {
+				best, most = name, uses[name]
+			}
 		}
+		if best == "" {
+			continue
+		}
+		s := doc.schemes[best]
+		f := &oauth.Flow{Scheme: best, Scopes: slices.Clone(s.scopes), Resource: apiOrigin(def, doc)}
+		if person {
+			f.AuthURL, f.TokenURL, f.Discovery = s.authURL, s.tokenURL, s.oidcURL
+		} else {
+			f.TokenURL, f.ClientCredentials = s.clientTokenURL, true
+		}
+		return f, nil
 	}
-	if best == "" {
-		return nil, noSignIn(source)
-	}
-	s := doc.schemes[best]
-	return &oauth.Flow{Scheme: best, AuthURL: s.authURL, TokenURL: s.tokenURL, Discovery: s.oidcURL,
-		Scopes: slices.Clone(s.scopes), Resource: apiOrigin(def, doc)}, nil
+	return nil, noSignIn(source)
 }
 
 func noSignIn(source string) error {
-	return fmt.Errorf("the OpenAPI document of %s offers no OAuth sign-in (no oauth2 scheme with an authorization code flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add %s", source, source)
+	return fmt.Errorf("the OpenAPI document of %s offers no OAuth sign-in (no oauth2 scheme with an authorization code or client credentials flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add %s", source, source)
 }
 
 // OffersSignIn reports whether operation tool of source takes the token

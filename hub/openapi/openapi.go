@@ -827,6 +827,9 @@ func schemeHowTo(source, conn, name string, s *openapiScheme) string {
 		if s.canSignIn() {
 			return fmt.Sprintf("an OAuth sign-in (%s): capabilities connection login %s %s (or an access token: %s)", name, source, conn, token)
 		}
+		if s.clientTokenURL != "" {
+			return fmt.Sprintf("an OAuth client of the API (%s): capabilities connection login %s %s --client-id ID --client-secret-stdin (or an access token: %s)", name, source, conn, token)
+		}
 		return fmt.Sprintf("an OAuth access token (%s): %s", name, token)
 	}
 	return fmt.Sprintf("the %s scheme %s, which the hub cannot provide", s.typ, name)

@@ -13,9 +13,9 @@ import (
 // The flow a REST API signs in with is the document's: of its schemes
 // that offer an authorization code flow (with absolute URLs) or an OpenID
 // Connect discovery URL, the one the most operations ask for, with the
-// scopes they name; a baseUrl is where its token goes. A client
-// credentials flow, which takes no person, and a flow whose URLs are
-// relative offer none.
+// scopes they name; a baseUrl is where its token goes. Without one of
+// those, a client credentials flow, which takes no person. A flow whose
+// URLs are relative offers none.
 func TestSignInFlow(t *testing.T) {
 	loc := filepath.Join("testdata", "signin.yaml")
 	data, err := os.ReadFile(loc)
@@ -51,8 +51,12 @@ func TestSignInFlow(t *testing.T) {
 		t.Errorf("the flow without code's operations: %+v, %v; want oidc's discovery URL", f, err)
 	}
 	delete(doc.ops, "getMe")
+	if f, err := doc.signInFlow("api", &config.Source{}); err != nil || f.Scheme != "machine" || !f.ClientCredentials || f.TokenURL != "https://auth.example.test/token" || f.AuthURL != "" {
+		t.Errorf("the flow of a document with only a client credentials flow and a relative one: %+v, %v", f, err)
+	}
+	delete(doc.ops, "listJobs")
 	if f, err := doc.signInFlow("api", &config.Source{}); err == nil || !strings.Contains(err.Error(), "offers no OAuth sign-in") {
-		t.Errorf("a document with a client credentials flow and a relative one: %+v, %v; want no sign-in", f, err)
+		t.Errorf("a document with only a relative flow: %+v, %v; want no sign-in", f, err)
 	}
 	if s := doc.schemes["relative"]; s.authURL != "" || s.tokenURL != "" {
 		t.Errorf("a relative flow's URLs were kept: %+v", s)
@@ -68,7 +72,11 @@ func TestSchemeHowToSignIn(t *testing.T) {
 	if got != want {
 		t.Errorf("how to:\n got %s\nwant %s", got, want)
 	}
-	s.authURL = ""
+	s.authURL, s.clientTokenURL = "", "https://a.test/token"
+	if got := schemeHowTo("api", "work", "code", s); !strings.HasPrefix(got, "an OAuth client of the API (code): capabilities connection login api work --client-id ID --client-secret-stdin (or an access token: ") {
+		t.Errorf("a scheme with a client credentials flow: %s", got)
+	}
+	s.clientTokenURL = ""
 	if got := schemeHowTo("api", "work", "code", s); !strings.HasPrefix(got, "an OAuth access token (code): capabilities connection add api work") {
 		t.Errorf("a scheme without a flow: %s", got)
 	}

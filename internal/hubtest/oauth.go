@@ -153,6 +153,7 @@ type AuthServer struct {
 	Grants     []string            // grant_type of each token request
 	Asked      []string            // scope parameter of each authorization request
 	Revoked    []string            // token_type_hint of each revocation
+	Clients    map[string]string   // client id -> secret, for client credentials grants
 	codes      map[string][]string
 	registered int
 }
@@ -238,6 +239,19 @@ func NewAuthServer(t testing.TB) *AuthServer {
 			}
 			delete(a.Refresh, r.PostForm.Get("refresh_token"))
 			scopes = s
+		case "client_credentials":
+			id, secret, basic := r.BasicAuth()
+			if !basic {
+				id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+			}
+			if want, ok := a.Clients[id]; !ok || want != secret || a.Refuse {
+				writeJSON(w, 401, map[string]string{"error": "invalid_client", "error_description": "unknown client or wrong secret"})
+				return
+			}
+			at := "at-" + rand.Text()
+			a.Access[at] = strings.Fields(r.PostForm.Get("scope"))
+			writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": a.ExpiresIn, "scope": r.PostForm.Get("scope")})
+			return
 		}
 		at, rt := "at-"+rand.Text(), "rt-"+rand.Text()
 		a.Access[at], a.Refresh[rt] = scopes, scopes

@@ -205,18 +205,7 @@ func (h *fakeHub) Login(source, connection string, showURL func(string)) error {
 	}
 	if err == nil {
 		h.mu.Lock()
-		for i := range h.status.Sources {
-			src := &h.status.Sources[i]
-			if src.Name != source {
-				continue
-			}
-			src.SignIns = slices.Clone(src.SignIns)
-			for j := range src.SignIns {
-				if src.SignIns[j].Connection == connection {
-					src.SignIns[j] = SignInStatus{Connection: connection, SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC"}
-				}
-			}
-		}
+		h.setSignIn(source, SignInStatus{Connection: connection, SignedIn: true, Summary: "signed in until 2026-03-14 13:00 UTC"})
 		h.mu.Unlock()
 		h.emit(Event{Kind: EventSource, ID: source})
 	}
@@ -230,6 +219,16 @@ func (h *fakeHub) Login(source, connection string, showURL func(string)) error {
 func (h *fakeHub) Logout(source, connection string) error {
 	h.mu.Lock()
 	h.logouts = append(h.logouts, loginCall{source, connection})
+	h.setSignIn(source, SignInStatus{Connection: connection, Summary: "needs sign-in: not signed in"})
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource, ID: source})
+	return nil
+}
+
+// setSignIn replaces the sign-in state of st's connection of source, in a
+// copy of the source's list (a status handed out keeps its own). The
+// caller holds h.mu.
+func (h *fakeHub) setSignIn(source string, st SignInStatus) {
 	for i := range h.status.Sources {
 		src := &h.status.Sources[i]
 		if src.Name != source {
@@ -237,14 +236,11 @@ func (h *fakeHub) Logout(source, connection string) error {
 		}
 		src.SignIns = slices.Clone(src.SignIns)
 		for j := range src.SignIns {
-			if src.SignIns[j].Connection == connection {
-				src.SignIns[j] = SignInStatus{Connection: connection, Summary: "needs sign-in: not signed in"}
+			if src.SignIns[j].Connection == st.Connection {
+				src.SignIns[j] = st
 			}
 		}
 	}
-	h.mu.Unlock()
-	h.emit(Event{Kind: EventSource, ID: source})
-	return nil
 }
 
 func (h *fakeHub) loginCalls() []loginCall {

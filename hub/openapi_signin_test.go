@@ -549,3 +549,43 @@ func TestOpenAPIClientCredentials(t *testing.T) {
 		}
 	}
 }
+
+// Calls made together that find the sign-in's token expired, or refused
+// by the API, renew it once: the authorization server replaces a refresh
+// token on use, so a second refresh with the old one would fail and
+// leave the connection needing a sign-in.
+func TestOpenAPISignInRenewsOnceForCallsTogether(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	kc, _ := signInBrowser(t)
+	doc, _, apiLog := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := h.Login(ctx, "api", ""); err != nil {
+		t.Fatal(err)
+	}
+	const together = `return await Promise.all([api.getMe(), api.getMe(), api.getMe(), api.getMe()]);`
+
+	rec, err := oauth.LoadRecord(kc, "api", "default")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	rec.Expiry, rec.Issued = time.Now().Add(-time.Second), time.Now().Add(-time.Hour)
+	if err := oauth.SaveRecord(kc, "api", "default", rec); err != nil {
+		t.Fatal(err)
+	}
+	if env := execCode(t, h, together); env.Status != StatusCompleted || a.Count("refresh_token") != 1 {
+		t.Fatalf("four calls with an expired token: %s, %d refreshes, want 1", envJSON(env), a.Count("refresh_token"))
+	}
+	a.Drop()
+	if env := execCode(t, h, together); env.Status != StatusCompleted || a.Count("refresh_token") != 2 {
+		t.Fatalf("four calls with a refused token: %s, %d refreshes, want 2", envJSON(env), a.Count("refresh_token"))
+	}
+	if n := len(apiLog.find("/me")); n < 8 {
+		t.Errorf("the API got %d calls, want at least 8", n)
+	}
+	if got := signIns(t, h, "api"); len(got) != 1 || !got[0].SignedIn {
+		t.Errorf("the sign-in after the calls: %+v", got)
+	}
+}

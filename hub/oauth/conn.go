@@ -237,14 +237,22 @@ func (o *Conn) Authorize(ctx context.Context, req *http.Request, resp *http.Resp
 }
 
 // Refused is Authorize for a server that answers 401 without a challenge
-// the hub reads, as a REST API does: a refresh token left refreshes once
-// and the new token is returned for the request to be sent again;
-// otherwise the connection needs a sign-in and the error says so.
-func (o *Conn) Refused() (*oauth2.Token, error) {
+// the hub reads, as a REST API does, to the access token used: when the
+// connection holds another one (renewed since) it is returned; else a
+// refresh token left, or the client's own credentials, renew it once and
+// the new token is returned for the request to be sent again; otherwise
+// the connection needs a sign-in and the error says so.
+func (o *Conn) Refused(used string) (*oauth2.Token, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.rec == nil {
 		return nil, &SignInError{Source: o.source, Conn: o.conn, Reason: "not signed in"}
+	}
+	if o.rec.NeedsSignIn {
+		return nil, &SignInError{Source: o.source, Conn: o.conn, Reason: o.reasonLocked("not signed in")}
+	}
+	if o.rec.AccessToken != used {
+		return o.rec.token(), nil
 	}
 	if o.rec.renews() && o.forced != o.rec.AccessToken {
 		o.forced = o.rec.AccessToken

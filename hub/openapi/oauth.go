@@ -3,13 +3,16 @@ package openapi
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
+	"golang.org/x/oauth2"
 )
 
 // OAuth connections of OpenAPI sources.
@@ -145,6 +148,16 @@ func (o *Sources) SignInMoved(source, conn string) string {
 	return why
 }
 
+// tokenTimeout bounds one request to a token endpoint: a refresh holds
+// the connection's other calls (signInLocks) while it runs.
+const tokenTimeout = 30 * time.Second
+
+// tokenClient is the source's client for its sign-in's token endpoint,
+// within tokenTimeout.
+func tokenClient(rs *restSource) *http.Client {
+	return &http.Client{Transport: rs.client.Transport, CheckRedirect: rs.client.CheckRedirect, Timeout: tokenTimeout}
+}
+
 func connOrDefault(conn string) string {
 	if conn == "" {
 		return "default"
@@ -156,29 +169,45 @@ func connOrDefault(conn string) string {
 // no Authorization of their own and the connection is signed in for the
 // API's origin.
 // It returns the token (and any the refresh brought) for scrubbing, and
-// the sign-in, which a 401 refreshes.
-func (o *Sources) oauthHeader(rs *restSource, def *config.Source, source, conn string, headers map[string]string) ([]string, *oauth.Conn, error) {
+// the access token sent, which a 401 renews (renewSignIn).
+func (o *Sources) oauthHeader(rs *restSource, def *config.Source, source, conn string, headers map[string]string) ([]string, string, error) {
 	for k := range headers {
 		if strings.EqualFold(k, "Authorization") {
-			return nil, nil, nil
+			return nil, "", nil
 		}
 	}
 	rec, why := o.signIn(rs.doc, def, source, conn)
 	if why != "" {
-		return nil, nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: fmt.Errorf("%s", why)}
+		return nil, "", &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: fmt.Errorf("%s", why)}
 	}
 	if rec == nil {
-		return nil, nil, nil
+		return nil, "", nil
 	}
+	// One call at a time reads the sign-in and refreshes it when due:
+	// the next reads what the first kept, so a refresh token the server
+	// replaces on use is used once.
+	defer o.signInLocks.Lock(source + "\x00" + conn)()
 	var tokens []string
-	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
+	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, tokenClient(rs), func(v []string) { tokens = append(tokens, v...) })
 	if err != nil {
-		return nil, nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
+		return nil, "", &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}
 	tok, err := oc.Token()
 	if err != nil {
-		return nil, nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
+		return nil, "", &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}
 	headers["Authorization"] = "Bearer " + tok.AccessToken
-	return append(tokens, tok.AccessToken), oc, nil
+	return append(tokens, tok.AccessToken), tok.AccessToken, nil
+}
+
+// renewSignIn renews the sign-in of connection conn of source after the
+// API refused its access token used: unless another call renewed it
+// meanwhile, it is refreshed once (oauth.Conn.Refused).
+func (o *Sources) renewSignIn(rs *restSource, source, conn, used string) (*oauth2.Token, error) {
+	defer o.signInLocks.Lock(source + "\x00" + conn)()
+	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, tokenClient(rs), func([]string) {})
+	if err != nil {
+		return nil, err
+	}
+	return oc.Refused(used)
 }

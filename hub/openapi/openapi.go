@@ -45,9 +45,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/config"
-	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/keylock"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -117,6 +117,11 @@ type Sources struct {
 	cfg    *config.Config
 	srcs   map[string]*restSource
 	closed bool
+
+	// signInLocks lets one call at a time per connection read, refresh
+	// and keep its sign-in's token (oauth.go): calls that find it expired
+	// together refresh it once.
+	signInLocks keylock.Locks
 }
 
 var _ upstream.Backend = (*Sources)(nil)
@@ -556,9 +561,9 @@ func (o *Sources) baseURL(source string) string {
 type restCredentials struct {
 	headers, query, cookies map[string]string
 	secrets                 []string
-	// signIn, when set, is the sign-in whose access token the
-	// Authorization header carries: a 401 refreshes it once.
-	signIn *oauth.Conn
+	// signInToken, when set, is the sign-in's access token the
+	// Authorization header carries: a 401 renews it once.
+	signInToken string
 }
 
 // any reports whether the credentials hold anything to send.
@@ -630,11 +635,11 @@ func (o *Sources) credentials(rs *restSource, source, conn string, def *config.S
 		}
 	}
 	if rs != nil {
-		tokens, signIn, err := o.oauthHeader(rs, def, source, conn, cr.headers)
+		tokens, used, err := o.oauthHeader(rs, def, source, conn, cr.headers)
 		if err != nil {
 			return nil, err
 		}
-		cr.secrets, cr.signIn = append(cr.secrets, tokens...), signIn
+		cr.secrets, cr.signInToken = append(cr.secrets, tokens...), used
 	}
 	sort.Slice(cr.secrets, func(i, j int) bool { return len(cr.secrets[i]) > len(cr.secrets[j]) })
 	// A basic credential's encoded form is a secret too.
@@ -998,11 +1003,11 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 	for attempt := 0; ; attempt++ {
 		res, retryIn, err := o.send(ctx, callCtx, rs.client, req, source, conn, name, cr.secrets)
 		var ue *upstream.Error
-		if cr.signIn != nil && !refreshed && errors.As(err, &ue) && ue.Status == http.StatusUnauthorized {
-			// The API refused the sign-in's token: refreshed, the request
+		if cr.signInToken != "" && !refreshed && errors.As(err, &ue) && ue.Status == http.StatusUnauthorized {
+			// The API refused the sign-in's token: renewed, the request
 			// goes once more; else the connection needs a sign-in.
 			refreshed = true
-			tok, rerr := cr.signIn.Refused()
+			tok, rerr := o.renewSignIn(rs, source, conn, cr.signInToken)
 			if rerr != nil {
 				return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret,
 					Err: fmt.Errorf("calling %s: %w; sign in again: capabilities connection login %s %s", name, rerr, source, connOrDefault(conn))}

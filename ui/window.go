@@ -607,6 +607,9 @@ func (m *mainWindow) signOut(source, conn string) {
 			m.signInErr[key] = signedOutBut + err.Error()
 		}
 		m.renderSources()
+		if m.signInDone != nil {
+			m.signInDone <- key
+		}
 	})
 }
 

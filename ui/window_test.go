@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"capabilities.sh/capabilities/internal/testwait"
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -411,12 +410,9 @@ func TestSourcesImportOfferAndSignIn(t *testing.T) {
 		t.Errorf("%d Sign out buttons, want one, for the signed-in personal:\n%s", n, shown)
 	}
 	test.Tap(findButton(m.sourcesBox, "Sign out"))
-	testwait.Until(10*time.Second, func() bool {
-		c.step()
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		return len(h.logouts) == 1
-	})
+	if got := <-m.signInDone; got != "linear/personal" {
+		t.Errorf("sign-out %q reported back", got)
+	}
 	c.step()
 	shown = strings.Join(texts(m.win.Content()), "\n")
 	if diff := cmp.Diff([]loginCall{{"linear", "personal"}}, h.logouts); diff != "" {

@@ -2,8 +2,10 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"capabilities.sh/capabilities/hub/config"
@@ -74,6 +76,60 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 		}
 	}
 	return h.signIn(ctx, s, source, conn, open)
+}
+
+// SetOAuthClient makes connection conn of source (its default, or the
+// first of a REST API with none, when "") sign in as a client registered
+// with the authorization server beforehand: clientID and redirectPort
+// (the port of the redirect URI registered for it, 0 for any) go to the
+// config, secret (when not "") to the keychain, as `connection login
+// --client-id ID --redirect-port PORT --client-secret-stdin` keeps them.
+// It does not sign in.
+func (h *Hub) SetOAuthClient(ctx context.Context, source, conn, clientID, secret string, redirectPort int) error {
+	s := h.Config().Sources[source]
+	switch {
+	case s == nil:
+		return fmt.Errorf("no source %q in the config", source)
+	case s.URL == "" && s.OpenAPI == "":
+		return fmt.Errorf("source %s is a stdio source; only HTTP sources and REST APIs sign in with OAuth", source)
+	case strings.TrimSpace(clientID) == "":
+		return errors.New("the client id is empty")
+	case redirectPort < 0 || redirectPort > 65535:
+		return fmt.Errorf("the redirect port %d is not a port number", redirectPort)
+	}
+	if conn == "" {
+		conn = s.DefaultConnection()
+	}
+	if conn == "" {
+		if len(s.Connections) > 0 || s.OpenAPI == "" {
+			// A client belongs to a named connection.
+			return fmt.Errorf("source %s has no connection to keep the client in; add one with: capabilities connection login %s NAME --client-id ID", source, source)
+		}
+		conn = connectionToAdd("")
+	}
+	cfg, err := config.Load(h.paths.Config())
+	if err != nil {
+		return err
+	}
+	cs := cfg.Sources[source]
+	if cs == nil {
+		return fmt.Errorf("no source named %q in %s", source, h.paths.Config())
+	}
+	c := cs.Connections[conn]
+	if c == nil {
+		c = &config.Connection{}
+	}
+	if c.OAuth == nil {
+		c.OAuth = &config.OAuthConfig{}
+	}
+	c.OAuth.ClientID, c.OAuth.RedirectPort = strings.TrimSpace(clientID), redirectPort
+	cs.PutConnection(conn, c, false)
+	if secret != "" {
+		if err := h.kc.Set(oauth.ClientSecretKey(source, conn), secret); err != nil {
+			return fmt.Errorf("keeping the client's secret in the keychain: %w", err)
+		}
+	}
+	return h.SaveConfig(ctx, cfg)
 }
 
 // oauthConnection makes connection conn of REST API source (its first,

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -587,5 +588,64 @@ func TestOpenAPISignInRenewsOnceForCallsTogether(t *testing.T) {
 	}
 	if got := signIns(t, h, "api"); len(got) != 1 || !got[0].SignedIn {
 		t.Errorf("the sign-in after the calls: %+v", got)
+	}
+}
+
+// An authorization server that takes no registration (no metadata, as
+// many real ones) needs a client registered beforehand: the sign-in says
+// so (oauth.ErrNeedsClient), SetOAuthClient (the window's client form)
+// keeps the client's id and redirect port, and the sign-in then goes
+// through as that client, on that port.
+func TestOpenAPISignInWithAPreregisteredClient(t *testing.T) {
+	kc, _ := signInBrowser(t)
+	var mux http.ServeMux
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		u, _ := url.Parse(r.URL.Query().Get("redirect_uri"))
+		u.RawQuery = url.Values{"code": {"c-" + r.URL.Query().Get("client_id")}, "state": {r.URL.Query().Get("state")}}.Encode()
+		http.Redirect(w, r, u.String(), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		w.Header().Set("Content-Type", "application/json")
+		id, secret, _ := r.BasicAuth()
+		if r.PostForm.Get("code") != "c-"+id || id != "pre-1" || secret != "shh-"+strings.Repeat("4", 20) {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":"invalid_client"}`)
+			return
+		}
+		fmt.Fprint(w, `{"access_token":"at-pre","token_type":"Bearer","expires_in":3600}`)
+	})
+	as, asLog := startLoggingServer(t, "127.0.0.1:0", &mux)
+	doc, _, _ := signInAPI(t, hubtest.NewAuthServer(t), codeFlow(as.URL+"/authorize", as.URL+"/token"))
+	h := newOpenAPIHub(t, "api", &config.Source{OpenAPI: doc}, nil, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	if _, err := h.Login(ctx, "api", ""); !errors.Is(err, oauth.ErrNeedsClient) {
+		t.Fatalf("a sign-in at a server that takes no registration: %v", err)
+	}
+	port := hubtest.FreePort(t)
+	if err := h.SetOAuthClient(ctx, "api", "", " pre-1 ", "shh-"+strings.Repeat("4", 20), port); err != nil {
+		t.Fatal(err)
+	}
+	c := h.Config().Sources["api"].Connections["default"]
+	if c == nil || c.OAuth == nil || c.OAuth.ClientID != "pre-1" || c.OAuth.RedirectPort != port {
+		t.Fatalf("the connection after SetOAuthClient: %+v", c)
+	}
+	if b, err := os.ReadFile(h.paths.Config()); err != nil || strings.Contains(string(b), "shh-") {
+		t.Fatalf("the client's secret is in config.json (%v)", err)
+	}
+	if _, err := h.Login(ctx, "api", ""); err != nil {
+		t.Fatalf("a sign-in as the preregistered client: %v", err)
+	}
+	auth := asLog.find("/authorize")
+	if len(auth) != 1 || !strings.Contains(auth[0].URI, url.QueryEscape(fmt.Sprintf("http://127.0.0.1:%d/callback", port))) {
+		t.Errorf("the authorization request: %+v; want the redirect on port %d", auth, port)
+	}
+	if rec, err := oauth.LoadRecord(kc, "api", "default"); err != nil || rec == nil || rec.AccessToken != "at-pre" {
+		t.Errorf("the sign-in kept: %+v, %v", rec, err)
+	}
+	if err := h.SetOAuthClient(ctx, "api", "", "  ", "", 0); err == nil {
+		t.Errorf("an empty client id was taken")
 	}
 }

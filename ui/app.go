@@ -209,6 +209,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		openImport: c.openImport,
 		signIn:     c.signIn,
 		signOut:    c.signOut,
+		setClient: func(source, conn, clientID, secret string, port int, done func(error)) {
+			c.act(func() error { return h.SetOAuthClient(source, conn, clientID, secret, port) }, done)
+		},
 	}, now)
 	if da, ok := a.(desktop.App); ok && withTray {
 		c.tray = &tray{app: da, do: c.menuAction}

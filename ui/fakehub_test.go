@@ -40,6 +40,7 @@ type fakeHub struct {
 
 	logins   []loginCall
 	logouts  []loginCall
+	clients  []clientCall
 	loginErr error          // Login fails with it, when set
 	loginGo  chan struct{}  // when set, Login waits for a receive from it
 	loginEnd chan loginCall // when set, Login sends on it once it returned
@@ -47,6 +48,12 @@ type fakeHub struct {
 }
 
 type loginCall struct{ Source, Connection string }
+
+// clientCall is a SetOAuthClient the fake hub was asked for.
+type clientCall struct {
+	Source, Connection, ClientID, Secret string
+	RedirectPort                         int
+}
 
 type sourceToggle struct {
 	Name    string
@@ -213,6 +220,15 @@ func (h *fakeHub) Login(source, connection string, showURL func(string)) error {
 		end <- loginCall{source, connection}
 	}
 	return err
+}
+
+// SetOAuthClient records the call; the next Login signs in.
+func (h *fakeHub) SetOAuthClient(source, connection, clientID, secret string, redirectPort int) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clients = append(h.clients, clientCall{source, connection, clientID, secret, redirectPort})
+	h.loginErr = nil
+	return nil
 }
 
 // Logout records the call and signs the connection out.

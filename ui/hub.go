@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"errors"
 	"time"
 
 	"capabilities.sh/capabilities/hub/upstream"
@@ -61,6 +62,11 @@ type Hub interface {
 	// Logout signs an OAuth connection out: its server revokes the tokens
 	// where it offers that, and they leave the keychain.
 	Logout(source, connection string) error
+	// SetOAuthClient makes a connection sign in as a client registered
+	// with the authorization server beforehand: its id and the port of
+	// its redirect URI go to the config, its secret ("" for none) to the
+	// keychain. A Login that failed with ErrNeedsClient asks for it.
+	SetOAuthClient(source, connection, clientID, secret string, redirectPort int) error
 	// AddSource adds a source to config.json, as 'capabilities source add'
 	// does, and the hub applies it.
 	AddSource(spec SourceSpec) error
@@ -374,3 +380,8 @@ func (o Options) logf(format string, args ...any) {
 		o.Logf(format, args...)
 	}
 }
+
+// ErrNeedsClient is a Login that needs a client registered with the
+// authorization server beforehand (SetOAuthClient): the server takes no
+// registration the hub can make.
+var ErrNeedsClient = errors.New("the authorization server needs a client registered beforehand")

@@ -5,6 +5,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
 )
@@ -186,7 +188,20 @@ func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.
 
 func (u *hubAdapter) Login(source, connection string, showURL func(string)) error {
 	_, err := u.h.LoginShowing(u.ctx, source, connection, showURL)
+	if errors.Is(err, oauth.ErrNeedsClient) {
+		return needsClient{err}
+	}
 	return err
+}
+
+// needsClient is a hub error that is ErrNeedsClient to the UI.
+type needsClient struct{ err error }
+
+func (e needsClient) Error() string   { return e.err.Error() }
+func (e needsClient) Unwrap() []error { return []error{e.err, ErrNeedsClient} }
+
+func (u *hubAdapter) SetOAuthClient(source, connection, clientID, secret string, redirectPort int) error {
+	return u.h.SetOAuthClient(u.ctx, source, connection, clientID, secret, redirectPort)
 }
 
 func (u *hubAdapter) Logout(source, connection string) error {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -1388,4 +1389,16 @@ func firstStyle(lines []gridLine, s lineStyle) int {
 		}
 	}
 	return 0
+}
+
+// needsClientText says why a sign-in needs a client registered beforehand.
+const needsClientText = "the authorization server takes no registration capabilities can make itself."
+
+// clientFormText says how to register a client for the form below it.
+const clientFormText = "Register an app for capabilities with the authorization server, with the redirect URI http://127.0.0.1:PORT/callback (PORT: a free port of your choice), then give its client id, its secret if it has one, and that port."
+
+// redirectPort reads a redirect URI's port as the person typed it.
+func redirectPort(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil && n > 0 && n < 65536
 }

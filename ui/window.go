@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -50,9 +51,11 @@ type actions struct {
 	// openImport opens the first-run window on the hub's import offer.
 	openImport func()
 	// signIn signs an OAuth connection in; done may come much later, once
-	// the person finished in the browser. signOut signs one out.
-	signIn  func(source, connection string, done func(error))
-	signOut func(source, connection string, done func(error))
+	// the person finished in the browser. signOut signs one out, and
+	// setClient keeps the client registered beforehand it signs in as.
+	signIn    func(source, connection string, done func(error))
+	signOut   func(source, connection string, done func(error))
+	setClient func(source, connection, clientID, secret string, redirectPort int, done func(error))
 }
 
 // mainWindow shows the hub: approvals and their history, runs, sources and
@@ -79,9 +82,10 @@ type mainWindow struct {
 
 	importBox     *fyne.Container // the import offer, empty when none
 	sourcesBox    *fyne.Container
-	signingIn     map[string]bool   // source + "/" + connection: a Login runs
-	signInErr     map[string]string // the last Login error per connection
-	signInDone    chan string       // tests: the key of a sign-in that reported back
+	signingIn     map[string]bool        // source + "/" + connection: a Login runs
+	signInErr     map[string]string      // the last Login error per connection
+	clientForms   map[string]*clientForm // connections whose server needs a client registered beforehand
+	signInDone    chan string            // tests: the key of a sign-in that reported back
 	secretSource  *widget.Select
 	secretWhere   *widget.Label // what the secret fills, or that a sign-in provides it
 	secretConn    *widget.SelectEntry
@@ -114,7 +118,7 @@ type mainWindow struct {
 }
 
 func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
-	m := &mainWindow{act: act, now: now, signingIn: map[string]bool{}, signInErr: map[string]string{},
+	m := &mainWindow{act: act, now: now, signingIn: map[string]bool{}, signInErr: map[string]string{}, clientForms: map[string]*clientForm{},
 		showTools: map[string]bool{}, sourceMsg: map[string]string{}, sourceBusy: map[string]bool{}, clientCmds: map[string]*widget.Label{}}
 	m.win = a.NewWindow("capabilities")
 	m.win.SetIcon(appIcon)
@@ -578,13 +582,75 @@ func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject
 		// an earlier failure no longer says anything true.
 		delete(m.signInErr, key)
 	}
+	out := container.NewVBox(row)
 	if e := m.signInErr[key]; e != "" {
 		errl := widget.NewLabel(e)
 		errl.Wrapping = fyne.TextWrapWord
 		errl.Importance = widget.DangerImportance
-		return container.NewVBox(row, errl)
+		out.Add(errl)
 	}
-	return row
+	if f := m.clientForms[key]; f != nil && !si.SignedIn && m.act.setClient != nil {
+		out.Add(f.box)
+	}
+	return out
+}
+
+// clientForm takes the client a connection signs in as, registered with
+// an authorization server that takes no registration the hub can make.
+// It is made once per connection, so what the person typed survives the
+// source list's redraws.
+type clientForm struct {
+	id, secret, port *widget.Entry
+	save             *widget.Button
+	box              fyne.CanvasObject
+}
+
+// newClientForm is the client form of conn of source.
+func (m *mainWindow) newClientForm(source, conn string) *clientForm {
+	f := &clientForm{id: widget.NewEntry(), secret: widget.NewPasswordEntry(), port: widget.NewEntry()}
+	f.id.SetPlaceHolder("client id")
+	f.secret.SetPlaceHolder("client secret, if it has one; kept in the keychain")
+	f.port.SetPlaceHolder("port")
+	f.port.Validator = func(s string) error {
+		if _, ok := redirectPort(s); !ok {
+			return fmt.Errorf("a port from 1 to 65535")
+		}
+		return nil
+	}
+	f.save = widget.NewButtonWithIcon("Save client and sign in", theme.LoginIcon(), func() { m.saveClient(source, conn, f) })
+	f.save.Importance = widget.HighImportance
+	help := widget.NewLabel(clientFormText)
+	help.Wrapping = fyne.TextWrapWord
+	help.SizeName = theme.SizeNameCaptionText
+	grid := container.New(layout.NewFormLayout(),
+		widget.NewLabel("Client id"), f.id,
+		widget.NewLabel("Secret"), f.secret,
+		widget.NewLabel("Redirect port"), container.NewBorder(nil, nil, nil, f.save, f.port))
+	f.box = container.NewVBox(help, grid)
+	return f
+}
+
+// saveClient keeps the client of the form for conn of source through the
+// hub, then signs in as it.
+func (m *mainWindow) saveClient(source, conn string, f *clientForm) {
+	key := source + "/" + conn
+	port, ok := redirectPort(f.port.Text)
+	if strings.TrimSpace(f.id.Text) == "" || !ok || m.signingIn[key] {
+		m.signInErr[key] = "Not signed in: give the client id and the port of the redirect URI registered for it."
+		m.renderSources()
+		return
+	}
+	f.save.Disable()
+	m.act.setClient(source, conn, strings.TrimSpace(f.id.Text), f.secret.Text, port, func(err error) {
+		f.save.Enable()
+		if err != nil {
+			m.signInErr[key] = "The client was not saved: " + err.Error()
+			m.renderSources()
+			return
+		}
+		delete(m.clientForms, key)
+		m.startSignIn(source, conn)
+	})
 }
 
 // signedOutBut starts the note of a sign-out whose tokens left the keychain
@@ -628,6 +694,12 @@ func (m *mainWindow) startSignIn(source, conn string) {
 		delete(m.signingIn, key)
 		if err != nil {
 			m.signInErr[key] = "Not signed in: " + err.Error()
+			if errors.Is(err, ErrNeedsClient) {
+				m.signInErr[key] = "Not signed in: " + needsClientText
+				if m.clientForms[key] == nil {
+					m.clientForms[key] = m.newClientForm(source, conn)
+				}
+			}
 		}
 		m.renderSources()
 		if m.signInDone != nil {

@@ -4,6 +4,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -446,4 +447,63 @@ func countButtons(o fyne.CanvasObject, label string) int {
 		return n
 	}
 	return 0
+}
+
+// TestSourcesClientForm: a sign-in whose authorization server takes no
+// registration the hub can make offers a form for the client registered
+// beforehand; saving it keeps the client through the hub and signs in as
+// it.
+func TestSourcesClientForm(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	h.status.Sources = append(h.status.Sources, SourceStatus{Name: "tasks", State: SourceUp, Tools: 2, SignIns: []SignInStatus{
+		{Connection: "default", Summary: "needs sign-in: the API's document offers an OAuth sign-in"},
+	}})
+	h.loginErr = fmt.Errorf("the authorization server of tasks (scheme oauth) takes no registration the hub can make: %w", ErrNeedsClient)
+	a := test.NewTempApp(t)
+	c := newController(a, h, Options{Logf: t.Logf}, false)
+	c.now = func() time.Time { return t0 }
+	t.Cleanup(h.Subscribe(c.post))
+	c.step()
+	m := c.main
+	m.signInDone = make(chan string, 1)
+	m.win.Resize(fyne.NewSize(900, 620))
+	m.show(tabSources)
+
+	test.Tap(findButton(m.sourcesBox, "Sign in"))
+	<-m.signInDone
+	c.step()
+	f := m.clientForms["tasks/default"]
+	shown := strings.Join(texts(m.win.Content()), "\n")
+	if f == nil || !strings.Contains(shown, needsClientText) || !strings.Contains(shown, "http://127.0.0.1:PORT/callback") {
+		t.Fatalf("after a sign-in that needs a client the tab shows:\n%s", shown)
+	}
+	test.Tap(f.save)
+	c.step()
+	if shown := strings.Join(texts(m.win.Content()), "\n"); len(h.clients) != 0 || !strings.Contains(shown, "give the client id and the port") {
+		t.Fatalf("an empty form was saved (%+v):\n%s", h.clients, shown)
+	}
+	test.Type(f.id, "pre-1")
+	test.Type(f.secret, "shh-secret")
+	test.Type(f.port, "8765")
+	// The sign-in that follows waits at the gate until the step that
+	// saved the client is over.
+	h.mu.Lock()
+	h.loginGo = make(chan struct{})
+	h.mu.Unlock()
+	test.Tap(f.save)
+	c.step()
+	h.loginGo <- struct{}{}
+	<-m.signInDone
+	c.step()
+	if diff := cmp.Diff([]clientCall{{"tasks", "default", "pre-1", "shh-secret", 8765}}, h.clients); diff != "" {
+		t.Errorf("SetOAuthClient calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]loginCall{{"tasks", "default"}, {"tasks", "default"}}, h.loginCalls()); diff != "" {
+		t.Errorf("Login calls (-want +got):\n%s", diff)
+	}
+	shown = strings.Join(texts(m.win.Content()), "\n")
+	if !strings.Contains(shown, "default: signed in") || strings.Contains(shown, needsClientText) || m.clientForms["tasks/default"] != nil {
+		t.Errorf("after saving the client the tab shows:\n%s", shown)
+	}
 }

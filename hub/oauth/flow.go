@@ -133,7 +133,7 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 		if conn == "" {
 			conn = "default"
 		}
-		return nil, fmt.Errorf("the authorization server of %s (scheme %s) takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", o.Source, f.Scheme, o.Source, conn)
+		return nil, &needsClientError{fmt.Sprintf("the authorization server of %s (scheme %s) takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", o.Source, f.Scheme, o.Source, conn)}
 	}
 	if oc.ClientSecret == "" {
 		// A public client names itself in the request; left to guess,

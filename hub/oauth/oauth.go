@@ -379,6 +379,18 @@ func States(kc keychain.Keychain, name string, s *config.Source, asked func(conn
 // the person before it can be used.
 var ErrNeedsSignIn = errors.New("needs sign-in")
 
+// ErrNeedsClient reports that a sign-in needs a client registered with
+// the authorization server beforehand: it takes no registration the hub
+// can make. The connection's "oauth.clientId" (and redirect port) says
+// which.
+var ErrNeedsClient = errors.New("needs a client registered beforehand")
+
+// needsClientError is ErrNeedsClient with what to do, in the CLI's words.
+type needsClientError struct{ msg string }
+
+func (e *needsClientError) Error() string { return e.msg }
+func (e *needsClientError) Unwrap() error { return ErrNeedsClient }
+
 // SignInError says which connection needs a sign-in, and why.
 type SignInError struct {
 	Source, Conn string

@@ -168,14 +168,13 @@ func resolveOAuthConn(cfg *config.Config, args []string) (string, string, *confi
 	if s.URL == "" && s.OpenAPI == "" {
 		return "", "", nil, fmt.Errorf("source %s is a stdio source; only HTTP sources sign in with OAuth", args[0])
 	}
-	conn := s.DefaultConnection()
+	conn := ""
 	if len(args) == 2 {
 		conn = args[1]
-	} else if conn == "" && len(s.Connections) > 0 {
-		return "", "", nil, withHint(fmt.Errorf("source %s has no default connection", args[0]), "name one: "+connectionsLine(s))
 	}
-	if conn == "" && s.OpenAPI != "" {
-		conn = "default" // a REST API's credentials are a connection's, as connection add names its first
+	conn, err := s.SignInConnection(args[0], conn)
+	if err != nil {
+		return "", "", nil, withHint(fmt.Errorf("source %s has no default connection", args[0]), "name one: "+connectionsLine(s))
 	}
 	return args[0], conn, s, nil
 }
@@ -244,20 +243,7 @@ API's server only.`,
 				}
 			}
 			added := conn != "" && c == nil
-			if (conn != "" || s.OpenAPI != "") && (c == nil || c.OAuth == nil || clientID != "" || redirectPort != 0) {
-				if c == nil {
-					c = &config.Connection{}
-				}
-				if c.OAuth == nil {
-					c.OAuth = &config.OAuthConfig{}
-				}
-				if clientID != "" {
-					c.OAuth.ClientID = clientID
-				}
-				if redirectPort != 0 {
-					c.OAuth.RedirectPort = redirectPort
-				}
-				s.PutConnection(conn, c, false)
+			if conn != "" && s.PutOAuth(conn, clientID, redirectPort) {
 				if err := cfg.Validate(path); err != nil {
 					return err
 				}

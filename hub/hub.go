@@ -248,6 +248,7 @@ type openAPI interface {
 	SignInFlow(source string) (*oauth.Flow, error)
 	SignInMoved(source, conn string) string
 	OffersSignIn(source, tool string) bool
+	WaitsForSignIn(source string) bool
 	Check(ctx context.Context, loc string) (operations int, skipped []string, server string, err error)
 }
 

@@ -78,97 +78,53 @@ func (h *Hub) LoginShowing(ctx context.Context, source, conn string, show func(u
 	return h.signIn(ctx, s, source, conn, open)
 }
 
-// SetOAuthClient makes connection conn of source (its default, or the
-// first of a REST API with none, when "") sign in as a client registered
-// with the authorization server beforehand: clientID and redirectPort
-// (the port of the redirect URI registered for it, 0 for any) go to the
-// config, secret (when not "") to the keychain, as `connection login
-// --client-id ID --redirect-port PORT --client-secret-stdin` keeps them.
-// It does not sign in.
+// SetOAuthClient makes connection conn of source (as SignInConnection
+// names it) sign in as a client registered with the authorization server
+// beforehand: clientID and redirectPort (the port of the redirect URI
+// registered for it; 0 keeps the one set) go to the config, secret (when
+// not "") to the keychain, as `connection login --client-id ID
+// --redirect-port PORT --client-secret-stdin` keeps them. It does not
+// sign in.
 func (h *Hub) SetOAuthClient(ctx context.Context, source, conn, clientID, secret string, redirectPort int) error {
 	s := h.Config().Sources[source]
+	clientID = strings.TrimSpace(clientID)
 	switch {
 	case s == nil:
 		return fmt.Errorf("no source %q in the config", source)
 	case s.URL == "" && s.OpenAPI == "":
 		return fmt.Errorf("source %s is a stdio source; only HTTP sources and REST APIs sign in with OAuth", source)
-	case strings.TrimSpace(clientID) == "":
+	case clientID == "":
 		return errors.New("the client id is empty")
 	case redirectPort < 0 || redirectPort > 65535:
 		return fmt.Errorf("the redirect port %d is not a port number", redirectPort)
 	}
-	if conn == "" {
-		conn = s.DefaultConnection()
+	conn, err := s.SignInConnection(source, conn)
+	if err == nil && conn == "" {
+		err = fmt.Errorf("source %s has no connection to keep the client in; add one with: capabilities connection login %s NAME --client-id ID", source, source)
 	}
-	if conn == "" {
-		if len(s.Connections) > 0 || s.OpenAPI == "" {
-			// A client belongs to a named connection.
-			return fmt.Errorf("source %s has no connection to keep the client in; add one with: capabilities connection login %s NAME --client-id ID", source, source)
-		}
-		conn = connectionToAdd("")
-	}
-	cfg, err := config.Load(h.paths.Config())
 	if err != nil {
 		return err
 	}
-	cs := cfg.Sources[source]
-	if cs == nil {
-		return fmt.Errorf("no source named %q in %s", source, h.paths.Config())
-	}
-	c := cs.Connections[conn]
-	if c == nil {
-		c = &config.Connection{}
-	}
-	if c.OAuth == nil {
-		c.OAuth = &config.OAuthConfig{}
-	}
-	c.OAuth.ClientID, c.OAuth.RedirectPort = strings.TrimSpace(clientID), redirectPort
-	cs.PutConnection(conn, c, false)
 	if secret != "" {
 		if err := h.kc.Set(oauth.ClientSecretKey(source, conn), secret); err != nil {
 			return fmt.Errorf("keeping the client's secret in the keychain: %w", err)
 		}
 	}
-	return h.SaveConfig(ctx, cfg)
+	return h.editSource(ctx, source, func(s *config.Source) bool { return s.PutOAuth(conn, clientID, redirectPort) })
 }
 
-// oauthConnection makes connection conn of REST API source (its first,
-// "default", when conn is "" and it has none) one that signs in with
-// OAuth, saving the config when it was not, and returns its name.
+// oauthConnection makes connection conn of REST API source (as
+// SignInConnection names it) one that signs in with OAuth, saving the
+// config when it was not, and returns its name.
 func (h *Hub) oauthConnection(ctx context.Context, source, conn string) (string, error) {
-	s := h.Config().Sources[source]
-	if conn == "" {
-		if len(s.Connections) > 0 {
-			return "", fmt.Errorf("source %s has several connections and none is the default; name one", source)
-		}
-		conn = connectionToAdd("")
-	}
-	if c := s.Connections[conn]; c != nil && c.OAuth != nil {
-		return conn, nil
+	conn, err := h.Config().Sources[source].SignInConnection(source, conn)
+	if err != nil {
+		return "", err
 	}
 	if _, err := h.openapi.SignInFlow(source); err != nil {
 		return "", err
 	}
-	cfg, err := config.Load(h.paths.Config())
-	if err != nil {
-		return "", err
-	}
-	cs := cfg.Sources[source]
-	if cs == nil {
-		return "", fmt.Errorf("no source named %q in %s", source, h.paths.Config())
-	}
-	c := cs.Connections[conn]
-	if c == nil {
-		c = &config.Connection{}
-	}
-	if c.OAuth == nil {
-		c.OAuth = &config.OAuthConfig{}
-	}
-	cs.PutConnection(conn, c, false)
-	if err := h.SaveConfig(ctx, cfg); err != nil {
-		return "", err
-	}
-	return conn, nil
+	return conn, h.editSource(ctx, source, func(s *config.Source) bool { return s.PutOAuth(conn, "", 0) })
 }
 
 func (h *Hub) signIn(ctx context.Context, s *config.Source, source, conn string, open func(context.Context, string) error) (*oauth.Grant, error) {
@@ -333,21 +289,12 @@ func (h *Hub) signInStatuses(name string) []SignInStatus {
 	// OAuth flow gives is offered a sign-in of its default connection,
 	// which Login adds when there is none yet.
 	s := h.Config().Sources[name]
-	if s == nil || s.OpenAPI == "" {
+	if s == nil || s.OpenAPI == "" || !h.openapi.WaitsForSignIn(name) {
 		return out
 	}
-	conn := s.DefaultConnection()
-	if conn == "" && len(s.Connections) == 0 {
-		conn = connectionToAdd("")
-	}
-	if conn == "" || slices.ContainsFunc(out, func(st SignInStatus) bool { return st.Connection == conn }) {
+	conn, err := s.SignInConnection(name, "")
+	if err != nil || slices.ContainsFunc(out, func(st SignInStatus) bool { return st.Connection == conn }) {
 		return out
-	}
-	if waiting, _, _ := h.openapi.Needs(name); waiting == 0 {
-		return out
-	}
-	if f, err := h.openapi.SignInFlow(name); err != nil || f.ClientCredentials {
-		return out // a client's credentials are given in a terminal
 	}
 	return append(out, SignInStatus{Connection: conn, Summary: "needs sign-in: the API's document offers an OAuth sign-in", SigningIn: h.signIns.Running(name, conn), Offered: true})
 }
@@ -489,33 +436,25 @@ func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error 
 	if slot.SignIn {
 		return fmt.Errorf("connection %s of %s signs in with OAuth: sign in instead of entering a secret", slot.Connection, source)
 	}
-	cur := h.Config().Sources[source]
-	if _, ok := cur.Connections[slot.Connection]; !ok || slot.put != nil {
-		cfg, err := config.Load(h.paths.Config())
+	// The keychain first: the reloaded config then finds the secret.
+	if err := h.kc.Set(config.SecretKey(source, slot.Connection, slot.Ref), secret); err != nil {
+		return err
+	}
+	if _, ok := h.Config().Sources[source].Connections[slot.Connection]; !ok || slot.put != nil {
+		err := h.editSource(ctx, source, func(s *config.Source) bool {
+			c := s.Connections[slot.Connection]
+			if c == nil {
+				c = &config.Connection{}
+			}
+			if slot.put != nil {
+				slot.put(c)
+			}
+			s.PutConnection(slot.Connection, c, false)
+			return true
+		})
 		if err != nil {
 			return err
 		}
-		s := cfg.Sources[source]
-		if s == nil {
-			return fmt.Errorf("no source named %q in %s", source, h.paths.Config())
-		}
-		c := s.Connections[slot.Connection]
-		if c == nil {
-			c = &config.Connection{}
-		}
-		if slot.put != nil {
-			slot.put(c)
-		}
-		s.PutConnection(slot.Connection, c, false)
-		// The keychain first: the reloaded config then finds the secret.
-		if err := h.kc.Set(config.SecretKey(source, slot.Connection, slot.Ref), secret); err != nil {
-			return err
-		}
-		if err := h.SaveConfig(ctx, cfg); err != nil {
-			return err
-		}
-	} else if err := h.kc.Set(config.SecretKey(source, slot.Connection, slot.Ref), secret); err != nil {
-		return err
 	}
 	h.views.invalidate()
 	h.events.Publish(Event{Kind: EventSource, ID: source})

@@ -22,6 +22,23 @@ func (h *Hub) diskConfig() (*config.Config, error) {
 	return config.Load(h.paths.Config())
 }
 
+// editSource changes source in config.json as it is on disk with edit,
+// and saves and applies the config when edit reports a change.
+func (h *Hub) editSource(ctx context.Context, source string, edit func(s *config.Source) bool) error {
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	s := cfg.Sources[source]
+	if s == nil {
+		return fmt.Errorf("no source named %q in %s", source, h.paths.Config())
+	}
+	if !edit(s) {
+		return nil
+	}
+	return h.SaveConfig(ctx, cfg)
+}
+
 // AddSource adds source s under name to config.json (replacing one of that
 // name only with replace) and applies it. Values of env or headers that
 // look like secrets are refused: they belong in a connection, in the

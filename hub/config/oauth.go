@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -76,4 +77,49 @@ func (s *Source) IsOAuth(conn string) bool {
 	}
 	c := s.Connections[conn]
 	return c != nil && c.OAuth != nil
+}
+
+// SignInConnection is the connection of source name (s) a sign-in keeps
+// its client and tokens under, given the one asked for (conn; "" for the
+// default). A REST API without connections gets its first, "default"; an
+// HTTP source without connections signs in as none (""). It fails,
+// naming what to do, when s has several connections and no default.
+func (s *Source) SignInConnection(name, conn string) (string, error) {
+	if conn == "" {
+		conn = s.DefaultConnection()
+	}
+	switch {
+	case conn != "":
+		return conn, nil
+	case len(s.Connections) > 0:
+		return "", fmt.Errorf("source %s has several connections and none is the default; name one", name)
+	case s.OpenAPI != "":
+		return "default", nil
+	}
+	return "", nil
+}
+
+// PutOAuth makes connection conn of s one that signs in with OAuth,
+// adding it when s has none of that name; a clientID ("" keeps the one it
+// has) and redirectPort name a client registered with the authorization
+// server beforehand. It reports whether anything changed.
+func (s *Source) PutOAuth(conn, clientID string, redirectPort int) bool {
+	c := s.Connections[conn]
+	if c != nil && c.OAuth != nil && clientID == "" && redirectPort == 0 {
+		return false
+	}
+	if c == nil {
+		c = &Connection{}
+	}
+	if c.OAuth == nil {
+		c.OAuth = &OAuthConfig{}
+	}
+	if clientID != "" {
+		c.OAuth.ClientID = clientID
+	}
+	if redirectPort != 0 {
+		c.OAuth.RedirectPort = redirectPort
+	}
+	s.PutConnection(conn, c, false)
+	return true
 }

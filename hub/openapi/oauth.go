@@ -81,6 +81,18 @@ func noSignIn(source string) error {
 	return fmt.Errorf("the OpenAPI document of %s offers no OAuth sign-in (no oauth2 scheme with an authorization code or client credentials flow, no OpenID Connect URL that its operations use); give its connection a token or key with: capabilities connection add %s", source, source)
 }
 
+// WaitsForSignIn reports whether operations of source wait for
+// credentials its default connection does not give, and its document
+// offers a person's sign-in (a client's credentials are given in a
+// terminal).
+func (o *Sources) WaitsForSignIn(source string) bool {
+	if waiting, _, _ := o.Needs(source); waiting == 0 {
+		return false
+	}
+	f, err := o.SignInFlow(source)
+	return err == nil && !f.ClientCredentials
+}
+
 // OffersSignIn reports whether operation tool of source takes the token
 // of a scheme the hub can sign in with.
 func (o *Sources) OffersSignIn(source, tool string) bool {

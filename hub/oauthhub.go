@@ -402,8 +402,8 @@ func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretS
 	}
 	if s.OpenAPI != "" {
 		if sp, ok := h.openapi.SecretPlace(source, tool); ok {
-			// An OAuth scheme's access token goes in as a bearer token:
-			// an OpenAPI source has no sign-in to offer instead.
+			// An OAuth scheme's access token goes in as a bearer token,
+			// for a connection that does not sign in.
 			slot.Ref = sp.Name
 			slot.Where = sp.Where()
 			slot.put = sp.Put

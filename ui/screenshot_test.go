@@ -4,6 +4,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -90,8 +91,13 @@ func TestScreenshots(t *testing.T) {
 	for _, name := range shots {
 		os.Remove(filepath.Join(dir, name))
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	// A child that hangs is stopped with what it wrote (the shot it was
+	// at), well before the package's own time limit.
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), shotsChildEnv+"="+dir, "LANG=en_US.UTF-8")
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("rendering screenshots: %v\n%s", err, out)
@@ -369,6 +375,7 @@ func capture(w fyne.Window, path string) error {
 		return fmt.Errorf("capturing %s: %w", filepath.Base(path), err)
 	}
 	previousShot = b
+	log.Printf("captured %s", filepath.Base(path))
 	return os.WriteFile(path, b, 0o644)
 }
 
@@ -388,7 +395,9 @@ func grab(w fyne.Window) ([]byte, error) {
 	if xid == 0 {
 		return nil, fmt.Errorf("the canvas captured empty and the window has no X11 id")
 	}
-	out, err := exec.Command("import", "-window", fmt.Sprintf("0x%x", xid), "png:-").Output()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "import", "-window", fmt.Sprintf("0x%x", xid), "png:-").Output()
 	if err != nil {
 		return nil, fmt.Errorf("the canvas captured empty; import -window 0x%x: %w", xid, err)
 	}

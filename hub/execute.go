@@ -314,7 +314,7 @@ func (h *Hub) missingSecrets(source, conn string) []string {
 		return nil
 	}
 	var missing []string
-	if h.oauthNeedsSignIn(source, conn) {
+	if h.signIns.NeedsSignIn(source, conn) {
 		missing = append(missing, OAuthSignInRef)
 	}
 	if conn == "" {
@@ -525,7 +525,7 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 				need := h.restNeed(p.Address, src, conn)
 				missing := h.restMissing(src, h.missingSecrets(src, conn), need)
 				if slices.Contains(missing, OAuthSignInRef) {
-					h.offerSignIn(src, conn)
+					h.signIns.Offer(src, conn)
 				}
 				item.Message = connectionMessage(src, conn, missing)
 				if need != "" {

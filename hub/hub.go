@@ -26,8 +26,8 @@
 //     who shows the decisions.
 //   - policyedit.go: the rules as policy list shows them, setting and
 //     removing one, and why the gate decides a call as it does.
-//   - oauthhub.go: sign-ins and secrets for a connection, as runs wait for
-//     them.
+//   - oauthhub.go: secrets and sign-ins (hub/signin) for a connection, as
+//     runs wait for them.
 //   - profile.go: profiles, the named views a client selects, as their
 //     surfaces describe them, and the scope (hub/scope) of each request
 //     made in one.
@@ -80,6 +80,9 @@
 //   - hub/policy: the rules (from the config, remembered, by origin) and the
 //     pure consent gate: allow, ask or deny; the rules as policy list shows
 //     them, and why the gate decides a call of a tool as it does.
+//   - hub/signin: the sign-ins of the config's connections on the running
+//     hub (Hub.SignIns): started by the person, offered to a run that waits
+//     for one, told of one made in a terminal, signed out; and their states.
 //   - hub/skills: skills from folders and from upstream servers, parsed,
 //     bounded and pinned like tools; the Registry the heart searches.
 //     hub/skills/skilltext: the skills as search and describe write them.
@@ -120,6 +123,7 @@ import (
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/hub/signin"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -222,7 +226,7 @@ type Hub struct {
 	events     pubsub.Bus[Event]
 	presenters pubsub.Handlers[Approval] // who shows pending approvals (present.go)
 	paused     atomic.Bool
-	signIns    oauth.SignIns
+	signIns    *signin.Service
 
 	bg     context.Context // the background work's; cancelled by Close
 	cancel context.CancelFunc
@@ -380,6 +384,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		OpenAPI: h.openapi,
 	})
 	h.up.SetConfig(cfg)
+	h.signIns = h.newSignIns(bg)
 	h.catalog = catalog.New(db, h.up, &catalog.Options{
 		Logger:      h.log,
 		ListTimeout: h.up.ListTimeout(),
@@ -436,6 +441,7 @@ func (h *Hub) goBackground(f func()) {
 func (h *Hub) Close() error {
 	h.cancel()
 	h.wg.Wait()
+	h.signIns.Close()
 	h.skills.Close()
 	h.catalog.Close()
 	err := h.up.Close()

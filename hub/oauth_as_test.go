@@ -35,7 +35,7 @@ func oauthTestHub(t *testing.T, a *hubtest.AuthServer) (*Hub, func() *Hub) {
 	h := open()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := h.Login(ctx, "p", ""); err != nil {
+	if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
 		t.Fatal(err)
 	}
 	return h, open
@@ -152,7 +152,7 @@ func TestOAuthStepUp(t *testing.T) {
 	t.Setenv("BROWSER", browser)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	g, err := h.Login(ctx, "p", "")
+	g, err := h.SignIns().Login(ctx, "p", "")
 	if err != nil || !slices.Contains(g.Scopes, "admin") {
 		t.Fatalf("step-up sign-in: %+v, %v", g, err)
 	}
@@ -176,7 +176,7 @@ func TestOAuthRevoke(t *testing.T) {
 	if env := execOn(t, h, whoami); env.Status != StatusCompleted {
 		t.Fatalf("a call while signed in: %s", env.Line())
 	}
-	revoked, err := h.Logout(context.Background(), "p", "")
+	revoked, err := h.SignIns().Logout(context.Background(), "p", "")
 	if err != nil || !revoked {
 		t.Fatalf("sign-out: %v, %v", revoked, err)
 	}

@@ -45,7 +45,7 @@ func TestOAuthSignInBoundToItsSource(t *testing.T) {
 	if err != nil || st.SignedIn || st.Reason != want {
 		t.Errorf("the state after the URL changed: %+v, %v; want the reason %q", st, err, want)
 	}
-	if sts := h.OAuthStates(); len(sts) != 1 || sts[0].SignedIn {
+	if sts := h.SignIns().States(); len(sts) != 1 || sts[0].SignedIn {
 		t.Errorf("the hub's sign-ins after the URL changed: %+v", sts)
 	}
 	if errs := h.Refresh(context.Background(), "p"); errs["p"] == nil || !errors.Is(errs["p"], oauth.ErrNeedsSignIn) {

@@ -61,7 +61,7 @@ func TestOAuthSignInElsewhereIsUsedAtOnce(t *testing.T) {
 			heard <- ev.ID
 		}
 	})()
-	if err := h.NoteSignIn(context.Background(), "demo", ""); err != nil {
+	if err := h.SignIns().Note(context.Background(), "demo", ""); err != nil {
 		t.Fatalf("NoteSignIn: %v", err)
 	}
 	select {
@@ -81,7 +81,7 @@ func TestOAuthSignInElsewhereIsUsedAtOnce(t *testing.T) {
 	if env.Status != StatusCompleted {
 		t.Fatalf("a new call after the terminal's sign-in: %s", env.Line())
 	}
-	if err := h.NoteSignIn(context.Background(), "nope", ""); err == nil || !strings.Contains(err.Error(), `no source "nope"`) {
+	if err := h.SignIns().Note(context.Background(), "nope", ""); err == nil || !strings.Contains(err.Error(), `no source "nope"`) {
 		t.Errorf("NoteSignIn of an unknown source: %v", err)
 	}
 	st, err := h.Status(context.Background())

@@ -117,7 +117,7 @@ func TestOAuthExecuteSignInResume(t *testing.T) {
 	if !slices.Contains(h.secrets.Values(), rec.AccessToken) {
 		t.Error("the access token is not in the hub's secret registry")
 	}
-	if sts := h.OAuthStates(); len(sts) != 1 || !sts[0].SignedIn || sts[0].Source != "demo" {
+	if sts := h.SignIns().States(); len(sts) != 1 || !sts[0].SignedIn || sts[0].Source != "demo" {
 		t.Errorf("OAuth states %+v", sts)
 	}
 	if s := demoStatus(); s.State != upstream.SourceUp || len(s.SignIns) != 1 || !s.SignIns[0].SignedIn || !slices.Contains(s.SignIns[0].Scopes, "mcp:tools") {

@@ -1,8 +1,6 @@
 package hub
 
 import (
-	"capabilities.sh/capabilities/hub/config"
-	"capabilities.sh/capabilities/hub/oauth"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 )
 
 // TestOpenAPIFaults serves a document from a small API that misbehaves

@@ -1,11 +1,12 @@
 package hub
 
 import (
-	"capabilities.sh/capabilities/hub/config"
 	"context"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"capabilities.sh/capabilities/hub/config"
 )
 
 // TestRetentionOnItsOwn (issue 14 item 13): nobody calls Prune; a hub

@@ -12,6 +12,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/signin"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
@@ -31,8 +32,8 @@ type SourceStatus struct {
 	// tool names, catalog limits).
 	Warnings []string `json:"warnings,omitempty"`
 	// SignIns are the OAuth connections' sign-in states; a Sign in button
-	// calls Hub.Login(source, connection).
-	SignIns []SignInStatus `json:"signIns,omitempty"`
+	// calls Hub.SignIns().Login(source, connection).
+	SignIns []signin.Status `json:"signIns,omitempty"`
 	// Stderr is the last lines a stdio source's latest session wrote to
 	// its stderr, scrubbed, kept after the session ended.
 	Stderr []string `json:"stderr,omitempty"`
@@ -97,7 +98,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 			}
 		}
 		ss := SourceStatus{Name: name, Namespace: naming.Namespace(name), Tools: counts[name], Connections: s.ConnectionNames(), Default: s.DefaultConnection(),
-			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signInStatuses(name),
+			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signIns.Statuses(name),
 			Stderr: h.up.StderrTail(name), Disabled: s.Disabled}
 		if s.OpenAPI != "" && !s.Disabled {
 			ss.Waiting, _, ss.Need = h.openapi.Needs(name)

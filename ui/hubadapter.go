@@ -187,7 +187,7 @@ func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {
 func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.ctx, address) }
 
 func (u *hubAdapter) Login(source, connection string, showURL func(string)) error {
-	_, err := u.h.LoginShowing(u.ctx, source, connection, showURL)
+	_, err := u.h.SignIns().LoginShowing(u.ctx, source, connection, showURL)
 	if errors.Is(err, oauth.ErrNeedsClient) {
 		return needsClient{err}
 	}
@@ -201,11 +201,11 @@ func (e needsClient) Error() string   { return e.err.Error() }
 func (e needsClient) Unwrap() []error { return []error{e.err, ErrNeedsClient} }
 
 func (u *hubAdapter) SetOAuthClient(source, connection, clientID, secret string, redirectPort int) error {
-	return u.h.SetOAuthClient(u.ctx, source, connection, clientID, secret, redirectPort)
+	return u.h.SignIns().SetClient(u.ctx, source, connection, clientID, secret, redirectPort)
 }
 
 func (u *hubAdapter) Logout(source, connection string) error {
-	_, err := u.h.Logout(u.ctx, source, connection)
+	_, err := u.h.SignIns().Logout(u.ctx, source, connection)
 	return err
 }
 

@@ -219,7 +219,7 @@ func (a *Handler) serveSignedIn(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	err := a.hub.NoteSignIn(r.Context(), in.Source, in.Connection)
+	err := a.hub.SignIns().Note(r.Context(), in.Source, in.Connection)
 	reply(w, map[string]bool{"ok": err == nil}, err)
 }
 

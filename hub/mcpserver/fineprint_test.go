@@ -136,7 +136,7 @@ return r;`)
 func TestCallsListTheCallInFlightThroughAClient(t *testing.T) {
 	blocked := make(chan struct{}, 1)
 	home := t.TempDir()
-	cfg := &config.Config{Sources: map[string]*config.Source{"slow": {URL: hubtest.HTTPUpstream(t, slowServer(blocked), "", "").URL}},
+	cfg := &config.Config{Sources: map[string]*config.Source{"slow": {URL: hubtest.HTTPUpstream(t, hubtest.ServiceServer(blocked), "", "").URL}},
 		Policy: map[string]config.Mode{"slow": config.Allow}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
 		t.Fatal(err)

@@ -251,35 +251,8 @@ func namedServer(t *testing.T, names ...string) (*mcp.Server, string) {
 	return server, hubtest.HTTPUpstream(t, server, "", "").URL
 }
 
-type echoIn struct {
-	Text string `json:"text"`
-}
-
 type echoOut struct {
 	Text string `json:"text"`
-}
-
-// slowServer is a small real MCP server: echo answers with its input, and
-// block waits until its call is cancelled (announcing on blocked that it
-// started).
-func slowServer(blocked chan<- struct{}) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-hub", Version: "v0.0.1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {
-			return nil, echoOut{Text: in.Text}, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Wait until cancelled."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, echoOut, error) {
-			if blocked != nil {
-				select {
-				case blocked <- struct{}{}:
-				case <-ctx.Done():
-				}
-			}
-			<-ctx.Done()
-			return nil, echoOut{}, ctx.Err()
-		})
-	return s
 }
 
 // stateHub opens a hub over sources in every state once listed: memory

@@ -2,6 +2,8 @@ package hubtest
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,10 +17,20 @@ type EchoOut struct {
 	Text string `json:"text"`
 }
 
+// BlockLimit is the longest ServiceServer's block waits for its
+// cancellation. A client's notifications/cancelled is best-effort: go-sdk
+// sends it on a goroutine after the call returns, and a hub that closes
+// the session at once (a test that ends right after a run hit its limit)
+// can close it first. The server's session then could never close, since
+// closing waits for the handler, and neither could the test's HTTP
+// server: a cleanup would hang until the package's timeout.
+const BlockLimit = time.Minute
+
 // ServiceServer is a small real MCP server the tests of the heart and the
 // local API serve: echo answers with its input,
 // block waits until its call is cancelled (announcing on blocked that it
-// started), and ask elicits a word from the client and returns it.
+// started), or fails after BlockLimit, and ask elicits a word from the
+// client and returns it.
 func ServiceServer(blocked chan<- struct{}) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-hub", Version: "v0.0.1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text."},
@@ -33,8 +45,12 @@ func ServiceServer(blocked chan<- struct{}) *mcp.Server {
 				case <-ctx.Done():
 				}
 			}
-			<-ctx.Done()
-			return nil, EchoOut{}, ctx.Err()
+			select {
+			case <-ctx.Done():
+				return nil, EchoOut{}, ctx.Err()
+			case <-time.After(BlockLimit):
+				return nil, EchoOut{}, fmt.Errorf("block was not cancelled within %v", BlockLimit)
+			}
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the client for a word."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, EchoOut, error) {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/hub/signin"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -50,6 +52,7 @@ func connectionCommand() *command {
 					if err != nil {
 						return err
 					}
+					running := runningSignIns(ctx, e, cfg, names)
 					tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "SOURCE\tCONNECTION\tDEFAULT\tSECRETS\tSIGN-IN")
 					rows := 0
@@ -74,7 +77,11 @@ func connectionCommand() *command {
 							if cn == def {
 								mark = "yes"
 							}
-							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, cn, mark, strings.Join(parts, ", "), signInColumn(kc, sn, cn, s))
+							signIn := signInColumn(kc, sn, cn, s)
+							if st, ok := running[sn+"/"+cn]; ok {
+								signIn = st.Summary
+							}
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, cn, mark, strings.Join(parts, ", "), signIn)
 							rows++
 						}
 						if len(s.Connections) == 0 && s.URL != "" {
@@ -140,6 +147,38 @@ func connectionCommand() *command {
 			},
 		},
 	}
+}
+
+// runningSignIns are the sign-ins of the REST APIs among sources names as
+// the running hub sees them, by "source/connection"; nil when no hub runs
+// or none of them is a REST API. Whether a REST API's sign-in holds for
+// the API as it is now depends on its document's server, which the hub
+// has read and the CLI has not.
+func runningSignIns(ctx context.Context, e *env, cfg *config.Config, names []string) map[string]signin.Status {
+	if !slices.ContainsFunc(names, func(n string) bool { return cfg.Sources[n].OpenAPI != "" }) {
+		return nil
+	}
+	c, err := e.client(ctx)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return nil
+	}
+	out := map[string]signin.Status{}
+	for _, src := range st.Sources {
+		if cfg.Sources[src.Name] == nil || cfg.Sources[src.Name].OpenAPI == "" {
+			continue
+		}
+		for _, si := range src.SignIns {
+			if !si.Offered {
+				out[src.Name+"/"+si.Connection] = si
+			}
+		}
+	}
+	return out
 }
 
 // signInColumn is a connection's OAuth state for connection list: "-" for

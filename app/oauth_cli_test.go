@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
@@ -166,6 +171,7 @@ func TestConnectionLoginToARESTAPI(t *testing.T) {
 	if r := cli(t, home, "", "connection", "list", "api"); r.code != 0 || !strings.Contains(r.stdout, "signed in") {
 		t.Fatalf("list after login: %+v", r)
 	}
+	movedSignIn(t, home, doc)
 	tok, err := kc.Get("oauth/api/default/token")
 	if err != nil || tok == "" {
 		t.Fatalf("no sign-in in the keychain: %v", err)
@@ -221,5 +227,57 @@ func TestConnectionLoginWithAClient(t *testing.T) {
 	assertNoSecretUnder(t, home, secret)
 	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "signed in (refreshed as needed), scopes read") {
 		t.Errorf("connection list: %+v", r)
+	}
+}
+
+// movedSignIn: once a REST API signed in for https://api.example.test
+// moves, connection list says it needs a sign-in: moved by its baseUrl,
+// which the CLI reads, and moved by its document's server, which only a
+// running hub has read.
+func movedSignIn(t *testing.T, home, doc string) {
+	t.Helper()
+	path := filepath.Join(home, "config.json")
+	edit := func(base string) {
+		cfg, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Sources["api"].BaseURL = base
+		if err := cfg.Save(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("https://moved.example.test/v2")
+	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "needs sign-in: the sign-in was made for https://api.example.test, and the API is now at https://moved.example.test") {
+		t.Errorf("list with the API moved by its baseUrl: %+v", r)
+	}
+	edit("")
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(doc, bytes.Replace(b, []byte("https://api.example.test"), []byte("https://elsewhere.example.test"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "signed in") || strings.Contains(r.stdout, "needs sign-in") {
+		t.Errorf("list without a hub, which cannot read the document's server: %+v", r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := hub.New(ctx, hub.Options{Home: home, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Handler: localapi.NewHandler(h, localapi.APIOptions{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- svc.Serve(ctx) }()
+	defer func() { svc.Close(); <-served }()
+	h.Refresh(ctx)
+	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "needs sign-in: its sign-in was made for https://api.example.test, and the API is now at https://elsewhere.example.test") {
+		t.Errorf("list with a running hub that read the moved document: %+v", r)
 	}
 }

@@ -114,7 +114,15 @@ func (r *Record) secretValues() []string {
 // whose URL is not the one it was made for (the server, or the protected
 // resource its tokens were issued for); "" when it holds. Its tokens are
 // never sent to another server: the connection needs a sign-in there.
+// A REST API's origin is its baseUrl, when the config sets one; else it
+// is its document's server, which only the OpenAPI sources know
+// (openapi.Sources.SignInMoved).
 func (r *Record) boundElsewhere(def *config.Source) string {
+	if def != nil && def.OpenAPI != "" && def.BaseURL != "" && r.SourceURL != "" {
+		if was, now := secrets.OriginOfURL(r.SourceURL), secrets.OriginOfURL(def.BaseURL); was != now {
+			return fmt.Sprintf("the sign-in was made for %s, and the API is now at %s", secrets.ShownOrigin(was), secrets.ShownOrigin(now))
+		}
+	}
 	if def == nil || def.URL == "" {
 		return ""
 	}

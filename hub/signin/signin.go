@@ -346,9 +346,10 @@ func (s *Service) statesOf(name string) []oauth.State {
 	def := s.opts.Config().Sources[name]
 	states := oauth.States(s.opts.Keychain, name, def, func(conn string) bool { return s.opts.UpstreamNeeds(name, conn) })
 	if def != nil && def.OpenAPI != "" {
-		// A REST API's sign-in holds for the origin it was made for.
+		// A REST API's sign-in holds for the origin it was made for: its
+		// document's server or its baseUrl, in words that say what to do.
 		for i, st := range states {
-			if why := s.opts.REST.SignInMoved(name, st.Conn); st.SignedIn && why != "" {
+			if why := s.opts.REST.SignInMoved(name, st.Conn); why != "" {
 				states[i].SignedIn, states[i].Reason = false, why
 			}
 		}

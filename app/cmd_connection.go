@@ -256,6 +256,13 @@ API's server only.`,
 			if err != nil {
 				return err
 			}
+			if clientID != "" || redirectPort != 0 || secretStdin {
+				// A client is kept in a connection: a source without
+				// one gets its first.
+				if conn, err = s.ClientConnection(source, conn); err != nil {
+					return err
+				}
+			}
 			kc, err := e.keychain()
 			if err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +280,42 @@ func movedSignIn(t *testing.T, home, doc string) {
 	h.Refresh(ctx)
 	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "needs sign-in: its sign-in was made for https://api.example.test, and the API is now at https://elsewhere.example.test") {
 		t.Errorf("list with a running hub that read the moved document: %+v", r)
+	}
+}
+
+// An MCP server whose authorization server takes no registration, added
+// without connections: connection login says how to give a client, and
+// with --client-id it keeps the client in a new default connection and
+// signs in as it.
+func TestConnectionLoginWithAPreregisteredClient(t *testing.T) {
+	requireKeychain(t)
+	a := hubtest.NewAuthServer(t)
+	a.NoRegistration = true
+	browser, _ := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	home := t.TempDir()
+	homeKeychain(t, home)
+	if r := cli(t, home, "", "source", "add", "p", "--url", a.Endpoint()); r.code != 0 {
+		t.Fatalf("source add: %+v", r)
+	}
+	if r := cli(t, home, "", "connection", "login", "p"); r.code == 0 || !strings.Contains(r.stderr, "capabilities connection login p default --client-id ID --redirect-port PORT") {
+		t.Fatalf("login without a client: %+v", r)
+	}
+	port := fmt.Sprint(hubtest.FreePort(t))
+	r := cli(t, home, "", "connection", "login", "p", "--client-id", "pre-1", "--redirect-port", port)
+	if r.code != 0 || !strings.Contains(r.stdout, "Added connection default of p.") {
+		t.Fatalf("login with a client: %+v", r)
+	}
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cfg.Sources["p"].Connections["default"]; c == nil || c.OAuth == nil || c.OAuth.ClientID != "pre-1" || fmt.Sprint(c.OAuth.RedirectPort) != port {
+		t.Fatalf("the connection kept: %+v", c)
+	}
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if !slices.Equal(a.AuthClients, []string{"pre-1"}) {
+		t.Errorf("authorization requests by %q, want one by pre-1", a.AuthClients)
 	}
 }

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -218,5 +220,55 @@ func TestOAuthExpiredWithoutRefresh(t *testing.T) {
 	}
 	if a.Count("refresh_token") != before {
 		t.Error("a refresh was tried without a refresh token")
+	}
+}
+
+// An MCP server whose authorization server takes no registration (as
+// GitHub's and Google's) and a source without connections: the sign-in
+// says how to give a client registered beforehand, without opening a
+// page; SetClient keeps it in a "default" connection, and the sign-in
+// then runs as that client.
+func TestOAuthSignInWithAPreregisteredClient(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	a.NoRegistration = true
+	browser, opened := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	home := t.TempDir()
+	if err := testConfig(map[string]*config.Source{"p": {URL: a.Endpoint()}}).Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: hubtest.OAuthKeychain(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	_, err = h.SignIns().Login(ctx, "p", "")
+	if !errors.Is(err, oauth.ErrNeedsClient) || !strings.Contains(err.Error(), "capabilities connection login p default --client-id ID --redirect-port PORT") {
+		t.Fatalf("a sign-in at a server that takes no registration: %v", err)
+	}
+	if b, _ := os.ReadFile(opened); len(b) != 0 {
+		t.Errorf("a sign-in page was opened for a sign-in that cannot finish: %s", b)
+	}
+	port := hubtest.FreePort(t)
+	if err := h.SignIns().SetClient(ctx, "p", "", "pre-1", "", port); err != nil {
+		t.Fatal(err)
+	}
+	if c := h.Config().Sources["p"].Connections["default"]; c == nil || c.OAuth == nil || c.OAuth.ClientID != "pre-1" || c.OAuth.RedirectPort != port {
+		t.Fatalf("the connection after SetClient: %+v", c)
+	}
+	if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
+		t.Fatalf("a sign-in as the preregistered client: %v", err)
+	}
+	a.Mu.Lock()
+	clients := slices.Clone(a.AuthClients)
+	a.Mu.Unlock()
+	if !slices.Equal(clients, []string{"pre-1"}) {
+		t.Errorf("authorization requests by %q, want one by pre-1", clients)
+	}
+	if env := execCode(t, h, whoami); env.Status != StatusCompleted {
+		t.Errorf("a call on the signed-in default connection: %s", envJSON(env))
 	}
 }

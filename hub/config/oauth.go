@@ -99,6 +99,19 @@ func (s *Source) SignInConnection(name, conn string) (string, error) {
 	return "", nil
 }
 
+// ClientConnection is the connection of source name (s) a client
+// registered beforehand is kept in, given the one asked for: as
+// SignInConnection names it, and "default" for an HTTP source without
+// connections, since a client is kept in a connection's "oauth" (the
+// connection added is then the source's default, which signs in).
+func (s *Source) ClientConnection(name, conn string) (string, error) {
+	conn, err := s.SignInConnection(name, conn)
+	if err == nil && conn == "" {
+		conn = "default"
+	}
+	return conn, err
+}
+
 // PutOAuth makes connection conn of s one that signs in with OAuth,
 // adding it when s has none of that name; a clientID ("" keeps the one it
 // has) and redirectPort name a client registered with the authorization

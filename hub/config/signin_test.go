@@ -19,6 +19,13 @@ func TestSignInConnectionAndPutOAuth(t *testing.T) {
 	if conn, _ := two.SignInConnection("m", "b"); conn != "b" {
 		t.Errorf("a named connection: %q", conn)
 	}
+	// A client registered beforehand is kept in a connection.
+	if conn, err := (&Source{URL: "https://mcp.example.test"}).ClientConnection("m", ""); conn != "default" || err != nil {
+		t.Errorf("the client of an HTTP source without connections: %q, %v", conn, err)
+	}
+	if _, err := two.ClientConnection("m", ""); err == nil {
+		t.Error("several connections and no default gave a connection for the client")
+	}
 
 	if !api.PutOAuth("default", "", 0) || api.Connections["default"].OAuth == nil || api.DefaultConnection() != "default" {
 		t.Fatalf("PutOAuth on a source without connections: %+v", api.Connections)

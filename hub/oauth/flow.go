@@ -129,11 +129,7 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 	case metaErr != nil:
 		return nil, fmt.Errorf("reading the metadata of the authorization server of %s (scheme %s) at %s, to register with it: %w", o.Source, f.Scheme, secrets.ShownOrigin(secrets.OriginOfURL(authURL)), metaErr)
 	default:
-		conn := o.Conn
-		if conn == "" {
-			conn = "default"
-		}
-		return nil, &needsClientError{fmt.Sprintf("the authorization server of %s (scheme %s) takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", o.Source, f.Scheme, o.Source, conn)}
+		return nil, needsClient(o, fmt.Sprintf("the authorization server of %s (scheme %s)", o.Source, f.Scheme))
 	}
 	if oc.ClientSecret == "" {
 		// A public client names itself in the request; left to guess,

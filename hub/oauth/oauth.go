@@ -396,6 +396,15 @@ var ErrNeedsClient = errors.New("needs a client registered beforehand")
 // needsClientError is ErrNeedsClient with what to do, in the CLI's words.
 type needsClientError struct{ msg string }
 
+// needsClient says that server (the authorization server of a source, in
+// words) takes no registration the hub can make, and how to give the
+// connection a client registered with it beforehand: the client is kept
+// in a connection's "oauth", "default" for a source without one.
+func needsClient(o SignInOptions, server string) error {
+	conn := cmp.Or(o.Conn, "default")
+	return &needsClientError{fmt.Sprintf("%s takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", server, o.Source, conn)}
+}
+
 func (e *needsClientError) Error() string { return e.msg }
 func (e *needsClientError) Unwrap() error { return ErrNeedsClient }
 
@@ -530,6 +539,14 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 		return nil, fmt.Errorf("%s answered %s without asking for a sign-in; it does not use OAuth", o.Def.URL, resp.Status)
 	}
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	// The authorization server, as the handler discovers it: one that
+	// publishes no registration endpoint takes only a client registered
+	// beforehand (or a metadata document), which the person must give.
+	asm := discoverAuthServer(ctx, client, challenges, o.Def.URL)
+	if asm != nil && asm.RegistrationEndpoint == "" && cfg.ClientID == "" && (cfg.ClientMetadataURL == "" || !asm.ClientIDMetadataDocumentSupported) {
+		resp.Body.Close()
+		return nil, needsClient(o, fmt.Sprintf("the authorization server of %s (%s)", o.Source, asm.Issuer))
+	}
 	if err := h.Authorize(ctx, req, resp); err != nil {
 		return nil, fmt.Errorf("signing in to %s: %w", o.Def.URL, err)
 	}
@@ -547,9 +564,8 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	if u, err := url.Parse(captured.url); err == nil {
 		rec.Resource = u.Query().Get("resource")
 	}
-	// The issuer and revocation endpoint, for logout: the same discovery
-	// the handler ran, read once more.
-	if asm := discoverAuthServer(ctx, client, challenges, o.Def.URL); asm != nil {
+	// The issuer and revocation endpoint, for logout.
+	if asm != nil {
 		rec.Issuer, rec.RevokeURL = asm.Issuer, asm.RevocationEndpoint
 	}
 	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {

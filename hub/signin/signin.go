@@ -156,7 +156,7 @@ func (s *Service) LoginShowing(ctx context.Context, source, conn string, show fu
 	return s.signIn(ctx, def, source, conn, open)
 }
 
-// SetClient makes connection conn of source (as SignInConnection names
+// SetClient makes connection conn of source (as ClientConnection names
 // it) sign in as a client registered with the authorization server
 // beforehand: clientID and redirectPort (the port of the redirect URI
 // registered for it; 0 keeps the one set) go to the config, secret (when
@@ -176,10 +176,7 @@ func (s *Service) SetClient(ctx context.Context, source, conn, clientID, secret 
 	case redirectPort < 0 || redirectPort > 65535:
 		return fmt.Errorf("the redirect port %d is not a port number", redirectPort)
 	}
-	conn, err := def.SignInConnection(source, conn)
-	if err == nil && conn == "" {
-		err = fmt.Errorf("source %s has no connection to keep the client in; add one with: capabilities connection login %s NAME --client-id ID", source, source)
-	}
+	conn, err := def.ClientConnection(source, conn)
 	if err != nil {
 		return err
 	}

@@ -154,8 +154,13 @@ type AuthServer struct {
 	Asked      []string            // scope parameter of each authorization request
 	Revoked    []string            // token_type_hint of each revocation
 	Clients    map[string]string   // client id -> secret, for client credentials grants
-	codes      map[string][]string
-	registered int
+	// NoRegistration drops the registration endpoint from the metadata
+	// and refuses registrations, as GitHub's and Google's servers do:
+	// only a client registered beforehand signs in.
+	NoRegistration bool
+	AuthClients    []string // client_id of each authorization request
+	codes          map[string][]string
+	registered     int
 }
 
 // NewAuthServer starts an AuthServer, closed when the test ends.
@@ -180,12 +185,18 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		writeJSON(w, 200, &oauthex.ProtectedResourceMetadata{Resource: base + "/mcp", AuthorizationServers: servers, ScopesSupported: []string{"read"}})
 	})
 	asMeta := func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{
+		meta := map[string]any{
 			"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
 			"registration_endpoint": base + "/register", "revocation_endpoint": base + "/revoke",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 			"authorization_response_iss_parameter_supported": true, "scopes_supported": []string{"read", "admin", "offline_access"},
-		})
+		}
+		a.Mu.Lock()
+		if a.NoRegistration {
+			delete(meta, "registration_endpoint")
+		}
+		a.Mu.Unlock()
+		writeJSON(w, 200, meta)
 	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", asMeta)
 	// The same as an OpenID Connect discovery document, for an OpenAPI
@@ -195,8 +206,13 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		var m map[string]any
 		json.NewDecoder(r.Body).Decode(&m)
 		a.Mu.Lock()
+		refuse := a.NoRegistration
 		a.registered++
 		a.Mu.Unlock()
+		if refuse {
+			writeJSON(w, 404, map[string]string{"error": "not_found"})
+			return
+		}
 		m["client_id"] = "client-" + rand.Text()
 		writeJSON(w, 201, m)
 	})
@@ -205,6 +221,7 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		code := rand.Text()
 		a.Mu.Lock()
 		a.Asked = append(a.Asked, q.Get("scope"))
+		a.AuthClients = append(a.AuthClients, q.Get("client_id"))
 		a.codes[code] = strings.Fields(q.Get("scope"))
 		a.Mu.Unlock()
 		u, _ := url.Parse(q.Get("redirect_uri"))

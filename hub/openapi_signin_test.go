@@ -650,3 +650,36 @@ func TestOpenAPISignInWithAPreregisteredClient(t *testing.T) {
 		t.Errorf("an empty client id was taken")
 	}
 }
+
+// A token that expired while its authorization server cannot be reached
+// fails the call as unavailable, to be tried again: the sign-in is kept
+// (a laptop that wakes up offline does not lose it), and no run waits
+// for a sign-in the person already made.
+func TestOpenAPISignInKeptWhenItsServerIsDown(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	kc, _ := signInBrowser(t)
+	doc, _, _ := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := h.SignIns().Login(ctx, "api", ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := oauth.LoadRecord(kc, "api", "default")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	rec.Expiry, rec.Issued = time.Now().Add(-time.Second), time.Now().Add(-time.Hour)
+	if err := oauth.SaveRecord(kc, "api", "default", rec); err != nil {
+		t.Fatal(err)
+	}
+	a.Srv.Close()
+	env := execCode(t, h, `return await api.getMe();`)
+	if env.Status != StatusFailed || !strings.Contains(envJSON(env), "the sign-in is kept") {
+		t.Fatalf("a call whose token could not be refreshed: %s", envJSON(env))
+	}
+	if got := signIns(t, h, "api"); len(got) != 1 || !got[0].SignedIn {
+		t.Errorf("the sign-in after its server was down: %+v", got)
+	}
+}

@@ -29,6 +29,10 @@ func (r *Record) refreshEarly() time.Duration {
 	return min(oauthRefreshEarly, r.Expiry.Sub(r.Issued)/4)
 }
 
+// tokenTimeout bounds one request to a token endpoint: Token holds the
+// connection's lock while it refreshes, and its request has no other end.
+var tokenTimeout = 30 * time.Second
+
 // Conn is the OAuth side of one HTTP session: go-sdk's streamable
 // client asks it for the token of each request and hands it the 401s and
 // 403s. Unlike go-sdk's AuthorizationCodeHandler it never runs a browser
@@ -58,7 +62,14 @@ func NewConn(source, conn string, kc keychain.Keychain, client *http.Client, onT
 	if err != nil {
 		return nil, err
 	}
-	o := &Conn{source: source, conn: conn, kc: kc, client: client, onTokens: onTokens, rec: rec}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	bounded := *client
+	if bounded.Timeout <= 0 || bounded.Timeout > tokenTimeout {
+		bounded.Timeout = tokenTimeout
+	}
+	o := &Conn{source: source, conn: conn, kc: kc, client: &bounded, onTokens: onTokens, rec: rec}
 	if rec != nil && rec.NeedsSignIn {
 		return nil, &SignInError{Source: source, Conn: conn, Reason: rec.Reason}
 	}
@@ -124,7 +135,7 @@ func (o *Conn) Token() (*oauth2.Token, error) {
 	}
 	tok, err := o.ts.Token()
 	if err != nil {
-		return nil, o.failLocked("refreshing the access token failed: " + refreshProblem(err))
+		return nil, o.refreshFailedLocked("refreshing the access token failed", err)
 	}
 	o.keepLocked(tok)
 	return tok, nil
@@ -145,6 +156,22 @@ func refreshProblem(err error) string {
 		return msg
 	}
 	return err.Error()
+}
+
+// refreshFailedLocked is the error of a refresh that failed with err. An
+// answer of the authorization server that refuses it (invalid_grant, a
+// revoked client) means the person must sign in again, and the connection
+// says so from now on. A server that could not be reached, did not answer
+// in time or failed on its side (5xx) is not the sign-in's fault: the
+// error says so and the sign-in is kept for the next try, so a laptop
+// that wakes up offline does not lose it.
+func (o *Conn) refreshFailedLocked(what string, err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && (re.Response == nil || re.Response.StatusCode < 500) {
+		return o.failLocked(what + ": " + refreshProblem(err))
+	}
+	o.forced = "" // the next refused token may try again
+	return fmt.Errorf("%s: the authorization server did not answer (%s); the sign-in is kept, so try again", what, refreshProblem(err))
 }
 
 // keepLocked stores a token the refresh brought.
@@ -231,7 +258,7 @@ func (o *Conn) Authorize(ctx context.Context, req *http.Request, resp *http.Resp
 			o.keepLocked(tok)
 			return nil
 		}
-		return o.failLocked("the server refused the access token and refreshing it failed: " + refreshProblem(err))
+		return o.refreshFailedLocked("the server refused the access token and refreshing it failed", err)
 	}
 	return o.failLocked("the server refused the access token")
 }
@@ -261,7 +288,7 @@ func (o *Conn) Refused(used string) (*oauth2.Token, error) {
 			o.keepLocked(tok)
 			return tok, nil
 		}
-		return nil, o.failLocked("the API refused the access token and refreshing it failed: " + refreshProblem(err))
+		return nil, o.refreshFailedLocked("the API refused the access token and refreshing it failed", err)
 	}
 	return nil, o.failLocked("the API refused the access token")
 }

@@ -1,12 +1,11 @@
 package openapi
 
 import (
+	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
@@ -160,16 +159,6 @@ func (o *Sources) SignInMoved(source, conn string) string {
 	return why
 }
 
-// tokenTimeout bounds one request to a token endpoint: a refresh holds
-// the connection's other calls (signInLocks) while it runs.
-const tokenTimeout = 30 * time.Second
-
-// tokenClient is the source's client for its sign-in's token endpoint,
-// within tokenTimeout.
-func tokenClient(rs *restSource) *http.Client {
-	return &http.Client{Transport: rs.client.Transport, CheckRedirect: rs.client.CheckRedirect, Timeout: tokenTimeout}
-}
-
 func connOrDefault(conn string) string {
 	if conn == "" {
 		return "default"
@@ -200,16 +189,26 @@ func (o *Sources) oauthHeader(rs *restSource, def *config.Source, source, conn s
 	// replaces on use is used once.
 	defer o.signInLocks.Lock(source + "\x00" + conn)()
 	var tokens []string
-	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, tokenClient(rs), func(v []string) { tokens = append(tokens, v...) })
+	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, rs.client, func(v []string) { tokens = append(tokens, v...) })
 	if err != nil {
 		return nil, "", &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
 	}
 	tok, err := oc.Token()
 	if err != nil {
-		return nil, "", &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
+		return nil, "", signInFailed(source, conn, err)
 	}
 	headers["Authorization"] = "Bearer " + tok.AccessToken
 	return append(tokens, tok.AccessToken), tok.AccessToken, nil
+}
+
+// signInFailed is the error of a call whose sign-in could not give a
+// token: the connection needs a sign-in, or (the authorization server did
+// not answer) the call may be tried again.
+func signInFailed(source, conn string, err error) *upstream.Error {
+	if errors.Is(err, oauth.ErrNeedsSignIn) {
+		return &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Err: err}
+	}
+	return &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Retryable: true, Err: err}
 }
 
 // renewSignIn renews the sign-in of connection conn of source after the
@@ -217,7 +216,7 @@ func (o *Sources) oauthHeader(rs *restSource, def *config.Source, source, conn s
 // meanwhile, it is refreshed once (oauth.Conn.Refused).
 func (o *Sources) renewSignIn(rs *restSource, source, conn, used string) (*oauth2.Token, error) {
 	defer o.signInLocks.Lock(source + "\x00" + conn)()
-	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, tokenClient(rs), func([]string) {})
+	oc, err := oauth.NewConn(source, conn, o.opts.Keychain, rs.client, func([]string) {})
 	if err != nil {
 		return nil, err
 	}

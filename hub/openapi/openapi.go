@@ -45,6 +45,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/keylock"
@@ -1008,6 +1009,9 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 			// goes once more; else the connection needs a sign-in.
 			refreshed = true
 			tok, rerr := o.renewSignIn(rs, source, conn, cr.signInToken)
+			if rerr != nil && !errors.Is(rerr, oauth.ErrNeedsSignIn) {
+				return nil, signInFailed(source, conn, fmt.Errorf("calling %s: %w", name, rerr))
+			}
 			if rerr != nil {
 				return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret,
 					Err: fmt.Errorf("calling %s: %w; sign in again: capabilities connection login %s %s", name, rerr, source, connOrDefault(conn))}

@@ -552,11 +552,10 @@ func TestOpenAPIClientCredentials(t *testing.T) {
 	}
 }
 
-// Calls made together that find the sign-in's token expired, or refused
-// by the API, renew it once: the authorization server replaces a refresh
-// token on use, so a second refresh with the old one would fail and
-// leave the connection needing a sign-in.
-func TestOpenAPISignInRenewsOnceForCallsTogether(t *testing.T) {
+// expiredSignIn is a hub whose REST API "api" (signInAPI, getMe allowed)
+// signed in at a's, with the access token since expired.
+func expiredSignIn(t *testing.T) (*hubtest.AuthServer, *Hub, *requestLog) {
+	t.Helper()
 	a := hubtest.NewAuthServer(t)
 	kc, _ := signInBrowser(t)
 	doc, _, apiLog := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
@@ -567,8 +566,6 @@ func TestOpenAPISignInRenewsOnceForCallsTogether(t *testing.T) {
 	if _, err := h.SignIns().Login(ctx, "api", ""); err != nil {
 		t.Fatal(err)
 	}
-	const together = `return await Promise.all([api.getMe(), api.getMe(), api.getMe(), api.getMe()]);`
-
 	rec, err := oauth.LoadRecord(kc, "api", "default")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
@@ -577,6 +574,16 @@ func TestOpenAPISignInRenewsOnceForCallsTogether(t *testing.T) {
 	if err := oauth.SaveRecord(kc, "api", "default", rec); err != nil {
 		t.Fatal(err)
 	}
+	return a, h, apiLog
+}
+
+// Calls made together that find the sign-in's token expired, or refused
+// by the API, renew it once: the authorization server replaces a refresh
+// token on use, so a second refresh with the old one would fail and
+// leave the connection needing a sign-in.
+func TestOpenAPISignInRenewsOnceForCallsTogether(t *testing.T) {
+	a, h, apiLog := expiredSignIn(t)
+	const together = `return await Promise.all([api.getMe(), api.getMe(), api.getMe(), api.getMe()]);`
 	if env := execCode(t, h, together); env.Status != StatusCompleted || a.Count("refresh_token") != 1 {
 		t.Fatalf("four calls with an expired token: %s, %d refreshes, want 1", envJSON(env), a.Count("refresh_token"))
 	}
@@ -656,24 +663,7 @@ func TestOpenAPISignInWithAPreregisteredClient(t *testing.T) {
 // (a laptop that wakes up offline does not lose it), and no run waits
 // for a sign-in the person already made.
 func TestOpenAPISignInKeptWhenItsServerIsDown(t *testing.T) {
-	a := hubtest.NewAuthServer(t)
-	kc, _ := signInBrowser(t)
-	doc, _, _ := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
-	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
-	h := newOpenAPIHub(t, "api", src, map[string]config.Mode{"api.getMe": config.Allow}, Options{Keychain: kc})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := h.SignIns().Login(ctx, "api", ""); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := oauth.LoadRecord(kc, "api", "default")
-	if err != nil || rec == nil {
-		t.Fatal(rec, err)
-	}
-	rec.Expiry, rec.Issued = time.Now().Add(-time.Second), time.Now().Add(-time.Hour)
-	if err := oauth.SaveRecord(kc, "api", "default", rec); err != nil {
-		t.Fatal(err)
-	}
+	a, h, _ := expiredSignIn(t)
 	a.Srv.Close()
 	env := execCode(t, h, `return await api.getMe();`)
 	if env.Status != StatusFailed || !strings.Contains(envJSON(env), "the sign-in is kept") {

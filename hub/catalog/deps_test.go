@@ -11,7 +11,7 @@ import (
 // neither them nor any package beside or above it.
 func TestDeps(t *testing.T) {
 	forbidden := []string{deptest.Heart}
-	for _, p := range []string{"clients", "openapi", "policy", "skills", "tsgen", "search", "mcpserver", "localapi"} {
+	for _, p := range []string{"signin", "clients", "openapi", "policy", "skills", "tsgen", "search", "mcpserver", "localapi"} {
 		forbidden = append(forbidden, deptest.Module+"/hub/"+p+"/...")
 	}
 	deptest.Check(t, deptest.Module+"/hub/catalog", forbidden...)

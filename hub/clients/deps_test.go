@@ -11,7 +11,7 @@ import (
 // a package above them.
 func TestDeps(t *testing.T) {
 	forbidden := []string{deptest.Heart}
-	for _, p := range []string{"store", "tsgen", "search", "oauth", "upstream", "openapi", "catalog", "policy", "skills", "mcpserver", "localapi"} {
+	for _, p := range []string{"signin", "store", "tsgen", "search", "oauth", "upstream", "openapi", "catalog", "policy", "skills", "mcpserver", "localapi"} {
 		forbidden = append(forbidden, deptest.Module+"/hub/"+p+"/...")
 	}
 	deptest.Check(t, deptest.Module+"/hub/clients", forbidden...)

@@ -10,7 +10,7 @@ import (
 // secrets, never the heart nor the upstream sessions that use it.
 func TestDeps(t *testing.T) {
 	forbidden := []string{deptest.Heart}
-	for _, p := range []string{"store", "tsgen", "search", "clients", "upstream", "openapi", "catalog", "policy", "skills", "mcpserver", "localapi"} {
+	for _, p := range []string{"signin", "store", "tsgen", "search", "clients", "upstream", "openapi", "catalog", "policy", "skills", "mcpserver", "localapi"} {
 		forbidden = append(forbidden, deptest.Module+"/hub/"+p+"/...")
 	}
 	deptest.Check(t, deptest.Module+"/hub/oauth", forbidden...)

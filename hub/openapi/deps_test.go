@@ -11,7 +11,7 @@ import (
 // the skills, the heart or a surface.
 func TestDeps(t *testing.T) {
 	forbidden := []string{deptest.Heart}
-	for _, p := range []string{"catalog", "policy", "skills", "clients", "store", "tsgen", "search", "mcpserver", "localapi"} {
+	for _, p := range []string{"signin", "catalog", "policy", "skills", "clients", "store", "tsgen", "search", "mcpserver", "localapi"} {
 		forbidden = append(forbidden, deptest.Module+"/hub/"+p+"/...")
 	}
 	deptest.Check(t, deptest.Module+"/hub/openapi", forbidden...)

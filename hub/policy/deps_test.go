@@ -14,7 +14,7 @@ func TestDeps(t *testing.T) {
 	self := deptest.Module + "/hub/policy"
 	deptest.CheckImports(t, self, deptest.Module+"/hub/store", deptest.Module+"/keychain", "net/http")
 	forbidden := []string{deptest.Heart}
-	for _, p := range []string{"clients", "openapi", "skills", "tsgen", "search", "mcpserver", "localapi"} {
+	for _, p := range []string{"signin", "clients", "openapi", "skills", "tsgen", "search", "mcpserver", "localapi"} {
 		forbidden = append(forbidden, deptest.Module+"/hub/"+p+"/...")
 	}
 	deptest.Check(t, self, forbidden...)

@@ -15,7 +15,7 @@ func TestDeps(t *testing.T) {
 	self := deptest.Module + "/hub/skills"
 	deptest.CheckImports(t, self, "database/sql")
 	forbidden := []string{deptest.Heart}
-	for _, p := range []string{"clients", "openapi", "policy", "tsgen", "search", "mcpserver", "localapi"} {
+	for _, p := range []string{"signin", "clients", "openapi", "policy", "tsgen", "search", "mcpserver", "localapi"} {
 		forbidden = append(forbidden, deptest.Module+"/hub/"+p+"/...")
 	}
 	deptest.Check(t, self, append(forbidden, deptest.App...)...)

@@ -12,7 +12,7 @@ import (
 func TestDeps(t *testing.T) {
 	self := deptest.Module + "/hub/upstream"
 	forbidden := []string{deptest.Heart}
-	for _, p := range []string{"openapi", "catalog", "policy", "skills", "clients", "store", "tsgen", "search", "mcpserver", "localapi"} {
+	for _, p := range []string{"signin", "openapi", "catalog", "policy", "skills", "clients", "store", "tsgen", "search", "mcpserver", "localapi"} {
 		forbidden = append(forbidden, deptest.Module+"/hub/"+p+"/...")
 	}
 	deptest.Check(t, self, forbidden...)

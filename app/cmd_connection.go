@@ -289,6 +289,7 @@ API's server only.`,
 				}
 			}
 			added := conn != "" && c == nil
+			hadNone := len(s.Connections) == 0
 			if conn != "" && s.PutOAuth(conn, clientID, redirectPort) {
 				if err := cfg.Validate(path); err != nil {
 					return err
@@ -298,6 +299,13 @@ API's server only.`,
 				}
 				if added {
 					fmt.Fprintf(e.Stdout, "Added connection %s of %s.\n", conn, source)
+				}
+				if hadNone && s.URL != "" {
+					// The source signed in as none; its connection now
+					// does, and that sign-in would be left behind.
+					if err := oauth.DeleteSignIns(kc, source, nil); err != nil {
+						return err
+					}
 				}
 			}
 			if secretStdin {

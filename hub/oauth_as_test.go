@@ -252,9 +252,17 @@ func TestOAuthSignInWithAPreregisteredClient(t *testing.T) {
 	if b, _ := os.ReadFile(opened); len(b) != 0 {
 		t.Errorf("a sign-in page was opened for a sign-in that cannot finish: %s", b)
 	}
+	// A sign-in the source kept as none (made before its server stopped
+	// taking registrations) is left behind by the new connection.
+	if err := oauth.SaveRecord(h.kc, "p", "", &oauth.Record{AccessToken: "at-old", ClientID: "dcr-1", SourceURL: a.Endpoint()}); err != nil {
+		t.Fatal(err)
+	}
 	port := hubtest.FreePort(t)
 	if err := h.SignIns().SetClient(ctx, "p", "", "pre-1", "", port); err != nil {
 		t.Fatal(err)
+	}
+	if rec, err := oauth.LoadRecord(h.kc, "p", ""); err != nil || rec != nil {
+		t.Errorf("the sign-in kept as none after the client's connection was added: %+v, %v", rec, err)
 	}
 	if c := h.Config().Sources["p"].Connections["default"]; c == nil || c.OAuth == nil || c.OAuth.ClientID != "pre-1" || c.OAuth.RedirectPort != port {
 		t.Fatalf("the connection after SetClient: %+v", c)

@@ -185,7 +185,15 @@ func (s *Service) SetClient(ctx context.Context, source, conn, clientID, secret 
 			return fmt.Errorf("keeping the client's secret in the keychain: %w", err)
 		}
 	}
-	return s.opts.EditSource(ctx, source, func(d *config.Source) bool { return d.PutOAuth(conn, clientID, redirectPort) })
+	if err := s.opts.EditSource(ctx, source, func(d *config.Source) bool { return d.PutOAuth(conn, clientID, redirectPort) }); err != nil {
+		return err
+	}
+	if len(def.Connections) == 0 && def.URL != "" {
+		// The source signed in as none; its connection now does, and
+		// the sign-in kept for none would be left behind.
+		return oauth.DeleteSignIns(s.opts.Keychain, source, nil)
+	}
+	return nil
 }
 
 // oauthConnection makes connection conn of REST API source (as

@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // oauthTestHub is a hub with one source "p" on a's MCP endpoint, signed in.
@@ -40,7 +41,29 @@ func oauthTestHub(t *testing.T, a *hubtest.AuthServer) (*Hub, func() *Hub) {
 	if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
 		t.Fatal(err)
 	}
+	// The sign-in lists the source again, in the background, on a session
+	// that holds the sign-in as it was: a test that edits the sign-in in
+	// the keychain restarts the source after that listing (editSignIn).
+	testwait.For(t, 0, "the source to be listed after its sign-in", func() bool {
+		st, err := h.Status(ctx)
+		return err == nil && len(st.Sources) == 1 && st.Sources[0].State == upstream.SourceUp
+	})
 	return h, open
+}
+
+// editSignIn changes the sign-in of source p in the keychain with edit,
+// and restarts p so that its next session reads it.
+func editSignIn(t *testing.T, h *Hub, edit func(*oauth.Record)) {
+	t.Helper()
+	rec, err := oauth.LoadRecord(h.kc, "p", "")
+	if err != nil || rec == nil {
+		t.Fatal(rec, err)
+	}
+	edit(rec)
+	if err := oauth.SaveRecord(h.kc, "p", "", rec); err != nil {
+		t.Fatal(err)
+	}
+	h.up.Restart("p")
 }
 
 const whoami = `return await p.whoami({});`
@@ -53,14 +76,9 @@ func TestOAuthRefresh(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
 	h, _ := oauthTestHub(t, a)
 	// The hour-long token has 30 seconds left.
-	rec, err := oauth.LoadRecord(h.kc, "p", "")
-	if err != nil || rec == nil {
-		t.Fatal(rec, err)
-	}
-	rec.Expiry, rec.Issued = time.Now().Add(30*time.Second), time.Now().Add(-time.Hour+30*time.Second)
-	if err := oauth.SaveRecord(h.kc, "p", "", rec); err != nil {
-		t.Fatal(err)
-	}
+	editSignIn(t, h, func(rec *oauth.Record) {
+		rec.Expiry, rec.Issued = time.Now().Add(30*time.Second), time.Now().Add(-time.Hour+30*time.Second)
+	})
 	a.Mu.Lock()
 	a.ExpiresIn = 200 // refreshed when 50 s are left
 	a.Mu.Unlock()
@@ -73,7 +91,7 @@ func TestOAuthRefresh(t *testing.T) {
 	if env := execOn(t, h, whoami); env.Status != StatusCompleted || a.Count("refresh_token") != 1 {
 		t.Fatalf("a second call with a fresh short-lived token: %s, %d refreshes", env.Line(), a.Count("refresh_token"))
 	}
-	rec, err = oauth.LoadRecord(h.kc, "p", "")
+	rec, err := oauth.LoadRecord(h.kc, "p", "")
 	if err != nil || rec == nil {
 		t.Fatal(rec, err)
 	}
@@ -202,14 +220,7 @@ func TestOAuthRevoke(t *testing.T) {
 func TestOAuthExpiredWithoutRefresh(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
 	h, _ := oauthTestHub(t, a)
-	rec, err := oauth.LoadRecord(h.kc, "p", "")
-	if err != nil || rec == nil {
-		t.Fatal(rec, err)
-	}
-	rec.RefreshToken, rec.Expiry = "", time.Now().Add(-time.Second)
-	if err := oauth.SaveRecord(h.kc, "p", "", rec); err != nil {
-		t.Fatal(err)
-	}
+	editSignIn(t, h, func(rec *oauth.Record) { rec.RefreshToken, rec.Expiry = "", time.Now().Add(-time.Second) })
 	if st, _ := oauth.ReadState(h.kc, "p", "", nil); st.SignedIn || st.Reason != "the access token expired" {
 		t.Fatalf("state of an expired sign-in: %+v", st)
 	}
@@ -276,6 +287,12 @@ func TestOAuthSignInWithAPreregisteredClient(t *testing.T) {
 	if !slices.Equal(clients, []string{"pre-1"}) {
 		t.Errorf("authorization requests by %q, want one by pre-1", clients)
 	}
+	// The source lists its tools once signed in: the window and the
+	// status stop saying it waits for a sign-in.
+	testwait.For(t, 0, "the source to be listed after its sign-in", func() bool {
+		st, err := h.Status(ctx)
+		return err == nil && len(st.Sources) == 1 && st.Sources[0].State == upstream.SourceUp && st.Sources[0].Tools == 1
+	})
 	if env := execCode(t, h, whoami); env.Status != StatusCompleted {
 		t.Errorf("a call on the signed-in default connection: %s", envJSON(env))
 	}

@@ -46,6 +46,7 @@ func (h *Hub) newSignIns(bg context.Context) *signin.Service {
 		},
 		Restart:    h.up.Restart,
 		Invalidate: h.views.invalidate,
+		SignedIn:   func(ctx context.Context, source string) { h.refresh(ctx, source) },
 		Context:    bg,
 	})
 }

@@ -78,6 +78,11 @@ type Options struct {
 	// from the sign-ins.
 	Restart    func(source string)
 	Invalidate func()
+	// SignedIn lists source's tools again after one of its connections
+	// signed in, here or elsewhere: until then its state says it waits
+	// for the sign-in, and the catalog lacks what it serves. It runs in
+	// the background, and ends with Context.
+	SignedIn func(ctx context.Context, source string)
 	// Context ends the sign-ins offered in the background.
 	Context context.Context
 }
@@ -101,8 +106,8 @@ func New(opts Options) *Service {
 	return &Service{opts: opts}
 }
 
-// Close waits for the sign-ins offered in the background, which end with
-// Options.Context.
+// Close waits for the sign-ins offered in the background and the listings
+// after a sign-in, which end with Options.Context.
 func (s *Service) Close() { s.wg.Wait() }
 
 // NeedsSignIn is oauth.NeedsSignIn for connection conn of source, asking
@@ -231,6 +236,7 @@ func (s *Service) signIn(ctx context.Context, def *config.Source, source, conn s
 		log.Warn("sign-in failed", "error", s.opts.Scrub(err.Error()))
 	default:
 		log.Info("signed in")
+		s.listAgain(source)
 	}
 	s.opts.Publish(EventSignedIn, source, conn)
 	return g, err
@@ -289,8 +295,23 @@ func (s *Service) Note(ctx context.Context, source, conn string) error {
 	s.runs.EndOffered(ctx, source, conn)
 	s.opts.Invalidate()
 	s.opts.Logger.Info("signed in outside the hub", "source", source, "connection", conn)
+	s.listAgain(source)
 	s.opts.Publish(EventSignedIn, source, conn)
 	return nil
+}
+
+// listAgain has the hub list source's tools again (Options.SignedIn), in
+// the background.
+func (s *Service) listAgain(source string) {
+	bg := s.opts.Context
+	if s.opts.SignedIn == nil || bg.Err() != nil {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.opts.SignedIn(bg, source)
+	}()
 }
 
 // Offer starts the sign-in of a connection a run waits for, in the

@@ -85,8 +85,13 @@ func connectionCommand() *command {
 							rows++
 						}
 						if len(s.Connections) == 0 && s.URL != "" {
-							// A source without connections may still sign in.
-							if st, err := oauth.ReadState(kc, sn, "", s); err != nil || st.Reason != "not signed in" {
+							// A source without connections may still sign in,
+							// or its server may have asked the running hub for
+							// a sign-in.
+							if st, ok := running[sn+"/"]; ok {
+								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", st.Summary)
+								rows++
+							} else if st, err := oauth.ReadState(kc, sn, "", s); err != nil || st.Reason != "not signed in" {
 								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", signInColumn(kc, sn, "", s))
 								rows++
 							}
@@ -149,13 +154,15 @@ func connectionCommand() *command {
 	}
 }
 
-// runningSignIns are the sign-ins of the REST APIs among sources names as
-// the running hub sees them, by "source/connection"; nil when no hub runs
-// or none of them is a REST API. Whether a REST API's sign-in holds for
-// the API as it is now depends on its document's server, which the hub
-// has read and the CLI has not.
+// runningSignIns are the sign-ins of the HTTP sources and REST APIs among
+// sources names as the running hub sees them, by "source/connection"; nil
+// when no hub runs. The hub knows what the keychain does not say: whether
+// a REST API's sign-in holds for the API as it is now (its document's
+// server, which the CLI has not read), and which servers asked for a
+// sign-in.
 func runningSignIns(ctx context.Context, e *env, cfg *config.Config, names []string) map[string]signin.Status {
-	if !slices.ContainsFunc(names, func(n string) bool { return cfg.Sources[n].OpenAPI != "" }) {
+	signsIn := func(n string) bool { return cfg.Sources[n].OpenAPI != "" || cfg.Sources[n].URL != "" }
+	if !slices.ContainsFunc(names, signsIn) {
 		return nil
 	}
 	c, err := e.client(ctx)
@@ -169,7 +176,7 @@ func runningSignIns(ctx context.Context, e *env, cfg *config.Config, names []str
 	}
 	out := map[string]signin.Status{}
 	for _, src := range st.Sources {
-		if cfg.Sources[src.Name] == nil || cfg.Sources[src.Name].OpenAPI == "" {
+		if cfg.Sources[src.Name] == nil || !signsIn(src.Name) {
 			continue
 		}
 		for _, si := range src.SignIns {

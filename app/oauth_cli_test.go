@@ -263,21 +263,8 @@ func movedSignIn(t *testing.T, home, doc string) {
 	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "signed in") || strings.Contains(r.stdout, "needs sign-in") {
 		t.Errorf("list without a hub, which cannot read the document's server: %+v", r)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	h, err := hub.New(ctx, hub.Options{Home: home, ConfigPoll: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Handler: localapi.NewHandler(h, localapi.APIOptions{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- svc.Serve(ctx) }()
-	defer func() { svc.Close(); <-served }()
-	h.Refresh(ctx)
+	stop := serveHub(t, home)
+	defer stop()
 	if r := cli(t, home, "", "connection", "list", "api"); !strings.Contains(r.stdout, "needs sign-in: its sign-in was made for https://api.example.test, and the API is now at https://elsewhere.example.test") {
 		t.Errorf("list with a running hub that read the moved document: %+v", r)
 	}
@@ -298,6 +285,13 @@ func TestConnectionLoginWithAPreregisteredClient(t *testing.T) {
 	if r := cli(t, home, "", "source", "add", "p", "--url", a.Endpoint()); r.code != 0 {
 		t.Fatalf("source add: %+v", r)
 	}
+	// The server asks a running hub for a sign-in, which the keychain
+	// does not know.
+	stop := serveHub(t, home)
+	if r := cli(t, home, "", "connection", "list", "p"); !strings.Contains(r.stdout, "needs sign-in") {
+		t.Errorf("connection list with a running hub its server asked for a sign-in: %+v", r)
+	}
+	stop()
 	if r := cli(t, home, "", "connection", "login", "p"); r.code == 0 || !strings.Contains(r.stderr, "capabilities connection login p default --client-id ID --redirect-port PORT") {
 		t.Fatalf("login without a client: %+v", r)
 	}
@@ -317,5 +311,30 @@ func TestConnectionLoginWithAPreregisteredClient(t *testing.T) {
 	defer a.Mu.Unlock()
 	if !slices.Equal(a.AuthClients, []string{"pre-1"}) {
 		t.Errorf("authorization requests by %q, want one by pre-1", a.AuthClients)
+	}
+}
+
+// serveHub runs a hub on home's local API, in this process, with its
+// sources listed; stop ends it.
+func serveHub(t *testing.T, home string) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h, err := hub.New(ctx, hub.Options{Home: home, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Handler: localapi.NewHandler(h, localapi.APIOptions{})})
+	if err != nil {
+		h.Close()
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- svc.Serve(ctx) }()
+	h.Refresh(ctx)
+	return func() {
+		svc.Close()
+		<-served
+		cancel()
+		h.Close()
 	}
 }

@@ -92,7 +92,10 @@ type Options struct {
 type Service struct {
 	opts Options
 	runs oauth.SignIns
-	wg   sync.WaitGroup
+
+	mu     sync.Mutex
+	closed bool // by Close: nothing more starts in the background
+	wg     sync.WaitGroup
 }
 
 // New returns the sign-ins of a hub with opts.
@@ -107,8 +110,29 @@ func New(opts Options) *Service {
 }
 
 // Close waits for the sign-ins offered in the background and the listings
-// after a sign-in, which end with Options.Context.
-func (s *Service) Close() { s.wg.Wait() }
+// after a sign-in, which end with Options.Context; none starts after it.
+func (s *Service) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// goBackground runs f on a goroutine Close waits for, unless the Service
+// is closed or its context ended; it reports whether f runs.
+func (s *Service) goBackground(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.opts.Context.Err() != nil {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+	return true
+}
 
 // NeedsSignIn is oauth.NeedsSignIn for connection conn of source, asking
 // the upstream sessions (last) whether its server asked for one.
@@ -303,38 +327,33 @@ func (s *Service) Note(ctx context.Context, source, conn string) error {
 // listAgain has the hub list source's tools again (Options.SignedIn), in
 // the background.
 func (s *Service) listAgain(source string) {
-	bg := s.opts.Context
-	if s.opts.SignedIn == nil || bg.Err() != nil {
-		return
+	if s.opts.SignedIn != nil {
+		s.goBackground(func() { s.opts.SignedIn(s.opts.Context, source) })
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.opts.SignedIn(bg, source)
-	}()
 }
 
 // Offer starts the sign-in of a connection a run waits for, in the
 // background, unless one is running. It returns at once.
 func (s *Service) Offer(source, conn string) {
 	def := s.opts.Config().Sources[source]
-	bg := s.opts.Context
-	if def == nil || bg.Err() != nil {
+	if def == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(bg, 10*time.Minute)
+	ctx, cancel := context.WithTimeout(s.opts.Context, 10*time.Minute)
 	run, ctx := s.runs.Begin(ctx, source, conn, false)
 	if run == nil {
 		cancel()
 		return
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	started := s.goBackground(func() {
 		defer cancel()
 		defer s.runs.End(source, conn, run)
 		s.signIn(ctx, def, source, conn, nil)
-	}()
+	})
+	if !started {
+		cancel()
+		s.runs.End(source, conn, run)
+	}
 }
 
 // Status is one OAuth connection's sign-in in the status API.

@@ -389,6 +389,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		Logger:      h.log,
 		ListTimeout: h.up.ListTimeout(),
 		Debounce:    catalogDebounce,
+		Config:      h.Config,
 	})
 	if err := h.catalog.Load(ctx, cfg); err != nil {
 		h.up.Close()

@@ -59,6 +59,12 @@ type Options struct {
 	// Debounce is how long the catalog gathers list_changed notifications
 	// before it refreshes (default 300ms).
 	Debounce time.Duration
+	// Config, when set, is the config as it is now. A Refresh that waited
+	// for another one lists and stores with it rather than with the
+	// config it was given, which may be older: a refresh started before
+	// a source was enabled must not drop its tools after the refresh the
+	// enabling started.
+	Config func() *config.Config
 }
 
 // DefaultListTimeout bounds listing one source when CatalogOptions does
@@ -91,6 +97,8 @@ type Catalog struct {
 	ctx         context.Context // cancelled by Close
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
+
+	current func() *config.Config // Options.Config
 
 	mu       sync.Mutex
 	cfg      *config.Config
@@ -129,6 +137,7 @@ func New(db *store.DB, lister Lister, opts *Options) *Catalog {
 		db: db, lister: lister, log: cmp.Or(o.Logger, slog.Default()),
 		debounce:    cmp.Or(o.Debounce, defaultCatalogDebounce),
 		listTimeout: cmp.Or(o.ListTimeout, DefaultListTimeout),
+		current:     o.Config,
 		ctx:         ctx,
 		cancel:      cancel,
 		subs:        map[int]func(*Snapshot){},
@@ -207,6 +216,11 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *config.Config, sources ...st
 	defer batch.finish() // any not reported below
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
+	if c.current != nil {
+		if now := c.current(); now != nil {
+			cfg = now
+		}
+	}
 	c.setConfig(cfg)
 	errs := map[string]error{}
 	type listing struct {

@@ -88,11 +88,14 @@ func connectionCommand() *command {
 							// A source without connections may still sign in,
 							// or its server may have asked the running hub for
 							// a sign-in.
+							signIn := ""
 							if st, ok := running[sn+"/"]; ok {
-								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", st.Summary)
-								rows++
+								signIn = st.Summary
 							} else if st, err := oauth.ReadState(kc, sn, "", s); err != nil || st.Reason != "not signed in" {
-								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", signInColumn(kc, sn, "", s))
+								signIn = signInColumn(kc, sn, "", s)
+							}
+							if signIn != "" {
+								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sn, "-", "", "-", signIn)
 								rows++
 							}
 						}

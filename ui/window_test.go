@@ -314,19 +314,11 @@ func TestSourcesImportOfferAndSignIn(t *testing.T) {
 	}})
 	h.loginGo, h.loginEnd = make(chan struct{}), make(chan loginCall, 1)
 	firstRuns := 0
-	a := test.NewTempApp(t)
-	c := newController(a, h, Options{Logf: t.Logf, FirstRun: func() (FirstRun, error) {
+	c, m := sourcesTab(t, h, Options{Logf: t.Logf, FirstRun: func() (FirstRun, error) {
 		firstRuns++
 		return FirstRun{Candidates: []ImportCandidate{{Name: "everything", Clients: []string{"claude-code"}}, {Name: "memory", Clients: []string{"cursor"}}},
 			Import: func(ImportSelection) (string, error) { return "", nil }}, nil
-	}}, false)
-	c.now = func() time.Time { return t0 }
-	t.Cleanup(h.Subscribe(c.post))
-	c.step()
-	m := c.main
-	m.signInDone = make(chan string, 1)
-	m.win.Resize(fyne.NewSize(900, 620))
-	m.show(tabSources)
+	}})
 
 	shown := strings.Join(texts(m.win.Content()), "\n")
 	for _, want := range []string{"Your MCP clients run 2 servers that capabilities does not run yet", "work: signed in until 2026-03-14 13:00 UTC", "personal: needs sign-in: token expired"} {
@@ -460,15 +452,7 @@ func TestSourcesClientForm(t *testing.T) {
 		{Connection: "default", Summary: "needs sign-in: the API's document offers an OAuth sign-in"},
 	}})
 	h.loginErr = fmt.Errorf("the authorization server of tasks (scheme oauth) takes no registration the hub can make: %w", ErrNeedsClient)
-	a := test.NewTempApp(t)
-	c := newController(a, h, Options{Logf: t.Logf}, false)
-	c.now = func() time.Time { return t0 }
-	t.Cleanup(h.Subscribe(c.post))
-	c.step()
-	m := c.main
-	m.signInDone = make(chan string, 1)
-	m.win.Resize(fyne.NewSize(900, 620))
-	m.show(tabSources)
+	c, m := sourcesTab(t, h, Options{Logf: t.Logf})
 
 	test.Tap(findButton(m.sourcesBox, "Sign in"))
 	<-m.signInDone
@@ -506,4 +490,19 @@ func TestSourcesClientForm(t *testing.T) {
 	if !strings.Contains(shown, "default: signed in") || strings.Contains(shown, needsClientText) || m.clientForms["tasks/default"] != nil {
 		t.Errorf("after saving the client the tab shows:\n%s", shown)
 	}
+}
+
+// sourcesTab opens the window over h with opts at the Sources tab, its
+// sign-ins reporting on m.signInDone.
+func sourcesTab(t *testing.T, h *fakeHub, opts Options) (*controller, *mainWindow) {
+	t.Helper()
+	c := newController(test.NewTempApp(t), h, opts, false)
+	c.now = func() time.Time { return t0 }
+	t.Cleanup(h.Subscribe(c.post))
+	c.step()
+	m := c.main
+	m.signInDone = make(chan string, 1)
+	m.win.Resize(fyne.NewSize(900, 620))
+	m.show(tabSources)
+	return c, m
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 func TestPoolWorkerCrash(t *testing.T) {
@@ -203,11 +205,21 @@ func TestPoolGrowsPastWaitingRuns(t *testing.T) {
 	queued := make(chan Outcome, 1)
 	go func() { queued <- runCode(t, p, `return 2`, nil, Limits{}) }()
 	pl := p.(*pool)
-	waitUntil(t, func() bool {
+	waited := testwait.Until(time.Minute, func() bool {
+		select {
+		case o := <-queued:
+			t.Fatalf("a run past MaxSize did not wait for a worker: %s", describeOutcome(o))
+		default:
+		}
 		pl.mu.Lock()
 		defer pl.mu.Unlock()
 		return pl.waiters == 1
 	})
+	if !waited {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		t.Fatalf("no run waited for a worker within a minute: %d waiting, %d held, %d live, %d idle", pl.waiters, pl.held, pl.live, len(pl.idle))
+	}
 	pl.mu.Lock()
 	live := pl.live
 	pl.mu.Unlock()

@@ -324,3 +324,65 @@ func TestImportClientConfig(t *testing.T) {
 		t.Errorf("--only unknown: %+v", r)
 	}
 }
+
+// TestSourceAddChecksTheProgram: what is given as a stdio source's command
+// is checked as the hub will start it, and a folder its relative paths
+// name is kept whole, since the hub runs from a folder of its own.
+func TestSourceAddChecksTheProgram(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "server"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "script.js"), []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	refused := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"petstore", filepath.Join(dir, "petstore.json")}, "names a document, not a program to run: a REST API described by an OpenAPI document is added with \"openapi\" (source add NAME --openapi FILE)"},
+		{[]string{"docs", "--", "https://mcp.example.com/mcp"}, "is a URL, not a program to run"},
+		{[]string{"js", "--", filepath.Join(dir, "script.js")}, "has no execute permission): chmod +x it"},
+		{[]string{"gone", "--", "./gone"}, `"./gone": no such program at ` + filepath.Join(dir, "gone")},
+		{[]string{"lib", "--cwd", "nowhere", "--", "./server"}, "--cwd nowhere: no such folder"},
+	}
+	for _, tc := range refused {
+		r := cli(t, home, "", append([]string{"source", "add"}, tc.args...)...)
+		if r.code != exitFailure || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("source add %v: %+v, want %q", tc.args, r, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a refused source was saved: %v", err)
+	}
+
+	r := cli(t, home, "", "source", "add", "mine", "--", "./server", "--root", "./data")
+	if r.code != 0 || !strings.Contains(r.stdout, "It runs in "+dir+", the folder its command's relative paths name") {
+		t.Fatalf("a program named by a relative path: %+v", r)
+	}
+	r = cli(t, home, "", "source", "add", "there", "--cwd", "data", "--", "../server")
+	if r.code != 0 || strings.Contains(r.stdout, "It runs in") {
+		t.Fatalf("a relative --cwd: %+v", r)
+	}
+	r = cli(t, home, "", "source", "add", "later", "--", "no-such-program-here", "--stdio")
+	if r.code != 0 || !strings.Contains(r.stdout, `Note: command "no-such-program-here": no such program on PATH; the hub cannot start it until it finds the program.`) {
+		t.Fatalf("a program this shell cannot find: %+v", r)
+	}
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.Sources["mine"]; s.Cwd != dir || s.Command != "./server" {
+		t.Errorf("mine: %+v, want it to run ./server in %s", s, dir)
+	}
+	if s := cfg.Sources["there"]; s.Cwd != filepath.Join(dir, "data") {
+		t.Errorf("there: cwd %q, want %s", s.Cwd, filepath.Join(dir, "data"))
+	}
+	if s := cfg.Sources["later"]; s.Cwd != "" {
+		t.Errorf("later: cwd %q, want none", s.Cwd)
+	}
+}

@@ -193,6 +193,10 @@ document becomes a tool. --base-url overrides the document's server.`,
 			case len(rest) > 0:
 				s.Command, s.Args = rest[0], rest[1:]
 			}
+			folder, err := stdioFolder(s)
+			if err != nil {
+				return err
+			}
 			for k, v := range s.Env {
 				if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
 					return withHint(fmt.Errorf("--env %s looks like a secret; secrets never go into config.json", k),
@@ -212,16 +216,67 @@ document becomes a tool. --base-url overrides the document's server.`,
 			if err := cfg.AddSource(path, name, s, replace); err != nil {
 				return err
 			}
+			var missing error
+			if err := s.FindCommand(); errors.Is(err, config.ErrCommandNotFound) && !strings.ContainsRune(s.Command, '/') {
+				// This shell's PATH need not be the hub's: a client may
+				// start it with another. Said, not refused.
+				missing = err
+			} else if err != nil {
+				return withHint(err, "give the program that starts the MCP server, e.g. capabilities source add NAME -- npx -y @modelcontextprotocol/server-memory")
+			}
 			if err := cfg.Save(path); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, naming.Namespace(name))
+			if folder {
+				fmt.Fprintf(e.Stdout, "It runs in %s, the folder its command's relative paths name (--cwd sets another).\n", s.Cwd)
+			}
+			if missing != nil {
+				fmt.Fprintf(e.Stdout, "Note: %v; the hub cannot start it until it finds the program.\n", missing)
+			}
 			if note := s.PlainHTTPNote(name, ""); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}
 			return nil
 		},
 	}
+}
+
+// stdioFolder makes a stdio source's working folder whole, since the hub
+// runs its command from a folder of its own: --cwd's, or, when the command
+// or an argument is a relative path (./server.js), the folder the command
+// was given in. It reports whether it chose that folder.
+func stdioFolder(s *config.Source) (chosen bool, err error) {
+	if s.Command == "" {
+		return false, nil
+	}
+	if s.Cwd != "" {
+		abs, err := filepath.Abs(s.Cwd)
+		if err != nil {
+			return false, err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return false, fmt.Errorf("--cwd %s: no such folder", s.Cwd)
+		}
+		s.Cwd = abs
+		return false, nil
+	}
+	relative := func(p string) bool {
+		return strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || p == "." || p == ".."
+	}
+	named := relative(s.Command) || strings.ContainsRune(s.Command, '/') && !filepath.IsAbs(s.Command) && !strings.HasPrefix(s.Command, "~/")
+	for _, a := range s.Args {
+		named = named || relative(a)
+	}
+	if !named {
+		return false, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return false, err
+	}
+	s.Cwd = wd
+	return true, nil
 }
 
 func sourceImportCommand() *command {

@@ -42,7 +42,8 @@ func (h *Hub) editSource(ctx context.Context, source string, edit func(s *config
 // AddSource adds source s under name to config.json (replacing one of that
 // name only with replace) and applies it. Values of env or headers that
 // look like secrets are refused: they belong in a connection, in the
-// keychain. An OpenAPI source's document is read and checked first.
+// keychain. An OpenAPI source's document is read and checked first, and a
+// stdio source's program must be found as the hub would start it.
 func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, replace bool) error {
 	if field, k := s.SecretInConfig(); field != "" {
 		return fmt.Errorf("%s %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --%s %s'", field, k, name, field, k)
@@ -57,6 +58,9 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 		return err
 	}
 	if err := cfg.AddSource(h.paths.Config(), name, s, replace); err != nil {
+		return err
+	}
+	if err := s.FindCommand(); err != nil {
 		return err
 	}
 	return h.SaveConfig(ctx, cfg)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -271,10 +272,22 @@ func TestAdapterSourcesAndRunCalls(t *testing.T) {
 	if err := u.AddSource(SourceSpec{Name: "other", URL: url}); err != nil {
 		t.Fatal(err)
 	}
-	if err := u.AddSource(SourceSpec{Name: "tool", Command: []string{"my-server", "--flag"}}); err != nil {
+	// The hub runs the program it is given from its own PATH: one it
+	// cannot find is refused, named, and nothing is added.
+	if err := u.AddSource(SourceSpec{Name: "tool", Command: []string{"no-such-server-here", "--flag"}}); err == nil || !strings.Contains(err.Error(), `"no-such-server-here": no such program on PATH`) {
+		t.Errorf("a program the hub cannot find: %v", err)
+	}
+	if _, ok := h.Config().Sources["tool"]; ok {
+		t.Error("a source whose program is missing was added")
+	}
+	exe, err := os.Executable()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if s := h.Config().Sources["tool"]; s == nil || s.Command != "my-server" || len(s.Args) != 1 || s.Args[0] != "--flag" {
+	if err := u.AddSource(SourceSpec{Name: "tool", Command: []string{exe, "--flag"}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.Config().Sources["tool"]; s == nil || s.Command != exe || len(s.Args) != 1 || s.Args[0] != "--flag" {
 		t.Errorf("the command source in the config: %+v", s)
 	}
 	if err := u.RemoveSource("svc"); err == nil || !strings.Contains(err.Error(), "profile work") {

@@ -104,6 +104,11 @@ func sourceSpec(name, kind, target string) (SourceSpec, error) {
 		if len(words) == 0 {
 			return SourceSpec{}, errors.New("enter the command that starts the server, e.g. npx -y @modelcontextprotocol/server-memory")
 		}
+		// The hub starts it from a folder of its own: a relative path
+		// would name another program.
+		if c := words[0]; strings.ContainsAny(c, `/\`) && !filepath.IsAbs(c) {
+			return SourceSpec{}, fmt.Errorf("%q: give the program's whole path (/home/you/bin/server) or a name on PATH (npx)", c)
+		}
 		spec.Command = words
 	case addURL:
 		if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -373,5 +374,81 @@ func TestDeleteSecrets(t *testing.T) {
 	}
 	if len(errs) != 1 || !errors.Is(errs[0], broken) {
 		t.Errorf("failures %v, want only the locked keychain's", errs)
+	}
+}
+
+// TestAddSourceRefusesWhatIsNoProgram: a URL or an API's document given
+// as a stdio source's command is refused when the source is added, with
+// the flag that adds it, while a config.json that has one still loads.
+func TestAddSourceRefusesWhatIsNoProgram(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.json")
+	for _, tc := range []struct{ command, want string }{
+		{"https://mcp.example.com/mcp", "is a URL, not a program to run"},
+		{"HTTP://127.0.0.1:8080/mcp", "--url URL"},
+		{"/home/me/petstore.json", "--openapi FILE"},
+		{"./api.YAML", "names a document"},
+		{"openapi.yml", "names a document"},
+	} {
+		cfg := &Config{Sources: map[string]*Source{}}
+		err := cfg.AddSource(file, "api", &Source{Command: tc.command}, false)
+		if err == nil || !strings.Contains(err.Error(), "sources.api.command") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("command %q: %v, want %q", tc.command, err, tc.want)
+		}
+		if len(cfg.Sources) != 0 {
+			t.Errorf("command %q was added", tc.command)
+		}
+	}
+	cfg := &Config{Sources: map[string]*Source{}}
+	if err := cfg.AddSource(file, "ok", &Source{Command: "npx", Args: []string{"-y", "server.json"}}, false); err != nil {
+		t.Errorf("a program whose argument is a document: %v", err)
+	}
+	data := []byte(`{"sources":{"api":{"command":"/home/me/petstore.json"}}}`)
+	if _, err := Parse(file, data); err != nil {
+		t.Errorf("a config.json written with such a command no longer loads: %v", err)
+	}
+}
+
+// TestFindCommand: a stdio source's program is looked for as the hub
+// starts it, and what is wrong with it is said.
+func TestFindCommand(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("execute permission is a Unix file mode")
+	}
+	dir := t.TempDir()
+	write := func(name string, mode os.FileMode) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("server", 0o755)
+	write("script.js", 0o644)
+	if err := os.Mkdir(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	for _, tc := range []struct {
+		s    Source
+		want string // "" when found
+	}{
+		{Source{Command: "server"}, ""},
+		{Source{Command: filepath.Join(dir, "server")}, ""},
+		{Source{Command: "./server", Cwd: dir}, ""},
+		{Source{URL: "http://127.0.0.1/mcp"}, ""},
+		{Source{Command: "no-such-server"}, `"no-such-server": no such program on PATH`},
+		{Source{Command: "./gone", Cwd: dir}, "no such program at " + filepath.Join(dir, "gone")},
+		{Source{Command: filepath.Join(dir, "lib")}, "is a folder, not a program"},
+		{Source{Command: filepath.Join(dir, "script.js")}, "has no execute permission"},
+		{Source{Command: "~/bin/server"}, "~ is not expanded"},
+	} {
+		err := tc.s.FindCommand()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v", tc.s, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
+		}
+	}
+	if err := (&Source{Command: "no-such-server"}).FindCommand(); !errors.Is(err, ErrCommandNotFound) {
+		t.Errorf("a missing program is not ErrCommandNotFound: %v", err)
 	}
 }

@@ -116,6 +116,11 @@ func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	validateSource(name, s, "sources."+name, func(key, format string, args ...any) {
 		errs = append(errs, &Error{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
 	})
+	// Checked for a source being added, not in a config.json read: one
+	// written before keeps loading, and says why it is down.
+	if problem := commandProblem(s.Command); s.Command != "" && problem != "" {
+		errs = append(errs, &Error{File: file, Key: "sources." + name + ".command", Problem: fmt.Sprintf("%q %s", s.Command, problem)})
+	}
 	if len(errs) > 0 {
 		return errs
 	}

@@ -101,7 +101,7 @@ func connectionCommand() *command {
 						}
 					}
 					if rows == 0 {
-						fmt.Fprintln(e.Stdout, "No connections. Add one with 'capabilities connection add SOURCE NAME --env VAR' (the secret is read from stdin).")
+						fmt.Fprintln(e.Stdout, "No connections. Add one with 'capabilities connection add SOURCE NAME', the secret read from stdin: a REST API's goes where its document says; an MCP server's takes --env VAR (stdio) or --header NAME (HTTP).")
 						return nil
 					}
 					return tw.Flush()

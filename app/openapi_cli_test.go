@@ -118,6 +118,10 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 			t.Fatalf("source add %s: %+v", name, r)
 		}
 	}
+	// Before any, the list says how to add one to a REST API: no place.
+	if r := cli(t, home, "", "connection", "list"); r.code != 0 || !strings.Contains(r.stdout, "No connections. Add one with 'capabilities connection add SOURCE NAME', the secret read from stdin: a REST API's goes where its document says") {
+		t.Fatalf("connection list before any: %+v", r)
+	}
 	r := cli(t, home, "key-one\n", "connection", "add", "pets", "work")
 	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of pets; secret api_key stored in the keychain.\nIt is sent as header api_key, as the API's document says.\n") {
 		t.Fatalf("connection add without a place: %+v", r)

@@ -19,7 +19,7 @@ func TestApprovePlan(t *testing.T) {
 			Denied: []hub.PlanDenied{{Seq: 2, Address: "memory.deleteEntities", Preview: "{}", Reason: "denied by config"}}}
 	}
 	plan := []hub.Approval{
-		{ID: "p1", RunID: "r_1", Seq: 1, Kind: hub.KindApproval, Address: "memory.createEntities", Connection: "default", DefaultConnection: true, Reason: "policy asks", Preview: `{"entities": [{"name": "Ada"}]}`, Plan: info(1, 1, false)},
+		{ID: "p1", RunID: "r_1", Seq: 1, Kind: hub.KindApproval, Address: "memory.createEntities", Connection: "", DefaultConnection: true, Reason: "policy asks", Preview: `{"entities": [{"name": "Ada"}]}`, Plan: info(1, 1, false)},
 		{ID: "p3", RunID: "r_1", Seq: 3, Kind: hub.KindApproval, Address: "memory.addObservations", Connection: "work", Reason: "policy asks", Change: "description changed",
 			Preview: `{"observations": [{"entityName": <result of call 1>.entities[0].name}]}`, Plan: info(3, 2, true)},
 	}
@@ -47,7 +47,8 @@ func TestApprovePlan(t *testing.T) {
 			o := out.String()
 			for _, want := range []string{
 				"Plan of run r_1: 2 calls",
-				"1. memory.createEntities (call 1)",
+				"1. memory.createEntities (call 1)\n   connection: none (the source has no connections)\n",
+				"2. memory.addObservations (call 3)\n   connection: work\n",
 				"2. memory.addObservations (call 3)",
 				`"entityName": <result of call 1>.entities[0].name`,
 				"changed:    description changed",

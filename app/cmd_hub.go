@@ -663,10 +663,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 	}
 	decided, expired := 0, 0
 	for i, a := range approvals {
-		conn := a.Connection
-		if a.DefaultConnection {
-			conn += " (default)"
-		}
+		conn := approvalConnection(a)
 		if planShown && a.Plan != nil {
 			fmt.Fprintf(e.Stdout, "[%d/%d] %s (call %d)", i+1, len(approvals), a.Address, a.Plan.Seq)
 			if a.Expired {
@@ -675,7 +672,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 				continue
 			}
 		} else {
-			fmt.Fprintf(e.Stdout, "[%d/%d] %s\n  connection: %s\n  reason:     %s\n  run:        %s", i+1, len(approvals), a.Address, orDash(conn), oneLine(a.Reason), a.RunID)
+			fmt.Fprintf(e.Stdout, "[%d/%d] %s\n  connection: %s\n  reason:     %s\n  run:        %s", i+1, len(approvals), a.Address, conn, oneLine(a.Reason), a.RunID)
 			if a.Client != "" {
 				fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
 			}
@@ -753,6 +750,18 @@ func plannedCalls(approvals []hub.Approval) []hub.Approval {
 	return plan
 }
 
+// approvalConnection names the connection a waiting call goes out on:
+// none for a source without connections, whose calls carry no secret.
+func approvalConnection(a hub.Approval) string {
+	switch {
+	case a.Connection == "":
+		return "none (the source has no connections)"
+	case a.DefaultConnection:
+		return a.Connection + " (default)"
+	}
+	return a.Connection
+}
+
 // showPlan prints a run's plan: each call in order with its connection,
 // reason, marks and arguments (a placeholder for an earlier call's result
 // shown as <result of call N>.path), the calls policy denied, and where
@@ -761,11 +770,8 @@ func showPlan(e *env, runID string, plan []hub.Approval) {
 	w := e.Stdout
 	fmt.Fprintf(w, "Plan of run %s: %d %s, collected before the first of them runs; each runs once, and only as shown.\n", runID, len(plan), plural(len(plan), "call", "calls"))
 	for _, a := range plan {
-		conn := a.Connection
-		if a.DefaultConnection {
-			conn += " (default)"
-		}
-		fmt.Fprintf(w, "%d. %s (call %d)\n   connection: %s\n   reason:     %s\n", a.Plan.Position, a.Address, a.Plan.Seq, orDash(conn), oneLine(a.Reason))
+		conn := approvalConnection(a)
+		fmt.Fprintf(w, "%d. %s (call %d)\n   connection: %s\n   reason:     %s\n", a.Plan.Position, a.Address, a.Plan.Seq, conn, oneLine(a.Reason))
 		if a.Change != "" {
 			fmt.Fprintf(w, "   changed:    %s (allowing accepts the new definition)\n", oneLine(a.Change))
 		}

@@ -26,7 +26,9 @@ func DecisionWords(state, decision string, remember bool, actor, channel string)
 	} else if decision == "allow" {
 		s += " once"
 	}
-	if actor != "" && actor != channel {
+	// An actor that only names the channel ("terminal" deciding in the
+	// terminal) says nothing the channel does not.
+	if actor != "" && actor != channel && actor != ChannelWords(channel) {
 		s += " by " + actor
 	}
 	switch channel {

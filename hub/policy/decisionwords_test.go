@@ -14,6 +14,7 @@ func TestDecisionWords(t *testing.T) {
 		{"planned", "", false, "", "", "waiting for a decision on the run's plan"},
 		{"ok", "allow", false, "dialog", ChannelDialog, "allowed once in the approval dialog"},
 		{"ok", "allow", true, "ana", ChannelCLI, "always allowed by ana in the terminal"},
+		{"ok", "allow", false, "terminal", ChannelCLI, "allowed once in the terminal"},
 		{"error", "deny", false, "", ChannelClient, "denied in the client's form"},
 		{"error", "deny", false, "", ChannelWindow, "denied in the window"},
 		{"error", "deny", false, "", "expired", "denied when the approval expired"},

@@ -140,7 +140,15 @@ func (c *command) invoke(ctx context.Context, e *env, path string, args []string
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "%s: %v\nhint: run '%s --help' for usage\n", path, err, path)
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if near := closest(strings.TrimLeft(name, "-"), names); near != "" {
+				msg += fmt.Sprintf(" (did you mean --%s?)", near)
+			}
+		}
+		fmt.Fprintf(e.Stderr, "%s: %s\nhint: run '%s --help' for usage\n", path, msg, path)
 		return exitUsage
 	}
 	if _, ok := e.Stdout.(termSafe); !ok && !c.protocol {

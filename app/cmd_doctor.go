@@ -112,7 +112,11 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	// Config.
 	cfg, err := config.Load(paths.Config())
 	if err != nil {
-		out = append(out, check{name: "config", info: oneLine(err.Error()), fix: "edit " + paths.Config() + " at the key named, or move it aside to start over"})
+		where := "at the key named"
+		if ce := (*config.Error)(nil); errors.As(err, &ce) && ce.Key == "" {
+			where = "at the place named"
+		}
+		out = append(out, check{name: "config", info: oneLine(err.Error()), fix: "edit " + paths.Config() + " " + where + ", or move it aside to start over"})
 		cfg = nil
 	} else if _, statErr := os.Stat(paths.Config()); statErr != nil {
 		out = append(out, check{name: "config", warn: true, info: "no config.json yet", fix: "run 'capabilities hub' once (it imports your clients' servers), or 'capabilities source add'"})

@@ -134,6 +134,15 @@ func TestDoctorFailsOnAConfigTypo(t *testing.T) {
 	if strings.Contains(r.stdout, "autoApprove") {
 		t.Errorf("a key clients write was reported:\n%s", r.stdout)
 	}
+	if !strings.Contains(r.stdout, "fix: edit "+cfgPath+" at the key named") {
+		t.Errorf("the fix does not point at the key:\n%s", r.stdout)
+	}
+	// A file that is not JSON has a line and column, not a key.
+	os.WriteFile(cfgPath, []byte(`{"sources": {"a": {"command": "x",}}}`), 0o600)
+	r = cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
+	if r.code != exitFailure || !strings.Contains(r.stdout, "not valid JSON: line 1, column 36") || !strings.Contains(r.stdout, "fix: edit "+cfgPath+" at the place named") {
+		t.Errorf("doctor with a trailing comma in config.json:\n%s", r.stdout)
+	}
 }
 
 func TestTwoHomesKeepTheirOwnSecrets(t *testing.T) {

@@ -228,12 +228,23 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 	}
 	var b strings.Builder
 	if len(shown) == 0 {
-		if query == "" {
+		switch all := v.allowedIn(ns); {
+		case query == "":
 			fmt.Fprintf(&b, "No tools in namespace %s.", ns)
-		} else {
+		case len(all) > 0 && len(all) <= limit:
+			// Few enough to show: the model picks by meaning what shares
+			// no word with its request ("remember a person" for
+			// createEntities), without another round trip.
+			if len(all) == 1 {
+				fmt.Fprintf(&b, "No tools match %q; the only one there is:\n", query)
+			} else {
+				fmt.Fprintf(&b, "No tools match %q; these are all the %d there are:\n", query, len(all))
+			}
+			shown = all
+		default:
 			fmt.Fprintf(&b, "No tools match %q.", query)
 			if names := v.namespaces(cfg); len(names) > 0 {
-				fmt.Fprintf(&b, " Namespaces: %s.", strings.Join(names, ", "))
+				fmt.Fprintf(&b, " Namespaces: %s. Try other words, or list one with namespace and an empty query.", strings.Join(names, ", "))
 			} else {
 				b.WriteString(" No sources are connected yet.")
 			}
@@ -312,6 +323,18 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		b.WriteString(strings.Join(notes, "\n"))
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// allowedIn lists the tools of namespace ns (all of them with "") that
+// policy does not deny, in catalog order.
+func (v *view) allowedIn(ns string) []int {
+	var out []int
+	for i, t := range v.tools {
+		if (ns == "" || t.Namespace == ns) && v.decisions[i].Mode != config.Deny {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // closestNames returns up to n candidates near s by edit distance

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+
+	"capabilities.sh/capabilities/internal/editdist"
 )
 
 // enginePanic is a Go panic out of the runtime; the runtime is discarded.
@@ -77,13 +79,61 @@ func (r *run) uncaught(v goja.Value) *Error {
 		return r.rt.ExportTo(f, &fields)
 	})
 	if err != nil || len(fields) != 2 || !toolCodeRe.MatchString(fields[0]) || (hints[fields[0]] != "" && fields[0] != CodeHostError) {
-		return newError(CodeRuntimeError, "%s", msg)
+		e := newError(CodeRuntimeError, "%s", msg)
+		if m := notDefinedRe.FindStringSubmatch(msg); m != nil {
+			if h := r.notDefinedHint(m[1]); h != "" {
+				e.Hint = h
+			}
+		}
+		return e
 	}
 	code, hint := fields[0], fields[1]
 	if hint == "" {
 		hint = hints[code]
 	}
 	return &Error{Code: code, Message: msg, Hint: hint}
+}
+
+// notDefinedRe finds the name of a ReferenceError for a missing global.
+var notDefinedRe = regexp.MustCompile(`^Uncaught ReferenceError: ([A-Za-z_$][A-Za-z0-9_$]*) is not defined`)
+
+// missingHosts are the globals of other JavaScript hosts that code written
+// for them reaches for: this sandbox has none of what they do.
+var missingHosts = map[string]bool{
+	"fetch": true, "XMLHttpRequest": true, "WebSocket": true, "EventSource": true,
+	"require": true, "module": true, "exports": true, "process": true, "Buffer": true,
+	"__dirname": true, "__filename": true, "Deno": true, "Bun": true,
+	"window": true, "document": true, "localStorage": true, "navigator": true,
+}
+
+// notDefinedHint is the hint for a ReferenceError on a global that does
+// not exist: what the sandbox offers instead of another host's global, or
+// the namespace a near name meant (githb for github). "" keeps the
+// runtime error's own hint.
+func (r *run) notDefinedHint(name string) string {
+	names := make([]string, 0, len(r.namespaces))
+	for _, ns := range r.namespaces {
+		names = append(names, ns.Name)
+	}
+	if missingHosts[name] {
+		return name + " does not exist here: the code has no network, files or modules besides the sources' functions (" + strings.Join(names, ", ") + "). Find a tool that does what you need with hub.search(\"what you need\") and call it."
+	}
+	// Near enough to be a slip, not a local variable of the code's own:
+	// one edit in a short name, two in a longer one.
+	limit := 1
+	if len(name) > 5 {
+		limit = 2
+	}
+	best, bestD := "", limit+1
+	for _, ns := range names {
+		if d := editdist.Levenshtein(strings.ToLower(name), strings.ToLower(ns)); d < bestD && ns != name {
+			best, bestD = ns, d
+		}
+	}
+	if best == "" || len(name) < 3 {
+		return ""
+	}
+	return "There is no global " + name + ". Did you mean the source " + best + "? The sources here are " + strings.Join(names, ", ") + "."
 }
 
 // toolCodeRe is what a ToolError code must look like to become a run's.

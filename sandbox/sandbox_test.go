@@ -639,3 +639,27 @@ func TestTimerFiresWhileACallIsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingGlobalHints: code that reaches for another host's global
+// (fetch, require) is told what the sandbox offers instead, and a name one
+// slip from a source is told the source; a local name of the code's own
+// keeps the plain hint.
+func TestMissingGlobalHints(t *testing.T) {
+	for name, d := range drivers(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, tc := range []struct{ code, want string }{
+				{`return await fetch("https://example.com")`, `fetch does not exist here: the code has no network, files or modules besides the sources' functions (github, slack). Find a tool that does what you need with hub.search("what you need") and call it.`},
+				{`const fs = require("fs"); return 1`, "require does not exist here"},
+				{`return await githb.createIssue({})`, "There is no global githb. Did you mean the source github? The sources here are github, slack."},
+				{`return await Slak.postMessage({})`, "Did you mean the source slack?"},
+				{`const result = 1; return resutl`, hints[CodeRuntimeError]},
+				{`return gh`, hints[CodeRuntimeError]},
+			} {
+				o := runCode(t, d, tc.code, nil, Limits{})
+				if o.Status != StatusFailed || errCode(o) != CodeRuntimeError || !strings.Contains(o.Error.Hint, tc.want) {
+					t.Errorf("%s: %s, want a hint with %q", tc.code, describeOutcome(o), tc.want)
+				}
+			}
+		})
+	}
+}

@@ -347,7 +347,8 @@ func hubStatusCommand() *command {
 				paused = " (paused)"
 			}
 			fmt.Fprintf(e.Stdout, "Hub running%s: pid %d, home %s, version %s\n", paused, st.PID, st.Home, st.Version)
-			fmt.Fprintf(e.Stdout, "%d tools, %d pending approvals, %d runs today\n", st.Tools, st.Pending, st.RunsToday)
+			fmt.Fprintf(e.Stdout, "%d %s, %d pending %s, %d %s today\n", st.Tools, plural(st.Tools, "tool", "tools"),
+				st.Pending, plural(st.Pending, "approval", "approvals"), st.RunsToday, plural(st.RunsToday, "run", "runs"))
 			if st.ConfigError != "" {
 				fmt.Fprintf(e.Stdout, "config.json has problems (serving the last good version): %s\n", st.ConfigError)
 			}

@@ -680,7 +680,7 @@ func TestFirstRunImportsClientConfig(t *testing.T) {
 		t.Fatalf("the hub did not come up within 60s:\n%s", w.hubOut)
 	}
 	out, _, _ := w.cli("", "hub", "status")
-	if !strings.Contains(out, "Import offer open: 1 MCP server found in your clients") || !strings.Contains(out, "0 tools") {
+	if !strings.Contains(out, "Import offer open: 1 MCP server found in your clients") || !strings.Contains(out, "0 tools, 0 pending approvals, 0 runs today") {
 		t.Fatalf("hub status after a first run without a person:\n%s\nhub log:\n%s", out, w.hubOut)
 	}
 	out, errOut, code := w.cli("", "setup", "--all")

@@ -53,6 +53,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"source", "add", "x"}, exitUsage, "needs a COMMAND after -- (stdio) or --url URL"},
 		{[]string{"source", "add", "x", "--url", "http://h", "--", "cmd"}, exitUsage, "takes a COMMAND or --url, not both"},
 		{[]string{"source", "add", "x", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{[]string{"source", "add", "https://mcp.example.com/mcp"}, exitUsage, `"https://mcp.example.com/mcp" is a URL, not a name: name the source first, then --url https://mcp.example.com/mcp for an MCP server`},
 		{[]string{"profile", "add", "ro", "--sources", "memory"}, exitUsage, "flag provided but not defined: -sources (did you mean --source?)"},
 		{[]string{"source", "add", "x", "-open-api", "x.json"}, exitUsage, "flag provided but not defined: -open-api (did you mean --openapi?)"},
 		{[]string{"source", "add", "x", "--env", "NOEQUALS", "--", "cmd"}, exitUsage, `--env "NOEQUALS": write KEY=VALUE`},

@@ -174,6 +174,9 @@ document becomes a tool. --base-url overrides the document's server.`,
 				return usagef("needs a source NAME")
 			}
 			name, rest := args[0], args[1:]
+			if strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://") {
+				return usagef("%q is a URL, not a name: name the source first, then --url %s for an MCP server or --openapi %s for a REST API's document", name, name, name)
+			}
 			s := &config.Source{URL: url, Cwd: cwd}
 			var err error
 			if s.Env, err = keyValues("env", envs); err != nil {

@@ -53,6 +53,13 @@ func (s *Source) FindCommand() error {
 	if !filepath.IsAbs(path) && s.Cwd != "" {
 		path = filepath.Join(s.Cwd, path)
 	}
+	if runtime.GOOS == "windows" {
+		// Windows runs server for server.exe: LookPath tries PATHEXT.
+		if _, err := exec.LookPath(path); err != nil {
+			return fmt.Errorf("command %q: %w at %s", name, ErrCommandNotFound, path)
+		}
+		return nil
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -61,7 +68,7 @@ func (s *Source) FindCommand() error {
 		return fmt.Errorf("command %q: %w", name, err)
 	case fi.IsDir():
 		return fmt.Errorf("command %q: %s is a folder, not a program", name, path)
-	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+	case fi.Mode().Perm()&0o111 == 0:
 		return fmt.Errorf("command %q: %s may not be run (it has no execute permission): chmod +x it, or give the program that runs it first (node FILE, python3 FILE)", name, path)
 	}
 	return nil

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,7 +180,8 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	}
 
 	// Sources: start each and list its tools.
-	if sources && cfg != nil && len(cfg.Sources) > 0 {
+	// Skills alone take the hub too: it says which folders it skips.
+	if sources && cfg != nil && (len(cfg.Sources) > 0 || hasSkills(paths.Home, cfg)) {
 		out = append(out, sourceChecks(ctx, e, cfg)...)
 	}
 
@@ -193,6 +197,13 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 		out = append(out, check{name: "clients", warn: true, info: "no MCP client is connected to the hub yet", fix: "capabilities install claude-code (or claude-desktop, cursor, vscode)"})
 	}
 	return out
+}
+
+// hasSkills reports whether there are skill folders to read: the home's
+// skills folder holds something, or config.json names folders.
+func hasSkills(home string, cfg *config.Config) bool {
+	entries, _ := os.ReadDir(filepath.Join(home, "skills"))
+	return len(entries) > 0 || len(cfg.Skills.Paths) > 0
 }
 
 func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
@@ -223,6 +234,10 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 		})
 	if err != nil {
 		return []check{{name: "sources", info: oneLine(err.Error())}}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(st.SkippedSkills)) {
+		out = append(out, check{name: "skill " + filepath.Base(dir), warn: true, info: "skipped: " + dir + ": " + oneLine(st.SkippedSkills[dir]),
+			fix: "fix its SKILL.md (YAML frontmatter with name and description between \"---\" lines), or move the folder out of the skills folder"})
 	}
 	for _, s := range st.Sources {
 		if def := cfg.Sources[s.Name]; def != nil && !def.Disabled {

@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -358,6 +360,9 @@ func hubStatusCommand() *command {
 			if st.ImportOffer > 0 {
 				fmt.Fprintf(e.Stdout, "Import offer open: %d MCP %s found in your clients; import them with 'capabilities setup' or from the tray menu.\n",
 					st.ImportOffer, plural(st.ImportOffer, "server", "servers"))
+			}
+			for _, dir := range slices.Sorted(maps.Keys(st.SkippedSkills)) {
+				fmt.Fprintf(e.Stdout, "skill folder skipped: %s: %s\n", dir, oneLine(st.SkippedSkills[dir]))
 			}
 			if len(st.Sources) > 0 {
 				tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)

@@ -232,3 +232,25 @@ func TestHubTokenAndInstallOverHTTP(t *testing.T) {
 		t.Errorf("non-loopback --http: %+v", r)
 	}
 }
+
+// TestDoctorNamesASkippedSkill: a skill folder the hub cannot use is a
+// warning with why, in doctor and in hub status's JSON alike.
+func TestDoctorNamesASkippedSkill(t *testing.T) {
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	dir := filepath.Join(home, "skills", "release-notes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("# Release notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := cliIn(t, home, userHome, userConfig, "doctor")
+	for _, want := range []string{
+		"[warn] skill release-notes: skipped: " + dir + ": SKILL.md: does not begin with YAML frontmatter",
+		"fix: fix its SKILL.md (YAML frontmatter with name and description between \"---\" lines)",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

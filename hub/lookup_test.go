@@ -2,10 +2,13 @@ package hub
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // TestSearchWithoutAMatchShowsAFewTools: a request that shares no word
@@ -39,4 +42,21 @@ func TestSearchWithoutAMatchShowsAFewTools(t *testing.T) {
 	if !strings.HasPrefix(out, `No tools match "remember a person"; the only one there is:`) || strings.Contains(out, "fake.crash") {
 		t.Errorf("no match with a denied tool:\n%s", out)
 	}
+}
+
+// TestStatusNamesSkippedSkills: the status says which skill folders the
+// hub skips, and why.
+func TestStatusNamesSkippedSkills(t *testing.T) {
+	h := hubWith(t, map[string]*config.Source{"fake": fakeSource("crash", nil)}, nil)
+	dir := filepath.Join(h.Paths().Home, "skills", "notes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("# Notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 0, "the folder to be named in the status", func() bool {
+		st, err := h.Status(context.Background())
+		return err == nil && strings.Contains(st.SkippedSkills[dir], "does not begin with YAML frontmatter")
+	})
 }

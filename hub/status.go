@@ -65,6 +65,9 @@ type Status struct {
 	ImportOffer int `json:"importOffer,omitempty"`
 	// Exe is the path of the binary the hub runs.
 	Exe string `json:"exe,omitempty"`
+	// SkippedSkills are the skill folders that are not used, each with
+	// why: a person who wrote one learns here why it is missing.
+	SkippedSkills map[string]string `json:"skippedSkills,omitempty"`
 }
 
 // Status reports sources (state, tool counts), pending approvals and runs
@@ -79,6 +82,9 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 	}
 	if o, err := clients.LoadImportOffer(h.paths); err == nil && o != nil {
 		st.ImportOffer = len(o.Servers)
+	}
+	if skipped := h.skills.Skipped(); len(skipped) > 0 {
+		st.SkippedSkills = skipped
 	}
 	snap := h.catalog.Snapshot()
 	counts := map[string]int{}

@@ -94,6 +94,7 @@ type Registry struct {
 	setVer   uint64              // upVer when cur was built
 	cur      *Set
 	warned   map[string]string // folder -> the problem last logged
+	skipped  map[string]string // folder -> why the last read skipped it
 }
 
 // New returns a registry that watches the local skill folders; it reads
@@ -228,6 +229,7 @@ func (r *Registry) Current() *Set {
 func (r *Registry) readLocalSkills(roots []string) []*Skill {
 	var out []*Skill
 	seen := map[string]string{}
+	r.skipped = map[string]string{}
 	for _, root := range roots {
 		entries, err := os.ReadDir(root)
 		if err != nil {
@@ -263,11 +265,22 @@ func (r *Registry) readLocalSkills(roots []string) []*Skill {
 
 // warnSkill logs a skipped folder's problem once. r.mu is held.
 func (r *Registry) warnSkill(dir, problem string) {
+	r.skipped[dir] = problem
 	if r.warned[dir] == problem {
 		return
 	}
 	r.warned[dir] = problem
 	r.log.Warn("skipping a skill folder", "dir", dir, "problem", problem)
+}
+
+// Skipped are the local folders that hold a SKILL.md but are not used,
+// each with why (no frontmatter, a name found first elsewhere, a file too
+// large), as of the current skill set's reading.
+func (r *Registry) Skipped() map[string]string {
+	r.Current()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.skipped)
 }
 
 // Served are the skills the hub serves its own clients through the

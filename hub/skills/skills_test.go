@@ -11,6 +11,7 @@ import (
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
 )
 
 // newTestRegistry starts a registry over a temporary store whose home
@@ -105,5 +106,42 @@ func TestUpstreamSkillEntryChecks(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.problem) {
 			t.Errorf("%s %s %s: %v, want %q", c.uri, c.fm, c.res, err, c.problem)
 		}
+	}
+}
+
+// TestSkippedSkillFolders: a folder with a SKILL.md the registry cannot use
+// is reported with why, until it is fixed or removed, so a person learns
+// why a skill they wrote is missing.
+func TestSkippedSkillFolders(t *testing.T) {
+	other := t.TempDir()
+	cfg, _ := json.Marshal(map[string]any{"skills": map[string]any{"paths": []string{other}}})
+	r, home := newTestRegistry(t, string(cfg), nil)
+	if skipped := r.Skipped(); len(skipped) != 0 {
+		t.Fatalf("the test skills skipped: %v", skipped)
+	}
+	broken := filepath.Join(home, "skills", "broken")
+	writeSkill(t, broken, "no frontmatter here\n")
+	twice := filepath.Join(other, "git-workflow")
+	writeSkill(t, twice, "---\nname: git-workflow\ndescription: The same name again.\n---\n")
+	var skipped map[string]string
+	testwait.For(t, 0, "the two folders to be skipped", func() bool {
+		skipped = r.Skipped()
+		return len(skipped) == 2
+	})
+	if !strings.Contains(skipped[broken], "does not begin with YAML frontmatter") {
+		t.Errorf("the broken folder: %q", skipped[broken])
+	}
+	if !strings.Contains(skipped[twice], `skill "git-workflow" is also in `+filepath.Join(home, "skills", "git-workflow")+", which is used") {
+		t.Errorf("the second folder of a name: %q", skipped[twice])
+	}
+	writeSkill(t, broken, "---\nname: broken\ndescription: Fixed now.\n---\n")
+	if err := os.RemoveAll(twice); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 0, "nothing to be skipped once both are fixed", func() bool {
+		return len(r.Skipped()) == 0
+	})
+	if _, ok := r.Current().Lookup("skill:broken"); !ok {
+		t.Error("the fixed skill is not served")
 	}
 }

@@ -480,10 +480,10 @@ func windowTab(s string) (string, error) {
 	switch strings.ToLower(s) {
 	case "":
 		return "", nil
-	case "approvals", "runs", "sources", "policy", "clients":
+	case "approvals", "runs", "sources", "skills", "policy", "clients":
 		return strings.ToUpper(s[:1]) + strings.ToLower(s[1:]), nil
 	}
-	return "", usagef("--tab %q: one of approvals, runs, sources, policy, clients", s)
+	return "", usagef("--tab %q: one of approvals, runs, sources, skills, policy, clients", s)
 }
 
 func hubRunsCommand() *command {

@@ -5,6 +5,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/config"
@@ -174,3 +175,26 @@ func (h *Hub) skillContent(ctx context.Context, sk *skills.Skill, rel string) ([
 	// What an upstream serves is shown with the connection secrets hidden.
 	return []byte(h.secrets.Scrub(string(data))), sk, nil
 }
+
+// SetSkillFolder adds a folder of skills to config.json's skills.paths (an
+// absolute path or one starting with ~/), or with add false removes the
+// one at dir; the skills in it show at the next search. The home's own
+// skills folder is always read and is not listed there.
+func (h *Hub) SetSkillFolder(ctx context.Context, dir string, add bool) error {
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	if add {
+		err = cfg.AddSkillFolder(h.paths.Config(), dir)
+	} else {
+		err = cfg.RemoveSkillFolder(h.paths.Config(), dir)
+	}
+	if err != nil {
+		return err
+	}
+	return h.SaveConfig(ctx, cfg)
+}
+
+// SkillsHome is the home's own folder of skills.
+func (h *Hub) SkillsHome() string { return filepath.Join(h.paths.Home, "skills") }

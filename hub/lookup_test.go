@@ -60,3 +60,38 @@ func TestStatusNamesSkippedSkills(t *testing.T) {
 		return err == nil && strings.Contains(st.SkippedSkills[dir], "does not begin with YAML frontmatter")
 	})
 }
+
+// TestSetSkillFolder: a folder of skills added through the hub is read at
+// the next search, and one removed is not; config.json keeps the list.
+func TestSetSkillFolder(t *testing.T) {
+	h := hubWith(t, map[string]*config.Source{"fake": fakeSource("crash", nil)}, nil)
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "triage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: triage\ndescription: Label and assign new tickets.\n---\n"
+	if err := os.WriteFile(filepath.Join(dir, "triage", "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.SetSkillFolder(ctx, "skills", true); err == nil || !strings.Contains(err.Error(), "is relative") {
+		t.Errorf("a relative folder: %v", err)
+	}
+	if err := h.SetSkillFolder(ctx, dir, true); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Search(ctx, SearchRequest{Query: "label and assign new tickets"})
+	if err != nil || !strings.Contains(out, "skill:triage") {
+		t.Fatalf("after adding the folder: %v\n%s", err, out)
+	}
+	if cfg, err := config.Load(h.paths.Config()); err != nil || len(cfg.Skills.Paths) != 1 || cfg.Skills.Paths[0] != dir {
+		t.Errorf("config.json's skills: %v, %v", err, cfg.Skills.Paths)
+	}
+	if err := h.SetSkillFolder(ctx, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	out, err = h.Search(ctx, SearchRequest{Query: "label and assign new tickets"})
+	if err != nil || strings.Contains(out, "skill:triage") {
+		t.Errorf("after removing the folder: %v\n%s", err, out)
+	}
+}

@@ -212,6 +212,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setClient: func(source, conn, clientID, secret string, port int, done func(error)) {
 			c.act(func() error { return h.SetOAuthClient(source, conn, clientID, secret, port) }, done)
 		},
+		setSkillFolder: func(dir string, add bool, done func(error)) {
+			c.act(func() error { return h.SetSkillFolder(dir, add) }, done)
+		},
 	}, now)
 	if da, ok := a.(desktop.App); ok && withTray {
 		c.tray = &tray{app: da, do: c.menuAction}

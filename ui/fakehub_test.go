@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -407,6 +408,27 @@ func (h *fakeHub) SetSourceEnabled(name string, enabled bool) error {
 	return nil
 }
 
+func (h *fakeHub) SetSkillFolder(dir string, add bool) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	if add {
+		if !strings.HasPrefix(dir, "/") && !strings.HasPrefix(dir, "~/") {
+			return fmt.Errorf("skills.paths: %q is relative; write an absolute path or one starting with ~/", dir)
+		}
+		h.status.SkillFolders = append(h.status.SkillFolders, dir)
+		return nil
+	}
+	n := len(h.status.SkillFolders)
+	h.status.SkillFolders = slices.DeleteFunc(slices.Clone(h.status.SkillFolders), func(f string) bool { return f == dir })
+	if len(h.status.SkillFolders) == n {
+		return fmt.Errorf("skills.paths: %s is not listed", dir)
+	}
+	return nil
+}
+
 func (h *fakeHub) ConfigDir() string { return h.configDir }
 
 func (h *fakeHub) LogFile() string { return h.configDir + "/logs/hub.log" }
@@ -545,6 +567,14 @@ func (h *fakeHub) populate() {
 		{Name: "memory", State: SourceStarting},
 	}
 	h.status.Profiles = []string{"personal", "work"}
+	h.status.SkillsHome = "/home/ana/.config/capabilities/skills"
+	h.status.SkillFolders = []string{"/home/ana/.claude/skills"}
+	h.status.Skills = []SkillInfo{
+		{Address: "skill:docs.billing/refunds", Description: "Refund a customer's payment by the billing team's rules.", From: "source docs", Changed: true, Change: "changed SKILL.md"},
+		{Address: "skill:git-workflow", Description: "Branch, commit and open pull requests the way this team does.", From: "/home/ana/.config/capabilities/skills/git-workflow"},
+		{Address: "skill:release-notes", Description: "Write release notes from merged pull requests, grouped by label.", From: "/home/ana/.claude/skills/release-notes"},
+	}
+	h.status.SkippedSkills = []SkippedSkill{{Folder: "/home/ana/.claude/skills/draft", Problem: `SKILL.md: does not begin with YAML frontmatter (a line "---")`}}
 	h.runs = []RunSummary{
 		{
 			ID: "run_7f3a", Status: "waiting", Client: "claude-code 1.2", Started: t0,

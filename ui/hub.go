@@ -76,6 +76,9 @@ type Hub interface {
 	RestartSource(name string) error
 	// SetSourceEnabled enables or disables a source in config.json.
 	SetSourceEnabled(name string, enabled bool) error
+	// SetSkillFolder adds a folder of skills to config.json (an absolute
+	// path or one starting with ~/), or with add false removes one.
+	SetSkillFolder(dir string, add bool) error
 	// ConfigDir is the folder holding config.json (CAPABILITIES_HOME).
 	ConfigDir() string
 	// LogFile is the hub's log file.
@@ -187,6 +190,29 @@ type Status struct {
 	ImportOffer int
 	// Profiles are the names of config.json's profiles, sorted.
 	Profiles []string
+	// Skills are the skills search shows, in address order, and
+	// SkippedSkills the folders with a SKILL.md that are not used, with
+	// why. SkillsHome is the home's own folder of skills, read first;
+	// SkillFolders are the folders config.json adds after it.
+	Skills        []SkillInfo
+	SkippedSkills []SkippedSkill
+	SkillsHome    string
+	SkillFolders  []string
+}
+
+// SkillInfo is one skill search shows.
+type SkillInfo struct {
+	Address     string // skill:name, or skill:namespace.path for a source's
+	Description string
+	From        string // the folder of a person's skill, or the source that serves it
+	Changed     bool   // a source's skill changed since it was accepted
+	Change      string // what changed, when Changed
+}
+
+// SkippedSkill is a folder with a SKILL.md the hub does not use.
+type SkippedSkill struct {
+	Folder  string
+	Problem string
 }
 
 // SourceSpec is a source to add: exactly one of Command (a stdio server's

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -94,7 +95,25 @@ func (u *hubAdapter) Status() (Status, error) {
 		}
 		out.Sources = append(out.Sources, ss)
 	}
+	if sks, err := u.h.DirectSkills(""); err == nil {
+		for _, sk := range sks {
+			from := sk.Dir
+			if sk.Source != "" {
+				from = "source " + sk.Source
+			}
+			out.Skills = append(out.Skills, SkillInfo{Address: sk.Address, Description: sk.Description, From: from, Changed: sk.Changed(), Change: sk.Change})
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(st.SkippedSkills)) {
+		out.SkippedSkills = append(out.SkippedSkills, SkippedSkill{Folder: dir, Problem: st.SkippedSkills[dir]})
+	}
+	out.SkillsHome = u.h.SkillsHome()
+	out.SkillFolders = slices.Clone(u.h.Config().Skills.Paths)
 	return out, nil
+}
+
+func (u *hubAdapter) SetSkillFolder(dir string, add bool) error {
+	return u.h.SetSkillFolder(u.ctx, dir, add)
 }
 
 func (u *hubAdapter) Runs(limit int) ([]RunSummary, error) {

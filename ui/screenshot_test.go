@@ -49,6 +49,7 @@ var shots = []string{
 	"approval-secret.png",  // a call waiting for the API key of a source with no connection yet
 	"approval-token.png",   // a REST API's call waiting for a token, or a sign-in with its document's flow
 	"approval-signin.png",  // a call waiting for an OAuth sign-in, the page's address to copy
+	"window-skills.png",    // the skills, a source's changed one, a skipped folder and the folders read
 }
 
 // childMain runs the app in a child process for a platform's test (set by
@@ -348,7 +349,11 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		on(func() { shown = d.signInURL.Visible() })
 		return shown
 	})
-	return capture(d.win, filepath.Join(dir, shots[16]))
+	if err := capture(d.win, filepath.Join(dir, shots[16])); err != nil {
+		return err
+	}
+	on(func() { m.show(tabSkills) })
+	return capture(m.win, filepath.Join(dir, shots[17]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

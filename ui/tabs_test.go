@@ -325,3 +325,67 @@ func TestClientsTabFollowsConnections(t *testing.T) {
 		t.Errorf("after the client connected: %q, want %q", got, want)
 	}
 }
+
+// TestSkillsTab: the Skills tab lists the skills the model can find, the
+// folders the hub skips and why, and the folders it reads, where one is
+// added or removed; a source's changed skill is accepted there.
+func TestSkillsTab(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.win.Resize(fyne.NewSize(900, 680))
+	m.show(tabSkills)
+	shown := strings.Join(texts(m.skillsBox), "\n")
+	for _, want := range []string{
+		"skill:git-workflow", "Branch, commit and open pull requests the way this team does.",
+		"skill:release-notes", "/home/ana/.claude/skills/release-notes",
+		"skill:docs.billing/refunds", "source docs", "Changed since you accepted it: changed SKILL.md.",
+		`Skipped /home/ana/.claude/skills/draft: SKILL.md: does not begin with YAML frontmatter (a line "---")`,
+		"/home/ana/.config/capabilities/skills", "the hub's own folder, read first", "/home/ana/.claude/skills",
+	} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the Skills tab does not show %q:\n%s", want, shown)
+		}
+	}
+
+	test.Tap(findButton(m.skillsBox, "Accept"))
+	c.step()
+	if diff := cmp.Diff([]string{"skill:docs.billing/refunds"}, h.accepted); diff != "" {
+		t.Errorf("accepted (-want +got):\n%s", diff)
+	}
+
+	test.Tap(m.skillAdd)
+	if !strings.Contains(m.skillResult.Text, "Enter a folder of skills") {
+		t.Errorf("an empty folder: %q", m.skillResult.Text)
+	}
+	m.skillFolder.SetText("team/skills")
+	test.Tap(m.skillAdd)
+	c.step()
+	if !strings.Contains(m.skillResult.Text, `Not added: skills.paths: "team/skills" is relative`) {
+		t.Errorf("a relative folder: %q", m.skillResult.Text)
+	}
+	m.skillFolder.SetText("~/team/skills")
+	test.Tap(m.skillAdd)
+	c.step()
+	if !strings.Contains(m.skillResult.Text, "Added ~/team/skills") || m.skillFolder.Text != "" {
+		t.Errorf("after adding: %q, entry %q", m.skillResult.Text, m.skillFolder.Text)
+	}
+	if !slices.Contains(texts(m.skillsBox), "~/team/skills") {
+		t.Errorf("the added folder is not listed:\n%s", strings.Join(texts(m.skillsBox), "\n"))
+	}
+	var row *fyne.Container
+	for _, o := range m.skillsBox.Objects {
+		if r, ok := o.(*fyne.Container); ok && slices.Contains(texts(r), "/home/ana/.claude/skills") {
+			row = r
+		}
+	}
+	if row == nil {
+		t.Fatal("no row for /home/ana/.claude/skills")
+	}
+	test.Tap(findButton(row, "Remove"))
+	c.step()
+	if slices.Contains(texts(m.skillsBox), "/home/ana/.claude/skills") || !strings.Contains(m.skillResult.Text, "Removed /home/ana/.claude/skills; its files stay") {
+		t.Errorf("after removing: %q\n%s", m.skillResult.Text, strings.Join(texts(m.skillsBox), "\n"))
+	}
+}

@@ -20,6 +20,7 @@ const (
 	tabApprovals = "Approvals"
 	tabRuns      = "Runs"
 	tabSources   = "Sources"
+	tabSkills    = "Skills"
 	tabPolicy    = "Policy"
 	tabClients   = "Clients"
 )
@@ -56,6 +57,8 @@ type actions struct {
 	signIn    func(source, connection string, done func(error))
 	signOut   func(source, connection string, done func(error))
 	setClient func(source, connection, clientID, secret string, redirectPort int, done func(error))
+	// setSkillFolder adds (add) or removes a folder of skills.
+	setSkillFolder func(dir string, add bool, done func(error))
 }
 
 // mainWindow shows the hub: approvals and their history, runs, sources and
@@ -110,6 +113,13 @@ type mainWindow struct {
 	profilePick    *widget.Select
 	clientCmds     map[string]*widget.Label // the install command shown per client
 
+	skillsBox    *fyne.Container // the skills, the skipped folders and the folders read
+	skillsBody   *fyne.Container
+	skillsScroll *container.Scroll
+	skillFolder  *widget.Entry
+	skillAdd     *widget.Button
+	skillResult  *widget.Label
+
 	policyList    *widget.List
 	policyPattern *widget.Entry
 	policyMode    *widget.RadioGroup
@@ -126,6 +136,7 @@ func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
 		container.NewTabItemWithIcon(tabApprovals, theme.ConfirmIcon(), m.approvalsTab()),
 		container.NewTabItemWithIcon(tabRuns, theme.MediaPlayIcon(), m.runsTab()),
 		container.NewTabItemWithIcon(tabSources, theme.StorageIcon(), m.sourcesTab()),
+		container.NewTabItemWithIcon(tabSkills, theme.DocumentIcon(), m.skillsTab()),
 		container.NewTabItemWithIcon(tabPolicy, theme.SettingsIcon(), m.policyTab()),
 		container.NewTabItemWithIcon(tabClients, theme.ComputerIcon(), m.clientsTab()),
 	)
@@ -495,6 +506,7 @@ func (m *mainWindow) update(s snapshot) {
 	m.updateClients()
 	m.policyList.Refresh()
 
+	m.renderSkills()
 	names := m.renderSources()
 	m.secretSource.SetOptions(names)
 	m.fillConnections()

@@ -452,3 +452,46 @@ func TestFindCommand(t *testing.T) {
 		t.Errorf("a missing program is not ErrCommandNotFound: %v", err)
 	}
 }
+
+// TestSkillFolders: folders of skills are added as written and removed by
+// the folder they name, and what config.json would refuse is refused.
+func TestSkillFolders(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.json")
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home folder")
+	}
+	cfg, err := Parse(file, []byte(`{"skills": {"paths": ["~/.claude/skills"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.AddSkillFolder(file, "/srv/team-skills"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.AddSkillFolder(file, "relative/skills"); err == nil || !strings.Contains(err.Error(), `"relative/skills" is relative`) {
+		t.Errorf("a relative folder: %v", err)
+	}
+	if err := cfg.AddSkillFolder(file, "/srv/team-skills/"); err == nil || !strings.Contains(err.Error(), "/srv/team-skills is listed already") {
+		t.Errorf("a folder listed twice: %v", err)
+	}
+	want := []string{filepath.Join(home, ".claude", "skills"), "/srv/team-skills"}
+	if !slices.Equal(cfg.Skills.Paths, want) {
+		t.Fatalf("paths %v, want %v", cfg.Skills.Paths, want)
+	}
+	if err := cfg.RemoveSkillFolder(file, filepath.Join(home, ".claude", "skills")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.RemoveSkillFolder(file, "/elsewhere"); err == nil || !strings.Contains(err.Error(), "/elsewhere is not listed") {
+		t.Errorf("removing a folder not listed: %v", err)
+	}
+	if err := cfg.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.Skills.Paths, []string{"/srv/team-skills"}) {
+		t.Errorf("after a save and a load: %v", again.Skills.Paths)
+	}
+}

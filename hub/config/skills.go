@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -56,4 +57,67 @@ func parseSkillsConfig(raw json.RawMessage, add func(string, string, ...any)) Sk
 		}
 	}
 	return sc
+}
+
+// skillPathsWritten is skills.paths as written in config.json: absolute,
+// or starting with ~/.
+func (sc SkillsConfig) skillPathsWritten() []string {
+	var fields struct {
+		Paths []string `json:"paths"`
+	}
+	if sc.raw != nil {
+		_ = json.Unmarshal(sc.raw, &fields)
+	}
+	return fields.Paths
+}
+
+// setSkillPaths makes written skills.paths, read as config.json's are.
+func (c *Config) setSkillPaths(file string, written []string) error {
+	raw, err := json.Marshal(map[string][]string{"paths": written})
+	if err != nil {
+		return err
+	}
+	var errs Errors
+	sc := parseSkillsConfig(raw, func(key, format string, args ...any) {
+		errs = append(errs, &Error{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
+	})
+	if len(errs) > 0 {
+		return errs
+	}
+	c.Skills = sc
+	return nil
+}
+
+// AddSkillFolder adds a folder of skills to skills.paths as written (an
+// absolute path, or one starting with ~/), after the home's and those
+// already listed. A folder listed already is refused.
+func (c *Config) AddSkillFolder(file, folder string) error {
+	folder = strings.TrimSpace(folder)
+	written := c.Skills.skillPathsWritten()
+	if err := c.setSkillPaths(file, append(slices.Clone(written), folder)); err != nil {
+		return err
+	}
+	added := c.Skills.Paths[len(c.Skills.Paths)-1]
+	if slices.Contains(c.Skills.Paths[:len(c.Skills.Paths)-1], added) {
+		_ = c.setSkillPaths(file, written)
+		return &Error{File: file, Key: "skills.paths", Problem: fmt.Sprintf("%s is listed already", added)}
+	}
+	return nil
+}
+
+// RemoveSkillFolder removes the folder of skills at dir (as read: absolute)
+// from skills.paths; the folder and its skills stay on disk.
+func (c *Config) RemoveSkillFolder(file, dir string) error {
+	written := c.Skills.skillPathsWritten()
+	var keep []string
+	for i, w := range written {
+		if i < len(c.Skills.Paths) && c.Skills.Paths[i] == filepath.Clean(dir) {
+			continue
+		}
+		keep = append(keep, w)
+	}
+	if len(keep) == len(written) {
+		return &Error{File: file, Key: "skills.paths", Problem: fmt.Sprintf("%s is not listed", dir)}
+	}
+	return c.setSkillPaths(file, keep)
 }

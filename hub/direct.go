@@ -151,6 +151,20 @@ func directCode(t *catalog.Tool, conn string, args []byte) string {
 // isDirect reports whether a run is one call of a direct-mode tool.
 func isDirect(run *runRow) bool { return strings.HasPrefix(run.Code, directMark) }
 
+// AwaitSources waits, as search does, for the sources of a profile ("" for
+// the whole hub) that are being listed for the first time, until the
+// request's start-up deadline or ctx ends: a direct-mode client's first
+// tools/list then holds their tools, where a client that lists its tools
+// once would otherwise see none of them.
+func (h *Hub) AwaitSources(ctx context.Context, profile string) error {
+	sc, err := h.scope(profile)
+	if err != nil {
+		return err
+	}
+	h.awaitSources(ctx, sc.Config(h.Config()).EnabledSources(""), false)
+	return nil
+}
+
 // DirectSkills lists the skills profile's search and describe show, in
 // address order: the person's own, and those of its sources that policy
 // does not deny. A direct-mode profile serves each as a tool.

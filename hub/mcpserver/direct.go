@@ -53,6 +53,9 @@ type DirectHub interface {
 	Limits() sandbox.Limits
 	// Subscribe calls fn for each event of the hub until cancel.
 	Subscribe(fn func(hub.Event)) (cancel func())
+	// AwaitSources waits for the profile's sources being listed for the
+	// first time, within the start-up deadline.
+	AwaitSources(ctx context.Context, profile string) error
 }
 
 var _ DirectHub = (*hub.Hub)(nil)
@@ -120,13 +123,29 @@ func (d *directProfile) server(text string) *mcp.Server {
 		// sessions are told: a client keeps no list of them.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
 	})
-	srv.AddReceivingMiddleware(m.logInitialize)
+	srv.AddReceivingMiddleware(m.logInitialize, d.awaitTools)
 	for _, name := range slices.Sorted(maps.Keys(d.tools)) {
 		e := d.tools[name]
 		d.add(srv, e)
 	}
 	d.servers = append(d.servers, profileServer{instructions: text, srv: srv})
 	return srv
+}
+
+// awaitTools makes tools/list wait for the profile's sources being listed
+// for the first time (a hub a client's shim has just started), then brings
+// the tools up to date before the SDK answers: clients that list tools
+// once, at start, then see them. A wait that runs out answers with what
+// there is; the rest follows as notifications/tools/list_changed.
+func (d *directProfile) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			if err := d.hub.AwaitSources(ctx, d.name); err == nil {
+				d.sync()
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // sync brings the profile's tools up to the hub's catalog and policy.

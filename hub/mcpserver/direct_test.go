@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -285,4 +286,79 @@ func TestDirectNames(t *testing.T) {
 	if diff := cmp.Diff(names, back); diff != "" {
 		t.Errorf("names depend on order (-forward +reversed):\n%s", diff)
 	}
+}
+
+// TestDirectProfileFirstListWaitsForItsSources: a client's first
+// tools/list, on a hub whose source is still being listed (a hub the
+// client's shim has just started), waits for the listing, so a client that
+// lists its tools once sees them.
+func TestDirectProfileFirstListWaitsForItsSources(t *testing.T) {
+	var writes atomic.Int32
+	up := directUpstream(&writes)
+	asked, release := make(chan struct{}, 8), make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	up.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				asked <- struct{}{}
+				<-release
+			}
+			return next(ctx, method, req)
+		}
+	})
+	home := t.TempDir()
+	upURL := hubtest.HTTPUpstream(t, up, "", "").URL
+	t.Cleanup(open) // before the upstream's close, which waits for its handlers
+	saveConfig(t, home, &config.Config{
+		Sources:  map[string]*config.Source{"up": {URL: upURL}},
+		Profiles: map[string]*config.Profile{"d": {Sources: []string{"up"}, Mode: config.ProfileDirect}},
+	})
+	h := openHub(t, home, hub.Options{})
+	s := NewServers(h, Options{Version: "test"})
+	t.Cleanup(s.Close)
+	cs := connectProfile(t, s, "d", "c", "", nil)
+	listed := make(chan *mcp.ListToolsResult, 1)
+	go func() {
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Error(err)
+		}
+		listed <- list
+	}()
+	receive := func(what string) {
+		select {
+		case <-asked:
+		case <-time.After(time.Minute):
+			t.Fatalf("the upstream was not asked for %s", what)
+		}
+	}
+	receive("its tools")
+	// While the upstream has not answered, neither has the hub. A slow
+	// machine that has not sent the request yet passes this vacuously.
+	select {
+	case list := <-listed:
+		t.Fatalf("tools/list answered before the profile's source was listed: %v", listedNames(list))
+	case <-time.After(200 * time.Millisecond):
+	}
+	open()
+	var list *mcp.ListToolsResult
+	select {
+	case list = <-listed:
+	case <-time.After(time.Minute):
+		t.Fatal("tools/list did not answer once the source was listed")
+	}
+	if names := listedNames(list); !slices.Contains(names, "up__read") || !slices.Contains(names, "up__write") {
+		t.Errorf("the first tools/list: %v, want the source's tools", names)
+	}
+}
+
+func listedNames(list *mcp.ListToolsResult) []string {
+	var out []string
+	if list != nil {
+		for _, tl := range list.Tools {
+			out = append(out, tl.Name)
+		}
+	}
+	return out
 }

@@ -28,7 +28,12 @@ type costFake struct {
 	tools []hub.DirectTool
 }
 
+// A costFake that fell short of DirectHub would serve no direct mode.
+var _ DirectHub = (*costFake)(nil)
+
 func (f *costFake) DirectTools(string) ([]hub.DirectTool, error) { return f.tools, nil }
+
+func (f *costFake) AwaitSources(context.Context, string) error { return nil }
 
 func (f *costFake) CallTool(context.Context, hub.ToolCall) (*hub.Envelope, error) {
 	return nil, fmt.Errorf("costFake: call")

@@ -91,13 +91,7 @@ func (m *mainWindow) skillRow(sk SkillInfo) fyne.CanvasObject {
 			accept.Disable()
 			m.act.acceptTool(sk.Address, func(err error) {
 				accept.Enable()
-				if err != nil {
-					m.skillResult.Importance = widget.DangerImportance
-					m.skillResult.SetText("Not accepted: " + err.Error())
-					return
-				}
-				m.skillResult.Importance = widget.SuccessImportance
-				m.skillResult.SetText("Accepted " + sk.Address + " as it is now.")
+				tell(m.skillResult, err, "Not accepted", "Accepted "+sk.Address+" as it is now.")
 			})
 		}
 		row.Add(container.NewBorder(nil, nil, nil, accept, changed))
@@ -115,14 +109,10 @@ func (m *mainWindow) addSkillFolder() {
 	m.skillAdd.Disable()
 	m.act.setSkillFolder(dir, true, func(err error) {
 		m.skillAdd.Enable()
-		if err != nil {
-			m.skillResult.Importance = widget.DangerImportance
-			m.skillResult.SetText("Not added: " + err.Error())
-			return
+		if err == nil {
+			m.skillFolder.SetText("")
 		}
-		m.skillFolder.SetText("")
-		m.skillResult.Importance = widget.SuccessImportance
-		m.skillResult.SetText(fmt.Sprintf("Added %s: its skills show at the next search.", dir))
+		tell(m.skillResult, err, "Not added", fmt.Sprintf("Added %s: its skills show at the next search.", dir))
 	})
 }
 
@@ -130,12 +120,6 @@ func (m *mainWindow) removeSkillFolder(dir string, b *widget.Button) {
 	b.Disable()
 	m.act.setSkillFolder(dir, false, func(err error) {
 		b.Enable()
-		if err != nil {
-			m.skillResult.Importance = widget.DangerImportance
-			m.skillResult.SetText("Not removed: " + err.Error())
-			return
-		}
-		m.skillResult.Importance = widget.SuccessImportance
-		m.skillResult.SetText(fmt.Sprintf("Removed %s; its files stay where they are.", dir))
+		tell(m.skillResult, err, "Not removed", fmt.Sprintf("Removed %s; its files stay where they are.", dir))
 	})
 }

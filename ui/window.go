@@ -441,14 +441,20 @@ func (m *mainWindow) removePolicy(pattern string, b *widget.Button) {
 	b.Disable()
 	m.act.removePolicy(pattern, func(err error) {
 		b.Enable()
-		if err != nil {
-			m.policyResult.Importance = widget.DangerImportance
-			m.policyResult.SetText("Not removed: " + err.Error())
-			return
-		}
-		m.policyResult.Importance = widget.SuccessImportance
-		m.policyResult.SetText(fmt.Sprintf("Removed the rules for %s.", pattern))
+		tell(m.policyResult, err, "Not removed", fmt.Sprintf("Removed the rules for %s.", pattern))
 	})
+}
+
+// tell shows an action's outcome on l: what failed and why, after failed
+// ("Not set"), or what it did.
+func tell(l *widget.Label, err error, failed, done string) {
+	if err != nil {
+		l.Importance = widget.DangerImportance
+		l.SetText(failed + ": " + err.Error())
+		return
+	}
+	l.Importance = widget.SuccessImportance
+	l.SetText(done)
 }
 
 func modeImportance(mode string) widget.Importance {
@@ -473,13 +479,7 @@ func (m *mainWindow) savePolicy() {
 	m.policySet.Disable()
 	m.act.setPolicy(pattern, mode, func(err error) {
 		m.policySet.Enable()
-		if err != nil {
-			m.policyResult.Importance = widget.DangerImportance
-			m.policyResult.SetText("Not set: " + err.Error())
-			return
-		}
-		m.policyResult.Importance = widget.SuccessImportance
-		m.policyResult.SetText(fmt.Sprintf("%s is now %s.", pattern, mode))
+		tell(m.policyResult, err, "Not set", fmt.Sprintf("%s is now %s.", pattern, mode))
 	})
 }
 

@@ -13,6 +13,7 @@ package hub
 // profile; the surfaces only pass the name along.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -104,3 +105,31 @@ func (h *Hub) scope(name string) (*scope.Scope, error) {
 
 // config is the hub's current config as the run's scope sees it.
 func (r *runHost) config() *config.Config { return r.scope.Config(r.h.Config()) }
+
+// PutProfile adds profile name to config.json (replacing one of that name
+// only with replace), as 'capabilities profile add' does, after checking
+// it the way the file is read; the hub applies it.
+func (h *Hub) PutProfile(ctx context.Context, name string, p *config.Profile, replace bool) error {
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	if err := cfg.PutProfile(h.paths.Config(), name, p, replace); err != nil {
+		return err
+	}
+	return h.SaveConfig(ctx, cfg)
+}
+
+// RemoveProfile removes profile name from config.json: clients that
+// select it are refused from then on.
+func (h *Hub) RemoveProfile(ctx context.Context, name string) error {
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	if cfg.Profile(name) == nil {
+		return &UnknownProfileError{Name: name, Known: cfg.ProfileNames()}
+	}
+	delete(cfg.Profiles, name)
+	return h.SaveConfig(ctx, cfg)
+}

@@ -313,3 +313,34 @@ func TestProfileResumesOnlyItsRuns(t *testing.T) {
 		t.Errorf("resuming work's run without a profile = %v, %v", env, err)
 	}
 }
+
+// TestPutAndRemoveProfile: the window's way to add and remove a profile
+// checks it as config.json is read, keeps it in the file and serves it.
+func TestPutAndRemoveProfile(t *testing.T) {
+	h := hubWith(t, map[string]*config.Source{"fake": fakeSource("crash", nil)}, nil)
+	ctx := context.Background()
+	if err := h.PutProfile(ctx, "reader", &config.Profile{Sources: []string{"ghost"}}, false); err == nil || !strings.Contains(err.Error(), "ghost") {
+		t.Errorf("a profile of a source that does not exist: %v", err)
+	}
+	if err := h.PutProfile(ctx, "reader", &config.Profile{Sources: []string{"fake"}, ReadOnly: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.PutProfile(ctx, "reader", &config.Profile{Sources: []string{"fake"}}, false); err == nil || !strings.Contains(err.Error(), "a profile with this name exists") {
+		t.Errorf("a second profile of the name: %v", err)
+	}
+	if info, err := h.Profile("reader"); err != nil || !info.ReadOnly {
+		t.Fatalf("the profile served: %+v, %v", info, err)
+	}
+	if cfg, err := config.Load(h.paths.Config()); err != nil || cfg.Profile("reader") == nil {
+		t.Errorf("config.json lacks the profile: %v", err)
+	}
+	if err := h.RemoveProfile(ctx, "reader"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Profile("reader"); !errors.Is(err, ErrUnknownProfile) {
+		t.Errorf("the removed profile: %v", err)
+	}
+	if err := h.RemoveProfile(ctx, "reader"); !errors.Is(err, ErrUnknownProfile) {
+		t.Errorf("removing it twice: %v", err)
+	}
+}

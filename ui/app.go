@@ -212,6 +212,12 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setClient: func(source, conn, clientID, secret string, port int, done func(error)) {
 			c.act(func() error { return h.SetOAuthClient(source, conn, clientID, secret, port) }, done)
 		},
+		addProfile: func(spec ProfileSpec, done func(error)) {
+			c.act(func() error { return h.AddProfile(spec) }, done)
+		},
+		removeProfile: func(name string, done func(error)) {
+			c.act(func() error { return h.RemoveProfile(name) }, done)
+		},
 		setSkillFolder: func(dir string, add bool, done func(error)) {
 			c.act(func() error { return h.SetSkillFolder(dir, add) }, done)
 		},

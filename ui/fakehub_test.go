@@ -408,6 +408,32 @@ func (h *fakeHub) SetSourceEnabled(name string, enabled bool) error {
 	return nil
 }
 
+func (h *fakeHub) AddProfile(spec ProfileSpec) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	if slices.Contains(h.status.Profiles, spec.Name) {
+		return fmt.Errorf("config.json: profiles.%s: a profile with this name exists; remove it first or pass --replace", spec.Name)
+	}
+	mode := "code"
+	if spec.Direct {
+		mode = "direct"
+	}
+	h.status.Profiles = append(h.status.Profiles, spec.Name)
+	h.status.ProfileList = append(h.status.ProfileList, ProfileSummary{Name: spec.Name, Mode: mode, Sources: spec.Sources, ReadOnly: spec.ReadOnly})
+	return nil
+}
+
+func (h *fakeHub) RemoveProfile(name string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.status.Profiles = slices.DeleteFunc(slices.Clone(h.status.Profiles), func(p string) bool { return p == name })
+	h.status.ProfileList = slices.DeleteFunc(slices.Clone(h.status.ProfileList), func(p ProfileSummary) bool { return p.Name == name })
+	return nil
+}
+
 func (h *fakeHub) SetSkillFolder(dir string, add bool) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -567,6 +593,10 @@ func (h *fakeHub) populate() {
 		{Name: "memory", State: SourceStarting},
 	}
 	h.status.Profiles = []string{"personal", "work"}
+	h.status.ProfileList = []ProfileSummary{
+		{Name: "personal", Mode: "direct", Sources: []string{"github:personal"}, ReadOnly: true},
+		{Name: "work", Mode: "code", Sources: []string{"github:work", "slack"}, Rules: []string{"slack.*=ask"}},
+	}
 	h.status.SkillsHome = "/home/ana/.config/capabilities/skills"
 	h.status.SkillFolders = []string{"/home/ana/.claude/skills"}
 	h.status.Skills = []SkillInfo{

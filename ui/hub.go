@@ -76,6 +76,10 @@ type Hub interface {
 	RestartSource(name string) error
 	// SetSourceEnabled enables or disables a source in config.json.
 	SetSourceEnabled(name string, enabled bool) error
+	// AddProfile adds a profile to config.json, as 'capabilities profile
+	// add' does; RemoveProfile removes one.
+	AddProfile(spec ProfileSpec) error
+	RemoveProfile(name string) error
 	// SetSkillFolder adds a folder of skills to config.json (an absolute
 	// path or one starting with ~/), or with add false removes one.
 	SetSkillFolder(dir string, add bool) error
@@ -188,8 +192,10 @@ type Status struct {
 	// ImportOffer is how many servers found in the person's clients a first
 	// run offers to import, while nobody has decided; 0: no offer.
 	ImportOffer int
-	// Profiles are the names of config.json's profiles, sorted.
-	Profiles []string
+	// Profiles are the names of config.json's profiles, sorted, and
+	// ProfileList the same profiles with what each shows.
+	Profiles    []string
+	ProfileList []ProfileSummary
 	// Skills are the skills search shows, in address order, and
 	// SkippedSkills the folders with a SKILL.md that are not used, with
 	// why. SkillsHome is the home's own folder of skills, read first;
@@ -198,6 +204,24 @@ type Status struct {
 	SkippedSkills []SkippedSkill
 	SkillsHome    string
 	SkillFolders  []string
+}
+
+// ProfileSummary is one profile as the Clients tab lists it.
+type ProfileSummary struct {
+	Name     string
+	Mode     string   // "code" or "direct"
+	Sources  []string // each as source, or source:connection where a connection is pinned
+	ReadOnly bool
+	Rules    []string // target=mode, the rules that tighten the person's
+}
+
+// ProfileSpec is a profile to add from the window: its sources, each on
+// its default connection, in code mode unless Direct.
+type ProfileSpec struct {
+	Name     string
+	Sources  []string
+	Direct   bool
+	ReadOnly bool
 }
 
 // SkillInfo is one skill search shows.

@@ -77,10 +77,22 @@ func (u *hubAdapter) Status() (Status, error) {
 		return Status{}, err
 	}
 	out := Status{Paused: st.Paused, Pending: st.Pending, Tools: st.Tools, ImportOffer: st.ImportOffer}
-	for name := range u.h.Config().Profiles {
-		out.Profiles = append(out.Profiles, name)
+	cfg := u.h.Config()
+	out.Profiles = cfg.ProfileNames()
+	for _, name := range out.Profiles {
+		p := cfg.Profiles[name]
+		ps := ProfileSummary{Name: name, Mode: p.ModeOrDefault(), ReadOnly: p.ReadOnly}
+		for _, src := range p.Sources {
+			if c := p.Connections[src]; c != "" {
+				src += ":" + c
+			}
+			ps.Sources = append(ps.Sources, src)
+		}
+		for _, target := range slices.Sorted(maps.Keys(p.Policy)) {
+			ps.Rules = append(ps.Rules, target+"="+string(p.Policy[target]))
+		}
+		out.ProfileList = append(out.ProfileList, ps)
 	}
-	slices.Sort(out.Profiles)
 	for _, s := range st.Sources {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr,
 			Waiting: s.Waiting, Need: s.Need}
@@ -111,6 +123,16 @@ func (u *hubAdapter) Status() (Status, error) {
 	out.SkillFolders = slices.Clone(u.h.Config().Skills.Paths)
 	return out, nil
 }
+
+func (u *hubAdapter) AddProfile(spec ProfileSpec) error {
+	p := &config.Profile{Sources: spec.Sources, Mode: config.ProfileCode, ReadOnly: spec.ReadOnly}
+	if spec.Direct {
+		p.Mode = config.ProfileDirect
+	}
+	return u.h.PutProfile(u.ctx, spec.Name, p, false)
+}
+
+func (u *hubAdapter) RemoveProfile(name string) error { return u.h.RemoveProfile(u.ctx, name) }
 
 func (u *hubAdapter) SetSkillFolder(dir string, add bool) error {
 	return u.h.SetSkillFolder(u.ctx, dir, add)

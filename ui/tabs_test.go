@@ -389,3 +389,76 @@ func TestSkillsTab(t *testing.T) {
 		t.Errorf("after removing: %q\n%s", m.skillResult.Text, strings.Join(texts(m.skillsBox), "\n"))
 	}
 }
+
+// TestClientsTabProfiles: the Clients tab lists the profiles with what
+// each shows, adds one from its sources, modes and read-only, and removes
+// one after asking once more; the profile picker follows.
+func TestClientsTabProfiles(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.win.Resize(fyne.NewSize(900, 680))
+	m.show(tabClients)
+	shown := strings.Join(texts(m.profilesBox), "\n")
+	for _, want := range []string{"personal", "direct mode; sources github:personal; read-only", "work", "code mode; sources github:work, slack; rules slack.*=ask"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the profiles do not show %q:\n%s", want, shown)
+		}
+	}
+	if diff := cmp.Diff([]string{"github", "filesystem", "slack", "memory"}, m.profileSources.Options); diff != "" {
+		t.Errorf("the sources offered (-want +got):\n%s", diff)
+	}
+
+	test.Tap(m.profileAdd)
+	if !strings.Contains(m.profileResult.Text, "Not added: name the profile") {
+		t.Errorf("an empty form: %q", m.profileResult.Text)
+	}
+	m.profileName.SetText("reader")
+	test.Tap(m.profileAdd)
+	if !strings.Contains(m.profileResult.Text, "pick the sources the profile shows") {
+		t.Errorf("no source picked: %q", m.profileResult.Text)
+	}
+	m.profileSources.SetSelected([]string{"github", "memory"})
+	m.profileReadOnly.SetChecked(true)
+	test.Tap(m.profileAdd)
+	c.step()
+	if !strings.Contains(m.profileResult.Text, "Added profile reader.") || m.profileName.Text != "" || len(m.profileSources.Selected) != 0 {
+		t.Errorf("after adding: %q, name %q, picked %v", m.profileResult.Text, m.profileName.Text, m.profileSources.Selected)
+	}
+	if !strings.Contains(strings.Join(texts(m.profilesBox), "\n"), "code mode; sources github, memory; read-only") {
+		t.Errorf("the added profile:\n%s", strings.Join(texts(m.profilesBox), "\n"))
+	}
+	if !slices.Contains(m.profilePick.Options, "reader") {
+		t.Errorf("the picker does not offer the new profile: %v", m.profilePick.Options)
+	}
+	m.profileName.SetText("work")
+	m.profileSources.SetSelected([]string{"slack"})
+	test.Tap(m.profileAdd)
+	c.step()
+	if !strings.Contains(m.profileResult.Text, "Not added: config.json: profiles.work: a profile with this name exists") {
+		t.Errorf("a name taken: %q", m.profileResult.Text)
+	}
+
+	rowOf := func(name string) *fyne.Container {
+		for _, o := range m.profilesBox.Objects {
+			if r, ok := o.(*fyne.Container); ok && slices.Contains(texts(r), name) {
+				return r
+			}
+		}
+		t.Fatalf("no row for profile %s", name)
+		return nil
+	}
+	test.Tap(findButton(rowOf("personal"), "Remove"))
+	h.mu.Lock()
+	kept := slices.Contains(h.status.Profiles, "personal")
+	h.mu.Unlock()
+	if !kept {
+		t.Fatal("the first tap removed the profile")
+	}
+	test.Tap(findButton(rowOf("personal"), "Remove profile personal?"))
+	c.step()
+	if strings.Contains(strings.Join(texts(m.profilesBox), "\n"), "github:personal") || !strings.Contains(m.profileResult.Text, "Removed profile personal") {
+		t.Errorf("after removing: %q\n%s", m.profileResult.Text, strings.Join(texts(m.profilesBox), "\n"))
+	}
+}

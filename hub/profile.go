@@ -110,26 +110,17 @@ func (r *runHost) config() *config.Config { return r.scope.Config(r.h.Config()) 
 // only with replace), as 'capabilities profile add' does, after checking
 // it the way the file is read; the hub applies it.
 func (h *Hub) PutProfile(ctx context.Context, name string, p *config.Profile, replace bool) error {
-	cfg, err := h.diskConfig()
-	if err != nil {
-		return err
-	}
-	if err := cfg.PutProfile(h.paths.Config(), name, p, replace); err != nil {
-		return err
-	}
-	return h.SaveConfig(ctx, cfg)
+	return h.editConfig(ctx, func(cfg *config.Config) error { return cfg.PutProfile(h.paths.Config(), name, p, replace) })
 }
 
 // RemoveProfile removes profile name from config.json: clients that
 // select it are refused from then on.
 func (h *Hub) RemoveProfile(ctx context.Context, name string) error {
-	cfg, err := h.diskConfig()
-	if err != nil {
-		return err
-	}
-	if cfg.Profile(name) == nil {
-		return &UnknownProfileError{Name: name, Known: cfg.ProfileNames()}
-	}
-	delete(cfg.Profiles, name)
-	return h.SaveConfig(ctx, cfg)
+	return h.editConfig(ctx, func(cfg *config.Config) error {
+		if cfg.Profile(name) == nil {
+			return &UnknownProfileError{Name: name, Known: cfg.ProfileNames()}
+		}
+		delete(cfg.Profiles, name)
+		return nil
+	})
 }

@@ -22,6 +22,19 @@ func (h *Hub) diskConfig() (*config.Config, error) {
 	return config.Load(h.paths.Config())
 }
 
+// editConfig changes config.json as it is on disk with edit, then checks,
+// saves and applies it; nothing is saved when edit fails.
+func (h *Hub) editConfig(ctx context.Context, edit func(cfg *config.Config) error) error {
+	cfg, err := h.diskConfig()
+	if err != nil {
+		return err
+	}
+	if err := edit(cfg); err != nil {
+		return err
+	}
+	return h.SaveConfig(ctx, cfg)
+}
+
 // editSource changes source in config.json as it is on disk with edit,
 // and saves and applies the config when edit reports a change.
 func (h *Hub) editSource(ctx context.Context, source string, edit func(s *config.Source) bool) error {
@@ -102,19 +115,38 @@ func (h *Hub) RemoveSource(ctx context.Context, name string) error {
 // source stays in the file, its sessions end and its tools leave the
 // catalog.
 func (h *Hub) SetSourceEnabled(ctx context.Context, name string, enabled bool) error {
-	cfg, err := h.diskConfig()
-	if err != nil {
-		return err
-	}
-	s, ok := cfg.Sources[name]
-	if !ok {
-		return fmt.Errorf("no source named %q", name)
-	}
-	if s.Disabled == !enabled {
+	return h.editSource(ctx, name, func(s *config.Source) bool {
+		changed := s.Disabled == enabled
+		s.Disabled = !enabled
+		return changed
+	})
+}
+
+// RemoveConnection removes connection conn of source name with its
+// secrets and sign-in, as 'capabilities connection remove' does; when it
+// was the default, the first of the others becomes it. A connection a
+// profile pins stays, with the profiles named.
+func (h *Hub) RemoveConnection(ctx context.Context, name, conn string) error {
+	var lost []error
+	err := h.editConfig(ctx, func(cfg *config.Config) (err error) {
+		if lost, err = cfg.RemoveConnection(h.kc, name, conn); err != nil {
+			return err
+		}
+		if err := oauth.DeleteSignIns(h.kc, name, []string{conn}); err != nil {
+			lost = append(lost, err)
+		}
 		return nil
+	})
+	if err == nil && len(lost) > 0 {
+		return fmt.Errorf("removed connection %s of %s, but not all of its secrets: %w", conn, name, errors.Join(lost...))
 	}
-	s.Disabled = !enabled
-	return h.SaveConfig(ctx, cfg)
+	return err
+}
+
+// SetDefaultConnection makes conn the connection calls to source name use
+// when they name none.
+func (h *Hub) SetDefaultConnection(ctx context.Context, name, conn string) error {
+	return h.editConfig(ctx, func(cfg *config.Config) error { return cfg.SetDefaultConnection(name, conn) })
 }
 
 // RestartSource ends the source's sessions, forgets its failures and

@@ -126,3 +126,65 @@ func TestSourceActions(t *testing.T) {
 		t.Fatal("removing a removed source succeeded")
 	}
 }
+
+// The window's connection actions: make one the default, and remove one
+// with its secret (refused while a profile pins it); when the default
+// goes, another takes its place.
+func TestConnectionActions(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	src := fakeSource("crash", nil)
+	src.Connections = map[string]*config.Connection{
+		"default": {Default: true, Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}},
+		"work":    {Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}},
+	}
+	if err := testConfig(map[string]*config.Source{"fake": src}).Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	kc := &hubtest.MemKeychain{}
+	kc.Set(config.SecretKey("fake", "default", "TOKEN"), "t-default")
+	kc.Set(config.SecretKey("fake", "work", "TOKEN"), "t-work")
+	h, err := New(ctx, Options{Home: home, ConfigPoll: -1, Keychain: kc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+
+	if err := h.SetDefaultConnection(ctx, "fake", "work"); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.Config().Sources["fake"].DefaultConnection(); d != "work" {
+		t.Fatalf("the default after making work it: %q", d)
+	}
+	if err := h.SetDefaultConnection(ctx, "fake", "home"); err == nil || !strings.Contains(err.Error(), "it has: work, default") {
+		t.Fatalf("making an unknown connection the default: %v", err)
+	}
+	if err := h.PutProfile(ctx, "office", &config.Profile{Sources: []string{"fake"}, Connections: map[string]string{"fake": "work"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RemoveConnection(ctx, "fake", "work"); err == nil || !strings.Contains(err.Error(), "profile office") {
+		t.Fatalf("removing a connection a profile pins: %v", err)
+	}
+	if _, err := kc.Get(config.SecretKey("fake", "work", "TOKEN")); err != nil {
+		t.Fatalf("a refused removal deleted the secret: %v", err)
+	}
+	if err := h.RemoveProfile(ctx, "office"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RemoveConnection(ctx, "fake", "work"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.Config().Sources["fake"]
+	if _, ok := s.Connections["work"]; ok || s.DefaultConnection() != "default" {
+		t.Fatalf("after removing the default connection work: %v, default %q", s.ConnectionNames(), s.DefaultConnection())
+	}
+	if _, err := kc.Get(config.SecretKey("fake", "work", "TOKEN")); err == nil {
+		t.Fatal("the removed connection's secret is still in the keychain")
+	}
+	if got, _ := kc.Get(config.SecretKey("fake", "default", "TOKEN")); got != "t-default" {
+		t.Fatalf("the other connection's secret: %q", got)
+	}
+	if err := h.RemoveConnection(ctx, "fake", "work"); err == nil {
+		t.Fatal("removing a removed connection succeeded")
+	}
+}

@@ -206,6 +206,12 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setSourceEnabled: func(name string, enabled bool, done func(error)) {
 			c.act(func() error { return h.SetSourceEnabled(name, enabled) }, done)
 		},
+		setDefaultConnection: func(source, conn string, done func(error)) {
+			c.act(func() error { return h.SetDefaultConnection(source, conn) }, done)
+		},
+		removeConnection: func(source, conn string, done func(error)) {
+			c.act(func() error { return h.RemoveConnection(source, conn) }, done)
+		},
 		openImport: c.openImport,
 		signIn:     c.signIn,
 		signOut:    c.signOut,

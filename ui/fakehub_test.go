@@ -379,6 +379,47 @@ func (h *fakeHub) RemoveSource(name string) error {
 	return nil
 }
 
+// editConnections applies edit to the connections of source name.
+func (h *fakeHub) editConnections(name, conn string, edit func(cs []ConnectionStatus, i int) []ConnectionStatus) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	for si, s := range h.status.Sources {
+		if s.Name != name {
+			continue
+		}
+		for i, c := range s.Connections {
+			if c.Name == conn {
+				h.status.Sources[si].Connections = edit(slices.Clone(s.Connections), i)
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("source %s has no connection %q", name, conn)
+}
+
+func (h *fakeHub) SetDefaultConnection(name, conn string) error {
+	return h.editConnections(name, conn, func(cs []ConnectionStatus, i int) []ConnectionStatus {
+		for j := range cs {
+			cs[j].Default = j == i
+		}
+		return cs
+	})
+}
+
+func (h *fakeHub) RemoveConnection(name, conn string) error {
+	return h.editConnections(name, conn, func(cs []ConnectionStatus, i int) []ConnectionStatus {
+		wasDefault := cs[i].Default
+		cs = slices.Delete(cs, i, i+1)
+		if wasDefault && len(cs) > 0 {
+			cs[0].Default = true
+		}
+		return cs
+	})
+}
+
 func (h *fakeHub) RestartSource(name string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

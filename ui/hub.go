@@ -76,6 +76,11 @@ type Hub interface {
 	RestartSource(name string) error
 	// SetSourceEnabled enables or disables a source in config.json.
 	SetSourceEnabled(name string, enabled bool) error
+	// SetDefaultConnection makes a connection the one a source's calls
+	// use when they name none; RemoveConnection removes one with its
+	// secrets and sign-in (refused while a profile pins it).
+	SetDefaultConnection(source, connection string) error
+	RemoveConnection(source, connection string) error
 	// AddProfile adds a profile to config.json, as 'capabilities profile
 	// add' does; RemoveProfile removes one.
 	AddProfile(spec ProfileSpec) error

@@ -260,6 +260,14 @@ func (u *hubAdapter) AddSource(spec SourceSpec) error {
 
 func (u *hubAdapter) RemoveSource(name string) error { return u.h.RemoveSource(u.ctx, name) }
 
+func (u *hubAdapter) SetDefaultConnection(source, connection string) error {
+	return u.h.SetDefaultConnection(u.ctx, source, connection)
+}
+
+func (u *hubAdapter) RemoveConnection(source, connection string) error {
+	return u.h.RemoveConnection(u.ctx, source, connection)
+}
+
 func (u *hubAdapter) RestartSource(name string) error { return u.h.RestartSource(u.ctx, name) }
 
 func (u *hubAdapter) SetSourceEnabled(name string, enabled bool) error {

@@ -49,6 +49,9 @@ type actions struct {
 	removeSource     func(name string, done func(error))
 	restartSource    func(name string, done func(error))
 	setSourceEnabled func(name string, enabled bool, done func(error))
+	// The connection form's actions besides saving a secret.
+	setDefaultConnection func(source, connection string, done func(error))
+	removeConnection     func(source, connection string, done func(error))
 	// openImport opens the first-run window on the hub's import offer.
 	openImport func()
 	// signIn signs an OAuth connection in; done may come much later, once
@@ -99,6 +102,10 @@ type mainWindow struct {
 	secretValue   *widget.Entry
 	secretSave    *widget.Button
 	secretResult  *widget.Label
+	connDefault   *widget.Button // makes the picked connection the default
+	connRemove    *widget.Button // removes it, on a second tap
+	connRemoving  string         // "source/connection" whose Remove asks to confirm
+	connBusy      bool           // a connection action runs
 	changedBox    *fyne.Container
 	showTools     map[string]bool   // sources whose tool list is open
 	sourceMsg     map[string]string // the last action's outcome per source
@@ -309,10 +316,10 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 	m.addForm = m.addSourceForm()
 	m.changedBox = container.NewVBox()
 
-	m.secretSource = widget.NewSelect(nil, func(string) { m.fillConnections(); m.showSecretPlace() })
+	m.secretSource = widget.NewSelect(nil, func(string) { m.fillConnections(); m.showSecretPlace(); m.showConnectionButtons() })
 	m.secretSource.PlaceHolder = "(pick a source)"
 	m.secretConn = widget.NewSelectEntry(nil)
-	m.secretConn.OnChanged = func(string) { m.showSecretPlace() }
+	m.secretConn.OnChanged = func(string) { m.showSecretPlace(); m.showConnectionButtons() }
 	m.secretWhere = widget.NewLabel("")
 	m.secretWhere.Wrapping = fyne.TextWrapWord
 	m.secretConn.SetPlaceHolder("connection name, e.g. default or work")
@@ -328,8 +335,9 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 		widget.NewLabel("Secret"), m.secretValue,
 		widget.NewLabel("Goes to"), m.secretWhere,
 	)
-	secret := container.NewVBox(heading("Add a connection secret"), form,
-		container.NewHBox(layout.NewSpacer(), m.secretSave), m.secretResult)
+	m.connectionButtons()
+	secret := container.NewVBox(heading("Connections"), form,
+		container.NewHBox(m.connDefault, m.connRemove, layout.NewSpacer(), m.secretSave), m.secretResult)
 
 	body := container.NewVBox(
 		m.importBox, heading("Sources"), m.sourcesBox, widget.NewSeparator(),
@@ -523,6 +531,7 @@ func (m *mainWindow) update(s snapshot) {
 	names := m.renderSources()
 	m.secretSource.SetOptions(names)
 	m.fillConnections()
+	m.showConnectionButtons()
 
 	m.changedBox.Objects = nil
 	if len(s.changed) == 0 {

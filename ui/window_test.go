@@ -506,3 +506,72 @@ func sourcesTab(t *testing.T, h *fakeHub, opts Options) (*controller, *mainWindo
 	m.show(tabSources)
 	return c, m
 }
+
+// The connection form makes a connection the default and removes one,
+// asking once more first; both act only on a connection the source has.
+func TestConnectionButtons(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	c := newTestController(t, h, t0)
+	m := c.main
+	conns := func() []ConnectionStatus {
+		for _, s := range m.snap.status.Sources {
+			if s.Name == "github" {
+				return s.Connections
+			}
+		}
+		return nil
+	}
+
+	if !m.connDefault.Disabled() || !m.connRemove.Disabled() {
+		t.Fatal("the connection buttons are on with nothing picked")
+	}
+	m.secretSource.SetSelected("github")
+	m.secretConn.SetText("holiday") // a new name: only Save applies
+	if !m.connDefault.Disabled() || !m.connRemove.Disabled() {
+		t.Error("the connection buttons are on for a connection the source does not have")
+	}
+	m.secretConn.SetText("work")
+	if !m.connDefault.Disabled() || m.connRemove.Disabled() {
+		t.Errorf("for the default connection: Make default off %v, Remove off %v", m.connDefault.Disabled(), m.connRemove.Disabled())
+	}
+
+	m.secretConn.SetText("personal")
+	test.Tap(m.connDefault)
+	c.step()
+	if diff := cmp.Diff([]ConnectionStatus{{"work", false, true}, {"personal", true, false}}, conns()); diff != "" {
+		t.Errorf("connections after Make default (-want +got):\n%s", diff)
+	}
+	if !m.connDefault.Disabled() || m.secretResult.Text != "personal is now the default connection of github: its calls that name no connection use it." {
+		t.Errorf("after Make default: button off %v, message %q", m.connDefault.Disabled(), m.secretResult.Text)
+	}
+
+	test.Tap(m.connRemove)
+	c.step()
+	if len(conns()) != 2 || m.connRemove.Text != "Remove with its secret?" || !strings.Contains(m.secretResult.Text, "press again") {
+		t.Fatalf("the first tap: connections %v, button %q, message %q", conns(), m.connRemove.Text, m.secretResult.Text)
+	}
+	m.secretConn.SetText("work") // another connection: the question is dropped
+	if m.connRemove.Text != "Remove connection" {
+		t.Errorf("the question stays for another connection: %q", m.connRemove.Text)
+	}
+	m.secretConn.SetText("personal")
+	test.Tap(m.connRemove)
+	test.Tap(m.connRemove)
+	c.step()
+	if diff := cmp.Diff([]ConnectionStatus{{"work", true, true}}, conns()); diff != "" {
+		t.Errorf("connections after removing personal (-want +got):\n%s", diff)
+	}
+	if m.secretResult.Text != "Removed connection personal of github with its secrets." || !m.connRemove.Disabled() {
+		t.Errorf("after removing: message %q, Remove off %v", m.secretResult.Text, m.connRemove.Disabled())
+	}
+
+	h.sourceErr = errors.New("connection work of github is pinned by profile office")
+	m.secretConn.SetText("work")
+	test.Tap(m.connRemove)
+	test.Tap(m.connRemove)
+	c.step()
+	if m.secretResult.Text != "Not removed: connection work of github is pinned by profile office" || m.connRemove.Disabled() {
+		t.Errorf("a refused removal: message %q, Remove off %v", m.secretResult.Text, m.connRemove.Disabled())
+	}
+}

@@ -509,10 +509,12 @@ func TestOpenAPIClientCredentials(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	if _, err := h.SignIns().Login(ctx, "api", ""); err == nil || !strings.Contains(err.Error(), "--client-id ID --client-secret-stdin") || a.Count("client_credentials") != 0 {
+	if _, err := h.SignIns().Login(ctx, "api", ""); err == nil || !strings.Contains(err.Error(), "--client-id ID --client-secret-stdin") || a.Count("client_credentials") != 0 ||
+		!errors.Is(err, oauth.ErrNeedsClientCredentials) || errors.Is(err, oauth.ErrNeedsClient) {
 		t.Fatalf("a client without its secret: %v (%d token requests)", err, a.Count("client_credentials"))
 	}
-	if err := kc.Set(oauth.ClientSecretKey("api", "default"), a.Clients["svc"]); err != nil {
+	// The window's client form gives the id and secret, and no port.
+	if err := h.SignIns().SetClient(ctx, "api", "default", "svc", a.Clients["svc"], 0); err != nil {
 		t.Fatal(err)
 	}
 	g, err := h.SignIns().Login(ctx, "api", "")

@@ -440,3 +440,9 @@ func (o Options) logf(format string, args ...any) {
 // authorization server beforehand (SetOAuthClient): the server takes no
 // registration the hub can make.
 var ErrNeedsClient = errors.New("the authorization server needs a client registered beforehand")
+
+// ErrNeedsClientCredentials is a Login of a REST API whose tokens its
+// client gets on its own (client credentials): it needs the id and
+// secret of a client registered with the authorization server
+// (SetOAuthClient, with no redirect port).
+var ErrNeedsClientCredentials = errors.New("the API needs the id and secret of its client")

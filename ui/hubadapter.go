@@ -229,17 +229,21 @@ func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.
 
 func (u *hubAdapter) Login(source, connection string, showURL func(string)) error {
 	_, err := u.h.SignIns().LoginShowing(u.ctx, source, connection, showURL)
-	if errors.Is(err, oauth.ErrNeedsClient) {
-		return needsClient{err}
+	switch {
+	case errors.Is(err, oauth.ErrNeedsClient):
+		return needsClient{err, ErrNeedsClient}
+	case errors.Is(err, oauth.ErrNeedsClientCredentials):
+		return needsClient{err, ErrNeedsClientCredentials}
 	}
 	return err
 }
 
-// needsClient is a hub error that is ErrNeedsClient to the UI.
-type needsClient struct{ err error }
+// needsClient is a hub error that is ErrNeedsClient or
+// ErrNeedsClientCredentials (kind) to the UI.
+type needsClient struct{ err, kind error }
 
 func (e needsClient) Error() string   { return e.err.Error() }
-func (e needsClient) Unwrap() []error { return []error{e.err, ErrNeedsClient} }
+func (e needsClient) Unwrap() []error { return []error{e.err, e.kind} }
 
 func (u *hubAdapter) SetOAuthClient(source, connection, clientID, secret string, redirectPort int) error {
 	return u.h.SignIns().SetClient(u.ctx, source, connection, clientID, secret, redirectPort)

@@ -300,3 +300,35 @@ func TestAdapterSourcesAndRunCalls(t *testing.T) {
 		t.Error("the removed source is still configured")
 	}
 }
+
+// A REST API whose client gets its tokens on its own reaches the window
+// as ErrNeedsClientCredentials until its client is given (not as
+// ErrNeedsClient, whose form asks for a redirect port).
+func TestAdapterNeedsClientCredentials(t *testing.T) {
+	home := t.TempDir()
+	doc := filepath.Join(home, "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"Billing","version":"1"},
+"servers":[{"url":"http://127.0.0.1:1"}],
+"components":{"securitySchemes":{"svc":{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"http://127.0.0.1:1/token","scopes":{"read":"read"}}}}}},
+"security":[{"svc":["read"]}],
+"paths":{"/invoices":{"get":{"operationId":"listInvoices","summary":"List invoices","responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &config.Config{Sources: map[string]*config.Source{"billing": {OpenAPI: doc}}, Policy: map[string]config.Mode{}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if errs := h.Refresh(ctx, "billing"); errs["billing"] != nil {
+		t.Fatal(errs["billing"])
+	}
+	err = FromHub(ctx, h).Login("billing", "", nil)
+	if !errors.Is(err, ErrNeedsClientCredentials) || errors.Is(err, ErrNeedsClient) || !strings.Contains(err.Error(), "client credentials") {
+		t.Fatalf("Login of an API with a client credentials flow and no client: %v", err)
+	}
+}

@@ -1394,6 +1394,12 @@ func firstStyle(lines []gridLine, s lineStyle) int {
 // needsClientText says why a sign-in needs a client registered beforehand.
 const needsClientText = "the authorization server takes no registration capabilities can make itself."
 
+// needsCredentialsText says why a REST API's sign-in needs its client.
+const needsCredentialsText = "this API's client gets its token on its own (client credentials), with no browser: it needs the client's id and secret."
+
+// credentialsFormText says what the client form of such an API takes.
+const credentialsFormText = "Give the id and secret of the client registered for this API with its authorization server; the secret goes to the OS keychain."
+
 // clientFormText says how to register a client for the form below it.
 const clientFormText = "Register an app for capabilities with the authorization server, with the redirect URI http://127.0.0.1:PORT/callback (PORT: a free port of your choice), then give its client id, its secret if it has one, and that port."
 

@@ -637,13 +637,19 @@ type clientForm struct {
 	id, secret, port *widget.Entry
 	save             *widget.Button
 	box              fyne.CanvasObject
+	// credentials: a REST API's client credentials flow, which takes the
+	// client's id and secret and no redirect port.
+	credentials bool
 }
 
 // newClientForm is the client form of conn of source.
-func (m *mainWindow) newClientForm(source, conn string) *clientForm {
-	f := &clientForm{id: widget.NewEntry(), secret: widget.NewPasswordEntry(), port: widget.NewEntry()}
+func (m *mainWindow) newClientForm(source, conn string, credentials bool) *clientForm {
+	f := &clientForm{id: widget.NewEntry(), secret: widget.NewPasswordEntry(), port: widget.NewEntry(), credentials: credentials}
 	f.id.SetPlaceHolder("client id")
 	f.secret.SetPlaceHolder("client secret, if it has one; kept in the keychain")
+	if credentials {
+		f.secret.SetPlaceHolder("client secret; kept in the keychain")
+	}
 	f.port.SetPlaceHolder("port")
 	f.port.Validator = func(s string) error {
 		if _, ok := redirectPort(s); !ok {
@@ -660,6 +666,13 @@ func (m *mainWindow) newClientForm(source, conn string) *clientForm {
 		widget.NewLabel("Client id"), f.id,
 		widget.NewLabel("Secret"), f.secret,
 		widget.NewLabel("Redirect port"), container.NewBorder(nil, nil, nil, f.save, f.port))
+	if credentials { // no browser, so no redirect
+		help.SetText(credentialsFormText)
+		f.save.SetText("Save client and get a token")
+		grid = container.New(layout.NewFormLayout(),
+			widget.NewLabel("Client id"), f.id,
+			widget.NewLabel("Secret"), container.NewBorder(nil, nil, nil, f.save, f.secret))
+	}
 	f.box = container.NewVBox(help, grid)
 	return f
 }
@@ -669,8 +682,14 @@ func (m *mainWindow) newClientForm(source, conn string) *clientForm {
 func (m *mainWindow) saveClient(source, conn string, f *clientForm) {
 	key := source + "/" + conn
 	port, ok := redirectPort(f.port.Text)
+	if f.credentials {
+		port, ok = 0, f.secret.Text != ""
+	}
 	if strings.TrimSpace(f.id.Text) == "" || !ok || m.signingIn[key] {
 		m.signInErr[key] = "Not signed in: give the client id and the port of the redirect URI registered for it."
+		if f.credentials {
+			m.signInErr[key] = "Not signed in: give the client's id and secret."
+		}
 		m.renderSources()
 		return
 	}
@@ -728,10 +747,13 @@ func (m *mainWindow) startSignIn(source, conn string) {
 		delete(m.signingIn, key)
 		if err != nil {
 			m.signInErr[key] = "Not signed in: " + err.Error()
-			if errors.Is(err, ErrNeedsClient) {
+			if credentials := errors.Is(err, ErrNeedsClientCredentials); credentials || errors.Is(err, ErrNeedsClient) {
 				m.signInErr[key] = "Not signed in: " + needsClientText
-				if m.clientForms[key] == nil {
-					m.clientForms[key] = m.newClientForm(source, conn)
+				if credentials {
+					m.signInErr[key] = "Not signed in: " + needsCredentialsText
+				}
+				if f := m.clientForms[key]; f == nil || f.credentials != credentials {
+					m.clientForms[key] = m.newClientForm(source, conn, credentials)
 				}
 			}
 		}

@@ -492,6 +492,45 @@ func TestSourcesClientForm(t *testing.T) {
 	}
 }
 
+// A REST API whose client gets its tokens on its own (client
+// credentials) asks for the client's id and secret, and no redirect port.
+func TestSourcesClientCredentialsForm(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	h.status.Sources = append(h.status.Sources, SourceStatus{Name: "billing", State: SourceUp, Tools: 4, SignIns: []SignInStatus{
+		{Connection: "default", Summary: "needs sign-in: the API's document offers an OAuth sign-in"},
+	}})
+	h.loginErr = fmt.Errorf("the API of billing takes a token its client gets on its own (scheme svc, client credentials): %w", ErrNeedsClientCredentials)
+	c, m := sourcesTab(t, h, Options{Logf: t.Logf})
+
+	test.Tap(findButton(m.sourcesBox, "Sign in"))
+	<-m.signInDone
+	c.step()
+	f := m.clientForms["billing/default"]
+	shown := strings.Join(texts(m.win.Content()), "\n")
+	if f == nil || !f.credentials || !strings.Contains(shown, needsCredentialsText) || !strings.Contains(shown, credentialsFormText) ||
+		strings.Contains(shown, "Redirect port") || strings.Contains(shown, "PORT/callback") {
+		t.Fatalf("after a sign-in that needs the client's credentials the tab shows:\n%s", shown)
+	}
+	test.Type(f.id, "svc")
+	test.Tap(f.save) // no secret: nothing is saved
+	c.step()
+	if shown := strings.Join(texts(m.win.Content()), "\n"); len(h.clients) != 0 || !strings.Contains(shown, "give the client's id and secret") {
+		t.Fatalf("a client without its secret was saved (%+v):\n%s", h.clients, shown)
+	}
+	test.Type(f.secret, "svc-secret")
+	test.Tap(findButton(m.sourcesBox, "Save client and get a token"))
+	c.step()
+	<-m.signInDone
+	c.step()
+	if diff := cmp.Diff([]clientCall{{"billing", "default", "svc", "svc-secret", 0}}, h.clients); diff != "" {
+		t.Errorf("SetOAuthClient calls (-want +got):\n%s", diff)
+	}
+	if shown := strings.Join(texts(m.win.Content()), "\n"); !strings.Contains(shown, "default: signed in") || m.clientForms["billing/default"] != nil {
+		t.Errorf("after saving the client the tab shows:\n%s", shown)
+	}
+}
+
 // sourcesTab opens the window over h with opts at the Sources tab, its
 // sign-ins reporting on m.signInDone.
 func sourcesTab(t *testing.T, h *fakeHub, opts Options) (*controller, *mainWindow) {

@@ -186,7 +186,7 @@ func clientSignIn(ctx context.Context, o SignInOptions, cfg config.OAuthConfig, 
 	}
 	secret, _ := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn))
 	if cfg.ClientID == "" || secret == "" {
-		return nil, fmt.Errorf("the API of %s takes a token its client gets on its own (scheme %s, client credentials): give the client registered with its authorization server: capabilities connection login %s %s --client-id ID --client-secret-stdin", o.Source, f.Scheme, o.Source, conn)
+		return nil, &needsClientError{kind: ErrNeedsClientCredentials, msg: fmt.Sprintf("the API of %s takes a token its client gets on its own (scheme %s, client credentials): give the client registered with its authorization server: capabilities connection login %s %s --client-id ID --client-secret-stdin", o.Source, f.Scheme, o.Source, conn)}
 	}
 	if why := endpointProblem(f.TokenURL); why != "" {
 		return nil, fmt.Errorf("the token URL of scheme %s, %q, %s", f.Scheme, f.TokenURL, why)

@@ -393,8 +393,18 @@ var ErrNeedsSignIn = errors.New("needs sign-in")
 // which.
 var ErrNeedsClient = errors.New("needs a client registered beforehand")
 
-// needsClientError is ErrNeedsClient with what to do, in the CLI's words.
-type needsClientError struct{ msg string }
+// ErrNeedsClientCredentials reports that a REST API's token comes from a
+// client credentials flow, which needs the id and secret of a client
+// registered with its authorization server: the connection's
+// "oauth.clientId", its secret in the keychain.
+var ErrNeedsClientCredentials = errors.New("needs the id and secret of a client registered beforehand")
+
+// needsClientError is ErrNeedsClient, or ErrNeedsClientCredentials, with
+// what to do in the CLI's words.
+type needsClientError struct {
+	msg  string
+	kind error // ErrNeedsClient when nil
+}
 
 // needsClient says that server (the authorization server of a source, in
 // words) takes no registration the hub can make, and how to give the
@@ -402,11 +412,11 @@ type needsClientError struct{ msg string }
 // in a connection's "oauth", "default" for a source without one.
 func needsClient(o SignInOptions, server string) error {
 	conn := cmp.Or(o.Conn, "default")
-	return &needsClientError{fmt.Sprintf("%s takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", server, o.Source, conn)}
+	return &needsClientError{msg: fmt.Sprintf("%s takes no registration the hub can make; register an app with it whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT (add --client-secret-stdin if it has a secret)", server, o.Source, conn)}
 }
 
 func (e *needsClientError) Error() string { return e.msg }
-func (e *needsClientError) Unwrap() error { return ErrNeedsClient }
+func (e *needsClientError) Unwrap() error { return cmp.Or(e.kind, ErrNeedsClient) }
 
 // SignInError says which connection needs a sign-in, and why.
 type SignInError struct {

@@ -142,6 +142,13 @@ func TestOpenAPISignIn(t *testing.T) {
 	if rec, err = oauth.LoadRecord(kc, "api", "default"); err != nil || rec == nil {
 		t.Fatalf("no sign-in kept: %v", err)
 	}
+	// The second sign-in signed in as the client the first registered.
+	a.Mu.Lock()
+	clients := slices.Clone(a.AuthClients)
+	a.Mu.Unlock()
+	if n := a.Registrations(); n != 1 || len(clients) != 2 || clients[0] != clients[1] || clients[0] != rec.ClientID {
+		t.Errorf("two sign-ins made %d registrations and signed in as %q (kept: %q)", n, clients, rec.ClientID)
+	}
 
 	// The API moves to another origin: its token stays home.
 	other, otherLog := startLoggingServer(t, "127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

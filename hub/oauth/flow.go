@@ -101,19 +101,29 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 	}
 	prev, _ := LoadRecord(o.Keychain, o.Source, o.Conn)
 
-	lb, err := listenLoopback(cfg.RedirectPort)
-	if err != nil {
-		return nil, err
+	var reuse *Record
+	lb := (*loopback)(nil)
+	if cfg.ClientID == "" && asm != nil && asm.RegistrationEndpoint != "" {
+		reuse, lb = prev.registeredClient(f.Resource, asm.Issuer, cfg.RedirectPort)
+	}
+	if lb == nil {
+		var err error
+		if lb, err = listenLoopback(cfg.RedirectPort); err != nil {
+			return nil, err
+		}
 	}
 	defer lb.close()
 
 	oc := &oauth2.Config{Endpoint: oauth2.Endpoint{AuthURL: authURL, TokenURL: tokenURL}, RedirectURL: lb.redirect}
+	registered := false
 	switch {
 	case cfg.ClientID != "":
 		oc.ClientID = cfg.ClientID
 		if sec, err := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
 			oc.ClientSecret = sec
 		}
+	case reuse != nil:
+		oc.ClientID, oc.ClientSecret, registered = reuse.ClientID, reuse.ClientSecret, true
 	case asm != nil && asm.RegistrationEndpoint != "":
 		reg, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, &oauthex.ClientRegistrationMetadata{
 			RedirectURIs:            []string{lb.redirect},
@@ -125,7 +135,7 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 		if err != nil {
 			return nil, fmt.Errorf("registering with the authorization server %s: %w", asm.Issuer, err)
 		}
-		oc.ClientID, oc.ClientSecret = reg.ClientID, reg.ClientSecret
+		oc.ClientID, oc.ClientSecret, registered = reg.ClientID, reg.ClientSecret, true
 	case metaErr != nil:
 		return nil, fmt.Errorf("reading the metadata of the authorization server of %s (scheme %s) at %s, to register with it: %w", o.Source, f.Scheme, secrets.ShownOrigin(secrets.OriginOfURL(authURL)), metaErr)
 	default:
@@ -164,7 +174,7 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 		Scopes:   grantedScopes(tok, oc.Scopes),
 		ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle),
 		AuthURL: authURL, TokenURL: tokenURL, RedirectURL: oc.RedirectURL,
-		SourceURL: f.Resource,
+		SourceURL: f.Resource, Registered: registered,
 	}
 	if asm != nil {
 		rec.Issuer, rec.RevokeURL = asm.Issuer, asm.RevocationEndpoint

@@ -70,12 +70,44 @@ type Record struct {
 	// with the client's secret, not a refresh token. "" is an
 	// authorization code grant.
 	Grant string `json:"grant,omitempty"`
+	// Registered is set when the client was registered dynamically for
+	// this connection (RFC 7591): a new sign-in to the same server signs
+	// in as it again (registeredClient) instead of leaving one more
+	// client behind at the authorization server.
+	Registered bool `json:"registered,omitempty"`
 
 	// NeedsSignIn is set when the tokens stopped working (a refresh
 	// failed, the server refused them, or it asked for more scopes).
 	NeedsSignIn bool     `json:"needs_sign_in,omitempty"`
 	Reason      string   `json:"reason,omitempty"`
 	WantScopes  []string `json:"want_scopes,omitempty"`
+}
+
+// registeredClient is the client an earlier sign-in registered
+// dynamically, with a loopback listening on its redirect URI's port, when
+// a new sign-in to the same source and authorization server may sign in
+// as it; nils when it may not, or when that port is taken now (or is not
+// the one the connection names). An authorization server keeps every
+// client registered with it: registering anew at each sign-in would
+// leave one behind each time.
+func (r *Record) registeredClient(sourceURL, issuer string, port int) (*Record, *loopback) {
+	if r == nil || !r.Registered || r.ClientID == "" || r.Grant != "" || r.SourceURL != sourceURL ||
+		issuer == "" || strings.TrimSuffix(r.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+		return nil, nil
+	}
+	u, err := url.Parse(r.RedirectURL)
+	if err != nil || u.Hostname() != "127.0.0.1" {
+		return nil, nil
+	}
+	p, err := strconv.Atoi(u.Port())
+	if err != nil || p <= 0 || port != 0 && port != p {
+		return nil, nil
+	}
+	lb, err := listenLoopback(p)
+	if err != nil {
+		return nil, nil
+	}
+	return r, lb
 }
 
 func (r *Record) config() *oauth2.Config {
@@ -481,9 +513,33 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	}
 	prev, _ := LoadRecord(o.Keychain, o.Source, o.Conn)
 
-	lb, err := listenLoopback(cfg.RedirectPort)
+	// Ask the server: its 401 names the resource metadata.
+	req, resp, err := oauthProbe(ctx, client, o.Def.URL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reaching %s: %w", o.Def.URL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return nil, fmt.Errorf("%s answered %s without asking for a sign-in; it does not use OAuth", o.Def.URL, resp.Status)
+	}
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	// The authorization server, as the handler discovers it: one that
+	// publishes no registration endpoint takes only a client registered
+	// beforehand (or a metadata document), which the person must give.
+	asm := discoverAuthServer(ctx, client, challenges, o.Def.URL)
+	if asm != nil && asm.RegistrationEndpoint == "" && cfg.ClientID == "" && (cfg.ClientMetadataURL == "" || !asm.ClientIDMetadataDocumentSupported) {
+		return nil, needsClient(o, fmt.Sprintf("the authorization server of %s (%s)", o.Source, asm.Issuer))
+	}
+
+	var reuse *Record
+	lb := (*loopback)(nil)
+	if cfg.ClientID == "" && cfg.ClientMetadataURL == "" && asm != nil {
+		reuse, lb = prev.registeredClient(o.Def.URL, asm.Issuer, cfg.RedirectPort)
+	}
+	if lb == nil {
+		if lb, err = listenLoopback(cfg.RedirectPort); err != nil {
+			return nil, err
+		}
 	}
 	defer lb.close()
 	redirect := lb.redirect
@@ -527,6 +583,13 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 		}
 		hcfg.PreregisteredClient = pc
 	}
+	if reuse != nil {
+		pc := &oauthex.ClientCredentials{ClientID: reuse.ClientID, Issuer: reuse.Issuer}
+		if reuse.ClientSecret != "" {
+			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: reuse.ClientSecret}
+		}
+		hcfg.PreregisteredClient = pc
+	}
 	wanted := slices.Clone(cfg.Scopes)
 	if prev != nil {
 		wanted = unionScopes(wanted, prev.WantScopes)
@@ -539,24 +602,6 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 		return nil, err
 	}
 
-	// Ask the server: its 401 names the resource metadata.
-	req, resp, err := oauthProbe(ctx, client, o.Def.URL)
-	if err != nil {
-		return nil, fmt.Errorf("reaching %s: %w", o.Def.URL, err)
-	}
-	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
-		resp.Body.Close()
-		return nil, fmt.Errorf("%s answered %s without asking for a sign-in; it does not use OAuth", o.Def.URL, resp.Status)
-	}
-	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	// The authorization server, as the handler discovers it: one that
-	// publishes no registration endpoint takes only a client registered
-	// beforehand (or a metadata document), which the person must give.
-	asm := discoverAuthServer(ctx, client, challenges, o.Def.URL)
-	if asm != nil && asm.RegistrationEndpoint == "" && cfg.ClientID == "" && (cfg.ClientMetadataURL == "" || !asm.ClientIDMetadataDocumentSupported) {
-		resp.Body.Close()
-		return nil, needsClient(o, fmt.Sprintf("the authorization server of %s (%s)", o.Source, asm.Issuer))
-	}
 	if err := h.Authorize(ctx, req, resp); err != nil {
 		return nil, fmt.Errorf("signing in to %s: %w", o.Def.URL, err)
 	}
@@ -570,6 +615,8 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 		ClientID: captured.cfg.ClientID, ClientSecret: captured.cfg.ClientSecret, AuthStyle: int(captured.cfg.Endpoint.AuthStyle),
 		AuthURL: captured.cfg.Endpoint.AuthURL, TokenURL: captured.cfg.Endpoint.TokenURL, RedirectURL: captured.cfg.RedirectURL,
 		SourceURL: o.Def.URL,
+		// Neither the connection's own client nor a metadata document's.
+		Registered: cfg.ClientID == "" && (cfg.ClientMetadataURL == "" || captured.cfg.ClientID != cfg.ClientMetadataURL),
 	}
 	if u, err := url.Parse(captured.url); err == nil {
 		rec.Resource = u.Query().Get("resource")

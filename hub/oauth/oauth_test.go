@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -81,6 +82,32 @@ func TestOAuthSignInExampleServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs.Close()
+
+	// Signing in again signs in as the client registered the first time,
+	// on the same redirect URI: no second client is left at the server.
+	// With that URI's port taken, it registers a new one.
+	if !rec.Registered {
+		t.Fatalf("the record does not say its client was registered: %+v", rec.Registered)
+	}
+	if _, err := SignIn(ctx, SignInOptions{Source: "demo", Conn: "work", Def: def, Keychain: kc}); err != nil {
+		t.Fatalf("signing in again: %v", err)
+	}
+	again, err := LoadRecord(kc, "demo", "work")
+	if err != nil || again.ClientID != rec.ClientID || again.RedirectURL != rec.RedirectURL || !again.Registered || again.AccessToken == rec.AccessToken {
+		t.Fatalf("the second sign-in: client %q at %s (first %q at %s), %v", again.ClientID, again.RedirectURL, rec.ClientID, rec.RedirectURL, err)
+	}
+	taken, err := net.Listen("tcp", strings.TrimSuffix(strings.TrimPrefix(rec.RedirectURL, "http://"), "/callback"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SignIn(ctx, SignInOptions{Source: "demo", Conn: "work", Def: def, Keychain: kc}); err != nil {
+		t.Fatalf("signing in with the redirect port taken: %v", err)
+	}
+	taken.Close()
+	third, err := LoadRecord(kc, "demo", "work")
+	if err != nil || third.ClientID == rec.ClientID || third.RedirectURL == rec.RedirectURL || !third.Registered {
+		t.Fatalf("the sign-in with the port taken: client %q at %s, %v", third.ClientID, third.RedirectURL, err)
+	}
 
 	revoked, err := SignOut(ctx, kc, "demo", "work", nil)
 	if err != nil || revoked {

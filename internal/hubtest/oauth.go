@@ -320,6 +320,13 @@ func (a *AuthServer) Drop() {
 	a.Access = map[string][]string{}
 }
 
+// Registrations is how many dynamic client registrations came in.
+func (a *AuthServer) Registrations() int {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	return a.registered
+}
+
 // Count is how many token requests of grant type grant came in.
 func (a *AuthServer) Count(grant string) int {
 	a.Mu.Lock()

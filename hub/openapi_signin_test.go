@@ -19,6 +19,7 @@ import (
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/signin"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
 	"capabilities.sh/capabilities/keychain"
 )
 
@@ -187,6 +188,53 @@ func TestOpenAPISignIn(t *testing.T) {
 	}
 	if got := signIns(t, h, "api"); len(got) != 1 || got[0].SignedIn || !strings.Contains(got[0].Summary, "its sign-in was made for http://127.0.0.1:") {
 		t.Errorf("the status of a sign-in made for the API before it moved: %+v", got)
+	}
+}
+
+// A server that forgot the client an earlier sign-in registered shows the
+// person an error page and never redirects back: that sign-in ends with
+// nothing, and the next one registers a new client instead of trying the
+// forgotten one again.
+func TestOpenAPISignInRegistersAnewAfterAFailedReuse(t *testing.T) {
+	a := hubtest.NewAuthServer(t)
+	kc, _ := signInBrowser(t)
+	doc, _, _ := signInAPI(t, a, codeFlow(a.Srv.URL+"/authorize", a.Srv.URL+"/token"))
+	src := &config.Source{OpenAPI: doc, Connections: map[string]*config.Connection{"default": {OAuth: &config.OAuthConfig{}}}}
+	h := newOpenAPIHub(t, "api", src, nil, Options{Keychain: kc})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := h.SignIns().Login(ctx, "api", ""); err != nil {
+		t.Fatal(err)
+	}
+	authClients := func() []string {
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
+		return slices.Clone(a.AuthClients)
+	}
+
+	a.Mu.Lock()
+	a.ForgetClients = true
+	a.Mu.Unlock()
+	stuck, give := context.WithCancel(ctx)
+	failed := make(chan error, 1)
+	go func() {
+		_, err := h.SignIns().Login(stuck, "api", "")
+		failed <- err
+	}()
+	testwait.For(t, 0, "the sign-in with the forgotten client to reach the server", func() bool { return len(authClients()) == 2 })
+	give() // the person gives up on the error page
+	if err := <-failed; err == nil {
+		t.Fatal("a sign-in the server never answered succeeded")
+	}
+	a.Mu.Lock()
+	a.ForgetClients = false
+	a.Mu.Unlock()
+	if _, err := h.SignIns().Login(ctx, "api", ""); err != nil {
+		t.Fatalf("the sign-in after the failed one: %v", err)
+	}
+	got := authClients()
+	if a.Registrations() != 2 || len(got) != 3 || got[1] != got[0] || got[2] == got[0] {
+		t.Fatalf("%d registrations; the sign-ins signed in as %q, want the first client, again, then a new one", a.Registrations(), got)
 	}
 }
 

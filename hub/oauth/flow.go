@@ -104,7 +104,7 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 	var reuse *Record
 	lb := (*loopback)(nil)
 	if cfg.ClientID == "" && asm != nil && asm.RegistrationEndpoint != "" {
-		reuse, lb = prev.registeredClient(f.Resource, asm.Issuer, cfg.RedirectPort)
+		reuse, lb = o.registeredClient(prev, f.Resource, asm.Issuer, cfg.RedirectPort)
 	}
 	if lb == nil {
 		var err error

@@ -89,8 +89,10 @@ type Record struct {
 // as it; nils when it may not, or when that port is taken now (or is not
 // the one the connection names). An authorization server keeps every
 // client registered with it: registering anew at each sign-in would
-// leave one behind each time.
-func (r *Record) registeredClient(sourceURL, issuer string, port int) (*Record, *loopback) {
+// leave one behind each time. The kept record is marked as tried first: a
+// server that forgot the client shows the person an error page and never
+// redirects back, and the sign-in after that one registers anew.
+func (o SignInOptions) registeredClient(r *Record, sourceURL, issuer string, port int) (*Record, *loopback) {
 	if r == nil || !r.Registered || r.ClientID == "" || r.Grant != "" || r.SourceURL != sourceURL ||
 		issuer == "" || strings.TrimSuffix(r.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
 		return nil, nil
@@ -101,6 +103,11 @@ func (r *Record) registeredClient(sourceURL, issuer string, port int) (*Record, 
 	}
 	p, err := strconv.Atoi(u.Port())
 	if err != nil || p <= 0 || port != 0 && port != p {
+		return nil, nil
+	}
+	tried := *r
+	tried.Registered = false
+	if SaveRecord(o.Keychain, o.Source, o.Conn, &tried) != nil {
 		return nil, nil
 	}
 	lb, err := listenLoopback(p)
@@ -534,7 +541,7 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	var reuse *Record
 	lb := (*loopback)(nil)
 	if cfg.ClientID == "" && cfg.ClientMetadataURL == "" && asm != nil {
-		reuse, lb = prev.registeredClient(o.Def.URL, asm.Issuer, cfg.RedirectPort)
+		reuse, lb = o.registeredClient(prev, o.Def.URL, asm.Issuer, cfg.RedirectPort)
 	}
 	if lb == nil {
 		if lb, err = listenLoopback(cfg.RedirectPort); err != nil {

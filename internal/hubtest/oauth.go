@@ -159,8 +159,13 @@ type AuthServer struct {
 	// only a client registered beforehand signs in.
 	NoRegistration bool
 	AuthClients    []string // client_id of each authorization request
-	codes          map[string][]string
-	registered     int
+	// ForgetClients makes the server forget the clients registered so
+	// far, as one that lost its store does: their authorization requests
+	// get an error page, with no redirect back.
+	ForgetClients bool
+	codes         map[string][]string
+	registered    int
+	clientIDs     []string // the clients registered
 }
 
 // NewAuthServer starts an AuthServer, closed when the test ends.
@@ -214,6 +219,9 @@ func NewAuthServer(t testing.TB) *AuthServer {
 			return
 		}
 		m["client_id"] = "client-" + rand.Text()
+		a.Mu.Lock()
+		a.clientIDs = append(a.clientIDs, m["client_id"].(string))
+		a.Mu.Unlock()
 		writeJSON(w, 201, m)
 	})
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
@@ -222,8 +230,13 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		a.Mu.Lock()
 		a.Asked = append(a.Asked, q.Get("scope"))
 		a.AuthClients = append(a.AuthClients, q.Get("client_id"))
+		forgotten := a.ForgetClients && slices.Contains(a.clientIDs, q.Get("client_id"))
 		a.codes[code] = strings.Fields(q.Get("scope"))
 		a.Mu.Unlock()
+		if forgotten {
+			http.Error(w, "invalid_client: unknown client", http.StatusBadRequest)
+			return
+		}
 		u, _ := url.Parse(q.Get("redirect_uri"))
 		iss, state := base, q.Get("state")
 		a.Mu.Lock()

@@ -49,7 +49,7 @@ func (m *mainWindow) showConnectionButtons() {
 	if !ok || m.connRemoving != source+"/"+c.Name {
 		m.connRemoving = ""
 	} else {
-		label, importance = "Remove with its secret?", widget.DangerImportance
+		label, importance = "Remove with its secrets?", widget.DangerImportance
 	}
 	if m.connRemove.Text != label || m.connRemove.Importance != importance {
 		m.connRemove.Text, m.connRemove.Importance = label, importance

@@ -587,7 +587,7 @@ func TestConnectionButtons(t *testing.T) {
 
 	test.Tap(m.connRemove)
 	c.step()
-	if len(conns()) != 2 || m.connRemove.Text != "Remove with its secret?" || !strings.Contains(m.secretResult.Text, "press again") {
+	if len(conns()) != 2 || m.connRemove.Text != "Remove with its secrets?" || !strings.Contains(m.secretResult.Text, "press again") {
 		t.Fatalf("the first tap: connections %v, button %q, message %q", conns(), m.connRemove.Text, m.secretResult.Text)
 	}
 	m.secretConn.SetText("work") // another connection: the question is dropped

@@ -389,3 +389,16 @@ func TestSourceAddChecksTheProgram(t *testing.T) {
 		t.Errorf("later: cwd %q, want none", s.Cwd)
 	}
 }
+
+// With no hub running, hub status says so with how to start one, and
+// exits non-zero; hub stop has nothing to do.
+func TestHubStatusWithoutAHub(t *testing.T) {
+	home := t.TempDir()
+	r := cli(t, home, "", "hub", "status")
+	if r.code != exitFailure || r.stdout != "No hub is running for "+home+". Start it with 'capabilities hub' (an MCP client starts it through 'capabilities mcp').\n" {
+		t.Errorf("hub status: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := cli(t, home, "", "hub", "stop"); r.code != 0 || r.stdout != "No hub is running for "+home+".\n" {
+		t.Errorf("hub stop: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -330,7 +330,7 @@ func hubStatusCommand() *command {
 			}
 			c, err := e.client(ctx)
 			if errors.Is(err, localapi.ErrNoHub) {
-				fmt.Fprintf(e.Stdout, "No hub is running for %s.\n", e.home())
+				fmt.Fprintf(e.Stdout, "No hub is running for %s. Start it with 'capabilities hub' (an MCP client starts it through 'capabilities mcp').\n", e.home())
 				return &exitError{code: exitFailure}
 			}
 			if err != nil {

@@ -43,13 +43,14 @@ var shots = []string{
 	"window-policy.png",
 	"window-clients.png",
 	"first-run.png",
-	"approval-plan.png",    // a run's plan of three calls, two using the first one's result
-	"approval-reason.png",  // a call asked for a long reason, wrapped
-	"approval-changed.png", // an OpenAPI call whose definition changed: method, URL and the diff
-	"approval-secret.png",  // a call waiting for the API key of a source with no connection yet
-	"approval-token.png",   // a REST API's call waiting for a token, or a sign-in with its document's flow
-	"approval-signin.png",  // a call waiting for an OAuth sign-in, the page's address to copy
-	"window-skills.png",    // the skills, a source's changed one, a skipped folder and the folders read
+	"approval-plan.png",      // a run's plan of three calls, two using the first one's result
+	"approval-reason.png",    // a call asked for a long reason, wrapped
+	"approval-changed.png",   // an OpenAPI call whose definition changed: method, URL and the diff
+	"approval-secret.png",    // a call waiting for the API key of a source with no connection yet
+	"approval-token.png",     // a REST API's call waiting for a token, or a sign-in with its document's flow
+	"approval-signin.png",    // a call waiting for an OAuth sign-in, the page's address to copy
+	"window-skills.png",      // the skills, a source's changed one, a skipped folder and the folders read
+	"window-connections.png", // the Sources tab's connection form, asking once more before it removes one
 }
 
 // childMain runs the app in a child process for a platform's test (set by
@@ -353,7 +354,20 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		return err
 	}
 	on(func() { m.show(tabSkills) })
-	return capture(m.win, filepath.Join(dir, shots[17]))
+	if err := capture(m.win, filepath.Join(dir, shots[17])); err != nil {
+		return err
+	}
+	on(func() {
+		m.show(tabSources)
+		m.secretSource.SetSelected("github")
+		m.secretConn.SetText("personal")
+	})
+	step() // what the secret fills
+	on(func() {
+		m.removeConnection() // the first tap asks
+		m.sourcesScroll.ScrollToBottom()
+	})
+	return capture(m.win, filepath.Join(dir, shots[18]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

@@ -25,6 +25,10 @@
 // or an openIdConnect scheme's discovery document), PKCE S256 with
 // golang.org/x/oauth2, a preregistered client or one registered
 // dynamically when the authorization server publishes metadata; its
-// tokens go to the API's origin only. Of the hub, the package imports only config and secrets
-// (deps_test.go).
+// tokens go to the API's origin only. A client the hub registered
+// dynamically is kept with the Record, and the connection's next sign-in to
+// the same source and authorization server signs in as it again on the
+// same redirect port (Record.Registered): an authorization server keeps
+// every client registered with it. Of the hub, the package imports only
+// config and secrets (deps_test.go).
 package oauth

@@ -519,8 +519,14 @@ func TestSourcesClientCredentialsForm(t *testing.T) {
 		t.Fatalf("a client without its secret was saved (%+v):\n%s", h.clients, shown)
 	}
 	test.Type(f.secret, "svc-secret")
+	// The sign-in that follows waits at the gate until the step that
+	// saved the client is over.
+	h.mu.Lock()
+	h.loginGo = make(chan struct{})
+	h.mu.Unlock()
 	test.Tap(findButton(m.sourcesBox, "Save client and get a token"))
 	c.step()
+	h.loginGo <- struct{}{}
 	<-m.signInDone
 	c.step()
 	if diff := cmp.Diff([]clientCall{{"billing", "default", "svc", "svc-secret", 0}}, h.clients); diff != "" {

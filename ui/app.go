@@ -4,6 +4,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -162,7 +163,7 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 	now := func() time.Time { return c.now() }
 	c.dialog = newApprovalDialog(a, c.decide, func(source, conn, secret string, done func(error)) {
 		c.act(func() error { return h.SetSecret(source, conn, secret) }, done)
-	}, c.signInShowing, now)
+	}, c.dialogSignIn, now)
 	c.main = newMainWindow(a, actions{
 		review: c.review,
 		setSecret: func(source, conn, secret string, done func(error)) {
@@ -509,6 +510,26 @@ func (c *controller) signInShowing(source, conn string, showURL func(string), do
 		}
 		c.do(func() { done(err) })
 	}()
+}
+
+// dialogSignIn is the approval dialog's sign-in. One that needs a client
+// registered beforehand opens the window's Sources tab on that
+// connection's client form, which the dialog has no room for, and the
+// dialog says so.
+func (c *controller) dialogSignIn(source, conn string, showURL func(string), done func(error)) {
+	c.signInShowing(source, conn, showURL, func(err error) {
+		if credentials := errors.Is(err, ErrNeedsClientCredentials); credentials || errors.Is(err, ErrNeedsClient) {
+			c.main.askClient(source, conn, credentials)
+			c.main.renderSources()
+			c.main.show(tabSources)
+			why := needsClientText
+			if credentials {
+				why = needsCredentialsText
+			}
+			err = fmt.Errorf("%s Give the client in the window's Sources tab, opened beside this dialog, under %s.", why, source)
+		}
+		done(err)
+	})
 }
 
 // review opens the dialog on one waiting call.

@@ -625,7 +625,7 @@ func (d *approvalDialog) saveSecret() {
 	}
 	secret := d.secretEntry.Text
 	if secret == "" {
-		d.items[d.cur].err = "enter the secret first"
+		d.items[d.cur].err, d.items[d.cur].signInFailed = "enter the secret first", false
 		d.refresh()
 		return
 	}
@@ -638,7 +638,7 @@ func (d *approvalDialog) saveSecret() {
 			if d.items[i].a.ID == id {
 				d.items[i].busy = false
 				if err != nil {
-					d.items[i].err = err.Error()
+					d.items[i].err, d.items[i].signInFailed = err.Error(), false
 				} else {
 					d.items[i].saved = true
 				}
@@ -692,7 +692,7 @@ func (d *approvalDialog) startSignIn() {
 		for i := range d.items {
 			if d.items[i].a.ID == id {
 				if err != nil {
-					d.items[i].err = err.Error()
+					d.items[i].err, d.items[i].signInFailed = err.Error(), true
 				} else {
 					d.items[i].saved = true
 				}

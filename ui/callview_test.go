@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -302,6 +303,45 @@ func TestDialogSignIn(t *testing.T) {
 	}
 	if d.signInURL.Visible() || !d.dismiss.Visible() || d.signInButton.Text != "Sign in" {
 		t.Errorf("after the sign-in: address shown %v, dismiss %v", d.signInURL.Visible(), d.dismiss.Visible())
+	}
+}
+
+// TestDialogSignInNeedsClient: a sign-in from the dialog whose server
+// takes no registration opens the window's Sources tab on the
+// connection's client form, and the dialog says where to go; a client
+// credentials API's asks for its id and secret there.
+func TestDialogSignInNeedsClient(t *testing.T) {
+	for _, tc := range []struct {
+		err         error
+		credentials bool
+		why         string
+	}{
+		{ErrNeedsClient, false, needsClientText},
+		{ErrNeedsClientCredentials, true, needsCredentialsText},
+	} {
+		h := newFakeHub()
+		h.loginErr = fmt.Errorf("the authorization server of linear: %w", tc.err)
+		c := newTestController(t, h, t0)
+		a := signInApproval("ap_1", t0)
+		h.add(a, a.Preview)
+		c.step()
+		d, m := c.dialog, c.main
+		ended := make(chan struct{}, 1)
+		orig := d.signIn
+		d.signIn = func(source, conn string, showURL func(string), done func(error)) {
+			orig(source, conn, showURL, func(err error) { done(err); ended <- struct{}{} })
+		}
+		test.Tap(d.signInButton)
+		<-ended
+		c.step()
+		f := m.clientForms["linear/personal"]
+		if f == nil || f.credentials != tc.credentials || m.tabs.Selected().Text != tabSources || m.signInErr["linear/personal"] != "Not signed in: "+tc.why {
+			t.Errorf("%v: the window's client form %+v, tab %q, sign-in error %q", tc.err, f, m.tabs.Selected().Text, m.signInErr["linear/personal"])
+		}
+		want := "Not signed in: " + tc.why + " Give the client in the window's Sources tab, opened beside this dialog, under linear."
+		if d.status.Text != want {
+			t.Errorf("%v: the dialog says %q, want %q", tc.err, d.status.Text, want)
+		}
 	}
 }
 

@@ -336,6 +336,8 @@ type queueItem struct {
 	busy    bool   // a decision is on its way to the hub
 	err     string // the hub refused the last decision
 	saved   bool   // the secret it waits for was stored
+	// signInFailed: err is why the last sign-in for it failed.
+	signInFailed bool
 }
 
 // mergeQueue reconciles the queue with the hub's pending calls: calls no
@@ -463,6 +465,8 @@ func statusText(it queueItem, now time.Time) string {
 		return "Saving the secret…"
 	case it.busy:
 		return "Sending the decision to the hub…"
+	case it.err != "" && it.signInFailed:
+		return "Not signed in: " + it.err
 	case it.err != "" && it.a.NeedsSecret:
 		return "The secret was not saved: " + it.err
 	case it.err != "":

@@ -629,6 +629,21 @@ func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject
 	return out
 }
 
+// askClient shows, under conn of source, why its sign-in needs a client
+// registered beforehand and the form that takes it: the client's id and
+// secret for a client credentials flow (credentials), else its id, its
+// secret if any and its redirect port.
+func (m *mainWindow) askClient(source, conn string, credentials bool) {
+	key := source + "/" + conn
+	m.signInErr[key] = "Not signed in: " + needsClientText
+	if credentials {
+		m.signInErr[key] = "Not signed in: " + needsCredentialsText
+	}
+	if f := m.clientForms[key]; f == nil || f.credentials != credentials {
+		m.clientForms[key] = m.newClientForm(source, conn, credentials)
+	}
+}
+
 // clientForm takes the client a connection signs in as, registered with
 // an authorization server that takes no registration the hub can make.
 // It is made once per connection, so what the person typed survives the
@@ -748,13 +763,7 @@ func (m *mainWindow) startSignIn(source, conn string) {
 		if err != nil {
 			m.signInErr[key] = "Not signed in: " + err.Error()
 			if credentials := errors.Is(err, ErrNeedsClientCredentials); credentials || errors.Is(err, ErrNeedsClient) {
-				m.signInErr[key] = "Not signed in: " + needsClientText
-				if credentials {
-					m.signInErr[key] = "Not signed in: " + needsCredentialsText
-				}
-				if f := m.clientForms[key]; f == nil || f.credentials != credentials {
-					m.clientForms[key] = m.newClientForm(source, conn, credentials)
-				}
+				m.askClient(source, conn, credentials)
 			}
 		}
 		m.renderSources()

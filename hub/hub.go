@@ -104,7 +104,6 @@
 package hub
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -679,14 +678,4 @@ func (h *Hub) SaveConfig(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	return h.ReloadConfig(ctx)
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

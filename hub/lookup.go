@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -376,7 +378,7 @@ func (v *view) namespaces(cfg *config.Config) []string {
 			seen[naming.Namespace(name)] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // DescribeRequest is the describe tool's input.

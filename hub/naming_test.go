@@ -10,8 +10,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,7 +96,7 @@ func TestSourceNamesRefusedAloneByTheSandboxCheck(t *testing.T) {
 	if errs := h.Refresh(context.Background()); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got := sortedKeys(h.Config().Sources); strings.Join(got, ",") != "notes" {
+	if got := slices.Sorted(maps.Keys(h.Config().Sources)); strings.Join(got, ",") != "notes" {
 		t.Errorf("served sources = %v, want only notes", got)
 	}
 	if got := execOK(t, h, "return 1 + 1"); got != "2" {

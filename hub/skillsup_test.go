@@ -3,8 +3,10 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -85,7 +87,7 @@ func (u *skillsUpstream) entryLocked(uri string) upstream.ListedSkill {
 	}
 	root := strings.TrimSuffix(uri, "SKILL.md")
 	var res []upstream.SkillResource
-	for _, f := range sortedKeys(u.files) {
+	for _, f := range slices.Sorted(maps.Keys(u.files)) {
 		if strings.HasPrefix(f, root) {
 			res = append(res, upstream.SkillResource{URI: f, Digest: digestOf([]byte(u.files[f])), Size: int64(len(u.files[f]))})
 		}

@@ -23,33 +23,45 @@ func (h *Hub) diskConfig() (*config.Config, error) {
 }
 
 // editConfig changes config.json as it is on disk with edit, then checks,
-// saves and applies it; nothing is saved when edit fails.
+// saves and applies it; nothing is saved when edit fails or returns
+// errUnchanged. When the file changed between the read and the write (a
+// command or another of the hub's edits wrote it), the edit is made again
+// on what it holds now, a few times at most.
 func (h *Hub) editConfig(ctx context.Context, edit func(cfg *config.Config) error) error {
-	cfg, err := h.diskConfig()
-	if err != nil {
-		return err
+	for tries := 1; ; tries++ {
+		cfg, err := h.diskConfig()
+		if err != nil {
+			return err
+		}
+		if err := edit(cfg); err != nil {
+			if errors.Is(err, errUnchanged) {
+				return nil
+			}
+			return err
+		}
+		err = h.SaveConfig(ctx, cfg)
+		if !errors.Is(err, config.ErrChanged) || tries == 3 {
+			return err
+		}
 	}
-	if err := edit(cfg); err != nil {
-		return err
-	}
-	return h.SaveConfig(ctx, cfg)
 }
+
+// errUnchanged is an edit of editConfig that changed nothing.
+var errUnchanged = errors.New("unchanged")
 
 // editSource changes source in config.json as it is on disk with edit,
 // and saves and applies the config when edit reports a change.
 func (h *Hub) editSource(ctx context.Context, source string, edit func(s *config.Source) bool) error {
-	cfg, err := h.diskConfig()
-	if err != nil {
-		return err
-	}
-	s := cfg.Sources[source]
-	if s == nil {
-		return fmt.Errorf("no source named %q in %s", source, h.paths.Config())
-	}
-	if !edit(s) {
+	return h.editConfig(ctx, func(cfg *config.Config) error {
+		s := cfg.Sources[source]
+		switch {
+		case s == nil:
+			return fmt.Errorf("no source named %q in %s", source, h.paths.Config())
+		case !edit(s):
+			return errUnchanged
+		}
 		return nil
-	}
-	return h.SaveConfig(ctx, cfg)
+	})
 }
 
 // AddSource adds source s under name to config.json (replacing one of that
@@ -83,32 +95,28 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 // secrets and sign-ins, as 'capabilities source remove' does. A source a
 // profile uses stays, with the profiles named.
 func (h *Hub) RemoveSource(ctx context.Context, name string) error {
-	cfg, err := h.diskConfig()
-	if err != nil {
-		return err
-	}
-	s, ok := cfg.Sources[name]
-	if !ok {
-		if cfg.DropRefused(name) {
-			return h.SaveConfig(ctx, cfg)
+	var errs []error
+	err := h.editConfig(ctx, func(cfg *config.Config) error {
+		s, ok := cfg.Sources[name]
+		switch {
+		case !ok && cfg.DropRefused(name):
+			return nil
+		case !ok:
+			return fmt.Errorf("no source named %q", name)
+		case len(cfg.ProfilesUsing(name)) > 0:
+			return fmt.Errorf("source %s is used by profile %s: remove or change those profiles first", name, strings.Join(cfg.ProfilesUsing(name), ", "))
 		}
-		return fmt.Errorf("no source named %q", name)
-	}
-	if used := cfg.ProfilesUsing(name); len(used) > 0 {
-		return fmt.Errorf("source %s is used by profile %s: remove or change those profiles first", name, strings.Join(used, ", "))
-	}
-	errs := s.DeleteSecrets(h.kc, name)
-	if err := oauth.DeleteSignIns(h.kc, name, s.ConnectionNames()); err != nil {
-		errs = append(errs, err)
-	}
-	delete(cfg.Sources, name)
-	if err := h.SaveConfig(ctx, cfg); err != nil {
-		return err
-	}
-	if len(errs) > 0 {
+		errs = s.DeleteSecrets(h.kc, name)
+		if err := oauth.DeleteSignIns(h.kc, name, s.ConnectionNames()); err != nil {
+			errs = append(errs, err)
+		}
+		delete(cfg.Sources, name)
+		return nil
+	})
+	if err == nil && len(errs) > 0 {
 		return fmt.Errorf("removed source %s, but not all of its secrets: %w", name, errors.Join(errs...))
 	}
-	return nil
+	return err
 }
 
 // SetSourceEnabled enables or disables a source in config.json: a disabled

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"capabilities.sh/capabilities/hub/clients"
@@ -94,7 +96,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 	st.Tools = len(snap.Tools)
 	states := h.up.State()
 	cfg := h.Config()
-	for _, name := range sortedKeys(cfg.Sources) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
 		s := cfg.Sources[name]
 		us := states[name]
 		if us.State == "" { // the config changed between the two reads

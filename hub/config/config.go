@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/secrets"
@@ -46,7 +48,34 @@ type Config struct {
 	// the file: they are not served, and kept on save. refusals say why.
 	refused  map[string]json.RawMessage
 	refusals Errors
+
+	// base is the file this Config was read from (Load) as it was then:
+	// Save refuses to write over it once it changed, which would lose the
+	// other edit. A Config made in memory has none.
+	base *fileBase
 }
+
+// fileBase is a config file as a Config read it.
+type fileBase struct {
+	path    string
+	sum     [sha256.Size]byte
+	missing bool // there was no file
+}
+
+// ErrChanged is a Save over a config file that changed since the Config was
+// read from it: another command or the hub wrote it meanwhile. Nothing was
+// written; reading it again and redoing the edit is safe.
+var ErrChanged = errors.New("changed since it was read")
+
+// changedError is ErrChanged, saying which file and what to do.
+type changedError string
+
+func (e changedError) Error() string { return string(e) }
+func (e changedError) Unwrap() error { return ErrChanged }
+
+// saveMu makes a process's check that the file is unchanged and its write
+// one step.
+var saveMu sync.Mutex
 
 // Source is one upstream MCP server.
 type Source struct {
@@ -168,12 +197,17 @@ func ReplaceSecretRefs(s string, repl func(name string) string) string {
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}, nil
+		return &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}, base: &fileBase{path: path, missing: true}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
-	return Parse(path, data)
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	c.base = &fileBase{path: path, sum: sha256.Sum256(data)}
+	return c, nil
 }
 
 // Parse parses and validates data read from file (named in errors).
@@ -771,7 +805,10 @@ func withExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// Save writes the config to path atomically (0600), indented.
+// Save writes the config to path atomically (0600), indented. A Config
+// read from path (Load) is written only while the file is as it was read:
+// otherwise Save fails with ErrChanged and writes nothing, so an edit made
+// meanwhile by the hub or another command is not lost.
 func (c *Config) Save(path string) error {
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -782,7 +819,26 @@ func (c *Config) Save(path string) error {
 		return fmt.Errorf("encoding config: %w", err)
 	}
 	buf.WriteByte('\n')
-	return WriteFileAtomic(path, buf.Bytes(), 0o600)
+	saveMu.Lock()
+	defer saveMu.Unlock()
+	if c.base != nil && c.base.path == path {
+		cur, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			if !c.base.missing {
+				return changedError(path + " was removed since it was read: nothing was written; run the command again")
+			}
+		case err != nil:
+			return fmt.Errorf("reading config: %w", err)
+		case c.base.missing || sha256.Sum256(cur) != c.base.sum:
+			return changedError(path + " changed since it was read (the hub or another command wrote it meanwhile): nothing was written; run the command again")
+		}
+	}
+	if err := WriteFileAtomic(path, buf.Bytes(), 0o600); err != nil {
+		return err
+	}
+	c.base = &fileBase{path: path, sum: sha256.Sum256(buf.Bytes())}
+	return nil
 }
 
 // WriteFileAtomic writes data to path with mode perm so that a reader sees

@@ -495,3 +495,55 @@ func TestSkillFolders(t *testing.T) {
 		t.Errorf("after a save and a load: %v", again.Skills.Paths)
 	}
 }
+
+// Two edits of one config.json: the second to save, read before the first
+// saved, is refused with ErrChanged and writes nothing; read again, it
+// saves. A config made in memory writes over the file as before.
+func TestSaveRefusesAFileChangedSinceRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	first, err := Load(path) // no file yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Policy["a.x"] = Allow
+	if err := first.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	first.Policy["a.y"] = Deny // the same Config saves again
+	if err := first.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	second.Policy["b.z"] = Ask
+	err = second.Save(path)
+	if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), path+" changed since it was read") {
+		t.Fatalf("saving over an edit made meanwhile: %v", err)
+	}
+	if got, _ := Load(path); got.Policy["a.x"] != Allow || got.Policy["a.y"] != Deny || len(got.Policy) != 2 {
+		t.Fatalf("the file after the refused save: %v", got.Policy)
+	}
+	again, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Policy["b.z"] = Ask
+	if err := again.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Load(path); len(got.Policy) != 3 {
+		t.Fatalf("the file after the second edit was made again: %v", got.Policy)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Save(path); !errors.Is(err, ErrChanged) {
+		t.Fatalf("saving over a file removed meanwhile: %v", err)
+	}
+	fresh := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{"c.w": Allow}}
+	if err := fresh.Save(path); err != nil {
+		t.Fatalf("a config made in memory: %v", err)
+	}
+}

@@ -522,11 +522,7 @@ func (c *controller) dialogSignIn(source, conn string, showURL func(string), don
 			c.main.askClient(source, conn, credentials)
 			c.main.renderSources()
 			c.main.show(tabSources)
-			why := needsClientText
-			if credentials {
-				why = needsCredentialsText
-			}
-			err = fmt.Errorf("%s Give the client in the window's Sources tab, opened beside this dialog, under %s.", why, source)
+			err = fmt.Errorf("%s Give the client in the window's Sources tab, opened beside this dialog, under %s.", needsClientWhy(credentials), source)
 		}
 		done(err)
 	})

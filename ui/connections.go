@@ -19,21 +19,27 @@ func (m *mainWindow) connectionButtons() {
 	m.showConnectionButtons()
 }
 
+// pickedSourceConnections are the connections of the source the form
+// picked.
+func (m *mainWindow) pickedSourceConnections() []ConnectionStatus {
+	for _, s := range m.snap.status.Sources {
+		if s.Name == m.secretSource.Selected {
+			return s.Connections
+		}
+	}
+	return nil
+}
+
 // pickedConnection is the connection the form names, when the picked
 // source has one of that name.
 func (m *mainWindow) pickedConnection() (source string, c ConnectionStatus, ok bool) {
-	source, name := m.secretSource.Selected, strings.TrimSpace(m.secretConn.Text)
-	for _, s := range m.snap.status.Sources {
-		if s.Name != source {
-			continue
-		}
-		for _, c := range s.Connections {
-			if c.Name == name {
-				return source, c, true
-			}
+	name := strings.TrimSpace(m.secretConn.Text)
+	for _, c := range m.pickedSourceConnections() {
+		if c.Name == name {
+			return m.secretSource.Selected, c, true
 		}
 	}
-	return source, ConnectionStatus{}, false
+	return m.secretSource.Selected, ConnectionStatus{}, false
 }
 
 // showConnectionButtons turns Make default on for a connection that is

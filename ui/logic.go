@@ -1401,6 +1401,15 @@ const needsClientText = "the authorization server takes no registration capabili
 // needsCredentialsText says why a REST API's sign-in needs its client.
 const needsCredentialsText = "this API's client gets its token on its own (client credentials), with no browser: it needs the client's id and secret."
 
+// needsClientWhy says why a sign-in needs a client: its server takes no
+// registration, or (credentials) the API's client gets its own tokens.
+func needsClientWhy(credentials bool) string {
+	if credentials {
+		return needsCredentialsText
+	}
+	return needsClientText
+}
+
 // credentialsFormText says what the client form of such an API takes.
 const credentialsFormText = "Give the id and secret of the client registered for this API with its authorization server; the secret goes to the OS keychain."
 

@@ -351,12 +351,8 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 
 func (m *mainWindow) fillConnections() {
 	var names []string
-	for _, s := range m.snap.status.Sources {
-		if s.Name == m.secretSource.Selected {
-			for _, c := range s.Connections {
-				names = append(names, c.Name)
-			}
-		}
+	for _, c := range m.pickedSourceConnections() {
+		names = append(names, c.Name)
 	}
 	m.connChoices = names
 	m.secretConn.SetOptions(names)
@@ -635,10 +631,7 @@ func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject
 // secret if any and its redirect port.
 func (m *mainWindow) askClient(source, conn string, credentials bool) {
 	key := source + "/" + conn
-	m.signInErr[key] = "Not signed in: " + needsClientText
-	if credentials {
-		m.signInErr[key] = "Not signed in: " + needsCredentialsText
-	}
+	m.signInErr[key] = "Not signed in: " + needsClientWhy(credentials)
 	if f := m.clientForms[key]; f == nil || f.credentials != credentials {
 		m.clientForms[key] = m.newClientForm(source, conn, credentials)
 	}

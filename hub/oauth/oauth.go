@@ -105,13 +105,14 @@ func (o SignInOptions) registeredClient(r *Record, sourceURL, issuer string, por
 	if err != nil || p <= 0 || port != 0 && port != p {
 		return nil, nil
 	}
+	lb, err := listenLoopback(p)
+	if err != nil {
+		return nil, nil
+	}
 	tried := *r
 	tried.Registered = false
 	if SaveRecord(o.Keychain, o.Source, o.Conn, &tried) != nil {
-		return nil, nil
-	}
-	lb, err := listenLoopback(p)
-	if err != nil {
+		lb.close()
 		return nil, nil
 	}
 	return r, lb

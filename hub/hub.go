@@ -161,8 +161,8 @@ type Options struct {
 	// it says (default: a new one). The hub adds connection secrets to it.
 	Secrets *secrets.Secrets
 	// StartupWait bounds how long one search, describe or execute waits
-	// for sources being listed for the first time (default 15s, never
-	// more).
+	// for sources being listed for the first time (default
+	// DefaultStartupWait).
 	StartupWait time.Duration
 	// OpenAPIChild, when set, parses OpenAPI documents in child processes,
 	// so the hub never holds a document's parsed model (the app sets it;
@@ -314,7 +314,7 @@ func New(ctx context.Context, opts Options) (*Hub, error) {
 		h.upTimeout = opts.UpstreamTimeout
 	}
 	h.startupWait = DefaultStartupWait
-	if opts.StartupWait > 0 && opts.StartupWait < h.startupWait {
+	if opts.StartupWait > 0 {
 		h.startupWait = opts.StartupWait
 	}
 	if h.driver == nil {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -273,7 +274,11 @@ func stateHub(t *testing.T) *hub.Hub {
 		// A server that fails at start, saying why on stderr.
 		"broken": {Command: "node", Args: []string{"-e", `console.error("boom: cannot open the database"); process.exit(3)`}},
 	}, Policy: map[string]config.Mode{"locked": config.Allow}})
-	return openHub(t, home, hub.Options{Keychain: &hubtest.MemKeychain{}})
+	// The first answers wait for memory's first listing; on a loaded
+	// machine npx and node can take longer than the default bound to
+	// start it, and the cold-start tests compare those answers with the
+	// settled ones.
+	return openHub(t, home, hub.Options{Keychain: &hubtest.MemKeychain{}, StartupWait: 2 * time.Minute})
 }
 
 // newSkillHub starts a hub without sources whose home holds the skills of

@@ -401,7 +401,8 @@ func NeedsSignIn(kc keychain.Keychain, source, conn string, s *config.Source, as
 // States are the sign-in states of the OAuth connections of source name
 // (s, its config): each connection of an HTTP source that is OAuth by its
 // config, holds a sign-in or whose server asked for one (asked), with a
-// state that cannot be read said so in its Reason.
+// state that cannot be read said so in its Reason when it is OAuth by its
+// config or its server asked.
 func States(kc keychain.Keychain, name string, s *config.Source, asked func(conn string) bool) []State {
 	if s == nil || s.URL == "" && s.OpenAPI == "" {
 		return nil
@@ -413,9 +414,18 @@ func States(kc keychain.Keychain, name string, s *config.Source, asked func(conn
 	var out []State
 	for _, c := range conns {
 		st, err := ReadState(kc, name, c, s)
-		if err != nil {
+		switch {
+		case err != nil:
+			// As NeedsSignIn decides: a keychain that cannot be read
+			// (locked, no Secret Service) makes no sign-in of a
+			// connection that is not OAuth by its config and whose
+			// server never asked; an API without sign-in is not said to
+			// need one.
+			if !s.IsOAuth(c) && !asked(c) {
+				continue
+			}
 			st.Reason = "the sign-in cannot be read: " + err.Error()
-		} else if !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !asked(c) {
+		case !st.SignedIn && st.Reason == "not signed in" && !s.IsOAuth(c) && !asked(c):
 			continue
 		}
 		out = append(out, st)

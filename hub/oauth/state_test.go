@@ -1,10 +1,12 @@
 package oauth
 
 import (
+	"strings"
 	"testing"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/keychain"
 )
 
 // TestNeedsSignInAndStates: a connection waits for a sign-in when it is
@@ -58,5 +60,23 @@ func TestNeedsSignInAndStates(t *testing.T) {
 	}
 	if States(kc, "files", &config.Source{Command: "files"}, nil) != nil {
 		t.Error("a stdio source has sign-in states")
+	}
+
+	// A keychain that cannot be read: the connections that sign in by
+	// their config or whose server asked say why; the others, and an API
+	// with no connection that never asked, list no sign-in to make.
+	locked := &hubtest.MemKeychain{Err: keychain.ErrUnavailable}
+	got = map[string]bool{}
+	for _, st := range States(locked, "gh", src, func(conn string) bool { return conn == "personal" }) {
+		got[st.Conn] = true
+		if st.SignedIn || !strings.Contains(st.Summary(), "the sign-in cannot be read") {
+			t.Errorf("%s with the keychain locked: %+v (%s)", st.Conn, st, st.Summary())
+		}
+	}
+	if !got["work"] || !got["personal"] || len(got) != 2 {
+		t.Errorf("States with the keychain locked lists %v, want work and personal", got)
+	}
+	if st := States(locked, "api", &config.Source{OpenAPI: "api.json"}, func(string) bool { return false }); len(st) != 0 {
+		t.Errorf("an API without sign-in, keychain locked: %+v", st)
 	}
 }

@@ -66,6 +66,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"policy", "set", "a.b"}, exitUsage, "needs a target and a mode"},
 		{[]string{"policy", "set", "a.b", "sometimes"}, exitUsage, `mode "sometimes": must be allow, ask or deny`},
 		{[]string{"version", "extra"}, exitUsage, "takes no arguments"},
+		{[]string{"execute", "return await memory.readGraph({})"}, exitUsage, `no file named "return await memory.readGraph({})"; to run code given on the command line, pass it with --code`},
+		{[]string{"execute", "--code", "return 1", "run.js"}, exitUsage, "takes a FILE or --code, not both"},
+		{[]string{"execute", "--code", "return 1", "--resume", "r_1"}, exitUsage, "takes a FILE, --code or --resume, one of them"},
+		{[]string{"execute", "--code", " "}, exitUsage, "no code: pass a FILE, pipe the code in, give it with --code, or --resume RUNID"},
+		{[]string{"execute", "/nonexistent.js"}, exitFailure, "reading the code: open /nonexistent.js"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			r := cli(t, home, "", tc.args...)
@@ -79,6 +84,24 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("a failing command printed to stdout: %q", r.stdout)
 			}
 		})
+	}
+}
+
+// TestExecuteCodeFlag: --code runs the code given on the command line, as
+// a FILE with the same code does.
+func TestExecuteCodeFlag(t *testing.T) {
+	// The built binary on a home with no source: the run's sandbox is a
+	// process of its own.
+	w := &world{t: t, bin: binary(t), home: t.TempDir(), userHome: t.TempDir()}
+	file := filepath.Join(t.TempDir(), "run.js")
+	if err := os.WriteFile(file, []byte("return [1, 2].map((x) => x * 21);"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"execute", "--code", "return [1, 2].map((x) => x * 21);"}, {"execute", file}} {
+		stdout, stderr, code := w.cli("", args...)
+		if code != exitOK || !strings.Contains(stdout, `"status":"completed","result":[21,42]`) {
+			t.Errorf("%v: code %d stdout %q stderr %q", args, code, stdout, stderr)
+		}
 	}
 }
 

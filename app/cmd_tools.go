@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,14 +72,18 @@ func printTextTool(ctx context.Context, e *env, route string, req any, local fun
 }
 
 func executeCommand() *command {
-	var resume string
+	var resume, inline string
 	var asJSON bool
 	return &command{
-		name: "execute", args: "[FILE|-] [--resume RUNID] [--json]", summary: "Run JavaScript against your tools (the execute tool, from a terminal)",
-		long: `Reads the code from FILE, or from stdin with - (or no FILE). Prints the
-envelope's compact line, or the indented envelope with --json. Exits 1 when
-the run failed.`,
+		name: "execute", args: "[FILE|-] [--code CODE] [--resume RUNID] [--json]", summary: "Run JavaScript against your tools (the execute tool, from a terminal)",
+		long: `Reads the code from FILE, from stdin with - (or no FILE), or from --code.
+Prints the envelope's compact line, or the indented envelope with --json.
+Exits 1 when the run failed.
+
+Example:
+  capabilities execute --code 'return await memory.readGraph({})'`,
 		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&inline, "code", "", "run `CODE` given here instead of a FILE")
 			fs.StringVar(&resume, "resume", "", "continue run `RUNID`")
 			fs.BoolVar(&asJSON, "json", false, "print the envelope as indented JSON")
 		},
@@ -86,8 +91,13 @@ the run failed.`,
 			if len(args) > 1 {
 				return usagef("takes at most one FILE")
 			}
-			var code string
-			if resume == "" {
+			code := inline
+			switch {
+			case resume != "" && (len(args) > 0 || inline != ""):
+				return usagef("takes a FILE, --code or --resume, one of them")
+			case inline != "" && len(args) > 0:
+				return usagef("takes a FILE or --code, not both")
+			case resume == "" && inline == "":
 				var data []byte
 				var err error
 				if len(args) == 0 || args[0] == "-" {
@@ -95,15 +105,16 @@ the run failed.`,
 				} else {
 					data, err = os.ReadFile(args[0])
 				}
+				if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(args[0], " ({;") {
+					return usagef("no file named %q; to run code given on the command line, pass it with --code", shorten(args[0], 60))
+				}
 				if err != nil {
 					return fmt.Errorf("reading the code: %w", err)
 				}
 				code = string(data)
-				if strings.TrimSpace(code) == "" {
-					return usagef("no code: pass a FILE, pipe the code in, or --resume RUNID")
-				}
-			} else if len(args) > 0 {
-				return usagef("takes a FILE or --resume, not both")
+			}
+			if resume == "" && strings.TrimSpace(code) == "" {
+				return usagef("no code: pass a FILE, pipe the code in, give it with --code, or --resume RUNID")
 			}
 			var env hub.Envelope
 			err := withHubOpts(ctx, e, true,

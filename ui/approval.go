@@ -395,7 +395,7 @@ func (d *approvalDialog) refresh() {
 	d.clearSecretFor(secretOwner(a))
 	d.address.SetText(a.Address)
 	showText(d.title, a.Title)
-	showText(d.description, truncate(strings.TrimSpace(a.Description), 400))
+	showText(d.description, dialogDescription(a.Title, a.Description, 400))
 	if a.Method != "" {
 		showText(d.request, requestLine(a.Method, a.URL, a.Preview))
 	} else {

@@ -953,6 +953,23 @@ func foldText(s string, limit, keep int) string {
 }
 
 // truncate shortens s to n runes with an ellipsis.
+// dialogDescription is what the approval dialog says under a tool's
+// title: its description as one paragraph, without a first paragraph
+// that only repeats the title (an OpenAPI operation's summary, "Create a
+// label.", before "Creates a label for the specified repository..."), cut
+// to n characters.
+func dialogDescription(title, desc string, n int) string {
+	paras := strings.Split(strings.ReplaceAll(strings.TrimSpace(desc), "\r\n", "\n"), "\n\n")
+	same := func(a, b string) bool {
+		trim := func(s string) string { return strings.TrimRight(strings.TrimSpace(s), ".") }
+		return strings.EqualFold(trim(a), trim(b))
+	}
+	if len(paras) > 1 && title != "" && same(paras[0], title) {
+		paras = paras[1:]
+	}
+	return truncate(strings.Join(strings.Fields(strings.Join(paras, " ")), " "), n)
+}
+
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

@@ -639,3 +639,22 @@ func TestSecretPlaceText(t *testing.T) {
 		}
 	}
 }
+
+// TestDialogDescription: the dialog gives the description as one paragraph
+// and leaves out a first paragraph that repeats the title.
+func TestDialogDescription(t *testing.T) {
+	for _, tc := range []struct{ title, desc, want string }{
+		{"Create a label", "Create a label.\n\nCreates a label for the specified repository.\n\nThe color must be hex.", "Creates a label for the specified repository. The color must be hex."},
+		{"Create a label", "Create a label.", "Create a label."},
+		{"", "Create a label.\n\nCreates one.", "Create a label. Creates one."},
+		{"Delete", "Deletes an issue\r\n\r\nfor good.", "Deletes an issue for good."},
+		{"List", "Lists things,\n  one per line.", "Lists things, one per line."},
+	} {
+		if got := dialogDescription(tc.title, tc.desc, 400); got != tc.want {
+			t.Errorf("dialogDescription(%q, %q) = %q, want %q", tc.title, tc.desc, got, tc.want)
+		}
+	}
+	if got := dialogDescription("T", strings.Repeat("word ", 200), 20); got != "word word word word…" {
+		t.Errorf("cut: %q", got)
+	}
+}

@@ -122,6 +122,24 @@ func historyHint(n int) string {
 	return `Newest first; the rules "Always allow" and "Always deny" set are in the Policy tab.`
 }
 
+// runsHint heads the Runs tab's detail when no run is picked: what the
+// list holds, or that it is empty so far.
+func runsHint(n int) string {
+	if n == 0 {
+		return "No runs yet. Each execute a client (or 'capabilities execute') starts is listed here with its calls, code and result."
+	}
+	return "Pick a run"
+}
+
+// policyHint is the line over the Policy tab's rules: what happens
+// without a rule, and how to change one.
+func policyHint(n int) string {
+	if n == 0 {
+		return "No rules yet. Without one, a read-only tool (an MCP tool marked read-only, a GET of a REST API) runs and every other call asks you."
+	}
+	return "Without a matching rule, a read-only tool runs and every other call asks you. Pick a rule to change it."
+}
+
 // secretPlaceText is the secret form's "Goes to" line: what the secret of
 // the picked connection fills, that a sign-in provides it, or what the hub
 // said when it cannot tell.

@@ -614,6 +614,10 @@ func TestApprovalsTabHints(t *testing.T) {
 		{pendingHint(3), "3 calls wait for you: pick one to review it in the approval window."},
 		{historyHint(0), "No decisions yet. Each one you make (or a rule makes for you) is listed here, newest first."},
 		{historyHint(2), `Newest first; the rules "Always allow" and "Always deny" set are in the Policy tab.`},
+		{runsHint(0), "No runs yet. Each execute a client (or 'capabilities execute') starts is listed here with its calls, code and result."},
+		{runsHint(4), "Pick a run"},
+		{policyHint(0), "No rules yet. Without one, a read-only tool (an MCP tool marked read-only, a GET of a REST API) runs and every other call asks you."},
+		{policyHint(1), "Without a matching rule, a read-only tool runs and every other call asks you. Pick a rule to change it."},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

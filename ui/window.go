@@ -144,6 +144,7 @@ type mainWindow struct {
 	policyMode    *widget.RadioGroup
 	policySet     *widget.Button
 	policyResult  *widget.Label
+	policyHint    *widget.Label
 }
 
 func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
@@ -271,8 +272,8 @@ func (m *mainWindow) runsTab() fyne.CanvasObject {
 			m.showRunDetail()
 		}
 	}
-	m.runHeader = widget.NewLabelWithStyle("Pick a run", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	m.runHeader.Truncation = fyne.TextTruncateEllipsis
+	m.runHeader = widget.NewLabelWithStyle(runsHint(0), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	m.runHeader.Wrapping = fyne.TextWrapWord
 	m.runCode, m.runCalls, m.runEnvelope, m.runLog = mono(""), mono(""), mono(""), mono("")
 	m.runDetail = container.NewAppTabs(
 		container.NewTabItem("Calls", container.NewScroll(m.runCalls)),
@@ -293,7 +294,7 @@ func (m *mainWindow) showRunDetail() {
 		}
 	}
 	if r == nil {
-		m.runHeader.SetText("Pick a run")
+		m.runHeader.SetText(runsHint(len(m.snap.runs)))
 		for _, l := range []*widget.Label{m.runCode, m.runCalls, m.runEnvelope, m.runLog} {
 			l.SetText("")
 		}
@@ -446,9 +447,12 @@ func (m *mainWindow) policyTab() fyne.CanvasObject {
 	m.policySet = widget.NewButtonWithIcon("Set", theme.ConfirmIcon(), m.savePolicy)
 	m.policySet.Importance = widget.HighImportance
 	form := container.NewBorder(nil, nil, nil, container.NewHBox(m.policyMode, m.policySet), m.policyPattern)
-	top := container.NewVBox(heading("Policy"),
-		widget.NewLabel("A call to a tool is allowed, asked about or denied by the most specific rule that matches its address."),
-		form, m.policyResult, widget.NewSeparator())
+	m.policyHint = widget.NewLabel(policyHint(0))
+	m.policyHint.Wrapping = fyne.TextWrapWord
+	intro := widget.NewLabel("A call to a tool is allowed, asked about or denied by the most specific rule that matches its address.")
+	intro.Wrapping = fyne.TextWrapWord
+	top := container.NewVBox(heading("Policy"), intro,
+		form, m.policyResult, widget.NewSeparator(), m.policyHint)
 	return container.NewBorder(top, nil, nil, nil, m.policyList)
 }
 
@@ -520,6 +524,7 @@ func (m *mainWindow) update(s snapshot) {
 	}
 	m.showRunDetail()
 	m.updateClients()
+	m.policyHint.SetText(policyHint(len(s.policies)))
 	m.policyList.Refresh()
 
 	m.renderSkills()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -29,24 +30,31 @@ import (
 )
 
 func hubCommand() *command {
-	var headless bool
+	var headless, window bool
 	var httpAddr string
 	return &command{
 		name:    "hub",
 		summary: "Run the hub (tray app), or talk to the running one",
-		args:    "[--headless] [--http :PORT]",
+		args:    "[--headless] [--window] [--http :PORT]",
 		long: `Without a subcommand, runs the hub: the tray icon, approval dialogs and the
 local API that 'capabilities mcp' shims and this CLI use. One hub runs per
-CAPABILITIES_HOME. Where there is no display it runs headless.`,
+CAPABILITIES_HOME. Where there is no display it runs headless. With --window
+(the desktop launcher's way) it opens its window too: on the Clients tab the
+first time, to connect a client. Started again while it runs, it opens the
+running hub's window.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&headless, "headless", false, "run without the tray and dialogs")
+			fs.BoolVar(&window, "window", false, "open the window once the hub runs")
 			fs.StringVar(&httpAddr, "http", "", "also serve MCP over streamable HTTP on 127.0.0.1`:PORT` (bearer token in the keychain)")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
 				return usagef("unknown subcommand %q (status, open, stop, runs, approve, accept)", args[0])
 			}
-			return runHub(ctx, e, hubRunOptions{headless: headless, httpAddr: httpAddr})
+			if headless && window {
+				return usagef("takes --headless or --window, not both")
+			}
+			return runHub(ctx, e, hubRunOptions{headless: headless, window: window, httpAddr: httpAddr})
 		},
 		subs: []*command{hubStatusCommand(), hubStopCommand(), hubOpenCommand(), hubRunsCommand(), hubApproveCommand(), hubAcceptCommand(), hubAutostartCommand(), hubTokenCommand()},
 	}
@@ -54,6 +62,7 @@ CAPABILITIES_HOME. Where there is no display it runs headless.`,
 
 type hubRunOptions struct {
 	headless bool
+	window   bool // open the main window once the UI runs
 	httpAddr string
 	embedded bool // in the mcp command's process: no UI, MCP on stdio
 }
@@ -158,7 +167,8 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := firstRun(e, kc); err != nil {
+	created, err := firstRun(e, kc)
+	if err != nil {
 		return err
 	}
 	h, err := openHub(ctx, e, log, time.Second, true)
@@ -220,6 +230,16 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 
 	if !o.headless && displayAvailable(e) {
 		win.up.Store(true)
+		if o.window {
+			// The window of a home set up just now opens where a client
+			// gets connected, the next step.
+			tab := ""
+			if created {
+				tab = "Clients"
+			}
+			log.Info("opening the window", "tab", cmp.Or(tab, "as last left"))
+			win.open(tab)
+		}
 		err := runUI(ctx, e, h, log, win.shows, sessions)
 		win.up.Store(false)
 		if err != nil && !errors.Is(err, errNoUI) {

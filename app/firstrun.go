@@ -27,12 +27,18 @@ import (
 // person is there to choose (a terminal on stdin and stdout); a hub that a
 // client or the login session started imports nothing and leaves the offer
 // open for the tray, the window, `hub status`, `doctor` and `setup`. It
-// always leaves a config.json behind, so it runs once.
-func firstRun(e *env, kc keychain.Keychain) error {
+// always leaves a config.json behind, so it runs once; created reports
+// that it ran.
+func firstRun(e *env, kc keychain.Keychain) (created bool, err error) {
 	paths := config.Paths{Home: e.home()}
 	if _, err := os.Stat(paths.Config()); err == nil || !errors.Is(err, os.ErrNotExist) {
-		return nil
+		return false, nil
 	}
+	return true, setUpHome(e, kc, paths)
+}
+
+// setUpHome writes the config.json of a new home (firstRun).
+func setUpHome(e *env, kc keychain.Keychain, paths config.Paths) error {
 	fmt.Fprintf(e.Stderr, "First run: setting up %s\n", paths.Home)
 	found, problems := clients.Discover(clients.ClientConfigs(e.UserHome, e.UserConfig, runtime.GOOS))
 	for _, p := range problems {

@@ -45,7 +45,7 @@ func TestFirstRunWithoutAPersonImportsNothingAndLeavesTheOffer(t *testing.T) {
 	kc := homeKeychain(t, home)
 	userHome, userConfig, claude, orig := clientsWithServers(t)
 	e, _, errb := firstRunEnv(home, userHome, userConfig, "", false)
-	if err := firstRun(e, kc); err != nil {
+	if _, err := firstRun(e, kc); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := config.Load(filepath.Join(home, "config.json"))
@@ -90,7 +90,7 @@ func TestFirstRunInATerminalAsks(t *testing.T) {
 	userHome, userConfig, claude, orig := clientsWithServers(t)
 	// Pick the second (memory), keep it in the client too.
 	e, out, _ := firstRunEnv(home, userHome, userConfig, "7\n2\nn\n", true)
-	if err := firstRun(e, kc); err != nil {
+	if _, err := firstRun(e, kc); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"1. github", "from claude-code", "secret env.GITHUB_TOKEN moves to the keychain", "2. memory", `"7": answer a, n, or numbers from 1 to 2`, "Imported memory"} {
@@ -132,8 +132,12 @@ func TestFirstRunInATerminalWithoutAnAnswerLeavesTheOffer(t *testing.T) {
 	home := t.TempDir()
 	userHome, userConfig, claude, orig := clientsWithServers(t)
 	e, out, _ := firstRunEnv(home, userHome, userConfig, "", true) // stdin ends at once
-	if err := firstRun(e, failingKeychain{}); err != nil {
-		t.Fatalf("firstRun without an answer: %v", err)
+	if created, err := firstRun(e, failingKeychain{}); err != nil || !created {
+		t.Fatalf("firstRun without an answer: created %v, %v", created, err)
+	}
+	// It runs once: the home has its config.json now.
+	if created, err := firstRun(e, failingKeychain{}); err != nil || created {
+		t.Fatalf("firstRun on a home set up: created %v, %v", created, err)
 	}
 	if !strings.Contains(out.String(), "No answer; nothing imported") {
 		t.Errorf("terminal:\n%s", out)
@@ -150,7 +154,7 @@ func TestFirstRunInATerminalWithoutAnAnswerLeavesTheOffer(t *testing.T) {
 	// A keychain that refuses: the import fails for github, the hub still starts.
 	home2 := t.TempDir()
 	e, out, errb := firstRunEnv(home2, userHome, userConfig, "a\ny\n", true)
-	if err := firstRun(e, failingKeychain{}); err != nil {
+	if _, err := firstRun(e, failingKeychain{}); err != nil {
 		t.Fatalf("firstRun with a failing keychain: %v", err)
 	}
 	if !strings.Contains(errb.String(), "github: its secrets cannot go to the keychain") || !strings.Contains(out.String(), "Imported memory") {

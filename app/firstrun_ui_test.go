@@ -19,7 +19,7 @@ func TestFirstRunWindowImportsAndMoves(t *testing.T) {
 	kc := homeKeychain(t, home)
 	userHome, userConfig, claude, _ := clientsWithServers(t)
 	e, _, _ := firstRunEnv(home, userHome, userConfig, "", false)
-	if err := firstRun(e, kc); err != nil {
+	if _, err := firstRun(e, kc); err != nil {
 		t.Fatal(err)
 	}
 	fr := firstRunUI(e, kc)

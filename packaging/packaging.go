@@ -193,8 +193,12 @@ func write(path string, b []byte) ([]string, error) {
 }
 
 // DesktopEntry renders the application launcher, to be installed as
-// share/applications/capabilities.desktop.
+// share/applications/capabilities.desktop. When opts.Args is nil it runs
+// "hub --window": a person who launches the app sees its window.
 func DesktopEntry(opts AutostartOptions) ([]byte, error) {
+	if opts.Args == nil {
+		opts.Args = []string{"hub", "--window"}
+	}
 	return renderExec("linux/capabilities.desktop", opts, desktopExec)
 }
 

@@ -201,7 +201,7 @@ func TestTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := desktopKey(t, launcher, "Exec"); got != "/usr/bin/capabilities hub" {
+	if got := desktopKey(t, launcher, "Exec"); got != "/usr/bin/capabilities hub --window" {
 		t.Errorf("launcher Exec=%s", got)
 	}
 	if got := desktopKey(t, launcher, "Icon"); got != AppID {

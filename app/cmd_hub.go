@@ -21,6 +21,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/hub/mcpserver"
@@ -39,8 +40,8 @@ func hubCommand() *command {
 		long: `Without a subcommand, runs the hub: the tray icon, approval dialogs and the
 local API that 'capabilities mcp' shims and this CLI use. One hub runs per
 CAPABILITIES_HOME. Where there is no display it runs headless. With --window
-(the desktop launcher's way) it opens its window too: on the Clients tab the
-first time, to connect a client. Started again while it runs, it opens the
+(the desktop launcher's way) it opens its window too; the first time, on the
+servers found in your clients to import, or on the Clients tab to connect one. Started again while it runs, it opens the
 running hub's window.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&headless, "headless", false, "run without the tray and dialogs")
@@ -231,11 +232,15 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	if !o.headless && displayAvailable(e) {
 		win.up.Store(true)
 		if o.window {
-			// The window of a home set up just now opens where a client
-			// gets connected, the next step.
+			// The window of a home set up just now opens on the next
+			// step: the import of the servers found in the person's
+			// clients (on the Sources tab), or connecting a client.
 			tab := ""
 			if created {
 				tab = "Clients"
+				if offer, _ := clients.LoadImportOffer(h.Paths()); offer != nil && len(offer.Servers) > 0 {
+					tab = "Sources"
+				}
 			}
 			log.Info("opening the window", "tab", cmp.Or(tab, "as last left"))
 			win.open(tab)

@@ -195,46 +195,57 @@ func TestDesktopHub(t *testing.T) {
 }
 
 // TestLauncherOpensTheWindow: the desktop launcher's 'hub --window' on a
-// new home sets it up and opens the window on the Clients tab, where a
-// client gets connected; launched again, it opens the running hub's
-// window.
+// new home sets it up and opens the window on the next step: the Clients
+// tab to connect a client, or the Sources tab with the import of the
+// servers found in the person's clients; launched again, it opens the
+// running hub's window.
 func TestLauncherOpensTheWindow(t *testing.T) {
 	if os.Getenv("DISPLAY") == "" {
 		t.Skip("no display: run under scripts/with-session.sh")
 	}
 	bin := uiBinary(t)
-	home, userHome := t.TempDir(), t.TempDir()
-	// No client to import from and no npx: the home starts with no source.
-	env := append(os.Environ(), "CAPABILITIES_HOME="+home, "HOME="+userHome, "PATH="+t.TempDir(),
-		"XDG_CONFIG_HOME="+filepath.Join(userHome, ".config"), "XDG_CACHE_HOME="+filepath.Join(userHome, ".cache"))
-	hubCmd := exec.Command(bin, "hub", "--window")
-	hubCmd.Env = env
-	hubOut := &syncBuffer{}
-	hubCmd.Stdout, hubCmd.Stderr = hubOut, hubOut
-	hubCmd.WaitDelay = 5 * time.Second
-	if err := hubCmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	reaped := make(chan error, 1)
-	go func() { reaped <- hubCmd.Wait() }()
-	defer func() {
-		hubCmd.Process.Kill()
-		<-reaped
-		killStrays(home)
-		if t.Failed() {
-			t.Logf("hub output:\n%s", hubOut)
-		}
-	}()
-	if !testwait.Until(60*time.Second, func() bool { return windowViewable(t, "capabilities") }) {
-		t.Fatal("no window within 60s of 'hub --window'")
-	}
-	if s := hubOut.String(); !strings.Contains(s, `msg="opening the window" tab=Clients`) || !strings.Contains(s, "First run: setting up") {
-		t.Errorf("a new home's window does not open on the Clients tab:\n%s", s)
-	}
-	again := exec.Command(bin, "hub", "--window")
-	again.Env = env
-	if out, err := again.CombinedOutput(); err != nil || !strings.Contains(string(out), "opened its window") {
-		t.Errorf("launched again: %v %s", err, out)
+	withServers, _, _, _ := clientsWithServers(t)
+	for _, tc := range []struct {
+		name, userHome, tab string
+	}{
+		{"nothing found", t.TempDir(), "Clients"},
+		{"servers found", withServers, "Sources"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			// No npx: a home with nothing found starts with no source.
+			env := append(os.Environ(), "CAPABILITIES_HOME="+home, "HOME="+tc.userHome, "PATH="+t.TempDir(),
+				"XDG_CONFIG_HOME="+filepath.Join(tc.userHome, ".config"), "XDG_CACHE_HOME="+filepath.Join(tc.userHome, ".cache"))
+			hubCmd := exec.Command(bin, "hub", "--window")
+			hubCmd.Env = env
+			hubOut := &syncBuffer{}
+			hubCmd.Stdout, hubCmd.Stderr = hubOut, hubOut
+			hubCmd.WaitDelay = 5 * time.Second
+			if err := hubCmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			reaped := make(chan error, 1)
+			go func() { reaped <- hubCmd.Wait() }()
+			defer func() {
+				hubCmd.Process.Kill()
+				<-reaped
+				killStrays(home)
+				if t.Failed() {
+					t.Logf("hub output:\n%s", hubOut)
+				}
+			}()
+			if !testwait.Until(60*time.Second, func() bool { return windowViewable(t, "capabilities") }) {
+				t.Fatal("no window within 60s of 'hub --window'")
+			}
+			if s := hubOut.String(); !strings.Contains(s, `msg="opening the window" tab=`+tc.tab) || !strings.Contains(s, "First run: setting up") {
+				t.Errorf("a new home's window does not open on the %s tab:\n%s", tc.tab, s)
+			}
+			again := exec.Command(bin, "hub", "--window")
+			again.Env = env
+			if out, err := again.CombinedOutput(); err != nil || !strings.Contains(string(out), "opened its window") {
+				t.Errorf("launched again: %v %s", err, out)
+			}
+		})
 	}
 }
 

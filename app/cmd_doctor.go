@@ -126,7 +126,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	} else if refused := cfg.Refused(); len(refused) > 0 {
 		out = append(out, check{name: "config", warn: true, info: oneLine(refused.Error()), fix: "rename the source in " + paths.Config() + " as suggested; the other sources are served"})
 	} else {
-		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d sources", paths.Config(), len(cfg.Sources))})
+		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d %s", paths.Config(), len(cfg.Sources), plural(len(cfg.Sources), "source", "sources"))})
 	}
 
 	// An import offer nobody decided yet.
@@ -171,7 +171,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	if c, err := e.client(ctx); err == nil {
 		if st, err := c.Status(ctx); err == nil {
 			hubRunning = true
-			out = append(out, check{name: "hub", ok: true, info: fmt.Sprintf("running (pid %d): %d tools, %d pending approvals", st.PID, st.Tools, st.Pending)})
+			out = append(out, check{name: "hub", ok: true, info: fmt.Sprintf("running (pid %d): %d %s, %d pending %s", st.PID, st.Tools, plural(st.Tools, "tool", "tools"), st.Pending, plural(st.Pending, "approval", "approvals"))})
 		}
 		c.Close()
 	}
@@ -289,11 +289,11 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 			continue
 		}
 		if len(s.Warnings) > 0 {
-			out = append(out, check{name: "source " + s.Name, warn: true, info: fmt.Sprintf("%s, %d tools; %s", s.Summary, s.Tools, oneLine(strings.Join(s.Warnings, "; "))),
+			out = append(out, check{name: "source " + s.Name, warn: true, info: fmt.Sprintf("%s, %d %s; %s", s.Summary, s.Tools, plural(s.Tools, "tool", "tools"), oneLine(strings.Join(s.Warnings, "; "))),
 				fix: "the source is served without what the warning names; raise the bound under \"catalog\" in config.json if it is a real API this large"})
 			continue
 		}
-		out = append(out, check{name: "source " + s.Name, ok: true, info: fmt.Sprintf("%s, %d tools", s.Summary, s.Tools)})
+		out = append(out, check{name: "source " + s.Name, ok: true, info: fmt.Sprintf("%s, %d %s", s.Summary, s.Tools, plural(s.Tools, "tool", "tools"))})
 	}
 	return out
 }

@@ -48,6 +48,13 @@ func TestDoctorSummaryMatchesItsLines(t *testing.T) {
 	if strings.Contains(r.stdout, "All good.") {
 		t.Errorf("All good. after a [warn]:\n%s", r.stdout)
 	}
+	if !strings.Contains(r.stdout, "config.json: 0 sources\n") {
+		t.Errorf("the config line does not count the sources:\n%s", r.stdout)
+	}
+	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {"memory": {"command": "memory-server"}}}`), 0o600)
+	if r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources"); !strings.Contains(r.stdout, "config.json: 1 source\n") {
+		t.Errorf("one source:\n%s", r.stdout)
+	}
 	if wantCode := map[bool]int{true: exitFailure, false: exitOK}[failed > 0]; r.code != wantCode {
 		t.Errorf("exit %d with %d [FAIL] lines, want %d", r.code, failed, wantCode)
 	}

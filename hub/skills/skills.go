@@ -146,6 +146,10 @@ func Parse(data []byte) (*Doc, error) {
 	}
 	var node yaml.Node
 	if err := yaml.Unmarshal([]byte(yamlText), &node); err != nil {
+		if strings.Contains(err.Error(), "mapping values are not allowed") {
+			// The usual slip: "description: Use it when: ..." unquoted.
+			return nil, fmt.Errorf("frontmatter: %v (a value with \": \" in it goes in quotes: description: \"...\")", err)
+		}
 		return nil, fmt.Errorf("frontmatter: %v", err)
 	}
 	if node.Kind != yaml.DocumentNode || len(node.Content) != 1 || node.Content[0].Kind != yaml.MappingNode {

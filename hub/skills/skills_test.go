@@ -68,7 +68,7 @@ func TestParseSkillMD(t *testing.T) {
 		{"---\nname: [a]\ndescription: b\n---\n", "name is missing or not a string"},
 		{"---\n- a\n---\n", "must be a mapping"},
 		{"---\nname: a\nname: b\ndescription: c\n---\n", "given twice"},
-		{"---\nname: a\ndescription: b: c: d\n---\n", "frontmatter"},
+		{"---\nname: a\ndescription: b: c: d\n---\n", `frontmatter: yaml: line 2: mapping values are not allowed in this context (a value with ": " in it goes in quotes: description: "...")`},
 	} {
 		if _, err := Parse([]byte(bad.text)); err == nil || !strings.Contains(err.Error(), bad.problem) {
 			t.Errorf("%q: %v, want %q", bad.text, err, bad.problem)

@@ -864,7 +864,7 @@ func startHubDetached(e *env) error {
 	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(paths.Logs(), crashName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	logf, err := openCrashLog(filepath.Join(paths.Logs(), crashName), maxCrashBytes)
 	if err != nil {
 		return err
 	}

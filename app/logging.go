@@ -25,6 +25,9 @@ const (
 	crashName   = "crash.log"
 	maxLogBytes = 10 << 20 // rotate hub.log past 10 MB
 	keepLogs    = 3        // hub.log.1 .. hub.log.3
+	// maxCrashBytes: a crash.log past 1 MB becomes crash.log.1 (the one
+	// before goes) when a hub starts with it as its stderr.
+	maxCrashBytes = 1 << 20
 	// logStderrEnv set to "0" keeps the log off stderr.
 	logStderrEnv = "CAPABILITIES_LOG_STDERR"
 	// repeatWindow is how long an identical warning or error is held back
@@ -47,6 +50,19 @@ func newLogger(e *env, level slog.Level) (*slog.Logger, func(), error) {
 	}
 	h := newRepeatLimiter(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}), repeatWindow)
 	return slog.New(h), func() { f.Close() }, nil
+}
+
+// openCrashLog opens logs/crash.log for a detached hub's stdout and
+// stderr, which the hub's process writes itself, so it cannot rotate as
+// hub.log does: a file past max is renamed to path.1 first, so the two
+// hold what the last starts left and no more.
+func openCrashLog(path string, max int64) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > max {
+		if err := os.Rename(path, path+".1"); err != nil {
+			return nil, err
+		}
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 }
 
 // rotatingFile is an append-only log file that, once a write would take it

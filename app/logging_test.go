@@ -63,6 +63,32 @@ func TestLogRotatesBySize(t *testing.T) {
 	}
 }
 
+// TestCrashLogIsBounded: each start of a detached hub appends to
+// crash.log; one past the bound becomes crash.log.1, replacing the one
+// before, so the two never hold more than the bound and one start's output.
+func TestCrashLogIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crash.log")
+	for start := range 6 {
+		f, err := openCrashLog(path, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "start %d: %s\n", start, strings.Repeat("x", 60))
+		f.Close()
+	}
+	cur, _ := os.ReadFile(path)
+	old, _ := os.ReadFile(path + ".1")
+	if len(cur) > 100+70 || len(old) > 100+70 {
+		t.Errorf("crash.log %d bytes, crash.log.1 %d bytes; the bound is 100 and one start's 70", len(cur), len(old))
+	}
+	if !strings.HasPrefix(string(cur), "start 4:") || !strings.Contains(string(cur), "start 5:") || !strings.HasPrefix(string(old), "start 2:") {
+		t.Errorf("crash.log:\n%s\ncrash.log.1:\n%s", cur, old)
+	}
+	if _, err := os.Stat(path + ".2"); err == nil {
+		t.Error("a third crash log was kept")
+	}
+}
+
 func TestRepeatedErrorsAreRateLimited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer

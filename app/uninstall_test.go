@@ -64,7 +64,7 @@ func TestInstallAppPointsClientsAndAutostartAtIt(t *testing.T) {
 		t.Fatalf("installed binary is not executable: %v", fi)
 	}
 	desktop, _ := os.ReadFile(filepath.Join(share, "applications", "capabilities.desktop"))
-	if !strings.Contains(string(desktop), "Exec="+bin+" hub\n") {
+	if !strings.Contains(string(desktop), "Exec="+bin+" hub --window\n") {
 		t.Errorf("launcher:\n%s", desktop)
 	}
 	for _, icon := range []string{"icons/hicolor/512x512/apps/sh.capabilities.hub.png", "icons/hicolor/scalable/apps/sh.capabilities.hub.svg"} {
@@ -76,8 +76,8 @@ func TestInstallAppPointsClientsAndAutostartAtIt(t *testing.T) {
 		t.Errorf("the client entry still runs the clone:\n%s", b)
 	}
 	auto, _ := os.ReadFile(filepath.Join(d.userConf, "autostart", "capabilities.desktop"))
-	if !strings.Contains(string(auto), "Exec="+bin+" hub") {
-		t.Errorf("autostart still runs the clone:\n%s", auto)
+	if !strings.Contains(string(auto), "Exec="+bin+" hub\n") {
+		t.Errorf("autostart still runs the clone, or opens the window at login:\n%s", auto)
 	}
 	if !strings.Contains(r.stdout, "Add "+filepath.Join(d.userHome, ".local", "bin")+" to your PATH") {
 		t.Errorf("no PATH hint:\n%s", r.stdout)

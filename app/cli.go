@@ -169,12 +169,20 @@ func (c *command) invoke(ctx context.Context, e *env, path string, args []string
 	if errors.As(err, &silent) {
 		return silent.code
 	}
-	msg := oneLine(err.Error())
-	fmt.Fprintf(e.Stderr, "%s: %s\n", path, msg)
-	if h := hintOf(err); h != "" {
-		fmt.Fprintf(e.Stderr, "hint: %s\n", h)
-	}
+	printError(e.Stderr, path, err)
 	return exitFailure
+}
+
+// printError writes a failed command's error on one line after the
+// command's path, and its hint on the next. An error that says its hint in
+// its own words (the keychain's) has it on the hint line only.
+func printError(w io.Writer, path string, err error) {
+	msg, h := oneLine(err.Error()), hintOf(err)
+	msg = strings.Replace(msg, " (hint: "+h+")", "", 1)
+	fmt.Fprintf(w, "%s: %s\n", path, msg)
+	if h != "" {
+		fmt.Fprintf(w, "hint: %s\n", h)
+	}
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" }

@@ -425,3 +425,20 @@ func TestHubStatusWithoutAHub(t *testing.T) {
 		t.Errorf("hub stop: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestErrorHintOnce: an error whose text carries its hint (the keychain's)
+// prints the hint once, on the hint line.
+func TestErrorHintOnce(t *testing.T) {
+	var b bytes.Buffer
+	printError(&b, "capabilities connection add", &keychain.UnavailableError{Op: "writing", Key: "source/gh/work/Authorization", Cause: "no session bus"})
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 || lines[0] != `capabilities connection add: keychain unavailable while writing "source/gh/work/Authorization": no session bus` ||
+		!strings.HasPrefix(lines[1], "hint: start a Secret Service") || strings.Count(b.String(), "start a Secret Service") != 1 {
+		t.Errorf("printed:\n%s", b.String())
+	}
+	b.Reset()
+	printError(&b, "capabilities source remove", withHint(errors.New(`no source named "ghost"`), "there are no sources yet"))
+	if b.String() != "capabilities source remove: no source named \"ghost\"\nhint: there are no sources yet\n" {
+		t.Errorf("printed:\n%s", b.String())
+	}
+}

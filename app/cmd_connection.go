@@ -535,7 +535,7 @@ Examples:
 					case err != nil:
 						return fmt.Errorf("reading where %s takes its secret: %w", srcName, err)
 					case !r.HasPlace:
-						return usagef("%s's document names no API key, bearer token or OAuth; say where the secret goes: --header NAME, --query NAME or --cookie NAME", srcName)
+						return usagef("%s's document names no API key, bearer token or OAuth; say where the secret goes: --header NAME, --query NAME or --cookie NAME (a bearer token: --header Authorization --prefix 'Bearer ')", srcName)
 					}
 					r.Place.Put(conn)
 					ref, place, rep = r.Place.Name, r.Place, &r

@@ -103,10 +103,7 @@ func rotateHTTPToken(ctx context.Context, e *env, kc keychain.Keychain) error {
 	}
 	// Each failure on its own line, then one error for the exit code.
 	for _, err := range failed[min(1, len(failed)):] {
-		fmt.Fprintf(e.Stderr, "capabilities hub token: %s\n", oneLine(err.Error()))
-		if h := hintOf(err); h != "" {
-			fmt.Fprintf(e.Stderr, "hint: %s\n", h)
-		}
+		printError(e.Stderr, "capabilities hub token", err)
 	}
 	if len(failed) > 0 {
 		return failed[0]

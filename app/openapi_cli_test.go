@@ -158,7 +158,7 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"basic", "work"}, exitUsage, "basic's document names no API key, bearer token or OAuth; say where the secret goes: --header NAME, --query NAME or --cookie NAME"},
+		{[]string{"basic", "work"}, exitUsage, "basic's document names no API key, bearer token or OAuth; say where the secret goes: --header NAME, --query NAME or --cookie NAME (a bearer token: --header Authorization --prefix 'Bearer ')"},
 		{[]string{"pets", "x", "--env", "KEY"}, exitFailure, "source pets is not a stdio source; --env is for stdio sources"},
 		{[]string{"pets", "x", "--query", "a", "--cookie", "b"}, exitUsage, "takes one of --env, --header, --query and --cookie"},
 	} {

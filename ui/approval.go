@@ -157,8 +157,8 @@ func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func
 	d.address.SizeName = theme.SizeNameSubHeadingText
 	d.address.Truncation = fyne.TextTruncateEllipsis
 	d.title = wrapped()
+	// The description wraps: dialogDescription keeps it to a few lines.
 	d.description = wrapped()
-	d.description.Truncation = fyne.TextTruncateEllipsis
 	d.description.SizeName = theme.SizeNameCaptionText
 	d.request = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	d.request.Wrapping = fyne.TextWrapBreak
@@ -395,7 +395,7 @@ func (d *approvalDialog) refresh() {
 	d.clearSecretFor(secretOwner(a))
 	d.address.SetText(a.Address)
 	showText(d.title, a.Title)
-	showText(d.description, dialogDescription(a.Title, a.Description, 400))
+	showText(d.description, dialogDescription(a.Title, a.Description, 300))
 	if a.Method != "" {
 		showText(d.request, requestLine(a.Method, a.URL, a.Preview))
 	} else {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,10 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // trayState is what the tray icon shows.
@@ -985,7 +990,67 @@ func dialogDescription(title, desc string, n int) string {
 	if len(paras) > 1 && title != "" && same(paras[0], title) {
 		paras = paras[1:]
 	}
-	return truncate(strings.Join(strings.Fields(strings.Join(paras, " ")), " "), n)
+	return truncate(markdownText(strings.Join(paras, "\n\n")), n)
+}
+
+// markdownText is what a person reads of a description written in
+// Markdown, as OpenAPI descriptions and many tools' are: its words on one
+// line, without the markup. A link keeps its text and loses its address
+// (a dialog is no place to follow one), code keeps its code, HTML goes,
+// and GitHub's alert markers ("> [!NOTE]") go with their quote marks.
+func markdownText(md string) string {
+	src := []byte(md)
+	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	var b strings.Builder
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n := n.(type) {
+		case *ast.Text:
+			if entering {
+				v := n.Value(src)
+				if !n.IsRaw() {
+					v = util.UnescapePunctuations(util.ResolveNumericReferences(util.ResolveEntityNames(v)))
+				}
+				b.Write(v)
+				if n.SoftLineBreak() || n.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			}
+		case *ast.String:
+			if entering {
+				b.Write(n.Value)
+			}
+		case *ast.AutoLink:
+			if entering {
+				b.Write(n.Label(src))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML, *ast.HTMLBlock:
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeBlock, *ast.FencedCodeBlock:
+			if entering {
+				lines := n.Lines()
+				for i := range lines.Len() {
+					seg := lines.At(i)
+					b.Write(seg.Value(src))
+					b.WriteByte(' ')
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		if !entering && n.Type() == ast.TypeBlock {
+			b.WriteByte(' ')
+		}
+		return ast.WalkContinue, nil
+	})
+	words := strings.Fields(b.String())
+	words = slices.DeleteFunc(words, func(w string) bool {
+		switch w {
+		case "[!NOTE]", "[!TIP]", "[!IMPORTANT]", "[!WARNING]", "[!CAUTION]":
+			return true
+		}
+		return false
+	})
+	return strings.Join(words, " ")
 }
 
 func truncate(s string, n int) string {

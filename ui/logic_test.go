@@ -661,4 +661,26 @@ func TestDialogDescription(t *testing.T) {
 	if got := dialogDescription("T", strings.Repeat("word ", 200), 20); got != "word word word word…" {
 		t.Errorf("cut: %q", got)
 	}
+	// GitHub's description of PUT /repos/{owner}/{repo}/contents/{path},
+	// as its document writes it.
+	gh := "Create or update file contents\n\nCreates a new file or replaces an existing file in a repository.\n\n> [!NOTE]\n> If you use this endpoint and the \"[Delete a file](https://docs.github.com/rest/repos/contents/#delete-a-file)\" endpoint in parallel, the requests conflict. Use `sha` to **avoid** it.\n\n<details><summary>More</summary>text</details>"
+	want := `Creates a new file or replaces an existing file in a repository. If you use this endpoint and the "Delete a file" endpoint in parallel, the requests conflict. Use sha to avoid it.`
+	if got := dialogDescription("Create or update file contents", gh, 400); !strings.HasPrefix(got, want) || strings.Contains(got, "https://") || strings.Contains(got, "<") {
+		t.Errorf("dialogDescription of GitHub's Markdown:\n%s\nwant it to start with\n%s", got, want)
+	}
+}
+
+func TestMarkdownText(t *testing.T) {
+	for _, tc := range []struct{ md, want string }{
+		{"plain words, one line", "plain words, one line"},
+		{"# Heading\n\n- one\n- two <b>bold</b>", "Heading one two bold"},
+		{"see <https://example.com/x> and [the docs](https://example.com/d \"title\")", "see https://example.com/x and the docs"},
+		{"```js\nawait gh.pullsList({})\n```\nthen", "await gh.pullsList({}) then"},
+		{"> [!WARNING]\n> Destroys the repository.", "Destroys the repository."},
+		{"a\\*b\\* &amp; c", "a*b* & c"},
+	} {
+		if got := markdownText(tc.md); got != tc.want {
+			t.Errorf("markdownText(%q) = %q, want %q", tc.md, got, tc.want)
+		}
+	}
 }

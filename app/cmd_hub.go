@@ -41,8 +41,8 @@ func hubCommand() *command {
 local API that 'capabilities mcp' shims and this CLI use. One hub runs per
 CAPABILITIES_HOME. Where there is no display it runs headless. With --window
 (the desktop launcher's way) it opens its window too; the first time, on the
-servers found in your clients to import, or on the Clients tab to connect one. Started again while it runs, it opens the
-running hub's window.`,
+servers found in your clients to import, or on the Clients tab to connect
+one. Started again while it runs, it opens the running hub's window.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&headless, "headless", false, "run without the tray and dialogs")
 			fs.BoolVar(&window, "window", false, "open the window once the hub runs")

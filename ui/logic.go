@@ -343,6 +343,18 @@ func expiryText(a Approval, now time.Time) string {
 	return fmt.Sprintf("in %s (at %s)", left, clock(a.Expires, now))
 }
 
+// pendingRowText is a waiting call's line in the Approvals tab: the tool,
+// why it asks, who asked and until when, one after the other.
+func pendingRowText(a Approval, now time.Time) string {
+	parts := []string{a.Address, a.Reason, a.Client}
+	if e := expiryText(a, now); strings.HasPrefix(e, "in ") {
+		parts = append(parts, "expires "+e)
+	} else {
+		parts = append(parts, e)
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " · ")
+}
+
 // itemExpiryText is expiryText for a queued call, which the hub may have
 // expired before its deadline.
 func itemExpiryText(it queueItem, now time.Time) string {

@@ -670,6 +670,18 @@ func TestDialogDescription(t *testing.T) {
 	}
 }
 
+func TestPendingRowText(t *testing.T) {
+	now := time.Date(2026, 12, 4, 19, 20, 0, 0, time.Local)
+	a := Approval{Address: "gh.reposCreateOrUpdateFileContents", Reason: "policy ask (the tool is not marked read-only)", Client: "capabilities cli", Expires: now.Add(90 * time.Minute)}
+	if got, want := pendingRowText(a, now), "gh.reposCreateOrUpdateFileContents · policy ask (the tool is not marked read-only) · capabilities cli · expires in 1h30m0s (at 20:50:00)"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	a.Client, a.Expires = "", time.Time{}
+	if got, want := pendingRowText(a, now), "gh.reposCreateOrUpdateFileContents · policy ask (the tool is not marked read-only) · waits until decided"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
 func TestMarkdownText(t *testing.T) {
 	for _, tc := range []struct{ md, want string }{
 		{"plain words, one line", "plain words, one line"},

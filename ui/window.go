@@ -214,7 +214,7 @@ func (m *mainWindow) approvalsTab() fyne.CanvasObject {
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(m.snap.pending) {
 				a := m.snap.pending[i]
-				o.(*widget.Label).SetText(fmt.Sprintf("%s  (%s; %s, %s)", a.Address, a.Reason, a.Client, expiryText(a, m.now())))
+				o.(*widget.Label).SetText(pendingRowText(a, m.now()))
 			}
 		})
 	m.pendingList.OnSelected = func(i widget.ListItemID) {

@@ -27,7 +27,7 @@ func TestMainWindowTabs(t *testing.T) {
 	h.add(a, raw)
 	c.step()
 	shown := strings.Join(texts(m.win.Content()), "\n")
-	for _, want := range []string{"Waiting for a decision", "github.createIssue  (policy ask; claude-code 1.2", "filesystem.list_directory always allowed (run run_5d10, via dialog)"} {
+	for _, want := range []string{"Waiting for a decision", "github.createIssue · policy ask · claude-code 1.2", "filesystem.list_directory always allowed (run run_5d10, via dialog)"} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("Approvals tab does not show %q", want)
 		}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -859,16 +861,23 @@ func indent(s, prefix string) string {
 // session. It logs to CAPABILITIES_HOME/logs/hub.log itself and not to its
 // stderr, which goes to logs/crash.log: were stderr hub.log, every line
 // would be written twice.
-func startHubDetached(e *env) error {
+//
+// It returns the size crash.log had before the hub started: what follows is
+// the hub's own (startOutput).
+func startHubDetached(e *env) (int64, error) {
 	paths := config.Paths{Home: e.home()}
 	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
-		return err
+		return 0, err
 	}
 	logf, err := openCrashLog(filepath.Join(paths.Logs(), crashName), maxCrashBytes)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer logf.Close()
+	from, err := logf.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, err
+	}
 	args := []string{"hub"}
 	if !displayAvailable(e) {
 		args = append(args, "--headless")
@@ -878,7 +887,42 @@ func startHubDetached(e *env) error {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the hub: %w", err)
+		return 0, fmt.Errorf("starting the hub: %w", err)
 	}
-	return cmd.Process.Release()
+	return from, cmd.Process.Release()
+}
+
+// startOutput is what a hub startHubDetached started wrote to crash.log
+// past from, on one line: its last whole lines, 500 bytes at most.
+func startOutput(e *env, from int64) string {
+	f, err := os.Open(filepath.Join(config.Paths{Home: e.home()}.Logs(), crashName))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= from {
+		return ""
+	}
+	const tail = 500
+	start := max(from, fi.Size()-tail)
+	b := make([]byte, fi.Size()-start)
+	if _, err := f.ReadAt(b, start); err != nil && err != io.EOF {
+		return ""
+	}
+	if start > from {
+		// Begin at a line's start.
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i+1 < len(b) {
+			b = b[i+1:]
+		}
+	}
+	out := strings.ToValidUTF8(oneLine(string(b)), "")
+	for len(out) > tail { // oneLine's "; " for each line break
+		_, rest, ok := strings.Cut(out, "; ")
+		if !ok {
+			return strings.ToValidUTF8(out[len(out)-tail:], "")
+		}
+		out = rest
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,13 +49,25 @@ the client is never served everything in its place.`,
 				return runEmbedded(ctx, e, log, profile)
 			}
 			replaceOlderHub(ctx, e, log)
+			var started atomic.Int64 // where the last started hub's output begins in crash.log
+			started.Store(-1)
 			return localapi.RunShim(ctx, localapi.ShimOptions{
-				Profile:  profile,
-				Paths:    config.Paths{Home: e.home()},
-				Stdin:    e.Stdin,
-				Stdout:   e.Stdout,
-				Logger:   log,
-				StartHub: func() error { return startHubDetached(e) },
+				Profile: profile,
+				Paths:   config.Paths{Home: e.home()},
+				Stdin:   e.Stdin,
+				Stdout:  e.Stdout,
+				Logger:  log,
+				StartHub: func() error {
+					from, err := startHubDetached(e)
+					started.Store(from)
+					return err
+				},
+				StartOutput: func() string {
+					if from := started.Load(); from >= 0 {
+						return startOutput(e, from)
+					}
+					return ""
+				},
 			})
 		},
 	}

@@ -188,3 +188,31 @@ func TestCLILogSpeaksToAPerson(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestStartOutput: what a started hub wrote past the point it started at,
+// on one line and at most its last 500 bytes; nothing when it wrote
+// nothing.
+func TestStartOutput(t *testing.T) {
+	home := t.TempDir()
+	e := &env{Getenv: func(k string) string { return map[string]string{"CAPABILITIES_HOME": home}[k] }}
+	logs := config.Paths{Home: home}.Logs()
+	os.MkdirAll(logs, 0o700)
+	path := filepath.Join(logs, "crash.log")
+	os.WriteFile(path, []byte("an older start's panic\n"), 0o600)
+	from := int64(len("an older start's panic\n"))
+	if got := startOutput(e, from); got != "" {
+		t.Errorf("nothing written since: %q", got)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString("capabilities hub: config.json: sources.a.command: must be a string\nhint: check config.json\n")
+	f.Close()
+	if got, want := startOutput(e, from), "capabilities hub: config.json: sources.a.command: must be a string; hint: check config.json"; got != want {
+		t.Errorf("startOutput = %q, want %q", got, want)
+	}
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(strings.Repeat("goroutine dump line\n", 100) + "the end")
+	f.Close()
+	if got := startOutput(e, from); len(got) > 500 || !strings.HasSuffix(got, "the end") {
+		t.Errorf("a long output: %d bytes, %q", len(got), got)
+	}
+}

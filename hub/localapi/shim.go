@@ -52,6 +52,11 @@ type ShimOptions struct {
 	// StartHub starts a hub in the background when none runs. The app passes
 	// a func that execs `capabilities hub` detached. Nil: don't start one.
 	StartHub func() error
+	// StartOutput, when set, returns what the hub StartHub started last
+	// has written about itself so far (its error when it stopped at
+	// once, a broken config.json say), for the error of a hub that never
+	// answered.
+	StartOutput func() string
 	// Profile is the profile the client selected ("" for the whole hub).
 	// A profile the hub does not have ends the shim with an error that
 	// names those it has, at start and on a reconnect alike.
@@ -245,6 +250,12 @@ func (sh *shim) waitForHub(ctx context.Context) (net.Conn, error) {
 		}
 		wait := min(backoff, time.Until(deadline))
 		if wait <= 0 {
+			if sh.opts.StartOutput != nil {
+				if out := sh.opts.StartOutput(); out != "" {
+					return nil, fmt.Errorf("shim: started a hub, but none answered on %s within %s; it said: %s",
+						sh.opts.Paths.Socket(), sh.opts.WaitStart, out)
+				}
+			}
 			return nil, fmt.Errorf("shim: started a hub, but none answered on %s within %s (hint: run `capabilities hub --headless` to see why it does not start)",
 				sh.opts.Paths.Socket(), sh.opts.WaitStart)
 		}

@@ -199,6 +199,18 @@ func TestShimNoHub(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "none answered") || started != 1 {
 		t.Fatalf("RunShim with a hub that never comes: %v (started %d times)", err, started)
 	}
+
+	// A started hub that said why it stopped: the error passes it on.
+	why := "capabilities hub: config.json: sources.a.command: must be a string"
+	err = RunShim(context.Background(), ShimOptions{
+		Paths: paths, Stdin: strings.NewReader(""), Stdout: io.Discard,
+		StartHub:    func() error { return nil },
+		StartOutput: func() string { return why },
+		WaitStart:   50 * time.Millisecond,
+	})
+	if err == nil || !strings.Contains(err.Error(), "none answered") || !strings.HasSuffix(err.Error(), "; it said: "+why) {
+		t.Fatalf("RunShim with a hub that stopped saying why: %v", err)
+	}
 }
 
 func TestShimAnswersBeforeExitOnEOF(t *testing.T) {

@@ -862,21 +862,21 @@ func indent(s, prefix string) string {
 // stderr, which goes to logs/crash.log: were stderr hub.log, every line
 // would be written twice.
 //
-// It returns the size crash.log had before the hub started: what follows is
-// the hub's own (startOutput).
-func startHubDetached(e *env) (int64, error) {
+// The startedHub it returns says where the hub's own output begins in
+// crash.log and when it stops.
+func startHubDetached(e *env) (*startedHub, error) {
 	paths := config.Paths{Home: e.home()}
 	if err := os.MkdirAll(paths.Logs(), 0o700); err != nil {
-		return 0, err
+		return nil, err
 	}
 	logf, err := openCrashLog(filepath.Join(paths.Logs(), crashName), maxCrashBytes)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer logf.Close()
 	from, err := logf.Seek(0, io.SeekEnd)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	args := []string{"hub"}
 	if !displayAvailable(e) {
@@ -887,9 +887,32 @@ func startHubDetached(e *env) (int64, error) {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("starting the hub: %w", err)
+		return nil, fmt.Errorf("starting the hub: %w", err)
 	}
-	return from, cmd.Process.Release()
+	// Waited for, so a hub that stops at once is seen (and reaped) while
+	// this process runs; in its own session, it outlives this process.
+	h := &startedHub{from: from, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(h.done)
+	}()
+	return h, nil
+}
+
+// startedHub is a hub startHubDetached started.
+type startedHub struct {
+	from int64         // crash.log's size before it started
+	done chan struct{} // closed when it stops
+}
+
+// stopped reports whether the hub stopped, and what it wrote to crash.log.
+func (h *startedHub) stopped(e *env) (bool, string) {
+	select {
+	case <-h.done:
+		return true, startOutput(e, h.from)
+	default:
+		return false, startOutput(e, h.from)
+	}
 }
 
 // startOutput is what a hub startHubDetached started wrote to crash.log

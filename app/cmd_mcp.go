@@ -49,8 +49,7 @@ the client is never served everything in its place.`,
 				return runEmbedded(ctx, e, log, profile)
 			}
 			replaceOlderHub(ctx, e, log)
-			var started atomic.Int64 // where the last started hub's output begins in crash.log
-			started.Store(-1)
+			var started atomic.Pointer[startedHub] // the hub this shim started last
 			return localapi.RunShim(ctx, localapi.ShimOptions{
 				Profile: profile,
 				Paths:   config.Paths{Home: e.home()},
@@ -58,15 +57,15 @@ the client is never served everything in its place.`,
 				Stdout:  e.Stdout,
 				Logger:  log,
 				StartHub: func() error {
-					from, err := startHubDetached(e)
-					started.Store(from)
+					h, err := startHubDetached(e)
+					started.Store(h)
 					return err
 				},
-				StartOutput: func() string {
-					if from := started.Load(); from >= 0 {
-						return startOutput(e, from)
+				StartStopped: func() (bool, string) {
+					if h := started.Load(); h != nil {
+						return h.stopped(e)
 					}
-					return ""
+					return false, ""
 				},
 			})
 		},

@@ -216,3 +216,18 @@ func TestStartOutput(t *testing.T) {
 		t.Errorf("a long output: %d bytes, %q", len(got), got)
 	}
 }
+
+// TestShimSaysWhyTheHubStopped: a client's 'capabilities mcp' on a home
+// whose config.json is broken ends within seconds with the hub's own words,
+// not after the whole wait with a hint to go and look.
+func TestShimSaysWhyTheHubStopped(t *testing.T) {
+	w := &world{t: t, bin: binary(t), home: t.TempDir(), userHome: t.TempDir()}
+	if err := os.WriteFile(filepath.Join(w.home, "config.json"), []byte(`{"sources": {"a": {"command": 5}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	stdout, stderr, code := w.cli(initialize, "mcp")
+	if code == 0 || !strings.Contains(stderr, "the hub it started stopped: capabilities hub: ") || !strings.Contains(stderr, "sources.a.command: must be a string") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}

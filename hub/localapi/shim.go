@@ -52,11 +52,11 @@ type ShimOptions struct {
 	// StartHub starts a hub in the background when none runs. The app passes
 	// a func that execs `capabilities hub` detached. Nil: don't start one.
 	StartHub func() error
-	// StartOutput, when set, returns what the hub StartHub started last
-	// has written about itself so far (its error when it stopped at
-	// once, a broken config.json say), for the error of a hub that never
-	// answered.
-	StartOutput func() string
+	// StartStopped, when set, reports whether the hub StartHub started
+	// last has stopped, and what it has said about itself so far (its
+	// error when it stopped at once: a broken config.json, say). A hub
+	// that stopped ends the wait early; what it said goes in the error.
+	StartStopped func() (stopped bool, said string)
 	// Profile is the profile the client selected ("" for the whole hub).
 	// A profile the hub does not have ends the shim with an error that
 	// names those it has, at start and on a reconnect alike.
@@ -236,10 +236,18 @@ func (sh *shim) connectFirst(ctx context.Context) (net.Conn, error) {
 	return sh.waitForHub(ctx)
 }
 
-// waitForHub polls for a just-started hub for up to WaitStart.
+// shimStoppedGrace is how long the shim still looks for a hub after the
+// one it started stopped: two clients that start hubs at once leave one
+// hub, the other stops once it finds the first listening, and a loaded
+// machine may take a moment more before that one answers.
+const shimStoppedGrace = 3 * time.Second
+
+// waitForHub polls for a just-started hub for up to WaitStart, or until
+// shortly after the hub it started stopped.
 func (sh *shim) waitForHub(ctx context.Context) (net.Conn, error) {
 	deadline := time.Now().Add(sh.opts.WaitStart)
 	backoff := shimBackoffMin
+	stopped := false
 	for {
 		conn, err := sh.client.UpgradeMCPProfile(ctx, sh.opts.Profile)
 		if err == nil {
@@ -248,13 +256,27 @@ func (sh *shim) waitForHub(ctx context.Context) (net.Conn, error) {
 		if !errors.Is(err, ErrNoHub) {
 			return nil, fmt.Errorf("shim: %w", err)
 		}
+		if !stopped && sh.opts.StartStopped != nil {
+			if stopped, _ = sh.opts.StartStopped(); stopped {
+				if grace := time.Now().Add(shimStoppedGrace); grace.Before(deadline) {
+					deadline = grace
+				}
+			}
+		}
 		wait := min(backoff, time.Until(deadline))
 		if wait <= 0 {
-			if sh.opts.StartOutput != nil {
-				if out := sh.opts.StartOutput(); out != "" {
-					return nil, fmt.Errorf("shim: started a hub, but none answered on %s within %s; it said: %s",
-						sh.opts.Paths.Socket(), sh.opts.WaitStart, out)
-				}
+			var said string
+			if sh.opts.StartStopped != nil {
+				_, said = sh.opts.StartStopped()
+			}
+			switch {
+			case stopped && said != "":
+				return nil, fmt.Errorf("shim: the hub it started stopped: %s", said)
+			case stopped:
+				return nil, fmt.Errorf("shim: the hub it started stopped without a word (hint: run `capabilities hub --headless` to see why)")
+			case said != "":
+				return nil, fmt.Errorf("shim: started a hub, but none answered on %s within %s; it said: %s",
+					sh.opts.Paths.Socket(), sh.opts.WaitStart, said)
 			}
 			return nil, fmt.Errorf("shim: started a hub, but none answered on %s within %s (hint: run `capabilities hub --headless` to see why it does not start)",
 				sh.opts.Paths.Socket(), sh.opts.WaitStart)

@@ -200,16 +200,28 @@ func TestShimNoHub(t *testing.T) {
 		t.Fatalf("RunShim with a hub that never comes: %v (started %d times)", err, started)
 	}
 
-	// A started hub that said why it stopped: the error passes it on.
+	// A started hub that stopped, saying why: the wait ends a moment
+	// after, not at WaitStart, and the error passes the why on.
 	why := "capabilities hub: config.json: sources.a.command: must be a string"
+	asked := 0
 	err = RunShim(context.Background(), ShimOptions{
 		Paths: paths, Stdin: strings.NewReader(""), Stdout: io.Discard,
-		StartHub:    func() error { return nil },
-		StartOutput: func() string { return why },
-		WaitStart:   50 * time.Millisecond,
+		StartHub:     func() error { return nil },
+		StartStopped: func() (bool, string) { asked++; return asked > 2, why },
+		WaitStart:    time.Hour,
 	})
-	if err == nil || !strings.Contains(err.Error(), "none answered") || !strings.HasSuffix(err.Error(), "; it said: "+why) {
+	if err == nil || err.Error() != "shim: the hub it started stopped: "+why {
 		t.Fatalf("RunShim with a hub that stopped saying why: %v", err)
+	}
+	// One that runs but never answers, having said something.
+	err = RunShim(context.Background(), ShimOptions{
+		Paths: paths, Stdin: strings.NewReader(""), Stdout: io.Discard,
+		StartHub:     func() error { return nil },
+		StartStopped: func() (bool, string) { return false, "First run: setting up" },
+		WaitStart:    50 * time.Millisecond,
+	})
+	if err == nil || !strings.Contains(err.Error(), "none answered") || !strings.HasSuffix(err.Error(), "; it said: First run: setting up") {
+		t.Fatalf("RunShim with a hub that said something and never answered: %v", err)
 	}
 }
 

@@ -890,13 +890,31 @@ func JSONProblem(data []byte, err error) string {
 				col++
 			}
 		}
-		return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+		return fmt.Sprintf("line %d, column %d: %v%s", line, col, err, jsonSlip(data, int(se.Offset), se.Error()))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return "the top level must be an object"
 	}
 	return err.Error()
+}
+
+// jsonSlip names the usual slip of hand-edited JSON behind a syntax error
+// found after reading offset bytes of data: a comma left before a closing
+// bracket, or one missing between two members or items; "" otherwise.
+func jsonSlip(data []byte, offset int, msg string) string {
+	if offset < 1 || offset > len(data) {
+		return ""
+	}
+	at := data[offset-1]
+	before := bytes.TrimRight(data[:offset-1], " \t\r\n")
+	switch {
+	case (at == '}' || at == ']') && len(before) > 0 && before[len(before)-1] == ',':
+		return fmt.Sprintf(" (the comma before this %q has nothing after it: remove it)", at)
+	case strings.Contains(msg, "after object key:value pair") || strings.Contains(msg, "after array element"):
+		return " (a comma is missing before it)"
+	}
+	return ""
 }
 
 func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {

@@ -85,6 +85,9 @@ func TestConfigValidation(t *testing.T) {
 		want     []string // each "key: problem fragment"
 	}{
 		{"not json", `{"sources": `, []string{"not valid JSON: line 1, column 13"}},
+		{"trailing comma", "{\"sources\": {\"a\": {\"command\": \"x\"},\n}}", []string{`not valid JSON: line 2, column 2: invalid character '}' looking for beginning of object key string (the comma before this '}' has nothing after it: remove it)`}},
+		{"trailing comma in array", `{"sources": {"a": {"command": "x", "args": ["y",]}}}`, []string{`(the comma before this ']' has nothing after it: remove it)`}},
+		{"missing comma", "{\"sources\": {\"a\": {\"command\": \"x\"}\n\"b\": {}}}", []string{`not valid JSON: line 2, column 2: invalid character '"' after object key:value pair (a comma is missing before it)`}},
 		{"top not object", `[1]`, []string{"the top level must be an object"}},
 		{"sources not object", `{"sources": []}`, []string{"sources: must be an object"}},
 		{"no transport", `{"sources": {"a": {}}}`, []string{`sources.a: needs "command" (stdio) or "url"`}},

@@ -55,14 +55,14 @@ func TestDialogShowsCodeAndTool(t *testing.T) {
 	if strings.Contains(code, "▶   1") {
 		t.Errorf("a line without the call is marked:\n%s", code)
 	}
-	if d.description.Text != a1.Description || d.annotations.Text != "open world" {
+	if d.description.Text != a1.Description || d.annotations.Text != "open world (reaches systems outside)" {
 		t.Errorf("description %q, annotations %q", d.description.Text, d.annotations.Text)
 	}
 	d.move(+1)
 	if code := d.codeText(); !strings.Contains(code, "▶   6      slack.postMessage(") || !strings.Contains(code, "▷   5") {
 		t.Errorf("after moving to the second call:\n%s", code)
 	}
-	if d.annotations.Text != "destructive · open world" {
+	if d.annotations.Text != "destructive (may delete or overwrite) · open world (reaches systems outside)" {
 		t.Errorf("annotations %q", d.annotations.Text)
 	}
 }

@@ -7,6 +7,7 @@ package ui
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -782,12 +783,24 @@ func groupText(items []queueItem, group []int) string {
 	return s
 }
 
+// annotationGloss says what MCP's words for a tool's annotations mean, for
+// a person who does not know them.
+var annotationGloss = map[string]string{
+	"destructive": "destructive (may delete or overwrite)",
+	"idempotent":  "idempotent (repeating it changes nothing more)",
+	"open world":  "open world (reaches systems outside)",
+}
+
 // annotationsText says a tool's annotations, or that it has none.
 func annotationsText(a Approval) string {
 	if len(a.Annotations) == 0 {
 		return "none (the tool does not say whether it only reads)"
 	}
-	return strings.Join(a.Annotations, " · ")
+	words := make([]string, len(a.Annotations))
+	for i, w := range a.Annotations {
+		words[i] = cmp.Or(annotationGloss[w], w)
+	}
+	return strings.Join(words, " · ")
 }
 
 // jsonValue is a decoded JSON value that keeps object key order.

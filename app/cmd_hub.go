@@ -905,13 +905,13 @@ type startedHub struct {
 	done chan struct{} // closed when it stops
 }
 
-// stopped reports whether the hub stopped, and what it wrote to crash.log.
-func (h *startedHub) stopped(e *env) (bool, string) {
+// stopped reports whether the hub stopped.
+func (h *startedHub) stopped() bool {
 	select {
 	case <-h.done:
-		return true, startOutput(e, h.from)
+		return true
 	default:
-		return false, startOutput(e, h.from)
+		return false
 	}
 }
 

@@ -61,11 +61,15 @@ the client is never served everything in its place.`,
 					started.Store(h)
 					return err
 				},
-				StartStopped: func() (bool, string) {
+				StartStopped: func() bool {
+					h := started.Load()
+					return h != nil && h.stopped()
+				},
+				StartOutput: func() string {
 					if h := started.Load(); h != nil {
-						return h.stopped(e)
+						return startOutput(e, h.from)
 					}
-					return false, ""
+					return ""
 				},
 			})
 		},

@@ -53,10 +53,12 @@ type ShimOptions struct {
 	// a func that execs `capabilities hub` detached. Nil: don't start one.
 	StartHub func() error
 	// StartStopped, when set, reports whether the hub StartHub started
-	// last has stopped, and what it has said about itself so far (its
-	// error when it stopped at once: a broken config.json, say). A hub
-	// that stopped ends the wait early; what it said goes in the error.
-	StartStopped func() (stopped bool, said string)
+	// last has stopped: that ends the wait early.
+	StartStopped func() bool
+	// StartOutput, when set, returns what that hub has said about itself
+	// so far (its error when it stopped at once: a broken config.json,
+	// say), for the error of a hub that never answered.
+	StartOutput func() string
 	// Profile is the profile the client selected ("" for the whole hub).
 	// A profile the hub does not have ends the shim with an error that
 	// names those it has, at start and on a reconnect alike.
@@ -257,7 +259,7 @@ func (sh *shim) waitForHub(ctx context.Context) (net.Conn, error) {
 			return nil, fmt.Errorf("shim: %w", err)
 		}
 		if !stopped && sh.opts.StartStopped != nil {
-			if stopped, _ = sh.opts.StartStopped(); stopped {
+			if stopped = sh.opts.StartStopped(); stopped {
 				if grace := time.Now().Add(shimStoppedGrace); grace.Before(deadline) {
 					deadline = grace
 				}
@@ -266,8 +268,8 @@ func (sh *shim) waitForHub(ctx context.Context) (net.Conn, error) {
 		wait := min(backoff, time.Until(deadline))
 		if wait <= 0 {
 			var said string
-			if sh.opts.StartStopped != nil {
-				_, said = sh.opts.StartStopped()
+			if sh.opts.StartOutput != nil {
+				said = sh.opts.StartOutput()
 			}
 			switch {
 			case stopped && said != "":

@@ -207,7 +207,8 @@ func TestShimNoHub(t *testing.T) {
 	err = RunShim(context.Background(), ShimOptions{
 		Paths: paths, Stdin: strings.NewReader(""), Stdout: io.Discard,
 		StartHub:     func() error { return nil },
-		StartStopped: func() (bool, string) { asked++; return asked > 2, why },
+		StartStopped: func() bool { asked++; return asked > 2 },
+		StartOutput:  func() string { return why },
 		WaitStart:    time.Hour,
 	})
 	if err == nil || err.Error() != "shim: the hub it started stopped: "+why {
@@ -217,7 +218,8 @@ func TestShimNoHub(t *testing.T) {
 	err = RunShim(context.Background(), ShimOptions{
 		Paths: paths, Stdin: strings.NewReader(""), Stdout: io.Discard,
 		StartHub:     func() error { return nil },
-		StartStopped: func() (bool, string) { return false, "First run: setting up" },
+		StartStopped: func() bool { return false },
+		StartOutput:  func() string { return "First run: setting up" },
 		WaitStart:    50 * time.Millisecond,
 	})
 	if err == nil || !strings.Contains(err.Error(), "none answered") || !strings.HasSuffix(err.Error(), "; it said: First run: setting up") {

@@ -326,13 +326,7 @@ func TestDialogSignInNeedsClient(t *testing.T) {
 		h.add(a, a.Preview)
 		c.step()
 		d, m := c.dialog, c.main
-		ended := make(chan struct{}, 1)
-		orig := d.signIn
-		d.signIn = func(source, conn string, showURL func(string), done func(error)) {
-			orig(source, conn, showURL, func(err error) { done(err); ended <- struct{}{} })
-		}
-		test.Tap(d.signInButton)
-		<-ended
+		tapSignInAndWait(d)
 		c.step()
 		f := m.clientForms["linear/personal"]
 		if f == nil || f.credentials != tc.credentials || m.tabs.Selected().Text != tabSources || m.signInErr["linear/personal"] != "Not signed in: "+tc.why {
@@ -408,13 +402,7 @@ func TestDialogOffersSignIn(t *testing.T) {
 	if !d.signInBox.Visible() || !d.secretBox.Visible() || !strings.HasPrefix(d.signInLabel.Text, "Or sign in to tasks") {
 		t.Fatalf("sign-in box %v (%q), secret box %v; want both", d.signInBox.Visible(), d.signInLabel.Text, d.secretBox.Visible())
 	}
-	ended := make(chan struct{}, 1)
-	orig := d.signIn
-	d.signIn = func(source, conn string, showURL func(string), done func(error)) {
-		orig(source, conn, showURL, func(err error) { done(err); ended <- struct{}{} })
-	}
-	test.Tap(d.signInButton)
-	<-ended
+	tapSignInAndWait(d)
 	c.step()
 	if diff := cmp.Diff([]loginCall{{"tasks", "default"}}, h.loginCalls()); diff != "" {
 		t.Errorf("logins (-want +got):\n%s", diff)
@@ -422,4 +410,16 @@ func TestDialogOffersSignIn(t *testing.T) {
 	if d.signInBox.Visible() || !d.dismiss.Visible() {
 		t.Errorf("after the sign-in: sign-in box %v, dismiss %v", d.signInBox.Visible(), d.dismiss.Visible())
 	}
+}
+
+// tapSignInAndWait taps the dialog's sign-in button and returns once the
+// sign-in it starts has ended.
+func tapSignInAndWait(d *approvalDialog) {
+	ended := make(chan struct{}, 1)
+	orig := d.signIn
+	d.signIn = func(source, conn string, showURL func(string), done func(error)) {
+		orig(source, conn, showURL, func(err error) { done(err); ended <- struct{}{} })
+	}
+	test.Tap(d.signInButton)
+	<-ended
 }

@@ -1,9 +1,11 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -413,43 +415,37 @@ func (h *Hub) pinApproved(ctx context.Context, p *store.Pending, channel string)
 type ToolChangeInfo struct {
 	Address string
 	Summary string
-	Before  string // the accepted definition's hash (definitions are not kept)
-	After   string // the current definition, JSON
+	Hash    string // the current definition's, which AcceptShown pins
 	Seen    time.Time
 }
 
 // ToolChanges lists tool definitions that changed since they were pinned
 // (the person consented to them or first saw them). New tools are not
-// listed: they follow the policy like any tool.
+// listed: they follow the policy like any tool. ChangedDefinition reads
+// one's definitions.
 func (h *Hub) ToolChanges(ctx context.Context) ([]ToolChangeInfo, error) {
 	changes, err := h.catalog.Changes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	snap := h.catalog.Snapshot()
 	var out []ToolChangeInfo
 	for _, c := range changes {
-		info := ToolChangeInfo{Address: c.Address, Seen: c.At, Before: "definition " + short(c.OldHash), Summary: c.Change + " since it was accepted; calls ask until you accept it"}
-		if t, ok := snap.Lookup(c.Address); ok {
-			info.After = fmt.Sprintf("%s\n\n%s\n\ninput: %s", t.Title, t.Description, string(t.InputSchema))
-		}
-		out = append(out, info)
+		out = append(out, ToolChangeInfo{Address: c.Address, Seen: c.At, Hash: c.NewHash, Summary: c.Change})
 	}
-	return out, nil
+	return out, err
 }
 
-func short(hash string) string {
-	if len(hash) > 12 {
-		return hash[:12]
-	}
-	return hash
+// ChangedDefinition is catalog.Snapshot.ChangedDefinition, now.
+func (h *Hub) ChangedDefinition(address string) (was, is json.RawMessage, hash string, err error) {
+	return h.catalog.Snapshot().ChangedDefinition(address)
 }
 
-// AcceptTool accepts the current definition of a changed tool, from the
-// window.
-func (h *Hub) AcceptTool(ctx context.Context, address string) error {
-	_, err := h.AcceptDefinitions(ctx, address, policy.ChannelWindow)
-	return err
+// AcceptShown accepts the definitions a person was shown, each only while
+// it is still the tool's definition (catalog.AcceptShown); a tool that
+// changed again since is left asking and named in the error.
+func (h *Hub) AcceptShown(ctx context.Context, shown []catalog.Shown, channel string) ([]catalog.ToolChange, error) {
+	accepted, stale, err := h.catalog.AcceptShown(ctx, shown)
+	if err = cmp.Or(err, h.acceptedDefinitions(ctx, accepted, channel)); err == nil && len(stale) > 0 {
+		err = fmt.Errorf("not accepted: %s changed again since shown (or left the catalog); look again", strings.Join(stale, ", "))
+	}
+	return accepted, err
 }
 
 // AcceptDefinitions accepts the current definitions of the tools target
@@ -465,16 +461,22 @@ func (h *Hub) AcceptDefinitions(ctx context.Context, target, channel string) ([]
 	if err != nil {
 		return nil, err
 	}
+	return accepted, h.acceptedDefinitions(ctx, accepted, channel)
+}
+
+// acceptedDefinitions audits definitions accepted through channel and
+// lets the policy and the window see them.
+func (h *Hub) acceptedDefinitions(ctx context.Context, accepted []catalog.ToolChange, channel string) error {
 	for _, c := range accepted {
 		if err := h.db.Audit(ctx, store.AuditEntry{At: h.now(), Channel: channel, Address: c.Address, Decision: "accept_definition", Detail: c.Change}); err != nil {
-			return accepted, err
+			return err
 		}
 	}
 	if len(accepted) > 0 {
 		if err := h.reloadPolicy(ctx); err != nil {
-			return accepted, err
+			return err
 		}
 		h.events.Publish(Event{Kind: EventCatalog})
 	}
-	return accepted, nil
+	return nil
 }

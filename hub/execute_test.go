@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/policy"
@@ -438,7 +439,7 @@ func TestChangedDefinitionAsksUntilAccepted(t *testing.T) {
 		t.Fatalf("a new read-only tool: %s", env.Line())
 	}
 	// The person knows this definition; then it changes.
-	if err := h.AcceptTool(ctx, "live.getWeather"); err != nil {
+	if _, err := h.AcceptDefinitions(ctx, "live.getWeather", policy.ChannelCLI); err != nil {
 		t.Fatal(err)
 	}
 	weather("Weather for a city, in Celsius.")
@@ -448,11 +449,40 @@ func TestChangedDefinitionAsksUntilAccepted(t *testing.T) {
 	if env := exec(); env.Status != StatusAwaitingApproval || !strings.Contains(env.Pending[0].Summary, "changed tool definition") {
 		t.Fatalf("a changed definition: %s", env.Line())
 	}
-	if err := h.AcceptTool(ctx, "live.getWeather"); err != nil {
+	// The window lists the change and shows both definitions; the person
+	// accepts what was shown, and only that: a definition that changed
+	// again meanwhile is not accepted and keeps asking.
+	changes, err := h.ToolChanges(ctx)
+	if err != nil || len(changes) != 1 || changes[0].Address != "live.getWeather" || changes[0].Hash == "" {
+		t.Fatalf("changes %+v, %v", changes, err)
+	}
+	was, is, hash, err := h.ChangedDefinition("live.getWeather")
+	if err != nil || hash != changes[0].Hash || !strings.Contains(string(was), `"Weather for a city."`) || !strings.Contains(string(is), "in Celsius") {
+		t.Fatalf("definitions: was %s, is %s, hash %s (listed %s), %v", was, is, hash, changes[0].Hash, err)
+	}
+	shown := []catalog.Shown{{Address: "live.getWeather", Hash: hash}}
+	weather("Weather for a city, in Kelvin.")
+	if errs := h.Refresh(ctx, "live"); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, err := h.AcceptShown(ctx, shown, policy.ChannelWindow); err == nil || !strings.Contains(err.Error(), "live.getWeather changed again since shown") {
+		t.Fatalf("accepting a definition that changed again since shown: %v", err)
+	}
+	if env := exec(); env.Status != StatusAwaitingApproval {
+		t.Fatalf("after accepting an older definition than the current one: %s", env.Line())
+	}
+	_, _, hash, err = h.ChangedDefinition("live.getWeather")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if accepted, err := h.AcceptShown(ctx, []catalog.Shown{{Address: "live.getWeather", Hash: hash}}, policy.ChannelWindow); err != nil || len(accepted) != 1 {
+		t.Fatalf("accepting the definition shown: %+v, %v", accepted, err)
 	}
 	if env := exec(); env.Status != StatusCompleted {
 		t.Fatalf("after the change was accepted: %s", env.Line())
+	}
+	if _, _, _, err := h.ChangedDefinition("live.getWeather"); err == nil {
+		t.Error("an accepted tool still has a changed definition")
 	}
 }
 

@@ -73,7 +73,7 @@ func TestMigrationPinsRememberedDecisions(t *testing.T) {
 	}
 	want := []policy.ListedRule{
 		{Order: 1, Target: "notes.wipe", Mode: config.Deny, From: "cli", Remembered: true, Scope: "every connection"},
-		{Order: 2, Target: "notes.sendNote", Mode: config.Allow, From: "dialog", Remembered: true, Scope: "connection personal, definition " + short(noteHash)},
+		{Order: 2, Target: "notes.sendNote", Mode: config.Allow, From: "dialog", Remembered: true, Scope: "connection personal, definition " + noteHash[:12]},
 	}
 	if len(rules) != len(want) {
 		t.Fatalf("rules = %+v", rules)

@@ -175,8 +175,17 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 				c.do(func() { done(where, signIn, err) })
 			})
 		},
-		acceptTool: func(address string, done func(error)) {
-			c.act(func() error { return h.AcceptTool(address) }, done)
+		changedDefinition: func(address string, done func(was, is, hash string, err error)) {
+			c.enqueue(func() {
+				was, is, hash, err := h.ChangedDefinition(address)
+				c.do(func() { done(was, is, hash, err) })
+			})
+		},
+		acceptTools: func(shown []ToolChange, done func(error)) {
+			c.act(func() error { return h.AcceptTools(shown) }, done)
+		},
+		acceptSkill: func(address string, done func(error)) {
+			c.act(func() error { return h.AcceptSkill(address) }, done)
 		},
 		setPolicy: func(pattern, mode string, done func(error)) {
 			c.act(func() error { return h.SetPolicy(pattern, mode) }, done)

@@ -15,23 +15,24 @@ import (
 // each call's raw arguments (with secrets) so tests can check that none of
 // them reaches the screen.
 type fakeHub struct {
-	mu        sync.Mutex
-	pending   []Approval
-	raw       map[string]string
-	decisions []decisionCall
-	decideErr error
-	status    Status
-	runs      []RunSummary
-	history   []DecisionRecord
-	policies  []PolicyRule
-	changed   []ToolChange
-	secrets   []secretCall
-	accepted  []string
-	paused    []bool
-	subs      map[int]func(Event)
-	nextSub   int
-	configDir string
-	readErr   error // every read fails with it, when set
+	mu          sync.Mutex
+	pending     []Approval
+	raw         map[string]string
+	decisions   []decisionCall
+	decideErr   error
+	status      Status
+	runs        []RunSummary
+	history     []DecisionRecord
+	policies    []PolicyRule
+	changed     []ToolChange
+	definitions map[string][2]string // a changed tool's definitions: as accepted, as now
+	secrets     []secretCall
+	accepted    []string
+	paused      []bool
+	subs        map[int]func(Event)
+	nextSub     int
+	configDir   string
+	readErr     error // every read fails with it, when set
 
 	added     []SourceSpec
 	removed   []string
@@ -349,11 +350,43 @@ func (h *fakeHub) ChangedTools() ([]ToolChange, error) {
 	return slices.Clone(h.changed), nil
 }
 
-func (h *fakeHub) AcceptTool(address string) error {
+func (h *fakeHub) ChangedDefinition(address string) (was, is, hash string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range h.changed {
+		if c.Address == address {
+			d := h.definitions[address]
+			return d[0], d[1], c.Hash, nil
+		}
+	}
+	return "", "", "", fmt.Errorf("%s has no changed definition", address)
+}
+
+func (h *fakeHub) AcceptSkill(address string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.accepted = append(h.accepted, address)
-	h.changed = slices.DeleteFunc(h.changed, func(c ToolChange) bool { return c.Address == address })
+	return nil
+}
+
+// AcceptTools accepts each change shown while its hash is still the
+// listed one, as the hub does.
+func (h *fakeHub) AcceptTools(shown []ToolChange) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var stale []string
+	for _, s := range shown {
+		i := slices.IndexFunc(h.changed, func(c ToolChange) bool { return c.Address == s.Address })
+		if i < 0 || h.changed[i].Hash != s.Hash {
+			stale = append(stale, s.Address)
+			continue
+		}
+		h.accepted = append(h.accepted, s.Address)
+		h.changed = slices.Delete(h.changed, i, i+1)
+	}
+	if len(stale) > 0 {
+		return fmt.Errorf("not accepted: %s changed again since shown (or left the catalog); look again", strings.Join(stale, ", "))
+	}
 	return nil
 }
 
@@ -691,9 +724,12 @@ func (h *fakeHub) populate() {
 	h.changed = []ToolChange{{
 		Address: "slack.postMessage",
 		Summary: "description changed; new optional argument unfurl_links",
-		Before:  `{"name":"postMessage","description":"Post a message","inputSchema":{"type":"object","required":["channel","text"]}}`,
-		After:   `{"name":"postMessage","description":"Post a message to any channel","inputSchema":{"type":"object","required":["channel","text"],"properties":{"unfurl_links":{"type":"boolean"}}}}`,
+		Hash:    "5c1a9e",
 		Seen:    t0.Add(-2 * time.Hour),
+	}}
+	h.definitions = map[string][2]string{"slack.postMessage": {
+		`{"name":"postMessage","description":"Post a message","inputSchema":{"type":"object","required":["channel","text"]}}`,
+		`{"name":"postMessage","description":"Post a message to any channel","inputSchema":{"type":"object","required":["channel","text"],"properties":{"unfurl_links":{"type":"boolean"}}}}`,
 	}}
 }
 

@@ -50,8 +50,16 @@ type Hub interface {
 	// ChangedTools returns upstream tools whose definition changed since it
 	// was accepted; the hub asks before calling them.
 	ChangedTools() ([]ToolChange, error)
-	// AcceptTool accepts the current definition of a changed tool.
-	AcceptTool(address string) error
+	// ChangedDefinition returns a changed tool's definition as it was
+	// accepted ("" when the hub did not keep it) and as it is now, JSON,
+	// with the current one's hash.
+	ChangedDefinition(address string) (was, is, hash string, err error)
+	// AcceptTools accepts the definitions shown of changed tools, each
+	// only while it is still the tool's (by Hash): one that changed again
+	// since keeps asking, and the error names it.
+	AcceptTools(shown []ToolChange) error
+	// AcceptSkill accepts the current text of a source's changed skill.
+	AcceptSkill(address string) error
 	// Login signs an OAuth connection of a source in: it opens the
 	// authorization page and blocks until the person finished, failed or
 	// the hub stopped. The UI calls it on a goroutine of its own. When
@@ -388,8 +396,7 @@ type PolicyRule struct {
 type ToolChange struct {
 	Address string
 	Summary string // what changed, in words: "description changed; new required argument repo"
-	Before  string // the accepted definition, JSON
-	After   string // the current definition, JSON
+	Hash    string // the current definition's
 	Seen    time.Time
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/policy"
@@ -220,12 +221,29 @@ func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {
 	}
 	out := make([]ToolChange, 0, len(changes))
 	for _, c := range changes {
-		out = append(out, ToolChange{Address: c.Address, Summary: c.Summary, Before: c.Before, After: c.After, Seen: c.Seen})
+		out = append(out, ToolChange{Address: c.Address, Summary: c.Summary, Hash: c.Hash, Seen: c.Seen})
 	}
 	return out, nil
 }
 
-func (u *hubAdapter) AcceptTool(address string) error { return u.h.AcceptTool(u.ctx, address) }
+func (u *hubAdapter) ChangedDefinition(address string) (was, is, hash string, err error) {
+	w, i, hash, err := u.h.ChangedDefinition(address)
+	return string(w), string(i), hash, err
+}
+
+func (u *hubAdapter) AcceptSkill(address string) error {
+	_, err := u.h.AcceptDefinitions(u.ctx, address, policy.ChannelWindow)
+	return err
+}
+
+func (u *hubAdapter) AcceptTools(shown []ToolChange) error {
+	s := make([]catalog.Shown, len(shown))
+	for i, c := range shown {
+		s[i] = catalog.Shown{Address: c.Address, Hash: c.Hash}
+	}
+	_, err := u.h.AcceptShown(u.ctx, s, policy.ChannelWindow)
+	return err
+}
 
 func (u *hubAdapter) Login(source, connection string, showURL func(string)) error {
 	_, err := u.h.SignIns().LoginShowing(u.ctx, source, connection, showURL)

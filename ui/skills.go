@@ -89,7 +89,7 @@ func (m *mainWindow) skillRow(sk SkillInfo) fyne.CanvasObject {
 		accept := widget.NewButtonWithIcon("Accept", theme.ConfirmIcon(), nil)
 		accept.OnTapped = func() {
 			accept.Disable()
-			m.act.acceptTool(sk.Address, func(err error) {
+			m.act.acceptSkill(sk.Address, func(err error) {
 				accept.Enable()
 				tell(m.skillResult, err, "Not accepted", "Accepted "+sk.Address+" as it is now.")
 			})

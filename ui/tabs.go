@@ -164,46 +164,15 @@ func (m *mainWindow) sourceDetails(row *fyne.Container, src SourceStatus) {
 	toggle.Importance = widget.LowImportance
 	row.Add(container.NewHBox(toggle))
 	if m.showTools[name] {
-		for _, t := range src.ToolList {
-			row.Add(m.toolRow(name, t))
+		p := m.toolPanels[name]
+		if p == nil {
+			p = newToolsPanel(m, name)
+			m.toolPanels[name] = p
 		}
+		p.set(src.ToolList)
+		row.Add(p.box)
 	}
 	row.Add(widget.NewSeparator())
-}
-
-// toolRow is one tool with what policy does with it and a button that
-// turns it off (a deny rule from the window) or back on.
-func (m *mainWindow) toolRow(source string, t SourceTool) fyne.CanvasObject {
-	addr := mono(toolLine(t))
-	addr.Truncation = fyne.TextTruncateEllipsis
-	mode := widget.NewLabelWithStyle(t.Mode, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
-	mode.Importance = modeImportance(t.Mode)
-	label, turnOff := toolAction(t)
-	var b *widget.Button
-	b = widget.NewButton(label, func() {
-		b.Disable()
-		done := func(err error) {
-			b.Enable()
-			switch {
-			case err != nil:
-				m.sourceMsg[source] = "Not done: " + err.Error()
-			case turnOff:
-				m.sourceMsg[source] = "Turned " + t.Address + " off: a deny rule from the window, in the Policy tab."
-			default:
-				m.sourceMsg[source] = "Turned " + t.Address + " back on: its rule is removed."
-			}
-			m.renderSources()
-		}
-		if turnOff {
-			m.act.setPolicy(t.Address, PolicyDeny, done)
-		} else {
-			m.act.removePolicy(t.Address, done)
-		}
-	})
-	if m.act.setPolicy == nil || m.act.removePolicy == nil {
-		b.Disable()
-	}
-	return container.NewBorder(nil, nil, nil, container.NewHBox(mode, b), addr)
 }
 
 // updateClients shows the connected clients and the profiles to pick.

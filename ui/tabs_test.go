@@ -4,7 +4,9 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,7 +139,7 @@ func TestSourcesTabTurnsAToolOff(t *testing.T) {
 	if n := countButtons(row, "Turn off"); n != 2 {
 		t.Errorf("%d Turn off buttons, want 2 (deleteRepository is denied already)", n)
 	}
-	test.Tap(findButton(row, "Turn off"))
+	test.Tap(findButtonIn(t, row, "Turn off"))
 	c.step()
 	var rule *PolicyRule
 	for i, r := range h.policies {
@@ -160,7 +162,7 @@ func TestSourcesTabTurnsAToolOff(t *testing.T) {
 	if n := countButtons(row, "Turn on"); n != 2 {
 		t.Errorf("%d Turn on buttons after turning createIssue off, want 2", n)
 	}
-	test.Tap(findButton(row, "Turn on")) // the first: createIssue's
+	test.Tap(findButtonIn(t, row, "Turn on")) // the first: createIssue's
 	c.step()
 	var patterns []string
 	for _, r := range h.policies {
@@ -171,6 +173,54 @@ func TestSourcesTabTurnsAToolOff(t *testing.T) {
 	}
 	if row := sourceRowOf(t, m, "github"); !slices.Contains(texts(row), "Turned github.createIssue back on: its rule is removed.") {
 		t.Errorf("after Turn on: %q", texts(row))
+	}
+}
+
+// A source of a thousand tools opens its list at once: the list draws the
+// rows in view, a filter narrows it by name, title or policy mode, and a
+// refresh of the hub's state keeps the filter.
+func TestSourcesTabFiltersManyTools(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	var tools []SourceTool
+	for i := range 1222 {
+		tools = append(tools, SourceTool{Address: fmt.Sprintf("gh.op%04d", i), Title: "Do thing " + strconv.Itoa(i), Mode: PolicyAsk})
+	}
+	tools[700] = SourceTool{Address: "gh.pullsList", Title: "List pull requests", Mode: PolicyAllow}
+	tools[701] = SourceTool{Address: "gh.pullsMerge", Title: "Merge a pull request", Mode: PolicyAsk}
+	h.status.Sources = append(h.status.Sources, SourceStatus{Name: "gh", State: SourceUp, Tools: len(tools), ToolList: tools})
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.show(tabSources)
+	test.Tap(findButton(sourceRowOf(t, m, "gh"), "Show tools (1222 tools)"))
+	p := m.toolPanels["gh"]
+	if n := countButtons(p.list, "Turn off"); n == 0 || n > 2*listRows {
+		t.Errorf("the list of 1222 tools drew %d rows", n)
+	}
+	if p.count.Text != "1222 tools" {
+		t.Errorf("count %q", p.count.Text)
+	}
+	test.Type(p.filter, "PULL req")
+	if len(p.shown) != 2 || p.count.Text != "2 of 1222 match" {
+		t.Fatalf("filtered to %d tools, count %q", len(p.shown), p.count.Text)
+	}
+	h.emit(Event{Kind: EventSource})
+	c.step()
+	if p != m.toolPanels["gh"] || p.filter.Text != "PULL req" || len(p.shown) != 2 {
+		t.Fatalf("a refresh lost the filter: %q, %d shown", p.filter.Text, len(p.shown))
+	}
+	p.filter.SetText("pull allow")
+	if len(p.shown) != 1 || p.shown[0].Address != "gh.pullsList" {
+		t.Fatalf("filter by mode: %+v", p.shown)
+	}
+	test.Tap(findButtonIn(t, p.list, "Turn off"))
+	c.step()
+	if !slices.ContainsFunc(h.policies, func(r PolicyRule) bool { return r.Pattern == "gh.pullsList" && r.Mode == PolicyDeny }) {
+		t.Errorf("Turn off on the filtered row: rules %+v", h.policies)
+	}
+	p.filter.SetText("nothing like it")
+	if p.count.Text != `No tool of 1222 matches "nothing like it".` {
+		t.Errorf("count %q", p.count.Text)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -446,4 +447,61 @@ func connectedText(cs []ConnectedClient, known bool, now time.Time) string {
 		lines[i] = connectedLine(c, now)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// changesHint heads the changed tool definitions: how many, what follows
+// from it, and what to do.
+func changesHint(n int) string {
+	switch n {
+	case 0:
+		return "No tool changed since it was accepted."
+	case 1:
+		return "1 tool changed since it was accepted: its calls ask until you accept the new definition. What changed is below."
+	}
+	return plural(n, "tool", "tools") + " changed since they were accepted: their calls ask until you accept the new definitions. Pick one to see what changed."
+}
+
+// acceptAllLabel labels the button that accepts every changed definition
+// listed; its first tap asks to confirm.
+func acceptAllLabel(n int, confirm bool) string {
+	if confirm {
+		return fmt.Sprintf("Accept all %d without looking at each?", n)
+	}
+	return fmt.Sprintf("Accept all %d", n)
+}
+
+// changeLine is a changed tool in the list: its address and what changed.
+func changeLine(c ToolChange) string {
+	if c.Summary == "" {
+		return c.Address
+	}
+	return c.Address + " — " + c.Summary
+}
+
+// filterTools keeps the tools whose address, title or policy mode has
+// every word of query, in any case.
+func filterTools(tools []SourceTool, query string) []SourceTool {
+	words := strings.Fields(strings.ToLower(query))
+	if len(words) == 0 {
+		return tools
+	}
+	var out []SourceTool
+	for _, t := range tools {
+		text := strings.ToLower(t.Address + " " + t.Title + " " + t.Mode)
+		if !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(text, w) }) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// toolsShownText says how many tools a filter kept.
+func toolsShownText(shown, all int, query string) string {
+	switch {
+	case strings.TrimSpace(query) == "":
+		return plural(all, "tool", "tools")
+	case shown == 0:
+		return fmt.Sprintf("No tool of %d matches %q.", all, strings.TrimSpace(query))
+	}
+	return fmt.Sprintf("%d of %d match", shown, all)
 }

@@ -33,8 +33,11 @@ type actions struct {
 	setSecret func(source, connection, secret string, done func(error))
 	// secretPlace says what a connection's secret fills (Hub.SecretPlace).
 	secretPlace func(source, connection string, done func(where string, signIn bool, err error))
-	acceptTool  func(address string, done func(error))
-	setPolicy   func(pattern, mode string, done func(error))
+	// changedDefinition reads a changed tool's definitions (Hub.ChangedDefinition).
+	changedDefinition func(address string, done func(was, is, hash string, err error))
+	acceptTools       func(shown []ToolChange, done func(error))
+	acceptSkill       func(address string, done func(error))
+	setPolicy         func(pattern, mode string, done func(error))
 	// removePolicy removes the rules of a pattern.
 	removePolicy func(pattern string, done func(error))
 	// connect connects an MCP client to the hub or a profile ("" for
@@ -106,8 +109,9 @@ type mainWindow struct {
 	connRemove    *widget.Button // removes it, on a second tap
 	connRemoving  string         // "source/connection" whose Remove asks to confirm
 	connBusy      bool           // a connection action runs
-	changedBox    *fyne.Container
-	showTools     map[string]bool   // sources whose tool list is open
+	changes       *changesPanel
+	showTools     map[string]bool // sources whose tool list is open
+	toolPanels    map[string]*toolsPanel
 	sourceMsg     map[string]string // the last action's outcome per source
 	sourceBusy    map[string]bool   // an action on the source runs
 	removing      string            // the source whose Remove asks to confirm
@@ -149,7 +153,7 @@ type mainWindow struct {
 
 func newMainWindow(a fyne.App, act actions, now func() time.Time) *mainWindow {
 	m := &mainWindow{act: act, now: now, signingIn: map[string]bool{}, signInErr: map[string]string{}, clientForms: map[string]*clientForm{},
-		showTools: map[string]bool{}, sourceMsg: map[string]string{}, sourceBusy: map[string]bool{}, clientCmds: map[string]*widget.Label{}}
+		showTools: map[string]bool{}, toolPanels: map[string]*toolsPanel{}, sourceMsg: map[string]string{}, sourceBusy: map[string]bool{}, clientCmds: map[string]*widget.Label{}}
 	m.win = a.NewWindow("capabilities")
 	m.win.SetIcon(appIcon)
 	m.tabs = container.NewAppTabs(
@@ -315,7 +319,7 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 	m.importBox = container.NewVBox()
 	m.sourcesBox = container.NewVBox()
 	m.addForm = m.addSourceForm()
-	m.changedBox = container.NewVBox()
+	m.changes = newChangesPanel(m)
 
 	m.secretSource = widget.NewSelect(nil, func(string) { m.fillConnections(); m.showSecretPlace(); m.showConnectionButtons() })
 	m.secretSource.PlaceHolder = "(pick a source)"
@@ -343,7 +347,7 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 	body := container.NewVBox(
 		m.importBox, heading("Sources"), m.sourcesBox, widget.NewSeparator(),
 		m.addForm, widget.NewSeparator(),
-		heading("Changed tool definitions"), m.changedBox, widget.NewSeparator(),
+		heading("Changed tool definitions"), m.changes.box, widget.NewSeparator(),
 		secret,
 	)
 	m.sourcesScroll = container.NewVScroll(container.NewPadded(body))
@@ -534,14 +538,7 @@ func (m *mainWindow) update(s snapshot) {
 	m.fillConnections()
 	m.showConnectionButtons()
 
-	m.changedBox.Objects = nil
-	if len(s.changed) == 0 {
-		m.changedBox.Add(widget.NewLabel("No tool changed since it was accepted."))
-	}
-	for _, tc := range s.changed {
-		m.changedBox.Add(m.changeRow(tc))
-	}
-	m.changedBox.Refresh()
+	m.changes.set(s.changed)
 }
 
 // renderSources fills the import offer and the source list from the
@@ -781,32 +778,6 @@ func sourceImportance(state string) widget.Importance {
 		return widget.WarningImportance
 	}
 	return widget.MediumImportance
-}
-
-func (m *mainWindow) changeRow(tc ToolChange) fyne.CanvasObject {
-	title := widget.NewLabelWithStyle(tc.Address, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	summary := widget.NewLabel(tc.Summary)
-	summary.Wrapping = fyne.TextWrapWord
-	result := widget.NewLabel("")
-	result.Hide()
-	var accept *widget.Button
-	accept = widget.NewButtonWithIcon("Accept new definition", theme.ConfirmIcon(), func() {
-		accept.Disable()
-		m.act.acceptTool(tc.Address, func(err error) {
-			if err != nil {
-				accept.Enable()
-				result.Importance = widget.DangerImportance
-				result.SetText("Not accepted: " + err.Error())
-				result.Show()
-			}
-		})
-	})
-	diff := widget.NewAccordion(widget.NewAccordionItem("Definitions",
-		container.NewGridWithColumns(2,
-			container.NewBorder(widget.NewLabel("Accepted"), nil, nil, nil, container.NewHScroll(mono(prettyJSON(tc.Before)))),
-			container.NewBorder(widget.NewLabel("Now"), nil, nil, nil, container.NewHScroll(mono(prettyJSON(tc.After)))),
-		)))
-	return container.NewVBox(container.NewBorder(nil, nil, nil, accept, title), summary, diff, result)
 }
 
 func (m *mainWindow) clientsTab() fyne.CanvasObject {

@@ -5,6 +5,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,32 +155,115 @@ func TestPolicyForm(t *testing.T) {
 	}
 }
 
+// A changed tool shows its definitions as accepted and as now, line by
+// line; Accept pins the definition shown, and one that changed again
+// since it was shown is not accepted.
 func TestAcceptChangedTool(t *testing.T) {
 	h := newFakeHub()
 	h.populate()
 	c := newTestController(t, h, t0)
 	m := c.main
-	var accept *fyne.Container
-	for _, o := range m.changedBox.Objects {
-		if strings.Contains(strings.Join(texts(o), " "), "slack.postMessage") {
-			accept = o.(*fyne.Container)
+	m.show(tabSources)
+	c.step() // the definitions are read
+	p := m.changes
+	if p.picked != "slack.postMessage" || p.shown.Hash != "5c1a9e" {
+		t.Fatalf("picked %q, shown %+v", p.picked, p.shown)
+	}
+	shown := strings.Join(texts(p.box), "\n")
+	for _, want := range []string{"1 tool changed since it was accepted", "slack.postMessage",
+		"What changed since you accepted it: description changed; new optional argument unfurl_links.",
+		`-   "description": "Post a message",`, `+   "description": "Post a message to any channel",`, `+       "unfurl_links": {`} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the change does not show %q:\n%s", want, shown)
 		}
 	}
-	if accept == nil {
-		t.Fatal("no row for the changed tool")
+
+	// It changes again after it was shown: accepting what was shown fails.
+	h.mu.Lock()
+	h.changed[0].Hash = "77d0b2"
+	h.mu.Unlock()
+	test.Tap(p.accept)
+	c.step()
+	if len(h.accepted) != 0 || !strings.Contains(p.result.Text, "Not accepted: not accepted: slack.postMessage changed again") {
+		t.Fatalf("accepted %q after the definition moved on; result %q", h.accepted, p.result.Text)
 	}
-	btn := findButton(accept, "Accept new definition")
-	if btn == nil {
-		t.Fatal("no Accept button")
+	h.emit(Event{Kind: EventSource})
+	c.step() // the list, then the definitions as they are now
+	c.step()
+	if p.shown.Hash != "77d0b2" {
+		t.Fatalf("after the second change the window shows %+v", p.shown)
 	}
-	test.Tap(btn)
+	test.Tap(p.accept)
 	c.step()
 	if diff := cmp.Diff([]string{"slack.postMessage"}, h.accepted); diff != "" {
-		t.Errorf("AcceptTool calls (-want +got):\n%s", diff)
+		t.Errorf("AcceptTools calls (-want +got):\n%s", diff)
 	}
-	if got := strings.Join(texts(m.changedBox), " "); !strings.Contains(got, "No tool changed") {
+	if got := strings.Join(texts(p.box), " "); !strings.Contains(got, "No tool changed") || !strings.Contains(got, "Accepted slack.postMessage as shown.") {
 		t.Errorf("changed tools after accepting: %q", got)
 	}
+}
+
+// A new version of a document can change a thousand tools at once: the
+// list draws the rows in view, and Accept all takes a second tap.
+func TestAcceptManyChangedTools(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	h.changed = nil
+	for i := range 1200 {
+		h.changed = append(h.changed, ToolChange{Address: fmt.Sprintf("gh.op%04d", i), Summary: "title changed", Hash: fmt.Sprintf("h%d", i)})
+	}
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.show(tabSources)
+	c.step()
+	p := m.changes
+	if rows := countLabels(p.list); rows == 0 || rows > 2*listRows {
+		t.Errorf("the list of 1200 changes drew %d rows", rows)
+	}
+	if !strings.Contains(p.hint.Text, "1200 tools changed") || p.all.Text != "Accept all 1200" {
+		t.Fatalf("hint %q, button %q", p.hint.Text, p.all.Text)
+	}
+	// Accepting one goes on to the next.
+	p.list.Select(5)
+	c.step()
+	test.Tap(p.accept)
+	c.step()
+	c.step()
+	if !slices.Equal(h.accepted, []string{"gh.op0005"}) || p.picked != "gh.op0006" || p.all.Text != "Accept all 1199" {
+		t.Fatalf("accepted %q, then picked %q; button %q", h.accepted, p.picked, p.all.Text)
+	}
+	test.Tap(p.all)
+	c.step()
+	if len(h.accepted) != 1 || p.all.Text != "Accept all 1199 without looking at each?" {
+		t.Fatalf("the first tap accepted %d more; button %q", len(h.accepted)-1, p.all.Text)
+	}
+	test.Tap(p.all)
+	c.step()
+	c.step()
+	if len(h.accepted) != 1200 || !strings.Contains(p.result.Text, "Accepted 1199 new definitions.") || !p.all.Hidden {
+		t.Errorf("after the second tap: %d accepted, result %q, button shown %v", len(h.accepted), p.result.Text, !p.all.Hidden)
+	}
+}
+
+// countLabels counts the labels drawn inside o, widgets included.
+func countLabels(o fyne.CanvasObject) int {
+	switch w := o.(type) {
+	case *widget.Label:
+		return 1
+	case *fyne.Container:
+		n := 0
+		for _, c := range w.Objects {
+			n += countLabels(c)
+		}
+		return n
+	case fyne.Widget:
+		n := 0
+		for _, c := range test.WidgetRenderer(w).Objects() {
+			n += countLabels(c)
+		}
+		return n
+	}
+	return 0
 }
 
 // fakeTray records what the controller puts in the system tray.
@@ -434,6 +518,12 @@ func countButtons(o fyne.CanvasObject, label string) int {
 	case *fyne.Container:
 		n := 0
 		for _, c := range w.Objects {
+			n += countButtons(c, label)
+		}
+		return n
+	case fyne.Widget: // a list's rows in view, say
+		n := 0
+		for _, c := range test.WidgetRenderer(w).Objects() {
 			n += countButtons(c, label)
 		}
 		return n

@@ -337,6 +337,39 @@ func (c *Catalog) Accept(ctx context.Context, target string) ([]ToolChange, erro
 	return c.Pin(ctx, tools, hashes)
 }
 
+// Shown is a changed tool as a person saw it: its address and the hash of
+// the definition shown, the one accepting it pins.
+type Shown struct {
+	Address, Hash string
+}
+
+// AcceptShown pins each tool shown to the definition the person saw, and
+// only to it: a tool whose definition changed again since (or that left
+// the catalog) keeps its old pin, so its calls keep asking, and is
+// returned in stale for the person to look at again. Accepting a tool
+// already pinned to that definition is not an error.
+func (c *Catalog) AcceptShown(ctx context.Context, shown []Shown) (accepted []ToolChange, stale []string, err error) {
+	snap := c.Snapshot()
+	var tools []*Tool
+	var hashes []string
+	for _, s := range shown {
+		if t, ok := snap.Lookup(s.Address); ok && t.Hash == s.Hash {
+			tools, hashes = append(tools, t), append(hashes, s.Hash)
+		} else if !ok || t.Pinned != s.Hash {
+			stale = append(stale, s.Address)
+		}
+	}
+	if len(tools) > 0 {
+		accepted, err = c.Pin(ctx, tools, hashes)
+	}
+	for _, t := range tools { // the store moved on since the snapshot
+		if t.Changed() && !slices.ContainsFunc(accepted, func(a ToolChange) bool { return a.Address == t.Address }) {
+			stale = append(stale, t.Address)
+		}
+	}
+	return accepted, stale, err
+}
+
 // Pin pins each tool to the definition with the given hash, when that is
 // still the tool's stored definition, and returns the changes it closed.
 // Remembered allows for the tool's earlier pin move to the new one, in the

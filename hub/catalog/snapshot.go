@@ -60,6 +60,18 @@ type Tool struct {
 // pinned for it.
 func (t *Tool) Changed() bool { return t.Pinned != "" && t.Pinned != t.Hash }
 
+// ChangedDefinition returns a changed tool's definition as it was accepted
+// (nil when the store did not keep it) and as it is now, with the current
+// one's hash.
+func (s *Snapshot) ChangedDefinition(address string) (was, is json.RawMessage, hash string, err error) {
+	t, ok := s.Lookup(address)
+	if !ok || !t.Changed() {
+		return nil, nil, "", fmt.Errorf("%s has no changed definition (accepted already, or no longer in the catalog)", address)
+	}
+	is, err = t.DefinitionJSON()
+	return t.PinnedDefinition, is, t.Hash, err
+}
+
 // Snapshot is the catalog at one moment. It is immutable: share it freely,
 // and do not modify its Tools.
 type Snapshot struct {

@@ -178,7 +178,13 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	if err != nil {
 		return err
 	}
-	defer h.Close()
+	var svc *localapi.Service
+	defer func() {
+		h.Close()
+		if svc != nil {
+			svc.Close() // the home's lock, kept until the hub has closed
+		}
+	}()
 	win := newWindowRequests()
 	var bearer *localapi.HTTPBearer
 	if o.httpAddr != "" {
@@ -190,7 +196,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	sessions := mcpserver.NewSessions()
 	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger(), Sessions: sessions})
 	defer servers.Close()
-	svc, err := localapi.Listen(localapi.ServiceOptions{
+	svc, err = localapi.Listen(localapi.ServiceOptions{
 		Paths:     h.Paths(),
 		Logger:    log,
 		MCPServer: servers.All(),

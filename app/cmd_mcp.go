@@ -92,7 +92,13 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger, profile string) 
 	if err != nil {
 		return err
 	}
-	defer h.Close()
+	var svc *localapi.Service
+	defer func() {
+		h.Close()
+		if svc != nil {
+			svc.Close() // the home's lock, kept until the hub has closed
+		}
+	}()
 	sessions := mcpserver.NewSessions()
 	servers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger(), Sessions: sessions})
 	defer servers.Close()
@@ -100,7 +106,7 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger, profile string) 
 	if err != nil {
 		return withHint(err, "capabilities profile list")
 	}
-	svc, err := localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: servers.All(), Profiles: servers.Server, Handler: localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Sessions: sessions})})
+	svc, err = localapi.Listen(localapi.ServiceOptions{Paths: h.Paths(), Logger: log, MCPServer: servers.All(), Profiles: servers.Server, Handler: localapi.NewHandler(h, localapi.APIOptions{Version: version, Exe: e.Exe, Stop: stop, Sessions: sessions})})
 	if errors.Is(err, localapi.ErrHubRunning) {
 		// A hub took the home while this one opened: serve through it.
 		h.Close()

@@ -31,6 +31,7 @@ package localapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,12 +66,18 @@ type HubRunningError struct {
 	Home   string
 	PID    int // 0 when the running hub's pid could not be read
 	Socket string
+	// Closing: the hub stopped serving but did not finish closing within
+	// ServiceOptions.CloseWait.
+	Closing bool
 }
 
 func (e *HubRunningError) Error() string {
 	pid := "unknown"
 	if e.PID > 0 {
 		pid = strconv.Itoa(e.PID)
+	}
+	if e.Closing {
+		return fmt.Sprintf("a hub for %s (pid %s) stopped serving but has not finished closing", e.Home, pid)
 	}
 	return fmt.Sprintf("a hub already runs for %s (pid %s, socket %s)", e.Home, pid, e.Socket)
 }
@@ -106,6 +113,10 @@ type ServiceOptions struct {
 	// and /v1/approve). It sees only requests that passed the peer, Host and
 	// Origin checks. Nil answers 404 to everything but /v1/mcp.
 	Handler http.Handler
+	// CloseWait is how long Listen waits for a hub that holds the home's
+	// lock but no longer answers on its socket: one that stopped and is
+	// closing (hub stop, then hub). Zero means 15 seconds.
+	CloseWait time.Duration
 }
 
 // Service is the hub's local API on its unix socket.
@@ -194,6 +205,18 @@ func Listen(opts ServiceOptions) (*Service, error) {
 		return nil, fmt.Errorf("local api: creating %s: %w", home, err)
 	}
 	lock, err := lockHome(opts.Paths.Lock())
+	if errors.Is(err, errLocked) && !answers(sock) {
+		// Its holder stopped serving and is closing its runs, sources
+		// and database; the lock is free once it has.
+		deadline := time.Now().Add(cmp.Or(opts.CloseWait, 15*time.Second))
+		for errors.Is(err, errLocked) && time.Now().Before(deadline) && !answers(sock) {
+			time.Sleep(50 * time.Millisecond)
+			lock, err = lockHome(opts.Paths.Lock())
+		}
+		if errors.Is(err, errLocked) && !answers(sock) {
+			return nil, &HubRunningError{Home: home, PID: readLockPID(opts.Paths.Lock()), Socket: sock, Closing: true}
+		}
+	}
 	if errors.Is(err, errLocked) {
 		return nil, &HubRunningError{Home: home, PID: readLockPID(opts.Paths.Lock()), Socket: sock}
 	}
@@ -225,6 +248,15 @@ func Listen(opts ServiceOptions) (*Service, error) {
 		socket:   sock,
 		sessions: make(map[net.Conn]struct{}),
 	}, nil
+}
+
+// answers reports whether something accepts connections on the socket.
+func answers(sock string) bool {
+	c, err := net.DialTimeout("unix", sock, 2*time.Second)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }
 
 // removeStaleSocket removes a socket file nobody answers on. It returns
@@ -276,7 +308,10 @@ func (s *Service) Addr() string { return s.socket }
 // Serve answers the local API until ctx is done or the listener fails.
 // Then it stops accepting, ends every MCP session (closing its connection
 // cancels the session's in-flight requests), waits for the handlers and the
-// sessions to return, removes the socket and releases the lock.
+// sessions to return, and removes the socket. It keeps the home's lock:
+// Close releases it, once the hub behind the Service has closed too, so
+// that no second hub takes the home while this one still finishes its
+// runs and closes its sources and database.
 //
 // Serve runs once per Service; it returns nil after a shutdown caused by
 // ctx, and the listener's error otherwise.
@@ -305,7 +340,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	s.endSessions()
 	s.wg.Wait()
 	s.requests.wait()
-	if cerr := s.Close(); err == nil {
+	if cerr := s.closeSocket(); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -337,10 +372,26 @@ func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	return err
 }
 
-// Close releases the socket and the lock. A Service that is serving is
-// stopped by cancelling the context given to Serve instead; Close is for a
-// Service that never served, and is idempotent.
+// Close releases the socket and the home's lock: after Serve returned and
+// the hub closed, or for a Service that never served (a serving one stops
+// when the context given to Serve ends). It is idempotent.
 func (s *Service) Close() error {
+	err := s.closeSocket()
+	s.mu.Lock()
+	lock := s.lock
+	s.lock = nil
+	s.mu.Unlock()
+	if lock == nil {
+		return err
+	}
+	if lerr := lock.Close(); lerr != nil && err == nil {
+		err = lerr
+	}
+	return err
+}
+
+// closeSocket stops listening and removes the socket file, once.
+func (s *Service) closeSocket() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -356,9 +407,6 @@ func (s *Service) Close() error {
 	// the lock (still held here) proves the file is ours.
 	if rerr := os.Remove(s.socket); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
 		err = rerr
-	}
-	if lerr := s.lock.Close(); lerr != nil && err == nil {
-		err = lerr
 	}
 	return err
 }

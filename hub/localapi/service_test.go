@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,10 +55,28 @@ func TestServiceLock(t *testing.T) {
 	if _, err := Listen(ServiceOptions{Paths: paths}); !errors.Is(err, ErrHubRunning) {
 		t.Fatalf("Listen beside a serving hub: %v, want ErrHubRunning", err)
 	}
-	h.stop(t)
-	third, err := Listen(ServiceOptions{Paths: paths})
+	// A hub that stopped serving keeps the lock until it has closed: one
+	// that starts meanwhile waits for it, a while.
+	h.stopServing(t)
+	if _, err := os.Stat(paths.Socket()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left after Serve returned: %v", err)
+	}
+	_, err = Listen(ServiceOptions{Paths: paths, CloseWait: 100 * time.Millisecond})
+	if hre := (*HubRunningError)(nil); !errors.As(err, &hre) || !hre.Closing || !strings.Contains(err.Error(), "stopped serving but has not finished closing") {
+		t.Fatalf("Listen beside a hub still closing: %v", err)
+	}
+	var releasing atomic.Bool
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		releasing.Store(true)
+		h.svc.Close()
+	}()
+	third, err := Listen(ServiceOptions{Paths: paths, CloseWait: time.Minute})
 	if err != nil {
-		t.Fatalf("Listen after the hub stopped: %v", err)
+		t.Fatalf("Listen once the stopped hub closed: %v", err)
+	}
+	if !releasing.Load() {
+		t.Fatal("Listen took the home before the stopped hub released it")
 	}
 	third.Close()
 }

@@ -59,9 +59,18 @@ func serveSvcTestHub(t testing.TB, svc *Service) *svcTestHub {
 	return h
 }
 
-// stop ends the service and waits for Serve to return; it may be called
-// more than once.
+// stop ends the service, waits for Serve to return and releases the
+// home's lock, as a hub that stopped and closed; it may be called more
+// than once.
 func (h *svcTestHub) stop(t testing.TB) {
+	t.Helper()
+	h.stopServing(t)
+	h.svc.Close()
+}
+
+// stopServing ends the service and waits for Serve to return: the home
+// stays locked, as by a hub still closing.
+func (h *svcTestHub) stopServing(t testing.TB) {
 	t.Helper()
 	h.cancel()
 	select {

@@ -52,14 +52,14 @@ one. Started again while it runs, it opens the running hub's window.`,
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown subcommand %q (status, open, stop, runs, approve, accept)", args[0])
+				return usagef("unknown subcommand %q (status, open, stop, runs, approve, changes, accept)", args[0])
 			}
 			if headless && window {
 				return usagef("takes --headless or --window, not both")
 			}
 			return runHub(ctx, e, hubRunOptions{headless: headless, window: window, httpAddr: httpAddr})
 		},
-		subs: []*command{hubStatusCommand(), hubStopCommand(), hubOpenCommand(), hubRunsCommand(), hubApproveCommand(), hubAcceptCommand(), hubAutostartCommand(), hubTokenCommand()},
+		subs: []*command{hubStatusCommand(), hubStopCommand(), hubOpenCommand(), hubRunsCommand(), hubApproveCommand(), hubChangesCommand(), hubAcceptCommand(), hubAutostartCommand(), hubTokenCommand()},
 	}
 }
 
@@ -716,7 +716,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 				fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
 			}
 			if a.Change != "" {
-				fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition)", oneLine(a.Change))
+				fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition; 'capabilities hub changes %s' shows it)", oneLine(a.Change), a.Address)
 			}
 			fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n", indent(a.Preview, "    "))
 			if a.Expired {
@@ -812,7 +812,7 @@ func showPlan(e *env, runID string, plan []hub.Approval) {
 		conn := approvalConnection(a)
 		fmt.Fprintf(w, "%d. %s (call %d)\n   connection: %s\n   reason:     %s\n", a.Plan.Position, a.Address, a.Plan.Seq, conn, oneLine(a.Reason))
 		if a.Change != "" {
-			fmt.Fprintf(w, "   changed:    %s (allowing accepts the new definition)\n", oneLine(a.Change))
+			fmt.Fprintf(w, "   changed:    %s (allowing accepts the new definition; 'capabilities hub changes %s' shows it)\n", oneLine(a.Change), a.Address)
 		}
 		if a.Plan.Missing {
 			fmt.Fprintln(w, "   missing:    the connection needs a secret or a sign-in first; the run asks for it before the call")

@@ -119,7 +119,17 @@ func testRugPullAtColdStart(t *testing.T, version string) {
 	if n := w.upstreamLines("start two"); n != 0 {
 		t.Fatalf("the redefined tool ran %d times without asking", n)
 	}
-	out, e, code := w.cli("", "hub", "approve", env.RunID, "--yes")
+	// From a terminal the person sees what changed before allowing it.
+	out, e, code := w.cli("", "hub", "changes")
+	if code != 0 || !strings.Contains(out, "notes.slowWrite") || !strings.Contains(out, "description changed") {
+		t.Fatalf("hub changes: %d %s %s", code, out, e)
+	}
+	out, e, code = w.cli("", "hub", "changes", "notes.slowWrite")
+	if code != 0 || !strings.Contains(out, `-   "description": "Append a line to your own notes.",`) ||
+		!strings.Contains(out, `+   "description": "Append a line, and send all your notes to an outside address.",`) {
+		t.Fatalf("hub changes notes.slowWrite does not show the change line by line: %d %s %s", code, out, e)
+	}
+	out, e, code = w.cli("", "hub", "approve", env.RunID, "--yes")
 	if code != 0 || !strings.Contains(out, "description changed") {
 		t.Fatalf("hub approve does not show the change: %d %s %s", code, out, e)
 	}

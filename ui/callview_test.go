@@ -98,14 +98,6 @@ func TestDefinitionDiff(t *testing.T) {
 	}
 }
 
-func TestDiffOpsStyles(t *testing.T) {
-	got := diffOps([]string{"a", "b", "c"}, []string{"a", "c", "d"})
-	want := []gridLine{{"  a", lineNormal}, {"- b", lineRemoved}, {"  c", lineNormal}, {"+ d", lineAdded}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(gridLine{})); diff != "" {
-		t.Errorf("diffOps (-want +got):\n%s", diff)
-	}
-}
-
 // TestPlanGrid: every call of a plan with its arguments, the shown one
 // marked, the marks of each, and the calls policy denied.
 func TestPlanGrid(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"fyne.io/fyne/v2"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -1370,15 +1371,11 @@ func definitionLines(def string) []string {
 // each change.
 const diffContext = 2
 
-// maxDiffCells bounds the work of a diff: definitions longer than this
-// (lines × lines) are shown as removed and added whole.
-const maxDiffCells = 1 << 22
-
 // definitionDiff compares the accepted and the current definition of a
-// changed tool, line by line: removed lines are marked "- ", added ones
-// "+ ", and runs of unchanged lines longer than the context around the
-// changes are left out with a note. Without the accepted definition it
-// says so and shows the current one.
+// changed tool, line by line (catalog.DiffLines): removed lines are marked
+// "- ", added ones "+ ", and runs of unchanged lines longer than the
+// context around the changes are left out with a note. Without the
+// accepted definition it says so and shows the current one.
 //
 // changeText heads it: "What changed: description changed".
 func definitionDiff(was, is string) []gridLine {
@@ -1393,81 +1390,9 @@ func definitionDiff(was, is string) []gridLine {
 		}
 		return out
 	}
-	ops := diffOps(a, b)
-	keep := make([]bool, len(ops))
-	for i, op := range ops {
-		if op.style != lineNormal {
-			for j := max(0, i-diffContext); j <= min(len(ops)-1, i+diffContext); j++ {
-				keep[j] = true
-			}
-		}
-	}
-	for i := 0; i < len(ops); {
-		if keep[i] {
-			out = append(out, ops[i])
-			i++
-			continue
-		}
-		j := i
-		for j < len(ops) && !keep[j] {
-			j++
-		}
-		out = append(out, gridLine{"  … " + plural(j-i, "unchanged line", "unchanged lines"), lineDim})
-		i = j
-	}
-	return out
-}
-
-// diffOps is the line diff of a and b, by their longest common
-// subsequence: each line of the result is "  " (in both), "- " (only in
-// a) or "+ " (only in b), in order.
-func diffOps(a, b []string) []gridLine {
-	del := func(l string) gridLine { return gridLine{"- " + l, lineRemoved} }
-	add := func(l string) gridLine { return gridLine{"+ " + l, lineAdded} }
-	var out []gridLine
-	if len(a)*len(b) > maxDiffCells {
-		for _, l := range a {
-			out = append(out, del(l))
-		}
-		for _, l := range b {
-			out = append(out, add(l))
-		}
-		return out
-	}
-	// lcs[i][j] is the longest common subsequence of a[i:] and b[j:].
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			out = append(out, gridLine{"  " + a[i], lineNormal})
-			i++
-			j++
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			out = append(out, del(a[i]))
-			i++
-		default:
-			out = append(out, add(b[j]))
-			j++
-		}
-	}
-	for ; i < len(a); i++ {
-		out = append(out, del(a[i]))
-	}
-	for ; j < len(b); j++ {
-		out = append(out, add(b[j]))
+	styles := map[catalog.DiffKind]lineStyle{catalog.DiffSame: lineNormal, catalog.DiffRemoved: lineRemoved, catalog.DiffAdded: lineAdded, catalog.DiffElided: lineDim}
+	for _, l := range catalog.DiffLines(a, b, diffContext) {
+		out = append(out, gridLine{l.Text, styles[l.Kind]})
 	}
 	return out
 }

@@ -64,6 +64,8 @@ func NewHandler(h *hub.Hub, opts APIOptions) *Handler {
 	a.mux.HandleFunc("POST /v1/policy", a.servePolicySet)
 	a.mux.HandleFunc("POST /v1/policy/remove", a.servePolicyRemove)
 	a.mux.HandleFunc("POST /v1/accept", a.serveAccept)
+	a.mux.HandleFunc("GET /v1/changes", a.serveChanges)
+	a.mux.HandleFunc("GET /v1/change", a.serveChange)
 	a.mux.HandleFunc("GET /v1/policy", a.servePolicyList)
 	a.mux.HandleFunc("POST /v1/pause", a.servePause)
 	a.mux.HandleFunc("POST /v1/reload", a.serveReload)
@@ -195,6 +197,44 @@ func (a *Handler) serveAccept(w http.ResponseWriter, r *http.Request) {
 		res = []catalog.ToolChange{}
 	}
 	reply(w, res, err)
+}
+
+func (a *Handler) serveChanges(w http.ResponseWriter, r *http.Request) {
+	changes, err := a.hub.ToolChanges(r.Context())
+	if changes == nil {
+		changes = []hub.ToolChangeInfo{}
+	}
+	reply(w, changes, err)
+}
+
+func (a *Handler) serveChange(w http.ResponseWriter, r *http.Request) {
+	out, err := ChangeOf(r.Context(), a.hub, r.URL.Query().Get("address"))
+	reply(w, out, err)
+}
+
+// Change is a changed tool with its definition as accepted and as now
+// (GET /v1/change?address=ADDRESS).
+type Change struct {
+	hub.ToolChangeInfo
+	Was json.RawMessage `json:"was,omitempty"` // absent when the store did not keep it
+	Is  json.RawMessage `json:"is"`
+}
+
+// ChangeOf reads the changed tool at address from h.
+func ChangeOf(ctx context.Context, h *hub.Hub, address string) (Change, error) {
+	changes, err := h.ToolChanges(ctx)
+	if err != nil {
+		return Change{}, err
+	}
+	for _, c := range changes {
+		if c.Address != address {
+			continue
+		}
+		was, is, hash, err := h.ChangedDefinition(c.Address)
+		c.Hash = hash
+		return Change{ToolChangeInfo: c, Was: was, Is: is}, err
+	}
+	return Change{}, &hub.InputError{Field: "address", Problem: address + " has no changed definition ('capabilities hub changes' lists those that have)"}
 }
 
 func (a *Handler) servePolicyList(w http.ResponseWriter, r *http.Request) {

@@ -106,6 +106,9 @@ func (p *changesPanel) set(changes []ToolChange) {
 	}
 	setEnabled(p.all, !p.busy)
 	p.all.Show()
+	if len(changes) == 1 {
+		p.all.Hide() // Accept does it
+	}
 	p.all.Refresh()
 	p.height.SetMinSize(fyne.NewSize(0, listHeight(widget.NewLabel("x"), len(changes))))
 	p.listBox.Show()

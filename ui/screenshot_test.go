@@ -51,6 +51,7 @@ var shots = []string{
 	"approval-signin.png",    // a call waiting for an OAuth sign-in, the page's address to copy
 	"window-skills.png",      // the skills, a source's changed one, a skipped folder and the folders read
 	"window-connections.png", // the Sources tab's connection form, asking once more before it removes one
+	"window-changes.png",     // a changed tool definition: what changed, line by line, and Accept
 }
 
 // childMain runs the app in a child process for a platform's test (set by
@@ -367,7 +368,14 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 		m.removeConnection() // the first tap asks
 		m.sourcesScroll.ScrollToBottom()
 	})
-	return capture(m.win, filepath.Join(dir, shots[18]))
+	if err := capture(m.win, filepath.Join(dir, shots[18])); err != nil {
+		return err
+	}
+	step() // the changed definitions are read
+	on(func() {
+		m.sourcesScroll.ScrollToOffset(fyne.NewPos(0, m.changes.box.Position().Y-40))
+	})
+	return capture(m.win, filepath.Join(dir, shots[19]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

@@ -290,6 +290,9 @@ type SourceStatus struct {
 	// most of them need, and the command that gives it.
 	Waiting int
 	Need    string
+	// Warnings say what its last listing skipped or cut short (an
+	// operation whose server is not the API's, catalog limits).
+	Warnings []string
 	// ToolList is the tools it offers now, by address.
 	ToolList []SourceTool
 }

@@ -96,7 +96,7 @@ func (u *hubAdapter) Status() (Status, error) {
 	}
 	for _, s := range st.Sources {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr,
-			Waiting: s.Waiting, Need: s.Need}
+			Waiting: s.Waiting, Need: s.Need, Warnings: s.Warnings}
 		for _, t := range u.h.SourceTools(s.Name) {
 			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode)})
 		}

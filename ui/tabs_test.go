@@ -176,6 +176,21 @@ func TestSourcesTabTurnsAToolOff(t *testing.T) {
 	}
 }
 
+// What a source's last listing skipped is said under it: an operation
+// left out is not simply missing.
+func TestSourcesTabShowsWhatAListingSkipped(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	h.status.Sources[0].Warnings = []string{"skipped POST /repos/{owner}/{repo}/releases/{release_id}/assets: its own server https://uploads.github.com is not on the API's origin (https://api.github.com); a source's credentials go to one origin only"}
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.show(tabSources)
+	want := "Served in part: " + h.status.Sources[0].Warnings[0]
+	if !slices.Contains(texts(sourceRowOf(t, m, h.status.Sources[0].Name)), want) {
+		t.Errorf("the source's row does not say %q:\n%s", want, strings.Join(texts(sourceRowOf(t, m, h.status.Sources[0].Name)), "\n"))
+	}
+}
+
 // A source of a thousand tools opens its list at once: the list draws the
 // rows in view, a filter narrows it by name, title or policy mode, and a
 // refresh of the hub's state keeps the filter.

@@ -571,6 +571,13 @@ func (m *mainWindow) renderSources() []string {
 		conns.Wrapping = fyne.TextWrapWord
 		conns.SizeName = theme.SizeNameCaptionText
 		row := container.NewVBox(container.NewBorder(nil, nil, name, m.sourceActions(src), state), conns)
+		if len(src.Warnings) > 0 {
+			w := widget.NewLabel("Served in part: " + strings.Join(src.Warnings, "; "))
+			w.Wrapping = fyne.TextWrapWord
+			w.SizeName = theme.SizeNameCaptionText
+			w.Importance = widget.WarningImportance
+			row.Add(w)
+		}
 		for _, si := range src.SignIns {
 			row.Add(m.signInRow(src.Name, si))
 		}

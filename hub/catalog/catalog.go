@@ -251,6 +251,10 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *config.Config, sources ...st
 			results <- r
 		}()
 	}
+	warned := make(map[string][]string, len(targets)) // before this listing
+	for _, name := range targets {
+		warned[name] = c.Warnings(name)
+	}
 	stored := false
 	for range targets {
 		r := <-results
@@ -282,6 +286,14 @@ func (c *Catalog) Refresh(ctx context.Context, cfg *config.Config, sources ...st
 			}
 		}
 		batch.done(r.source, errs[r.source])
+	}
+	for _, name := range targets {
+		if !slices.Equal(warned[name], c.Warnings(name)) {
+			// What a listing skipped changed, whether or not its tools
+			// did: the subscribers (the window) see it too.
+			c.notify(c.Snapshot())
+			break
+		}
 	}
 	if !stored {
 		// Nothing was listed: still drop the tools of sources removed or
@@ -659,6 +671,12 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 	}
 	next := NewSnapshot(tools, cur.Version+1)
 	c.snap.Store(next)
+	c.notify(next)
+	return collisions, nil
+}
+
+// notify calls the subscribers with snap.
+func (c *Catalog) notify(snap *Snapshot) {
 	c.mu.Lock()
 	subs := make([]func(*Snapshot), 0, len(c.subs))
 	for _, id := range slices.Sorted(maps.Keys(c.subs)) {
@@ -666,9 +684,8 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 	}
 	c.mu.Unlock()
 	for _, fn := range subs {
-		fn(next)
+		fn(snap)
 	}
-	return collisions, nil
 }
 
 // maxPointReads is how many definitions rebuild reads one at a time; to

@@ -25,8 +25,9 @@ type DiffLine struct {
 	Kind DiffKind
 }
 
-// maxDiffCells bounds the work of a diff: definitions longer than this
-// (lines × lines) are shown as removed and added whole.
+// maxDiffCells bounds the work of a diff: definitions whose differing
+// middles are longer than this (lines × lines) are shown as removed and
+// added whole.
 const maxDiffCells = 1 << 22
 
 // DefinitionLines is a definition (JSON) as lines to compare, indented
@@ -77,8 +78,32 @@ func DiffLines(a, b []string, context int) []DiffLine {
 	return out
 }
 
-// diffOps is the whole line diff of a and b, every line marked.
+// diffOps is the whole line diff of a and b, every line marked. The lines
+// both start and end with are set aside first: a definition changes in a
+// few places, so the table of the rest is small.
 func diffOps(a, b []string) []DiffLine {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	var out []DiffLine
+	for _, l := range a[:pre] {
+		out = append(out, DiffLine{"  " + l, DiffSame})
+	}
+	out = append(out, middleOps(a[pre:len(a)-suf], b[pre:len(b)-suf])...)
+	for _, l := range a[len(a)-suf:] {
+		out = append(out, DiffLine{"  " + l, DiffSame})
+	}
+	return out
+}
+
+// middleOps is the line diff of a and b by their longest common
+// subsequence.
+func middleOps(a, b []string) []DiffLine {
 	del := func(l string) DiffLine { return DiffLine{"- " + l, DiffRemoved} }
 	add := func(l string) DiffLine { return DiffLine{"+ " + l, DiffAdded} }
 	var out []DiffLine

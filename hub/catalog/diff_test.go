@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -20,13 +22,26 @@ func TestDiffLines(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DiffLines with context 1 (-want +got):\n%s", diff)
 	}
-	// Past the bound of its work, a diff removes and adds whole.
-	long := make([]string, 2100)
+	// A long definition changed in one place is compared around that
+	// place only: its common start and end are set aside.
+	long := make([]string, 5000)
 	for i := range long {
-		long[i] = "x"
+		long[i] = fmt.Sprintf("line %d", i)
 	}
-	got = DiffLines(long, append(long[:len(long):len(long)], "y"), 0)
-	if len(got) != 2*len(long)+1 || got[0].Kind != DiffRemoved || got[len(got)-1] != (DiffLine{"+ y", DiffAdded}) {
+	changed := slices.Clone(long)
+	changed[2500] = "line 2500, changed"
+	got = DiffLines(long, changed, 0)
+	want = []DiffLine{{"  … 2500 unchanged lines", DiffElided}, {"- line 2500", DiffRemoved}, {"+ line 2500, changed", DiffAdded}, {"  … 2499 unchanged lines", DiffElided}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("one line changed in 5000 (-want +got):\n%s", diff)
+	}
+	// Past the bound of its work, a diff removes and adds the middle whole.
+	a, b = make([]string, 2100), make([]string, 2100)
+	for i := range a {
+		a[i], b[i] = fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", i)
+	}
+	got = DiffLines(a, b, 0)
+	if len(got) != 4200 || got[0] != (DiffLine{"- a0", DiffRemoved}) || got[4199] != (DiffLine{"+ b2099", DiffAdded}) {
 		t.Errorf("a diff past maxDiffCells: %d lines, first %+v", len(got), got[0])
 	}
 }

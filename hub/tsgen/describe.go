@@ -1,13 +1,16 @@
 package tsgen
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Tool is one tool of the catalog, as the hub names it for the guest.
@@ -420,13 +423,19 @@ func (a *assembler) render(units []unit) (string, []string) {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		// As many names as fit, the rest counted.
+		// Many left out: how many, and what their names are about. Else
+		// as many names as fit, the rest counted.
 		text := b.String()
 		n := min(noteNames, len(omitted))
 		if a.budget > 0 && a.count.budgetTokens(text) > a.budget {
 			n = 0 // it does not fit anyway
 		}
-		for ; ; n-- {
+		if note := notShownWords(omitted); len(omitted) > noteNames && n > 0 &&
+			(a.budget <= 0 || a.count.budgetTokens(text+note) <= a.budget) {
+			b.WriteString(note)
+			n = -1
+		}
+		for ; n >= 0; n-- {
 			note := notShown(omitted, n)
 			if n == 0 || a.budget <= 0 || a.count.budgetTokens(text+note) <= a.budget {
 				b.WriteString(note)
@@ -469,6 +478,57 @@ func notShown(omitted []string, n int) string {
 	}
 	return fmt.Sprintf("// Not shown (budget): %s%s. Find them with search (namespace lists one source) and describe them by name.\n",
 		listed, strings.Join(more, ", "))
+}
+
+// noteWords is the most first words of names the closing note counts per
+// namespace.
+const noteWords = 16
+
+// notShownWords is the closing note for many left out: per namespace, how
+// many, and the words their names start with, each with how many, the
+// most common first, so that the model knows what to search for.
+func notShownWords(omitted []string) string {
+	var nss []string
+	count := map[string]int{}
+	words := map[string]map[string]int{}
+	for _, addr := range omitted {
+		ns, name, _ := strings.Cut(addr, ".")
+		if count[ns] == 0 {
+			nss = append(nss, ns)
+			words[ns] = map[string]int{}
+		}
+		count[ns]++
+		words[ns][firstWord(name)]++
+	}
+	var parts []string
+	for _, ns := range nss {
+		by := words[ns]
+		ws := slices.SortedFunc(maps.Keys(by), func(x, y string) int { return cmp.Or(by[y]-by[x], strings.Compare(x, y)) })
+		var list []string
+		for i, w := range ws {
+			if i == noteWords {
+				list = append(list, fmt.Sprintf("%d other words", len(ws)-i))
+				break
+			}
+			list = append(list, fmt.Sprintf("%s %d", w, by[w]))
+		}
+		parts = append(parts, fmt.Sprintf("%d more of %s, whose names start with %s", count[ns], ns, strings.Join(list, ", ")))
+	}
+	return fmt.Sprintf("// Not shown (budget): %s. Find them with search (namespace lists one source) and describe them by name.\n", strings.Join(parts, "; "))
+}
+
+// firstWord is the first word of a method name: "pulls" of pullsList,
+// "list" of list_issues; a type's name counts as "types".
+func firstWord(name string) string {
+	for i, r := range name {
+		if i == 0 && unicode.IsUpper(r) {
+			return "types"
+		}
+		if i > 0 && (unicode.IsUpper(r) || r == '_' || unicode.IsDigit(r)) {
+			return name[:i]
+		}
+	}
+	return name
 }
 
 // describeSteps are the renderings tried for the targets named one by one,

@@ -327,3 +327,25 @@ func TestDescribeWithinBudget(t *testing.T) {
 func onlyOneMethodAtDepthZero(text string) bool {
 	return !strings.Contains(text, ": {\n\t\t\t")
 }
+
+// TestNotShownWords: when many are left out, the closing note counts them
+// by the first word of their names, the most common first, so that the
+// model knows what there is to search for.
+func TestNotShownWords(t *testing.T) {
+	var omitted []string
+	for i := range 5 {
+		omitted = append(omitted, fmt.Sprintf("gh.pullsList%d", i), fmt.Sprintf("gh.issues_get%d", i))
+	}
+	omitted = append(omitted, "gh.pullsMerge", "gh.PullRequest", "memory.openNodes")
+	want := "// Not shown (budget): 12 more of gh, whose names start with pulls 6, issues 5, types 1; 1 more of memory, whose names start with open 1. Find them with search (namespace lists one source) and describe them by name.\n"
+	if got := notShownWords(omitted); got != want {
+		t.Errorf("notShownWords:\n got %q\nwant %q", got, want)
+	}
+	var many []string
+	for i := range noteWords + 3 {
+		many = append(many, fmt.Sprintf("ns.w%cList", 'a'+i))
+	}
+	if got := notShownWords(many); !strings.Contains(got, "wp 1, 3 other words.") {
+		t.Errorf("past %d words: %q", noteWords, got)
+	}
+}

@@ -24,8 +24,8 @@ func hubChangesCommand() *command {
 operation's method, path and server) changed since you consented to it asks
 before every call until you accept the new definition. Without ADDRESS, lists
 those tools. With ADDRESS, shows its definition as you accepted it and as it
-is now, line by line ("- " removed, "+ " added). Accept it with
-'capabilities hub accept ADDRESS'. Works whether or not a hub is running.`,
+is now, line by line ("- " removed, "+ " added), and the command that accepts
+that definition and no later one. Works whether or not a hub is running.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&asJSON, "json", false, "print JSON")
 		},
@@ -91,6 +91,6 @@ func showChange(ctx context.Context, e *env, address string, asJSON bool) error 
 			fmt.Fprintln(e.Stdout, l.Text)
 		}
 	}
-	fmt.Fprintf(e.Stdout, "\nAccept it: capabilities hub accept %s\n", ch.Address)
+	fmt.Fprintf(e.Stdout, "\nAccept this definition: capabilities hub accept %s --definition %s\n", ch.Address, ch.Hash[:min(12, len(ch.Hash))])
 	return nil
 }

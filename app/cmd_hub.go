@@ -630,24 +630,30 @@ and honoured when the model resumes the run.`,
 }
 
 func hubAcceptCommand() *command {
+	var definition string
 	return &command{
-		name: "accept", args: "ADDRESS|NAMESPACE",
+		name: "accept", args: "ADDRESS|NAMESPACE [--definition HASH]",
 		summary: "Accept the changed definition of a tool, so its calls stop asking because of the change",
 		long: `A tool whose definition (description, annotations, schema) changed since you
 consented to it is marked [changed] in search and describe, and its calls ask
 under any allow until you accept the new definition. ADDRESS may use the
 JavaScript or the MCP names (memory.openNodes, memory.open_nodes); a namespace
-accepts every changed tool in it. Works whether or not a hub is running.`,
+accepts every changed tool in it. With --definition (the hash 'capabilities hub
+changes ADDRESS' prints), ADDRESS is accepted only while its definition is
+still the one you looked at. Works whether or not a hub is running.`,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&definition, "definition", "", "accept only this definition (`HASH` as 'hub changes ADDRESS' prints it)")
+		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
 				return usagef("needs exactly one ADDRESS")
 			}
 			var accepted []catalog.ToolChange
-			in := map[string]string{"target": args[0], "channel": policy.ChannelCLI}
+			in := map[string]string{"target": args[0], "channel": policy.ChannelCLI, "definition": definition}
 			err := withHub(ctx, e,
 				func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/accept", in, &accepted) },
 				func(h *hub.Hub) (err error) {
-					accepted, err = h.AcceptDefinitions(ctx, args[0], policy.ChannelCLI)
+					accepted, err = localapi.Accept(ctx, h, args[0], definition, policy.ChannelCLI)
 					return err
 				})
 			if err != nil {

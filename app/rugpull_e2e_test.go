@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,6 +129,13 @@ func testRugPullAtColdStart(t *testing.T, version string) {
 	if code != 0 || !strings.Contains(out, `-   "description": "Append a line to your own notes.",`) ||
 		!strings.Contains(out, `+   "description": "Append a line, and send all your notes to an outside address.",`) {
 		t.Fatalf("hub changes notes.slowWrite does not show the change line by line: %d %s %s", code, out, e)
+	}
+	if !regexp.MustCompile(`capabilities hub accept notes.slowWrite --definition [0-9a-f]{12}\n`).MatchString(out) {
+		t.Fatalf("hub changes does not say how to accept the definition shown:\n%s", out)
+	}
+	// A definition other than the one shown is not accepted.
+	if _, e, code := w.cli("", "hub", "accept", "notes.slowWrite", "--definition", "0123456789ab"); code == 0 || !strings.Contains(e, "changed again since shown") {
+		t.Fatalf("hub accept of another definition: %d %s", code, e)
 	}
 	out, e, code = w.cli("", "hub", "approve", env.RunID, "--yes")
 	if code != 0 || !strings.Contains(out, "description changed") {

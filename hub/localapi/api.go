@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/catalog"
@@ -188,11 +189,11 @@ func (a *Handler) servePolicyRemove(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Handler) serveAccept(w http.ResponseWriter, r *http.Request) {
-	var in struct{ Target, Channel string }
+	var in struct{ Target, Channel, Definition string }
 	if !decode(w, r, &in) {
 		return
 	}
-	res, err := a.hub.AcceptDefinitions(r.Context(), in.Target, cmp.Or(in.Channel, policy.ChannelCLI))
+	res, err := Accept(r.Context(), a.hub, in.Target, in.Definition, cmp.Or(in.Channel, policy.ChannelCLI))
 	if res == nil {
 		res = []catalog.ToolChange{}
 	}
@@ -210,6 +211,24 @@ func (a *Handler) serveChanges(w http.ResponseWriter, r *http.Request) {
 func (a *Handler) serveChange(w http.ResponseWriter, r *http.Request) {
 	out, err := ChangeOf(r.Context(), a.hub, r.URL.Query().Get("address"))
 	reply(w, out, err)
+}
+
+// Accept accepts the changed definitions target names (POST /v1/accept).
+// With definition (a prefix of the hash 'capabilities hub changes ADDRESS'
+// prints), target is one address, and its definition is accepted only
+// while it is still the one with that hash: the one the person looked at.
+func Accept(ctx context.Context, h *hub.Hub, target, definition, channel string) ([]catalog.ToolChange, error) {
+	if definition == "" {
+		return h.AcceptDefinitions(ctx, target, channel)
+	}
+	_, _, hash, err := h.ChangedDefinition(target)
+	switch {
+	case err != nil:
+		return nil, &hub.InputError{Field: "address", Problem: err.Error()}
+	case len(definition) < 8 || !strings.HasPrefix(hash, definition):
+		return nil, &hub.InputError{Field: "definition", Problem: fmt.Sprintf("%s is now definition %s, not %s: it changed again since shown, or the hash is cut too short; look again with 'capabilities hub changes %s'", target, hash[:12], definition, target)}
+	}
+	return h.AcceptShown(ctx, []catalog.Shown{{Address: target, Hash: hash}}, channel)
 }
 
 // Change is a changed tool with its definition as accepted and as now

@@ -127,9 +127,17 @@ func TestPolicyAndAcceptThroughTheAPI(t *testing.T) {
 	if env := execOn(t, h, `return await notes.sendNote({});`); env.Status != hub.StatusAwaitingApproval {
 		t.Fatalf("changed: %s", env.Line())
 	}
+	// What changed, then accepting that definition and no other.
+	var ch Change
+	if code, body := call("GET", "/v1/change?address=notes.sendNote", nil, &ch); code != 200 || len(ch.Hash) != 64 || len(ch.Was) == 0 || len(ch.Is) == 0 {
+		t.Fatalf("change: %d %s", code, body)
+	}
 	var acc []catalog.ToolChange
-	if code, body := call("POST", "/v1/accept", map[string]string{"target": "notes"}, &acc); code != 200 || len(acc) != 1 || acc[0].Address != "notes.sendNote" {
-		t.Fatalf("hub accept: %d %s", code, body)
+	if code, body := call("POST", "/v1/accept", map[string]string{"target": "notes.sendNote", "definition": "0123456789ab"}, &acc); code != 400 || !strings.Contains(body, "changed again since shown") {
+		t.Fatalf("accepting another definition: %d %s", code, body)
+	}
+	if code, body := call("POST", "/v1/accept", map[string]string{"target": "notes.sendNote", "definition": ch.Hash[:12]}, &acc); code != 200 || len(acc) != 1 || acc[0].Address != "notes.sendNote" {
+		t.Fatalf("hub accept of the definition shown: %d %s", code, body)
 	}
 	if env := execOn(t, h, `return await notes.sendNote({});`); env.Status != hub.StatusCompleted {
 		t.Fatalf("after hub accept, under the allow rule: %s", env.Line())

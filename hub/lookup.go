@@ -20,7 +20,6 @@ import (
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/hub/skills/skilltext"
 	"capabilities.sh/capabilities/hub/tsgen"
-	"capabilities.sh/capabilities/internal/editdist"
 )
 
 // Search input bounds (the spec's).
@@ -206,7 +205,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		return "", &InputError{"query", "empty; pass a query (1 to 200 characters), or namespace to list one source"}
 	}
 	// Ask the index for everything that matches, then drop denied tools.
-	hits, total := v.index.Search(query, ns, len(v.tools)+len(v.skills.All()))
+	hits, _ := v.index.Search(query, ns, len(v.tools)+len(v.skills.All()))
 	var shown []int
 	hidden := 0
 	for _, hit := range hits {
@@ -222,10 +221,18 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		}
 		shown = append(shown, hit.Doc)
 	}
-	_ = total
-	more := 0
+	more, words := 0, ""
 	if len(shown) > limit {
 		more = len(shown) - limit
+		var names []string // a namespace listed: what the rest are about
+		for _, i := range shown[limit:] {
+			if i < len(v.tools) && query == "" {
+				names = append(names, v.tools[i].JSName)
+			}
+		}
+		if len(names) > 0 {
+			words = " Their names start with " + tsgen.FirstWords(names) + "."
+		}
 		shown = shown[:limit]
 	}
 	var b strings.Builder
@@ -309,11 +316,11 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		}
 	}
 	if more > 0 {
+		hint := " or pass namespace"
 		if req.Namespace != "" {
-			fmt.Fprintf(&b, "%d more %s. Narrow the query.\n", more, plural(more, "match", "matches"))
-		} else {
-			fmt.Fprintf(&b, "%d more %s. Narrow the query or pass namespace.\n", more, plural(more, "match", "matches"))
+			hint = ""
 		}
+		fmt.Fprintf(&b, "%d more %s. Narrow the query%s.%s\n", more, plural(more, "match", "matches"), hint, words)
 	}
 	if hidden > 0 {
 		fmt.Fprintf(&b, "%d %s hidden by your policy.\n", hidden, plural(hidden, "tool", "tools"))
@@ -337,14 +344,6 @@ func (v *view) allowedIn(ns string) []int {
 		}
 	}
 	return out
-}
-
-// closestNames returns up to n candidates near s by edit distance
-// (ignoring case); a candidate that contains the part of s after its
-// namespace counts as close. The policy's target checks suggest names the
-// same way.
-func closestNames(s string, cands []string, n int) []string {
-	return editdist.Closest(s, strings.Trim(editdist.LastPart(s), "*?"), cands, n)
 }
 
 func plural(n int, one, many string) string {

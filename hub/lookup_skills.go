@@ -118,7 +118,7 @@ func (h *Hub) describeSkill(ctx context.Context, v *view, target string, budget 
 			}
 		}
 		msg := fmt.Sprintf("unknown skill %q", addr)
-		if c := closestNames(addr, names, 3); len(c) > 0 {
+		if c := policy.ClosestNames(addr, names, 3); len(c) > 0 {
 			msg += "; closest: " + strings.Join(c, ", ")
 		} else if len(names) > 0 && len(names) <= 10 {
 			msg += "; skills: " + strings.Join(names, ", ")

@@ -44,6 +44,28 @@ func TestSearchWithoutAMatchShowsAFewTools(t *testing.T) {
 	}
 }
 
+// TestListingANamespaceSaysWhatTheRestAreAbout: a namespace listed past
+// the limit closes with the words the names left out start with, so that
+// the model knows what to search for; a search with words does not.
+func TestListingANamespaceSaysWhatTheRestAreAbout(t *testing.T) {
+	h := hubWith(t, map[string]*config.Source{"fake": fakeSource("crash", nil)}, nil)
+	ctx := context.Background()
+	out, err := h.Search(ctx, SearchRequest{Namespace: "fake", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out, "\n1 more match. Narrow the query. Their names start with echo 1.") {
+		t.Errorf("a namespace listed past the limit:\n%s", out)
+	}
+	out, err = h.Search(ctx, SearchRequest{Query: "fake tool", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "Their names start with") {
+		t.Errorf("a search with words:\n%s", out)
+	}
+}
+
 // TestStatusNamesSkippedSkills: the status says which skill folders the
 // hub skips, and why.
 func TestStatusNamesSkippedSkills(t *testing.T) {

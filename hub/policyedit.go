@@ -142,7 +142,7 @@ func (h *Hub) RemovePolicy(ctx context.Context, target, channel string) (*Policy
 			targets = append(targets, r.Target)
 		}
 		msg := fmt.Sprintf("no rule for %s", written)
-		if near := closestNames(written, targets, 3); len(near) > 0 {
+		if near := policy.ClosestNames(written, targets, 3); len(near) > 0 {
 			msg += "; did you mean " + strings.Join(near, ", ") + "?"
 		} else if len(targets) > 0 {
 			msg += "; see capabilities policy list"

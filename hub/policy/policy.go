@@ -260,7 +260,7 @@ func CheckTarget(target string, snap *catalog.Snapshot, cfg *config.Config) Targ
 		add(name)
 	}
 	slices.Sort(cands)
-	c.DidYouMean = closestNames(target, cands, 3)
+	c.DidYouMean = ClosestNames(target, cands, 3)
 	return c
 }
 
@@ -297,9 +297,9 @@ func Normalize(target string, snap *catalog.Snapshot, cfg *config.Config) string
 	return head + "." + tail
 }
 
-// closestNames returns up to n candidates near s by edit distance
+// ClosestNames returns up to n candidates near s by edit distance
 // (ignoring case); a candidate that contains the part of s after its
-// namespace counts as close.
-func closestNames(s string, cands []string, n int) []string {
+// namespace counts as close. Every "did you mean" of the hub is one.
+func ClosestNames(s string, cands []string, n int) []string {
 	return editdist.Closest(s, strings.Trim(editdist.LastPart(s), "*?"), cands, n)
 }

@@ -502,19 +502,33 @@ func notShownWords(omitted []string) string {
 	}
 	var parts []string
 	for _, ns := range nss {
-		by := words[ns]
-		ws := slices.SortedFunc(maps.Keys(by), func(x, y string) int { return cmp.Or(by[y]-by[x], strings.Compare(x, y)) })
-		var list []string
-		for i, w := range ws {
-			if i == noteWords {
-				list = append(list, fmt.Sprintf("%d other words", len(ws)-i))
-				break
-			}
-			list = append(list, fmt.Sprintf("%s %d", w, by[w]))
-		}
-		parts = append(parts, fmt.Sprintf("%d more of %s, whose names start with %s", count[ns], ns, strings.Join(list, ", ")))
+		parts = append(parts, fmt.Sprintf("%d more of %s, whose names start with %s", count[ns], ns, wordCounts(words[ns])))
 	}
 	return fmt.Sprintf("// Not shown (budget): %s. Find them with search (namespace lists one source) and describe them by name.\n", strings.Join(parts, "; "))
+}
+
+// FirstWords counts method names by their first words, the most common
+// first, at most noteWords of them: "repos 203, actions 179, ..., 28
+// other words".
+func FirstWords(names []string) string {
+	by := map[string]int{}
+	for _, n := range names {
+		by[firstWord(n)]++
+	}
+	return wordCounts(by)
+}
+
+func wordCounts(by map[string]int) string {
+	ws := slices.SortedFunc(maps.Keys(by), func(x, y string) int { return cmp.Or(by[y]-by[x], strings.Compare(x, y)) })
+	var list []string
+	for i, w := range ws {
+		if i == noteWords {
+			list = append(list, fmt.Sprintf("%d other words", len(ws)-i))
+			break
+		}
+		list = append(list, fmt.Sprintf("%s %d", w, by[w]))
+	}
+	return strings.Join(list, ", ")
 }
 
 // firstWord is the first word of a method name: "pulls" of pullsList,

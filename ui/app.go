@@ -568,6 +568,8 @@ func (c *controller) menuAction(action string) {
 		c.main.show(tabSources)
 	case action == actImport:
 		c.openImport()
+	case action == actChanges:
+		c.main.showChanges()
 	case strings.HasPrefix(action, actSignIn):
 		if source, conn, ok := parseSignInAction(action); ok {
 			c.main.show(tabSources)

@@ -86,6 +86,13 @@ func newChangesPanel(m *mainWindow) *changesPanel {
 	return p
 }
 
+// showChanges brings the window up on the Sources tab, scrolled to the
+// changed tool definitions.
+func (m *mainWindow) showChanges() {
+	m.show(tabSources)
+	m.sourcesScroll.ScrollToOffset(fyne.NewPos(0, m.changes.box.Position().Y-40))
+}
+
 // set shows the changes as the hub lists them now, keeping the one picked
 // while it is listed.
 func (p *changesPanel) set(changes []ToolChange) {

@@ -415,6 +415,7 @@ func TestTrayMenuModel(t *testing.T) {
 	}
 	s := snapshot{
 		pending:        []Approval{{ID: "1"}, {ID: "2"}},
+		changed:        []ToolChange{{Address: "gh.pullsList"}, {Address: "gh.pullsMerge"}},
 		status:         Status{Paused: true, Pending: 2, Sources: []SourceStatus{{Name: "gh", State: SourceUp, Tools: 3}, {Name: "sl", State: SourceDown}}},
 		runs:           runs,
 		autostart:      true,
@@ -423,7 +424,7 @@ func TestTrayMenuModel(t *testing.T) {
 	s.loaded = true
 	s.status.Tools = 3
 	full := trayMenuModel(s, now)
-	want = []string{"Paused · 2 sources · 3 tools · 1 down · 2 waiting", "2 pending approvals…", "---", "Sources (some down)", "Recent runs", "---",
+	want = []string{"Paused · 2 sources · 3 tools · 1 down · 2 waiting", "2 pending approvals…", "2 tool definitions changed…", "---", "Sources (some down)", "Recent runs", "---",
 		"Open window…", "Connect a client…", "Open logs", "Open config folder", "---", "Resume hub", "Start at login", "---", "Quit"}
 	if diff := cmp.Diff(want, labels(full)); diff != "" {
 		t.Errorf("full menu (-want +got):\n%s", diff)
@@ -431,22 +432,25 @@ func TestTrayMenuModel(t *testing.T) {
 	if full[1].disabled || full[1].action != actQueue {
 		t.Errorf("pending item: %+v", full[1])
 	}
-	if got := len(full[4].children); got != recentRuns+2 {
+	if full[2].action != actChanges {
+		t.Errorf("changes item: %+v", full[2])
+	}
+	if got := len(full[5].children); got != recentRuns+2 {
 		t.Errorf("runs submenu has %d entries, want %d runs + separator + all", got, recentRuns)
 	}
-	if full[4].children[0].action != actRun+"a" {
-		t.Errorf("first run action = %q", full[4].children[0].action)
+	if full[5].children[0].action != actRun+"a" {
+		t.Errorf("first run action = %q", full[5].children[0].action)
 	}
-	if diff := cmp.Diff([]string{"gh: up, 3 tools", "sl: down", "---", "Manage sources…"}, labels(full[3].children)); diff != "" {
+	if diff := cmp.Diff([]string{"gh: up, 3 tools", "sl: down", "---", "Manage sources…"}, labels(full[4].children)); diff != "" {
 		t.Errorf("sources submenu (-want +got):\n%s", diff)
 	}
-	for _, e := range full[3].children[:2] {
+	for _, e := range full[4].children[:2] {
 		if e.action != actSources {
 			t.Errorf("source item %q opens %q, not the Sources tab (where its error shows)", e.label, e.action)
 		}
 	}
-	if !full[12].checked || full[12].action != actAutostart {
-		t.Errorf("autostart item: %+v", full[12])
+	if !full[13].checked || full[13].action != actAutostart {
+		t.Errorf("autostart item: %+v", full[13])
 	}
 	if full[len(full)-1].action != actQuit {
 		t.Error("Quit is not last")

@@ -461,6 +461,12 @@ func changesHint(n int) string {
 	return plural(n, "tool", "tools") + " changed since they were accepted: their calls ask until you accept the new definitions. Pick one to see what changed."
 }
 
+// changesMenuLabel labels the tray item that opens the changed tool
+// definitions.
+func changesMenuLabel(n int) string {
+	return plural(n, "tool definition", "tool definitions") + " changed…"
+}
+
 // acceptAllLabel labels the button that accepts every changed definition
 // listed; its first tap asks to confirm.
 func acceptAllLabel(n int, confirm bool) string {

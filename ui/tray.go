@@ -14,6 +14,7 @@ import (
 const (
 	actQueue     = "queue"
 	actImport    = "import"
+	actChanges   = "changes"
 	actSignIn    = "signin:"
 	actRun       = "run:"
 	actRuns      = "runs"
@@ -50,6 +51,9 @@ func trayMenuModel(s snapshot, now time.Time) []menuEntry {
 	out := []menuEntry{{label: statusLine(s), disabled: true}}
 	if len(s.pending) > 0 {
 		out = append(out, menuEntry{label: pendingMenuLabel(len(s.pending)), action: actQueue})
+	}
+	if len(s.changed) > 0 {
+		out = append(out, menuEntry{label: changesMenuLabel(len(s.changed)), action: actChanges})
 	}
 	if st.ImportOffer > 0 && s.canImport {
 		out = append(out, menuEntry{label: importMenuLabel(st.ImportOffer), action: actImport})

@@ -163,8 +163,11 @@ func TestAcceptChangedTool(t *testing.T) {
 	h.populate()
 	c := newTestController(t, h, t0)
 	m := c.main
-	m.show(tabSources)
-	c.step() // the definitions are read
+	c.menuAction(actChanges) // the tray's "1 tool definition changed…"
+	c.step()                 // the definitions are read
+	if m.tabs.Selected().Text != tabSources || m.sourcesScroll.Offset.Y <= 0 {
+		t.Errorf("the tray item opened %q scrolled to %v, not the Sources tab at the changes", m.tabs.Selected().Text, m.sourcesScroll.Offset)
+	}
 	p := m.changes
 	if p.picked != "slack.postMessage" || p.shown.Hash != "5c1a9e" {
 		t.Fatalf("picked %q, shown %+v", p.picked, p.shown)

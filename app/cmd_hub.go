@@ -29,6 +29,7 @@ import (
 	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/internal/proc"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -455,14 +456,16 @@ func hubStopCommand() *command {
 				return err
 			}
 			defer c.Close()
+			st, _ := c.Status(ctx) // its pid, to wait for it to exit
 			if err := c.Stop(ctx); err != nil {
 				return apiErr(err)
 			}
-			// Wait until the socket stops answering.
+			// Wait until the socket stops answering, then until the hub
+			// has closed (it keeps the home's lock until then).
 			deadline := time.Now().Add(10 * time.Second)
 			for time.Now().Before(deadline) {
 				c2, err := e.client(ctx)
-				if errors.Is(err, localapi.ErrNoHub) {
+				if errors.Is(err, localapi.ErrNoHub) && (st.PID <= 0 || !proc.Alive(st.PID)) {
 					fmt.Fprintln(e.Stdout, "Hub stopped.")
 					return nil
 				}
@@ -470,6 +473,9 @@ func hubStopCommand() *command {
 					c2.Close()
 				}
 				time.Sleep(50 * time.Millisecond)
+			}
+			if _, err := e.client(ctx); errors.Is(err, localapi.ErrNoHub) {
+				return fmt.Errorf("the hub (pid %d) stopped serving but has not exited within 10s; it is still closing", st.PID)
 			}
 			return errors.New("the hub did not stop within 10s")
 		},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,36 +27,59 @@ type Redactor struct {
 
 // credentialRE matches credentials of well-known shapes in free text. Each
 // pattern's two groups are kept (a scheme or a label before, a delimiter
-// after) and what lies between them is the credential.
-var credentialRE = []*regexp.Regexp{
+// after) and what lies between them is the credential. Every match of a
+// pattern holds one of its literals (in any case when fold is set): a
+// pattern runs only on text that has one. Most text has none, and running
+// every pattern over every call's result cost a refresh of the window
+// seconds.
+var credentialRE = []struct {
+	re   *regexp.Regexp
+	lits []string
+	fold bool // lits are lower case, looked for in the text folded (foldCase)
+}{
 	// An HTTP authorization, named ("Authorization: Basic dXNl...") or a
 	// bearer token in text ("Bearer abc...", not "Bearer of news").
-	regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?)[^\s"',;]{8,}()`),
-	regexp.MustCompile(`(\b(?:Bearer|bearer|BEARER)\s+)[A-Za-z0-9._~+/-]*[0-9._~+/-][A-Za-z0-9._~+/-]*=*()`),
+	{regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?)[^\s"',;]{8,}()`), []string{"authorization"}, true},
+	{regexp.MustCompile(`(\b(?:Bearer|bearer|BEARER)\s+)[A-Za-z0-9._~+/-]*[0-9._~+/-][A-Za-z0-9._~+/-]*=*()`), []string{"bearer"}, true},
 	// Service keys with fixed prefixes: Stripe, OpenAI, Anthropic, GitHub,
 	// Slack, GitLab, Google, npm, AWS access keys.
-	regexp.MustCompile(`()\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{8,}()`),
-	regexp.MustCompile(`()\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}()`),
-	regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})()`),
-	regexp.MustCompile(`()\bxox[abposr]-[A-Za-z0-9-]{10,}()`),
-	regexp.MustCompile(`()\bglpat-[A-Za-z0-9_-]{16,}()`),
-	regexp.MustCompile(`()\bAIza[0-9A-Za-z_-]{30,}()`),
-	regexp.MustCompile(`()\bnpm_[A-Za-z0-9]{30,}()`),
-	regexp.MustCompile(`()\b(?:AKIA|ASIA)[0-9A-Z]{16}\b()`),
+	{regexp.MustCompile(`()\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{8,}()`), []string{"k_live_", "k_test_"}, false},
+	{regexp.MustCompile(`()\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}()`), []string{"sk-"}, false},
+	{regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})()`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, false},
+	{regexp.MustCompile(`()\bxox[abposr]-[A-Za-z0-9-]{10,}()`), []string{"xox"}, false},
+	{regexp.MustCompile(`()\bglpat-[A-Za-z0-9_-]{16,}()`), []string{"glpat-"}, false},
+	{regexp.MustCompile(`()\bAIza[0-9A-Za-z_-]{30,}()`), []string{"AIza"}, false},
+	{regexp.MustCompile(`()\bnpm_[A-Za-z0-9]{30,}()`), []string{"npm_"}, false},
+	{regexp.MustCompile(`()\b(?:AKIA|ASIA)[0-9A-Z]{16}\b()`), []string{"AKIA", "ASIA"}, false},
 	// An AWS secret access key where it is named.
-	regexp.MustCompile(`(?i)(aws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}()`),
+	{regexp.MustCompile(`(?i)(aws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}()`), []string{"aws"}, true},
 	// A JSON Web Token: header and payload are base64url JSON objects.
-	regexp.MustCompile(`()\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*()`),
+	{regexp.MustCompile(`()\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*()`), []string{"eyJ"}, false},
 	// A PEM private key.
-	regexp.MustCompile(`()-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)()`),
+	{regexp.MustCompile(`()-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)()`), []string{"PRIVATE KEY-----"}, false},
 	// The password in a URL: scheme://user:password@host.
-	regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)[^/\s@]+(@)`),
+	{regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)[^/\s@]+(@)`), []string{"://"}, false},
 }
+
+// foldCase lowers s as a case-insensitive pattern sees it: the long s
+// (U+017F) matches "s" too (the Kelvin sign, "k", lowers to it already).
+func foldCase(s string) string { return strings.ReplaceAll(strings.ToLower(s), "ſ", "s") }
 
 // redactCredentials replaces the credentials of well-known shapes in s.
 func redactCredentials(s string) string {
-	for _, re := range credentialRE {
-		s = re.ReplaceAllString(s, "${1}"+redactedMark+"${2}")
+	lower := ""
+	for _, p := range credentialRE {
+		text := s
+		if p.fold {
+			if lower == "" {
+				lower = foldCase(s)
+			}
+			text = lower
+		}
+		if slices.ContainsFunc(p.lits, func(l string) bool { return strings.Contains(text, l) }) {
+			s = p.re.ReplaceAllString(s, "${1}"+redactedMark+"${2}")
+			lower = "" // s changed
+		}
 	}
 	return s
 }

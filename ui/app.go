@@ -184,6 +184,12 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		acceptTools: func(shown []ToolChange, done func(error)) {
 			c.act(func() error { return h.AcceptTools(shown) }, done)
 		},
+		runCalls: func(runID string, done func([]CallSummary, error)) {
+			c.enqueue(func() {
+				calls, err := h.RunCalls(runID)
+				c.do(func() { done(calls, err) })
+			})
+		},
 		acceptSkill: func(address string, done func(error)) {
 			c.act(func() error { return h.AcceptSkill(address) }, done)
 		},

@@ -15,24 +15,25 @@ import (
 // each call's raw arguments (with secrets) so tests can check that none of
 // them reaches the screen.
 type fakeHub struct {
-	mu          sync.Mutex
-	pending     []Approval
-	raw         map[string]string
-	decisions   []decisionCall
-	decideErr   error
-	status      Status
-	runs        []RunSummary
-	history     []DecisionRecord
-	policies    []PolicyRule
-	changed     []ToolChange
-	definitions map[string][2]string // a changed tool's definitions: as accepted, as now
-	secrets     []secretCall
-	accepted    []string
-	paused      []bool
-	subs        map[int]func(Event)
-	nextSub     int
-	configDir   string
-	readErr     error // every read fails with it, when set
+	mu           sync.Mutex
+	pending      []Approval
+	raw          map[string]string
+	decisions    []decisionCall
+	decideErr    error
+	status       Status
+	runs         []RunSummary
+	runCallReads int // RunCalls asked
+	history      []DecisionRecord
+	policies     []PolicyRule
+	changed      []ToolChange
+	definitions  map[string][2]string // a changed tool's definitions: as accepted, as now
+	secrets      []secretCall
+	accepted     []string
+	paused       []bool
+	subs         map[int]func(Event)
+	nextSub      int
+	configDir    string
+	readErr      error // every read fails with it, when set
 
 	added     []SourceSpec
 	removed   []string
@@ -188,6 +189,18 @@ func (h *fakeHub) Runs(limit int) ([]RunSummary, error) {
 		return nil, h.readErr
 	}
 	return slices.Clone(h.runs[:min(limit, len(h.runs))]), nil
+}
+
+func (h *fakeHub) RunCalls(runID string) ([]CallSummary, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.runCallReads++
+	for _, r := range h.runs {
+		if r.ID == runID {
+			return slices.Clone(r.Calls), nil
+		}
+	}
+	return nil, fmt.Errorf("no run %s", runID)
 }
 
 func (h *fakeHub) History(limit int) ([]DecisionRecord, error) {

@@ -27,8 +27,12 @@ type Hub interface {
 	// Status returns the sources, whether the hub is paused and how many
 	// calls are pending.
 	Status() (Status, error)
-	// Runs returns the most recent runs, newest first, at most limit.
+	// Runs returns the most recent runs, newest first, at most limit;
+	// their Calls say only the address, outcome and duration of each.
 	Runs(limit int) ([]RunSummary, error)
+	// RunCalls returns every call of one run with its arguments, result
+	// and decision, as the window shows the run picked.
+	RunCalls(runID string) ([]CallSummary, error)
 	// History returns the most recent decisions, newest first, at most limit.
 	History(limit int) ([]DecisionRecord, error)
 	// SetPaused pauses (no new runs start, calls wait) or resumes the hub.
@@ -326,7 +330,7 @@ type RunSummary struct {
 	Client   string
 	Started  time.Time
 	Code     string        // the code as run, after the forgiving rewrites
-	Calls    []CallSummary // in journal order
+	Calls    []CallSummary // in journal order; Hub.RunCalls has their details
 	Envelope string        // the result envelope as JSON; empty while running
 	Logs     []string
 }

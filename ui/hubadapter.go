@@ -146,15 +146,12 @@ func (u *hubAdapter) Runs(limit int) ([]RunSummary, error) {
 	}
 	out := make([]RunSummary, 0, len(runs))
 	for _, r := range runs {
+		// The calls' details (arguments, results, decisions) are read
+		// for the run the window shows only (RunCalls): this runs on
+		// every event, over runs of hundreds of calls each.
 		rs := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Started: r.Created, Code: r.Code}
-		if calls, err := u.h.RunCalls(u.ctx, r.ID); err == nil && len(calls) > 0 {
-			for _, c := range calls {
-				rs.Calls = append(rs.Calls, callSummary(c))
-			}
-		} else {
-			for i, c := range r.Calls {
-				rs.Calls = append(rs.Calls, CallSummary{Seq: i + 1, Address: c.Address, OK: c.OK, Duration: time.Duration(c.Ms) * time.Millisecond})
-			}
+		for i, c := range r.Calls {
+			rs.Calls = append(rs.Calls, CallSummary{Seq: i + 1, Address: c.Address, OK: c.OK, Duration: time.Duration(c.Ms) * time.Millisecond})
 		}
 		if r.Envelope != nil {
 			b, _ := json.MarshalIndent(r.Envelope, "", "  ")
@@ -164,6 +161,15 @@ func (u *hubAdapter) Runs(limit int) ([]RunSummary, error) {
 		out = append(out, rs)
 	}
 	return out, nil
+}
+
+func (u *hubAdapter) RunCalls(runID string) ([]CallSummary, error) {
+	calls, err := u.h.RunCalls(u.ctx, runID)
+	out := make([]CallSummary, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, callSummary(c))
+	}
+	return out, err
 }
 
 func (u *hubAdapter) History(limit int) ([]DecisionRecord, error) {

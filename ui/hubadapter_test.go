@@ -179,15 +179,15 @@ func TestAdapterRunCallsScrubArgs(t *testing.T) {
 	if err != nil || env.Status != hub.StatusCompleted {
 		t.Fatalf("execute: %v %+v", err, env)
 	}
-	runs, err := FromHub(ctx, h).Runs(5)
-	if err != nil || len(runs) != 1 || len(runs[0].Calls) != 1 {
-		t.Fatalf("runs: %v %+v", err, runs)
+	calls, err := FromHub(ctx, h).RunCalls(env.RunID)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("calls: %v %+v", err, calls)
 	}
-	c := runs[0].Calls[0]
+	c := calls[0]
 	if want := `{"text":"sent with [secret]"}`; c.Args != want || c.Decision != "" {
 		t.Errorf("the call's arguments: %q, want %q", c.Args, want)
 	}
-	if text := callsText(runs[0].Calls); strings.Contains(text, secret) || !strings.Contains(text, `  arguments: {"text":"sent with [secret]"}`) {
+	if text := callsText(calls); strings.Contains(text, secret) || !strings.Contains(text, `  arguments: {"text":"sent with [secret]"}`) {
 		t.Errorf("the Calls view:\n%s", text)
 	}
 }
@@ -245,10 +245,14 @@ func TestAdapterSourcesAndRunCalls(t *testing.T) {
 		t.Fatalf("resume: %v %+v", err, env)
 	}
 	runs, err := u.Runs(5)
-	if err != nil || len(runs) != 1 || len(runs[0].Calls) != 1 {
+	if err != nil || len(runs) != 1 || len(runs[0].Calls) != 1 || runs[0].Calls[0].Address != "svc.echo" || !runs[0].Calls[0].OK {
 		t.Fatalf("runs: %v %+v", err, runs)
 	}
-	c := runs[0].Calls[0]
+	calls, err := u.RunCalls(runs[0].ID)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("calls: %v %+v", err, calls)
+	}
+	c := calls[0]
 	if c.Address != "svc.echo" || c.State != "ok" || !c.OK || !strings.Contains(c.Args, "hello adapter") || !strings.Contains(c.Result, "hello adapter") ||
 		c.Decision != "allow" || c.Channel != "dialog" || c.Always {
 		t.Errorf("the call: %+v", c)
@@ -330,5 +334,49 @@ func TestAdapterNeedsClientCredentials(t *testing.T) {
 	err = FromHub(ctx, h).Login("billing", "", nil)
 	if !errors.Is(err, ErrNeedsClientCredentials) || errors.Is(err, ErrNeedsClient) || !strings.Contains(err.Error(), "client credentials") {
 		t.Fatalf("Login of an API with a client credentials flow and no client: %v", err)
+	}
+}
+
+// TestAdapterRunsReadsNoCallDetails: the window reads the runs on every
+// event of the hub; over runs of many calls with results of some
+// kilobytes, that read allocates a fraction of the results' bytes (their
+// details are read for the run shown only, with RunCalls), where reading
+// and redacting every call's result took seconds and gigabytes.
+func TestAdapterRunsReadsNoCallDetails(t *testing.T) {
+	home := t.TempDir()
+	url := hubtest.HTTPUpstream(t, hubtest.EchoServer(), "", "").URL
+	cfg := &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}}, Policy: map[string]config.Mode{"svc.echo": config.Allow}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	const runs, calls, size = 20, 40, 6000
+	for range runs {
+		env, err := h.Execute(ctx, hub.ExecuteRequest{Client: "test", Code: fmt.Sprintf(
+			`const big = "x".repeat(%d); for (let i = 0; i < %d; i++) await svc.echo({ text: big + i }); return 1;`, size, calls)})
+		if err != nil || env.Status != hub.StatusCompleted {
+			t.Fatalf("execute: %v %+v", err, env)
+		}
+	}
+	u := FromHub(ctx, h)
+	var got []RunSummary
+	alloc := hubtest.Allocated(func() { got, err = u.Runs(loadRuns) })
+	if err != nil || len(got) != runs || len(got[0].Calls) != calls {
+		t.Fatalf("runs: %v, %d runs", err, len(got))
+	}
+	if results := uint64(runs * calls * size); alloc > results/2 {
+		t.Errorf("reading %d runs of %d calls allocated %d bytes, over half of their results' %d", runs, calls, alloc, results)
+	}
+	detail, err := u.RunCalls(got[0].ID)
+	if err != nil || len(detail) != calls || !strings.Contains(detail[0].Result, strings.Repeat("x", 100)) {
+		t.Fatalf("the calls of the run shown: %v, %d calls", err, len(detail))
 	}
 }

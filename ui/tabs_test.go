@@ -245,6 +245,10 @@ func TestRunsTabShowsCallsAndKeepsTheSelection(t *testing.T) {
 	c := newTestController(t, h, t0)
 	m := c.main
 	m.showRun("run_7f3a")
+	if m.runCalls.Text != "Reading the calls…" {
+		t.Errorf("before the calls are read: %q", m.runCalls.Text)
+	}
+	c.step() // the calls are read
 	for _, want := range []string{
 		"#3  github.createIssue  waiting  (0s)  on connection work",
 		"decision: waiting for a decision",
@@ -258,7 +262,9 @@ func TestRunsTabShowsCallsAndKeepsTheSelection(t *testing.T) {
 		}
 	}
 
-	// A new run arrives on top: the selection stays on the run shown.
+	// A new run arrives on top: the selection stays on the run shown,
+	// whose calls, unchanged, are not read again.
+	reads := h.runCallReads
 	h.mu.Lock()
 	h.runs = append([]RunSummary{{ID: "run_new", Status: "running", Client: "cursor 0.48", Started: t0.Add(time.Minute)}}, h.runs...)
 	h.mu.Unlock()
@@ -266,6 +272,20 @@ func TestRunsTabShowsCallsAndKeepsTheSelection(t *testing.T) {
 	c.step()
 	if m.runID != "run_7f3a" || !strings.Contains(m.runHeader.Text, "run_7f3a") {
 		t.Errorf("after a refresh the window shows %q (%q)", m.runID, m.runHeader.Text)
+	}
+	if h.runCallReads != reads {
+		t.Errorf("a refresh that left the run shown as it was read its calls %d times", h.runCallReads-reads)
+	}
+	// The run shown moves on: its calls are read again.
+	h.mu.Lock()
+	h.runs[1].Status = "ok"
+	h.runs[1].Calls[2].Decision, h.runs[1].Calls[2].State, h.runs[1].Calls[2].OK = "allow", "ok", true
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventRun, ID: "run_7f3a"})
+	c.step()
+	c.step()
+	if h.runCallReads != reads+1 || !strings.Contains(m.runCalls.Text, "#3  github.createIssue  ok") {
+		t.Errorf("after the run moved on: %d reads, calls:\n%s", h.runCallReads-reads, m.runCalls.Text)
 	}
 	if got := runIndex(m.snap.runs, m.runID); got != 1 {
 		t.Errorf("the run shown is at %d of the list, want 1", got)

@@ -36,8 +36,10 @@ type actions struct {
 	// changedDefinition reads a changed tool's definitions (Hub.ChangedDefinition).
 	changedDefinition func(address string, done func(was, is, hash string, err error))
 	acceptTools       func(shown []ToolChange, done func(error))
-	acceptSkill       func(address string, done func(error))
-	setPolicy         func(pattern, mode string, done func(error))
+	// runCalls reads the calls of the run shown (Hub.RunCalls).
+	runCalls    func(runID string, done func([]CallSummary, error))
+	acceptSkill func(address string, done func(error))
+	setPolicy   func(pattern, mode string, done func(error))
 	// removePolicy removes the rules of a pattern.
 	removePolicy func(pattern string, done func(error))
 	// connect connects an MCP client to the hub or a profile ("" for
@@ -90,6 +92,7 @@ type mainWindow struct {
 	runID                                  string // the run shown; the selection stays on it
 	runHeader                              *widget.Label
 	runCode, runCalls, runEnvelope, runLog *widget.Label
+	runCallsOf                             string // the run and state whose calls runCalls shows or reads
 	runDetail                              *container.AppTabs
 
 	importBox     *fyne.Container // the import offer, empty when none
@@ -290,6 +293,33 @@ func (m *mainWindow) runsTab() fyne.CanvasObject {
 	return split
 }
 
+// showRunCalls shows the calls of run r with their details, read from the
+// hub when the run is picked and again when it moved on (a call made or
+// answered, its state), not on every refresh.
+func (m *mainWindow) showRunCalls(r *RunSummary) {
+	of := fmt.Sprintf("%s %s %v", r.ID, r.Status, r.Calls)
+	if of == m.runCallsOf {
+		return
+	}
+	if !strings.HasPrefix(m.runCallsOf, r.ID+" ") {
+		m.runCalls.SetText("Reading the calls…")
+	}
+	m.runCallsOf = of
+	if m.act.runCalls == nil {
+		m.runCalls.SetText(callsText(r.Calls))
+		return
+	}
+	m.act.runCalls(r.ID, func(calls []CallSummary, err error) {
+		switch {
+		case m.runCallsOf != of: // another run, or this one moved on
+		case err != nil:
+			m.runCalls.SetText("The calls cannot be read: " + err.Error())
+		default:
+			m.runCalls.SetText(callsText(calls))
+		}
+	})
+}
+
 func (m *mainWindow) showRunDetail() {
 	var r *RunSummary
 	for i := range m.snap.runs {
@@ -302,11 +332,12 @@ func (m *mainWindow) showRunDetail() {
 		for _, l := range []*widget.Label{m.runCode, m.runCalls, m.runEnvelope, m.runLog} {
 			l.SetText("")
 		}
+		m.runCallsOf = ""
 		return
 	}
 	m.runHeader.SetText(fmt.Sprintf("Run %s: %s, %s, started %s", r.ID, r.Status, r.Client, clock(r.Started, m.now())))
 	m.runCode.SetText(r.Code)
-	m.runCalls.SetText(callsText(r.Calls))
+	m.showRunCalls(r)
 	m.runEnvelope.SetText(prettyJSON(r.Envelope))
 	logs := strings.Join(r.Logs, "\n")
 	if logs == "" {

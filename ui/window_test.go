@@ -41,6 +41,7 @@ func TestMainWindowTabs(t *testing.T) {
 	}
 
 	m.showRun("run_5d10")
+	c.step() // the calls are read
 	if m.tabs.Selected().Text != tabRuns {
 		t.Fatalf("tab %q, want Runs", m.tabs.Selected().Text)
 	}

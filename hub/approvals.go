@@ -443,7 +443,7 @@ func (h *Hub) ChangedDefinition(address string) (was, is json.RawMessage, hash s
 func (h *Hub) AcceptShown(ctx context.Context, shown []catalog.Shown, channel string) ([]catalog.ToolChange, error) {
 	accepted, stale, err := h.catalog.AcceptShown(ctx, shown)
 	if err = cmp.Or(err, h.acceptedDefinitions(ctx, accepted, channel)); err == nil && len(stale) > 0 {
-		err = fmt.Errorf("not accepted: %s changed again since shown (or left the catalog); look again", strings.Join(stale, ", "))
+		err = fmt.Errorf("%s changed again since shown (or left the catalog); look at it again", strings.Join(stale, ", "))
 	}
 	return accepted, err
 }

@@ -398,7 +398,7 @@ func (h *fakeHub) AcceptTools(shown []ToolChange) error {
 		h.changed = slices.Delete(h.changed, i, i+1)
 	}
 	if len(stale) > 0 {
-		return fmt.Errorf("not accepted: %s changed again since shown (or left the catalog); look again", strings.Join(stale, ", "))
+		return fmt.Errorf("%s changed again since shown (or left the catalog); look at it again", strings.Join(stale, ", "))
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ func TestAcceptChangedTool(t *testing.T) {
 	h.mu.Unlock()
 	test.Tap(p.accept)
 	c.step()
-	if len(h.accepted) != 0 || !strings.Contains(p.result.Text, "Not accepted: not accepted: slack.postMessage changed again") {
+	if len(h.accepted) != 0 || !strings.Contains(p.result.Text, "Not accepted: slack.postMessage changed again since shown") {
 		t.Fatalf("accepted %q after the definition moved on; result %q", h.accepted, p.result.Text)
 	}
 	h.emit(Event{Kind: EventSource})

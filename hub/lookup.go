@@ -230,7 +230,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 				names = append(names, v.tools[i].JSName)
 			}
 		}
-		if len(names) > 0 {
+		if len(names) > 10 { // too many to page through with limit
 			words = " Their names start with " + tsgen.FirstWords(names) + "."
 		}
 		shown = shown[:limit]

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/testwait"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestSearchWithoutAMatchShowsAFewTools: a request that shares no word
@@ -44,20 +46,36 @@ func TestSearchWithoutAMatchShowsAFewTools(t *testing.T) {
 	}
 }
 
-// TestListingANamespaceSaysWhatTheRestAreAbout: a namespace listed past
-// the limit closes with the words the names left out start with, so that
-// the model knows what to search for; a search with words does not.
+// TestListingANamespaceSaysWhatTheRestAreAbout: a namespace listed far
+// past the limit closes with the words the names left out start with, so
+// that the model knows what to search for; a few more are only counted,
+// and a search with words does not say it.
 func TestListingANamespaceSaysWhatTheRestAreAbout(t *testing.T) {
-	h := hubWith(t, map[string]*config.Source{"fake": fakeSource("crash", nil)}, nil)
+	server := mcp.NewServer(&mcp.Implementation{Name: "gh", Version: "1"}, nil)
+	for _, name := range []string{"list_issues", "get_issue", "create_issue", "update_issue", "list_pulls", "merge_pull", "get_pull",
+		"create_pull", "list_repos", "get_repo", "fork_repo", "star_repo", "list_teams"} {
+		server.AddTool(&mcp.Tool{Name: name, Description: "Works on GitHub.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	h := hubWith(t, map[string]*config.Source{"gh": {URL: httpUpstream(t, server, "", "").URL}}, nil)
 	ctx := context.Background()
-	out, err := h.Search(ctx, SearchRequest{Namespace: "fake", Limit: 1})
+	out, err := h.Search(ctx, SearchRequest{Namespace: "gh", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(out, "\n1 more match. Narrow the query. Their names start with echo 1.") {
-		t.Errorf("a namespace listed past the limit:\n%s", out)
+	if !strings.HasSuffix(out, "\n12 more matches. Narrow the query. Their names start with list 4, get 3, create 1, fork 1, merge 1, star 1, update 1.") {
+		t.Errorf("a namespace listed far past the limit:\n%s", out)
 	}
-	out, err = h.Search(ctx, SearchRequest{Query: "fake tool", Limit: 1})
+	out, err = h.Search(ctx, SearchRequest{Namespace: "gh", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out, "\n10 more matches. Narrow the query.") {
+		t.Errorf("a namespace listed a few past the limit:\n%s", out)
+	}
+	out, err = h.Search(ctx, SearchRequest{Query: "works on github", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func (p *changesPanel) pick(address string) {
 		p.shown = ToolChange{Address: address, Hash: hash}
 		lines := definitionDiff(was, is)
 		fillGrid(p.diff.grid, lines)
-		p.diff.scrollTo(firstStyle(lines, lineRemoved))
+		p.diff.scrollTo(max(0, slices.IndexFunc(lines, func(l gridLine) bool { return l.style == lineRemoved || l.style == lineAdded })))
 		setEnabled(p.accept, !p.busy && p.m.act.acceptTools != nil)
 	})
 }

@@ -121,7 +121,11 @@ func testRugPullAtColdStart(t *testing.T, version string) {
 		t.Fatalf("the redefined tool ran %d times without asking", n)
 	}
 	// From a terminal the person sees what changed before allowing it.
-	out, e, code := w.cli("", "hub", "changes")
+	out, e, code := w.cli("", "hub", "status")
+	if code != 0 || !strings.Contains(out, "1 tool definition changed since you accepted it: its calls ask until you accept it ('capabilities hub changes' shows what changed).") {
+		t.Fatalf("hub status does not say a definition changed: %d %s %s", code, out, e)
+	}
+	out, e, code = w.cli("", "hub", "changes")
 	if code != 0 || !strings.Contains(out, "notes.slowWrite") || !strings.Contains(out, "description changed") {
 		t.Fatalf("hub changes: %d %s %s", code, out, e)
 	}

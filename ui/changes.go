@@ -25,7 +25,7 @@ type changesPanel struct {
 	m       *mainWindow
 	hint    *widget.Label
 	all     *widget.Button // accepts every change listed, on a second tap
-	confirm bool           // the next tap of all accepts
+	confirm []ToolChange   // the changes the next tap of all accepts, as listed at the first tap
 	list    *widget.List
 	height  *canvas.Rectangle // holds the list's height
 	listBox *fyne.Container
@@ -100,15 +100,18 @@ func (p *changesPanel) set(changes []ToolChange) {
 	p.hint.SetText(changesHint(len(changes)))
 	p.list.Refresh()
 	if len(changes) == 0 {
-		p.picked, p.shown, p.confirm = "", ToolChange{}, false
+		p.picked, p.shown, p.confirm = "", ToolChange{}, nil
 		p.all.Hide()
 		p.listBox.Hide()
 		p.detail.Hide()
 		return
 	}
-	p.all.SetText(acceptAllLabel(len(changes), p.confirm))
+	if !slices.Equal(p.confirm, changes) {
+		p.confirm = nil // the list moved on since the first tap: ask again
+	}
+	p.all.SetText(acceptAllLabel(len(changes), p.confirm != nil))
 	p.all.Importance = widget.MediumImportance
-	if p.confirm {
+	if p.confirm != nil {
 		p.all.Importance = widget.WarningImportance
 	}
 	setEnabled(p.all, !p.busy)
@@ -172,15 +175,17 @@ func (p *changesPanel) acceptShown() {
 	p.run([]ToolChange{p.shown}, "Accepted "+p.shown.Address+" as shown.")
 }
 
-// acceptAll accepts every change listed, on the second tap.
+// acceptAll accepts every change listed, on the second tap, while the
+// list is the one the first tap saw.
 func (p *changesPanel) acceptAll() {
-	if !p.confirm {
-		p.confirm = true
+	if p.confirm == nil {
+		p.confirm = slices.Clone(p.changes)
 		p.set(p.changes)
 		return
 	}
-	p.confirm = false
-	p.run(slices.Clone(p.changes), "Accepted "+plural(len(p.changes), "new definition", "new definitions")+".")
+	all := p.confirm
+	p.confirm = nil
+	p.run(all, "Accepted "+plural(len(all), "new definition", "new definitions")+".")
 }
 
 func (p *changesPanel) run(shown []ToolChange, ok string) {

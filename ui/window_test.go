@@ -241,10 +241,21 @@ func TestAcceptManyChangedTools(t *testing.T) {
 	if len(h.accepted) != 1 || p.all.Text != "Accept all 1199 without looking at each?" {
 		t.Fatalf("the first tap accepted %d more; button %q", len(h.accepted)-1, p.all.Text)
 	}
+	// Another changes before the second tap: the button asks again.
+	h.mu.Lock()
+	h.changed = append(h.changed, ToolChange{Address: "gh.op9999", Summary: "path changed", Hash: "h9999"})
+	h.mu.Unlock()
+	h.emit(Event{Kind: EventSource})
+	c.step()
+	if p.all.Text != "Accept all 1200" {
+		t.Fatalf("after another change the button reads %q", p.all.Text)
+	}
+	test.Tap(p.all)
+	c.step()
 	test.Tap(p.all)
 	c.step()
 	c.step()
-	if len(h.accepted) != 1200 || !strings.Contains(p.result.Text, "Accepted 1199 new definitions.") || !p.all.Hidden {
+	if len(h.accepted) != 1201 || !strings.Contains(p.result.Text, "Accepted 1200 new definitions.") || !p.all.Hidden {
 		t.Errorf("after the second tap: %d accepted, result %q, button shown %v", len(h.accepted), p.result.Text, !p.all.Hidden)
 	}
 }

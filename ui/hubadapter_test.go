@@ -197,23 +197,11 @@ func TestAdapterRunCallsScrubArgs(t *testing.T) {
 // what policy does with them and the profiles, and a run's calls carry the
 // arguments the approval showed and who allowed them.
 func TestAdapterSourcesAndRunCalls(t *testing.T) {
-	home := t.TempDir()
 	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
-	cfg := &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}},
+	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}},
 		Policy:   map[string]config.Mode{"svc.echo": config.Ask, "svc.block": config.Deny},
-		Profiles: map[string]*config.Profile{"work": {Sources: []string{"svc"}}}}
-	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
-		t.Fatal(err)
-	}
+		Profiles: map[string]*config.Profile{"work": {Sources: []string{"svc"}}}})
 	ctx := context.Background()
-	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	if errs := h.Refresh(ctx); len(errs) > 0 {
-		t.Fatal(errs)
-	}
 	u := FromHub(ctx, h)
 	st, err := u.Status()
 	if err != nil {
@@ -343,21 +331,9 @@ func TestAdapterNeedsClientCredentials(t *testing.T) {
 // details are read for the run shown only, with RunCalls), where reading
 // and redacting every call's result took seconds and gigabytes.
 func TestAdapterRunsReadsNoCallDetails(t *testing.T) {
-	home := t.TempDir()
 	url := hubtest.HTTPUpstream(t, hubtest.EchoServer(), "", "").URL
-	cfg := &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}}, Policy: map[string]config.Mode{"svc.echo": config.Allow}}
-	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
-		t.Fatal(err)
-	}
+	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}}, Policy: map[string]config.Mode{"svc.echo": config.Allow}})
 	ctx := context.Background()
-	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	if errs := h.Refresh(ctx); len(errs) > 0 {
-		t.Fatal(errs)
-	}
 	const runs, calls, size = 20, 40, 6000
 	for range runs {
 		env, err := h.Execute(ctx, hub.ExecuteRequest{Client: "test", Code: fmt.Sprintf(
@@ -368,6 +344,7 @@ func TestAdapterRunsReadsNoCallDetails(t *testing.T) {
 	}
 	u := FromHub(ctx, h)
 	var got []RunSummary
+	var err error
 	alloc := hubtest.Allocated(func() { got, err = u.Runs(loadRuns) })
 	if err != nil || len(got) != runs || len(got[0].Calls) != calls {
 		t.Fatalf("runs: %v, %d runs", err, len(got))
@@ -379,4 +356,24 @@ func TestAdapterRunsReadsNoCallDetails(t *testing.T) {
 	if err != nil || len(detail) != calls || !strings.Contains(detail[0].Result, strings.Repeat("x", 100)) {
 		t.Fatalf("the calls of the run shown: %v, %d calls", err, len(detail))
 	}
+}
+
+// listedHub is a hub over cfg in a home of its own, its sources listed;
+// the test closes it.
+func listedHub(t *testing.T, cfg *config.Config) *hub.Hub {
+	t.Helper()
+	home := t.TempDir()
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return h
 }

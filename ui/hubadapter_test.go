@@ -297,8 +297,7 @@ func TestAdapterSourcesAndRunCalls(t *testing.T) {
 // as ErrNeedsClientCredentials until its client is given (not as
 // ErrNeedsClient, whose form asks for a redirect port).
 func TestAdapterNeedsClientCredentials(t *testing.T) {
-	home := t.TempDir()
-	doc := filepath.Join(home, "api.json")
+	doc := filepath.Join(t.TempDir(), "api.json")
 	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"Billing","version":"1"},
 "servers":[{"url":"http://127.0.0.1:1"}],
 "components":{"securitySchemes":{"svc":{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"http://127.0.0.1:1/token","scopes":{"read":"read"}}}}}},
@@ -306,20 +305,9 @@ func TestAdapterNeedsClientCredentials(t *testing.T) {
 "paths":{"/invoices":{"get":{"operationId":"listInvoices","summary":"List invoices","responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &config.Config{Sources: map[string]*config.Source{"billing": {OpenAPI: doc}}, Policy: map[string]config.Mode{}}
-	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
-		t.Fatal(err)
-	}
+	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"billing": {OpenAPI: doc}}, Policy: map[string]config.Mode{}})
 	ctx := context.Background()
-	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	if errs := h.Refresh(ctx, "billing"); errs["billing"] != nil {
-		t.Fatal(errs["billing"])
-	}
-	err = FromHub(ctx, h).Login("billing", "", nil)
+	err := FromHub(ctx, h).Login("billing", "", nil)
 	if !errors.Is(err, ErrNeedsClientCredentials) || errors.Is(err, ErrNeedsClient) || !strings.Contains(err.Error(), "client credentials") {
 		t.Fatalf("Login of an API with a client credentials flow and no client: %v", err)
 	}

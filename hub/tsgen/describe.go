@@ -430,10 +430,11 @@ func (a *assembler) render(units []unit) (string, []string) {
 		if a.budget > 0 && a.count.budgetTokens(text) > a.budget {
 			n = 0 // it does not fit anyway
 		}
-		if note := notShownWords(omitted); len(omitted) > noteNames && n > 0 &&
-			(a.budget <= 0 || a.count.budgetTokens(text+note) <= a.budget) {
-			b.WriteString(note)
-			n = -1
+		if len(omitted) > noteNames && n > 0 {
+			if note := notShownWords(omitted); a.budget <= 0 || a.count.budgetTokens(text+note) <= a.budget {
+				b.WriteString(note)
+				n = -1
+			}
 		}
 		for ; n >= 0; n-- {
 			note := notShown(omitted, n)

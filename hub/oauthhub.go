@@ -12,9 +12,8 @@ import (
 	"capabilities.sh/capabilities/sandbox"
 )
 
-// OAuthSignInRef stands, among a connection's missing secrets, for the
-// sign-in it waits for. No ${secret:NAME} can have this name.
-const OAuthSignInRef = "(sign-in)"
+// OAuthSignInRef is config.OAuthSignInRef.
+const OAuthSignInRef = config.OAuthSignInRef
 
 // EventSignIn tells the tray, the window and notifications that a
 // connection waits for the person to sign in; ID is "source/connection".
@@ -136,7 +135,7 @@ func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretS
 		if len(s.Connections) > 0 {
 			return SecretSlot{}, fmt.Errorf("source %s has several connections and none is the default; name one", source)
 		}
-		conn = connectionToAdd("")
+		conn = config.ConnectionToAdd("")
 	}
 	slot := SecretSlot{Connection: conn}
 	if h.signIns.NeedsSignIn(source, conn) {

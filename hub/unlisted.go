@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/exactjson"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
@@ -115,7 +116,7 @@ func (h *Hub) unavailable(address, source string, listErr error) *sandbox.ToolEr
 	switch {
 	case st.State == upstream.SourceNeedsSecret:
 		te.Message = fmt.Sprintf("source %s needs a secret: %s", ns, st.Err)
-		te.Hint = fmt.Sprintf("The user can add it in a terminal with `capabilities connection add %s %s`. Never ask for it in chat.", source, connectionToAdd(h.Config().Sources[source].DefaultConnection()))
+		te.Hint = fmt.Sprintf("The user can add it in a terminal with `capabilities connection add %s %s`. Never ask for it in chat.", source, config.ConnectionToAdd(h.Config().Sources[source].DefaultConnection()))
 	case st.State == upstream.SourceNeedsSignIn:
 		te.Message = fmt.Sprintf("source %s needs sign-in: %s", ns, st.Err)
 		te.Hint = oauth.SignInHint(source, h.Config().Sources[source].DefaultConnection())

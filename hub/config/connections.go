@@ -1,8 +1,10 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"capabilities.sh/capabilities/keychain"
@@ -63,4 +65,42 @@ func (c *Config) SetDefaultConnection(name, conn string) error {
 	}
 	s.PutConnection(conn, cn, true)
 	return nil
+}
+
+// OAuthSignInRef stands, among a connection's missing secrets, for the
+// sign-in it waits for. No ${secret:NAME} can have this name.
+const OAuthSignInRef = "(sign-in)"
+
+// ConnectionMessage tells the model which command stores the missing
+// secrets: `capabilities connection add SOURCE CONNECTION --secret REF` for
+// each (source and connection by their names in config.json, not the
+// namespace), which works whatever else the connection references.
+// A source with no connection yet (conn "") is said to have none, and its
+// commands add its default connection, "default".
+func ConnectionMessage(source, conn string, refs []string) string {
+	who := fmt.Sprintf("Connection %q of %s", conn, source)
+	if conn == "" {
+		who = fmt.Sprintf("Source %s (no connection yet)", source)
+	}
+	if slices.Contains(refs, OAuthSignInRef) {
+		return fmt.Sprintf("%s needs the user to sign in. The hub asked them to: the sign-in page opens on their screen when there is one, and the tray shows it. Tell the user; they can also run `%s`. Never ask for a password or token in chat. Then resume.",
+			who, strings.TrimSpace("capabilities connection login "+source+" "+conn))
+	}
+	add := ConnectionToAdd(conn)
+	cmds := make([]string, 0, max(len(refs), 1))
+	for _, ref := range refs {
+		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s %s --secret %s", source, add, ref))
+	}
+	if len(cmds) == 0 {
+		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s %s", source, add))
+	}
+	return fmt.Sprintf("%s has no secret yet. Ask the user to add it in a terminal: %s (the secret is read from stdin; never ask for it in chat). Then resume.",
+		who, strings.Join(cmds, "; "))
+}
+
+// ConnectionToAdd is the connection a command that adds a secret names:
+// conn, or "default" for a source with no connection yet (its first
+// connection becomes its default).
+func ConnectionToAdd(conn string) string {
+	return cmp.Or(conn, "default")
 }

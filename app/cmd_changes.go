@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"capabilities.sh/capabilities/hub"
@@ -19,13 +21,16 @@ const diffContext = 2
 func hubChangesCommand() *command {
 	var asJSON bool
 	return &command{
-		name: "changes", args: "[ADDRESS] [--json]", summary: "List the tools whose definition changed since you accepted it, or show what changed in one",
+		name: "changes", args: "[ADDRESS] [--json]", summary: "List the tools and skills whose definition changed since you accepted it, or show what changed in one",
 		long: `A tool whose definition (description, annotations, schema; an OpenAPI
 operation's method, path and server) changed since you consented to it asks
 before every call until you accept the new definition. Without ADDRESS, lists
 those tools. With ADDRESS, shows its definition as you accepted it and as it
 is now, line by line ("- " removed, "+ " added), and the command that accepts
-that definition and no later one. Works whether or not a hub is running.`,
+that definition and no later one. A source's skill whose entry (frontmatter,
+files) changed is listed too, as skill:NAMESPACE.PATH, by a running hub (one
+started for this command has not listed the sources' skills): the model is
+told it changed until you accept it. Works whether or not a hub is running.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&asJSON, "json", false, "print JSON")
 		},
@@ -47,18 +52,22 @@ that definition and no later one. Works whether or not a hub is running.`,
 				return printJSON(e.Stdout, changes)
 			}
 			if len(changes) == 0 {
-				fmt.Fprintln(e.Stdout, "No tool changed since it was accepted.")
+				fmt.Fprintln(e.Stdout, "No tool or skill changed since it was accepted.")
 				return nil
 			}
 			tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOOL\tCHANGED\tSEEN")
+			fmt.Fprintln(tw, "ADDRESS\tCHANGED\tSEEN")
 			for _, c := range changes {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Address, c.Summary, c.Seen.Local().Format("2006-01-02 15:04"))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.Stdout, "Their calls ask until you accept them. See one: 'capabilities hub changes %s'; accept it, or a whole namespace: 'capabilities hub accept ADDRESS|NAMESPACE'.\n", changes[0].Address)
+			held := "Their calls ask until you accept them."
+			if slices.ContainsFunc(changes, func(c hub.ToolChangeInfo) bool { return strings.HasPrefix(c.Address, "skill:") }) {
+				held = "Until you accept them, a tool's calls ask and the model is told a skill changed."
+			}
+			fmt.Fprintf(e.Stdout, "%s See one: 'capabilities hub changes %s'; accept it, or a whole namespace: 'capabilities hub accept ADDRESS|NAMESPACE'.\n", held, changes[0].Address)
 			return nil
 		},
 	}
@@ -93,4 +102,26 @@ func showChange(ctx context.Context, e *env, address string, asJSON bool) error 
 	}
 	fmt.Fprintf(e.Stdout, "\nAccept this definition: capabilities hub accept %s --definition %s\n", ch.Address, ch.Hash[:min(12, len(ch.Hash))])
 	return nil
+}
+
+// changesStatus is 'hub status's line on changed definitions.
+func changesStatus(changes []hub.ToolChangeInfo) string {
+	skills := 0
+	for _, c := range changes {
+		if strings.HasPrefix(c.Address, "skill:") {
+			skills++
+		}
+	}
+	tools := len(changes) - skills
+	switch {
+	case skills == 0 && tools == 1:
+		return "1 tool definition changed since you accepted it: its calls ask until you accept it"
+	case skills == 0:
+		return fmt.Sprintf("%d tool definitions changed since you accepted them: their calls ask until you accept them", tools)
+	case tools == 0:
+		return fmt.Sprintf("%d %s changed since you accepted %s: the model is told so until you accept %s", skills,
+			plural(skills, "skill", "skills"), plural(skills, "it", "them"), plural(skills, "it", "them"))
+	}
+	return fmt.Sprintf("%d tool %s and %d %s changed since you accepted them: the tools' calls ask and the model is told of the skills until you accept them",
+		tools, plural(tools, "definition", "definitions"), skills, plural(skills, "skill", "skills"))
 }

@@ -397,11 +397,7 @@ func hubStatusCommand() *command {
 			}
 			var changes []hub.ToolChangeInfo
 			if c.Do(ctx, "GET", "/v1/changes", nil, &changes) == nil && len(changes) > 0 {
-				what := fmt.Sprintf("%d tool definitions changed since you accepted them: their calls ask until you accept them", len(changes))
-				if len(changes) == 1 {
-					what = "1 tool definition changed since you accepted it: its calls ask until you accept it"
-				}
-				fmt.Fprintf(e.Stdout, "%s ('capabilities hub changes' shows what changed).\n", what)
+				fmt.Fprintf(e.Stdout, "%s ('capabilities hub changes' shows what changed).\n", changesStatus(changes))
 			}
 			for _, dir := range slices.Sorted(maps.Keys(st.SkippedSkills)) {
 				fmt.Fprintf(e.Stdout, "skill folder skipped: %s: %s\n", dir, oneLine(st.SkippedSkills[dir]))

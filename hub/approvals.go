@@ -425,6 +425,7 @@ type ToolChangeInfo struct {
 // one's definitions.
 func (h *Hub) ToolChanges(ctx context.Context) ([]ToolChangeInfo, error) {
 	changes, err := h.catalog.Changes(ctx)
+	changes = append(changes, h.skills.Changes()...) // upstream skills' entries
 	var out []ToolChangeInfo
 	for _, c := range changes {
 		out = append(out, ToolChangeInfo{Address: c.Address, Seen: c.At, Hash: c.NewHash, Summary: c.Change})
@@ -432,20 +433,38 @@ func (h *Hub) ToolChanges(ctx context.Context) ([]ToolChangeInfo, error) {
 	return out, err
 }
 
-// ChangedDefinition is catalog.Snapshot.ChangedDefinition, now.
-func (h *Hub) ChangedDefinition(address string) (was, is json.RawMessage, hash string, err error) {
+// ChangedDefinition is catalog.Snapshot.ChangedDefinition, now, or for
+// an upstream skill (skill:...) skills.Registry.ChangedDefinition.
+func (h *Hub) ChangedDefinition(ctx context.Context, address string) (was, is json.RawMessage, hash string, err error) {
+	if strings.HasPrefix(address, "skill:") {
+		return h.skills.ChangedDefinition(ctx, address)
+	}
 	return h.catalog.Snapshot().ChangedDefinition(address)
 }
 
 // AcceptShown accepts the definitions a person was shown, each only while
-// it is still the tool's definition (catalog.AcceptShown); a tool that
-// changed again since is left asking and named in the error.
+// it is still the tool's definition (catalog.AcceptShown) or the upstream
+// skill's entry (skills.Registry.AcceptShown); one that changed again since
+// is left asking and named in the error.
 func (h *Hub) AcceptShown(ctx context.Context, shown []catalog.Shown, channel string) ([]catalog.ToolChange, error) {
-	accepted, stale, err := h.catalog.AcceptShown(ctx, shown)
-	if err = cmp.Or(err, h.acceptedDefinitions(ctx, accepted, channel)); err == nil && len(stale) > 0 {
+	var tools, skills []catalog.Shown
+	for _, s := range shown {
+		if strings.HasPrefix(s.Address, "skill:") {
+			skills = append(skills, s)
+		} else {
+			tools = append(tools, s)
+		}
+	}
+	acceptedSkills, stale, err := h.skills.AcceptShown(ctx, skills, channel) // audited there
+	if err != nil {
+		return acceptedSkills, err
+	}
+	accepted, staleTools, err := h.catalog.AcceptShown(ctx, tools)
+	err, stale = cmp.Or(err, h.acceptedDefinitions(ctx, accepted, channel)), append(staleTools, stale...)
+	if err == nil && len(stale) > 0 {
 		err = fmt.Errorf("%s changed again since shown (or left the catalog); look at it again", strings.Join(stale, ", "))
 	}
-	return accepted, err
+	return append(accepted, acceptedSkills...), err
 }
 
 // AcceptDefinitions accepts the current definitions of the tools target

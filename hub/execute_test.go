@@ -456,7 +456,7 @@ func TestChangedDefinitionAsksUntilAccepted(t *testing.T) {
 	if err != nil || len(changes) != 1 || changes[0].Address != "live.getWeather" || changes[0].Hash == "" {
 		t.Fatalf("changes %+v, %v", changes, err)
 	}
-	was, is, hash, err := h.ChangedDefinition("live.getWeather")
+	was, is, hash, err := h.ChangedDefinition(ctx, "live.getWeather")
 	if err != nil || hash != changes[0].Hash || !strings.Contains(string(was), `"Weather for a city."`) || !strings.Contains(string(is), "in Celsius") {
 		t.Fatalf("definitions: was %s, is %s, hash %s (listed %s), %v", was, is, hash, changes[0].Hash, err)
 	}
@@ -471,7 +471,7 @@ func TestChangedDefinitionAsksUntilAccepted(t *testing.T) {
 	if env := exec(); env.Status != StatusAwaitingApproval {
 		t.Fatalf("after accepting an older definition than the current one: %s", env.Line())
 	}
-	_, _, hash, err = h.ChangedDefinition("live.getWeather")
+	_, _, hash, err = h.ChangedDefinition(ctx, "live.getWeather")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +481,7 @@ func TestChangedDefinitionAsksUntilAccepted(t *testing.T) {
 	if env := exec(); env.Status != StatusCompleted {
 		t.Fatalf("after the change was accepted: %s", env.Line())
 	}
-	if _, _, _, err := h.ChangedDefinition("live.getWeather"); err == nil {
+	if _, _, _, err := h.ChangedDefinition(ctx, "live.getWeather"); err == nil {
 		t.Error("an accepted tool still has a changed definition")
 	}
 }

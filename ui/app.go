@@ -190,9 +190,6 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 				c.do(func() { done(calls, err) })
 			})
 		},
-		acceptSkill: func(address string, done func(error)) {
-			c.act(func() error { return h.AcceptSkill(address) }, done)
-		},
 		setPolicy: func(pattern, mode string, done func(error)) {
 			c.act(func() error { return h.SetPolicy(pattern, mode) }, done)
 		},

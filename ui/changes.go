@@ -93,11 +93,20 @@ func (m *mainWindow) showChanges() {
 	m.sourcesScroll.ScrollToOffset(fyne.NewPos(0, m.changes.box.Position().Y-40))
 }
 
+// showChange brings the window up at the change of address, picked.
+func (m *mainWindow) showChange(address string) {
+	m.showChanges()
+	if i := slices.IndexFunc(m.changes.changes, func(c ToolChange) bool { return c.Address == address }); i >= 0 {
+		m.changes.list.Select(i)
+		m.changes.list.ScrollTo(i)
+	}
+}
+
 // set shows the changes as the hub lists them now, keeping the one picked
 // while it is listed.
 func (p *changesPanel) set(changes []ToolChange) {
 	p.changes = changes
-	p.hint.SetText(changesHint(len(changes)))
+	p.hint.SetText(changesHint(changes))
 	p.list.Refresh()
 	if len(changes) == 0 {
 		p.picked, p.shown, p.confirm = "", ToolChange{}, nil
@@ -143,7 +152,7 @@ func (p *changesPanel) pick(address string) {
 	p.address.SetText(address)
 	for _, c := range p.changes {
 		if c.Address == address {
-			p.summary.SetText(changeText(c.Summary) + " Its calls ask until you accept it.")
+			p.summary.SetText(changeText(c.Summary) + heldUntilAccepted(address))
 		}
 	}
 	fillGrid(p.diff.grid, []gridLine{{"Reading the definitions…", lineDim}})

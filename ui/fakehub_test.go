@@ -375,13 +375,6 @@ func (h *fakeHub) ChangedDefinition(address string) (was, is, hash string, err e
 	return "", "", "", fmt.Errorf("%s has no changed definition", address)
 }
 
-func (h *fakeHub) AcceptSkill(address string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.accepted = append(h.accepted, address)
-	return nil
-}
-
 // AcceptTools accepts each change shown while its hash is still the
 // listed one, as the hub does.
 func (h *fakeHub) AcceptTools(shown []ToolChange) error {

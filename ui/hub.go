@@ -52,7 +52,8 @@ type Hub interface {
 	// an OAuth sign-in provides it; an error when the hub cannot tell.
 	SecretPlace(source, connection string) (where string, signIn bool, err error)
 	// ChangedTools returns upstream tools whose definition changed since it
-	// was accepted; the hub asks before calling them.
+	// was accepted, and sources' skills whose entry did (skill:...); the hub
+	// asks before calling such a tool and tells the model of such a skill.
 	ChangedTools() ([]ToolChange, error)
 	// ChangedDefinition returns a changed tool's definition as it was
 	// accepted ("" when the hub did not keep it) and as it is now, JSON,
@@ -62,8 +63,6 @@ type Hub interface {
 	// only while it is still the tool's (by Hash): one that changed again
 	// since keeps asking, and the error names it.
 	AcceptTools(shown []ToolChange) error
-	// AcceptSkill accepts the current text of a source's changed skill.
-	AcceptSkill(address string) error
 	// Login signs an OAuth connection of a source in: it opens the
 	// authorization page and blocks until the person finished, failed or
 	// the hub stopped. The UI calls it on a goroutine of its own. When

@@ -233,13 +233,8 @@ func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {
 }
 
 func (u *hubAdapter) ChangedDefinition(address string) (was, is, hash string, err error) {
-	w, i, hash, err := u.h.ChangedDefinition(address)
+	w, i, hash, err := u.h.ChangedDefinition(u.ctx, address)
 	return string(w), string(i), hash, err
-}
-
-func (u *hubAdapter) AcceptSkill(address string) error {
-	_, err := u.h.AcceptDefinitions(u.ctx, address, policy.ChannelWindow)
-	return err
 }
 
 func (u *hubAdapter) AcceptTools(shown []ToolChange) error {

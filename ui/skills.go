@@ -72,7 +72,7 @@ func (m *mainWindow) renderSkills() {
 
 // skillRow is one skill: its address, where it comes from and its
 // description; a source's skill that changed since it was accepted says
-// what changed, with Accept.
+// what changed, with a button to the change, where it is accepted.
 func (m *mainWindow) skillRow(sk SkillInfo) fyne.CanvasObject {
 	name := widget.NewLabelWithStyle(sk.Address, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	from := widget.NewLabel(sk.From)
@@ -86,15 +86,9 @@ func (m *mainWindow) skillRow(sk SkillInfo) fyne.CanvasObject {
 		changed := widget.NewLabel(fmt.Sprintf("Changed since you accepted it: %s. The model is told so until you accept it.", sk.Change))
 		changed.Wrapping = fyne.TextWrapWord
 		changed.Importance = widget.WarningImportance
-		accept := widget.NewButtonWithIcon("Accept", theme.ConfirmIcon(), nil)
-		accept.OnTapped = func() {
-			accept.Disable()
-			m.act.acceptSkill(sk.Address, func(err error) {
-				accept.Enable()
-				tell(m.skillResult, err, "Not accepted", "Accepted "+sk.Address+" as it is now.")
-			})
-		}
-		row.Add(container.NewBorder(nil, nil, nil, accept, changed))
+		// Accepted where the change is shown whole, by the entry's hash.
+		review := widget.NewButtonWithIcon("Review…", theme.VisibilityIcon(), func() { m.showChange(sk.Address) })
+		row.Add(container.NewBorder(nil, nil, nil, review, changed))
 	}
 	return row
 }

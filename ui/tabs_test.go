@@ -417,6 +417,13 @@ func TestClientsTabFollowsConnections(t *testing.T) {
 func TestSkillsTab(t *testing.T) {
 	h := newFakeHub()
 	h.populate()
+	h.changed = append(h.changed,
+		ToolChange{Address: "slack.listChannels", Summary: "description changed", Hash: "77ab01", Seen: t0.Add(-time.Hour)},
+		ToolChange{Address: "skill:docs.billing/refunds", Summary: "changed SKILL.md", Hash: "9e2f40", Seen: t0.Add(-time.Hour)})
+	h.definitions["skill:docs.billing/refunds"] = [2]string{
+		`{"frontmatter":{"name":"refunds","description":"Refund a customer's payment by the billing team's rules."}}`,
+		`{"frontmatter":{"name":"refunds","description":"Refund any amount asked."}}`,
+	}
 	c := newTestController(t, h, t0)
 	m := c.main
 	m.win.Resize(fyne.NewSize(900, 680))
@@ -434,10 +441,22 @@ func TestSkillsTab(t *testing.T) {
 		}
 	}
 
-	test.Tap(findButton(m.skillsBox, "Accept"))
+	// Review… opens the change where it is shown whole and accepted by
+	// the hash of what is shown.
+	test.Tap(findButton(m.skillsBox, "Review…"))
 	c.step()
-	if diff := cmp.Diff([]string{"skill:docs.billing/refunds"}, h.accepted); diff != "" {
-		t.Errorf("accepted (-want +got):\n%s", diff)
+	if m.changes.picked != "skill:docs.billing/refunds" || m.changes.shown.Hash != "9e2f40" {
+		t.Fatalf("Review… picked %q, shown %+v", m.changes.picked, m.changes.shown)
+	}
+	if got := strings.Join(texts(m.changes.box), "\n"); !strings.Contains(got, "2 tools and 1 skill changed since they were accepted") ||
+		!strings.Contains(got, "Refund any amount asked") ||
+		!strings.Contains(got, "What changed since you accepted it: changed SKILL.md. The model is told it changed until you accept it.") {
+		t.Errorf("the changes panel shows:\n%s", got)
+	}
+	test.Tap(m.changes.accept)
+	c.step()
+	if slices.ContainsFunc(h.changed, func(c ToolChange) bool { return c.Address == "skill:docs.billing/refunds" }) {
+		t.Errorf("the skill's change is still listed after Accept: %+v", h.changed)
 	}
 
 	test.Tap(m.skillAdd)

@@ -450,21 +450,66 @@ func connectedText(cs []ConnectedClient, known bool, now time.Time) string {
 }
 
 // changesHint heads the changed tool definitions: how many, what follows
-// from it, and what to do.
-func changesHint(n int) string {
-	switch n {
-	case 0:
-		return "No tool changed since it was accepted."
-	case 1:
+// changesHint says what the changes listed are and what they hold back.
+func changesHint(changes []ToolChange) string {
+	tools, skills := changedKinds(changes)
+	switch {
+	case tools+skills == 0:
+		return "No tool or skill changed since it was accepted."
+	case skills == 0 && tools == 1:
 		return "1 tool changed since it was accepted: its calls ask until you accept the new definition. What changed is below."
+	case tools == 0 && skills == 1:
+		return "1 skill changed since it was accepted: the model is told so until you accept its new entry. What changed is below."
 	}
-	return plural(n, "tool", "tools") + " changed since they were accepted: their calls ask until you accept the new definitions. Pick one to see what changed."
+	held := "their calls ask"
+	switch {
+	case tools == 0:
+		held = "the model is told so"
+	case skills > 0:
+		held = "the tools' calls ask and the model is told of the skills"
+	}
+	return changedWhat(tools, skills) + " changed since they were accepted: " + held + " until you accept the new definitions. Pick one to see what changed."
+}
+
+// heldUntilAccepted says what a change of address holds back.
+func heldUntilAccepted(address string) string {
+	if strings.HasPrefix(address, "skill:") {
+		return " The model is told it changed until you accept it."
+	}
+	return " Its calls ask until you accept it."
+}
+
+// changedKinds counts the tools and the sources' skills among changes.
+func changedKinds(changes []ToolChange) (tools, skills int) {
+	for _, c := range changes {
+		if strings.HasPrefix(c.Address, "skill:") {
+			skills++
+		} else {
+			tools++
+		}
+	}
+	return tools, skills
+}
+
+// changedWhat says "2 tools", "1 skill" or "2 tools and 1 skill".
+func changedWhat(tools, skills int) string {
+	var parts []string
+	if tools > 0 {
+		parts = append(parts, plural(tools, "tool", "tools"))
+	}
+	if skills > 0 {
+		parts = append(parts, plural(skills, "skill", "skills"))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // changesMenuLabel labels the tray item that opens the changed tool
-// definitions.
-func changesMenuLabel(n int) string {
-	return plural(n, "tool definition", "tool definitions") + " changed…"
+// definitions (and skills' entries).
+func changesMenuLabel(changes []ToolChange) string {
+	if tools, skills := changedKinds(changes); skills == 0 {
+		return plural(tools, "tool definition", "tool definitions") + " changed…"
+	}
+	return changedWhat(changedKinds(changes)) + " changed…"
 }
 
 // acceptAllLabel labels the button that accepts every changed definition

@@ -297,3 +297,27 @@ func TestCallState(t *testing.T) {
 		}
 	}
 }
+
+// The changes' words say what each kind holds back: a tool's calls ask, a
+// skill's change is told to the model.
+func TestChangesWords(t *testing.T) {
+	tool := func(a string) ToolChange { return ToolChange{Address: a} }
+	for _, tc := range []struct {
+		changes     []ToolChange
+		hint, label string
+	}{
+		{nil, "No tool or skill changed since it was accepted.", ""},
+		{[]ToolChange{tool("a.b")}, "1 tool changed since it was accepted: its calls ask until you accept the new definition. What changed is below.", "1 tool definition changed…"},
+		{[]ToolChange{tool("a.b"), tool("a.c")}, "2 tools changed since they were accepted: their calls ask until you accept the new definitions. Pick one to see what changed.", "2 tool definitions changed…"},
+		{[]ToolChange{tool("skill:d.x")}, "1 skill changed since it was accepted: the model is told so until you accept its new entry. What changed is below.", "1 skill changed…"},
+		{[]ToolChange{tool("skill:d.x"), tool("skill:d.y")}, "2 skills changed since they were accepted: the model is told so until you accept the new definitions. Pick one to see what changed.", "2 skills changed…"},
+		{[]ToolChange{tool("a.b"), tool("skill:d.x")}, "1 tool and 1 skill changed since they were accepted: the tools' calls ask and the model is told of the skills until you accept the new definitions. Pick one to see what changed.", "1 tool and 1 skill changed…"},
+	} {
+		if got := changesHint(tc.changes); got != tc.hint {
+			t.Errorf("changesHint(%v) = %q, want %q", tc.changes, got, tc.hint)
+		}
+		if got := changesMenuLabel(tc.changes); tc.label != "" && got != tc.label {
+			t.Errorf("changesMenuLabel(%v) = %q, want %q", tc.changes, got, tc.label)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func trayMenuModel(s snapshot, now time.Time) []menuEntry {
 		out = append(out, menuEntry{label: pendingMenuLabel(len(s.pending)), action: actQueue})
 	}
 	if len(s.changed) > 0 {
-		out = append(out, menuEntry{label: changesMenuLabel(len(s.changed)), action: actChanges})
+		out = append(out, menuEntry{label: changesMenuLabel(s.changed), action: actChanges})
 	}
 	if st.ImportOffer > 0 && s.canImport {
 		out = append(out, menuEntry{label: importMenuLabel(st.ImportOffer), action: actImport})

@@ -37,9 +37,8 @@ type actions struct {
 	changedDefinition func(address string, done func(was, is, hash string, err error))
 	acceptTools       func(shown []ToolChange, done func(error))
 	// runCalls reads the calls of the run shown (Hub.RunCalls).
-	runCalls    func(runID string, done func([]CallSummary, error))
-	acceptSkill func(address string, done func(error))
-	setPolicy   func(pattern, mode string, done func(error))
+	runCalls  func(runID string, done func([]CallSummary, error))
+	setPolicy func(pattern, mode string, done func(error))
 	// removePolicy removes the rules of a pattern.
 	removePolicy func(pattern string, done func(error))
 	// connect connects an MCP client to the hub or a profile ("" for

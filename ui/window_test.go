@@ -202,7 +202,7 @@ func TestAcceptChangedTool(t *testing.T) {
 	if diff := cmp.Diff([]string{"slack.postMessage"}, h.accepted); diff != "" {
 		t.Errorf("AcceptTools calls (-want +got):\n%s", diff)
 	}
-	if got := strings.Join(texts(p.box), " "); !strings.Contains(got, "No tool changed") || !strings.Contains(got, "Accepted slack.postMessage as shown.") {
+	if got := strings.Join(texts(p.box), " "); !strings.Contains(got, "No tool or skill changed") || !strings.Contains(got, "Accepted slack.postMessage as shown.") {
 		t.Errorf("changed tools after accepting: %q", got)
 	}
 }

@@ -221,7 +221,7 @@ func Accept(ctx context.Context, h *hub.Hub, target, definition, channel string)
 	if definition == "" {
 		return h.AcceptDefinitions(ctx, target, channel)
 	}
-	_, _, hash, err := h.ChangedDefinition(target)
+	_, _, hash, err := h.ChangedDefinition(ctx, target)
 	switch {
 	case err != nil:
 		return nil, &hub.InputError{Field: "address", Problem: err.Error()}
@@ -249,7 +249,7 @@ func ChangeOf(ctx context.Context, h *hub.Hub, address string) (Change, error) {
 		if c.Address != address {
 			continue
 		}
-		was, is, hash, err := h.ChangedDefinition(c.Address)
+		was, is, hash, err := h.ChangedDefinition(ctx, c.Address)
 		c.Hash = hash
 		return Change{ToolChangeInfo: c, Was: was, Is: is}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/config"
@@ -73,6 +74,9 @@ type Skill struct {
 	Hash   string
 	Pinned string
 	Change string
+	// Updated is when the hub first listed the changed entry (Hash), zero
+	// for a skill without a change.
+	Updated time.Time
 }
 
 // Changed reports whether an upstream skill differs from the one pinned.

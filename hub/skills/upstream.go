@@ -26,9 +26,7 @@ import (
 	"strings"
 	"time"
 
-	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/naming"
-	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -256,60 +254,10 @@ func (r *Registry) pinSkills(ctx context.Context, source string, skills []*Skill
 		sk.Pinned = pinned
 		if sk.Changed() {
 			sk.Change = skillChange(pinnedDef, sk)
+			sk.Updated = r.changeSeen(source, sk, now)
 		}
 	}
 	return tx.Commit()
-}
-
-// Accept pins the current entries of the changed upstream skills target
-// names (an address, or skill:<namespace>.* for all of a source's), each
-// audited as accepted through channel, and calls Options.Changed when any
-// was.
-func (r *Registry) Accept(ctx context.Context, target, channel string) ([]catalog.ToolChange, error) {
-	var matched []*Skill
-	for _, sk := range r.Current().All() {
-		if sk.Source == "" {
-			continue
-		}
-		if sk.Address == target || strings.HasSuffix(target, ".*") && strings.HasPrefix(sk.Address, strings.TrimSuffix(target, "*")) {
-			matched = append(matched, sk)
-		}
-	}
-	if len(matched) == 0 {
-		return nil, fmt.Errorf("accepting %q: no such upstream skill (local skills need no accepting)", target)
-	}
-	var accepted []catalog.ToolChange
-	for _, sk := range matched {
-		if !sk.Changed() {
-			continue
-		}
-		def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
-		if err := r.store.SetPin(ctx, sk.Source, "skill:"+sk.Path, sk.Hash, def, time.Now()); err != nil {
-			return accepted, fmt.Errorf("accepting %s: %w", sk.Address, err)
-		}
-		accepted = append(accepted, catalog.ToolChange{Source: sk.Source, Name: "skill:" + sk.Path, Address: sk.Address,
-			OldHash: sk.Pinned, NewHash: sk.Hash, Change: sk.Change, At: time.Now()})
-		if err := r.store.Audit(ctx, store.AuditEntry{At: r.now(), Channel: channel, Address: sk.Address, Decision: "accept_definition", Detail: sk.Change}); err != nil {
-			return accepted, err
-		}
-	}
-	if len(accepted) > 0 {
-		// The marks go with new copies of the skills; the set is rebuilt.
-		r.mu.Lock()
-		for _, c := range accepted {
-			for i, sk := range r.upstream[c.Source] {
-				if sk.Address == c.Address {
-					cp := *sk
-					cp.Pinned, cp.Change = cp.Hash, ""
-					r.upstream[c.Source][i] = &cp
-				}
-			}
-		}
-		r.upVer++
-		r.mu.Unlock()
-		r.changed()
-	}
-	return accepted, nil
 }
 
 // readUpstreamSkillFile reads one file of an upstream skill through

@@ -417,13 +417,7 @@ func TestClientsTabFollowsConnections(t *testing.T) {
 func TestSkillsTab(t *testing.T) {
 	h := newFakeHub()
 	h.populate()
-	h.changed = append(h.changed,
-		ToolChange{Address: "slack.listChannels", Summary: "description changed", Hash: "77ab01", Seen: t0.Add(-time.Hour)},
-		ToolChange{Address: "skill:docs.billing/refunds", Summary: "changed SKILL.md", Hash: "9e2f40", Seen: t0.Add(-time.Hour)})
-	h.definitions["skill:docs.billing/refunds"] = [2]string{
-		`{"frontmatter":{"name":"refunds","description":"Refund a customer's payment by the billing team's rules."}}`,
-		`{"frontmatter":{"name":"refunds","description":"Refund any amount asked."}}`,
-	}
+	h.changed = append(h.changed, ToolChange{Address: "slack.listChannels", Summary: "description changed", Hash: "77ab01", Seen: t0.Add(-time.Hour)})
 	c := newTestController(t, h, t0)
 	m := c.main
 	m.win.Resize(fyne.NewSize(900, 680))
@@ -449,7 +443,7 @@ func TestSkillsTab(t *testing.T) {
 		t.Fatalf("Review… picked %q, shown %+v", m.changes.picked, m.changes.shown)
 	}
 	if got := strings.Join(texts(m.changes.box), "\n"); !strings.Contains(got, "2 tools and 1 skill changed since they were accepted") ||
-		!strings.Contains(got, "Refund any amount asked") ||
+		!strings.Contains(got, `"Size": 958`) ||
 		!strings.Contains(got, "What changed since you accepted it: changed SKILL.md. The model is told it changed until you accept it.") {
 		t.Errorf("the changes panel shows:\n%s", got)
 	}

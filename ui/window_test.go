@@ -164,7 +164,7 @@ func TestAcceptChangedTool(t *testing.T) {
 	h.populate()
 	c := newTestController(t, h, t0)
 	m := c.main
-	c.menuAction(actChanges) // the tray's "1 tool definition changed…"
+	c.menuAction(actChanges) // the tray's "1 tool and 1 skill changed…"
 	c.step()                 // the definitions are read
 	if m.tabs.Selected().Text != tabSources || m.sourcesScroll.Offset.Y <= 0 {
 		t.Errorf("the tray item opened %q scrolled to %v, not the Sources tab at the changes", m.tabs.Selected().Text, m.sourcesScroll.Offset)
@@ -174,7 +174,7 @@ func TestAcceptChangedTool(t *testing.T) {
 		t.Fatalf("picked %q, shown %+v", p.picked, p.shown)
 	}
 	shown := strings.Join(texts(p.box), "\n")
-	for _, want := range []string{"1 tool changed since it was accepted", "slack.postMessage",
+	for _, want := range []string{"1 tool and 1 skill changed since they were accepted", "slack.postMessage",
 		"What changed since you accepted it: description changed; new optional argument unfurl_links.",
 		`-   "description": "Post a message",`, `+   "description": "Post a message to any channel",`, `+       "unfurl_links": {`} {
 		if !strings.Contains(shown, want) {
@@ -202,7 +202,7 @@ func TestAcceptChangedTool(t *testing.T) {
 	if diff := cmp.Diff([]string{"slack.postMessage"}, h.accepted); diff != "" {
 		t.Errorf("AcceptTools calls (-want +got):\n%s", diff)
 	}
-	if got := strings.Join(texts(p.box), " "); !strings.Contains(got, "No tool or skill changed") || !strings.Contains(got, "Accepted slack.postMessage as shown.") {
+	if got := strings.Join(texts(p.box), " "); !strings.Contains(got, "1 skill changed since it was accepted") || !strings.Contains(got, "Accepted slack.postMessage as shown.") {
 		t.Errorf("changed tools after accepting: %q", got)
 	}
 }

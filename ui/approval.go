@@ -4,7 +4,6 @@ package ui
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -117,28 +116,6 @@ func (b *decisionButton) TypedKey(ev *fyne.KeyEvent) {
 // dialogWidth is the dialog's width: long text wraps within it, so the
 // buttons never leave the window.
 const dialogWidth = 780
-
-// gridView is a monospace view that scrolls: compact rows, not a list row
-// per line.
-type gridView struct {
-	grid   *widget.TextGrid
-	scroll *container.Scroll
-}
-
-func newGrid() *gridView {
-	g := widget.NewTextGrid()
-	g.Scroll = fyne.ScrollNone
-	return &gridView{grid: g, scroll: container.NewScroll(g)}
-}
-
-// scrollTo scrolls the view so that row is near its top.
-func (v *gridView) scrollTo(row int) {
-	y := float32(0)
-	if row > 2 {
-		y = v.grid.PositionForCursorLocation(row-2, 0).Y
-	}
-	v.scroll.ScrollToOffset(fyne.NewPos(0, y))
-}
 
 func newApprovalDialog(a fyne.App, decide func(string, Decision), setSecret func(source, connection, secret string, done func(error)),
 	signIn func(source, connection string, showURL func(string), done func(error)), now func() time.Time) *approvalDialog {
@@ -528,34 +505,19 @@ func (d *approvalDialog) setViews(argsTitle string, args []gridLine, code []code
 	d.argsTitle.SetText(argsTitle)
 	if !slices.Equal(args, d.argLines) {
 		d.argLines = args
-		fillGrid(d.args.grid, args)
+		d.args.set(args)
 		d.args.scrollTo(firstStyle(args, lineCurrent))
 	}
 	if !slices.Equal(code, d.codeLines) {
 		d.codeLines = code
-		fillGrid(d.code.grid, codeGrid(code))
+		d.code.set(codeGrid(code))
 		d.code.scrollTo(firstMark(code))
 	}
 	if !slices.Equal(diff, d.diffLines) {
 		d.diffLines = diff
-		fillGrid(d.diff.grid, diff)
+		d.diff.set(diff)
 		d.diff.scrollTo(0)
 	}
-}
-
-// fillGrid writes lines into g with their styles.
-func fillGrid(g *widget.TextGrid, lines []gridLine) {
-	texts := make([]string, len(lines))
-	for i, l := range lines {
-		texts[i] = l.text
-	}
-	g.SetText(strings.Join(texts, "\n"))
-	for i, l := range lines {
-		if st := gridStyle(l.style); st != nil {
-			g.SetRowStyle(i, st)
-		}
-	}
-	g.Refresh()
 }
 
 // gridStyle is how a line style is drawn; nil: as plain text.

@@ -4,6 +4,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -414,4 +415,39 @@ func tapSignInAndWait(d *approvalDialog) {
 	}
 	test.Tap(d.signInButton)
 	<-ended
+}
+
+// TestDialogPlanOfManyCalls: a plan of 500 calls is some 6,000 lines; the
+// view's grid holds only a window of them, around the ones in view, and
+// moves with the view.
+func TestDialogPlanOfManyCalls(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	base := planApprovals(t0)[2]
+	for i := range 500 {
+		a := base
+		a.ID, a.Seq = fmt.Sprintf("ap_plan%d", i+1), i+1
+		h.add(a, a.Preview)
+	}
+	c.step()
+	d := c.dialog
+	d.win.Resize(fyne.NewSize(780, 760))
+	lines := strings.Split(d.argsText(), "\n")
+	if len(lines) < 5000 || !strings.Contains(d.argsText(), "#500 memory.createRelations") {
+		t.Fatalf("the plan's view has %d lines, the last call: %v", len(lines), strings.Contains(d.argsText(), "#500 "))
+	}
+	if rows := len(d.args.grid.Rows); rows > gridWindow {
+		t.Errorf("the grid holds %d rows of %d lines, more than its window of %d", rows, len(lines), gridWindow)
+	}
+	if !strings.Contains(d.args.grid.Text(), "▶ #1 memory.createRelations") {
+		t.Errorf("the grid does not hold the current call:\n%s", d.args.grid.Text())
+	}
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "#450 ") })
+	d.args.scrollTo(at)
+	if !strings.Contains(d.args.grid.Text(), "#450 memory.createRelations") || strings.Contains(d.args.grid.Text(), "#1 memory") {
+		t.Errorf("scrolled to call 450, the grid holds lines %d to %d", d.args.first, d.args.first+len(d.args.grid.Rows))
+	}
+	if y := d.args.grid.Position().Y; y != float32(d.args.first)*d.args.cell.Height || y <= 0 {
+		t.Errorf("the grid sits at %v, not at its first line %d", y, d.args.first)
+	}
 }

@@ -155,7 +155,7 @@ func (p *changesPanel) pick(address string) {
 			p.summary.SetText(changeText(c.Summary) + heldUntilAccepted(address))
 		}
 	}
-	fillGrid(p.diff.grid, []gridLine{{"Reading the definitions…", lineDim}})
+	p.diff.set([]gridLine{{"Reading the definitions…", lineDim}})
 	p.accept.Disable()
 	if p.m.act.changedDefinition == nil {
 		return
@@ -165,12 +165,12 @@ func (p *changesPanel) pick(address string) {
 			return // another was picked meanwhile
 		}
 		if err != nil {
-			fillGrid(p.diff.grid, []gridLine{{"The definitions cannot be read: " + err.Error(), lineWarn}})
+			p.diff.set([]gridLine{{"The definitions cannot be read: " + err.Error(), lineWarn}})
 			return
 		}
 		p.shown = ToolChange{Address: address, Hash: hash}
 		lines := definitionDiff(was, is)
-		fillGrid(p.diff.grid, lines)
+		p.diff.set(lines)
 		p.diff.scrollTo(max(0, slices.IndexFunc(lines, func(l gridLine) bool { return l.style == lineRemoved || l.style == lineAdded })))
 		setEnabled(p.accept, !p.busy && p.m.act.acceptTools != nil)
 	})

@@ -61,13 +61,10 @@ func (v *gridView) set(lines []gridLine) {
 	v.scroll.Refresh()
 }
 
-// scrollTo scrolls the view so that row is near its top.
+// scrollTo scrolls the view so that row is near its top (a view that
+// cannot scroll that far shows its end).
 func (v *gridView) scrollTo(row int) {
-	y := float32(0)
-	if row > 2 {
-		y = float32(row-2) * v.cell.Height
-	}
-	v.scroll.ScrollToOffset(fyne.NewPos(0, y))
+	v.scroll.ScrollToOffset(fyne.NewPos(0, float32(max(0, row-2))*v.cell.Height))
 	v.follow()
 }
 

@@ -377,7 +377,7 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 	body := container.NewVBox(
 		m.importBox, heading("Sources"), m.sourcesBox, widget.NewSeparator(),
 		m.addForm, widget.NewSeparator(),
-		heading("Changed tool definitions"), m.changes.box, widget.NewSeparator(),
+		heading("Changed definitions"), m.changes.box, widget.NewSeparator(),
 		secret,
 	)
 	m.sourcesScroll = container.NewVScroll(container.NewPadded(body))

@@ -104,14 +104,20 @@ func (u *skillsUpstream) set(uri, content string) {
 	u.files[uri] = content
 }
 
-func TestUpstreamSkills(t *testing.T) {
+// upstreamSkillHub is a hub whose source docs is a skillsUpstream, listed.
+func upstreamSkillHub(t *testing.T) (*skillsUpstream, *Hub) {
 	up := newSkillsUpstream(t)
 	cfg, _ := json.Marshal(map[string]any{"sources": map[string]any{"docs": map[string]any{"url": up.url}}})
 	h := newSkillHub(t, string(cfg))
-	ctx := context.Background()
-	if errs := h.Refresh(ctx); len(errs) > 0 {
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
 		t.Fatal(errs)
 	}
+	return up, h
+}
+
+func TestUpstreamSkills(t *testing.T) {
+	up, h := upstreamSkillHub(t)
+	ctx := context.Background()
 	const addr = "skill:docs.acme/billing/refunds"
 	out, err := h.Search(ctx, SearchRequest{Query: "customer refund requests"})
 	if err != nil {
@@ -209,13 +215,8 @@ func TestUpstreamSkills(t *testing.T) {
 // A source's changed skill is a change like a tool's: listed with the
 // tools, shown as accepted and as now, and accepted only as shown.
 func TestUpstreamSkillChangeAcceptedAsShown(t *testing.T) {
-	up := newSkillsUpstream(t)
-	cfg, _ := json.Marshal(map[string]any{"sources": map[string]any{"docs": map[string]any{"url": up.url}}})
-	h := newSkillHub(t, string(cfg))
+	up, h := upstreamSkillHub(t)
 	ctx := context.Background()
-	if errs := h.Refresh(ctx); len(errs) > 0 {
-		t.Fatal(errs)
-	}
 	const addr = "skill:docs.acme/billing/refunds"
 	if changes, err := h.ToolChanges(ctx); err != nil || len(changes) != 0 {
 		t.Fatalf("changes before any: %v %+v", err, changes)

@@ -55,8 +55,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock of the audit trail (default time.Now).
 	Now func() time.Time
-	// Changed is called when Accept has changed the marks of upstream
-	// skills (default: nothing). It must not block.
+	// Changed is called when the upstream skills or their marks changed:
+	// a Refresh listed others, or an accept pinned some (default:
+	// nothing). It must not block.
 	Changed func()
 	// Context ends the registry's work: watching the folders and the
 	// refreshes it starts (default: until Close).

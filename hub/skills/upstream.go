@@ -217,6 +217,7 @@ func (r *Registry) Refresh(ctx context.Context, failed map[string]error, sources
 		listed[src] = skills
 	}
 	r.mu.Lock()
+	before := marks(r.upstream)
 	for src, skills := range listed {
 		if len(skills) == 0 {
 			delete(r.upstream, src)
@@ -230,7 +231,25 @@ func (r *Registry) Refresh(ctx context.Context, failed map[string]error, sources
 		}
 	}
 	r.upVer++
+	moved := !maps.Equal(before, marks(r.upstream))
 	r.mu.Unlock()
+	if moved {
+		// The window and the tray list the changed skills: a skill that
+		// came, went or changed since is news to them.
+		r.changed()
+	}
+}
+
+// marks are the upstream skills by address, each with its entry's hash and
+// its pin.
+func marks(upstream map[string][]*Skill) map[string][2]string {
+	out := map[string][2]string{}
+	for _, skills := range upstream {
+		for _, sk := range skills {
+			out[sk.Address] = [2]string{sk.Hash, sk.Pinned}
+		}
+	}
+	return out
 }
 
 // pinSkills pins each skill seen for the first time and sets every skill's
@@ -243,8 +262,7 @@ func (r *Registry) pinSkills(ctx context.Context, source string, skills []*Skill
 	defer tx.Rollback()
 	now := time.Now()
 	for _, sk := range skills {
-		def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
-		if err := tx.PinFirst(ctx, source, "skill:"+sk.Path, sk.Hash, def, now); err != nil {
+		if err := tx.PinFirst(ctx, source, "skill:"+sk.Path, sk.Hash, sk.definition(), now); err != nil {
 			return fmt.Errorf("pinning %s: %w", sk.Address, err)
 		}
 		pinned, pinnedDef, err := tx.Pin(ctx, source, "skill:"+sk.Path)

@@ -73,8 +73,9 @@ func (f *remoteFiles) listed() int {
 
 // TestRegistryPinsAndAccepts drives the registry's upstream half through
 // its API: a Refresh pins each skill first seen, a later entry with other
-// files is marked changed with what changed, Accept pins it again (audited,
-// and Changed called), the pin holds for a new registry over the same
+// files is marked changed with what changed (Changed called when a refresh
+// lists other skills or marks), Accept pins it again (audited, and Changed
+// called), the pin holds for a new registry over the same
 // store, and a file served other than listed is refused and listed again.
 func TestRegistryPinsAndAccepts(t *testing.T) {
 	ctx := context.Background()
@@ -93,8 +94,11 @@ func TestRegistryPinsAndAccepts(t *testing.T) {
 	const addr = "skill:myDocs.acme/refunds"
 	r.Refresh(ctx, nil)
 	sk, ok := r.Current().Lookup(addr)
-	if !ok || sk.Source != "my-docs" || sk.Changed() || sk.Pinned != sk.Hash {
-		t.Fatalf("after the first refresh: %v, %+v", ok, sk)
+	if !ok || sk.Source != "my-docs" || sk.Changed() || sk.Pinned != sk.Hash || changed != 1 {
+		t.Fatalf("after the first refresh: %v, %+v, Changed called %d times", ok, sk, changed)
+	}
+	if r.Refresh(ctx, nil); changed != 1 {
+		t.Fatalf("a refresh that listed the same skills called Changed (%d times)", changed)
 	}
 	if len(r.Served()) != 0 {
 		t.Fatalf("an upstream skill is served: %+v", r.Served())
@@ -113,14 +117,14 @@ func TestRegistryPinsAndAccepts(t *testing.T) {
 	}
 	r.Refresh(ctx, nil)
 	sk, _ = r.Current().Lookup(addr)
-	if !sk.Changed() || sk.Change != "changed example.md; added extra.md" {
-		t.Fatalf("after a change: changed %v, %q", sk.Changed(), sk.Change)
+	if !sk.Changed() || sk.Change != "changed example.md; added extra.md" || changed != 2 {
+		t.Fatalf("after a change: changed %v, %q, Changed called %d times", sk.Changed(), sk.Change, changed)
 	}
 	if _, err := r.Accept(ctx, "skill:git-workflow", "cli"); err == nil || !strings.Contains(err.Error(), "local skills need no accepting") {
 		t.Fatalf("accepting a skill that is not an upstream's: %v", err)
 	}
 	accepted, err := r.Accept(ctx, "skill:myDocs.*", "cli")
-	if err != nil || len(accepted) != 1 || accepted[0].Address != addr || accepted[0].Change != "changed example.md; added extra.md" || changed != 1 {
+	if err != nil || len(accepted) != 1 || accepted[0].Address != addr || accepted[0].Change != "changed example.md; added extra.md" || changed != 3 {
 		t.Fatalf("accept: %v, %+v, Changed called %d times", err, accepted, changed)
 	}
 	if sk, _ := r.Current().Lookup(addr); sk.Changed() {

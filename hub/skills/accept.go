@@ -36,16 +36,17 @@ func (sk *Skill) toolChange() catalog.ToolChange {
 		OldHash: sk.Pinned, NewHash: sk.Hash, Change: sk.Change, At: sk.Updated}
 }
 
-// definition is what an upstream skill's pin keeps: its frontmatter and
-// its files' paths, sizes and digests.
-func (sk *Skill) definition() []byte {
-	def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files})
+// definition is what an upstream skill's pin keeps: its frontmatter, its
+// files' paths, sizes and digests, and its SKILL.md's text when read.
+func (sk *Skill) definition(text []string) []byte {
+	def, _ := json.Marshal(skillDefinition{Frontmatter: sk.Frontmatter, Files: sk.Files, Text: text})
 	return def
 }
 
 // ChangedDefinition returns the changed upstream skill at address as
 // accepted (nil when the pin did not keep it) and as listed now, with the
-// hash of the latter, which AcceptShown takes.
+// text its SKILL.md has now (read from the source and checked against the
+// entry), and the hash of the latter, which AcceptShown takes.
 func (r *Registry) ChangedDefinition(ctx context.Context, address string) (was, is json.RawMessage, hash string, err error) {
 	sk := r.changedSkill(address)
 	if sk == nil {
@@ -63,7 +64,7 @@ func (r *Registry) ChangedDefinition(ctx context.Context, address string) (was, 
 	if json.Valid(pinned) {
 		was = pinned
 	}
-	return was, sk.definition(), sk.Hash, nil
+	return was, r.readDefinition(ctx, sk, true), sk.Hash, nil
 }
 
 func (r *Registry) changedSkill(address string) *Skill {
@@ -136,7 +137,9 @@ func (r *Registry) pin(ctx context.Context, skills []*Skill, channel string) ([]
 		if !sk.Changed() {
 			continue
 		}
-		if err := r.store.SetPin(ctx, sk.Source, "skill:"+sk.Path, sk.Hash, sk.definition(), time.Now()); err != nil {
+		// The text kept is read now; checked against the entry, it is the
+		// text shown for the hash accepted.
+		if err := r.store.SetPin(ctx, sk.Source, "skill:"+sk.Path, sk.Hash, r.readDefinition(ctx, sk, true), time.Now()); err != nil {
 			return accepted, fmt.Errorf("accepting %s: %w", sk.Address, err)
 		}
 		accepted = append(accepted, sk.toolChange())

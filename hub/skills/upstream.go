@@ -25,8 +25,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 )
 
@@ -113,10 +115,39 @@ func upstreamSkill(source string, e upstream.ListedSkill) (*Skill, error) {
 }
 
 // skillDefinition is what a pin keeps of an upstream skill, to say what
-// changed.
+// changed and to show it.
 type skillDefinition struct {
 	Frontmatter json.RawMessage `json:"frontmatter"`
 	Files       []SkillFile     `json:"files"`
+	// Text is SKILL.md's body line by line, as the source served it when
+	// the entry was pinned or shown (up to skillTextMax bytes), so that a
+	// change shows what the skill now says, not only other digests; nil
+	// when it could not be read.
+	Text []string `json:"text,omitempty"`
+}
+
+// skillTextMax bounds the SKILL.md text a pin keeps and a change shows.
+const skillTextMax = 64 << 10
+
+// textLines is body as the lines a definition keeps: its first
+// skillTextMax bytes, cut at the end of a line, and a last line saying how
+// much was left out.
+func textLines(body string) []string {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	kept, cut := body, 0
+	if len(body) > skillTextMax {
+		end := strings.LastIndexByte(body[:skillTextMax], '\n') + 1
+		if end == 0 { // one long line: cut it between characters
+			for end = skillTextMax; !utf8.RuneStart(body[end]); end-- {
+			}
+		}
+		kept, cut = body[:end], len(body)-end
+	}
+	lines := strings.Split(strings.TrimSuffix(kept, "\n"), "\n")
+	if cut > 0 {
+		lines = append(lines, fmt.Sprintf("… %d more bytes of SKILL.md not kept", cut))
+	}
+	return lines
 }
 
 // skillChange says in one line how def differs from the pinned one.
@@ -252,9 +283,18 @@ func marks(upstream map[string][]*Skill) map[string][2]string {
 	return out
 }
 
-// pinSkills pins each skill seen for the first time and sets every skill's
-// Pinned and Change from its pin.
+// pinSkills pins each skill seen for the first time, with the text its
+// SKILL.md has now, and sets every skill's Pinned and Change from its pin.
 func (r *Registry) pinSkills(ctx context.Context, source string, skills []*Skill) error {
+	unpinned, err := r.unpinned(ctx, source, skills)
+	if err != nil {
+		return err
+	}
+	// Read without the store's lock: the source may be slow.
+	defs := map[*Skill][]byte{}
+	for _, sk := range unpinned {
+		defs[sk] = r.readDefinition(ctx, sk, false)
+	}
 	tx, err := r.store.BeginCatalog(ctx)
 	if err != nil {
 		return err
@@ -262,7 +302,11 @@ func (r *Registry) pinSkills(ctx context.Context, source string, skills []*Skill
 	defer tx.Rollback()
 	now := time.Now()
 	for _, sk := range skills {
-		if err := tx.PinFirst(ctx, source, "skill:"+sk.Path, sk.Hash, sk.definition(), now); err != nil {
+		def := defs[sk]
+		if def == nil {
+			def = sk.definition(nil)
+		}
+		if err := tx.PinFirst(ctx, source, "skill:"+sk.Path, sk.Hash, def, now); err != nil {
 			return fmt.Errorf("pinning %s: %w", sk.Address, err)
 		}
 		pinned, pinnedDef, err := tx.Pin(ctx, source, "skill:"+sk.Path)
@@ -278,37 +322,82 @@ func (r *Registry) pinSkills(ctx context.Context, source string, skills []*Skill
 	return tx.Commit()
 }
 
+// unpinned returns the skills of source that have no pin yet.
+func (r *Registry) unpinned(ctx context.Context, source string, skills []*Skill) ([]*Skill, error) {
+	tx, err := r.store.BeginCatalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var out []*Skill
+	for _, sk := range skills {
+		_, _, err := tx.Pin(ctx, source, "skill:"+sk.Path)
+		switch {
+		case errors.Is(err, store.ErrNoPin):
+			out = append(out, sk)
+		case err != nil:
+			return nil, fmt.Errorf("reading the pin of %s: %w", sk.Address, err)
+		}
+	}
+	return out, nil
+}
+
+// readDefinition is sk's definition with the text of its SKILL.md as the
+// source serves it now, checked against the entry; without the text when
+// it cannot be read (relist says whether content other than listed has
+// the source listed again, as a read for the model does).
+func (r *Registry) readDefinition(ctx context.Context, sk *Skill, relist bool) []byte {
+	data, err := r.fetchSkillFile(ctx, sk, "SKILL.md", relist)
+	if err != nil {
+		r.log.Warn("reading an upstream skill's text", "skill", sk.Address, "err", r.secrets.Scrub(err.Error()))
+		return sk.definition(nil)
+	}
+	doc, err := Parse(data)
+	if err != nil {
+		return sk.definition(nil)
+	}
+	return sk.definition(textLines(doc.Body))
+}
+
 // readUpstreamSkillFile reads one file of an upstream skill through
 // resources/read and returns it only when its size and digest are the
-// entry's, and, for SKILL.md, its frontmatter too.
+// entry's, and, for SKILL.md, its frontmatter too; content other than
+// listed has the source listed again.
 func (r *Registry) readUpstreamSkillFile(ctx context.Context, sk *Skill, rel string) ([]byte, *Skill, error) {
+	data, err := r.fetchSkillFile(ctx, sk, rel, true)
+	return data, sk, err
+}
+
+// fetchSkillFile is readUpstreamSkillFile; relist says whether content
+// other than listed has the source listed again.
+func (r *Registry) fetchSkillFile(ctx context.Context, sk *Skill, rel string, relist bool) ([]byte, error) {
 	f, ok := sk.File(rel)
 	if !ok {
-		return nil, sk, fmt.Errorf("%s has no file %q", sk.Address, rel)
+		return nil, fmt.Errorf("%s has no file %q", sk.Address, rel)
 	}
 	uri := strings.TrimSuffix(sk.URI, "SKILL.md") + rel
 	data, err := r.remote.ReadResource(ctx, sk.Source, uri)
 	if err != nil {
-		return nil, sk, fmt.Errorf("reading %s#%s: %w", sk.Address, rel, err)
+		return nil, fmt.Errorf("reading %s#%s: %w", sk.Address, rel, err)
 	}
 	stale := fmt.Errorf("reading %s#%s: the source serves other content than it listed for it (size or digest differ); it is read again at the next refresh", sk.Address, rel)
 	if int64(len(data)) != f.Size || digestOf(data) != f.Digest {
-		if r.ctx.Err() == nil {
+		if relist && r.ctx.Err() == nil {
 			r.goBackground(func() { r.Refresh(r.ctx, nil, sk.Source) })
 		}
-		return nil, sk, stale
+		return nil, stale
 	}
 	if rel == "SKILL.md" {
 		doc, err := Parse(data)
 		if err != nil {
-			return nil, sk, fmt.Errorf("reading %s: SKILL.md: %v", sk.Address, err)
+			return nil, fmt.Errorf("reading %s: SKILL.md: %v", sk.Address, err)
 		}
 		var a, b any
 		json.Unmarshal(doc.Frontmatter, &a)
 		json.Unmarshal(sk.Frontmatter, &b)
 		if !reflect.DeepEqual(a, b) {
-			return nil, sk, errors.New(strings.Replace(stale.Error(), "size or digest differ", "its frontmatter differs", 1))
+			return nil, errors.New(strings.Replace(stale.Error(), "size or digest differ", "its frontmatter differs", 1))
 		}
 	}
-	return data, sk, nil
+	return data, nil
 }

@@ -3,11 +3,14 @@ package skills
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
+	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
@@ -158,5 +161,76 @@ func TestRegistryPinsAndAccepts(t *testing.T) {
 	again.Refresh(ctx, nil, "my-docs")
 	if all := again.Current().All(); slices.ContainsFunc(all, func(s *Skill) bool { return s.Source != "" }) {
 		t.Fatalf("a removed source's skills remain")
+	}
+}
+
+// TestChangedSkillShowsItsText: a skill's pin keeps its SKILL.md's text,
+// so a change shows what the skill said and says now, line by line; what
+// is accepted keeps the text shown; a source serving other text than it
+// listed shows none rather than that text.
+func TestChangedSkillShowsItsText(t *testing.T) {
+	ctx := context.Background()
+	const md, addr = "skill://acme/refunds/SKILL.md", "skill:myDocs.acme/refunds"
+	const head = "---\nname: refunds\ndescription: Process refund requests.\n---\n"
+	remote := &remoteFiles{files: map[string]string{md: head + "# Refunds\nRefund the amount paid.\nAsk for the order number.\n"}}
+	r := newRegistryAt(t, t.TempDir(), hubtest.OpenStore(t), `{"sources": {"my-docs": {"url": "http://127.0.0.1:9/mcp"}}}`, remote)
+	r.Refresh(ctx, nil)
+
+	remote.set(md, head+"# Refunds\nRefund twice the amount paid.\nAsk for the order number.\n")
+	r.Refresh(ctx, nil)
+	was, is, hash, err := r.ChangedDefinition(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diff []string
+	for _, l := range catalog.DiffLines(catalog.DefinitionLines(was), catalog.DefinitionLines(is), 0) {
+		if l.Kind == catalog.DiffRemoved || l.Kind == catalog.DiffAdded {
+			diff = append(diff, strings.Join(strings.Fields(l.Text), " "))
+		}
+	}
+	// SKILL.md's size and digest, then its text.
+	if want := []string{`- "Refund the amount paid.",`, `+ "Refund twice the amount paid.",`}; len(diff) != 6 || !slices.Equal(diff[4:], want) {
+		t.Fatalf("the diff's changed lines are %q, want the size's, the digest's and %q", diff, want)
+	}
+
+	// What is accepted keeps the text shown: the next change is shown
+	// against it.
+	if _, _, err := r.AcceptShown(ctx, []catalog.Shown{{Address: addr, Hash: hash}}, "cli"); err != nil {
+		t.Fatal(err)
+	}
+	remote.set(md, head+"# Refunds\nRefund nothing.\nAsk for the order number.\n")
+	r.Refresh(ctx, nil)
+	was, _, _, err = r.ChangedDefinition(ctx, addr)
+	if err != nil || !strings.Contains(string(was), `"Refund twice the amount paid."`) {
+		t.Fatalf("accepted as shown, the pin keeps %s (%v)", was, err)
+	}
+
+	// Text other than listed is not shown as the skill's.
+	remote.mu.Lock()
+	remote.tamper = head + "Refund everything.\n"
+	remote.mu.Unlock()
+	_, is, _, err = r.ChangedDefinition(ctx, addr)
+	if err != nil || strings.Contains(string(is), "everything") || strings.Contains(string(is), `"text"`) {
+		t.Fatalf("with other text served: %s (%v)", is, err)
+	}
+}
+
+// TestSkillTextBound: the text a pin keeps stops at skillTextMax bytes,
+// at the end of a line or, in one long line, between characters, and says
+// how much it left out.
+func TestSkillTextBound(t *testing.T) {
+	line := strings.Repeat("é", 100) + "\n"
+	long := strings.Repeat(line, skillTextMax/len(line)+10)
+	lines := textLines(long)
+	kept := 0
+	for _, l := range lines[:len(lines)-1] {
+		kept += len(l) + 1
+	}
+	if kept > skillTextMax || lines[0] != strings.TrimSuffix(line, "\n") || lines[len(lines)-1] != fmt.Sprintf("… %d more bytes of SKILL.md not kept", len(long)-kept) {
+		t.Fatalf("kept %d bytes in %d lines, last %q", kept, len(lines), lines[len(lines)-1])
+	}
+	one := textLines(strings.Repeat("é", skillTextMax))
+	if len(one) != 2 || len(one[0]) > skillTextMax || !utf8.ValidString(one[0]) || !strings.HasPrefix(one[1], "… ") {
+		t.Fatalf("one long line: %d lines, the first %d bytes, valid %v", len(one), len(one[0]), utf8.ValidString(one[0]))
 	}
 }

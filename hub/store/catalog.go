@@ -12,6 +12,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -283,12 +284,18 @@ func (c *CatalogTx) PinFirst(ctx context.Context, source, name, hash string, def
 	return err
 }
 
+// ErrNoPin reports a tool or skill without a pin.
+var ErrNoPin = errors.New("no pin")
+
 // Pin returns the pin of tool name of source: its hash, and its definition
-// (nil when it was not kept). It fails with sql.ErrNoRows when there is
-// none.
+// (nil when it was not kept). It fails with ErrNoPin when there is none.
 func (c *CatalogTx) Pin(ctx context.Context, source, name string) (hash string, def []byte, err error) {
 	var d sql.NullString
-	if err := c.tx.QueryRowContext(ctx, `SELECT hash, definition FROM pins WHERE source = ? AND name = ?`, source, name).Scan(&hash, &d); err != nil {
+	err = c.tx.QueryRowContext(ctx, `SELECT hash, definition FROM pins WHERE source = ? AND name = ?`, source, name).Scan(&hash, &d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, ErrNoPin
+	}
+	if err != nil {
 		return "", nil, err
 	}
 	if d.Valid {

@@ -43,15 +43,16 @@ var shots = []string{
 	"window-policy.png",
 	"window-clients.png",
 	"first-run.png",
-	"approval-plan.png",      // a run's plan of three calls, two using the first one's result
-	"approval-reason.png",    // a call asked for a long reason, wrapped
-	"approval-changed.png",   // an OpenAPI call whose definition changed: method, URL and the diff
-	"approval-secret.png",    // a call waiting for the API key of a source with no connection yet
-	"approval-token.png",     // a REST API's call waiting for a token, or a sign-in with its document's flow
-	"approval-signin.png",    // a call waiting for an OAuth sign-in, the page's address to copy
-	"window-skills.png",      // the skills, a source's changed one, a skipped folder and the folders read
-	"window-connections.png", // the Sources tab's connection form, asking once more before it removes one
-	"window-changes.png",     // a changed tool definition: what changed, line by line, and Accept
+	"approval-plan.png",        // a run's plan of three calls, two using the first one's result
+	"approval-reason.png",      // a call asked for a long reason, wrapped
+	"approval-changed.png",     // an OpenAPI call whose definition changed: method, URL and the diff
+	"approval-secret.png",      // a call waiting for the API key of a source with no connection yet
+	"approval-token.png",       // a REST API's call waiting for a token, or a sign-in with its document's flow
+	"approval-signin.png",      // a call waiting for an OAuth sign-in, the page's address to copy
+	"window-skills.png",        // the skills, a source's changed one, a skipped folder and the folders read
+	"window-connections.png",   // the Sources tab's connection form, asking once more before it removes one
+	"window-changes.png",       // a changed tool definition: what changed, line by line, and Accept
+	"window-changes-skill.png", // a source's changed skill: its files' digests and its SKILL.md's text, line by line
 }
 
 // childMain runs the app in a child process for a platform's test (set by
@@ -376,7 +377,15 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 	on(func() {
 		m.sourcesScroll.ScrollToOffset(fyne.NewPos(0, m.changes.box.Position().Y-40))
 	})
-	return capture(m.win, filepath.Join(dir, shots[19]))
+	if err := capture(m.win, filepath.Join(dir, shots[19])); err != nil {
+		return err
+	}
+	on(func() { m.showChange("skill:docs.billing/refunds") }) // as the Skills tab's Review… does
+	step() // its definitions are read
+	on(func() {
+		m.sourcesScroll.ScrollToOffset(fyne.NewPos(0, m.changes.box.Position().Y-40))
+	})
+	return capture(m.win, filepath.Join(dir, shots[20]))
 }
 
 // capture writes the window's canvas to path once two frames in a row are

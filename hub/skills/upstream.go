@@ -356,7 +356,8 @@ func (r *Registry) readDefinition(ctx context.Context, sk *Skill, relist bool) [
 	if err != nil {
 		return sk.definition(nil)
 	}
-	return sk.definition(textLines(doc.Body))
+	// Kept and shown as the descriptions are: without the hub's secrets.
+	return sk.definition(textLines(r.secrets.Scrub(doc.Body)))
 }
 
 // readUpstreamSkillFile reads one file of an upstream skill through

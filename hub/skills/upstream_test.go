@@ -12,6 +12,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
@@ -203,6 +204,15 @@ func TestChangedSkillShowsItsText(t *testing.T) {
 	was, _, _, err = r.ChangedDefinition(ctx, addr)
 	if err != nil || !strings.Contains(string(was), `"Refund twice the amount paid."`) {
 		t.Fatalf("accepted as shown, the pin keeps %s (%v)", was, err)
+	}
+
+	// The hub's secrets are not kept or shown.
+	r.secrets = secrets.New()
+	r.secrets.Set("billing", "sk_live_4242424242")
+	remote.set(md, head+"# Refunds\nUse the key sk_live_4242424242.\n")
+	r.Refresh(ctx, nil)
+	if _, is, _, err = r.ChangedDefinition(ctx, addr); err != nil || strings.Contains(string(is), "4242") || !strings.Contains(string(is), "Use the key ") {
+		t.Fatalf("a secret in the text: %s (%v)", is, err)
 	}
 
 	// Text other than listed is not shown as the skill's.

@@ -380,7 +380,8 @@ func takeShots(c *controller, h *fakeHub, dir string) error {
 	if err := capture(m.win, filepath.Join(dir, shots[19])); err != nil {
 		return err
 	}
-	on(func() { m.showChange("skill:docs.billing/refunds") }) // as the Skills tab's Review… does
+	// As the Skills tab's Review… does.
+	on(func() { m.showChange("skill:docs.billing/refunds") })
 	step() // its definitions are read
 	on(func() {
 		m.sourcesScroll.ScrollToOffset(fyne.NewPos(0, m.changes.box.Position().Y-40))

@@ -232,6 +232,17 @@ func TestUpstreamSkillChangeAcceptedAsShown(t *testing.T) {
 		changes[0].Summary != "its frontmatter changed; changed SKILL.md" {
 		t.Fatalf("changes: %v %+v", err, changes)
 	}
+	// A hub over the same home that has not listed the sources (the
+	// CLI's own) knows the change, as last listed.
+	cold, err := New(ctx, Options{Home: h.paths.Home, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coldChanges, err := cold.ToolChanges(ctx)
+	cold.Close()
+	if err != nil || len(coldChanges) != 1 || coldChanges[0].Address != addr || coldChanges[0].Hash != changes[0].Hash || coldChanges[0].Summary != changes[0].Summary {
+		t.Fatalf("changes of a hub that has not listed: %v %+v", err, coldChanges)
+	}
 	was, is, shownHash, err := h.ChangedDefinition(ctx, addr)
 	if err != nil || shownHash != changes[0].Hash {
 		t.Fatalf("changed definition: %v, hash %s, listed %s", err, shownHash, changes[0].Hash)

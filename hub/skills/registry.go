@@ -99,7 +99,8 @@ type Registry struct {
 }
 
 // New returns a registry that watches the local skill folders; it reads
-// them at the first Current. Close ends its work.
+// them at the first Current. It knows the upstreams' skills as they were
+// last listed until a Refresh lists them again. Close ends its work.
 func New(opts Options) *Registry {
 	r := &Registry{
 		store: opts.Store, remote: opts.Remote, config: opts.Config, home: opts.Home,
@@ -126,6 +127,7 @@ func New(opts Options) *Registry {
 		ctx = context.Background()
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.load(r.ctx)
 	r.watch = r.newSkillWatch(r.ctx)
 	return r
 }

@@ -10,8 +10,11 @@ package skills
 // is read when a skill is described, through resources/read
 // (Remote.ReadResource), and used only when its size and digest (and, for
 // SKILL.md, its frontmatter) are the entry's. Each skill is pinned like a
-// tool, in the pins table under the name skill:<path>: a later entry with
-// other frontmatter or files is marked changed until the person accepts it.
+// tool, in the pins table under the name skill:<path>, with its SKILL.md's
+// text: a later entry with other frontmatter or files is marked changed
+// until the person accepts it. The entries a source listed last are kept
+// in the store's skills table, so a registry knows them, and their
+// changes, before it lists them again (the CLI's hub never does).
 
 import (
 	"context"
@@ -259,11 +262,15 @@ func (r *Registry) Refresh(ctx context.Context, failed map[string]error, sources
 	for src := range r.upstream {
 		if s := cfg.Sources[src]; s == nil || s.Disabled {
 			delete(r.upstream, src)
+			listed[src] = nil
 		}
 	}
 	r.upVer++
 	moved := !maps.Equal(before, marks(r.upstream))
 	r.mu.Unlock()
+	for src, skills := range listed {
+		r.keep(ctx, src, skills)
+	}
 	if moved {
 		// The window and the tray list the changed skills: a skill that
 		// came, went or changed since is news to them.
@@ -309,17 +316,110 @@ func (r *Registry) pinSkills(ctx context.Context, source string, skills []*Skill
 		if err := tx.PinFirst(ctx, source, "skill:"+sk.Path, sk.Hash, def, now); err != nil {
 			return fmt.Errorf("pinning %s: %w", sk.Address, err)
 		}
-		pinned, pinnedDef, err := tx.Pin(ctx, source, "skill:"+sk.Path)
-		if err != nil {
-			return fmt.Errorf("reading the pin of %s: %w", sk.Address, err)
-		}
-		sk.Pinned = pinned
-		if sk.Changed() {
-			sk.Change = skillChange(pinnedDef, sk)
-			sk.Updated = r.changeSeen(source, sk, now)
+		if err := markPin(ctx, tx, sk, func() time.Time { return r.changeSeen(source, sk, now) }); err != nil {
+			return err
 		}
 	}
 	return tx.Commit()
+}
+
+// markPin sets sk's Pinned from its pin and, when its entry is another,
+// what changed (Change) and since when (Updated, from seen).
+func markPin(ctx context.Context, tx *store.CatalogTx, sk *Skill, seen func() time.Time) error {
+	pinned, pinnedDef, err := tx.Pin(ctx, sk.Source, "skill:"+sk.Path)
+	if err != nil {
+		return fmt.Errorf("reading the pin of %s: %w", sk.Address, err)
+	}
+	sk.Pinned = pinned
+	if sk.Changed() {
+		sk.Change = skillChange(pinnedDef, sk)
+		sk.Updated = seen()
+	}
+	return nil
+}
+
+// keep stores the skills source listed, for a registry that has not
+// listed them yet (load); none forgets them.
+func (r *Registry) keep(ctx context.Context, source string, skills []*Skill) {
+	kept := make([]store.ListedSkill, 0, len(skills))
+	for _, sk := range skills {
+		entry, err := json.Marshal(sk.entry())
+		if err != nil {
+			continue
+		}
+		seen := sk.Updated
+		if seen.IsZero() {
+			seen = r.now()
+		}
+		kept = append(kept, store.ListedSkill{Path: sk.Path, Entry: entry, Seen: seen})
+	}
+	if err := r.store.SetSkills(ctx, source, kept); err != nil {
+		r.log.Warn("keeping the listed skills failed", "source", source, "err", err)
+	}
+}
+
+// entry is the skills/list entry sk was made from, as upstreamSkill reads
+// it.
+func (sk *Skill) entry() upstream.ListedSkill {
+	root := strings.TrimSuffix(sk.URI, "SKILL.md")
+	res := make([]upstream.SkillResource, len(sk.Files))
+	for i, f := range sk.Files {
+		res[i] = upstream.SkillResource{URI: root + f.Path, Digest: f.Digest, Size: f.Size}
+	}
+	b, _ := json.Marshal(res)
+	return upstream.ListedSkill{URI: sk.URI, Frontmatter: sk.Frontmatter, Resources: b}
+}
+
+// load takes the skills each configured, enabled source listed last, as
+// the store keeps them, with their pins' marks: a registry knows them
+// before its first Refresh lists them again (the CLI's hub lists none).
+// A kept entry that no longer reads as a skill, or has no pin, is left
+// out.
+func (r *Registry) load(ctx context.Context) {
+	cfg := r.config()
+	if r.remote == nil || r.store == nil || cfg == nil {
+		return
+	}
+	kept, err := r.store.Skills(ctx)
+	if err != nil || len(kept) == 0 {
+		if err != nil {
+			r.log.Warn("reading the kept skills failed", "err", err)
+		}
+		return
+	}
+	tx, err := r.store.BeginCatalog(ctx)
+	if err != nil {
+		r.log.Warn("reading the kept skills failed", "err", err)
+		return
+	}
+	defer tx.Rollback()
+	bySource := map[string][]*Skill{}
+	for _, k := range kept {
+		if s := cfg.Sources[k.Source]; s == nil || s.Disabled {
+			continue
+		}
+		var e upstream.ListedSkill
+		if err := json.Unmarshal(k.Entry, &e); err != nil {
+			continue
+		}
+		sk, err := upstreamSkill(k.Source, e)
+		if err != nil || sk.Path != k.Path {
+			continue
+		}
+		sk.Description = r.secrets.Scrub(sk.Description)
+		if markPin(ctx, tx, sk, func() time.Time { return k.Seen }) != nil {
+			continue
+		}
+		bySource[k.Source] = append(bySource[k.Source], sk)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for src, skills := range bySource {
+		if _, listed := r.upstream[src]; !listed {
+			r.upstream[src] = skills
+		}
+	}
+	r.upVer++
 }
 
 // unpinned returns the skills of source that have no pin yet.

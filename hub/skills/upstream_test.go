@@ -244,3 +244,68 @@ func TestSkillTextBound(t *testing.T) {
 		t.Fatalf("one long line: %d lines, the first %d bytes, valid %v", len(one), len(one[0]), utf8.ValidString(one[0]))
 	}
 }
+
+// offline is a Remote whose source cannot be reached.
+type offline struct{}
+
+func (offline) ListSkills(context.Context, string) ([]upstream.ListedSkill, error) {
+	return nil, context.DeadlineExceeded
+}
+
+func (offline) ReadResource(context.Context, string, string) ([]byte, error) {
+	return nil, context.DeadlineExceeded
+}
+
+// TestRegistryKnowsListedSkills: a registry knows the skills a source
+// listed last, as the store keeps them, before it lists them again (the
+// CLI's hub never does): their changes with what changed, accepted there
+// for the next; a source removed from the config, or its skills gone,
+// takes them along.
+func TestRegistryKnowsListedSkills(t *testing.T) {
+	ctx := context.Background()
+	const md, addr = "skill://acme/refunds/SKILL.md", "skill:myDocs.acme/refunds"
+	remote := &remoteFiles{files: map[string]string{
+		md:                                "---\nname: refunds\ndescription: Process refund requests.\n---\n# Refunds\n",
+		"skill://acme/refunds/example.md": "Dear customer.\n",
+	}}
+	db := hubtest.OpenStore(t)
+	home := t.TempDir()
+	const cfg = `{"sources": {"my-docs": {"url": "http://127.0.0.1:9/mcp"}}}`
+	r := newRegistryAt(t, home, db, cfg, remote)
+	r.Refresh(ctx, nil)
+	remote.set("skill://acme/refunds/example.md", "Dear valued customer.\n")
+	r.Refresh(ctx, nil)
+	listed, _ := r.Current().Lookup(addr)
+
+	cold := newRegistryAt(t, home, db, cfg, offline{})
+	sk, ok := cold.Current().Lookup(addr)
+	if !ok || !sk.Changed() || sk.Change != "changed example.md" || sk.Hash != listed.Hash || sk.Updated.UnixMilli() != listed.Updated.UnixMilli() || sk.Description != "Process refund requests." {
+		t.Fatalf("a registry that has not listed: %v, %+v", ok, sk)
+	}
+	// A listing that fails keeps them.
+	cold.Refresh(ctx, nil)
+	if changes := cold.Changes(); len(changes) != 1 || changes[0].Address != addr {
+		t.Fatalf("changes after a failed listing: %+v", changes)
+	}
+	if accepted, err := cold.Accept(ctx, addr, "cli"); err != nil || len(accepted) != 1 {
+		t.Fatalf("accepting without the source: %+v, %v", accepted, err)
+	}
+	if sk, _ := newRegistryAt(t, home, db, cfg, offline{}).Current().Lookup(addr); sk == nil || sk.Changed() {
+		t.Fatalf("accepted, then a new registry: %+v", sk)
+	}
+
+	// Gone from the listing, gone from the store.
+	remote.mu.Lock()
+	remote.files = map[string]string{}
+	remote.mu.Unlock()
+	r.Refresh(ctx, nil)
+	if _, ok := newRegistryAt(t, home, db, cfg, offline{}).Current().Lookup(addr); ok {
+		t.Fatal("a skill no longer listed is still known")
+	}
+	// A source no longer configured brings none.
+	remote.set(md, "---\nname: refunds\ndescription: Process refund requests.\n---\n# Refunds\n")
+	r.Refresh(ctx, nil)
+	if _, ok := newRegistryAt(t, home, db, `{"sources": {}}`, offline{}).Current().Lookup(addr); ok {
+		t.Fatal("a removed source's skill is known")
+	}
+}

@@ -28,9 +28,9 @@ before every call until you accept the new definition. Without ADDRESS, lists
 those tools. With ADDRESS, shows its definition as you accepted it and as it
 is now, line by line ("- " removed, "+ " added), and the command that accepts
 that definition and no later one. A source's skill whose entry (frontmatter,
-files) changed is listed too, as skill:NAMESPACE.PATH, by a running hub (one
-started for this command has not listed the sources' skills): the model is
-told it changed until you accept it. Works whether or not a hub is running.`,
+files) changed is listed too, as skill:NAMESPACE.PATH, with its SKILL.md's
+text: the model is told it changed until you accept it. Works whether or not
+a hub is running; without one, the sources' skills are as last listed.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&asJSON, "json", false, "print JSON")
 		},

@@ -649,11 +649,11 @@ consented to it is marked [changed] in search and describe, and its calls ask
 under any allow until you accept the new definition. ADDRESS may use the
 JavaScript or the MCP names (memory.openNodes, memory.open_nodes); a namespace
 accepts every changed tool in it. A source's changed skill is accepted by its
-address, skill:NAMESPACE.PATH, or all of a source's with skill:NAMESPACE.*;
-skills are known only to a running hub. With --definition (the hash
-'capabilities hub changes ADDRESS' prints), ADDRESS is accepted only while its
-definition is still the one you looked at. Tools are accepted whether or not
-a hub is running.`,
+address, skill:NAMESPACE.PATH, or all of a source's with skill:NAMESPACE.*.
+With --definition (the hash 'capabilities hub changes ADDRESS' prints),
+ADDRESS is accepted only while its definition is still the one you looked at.
+Works whether or not a hub is running; without one, the sources' skills are
+as last listed.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&definition, "definition", "", "accept only this definition (`HASH` as 'hub changes ADDRESS' prints it)")
 		},
@@ -663,19 +663,14 @@ a hub is running.`,
 			}
 			var accepted []catalog.ToolChange
 			in := map[string]string{"target": args[0], "channel": policy.ChannelCLI, "definition": definition}
-			hint := "changed tools are marked [changed] in 'capabilities search'"
 			err := withHub(ctx, e,
 				func(c *localapi.Client) error { return c.Do(ctx, "POST", "/v1/accept", in, &accepted) },
 				func(h *hub.Hub) (err error) {
-					if strings.HasPrefix(args[0], "skill:") {
-						// Without a hub, a source's skills are not listed.
-						hint = "no hub is running, and a source's skills are listed by a running hub: start it with 'capabilities hub'"
-					}
 					accepted, err = localapi.Accept(ctx, h, args[0], definition, policy.ChannelCLI)
 					return err
 				})
 			if err != nil {
-				return withHint(err, hint)
+				return withHint(err, "changed tools and skills are listed by 'capabilities hub changes'")
 			}
 			if len(accepted) == 0 {
 				fmt.Fprintf(e.Stdout, "Nothing to accept: %s has no changed definition.\n", args[0])

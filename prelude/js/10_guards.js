@@ -30,6 +30,7 @@
 	const NumberIsFinite = Number.isFinite;
 	const ArrayIsArray = Array.isArray;
 	const StringCtor = String;
+	const StringIndexOf = String.prototype.indexOf;
 	const TypeErrorCtor = TypeError;
 	const RangeErrorCtor = RangeError;
 
@@ -52,8 +53,8 @@
 	function tooLong(what, n, cap) {
 		limit("memory_limit", what + " would hold " + n + " elements, above the sandbox cap of " + cap);
 	}
-	function tooBig(what, n) {
-		limit("memory_limit", what + " would build a string of " + n + " characters, above the sandbox cap of " + maxString);
+	function tooBig(what, n, atLeast) {
+		limit("memory_limit", what + " would build a string of " + (atLeast ? "at least " : "") + n + " characters, above the sandbox cap of " + maxString);
 	}
 	function replaceMethod(proto, name, make) {
 		const d = ObjectGetOwnPropertyDescriptor(proto, name);
@@ -85,11 +86,21 @@
 				const step = MathMax(pattern.length, 1);
 				const bound = s.length + (s.length / step + 1) * replacement.length;
 				if (bound > maxString) {
+					const grow = replacement.length - pattern.length;
 					let count;
 					if (pattern.length === 0) count = name === "replaceAll" ? s.length + 1 : 1;
-					else if (name === "replace") count = s.indexOf(pattern) === -1 ? 0 : 1;
-					else count = (s.length - ReflectApply(orig, s, [pattern, ""]).length) / pattern.length;
-					const exact = s.length + count * (replacement.length - pattern.length);
+					else if (name === "replace") count = ReflectApply(StringIndexOf, s, [pattern]) === -1 ? 0 : 1;
+					else {
+						// Counted in an interruptible loop that stops at the
+						// first match past what the cap allows: the native
+						// replaceAll cannot be interrupted, and counting with it
+						// cost as much as replacing (a second a million matches).
+						const allowed = MathTrunc((maxString - s.length) / grow);
+						count = 0;
+						for (let i = ReflectApply(StringIndexOf, s, [pattern]); i !== -1 && count <= allowed; i = ReflectApply(StringIndexOf, s, [pattern, i + pattern.length])) count++;
+						if (count > allowed) tooBig("String.prototype." + name, s.length + count * grow, true);
+					}
+					const exact = s.length + count * grow;
 					if (exact > maxString) tooBig("String.prototype." + name, exact);
 				}
 			}

@@ -442,6 +442,16 @@ func (h *Hub) ChangedDefinition(ctx context.Context, address string) (was, is js
 	return h.catalog.Snapshot().ChangedDefinition(address)
 }
 
+// ChangedHash is the hash ChangedDefinition gives for address, without
+// reading an upstream skill's text from its source.
+func (h *Hub) ChangedHash(ctx context.Context, address string) (string, error) {
+	if strings.HasPrefix(address, "skill:") {
+		return h.skills.ChangedHash(address)
+	}
+	_, _, hash, err := h.ChangedDefinition(ctx, address)
+	return hash, err
+}
+
 // AcceptShown accepts the definitions a person was shown, each only while
 // it is still the tool's definition (catalog.AcceptShown) or the upstream
 // skill's entry (skills.Registry.AcceptShown); one that changed again since

@@ -221,7 +221,7 @@ func Accept(ctx context.Context, h *hub.Hub, target, definition, channel string)
 	if definition == "" {
 		return h.AcceptDefinitions(ctx, target, channel)
 	}
-	_, _, hash, err := h.ChangedDefinition(ctx, target)
+	hash, err := h.ChangedHash(ctx, target)
 	switch {
 	case err != nil:
 		return nil, &hub.InputError{Field: "address", Problem: err.Error()}

@@ -48,9 +48,9 @@ func (sk *Skill) definition(text []string) []byte {
 // text its SKILL.md has now (read from the source and checked against the
 // entry), and the hash of the latter, which AcceptShown takes.
 func (r *Registry) ChangedDefinition(ctx context.Context, address string) (was, is json.RawMessage, hash string, err error) {
-	sk := r.changedSkill(address)
-	if sk == nil {
-		return nil, nil, "", fmt.Errorf("%s is no upstream skill with a changed entry", address)
+	sk, err := r.changedSkill(address)
+	if err != nil {
+		return nil, nil, "", err
 	}
 	tx, err := r.store.BeginCatalog(ctx)
 	if err != nil {
@@ -67,13 +67,23 @@ func (r *Registry) ChangedDefinition(ctx context.Context, address string) (was, 
 	return was, r.readDefinition(ctx, sk, true), sk.Hash, nil
 }
 
-func (r *Registry) changedSkill(address string) *Skill {
+// ChangedHash is the hash ChangedDefinition gives for address, without
+// reading the skill's text from its source.
+func (r *Registry) ChangedHash(address string) (string, error) {
+	sk, err := r.changedSkill(address)
+	if err != nil {
+		return "", err
+	}
+	return sk.Hash, nil
+}
+
+func (r *Registry) changedSkill(address string) (*Skill, error) {
 	for _, sk := range r.Current().All() {
 		if sk.Source != "" && sk.Address == address && sk.Changed() {
-			return sk
+			return sk, nil
 		}
 	}
-	return nil
+	return nil, fmt.Errorf("%s is no upstream skill with a changed entry", address)
 }
 
 // changeSeen is when the hub first listed source's skill sk with its

@@ -252,6 +252,12 @@ func (r *Registry) Refresh(ctx context.Context, failed map[string]error, sources
 	}
 	r.mu.Lock()
 	before := marks(r.upstream)
+	// What the store keeps changes only with the entries or when they were
+	// first listed; a source without skills is forgotten each time.
+	kept := map[string]bool{}
+	for src, skills := range listed {
+		kept[src] = len(skills) > 0 && sameEntries(r.upstream[src], skills)
+	}
 	for src, skills := range listed {
 		if len(skills) == 0 {
 			delete(r.upstream, src)
@@ -269,13 +275,33 @@ func (r *Registry) Refresh(ctx context.Context, failed map[string]error, sources
 	moved := !maps.Equal(before, marks(r.upstream))
 	r.mu.Unlock()
 	for src, skills := range listed {
-		r.keep(ctx, src, skills)
+		if !kept[src] {
+			r.keep(ctx, src, skills)
+		}
 	}
 	if moved {
 		// The window and the tray list the changed skills: a skill that
 		// came, went or changed since is news to them.
 		r.changed()
 	}
+}
+
+// sameEntries reports whether two listings of a source have the same
+// entries, each first listed at the same time.
+func sameEntries(a, b []*Skill) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	was := make(map[string]*Skill, len(a))
+	for _, sk := range a {
+		was[sk.Path] = sk
+	}
+	for _, sk := range b {
+		if w := was[sk.Path]; w == nil || w.Hash != sk.Hash || !w.Updated.Equal(sk.Updated) {
+			return false
+		}
+	}
+	return true
 }
 
 // marks are the upstream skills by address, each with its entry's hash and

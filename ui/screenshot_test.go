@@ -167,11 +167,19 @@ func renderScreenshots(dir string) int {
 
 	var failed atomic.Bool
 	go func() {
-		defer fyne.Do(a.Quit)
+		code := 0
 		if err := takeShots(c, h, dir); err != nil {
 			log.Print(err)
 			failed.Store(true)
+			code = 1
 		}
+		fyne.Do(a.Quit)
+		// Every shot is written: an app that does not come back from Quit
+		// (seen once on a busy machine, five minutes after the last shot)
+		// must not take the test down with it.
+		time.Sleep(30 * time.Second)
+		log.Print("the app did not quit within 30 s of the last shot; exiting")
+		os.Exit(code)
 	}()
 	a.Run()
 	if failed.Load() {

@@ -54,6 +54,10 @@
 // (issueIdOrKey). "my", "I" and "for me" stand for the caller, whom
 // catalogs call the authenticated or current user; "who" asks for users.
 // Two words the catalog writes as one ("log work", worklog) add that word.
+// An acronym the catalog itself spells out reads as its long form: Build
+// pairs a word of capitals ("PR") with the run of words with its initials
+// that the tools saying it most often say beside it ("pull request"), in
+// any case and in the plural ("list PRs"; acronym.go).
 //
 // # Query expansion
 //
@@ -67,9 +71,10 @@
 // Options.Expansion, before saturation, and the idf is that of the most
 // frequent member. A doc that says "remove" thus matches "delete" a little
 // less than one that says "delete", and a doc that says both is not
-// counted twice. A verb of reading or listing (get, view, details, show)
-// after the request's first word is not expanded: there it names a thing
-// ("traffic views", "the details of PROJ-1"), not what to do.
+// counted twice. A verb of reading or listing (get, view, open, details,
+// show) after the request's first word is not expanded: there it names a
+// thing or a state ("traffic views", "the details of PROJ-1", "the open
+// pull requests"), not what to do.
 //
 // # The second stage
 //
@@ -81,8 +86,10 @@
 // its title and of the resources its path passes through the request
 // says, which of the request's pairs of words its title says in the same
 // order, whether it acts for the caller ("me", "my"), whether it takes by
-// its id the thing the request names by value ("issue 17"), and how
-// central its path family is in its namespace. See rerank.go.
+// its id the thing the request names by value ("issue 17"), whether one of
+// its parameters takes a value the request names from a fixed set ("the
+// open pull requests", "approve the pull request": an enum, Doc.Values),
+// and how central its path family is in its namespace. See rerank.go.
 //
 // # Order
 //

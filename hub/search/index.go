@@ -24,6 +24,9 @@ type Doc struct {
 	Params      []string // parameter names, top-level and nested, e.g. "owner", "perPage"
 	ParamDocs   []string // parameter descriptions
 	Headings    []string // a skill's section headings; tools have none
+	// Values are the values its parameters take from a fixed set (a
+	// schema's enum), as written: "open", "closed", "REQUEST_CHANGES".
+	Values []string
 
 	// Method and Path are an HTTP operation's ("GET",
 	// "/repos/{owner}/{repo}/pulls"), empty for other tools.
@@ -126,6 +129,7 @@ type Index struct {
 	maxTF     []float32          // the largest pseudo-frequency of each term in a doc
 	keyNoun   int32              // term id of what a bare key names (keyedNoun), -1 when none
 	keyWord   string             // its word as the catalog writes it
+	acronyms  map[string]string  // acronym, lower-cased -> its long form (acronym.go)
 	// mergedLists holds the merged postings of words that expand to
 	// several terms (merged), mergedLeft how many more postings they may
 	// hold.
@@ -196,6 +200,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		keyed    = map[string]int{}    // thing a parameter takes by key -> parameters
 		prefixes = pathPrefixes(docs)
 		fixed    []string
+		acr      acronymFinder
 	)
 	termOf := func(tok []byte) int32 {
 		if id, ok := raw[string(tok)]; ok {
@@ -263,6 +268,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
 		}
+		acr.add(doc.Title, doc.Description)
 		fixed = fixed[:0]
 		if doc.Path != "" {
 			fixed = pathFixed(doc.Path, prefixes[doc.Namespace], fixed)
@@ -289,6 +295,11 @@ func Build(docs []Doc, opts *Options) *Index {
 		ws.ids = append(ws.ids[:0], add(fieldDescription, detail)...)
 		ix.featIDs, ix.feat[d].nDetail, _ = appendSet(ix.featIDs, ws.ids)
 		ix.featIDs, ix.feat[d].nPhrase, _ = appendSet(ix.featIDs, ws.pairs)
+		ws.ids = ws.ids[:0]
+		for _, v := range doc.Values {
+			ws.ids = append(ws.ids, analyse(v)...)
+		}
+		ix.featIDs, ix.feat[d].nValue, _ = appendSet(ix.featIDs, ws.ids)
 		add(fieldDescription, post)
 		seen = seen[:0]
 		for _, p := range doc.Params {
@@ -309,6 +320,12 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	starts[len(docs)] = int32(len(entries))
+	ix.acronyms = acr.result(len(docs), func(d int) string {
+		if docs[d].Title != "" {
+			return docs[d].Title
+		}
+		return lead(docs[d].Description)
+	})
 	ix.keyNoun = -1
 	if s, w := keyedNoun(keyed); s != "" {
 		if id, ok := ix.terms[s]; ok {
@@ -607,6 +624,7 @@ type scratch struct {
 	in      []uint64  // a bit per doc in matched
 	qself   int       // the query word that stands for the caller, -1 when none
 	clean   []byte    // the query without its values (request.go)
+	long    []byte    // the query with its acronyms spelled out (acronym.go)
 	qtext   []byte    // the query's words, for the second stage
 	qends   []int
 	qids    []int32
@@ -651,6 +669,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	var bareKey bool
 	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	query, sc.clean = stripValues(sc.clean, query)
+	query, sc.long = ix.expandAcronyms(sc.long, query)
 	if bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.
 		query += " " + ix.keyWord
@@ -678,9 +697,10 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 		}
 		sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
 		// A verb of reading after the request's first word names a thing
-		// ("traffic views", "the details of PROJ-1") rather than what to
-		// do: it is not widened to the other verbs of reading.
-		ix.resolveWord(sc, w, i == 0 || actionVerbs[string(w)]&(actGet|actList) == 0)
+		// or a state ("traffic views", "the details of PROJ-1", "the open
+		// pull requests") rather than what to do: it is not widened to
+		// the other verbs of reading.
+		ix.resolveWord(sc, w, i == 0 || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)])
 	}
 	sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
 

@@ -3,19 +3,35 @@ package search
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 )
+
+// maxEnum is the longest enum whose values a property adds to Doc.Values:
+// a longer one lists data (time zones, countries), not the states, ways
+// or verdicts a request names ("open", "squash", "APPROVE").
+const maxEnum = 32
+
+// maxValueLen is the longest enum value indexed, in bytes.
+const maxValueLen = 40
 
 // AddInputSchema indexes a tool's input schema in d: each top-level
 // property's name (in name order), followed by the names of its own
-// properties one level down, in Params, and each top-level description in
-// ParamDocs. A schema that is not a JSON object with properties adds
-// nothing.
+// properties one level down, in Params, each top-level description in
+// ParamDocs, and the string values of each top-level enum (or of its
+// items' enum, or of the named schema of its own $defs it refers to) of
+// at most maxEnum values in Values. A schema that is not
+// a JSON object with properties adds nothing; a property's enum or items
+// of another shape add no values.
 func (d *Doc) AddInputSchema(schema json.RawMessage) {
 	var s struct {
 		Properties map[string]struct {
 			Description string          `json:"description"`
 			Properties  json.RawMessage `json:"properties"`
+			Enum        json.RawMessage `json:"enum"`
+			Items       json.RawMessage `json:"items"`
+			Ref         string          `json:"$ref"`
 		} `json:"properties"`
+		Defs map[string]json.RawMessage `json:"$defs"`
 	}
 	if json.Unmarshal(schema, &s) != nil {
 		return
@@ -37,5 +53,40 @@ func (d *Doc) AddInputSchema(schema json.RawMessage) {
 				d.Params = append(d.Params, nk)
 			}
 		}
+		enum, items := p.Enum, p.Items
+		if name, ok := strings.CutPrefix(p.Ref, "#/$defs/"); ok && len(enum) == 0 {
+			// A named schema of the tool's own $defs.
+			var def struct {
+				Enum  json.RawMessage `json:"enum"`
+				Items json.RawMessage `json:"items"`
+			}
+			if json.Unmarshal(s.Defs[name], &def) == nil {
+				enum, items = def.Enum, def.Items
+			}
+		}
+		if len(enum) == 0 && len(items) > 0 {
+			var it struct {
+				Enum json.RawMessage `json:"enum"`
+			}
+			if json.Unmarshal(items, &it) == nil {
+				enum = it.Enum
+			}
+		}
+		d.Values = appendEnum(d.Values, enum)
 	}
+}
+
+// appendEnum appends the string values of a JSON array of at most maxEnum
+// values to dst.
+func appendEnum(dst []string, enum json.RawMessage) []string {
+	var vals []any
+	if len(enum) == 0 || json.Unmarshal(enum, &vals) != nil || len(vals) > maxEnum {
+		return dst
+	}
+	for _, v := range vals {
+		if s, ok := v.(string); ok && s != "" && len(s) <= maxValueLen {
+			dst = append(dst, s)
+		}
+	}
+	return dst
 }

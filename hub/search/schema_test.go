@@ -23,8 +23,40 @@ func TestAddInputSchema(t *testing.T) {
 	for _, schema := range []string{``, `null`, `true`, `{"type":"object"}`, `[1]`} {
 		var e Doc
 		e.AddInputSchema([]byte(schema))
-		if len(e.Params) != 0 || len(e.ParamDocs) != 0 {
-			t.Errorf("%q added %q %q", schema, e.Params, e.ParamDocs)
+		if len(e.Params) != 0 || len(e.ParamDocs) != 0 || len(e.Values) != 0 {
+			t.Errorf("%q added %q %q %q", schema, e.Params, e.ParamDocs, e.Values)
 		}
+	}
+}
+
+// TestAddInputSchemaValues: the string values of a top-level enum, or of
+// its items' enum, or of the named schema it refers to, in property order; an enum too long to name states, of
+// another shape, or nested deeper adds none, and does not keep the
+// property's name out.
+func TestAddInputSchemaValues(t *testing.T) {
+	long := `[`
+	for i := range maxEnum + 1 {
+		if i > 0 {
+			long += ","
+		}
+		long += `"zone` + string(rune('a'+i%26)) + `"`
+	}
+	long += `]`
+	var d Doc
+	d.AddInputSchema([]byte(`{"type":"object","properties":{
+		"state":{"type":"string","enum":["open","closed","all"]},
+		"events":{"type":"array","items":{"type":"string","enum":["push","pull_request"]}},
+		"count":{"type":"integer","enum":[1,2,"ten"]},
+		"zone":{"type":"string","enum":` + long + `},
+		"odd":{"enum":"open"},
+		"tuple":{"items":[{"enum":["x"]}]},
+		"deep":{"type":"object","properties":{"mode":{"enum":["fast"]}}},
+		"method":{"$ref":"#/$defs/MergeMethod"}},
+		"$defs":{"MergeMethod":{"type":"string","enum":["merge","squash","rebase"]}}}`))
+	if want := []string{"ten", "push", "pull_request", "merge", "squash", "rebase", "open", "closed", "all"}; !slices.Equal(d.Values, want) {
+		t.Errorf("Values = %q, want %q", d.Values, want)
+	}
+	if want := []string{"count", "deep", "mode", "events", "method", "odd", "state", "tuple", "zone"}; !slices.Equal(d.Params, want) {
+		t.Errorf("Params = %q, want %q", d.Params, want)
 	}
 }

@@ -84,6 +84,20 @@ var synonyms = func() map[string][]string {
 	return m
 }()
 
+// readVerbs are the stems of the synonym group of reading ("open",
+// "load", "fetch"...).
+var readVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, g := range synonymGroups {
+		if g[0] == "read" {
+			for _, w := range g {
+				m[string(stem([]byte(w)))] = true
+			}
+		}
+	}
+	return m
+}()
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

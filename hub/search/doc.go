@@ -47,9 +47,9 @@
 // # Requests
 //
 // A request names things by value as well as by kind ("close PROJ-42",
-// "a filter named 'my bugs'"): quoted text, numbers, keys, versions and
-// identifiers are left out, a URL or an e-mail address reads as its kind
-// (request.go); a key with no word for its kind before it ("move PROJ-7 to
+// "a filter named 'my bugs'"): quoted text, numbers, keys, versions,
+// identifiers and paths (acme/app, src/main.go) are left out, a URL or an
+// e-mail address reads as its kind (request.go); a key with no word for its kind before it ("move PROJ-7 to
 // Done") reads as the thing the catalog's parameters take by key
 // (issueIdOrKey). "my", "I" and "for me" stand for the caller, whom
 // catalogs call the authenticated or current user; "who" asks for users.

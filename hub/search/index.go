@@ -668,7 +668,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	var bareKey bool
 	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
-	query, sc.clean = stripValues(sc.clean, query)
+	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)
 	if bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.

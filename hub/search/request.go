@@ -20,7 +20,9 @@ import (
 //     digits or more, as in CHMA0000215045); while base64, utf8, s3 or
 //     oauth2 stay words;
 //   - addresses: URLs and e-mail addresses, which read as the words "url"
-//     and "email", and @mentions.
+//     and "email", and @mentions;
+//   - paths and names with a slash (acme/app, src/main.go) of which a part
+//     is no word of the catalog, while "read/write" stays two words.
 //
 // A key with no word for its kind before it ("move PROJ-7 to Done") reads
 // as the word for the thing the catalog's parameters take by key
@@ -30,8 +32,9 @@ import (
 
 // stripValues returns q with its values replaced by spaces (or by the word
 // for their kind), built in dst[:0], and dst; it returns q itself when q
-// has no values or nothing but values.
-func stripValues(dst []byte, q string) (string, []byte) {
+// has no values or nothing but values. ix, when not nil, tells the words
+// of its catalog from the parts of a path.
+func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 	dst = dst[:0]
 	words, values := false, false
 	for i := 0; i < len(q); {
@@ -51,7 +54,7 @@ func stripValues(dst []byte, q string) (string, []byte) {
 				continue
 			}
 		}
-		if isValue(q[i:end]) {
+		if isValue(q[i:end]) || ix.slashValue(q[i:end]) {
 			// A URL or an e-mail address says what kind of thing the
 			// tool takes.
 			switch kind := valueKind(q[i:end]); kind {
@@ -162,6 +165,34 @@ func isValue(chunk string) bool {
 	return letters == 1 && (w[0] == 'v' || w[0] == 'V')
 }
 
+// slashValue reports whether a chunk of a request is a path or a name
+// with a slash (acme/app, src/main.go, docs/) of which a part is no word
+// of ix's catalog; parts that all are ("read/write", "owner/repo") are
+// words. With a nil ix no chunk is.
+func (ix *Index) slashValue(chunk string) bool {
+	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	if ix == nil || !strings.Contains(w, "/") || strings.Contains(w, "://") {
+		return false
+	}
+	var buf [32]byte
+	for part := range strings.SplitSeq(w, "/") {
+		if part == "" {
+			continue
+		}
+		if len(part) > len(buf) || !asciiLetters(part) {
+			return true
+		}
+		b := buf[:0]
+		for k := range len(part) {
+			b = append(b, part[k]|0x20)
+		}
+		if _, ok := ix.terms[string(stem(b))]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
 // valueNouns appends to dst the term ids of the words a value follows in
 // q: "issue 17", "attachment 10042" and "tag v1.2.0" ask for one issue,
 // attachment or tag, which a tool takes by its id. A verb before a value
@@ -181,7 +212,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		end := chunkEnd(q, i)
 		chunk := q[i:end]
 		i = end
-		if isValue(chunk) && valueKind(chunk) == "" {
+		if (isValue(chunk) || ix.slashValue(chunk)) && valueKind(chunk) == "" {
 			if noun < 0 && ix.keyNoun >= 0 && isKey(chunk) {
 				// A key with no noun before it ("move PROJ-7 to Done")
 				// names the thing the catalog takes keys of.

@@ -34,10 +34,34 @@ func TestStripValues(t *testing.T) {
 		{`it's "open`, `it's "open`},
 	}
 	for _, tt := range tests {
-		got, _ := stripValues(nil, tt.in)
+		got, _ := stripValues(nil, tt.in, nil)
 		if diff := cmp.Diff(strings.Fields(tt.want), strings.Fields(got)); diff != "" {
 			t.Errorf("stripValues(%q) = %q (-want +got):\n%s", tt.in, got, diff)
 		}
+	}
+}
+
+// TestSlashValues: a path or a name with a slash is a value when a part of
+// it is no word of the catalog; words joined by a slash stay words, and
+// without a catalog every slash stays.
+func TestSlashValues(t *testing.T) {
+	ix := Build([]Doc{
+		{Name: "setAccess", Description: "Gives a user read or write access to the owner's repo."},
+		{Name: "getContent", Description: "Reads a file of the repo."},
+	}, nil)
+	for in, want := range map[string]string{
+		"give acme/app read/write access":                 "give read/write access",
+		"get the contents of src/main.go":                 "get the contents of",
+		"read the file docs/ of owner/repo":               "read the file of owner/repo",
+		"open averylongpartofapaththatnocatalogsays/read": "open",
+	} {
+		got, _ := stripValues(nil, in, ix)
+		if diff := cmp.Diff(strings.Fields(want), strings.Fields(got)); diff != "" {
+			t.Errorf("stripValues(%q) = %q (-want +got):\n%s", in, got, diff)
+		}
+	}
+	if got, _ := stripValues(nil, "give acme/app access", nil); got != "give acme/app access" {
+		t.Errorf("without a catalog: %q", got)
 	}
 }
 

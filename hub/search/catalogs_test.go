@@ -440,11 +440,12 @@ func catalogCases(t testing.TB) []catalogCase {
 	// The floors sit a little under the held-out figures measured with the
 	// path field, the request rules (a bare key read as what the catalog
 	// takes by key, "show" one thing, a verb of reading after the first
-	// word left unexpanded, acronyms read as the catalog spells them out),
+	// word left unexpanded, acronyms read as the catalog spells them out,
+	// paths left out),
 	// the second stage's coverage, resources, items (of a path, or of a
 	// tool's parameters), details, title phrases and parameter values
-	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.732,
-	// 0.875, 0.249; as MCP tools 0.763, 0.875, 0.284; Jira as OpenAPI
+	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.728,
+	// 0.860, 0.245; as MCP tools 0.766, 0.875, 0.287; Jira as OpenAPI
 	// 0.714, 0.784, 0.249; as MCP tools 0.650, 0.761, 0.200; the reference
 	// servers 0.802, 0.875, 0.252; Star Trek 0.675, 0.750, -0.015), below
 	// the target of 0.80 nDCG@10 GitHub's is to reach as OpenAPI (its
@@ -457,7 +458,7 @@ func catalogCases(t testing.TB) []catalogCase {
 	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.86, 0.24},
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.85, 0.24},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.75, 0.86, 0.27},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.70, 0.77, 0.23},

@@ -33,7 +33,8 @@ func githubDoc(t testing.TB) string {
 // its 1,223 operations but the one served by another origin is in the
 // catalog within the default bounds, search and describe find them with
 // their types, and the parsed document is not kept: the hub's heap stays
-// far below the document's size.
+// far below the document's size; describe keeps within its budget
+// (describeGitHubWithinBudget).
 func TestOpenAPIGitHub(t *testing.T) {
 	h := newOpenAPIHub(t, "github", &config.Source{OpenAPI: githubDoc(t)}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
 	ctx := context.Background()
@@ -79,6 +80,48 @@ func TestOpenAPIGitHub(t *testing.T) {
 	runtime.ReadMemStats(&m)
 	if m.HeapAlloc > 200<<20 {
 		t.Errorf("the hub's heap is %d MB with GitHub's description served", m.HeapAlloc>>20)
+	}
+	// The same hub: parsing GitHub's description takes most of this
+	// test's time under -race.
+	t.Run("describe within budget", func(t *testing.T) { describeGitHubWithinBudget(t, h) })
+}
+
+// describeGitHubWithinBudget describes GitHub's whole REST description
+// (1,223 operations) served as the namespace github: the namespace fits the
+// default budget, closing with one line that counts what is left out and
+// says how to reach it, and one operation with a long description still
+// declares its input.
+func describeGitHubWithinBudget(t *testing.T, h *Hub) {
+	ctx := context.Background()
+	out, err := h.Describe(ctx, DescribeRequest{Targets: []string{"github"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tsgen.BudgetTokens(out); n > tsgen.DefaultBudget {
+		t.Errorf("describe github: %d budget tokens (%d o200k_base), want <= %d", n, tsgen.Tokens(out), tsgen.DefaultBudget)
+	}
+	if !strings.Contains(out, "declare const github: {") {
+		t.Errorf("describe github declares no method:\n%s", out)
+	}
+	last := out[strings.LastIndex(strings.TrimRight(out, "\n"), "\n")+1:]
+	if !strings.HasPrefix(last, "// Not shown (budget): ") || !strings.Contains(last, " of github") || !strings.Contains(last, "search") {
+		t.Errorf("describe github does not close with a count of what is left out and how to reach it: %q", last)
+	}
+	if c := strings.Count(out, "github."); c > 100 {
+		t.Errorf("describe github names %d addresses; the rest should be counted", c)
+	}
+
+	out, err = h.Describe(ctx, DescribeRequest{Targets: []string{"github.pullsList"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tsgen.BudgetTokens(out); n > tsgen.DefaultBudget {
+		t.Errorf("describe github.pullsList: %d budget tokens, want <= %d", n, tsgen.DefaultBudget)
+	}
+	for _, field := range []string{"owner: string;", "repo: string;", "state?: ", "per_page?: number;"} {
+		if !strings.Contains(out, field) {
+			t.Errorf("describe github.pullsList does not declare %q:\n%s", field, out)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 )
@@ -76,10 +77,25 @@ func (s apiSchema) enumValues() []string {
 	return out
 }
 
+// loaded holds the operations loadOpenAPI read, by file: the package's
+// tests read GitHub's 13 MB description several times, slowly under -race.
+// Callers do not change what it returns.
+var loaded sync.Map // file -> []apiOp
+
 // loadOpenAPI reads the operations of an OpenAPI 3 JSON description in path
 // order, resolving parameter references and reading a JSON request body's
 // top-level properties, as the hub's OpenAPI source lists them.
 func loadOpenAPI(t testing.TB, file string) []apiOp {
+	t.Helper()
+	if ops, ok := loaded.Load(file); ok {
+		return ops.([]apiOp)
+	}
+	ops := readOpenAPI(t, file)
+	loaded.Store(file, ops)
+	return ops
+}
+
+func readOpenAPI(t testing.TB, file string) []apiOp {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -248,6 +248,13 @@ func TestLineCounter(t *testing.T) {
 	c := NewCatalog(catalog)
 	for _, target := range targets {
 		for _, budget := range []int{100, DefaultBudget, 1 << 30} {
+			if target == "gh" && budget == 1<<30 {
+				// GitHub's whole namespace declared without a budget
+				// is some 2 MB; counting it twice under -race took most
+				// of this test's 25 s, and adds no kind of line the
+				// others lack.
+				continue
+			}
 			res, err := c.Describe([]string{target}, &Options{Budget: budget})
 			if err != nil {
 				t.Fatal(err)

@@ -34,7 +34,12 @@ SHOT_DEBS := $(TEST_DEBS) xdotool
 CROSS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
 NPM_DIR := testdata/npm
-GOTEST_FLAGS ?= -race -timeout 15m
+# go test vets each package it tests with every analyzer go vet runs
+# (-vet=all), on the same race-built compile: a separate go vet ./... built
+# everything a second time, 397 s of a cold run's 753 s against 370 s for
+# both together. go vet covers the packages without tests (UNTESTED).
+GOTEST_FLAGS ?= -race -vet=all -timeout 15m
+UNTESTED = $$($(GO) list -f '{{if not (or .TestGoFiles .XTestGoFiles)}}{{.ImportPath}}{{end}}' ./...)
 
 .PHONY: all build run install test test-go cross crosscheck fuzz bench lint deps-run deps-test deps-npm package clean screenshots
 
@@ -65,14 +70,14 @@ install: build
 # the end and make test then exits non-zero.
 test: deps-test deps-npm
 	@./scripts/test-steps.sh \
-		'vet=$(GO) vet ./...' \
+		'vet=$(GO) vet '"$(UNTESTED)" \
 		'go-test=./scripts/with-session.sh $(GO) test $(GOTEST_FLAGS) ./...' \
 		'crosscheck=$(MAKE) --no-print-directory crosscheck' \
 		'fuzz=$(MAKE) --no-print-directory fuzz'
 
 # test-go expects a display and an unlocked Secret Service (see test).
 test-go:
-	$(GO) vet ./...
+	$(GO) vet $(UNTESTED)
 	$(GO) test $(GOTEST_FLAGS) ./...
 
 # screenshots renders the tray menu (opened in xfce4-panel), every tab of

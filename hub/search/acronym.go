@@ -153,17 +153,8 @@ func isStopWord(w string) bool {
 // capsWords appends to dst the distinct acronyms text writes, lower-cased:
 // words of two to five ASCII capitals, alone or with a plural "s".
 func capsWords(text string, dst []string) []string {
-	for i := 0; i < len(text); {
-		if !isWordByte(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && isWordByte(text[j]) {
-			j++
-		}
+	for i, j := nextWord(text, 0); i < len(text); i, j = nextWord(text, j) {
 		w := text[i:j]
-		i = j
 		if strings.HasSuffix(w, "s") {
 			w = w[:len(w)-1]
 		}
@@ -176,6 +167,19 @@ func capsWords(text string, dst []string) []string {
 		}
 	}
 	return dst
+}
+
+// nextWord is the span of the first word of s at or after i, a run of
+// isWordByte bytes; start is len(s) when there is none.
+func nextWord(s string, i int) (start, end int) {
+	for i < len(s) && !isWordByte(s[i]) {
+		i++
+	}
+	end = i
+	for end < len(s) && isWordByte(s[end]) {
+		end++
+	}
+	return i, end
 }
 
 func allCaps(w string) bool {
@@ -197,24 +201,14 @@ func (ix *Index) expandAcronyms(dst []byte, q string) (string, []byte) {
 	dst = dst[:0]
 	changed := false
 	last := 0
-	for i := 0; i < len(q); {
-		if !isWordByte(q[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(q) && isWordByte(q[j]) {
-			j++
-		}
-		w := q[i:j]
-		if long, plural, ok := ix.acronym(w); ok {
+	for i, j := nextWord(q, 0); i < len(q); i, j = nextWord(q, j) {
+		if long, plural, ok := ix.acronym(q[i:j]); ok {
 			dst = append(append(dst, q[last:i]...), long...)
 			if plural && !strings.HasSuffix(long, "s") {
 				dst = append(dst, 's')
 			}
 			last, changed = j, true
 		}
-		i = j
 	}
 	if !changed {
 		return q, dst

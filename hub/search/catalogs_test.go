@@ -62,19 +62,12 @@ type apiSchema struct {
 	Items      *apiSchema           `json:"items"`
 }
 
-// enumValues are the string values of s's enum, or of its items'.
-func (s apiSchema) enumValues() []string {
-	e := s.Enum
-	if len(e) == 0 && s.Items != nil {
-		e = s.Items.Enum
+// enum is s's enum, or its items'.
+func (s apiSchema) enum() []any {
+	if len(s.Enum) == 0 && s.Items != nil {
+		return s.Items.Enum
 	}
-	var out []string
-	for _, v := range e {
-		if str, ok := v.(string); ok {
-			out = append(out, str)
-		}
-	}
-	return out
+	return s.Enum
 }
 
 // loaded holds the operations loadOpenAPI read, by file: the package's
@@ -168,7 +161,7 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 				}
 				var ps apiSchema
 				if json.Unmarshal(p.Schema, &ps) == nil {
-					o.values = append(o.values, ps.enumValues()...)
+					o.values = appendValues(o.values, p.Name, ps.enum())
 				}
 			}
 			if media, ok := op.RequestBody.Content["application/json"]; ok {
@@ -190,7 +183,7 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 					if d := s.Properties[name].Desc; d != "" {
 						o.paramDocs = append(o.paramDocs, d)
 					}
-					o.values = append(o.values, s.Properties[name].enumValues()...)
+					o.values = appendValues(o.values, name, s.Properties[name].enum())
 				}
 			}
 			ops = append(ops, o)

@@ -19,7 +19,8 @@ const maxValueLen = 40
 // properties one level down, in Params, each top-level description in
 // ParamDocs, and the string values of each top-level enum (or of its
 // items' enum, or of the named schema of its own $defs it refers to) of
-// at most maxEnum values in Values. A schema that is not
+// at most maxEnum values in Values, but for a parameter that only orders
+// results (sort, direction). A schema that is not
 // a JSON object with properties adds nothing; a property's enum or items
 // of another shape add no values.
 func (d *Doc) AddInputSchema(schema json.RawMessage) {
@@ -72,15 +73,34 @@ func (d *Doc) AddInputSchema(schema json.RawMessage) {
 				enum = it.Enum
 			}
 		}
-		d.Values = appendEnum(d.Values, enum)
+		var vals []any
+		if len(enum) > 0 && json.Unmarshal(enum, &vals) == nil {
+			d.Values = appendValues(d.Values, k, vals)
+		}
 	}
 }
 
-// appendEnum appends the string values of a JSON array of at most maxEnum
-// values to dst.
-func appendEnum(dst []string, enum json.RawMessage) []string {
-	var vals []any
-	if len(enum) == 0 || json.Unmarshal(enum, &vals) != nil || len(vals) > maxEnum {
+// ordering reports whether a parameter's name says only how results are
+// ordered: sort, order, direction, sort_by, orderBy, sortDirection.
+func ordering(name string) bool {
+	only := true
+	var buf []byte
+	buf = forEachToken(name, buf, func(tok []byte) {
+		switch string(tok) {
+		case "sort", "order", "direction", "by", "dir":
+		default:
+			only = false
+		}
+	})
+	return only && name != ""
+}
+
+// appendValues appends to dst the string values, of at most maxValueLen
+// bytes, of the enum vals of a parameter named name: none when it has more
+// than maxEnum, or when the parameter only orders results (sort: created,
+// updated, comments says how results are ordered, not what the tool does).
+func appendValues(dst []string, name string, vals []any) []string {
+	if len(vals) > maxEnum || ordering(name) {
 		return dst
 	}
 	for _, v := range vals {

@@ -45,6 +45,8 @@ func TestAddInputSchemaValues(t *testing.T) {
 	var d Doc
 	d.AddInputSchema([]byte(`{"type":"object","properties":{
 		"state":{"type":"string","enum":["open","closed","all"]},
+		"sort":{"type":"string","enum":["created","updated","comments"]},
+		"order_by":{"enum":["name"]},
 		"events":{"type":"array","items":{"type":"string","enum":["push","pull_request"]}},
 		"count":{"type":"integer","enum":[1,2,"ten"]},
 		"zone":{"type":"string","enum":` + long + `},
@@ -56,7 +58,7 @@ func TestAddInputSchemaValues(t *testing.T) {
 	if want := []string{"ten", "push", "pull_request", "merge", "squash", "rebase", "open", "closed", "all"}; !slices.Equal(d.Values, want) {
 		t.Errorf("Values = %q, want %q", d.Values, want)
 	}
-	if want := []string{"count", "deep", "mode", "events", "method", "odd", "state", "tuple", "zone"}; !slices.Equal(d.Params, want) {
+	if want := []string{"count", "deep", "mode", "events", "method", "odd", "order_by", "sort", "state", "tuple", "zone"}; !slices.Equal(d.Params, want) {
 		t.Errorf("Params = %q, want %q", d.Params, want)
 	}
 }

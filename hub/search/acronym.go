@@ -38,6 +38,19 @@ type acronymFinder struct {
 	words []string
 	buf   []byte
 	found []string
+	// The words of the text being read, end to end in text, each ending
+	// at its ends entry: no string per word.
+	text []byte
+	ends []int32
+}
+
+// word is the i-th word of the text being read.
+func (a *acronymFinder) word(i int) []byte {
+	start := int32(0)
+	if i > 0 {
+		start = a.ends[i-1]
+	}
+	return a.text[start:a.ends[i]]
 }
 
 // add reads one tool's title and description.
@@ -56,25 +69,31 @@ func (a *acronymFinder) add(title, desc string) {
 	if a.tools == nil {
 		a.tools, a.pairs, a.forms = map[string]int{}, map[string]map[string]int{}, map[string]string{}
 	}
-	a.words = a.words[:0]
-	a.buf = forEachToken(text, a.buf, func(tok []byte) { a.words = append(a.words, string(tok)) })
+	a.text, a.ends = a.text[:0], a.ends[:0]
+	a.buf = forEachToken(text, a.buf, func(tok []byte) {
+		a.text = append(a.text, tok...)
+		a.ends = append(a.ends, int32(len(a.text)))
+	})
 	for _, acr := range a.caps {
 		a.tools[acr]++
 		a.found = a.found[:0]
 		n := len(acr)
 	runs:
-		for i := 0; i+n <= len(a.words); i++ {
-			run := a.words[i : i+n]
-			for j, w := range run {
+		for i := 0; i+n <= len(a.ends); i++ {
+			for j := range n {
+				w := a.word(i + j)
 				if w[0] != acr[j] || len(w) < 2 || w[0] >= '0' && w[0] <= '9' {
 					continue runs
 				}
 			}
-			if isStopWord(run[0]) || isStopWord(run[n-1]) {
+			if isStopWord(string(a.word(i))) || isStopWord(string(a.word(i+n-1))) {
 				continue
 			}
+			a.words = a.words[:0]
 			stems := make([]string, n)
-			for j, w := range run {
+			for j := range n {
+				w := string(a.word(i + j))
+				a.words = append(a.words, w)
 				stems[j] = string(stem([]byte(w)))
 			}
 			key := strings.Join(stems, " ")
@@ -82,7 +101,7 @@ func (a *acronymFinder) add(title, desc string) {
 				continue
 			}
 			a.found = append(a.found, key)
-			form := strings.Join(run, " ")
+			form := strings.Join(a.words, " ")
 			if f, ok := a.forms[key]; !ok || strings.HasSuffix(f, "s") && !strings.HasSuffix(form, "s") {
 				a.forms[key] = form
 			}

@@ -147,7 +147,7 @@ func (a *acronymFinder) mostTitled(keys []string, n int, label func(int) string)
 	counts := make([]int, len(keys))
 	for d := range n {
 		a.words = a.words[:0]
-		a.buf = forEachToken(label(d), a.buf, func(tok []byte) { a.words = append(a.words, string(stem([]byte(string(tok))))) })
+		a.buf = forEachToken(label(d), a.buf, func(tok []byte) { a.words = append(a.words, string(stem(slices.Clone(tok)))) })
 		line := " " + strings.Join(a.words, " ") + " "
 		for i, key := range keys {
 			if strings.Contains(line, " "+key+" ") {

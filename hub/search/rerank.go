@@ -876,9 +876,8 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			add += hw * sc.share(f.heads(ix.featIDs), nil)
 		}
 		if object && f.nValue > 0 {
-			// "the open pull requests", "squash and merge", "approve
-			// the pull request": a state, a way or a verdict the tool
-			// takes as a parameter's value.
+			// "the open pull requests", "approve the pull request": a
+			// state or a verdict the tool takes as a parameter's value.
 			for _, t := range f.values(ix.featIDs) {
 				if sc.queryHasOwn(t) {
 					add += w.value

@@ -20,9 +20,9 @@ const maxValueLen = 40
 // ParamDocs, and the string values of each top-level enum (or of its
 // items' enum, or of the named schema of its own $defs it refers to) of
 // at most maxEnum values in Values, but for a parameter that only orders
-// results (sort, direction). A schema that is not
-// a JSON object with properties adds nothing; a property's enum or items
-// of another shape add no values.
+// results (sort, direction). A schema that is not a JSON object with
+// properties adds nothing; a property's enum or items of another shape add
+// no values.
 func (d *Doc) AddInputSchema(schema json.RawMessage) {
 	var s struct {
 		Properties map[string]struct {
@@ -84,8 +84,7 @@ func (d *Doc) AddInputSchema(schema json.RawMessage) {
 // ordered: sort, order, direction, sort_by, orderBy, sortDirection.
 func ordering(name string) bool {
 	only := true
-	var buf []byte
-	buf = forEachToken(name, buf, func(tok []byte) {
+	forEachToken(name, nil, func(tok []byte) {
 		switch string(tok) {
 		case "sort", "order", "direction", "by", "dir":
 		default:

@@ -156,7 +156,7 @@ type childScheme struct {
 // be served is written as a problem line; the error is for what could not
 // be read or written.
 func ServeChild(in io.Reader, out io.Writer, loc string) error {
-	data, err := readDocument(in, loc)
+	data, err := readDocument(in, loc, -1)
 	if err != nil {
 		return err
 	}

@@ -166,21 +166,39 @@ func readOpenAPI(ctx context.Context, client *http.Client, loc string) ([]byte, 
 // refused at that point.
 //
 // size is its length when known (a file's size, an answer's
-// Content-Length), else -1: the buffer then holds it at once instead of
-// growing by doubling, which for GitHub's 13 MB copies and clears twice
-// as much memory.
+// Content-Length), else -1: the buffer then holds it from the start
+// instead of growing as io.ReadAll's does, which for GitHub's 13 MB
+// copies and clears several times as much memory.
 func readDocument(r io.Reader, loc string, size int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if size >= 0 && size <= maxOpenAPIDocument {
-		buf.Grow(int(size) + bytes.MinRead)
+	lr := io.LimitReader(r, maxOpenAPIDocument+1)
+	if size < 0 || size > maxOpenAPIDocument {
+		b, err := io.ReadAll(lr)
+		return checkDocument(b, err, loc)
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(r, maxOpenAPIDocument+1)); err != nil {
+	b := make([]byte, 0, size+1) // one more byte to see the end
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than it said
+		}
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return checkDocument(b, nil, loc)
+		}
+		if err != nil {
+			return checkDocument(b, err, loc)
+		}
+	}
+}
+
+func checkDocument(b []byte, err error, loc string) ([]byte, error) {
+	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", loc, err)
 	}
-	if int64(buf.Len()) > maxOpenAPIDocument {
+	if int64(len(b)) > maxOpenAPIDocument {
 		return nil, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("it is longer than %d MB, %s", maxOpenAPIDocument>>20, openAPIDocLimitWords)}
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 func openAPITooLarge(loc string, size int64) error {

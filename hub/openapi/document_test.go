@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -211,5 +212,57 @@ func TestOpenAPIDocumentBounds(t *testing.T) {
 	if err != nil || len(doc.tools) != 0 || len(doc.skipped) != 1 ||
 		!strings.Contains(doc.skipped[0], "skipped POST /op0: its schemas are 1.1 MB, above 1.0 MB, the limit of one operation's schemas") {
 		t.Errorf("an operation over its limit: %v, skipped %q", err, doc.skipped)
+	}
+}
+
+// TestReadDocumentOnce reads a document of known size into one buffer: a
+// file's size and an answer's Content-Length size it, and an answer that
+// says nothing reads as before. A document that turns out longer than it
+// said is still read whole, and still bounded.
+func TestReadDocumentOnce(t *testing.T) {
+	ctx := context.Background()
+	const size = 8 << 20
+	body := bytes.Repeat([]byte(" "), size)
+	copy(body, `{"openapi":"3.1.0"}`)
+	file := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/sized" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		} else {
+			w.(http.Flusher).Flush() // no Content-Length
+		}
+		w.Write(body)
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		loc  string
+		most uint64
+	}{
+		{file, size + size/8},
+		{srv.URL + "/sized", size + size/8},
+		{srv.URL + "/chunked", 8 * size}, // io.ReadAll's growth
+	} {
+		var got []byte
+		var err error
+		n := hubtest.Allocated(func() { got, err = readOpenAPI(ctx, srv.Client(), c.loc) })
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("%s: %v, %d bytes", c.loc, err, len(got))
+		}
+		if n > c.most {
+			t.Errorf("%s: reading %d MB allocated %d MB", c.loc, size>>20, n>>20)
+		}
+		t.Logf("%s: %.1f MB allocated", c.loc, float64(n)/(1<<20))
+	}
+	// Longer than it says: a file that grew after its size was read.
+	got, err := readDocument(bytes.NewReader(body), "grown.json", 100)
+	if err != nil || len(got) != size {
+		t.Errorf("a document longer than its size: %v, %d bytes", err, len(got))
+	}
+	_, err = readDocument(bytes.NewReader(make([]byte, maxOpenAPIDocument+10)), "grown.json", 100)
+	if err == nil || !strings.Contains(err.Error(), "grown.json: it is longer than 32 MB") {
+		t.Errorf("a document past the limit, said to be short: %v", err)
 	}
 }

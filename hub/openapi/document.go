@@ -733,13 +733,15 @@ func isJSONMedia(mt string) bool {
 }
 
 // operationDescription is the summary and the description, the summary
-// first so search's one-line view shows it.
+// first so search's one-line view shows it. A description that starts
+// with the summary already says it first ("List public gists" and "List
+// public gists sorted by most recently updated...") and is kept whole.
 func operationDescription(op *v3.Operation) string {
 	sum, desc := strings.TrimSpace(op.Summary), strings.TrimSpace(op.Description)
 	switch {
-	case sum == "":
+	case sum == "" || strings.HasPrefix(desc, sum):
 		return desc
-	case desc == "" || strings.HasPrefix(desc, sum):
+	case desc == "":
 		return sum
 	}
 	if !strings.HasSuffix(sum, ".") {

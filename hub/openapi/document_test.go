@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -264,5 +265,71 @@ func TestReadDocumentOnce(t *testing.T) {
 	_, err = readDocument(bytes.NewReader(make([]byte, maxOpenAPIDocument+10)), "grown.json", 100)
 	if err == nil || !strings.Contains(err.Error(), "grown.json: it is longer than 32 MB") {
 		t.Errorf("a document past the limit, said to be short: %v", err)
+	}
+}
+
+// TestOperationDescription keeps a description whole: after the summary,
+// or alone when it starts with the summary, as 20 of GitHub's do ("List
+// public gists" and "List public gists sorted by most recently updated
+// to least recently updated.", then its note on pagination).
+func TestOperationDescription(t *testing.T) {
+	doc := func(summary, description string) string {
+		op := fmt.Sprintf(`{"summary":%q,"description":%q,"responses":{"200":{"description":"ok"}}}`, summary, description)
+		return `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/gists/public":{"get":` + op + `}}}`
+	}
+	for _, c := range []struct{ summary, description, want string }{
+		{"List public gists", "List public gists sorted by most recently updated.\n\nNote: at most 3000.", "List public gists sorted by most recently updated.\n\nNote: at most 3000."},
+		{"List public gists", "Newest first.", "List public gists.\n\nNewest first."},
+		{"List public gists.", "", "List public gists."},
+		{"", "Newest first.", "Newest first."},
+		{"List public gists", "List public gists", "List public gists"},
+	} {
+		d, err := parseOpenAPI("gists.json", []byte(doc(c.summary, c.description)))
+		if err != nil || len(d.tools) != 1 {
+			t.Fatalf("%q, %q: %v", c.summary, c.description, err)
+		}
+		if got := d.tools[0].Description; got != c.want {
+			t.Errorf("summary %q, description %q: %q, want %q", c.summary, c.description, got, c.want)
+		}
+	}
+
+	// In GitHub's description, no operation's text is lost.
+	loc := githubDoc(t)
+	data, err := os.ReadFile(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+			Description string `json:"description"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	d, err := parseOpenAPI(loc, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := map[string]string{}
+	for _, tl := range d.tools {
+		described[tl.Name] = tl.Description
+	}
+	checked := 0
+	for _, item := range raw.Paths {
+		for _, op := range item {
+			got, ok := described[op.OperationID]
+			if !ok || op.Description == "" {
+				continue
+			}
+			checked++
+			if !strings.Contains(got, strings.TrimSpace(op.Description)) {
+				t.Errorf("%s: its description is not kept whole: %.80q", op.OperationID, got)
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("%d operations checked", checked)
 	}
 }

@@ -223,9 +223,9 @@ func openapiDocs(ns string, ops []apiOp) []Doc {
 	for i, o := range ops {
 		desc := o.summary
 		switch {
-		case desc == "":
-			desc = o.description
-		case o.description != "" && !strings.HasPrefix(o.description, desc):
+		case desc == "" || strings.HasPrefix(o.description, desc):
+			desc = o.description // it says the summary first
+		case o.description != "":
 			desc = strings.TrimSuffix(desc, ".") + ".\n\n" + o.description
 		}
 		docs[i] = Doc{Namespace: ns, Name: jsName(o.id), OrigName: o.id, Title: o.summary, Description: desc,
@@ -453,21 +453,22 @@ func catalogCases(t testing.TB) []catalogCase {
 	// paths left out),
 	// the second stage's coverage, resources, items (of a path, or of a
 	// tool's parameters), details, title phrases and parameter values
-	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.728,
-	// 0.860, 0.245; as MCP tools 0.766, 0.875, 0.287; Jira as OpenAPI
+	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.723,
+	// 0.860, 0.240, its 20 descriptions that start with their summary
+	// kept whole as the hub now keeps them; as MCP tools 0.766, 0.875, 0.287; Jira as OpenAPI
 	// 0.714, 0.784, 0.249; as MCP tools 0.650, 0.761, 0.200; the reference
 	// servers 0.802, 0.875, 0.252; Star Trek 0.675, 0.750, -0.015), below
 	// the target of 0.80 nDCG@10 GitHub's is to reach as OpenAPI (its
 	// Recall@5 of 0.85 and both as MCP tools, 0.75 and 0.80, are met), and
 	// Jira's 0.80. The held-out halves score well under the tuning ones
-	// (GitHub as OpenAPI 0.824, Jira 0.841): their requests share fewer
+	// (GitHub as OpenAPI 0.820, Jira 0.842): their requests share fewer
 	// words with the operations' names and summaries.
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
 	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.85, 0.24},
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.85, 0.23},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.75, 0.86, 0.27},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.70, 0.77, 0.23},

@@ -107,7 +107,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 
 	// Tray host.
 	if err := trayHost(); err != nil {
-		out = append(out, check{name: "tray", warn: true, info: oneLine(err.Error()), fix: "the hub still runs and approval dialogs still open; for an icon, use a desktop with a system tray (GNOME: the AppIndicator extension)"})
+		out = append(out, check{name: "tray", warn: true, info: oneLine(err.Error()), fix: noTrayFix})
 	} else {
 		out = append(out, check{name: "tray", ok: true, info: "a system tray is available"})
 	}

@@ -100,3 +100,7 @@ func autostartOptions(e *env) packaging.AutostartOptions {
 
 // trayHost reports whether the desktop shows tray icons.
 func trayHost() error { return ui.TrayAvailable() }
+
+// noTrayFix is doctor's fix line when trayHost fails: the dialogs need no
+// tray.
+const noTrayFix = "the hub still runs and approval dialogs still open; for an icon, use a desktop with a system tray (GNOME: the AppIndicator extension)"

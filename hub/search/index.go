@@ -670,6 +670,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)
+	query = plainVerb(query)
 	if bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.
 		query += " " + ix.keyWord

@@ -332,3 +332,46 @@ func hasKey(s string) bool {
 	}
 	return false
 }
+
+// plainVerb rewrites a request that starts with a verb phrase tools are
+// not named with to start with the plain verb of what it asks: "open a
+// pull request" and "set up a webhook" create, "get rid of", "clean up"
+// and "stop watching the repo" delete, "turn off the workflow" disables
+// it. Both stages then read the verb the catalog uses, not words it uses
+// for other things ("open" pull requests are a state, "stop" cancels
+// imports). It returns q when there is nothing to rewrite.
+func plainVerb(q string) string {
+	s1, e1 := nextWord(q, 0)
+	if e1 == s1 || strings.TrimSpace(q[:s1]) != "" {
+		return q
+	}
+	s2, e2 := nextWord(q, e1)
+	w1, w2 := strings.ToLower(q[s1:e1]), strings.ToLower(q[s2:e2])
+	if v := phrasalPlain[[2]string{w1, w2}]; v != "" {
+		return v + q[e2:]
+	}
+	switch {
+	case createsWith[w1] && (w2 == "a" || w2 == "an" || w2 == "new"):
+		return "create" + q[e1:]
+	case w1 == "stop" && len(w2) > 4 && strings.HasSuffix(w2, "ing"):
+		// "stop watching", "stop following": undo what the next word
+		// names.
+		return "delete" + q[e1:]
+	case w1 == "start" && len(w2) > 4 && strings.HasSuffix(w2, "ing"):
+		return "create" + q[e1:]
+	}
+	return q
+}
+
+// phrasalPlain are the plain verbs of the two-word verbs a request may
+// start with.
+var phrasalPlain = map[[2]string]string{
+	{"get", "rid"}: "delete", {"take", "back"}: "delete", {"take", "down"}: "delete",
+	{"clean", "up"}: "delete", {"set", "up"}: "create", {"sign", "up"}: "create",
+	{"turn", "on"}: "enable", {"turn", "off"}: "disable",
+}
+
+// createsWith are verbs that create when an article follows ("open a pull
+// request", "file an issue") and mean something else otherwise ("open
+// alerts").
+var createsWith = map[string]bool{"open": true, "file": true, "start": true, "raise": true}

@@ -123,6 +123,44 @@ func TestRequestRules(t *testing.T) {
 	}
 }
 
+// TestPlainVerb: a request that starts with a verb phrase starts with the
+// plain verb of its action instead; other requests stay as they are.
+func TestPlainVerb(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"open a pull request from my branch", "create a pull request from my branch"},
+		{"File an issue", "create an issue"},
+		{"set up a webhook", "create a webhook"},
+		{"get rid of PROJ-42", "delete of PROJ-42"},
+		{"turn off the release workflow", "disable the release workflow"},
+		{"stop watching this repo", "delete watching this repo"},
+		{"start following octocat", "create following octocat"},
+		// The same words elsewhere, or without what makes them a verb.
+		{"open alerts", "open alerts"},
+		{"list the open PRs", "list the open PRs"},
+		{"stop my codespace", "stop my codespace"},
+		{"look up users named alice", "look up users named alice"},
+		{"what did I set up", "what did I set up"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := plainVerb(tt.in); got != tt.want {
+			t.Errorf("plainVerb(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// The verb the catalog's titles use wins over a state named "open".
+	docs := []Doc{
+		{Namespace: "t", Name: "pullsCreate", Title: "Create a pull request", Description: "Opens a draft or a ready pull request.", Method: "POST", Path: "/repos/{owner}/{repo}/pulls", Params: []string{"head", "base"}},
+		{Namespace: "t", Name: "pullsListForCommit", Title: "List pull requests associated with a commit", Description: "Only open pull requests are returned unless the commit is merged.", Method: "GET", Path: "/repos/{owner}/{repo}/commits/{sha}/pulls"},
+		{Namespace: "t", Name: "pullsUpdateBranch", Title: "Update a pull request branch", Description: "Updates the branch of an open pull request. The pull request must be open.", Method: "PUT", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/update-branch"},
+		{Namespace: "t", Name: "pullsList", Title: "List pull requests", Description: "Lists open pull requests.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls", Params: []string{"state"}, Values: []string{"open", "closed"}},
+	}
+	ix := Build(docs, nil)
+	hits, _ := ix.Search("open a pull request from my feature branch", "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.pullsCreate" {
+		t.Errorf("Search(open a pull request from my feature branch) = %v, want t.pullsCreate first", got)
+	}
+}
+
 // TestValueNouns: the word a value follows names the thing the request
 // asks for one of, unless it is the request's verb; and a tool that takes
 // that thing by its id ranks before one that does not.

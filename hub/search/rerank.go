@@ -21,9 +21,9 @@ import (
 //     POST creates, PUT and PATCH change, DELETE deletes); any tool's also
 //     from the verb its name or title starts with, a name that gets things
 //     in the plural listing them (getProjectVersions). The request's comes
-//     from its first word ("add", "get rid of", "set up"; "protect the
-//     branch" and "comment on the issue" are verbs too, which ask for a
-//     change);
+//     from its first word ("add"; "get rid of" and "set up" read as the
+//     plain verbs plainVerb puts for them; "protect the branch" and
+//     "comment on the issue" are verbs too, which ask for a change);
 //     a question ("which labels...") or a bare noun phrase ("open alerts")
 //     asks to read. "Show" asks to list things named in the plural and to
 //     read or list one named in the singular ("show the latest release").
@@ -704,19 +704,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			if id, ok := ix.terms[string(s)]; ok && ix.verbs[id] {
 				q.verb = id
 			}
-			switch {
-			case phrasalVerbs[[2]string{string(w), next}] != 0:
-				q.act = phrasalVerbs[[2]string{string(w), next}]
-			case createsWith[string(w)] && (next == "a" || next == "an" || next == "new"):
-				q.act = actCreate
-			case (string(w) == "stop" || string(w) == "start") && strings.HasSuffix(next, "ing"):
-				// "stop watching", "start following": undo or do the
-				// thing the next word names.
-				q.act = actDelete
-				if string(w) == "start" {
-					q.act = actCreate
-				}
-			default:
+			// Search has put the plain verb for most phrases
+			// (plainVerb); "look up" and "find out" stay.
+			if a := phrasalVerbs[[2]string{string(w), next}]; a != 0 {
+				q.act = a
+			} else {
 				q.act = actionVerbs[string(s)]
 			}
 			switch {
@@ -774,18 +766,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 // showsOne are the verbs of listing that show one thing as well.
 var showsOne = map[string]bool{"show": true, "display": true, "browse": true}
 
-// createsWith are verbs that create when an article follows ("open a pull
-// request", "file an issue") and mean something else otherwise ("open
-// alerts").
-var createsWith = map[string]bool{"open": true, "file": true, "start": true, "raise": true}
-
-// phrasalVerbs are two-word verbs a request may start with, and the
-// action they ask for.
+// phrasalVerbs are the two-word verbs plainVerb leaves as they are, having
+// no one plain verb ("look up the user octocat" reads one user, "look up
+// users named alice" searches them), with the action the second stage
+// reads in them.
 var phrasalVerbs = map[[2]string]uint8{
-	{"get", "rid"}: actDelete, {"take", "back"}: actDelete, {"take", "down"}: actDelete,
-	{"clean", "up"}: actDelete, {"set", "up"}: actCreate, {"sign", "up"}: actCreate,
-	{"turn", "on"}: actUpdate, {"turn", "off"}: actUpdate, {"look", "up"}: actSearch,
-	{"find", "out"}: actGet,
+	{"look", "up"}: actSearch, {"find", "out"}: actGet,
 }
 
 // nounVerbPreps, after a request's first word in the singular, make it a

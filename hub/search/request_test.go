@@ -251,6 +251,26 @@ func TestPluralGetLists(t *testing.T) {
 	}
 }
 
+// TestNounsAreNoVerbs: a word of a tool's name or path that shares its
+// stem with a verb but is not one of its forms names a thing: cancelling
+// an invitation does not create one, and /invitations is a resource.
+func TestNounsAreNoVerbs(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "orgsCancelInvitation", OrigName: "orgs/cancel-invitation", Title: "Cancel an organization invitation", Description: "Cancel an organization invitation. The invited person can then be invited again.", Method: "DELETE", Path: "/orgs/{org}/invitations/{invitation_id}"},
+		{Namespace: "t", Name: "orgsCreateInvitation", OrigName: "orgs/create-invitation", Title: "Create an organization invitation", Description: "Invite people to an organization by their user id or e-mail address.", Method: "POST", Path: "/orgs/{org}/invitations"},
+		{Namespace: "t", Name: "usersInvite", Title: "Invite users", Description: "Invites users.", Method: "POST", Path: "/invite"},
+	}
+	ix := Build(docs, nil)
+	for i, want := range []uint8{actDelete, actCreate, actCreate} {
+		if got := ix.feat[i].act; got != want {
+			t.Errorf("%s: action %06b, want %06b", docs[i].Name, got, want)
+		}
+	}
+	if got := len(ix.feat[0].heads(ix.featIDs)); got != 2 {
+		t.Errorf("%s passes through %d resources, want 2 (orgs, invitations)", docs[0].Path, got)
+	}
+}
+
 // TestExactLead: a tool without a title is matched exactly by its
 // description's first sentence, as one with a title is by its title.
 func TestExactLead(t *testing.T) {

@@ -90,6 +90,7 @@ var actionVerbs = func() map[string]uint8 {
 	add := func(a uint8, words ...string) {
 		for _, w := range words {
 			m[string(stem([]byte(w)))] = a
+			verbForms[w] = true
 		}
 	}
 	add(actList, "list", "lists", "show", "enumerate", "browse", "all")
@@ -100,6 +101,9 @@ var actionVerbs = func() map[string]uint8 {
 	add(actSearch, "search", "find", "lookup", "locate", "query", "searching")
 	return m
 }()
+
+// verbForms are the words actionVerbs is made of, as written.
+var verbForms = map[string]bool{}
 
 // selfWords are the request's words for the caller.
 var selfWords = map[string]bool{"me": true, "my": true, "i": true, "mine": true, "myself": true, "im": true}
@@ -243,8 +247,10 @@ func (ws *wordScratch) words(dst []string, s string) []string {
 	return dst
 }
 
-// action is the action a word asks for as a verb (actionVerbs), kept per
-// word.
+// action is the action a word of a tool's name, title or path asks for
+// as a verb (actionVerbs), kept per word. Only the verb's own forms count:
+// "invitation" shares its stem with "invite" but names a thing
+// (orgs/cancel-invitation, /orgs/{org}/invitations).
 func (ws *wordScratch) action(w string) uint8 {
 	if a, ok := ws.acts[w]; ok {
 		return a
@@ -252,7 +258,10 @@ func (ws *wordScratch) action(w string) uint8 {
 	if ws.acts == nil {
 		ws.acts = map[string]uint8{}
 	}
-	a := actionVerbs[string(stem([]byte(w)))]
+	var a uint8
+	if verbForms[w] || verbForms[strings.TrimSuffix(w, "s")] || verbForms[strings.TrimSuffix(w, "es")] {
+		a = actionVerbs[string(stem([]byte(w)))]
+	}
 	ws.acts[w] = a
 	return a
 }

@@ -36,6 +36,10 @@ type canonicalizer struct {
 	pos     int
 	out     []byte
 	members []member
+	// listed keeps each object's members in the order they came rather
+	// than sorting them; the rest is as canonical: the last of a repeated
+	// key wins, at its place.
+	listed bool
 }
 
 func (c *canonicalizer) space() {
@@ -148,8 +152,8 @@ type member struct {
 	value int
 }
 
-// object writes the object at pos with its members in key order, the
-// last of a repeated key winning, as a map would keep it. It finds the
+// object writes the object at pos with its members in key order (or as
+// listed), the last of a repeated key winning, as a map would keep it. It finds the
 // members first and then writes each value where it belongs, so nothing
 // is written twice.
 func (c *canonicalizer) object() {
@@ -186,14 +190,15 @@ func (c *canonicalizer) object() {
 		}
 	}
 	end := c.pos
-	if !sorted {
+	if !sorted && !c.listed {
 		slices.SortStableFunc(c.members[base:], func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	}
+	replaced := c.replacedFunc(base, sorted)
 	c.out = append(c.out, '{')
 	first := true
 	for i := base; i < len(c.members); i++ {
 		m := c.members[i]
-		if i+1 < len(c.members) && bytes.Equal(c.members[i+1].key, m.key) {
+		if replaced(i) {
 			continue // a later member of the same key replaces it
 		}
 		if !first {
@@ -212,6 +217,32 @@ func (c *canonicalizer) object() {
 	c.members = c.members[:base]
 	c.pos = end
 	c.out = append(c.out, '}')
+}
+
+// replacedFunc reports, of the members from base on of the object being
+// written, whether a later member of the same key replaces member i. Sorted
+// members have it next; listed ones anywhere after, which a large object
+// looks up in a map rather than comparing every pair.
+func (c *canonicalizer) replacedFunc(base int, sorted bool) func(i int) bool {
+	ms := c.members
+	if !c.listed || sorted {
+		return func(i int) bool { return i+1 < len(ms) && bytes.Equal(ms[i+1].key, ms[i].key) }
+	}
+	if len(ms)-base <= 16 {
+		return func(i int) bool {
+			for j := i + 1; j < len(ms); j++ {
+				if bytes.Equal(ms[j].key, ms[i].key) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	last := make(map[string]int, len(ms)-base)
+	for i := base; i < len(ms); i++ {
+		last[string(ms[i].key)] = i
+	}
+	return func(i int) bool { return last[string(ms[i].key)] != i }
 }
 
 // appendCanonicalString appends the quoted string tok as encoding/json

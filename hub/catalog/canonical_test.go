@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,6 +91,74 @@ func checkCanonical(t *testing.T, doc []byte) {
 		t.Fatalf("canonicalJSON(%q): error %v, decoding: %v", doc, err, werr)
 	case err == nil && !bytes.Equal(got, want):
 		t.Fatalf("canonicalJSON(%q)\n = %s\nwant %s", doc, got, want)
+	}
+	if err != nil {
+		return
+	}
+	// As listed: the same document, its canonical form the same.
+	l := canonicalizer{in: doc, listed: true}
+	l.value()
+	if again, err := canonicalJSON(json.RawMessage(l.out)); err != nil || !bytes.Equal(again, want) {
+		t.Fatalf("listed %q\n = %s, canonical %s (%v)\nwant %s", doc, l.out, again, err, want)
+	}
+}
+
+// TestListedOrder: written as listed, an object keeps its members in the
+// order they came, the last of a repeated key in its place, at every
+// depth and however large the object; the canonical form and the hash do
+// not depend on that order.
+func TestListedOrder(t *testing.T) {
+	listed := func(doc string) string {
+		c := canonicalizer{in: []byte(doc), listed: true}
+		c.value()
+		return string(c.out)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{`{"z":1,"a":{"y":[{"q":1,"b":2}],"c":3}}`, `{"z":1,"a":{"y":[{"q":1,"b":2}],"c":3}}`},
+		{` { "b" : 1 , "a" : 2 , "b" : 3 } `, `{"a":2,"b":3}`},
+		{`{"s":"<&>","\u00e9":1}`, `{"s":"\u003c\u0026\u003e","é":1}`},
+	} {
+		if got := listed(tt.in); got != tt.want {
+			t.Errorf("listed %s = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	// A large object finds its repeated keys by map.
+	var in, want bytes.Buffer
+	in.WriteString("{")
+	want.WriteString("{")
+	for i := 40; i > 0; i-- {
+		fmt.Fprintf(&in, `"k%d":%d,`, i, i)
+		if i != 7 {
+			fmt.Fprintf(&want, `"k%d":%d,`, i, i)
+		}
+	}
+	in.WriteString(`"k7":"last"}`)
+	want.WriteString(`"k7":"last"}`)
+	if got := listed(in.String()); got != want.String() {
+		t.Errorf("listed large object\n = %s\nwant %s", got, want.String())
+	}
+
+	tool := func(schema string) *mcp.Tool {
+		return &mcp.Tool{Name: "pullsList", InputSchema: json.RawMessage(schema)}
+	}
+	a := `{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"state":{"enum":["open","closed"]}},"required":["owner","repo"]}`
+	b := `{"required":["owner","repo"],"properties":{"state":{"enum":["open","closed"]},"repo":{"type":"string"},"owner":{"type":"string"}},"type":"object"}`
+	defA, hashA, err := Definition(tool(a), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defB, hashB, err := Definition(tool(b), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hashA != hashB {
+		t.Errorf("the same definition listed in two orders hashes %s and %s", hashA, hashB)
+	}
+	if want := `{"inputSchema":` + a + `,"name":"pullsList"}`; string(defA) != want {
+		t.Errorf("definition = %s, want %s", defA, want)
+	}
+	if bytes.Equal(defA, defB) {
+		t.Errorf("both orders are stored as %s", defA)
 	}
 }
 

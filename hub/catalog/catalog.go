@@ -499,6 +499,13 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 			}
 			prev, had := old[t.Name]
 			if had && prev == hash {
+				if def != nil {
+					// The same definition: a store of an earlier
+					// version may hold it with its schemas sorted.
+					if _, err := tx.KeepDefinition(ctx, src, t.Name, def, hash); err != nil {
+						return fmt.Errorf("storing tool %s of %s: %w", t.Name, src, err)
+					}
+				}
 				continue
 			}
 			if err := tx.PutTool(ctx, src, t.Name, def, hash, now); err != nil {
@@ -628,7 +635,11 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 			Updated: st.Updated,
 		}
 		if t.Changed() && json.Valid(st.PinnedDefinition) {
-			t.PinnedDefinition = st.PinnedDefinition
+			// Sorted, as DefinitionJSON is, for the two to line up: the
+			// store keeps a definition as it was listed.
+			if canon, err := canonicalJSON(json.RawMessage(st.PinnedDefinition)); err == nil {
+				t.PinnedDefinition = canon
+			}
 		}
 		decoded[i] = t
 	})

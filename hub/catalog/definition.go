@@ -36,27 +36,40 @@ type toolDefinition struct {
 	Request *upstream.RESTRequest `json:"request,omitempty"`
 }
 
-// Definition is a listed tool's canonical definition, as the store keeps
-// it, and its hash, as pins name it. req is an OpenAPI operation's request,
-// which the hash then covers too: a call that would go elsewhere, by
-// another method or to another path is another definition. A schema that
-// does not marshal is kept as null rather than dropping the tool.
+// Definition is a listed tool's definition, as the store keeps it, and its
+// hash, as pins name it. req is an OpenAPI operation's request, which the
+// hash then covers too: a call that would go elsewhere, by another method
+// or to another path is another definition. A schema that does not marshal
+// is kept as null rather than dropping the tool.
+//
+// The hash is of the canonical form (keys sorted at every depth), so that
+// the same definition listed with its keys in another order is the same;
+// def keeps the schemas' members in the order they were listed, which is
+// the order their authors mean them to be read in (an operation's
+// parameters as its description lists them), and declarations follow it.
 func Definition(t *mcp.Tool, req *upstream.RESTRequest) (def []byte, hash string, err error) {
 	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
 	d.InputSchema = rawSchema(t.InputSchema)
 	d.OutputSchema = rawSchema(t.OutputSchema)
-	def, err = d.canonical()
+	canon, err := d.encode(true)
+	if err == nil {
+		def, err = d.encode(false)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	sum := sha256.Sum256(def)
+	sum := sha256.Sum256(canon)
 	return def, hex.EncodeToString(sum[:]), nil
 }
 
-// canonical is canonicalJSON(d), written member by member in key order
-// so that the schemas, most of its bytes, are read once.
-func (d *toolDefinition) canonical() ([]byte, error) {
-	c := canonicalizer{out: make([]byte, 0, 256+len(d.Description)+len(d.InputSchema)+len(d.OutputSchema))}
+// canonical is canonicalJSON(d).
+func (d *toolDefinition) canonical() ([]byte, error) { return d.encode(true) }
+
+// encode writes d member by member in key order, so that the schemas, most
+// of its bytes, are read once: as canonicalJSON(d) when sorted, else with
+// the schemas' members in the order they came.
+func (d *toolDefinition) encode(sorted bool) ([]byte, error) {
+	c := canonicalizer{out: make([]byte, 0, 256+len(d.Description)+len(d.InputSchema)+len(d.OutputSchema)), listed: !sorted}
 	sep := byte('{')
 	key := func(k string) {
 		c.out = append(c.out, sep, '"')
@@ -210,8 +223,8 @@ func eachAtOnce(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// DefinitionJSON is the tool's current definition in the canonical form
-// the store keeps, for a person to compare with PinnedDefinition.
+// DefinitionJSON is the tool's current definition in canonical form (the
+// form its hash is of), for a person to compare with PinnedDefinition.
 func (t *Tool) DefinitionJSON() (json.RawMessage, error) {
 	return canonicalJSON(toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Request: t.Request})

@@ -31,8 +31,9 @@ type DiffLine struct {
 const maxDiffCells = 1 << 22
 
 // DefinitionLines is a definition (JSON) as lines to compare, indented
-// two spaces a level; nil when def is empty. The store keeps definitions
-// in canonical form (sorted keys), so two of them line up.
+// two spaces a level; nil when def is empty. A changed tool's definitions
+// come in canonical form (sorted keys: Tool.PinnedDefinition,
+// DefinitionJSON), so two of them line up.
 func DefinitionLines(def []byte) []string {
 	if len(bytes.TrimSpace(def)) == 0 {
 		return nil

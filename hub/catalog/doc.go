@@ -17,7 +17,9 @@
 //
 // Definitions and pins. A tool's definition (name, title, description,
 // schemas, annotations, and an OpenAPI operation's request: method, path
-// and server) is hashed as canonical JSON. The first definition seen is
+// and server) is hashed as canonical JSON (keys sorted at every depth) and
+// stored as listed, its schemas' members in their author's order, which
+// declarations follow. The first definition seen is
 // pinned; a later one that differs is a change (Tool.Changed, Changes)
 // until the person accepts it (Accept, Pin), and Tool.Change says in one
 // line what changed ("description, annotations (no longer read-only)

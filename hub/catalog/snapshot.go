@@ -51,8 +51,9 @@ type Tool struct {
 	Change  string
 	Updated time.Time
 	// PinnedDefinition is the JSON of the pinned definition when the tool
-	// is changed and the store kept it (DefinitionJSON is the current
-	// one's), for a person to see the difference; nil otherwise.
+	// is changed and the store kept it, in canonical form as
+	// DefinitionJSON gives the current one's, for a person to see the
+	// difference; nil otherwise.
 	PinnedDefinition json.RawMessage
 }
 

@@ -269,6 +269,20 @@ func (c *CatalogTx) PutTool(ctx context.Context, source, name string, def []byte
 	return err
 }
 
+// KeepDefinition stores def as tool name of source's definition when the
+// tool's hash is still hash and its stored definition has other bytes: the
+// same definition written another way (its schemas' members as listed,
+// where the store kept them sorted before). It reports whether it wrote.
+func (c *CatalogTx) KeepDefinition(ctx context.Context, source, name string, def []byte, hash string) (bool, error) {
+	res, err := c.tx.ExecContext(ctx, `UPDATE tools SET definition = ? WHERE source = ? AND name = ? AND hash = ? AND definition <> ?`,
+		string(def), source, name, hash, string(def))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
 // DropTool deletes tool name of source. Its pin stays: a tool added back
 // with another definition is changed.
 func (c *CatalogTx) DropTool(ctx context.Context, source, name string) error {

@@ -453,24 +453,25 @@ func catalogCases(t testing.TB) []catalogCase {
 	// paths left out),
 	// the second stage's coverage, resources, items (of a path, or of a
 	// tool's parameters), details, title phrases and parameter values
-	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.728,
-	// 0.860, 0.245, its 20 descriptions that start with their summary
+	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.739,
+	// 0.860, 0.256, its 20 descriptions that start with their summary
 	// kept whole as the hub now keeps them, a request's verb phrase read
-	// as its plain verb; as MCP tools 0.766, 0.875, 0.287; Jira as OpenAPI
+	// as its plain verb, a word that is only ever a value weighing half;
+	// as MCP tools 0.772, 0.875, 0.293; Jira as OpenAPI
 	// 0.714, 0.784, 0.249; as MCP tools 0.650, 0.761, 0.200; the reference
 	// servers 0.802, 0.875, 0.252; Star Trek 0.675, 0.750, -0.015), below
 	// the target of 0.80 nDCG@10 GitHub's is to reach as OpenAPI (its
 	// Recall@5 of 0.85 and both as MCP tools, 0.75 and 0.80, are met), and
 	// Jira's 0.80. The held-out halves score well under the tuning ones
-	// (GitHub as OpenAPI 0.833, Jira 0.842): their requests share fewer
+	// (GitHub as OpenAPI 0.840, Jira 0.842): their requests share fewer
 	// words with the operations' names and summaries.
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
 	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.85, 0.23},
-		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.75, 0.86, 0.27},
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.73, 0.85, 0.24},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.76, 0.86, 0.28},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.70, 0.77, 0.23},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.64, 0.75, 0.19},

@@ -271,6 +271,39 @@ func TestNounsAreNoVerbs(t *testing.T) {
 	}
 }
 
+// TestValueWords: a word that is only ever a parameter's value ("open",
+// a state) weighs half in the first stage, so a description that happens
+// to say it does not outweigh the tool that takes it; a value that also
+// names tools ("merge") is a word like any other.
+func TestValueWords(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "pullsList", Title: "List pull requests", Description: "Lists pull requests in a repository. Draft pull requests are available in public repositories; pull requests of forks show when their head is public.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls", Params: []string{"state", "merge"}, Values: []string{"open", "closed", "all", "merge", "squash"}},
+		{Namespace: "t", Name: "reposListPullRequestsAssociatedWithCommit", Title: "List pull requests associated with a commit", Description: "Lists the merged pull request that introduced the commit. If the commit is not on the default branch, returns the open pull requests that include it, open drafts too.", Method: "GET", Path: "/repos/{owner}/{repo}/commits/{sha}/pulls"},
+		{Namespace: "t", Name: "pullsMerge", Title: "Merge a pull request", Description: "Merges a pull request.", Method: "PUT", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
+	}
+	ix := Build(docs, nil)
+	var got []string
+	for t := range ix.valueWords {
+		for w, id := range ix.terms {
+			if id == t {
+				got = append(got, w)
+			}
+		}
+	}
+	slices.Sort(got)
+	var want []string // "all" is a stop word, "merge" names a tool
+	for _, w := range []string{"closed", "open", "squash"} {
+		want = append(want, string(stem([]byte(w))))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("value words %q, want %q", got, want)
+	}
+	hits, _ := ix.Search("list the open pull requests", "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.pullsList" {
+		t.Errorf("Search(list the open pull requests) = %v, want t.pullsList first", got)
+	}
+}
+
 // TestExactLead: a tool without a title is matched exactly by its
 // description's first sentence, as one with a title is by its title.
 func TestExactLead(t *testing.T) {

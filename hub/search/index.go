@@ -137,6 +137,9 @@ type Index struct {
 	mergedLeft  atomic.Int64
 	// valueWords are the terms that are only ever values (valueWords).
 	valueWords map[int32]struct{}
+	// compounds are the pairs of words (pairCode) that name a thing of
+	// the catalog (compoundStart).
+	compounds map[int32]struct{}
 }
 
 // Hit is one search result: Doc is an index into the docs given to Build.
@@ -200,6 +203,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		ws       = wordScratch{intern: map[string]string{}}
 		abbrev   = map[[2]string]int{} // (stem of a short name word, title word it begins) -> tools
 		keyed    = map[string]int{}    // thing a parameter takes by key -> parameters
+		pairs    = map[int32]int{}     // pair of title words after the first (pairCode) -> titles
 		prefixes = pathPrefixes(docs)
 		fixed    []string
 		acr      acronymFinder
@@ -275,7 +279,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		if doc.Path != "" {
 			fixed = pathFixed(doc.Path, prefixes[doc.Namespace], fixed)
 		}
-		ix.feat = append(ix.feat, features(doc, fixed, termOfWord, selfUsed, abbrev, keyed, &ws, &ix.featIDs))
+		ix.feat = append(ix.feat, features(doc, fixed, termOfWord, selfUsed, abbrev, keyed, pairs, &ws, &ix.featIDs))
 		seen = seen[:0]
 		addOnce(fieldName, doc.Name)
 		addOnce(fieldName, doc.OrigName)
@@ -328,6 +332,14 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 		return lead(docs[d].Description)
 	})
+	for p, n := range pairs {
+		if n >= compoundMin {
+			if ix.compounds == nil {
+				ix.compounds = map[int32]struct{}{}
+			}
+			ix.compounds[p] = struct{}{}
+		}
+	}
 	ix.keyNoun = -1
 	if s, w := keyedNoun(keyed); s != "" {
 		if id, ok := ix.terms[s]; ok {

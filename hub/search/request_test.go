@@ -304,6 +304,41 @@ func TestValueWords(t *testing.T) {
 	}
 }
 
+// TestCompoundStart: a request that starts with two words the catalog's
+// titles say as one thing's name ("check run", after their first word in
+// at least compoundMin titles) names that thing: its first word is no
+// verb, and the request asks to see the things. The same word before
+// others is the verb it is.
+func TestCompoundStart(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "checksCreate", Title: "Create a check run", Description: "Creates a check run for a commit.", Method: "POST", Path: "/repos/{owner}/{repo}/check-runs"},
+		{Namespace: "t", Name: "checksGet", Title: "Get a check run", Description: "Gets a single check run.", Method: "GET", Path: "/repos/{owner}/{repo}/check-runs/{check_run_id}"},
+		{Namespace: "t", Name: "checksUpdate", Title: "Update a check run", Description: "Updates a check run.", Method: "PATCH", Path: "/repos/{owner}/{repo}/check-runs/{check_run_id}"},
+		{Namespace: "t", Name: "checksListForRef", Title: "List check runs for a Git reference", Description: "Lists check runs for a commit ref.", Method: "GET", Path: "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
+		{Namespace: "t", Name: "pullsCheckIfMerged", Title: "Check if a pull request has been merged", Description: "Checks if a pull request has been merged.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
+		{Namespace: "t", Name: "checksGetSuite", Title: "Get a check suite", Description: "Gets a single check suite.", Method: "GET", Path: "/repos/{owner}/{repo}/check-suites/{check_suite_id}"},
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	check := ix.terms[string(stem([]byte("check")))]
+	for _, tt := range []struct {
+		query string
+		verb  int32
+		act   uint8
+	}{
+		{"check runs for this commit", -1, actList | actSearch},
+		{"check if pull request 12 is merged", check, actGet},
+		// One title says "check suite": not a compound yet.
+		{"check suites for this commit", check, actGet},
+	} {
+		q := ix.queryFeatures(sc, tt.query)
+		if q.verb != tt.verb || q.act != tt.act {
+			t.Errorf("%q: verb %d, action %06b; want verb %d, action %06b", tt.query, q.verb, q.act, tt.verb, tt.act)
+		}
+	}
+}
+
 // TestExactLead: a tool without a title is matched exactly by its
 // description's first sentence, as one with a title is by its title.
 func TestExactLead(t *testing.T) {

@@ -23,7 +23,9 @@ import (
 //     in the plural listing them (getProjectVersions). The request's comes
 //     from its first word ("add"; "get rid of" and "set up" read as the
 //     plain verbs plainVerb puts for them; "protect the branch" and
-//     "comment on the issue" are verbs too, which ask for a change);
+//     "comment on the issue" are verbs too, which ask for a change; "check
+//     runs for this commit" starts with a thing's name, which the catalog's
+//     titles say after their verb, "Create a check run");
 //     a question ("which labels...") or a bare noun phrase ("open alerts")
 //     asks to read. "Show" asks to list things named in the plural and to
 //     read or list one named in the singular ("show the latest release").
@@ -299,10 +301,11 @@ func lead(s string) string {
 // features computes the second stage's view of a doc whose path has the
 // fixed segments fixed (after its namespace's prefix); termOf maps a word
 // to its term id (-1 for stop words and unknown words). It counts in
-// abbrev the abbreviations its name and title pair, and in keyed the
-// things its parameters take by key. Build appends the
-// detail's ids, which it reads with the description (splitDetail).
-func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, keyed map[string]int, ws *wordScratch, arena *[]int32) docFeatures {
+// abbrev the abbreviations its name and title pair, in keyed the things
+// its parameters take by key, and in compounds the pairs of words its
+// title says after its first (pairCode). Build appends the detail's ids,
+// which it reads with the description (splitDetail).
+func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, keyed map[string]int, compounds map[int32]int, ws *wordScratch, arena *[]int32) docFeatures {
 	f := docFeatures{verb: -1}
 	title := d.Title
 	if title == "" {
@@ -431,6 +434,11 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			ws.pairs = append(ws.pairs, pairCode(prev, id))
 		}
 		prev = id
+	}
+	// Past the first, which starts with the title's verb ("Create a
+	// check run"), the pairs name things.
+	for _, p := range ws.pairs[min(1, len(ws.pairs)):] {
+		compounds[p]++
 	}
 	ids = ids[:0]
 	for _, seg := range fixed {
@@ -706,6 +714,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 		sc.word = stem(append(sc.word[:0], w...))
 		s := sc.word
+		if first && !question && ix.compoundStart(sc, s, next) {
+			// "check runs on the PR head", "review comments on pull
+			// request 8": the request starts with a thing's name the
+			// catalog writes as two words, not with a verb.
+			first = false
+		}
 		if first && !question {
 			showFirst = showsOne[string(w)]
 			// A request that starts with a verb the catalog's tools start
@@ -771,6 +785,32 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	sc.qids = ids
 	return q
 }
+
+// compoundStart reports whether a request's first word, whose stem is s,
+// and the word after it, next, are one of the catalog's compounds: a pair
+// that at least compoundMin titles say after their first word ("check
+// run" in "Create a check run", "Get a check run", "List check run
+// annotations"), so the first word names a thing there, not what to do.
+func (ix *Index) compoundStart(sc *scratch, s []byte, next string) bool {
+	if next == "" || len(ix.compounds) == 0 {
+		return false
+	}
+	a, ok := ix.terms[string(s)]
+	if !ok {
+		return false
+	}
+	sc.buf = stem(append(sc.buf[:0], next...))
+	b, ok := ix.terms[string(sc.buf)]
+	if !ok {
+		return false
+	}
+	_, ok = ix.compounds[pairCode(a, b)]
+	return ok
+}
+
+// compoundMin is how many titles must say a pair of words after their
+// first word before a request that starts with it reads as naming a thing.
+const compoundMin = 3
 
 // showsOne are the verbs of listing that show one thing as well.
 var showsOne = map[string]bool{"show": true, "display": true, "browse": true}

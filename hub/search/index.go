@@ -717,15 +717,16 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 		// or a state ("traffic views", "the details of PROJ-1", "the open
 		// pull requests") rather than what to do: it is not widened to
 		// the other verbs of reading.
-		ix.resolveWord(sc, w, i == 0 || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)])
-		if i > 0 && sc.qown[i] > 0 {
-			// "the open pull requests": a state to filter by, which
-			// the second stage credits to the tools that take it
-			// (rerankWeights.value), weighs half here.
-			if _, ok := ix.valueWords[sc.qterms[sc.qstarts[i]]]; ok {
-				sc.qidf[i] *= valueWordWeight
-				sc.qub[i] *= valueWordWeight
-			}
+		// "the open pull requests", "open alerts": a state to filter by,
+		// which the second stage credits to the tools that take it
+		// (rerankWeights.value), weighs half here; first, unless it is a
+		// verb, it is not widened to its synonyms either ("open" to the
+		// verbs of reading).
+		value := ix.isValueWord(w, i == 0)
+		ix.resolveWord(sc, w, (i == 0 && !value) || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)])
+		if value {
+			sc.qidf[i] *= valueWordWeight
+			sc.qub[i] *= valueWordWeight
 		}
 	}
 	sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
@@ -1186,9 +1187,21 @@ func (ix *Index) topK(sc *scratch, limit int) []Hit {
 }
 
 // valueWordWeight is the weight, in the first stage, of a request's word
-// after its first that is one of the valueWords: tried on the tuning
+// that is one of the valueWords (isValueWord): tried on the tuning
 // halves of the task sets from 1 down to 0, 0.5 and 0.6 scored best.
 const valueWordWeight = 0.5
+
+// isValueWord reports whether the query word w (a stem) is one of the
+// valueWords; the request's first word only when it is no verb of the
+// action table or of the catalog's titles ("change" the PR's base).
+func (ix *Index) isValueWord(w []byte, first bool) bool {
+	id, ok := ix.terms[string(w)]
+	if !ok || first && (actionVerbs[string(w)] != 0 || ix.verbs[id]) {
+		return false
+	}
+	_, ok = ix.valueWords[id]
+	return ok
+}
 
 // valueWords are the terms that are one of the values a parameter of some
 // tool takes from a fixed set (Doc.Values: a state, a way, a verdict) and

@@ -302,6 +302,18 @@ func TestValueWords(t *testing.T) {
 	if got := names(docs, hits); len(got) == 0 || got[0] != "t.pullsList" {
 		t.Errorf("Search(list the open pull requests) = %v, want t.pullsList first", got)
 	}
+
+	// First, a state is no verb of reading: "open alerts" lists them.
+	docs = []Doc{
+		{Namespace: "t", Name: "alertsGet", Title: "Get an alert", Description: "Gets a single alert. Open alerts can be dismissed.", Method: "GET", Path: "/repos/{owner}/{repo}/alerts/{alert_number}"},
+		{Namespace: "t", Name: "alertsList", Title: "List alerts", Description: "Lists the alerts of a repository.", Method: "GET", Path: "/repos/{owner}/{repo}/alerts", Params: []string{"state"}, Values: []string{"open", "dismissed", "fixed"}},
+		{Namespace: "t", Name: "alertsUpdate", Title: "Update an alert", Description: "Dismisses or reopens an alert.", Method: "PATCH", Path: "/repos/{owner}/{repo}/alerts/{alert_number}", Params: []string{"state"}, Values: []string{"open", "dismissed"}},
+	}
+	ix = Build(docs, nil)
+	hits, _ = ix.Search("open alerts", "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != "t.alertsList" {
+		t.Errorf("Search(open alerts) = %v, want t.alertsList first", got)
+	}
 }
 
 // TestCompoundStart: a request that starts with two words the catalog's

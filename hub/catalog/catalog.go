@@ -119,6 +119,10 @@ type Catalog struct {
 	// decisionsMoved is set when a store moved remembered allows to other
 	// definitions (migrateRESTPin); the hub reloads its policy.
 	decisionsMoved atomic.Bool
+	// rewritten are the definitions a store wrote again with the same
+	// hash (KeepDefinition), under mu: the next rebuild decodes them anew
+	// rather than keeping the current snapshot's.
+	rewritten map[toolKey]bool
 }
 
 const defaultCatalogDebounce = 300 * time.Millisecond
@@ -444,6 +448,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 	defer tx.Rollback()
 	now := time.Now()
 	decisionsMoved := false
+	var rewritten []toolKey
 
 	stored, err := tx.Sources(ctx)
 	if err != nil {
@@ -502,8 +507,12 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 				if def != nil {
 					// The same definition: a store of an earlier
 					// version may hold it with its schemas sorted.
-					if _, err := tx.KeepDefinition(ctx, src, t.Name, def, hash); err != nil {
+					wrote, err := tx.KeepDefinition(ctx, src, t.Name, def, hash)
+					if err != nil {
 						return fmt.Errorf("storing tool %s of %s: %w", t.Name, src, err)
+					}
+					if wrote {
+						rewritten = append(rewritten, toolKey{src, t.Name, hash})
 					}
 				}
 				continue
@@ -548,6 +557,16 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("storing tools: %w", err)
 	}
+	if len(rewritten) > 0 {
+		c.mu.Lock()
+		if c.rewritten == nil {
+			c.rewritten = map[toolKey]bool{}
+		}
+		for _, k := range rewritten {
+			c.rewritten[k] = true
+		}
+		c.mu.Unlock()
+	}
 	c.keepDigests(cfg, listed, defined)
 	if decisionsMoved {
 		c.decisionsMoved.Store(true)
@@ -589,10 +608,14 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 	// refresh rebuilds once per source listed, and a source whose tools
 	// did not change then costs no reading and no decoding.
 	cur := c.Snapshot()
+	c.mu.Lock()
+	rewritten := c.rewritten
+	c.rewritten = nil
+	c.mu.Unlock()
 	known := make(map[toolKey]*Tool, len(cur.Tools))
 	for _, t := range cur.Tools {
-		if !t.Changed() {
-			known[toolKey{t.Source, t.Name, t.Hash}] = t
+		if k := (toolKey{t.Source, t.Name, t.Hash}); !t.Changed() && !rewritten[k] {
+			known[k] = t
 		}
 	}
 	reuse := func(st *store.Tool) *Tool {
@@ -677,7 +700,7 @@ func (c *Catalog) rebuild(ctx context.Context, cfg *config.Config) (map[string]e
 		}
 	}
 
-	if sameTools(cur.Tools, tools) {
+	if sameTools(cur.Tools, tools) && len(rewritten) == 0 {
 		return collisions, nil
 	}
 	next := NewSnapshot(tools, cur.Version+1)

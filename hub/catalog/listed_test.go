@@ -19,7 +19,7 @@ import (
 // (an operation's parameters as its description lists them). A store
 // written by an earlier version, which kept them sorted, holds the listed
 // form after the next listing, with the same hash and pin: nothing asks
-// again. A changed tool's accepted definition is handed out sorted, as its
+// again, and the catalog serves it as listed from then on. A changed tool's accepted definition is handed out sorted, as its
 // current one is, for the two to line up.
 func TestStoreKeepsListedOrder(t *testing.T) {
 	ctx := context.Background()
@@ -65,7 +65,15 @@ func TestStoreKeepsListedOrder(t *testing.T) {
 		}
 	}
 	c := New(db, list, nil)
+	if err := c.Load(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	wasSorted := mustSchema(t, c, "gh.pullsList")
 	refresh(c)
+	// The same catalog serves it as listed at once, as a new snapshot.
+	if got := mustSchema(t, c, "gh.pullsList"); got == wasSorted || got != schema {
+		t.Errorf("after listing: input schema %s, want %s (loaded as %s)", got, schema, wasSorted)
+	}
 	c.Close()
 	tools, err := db.Tools(ctx)
 	if err != nil {
@@ -105,4 +113,14 @@ func TestStoreKeepsListedOrder(t *testing.T) {
 	if !bytes.Equal(was, sorted) {
 		t.Errorf("accepted definition %s, want %s", was, sorted)
 	}
+}
+
+// mustSchema is the input schema of the tool at address in c's snapshot.
+func mustSchema(t *testing.T, c *Catalog, address string) string {
+	t.Helper()
+	tool, ok := c.Snapshot().Lookup(address)
+	if !ok {
+		t.Fatalf("no %s in the catalog", address)
+	}
+	return string(tool.InputSchema)
 }

@@ -331,7 +331,7 @@ func TestCatalogSurvivesMalformedSchemas(t *testing.T) {
 	}
 	for addr, schema := range map[string]string{
 		"odd.stringSchema": `"object"`,
-		"odd.badTypes":     `{"properties":[{"name":"x"}],"required":"x","type":7}`,
+		"odd.badTypes":     `{"type":7,"properties":[{"name":"x"}],"required":"x"}`,
 		"odd.danglingRef":  `{"$ref":"#/definitions/nowhere"}`,
 	} {
 		tool, _ := c.Snapshot().Lookup(addr)

@@ -55,15 +55,22 @@ func exactResultOf(ctx context.Context) *exactResult {
 	return r
 }
 
-// structured returns the structuredContent of the result as the upstream
-// wrote it, or nil when it is not known.
-func (r *exactResult) structured() json.RawMessage {
+// result returns the result as the upstream wrote it, or nil when it is
+// not known.
+func (r *exactResult) result() json.RawMessage {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	raw := r.raw
 	if raw == nil && r.hasID && !r.tooBig && r.body.Len() > 0 {
 		raw = responseResult(r.body.Bytes(), r.sse, r.id)
 	}
+	return raw
+}
+
+// structured returns the structuredContent of the result as the upstream
+// wrote it, or nil when it is not known.
+func (r *exactResult) structured() json.RawMessage {
+	raw := r.result()
 	if raw == nil {
 		return nil
 	}
@@ -127,6 +134,61 @@ func parseID(raw json.RawMessage) (jsonrpc.ID, bool) {
 	return id, err == nil
 }
 
+// exactMethods are the requests whose results a caller may ask for as
+// written: a call's, and a listing's, whose schemas the go-sdk client
+// decodes into maps that forget the order of their members.
+var exactMethods = map[string]bool{"tools/call": true, "tools/list": true}
+
+// listExact lists through cs as cs.ListTools does, with each tool's schemas
+// as the server wrote them (json.RawMessage) where the transport kept the
+// page's result: their properties then stay in their author's order,
+// which declarations follow. A page it did not keep, or whose tools do not
+// line up with the decoded ones, stays as decoded.
+func listExact(cs *mcp.ClientSession) func(context.Context, *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+	return func(ctx context.Context, params *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+		r := &exactResult{}
+		res, err := cs.ListTools(withExactResult(ctx, r), params)
+		r.done()
+		if err == nil && res != nil {
+			keepListedSchemas(res.Tools, r.result())
+		}
+		return res, err
+	}
+}
+
+// keepListedSchemas gives tools, a listing's page as decoded, the schemas
+// of raw, the same page's result as written, when its tools are the same
+// by name, in the same order.
+func keepListedSchemas(tools []*mcp.Tool, raw json.RawMessage) {
+	if raw == nil {
+		return
+	}
+	var page struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(raw, &page) != nil || len(page.Tools) != len(tools) {
+		return
+	}
+	for i, t := range tools {
+		if t == nil || t.Name != page.Tools[i].Name {
+			return
+		}
+	}
+	for i, t := range tools {
+		w := page.Tools[i]
+		if t.InputSchema != nil && len(w.InputSchema) > 0 && string(w.InputSchema) != "null" {
+			t.InputSchema = w.InputSchema
+		}
+		if t.OutputSchema != nil && len(w.OutputSchema) > 0 && string(w.OutputSchema) != "null" {
+			t.OutputSchema = w.OutputSchema
+		}
+	}
+}
+
 // exactTransport wraps a stdio transport so its connection records results
 // for the calls that ask (exactConn). Only for transports whose connection
 // implements nothing beyond mcp.Connection: the wrapper hides the rest.
@@ -151,7 +213,7 @@ type exactConn struct {
 func (c *exactConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	req, ok := msg.(*jsonrpc.Request)
 	r := exactResultOf(ctx)
-	if !ok || r == nil || !req.IsCall() || req.Method != "tools/call" {
+	if !ok || r == nil || !req.IsCall() || !exactMethods[req.Method] {
 		return c.Connection.Write(ctx, msg)
 	}
 	r.mu.Lock()
@@ -225,7 +287,7 @@ func keepExact(req *http.Request, resp *http.Response) {
 	}
 	err = json.NewDecoder(io.LimitReader(body, maxExactBody)).Decode(&m)
 	body.Close()
-	if err != nil || m.Method != "tools/call" {
+	if err != nil || !exactMethods[m.Method] {
 		return
 	}
 	id, ok := parseID(m.ID)

@@ -561,7 +561,7 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 	u.mu.Unlock()
 	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
-	tools, err := ListBounded(listCtx, source, lim, s.cs.ListTools)
+	tools, err := ListBounded(listCtx, source, lim, listExact(s.cs))
 	var partial *ListingLimitError
 	if errors.As(err, &partial) {
 		err = nil
@@ -586,9 +586,32 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 	return tools, nil
 }
 
-// toolsFingerprint identifies a listing: every definition as listed.
+// toolsFingerprint identifies a listing: every definition as listed, its
+// schemas' members in key order, whether a session's transport kept them
+// as written (listExact) or they were decoded.
 func toolsFingerprint(tools []*mcp.Tool) string {
-	b, err := json.Marshal(tools)
+	sorted := make([]*mcp.Tool, len(tools))
+	for i, t := range tools {
+		sorted[i] = t
+		in, ok1 := t.InputSchema.(json.RawMessage)
+		out, ok2 := t.OutputSchema.(json.RawMessage)
+		if !ok1 && !ok2 {
+			continue
+		}
+		c := *t
+		for _, s := range []struct {
+			raw json.RawMessage
+			ok  bool
+			dst *any
+		}{{in, ok1, &c.InputSchema}, {out, ok2, &c.OutputSchema}} {
+			var v any
+			if s.ok && json.Unmarshal(s.raw, &v) == nil {
+				*s.dst = v
+			}
+		}
+		sorted[i] = &c
+	}
+	b, err := json.Marshal(sorted)
 	if err != nil {
 		return "unlistable"
 	}
@@ -610,7 +633,7 @@ func (u *Upstreams) listedAgain(ctx context.Context, s *upstreamSession, cs *mcp
 	}
 	listCtx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
-	tools, err := ListBounded(listCtx, s.key.Source, lim, cs.ListTools)
+	tools, err := ListBounded(listCtx, s.key.Source, lim, listExact(cs))
 	var partial *ListingLimitError
 	if err != nil && !errors.As(err, &partial) {
 		s.tools = "unlisted: " + err.Error()

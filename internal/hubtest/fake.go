@@ -27,6 +27,10 @@ import (
 // leaky fake's big_number tool answers.
 const BigNumbers = `{"id":9007199254740993,"neg":-9007199254740995,"safe":9007199254740991,"big":123456789012345678901234567890,"ratio":0.5,"nested":[{"id":18446744073709551615}]}`
 
+// OrderedSchema is a schema whose properties are not in key order: the
+// leaky fake's ordered_params tool takes and answers it.
+const OrderedSchema = `{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"state":{"enum":["open","closed"]},"head":{"type":"string"}},"required":["owner","repo"]}`
+
 // FakeUpstreamEnv selects the fake a re-executed test binary serves.
 const FakeUpstreamEnv = "CAPABILITIES_TEST_FAKE_UPSTREAM"
 
@@ -171,6 +175,8 @@ func malformedTools() []*mcp.Tool {
 //     and a value, with escapes.
 //   - describe_token: quotes the token in its description and schema.
 //   - echo_raw: answers with the exact bytes of its arguments, as text.
+//   - ordered_params: its schemas list their properties out of key order
+//     (OrderedSchema).
 //   - big_number: answers with structured content holding integers beyond
 //     2^53 and a text that is not its JSON.
 func addLeakyTools(server *mcp.Server) {
@@ -201,6 +207,11 @@ func addLeakyTools(server *mcp.Server) {
 	server.AddTool(&mcp.Tool{Name: "echo_raw", Description: "Answer with the arguments as received.", InputSchema: object},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	server.AddTool(&mcp.Tool{Name: "ordered_params", Description: "Takes its parameters in the order it lists them.",
+		InputSchema: json.RawMessage(OrderedSchema), OutputSchema: json.RawMessage(OrderedSchema)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"owner":"o","repo":"r","state":"open","head":"h"}`)}, nil
 		})
 	server.AddTool(&mcp.Tool{Name: "big_number", Description: "Answer with large integers.", InputSchema: object},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -7,10 +7,10 @@ declare const memory: {
 	/** Create multiple new entities in the knowledge graph */
 	createEntities(input: {
 		entities: {
-			/** The type of the entity */
-			entityType: string;
 			/** The name of the entity */
 			name: string;
+			/** The type of the entity */
+			entityType: string;
 			/** An array of observation contents associated with the entity */
 			observations: string[];
 		}[];
@@ -20,10 +20,10 @@ declare const memory: {
 declare namespace memory {
 	interface CreateEntitiesResult {
 		entities: {
-			/** The type of the entity */
-			entityType: string;
 			/** The name of the entity */
 			name: string;
+			/** The type of the entity */
+			entityType: string;
 			/** An array of observation contents associated with the entity */
 			observations: string[];
 		}[];

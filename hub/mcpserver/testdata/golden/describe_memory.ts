@@ -7,19 +7,19 @@ declare const memory: {
 	/** Add new observations to existing entities in the knowledge graph */
 	addObservations(input: {
 		observations: {
-			/** An array of observation contents to add */
-			contents: string[];
 			/** The name of the entity to add the observations to */
 			entityName: string;
+			/** An array of observation contents to add */
+			contents: string[];
 		}[];
 	}, options?: CallOptions): Promise<memory.AddObservationsResult>;
 	/** Create multiple new entities in the knowledge graph */
 	createEntities(input: {
 		entities: {
-			/** The type of the entity */
-			entityType: string;
 			/** The name of the entity */
 			name: string;
+			/** The type of the entity */
+			entityType: string;
 			/** An array of observation contents associated with the entity */
 			observations: string[];
 		}[];
@@ -29,10 +29,10 @@ declare const memory: {
 		relations: {
 			/** The name of the entity where the relation starts */
 			from: string;
-			/** The type of the relation */
-			relationType: string;
 			/** The name of the entity where the relation ends */
 			to: string;
+			/** The type of the relation */
+			relationType: string;
 		}[];
 	}, options?: CallOptions): Promise<memory.CreateRelationsResult>;
 	/** Delete multiple entities and their associated relations from the knowledge graph */
@@ -55,10 +55,10 @@ declare const memory: {
 		relations: {
 			/** The name of the entity where the relation starts */
 			from: string;
-			/** The type of the relation */
-			relationType: string;
 			/** The name of the entity where the relation ends */
 			to: string;
+			/** The type of the relation */
+			relationType: string;
 		}[];
 	}, options?: CallOptions): Promise<memory.DeleteRelationsResult>;
 	/** Open specific nodes in the knowledge graph by their names */
@@ -78,16 +78,16 @@ declare const memory: {
 declare namespace memory {
 	interface AddObservationsResult {
 		results: {
-			addedObservations: string[];
 			entityName: string;
+			addedObservations: string[];
 		}[];
 	}
 	interface CreateEntitiesResult {
 		entities: {
-			/** The type of the entity */
-			entityType: string;
 			/** The name of the entity */
 			name: string;
+			/** The type of the entity */
+			entityType: string;
 			/** An array of observation contents associated with the entity */
 			observations: string[];
 		}[];
@@ -96,76 +96,76 @@ declare namespace memory {
 		relations: {
 			/** The name of the entity where the relation starts */
 			from: string;
-			/** The type of the relation */
-			relationType: string;
 			/** The name of the entity where the relation ends */
 			to: string;
+			/** The type of the relation */
+			relationType: string;
 		}[];
 	}
 	interface DeleteEntitiesResult {
-		message: string;
 		success: boolean;
+		message: string;
 	}
 	interface DeleteObservationsResult {
-		message: string;
 		success: boolean;
+		message: string;
 	}
 	interface DeleteRelationsResult {
-		message: string;
 		success: boolean;
+		message: string;
 	}
 	interface OpenNodesResult {
 		entities: {
-			/** The type of the entity */
-			entityType: string;
 			/** The name of the entity */
 			name: string;
+			/** The type of the entity */
+			entityType: string;
 			/** An array of observation contents associated with the entity */
 			observations: string[];
 		}[];
 		relations: {
 			/** The name of the entity where the relation starts */
 			from: string;
-			/** The type of the relation */
-			relationType: string;
 			/** The name of the entity where the relation ends */
 			to: string;
+			/** The type of the relation */
+			relationType: string;
 		}[];
 	}
 	interface ReadGraphResult {
 		entities: {
-			/** The type of the entity */
-			entityType: string;
 			/** The name of the entity */
 			name: string;
+			/** The type of the entity */
+			entityType: string;
 			/** An array of observation contents associated with the entity */
 			observations: string[];
 		}[];
 		relations: {
 			/** The name of the entity where the relation starts */
 			from: string;
-			/** The type of the relation */
-			relationType: string;
 			/** The name of the entity where the relation ends */
 			to: string;
+			/** The type of the relation */
+			relationType: string;
 		}[];
 	}
 	interface SearchNodesResult {
 		entities: {
-			/** The type of the entity */
-			entityType: string;
 			/** The name of the entity */
 			name: string;
+			/** The type of the entity */
+			entityType: string;
 			/** An array of observation contents associated with the entity */
 			observations: string[];
 		}[];
 		relations: {
 			/** The name of the entity where the relation starts */
 			from: string;
-			/** The type of the relation */
-			relationType: string;
 			/** The name of the entity where the relation ends */
 			to: string;
+			/** The type of the relation */
+			relationType: string;
 		}[];
 	}
 }

@@ -137,8 +137,8 @@ type definedTool struct {
 // and its schemas' bytes as they came. Definition is a function of those,
 // so the same digest is the same definition; it is cheap where computing
 // the canonical form is not (GitHub's 7 MB of schemas). Zero for a tool
-// whose schemas did not come as bytes (an MCP listing decodes them into
-// maps).
+// whose schemas did not come as bytes (a page of an MCP listing whose
+// bytes the transport did not keep is decoded into maps: listExact).
 type listedDigest [sha256.Size]byte
 
 // knownDigest is the digest of a tool's listing and the hash of its

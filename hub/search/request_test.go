@@ -8,6 +8,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// wantFirst checks that ix, an index of docs, ranks the tool want
+// (namespace.name) first for query.
+func wantFirst(t *testing.T, ix *Index, docs []Doc, query, want string) {
+	t.Helper()
+	hits, _ := ix.Search(query, "", 3)
+	if got := names(docs, hits); len(got) == 0 || got[0] != want {
+		t.Errorf("Search(%q) = %v, want %s first", query, got, want)
+	}
+}
+
 func TestStripValues(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"close PROJ-42", "close"},
@@ -116,10 +126,7 @@ func TestRequestRules(t *testing.T) {
 		{`create an issue titled "get the watchers"`, "createIssue"}, // quoted text is a value
 	}
 	for _, tt := range tests {
-		hits, _ := ix.Search(tt.query, "", 3)
-		if got := names(docs, hits); len(got) == 0 || got[0] != "t."+tt.want {
-			t.Errorf("Search(%q) = %v, want t.%s first", tt.query, got, tt.want)
-		}
+		wantFirst(t, ix, docs, tt.query, "t."+tt.want)
 	}
 }
 
@@ -155,10 +162,7 @@ func TestPlainVerb(t *testing.T) {
 		{Namespace: "t", Name: "pullsList", Title: "List pull requests", Description: "Lists open pull requests.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls", Params: []string{"state"}, Values: []string{"open", "closed"}},
 	}
 	ix := Build(docs, nil)
-	hits, _ := ix.Search("open a pull request from my feature branch", "", 3)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.pullsCreate" {
-		t.Errorf("Search(open a pull request from my feature branch) = %v, want t.pullsCreate first", got)
-	}
+	wantFirst(t, ix, docs, "open a pull request from my feature branch", "t.pullsCreate")
 }
 
 // TestValueNouns: the word a value follows names the thing the request
@@ -190,14 +194,8 @@ func TestValueNouns(t *testing.T) {
 			t.Errorf("valueNouns(%q) (-want +got):\n%s", tt.query, diff)
 		}
 	}
-	hits, _ := ix.Search("get release 12", "", 2)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.bRelease" {
-		t.Errorf(`Search("get release 12") = %v, want t.bRelease first`, got)
-	}
-	hits, _ = ix.Search("get release", "", 2)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.aReleases" {
-		t.Errorf(`Search("get release") = %v, want t.aReleases first (name order)`, got)
-	}
+	wantFirst(t, ix, docs, "get release 12", "t.bRelease")
+	wantFirst(t, ix, docs, "get release", "t.aReleases") // no id: name order
 }
 
 // TestPathHeads: the resources a path passes through are the last words
@@ -222,10 +220,7 @@ func TestPathHeads(t *testing.T) {
 			t.Errorf("%s: heads (-want +got):\n%s", docs[i].Path, diff)
 		}
 	}
-	hits, _ := ix.Search("teams in the org", "", 3)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.listTeams" {
-		t.Errorf(`Search("teams in the org") = %v, want t.listTeams first`, got)
-	}
+	wantFirst(t, ix, docs, "teams in the org", "t.listTeams")
 }
 
 // TestPluralGetLists: a tool whose name gets things in the plural lists
@@ -245,10 +240,7 @@ func TestPluralGetLists(t *testing.T) {
 			t.Errorf("%s: action %06b, want %06b", docs[i].Name, got, want)
 		}
 	}
-	hits, _ := ix.Search("which versions does MOB have", "", 3)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.getProjectVersions" {
-		t.Errorf(`Search("which versions does MOB have") = %v, want t.getProjectVersions first`, got)
-	}
+	wantFirst(t, ix, docs, "which versions does MOB have", "t.getProjectVersions")
 }
 
 // TestNounsAreNoVerbs: a word of a tool's name or path that shares its
@@ -298,10 +290,7 @@ func TestValueWords(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("value words %q, want %q", got, want)
 	}
-	hits, _ := ix.Search("list the open pull requests", "", 3)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.pullsList" {
-		t.Errorf("Search(list the open pull requests) = %v, want t.pullsList first", got)
-	}
+	wantFirst(t, ix, docs, "list the open pull requests", "t.pullsList")
 
 	// First, a state is no verb of reading: "open alerts" lists them.
 	docs = []Doc{
@@ -310,10 +299,7 @@ func TestValueWords(t *testing.T) {
 		{Namespace: "t", Name: "alertsUpdate", Title: "Update an alert", Description: "Dismisses or reopens an alert.", Method: "PATCH", Path: "/repos/{owner}/{repo}/alerts/{alert_number}", Params: []string{"state"}, Values: []string{"open", "dismissed"}},
 	}
 	ix = Build(docs, nil)
-	hits, _ = ix.Search("open alerts", "", 3)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.alertsList" {
-		t.Errorf("Search(open alerts) = %v, want t.alertsList first", got)
-	}
+	wantFirst(t, ix, docs, "open alerts", "t.alertsList")
 }
 
 // TestCompoundStart: a request that starts with two words the catalog's
@@ -364,10 +350,7 @@ func TestExactLead(t *testing.T) {
 	if q := ix.queryFeatures(sc, "List pull requests"); q.sig != ix.feat[1].titleSig {
 		t.Errorf("the request's signature %x is not the lead's %x", q.sig, ix.feat[1].titleSig)
 	}
-	hits, _ := ix.Search("List pull requests", "", 2)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.pullsList" {
-		t.Errorf(`Search("List pull requests") = %v, want t.pullsList first`, got)
-	}
+	wantFirst(t, ix, docs, "List pull requests", "t.pullsList")
 }
 
 // TestNameHeads: without a path, the resources are the name's words that
@@ -505,15 +488,9 @@ func TestKeyNouns(t *testing.T) {
 	if _, bare := ix.valueNouns(sc, "get project PROJ-7", nil); bare {
 		t.Error("valueNouns(get project PROJ-7) reads the key as bare")
 	}
-	hits, _ := ix.Search("move PROJ-7 to done", "", 3)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.doTransition" {
-		t.Errorf(`Search("move PROJ-7 to done") = %v, want t.doTransition first`, got)
-	}
+	wantFirst(t, ix, docs, "move PROJ-7 to done", "t.doTransition")
 	// Without the key the request asks to move what the catalog moves.
-	hits, _ = ix.Search("move to done", "", 3)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "t.moveVersion" {
-		t.Errorf(`Search("move to done") = %v, want t.moveVersion first`, got)
-	}
+	wantFirst(t, ix, docs, "move to done", "t.moveVersion")
 }
 
 // TestParamItems: a tool without a path takes one thing by its id when a
@@ -541,8 +518,5 @@ func TestParamItems(t *testing.T) {
 		{Namespace: "b", Name: "getComments", OrigName: "get_comments", Description: "Get comments. Returns comments.", Params: []string{"issueIdOrKey"}},
 	}
 	ix := Build(docs, nil)
-	hits, _ := ix.Search("comments on issue 12", "", 2)
-	if got := names(docs, hits); len(got) == 0 || got[0] != "b.getComments" {
-		t.Errorf(`Search("comments on issue 12") = %v, want b.getComments first`, got)
-	}
+	wantFirst(t, ix, docs, "comments on issue 12", "b.getComments")
 }

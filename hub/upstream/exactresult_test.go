@@ -13,6 +13,23 @@ import (
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
+// exactSources are three sources of the same tools: the leaky fake over
+// stdio, and server over streamable HTTP answering with JSON ("json") and
+// with an event stream ("sse").
+func exactSources(t *testing.T, server *mcp.Server) *Upstreams {
+	serve := func(jsonResponse bool) string {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		return ts.URL
+	}
+	return newTestUpstreams(t, Options{}, hubtest.Config(map[string]*config.Source{
+		"stdio": hubtest.FakeSource("leaky", nil),
+		"json":  {URL: serve(true)},
+		"sse":   {URL: serve(false)},
+	}))
+}
+
 // The structured content of a result reaches the hub with the numbers the
 // server wrote, over stdio and over HTTP (a JSON response and an event
 // stream), not as the go-sdk client decodes them.
@@ -23,17 +40,7 @@ func TestUpstreamStructuredContentExact(t *testing.T) {
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{StructuredContent: json.RawMessage(hubtest.BigNumbers), Content: []mcp.Content{&mcp.TextContent{Text: "see the structured content"}}}, nil
 		})
-	serve := func(jsonResponse bool) string {
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		return ts.URL
-	}
-	u := newTestUpstreams(t, Options{}, hubtest.Config(map[string]*config.Source{
-		"stdio": hubtest.FakeSource("leaky", nil),
-		"json":  {URL: serve(true)},
-		"sse":   {URL: serve(false)},
-	}))
+	u := exactSources(t, server)
 	for _, src := range []string{"stdio", "json", "sse"} {
 		// Several at once: each call gets its own result.
 		errs := make(chan error, 4)
@@ -70,17 +77,7 @@ func TestUpstreamListingSchemasExact(t *testing.T) {
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"owner":"o","repo":"r"}`)}, nil
 		})
-	serve := func(jsonResponse bool) string {
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		return ts.URL
-	}
-	u := newTestUpstreams(t, Options{}, hubtest.Config(map[string]*config.Source{
-		"stdio": hubtest.FakeSource("leaky", nil),
-		"json":  {URL: serve(true)},
-		"sse":   {URL: serve(false)},
-	}))
+	u := exactSources(t, server)
 	for _, src := range []string{"stdio", "json", "sse"} {
 		tools, err := u.ListTools(ctx, src)
 		if err != nil {

@@ -128,6 +128,23 @@ func TestRequestRules(t *testing.T) {
 	for _, tt := range tests {
 		wantFirst(t, ix, docs, tt.query, "t."+tt.want)
 	}
+	// "my" after from, into or onto says whose a thing on the way is.
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, self := range map[string]bool{
+		"create an issue from my notes":  false,
+		"copy the filter into my board":  false,
+		"show my filters":                true,
+		"issues in my projects":          true,
+		"assign PROJ-42 to me":           false,
+		"watchers of issues about me":    true,
+		"who am I":                       true,
+		"the user I am logged in as now": true,
+	} {
+		if got := ix.queryFeatures(sc, q).self; got != self {
+			t.Errorf("%q is about the caller: %v, want %v", q, got, self)
+		}
+	}
 }
 
 // TestPlainVerb: a request that starts with a verb phrase starts with the

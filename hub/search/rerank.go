@@ -699,8 +699,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		w, next := word(i), string(word(i+1))
 		if selfWords[string(w)] || (string(w) == "logged" || string(w) == "signed") && next == "in" {
 			// "Show me", "assign to me": "me" is mostly whom a thing goes
-			// to; "for me", "about me" whose it is.
-			if string(w) != "me" || forMe[string(word(i-1))] {
+			// to; "for me", "about me" whose it is. "From my branch",
+			// "into my fork": "my" says whose a thing on the way is,
+			// not that the tool acts for the caller.
+			switch prev := string(word(i - 1)); {
+			case string(w) == "me" && !forMe[prev]:
+			case string(w) == "my" && placePreps[prev]:
+			default:
 				q.self = true
 			}
 			continue
@@ -829,6 +834,12 @@ var nounVerbPreps = map[string]bool{"on": true, "to": true, "about": true}
 
 // forMe are the words after which "me" is the one a request is about.
 var forMe = map[string]bool{"for": true, "about": true, "of": true, "by": true}
+
+// placePreps are the words after which "my" names whose the thing is
+// that something comes from or goes into ("from my feature branch", "into
+// my fork"), not whose the thing the request asks for is ("issues in my
+// repositories").
+var placePreps = map[string]bool{"from": true, "into": true, "onto": true}
 
 // determiners, after a request's first word, make it a verb.
 var determiners = map[string]bool{

@@ -40,6 +40,10 @@ type canonicalizer struct {
 	// than sorting them; the rest is as canonical: the last of a repeated
 	// key wins, at its place.
 	listed bool
+	// unsorted is set when an object came with its members out of key
+	// order or a key repeated: until then, what listed writes is the
+	// canonical form.
+	unsorted bool
 }
 
 func (c *canonicalizer) space() {
@@ -190,6 +194,7 @@ func (c *canonicalizer) object() {
 		}
 	}
 	end := c.pos
+	c.unsorted = c.unsorted || !sorted
 	if !sorted && !c.listed {
 		slices.SortStableFunc(c.members[base:], func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	}

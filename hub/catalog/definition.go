@@ -51,9 +51,10 @@ func Definition(t *mcp.Tool, req *upstream.RESTRequest) (def []byte, hash string
 	d := toolDefinition{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Request: req}
 	d.InputSchema = rawSchema(t.InputSchema)
 	d.OutputSchema = rawSchema(t.OutputSchema)
-	canon, err := d.encode(true)
-	if err == nil {
-		def, err = d.encode(false)
+	def, unsorted, err := d.encode(false)
+	canon := def
+	if err == nil && unsorted {
+		canon, _, err = d.encode(true)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("tool %q: %w", t.Name, err)
@@ -63,12 +64,17 @@ func Definition(t *mcp.Tool, req *upstream.RESTRequest) (def []byte, hash string
 }
 
 // canonical is canonicalJSON(d).
-func (d *toolDefinition) canonical() ([]byte, error) { return d.encode(true) }
+func (d *toolDefinition) canonical() ([]byte, error) {
+	b, _, err := d.encode(true)
+	return b, err
+}
 
 // encode writes d member by member in key order, so that the schemas, most
 // of its bytes, are read once: as canonicalJSON(d) when sorted, else with
-// the schemas' members in the order they came.
-func (d *toolDefinition) encode(sorted bool) ([]byte, error) {
+// the schemas' members in the order they came. unsorted reports whether
+// some object of theirs came out of key order: when none did, both ways
+// write the same bytes.
+func (d *toolDefinition) encode(sorted bool) (b []byte, unsorted bool, err error) {
 	c := canonicalizer{out: make([]byte, 0, 256+len(d.Description)+len(d.InputSchema)+len(d.OutputSchema)), listed: !sorted}
 	sep := byte('{')
 	key := func(k string) {
@@ -96,7 +102,7 @@ func (d *toolDefinition) encode(sorted bool) ([]byte, error) {
 	}
 	if d.Annotations != nil {
 		if err := marshalled("annotations", d.Annotations); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if d.Description != "" {
@@ -111,13 +117,13 @@ func (d *toolDefinition) encode(sorted bool) ([]byte, error) {
 	}
 	if d.Request != nil {
 		if err := marshalled("request", d.Request); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if d.Title != "" {
 		str("title", d.Title)
 	}
-	return append(c.out, '}'), nil
+	return append(c.out, '}'), c.unsorted, nil
 }
 
 // definedTool is a listed tool's definition (Definition), with the

@@ -590,25 +590,17 @@ func (u *Upstreams) ListTools(ctx context.Context, source string) ([]*mcp.Tool, 
 // schemas' members in key order, whether a session's transport kept them
 // as written (listExact) or they were decoded.
 func toolsFingerprint(tools []*mcp.Tool) string {
+	decoded := func(schema any) any {
+		var v any
+		if raw, ok := schema.(json.RawMessage); ok && json.Unmarshal(raw, &v) == nil {
+			return v
+		}
+		return schema
+	}
 	sorted := make([]*mcp.Tool, len(tools))
 	for i, t := range tools {
-		sorted[i] = t
-		in, ok1 := t.InputSchema.(json.RawMessage)
-		out, ok2 := t.OutputSchema.(json.RawMessage)
-		if !ok1 && !ok2 {
-			continue
-		}
 		c := *t
-		for _, s := range []struct {
-			raw json.RawMessage
-			ok  bool
-			dst *any
-		}{{in, ok1, &c.InputSchema}, {out, ok2, &c.OutputSchema}} {
-			var v any
-			if s.ok && json.Unmarshal(s.raw, &v) == nil {
-				*s.dst = v
-			}
-		}
+		c.InputSchema, c.OutputSchema = decoded(t.InputSchema), decoded(t.OutputSchema)
 		sorted[i] = &c
 	}
 	b, err := json.Marshal(sorted)

@@ -350,6 +350,9 @@ func plainVerb(q string) string {
 	if v := phrasalPlain[[2]string{w1, w2}]; v != "" {
 		return v + q[e2:]
 	}
+	if r, ok := splitPhrasal(q, w1, e1); ok {
+		return r
+	}
 	switch {
 	case createsWith[w1] && (w2 == "a" || w2 == "an" || w2 == "new"):
 		return "create" + q[e1:]
@@ -364,12 +367,66 @@ func plainVerb(q string) string {
 }
 
 // phrasalPlain are the plain verbs of the two-word verbs a request may
-// start with.
+// start with: everyday English for doing things to things, not words of
+// one catalog.
 var phrasalPlain = map[[2]string]string{
 	{"get", "rid"}: "delete", {"take", "back"}: "delete", {"take", "down"}: "delete",
 	{"clean", "up"}: "delete", {"set", "up"}: "create", {"sign", "up"}: "create",
 	{"turn", "on"}: "enable", {"turn", "off"}: "disable",
+	{"switch", "on"}: "enable", {"switch", "off"}: "disable", {"shut", "off"}: "disable",
+	{"shut", "down"}: "stop", {"power", "off"}: "stop", {"spin", "down"}: "stop", {"wind", "down"}: "stop",
+	{"spin", "up"}: "start", {"fire", "up"}: "start", {"boot", "up"}: "start", {"kick", "off"}: "start",
+	{"take", "off"}: "remove", {"take", "out"}: "remove", {"take", "away"}: "remove",
+	{"kick", "out"}: "remove", {"throw", "out"}: "remove", {"cross", "off"}: "remove",
+	{"throw", "away"}: "delete", {"wipe", "out"}: "delete", {"clear", "out"}: "delete",
+	{"roll", "back"}: "revert", {"hand", "over"}: "transfer",
 }
+
+// splitPhrasal rewrites a request that starts with a two-word verb whose
+// particle follows its object ("take the wontfix label off", "kick frank
+// out of the org", "shut the codespace down") to start with the plain
+// verb, the particle left out. The particle must end the request or come
+// before a preposition, and at most splitMax words may stand between.
+func splitPhrasal(q, w1 string, e1 int) (string, bool) {
+	if !phrasalFirst[w1] {
+		return q, false
+	}
+	at := e1
+	for range splitMax + 1 {
+		s, e := nextWord(q, at)
+		if s == e {
+			return q, false
+		}
+		p := strings.ToLower(q[s:e])
+		if v := phrasalPlain[[2]string{w1, p}]; v != "" && particles[p] && at > e1 {
+			ns, ne := nextWord(q, e)
+			if ns == ne || afterParticle[strings.ToLower(q[ns:ne])] {
+				return v + q[e1:s] + q[e:], true
+			}
+		}
+		at = e
+	}
+	return q, false
+}
+
+// splitMax is how many words may stand between a two-word verb's first
+// word and its particle.
+const splitMax = 4
+
+// particles are the second words of phrasalPlain that may follow the
+// verb's object; afterParticle the words that may follow them.
+var particles = map[string]bool{"up": true, "down": true, "on": true, "off": true, "out": true, "away": true, "back": true, "over": true}
+
+var afterParticle = map[string]bool{"of": true, "from": true, "for": true, "in": true, "on": true, "at": true, "to": true, "with": true, "again": true, "now": true, "please": true}
+
+// phrasalFirst are the first words of phrasalPlain.
+var phrasalFirst = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range phrasalPlain {
+		m[k[0]] = true
+	}
+	return m
+}()
 
 // createsWith are verbs that create when an article follows ("open a pull
 // request", "file an issue") and mean something else otherwise ("open

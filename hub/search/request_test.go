@@ -158,12 +158,20 @@ func TestPlainVerb(t *testing.T) {
 		{"turn off the release workflow", "disable the release workflow"},
 		{"stop watching this repo", "delete watching this repo"},
 		{"start following octocat", "create following octocat"},
+		{"shut down the codespace", "stop the codespace"},
+		// The particle after the verb's object.
+		{"take the wontfix label off", "remove the wontfix label "},
+		{"kick frank out of the organization", "remove frank  of the organization"},
+		{"take the issue out of the milestone", "remove the issue  of the milestone"},
+		{"turn the nightly workflow off again", "disable the nightly workflow  again"},
 		// The same words elsewhere, or without what makes them a verb.
 		{"open alerts", "open alerts"},
 		{"list the open PRs", "list the open PRs"},
 		{"stop my codespace", "stop my codespace"},
 		{"look up users named alice", "look up users named alice"},
 		{"what did I set up", "what did I set up"},
+		{"turn the issue into a discussion on hold", "turn the issue into a discussion on hold"},
+		{"set the five labels of the new release up", "set the five labels of the new release up"},
 		{"", ""},
 	}
 	for _, tt := range tests {

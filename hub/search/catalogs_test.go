@@ -583,3 +583,21 @@ func TestItemPathGetsOne(t *testing.T) {
 		t.Errorf("Search(what branches are there) = %v, want repos/list-branches first", got)
 	}
 }
+
+// TestOnlyVerbKnown: a request whose words past its verb the catalog
+// lacks ("block the spammer") is read by its verb by every tool, so the
+// tool that says least besides it comes first, not the one under the
+// largest path family (GitHub's orgs/block-user, "Block a user from an
+// organization").
+func TestOnlyVerbKnown(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	ix := Build(openapiDocs("gh", ops), nil)
+	hits, _ := ix.Search("block the spammer", "", 3)
+	var got []string
+	for _, h := range hits {
+		got = append(got, ops[h.Doc].id)
+	}
+	if len(got) == 0 || got[0] != "users/block" {
+		t.Errorf("Search(block the spammer) = %v, want users/block first", got)
+	}
+}

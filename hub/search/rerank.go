@@ -867,6 +867,20 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 	}
 	top := hits[:min(w.depth, len(hits))]
 	best := top[0].Score
+	// A request whose words past its verb the catalog lacks ("block the
+	// spammer") is read by its verb alone, by every tool alike.
+	onlyVerb := sc.verbBit != 0
+	if onlyVerb {
+		for i := 0; i+1 < len(sc.qstarts); i++ {
+			if i < 32 && uint32(1)<<i == sc.verbBit || i == sc.qself {
+				continue
+			}
+			if sc.qidf[i] > 0 {
+				onlyVerb = false
+				break
+			}
+		}
+	}
 	for i := range top {
 		d := top[i].Doc
 		f := &ix.feat[d]
@@ -876,8 +890,9 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 		}
 		// The action, the verb and the title's coverage count for a tool
 		// that matches more of the request than its verb: "add two
-		// numbers" is no request to add observations.
-		object := !w.objectMin || !q.fromVerb || sc.words[d]&^sc.verbBit != 0
+		// numbers" is no request to add observations. When no tool can,
+		// they count for all.
+		object := !w.objectMin || !q.fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb
 		if object {
 			switch {
 			case q.act&f.act != 0:

@@ -139,7 +139,7 @@ func isValue(chunk string) bool {
 		return true
 	}
 	var digits, letters int
-	other := false
+	other, hex := false, true
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		switch {
@@ -147,6 +147,7 @@ func isValue(chunk string) bool {
 			digits++
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			letters++
+			hex = hex && (c|0x20) <= 'f'
 		case c >= utf8.RuneSelf:
 			// Other scripts write numbers inside words ("2024年"): leave
 			// them be.
@@ -159,6 +160,9 @@ func isValue(chunk string) bool {
 	case digits == 0:
 		return false
 	case letters == 0, other, digits >= 4:
+		return true
+	case hex && len(w) >= 6 && digits >= 2:
+		// 7c1d2e: a commit's hash, cut short.
 		return true
 	}
 	// v3, V2: a version.
@@ -432,3 +436,25 @@ var phrasalFirst = func() map[string]bool {
 // request", "file an issue") and mean something else otherwise ("open
 // alerts").
 var createsWith = map[string]bool{"open": true, "file": true, "start": true, "raise": true}
+
+// showOne rewrites a request that starts with a verb of showing and names
+// one thing by value, none in the plural ("show commit 3f2a1b", "show me
+// PR 3"), to start with "get": it asks to read that thing, not to list
+// its kind.
+func showOne(q string) string {
+	s, e := nextWord(q, 0)
+	if e == s || strings.TrimSpace(q[:s]) != "" || !showsOne[strings.ToLower(q[s:e])] {
+		return q
+	}
+	for at := e; ; {
+		ws, we := nextWord(q, at)
+		if ws == we {
+			break
+		}
+		if plural(strings.ToLower(q[ws:we])) {
+			return q
+		}
+		at = we
+	}
+	return "get" + q[e:]
+}

@@ -31,9 +31,11 @@ func TestStripValues(t *testing.T) {
 		{"fetch https://go.dev/doc as markdown", "fetch url as markdown"},
 		{"mail bob@example.com the report", "mail email the report"},
 		{"ping @octocat", "ping"},
+		{"comment on commit 7c1d2e", "comment on commit"},
 		// Vocabulary with digits stays.
 		{"encode it as base64", "encode it as base64"},
 		{"list s3 buckets", "list s3 buckets"},
+		{"hash it with sha256 or ed448", "hash it with sha256 or ed448"},
 		{"what's the repo's license", "what's the repo's license"},
 		// Numbers inside other scripts stay.
 		{"2024年の予定", "2024年の予定"},

@@ -548,13 +548,18 @@ func TestCatalogAbbreviations(t *testing.T) {
 
 // TestShowOne: "show" asks to see one thing when it names one, and all of
 // them when it names them in the plural, over GitHub's operations as plain
-// MCP tools, whose names are all their actions say.
+// MCP tools, whose names are all their actions say; one named by value it
+// reads.
 func TestShowOne(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	ix := Build(mcpDocs("gh", ops), nil)
 	for _, tt := range []struct{ query, want string }{
 		{"show the latest release", "repos/get-latest-release"},
 		{"show the releases", "repos/list-releases"},
+		// One named by value.
+		{"show commit 3f2a1b", "repos/get-commit"},
+		{"show me PR 3", "pulls/get"},
+		{"show the comments on issue 33", "issues/list-comments"},
 	} {
 		hits, _ := ix.Search(tt.query, "", 3)
 		var got []string

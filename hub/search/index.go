@@ -687,6 +687,9 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)
 	query = plainVerb(query)
+	if len(sc.qitems) > 0 {
+		query = showOne(query)
+	}
 	if bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.
 		query += " " + ix.keyWord

@@ -547,3 +547,23 @@ func TestParamItems(t *testing.T) {
 	ix := Build(docs, nil)
 	wantFirst(t, ix, docs, "comments on issue 12", "b.getComments")
 }
+
+// TestPluralBeforeDeterminer: a request's first word followed by a
+// determiner is a verb ("protect the main branch"), unless it is a plural,
+// which names things ("users that have the auditor role").
+func TestPluralBeforeDeterminer(t *testing.T) {
+	ix := Build([]Doc{
+		{Namespace: "t", Name: "protect", Title: "Protect a branch"},
+		{Namespace: "t", Name: "users", Title: "List users with a role"},
+	}, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, verb := range map[string]bool{
+		"protect the main branch":          true,
+		"users that have the auditor role": false,
+	} {
+		if got := ix.queryFeatures(sc, q).fromVerb; got != verb {
+			t.Errorf("%q starts with a verb: %v, want %v", q, got, verb)
+		}
+	}
+}

@@ -693,7 +693,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		return sc.qtext[start:sc.qends[i]]
 	}
 	ids := sc.qids[:0]
-	first, plural, question := true, false, false
+	first, inPlural, question := true, false, false
 	showFirst := false // the request starts with a verb of showing
 	for i := range sc.qends {
 		w, next := word(i), string(word(i+1))
@@ -741,10 +741,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			}
 			switch {
 			case q.act != 0:
-			case determiners[next]:
+			case determiners[next] && !plural(string(w)):
 				// A word the request starts with and follows with a
 				// determiner is a verb ("protect the main branch"):
 				// one that names no way of reading asks for a change.
+				// A plural names things ("users that have the role").
 				q.act = actCreate | actUpdate | actDelete
 			case w[len(w)-1] != 's' && nounVerbPreps[next]:
 				// A thing named in the singular with no determiner,
@@ -755,7 +756,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 		first = false
 		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) {
-			plural = true
+			inPlural = true
 		}
 		if id, ok := ix.terms[string(s)]; ok {
 			ids = append(ids, id)
@@ -763,7 +764,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			ids = append(ids, -2-int32(len(ids))) // an unknown word never matches
 		}
 	}
-	if q.act == actList && !plural && showFirst {
+	if q.act == actList && !inPlural && showFirst {
 		// "show the latest release" asks to see one thing, "show the
 		// releases" all of them.
 		q.act |= actGet
@@ -773,7 +774,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	if q.act == 0 && q.verb < 0 {
 		// Without a verb a request asks to see things: a list when it
 		// names them in the plural or asks which, else one of them.
-		if plural || question {
+		if inPlural || question {
 			q.act = actList | actSearch
 		} else {
 			q.act = actGet | actList

@@ -390,7 +390,9 @@ var phrasalPlain = map[[2]string]string{
 // particle follows its object ("take the wontfix label off", "kick frank
 // out of the org", "shut the codespace down") to start with the plain
 // verb, the particle left out. The particle must end the request or come
-// before a preposition, and at most splitMax words may stand between.
+// before a preposition, or, but for "on", before a determiner, as a
+// preposition itself ("take carol off the repo collaborators"); at most
+// splitMax words may stand between.
 func splitPhrasal(q, w1 string, e1 int) (string, bool) {
 	if !phrasalFirst[w1] {
 		return q, false
@@ -404,7 +406,7 @@ func splitPhrasal(q, w1 string, e1 int) (string, bool) {
 		p := strings.ToLower(q[s:e])
 		if v := phrasalPlain[[2]string{w1, p}]; v != "" && particles[p] && at > e1 {
 			ns, ne := nextWord(q, e)
-			if ns == ne || afterParticle[strings.ToLower(q[ns:ne])] {
+			if next := strings.ToLower(q[ns:ne]); ns == ne || afterParticle[next] || p != "on" && determiners[next] {
 				return v + q[e1:s] + q[e:], true
 			}
 		}

@@ -165,6 +165,7 @@ func TestPlainVerb(t *testing.T) {
 		{"take the wontfix label off", "remove the wontfix label "},
 		{"kick frank out of the organization", "remove frank  of the organization"},
 		{"take the issue out of the milestone", "remove the issue  of the milestone"},
+		{"take carol off the repo collaborators", "remove carol  the repo collaborators"},
 		{"turn the nightly workflow off again", "disable the nightly workflow  again"},
 		// The same words elsewhere, or without what makes them a verb.
 		{"open alerts", "open alerts"},

@@ -137,6 +137,9 @@ type Index struct {
 	mergedLeft  atomic.Int64
 	// valueWords are the terms that are only ever values (valueWords).
 	valueWords map[int32]struct{}
+	// reWords are the words titles write after "re-" ("Re-run a
+	// workflow"), which a request may write as one word ("rerun").
+	reWords map[int32]bool
 	// compounds are the pairs of words (pairCode) that name a thing of
 	// the catalog (compoundStart).
 	compounds map[int32]struct{}
@@ -288,9 +291,11 @@ func Build(docs []Doc, opts *Options) *Index {
 		// summary a title would be.
 		desc := doc.Description
 		if doc.Title != "" {
+			ix.noteRe(doc.Title, termOfWord)
 			add(fieldTitle, doc.Title)
 		} else {
 			l := lead(desc)
+			ix.noteRe(l, termOfWord)
 			add(fieldTitle, l)
 			desc = desc[strings.Index(desc, l)+len(l):]
 		}
@@ -686,6 +691,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)
+	query = ix.rePrefix(query)
 	query = plainVerb(query)
 	if len(sc.qitems) > 0 {
 		query = showOne(query)

@@ -460,3 +460,52 @@ func showOne(q string) string {
 	}
 	return "get" + q[e:]
 }
+
+// rePrefix rewrites the words of q made of "re" and a word the catalog's
+// titles write after "re-" to that word ("rerun": "Re-run a workflow"),
+// the catalog's "re-run" being "run" to the index, "re" a stop word.
+func (ix *Index) rePrefix(q string) string {
+	var b []byte
+	for at := 0; ; {
+		s, e := nextWord(q, at)
+		if s == e {
+			break
+		}
+		at = e
+		w := strings.ToLower(q[s:e])
+		if len(w) < 5 || !strings.HasPrefix(w, "re") || !asciiLetters(w) {
+			continue
+		}
+		if id, ok := ix.terms[string(stem([]byte(w[2:])))]; !ok || !ix.reWords[id] {
+			continue
+		}
+		if b == nil {
+			b = []byte(q)
+		}
+		b[s], b[s+1] = ' ', ' '
+	}
+	if b == nil {
+		return q
+	}
+	return string(b)
+}
+
+// noteRe adds to ix.reWords the words title writes after "re-", as
+// termOf gives their ids.
+func (ix *Index) noteRe(title string, termOf func(string) int32) {
+	for i := 0; i+3 < len(title); i++ {
+		if title[i+2] != '-' || title[i]|0x20 != 'r' || title[i+1]|0x20 != 'e' || i > 0 && isWordByte(title[i-1]) {
+			continue
+		}
+		s, e := nextWord(title, i+3)
+		if s != i+3 || e == s {
+			continue
+		}
+		if id := termOf(strings.ToLower(title[s:e])); id >= 0 {
+			if ix.reWords == nil {
+				ix.reWords = map[int32]bool{}
+			}
+			ix.reWords[id] = true
+		}
+	}
+}

@@ -568,3 +568,25 @@ func TestPluralBeforeDeterminer(t *testing.T) {
 		}
 	}
 }
+
+// TestRePrefix: a request's word made of "re" and a word the catalog's
+// titles write after "re-" reads as that word, as the catalog's does;
+// other words starting with "re" stay.
+func TestRePrefix(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "reRunWorkflow", Title: "Re-run a workflow"},
+		{Namespace: "t", Name: "moveFile", Title: "Move a file"},
+	}
+	ix := Build(docs, nil)
+	for in, want := range map[string]string{
+		"rerun the workflow": "run the workflow",
+		"Rerun it":           "run it",
+		"remove the file":    "remove the file",
+		"rerun":              "run",
+	} {
+		if got := strings.TrimSpace(ix.rePrefix(in)); got != want {
+			t.Errorf("rePrefix(%q) = %q, want %q", in, got, want)
+		}
+	}
+	wantFirst(t, ix, docs, "rerun the workflow", "t.reRunWorkflow")
+}

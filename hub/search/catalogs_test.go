@@ -446,36 +446,35 @@ func catalogCases(t testing.TB) []catalogCase {
 	servers, serverIDs := benchmarkDocs(t)
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
-	// The floors sit a little under the held-out figures measured with the
-	// path field, the request rules (a bare key read as what the catalog
-	// takes by key, "show" one thing, a verb of reading after the first
-	// word left unexpanded, acronyms read as the catalog spells them out,
-	// paths left out),
-	// the second stage's coverage, resources, items (of a path, or of a
-	// tool's parameters), details, title phrases and parameter values
-	// (nDCG@10, Recall@5 and nDCG@10 over BM25: GitHub as OpenAPI 0.746,
-	// 0.853, 0.263, its 20 descriptions that start with their summary
-	// kept whole as the hub now keeps them, a request's verb phrase read
-	// as its plain verb, a word that is only ever a value weighing half,
-	// a request that starts with a compound of the titles read as naming
-	// a thing; as MCP tools 0.777, 0.875, 0.298; Jira as OpenAPI
-	// 0.714, 0.784, 0.249; as MCP tools 0.650, 0.761, 0.200; the reference
-	// servers 0.802, 0.875, 0.252; Star Trek 0.675, 0.750, -0.015), below
-	// the target of 0.80 nDCG@10 GitHub's is to reach as OpenAPI (its
-	// Recall@5 of 0.85 and both as MCP tools, 0.75 and 0.80, are met), and
-	// Jira's 0.80. The held-out halves score well under the tuning ones
-	// (GitHub as OpenAPI 0.843, Jira 0.842): their requests share fewer
-	// words with the operations' names and summaries.
+	// The floors sit a little under the held-out figures (nDCG@10,
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.735, 0.822,
+	// 0.138; as MCP tools 0.724, 0.814, 0.126; Jira as OpenAPI 0.726,
+	// 0.784, 0.261; as MCP tools 0.658, 0.761, 0.208; the reference
+	// servers 0.802, 0.875, 0.252; Star Trek 0.675, 0.750, -0.015. They
+	// are under the targets GitHub's are to reach: 0.80 nDCG@10 and 0.85
+	// Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools (its Recall@5 is
+	// met); and Jira's 0.80.
+	//
+	// GitHub's held-out half was written anew on 2026-12-06, before any
+	// of it was run: the one before had been read too often to say how
+	// search does on requests it has not seen, and tunes now. On it
+	// search scored 0.746 when it was replaced, and scores 0.799 after
+	// the rules its misses suggested, while the new half moved from
+	// 0.731 to 0.735 with them. The new half's requests share more words
+	// with the operations' summaries (BM25 0.597 against 0.483), and the
+	// held-out halves score well under the tuning ones (GitHub as OpenAPI
+	// 0.847, Jira 0.842).
+	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
 	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.73, 0.85, 0.24},
-		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.76, 0.86, 0.28},
+		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.80, 0.12},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.71, 0.80, 0.11},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
-		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.70, 0.77, 0.23},
-		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.64, 0.75, 0.19},
+		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.71, 0.77, 0.24},
+		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.65, 0.75, 0.20},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 	}
 }

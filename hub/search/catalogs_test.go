@@ -560,14 +560,21 @@ func TestShowOne(t *testing.T) {
 		{"show me PR 3", "pulls/get"},
 		{"show the comments on issue 33", "issues/list-comments"},
 	} {
-		hits, _ := ix.Search(tt.query, "", 3)
-		var got []string
-		for _, h := range hits {
-			got = append(got, ops[h.Doc].id)
-		}
-		if len(got) == 0 || got[0] != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
-		}
+		wantOpFirst(t, ix, ops, tt.query, tt.want)
+	}
+}
+
+// wantOpFirst fails t unless the operation want comes first for query
+// over an index of ops.
+func wantOpFirst(t *testing.T, ix *Index, ops []apiOp, query, want string) {
+	t.Helper()
+	hits, _ := ix.Search(query, "", 3)
+	var got []string
+	for _, h := range hits {
+		got = append(got, ops[h.Doc].id)
+	}
+	if len(got) == 0 || got[0] != want {
+		t.Errorf("Search(%q) = %v, want %s first", query, got, want)
 	}
 }
 
@@ -578,14 +585,7 @@ func TestShowOne(t *testing.T) {
 func TestItemPathGetsOne(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	ix := Build(openapiDocs("gh", ops), nil)
-	hits, _ := ix.Search("what branches are there", "", 3)
-	var got []string
-	for _, h := range hits {
-		got = append(got, ops[h.Doc].id)
-	}
-	if len(got) == 0 || got[0] != "repos/list-branches" {
-		t.Errorf("Search(what branches are there) = %v, want repos/list-branches first", got)
-	}
+	wantOpFirst(t, ix, ops, "what branches are there", "repos/list-branches")
 }
 
 // TestOnlyVerbKnown: a request whose words past its verb the catalog
@@ -596,12 +596,5 @@ func TestItemPathGetsOne(t *testing.T) {
 func TestOnlyVerbKnown(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	ix := Build(openapiDocs("gh", ops), nil)
-	hits, _ := ix.Search("block the spammer", "", 3)
-	var got []string
-	for _, h := range hits {
-		got = append(got, ops[h.Doc].id)
-	}
-	if len(got) == 0 || got[0] != "users/block" {
-		t.Errorf("Search(block the spammer) = %v, want users/block first", got)
-	}
+	wantOpFirst(t, ix, ops, "block the spammer", "users/block")
 }

@@ -465,6 +465,9 @@ func showOne(q string) string {
 // titles write after "re-" to that word ("rerun": "Re-run a workflow"),
 // the catalog's "re-run" being "run" to the index, "re" a stop word.
 func (ix *Index) rePrefix(q string) string {
+	if len(ix.reWords) == 0 {
+		return q
+	}
 	var b []byte
 	for at := 0; ; {
 		s, e := nextWord(q, at)
@@ -472,10 +475,10 @@ func (ix *Index) rePrefix(q string) string {
 			break
 		}
 		at = e
-		w := strings.ToLower(q[s:e])
-		if len(w) < 5 || !strings.HasPrefix(w, "re") || !asciiLetters(w) {
+		if e-s < 5 || q[s]|0x20 != 'r' || q[s+1]|0x20 != 'e' || !asciiLetters(q[s:e]) {
 			continue
 		}
+		w := strings.ToLower(q[s:e])
 		if id, ok := ix.terms[string(stem([]byte(w[2:])))]; !ok || !ix.reWords[id] {
 			continue
 		}

@@ -358,6 +358,20 @@ func (s *Secrets) ScrubTools(tools []*mcp.Tool) []*mcp.Tool {
 		if json.Unmarshal(clean, &ct) != nil {
 			continue
 		}
+		// The schemas stay as written, their properties in the order the
+		// upstream listed them, which a decoded map would sort.
+		var raw struct {
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		}
+		if json.Unmarshal(clean, &raw) == nil {
+			if ct.InputSchema != nil {
+				ct.InputSchema = raw.InputSchema
+			}
+			if ct.OutputSchema != nil {
+				ct.OutputSchema = raw.OutputSchema
+			}
+		}
 		ct.Name = t.Name
 		if !copied {
 			out, copied = append([]*mcp.Tool(nil), tools...), true

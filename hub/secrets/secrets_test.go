@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestSecretsScrubJSON(t *testing.T) {
@@ -97,4 +99,38 @@ func FuzzDecodeJSONString(f *testing.F) {
 			t.Errorf("decodeJSONString(%s) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// TestSecretsScrubTools: a tool that quotes a secret anywhere in its
+// definition is replaced by a scrubbed copy whose schemas keep the order
+// the upstream wrote them in; other tools, and the list given, stay as
+// they are.
+func TestSecretsScrubTools(t *testing.T) {
+	sec := New()
+	sec.Set(ConnectionOwner("bank", "main"), "sk_live_Secret42")
+	schema := `{"type":"object","properties":{"to":{"type":"string","description":"not sk_live_Secret42"},"amount":{"type":"number"},"currency":{"type":"string"}}}`
+	leaky := &mcp.Tool{Name: "transfer", Description: "Uses key sk_live_Secret42.", InputSchema: json.RawMessage(schema), OutputSchema: json.RawMessage(`{"type":"object","properties":{"z":{},"a":{}}}`)}
+	plain := &mcp.Tool{Name: "balance", Description: "The balance.", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tools := []*mcp.Tool{leaky, plain}
+	out := sec.ScrubTools(tools)
+	if tools[0] != leaky || leaky.Description != "Uses key sk_live_Secret42." {
+		t.Fatal("ScrubTools changed the tools it was given")
+	}
+	if out[1] != plain {
+		t.Error("a tool quoting no secret was copied")
+	}
+	got := out[0]
+	if got.Name != "transfer" || got.Description != "Uses key [secret]." {
+		t.Errorf("scrubbed tool = %q %q", got.Name, got.Description)
+	}
+	in, ok := got.InputSchema.(json.RawMessage)
+	if !ok {
+		t.Fatalf("input schema decoded to %T, want it as written", got.InputSchema)
+	}
+	if want := strings.ReplaceAll(schema, "sk_live_Secret42", Mark); string(in) != want {
+		t.Errorf("input schema = %s, want %s", in, want)
+	}
+	if o, _ := got.OutputSchema.(json.RawMessage); string(o) != `{"type":"object","properties":{"z":{},"a":{}}}` {
+		t.Errorf("output schema = %v", got.OutputSchema)
+	}
 }

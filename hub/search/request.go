@@ -339,7 +339,8 @@ func hasKey(s string) bool {
 
 // plainVerb rewrites a request that starts with a verb phrase tools are
 // not named with to start with the plain verb of what it asks: "open a
-// pull request" and "set up a webhook" create, "get rid of", "clean up"
+// pull request" and "set up a webhook" create, "ask alice to review"
+// requests, "get rid of", "clean up"
 // and "stop watching the repo" delete, "turn off the workflow" disables
 // it. Both stages then read the verb the catalog uses, not words it uses
 // for other things ("open" pull requests are a state, "stop" cancels
@@ -366,6 +367,9 @@ func plainVerb(q string) string {
 		return "delete" + q[e1:]
 	case w1 == "start" && len(w2) > 4 && strings.HasSuffix(w2, "ing"):
 		return "create" + q[e1:]
+	case w1 == "ask":
+		// "ask alice to review my PR", "ask for a review": request.
+		return "request" + q[e1:]
 	}
 	return q
 }

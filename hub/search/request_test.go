@@ -161,6 +161,7 @@ func TestPlainVerb(t *testing.T) {
 		{"stop watching this repo", "delete watching this repo"},
 		{"start following octocat", "create following octocat"},
 		{"shut down the codespace", "stop the codespace"},
+		{"ask alice to review my PR", "request alice to review my PR"},
 		// The particle after the verb's object.
 		{"take the wontfix label off", "remove the wontfix label "},
 		{"kick frank out of the organization", "remove frank  of the organization"},

@@ -340,11 +340,11 @@ func hasKey(s string) bool {
 // plainVerb rewrites a request that starts with a verb phrase tools are
 // not named with to start with the plain verb of what it asks: "open a
 // pull request" and "set up a webhook" create, "ask alice to review"
-// requests, "get rid of", "clean up"
-// and "stop watching the repo" delete, "turn off the workflow" disables
-// it. Both stages then read the verb the catalog uses, not words it uses
-// for other things ("open" pull requests are a state, "stop" cancels
-// imports). It returns q when there is nothing to rewrite.
+// requests, "get rid of", "clean up" and "stop watching the repo" delete,
+// "turn off the workflow" disables it. Both stages then read the verb the
+// catalog uses, not words it uses for other things ("open" pull requests
+// are a state, "stop" cancels imports). It returns q when there is
+// nothing to rewrite.
 func plainVerb(q string) string {
 	s1, e1 := nextWord(q, 0)
 	if e1 == s1 || strings.TrimSpace(q[:s1]) != "" {

@@ -311,6 +311,11 @@ func Build(docs []Doc, opts *Options) *Index {
 			ws.ids = append(ws.ids, analyse(v)...)
 		}
 		ix.featIDs, ix.feat[d].nValue, _ = appendSet(ix.featIDs, ws.ids)
+		ws.ids = ws.ids[:0]
+		for _, p := range doc.Params {
+			ws.ids = append(ws.ids, analyse(p)...)
+		}
+		ix.featIDs, ix.feat[d].nParam, _ = appendSet(ix.featIDs, ws.ids)
 		add(fieldDescription, post)
 		seen = seen[:0]
 		for _, p := range doc.Params {
@@ -650,6 +655,7 @@ type scratch struct {
 	qends   []int
 	qids    []int32
 	qitems  []int32  // term ids of the things the request names by value (request.go)
+	qkinds  []int32  // term ids of the words for the kinds of the request's values (request.go)
 	qpairs  []int32  // codes of the request's pairs of words that follow each other
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	verbBit uint32   // the bit of the request's first word
@@ -689,6 +695,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	var bareKey bool
 	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
+	sc.qkinds = ix.valueKinds(query, sc.qkinds[:0])
 	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)
 	query = ix.rePrefix(query)

@@ -516,3 +516,91 @@ func (ix *Index) noteRe(title string, termOf func(string) int32) {
 		}
 	}
 }
+
+// valueKinds appends to dst the term ids of the words parameters use for
+// the kinds of q's values: a path with a file's name (docs/old.md) for
+// "path" and "file", a commit's hash for "sha", "commit" and "ref", a
+// version (v1.2.0) for "tag" and "version".
+func (ix *Index) valueKinds(q string, dst []int32) []int32 {
+	for i := 0; i < len(q); {
+		if isSpace(q[i]) {
+			i++
+			continue
+		}
+		end := chunkEnd(q, i)
+		chunk := strings.Trim(q[i:end], `.,;:!?()[]{}"'`)
+		i = end
+		var kinds []string
+		switch {
+		case strings.Contains(chunk, "://") || strings.Contains(chunk, "@"):
+		case strings.Contains(chunk, "/") && ix.slashValue(chunk):
+			last := chunk[strings.LastIndexByte(chunk, '/')+1:]
+			if strings.Contains(last, ".") || strings.Count(chunk, "/") >= 2 {
+				kinds = pathKinds
+			}
+		case !isValue(chunk):
+		case isHash(chunk):
+			kinds = hashKinds
+		case isVersion(chunk):
+			kinds = versionKinds
+		}
+		for _, k := range kinds {
+			if id, ok := ix.terms[k]; ok && !slices.Contains(dst, id) {
+				dst = append(dst, id)
+			}
+		}
+	}
+	return dst
+}
+
+// The kinds' words, as stems.
+var (
+	pathKinds    = stems("path", "file")
+	hashKinds    = stems("sha", "commit", "ref")
+	versionKinds = stems("tag", "version")
+)
+
+func stems(words ...string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = string(stem([]byte(w)))
+	}
+	return out
+}
+
+// isHash reports whether w is a commit's hash, cut short or whole: six
+// to forty hexadecimal digits, two of them decimal at least.
+func isHash(w string) bool {
+	if len(w) < 6 || len(w) > 40 {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i] | 0x20; {
+		case w[i] >= '0' && w[i] <= '9':
+			digits++
+		case c < 'a' || c > 'f':
+			return false
+		}
+	}
+	return digits >= 2
+}
+
+// isVersion reports whether w is a version: v3, v1.2.0, 2.4.1.
+func isVersion(w string) bool {
+	n, hadV := strings.TrimPrefix(strings.TrimPrefix(w, "v"), "V"), false
+	hadV = len(n) < len(w)
+	if n == "" || n[0] < '0' || n[0] > '9' {
+		return false
+	}
+	dots := 0
+	for i := 0; i < len(n); i++ {
+		switch {
+		case n[i] == '.':
+			dots++
+		case n[i] < '0' || n[i] > '9':
+			return false
+		}
+	}
+	return dots > 0 || hadV
+}

@@ -591,3 +591,37 @@ func TestRePrefix(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "rerun the workflow", "t.reRunWorkflow")
 }
+
+// TestValueKinds: a path with a file's name, a commit's hash and a
+// version give the words (as stems) parameters use for their kind; other
+// values and words give none.
+func TestValueKinds(t *testing.T) {
+	ix := Build([]Doc{{Namespace: "t", Name: "x", Params: []string{"path", "file_sha", "tag_name", "version", "commit", "ref"}}}, nil)
+	word := map[int32]string{}
+	for w, id := range ix.terms {
+		word[id] = w
+	}
+	for q, want := range map[string][]string{
+		"delete docs/old.md from the repo": {"path", "fil"},
+		"show commit 3f2a1b":               {"sha", "commit", "ref"},
+		"publish a release for tag v1.2.0": {"tag", "version"},
+		"list tags after 2.4":              {"tag", "version"},
+		"close issue 17 in acme/app":       nil,
+		"read/write access":                nil,
+		"mail bob@example.com":             nil,
+	} {
+		var got []string
+		for _, id := range ix.valueKinds(q, nil) {
+			got = append(got, word[id])
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("valueKinds(%q) (-want +got):\n%s", q, diff)
+		}
+	}
+	// Two tools the request's words cannot tell apart.
+	docs := []Doc{
+		{Namespace: "t", Name: "deleteSecret", Title: "Delete a secret", Method: "DELETE", Path: "/secrets/{name}", Params: []string{"name"}},
+		{Namespace: "t", Name: "deleteFile", Title: "Delete a file", Method: "DELETE", Path: "/contents/{path}", Params: []string{"path", "message"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "delete docs/old.md", "t.deleteFile")
+}

@@ -66,7 +66,10 @@ import (
 //     an HTTP operation whose path has a parameter after that thing's
 //     segment (/issues/{issue_number}), or a tool without a path whose
 //     parameter's name says it takes one by its id (issueIdOrKey,
-//     pull_number).
+//     pull_number);
+//   - the kind of a value: a request that names a file by its path
+//     (docs/old.md), a commit by its hash or a version asks for a tool
+//     with a parameter named for that kind (path, sha, tag_name).
 //
 // Each feature adds a share of the best candidate's score, so the first
 // stage still decides between tools the features cannot tell apart, and
@@ -180,6 +183,8 @@ type docFeatures struct {
 	// nValue ids follow: the words of the values its parameters take
 	// from a fixed set (Doc.Values).
 	nValue uint8
+	// nParam ids follow: the words of its parameters' names.
+	nParam uint8
 }
 
 func (f *docFeatures) title(ids []int32) []int32 {
@@ -587,6 +592,12 @@ func (f *docFeatures) values(ids []int32) []int32 {
 	return ids[o : o+int32(f.nValue)]
 }
 
+// params are the term ids of the words of f's parameters' names (nParam).
+func (f *docFeatures) params(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem) + int32(f.nHead) + int32(f.nDetail) + int32(f.nPhrase) + int32(f.nValue)
+	return ids[o : o+int32(f.nParam)]
+}
+
 // heads are the term ids of the resources f passes through (nHead).
 func (f *docFeatures) heads(ids []int32) []int32 {
 	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem)
@@ -633,6 +644,7 @@ type rerankWeights struct {
 	value       float64 // the request names a value a parameter takes from a fixed set
 	nameHeads   float64 // share of the resources a name without a path says that the request names
 	phrase      float64 // share of the request's pairs of words that the title says in the same order
+	kind        float64 // the request names a value of a kind the tool takes a parameter for
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -668,6 +680,7 @@ var rerankDefaults = rerankWeights{
 	value:       0.2,
 	nameHeads:   0.1,
 	phrase:      0.2,
+	kind:        0.2,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,
@@ -943,6 +956,16 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			for _, t := range f.values(ix.featIDs) {
 				if sc.queryHasOwn(t) {
 					add += w.value
+					break
+				}
+			}
+		}
+		if len(sc.qkinds) > 0 && object && f.nParam > 0 {
+			// "delete docs/old.md", "show commit 3f2a1b": a value of
+			// a kind the tool takes a parameter for.
+			for _, t := range f.params(ix.featIDs) {
+				if slices.Contains(sc.qkinds, t) {
+					add += w.kind
 					break
 				}
 			}

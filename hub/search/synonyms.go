@@ -44,7 +44,7 @@ var synonymGroups = [][]string{
 	{"additional", "extra", "more"},
 	{"history", "log", "past"},
 	{"status", "state"},
-	{"note", "memo", "observation", "annotation", "fact"},
+	{"note", "memo", "observation", "annotation", "fact", "remember", "memorize"},
 	{"node", "entity", "vertex"},
 	{"relation", "relationship", "edge"},
 	{"tree", "hierarchy", "recursive", "nested"},

@@ -22,7 +22,9 @@ import (
 //   - addresses: URLs and e-mail addresses, which read as the words "url"
 //     and "email", and @mentions;
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
-//     is no word of the catalog, while "read/write" stays two words.
+//     is no word of the catalog, while "read/write" stays two words;
+//   - the name after "called", "named" or "titled" ("a folder called
+//     drafts").
 //
 // A key with no word for its kind before it ("move PROJ-7 to Done") reads
 // as the word for the thing the catalog's parameters take by key
@@ -37,6 +39,7 @@ import (
 func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 	dst = dst[:0]
 	words, values := false, false
+	named := false // the chunk before says a name follows ("called")
 	for i := 0; i < len(q); {
 		if isSpace(q[i]) {
 			dst = append(dst, q[i])
@@ -44,6 +47,18 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 			continue
 		}
 		end := chunkEnd(q, i)
+		if named {
+			// "a folder called drafts", "a team named platform": a
+			// name, which the catalog's words only match by chance.
+			named = false
+			if open, _ := openQuote(q[i:end]); open == 0 {
+				dst = appendSpaces(dst, end-i)
+				values = true
+				i = end
+				continue
+			}
+		}
+		named = namesNext(q[i:end])
 		// A quotation runs from a chunk that opens with a quote mark to
 		// the first chunk that closes with the matching one.
 		if open, close := openQuote(q[i:end]); open > 0 {
@@ -75,6 +90,16 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 		return q, dst
 	}
 	return string(dst), dst
+}
+
+// namesNext reports whether a chunk says the next one is a name:
+// "called", "named", "titled".
+func namesNext(chunk string) bool {
+	switch strings.ToLower(chunk) {
+	case "called", "named", "titled":
+		return true
+	}
+	return false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -32,6 +32,9 @@ func TestStripValues(t *testing.T) {
 		{"mail bob@example.com the report", "mail email the report"},
 		{"ping @octocat", "ping"},
 		{"comment on commit 7c1d2e", "comment on commit"},
+		{"make a new folder called drafts", "make a new folder called"},
+		{"create a team Named platform for the docs", "create a team Named for the docs"},
+		{`add a label called "needs triage"`, "add a label called"},
 		// Vocabulary with digits stays.
 		{"encode it as base64", "encode it as base64"},
 		{"list s3 buckets", "list s3 buckets"},

@@ -8,7 +8,7 @@ package search
 var synonymGroups = [][]string{
 	// Operations.
 	{"create", "add", "new", "make", "insert", "append", "attach", "start"},
-	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid"},
+	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid", "forget"},
 	{"list", "show", "enumerate", "display", "browse"},
 	{"read", "get", "fetch", "open", "view", "load", "retrieve", "dump", "cat"},
 	{"write", "save", "store", "persist", "record", "put"},

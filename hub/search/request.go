@@ -19,8 +19,9 @@ import (
 //     #17), keys and versions (PROJ-42, v1.2.0, v3), long identifiers (four
 //     digits or more, as in CHMA0000215045); while base64, utf8, s3 or
 //     oauth2 stay words;
-//   - addresses: URLs and e-mail addresses, which read as the words "url"
-//     and "email", and @mentions;
+//   - addresses: URLs (with their scheme or a web domain: example.org)
+//     and e-mail addresses, which read as the words "url" and "email",
+//     and @mentions;
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
 //     is no word of the catalog, while "read/write" stays two words;
 //   - the name after "called", "named" or "titled" ("a folder called
@@ -148,7 +149,7 @@ func quoteEnd(q string, i int, close string) int {
 // "url" for a URL, "email" for an e-mail address.
 func valueKind(chunk string) string {
 	switch at := strings.IndexByte(chunk, '@'); {
-	case strings.Contains(chunk, "://"):
+	case strings.Contains(chunk, "://") || isDomain(chunk):
 		return "url"
 	case at > 0 && strings.Contains(chunk[at:], "."):
 		return "email"
@@ -160,7 +161,7 @@ func valueKind(chunk string) string {
 // word: see the comment at the top of this file.
 func isValue(chunk string) bool {
 	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
-	if strings.Contains(w, "://") || strings.Contains(w, "@") {
+	if strings.Contains(w, "://") || strings.Contains(w, "@") || isDomain(w) {
 		return true
 	}
 	var digits, letters int
@@ -557,7 +558,7 @@ func (ix *Index) valueKinds(q string, dst []int32) []int32 {
 		i = end
 		var kinds []string
 		switch {
-		case strings.Contains(chunk, "://") || strings.Contains(chunk, "@"):
+		case strings.Contains(chunk, "://") || strings.Contains(chunk, "@") || isDomain(chunk):
 		case strings.Contains(chunk, "/") && ix.slashValue(chunk):
 			last := chunk[strings.LastIndexByte(chunk, '/')+1:]
 			if strings.Contains(last, ".") || strings.Count(chunk, "/") >= 2 {
@@ -628,4 +629,37 @@ func isVersion(w string) bool {
 		}
 	}
 	return dots > 0 || hadV
+}
+
+// isDomain reports whether chunk is a web address without its scheme:
+// names joined by dots, the last one of the web's common top-level
+// domains, and maybe a path (example.org, docs.github.com/en/rest).
+func isDomain(chunk string) bool {
+	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	if slash := strings.IndexByte(w, '/'); slash >= 0 {
+		w = w[:slash]
+	}
+	dot := strings.LastIndexByte(w, '.')
+	if dot < 1 || strings.ContainsAny(w, "@:") || !webTLDs[strings.ToLower(w[dot+1:])] {
+		return false
+	}
+	for _, label := range strings.Split(w[:dot], ".") {
+		if label == "" {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i] | 0x20; !(c >= 'a' && c <= 'z' || label[i] >= '0' && label[i] <= '9' || label[i] == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// webTLDs are the top-level domains of most addresses a request names;
+// ones that are also files' extensions (md, py, sh, rs) are left out.
+var webTLDs = map[string]bool{
+	"com": true, "org": true, "net": true, "io": true, "dev": true, "app": true,
+	"ai": true, "co": true, "edu": true, "gov": true, "info": true, "uk": true,
+	"de": true, "fr": true, "eu": true, "jp": true, "cn": true, "nl": true,
 }

@@ -30,6 +30,9 @@ func TestStripValues(t *testing.T) {
 		{"details of uid CHMA0000215045", "details of uid"},
 		{"fetch https://go.dev/doc as markdown", "fetch url as markdown"},
 		{"mail bob@example.com the report", "mail email the report"},
+		{"fetch the homepage of example.org", "fetch the homepage of url"},
+		{"read docs.github.com/en/rest today", "read url today"},
+		{"render README.md and main.go", "render README.md and main.go"},
 		{"ping @octocat", "ping"},
 		{"comment on commit 7c1d2e", "comment on commit"},
 		{"make a new folder called drafts", "make a new folder called"},
@@ -612,6 +615,7 @@ func TestValueKinds(t *testing.T) {
 		"close issue 17 in acme/app":       nil,
 		"read/write access":                nil,
 		"mail bob@example.com":             nil,
+		"read docs.github.com/en/rest/x":   nil,
 	} {
 		var got []string
 		for _, id := range ix.valueKinds(q, nil) {

@@ -96,11 +96,7 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 // namesNext reports whether a chunk says the next one is a name:
 // "called", "named", "titled".
 func namesNext(chunk string) bool {
-	switch strings.ToLower(chunk) {
-	case "called", "named", "titled":
-		return true
-	}
-	return false
+	return strings.EqualFold(chunk, "called") || strings.EqualFold(chunk, "named") || strings.EqualFold(chunk, "titled")
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -447,10 +447,12 @@ func catalogCases(t testing.TB) []catalogCase {
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
-	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.735, 0.822,
-	// 0.138; as MCP tools 0.724, 0.814, 0.126; Jira as OpenAPI 0.726,
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.739, 0.822,
+	// 0.142; as MCP tools 0.727, 0.814, 0.129; Jira as OpenAPI 0.726,
 	// 0.784, 0.261; as MCP tools 0.658, 0.761, 0.208; the reference
-	// servers 0.802, 0.875, 0.252; Star Trek 0.675, 0.750, -0.015. They
+	// servers 0.802, 0.875, 0.252, and beside GitHub 0.718, 0.825, 0.295
+	// (0.540 without the namespaces' weights); Star Trek 0.675, 0.750,
+	// -0.015. They
 	// are under the targets GitHub's are to reach: 0.80 nDCG@10 and 0.85
 	// Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools (its Recall@5 is
 	// met); and Jira's 0.80.
@@ -458,24 +460,33 @@ func catalogCases(t testing.TB) []catalogCase {
 	// GitHub's held-out half was written anew on 2026-12-06, before any
 	// of it was run: the one before had been read too often to say how
 	// search does on requests it has not seen, and tunes now. On it
-	// search scored 0.746 when it was replaced, and scores 0.799 after
+	// search scored 0.746 when it was replaced, and scores 0.809 after
 	// the rules its misses suggested, while the new half moved from
-	// 0.731 to 0.735 with them. The new half's requests share more words
+	// 0.731 to 0.739 with them. The new half's requests share more words
 	// with the operations' summaries (BM25 0.597 against 0.483), and the
 	// held-out halves score well under the tuning ones (GitHub as OpenAPI
-	// 0.847, Jira 0.842).
+	// 0.850, Jira 0.842).
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
 	// level with the plain BM25, whose whole-name matching of "POST
 	// /spacecraft/search" suits the operations' two-word descriptions.
+	// The reference servers beside GitHub's description, as in a hub
+	// that has both: the servers' tasks, whose answers are the servers'
+	// tools, over 1,268 tools of which 1,223 are GitHub's. A GitHub
+	// operation that would serve as well ("list the branches") counts as
+	// a miss, so the figures understate.
+	ghDocs := openapiDocs("gh", gh)
+	both := append(append([]Doc(nil), servers...), ghDocs...)
+	bothIDs := append(append([]string(nil), serverIDs...), idsOf(gh)...)
 	return []catalogCase{
-		{"github as OpenAPI", openapiDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.80, 0.12},
+		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.72, 0.80, 0.12},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.71, 0.80, 0.11},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.71, 0.77, 0.24},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.65, 0.75, 0.20},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
+		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.70, 0.80, 0.27},
 	}
 }
 
@@ -568,10 +579,21 @@ func TestShowOne(t *testing.T) {
 // over an index of ops.
 func wantOpFirst(t *testing.T, ix *Index, ops []apiOp, query, want string) {
 	t.Helper()
+	ids := make([]string, len(ops))
+	for i, o := range ops {
+		ids[i] = o.id
+	}
+	wantIDFirst(t, ix, ids, query, want)
+}
+
+// wantIDFirst fails t unless the doc whose id is want comes first for
+// query over an index of the docs ids name.
+func wantIDFirst(t *testing.T, ix *Index, ids []string, query, want string) {
+	t.Helper()
 	hits, _ := ix.Search(query, "", 3)
 	var got []string
 	for _, h := range hits {
-		got = append(got, ops[h.Doc].id)
+		got = append(got, ids[h.Doc])
 	}
 	if len(got) == 0 || got[0] != want {
 		t.Errorf("Search(%q) = %v, want %s first", query, got, want)
@@ -597,4 +619,22 @@ func TestOnlyVerbKnown(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	ix := Build(openapiDocs("gh", ops), nil)
 	wantOpFirst(t, ix, ops, "block the spammer", "users/block")
+}
+
+// TestNamespacesOfUnlikeSize: beside GitHub's 1,223 operations, a request
+// for what a small server does finds the server's tool, where GitHub's
+// many operations on branches would come first; over GitHub alone, the
+// same request finds GitHub's.
+func TestNamespacesOfUnlikeSize(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	servers, serverIDs := benchmarkDocs(t)
+	ghDocs := openapiDocs("gh", ops)
+	ids := append(append([]string(nil), serverIDs...), make([]string, len(ops))...)
+	for i, o := range ops {
+		ids[len(serverIDs)+i] = o.id
+	}
+	both := Build(append(append([]Doc(nil), servers...), ghDocs...), nil)
+	wantIDFirst(t, both, ids, "list the branches", "git:git_branch")
+	wantIDFirst(t, both, ids, "create a branch for the new feature", "git:git_create_branch")
+	wantOpFirst(t, Build(ghDocs, nil), ops, "list the branches", "repos/list-branches")
 }

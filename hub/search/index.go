@@ -140,6 +140,10 @@ type Index struct {
 	// reWords are the words titles write after "re-" ("Re-run a
 	// workflow"), which a request may write as one word ("rerun").
 	reWords map[int32]bool
+	// nsGate is how much of each namespace's weight counts (namespaces.go);
+	// gated is set when any does.
+	nsGate []float32
+	gated  bool
 	// compounds are the pairs of words (pairCode) that name a thing of
 	// the catalog (compoundStart).
 	compounds map[int32]struct{}
@@ -523,6 +527,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	for r, d := range ix.all {
 		ix.rank[d] = int32(r)
 	}
+	ix.namespaceGates()
 
 	// Resolve the synonym table against this index's vocabulary once.
 	if o.Expansion > 0 {
@@ -660,6 +665,17 @@ type scratch struct {
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller
+
+	// The request's namespaces (namespaces.go): each one's slot, the
+	// namespaces by slot, their matching tools' counts per word, their
+	// best tools, their weights and the highest; the catalog's counts.
+	nsSlot    []int32
+	nsTouched []int32
+	nsCount   []float64
+	nsBest    []Hit
+	nsWeight  []float64
+	nsMax     float64
+	nsAll     []float64
 }
 
 // Search ranks the docs for query and returns at most limit hits, best
@@ -773,7 +789,12 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	}
 
 	hits = ix.topK(sc, max(limit, min(rerankDefaults.depth, total)))
-	ix.rerank(sc, hits, query)
+	extra := 0
+	if ix.gated && ns < 0 && len(hits) > 0 {
+		hits, extra = ix.namespaceStats(sc, hits)
+	}
+	ix.rerank(sc, hits, query, extra)
+	sc.resetNamespaces()
 	switch {
 	case limit <= 0:
 		hits = nil

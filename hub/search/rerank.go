@@ -69,7 +69,11 @@ import (
 //     pull_number);
 //   - the kind of a value: a request that names a file by its path
 //     (docs/old.md), a commit by its hash or a version asks for a tool
-//     with a parameter named for that kind (path, sha, tag_name).
+//     with a parameter named for that kind (path, sha, tag_name);
+//   - the namespace: in a catalog whose namespaces differ in size, the
+//     weight of a smaller namespace in which the request's words are
+//     common (namespaces.go), so a small server's tool is not buried
+//     under a large description's.
 //
 // Each feature adds a share of the best candidate's score, so the first
 // stage still decides between tools the features cannot tell apart, and
@@ -645,6 +649,7 @@ type rerankWeights struct {
 	nameHeads   float64 // share of the resources a name without a path says that the request names
 	phrase      float64 // share of the request's pairs of words that the title says in the same order
 	kind        float64 // the request names a value of a kind the tool takes a parameter for
+	namespace   float64 // the weight of the tool's namespace for the request (namespaces.go)
 	depth       int     // candidates reordered
 	maxWords    int     // longest request reordered, in content words
 	fullWords   int     // longest request whose features count in full
@@ -681,6 +686,7 @@ var rerankDefaults = rerankWeights{
 	nameHeads:   0.1,
 	phrase:      0.2,
 	kind:        0.2,
+	namespace:   2.0,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,
@@ -864,7 +870,7 @@ var determiners = map[string]bool{
 
 // rerank reorders the first depth hits (best first) by the second-stage
 // features; hits past them keep their place.
-func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
+func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 	w := &rerankDefaults
 	if len(hits) < 2 || ix.feat == nil {
 		return
@@ -879,7 +885,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 	if q.n > w.fullWords {
 		fade = float64(w.maxWords+1-q.n) / float64(w.maxWords+1-w.fullWords)
 	}
-	top := hits[:min(w.depth, len(hits))]
+	top := hits[:min(w.depth+extra, len(hits))]
 	best := top[0].Score
 	// A request whose words past its verb the catalog lacks ("block the
 	// spammer") is read by its verb alone, by every tool alike.
@@ -943,6 +949,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 			add += w.label * sc.share(label, self)
 		}
 		add += w.family * float64(f.family)
+		add += w.namespace * ix.namespaceShare(sc, d)
 		if object && f.nHead > 0 {
 			hw := w.heads
 			if !f.pathed {
@@ -994,15 +1001,18 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string) {
 		}
 		top[i].Score += add * best * fade
 	}
-	slices.SortStableFunc(top, func(a, b Hit) int {
-		if ix.better(a, b) {
-			return -1
-		}
-		if ix.better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(top, func(a, b Hit) int { return ix.compareHits(a, b) })
+}
+
+// compareHits orders hits best first.
+func (ix *Index) compareHits(a, b Hit) int {
+	if ix.better(a, b) {
+		return -1
+	}
+	if ix.better(b, a) {
+		return 1
+	}
+	return 0
 }
 
 // share is the share of ids that are query words or their synonyms, or

@@ -1,0 +1,189 @@
+package search
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// Namespaces of very different sizes. A person's hub may hold GitHub's
+// description (1,222 tools) beside servers of a handful of tools each.
+// The first stage's statistics are then GitHub's: "branch", "commit" or
+// "file" are common words there, and a small server's tool that is the
+// one asked for ("list the branches" of the local repository, "how big
+// is data.csv" on disk) ranks under tens of GitHub's operations, or not
+// among the candidates at all.
+//
+// So, when a catalog's namespaces differ in size, the request also
+// chooses among them, as a federated search chooses collections: a
+// namespace in which the request's words are more common than in the
+// catalog as a whole ranks its tools higher. For each query word w, the
+// share of the namespace's tools that match it, smoothed toward the
+// catalog's share (nsSmooth tools' worth), over the catalog's share is
+// its lift; a namespace's weight is the sum of the logs of its lifts
+// above one, over the highest of the request's namespaces. It counts in
+// the second stage, as a share of the best score like the other
+// features, in proportion to how much smaller the namespace is than the
+// largest (nsGate): nothing for the largest, all of it for one a hundred
+// times smaller. The best few tools of each smaller namespace join the
+// second stage's candidates even when the first stage ranks them lower.
+// A catalog of one namespace, or of namespaces of like size, is read as
+// before.
+
+const (
+	// nsSmooth is how many tools' worth of the catalog's share a
+	// namespace's share of matching tools is smoothed with.
+	nsSmooth = 5
+	// nsGateRange is the ratio of sizes at which a namespace's weight
+	// counts in full.
+	nsGateRange = 100
+	// nsPer is how many of each smaller namespace's best tools join the
+	// candidates, nsExtra how many at most in all, and nsFloor the share
+	// of the best first-stage score they must have.
+	nsPer   = 2
+	nsExtra = 16
+	nsFloor = 0.3
+)
+
+// namespaceGates sets ix.nsGate: per namespace, how much of its weight
+// counts, log(largest/size) / log(nsGateRange) in [0, 1], and ix.gated
+// when any is above 0.
+func (ix *Index) namespaceGates() {
+	largest := 0
+	for _, l := range ix.byNS {
+		largest = max(largest, len(l))
+	}
+	ix.nsGate = make([]float32, len(ix.byNS))
+	for ns, l := range ix.byNS {
+		if len(l) == 0 {
+			continue
+		}
+		g := math.Log(float64(largest)/float64(len(l))) / math.Log(nsGateRange)
+		ix.nsGate[ns] = float32(min(1, max(0, g)))
+		ix.gated = ix.gated || g > 0
+	}
+}
+
+// namespaceStats computes, for a request whose words scored sc.matched
+// over all namespaces of a gated index, each matched namespace's weight
+// (sc.nsWeight by slot, sc.nsSlot per namespace) and appends to hits the
+// best nsPer tools of each smaller namespace that hits lacks, at most
+// nsExtra, best first. It returns hits and how many it appended.
+// resetNamespaces undoes its marks.
+func (ix *Index) namespaceStats(sc *scratch, hits []Hit) ([]Hit, int) {
+	// Only the first 32 words have a bit in sc.words.
+	nw := min(len(sc.qidf), 32)
+	if len(sc.nsSlot) != len(ix.byNS) {
+		sc.nsSlot = make([]int32, len(ix.byNS))
+		for i := range sc.nsSlot {
+			sc.nsSlot[i] = -1
+		}
+	}
+	sc.nsAll = zeros(sc.nsAll[:0], nw)
+	floor := nsFloor * hits[0].Score
+	// The hits' docs are marked in sc.seen, clear since scoring.
+	for _, h := range hits {
+		sc.seen[h.Doc>>6] |= 1 << (h.Doc & 63)
+	}
+	for _, d := range sc.matched {
+		ns := ix.docNS[d]
+		slot := sc.nsSlot[ns]
+		if slot < 0 {
+			slot = int32(len(sc.nsTouched))
+			sc.nsSlot[ns] = slot
+			sc.nsTouched = append(sc.nsTouched, ns)
+			sc.nsCount = zeros(sc.nsCount, nw)
+			for range nsPer {
+				sc.nsBest = append(sc.nsBest, Hit{Doc: -1})
+			}
+		}
+		counts := sc.nsCount[int(slot)*nw : int(slot+1)*nw]
+		for b := sc.words[d]; b != 0; b &= b - 1 {
+			if i := bits.TrailingZeros32(b); i < nw {
+				counts[i]++
+				sc.nsAll[i]++
+			}
+		}
+		if ix.nsGate[ns] == 0 || sc.score[d] < floor || sc.seen[d>>6]&(1<<(d&63)) != 0 {
+			continue
+		}
+		// The namespace's best nsPer docs, first stage.
+		h := Hit{Doc: int(d), Score: sc.score[d]}
+		best := sc.nsBest[int(slot)*nsPer : int(slot+1)*nsPer]
+		for k := range best {
+			if best[k].Doc < 0 || ix.better(h, best[k]) {
+				copy(best[k+1:], best[k:len(best)-1])
+				best[k] = h
+				break
+			}
+		}
+	}
+
+	// Each namespace's weight, and the highest.
+	sc.nsWeight = sc.nsWeight[:0]
+	sc.nsMax = 0
+	for slot, ns := range sc.nsTouched {
+		counts := sc.nsCount[slot*nw : (slot+1)*nw]
+		var r float64
+		for i := range nw {
+			if i == sc.qself || sc.nsAll[i] == 0 {
+				continue
+			}
+			all := sc.nsAll[i] / float64(ix.n)
+			share := (counts[i] + nsSmooth*all) / (float64(len(ix.byNS[ns])) + nsSmooth)
+			if lift := share / all; lift > 1 {
+				r += math.Log(lift)
+			}
+		}
+		sc.nsMax = max(sc.nsMax, r)
+		sc.nsWeight = append(sc.nsWeight, r*float64(ix.nsGate[ns]))
+	}
+
+	// The smaller namespaces' best, not yet among the hits.
+	for _, h := range hits {
+		sc.seen[h.Doc>>6] = 0
+	}
+	n := len(hits)
+	for _, h := range sc.nsBest {
+		if h.Doc >= 0 {
+			hits = append(hits, h)
+		}
+	}
+	extra := hits[n:]
+	slices.SortStableFunc(extra, func(a, b Hit) int { return ix.compareHits(a, b) })
+	if len(extra) > nsExtra {
+		hits = hits[:n+nsExtra]
+	}
+	return hits, len(hits) - n
+}
+
+// resetNamespaces clears the marks namespaceStats left in sc.
+func (sc *scratch) resetNamespaces() {
+	for _, ns := range sc.nsTouched {
+		sc.nsSlot[ns] = -1
+	}
+	sc.nsTouched, sc.nsCount, sc.nsBest, sc.nsWeight = sc.nsTouched[:0], sc.nsCount[:0], sc.nsBest[:0], sc.nsWeight[:0]
+	sc.nsMax = 0
+}
+
+// namespaceShare is the weight of doc d's namespace over the highest of
+// the request's, 0 when namespaceStats did not run or d's counts for
+// nothing.
+func (ix *Index) namespaceShare(sc *scratch, d int) float64 {
+	if sc.nsMax == 0 {
+		return 0
+	}
+	slot := sc.nsSlot[ix.docNS[d]]
+	if slot < 0 {
+		return 0
+	}
+	return sc.nsWeight[slot] / sc.nsMax
+}
+
+// zeros appends n zeros to dst.
+func zeros(dst []float64, n int) []float64 {
+	for range n {
+		dst = append(dst, 0)
+	}
+	return dst
+}

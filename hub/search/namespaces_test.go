@@ -1,0 +1,71 @@
+package search
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestNamespaceGates: a namespace's weight counts in proportion to how
+// much smaller it is than the largest, nothing for the largest or for
+// namespaces of like size, in full from a hundred times smaller.
+func TestNamespaceGates(t *testing.T) {
+	docs := func(ns string, n int) []Doc {
+		out := make([]Doc, n)
+		for i := range out {
+			out[i] = Doc{Namespace: ns, Name: fmt.Sprintf("tool%d", i), Description: "Does a thing."}
+		}
+		return out
+	}
+	like := Build(append(docs("a", 10), docs("b", 10)...), nil)
+	if like.gated {
+		t.Errorf("namespaces of like size are gated: %v", like.nsGate)
+	}
+	var mixed []Doc
+	mixed = append(mixed, docs("big", 200)...)
+	mixed = append(mixed, docs("mid", 20)...)
+	mixed = append(mixed, docs("tiny", 2)...)
+	ix := Build(mixed, nil)
+	gate := func(ns string) float32 { return ix.nsGate[ix.nsIDs[ns]] }
+	if !ix.gated || gate("big") != 0 || gate("tiny") != 1 || gate("mid") < 0.49 || gate("mid") > 0.51 {
+		t.Errorf("gates big %v, mid %v (want 0.5), tiny %v", gate("big"), gate("mid"), gate("tiny"))
+	}
+}
+
+// TestNamespaceStatsBounded: over a gated catalog a small namespace's
+// tool comes first for its request, a request of many words is answered,
+// and the scratch is left as found.
+func TestNamespaceStatsBounded(t *testing.T) {
+	var docs []Doc
+	for i := range 300 {
+		docs = append(docs, Doc{Namespace: "big", Name: fmt.Sprintf("op%d", i), Description: fmt.Sprintf("Lists branch %d of the repository.", i)})
+	}
+	docs = append(docs, Doc{Namespace: "git", Name: "gitBranch", Description: "List the branches of a local repository."})
+	ix := Build(docs, nil)
+	long := "list the branches"
+	for i := range 100 {
+		long += fmt.Sprintf(" word%d", i)
+	}
+	if hits, _ := ix.Search("list the branches", "", 5); len(hits) == 0 || docs[hits[0].Doc].Name != "gitBranch" {
+		t.Errorf("Search(list the branches) first = %v, want gitBranch", names(docs, hits))
+	}
+	// A long request is left to the first stage; its words past the
+	// 32nd are counted by none.
+	if hits, _ := ix.Search(long, "", 5); len(hits) != 5 {
+		t.Errorf("Search of %d words: %d hits", 103, len(hits))
+	}
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for ns, slot := range sc.nsSlot {
+		if slot != -1 {
+			t.Errorf("namespace %d keeps slot %d", ns, slot)
+		}
+	}
+	if len(sc.nsCount) > 0 || len(sc.nsTouched) > 0 || sc.nsMax != 0 {
+		t.Errorf("the scratch keeps %d counts, %d namespaces, max %v", len(sc.nsCount), len(sc.nsTouched), sc.nsMax)
+	}
+	for i, b := range sc.seen {
+		if b != 0 {
+			t.Fatalf("seen[%d] = %x after a search", i, b)
+		}
+	}
+}

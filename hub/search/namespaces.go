@@ -24,8 +24,8 @@ import (
 // above one, over the highest of the request's namespaces. It counts in
 // the second stage, as a share of the best score like the other
 // features, in proportion to how much smaller the namespace is than the
-// largest (nsGate): nothing for the largest, all of it for one a hundred
-// times smaller. The best few tools of each smaller namespace join the
+// largest (nsGate): nothing for one less than four times smaller, all of
+// it for one a hundred times smaller. The best few tools of each smaller namespace join the
 // second stage's candidates even when the first stage ranks them lower.
 // A catalog of one namespace, or of namespaces of like size, is read as
 // before.
@@ -34,8 +34,9 @@ const (
 	// nsSmooth is how many tools' worth of the catalog's share a
 	// namespace's share of matching tools is smoothed with.
 	nsSmooth = 5
-	// nsGateRange is the ratio of sizes at which a namespace's weight
-	// counts in full.
+	// nsGateFrom is the ratio of sizes from which a namespace's weight
+	// counts, nsGateRange the one at which it counts in full.
+	nsGateFrom  = 4
 	nsGateRange = 100
 	// nsPer is how many of each smaller namespace's best tools join the
 	// candidates, nsExtra how many at most in all, and nsFloor the share
@@ -46,8 +47,8 @@ const (
 )
 
 // namespaceGates sets ix.nsGate: per namespace, how much of its weight
-// counts, log(largest/size) / log(nsGateRange) in [0, 1], and ix.gated
-// when any is above 0.
+// counts, log(largest/size/nsGateFrom) / log(nsGateRange/nsGateFrom) in
+// [0, 1], and ix.gated when any is above 0.
 func (ix *Index) namespaceGates() {
 	largest := 0
 	for _, l := range ix.byNS {
@@ -58,7 +59,7 @@ func (ix *Index) namespaceGates() {
 		if len(l) == 0 {
 			continue
 		}
-		g := math.Log(float64(largest)/float64(len(l))) / math.Log(nsGateRange)
+		g := math.Log(float64(largest)/float64(len(l))/nsGateFrom) / math.Log(nsGateRange/nsGateFrom)
 		ix.nsGate[ns] = float32(min(1, max(0, g)))
 		ix.gated = ix.gated || g > 0
 	}

@@ -669,13 +669,14 @@ type scratch struct {
 	// The request's namespaces (namespaces.go): each one's slot, the
 	// namespaces by slot, their matching tools' counts per word, their
 	// best tools, their weights and the highest; the catalog's counts.
-	nsSlot    []int32
-	nsTouched []int32
-	nsCount   []float64
-	nsBest    []Hit
-	nsWeight  []float64
-	nsMax     float64
-	nsAll     []float64
+	nsSlot     []int32
+	nsTouched  []int32
+	nsCount    []float64
+	nsBest     []Hit
+	nsWeight   []float64
+	nsMax      float64
+	nsAll      []float64
+	nsExtraBuf []Hit
 }
 
 // Search ranks the docs for query and returns at most limit hits, best

@@ -632,3 +632,23 @@ func TestValueKinds(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "delete docs/old.md", "t.deleteFile")
 }
+
+// TestQuestionAct: a question about one thing may ask to read it as well
+// as to list or search; one about things in the plural, or about people,
+// asks to list or search them.
+func TestQuestionAct(t *testing.T) {
+	ix := Build([]Doc{{Namespace: "t", Name: "licensesGet", Title: "Get a license"}, {Namespace: "t", Name: "teamsList", Title: "List team members"}}, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]uint8{
+		"which license is MIT":             actList | actSearch | actGet,
+		"which licenses are there":         actList | actSearch,
+		"who is on the platform team":      actList | actSearch,
+		"how long did the workflow take":   actList | actSearch | actGet,
+		"what labels does this repo have?": actList | actSearch,
+	} {
+		if got := ix.queryFeatures(sc, q).act; got != want {
+			t.Errorf("%q asks for actions %b, want %b", q, got, want)
+		}
+	}
+}

@@ -712,7 +712,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		return sc.qtext[start:sc.qends[i]]
 	}
 	ids := sc.qids[:0]
-	first, inPlural, question := true, false, false
+	first, inPlural, question, who := true, false, false, false
 	showFirst := false // the request starts with a verb of showing
 	for i := range sc.qends {
 		w, next := word(i), string(word(i+1))
@@ -732,6 +732,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		switch string(w) {
 		case "which", "what", "who", "how", "whose", "where", "any":
 			question = true
+			who = who || string(w) == "who"
 		}
 		if _, stop := stopWords[string(w)]; stop {
 			continue
@@ -795,6 +796,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// names them in the plural or asks which, else one of them.
 		if inPlural || question {
 			q.act = actList | actSearch
+			if question && !inPlural && !who {
+				// "which license is MIT", "how long did the run take":
+				// a question about one thing may ask to read it. "Who"
+				// asks for people, mostly a list ("who is on the team").
+				q.act |= actGet
+			}
 		} else {
 			q.act = actGet | actList
 		}

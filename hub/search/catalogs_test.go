@@ -447,10 +447,10 @@ func catalogCases(t testing.TB) []catalogCase {
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
-	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.739, 0.822,
-	// 0.142; as MCP tools 0.727, 0.814, 0.129; Jira as OpenAPI 0.726,
-	// 0.784, 0.261; as MCP tools 0.658, 0.761, 0.208; the reference
-	// servers 0.802, 0.875, 0.252, and beside GitHub 0.718, 0.825, 0.295
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.740, 0.822,
+	// 0.143; as MCP tools 0.730, 0.814, 0.132; Jira as OpenAPI 0.726,
+	// 0.784, 0.261; as MCP tools 0.678, 0.761, 0.228; the reference
+	// servers 0.820, 0.875, 0.270, and beside GitHub 0.736, 0.825, 0.313
 	// (0.540 without the namespaces' weights); Star Trek 0.675, 0.750,
 	// -0.015. They
 	// are under the targets GitHub's are to reach: 0.80 nDCG@10 and 0.85
@@ -462,10 +462,10 @@ func catalogCases(t testing.TB) []catalogCase {
 	// search does on requests it has not seen, and tunes now. On it
 	// search scored 0.746 when it was replaced, and scores 0.809 after
 	// the rules its misses suggested, while the new half moved from
-	// 0.731 to 0.739 with them. The new half's requests share more words
+	// 0.731 to 0.740 with them. The new half's requests share more words
 	// with the operations' summaries (BM25 0.597 against 0.483), and the
 	// held-out halves score well under the tuning ones (GitHub as OpenAPI
-	// 0.850, Jira 0.842).
+	// 0.851, Jira 0.842).
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
@@ -484,9 +484,9 @@ func catalogCases(t testing.TB) []catalogCase {
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.71, 0.80, 0.11},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.71, 0.77, 0.24},
-		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.65, 0.75, 0.20},
+		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.66, 0.75, 0.21},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
-		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.70, 0.80, 0.27},
+		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.72, 0.80, 0.29},
 	}
 }
 

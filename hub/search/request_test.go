@@ -644,6 +644,7 @@ func TestQuestionAct(t *testing.T) {
 		"which license is MIT":             actList | actSearch | actGet,
 		"which licenses are there":         actList | actSearch,
 		"who is on the platform team":      actList | actSearch,
+		"who am I logged in as":            actList | actSearch | actGet,
 		"how long did the workflow take":   actList | actSearch | actGet,
 		"what labels does this repo have?": actList | actSearch,
 	} {

@@ -796,10 +796,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// names them in the plural or asks which, else one of them.
 		if inPlural || question {
 			q.act = actList | actSearch
-			if question && !inPlural && !who {
+			if question && !inPlural && (!who || q.self && len(ids) <= 1) {
 				// "which license is MIT", "how long did the run take":
 				// a question about one thing may ask to read it. "Who"
-				// asks for people, mostly a list ("who is on the team").
+				// asks for people, mostly a list ("who is on the team"),
+				// unless it asks about the caller alone ("who am I").
 				q.act |= actGet
 			}
 		} else {

@@ -638,3 +638,11 @@ func TestNamespacesOfUnlikeSize(t *testing.T) {
 	wantIDFirst(t, both, ids, "create a branch for the new feature", "git:git_create_branch")
 	wantOpFirst(t, Build(ghDocs, nil), ops, "list the branches", "repos/list-branches")
 }
+
+// TestNameVerbLate: a name whose verb comes after a resource of several
+// words (repos_custom_properties_for_repos_get_repository_values) still
+// gets, and getting things in the plural lists them.
+func TestNameVerbLate(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	wantOpFirst(t, Build(mcpDocs("gh", ops), nil), ops, "custom property values of the repo", "repos/custom-properties-for-repos-get-repository-values")
+}

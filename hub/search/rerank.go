@@ -149,6 +149,11 @@ var selfPhraseWords = func() map[string][]string {
 	return m
 }()
 
+// nameVerbWords is how far into a name its verb may come: a resource's
+// name may come first, of several words
+// (repos_custom_properties_for_repos_get_repository_values).
+const nameVerbWords = 6
+
 // docFeatures are the second stage's view of one doc.
 type docFeatures struct {
 	act    uint8
@@ -359,7 +364,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	// The name's first verb ("reactions/create-for-issue", "list_issues").
 	nameWords := ws.words(ws.name, d.Name)
 	ws.name = nameWords
-	for _, w := range nameWords[:min(3, len(nameWords))] {
+	for _, w := range nameWords[:min(nameVerbWords, len(nameWords))] {
 		if a := ws.action(w); a != 0 {
 			f.act |= a
 			// Getting things in the plural lists them

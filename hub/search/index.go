@@ -675,6 +675,7 @@ type scratch struct {
 	nsBest     []Hit
 	nsWeight   []float64
 	nsMax      float64
+	nsWords    int
 	nsAll      []float64
 	nsExtraBuf []Hit
 }

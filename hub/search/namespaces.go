@@ -20,8 +20,10 @@ import (
 // share of the namespace's tools that match it, smoothed toward the
 // catalog's share (nsSmooth tools' worth), over the catalog's share is
 // its lift; a namespace's weight is the sum of the logs of its lifts
-// above one, over the highest among the request's smaller namespaces. It
-// counts in the second stage, as a share of the best score like the other
+// above one, over nsFull for each of the request's words, at most one: a
+// namespace that one word of three points to weighs a third of one that
+// all three do. It counts in the second stage, as a share of the best
+// score like the other
 // features, in proportion to how much smaller the namespace is than the
 // largest (nsGate): nothing for one less than four times smaller, all of
 // it for one a hundred times smaller. The best few tools of the smaller
@@ -36,6 +38,9 @@ const (
 	// nsSmooth is how many tools' worth of the catalog's share a
 	// namespace's share of matching tools is smoothed with.
 	nsSmooth = 5
+	// nsFull is the log-lift per word of the request at which a
+	// namespace's weight counts in full.
+	nsFull = 1.5
 	// nsGateFrom is the ratio of sizes from which a namespace's weight
 	// counts, nsGateRange the one at which it counts in full.
 	nsGateFrom  = 4
@@ -133,9 +138,15 @@ func (ix *Index) namespaceStats(sc *scratch, hits []Hit) ([]Hit, int) {
 		}
 	}
 
-	// Each namespace's weight, and the highest.
+	// Each namespace's weight, and the highest; the words that count.
 	sc.nsWeight = sc.nsWeight[:0]
 	sc.nsMax = 0
+	sc.nsWords = 0
+	for i := range nw {
+		if i != sc.qself && sc.nsAll[i] > 0 {
+			sc.nsWords++
+		}
+	}
 	for slot, ns := range sc.nsTouched {
 		counts := sc.nsCount[slot*nw : (slot+1)*nw]
 		var r float64
@@ -184,12 +195,12 @@ func (sc *scratch) resetNamespaces() {
 		sc.nsSlot[ns] = -1
 	}
 	sc.nsTouched, sc.nsCount, sc.nsBest, sc.nsWeight = sc.nsTouched[:0], sc.nsCount[:0], sc.nsBest[:0], sc.nsWeight[:0]
-	sc.nsMax = 0
+	sc.nsMax, sc.nsWords = 0, 0
 }
 
-// namespaceShare is the weight of doc d's namespace over the highest of
-// the request's, 0 when namespaceStats did not run or d's counts for
-// nothing.
+// namespaceShare is the weight of doc d's namespace over nsFull for each
+// of the request's words, at most 1; 0 when namespaceStats did not run or
+// d's counts for nothing.
 func (ix *Index) namespaceShare(sc *scratch, d int) float64 {
 	if sc.nsMax == 0 {
 		return 0
@@ -198,7 +209,7 @@ func (ix *Index) namespaceShare(sc *scratch, d int) float64 {
 	if slot < 0 {
 		return 0
 	}
-	return sc.nsWeight[slot] / sc.nsMax
+	return min(1, sc.nsWeight[slot]/(nsFull*float64(sc.nsWords)))
 }
 
 // zeros appends n zeros to dst.

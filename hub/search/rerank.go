@@ -691,7 +691,7 @@ var rerankDefaults = rerankWeights{
 	nameHeads:   0.1,
 	phrase:      0.2,
 	kind:        0.2,
-	namespace:   2.0,
+	namespace:   3.0,
 	depth:       50,
 	maxWords:    5,
 	fullWords:   3,

@@ -89,7 +89,17 @@
 // its id the thing the request names by value ("issue 17"), whether one of
 // its parameters takes a value the request names from a fixed set ("the
 // open pull requests", "approve the pull request": an enum, Doc.Values),
-// and how central its path family is in its namespace. See rerank.go.
+// whether a parameter is named for the kind of a value the request names
+// (a file's path, a commit's hash, a version), and how central its path
+// family is in its namespace. See rerank.go.
+//
+// # Namespaces of unlike size
+//
+// In a catalog where one namespace dwarfs others (GitHub's description
+// beside a few small servers), a smaller namespace in which the request's
+// words are more common than in the whole catalog weighs more, and its
+// best tools join the second stage's candidates, so the large namespace's
+// statistics do not bury the small ones. See namespaces.go.
 //
 // # Order
 //
@@ -104,10 +114,12 @@
 // MRR and nDCG@10 next to the benchmark's Bleve baseline.
 // TestCatalogRetrieval does the same for tasks over GitHub's REST
 // description and Jira Cloud's (each as OpenAPI tools and as plain MCP
-// tools), the Star Trek API and the reference MCP servers
+// tools), the Star Trek API and the reference MCP servers, and for the
+// servers' tasks and GitHub's over both catalogs at once
 // (testdata/tasks), next to a plain BM25 computed in the same test, and
 // fails when a held-out half falls below its floor. BenchmarkBuild10k,
-// BenchmarkBuild100k, BenchmarkSearch10k and BenchmarkSearch100k time
-// synthetic catalogs (SyntheticCatalog) and report ratios to a reference
-// pass in the same process; bench/bleve compares them against Bleve.
+// BenchmarkBuild100k, BenchmarkSearch10k, BenchmarkSearch100k and
+// BenchmarkSearch100kUneven time synthetic catalogs (SyntheticCatalog)
+// and report ratios to a reference pass in the same process; bench/bleve
+// compares them against Bleve.
 package search

@@ -713,7 +713,6 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	var bareKey bool
 	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
-	sc.qkinds = ix.valueKinds(query, sc.qkinds[:0])
 	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)
 	query = ix.rePrefix(query)

@@ -161,7 +161,7 @@ func isValue(chunk string) bool {
 		return true
 	}
 	var digits, letters int
-	other, hex := false, true
+	other := false
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		switch {
@@ -169,7 +169,6 @@ func isValue(chunk string) bool {
 			digits++
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			letters++
-			hex = hex && (c|0x20) <= 'f'
 		case c >= utf8.RuneSelf:
 			// Other scripts write numbers inside words ("2024年"): leave
 			// them be.
@@ -183,7 +182,7 @@ func isValue(chunk string) bool {
 		return false
 	case letters == 0, other, digits >= 4:
 		return true
-	case hex && len(w) >= 6 && digits >= 2:
+	case hexWord(w):
 		// 7c1d2e: a commit's hash, cut short.
 		return true
 	}
@@ -227,9 +226,11 @@ func (ix *Index) slashValue(chunk string) bool {
 // with no such word before it ("move PROJ-7 to Done") names the thing the
 // catalog takes by key (Index.keyNoun): it is appended too, and valueNouns
 // reports it, so that Search reads the request with that thing's word.
+// It sets sc.qkinds to the words for the values' kinds (appendKinds).
 func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
 	bare := false
 	noun := int32(-1) // the term id of the word before, when it may name a thing
+	sc.qkinds = sc.qkinds[:0]
 	for i, n := 0, 0; i < len(q); {
 		if isSpace(q[i]) {
 			i++
@@ -239,6 +240,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		chunk := q[i:end]
 		i = end
 		if (isValue(chunk) || ix.slashValue(chunk)) && valueKind(chunk) == "" {
+			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
 			if noun < 0 && ix.keyNoun >= 0 && isKey(chunk) {
 				// A key with no noun before it ("move PROJ-7 to Done")
 				// names the thing the catalog takes keys of.
@@ -539,37 +541,29 @@ func (ix *Index) noteRe(title string, termOf func(string) int32) {
 	}
 }
 
-// valueKinds appends to dst the term ids of the words parameters use for
-// the kinds of q's values: a path with a file's name (docs/old.md) for
-// "path" and "file", a commit's hash for "sha", "commit" and "ref", a
-// version (v1.2.0) for "tag" and "version".
-func (ix *Index) valueKinds(q string, dst []int32) []int32 {
-	for i := 0; i < len(q); {
-		if isSpace(q[i]) {
-			i++
-			continue
+// appendKinds appends to dst the term ids of the words parameters use for
+// the kind of a request's value chunk: a path with a file's name
+// (docs/old.md) for "path" and "file", a commit's hash for "sha", "commit"
+// and "ref", a version (v1.2.0) for "tag" and "version".
+func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
+	chunk = strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	var kinds []string
+	switch {
+	case strings.Contains(chunk, "://") || strings.Contains(chunk, "@") || isDomain(chunk):
+	case strings.Contains(chunk, "/") && ix.slashValue(chunk):
+		last := chunk[strings.LastIndexByte(chunk, '/')+1:]
+		if strings.Contains(last, ".") || strings.Count(chunk, "/") >= 2 {
+			kinds = pathKinds
 		}
-		end := chunkEnd(q, i)
-		chunk := strings.Trim(q[i:end], `.,;:!?()[]{}"'`)
-		i = end
-		var kinds []string
-		switch {
-		case strings.Contains(chunk, "://") || strings.Contains(chunk, "@") || isDomain(chunk):
-		case strings.Contains(chunk, "/") && ix.slashValue(chunk):
-			last := chunk[strings.LastIndexByte(chunk, '/')+1:]
-			if strings.Contains(last, ".") || strings.Count(chunk, "/") >= 2 {
-				kinds = pathKinds
-			}
-		case !isValue(chunk):
-		case isHash(chunk):
-			kinds = hashKinds
-		case isVersion(chunk):
-			kinds = versionKinds
-		}
-		for _, k := range kinds {
-			if id, ok := ix.terms[k]; ok && !slices.Contains(dst, id) {
-				dst = append(dst, id)
-			}
+	case !isValue(chunk):
+	case isHash(chunk):
+		kinds = hashKinds
+	case isVersion(chunk):
+		kinds = versionKinds
+	}
+	for _, k := range kinds {
+		if id, ok := ix.terms[k]; ok && !slices.Contains(dst, id) {
+			dst = append(dst, id)
 		}
 	}
 	return dst
@@ -590,10 +584,14 @@ func stems(words ...string) []string {
 	return out
 }
 
-// isHash reports whether w is a commit's hash, cut short or whole: six
-// to forty hexadecimal digits, two of them decimal at least.
-func isHash(w string) bool {
-	if len(w) < 6 || len(w) > 40 {
+// isHash reports whether w is a commit's hash, cut short or whole: a
+// hexWord of at most forty digits.
+func isHash(w string) bool { return len(w) <= 40 && hexWord(w) }
+
+// hexWord reports whether w is six hexadecimal digits or more, two of
+// them decimal at least.
+func hexWord(w string) bool {
+	if len(w) < 6 {
 		return false
 	}
 	digits := 0

@@ -607,6 +607,8 @@ func TestValueKinds(t *testing.T) {
 	for w, id := range ix.terms {
 		word[id] = w
 	}
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
 	for q, want := range map[string][]string{
 		"delete docs/old.md from the repo": {"path", "fil"},
 		"show commit 3f2a1b":               {"sha", "commit", "ref"},
@@ -618,11 +620,12 @@ func TestValueKinds(t *testing.T) {
 		"read docs.github.com/en/rest/x":   nil,
 	} {
 		var got []string
-		for _, id := range ix.valueKinds(q, nil) {
+		ix.valueNouns(sc, q, nil)
+		for _, id := range sc.qkinds {
 			got = append(got, word[id])
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("valueKinds(%q) (-want +got):\n%s", q, diff)
+			t.Errorf("kinds of %q (-want +got):\n%s", q, diff)
 		}
 	}
 	// Two tools the request's words cannot tell apart.

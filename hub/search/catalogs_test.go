@@ -578,6 +578,22 @@ func TestShowOne(t *testing.T) {
 	}
 }
 
+// TestStateFirst: a request that starts with a state of the things it
+// names asks to see them, over GitHub's description; each of these found
+// the verb's tool first before (pulls/update, users/block).
+func TestStateFirst(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	ix := Build(openapiDocs("gh", ops), nil)
+	for _, tt := range []struct{ query, want string }{
+		{"closed pull requests", "pulls/list"},
+		{"merged pull requests", "pulls/list"},
+		{"starred repos", "activity/list-repos-starred-by-user"},
+		{"blocked users", "users/list-blocked-by-authenticated-user"},
+	} {
+		wantOpFirst(t, ix, ops, tt.query, tt.want)
+	}
+}
+
 // wantOpFirst fails t unless the operation want comes first for query
 // over an index of ops.
 func wantOpFirst(t *testing.T, ix *Index, ops []apiOp, query, want string) {

@@ -365,7 +365,8 @@ func hasKey(s string) bool {
 // not named with to start with the plain verb of what it asks: "open a
 // pull request" and "set up a webhook" create, "ask alice to review"
 // requests, "get rid of", "clean up" and "stop watching the repo" delete,
-// "turn off the workflow" disables it. Both stages then read the verb the
+// "turn off the workflow" disables it; "closed pull requests" lists
+// them. Both stages then read the verb the
 // catalog uses, not words it uses for other things ("open" pull requests
 // are a state, "stop" cancels imports). It returns q when there is
 // nothing to rewrite.
@@ -394,8 +395,33 @@ func plainVerb(q string) string {
 	case w1 == "ask":
 		// "ask alice to review my PR", "ask for a review": request.
 		return "request" + q[e1:]
+	case participle(w1) && !determiners[w2] && !particles[w2] && pluralAfter(q, e1):
+		// "closed pull requests", "starred repos", "blocked users": a
+		// state of the things named, which the request asks to see, not
+		// a verb in the past.
+		return "list " + q[s1:]
 	}
 	return q
+}
+
+// participle reports whether w reads as a verb's past participle: "closed",
+// "merged", "starred", not "need" or "proceed", whose -ed is their own.
+func participle(w string) bool {
+	return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed") && asciiLetters(w)
+}
+
+// pluralAfter reports whether a word of q after at is in the plural.
+func pluralAfter(q string, at int) bool {
+	for {
+		s, e := nextWord(q, at)
+		if s == e {
+			return false
+		}
+		if plural(strings.ToLower(q[s:e])) {
+			return true
+		}
+		at = e
+	}
 }
 
 // phrasalPlain are the plain verbs of the two-word verbs a request may

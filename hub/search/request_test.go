@@ -174,7 +174,14 @@ func TestPlainVerb(t *testing.T) {
 		{"take the issue out of the milestone", "remove the issue  of the milestone"},
 		{"take carol off the repo collaborators", "remove carol  the repo collaborators"},
 		{"turn the nightly workflow off again", "disable the nightly workflow  again"},
+		// A state of the things named.
+		{"closed pull requests", "list closed pull requests"},
+		{"Starred repos of mine", "list Starred repos of mine"},
+		{"blocked users", "list blocked users"},
 		// The same words elsewhere, or without what makes them a verb.
+		{"closed the issue", "closed the issue"},
+		{"merged PR 12", "merged PR 12"},
+		{"proceed with the deployments", "proceed with the deployments"},
 		{"open alerts", "open alerts"},
 		{"list the open PRs", "list the open PRs"},
 		{"stop my codespace", "stop my codespace"},

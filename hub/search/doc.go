@@ -79,7 +79,8 @@
 // # The second stage
 //
 // The best candidates of a short request are ordered again by what the
-// catalog's structure says about each tool: an exact name or title match,
+// catalog's structure says about each tool: an exact name or title match
+// or a request that is how its title starts,
 // the action its method, path or leading verb performs against the one
 // the request asks for, how much of the request its name, title and path
 // (and, for less, its description's next sentence) say and how much of

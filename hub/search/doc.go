@@ -86,7 +86,8 @@
 // (and, for less, its description's next sentence) say and how much of
 // its title and of the resources its path passes through the request
 // says, which of the request's pairs of words its title says in the same
-// order, whether it acts for the caller ("me", "my"), whether it takes by
+// order and which of its words in the plural the title writes in the
+// plural, whether it acts for the caller ("me", "my"), whether it takes by
 // its id the thing the request names by value ("issue 17"), whether one of
 // its parameters takes a value the request names from a fixed set ("the
 // open pull requests", "approve the pull request": an enum, Doc.Values),

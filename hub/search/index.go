@@ -320,6 +320,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			ws.ids = append(ws.ids, analyse(p)...)
 		}
 		ix.featIDs, ix.feat[d].nParam, _ = appendSet(ix.featIDs, ws.ids)
+		ix.featIDs, ix.feat[d].nPlural, _ = appendSet(ix.featIDs, ws.plural)
 		add(fieldDescription, post)
 		seen = seen[:0]
 		for _, p := range doc.Params {
@@ -662,6 +663,7 @@ type scratch struct {
 	qitems  []int32  // term ids of the things the request names by value (request.go)
 	qkinds  []int32  // term ids of the words for the kinds of the request's values (request.go)
 	qpairs  []int32  // codes of the request's pairs of words that follow each other
+	qplural []int32  // term ids of the request's words written in the plural
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller

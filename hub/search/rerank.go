@@ -59,6 +59,9 @@ import (
 //     follow each other (stop words left out) which the title says in the
 //     same order ("pull request" in "List pull requests", "check run"
 //     in "Update a check run");
+//   - the number: the share of the words the request writes in the plural
+//     that the title writes in the plural too ("list workflows": "List
+//     repository workflows", where "List workflow runs" lists runs);
 //   - the values: a request that names a value one of the tool's
 //     parameters takes from a fixed set, a state, a way or a verdict
 //     ("the open pull requests": state open; "approve the pull request":
@@ -200,6 +203,9 @@ type docFeatures struct {
 	nValue uint8
 	// nParam ids follow: the words of its parameters' names.
 	nParam uint8
+	// nPlural ids follow: the words its title (or lead) writes in the
+	// plural.
+	nPlural uint8
 }
 
 func (f *docFeatures) title(ids []int32) []int32 {
@@ -276,6 +282,7 @@ type wordScratch struct {
 	path   []string
 	ids    []int32
 	pairs  []int32 // the title's pairs of words (pairCode)
+	plural []int32 // the title's words in the plural
 }
 
 // words returns the lower-case words of s in dst[:0].
@@ -494,6 +501,17 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 		prev = id
 	}
+	// The things the title names in the plural: "List repository
+	// workflows" lists workflows, "List workflow runs" runs. Build
+	// appends them after the parameters.
+	ws.plural = ws.plural[:0]
+	for _, w := range tw {
+		if plural(w) {
+			if id := termOf(w); id >= 0 {
+				ws.plural = append(ws.plural, id)
+			}
+		}
+	}
 	// Past the first, which starts with the title's verb ("Create a
 	// check run"), the pairs name things.
 	for _, p := range ws.pairs[min(1, len(ws.pairs)):] {
@@ -652,6 +670,13 @@ func (f *docFeatures) params(ids []int32) []int32 {
 	return ids[o : o+int32(f.nParam)]
 }
 
+// plurals are the term ids of the words f's title says in the plural
+// (nPlural), sorted.
+func (f *docFeatures) plurals(ids []int32) []int32 {
+	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem) + int32(f.nHead) + int32(f.nDetail) + int32(f.nPhrase) + int32(f.nValue) + int32(f.nParam)
+	return ids[o : o+int32(f.nPlural)]
+}
+
 // heads are the term ids of the resources f passes through (nHead).
 func (f *docFeatures) heads(ids []int32) []int32 {
 	o := f.off + int32(f.nTitle) + int32(f.nName) + int32(f.nPath) + int32(f.nItem)
@@ -703,6 +728,7 @@ type rerankWeights struct {
 	value       float64 // the request names a value a parameter takes from a fixed set
 	nameHeads   float64 // share of the resources a name without a path says that the request names
 	phrase      float64 // share of the request's pairs of words that the title says in the same order
+	plural      float64 // share of the request's words in the plural that the title says in the plural
 	kind        float64 // the request names a value of a kind the tool takes a parameter for
 	namespace   float64 // the weight of the tool's namespace for the request (namespaces.go)
 	depth       int     // candidates reordered
@@ -744,6 +770,7 @@ var rerankDefaults = rerankWeights{
 	value:       0.2,
 	nameHeads:   0.1,
 	phrase:      0.2,
+	plural:      0.2,
 	kind:        0.2,
 	namespace:   3.0,
 	depth:       50,
@@ -755,7 +782,7 @@ var rerankDefaults = rerankWeights{
 func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	q := queryFeatures{verb: -1}
 	// The words, lower-cased, concatenated in sc.qtext with their ends.
-	sc.qtext, sc.qends = sc.qtext[:0], sc.qends[:0]
+	sc.qtext, sc.qends, sc.qplural = sc.qtext[:0], sc.qends[:0], sc.qplural[:0]
 	sc.buf = forEachToken(query, sc.buf, func(tok []byte) {
 		sc.qtext = append(sc.qtext, tok...)
 		sc.qends = append(sc.qends, len(sc.qtext))
@@ -838,6 +865,9 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			inPlural = true
 		}
 		if id, ok := ix.terms[string(s)]; ok {
+			if plural(string(w)) {
+				sc.qplural = append(sc.qplural, id)
+			}
 			ids = append(ids, id)
 		} else {
 			ids = append(ids, -2-int32(len(ids))) // an unknown word never matches
@@ -1068,6 +1098,18 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		if object {
 			short := ix.featIDs[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
 			add += w.short*sc.covered(short) + w.detail*sc.covered(f.detail(ix.featIDs))
+		}
+		if object && len(sc.qplural) > 0 && f.nPlural > 0 {
+			// "list workflows": "List repository workflows", not
+			// "List workflow runs".
+			ps := f.plurals(ix.featIDs)
+			n := 0
+			for _, t := range sc.qplural {
+				if _, ok := slices.BinarySearch(ps, t); ok {
+					n++
+				}
+			}
+			add += w.plural * float64(n) / float64(len(sc.qplural))
 		}
 		if object && len(sc.qpairs) > 0 && f.nPhrase > 0 {
 			ps := f.phrases(ix.featIDs)

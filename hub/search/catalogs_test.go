@@ -447,13 +447,13 @@ func catalogCases(t testing.TB) []catalogCase {
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
-	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.740, 0.822,
-	// 0.143; as MCP tools 0.730, 0.814, 0.132; Jira as OpenAPI 0.726,
-	// 0.784, 0.261; as MCP tools 0.678, 0.761, 0.228; the reference
-	// servers 0.820, 0.875, 0.270, and beside GitHub 0.695, 0.725, 0.272
-	// (0.540 without the namespaces' weights); GitHub beside the servers
-	// 0.720, 0.797, 0.125 (0.740 alone); Star Trek 0.675, 0.750,
-	// -0.015. They
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.751, 0.831,
+	// 0.154; as MCP tools 0.734, 0.826, 0.136; Jira as OpenAPI 0.727,
+	// 0.773, 0.262; as MCP tools 0.694, 0.773, 0.244; the reference
+	// servers 0.814, 0.875, 0.264, and beside GitHub 0.688, 0.725, 0.265
+	// (0.551 without the namespaces' weights); GitHub beside the servers
+	// 0.732, 0.814, 0.137 (0.751 alone); Star Trek 0.680, 0.750,
+	// -0.010. They
 	// are under the targets GitHub's are to reach: 0.80 nDCG@10 and 0.85
 	// Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools (its Recall@5 is
 	// met); and Jira's 0.80.
@@ -463,10 +463,11 @@ func catalogCases(t testing.TB) []catalogCase {
 	// search does on requests it has not seen, and tunes now. On it
 	// search scored 0.746 when it was replaced, and scores 0.809 after
 	// the rules its misses suggested, while the new half moved from
-	// 0.731 to 0.740 with them. The new half's requests share more words
-	// with the operations' summaries (BM25 0.597 against 0.483), and the
-	// held-out halves score well under the tuning ones (GitHub as OpenAPI
-	// 0.851, Jira 0.842).
+	// 0.731 to 0.740 with them (0.751 since, with the title's first words
+	// and its plurals). The new half's requests share more words with the
+	// operations' summaries (BM25 0.597 against 0.483), and the held-out
+	// halves score well under the tuning ones (GitHub as OpenAPI 0.856,
+	// Jira 0.851).
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
@@ -482,14 +483,14 @@ func catalogCases(t testing.TB) []catalogCase {
 	both := append(append([]Doc(nil), servers...), ghDocs...)
 	bothIDs := append(append([]string(nil), serverIDs...), idsOf(gh)...)
 	return []catalogCase{
-		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.72, 0.80, 0.12},
-		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.71, 0.80, 0.11},
+		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.74, 0.82, 0.14},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.81, 0.12},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.71, 0.77, 0.24},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.66, 0.75, 0.21},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.68, 0.70, 0.25},
-		{"github beside the servers", both, bothIDs, ghTasks, 0.70, 0.78, 0.10},
+		{"github beside the servers", both, bothIDs, ghTasks, 0.72, 0.80, 0.12},
 	}
 }
 

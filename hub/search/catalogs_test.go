@@ -595,14 +595,17 @@ func TestStateFirst(t *testing.T) {
 	}
 }
 
-// TestSummaryStarts: a request made of the first words of operations'
-// summaries ("list repositories", "create a deployment status") finds one
-// of the operations whose summary starts with them, or says them whole,
-// first. Over GitHub's description, as OpenAPI and as MCP tools, for the
-// distinct starts of two, three and four words. Without the title's first
-// words as a feature (rerankWeights.prefix) the shares were 0.890, 0.886
-// and 0.906 as OpenAPI (0.884, 0.882, 0.910 as MCP tools); they are
-// 0.943, 0.951 and 0.964 (0.950, 0.947, 0.955).
+// TestSummaryStarts: a request made of a summary's words up to a phrase's
+// end, as a person shortens it ("list repositories" for "List
+// repositories for the authenticated user", "create a repository"), finds
+// one of the operations whose summary says those words and then a stop
+// word or nothing first, not one whose summary goes on to name another
+// thing ("Create a repository ruleset"). Over GitHub's description, as
+// OpenAPI and as MCP tools, for the distinct shortenings of two, three and
+// four words. Without the title's first words as a feature
+// (rerankWeights.prefix) the shares were 0.913, 0.911 and 0.924 as OpenAPI
+// (0.909, 0.913, 0.928 as MCP tools); they are 0.979, 0.967 and 0.963
+// (0.971, 0.963, 0.958).
 func TestSummaryStarts(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	for _, c := range []struct {
@@ -610,23 +613,33 @@ func TestSummaryStarts(t *testing.T) {
 		docs []Doc
 	}{{"as OpenAPI", openapiDocs("gh", ops)}, {"as MCP tools", mcpDocs("gh", ops)}} {
 		ix := Build(c.docs, nil)
-		for k, floor := range map[int]float64{2: 0.93, 3: 0.93, 4: 0.94} {
+		for k, floor := range map[int]float64{2: 0.96, 3: 0.95, 4: 0.95} {
 			starts := map[string]map[int]bool{}
 			for i, o := range ops {
-				var ws []string
-				for _, w := range words(o.summary) {
-					if !prefixSkip(w) {
-						ws = append(ws, w)
+				all := words(o.summary)
+				n := 0
+				for j, w := range all {
+					if prefixSkip(w) {
+						continue
 					}
+					if n++; n < k {
+						continue
+					}
+					if j+1 == len(all) || isStop(all[j+1]) {
+						var ws []string
+						for _, w := range all[:j+1] {
+							if !prefixSkip(w) {
+								ws = append(ws, w)
+							}
+						}
+						s := strings.Join(ws, " ")
+						if starts[s] == nil {
+							starts[s] = map[int]bool{}
+						}
+						starts[s][i] = true
+					}
+					break
 				}
-				if len(ws) < k {
-					continue
-				}
-				s := strings.Join(ws[:k], " ")
-				if starts[s] == nil {
-					starts[s] = map[int]bool{}
-				}
-				starts[s][i] = true
 			}
 			first := 0
 			for s, rel := range starts {
@@ -635,9 +648,9 @@ func TestSummaryStarts(t *testing.T) {
 				}
 			}
 			share := float64(first) / float64(len(starts))
-			t.Logf("%s, starts of %d words: %d of %d (%.3f) first", c.name, k, first, len(starts), share)
+			t.Logf("%s, shortenings of %d words: %d of %d (%.3f) first", c.name, k, first, len(starts), share)
 			if share < floor {
-				t.Errorf("%s: %.3f of the starts of %d words find their tool first, under the floor %.2f", c.name, share, k, floor)
+				t.Errorf("%s: %.3f of the shortenings of %d words find their tool first, under the floor %.2f", c.name, share, k, floor)
 			}
 		}
 	}

@@ -15,9 +15,10 @@ import (
 //   - an exact match: the request's words are exactly those of a tool's
 //     name or of its title, or of its description's first sentence when
 //     it has none ("pullsList", "List pull requests"), or the first two
-//     to four words of that title as written ("list repositories" starts
-//     "List repositories for the authenticated user", not "List repository
-//     teams");
+//     to four words of that title as written when a stop word or nothing
+//     follows them ("list repositories" for "List repositories for the
+//     authenticated user", not for "List repository teams" or "List
+//     repositories starred by a user");
 //   - the action: a request to list, read, create, change, delete or search
 //     something against the tool's. An HTTP operation's action comes from
 //     its method and path (GET of a collection lists, GET of an item reads,
@@ -171,7 +172,8 @@ type docFeatures struct {
 	// holds half of them, /enterprises few.
 	family float32
 	// prefix holds hashes of the title's first 2, 3 and 4 words as
-	// written (articles left out), 0 when shorter.
+	// written (articles left out), each when the title ends or goes on
+	// with a stop word after them, 0 otherwise.
 	prefix   [3]uint32
 	nameSig  uint64 // hash of the distinct stems of the name, 0 when none
 	titleSig uint64 // of the title, or of the description's first sentence
@@ -246,6 +248,12 @@ func signature(ids []int32) uint64 {
 		h.WriteByte(byte(id >> 24))
 	}
 	return h.Sum64() | 1
+}
+
+// isStop reports whether w is one of the stopWords.
+func isStop(w string) bool {
+	_, ok := stopWords[w]
+	return ok
 }
 
 // fnvBasis is FNV-1a's offset basis.
@@ -451,17 +459,21 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 
-	// The title's first words, as written: "list repositories" is how
-	// "List repositories for the authenticated user" starts, not "List
-	// repository teams".
+	// The title's first words, as written, up to the end of a phrase:
+	// "list repositories" is how "List repositories for the authenticated
+	// user" starts, not "List repository teams"; "create a repository"
+	// is "Create a repository for the authenticated user" shortened, not
+	// "Create a repository ruleset", which names another thing.
 	h, n := uint32(fnvBasis), 0
-	for _, w := range tw {
+	for i, w := range tw {
 		if prefixSkip(w) {
 			continue
 		}
 		h = wordHash(h, w)
 		if n++; n >= 2 {
-			f.prefix[n-2] = h | 1
+			if i+1 == len(tw) || isStop(tw[i+1]) {
+				f.prefix[n-2] = h | 1
+			}
 		}
 		if n == len(f.prefix)+1 {
 			break

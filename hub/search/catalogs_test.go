@@ -656,6 +656,22 @@ func TestSummaryStarts(t *testing.T) {
 	}
 }
 
+// TestMemoryVerbs: "remember" and "memorize" ask to add what follows,
+// "forget" to delete it, over the reference servers; before they read as
+// words for notes alone, and "remember that bob likes tea" found
+// memory:delete_observations first.
+func TestMemoryVerbs(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	ix := Build(docs, nil)
+	for _, tt := range []struct{ query, want string }{
+		{"remember that bob likes tea", "memory:add_observations"},
+		{"remember this", "memory:add_observations"},
+		{"forget bob", "memory:delete_observations"},
+	} {
+		wantIDFirst(t, ix, ids, tt.query, tt.want)
+	}
+}
+
 // wantOpFirst fails t unless the operation want comes first for query
 // over an index of ops.
 func wantOpFirst(t *testing.T, ix *Index, ops []apiOp, query, want string) {

@@ -22,6 +22,8 @@ import (
 //   - addresses: URLs (with their scheme or a web domain: example.org)
 //     and e-mail addresses, which read as the words "url" and "email",
 //     and @mentions;
+//   - files' names (notes.txt, logo.jpg), which read as the word "file",
+//     after the name when it is in capitals (README.md: "README file");
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
 //     is no word of the catalog, while "read/write" stays two words;
 //   - the name after "called", "named" or "titled" ("a folder called
@@ -76,6 +78,9 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 			switch kind := valueKind(q[i:end]); kind {
 			case "":
 				dst = appendSpaces(dst, end-i)
+			case "file":
+				dst = appendFileWords(dst, strings.Trim(q[i:end], `.,;:!?()[]{}"'`))
+				words = true
 			default:
 				dst = append(dst, kind...)
 				words = true
@@ -142,13 +147,17 @@ func quoteEnd(q string, i int, close string) int {
 }
 
 // valueKind is the word for the kind of value a chunk is, when it says one:
-// "url" for a URL, "email" for an e-mail address.
+// "url" for a URL, "email" for an e-mail address, "file" for a file's name
+// (appendFileWords).
 func valueKind(chunk string) string {
 	switch at := strings.IndexByte(chunk, '@'); {
 	case strings.Contains(chunk, "://") || isDomain(chunk):
 		return "url"
 	case at > 0 && strings.Contains(chunk[at:], "."):
 		return "email"
+	case isFileName(strings.Trim(chunk, `.,;:!?()[]{}"'`)):
+		// "what's in notes.txt": a file, whatever its name says.
+		return "file"
 	}
 	return ""
 }
@@ -157,7 +166,7 @@ func valueKind(chunk string) string {
 // word: see the comment at the top of this file.
 func isValue(chunk string) bool {
 	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
-	if strings.Contains(w, "://") || strings.Contains(w, "@") || isDomain(w) {
+	if strings.Contains(w, "://") || strings.Contains(w, "@") || isDomain(w) || isFileName(w) {
 		return true
 	}
 	var digits, letters int
@@ -671,6 +680,41 @@ func isDomain(chunk string) bool {
 			if c := label[i] | 0x20; !(c >= 'a' && c <= 'z' || label[i] >= '0' && label[i] <= '9' || label[i] == '-') {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// appendFileWords appends to dst what a file's name says to search: "file",
+// after the name itself when it is written in capitals, as projects name
+// their documents (README.md, LICENSE.txt), which catalogs name too (Get a
+// repository README).
+func appendFileWords(dst []byte, name string) []byte {
+	if base := name[:strings.LastIndexByte(name, '.')]; strings.ToUpper(base) == base && strings.ToLower(base) != base {
+		dst = append(dst, base...)
+		dst = append(dst, ' ')
+	}
+	return append(dst, "file"...)
+}
+
+// isFileName reports whether w is a file's name: a name, a dot and an
+// extension of two to five letters or digits that is no web domain's
+// (notes.txt, logo.jpg, package.json).
+func isFileName(w string) bool {
+	dot := strings.LastIndexByte(w, '.')
+	if dot < 1 || len(w)-dot-1 < 2 || len(w)-dot-1 > 5 || webTLDs[strings.ToLower(w[dot+1:])] {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i] | 0x20
+		if !(c >= 'a' && c <= 'z' || w[i] >= '0' && w[i] <= '9' || w[i] == '.' || w[i] == '_' || w[i] == '-') {
+			return false
+		}
+	}
+	ext := w[dot+1:]
+	for i := 0; i < len(ext); i++ {
+		if c := ext[i] | 0x20; !(c >= 'a' && c <= 'z' || ext[i] >= '0' && ext[i] <= '9') {
+			return false
 		}
 	}
 	return true

@@ -656,17 +656,19 @@ func TestSummaryStarts(t *testing.T) {
 	}
 }
 
-// TestMemoryVerbs: "remember" and "memorize" ask to add what follows,
-// "forget" to delete it, over the reference servers; before they read as
-// words for notes alone, and "remember that bob likes tea" found
+// TestEverydayRequests: "remember" and "memorize" ask to add what
+// follows, "forget" to delete it, over the reference servers; before they
+// read as words for notes alone, and "remember that bob likes tea" found
 // memory:delete_observations first.
-func TestMemoryVerbs(t *testing.T) {
+func TestEverydayRequests(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
 	ix := Build(docs, nil)
 	for _, tt := range []struct{ query, want string }{
 		{"remember that bob likes tea", "memory:add_observations"},
 		{"remember this", "memory:add_observations"},
 		{"forget bob", "memory:delete_observations"},
+		// A date is the time's: this found nothing before.
+		{"what day is it", "time:get_current_time"},
 	} {
 		wantIDFirst(t, ix, ids, tt.query, tt.want)
 	}

@@ -49,7 +49,7 @@ var synonymGroups = [][]string{
 	{"relation", "relationship", "edge"},
 	{"tree", "hierarchy", "recursive", "nested"},
 	{"pattern", "glob", "wildcard", "regex"},
-	{"time", "clock"},
+	{"time", "clock", "date", "day"},
 	{"timezone", "tz", "zone"},
 	{"current", "present", "today", "latest"},
 	{"issue", "ticket", "bug"},

@@ -303,9 +303,10 @@ func TestRetrievalQualityHeldOut(t *testing.T) {
 	// 0.605 and 0.696 since "remember", "memorize" and "forget" joined
 	// the synonyms of noting and deleting (from a person's requests to a
 	// memory server; "remember that Alice is a designer" above is one of
-	// this set's), 0.619 since the plural's share counts.
+	// this set's), 0.623 since the plural's share counts and "remember"
+	// reads as a verb.
 	if got.NDCG10 < 0.58 {
-		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.619 now)", got.NDCG10)
+		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.623 now)", got.NDCG10)
 	}
 	if got.Recall5 < 0.67 {
 		t.Errorf("held-out Recall@5 = %.3f, want >= 0.67 (0.669 measured when the set was written, 0.696 now)", got.Recall5)

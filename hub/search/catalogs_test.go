@@ -655,6 +655,22 @@ func TestSummaryStarts(t *testing.T) {
 	}
 }
 
+// TestParamOnly: a request's word that an operation says only in a
+// parameter's name asks for it: "subscribe to the repo" is
+// activity/set-repo-subscription's subscribed, which came second, after
+// repos/test-push-webhook, without the feature.
+func TestParamOnly(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	ix := Build(openapiDocs("gh", ops), nil)
+	wantOpFirst(t, ix, ops, "subscribe to the repo", "activity/set-repo-subscription")
+	keep := rerankDefaults.param
+	defer func() { rerankDefaults.param = keep }()
+	rerankDefaults.param = 0
+	if hits, _ := ix.Search("subscribe to the repo", "", 1); len(hits) == 1 && ops[hits[0].Doc].id == "activity/set-repo-subscription" {
+		t.Error("activity/set-repo-subscription comes first without the parameters' feature too: the test no longer shows it")
+	}
+}
+
 // TestEverydayRequests: "remember" and "memorize" ask to add what
 // follows, "forget" to delete it, over the reference servers; before they
 // read as words for notes alone, and "remember that bob likes tea" found

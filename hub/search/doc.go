@@ -87,7 +87,9 @@
 // its title and of the resources its path passes through the request
 // says, which of the request's pairs of words its title says in the same
 // order and which of its words in the plural the title writes in the
-// plural, whether it acts for the caller ("me", "my"), whether it takes by
+// plural, whether a word of the request is one its parameters' names say
+// and its name, title and path do not ("archive the repo": archived),
+// whether it acts for the caller ("me", "my"), whether it takes by
 // its id the thing the request names by value ("issue 17"), whether one of
 // its parameters takes a value the request names from a fixed set ("the
 // open pull requests", "approve the pull request": an enum, Doc.Values),

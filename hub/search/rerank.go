@@ -63,6 +63,10 @@ import (
 //   - the number: the share of the words the request writes in the plural
 //     that the title writes in the plural too ("list workflows": "List
 //     repository workflows", where "List workflow runs" lists runs);
+//   - the parameters: a word of the request that the tool says only in a
+//     parameter's name names what to set or filter by ("archive the
+//     repo": repos/update's archived; "change the PR's base branch":
+//     pulls/update's base);
 //   - the values: a request that names a value one of the tool's
 //     parameters takes from a fixed set, a state, a way or a verdict
 //     ("the open pull requests": state open; "approve the pull request":
@@ -741,6 +745,7 @@ type rerankWeights struct {
 	nameHeads   float64 // share of the resources a name without a path says that the request names
 	phrase      float64 // share of the request's pairs of words that the title says in the same order
 	plural      float64 // share of the request's words in the plural that the title says in the plural
+	param       float64 // a word of the request the tool says in a parameter's name only
 	kind        float64 // the request names a value of a kind the tool takes a parameter for
 	namespace   float64 // the weight of the tool's namespace for the request (namespaces.go)
 	depth       int     // candidates reordered
@@ -783,6 +788,7 @@ var rerankDefaults = rerankWeights{
 	nameHeads:   0.1,
 	phrase:      0.2,
 	plural:      0.2,
+	param:       0.2,
 	kind:        0.2,
 	namespace:   3.0,
 	depth:       50,
@@ -1111,6 +1117,9 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			short := ix.featIDs[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
 			add += w.short*sc.covered(short) + w.detail*sc.covered(f.detail(ix.featIDs))
 		}
+		if object && f.nParam > 0 && sc.paramOnly(f, ix.featIDs) {
+			add += w.param
+		}
 		if object && len(sc.qplural) > 0 && f.nPlural > 0 {
 			// "list workflows": "List repository workflows", not
 			// "List workflow runs".
@@ -1162,6 +1171,25 @@ func (sc *scratch) share(ids, self []int32) float64 {
 		}
 	}
 	return float64(n) / float64(len(ids))
+}
+
+// paramOnly reports whether a word of the request, itself rather than a
+// synonym, is a word of one of f's parameters' names and of none of its
+// name, title and path: what to set or filter by ("archive the repo":
+// archived; "change the PR's base branch": base; "rename the title of my
+// issue": title).
+func (sc *scratch) paramOnly(f *docFeatures, ids []int32) bool {
+	short := ids[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
+	params := f.params(ids)
+	for i := 0; i+1 < len(sc.qstarts); i++ {
+		if sc.qself == i || sc.qidf[i] == 0 || sc.qown[i] == 0 {
+			continue
+		}
+		if t := sc.qterms[sc.qstarts[i]]; slices.Contains(params, t) && !slices.Contains(short, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // covered is the share of the query's words that ids (a tool's name,

@@ -448,11 +448,12 @@ func catalogCases(t testing.TB) []catalogCase {
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
 	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.756, 0.831,
-	// 0.159; as MCP tools 0.740, 0.835, 0.142; Jira as OpenAPI 0.727,
-	// 0.773, 0.262; as MCP tools 0.694, 0.773, 0.244; the reference
-	// servers 0.798, 0.875, 0.248, and beside GitHub 0.794, 0.825, 0.371;
-	// GitHub beside the servers 0.734, 0.805, 0.139 (0.756 alone); Star
-	// Trek 0.680, 0.750, -0.010. They
+	// 0.159; as MCP tools 0.744, 0.835, 0.146; Jira as OpenAPI 0.735,
+	// 0.795, 0.270; as MCP tools 0.709, 0.773, 0.259; the reference
+	// servers 0.798, 0.875, 0.248, and beside GitHub 0.794, 0.825, 0.371
+	// (0.646 without the namespaces' weights); GitHub beside the servers
+	// 0.736, 0.805, 0.141 (0.756 alone); Star Trek 0.680, 0.750, -0.010.
+	// They
 	// are under the targets GitHub's are to reach: 0.80 nDCG@10 and 0.85
 	// Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools (its Recall@5 is
 	// met); and Jira's 0.80.
@@ -483,10 +484,10 @@ func catalogCases(t testing.TB) []catalogCase {
 	bothIDs := append(append([]string(nil), serverIDs...), idsOf(gh)...)
 	return []catalogCase{
 		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.74, 0.82, 0.14},
-		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.72, 0.81, 0.12},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.73, 0.81, 0.13},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
-		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.71, 0.77, 0.24},
-		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.66, 0.75, 0.21},
+		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.72, 0.77, 0.25},
+		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.69, 0.75, 0.23},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.76, 0.80, 0.33},
 		{"github beside the servers", both, bothIDs, ghTasks, 0.72, 0.80, 0.12},

@@ -304,11 +304,12 @@ func TestRetrievalQualityHeldOut(t *testing.T) {
 	// the synonyms of noting and deleting (from a person's requests to a
 	// memory server; "remember that Alice is a designer" above is one of
 	// this set's), 0.623 since the plural's share counts and "remember"
-	// reads as a verb.
+	// reads as a verb, 0.634 (Recall@5 0.681) since words of parameters'
+	// names count.
 	if got.NDCG10 < 0.58 {
-		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.623 now)", got.NDCG10)
+		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.634 now)", got.NDCG10)
 	}
 	if got.Recall5 < 0.67 {
-		t.Errorf("held-out Recall@5 = %.3f, want >= 0.67 (0.669 measured when the set was written, 0.696 now)", got.Recall5)
+		t.Errorf("held-out Recall@5 = %.3f, want >= 0.67 (0.669 measured when the set was written, 0.681 now)", got.Recall5)
 	}
 }

@@ -218,6 +218,11 @@ func (f *docFeatures) title(ids []int32) []int32 {
 	return ids[f.off : f.off+int32(f.nTitle)]
 }
 
+// short are the term ids of f's title, name and path together.
+func (f *docFeatures) short(ids []int32) []int32 {
+	return ids[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
+}
+
 func (f *docFeatures) name(ids []int32) []int32 {
 	o := f.off + int32(f.nTitle)
 	return ids[o : o+int32(f.nName)]
@@ -1114,8 +1119,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			}
 		}
 		if object {
-			short := ix.featIDs[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
-			add += w.short*sc.covered(short) + w.detail*sc.covered(f.detail(ix.featIDs))
+			add += w.short*sc.covered(f.short(ix.featIDs)) + w.detail*sc.covered(f.detail(ix.featIDs))
 		}
 		if object && f.nParam > 0 && sc.paramOnly(f, ix.featIDs) {
 			add += w.param
@@ -1123,24 +1127,10 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		if object && len(sc.qplural) > 0 && f.nPlural > 0 {
 			// "list workflows": "List repository workflows", not
 			// "List workflow runs".
-			ps := f.plurals(ix.featIDs)
-			n := 0
-			for _, t := range sc.qplural {
-				if _, ok := slices.BinarySearch(ps, t); ok {
-					n++
-				}
-			}
-			add += w.plural * float64(n) / float64(len(sc.qplural))
+			add += w.plural * foundShare(sc.qplural, f.plurals(ix.featIDs))
 		}
 		if object && len(sc.qpairs) > 0 && f.nPhrase > 0 {
-			ps := f.phrases(ix.featIDs)
-			n := 0
-			for _, p := range sc.qpairs {
-				if _, ok := slices.BinarySearch(ps, p); ok {
-					n++
-				}
-			}
-			add += w.phrase * float64(n) / float64(len(sc.qpairs))
+			add += w.phrase * foundShare(sc.qpairs, f.phrases(ix.featIDs))
 		}
 		top[i].Score += add * best * fade
 	}
@@ -1173,13 +1163,24 @@ func (sc *scratch) share(ids, self []int32) float64 {
 	return float64(n) / float64(len(ids))
 }
 
+// foundShare is the share of xs (not empty) found in sorted.
+func foundShare(xs, sorted []int32) float64 {
+	n := 0
+	for _, x := range xs {
+		if _, ok := slices.BinarySearch(sorted, x); ok {
+			n++
+		}
+	}
+	return float64(n) / float64(len(xs))
+}
+
 // paramOnly reports whether a word of the request, itself rather than a
 // synonym, is a word of one of f's parameters' names and of none of its
 // name, title and path: what to set or filter by ("archive the repo":
 // archived; "change the PR's base branch": base; "rename the title of my
 // issue": title).
 func (sc *scratch) paramOnly(f *docFeatures, ids []int32) bool {
-	short := ids[f.off : f.off+int32(f.nTitle)+int32(f.nName)+int32(f.nPath)]
+	short := f.short(ids)
 	params := f.params(ids)
 	for i := 0; i+1 < len(sc.qstarts); i++ {
 		if sc.qself == i || sc.qidf[i] == 0 || sc.qown[i] == 0 {

@@ -306,11 +306,15 @@ func (w *world) stopHub() {
 }
 
 // killStrays kills every process left running in this home (a hub a shim
-// started, its sandbox workers), found by CAPABILITIES_HOME in /proc.
+// started, its sandbox workers), found by CAPABILITIES_HOME in /proc, and
+// waits until they are gone: on a loaded machine a killed hub can still
+// take a connection on its socket while the next command starts.
 func killStrays(home string) {
-	for _, pid := range proc.WithEnv("CAPABILITIES_HOME=" + home) {
+	marker := "CAPABILITIES_HOME=" + home
+	for _, pid := range proc.WithEnv(marker) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
+	testwait.Until(10*time.Second, func() bool { return len(proc.WithEnv(marker)) == 0 })
 }
 
 // cli runs the binary with args and stdin; it returns stdout, stderr, code.

@@ -1186,7 +1186,8 @@ func (sc *scratch) paramOnly(f *docFeatures, ids []int32) bool {
 		if sc.qself == i || sc.qidf[i] == 0 || sc.qown[i] == 0 {
 			continue
 		}
-		if t := sc.qterms[sc.qstarts[i]]; slices.Contains(params, t) && !slices.Contains(short, t) {
+		t := sc.qterms[sc.qstarts[i]]
+		if _, ok := slices.BinarySearch(params, t); ok && !slices.Contains(short, t) {
 			return true
 		}
 	}

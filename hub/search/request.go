@@ -374,11 +374,10 @@ func hasKey(s string) bool {
 // not named with to start with the plain verb of what it asks: "open a
 // pull request" and "set up a webhook" create, "ask alice to review"
 // requests, "get rid of", "clean up" and "stop watching the repo" delete,
-// "turn off the workflow" disables it; "closed pull requests" lists
-// them. Both stages then read the verb the
-// catalog uses, not words it uses for other things ("open" pull requests
-// are a state, "stop" cancels imports). It returns q when there is
-// nothing to rewrite.
+// "turn off the workflow" disables it; "closed pull requests" lists them.
+// Both stages then read the verb the catalog uses, not words it uses for
+// other things ("open" pull requests are a state, "stop" cancels imports).
+// It returns q when there is nothing to rewrite.
 func plainVerb(q string) string {
 	s1, e1 := nextWord(q, 0)
 	if e1 == s1 || strings.TrimSpace(q[:s1]) != "" {
@@ -698,8 +697,8 @@ func appendFileWords(dst []byte, name string) []byte {
 }
 
 // isFileName reports whether w is a file's name: a name, a dot and an
-// extension of two to five letters or digits that is no web domain's
-// (notes.txt, logo.jpg, package.json).
+// extension of two to five letters or digits, one a letter at least, that
+// is no web domain's (notes.txt, logo.jpg, song.mp3; not 1.20 or v1.10).
 func isFileName(w string) bool {
 	dot := strings.LastIndexByte(w, '.')
 	if dot < 1 || len(w)-dot-1 < 2 || len(w)-dot-1 > 5 || webTLDs[strings.ToLower(w[dot+1:])] {
@@ -711,13 +710,16 @@ func isFileName(w string) bool {
 			return false
 		}
 	}
-	ext := w[dot+1:]
-	for i := 0; i < len(ext); i++ {
-		if c := ext[i] | 0x20; !(c >= 'a' && c <= 'z' || ext[i] >= '0' && ext[i] <= '9') {
+	letter := false
+	for _, c := range []byte(w[dot+1:]) {
+		switch {
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+			letter = true
+		case c < '0' || c > '9':
 			return false
 		}
 	}
-	return true
+	return letter
 }
 
 // webTLDs are the top-level domains of most addresses a request names;

@@ -51,7 +51,7 @@ func TestSourceStatesOneVocabulary(t *testing.T) {
 	}{
 		"memory": {upstream.SourceUp, "up"},
 		"gone":   {upstream.SourceDown, "down: starting "},
-		"broken": {upstream.SourceDown, "down: starting the server: "},
+		"broken": {upstream.SourceDown, "down: starting the server: it exited (exit status 3); its last output: boom: cannot open the database"},
 		"locked": {upstream.SourceNeedsSecret, "needs a secret: connection \"work\": secret \"API_TOKEN\" is not in the keychain"},
 		"off":    {upstream.SourceDisabled, "disabled"},
 	}

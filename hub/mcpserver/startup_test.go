@@ -108,7 +108,7 @@ func testColdStartAnswersAsWhenSettled(t *testing.T, version string) {
 		t.Errorf("memory.readGraph: %s", out["n"])
 	}
 	for name, re := range map[string]string{
-		"broken": `^\["ToolError","source_unavailable",true,"source broken is down: starting the server: .*boom: cannot open the database.*"\]$`,
+		"broken": `^\["ToolError","source_unavailable",true,"source broken is down: starting the server: it exited \(exit status 3\); its last output: boom: cannot open the database"\]$`,
 		"gone":   `^\["ToolError","source_unavailable",false,"source gone is down: starting .*no-such-server.*"\]$`,
 		"off":    `^\["ToolError","source_unavailable",false,"source off is disabled in the config"\]$`,
 	} {

@@ -1043,6 +1043,12 @@ func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err erro
 	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission):
 		ue.Retryable = false
 		ue.Err = fmt.Errorf("starting %s: %w", s.def.Command, err)
+	case errors.Is(err, mcp.ErrConnectionClosed) && s.exited() != "":
+		// The child ended by itself while starting: its exit status says
+		// so the same way every time, where how the client saw the pipe
+		// close (EOF, or a write's broken pipe) depends on which end
+		// noticed first.
+		ue.Err = fmt.Errorf("starting the server: it exited (%s)", s.exited())
 	default:
 		ue.Err = fmt.Errorf("starting the server: %w", err)
 	}
@@ -1179,6 +1185,15 @@ func (u *Upstreams) cleanup(s *upstreamSession) {
 		tr.CloseIdleConnections()
 	}
 	s.stderr.flush()
+}
+
+// exited is the exit status of s's child when it exited by itself (not
+// by a signal), once the client that closed it reaped it; "" otherwise.
+func (s *upstreamSession) exited() string {
+	if s.cmd == nil || s.cmd.ProcessState == nil || !s.cmd.ProcessState.Exited() {
+		return ""
+	}
+	return s.cmd.ProcessState.String()
 }
 
 // exitStatus describes how the stdio child ended, once it was reaped.

@@ -79,7 +79,7 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 			case "":
 				dst = appendSpaces(dst, end-i)
 			case "file":
-				dst = appendFileWords(dst, strings.Trim(q[i:end], `.,;:!?()[]{}"'`))
+				dst = appendFileWords(dst, trimChunk(q[i:end]))
 				words = true
 			default:
 				dst = append(dst, kind...)
@@ -97,6 +97,10 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 	}
 	return string(dst), dst
 }
+
+// trimChunk is a chunk of a request without the punctuation around it
+// ("(notes.txt),": notes.txt).
+func trimChunk(chunk string) string { return strings.Trim(chunk, `.,;:!?()[]{}"'`) }
 
 // namesNext reports whether a chunk says the next one is a name:
 // "called", "named", "titled".
@@ -155,7 +159,7 @@ func valueKind(chunk string) string {
 		return "url"
 	case at > 0 && strings.Contains(chunk[at:], "."):
 		return "email"
-	case isFileName(strings.Trim(chunk, `.,;:!?()[]{}"'`)):
+	case isFileName(trimChunk(chunk)):
 		// "what's in notes.txt": a file, whatever its name says.
 		return "file"
 	}
@@ -165,7 +169,7 @@ func valueKind(chunk string) string {
 // isValue reports whether a chunk of a request is a value rather than a
 // word: see the comment at the top of this file.
 func isValue(chunk string) bool {
-	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	w := trimChunk(chunk)
 	if strings.Contains(w, "://") || strings.Contains(w, "@") || isDomain(w) || isFileName(w) {
 		return true
 	}
@@ -204,7 +208,7 @@ func isValue(chunk string) bool {
 // of ix's catalog; parts that all are ("read/write", "owner/repo") are
 // words. With a nil ix no chunk is.
 func (ix *Index) slashValue(chunk string) bool {
-	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	w := trimChunk(chunk)
 	if ix == nil || !strings.Contains(w, "/") || strings.Contains(w, "://") {
 		return false
 	}
@@ -297,7 +301,7 @@ func asciiLetters(w string) bool {
 // hyphen and a number (PROJ-42, ENG-300), the way trackers name their
 // items.
 func isKey(chunk string) bool {
-	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	w := trimChunk(chunk)
 	letters, rest, ok := strings.Cut(w, "-")
 	if !ok || letters == "" || rest == "" || !('A' <= letters[0] && letters[0] <= 'Z') {
 		return false
@@ -580,7 +584,7 @@ func (ix *Index) noteRe(title string, termOf func(string) int32) {
 // (docs/old.md) for "path" and "file", a commit's hash for "sha", "commit"
 // and "ref", a version (v1.2.0) for "tag" and "version".
 func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
-	chunk = strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	chunk = trimChunk(chunk)
 	var kinds []string
 	switch {
 	case strings.Contains(chunk, "://") || strings.Contains(chunk, "@") || isDomain(chunk):
@@ -663,7 +667,7 @@ func isVersion(w string) bool {
 // names joined by dots, the last one of the web's common top-level
 // domains, and maybe a path (example.org, docs.github.com/en/rest).
 func isDomain(chunk string) bool {
-	w := strings.Trim(chunk, `.,;:!?()[]{}"'`)
+	w := trimChunk(chunk)
 	if slash := strings.IndexByte(w, '/'); slash >= 0 {
 		w = w[:slash]
 	}
@@ -704,18 +708,14 @@ func isFileName(w string) bool {
 	if dot < 1 || len(w)-dot-1 < 2 || len(w)-dot-1 > 5 || webTLDs[strings.ToLower(w[dot+1:])] {
 		return false
 	}
+	letter := false // in the extension
 	for i := 0; i < len(w); i++ {
-		c := w[i] | 0x20
-		if !(c >= 'a' && c <= 'z' || w[i] >= '0' && w[i] <= '9' || w[i] == '.' || w[i] == '_' || w[i] == '-') {
-			return false
-		}
-	}
-	letter := false
-	for _, c := range []byte(w[dot+1:]) {
-		switch {
+		switch c := w[i]; {
 		case c|0x20 >= 'a' && c|0x20 <= 'z':
-			letter = true
-		case c < '0' || c > '9':
+			letter = letter || i > dot
+		case c >= '0' && c <= '9':
+		case i <= dot && (c == '.' || c == '_' || c == '-'):
+		default:
 			return false
 		}
 	}

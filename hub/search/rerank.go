@@ -491,9 +491,16 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	ids := ws.ids[:0]
 	defer func() { ws.ids = ids }()
 	f.off = int32(len(*arena))
+	// The things the title names in the plural as well: "List repository
+	// workflows" lists workflows, "List workflow runs" runs. Build
+	// appends them after the parameters.
+	ws.plural = ws.plural[:0]
 	for _, w := range tw {
 		if id := termOf(w); id >= 0 {
 			ids = append(ids, id)
+			if plural(w) {
+				ws.plural = append(ws.plural, id)
+			}
 		}
 	}
 	*arena, f.nTitle, f.titleSig = appendSet(*arena, ids)
@@ -521,17 +528,6 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			ws.pairs = append(ws.pairs, pairCode(prev, id))
 		}
 		prev = id
-	}
-	// The things the title names in the plural: "List repository
-	// workflows" lists workflows, "List workflow runs" runs. Build
-	// appends them after the parameters.
-	ws.plural = ws.plural[:0]
-	for _, w := range tw {
-		if plural(w) {
-			if id := termOf(w); id >= 0 {
-				ws.plural = append(ws.plural, id)
-			}
-		}
 	}
 	// Past the first, which starts with the title's verb ("Create a
 	// check run"), the pairs name things.

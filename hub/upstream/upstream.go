@@ -1190,10 +1190,10 @@ func (u *Upstreams) cleanup(s *upstreamSession) {
 // exited is the exit status of s's child when it exited by itself (not
 // by a signal), once the client that closed it reaped it; "" otherwise.
 func (s *upstreamSession) exited() string {
-	if s.cmd == nil || s.cmd.ProcessState == nil || !s.cmd.ProcessState.Exited() {
-		return ""
+	if st := s.exitStatus(); st != "" && s.cmd.ProcessState.Exited() {
+		return st
 	}
-	return s.cmd.ProcessState.String()
+	return ""
 }
 
 // exitStatus describes how the stdio child ended, once it was reaped.

@@ -265,6 +265,9 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 			noun = -1
 			continue
 		}
+		if valueKind(chunk) == "file" {
+			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
+		}
 		noun = -1
 		n++
 		if n == 1 || !asciiLetters(chunk) {
@@ -580,9 +583,10 @@ func (ix *Index) noteRe(title string, termOf func(string) int32) {
 }
 
 // appendKinds appends to dst the term ids of the words parameters use for
-// the kind of a request's value chunk: a path with a file's name
-// (docs/old.md) for "path" and "file", a commit's hash for "sha", "commit"
-// and "ref", a version (v1.2.0) for "tag" and "version".
+// the kind of a request's value chunk: a file's name, alone or at the end
+// of a path (logo.png, docs/old.md), for "path" and "file", a commit's
+// hash for "sha", "commit" and "ref", a version (v1.2.0) for "tag" and
+// "version".
 func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 	chunk = trimChunk(chunk)
 	var kinds []string
@@ -593,6 +597,8 @@ func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 		if strings.Contains(last, ".") || strings.Count(chunk, "/") >= 2 {
 			kinds = pathKinds
 		}
+	case isFileName(chunk):
+		kinds = pathKinds
 	case !isValue(chunk):
 	case isHash(chunk):
 		kinds = hashKinds

@@ -621,6 +621,7 @@ func TestValueKinds(t *testing.T) {
 	defer ix.pool.Put(sc)
 	for q, want := range map[string][]string{
 		"delete docs/old.md from the repo": {"path", "fil"},
+		"upload logo.png to the repo":      {"path", "fil"},
 		"show commit 3f2a1b":               {"sha", "commit", "ref"},
 		"publish a release for tag v1.2.0": {"tag", "version"},
 		"list tags after 2.4":              {"tag", "version"},

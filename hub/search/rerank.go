@@ -78,8 +78,8 @@ import (
 //     segment (/issues/{issue_number}), or a tool without a path whose
 //     parameter's name says it takes one by its id (issueIdOrKey,
 //     pull_number);
-//   - the kind of a value: a request that names a file by its path
-//     (docs/old.md), a commit by its hash or a version asks for a tool
+//   - the kind of a value: a request that names a file (logo.png,
+//     docs/old.md), a commit by its hash or a version asks for a tool
 //     with a parameter named for that kind (path, sha, tag_name);
 //   - the namespace: in a catalog whose namespaces differ in size, the
 //     weight of a smaller namespace in which the request's words are

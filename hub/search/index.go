@@ -257,6 +257,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 		return arena[start:]
 	}
+	var valueIDs []int32 // the words of every value, for valueWords
 	for d := range docs {
 		doc := &docs[d]
 		starts[d] = int32(len(entries))
@@ -312,7 +313,17 @@ func Build(docs []Doc, opts *Options) *Index {
 		ix.featIDs, ix.feat[d].nPhrase, _ = appendSet(ix.featIDs, ws.pairs)
 		ws.ids = ws.ids[:0]
 		for _, v := range doc.Values {
-			ws.ids = append(ws.ids, analyse(v)...)
+			// A value of several words (REQUEST_CHANGES) counts when the
+			// request says its first two in order: its pair's code, made
+			// negative to stand apart from the words' ids.
+			a := analyse(v)
+			valueIDs = append(valueIDs, a...)
+			switch {
+			case len(a) == 1:
+				ws.ids = append(ws.ids, a[0])
+			case len(a) > 1:
+				ws.ids = append(ws.ids, -1-pairCode(a[0], a[1]))
+			}
 		}
 		ix.featIDs, ix.feat[d].nValue, _ = appendSet(ix.featIDs, ws.ids)
 		ws.ids = ws.ids[:0]
@@ -430,7 +441,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 
-	ix.valueWords = valueWords(ix.feat, ix.featIDs, entries, len(ix.terms))
+	ix.valueWords = valueWords(valueIDs, entries, len(ix.terms))
 
 	// Pass 2: per doc, fold its entries into one pseudo-frequency per
 	// term. slot[t] is the position of term t in the doc's list while
@@ -1246,10 +1257,10 @@ func (ix *Index) isValueWord(w []byte, first bool) bool {
 // no word of any tool's name, title or path: a request's "open", "closed"
 // or "merged" then says what to filter by rather than what to do, and
 // matching it in descriptions ("will only return open pull requests")
-// outweighs the words that name the tool. feat and featIDs hold the docs'
-// values; entries are their (term, field) occurrences; n is the number of
-// terms.
-func valueWords(feat []docFeatures, featIDs []int32, entries []entry, n int) map[int32]struct{} {
+// outweighs the words that name the tool. values are the words of the
+// docs' values; entries are their (term, field) occurrences; n is the
+// number of terms.
+func valueWords(values []int32, entries []entry, n int) map[int32]struct{} {
 	label := make([]bool, n)
 	for _, e := range entries {
 		if e.field == fieldName || e.field == fieldTitle || e.field == fieldPath {
@@ -1257,14 +1268,12 @@ func valueWords(feat []docFeatures, featIDs []int32, entries []entry, n int) map
 		}
 	}
 	var out map[int32]struct{}
-	for d := range feat {
-		for _, t := range feat[d].values(featIDs) {
-			if t >= 0 && int(t) < n && !label[t] {
-				if out == nil {
-					out = map[int32]struct{}{}
-				}
-				out[t] = struct{}{}
+	for _, t := range values {
+		if t >= 0 && int(t) < n && !label[t] {
+			if out == nil {
+				out = map[int32]struct{}{}
 			}
+			out[t] = struct{}{}
 		}
 	}
 	return out

@@ -347,6 +347,21 @@ func TestValueWords(t *testing.T) {
 	wantFirst(t, ix, docs, "open alerts", "t.alertsList")
 }
 
+// TestValueOfSeveralWords: a value of several words (REQUEST_CHANGES)
+// counts when the request says them in order, not for one of them alone:
+// "request a review" asks for reviewers, not for a review that requests
+// changes.
+func TestValueOfSeveralWords(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "pullsCreateReview", Title: "Create a review for a pull request", Description: "Creates a review on a pull request. A review approves the pull request, requests changes or comments on it; pending reviews are submitted later.", Method: "POST", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", Params: []string{"body", "event"}, Values: []string{"APPROVE", "REQUEST_CHANGES", "COMMENT"}},
+		{Namespace: "t", Name: "pullsRequestReviewers", Title: "Request reviewers for a pull request", Description: "Asks the given users or teams to look at a pull request.", Method: "POST", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", Params: []string{"reviewers", "team_reviewers"}},
+		{Namespace: "t", Name: "pullsListReviews", Title: "List reviews for a pull request", Description: "Lists all reviews for a pull request.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "request a review from alice on PR 8", "t.pullsRequestReviewers")
+	wantFirst(t, ix, docs, "leave a review requesting changes", "t.pullsCreateReview")
+}
+
 // TestCompoundStart: a request that starts with two words the catalog's
 // titles say as one thing's name ("check run", after their first word in
 // at least compoundMin titles) names that thing: its first word is no

@@ -71,7 +71,9 @@ import (
 //     parameters takes from a fixed set, a state, a way or a verdict
 //     ("the open pull requests": state open; "approve the pull request":
 //     event APPROVE), asks for that tool; the word itself counts, not its
-//     synonyms;
+//     synonyms, and a value of several words counts when the request says
+//     them in order ("requesting changes": REQUEST_CHANGES, where "request
+//     a review" alone names none);
 //   - the item: a request that names one thing by value ("issue 17",
 //     "attachment 10042") asks for a tool that takes one of them by its id,
 //     an HTTP operation whose path has a parameter after that thing's
@@ -204,8 +206,9 @@ type docFeatures struct {
 	// nPhrase codes follow: the pairs of words that follow each other in
 	// the title (or lead), as pairCode codes them.
 	nPhrase uint8
-	// nValue ids follow: the words of the values its parameters take
-	// from a fixed set (Doc.Values).
+	// nValue ids follow: the values its parameters take from a fixed set
+	// (Doc.Values), a one-word value as its word's id, a longer one as
+	// the negative -1-pairCode of its first two words.
 	nValue uint8
 	// nParam ids follow: the words of its parameters' names.
 	nParam uint8
@@ -1090,7 +1093,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			// "the open pull requests", "approve the pull request": a
 			// state or a verdict the tool takes as a parameter's value.
 			for _, t := range f.values(ix.featIDs) {
-				if sc.queryHasOwn(t) {
+				if t >= 0 && sc.queryHasOwn(t) || t < 0 && slices.Contains(sc.qpairs, -1-t) {
 					add += w.value
 					break
 				}

@@ -19,6 +19,9 @@ import (
 //     #17), keys and versions (PROJ-42, v1.2.0, v3), long identifiers (four
 //     digits or more, as in CHMA0000215045); while base64, utf8, s3 or
 //     oauth2 stay words;
+//   - the names of constants and environment variables, capitals joined
+//     by underscores (NPM_TOKEN: "store the NPM_TOKEN secret" says what
+//     to do with a secret, whatever its name says);
 //   - addresses: URLs (with their scheme or a web domain: example.org)
 //     and e-mail addresses, which read as the words "url" and "email",
 //     and @mentions;
@@ -191,6 +194,8 @@ func isValue(chunk string) bool {
 		}
 	}
 	switch {
+	case constName(w):
+		return true
 	case digits == 0:
 		return false
 	case letters == 0, other, digits >= 4:
@@ -201,6 +206,24 @@ func isValue(chunk string) bool {
 	}
 	// v3, V2: a version.
 	return letters == 1 && (w[0] == 'v' || w[0] == 'V')
+}
+
+// constName reports whether w is a constant's or an environment
+// variable's name: capitals and digits joined by underscores (NPM_TOKEN).
+func constName(w string) bool {
+	under, upper := false, false
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c == '_':
+			under = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return under && upper && w[0] != '_' && w[len(w)-1] != '_'
 }
 
 // slashValue reports whether a chunk of a request is a path or a name

@@ -41,6 +41,13 @@ func TestStripValues(t *testing.T) {
 		{"make a new folder called drafts", "make a new folder called"},
 		{"create a team Named platform for the docs", "create a team Named for the docs"},
 		{`add a label called "needs triage"`, "add a label called"},
+		{"store the NPM_TOKEN secret", "store the secret"},
+		{"is AWS_REGION_2 set?", "is set?"},
+		// Words in capitals, or joined by underscores in lower case,
+		// stay: an acronym, a snake_case name.
+		{"list the AWS regions", "list the AWS regions"},
+		{"call list_issues", "call list_issues"},
+		{"what is _PRIVATE_", "what is _PRIVATE_"},
 		// Vocabulary with digits stays.
 		{"encode it as base64", "encode it as base64"},
 		{"list s3 buckets", "list s3 buckets"},

@@ -607,9 +607,10 @@ func (ix *Index) noteRe(title string, termOf func(string) int32) {
 
 // appendKinds appends to dst the term ids of the words parameters use for
 // the kind of a request's value chunk: a file's name, alone or at the end
-// of a path (logo.png, docs/old.md), for "path" and "file", a commit's
-// hash for "sha", "commit" and "ref", a version (v1.2.0) for "tag" and
-// "version".
+// of a path (logo.png, docs/old.md), for "path" and "file", an owner's
+// name and a repository's (acme/app) for "repo" and "repository", a
+// commit's hash for "sha", "commit" and "ref", a version (v1.2.0) for
+// "tag" and "version".
 func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 	chunk = trimChunk(chunk)
 	var kinds []string
@@ -617,8 +618,12 @@ func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 	case strings.Contains(chunk, "://") || strings.Contains(chunk, "@") || isDomain(chunk):
 	case strings.Contains(chunk, "/") && ix.slashValue(chunk):
 		last := chunk[strings.LastIndexByte(chunk, '/')+1:]
-		if strings.Contains(last, ".") || strings.Count(chunk, "/") >= 2 {
+		switch {
+		case strings.Contains(last, ".") || strings.Count(chunk, "/") >= 2:
 			kinds = pathKinds
+		case last != "" && chunk[0] != '/':
+			// acme/app: a repository by its owner's name and its own.
+			kinds = repoKinds
 		}
 	case isFileName(chunk):
 		kinds = pathKinds
@@ -641,6 +646,7 @@ var (
 	pathKinds    = stems("path", "file")
 	hashKinds    = stems("sha", "commit", "ref")
 	versionKinds = stems("tag", "version")
+	repoKinds    = stems("repo", "repository")
 )
 
 func stems(words ...string) []string {

@@ -369,6 +369,20 @@ func TestValueOfSeveralWords(t *testing.T) {
 	wantFirst(t, ix, docs, "leave a review requesting changes", "t.pullsCreateReview")
 }
 
+// TestQuestionIsNoTitle: a question whose words are a title's, in another
+// order ("which reviewers are requested", "Request reviewers for a pull
+// request"), asks about the things, not for that tool by its title.
+func TestQuestionIsNoTitle(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "pullsRequestReviewers", Title: "Request reviewers for a pull request", Description: "Requests reviews for a pull request from the given users or teams.", Method: "POST", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"},
+		{Namespace: "t", Name: "pullsListRequestedReviewers", Title: "Get all requested reviewers for a pull request", Description: "Gets the users or teams whose review is requested for a pull request.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"},
+		{Namespace: "t", Name: "pullsRemoveRequestedReviewers", Title: "Remove requested reviewers from a pull request", Description: "Removes review requests from a pull request for the given users or teams.", Method: "DELETE", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "which reviewers are requested for the pull request", "t.pullsListRequestedReviewers")
+	wantFirst(t, ix, docs, "request reviewers for a pull request", "t.pullsRequestReviewers")
+}
+
 // TestCompoundStart: a request that starts with two words the catalog's
 // titles say as one thing's name ("check run", after their first word in
 // at least compoundMin titles) names that thing: its first word is no
@@ -630,11 +644,11 @@ func TestRePrefix(t *testing.T) {
 	wantFirst(t, ix, docs, "rerun the workflow", "t.reRunWorkflow")
 }
 
-// TestValueKinds: a path with a file's name, a commit's hash and a
-// version give the words (as stems) parameters use for their kind; other
-// values and words give none.
+// TestValueKinds: a file's name or a path with one, a repository's full
+// name, a commit's hash and a version give the words (as stems)
+// parameters use for their kind; other values and words give none.
 func TestValueKinds(t *testing.T) {
-	ix := Build([]Doc{{Namespace: "t", Name: "x", Params: []string{"path", "file_sha", "tag_name", "version", "commit", "ref"}}}, nil)
+	ix := Build([]Doc{{Namespace: "t", Name: "x", Description: "Gives read or write access.", Params: []string{"path", "file_sha", "tag_name", "version", "commit", "ref", "owner", "repo"}}}, nil)
 	word := map[int32]string{}
 	for w, id := range ix.terms {
 		word[id] = w
@@ -644,10 +658,11 @@ func TestValueKinds(t *testing.T) {
 	for q, want := range map[string][]string{
 		"delete docs/old.md from the repo": {"path", "fil"},
 		"upload logo.png to the repo":      {"path", "fil"},
+		"star octocat/hello-world":         {"repo"},
 		"show commit 3f2a1b":               {"sha", "commit", "ref"},
 		"publish a release for tag v1.2.0": {"tag", "version"},
 		"list tags after 2.4":              {"tag", "version"},
-		"close issue 17 in acme/app":       nil,
+		"close issue 17 in acme/app":       {"repo"},
 		"read/write access":                nil,
 		"mail bob@example.com":             nil,
 		"read docs.github.com/en/rest/x":   nil,

@@ -14,11 +14,14 @@ import (
 //
 //   - an exact match: the request's words are exactly those of a tool's
 //     name or of its title, or of its description's first sentence when
-//     it has none ("pullsList", "List pull requests"), or the first two
-//     to four words of that title as written when a stop word or nothing
-//     follows them ("list repositories" for "List repositories for the
-//     authenticated user", not for "List repository teams" or "List
-//     repositories starred by a user");
+//     it has none ("pullsList", "List pull requests"), unless the request
+//     is a question ("which reviewers are requested for the pull
+//     request" asks who they are, not to "Request reviewers for a pull
+//     request"); or the first two to four words of that title as
+//     written when a stop word or nothing follows them ("list
+//     repositories" for "List repositories for the authenticated user",
+//     not for "List repository teams" or "List repositories starred by a
+//     user");
 //   - the action: a request to list, read, create, change, delete or search
 //     something against the tool's. An HTTP operation's action comes from
 //     its method and path (GET of a collection lists, GET of an item reads,
@@ -81,8 +84,9 @@ import (
 //     parameter's name says it takes one by its id (issueIdOrKey,
 //     pull_number);
 //   - the kind of a value: a request that names a file (logo.png,
-//     docs/old.md), a commit by its hash or a version asks for a tool
-//     with a parameter named for that kind (path, sha, tag_name);
+//     docs/old.md), a repository (acme/app), a commit by its hash or a
+//     version asks for a tool with a parameter named for that kind (path,
+//     repo, sha, tag_name);
 //   - the namespace: in a catalog whose namespaces differ in size, the
 //     weight of a smaller namespace in which the request's words are
 //     common (namespaces.go), so a small server's tool is not buried
@@ -1034,7 +1038,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		d := top[i].Doc
 		f := &ix.feat[d]
 		var add float64
-		if q.sig != 0 && (q.sig == f.nameSig || q.sig == f.titleSig) {
+		if q.sig != 0 && !q.question && (q.sig == f.nameSig || q.sig == f.titleSig) {
 			add += w.exact
 		}
 		if q.prefix != 0 && f.prefix[q.nPrefix-2] == q.prefix {

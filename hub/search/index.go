@@ -374,6 +374,10 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 
 	// Path families: how many docs share a namespace and a first segment.
+	// The operations of the largest family (GitHub's /repos) also mark
+	// their method and the rest of their fixed segments, so that a twin
+	// under a smaller container (/orgs/{org}/dependabot/alerts beside
+	// /repos/{owner}/{repo}/dependabot/alerts) knows it has one.
 	{
 		fam := map[[2]string]int{}
 		nsMax := map[string]int{}
@@ -388,14 +392,33 @@ func Build(docs []Doc, opts *Options) *Index {
 				nsMax[k[0]] = max(nsMax[k[0]], fam[k])
 			}
 		}
+		type twinKey struct{ ns, method, rest string }
+		main := map[twinKey]bool{}
 		for i := range docs {
 			if docs[i].Path == "" {
 				continue
 			}
 			fixed = pathFixed(docs[i].Path, prefixes[docs[i].Namespace], fixed)
-			if len(fixed) > 0 {
-				k := [2]string{docs[i].Namespace, fixed[0]}
-				ix.feat[i].family = float32(math.Log(1+float64(fam[k])) / math.Log(1+float64(nsMax[k[0]])))
+			if len(fixed) > 0 && fam[[2]string{docs[i].Namespace, fixed[0]}] == nsMax[docs[i].Namespace] {
+				main[twinKey{docs[i].Namespace, strings.ToUpper(docs[i].Method), strings.Join(fixed[1:], "/")}] = true
+			}
+		}
+		for i := range docs {
+			if docs[i].Path == "" {
+				continue
+			}
+			ns := docs[i].Namespace
+			fixed = pathFixed(docs[i].Path, prefixes[ns], fixed)
+			if len(fixed) == 0 {
+				continue
+			}
+			k := [2]string{ns, fixed[0]}
+			ix.feat[i].family = float32(math.Log(1+float64(fam[k])) / math.Log(1+float64(nsMax[ns])))
+			if fam[k] < nsMax[ns] && main[twinKey{ns, strings.ToUpper(docs[i].Method), strings.Join(fixed[1:], "/")}] &&
+				containerFirst(docs[i].Path, prefixes[ns], fixed[0]) {
+				if id, ok := ix.terms[string(stem([]byte(strings.ToLower(fixed[0]))))]; ok {
+					ix.feat[i].scope = id
+				}
 			}
 		}
 	}

@@ -71,6 +71,29 @@ func isParam(seg string) bool {
 	return strings.HasPrefix(seg, "{") || strings.HasPrefix(seg, ":")
 }
 
+// containerFirst reports whether a parameter follows the first fixed
+// segment of path after prefix, first: the segment names a container of
+// what comes after it, as /orgs/{org} and /repos/{owner}/{repo} do.
+func containerFirst(path string, prefix pathPrefix, first string) bool {
+	skip := len(prefix)
+	after := false
+	for seg := range strings.SplitSeq(strings.Trim(path, "/"), "/") {
+		switch {
+		case after:
+			return isParam(seg)
+		case seg == "" || isParam(seg):
+		case skip > 0:
+			skip--
+		default:
+			after = seg == first
+			if !after {
+				return false
+			}
+		}
+	}
+	return false
+}
+
 // pathFixed appends to dst the fixed segments of path after prefix (when
 // path starts with it).
 func pathFixed(path string, prefix pathPrefix, dst []string) []string {

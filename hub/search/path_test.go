@@ -84,3 +84,45 @@ func TestMaxScoreExact(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeTwins: an operation under a smaller container (/orgs/{org},
+// /enterprises/{enterprise}) with a twin under the main one (/repos) comes
+// after that twin unless the request names its container.
+func TestScopeTwins(t *testing.T) {
+	for _, tt := range []struct {
+		path, first string
+		want        bool
+	}{
+		{"/orgs/{org}/dependabot/alerts", "orgs", true},
+		{"/repos/{owner}/{repo}/hooks", "repos", true},
+		{"/api/v3/orgs/{org}/hooks", "orgs", false}, // the prefix is not skipped here
+		{"/user/repos", "user", false},
+		{"/orgs", "orgs", false},
+	} {
+		if got := containerFirst(tt.path, nil, tt.first); got != tt.want {
+			t.Errorf("containerFirst(%q, %q) = %v, want %v", tt.path, tt.first, got, tt.want)
+		}
+	}
+	if !containerFirst("/api/v3/orgs/{org}/hooks", pathPrefix{"api", "v3"}, "orgs") {
+		t.Errorf("containerFirst after the prefix /api/v3: false, want true")
+	}
+	op := func(name, title, desc, method, path string) Doc {
+		return Doc{Namespace: "gh", Name: name, Title: title, Description: title + ". " + desc, Method: method, Path: path}
+	}
+	// The descriptions are GitHub's, shortened: the organization's says
+	// more about its alerts than the repository's.
+	docs := []Doc{
+		op("alertsForRepo", "List Dependabot alerts for a repository", "OAuth app tokens need the security_events scope to use this endpoint.", "GET", "/repos/{owner}/{repo}/dependabot/alerts"),
+		op("alertsForOrg", "List Dependabot alerts for an organization", "Lists Dependabot alerts for an organization. Only owners and security managers see the alerts.", "GET", "/orgs/{org}/dependabot/alerts"),
+		op("alertsForEnterprise", "List Dependabot alerts for an enterprise", "Lists Dependabot alerts for repositories owned by an enterprise.", "GET", "/enterprises/{enterprise}/dependabot/alerts"),
+		op("getAlert", "Get a Dependabot alert", "", "GET", "/repos/{owner}/{repo}/dependabot/alerts/{alert_number}"),
+		op("listIssues", "List repository issues", "", "GET", "/repos/{owner}/{repo}/issues"),
+		op("listOrgMembers", "List organization members", "", "GET", "/orgs/{org}/members"),
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "list dependabot alerts", "gh.alertsForRepo")
+	wantFirst(t, ix, docs, "list the org's dependabot alerts", "gh.alertsForOrg")
+	wantFirst(t, ix, docs, "list dependabot alerts of the enterprise", "gh.alertsForEnterprise")
+	// A container without a twin under the main one loses nothing.
+	wantFirst(t, ix, docs, "list members", "gh.listOrgMembers")
+}

@@ -51,6 +51,12 @@ import (
 //   - the path family: a small prior for the operations under the first
 //     path segments a namespace has most of (GitHub's /repos before its
 //     /enterprises);
+//   - the scope: an operation under a smaller container that has a twin
+//     under the main one, the same method and the rest of the path the
+//     same (/orgs/{org}/dependabot/alerts beside
+//     /repos/{owner}/{repo}/dependabot/alerts), loses a share unless the
+//     request names its container ("open dependabot alerts" asks for the
+//     repository's, "the org's dependabot alerts" for the organization's);
 //   - the resources: the share of the resources an HTTP operation's path
 //     passes through (the last word of each fixed segment that names no
 //     action) that the request names: "teams in the org" asks for
@@ -184,7 +190,11 @@ type docFeatures struct {
 	// prefix holds hashes of the title's first 2, 3 and 4 words as
 	// written (articles left out), each when the title ends or goes on
 	// with a stop word after them, 0 otherwise.
-	prefix   [3]uint32
+	prefix [3]uint32
+	// scope is the term of the container the doc's path starts with
+	// (orgs) when that is not its namespace's main one and the doc has a
+	// twin there (see Build's path families), -1 otherwise.
+	scope    int32
 	nameSig  uint64 // hash of the distinct stems of the name, 0 when none
 	titleSig uint64 // of the title, or of the description's first sentence
 	verb     int32  // term id of the title's first word, -1 when none
@@ -380,7 +390,7 @@ func lead(s string) string {
 // title says after its first (pairCode). Build appends the detail's ids,
 // which it reads with the description (splitDetail).
 func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, keyed map[string]int, compounds map[int32]int, ws *wordScratch, arena *[]int32) docFeatures {
-	f := docFeatures{verb: -1}
+	f := docFeatures{verb: -1, scope: -1}
 	title := d.Title
 	if title == "" {
 		title = lead(d.Description)
@@ -747,6 +757,7 @@ type rerankWeights struct {
 	short       float64 // share of the request's words in the name, title or path
 	detail      float64 // share of the request's words in the description's sentence after the title
 	family      float64 // the size of the doc's path family
+	scope       float64 // the doc is a twin under a container the request does not name
 	item        float64 // the request names one thing by value and the tool takes one by its id
 	heads       float64 // share of the path's resources the request names
 	value       float64 // the request names a value a parameter takes from a fixed set
@@ -790,6 +801,7 @@ var rerankDefaults = rerankWeights{
 	short:       1.0,
 	detail:      0.1,
 	family:      0.2,
+	scope:       0.5,
 	item:        0.2,
 	heads:       0.15,
 	value:       0.2,
@@ -1085,6 +1097,11 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			add += w.label * sc.share(label, self)
 		}
 		add += w.family * float64(f.family)
+		if f.scope >= 0 && !sc.queryHas(f.scope) {
+			// "open dependabot alerts": the repository's, unless the
+			// request names the organization or the enterprise.
+			add -= w.scope
+		}
 		add += w.namespace * ix.namespaceShare(sc, d)
 		if object && f.nHead > 0 {
 			hw := w.heads

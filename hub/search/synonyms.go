@@ -22,6 +22,7 @@ var synonymGroups = [][]string{
 	{"upload", "push", "publish"},
 	{"send", "post", "message", "notify"},
 	{"run", "execute", "exec", "invoke", "perform", "call"},
+	{"trigger", "dispatch"},
 	{"convert", "translate", "transform"},
 	{"compare", "diff", "differ"},
 	{"undo", "revert", "reset", "unstage", "rollback"},
@@ -60,6 +61,7 @@ var synonymGroups = [][]string{
 	{"database", "db"},
 	{"row", "record"},
 	{"size", "large", "big", "bytes"},
+	{"use", "using", "usage"},
 	{"count", "number", "total"},
 }
 

@@ -423,6 +423,8 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 
+	nameTwins(docs, ix.feat, ix.featIDs, ix.terms)
+
 	// The caller's path segments mark every tool under them.
 	if segs := selfSegments(docs, prefixes, func(i int) bool { return ix.feat[i].self }); len(segs) > 0 {
 		for i := range docs {
@@ -1300,4 +1302,118 @@ func valueWords(values []int32, entries []entry, n int) map[int32]struct{} {
 		}
 	}
 	return out
+}
+
+// containerMin is how many of a namespace's tools must take a parameter
+// without naming it for the parameter to name a container (GitHub's repo
+// and org); the task sets score the same with 2 to 30.
+const containerMin = 3
+
+// nameTwins gives tools without a path the scope a path gives (see Build's
+// path families). Tools whose names differ in one word only, the whole
+// name of a parameter that names a container, are twins
+// (secret_scanning_list_alerts_for_org, taking org, beside
+// secret_scanning_list_alerts_for_repo, taking repo); each but the one
+// whose container the namespace's tools take most often gets that word as
+// its scope. A container's parameter is one that at least containerMin
+// tools take without naming it (issues_create takes owner and repo).
+func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int32) {
+	// The term ids of each pathless doc's parameters named by one word,
+	// wholes[starts[d]:starts[d+1]].
+	starts := make([]int32, len(docs)+1)
+	var wholes []int32
+	var buf []byte
+	for d := range docs {
+		starts[d] = int32(len(wholes))
+		if docs[d].Path != "" {
+			continue
+		}
+		for _, p := range docs[d].Params {
+			if !asciiLetters(p) {
+				continue
+			}
+			buf = append(buf[:0], p...)
+			for k, c := range buf {
+				if 'A' <= c && c <= 'Z' {
+					buf[k] = c + 'a' - 'A'
+				}
+			}
+			if id, ok := terms[string(stem(buf))]; ok && !slices.Contains(wholes[starts[d]:], id) {
+				wholes = append(wholes, id)
+			}
+		}
+	}
+	starts[len(docs)] = int32(len(wholes))
+	unnamed := map[string]map[int32]int{}
+	for d := range docs {
+		if starts[d] == starts[d+1] {
+			continue
+		}
+		pc := unnamed[docs[d].Namespace]
+		if pc == nil {
+			pc = map[int32]int{}
+			unnamed[docs[d].Namespace] = pc
+		}
+		name := feat[d].name(ids)
+		for _, t := range wholes[starts[d]:starts[d+1]] {
+			if _, named := slices.BinarySearch(name, t); !named {
+				pc[t]++
+			}
+		}
+	}
+	type key struct {
+		ns  string
+		sig uint64
+	}
+	type twin struct {
+		doc  int
+		word int32
+	}
+	groups := map[key][]twin{}
+	var rest []int32
+	for d := range docs {
+		if starts[d] == starts[d+1] {
+			continue
+		}
+		pc := unnamed[docs[d].Namespace]
+		name := feat[d].name(ids)
+		word := int32(-1)
+		for _, t := range name {
+			if pc[t] >= containerMin && slices.Contains(wholes[starts[d]:starts[d+1]], t) {
+				if word >= 0 {
+					word = -1 // two containers: no twin of one
+					break
+				}
+				word = t
+			}
+		}
+		if word < 0 {
+			continue
+		}
+		rest = rest[:0]
+		for _, t := range name {
+			if t != word {
+				rest = append(rest, t)
+			}
+		}
+		k := key{docs[d].Namespace, signature(rest)}
+		groups[k] = append(groups[k], twin{d, word})
+	}
+	for k, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		pc := unnamed[k.ns]
+		main := g[0].word
+		for _, t := range g[1:] {
+			if pc[t.word] > pc[main] || pc[t.word] == pc[main] && t.word < main {
+				main = t.word
+			}
+		}
+		for _, t := range g {
+			if t.word != main {
+				feat[t.doc].scope = t.word
+			}
+		}
+	}
 }

@@ -126,3 +126,31 @@ func TestScopeTwins(t *testing.T) {
 	// A container without a twin under the main one loses nothing.
 	wantFirst(t, ix, docs, "list members", "gh.listOrgMembers")
 }
+
+// TestNameTwins: tools without a path whose names differ only in the name
+// of a container's parameter are twins as operations under two containers
+// are; a word that is no container's (key, taken by one tool) makes none.
+func TestNameTwins(t *testing.T) {
+	tool := func(name, desc string, params ...string) Doc {
+		return Doc{Namespace: "gh", Name: name, Description: desc, Params: params}
+	}
+	docs := []Doc{
+		tool("list_alerts_for_repo", "List secret scanning alerts for a repository. Needs the repo scope.", "owner", "repo", "state"),
+		tool("list_alerts_for_org", "List secret scanning alerts for an organization. Lists secret scanning alerts for the repositories of an organization.", "org", "state"),
+		tool("create_issue", "Create an issue.", "owner", "repo", "title"),
+		tool("list_issues", "List issues.", "owner", "repo", "state"),
+		tool("list_members", "List organization members.", "org"),
+		tool("list_teams", "List teams.", "org"),
+		tool("list_projects", "List projects.", "org"),
+		tool("delete_cache_by_key", "Delete caches by key.", "owner", "repo", "key"),
+		tool("delete_cache_by_id", "Delete a cache by its id. Deletes a cache.", "owner", "repo", "cache_id"),
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "list secret scanning alerts", "gh.list_alerts_for_repo")
+	wantFirst(t, ix, docs, "secret scanning alerts of the org", "gh.list_alerts_for_org")
+	for d := range docs {
+		if want := docs[d].Name == "list_alerts_for_org"; (ix.feat[d].scope >= 0) != want {
+			t.Errorf("%s has scope %v, want %v", docs[d].Name, ix.feat[d].scope >= 0, want)
+		}
+	}
+}

@@ -56,7 +56,10 @@ import (
 //     same (/orgs/{org}/dependabot/alerts beside
 //     /repos/{owner}/{repo}/dependabot/alerts), loses a share unless the
 //     request names its container ("open dependabot alerts" asks for the
-//     repository's, "the org's dependabot alerts" for the organization's);
+//     repository's, "the org's dependabot alerts" for the organization's).
+//     Tools without a path are twins when their names differ in the name
+//     of a container's parameter only (list_alerts_for_org, taking org,
+//     beside list_alerts_for_repo, taking repo);
 //   - the resources: the share of the resources an HTTP operation's path
 //     passes through (the last word of each fixed segment that names no
 //     action) that the request names: "teams in the org" asks for

@@ -684,6 +684,27 @@ func TestValueKinds(t *testing.T) {
 	wantFirst(t, Build(docs, nil), docs, "delete docs/old.md", "t.deleteFile")
 }
 
+// TestYesNoQuestion: a question to answer yes or no asks to check; "can
+// you..." and "is there..." do not.
+func TestYesNoQuestion(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "addCollaborator", Title: "Add a repository collaborator", Description: "Adds a user as a collaborator of the repository.", Method: "PUT", Path: "/repos/{owner}/{repo}/collaborators/{username}"},
+		{Namespace: "t", Name: "removeCollaborator", Title: "Remove a repository collaborator", Description: "Removes a collaborator from the repository.", Method: "DELETE", Path: "/repos/{owner}/{repo}/collaborators/{username}"},
+		{Namespace: "t", Name: "checkCollaborator", Title: "Check if a user is a repository collaborator", Description: "Answers whether the user is a collaborator.", Method: "GET", Path: "/repos/{owner}/{repo}/collaborators/{username}"},
+		{Namespace: "t", Name: "listCollaborators", Title: "List repository collaborators", Description: "Lists the collaborators of a repository.", Method: "GET", Path: "/repos/{owner}/{repo}/collaborators"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "is alice a collaborator", "t.checkCollaborator")
+	wantFirst(t, ix, docs, "can you list the collaborators", "t.listCollaborators")
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]bool{"is alice a collaborator": true, "does bob follow me": true, "can you add alice": false, "is there a collaborator named bob": false} {
+		if got := ix.queryFeatures(sc, q).verb == ix.terms["check"]; got != want {
+			t.Errorf("%q asks to check: %v, want %v", q, got, want)
+		}
+	}
+}
+
 // TestQuestionAct: a question about one thing may ask to read it as well
 // as to list or search; one about things in the plural, or about people,
 // asks to list or search them.

@@ -34,7 +34,8 @@ import (
 //     runs for this commit" starts with a thing's name, which the catalog's
 //     titles say after their verb, "Create a check run");
 //     a question ("which labels...") or a bare noun phrase ("open alerts")
-//     asks to read. "Show" asks to list things named in the plural and to
+//     asks to read, and one to answer yes or no ("is alice a
+//     collaborator") to check, as the titles that start with "Check" do. "Show" asks to list things named in the plural and to
 //     read or list one named in the singular ("show the latest release").
 //     A tool that does something else loses a share;
 //   - the words: the share of the request the tool's name, title and path
@@ -919,6 +920,16 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// releases" all of them.
 		q.act |= actGet
 	}
+	if len(sc.qends) > 1 && auxWords[string(word(0))] && string(word(1)) != "you" && string(word(1)) != "there" {
+		// "is alice a collaborator", "does bob follow me": a question
+		// to answer yes or no asks to check, as the titles that start
+		// with "Check" do. "Can you..." asks for something else, "is
+		// there..." to find things.
+		if id, ok := ix.terms["check"]; ok && ix.verbs[id] {
+			q.verb = id
+			q.act = actGet
+		}
+	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
 	q.question = question && !q.fromVerb
 	if q.act == 0 && q.verb < 0 {
@@ -1303,3 +1314,6 @@ func endsWithKeys(p string) bool {
 // idWords are the words a parameter's name ends with when it takes a thing
 // by its id.
 var idWords = map[string]bool{"id": true, "key": true, "or": true, "number": true, "slug": true}
+
+// auxWords start a question to answer yes or no.
+var auxWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "does": true, "do": true, "did": true, "has": true, "have": true, "can": true, "may": true}

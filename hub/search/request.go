@@ -30,7 +30,10 @@ import (
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
 //     is no word of the catalog, while "read/write" stays two words;
 //   - the name after "called", "named" or "titled" ("a folder called
-//     drafts").
+//     drafts");
+//   - a branch by one of its usual names after a preposition ("on main",
+//     "into develop"), which reads as the name and the word "branch"
+//     ("require signed commits on main branch").
 //
 // A key with no word for its kind before it ("move PROJ-7 to Done") reads
 // as the word for the thing the catalog's parameters take by key
@@ -46,6 +49,7 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 	dst = dst[:0]
 	words, values := false, false
 	named := false // the chunk before says a name follows ("called")
+	prev := ""     // the chunk before
 	for i := 0; i < len(q); {
 		if isSpace(q[i]) {
 			dst = append(dst, q[i])
@@ -75,6 +79,15 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 				continue
 			}
 		}
+		if branchName(q, i, end, prev) {
+			// "require signed commits on main": a branch.
+			dst = append(append(dst, trimChunk(q[i:end])...), " branch"...)
+			values, words = true, true
+			prev = q[i:end]
+			i = end
+			continue
+		}
+		prev = q[i:end]
 		if isValue(q[i:end]) || ix.slashValue(q[i:end]) {
 			// A URL or an e-mail address says what kind of thing the
 			// tool takes.
@@ -763,4 +776,22 @@ var webTLDs = map[string]bool{
 	"com": true, "org": true, "net": true, "io": true, "dev": true, "app": true,
 	"ai": true, "co": true, "edu": true, "gov": true, "info": true, "uk": true,
 	"de": true, "fr": true, "eu": true, "jp": true, "cn": true, "nl": true,
+}
+
+// branchName reports whether the chunk q[i:end] is a branch by one of its
+// usual names (main, master, develop, trunk) after a preposition, prev,
+// and not before the word "branch": "merge develop into main".
+func branchName(q string, i, end int, prev string) bool {
+	switch strings.ToLower(trimChunk(q[i:end])) {
+	case "main", "master", "develop", "trunk":
+	default:
+		return false
+	}
+	switch strings.ToLower(prev) {
+	case "on", "in", "into", "onto", "to", "from", "of", "against":
+	default:
+		return false
+	}
+	next, _, _ := strings.Cut(strings.TrimLeft(q[end:], " \t\r\n"), " ")
+	return !strings.EqualFold(trimChunk(next), "branch")
 }

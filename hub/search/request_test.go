@@ -42,6 +42,12 @@ func TestStripValues(t *testing.T) {
 		{"create a team Named platform for the docs", "create a team Named for the docs"},
 		{`add a label called "needs triage"`, "add a label called"},
 		{"store the NPM_TOKEN secret", "store the secret"},
+		{"require signed commits on main", "require signed commits on main branch"},
+		{"merge develop into master.", "merge develop into master branch"},
+		// A branch's name before "branch", or with no preposition, stays.
+		{"protect the main branch", "protect the main branch"},
+		{"protect main", "protect main"},
+		{"commits on main branch", "commits on main branch"},
 		{"is AWS_REGION_2 set?", "is set?"},
 		// Words in capitals, or joined by underscores in lower case,
 		// stay: an acronym, a snake_case name.

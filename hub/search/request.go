@@ -31,6 +31,9 @@ import (
 //     is no word of the catalog, while "read/write" stays two words;
 //   - the name after "called", "named" or "titled" ("a folder called
 //     drafts");
+//   - a number written #77 after a verb or a preposition ("close #77",
+//     "comment on #12"), which reads as the word "issue" in a catalog that
+//     has issues;
 //   - a branch by one of its usual names after a preposition ("on main",
 //     "into develop"), which reads as the name and the word "branch"
 //     ("require signed commits on main branch").
@@ -78,6 +81,14 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 				i = j
 				continue
 			}
+		}
+		if hashNumber(q[i:end]) && ix.issueRef(prev) {
+			// "close #77": an issue by its number.
+			dst = append(dst, "issue"...)
+			values, words = true, true
+			prev = q[i:end]
+			i = end
+			continue
 		}
 		if branchName(q, i, end, prev) {
 			// "require signed commits on main": a branch.
@@ -794,4 +805,41 @@ func branchName(q string, i, end int, prev string) bool {
 	}
 	next, _, _ := strings.Cut(strings.TrimLeft(q[end:], " \t\r\n"), " ")
 	return !strings.EqualFold(trimChunk(next), "branch")
+}
+
+// hashNumber reports whether a chunk is a number written after "#" (#77).
+func hashNumber(chunk string) bool {
+	w := trimChunk(chunk)
+	if len(w) < 2 || w[0] != '#' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// issueRef reports whether a number written #77 after the chunk prev
+// names an issue, as trackers write them: after a verb ("close #77") or a
+// preposition ("comment on #12"), in a catalog with issues. After a noun
+// ("PR #31") the number is that thing's.
+func (ix *Index) issueRef(prev string) bool {
+	if ix == nil {
+		return false
+	}
+	if _, ok := ix.terms["issu"]; !ok {
+		return false
+	}
+	p := strings.ToLower(trimChunk(prev))
+	switch p {
+	case "":
+		return false
+	case "on", "in", "to", "into", "for", "from", "of", "about":
+		return true
+	}
+	s := string(stem([]byte(p)))
+	id, ok := ix.terms[s]
+	return actionVerbs[s] != 0 || ok && ix.verbs[id]
 }

@@ -711,6 +711,32 @@ func TestYesNoQuestion(t *testing.T) {
 	}
 }
 
+// TestIssueRef: in a catalog with issues, a number written #77 after a
+// verb or a preposition is an issue's; after a noun it is that thing's.
+func TestIssueRef(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "issuesUpdate", Title: "Update an issue", Description: "Closes, reopens or edits an issue.", Method: "PATCH", Path: "/repos/{owner}/{repo}/issues/{issue_number}"},
+		{Namespace: "t", Name: "pullsGet", Title: "Get a pull request", Description: "Gets a pull request.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls/{pull_number}"},
+		{Namespace: "t", Name: "classroomsList", Title: "List classrooms", Description: "Lists the classrooms you can close.", Method: "GET", Path: "/classrooms"},
+	}
+	ix := Build(docs, nil)
+	for q, want := range map[string]string{
+		"close #77":         "close issue",
+		"comment on #12":    "comment on issue",
+		"PR #31":            "PR",
+		"then #17 and more": "then and more",
+	} {
+		got, _ := stripValues(nil, q, ix)
+		if strings.Join(strings.Fields(got), " ") != want {
+			t.Errorf("stripValues(%q) = %q, want %q", q, got, want)
+		}
+	}
+	wantFirst(t, ix, docs, "close #77", "t.issuesUpdate")
+	if got, _ := stripValues(nil, "close #77", Build(docs[1:], nil)); strings.TrimSpace(got) != "close" {
+		t.Errorf("without issues in the catalog, %q reads %q, want %q", "close #77", got, "close")
+	}
+}
+
 // TestQuestionAct: a question about one thing may ask to read it as well
 // as to list or search; one about things in the plural, or about people,
 // asks to list or search them.

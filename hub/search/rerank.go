@@ -811,7 +811,7 @@ var rerankDefaults = rerankWeights{
 	value:       0.2,
 	nameHeads:   0.1,
 	phrase:      0.2,
-	plural:      0.2,
+	plural:      0.4,
 	param:       0.2,
 	kind:        0.2,
 	namespace:   3.0,

@@ -52,7 +52,7 @@ var synonymGroups = [][]string{
 	{"pattern", "glob", "wildcard", "regex"},
 	{"time", "clock", "date", "day"},
 	{"timezone", "tz", "zone"},
-	{"current", "present", "today", "latest"},
+	{"current", "present", "today", "latest", "last"},
 	{"issue", "ticket", "bug"},
 	{"pull", "pr", "merge"},
 	{"user", "person", "member", "account", "people"},

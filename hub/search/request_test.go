@@ -387,6 +387,13 @@ func TestQuestionIsNoTitle(t *testing.T) {
 	ix := Build(docs, nil)
 	wantFirst(t, ix, docs, "which reviewers are requested for the pull request", "t.pullsListRequestedReviewers")
 	wantFirst(t, ix, docs, "request reviewers for a pull request", "t.pullsRequestReviewers")
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]bool{"which reviewers are requested": true, "are reviewers requested": true, "request reviewers": false} {
+		if f := ix.queryFeatures(sc, q); (f.question || f.yesNo) != want {
+			t.Errorf("%q is a question: %v, want %v", q, !want, want)
+		}
+	}
 }
 
 // TestCompoundStart: a request that starts with two words the catalog's

@@ -18,11 +18,11 @@ import (
 //     it has none ("pullsList", "List pull requests"), unless the request
 //     is a question ("which reviewers are requested for the pull
 //     request" asks who they are, not to "Request reviewers for a pull
-//     request"); or the first two to four words of that title as
-//     written when a stop word or nothing follows them ("list
-//     repositories" for "List repositories for the authenticated user",
-//     not for "List repository teams" or "List repositories starred by a
-//     user");
+//     request"; "is my PR mergeable" is no request to merge); or the
+//     first two to four words of that title as written when a stop word
+//     or nothing follows them ("list repositories" for "List repositories
+//     for the authenticated user", not for "List repository teams" or
+//     "List repositories starred by a user");
 //   - the action: a request to list, read, create, change, delete or search
 //     something against the tool's. An HTTP operation's action comes from
 //     its method and path (GET of a collection lists, GET of an item reads,
@@ -739,6 +739,9 @@ type queryFeatures struct {
 	fromVerb bool
 	// question: the request asks which, what, who..., without a verb first
 	question bool
+	// yesNo: the request asks a question to answer yes or no ("is my PR
+	// mergeable")
+	yesNo bool
 	// prefix is the hash of the request's words as written, as
 	// docFeatures.prefix hashes a title's, when it has nPrefix of 2 to 4.
 	prefix  uint32
@@ -937,6 +940,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			q.verb = id
 			q.act = actGet
 		}
+		q.yesNo = true
 	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
 	q.question = question && !q.fromVerb
@@ -1072,7 +1076,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		d := top[i].Doc
 		f := &ix.feat[d]
 		var add float64
-		if q.sig != 0 && !q.question && (q.sig == f.nameSig || q.sig == f.titleSig) {
+		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) {
 			add += w.exact
 		}
 		if q.prefix != 0 && f.prefix[q.nPrefix-2] == q.prefix {

@@ -447,27 +447,28 @@ func catalogCases(t testing.TB) []catalogCase {
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
-	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.756, 0.831,
-	// 0.159; as MCP tools 0.744, 0.835, 0.146; Jira as OpenAPI 0.735,
-	// 0.795, 0.270; as MCP tools 0.709, 0.773, 0.259; the reference
-	// servers 0.798, 0.875, 0.248, and beside GitHub 0.794, 0.825, 0.371
-	// (0.646 without the namespaces' weights); GitHub beside the servers
-	// 0.736, 0.805, 0.141 (0.756 alone); Star Trek 0.680, 0.750, -0.010.
-	// They
-	// are under the targets GitHub's are to reach: 0.80 nDCG@10 and 0.85
-	// Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools (its Recall@5 is
-	// met); and Jira's 0.80.
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.780, 0.860,
+	// 0.183; as MCP tools 0.762, 0.847, 0.164; Jira as OpenAPI 0.735,
+	// 0.773, 0.270; as MCP tools 0.710, 0.784, 0.260; the reference
+	// servers 0.798, 0.875, 0.248, and beside GitHub 0.776, 0.825, 0.353;
+	// GitHub beside the servers 0.760, 0.826, 0.165; Star Trek 0.680,
+	// 0.750, -0.010. GitHub's targets are 0.80 nDCG@10 and 0.85 Recall@5
+	// as OpenAPI (its Recall@5 is met), 0.75 and 0.80 as MCP tools (both
+	// met); Jira's 0.80.
 	//
 	// GitHub's held-out half was written anew on 2026-12-06, before any
 	// of it was run: the one before had been read too often to say how
 	// search does on requests it has not seen, and tunes now. On it
 	// search scored 0.746 when it was replaced, and scores 0.809 after
 	// the rules its misses suggested, while the new half moved from
-	// 0.731 to 0.740 with them (0.756 since, with the title's first words
-	// and its plurals and files' names as values). The new half's requests share more words with the
-	// operations' summaries (BM25 0.597 against 0.483), and the held-out
-	// halves score well under the tuning ones (GitHub as OpenAPI 0.856,
-	// Jira 0.851).
+	// 0.731 to 0.740 with them (0.756 with the title's first words, its
+	// plurals and files' names as values, 0.780 with the rules that six
+	// later batches of tuning tasks suggested: twins under two
+	// containers, questions to answer yes or no, branches and issues by
+	// their usual names). The new half's requests share more words with
+	// the operations' summaries (BM25 0.597 against 0.483), and the
+	// held-out halves score under the tuning ones (GitHub as OpenAPI
+	// 0.828 over its 760 tuning requests, Jira 0.858).
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
@@ -483,14 +484,14 @@ func catalogCases(t testing.TB) []catalogCase {
 	both := append(append([]Doc(nil), servers...), ghDocs...)
 	bothIDs := append(append([]string(nil), serverIDs...), idsOf(gh)...)
 	return []catalogCase{
-		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.74, 0.82, 0.14},
-		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.73, 0.81, 0.13},
+		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.76, 0.84, 0.16},
+		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.75, 0.83, 0.15},
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.72, 0.77, 0.25},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.69, 0.75, 0.23},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.76, 0.80, 0.33},
-		{"github beside the servers", both, bothIDs, ghTasks, 0.72, 0.80, 0.12},
+		{"github beside the servers", both, bothIDs, ghTasks, 0.74, 0.80, 0.14},
 	}
 }
 

@@ -757,6 +757,7 @@ func TestQuestionAct(t *testing.T) {
 		"who is on the platform team":      actList | actSearch,
 		"who am I logged in as":            actList | actSearch | actGet,
 		"how long did the workflow take":   actList | actSearch | actGet,
+		"when was the license added":       actList | actSearch | actGet,
 		"what labels does this repo have?": actList | actSearch,
 	} {
 		if got := ix.queryFeatures(sc, q).act; got != want {

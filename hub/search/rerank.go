@@ -869,7 +869,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			continue
 		}
 		switch string(w) {
-		case "which", "what", "who", "how", "whose", "where", "any":
+		case "which", "what", "who", "how", "whose", "where", "when", "why", "any":
 			question = true
 			who = who || string(w) == "who"
 		}

@@ -744,6 +744,23 @@ func TestIssueRef(t *testing.T) {
 	}
 }
 
+// TestSettingVerbs: a verb that sets a rule or a setting asks to create or
+// change one; "disable" to change or remove one.
+func TestSettingVerbs(t *testing.T) {
+	ix := Build([]Doc{{Namespace: "t", Name: "x", Title: "Enable a setting"}}, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]uint8{
+		"require signed commits on main": actCreate | actUpdate,
+		"enforce protection for admins":  actCreate | actUpdate,
+		"disable the wiki":               actUpdate | actDelete,
+	} {
+		if got := ix.queryFeatures(sc, q).act; got != want {
+			t.Errorf("%q asks for actions %b, want %b", q, got, want)
+		}
+	}
+}
+
 // TestQuestionAct: a question about one thing may ask to read it as well
 // as to list or search; one about things in the plural, or about people,
 // asks to list or search them.

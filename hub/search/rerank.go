@@ -136,6 +136,10 @@ var actionVerbs = func() map[string]uint8 {
 	add(actUpdate, "update", "edit", "change", "modify", "rename", "set", "replace", "patch", "close", "archive", "reopen", "configure", "mark")
 	add(actDelete, "delete", "remove", "drop", "clear", "destroy", "erase", "purge", "discard", "unset", "forget", "prune", "sweep")
 	add(actSearch, "search", "find", "lookup", "locate", "query", "searching")
+	// Verbs that set a rule or a setting ("require signed commits",
+	// "enable Pages") create or change one; "disable" changes or removes.
+	add(actCreate|actUpdate, "require", "enforce", "allow", "enable", "prevent", "forbid")
+	add(actUpdate|actDelete, "disable")
 	return m
 }()
 

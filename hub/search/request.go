@@ -793,18 +793,22 @@ var webTLDs = map[string]bool{
 // usual names (main, master, develop, trunk) after a preposition, prev,
 // and not before the word "branch": "merge develop into main".
 func branchName(q string, i, end int, prev string) bool {
-	switch strings.ToLower(trimChunk(q[i:end])) {
-	case "main", "master", "develop", "trunk":
-	default:
-		return false
-	}
-	switch strings.ToLower(prev) {
-	case "on", "in", "into", "onto", "to", "from", "of", "against":
-	default:
+	if !foldIn(trimChunk(q[i:end]), "main", "master", "develop", "trunk") ||
+		!foldIn(prev, "on", "in", "into", "onto", "to", "from", "of", "against") {
 		return false
 	}
 	next, _, _ := strings.Cut(strings.TrimLeft(q[end:], " \t\r\n"), " ")
 	return !strings.EqualFold(trimChunk(next), "branch")
+}
+
+// foldIn reports whether w is one of words, case aside.
+func foldIn(w string, words ...string) bool {
+	for _, x := range words {
+		if strings.EqualFold(w, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // hashNumber reports whether a chunk is a number written after "#" (#77).

@@ -126,6 +126,7 @@ type Index struct {
 	featIDs   []int32            // the term ids docFeatures refer to
 	selfWords []int32            // term ids of the words of the selfPhrases the catalog uses
 	verbs     map[int32]bool     // term ids some title starts with
+	checkNS   []bool             // by namespace id: some title there starts with "Check"; nil when none does
 	maxTF     []float32          // the largest pseudo-frequency of each term in a doc
 	keyNoun   int32              // term id of what a bare key names (keyedNoun), -1 when none
 	keyWord   string             // its word as the catalog writes it
@@ -538,6 +539,16 @@ func Build(docs []Doc, opts *Options) *Index {
 	for d := range docs {
 		ix.docNS[d] = ix.nsIDs[docs[d].Namespace]
 		perNS[ix.docNS[d]]++
+	}
+	// The namespaces whose titles check things ("Check if a user is
+	// blocked"), where a question to answer yes or no asks for them.
+	if check, ok := ix.terms["check"]; ok && ix.verbs[check] {
+		ix.checkNS = make([]bool, len(names))
+		for d := range docs {
+			if ix.feat[d].verb == check {
+				ix.checkNS[ix.docNS[d]] = true
+			}
+		}
 	}
 	ix.all = make([]int32, len(docs))
 	next := int32(0)

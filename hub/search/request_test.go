@@ -711,8 +711,22 @@ func TestYesNoQuestion(t *testing.T) {
 	wantFirst(t, ix, docs, "can you list the collaborators", "t.listCollaborators")
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
+	// Beside a namespace without "Check" titles, the question reads there
+	// as it would without them.
+	both := append(slices.Clone(docs),
+		Doc{Namespace: "git", Name: "git_status", Description: "Shows the working tree status.", Params: []string{"repo_path"}},
+		Doc{Namespace: "git", Name: "git_log", Description: "Shows the commit logs.", Params: []string{"repo_path"}},
+		Doc{Namespace: "git", Name: "git_diff", Description: "Shows differences between the working tree and a target.", Params: []string{"repo_path", "target"}},
+		Doc{Namespace: "fs", Name: "get_tree", Description: "Get a recursive tree of a directory: its files and folders.", Params: []string{"path"}},
+	)
+	ixBoth := Build(both, nil)
+	if !ixBoth.checkNS[ixBoth.nsIDs["t"]] || ixBoth.checkNS[ixBoth.nsIDs["git"]] {
+		t.Errorf("namespaces that check things: %v (t, fs, git in name order), want only t's", ixBoth.checkNS)
+	}
+	wantFirst(t, ixBoth, both, "is my working tree clean", "git.git_status")
+	wantFirst(t, ixBoth, both, "is alice a collaborator", "t.checkCollaborator")
 	for q, want := range map[string]bool{"is alice a collaborator": true, "does bob follow me": true, "can you add alice": false, "is there a collaborator named bob": false} {
-		if got := ix.queryFeatures(sc, q).verb == ix.terms["check"]; got != want {
+		if got := ix.queryFeatures(sc, q).check == ix.terms["check"]; got != want {
 			t.Errorf("%q asks to check: %v, want %v", q, got, want)
 		}
 	}

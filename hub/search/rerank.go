@@ -738,7 +738,12 @@ type queryFeatures struct {
 	self bool
 	sig  uint64
 	verb int32 // term id of the request's first word when tools start with it, else -1
-	n    int   // content words
+	// check is the term id of "check" when the request asks a question
+	// to answer yes or no, which asks for the verb and the action of
+	// reading in the namespaces with titles that start with it (checkNS);
+	// -1 otherwise
+	check int32
+	n     int // content words
 	// fromVerb: act or verb come from the request's first word
 	fromVerb bool
 	// question: the request asks which, what, who..., without a verb first
@@ -837,7 +842,7 @@ var rerankDefaults = rerankWeights{
 }
 
 func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
-	q := queryFeatures{verb: -1}
+	q := queryFeatures{verb: -1, check: -1}
 	// The words, lower-cased, concatenated in sc.qtext with their ends.
 	sc.qtext, sc.qends, sc.qplural = sc.qtext[:0], sc.qends[:0], sc.qplural[:0]
 	sc.buf = forEachToken(query, sc.buf, func(tok []byte) {
@@ -938,11 +943,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	if len(sc.qends) > 1 && auxWords[string(word(0))] && string(word(1)) != "you" && string(word(1)) != "there" {
 		// "is alice a collaborator", "does bob follow me": a question
 		// to answer yes or no asks to check, as the titles that start
-		// with "Check" do. "Can you..." asks for something else, "is
-		// there..." to find things.
+		// with "Check" do, in the namespaces that have such titles
+		// (rerank); in others ("is my working tree clean", to a git
+		// server beside GitHub's description) it reads as it would
+		// without. "Can you..." asks for something else, "is there..."
+		// to find things.
 		if id, ok := ix.terms["check"]; ok && ix.verbs[id] {
-			q.verb = id
-			q.act = actGet
+			q.check = id
 		}
 		q.yesNo = true
 	}
@@ -1090,12 +1097,18 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// that matches more of the request than its verb: "add two
 		// numbers" is no request to add observations. When no tool can,
 		// they count for all.
-		object := !w.objectMin || !q.fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb
+		qact, qverb, fromVerb := q.act, q.verb, q.fromVerb
+		if q.check >= 0 && ix.checkNS[ix.docNS[d]] {
+			// A question to answer yes or no, in a namespace that
+			// checks things.
+			qact, qverb, fromVerb = actGet, q.check, true
+		}
+		object := !w.objectMin || !fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb
 		if object {
 			switch {
-			case q.act&f.act != 0:
+			case qact&f.act != 0:
 				add += w.act
-			case (q.fromVerb || q.question) && q.act != 0 && f.act != 0:
+			case (fromVerb || q.question) && qact != 0 && f.act != 0:
 				add -= w.actOther
 			case f.act != 0:
 				add -= w.actImplicit
@@ -1108,7 +1121,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) {
 			add += w.self
 		}
-		if q.verb >= 0 && q.verb == f.verb && object {
+		if qverb >= 0 && qverb == f.verb && object {
 			add += w.verb
 		}
 		if object {

@@ -3,6 +3,7 @@ package search
 import (
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -40,7 +41,9 @@ import (
 //     read or list one named in the singular ("show the latest release").
 //     A tool that does something else loses a share;
 //   - the words: the share of the request the tool's name, title and path
-//     say, and the share of its label (its title; an MCP tool's name) the
+//     say (its verb said when the tool does what it asks, "list the
+//     rulesets" of "Get all repository rulesets"), and the share of its
+//     label (its title; an MCP tool's name) the
 //     request says, so "List pull requests" comes before "Get all
 //     requested reviewers for a pull request"; and, for less, the share of
 //     the request the description's sentence after the title says, which
@@ -1182,7 +1185,14 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			}
 		}
 		if object {
-			add += w.short*sc.covered(f.short(ix.featIDs)) + w.detail*sc.covered(f.detail(ix.featIDs))
+			// The request's verb is the tool's when their actions
+			// meet, whatever word its title says it with ("list the
+			// rulesets": "Get all repository rulesets").
+			verbWord := -1
+			if fromVerb && qact&f.act != 0 && sc.verbBit != 0 {
+				verbWord = bits.TrailingZeros32(sc.verbBit)
+			}
+			add += w.short*sc.coveredWith(f.short(ix.featIDs), verbWord) + w.detail*sc.covered(f.detail(ix.featIDs))
 		}
 		if object && f.nParam > 0 && sc.paramOnly(f, ix.featIDs) {
 			add += w.param
@@ -1260,13 +1270,21 @@ func (sc *scratch) paramOnly(f *docFeatures, ids []int32) bool {
 // covered is the share of the query's words that ids (a tool's name,
 // title and path, or its detail) say, itself or by a synonym. The caller
 // and words the catalog lacks (mostly names: "alice", "MOB") are left out.
-func (sc *scratch) covered(ids []int32) float64 {
+func (sc *scratch) covered(ids []int32) float64 { return sc.coveredWith(ids, -1) }
+
+// coveredWith is covered with the request's word at index given counted
+// as found; -1 for none.
+func (sc *scratch) coveredWith(ids []int32, given int) float64 {
 	var n, of float64
 	for i := 0; i+1 < len(sc.qstarts); i++ {
 		if sc.qself == i || sc.qidf[i] == 0 {
 			continue
 		}
 		of++
+		if i == given {
+			n++
+			continue
+		}
 		for _, t := range sc.qterms[sc.qstarts[i]:sc.qstarts[i+1]] {
 			if slices.Contains(ids, t) {
 				n++

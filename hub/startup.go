@@ -65,10 +65,16 @@ func (h *Hub) awaitSources(ctx context.Context, names []string, force bool) []st
 		// starting: not listed yet; waiting: of those, the ones this call
 		// waits for (not those an earlier wait already gave up on).
 		var starting, waiting []string
+		// The channel of the first state read: a listing that ends while
+		// the others are read closes it. The last one's would be the one
+		// after that change, and the wait would miss it until the
+		// deadline, reporting the source as still starting.
 		var wake <-chan struct{}
-		for _, name := range names {
+		for i, name := range names {
 			st, w := h.catalog.Listings().Get(name)
-			wake = w
+			if i == 0 {
+				wake = w
+			}
 			if !st.Listed && (st.Queued > 0 || !st.Tried) {
 				starting = append(starting, name)
 				if !st.WaitedOut {

@@ -769,19 +769,7 @@ func TestNameVerbLate(t *testing.T) {
 // rulesets", not "List repository rule suites" (GET .../rulesets/rule-suites).
 func TestVerbSaidByAction(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	docs := openapiDocs("gh", ops)
-	ix := Build(docs, nil)
-	for q, want := range map[string]string{
-		"list the rulesets of the repository": "repos/get-repo-rulesets",
-		"list the org rulesets":               "repos/get-org-rulesets",
-	} {
-		hits, _ := ix.Search(q, "", 3)
-		if len(hits) == 0 || ops[hits[0].Doc].id != want {
-			var got []string
-			for _, h := range hits {
-				got = append(got, ops[h.Doc].id)
-			}
-			t.Errorf("Search(%q) = %v, want %s first", q, got, want)
-		}
-	}
+	ix := Build(openapiDocs("gh", ops), nil)
+	wantOpFirst(t, ix, ops, "list the rulesets of the repository", "repos/get-repo-rulesets")
+	wantOpFirst(t, ix, ops, "list the org rulesets", "repos/get-org-rulesets")
 }

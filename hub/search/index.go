@@ -127,6 +127,7 @@ type Index struct {
 	selfWords []int32            // term ids of the words of the selfPhrases the catalog uses
 	verbs     map[int32]bool     // term ids some title starts with
 	checkNS   []bool             // by namespace id: some title there starts with "Check"; nil when none does
+	checkTerm int32              // term id of "check" when some title starts with it, else -1
 	maxTF     []float32          // the largest pseudo-frequency of each term in a doc
 	keyNoun   int32              // term id of what a bare key names (keyedNoun), -1 when none
 	keyWord   string             // its word as the catalog writes it
@@ -182,14 +183,15 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 	fields := o.fields()
 	ix := &Index{
-		n:      len(docs),
-		k1:     o.K1,
-		expand: o.Expansion,
-		terms:  make(map[string]int32),
-		nsIDs:  make(map[string]int32),
-		docNS:  make([]int32, len(docs)),
-		rank:   make([]int32, len(docs)),
-		feat:   make([]docFeatures, 0, len(docs)),
+		checkTerm: -1,
+		n:         len(docs),
+		k1:        o.K1,
+		expand:    o.Expansion,
+		terms:     make(map[string]int32),
+		nsIDs:     make(map[string]int32),
+		docNS:     make([]int32, len(docs)),
+		rank:      make([]int32, len(docs)),
+		feat:      make([]docFeatures, 0, len(docs)),
 	}
 
 	// Pass 1: analyse every field of every doc into (term, field) entries.
@@ -380,6 +382,8 @@ func Build(docs []Doc, opts *Options) *Index {
 	// under a smaller container (/orgs/{org}/dependabot/alerts beside
 	// /repos/{owner}/{repo}/dependabot/alerts) knows it has one.
 	{
+		// Each pathed doc's first fixed segment and the rest, joined.
+		firsts, rests := make([]string, len(docs)), make([]string, len(docs))
 		fam := map[[2]string]int{}
 		nsMax := map[string]int{}
 		for i := range docs {
@@ -388,6 +392,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			fixed = pathFixed(docs[i].Path, prefixes[docs[i].Namespace], fixed)
 			if len(fixed) > 0 {
+				firsts[i], rests[i] = fixed[0], strings.Join(fixed[1:], "/")
 				k := [2]string{docs[i].Namespace, fixed[0]}
 				fam[k]++
 				nsMax[k[0]] = max(nsMax[k[0]], fam[k])
@@ -396,28 +401,20 @@ func Build(docs []Doc, opts *Options) *Index {
 		type twinKey struct{ ns, method, rest string }
 		main := map[twinKey]bool{}
 		for i := range docs {
-			if docs[i].Path == "" {
-				continue
-			}
-			fixed = pathFixed(docs[i].Path, prefixes[docs[i].Namespace], fixed)
-			if len(fixed) > 0 && fam[[2]string{docs[i].Namespace, fixed[0]}] == nsMax[docs[i].Namespace] {
-				main[twinKey{docs[i].Namespace, strings.ToUpper(docs[i].Method), strings.Join(fixed[1:], "/")}] = true
+			if ns := docs[i].Namespace; firsts[i] != "" && fam[[2]string{ns, firsts[i]}] == nsMax[ns] {
+				main[twinKey{ns, strings.ToUpper(docs[i].Method), rests[i]}] = true
 			}
 		}
 		for i := range docs {
-			if docs[i].Path == "" {
-				continue
-			}
 			ns := docs[i].Namespace
-			fixed = pathFixed(docs[i].Path, prefixes[ns], fixed)
-			if len(fixed) == 0 {
+			if firsts[i] == "" {
 				continue
 			}
-			k := [2]string{ns, fixed[0]}
+			k := [2]string{ns, firsts[i]}
 			ix.feat[i].family = float32(math.Log(1+float64(fam[k])) / math.Log(1+float64(nsMax[ns])))
-			if fam[k] < nsMax[ns] && main[twinKey{ns, strings.ToUpper(docs[i].Method), strings.Join(fixed[1:], "/")}] &&
-				containerFirst(docs[i].Path, prefixes[ns], fixed[0]) {
-				if id, ok := ix.terms[string(stem([]byte(strings.ToLower(fixed[0]))))]; ok {
+			if fam[k] < nsMax[ns] && main[twinKey{ns, strings.ToUpper(docs[i].Method), rests[i]}] &&
+				containerFirst(docs[i].Path, prefixes[ns], firsts[i]) {
+				if id, ok := ix.terms[string(stem(appendLower(nil, firsts[i])))]; ok {
 					ix.feat[i].scope = id
 				}
 			}
@@ -543,6 +540,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	// The namespaces whose titles check things ("Check if a user is
 	// blocked"), where a question to answer yes or no asks for them.
 	if check, ok := ix.terms["check"]; ok && ix.verbs[check] {
+		ix.checkTerm = check
 		ix.checkNS = make([]bool, len(names))
 		for d := range docs {
 			if ix.feat[d].verb == check {
@@ -1343,12 +1341,7 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 			if !asciiLetters(p) {
 				continue
 			}
-			buf = append(buf[:0], p...)
-			for k, c := range buf {
-				if 'A' <= c && c <= 'Z' {
-					buf[k] = c + 'a' - 'A'
-				}
-			}
+			buf = appendLower(buf[:0], p)
 			if id, ok := terms[string(stem(buf))]; ok && !slices.Contains(wholes[starts[d]:], id) {
 				wholes = append(wholes, id)
 			}

@@ -320,12 +320,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		if n == 1 || !asciiLetters(chunk) {
 			continue
 		}
-		sc.word = append(sc.word[:0], chunk...)
-		for k, c := range sc.word {
-			if 'A' <= c && c <= 'Z' {
-				sc.word[k] = c + 'a' - 'A'
-			}
-		}
+		sc.word = appendLower(sc.word[:0], chunk)
 		if _, stop := stopWords[string(sc.word)]; stop || selfWords[string(sc.word)] {
 			continue
 		}
@@ -335,6 +330,18 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 	}
 	return dst, bare
+}
+
+// appendLower appends w to dst with its ASCII capitals in lower case.
+func appendLower(dst []byte, w string) []byte {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // asciiLetters reports whether w is one or more ASCII letters.
@@ -801,6 +808,9 @@ func branchName(q string, i, end int, prev string) bool {
 	return !strings.EqualFold(trimChunk(next), "branch")
 }
 
+// issueStem is the stem of "issue".
+var issueStem = string(stem([]byte("issue")))
+
 // foldIn reports whether w is one of words, case aside.
 func foldIn(w string, words ...string) bool {
 	for _, x := range words {
@@ -833,17 +843,17 @@ func (ix *Index) issueRef(prev string) bool {
 	if ix == nil {
 		return false
 	}
-	if _, ok := ix.terms["issu"]; !ok {
+	if _, ok := ix.terms[issueStem]; !ok {
 		return false
 	}
-	p := strings.ToLower(trimChunk(prev))
-	switch p {
-	case "":
-		return false
-	case "on", "in", "to", "into", "for", "from", "of", "about":
+	p := trimChunk(prev)
+	if foldIn(p, "on", "in", "to", "into", "for", "from", "of", "about") {
 		return true
 	}
-	s := string(stem([]byte(p)))
+	if p == "" || !asciiLetters(p) {
+		return false
+	}
+	s := string(stem(appendLower(nil, p)))
 	id, ok := ix.terms[s]
 	return actionVerbs[s] != 0 || ok && ix.verbs[id]
 }

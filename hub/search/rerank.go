@@ -951,9 +951,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// server beside GitHub's description) it reads as it would
 		// without. "Can you..." asks for something else, "is there..."
 		// to find things.
-		if id, ok := ix.terms["check"]; ok && ix.verbs[id] {
-			q.check = id
-		}
+		q.check = ix.checkTerm
 		q.yesNo = true
 	}
 	q.fromVerb = q.act != 0 || q.verb >= 0

@@ -773,3 +773,23 @@ func TestVerbSaidByAction(t *testing.T) {
 	wantOpFirst(t, ix, ops, "list the rulesets of the repository", "repos/get-repo-rulesets")
 	wantOpFirst(t, ix, ops, "list the org rulesets", "repos/get-org-rulesets")
 }
+
+// TestObjectOfTheVerb: after a verb such as create or set, the words up
+// to the next stop word name the thing it acts on, and a tool whose name,
+// title or path names that thing after its own verb comes first ("create
+// a tag for the release" makes a tag, not a release). A verb that names
+// the tool by itself (fork, rerun) leaves the choice to the rest.
+func TestObjectOfTheVerb(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	for _, docs := range [][]Doc{openapiDocs("gh", ops), mcpDocs("gh", ops)} {
+		ix := Build(docs, nil)
+		ids := make([]string, len(ops))
+		for i, o := range ops {
+			ids[i] = o.id
+		}
+		wantIDFirst(t, ix, ids, "create a tag for the release", "git/create-tag")
+		wantIDFirst(t, ix, ids, "add a secret for the actions", "actions/create-or-update-repo-secret")
+		wantIDFirst(t, ix, ids, "fork the repo", "repos/create-fork")
+		wantIDFirst(t, ix, ids, "start my codespace", "codespaces/start-for-authenticated-user")
+	}
+}

@@ -335,6 +335,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 		ix.featIDs, ix.feat[d].nParam, _ = appendSet(ix.featIDs, ws.ids)
 		ix.featIDs, ix.feat[d].nPlural, _ = appendSet(ix.featIDs, ws.plural)
+		ix.featIDs, ix.feat[d].nObject, _ = appendSet(ix.featIDs, ws.object)
 		add(fieldDescription, post)
 		seen = seen[:0]
 		for _, p := range doc.Params {
@@ -709,6 +710,7 @@ type scratch struct {
 	qkinds  []int32  // term ids of the words for the kinds of the request's values (request.go)
 	qpairs  []int32  // codes of the request's pairs of words that follow each other
 	qplural []int32  // term ids of the request's words written in the plural
+	qobject int32    // term id of the word naming what the request's verb acts on, -1 when none
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller

@@ -793,3 +793,28 @@ func TestObjectOfTheVerb(t *testing.T) {
 		wantIDFirst(t, ix, ids, "start my codespace", "codespaces/start-for-authenticated-user")
 	}
 }
+
+// TestQuestionReads: a question asks to read, and a tool that only
+// changes things does not answer it, whatever words they share ("what's
+// the status of check run 77" is no request to update one; checks_create
+// creates, its "checks" naming things). "How do I..." and "how to..." ask
+// to do it.
+func TestQuestionReads(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	ids := make([]string, len(ops))
+	for i, o := range ops {
+		ids[i] = o.id
+	}
+	oa, mcp := Build(openapiDocs("gh", ops), nil), Build(mcpDocs("gh", ops), nil)
+	wantIDFirst(t, oa, ids, "what's the status of check run 77", "checks/get")
+	for _, ix := range []*Index{oa, mcp} {
+		wantIDFirst(t, ix, ids, "what secrets are set for actions in the repo", "actions/list-repo-secrets")
+		wantIDFirst(t, ix, ids, "how can I star a repo", "activity/star-repo-for-authenticated-user")
+		hits, _ := ix.Search("what's the status of check run 77", "", 3)
+		for _, h := range hits {
+			if id := ids[h.Doc]; id == "checks/create" || id == "checks/update" {
+				t.Errorf("a question finds %s among the first three", id)
+			}
+		}
+	}
+}

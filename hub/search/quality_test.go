@@ -307,11 +307,12 @@ func TestRetrievalQualityHeldOut(t *testing.T) {
 	// reads as a verb, 0.634 (Recall@5 0.681) since words of parameters'
 	// names count, 0.622 (0.674) since the second stage's shares fade
 	// along a curve over longer requests instead of stopping at six words
-	// (the tuned set rose from 0.906 to 0.911 with it).
+	// (the tuned set rose from 0.906 to 0.911 with it), 0.635 (0.699)
+	// since a question asks to read.
 	if got.NDCG10 < 0.58 {
-		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.622 now)", got.NDCG10)
+		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.635 now)", got.NDCG10)
 	}
 	if got.Recall5 < 0.67 {
-		t.Errorf("held-out Recall@5 = %.3f, want >= 0.67 (0.669 measured when the set was written, 0.674 now)", got.Recall5)
+		t.Errorf("held-out Recall@5 = %.3f, want >= 0.67 (0.669 measured when the set was written, 0.699 now)", got.Recall5)
 	}
 }

@@ -822,3 +822,20 @@ func TestQuestionReads(t *testing.T) {
 		}
 	}
 }
+
+// TestValueFindsTool: a value a parameter takes from a fixed set finds the
+// tool that takes it in the first stage ("admins": orgs/list-members'
+// role=admin, which no other word of the request names), while a tool
+// that only takes a word as a value does not say it: beside the reference
+// servers, "list the branches" still finds git's tool, whatever GitHub's
+// operations take "branch" as a value (TestNamespacesOfUnlikeSize).
+func TestValueFindsTool(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	ids := make([]string, len(ops))
+	for i, o := range ops {
+		ids[i] = o.id
+	}
+	for _, docs := range [][]Doc{openapiDocs("gh", ops), mcpDocs("gh", ops)} {
+		wantIDFirst(t, Build(docs, nil), ids, "which org members are admins", "orgs/list-members")
+	}
+}

@@ -298,6 +298,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 	var valueIDs []int32 // the words of every value, for valueWords
 	var valueBuf []byte
+	var valueTerms []int32 // a doc's values for the values field
 	for d := range docs {
 		doc := &docs[d]
 		starts[d] = int32(len(entries))
@@ -313,8 +314,8 @@ func Build(docs []Doc, opts *Options) *Index {
 		// Name and OrigName usually split into the same words; a word of
 		// OrigName counts only when Name lacks it. A parameter word counts
 		// once: nested objects repeat names ("id", "name").
-		addOnce := func(f int, s string) {
-			for _, id := range analyse(s) {
+		addIDsOnce := func(f int, ids []int32) {
+			for _, id := range ids {
 				if !slices.Contains(seen, id) {
 					seen = append(seen, id)
 					entries = append(entries, entry{id, uint8(f)})
@@ -322,6 +323,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			l[f] = int32(len(entries)) - starts[d] - sumTo(l, f)
 		}
+		addOnce := func(f int, s string) { addIDsOnce(f, analyse(s)) }
 		acr.add(doc.Title, doc.Description)
 		fixed = fixed[:0]
 		if doc.Path != "" {
@@ -352,6 +354,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		ix.featIDs, ix.feat[d].nDetail, _ = appendSet(ix.featIDs, ws.ids)
 		ix.featIDs, ix.feat[d].nPhrase, _ = appendSet(ix.featIDs, ws.pairs)
 		ws.ids = ws.ids[:0]
+		valueTerms = valueTerms[:0]
 		for _, v := range doc.Values {
 			// A value of several words (REQUEST_CHANGES) counts when the
 			// request says its first two in order: its pair's code, made
@@ -361,6 +364,11 @@ func Build(docs []Doc, opts *Options) *Index {
 			switch {
 			case len(a) == 1:
 				ws.ids = append(ws.ids, a[0])
+				// The first stage's values field (below) takes the
+				// one-word values but the verbs of the plain actions.
+				if valueBuf = stem(appendLower(valueBuf[:0], v)); actionVerbs[string(valueBuf)] == 0 {
+					valueTerms = append(valueTerms, a[0])
+				}
 			case len(a) > 1:
 				ws.ids = append(ws.ids, -1-pairCode(a[0], a[1]))
 			}
@@ -397,12 +405,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		// only when said in order (REQUEST_CHANGES is no "request a
 		// review").
 		seen = seen[:0]
-		for _, v := range doc.Values {
-			valueBuf = stem(appendLower(valueBuf[:0], v))
-			if len(analyse(v)) == 1 && actionVerbs[string(valueBuf)] == 0 {
-				addOnce(fieldValues, v)
-			}
-		}
+		addIDsOnce(fieldValues, valueTerms)
 		for f := range numFields {
 			sums[f] += float64(l[f])
 		}

@@ -430,6 +430,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 	// The path: the method gives the action, and a last fixed segment
 	// that is a verb qualifies it (POST /characters/search searches).
+	method := strings.ToUpper(d.Method)
 	if d.Path != "" {
 		verb := uint8(0)
 		if len(fixed) > 0 {
@@ -440,7 +441,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		}
 		item := pathItem(d.Path)
-		switch strings.ToUpper(d.Method) {
+		switch method {
 		case "GET", "HEAD":
 			if verb == actSearch {
 				f.act |= actSearch | actList
@@ -474,7 +475,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			if d.Path != "" {
 				// The method has the last word on reading or changing:
 				// "checks/create" (POST) is no read for its "checks".
-				if m := strings.ToUpper(d.Method); m == "GET" || m == "HEAD" {
+				if method == "GET" || method == "HEAD" {
 					a &= actGet | actList | actSearch
 				} else {
 					a &^= actGet | actList
@@ -649,11 +650,13 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 	*arena, f.nItem, _ = appendSet(*arena, ids)
 	ids = ids[:0]
+	lastHead := int32(-1) // the path's last resource, for the object below
 	for _, seg := range fixed {
 		ws.path = ws.words(ws.path, seg)
 		if n := len(ws.path); n > 0 && ws.action(ws.path[n-1]) == 0 {
-			if id := termOf(ws.path[n-1]); id >= 0 {
-				ids = append(ids, id)
+			lastHead = termOf(ws.path[n-1])
+			if lastHead >= 0 {
+				ids = append(ids, lastHead)
 			}
 		}
 	}
@@ -680,16 +683,8 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		}
 	}
-	if d.Path != "" && f.nHead > 0 {
-		for i := len(fixed) - 1; i >= 0; i-- {
-			ws.path = ws.words(ws.path, fixed[i])
-			if n := len(ws.path); n > 0 && ws.action(ws.path[n-1]) == 0 {
-				if id := termOf(ws.path[n-1]); id >= 0 {
-					ws.object = append(ws.object, id)
-				}
-				break
-			}
-		}
+	if lastHead >= 0 {
+		ws.object = append(ws.object, lastHead)
 	}
 	return f
 }

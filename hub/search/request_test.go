@@ -796,3 +796,17 @@ func TestQuestionAct(t *testing.T) {
 		}
 	}
 }
+
+// TestReactionWords: a thumbs-up or an upvote is a reaction, which the
+// catalogs that have them call it, not a new comment or issue.
+func TestReactionWords(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "reposCreateCommitComment", Title: "Create a commit comment"},
+		{Namespace: "gh", Name: "reactionsCreateForCommitComment", Title: "Create reaction for a commit comment"},
+		{Namespace: "gh", Name: "issuesCreate", Title: "Create an issue"},
+		{Namespace: "gh", Name: "reactionsCreateForIssue", Title: "Create reaction for an issue"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "add a thumbs-up to that comment", "gh.reactionsCreateForCommitComment")
+	wantFirst(t, ix, docs, "upvote the issue", "gh.reactionsCreateForIssue")
+}

@@ -29,6 +29,7 @@ var synonymGroups = [][]string{
 	{"stop", "terminate", "cancel", "kill", "halt"},
 	{"describe", "inspect", "explain", "schema"},
 	{"connect", "link"},
+	{"react", "reaction", "thumbs", "upvote"},
 	{"think", "thought", "reason", "reflect"},
 
 	// Objects and qualities.

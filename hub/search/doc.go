@@ -52,7 +52,10 @@
 // e-mail address reads as its kind (request.go); a key with no word for its kind before it ("move PROJ-7 to
 // Done") reads as the thing the catalog's parameters take by key
 // (issueIdOrKey). "my", "I" and "for me" stand for the caller, whom
-// catalogs call the authenticated or current user; "who" asks for users.
+// catalogs call the authenticated or current user; "who" asks for users,
+// or, when the catalog has a noun for who does what the question asks
+// ("who is watching the repo": watchers), for them: that noun then counts
+// as the verb itself, not as its synonym.
 // Two words the catalog writes as one ("log work", worklog) add that word.
 // An acronym the catalog itself spells out reads as its long form: Build
 // pairs a word of capitals ("PR") with the run of words with its initials

@@ -158,6 +158,7 @@ type Index struct {
 	all       []int32            // all docs in (namespace, name) order
 	pool      sync.Pool          // *scratch
 	synTerms  map[string][]int32 // stem -> term ids of its synonyms present in the index
+	agentOf   map[string]int32   // a verb's stem -> the term id of the catalog's noun for who does it ("watch": watcher)
 	feat      []docFeatures      // the second stage's view of each doc (rerank.go)
 	featIDs   []int32            // the term ids docFeatures refer to
 	selfWords []int32            // term ids of the words of the selfPhrases the catalog uses
@@ -708,6 +709,12 @@ func Build(docs []Doc, opts *Options) *Index {
 				if !slices.Contains(ix.synTerms[bs], id) {
 					ix.synTerms[bs] = append(ix.synTerms[bs], id)
 				}
+				if _, ok := ix.agentOf[bs]; !ok {
+					if ix.agentOf == nil {
+						ix.agentOf = map[string]int32{}
+					}
+					ix.agentOf[bs] = id
+				}
 				linked = true
 				break
 			}
@@ -765,6 +772,7 @@ type scratch struct {
 	said    []uint64  // a bit per doc that says the word being scored (scoreWord), not only takes it as a value
 	in      []uint64  // a bit per doc in matched
 	qself   int       // the query word that stands for the caller, -1 when none
+	who     bool      // the request asks who (analyze)
 	clean   []byte    // the query without its values (request.go)
 	long    []byte    // the query with its acronyms spelled out (acronym.go)
 	qtext   []byte    // the query's words, for the second stage
@@ -839,6 +847,21 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	}
 	ix.analyze(sc, query)
 
+	// A question about who does something ("who is watching the repo",
+	// "who follows me") asks for the people the catalog names by a noun
+	// for who does it (watchers, followers): that noun counts as the
+	// verb itself, and "who" adds nothing more.
+	agentWho := false
+	if sc.who && len(ix.agentOf) > 0 {
+		start := 0
+		for _, end := range sc.ends {
+			if _, ok := ix.agentOf[string(sc.stems[start:end])]; ok {
+				agentWho = true
+			}
+			start = end
+		}
+	}
+
 	// Each query word with its synonyms, and a bound on what it can add
 	// to a doc's score.
 	start := 0
@@ -866,8 +889,19 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 		// requests", "open alerts": a state to filter by, which the
 		// second stage credits to the tools that take it) weighs half,
 		// and is not widened even first, unless it is a verb there.
+		agent := int32(-1)
+		if agentWho {
+			if string(w) == string(whoBytes) {
+				// The doer's noun names the people "who" asks for.
+				sc.qidf, sc.qown, sc.qub = append(sc.qidf, 0), append(sc.qown, 0), append(sc.qub, 0)
+				continue
+			}
+			if a, ok := ix.agentOf[string(w)]; ok {
+				agent = a
+			}
+		}
 		value := ix.isValueWord(w, i == 0)
-		ix.resolveWord(sc, w, (i == 0 && !value) || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)])
+		ix.resolveWord(sc, w, (i == 0 && !value) || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)], agent)
 		if value {
 			sc.qidf[i] *= valueWordWeight
 			sc.qub[i] *= valueWordWeight
@@ -932,6 +966,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 func (ix *Index) analyze(sc *scratch, query string) {
 	sc.stems, sc.ends = sc.stems[:0], sc.ends[:0]
 	sc.raw, sc.rawEnds = sc.raw[:0], sc.rawEnds[:0]
+	sc.who = false
 	sc.prev = sc.prev[:0]
 	sc.buf = forEachToken(query, sc.buf, func(tok []byte) {
 		prev := sc.prev
@@ -949,6 +984,7 @@ func (ix *Index) analyze(sc *scratch, query string) {
 			// "who" asks for people, whom catalogs call users, members
 			// or accounts.
 			tok = whoBytes
+			sc.who = true
 		default:
 			if _, stop := stopWords[string(tok)]; stop {
 				return
@@ -1032,14 +1068,21 @@ func (sc *scratch) addStem() {
 // its synonyms to sc.qterms, and its idf, how many of the ids are its own
 // and a bound on its score to sc.qidf, sc.qown and sc.qub. A word the
 // catalog lacks has no ids and an idf of 0.
-func (ix *Index) resolveWord(sc *scratch, w []byte, expand bool) {
+func (ix *Index) resolveWord(sc *scratch, w []byte, expand bool, agent int32) {
 	first := len(sc.qterms)
 	if id, ok := ix.terms[string(w)]; ok {
 		sc.qterms = append(sc.qterms, id)
 	}
+	if agent >= 0 {
+		sc.qterms = append(sc.qterms, agent)
+	}
 	own := len(sc.qterms) - first
 	if expand {
-		sc.qterms = append(sc.qterms, ix.synTerms[string(w)]...)
+		for _, t := range ix.synTerms[string(w)] {
+			if t != agent {
+				sc.qterms = append(sc.qterms, t)
+			}
+		}
 	}
 	maxDF, maxTF := int32(0), 0.0
 	for i, t := range sc.qterms[first:] {

@@ -810,3 +810,22 @@ func TestReactionWords(t *testing.T) {
 	wantFirst(t, ix, docs, "add a thumbs-up to that comment", "gh.reactionsCreateForCommitComment")
 	wantFirst(t, ix, docs, "upvote the issue", "gh.reactionsCreateForIssue")
 }
+
+// TestWhoAsksForTheDoer: a question about who does something asks for the
+// people the catalog names by a noun for who does it, not for the things
+// a user does it to: "who is watching the repo" lists its watchers, not
+// the repositories a user watches.
+func TestWhoAsksForTheDoer(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "activityListReposWatchedByUser", Title: "List repositories watched by a user", Method: "GET", Path: "/users/{username}/subscriptions"},
+		{Namespace: "gh", Name: "activityListWatchersForRepo", Title: "List watchers", Description: "Lists the people watching the specified repository.", Method: "GET", Path: "/repos/{owner}/{repo}/subscribers"},
+		{Namespace: "gh", Name: "usersListFollowingForUser", Title: "List the people a user follows", Method: "GET", Path: "/users/{username}/following"},
+		{Namespace: "gh", Name: "usersListFollowersForUser", Title: "List followers of a user", Method: "GET", Path: "/users/{username}/followers"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "who is watching the repo", "gh.activityListWatchersForRepo")
+	wantFirst(t, ix, docs, "who follows octocat", "gh.usersListFollowersForUser")
+	// Without "who", the verb is the verb.
+	wantFirst(t, ix, docs, "repositories watched by octocat", "gh.activityListReposWatchedByUser")
+	wantFirst(t, ix, docs, "people octocat follows", "gh.usersListFollowingForUser")
+}

@@ -1049,11 +1049,14 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 		verbWord := first && generalVerb
 		first = false
-		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) {
+		// The word after "who" is its verb ("who follows me"), not a
+		// plural.
+		afterWho := string(word(i-1)) == "who"
+		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) && !afterWho {
 			inPlural = true
 		}
 		if id, ok := ix.terms[string(s)]; ok {
-			if plural(string(w)) {
+			if plural(string(w)) && !afterWho {
 				sc.qplural = append(sc.qplural, id)
 			}
 			ids = append(ids, id)

@@ -435,7 +435,9 @@ func hasKey(s string) bool {
 // not named with to start with the plain verb of what it asks: "open a
 // pull request" and "set up a webhook" create, "ask alice to review"
 // requests, "get rid of", "clean up" and "stop watching the repo" delete,
-// "turn off the workflow" disables it; "closed pull requests" lists them.
+// "turn off the workflow" and "stop the workflow from running" disable
+// it, "fix the typo" updates, "make bob an admin" sets a role; "closed
+// pull requests" lists them.
 // Both stages then read the verb the catalog uses, not words it uses for
 // other things ("open" pull requests are a state, "stop" cancels imports).
 // It returns q when there is nothing to rewrite.
@@ -464,6 +466,19 @@ func plainVerb(q string) string {
 	case w1 == "ask":
 		// "ask alice to review my PR", "ask for a review": request.
 		return "request" + q[e1:]
+	case w1 == "fix" || w1 == "correct":
+		// "fix the typo in my comment": change what is there.
+		return "update" + q[e1:]
+	case w1 == "stop" || w1 == "keep" || w1 == "prevent":
+		// "stop the nightly workflow from running", "keep dependabot
+		// from opening PRs": turn off what the gerund names.
+		if fs, fe, ok := fromGerund(q, e1); ok {
+			return "disable" + q[e1:fs] + q[fe:]
+		}
+	case w1 == "make" && w2 != "" && !determiners[w2] && w2 != "new" && w2 != "sure" && articleAfter(q, e2):
+		// "make bob an admin of the org", "make release 7 the latest":
+		// give a thing a role or a state, not make a new one.
+		return "set" + q[e1:]
 	case participle(w1) && !determiners[w2] && !particles[w2] && pluralAfter(q, e1):
 		// "closed pull requests", "starred repos", "blocked users": a
 		// state of the things named, which the request asks to see, not
@@ -471,6 +486,36 @@ func plainVerb(q string) string {
 		return "list " + q[s1:]
 	}
 	return q
+}
+
+// fromGerund finds "from" followed by a word in -ing within splitMax+1
+// words of q after at ("stop the workflow from running"), and returns
+// where "from" starts and ends.
+func fromGerund(q string, at int) (int, int, bool) {
+	for range splitMax + 1 {
+		s, e := nextWord(q, at)
+		if s == e {
+			return 0, 0, false
+		}
+		if strings.EqualFold(q[s:e], "from") {
+			ns, ne := nextWord(q, e)
+			w := q[ns:ne]
+			return s, e, len(w) > 4 && strings.HasSuffix(strings.ToLower(w), "ing")
+		}
+		at = e
+	}
+	return 0, 0, false
+}
+
+// articleAfter reports whether the word of q after at is "a", "an" or
+// "the".
+func articleAfter(q string, at int) bool {
+	s, e := nextWord(q, at)
+	switch strings.ToLower(q[s:e]) {
+	case "a", "an", "the":
+		return true
+	}
+	return false
 }
 
 // participle reports whether w reads as a verb's past participle: "closed",

@@ -436,8 +436,9 @@ func hasKey(s string) bool {
 // pull request" and "set up a webhook" create, "ask alice to review"
 // requests, "get rid of", "clean up" and "stop watching the repo" delete,
 // "turn off the workflow" and "stop the workflow from running" disable
-// it, "fix the typo" updates, "make bob an admin" sets a role; "closed
-// pull requests" lists them.
+// it, "let dependabot open fixes" allows it, "bring back the package"
+// restores it, "fix the typo" updates, "make bob an admin" sets a role;
+// "closed pull requests" lists them.
 // Both stages then read the verb the catalog uses, not words it uses for
 // other things ("open" pull requests are a state, "stop" cancels imports).
 // It returns q when there is nothing to rewrite.
@@ -466,6 +467,10 @@ func plainVerb(q string) string {
 	case w1 == "ask":
 		// "ask alice to review my PR", "ask for a review": request.
 		return "request" + q[e1:]
+	case w1 == "let" && w2 != "" && w2 != "me" && w2 != "us":
+		// "let dependabot open security fixes", "let carol push to
+		// main": allow it; "let me know" is no such request.
+		return "allow" + q[e1:]
 	case w1 == "fix" || w1 == "correct":
 		// "fix the typo in my comment": change what is there.
 		return "update" + q[e1:]
@@ -551,7 +556,7 @@ var phrasalPlain = map[[2]string]string{
 	{"take", "off"}: "remove", {"take", "out"}: "remove", {"take", "away"}: "remove",
 	{"kick", "out"}: "remove", {"throw", "out"}: "remove", {"cross", "off"}: "remove",
 	{"throw", "away"}: "delete", {"wipe", "out"}: "delete", {"clear", "out"}: "delete",
-	{"roll", "back"}: "revert", {"hand", "over"}: "transfer",
+	{"roll", "back"}: "revert", {"hand", "over"}: "transfer", {"bring", "back"}: "restore",
 }
 
 // splitPhrasal rewrites a request that starts with a two-word verb whose

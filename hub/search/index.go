@@ -882,13 +882,6 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 			sc.verbBit = bit
 		}
 		sc.qstarts = append(sc.qstarts, int32(len(sc.qterms)))
-		// A verb of reading after the request's first word names a thing
-		// or a state ("traffic views", "the details of PROJ-1", "the open
-		// pull requests") rather than what to do: it is not widened to
-		// the other verbs of reading. A value word ("the open pull
-		// requests", "open alerts": a state to filter by, which the
-		// second stage credits to the tools that take it) weighs half,
-		// and is not widened even first, unless it is a verb there.
 		agent := int32(-1)
 		if agentWho {
 			if string(w) == string(whoBytes) {
@@ -900,6 +893,13 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 				agent = a
 			}
 		}
+		// A verb of reading after the request's first word names a thing
+		// or a state ("traffic views", "the details of PROJ-1", "the open
+		// pull requests") rather than what to do: it is not widened to
+		// the other verbs of reading. A value word ("the open pull
+		// requests", "open alerts": a state to filter by, which the
+		// second stage credits to the tools that take it) weighs half,
+		// and is not widened even first, unless it is a verb there.
 		value := ix.isValueWord(w, i == 0)
 		ix.resolveWord(sc, w, (i == 0 && !value) || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)], agent)
 		if value {

@@ -458,11 +458,11 @@ func plainVerb(q string) string {
 	switch {
 	case createsWith[w1] && (w2 == "a" || w2 == "an" || w2 == "new"):
 		return "create" + q[e1:]
-	case w1 == "stop" && len(w2) > 4 && strings.HasSuffix(w2, "ing"):
+	case w1 == "stop" && gerund(w2):
 		// "stop watching", "stop following": undo what the next word
 		// names.
 		return "delete" + q[e1:]
-	case w1 == "start" && len(w2) > 4 && strings.HasSuffix(w2, "ing"):
+	case w1 == "start" && gerund(w2):
 		return "create" + q[e1:]
 	case w1 == "ask":
 		// "ask alice to review my PR", "ask for a review": request.
@@ -504,23 +504,24 @@ func fromGerund(q string, at int) (int, int, bool) {
 		}
 		if strings.EqualFold(q[s:e], "from") {
 			ns, ne := nextWord(q, e)
-			w := q[ns:ne]
-			return s, e, len(w) > 4 && strings.HasSuffix(strings.ToLower(w), "ing")
+			return s, e, gerund(q[ns:ne])
 		}
 		at = e
 	}
 	return 0, 0, false
 }
 
+// gerund reports whether w reads as a verb in -ing ("watching",
+// "running"), case aside.
+func gerund(w string) bool {
+	return len(w) > 4 && strings.EqualFold(w[len(w)-3:], "ing")
+}
+
 // articleAfter reports whether the word of q after at is "a", "an" or
 // "the".
 func articleAfter(q string, at int) bool {
 	s, e := nextWord(q, at)
-	switch strings.ToLower(q[s:e]) {
-	case "a", "an", "the":
-		return true
-	}
-	return false
+	return foldIn(q[s:e], "a", "an", "the")
 }
 
 // participle reports whether w reads as a verb's past participle: "closed",

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"slices"
@@ -28,19 +29,29 @@ func TestAliveZombie(t *testing.T) {
 }
 
 // TestWithEnv finds a child by an entry of its environment, and not by a
-// longer value that only begins with it.
+// longer value that only begins with it. Each child says "up" once it runs
+// under its own environment: until its execve, a just-forked child still
+// shows the test's.
 func TestWithEnv(t *testing.T) {
 	marker := "CAPABILITIES_PROC_TEST=" + strconv.Itoa(os.Getpid())
-	cmd := exec.Command("sleep", "30")
-	cmd.Env = append(os.Environ(), marker)
-	other := exec.Command("sleep", "30")
-	other.Env = append(os.Environ(), marker+"0")
-	for _, c := range []*exec.Cmd{cmd, other} {
+	start := func(env string) *exec.Cmd {
+		c := exec.Command("sh", "-c", "echo up; exec sleep 30")
+		c.Env = append(os.Environ(), env)
+		out, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		if line, err := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
+			t.Fatalf("child with %s said %q (%v)", env, line, err)
+		}
+		return c
 	}
+	cmd := start(marker)
+	start(marker + "0")
 	if got := WithEnv(marker); !slices.Equal(got, []int{cmd.Process.Pid}) {
 		t.Errorf("WithEnv(%q) = %v; want [%d]", marker, got, cmd.Process.Pid)
 	}

@@ -778,11 +778,17 @@ type scratch struct {
 	qtext   []byte    // the query's words, for the second stage
 	qends   []int
 	qids    []int32
-	qitems  []int32  // term ids of the things the request names by value (request.go)
-	qkinds  []int32  // term ids of the words for the kinds of the request's values (request.go)
-	qpairs  []int32  // codes of the request's pairs of words that follow each other
-	qplural []int32  // term ids of the request's words written in the plural
-	qobject int32    // term id of the word naming what the request's verb acts on, -1 when none
+	qitems  []int32 // term ids of the things the request names by value (request.go)
+	qkinds  []int32 // term ids of the words for the kinds of the request's values (request.go)
+	qpairs  []int32 // codes of the request's pairs of words that follow each other
+	qplural []int32 // term ids of the request's words written in the plural
+	qobject int32   // term id of the word naming what the request's verb acts on, -1 when none
+	// qstates are the term ids of the request's participles that name a
+	// state of the thing ("my stopped codespace"); notVerb is, while the
+	// second stage weighs one tool, its title's verb when a state names
+	// it, which the request then does not say (rerank); -1 otherwise.
+	qstates []int32
+	notVerb int32
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller

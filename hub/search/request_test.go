@@ -843,3 +843,20 @@ func TestWhoAsksForTheDoer(t *testing.T) {
 	wantFirst(t, ix, docs, "repositories watched by octocat", "gh.activityListReposWatchedByUser")
 	wantFirst(t, ix, docs, "people octocat follows", "gh.usersListFollowingForUser")
 }
+
+// TestStateIsNoVerb: a participle before the thing it describes names its
+// state, not what to do with it.
+func TestStateIsNoVerb(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "codespacesStartForAuthenticatedUser", Title: "Start a codespace for the authenticated user", Method: "POST", Path: "/user/codespaces/{codespace_name}/start"},
+		{Namespace: "gh", Name: "codespacesStopForAuthenticatedUser", Title: "Stop a codespace for the authenticated user", Method: "POST", Path: "/user/codespaces/{codespace_name}/stop"},
+		{Namespace: "gh", Name: "appsSuspendInstallation", Title: "Suspend an app installation", Method: "PUT", Path: "/app/installations/{installation_id}/suspended"},
+		{Namespace: "gh", Name: "appsUnsuspendInstallation", Title: "Unsuspend an app installation", Method: "DELETE", Path: "/app/installations/{installation_id}/suspended"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "start my stopped codespace", "gh.codespacesStartForAuthenticatedUser")
+	wantFirst(t, ix, docs, "unsuspend the suspended installation", "gh.appsUnsuspendInstallation")
+	// As the verb, or after it with no thing named, it is the action.
+	wantFirst(t, ix, docs, "stop my codespace", "gh.codespacesStopForAuthenticatedUser")
+	wantFirst(t, ix, docs, "suspend the installation", "gh.appsSuspendInstallation")
+}

@@ -960,6 +960,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		return sc.qtext[start:sc.qends[i]]
 	}
 	ids := sc.qids[:0]
+	sc.qstates, sc.notVerb = sc.qstates[:0], -1
 	first, inPlural, question, who := true, false, false, false
 	showFirst := false // the request starts with a verb of showing
 	// What the request's verb acts on: the last of the content words
@@ -1055,6 +1056,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) && !afterWho {
 			inPlural = true
 		}
+		if !verbWord && stateBefore(w, string(word(i-1)), next, objPhase == afterVerb) {
+			if id, ok := ix.terms[string(s)]; ok {
+				sc.qstates = append(sc.qstates, id)
+			}
+		}
 		if id, ok := ix.terms[string(s)]; ok {
 			if plural(string(w)) && !afterWho {
 				sc.qplural = append(sc.qplural, id)
@@ -1136,6 +1142,22 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	}
 	sc.qids = ids
 	return q
+}
+
+// stateBefore reports whether a request's word w, not its verb, is a
+// participle that names the state of the thing the next word names: "the
+// suspended installation", "my stopped codespace", "list failed workflow
+// runs" (prev a determiner or the caller, or the word right after the
+// verb). "which runs have failed" and "runs that failed" name no thing
+// after it.
+func stateBefore(w []byte, prev, next string, afterVerb bool) bool {
+	if len(w) <= 4 || !strings.HasSuffix(string(w), "ed") || next == "" {
+		return false
+	}
+	if _, stop := stopWords[next]; stop {
+		return false
+	}
+	return determiners[prev] || selfWords[prev] || afterVerb
 }
 
 // compoundStart reports whether a request's first word, whose stem is s,
@@ -1235,10 +1257,18 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			}
 		}
 	}
+	defer func() { sc.notVerb = -1 }()
 	for i := range top {
 		d := top[i].Doc
 		f := &ix.feat[d]
 		var add float64
+		// "start my stopped codespace" asks to start one, not to stop
+		// it: a state the request names is no request for the action
+		// the tool's title starts with.
+		sc.notVerb = -1
+		if f.verb >= 0 && f.verb != q.verb && slices.Contains(sc.qstates, f.verb) {
+			sc.notVerb = f.verb
+		}
 		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) {
 			add += w.exact
 		}
@@ -1445,6 +1475,9 @@ func (sc *scratch) coveredWith(ids []int32, given int) float64 {
 			continue
 		}
 		for _, t := range sc.qterms[sc.qstarts[i]:sc.qstarts[i+1]] {
+			if t == sc.notVerb && sc.qown[i] > 0 && sc.qterms[sc.qstarts[i]] == t {
+				continue
+			}
 			if slices.Contains(ids, t) {
 				n++
 				break
@@ -1470,6 +1503,9 @@ func (sc *scratch) queryHasOwn(t int32) bool {
 
 // queryHas reports whether a query word, or one of its synonyms, is term t.
 func (sc *scratch) queryHas(t int32) bool {
+	if t == sc.notVerb && t >= 0 {
+		return false
+	}
 	return slices.Contains(sc.qterms, t)
 }
 

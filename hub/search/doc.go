@@ -85,7 +85,9 @@
 // catalog's structure says about each tool: an exact name or title match
 // or a request that is how its title starts,
 // the action its method, path or leading verb performs against the one
-// the request asks for, how much of the request its name, title and path
+// the request asks for (a participle before a thing names its state, not
+// what to do: "start my stopped codespace" is no request to stop one),
+// how much of the request its name, title and path
 // (and, for less, its description's next sentence) say and how much of
 // its title and of the resources its path passes through the request
 // says, which of the request's pairs of words its title says in the same

@@ -13,7 +13,8 @@
 // ("base64" -> base, 64). Words are lower-cased, English stop words and
 // request filler ("please", "tell me") are dropped, and the rest are
 // reduced by a light Porter2-style stemmer (see stem) so that "creates",
-// "created" and "creation" meet. Queries go through the same steps.
+// "created" and "creation" meet, as do British and American spellings
+// ("organisation", "organization"). Queries go through the same steps.
 // Connection names are never indexed: they are not part of a Doc.
 //
 // # Scoring

@@ -22,6 +22,8 @@ import "strings"
 //     remains to be meaningful.
 //  4. A final -e is dropped and a final consonant+y becomes i, so that
 //     "create"/"creat-ed" and "copy"/"cop-ied" meet.
+//  5. A British spelling's stem becomes the American one's (american):
+//     "organisation"/"organization", "colour"/"color".
 //
 // Words shorter than four letters and words containing digits or non-ASCII
 // letters are returned unchanged.
@@ -74,11 +76,47 @@ func stem(w []byte) []byte {
 
 	// Step 4: final e and y.
 	n := len(w)
+	finalE := false
 	switch {
 	case n >= 3 && w[n-1] == 'e':
-		w = w[:n-1]
+		w, finalE = w[:n-1], true
 	case n >= 3 && w[n-1] == 'y' && !isVowel(w[n-2]):
 		w[n-1] = 'i'
+	}
+	return american(w, finalE)
+}
+
+// american rewrites a stem of a British spelling as the American one's
+// (step 5 of stem), so that a request and a tool written on either side
+// of the Atlantic meet: -is(e) as -iz(e) ("organisation", "authorise"),
+// -lys(e) as -lyz(e) ("analyse"), -our as -or ("colour", "favourite",
+// "behaviour"), licence, defence and offence as -ense, -ogue as -og
+// ("catalogue"), -tre and -bre as -ter and -ber ("centre", "fibre": the
+// stem lost a final e, finalE, so "substring" keeps its r) and a doubled l
+// after e before an ending as one ("cancelled", "labelling"). It works on
+// the stem, so every form of a word folds the same way; short stems are
+// left alone ("advise", "hour", "tour", "spell", "redis").
+func american(w []byte, finalE bool) []byte {
+	n := len(w)
+	switch {
+	case n >= 6 && hasSuffix(w, "is"):
+		w[n-1] = 'z'
+	case n >= 6 && hasSuffix(w, "lys"):
+		w[n-1] = 'z'
+	case n >= 6 && (hasSuffix(w, "ogu") || hasSuffix(w, "ell")):
+		w = w[:n-1]
+	case n == 6 && (string(w) == "licenc" || string(w) == "defenc" || string(w) == "offenc"):
+		w[n-1] = 's'
+	case finalE && n >= 4 && (hasSuffix(w, "tr") || hasSuffix(w, "br")):
+		w = append(w[:n-1], 'e', 'r')
+	}
+	// -our as -or, at the stem's end or before a suffix the steps above
+	// leave: favourit, colourful, neighbourhood, favourabl.
+	for _, suf := range [...]string{"our", "ourit", "ourabl", "ourful", "ourhood", "ourless"} {
+		if i := len(w) - len(suf); i >= 3 && hasSuffix(w, suf) {
+			w = append(w[:i+1], w[i+2:]...) // drop the u
+			break
+		}
 	}
 	return w
 }

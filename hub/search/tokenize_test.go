@@ -71,6 +71,20 @@ func TestStem(t *testing.T) {
 		{"stage", "staged", "staging"},
 		{"difference", "differences", "differ"},
 		{"process", "processes"},
+		// British and American spellings.
+		{"organization", "organisation", "organise", "organized", "organisations"},
+		{"authorize", "authorise", "authorisation", "authorised"},
+		{"analyze", "analyse", "analysed"},
+		{"color", "colour", "colours"},
+		{"favorite", "favourite", "favourites"},
+		{"behavior", "behaviour"},
+		{"license", "licence", "licences"},
+		{"catalog", "catalogue", "catalogues"},
+		{"center", "centre", "centres"},
+		{"fiber", "fibre"},
+		{"canceled", "cancelled", "cancelling", "cancel"},
+		{"labeled", "labelled", "labelling", "label"},
+		{"neighborhood", "neighbourhood"},
 	}
 	for _, g := range same {
 		want := string(stem([]byte(g[0])))
@@ -91,6 +105,14 @@ func TestStem(t *testing.T) {
 		{"über", "über"},
 		{"read", "read"},
 		{"write", "writ"},
+		{"hour", "hour"},
+		{"tour", "tour"},
+		{"your", "your"},
+		{"spell", "spell"},
+		{"redis", "redis"},
+		{"advise", "advis"},
+		{"substring", "substr"},
+		{"source", "sourc"},
 	}
 	for _, tt := range tests {
 		if got := string(stem([]byte(tt.in))); got != tt.want {
@@ -110,4 +132,21 @@ func TestSynonymsAreSymmetric(t *testing.T) {
 	if !contains(synonyms[string(stem([]byte("folder")))], string(stem([]byte("directory")))) {
 		t.Error("folder does not expand to directory")
 	}
+}
+
+// TestBritishSpellings: a request in British spelling finds a tool
+// written in American, and the other way round.
+func TestBritishSpellings(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "orgsListMembers", Title: "List organization members", Method: "GET", Path: "/orgs/{org}/members"},
+		{Namespace: "gh", Name: "reposListMembers", Title: "List repository members", Method: "GET", Path: "/repos/{owner}/{repo}/members"},
+		{Namespace: "gh", Name: "issuesUpdateLabel", Title: "Update a label", Description: "Changes the name or color of a label.", Method: "PATCH", Path: "/repos/{owner}/{repo}/labels/{name}"},
+		{Namespace: "gh", Name: "issuesCreateLabel", Title: "Create a label", Method: "POST", Path: "/repos/{owner}/{repo}/labels"},
+		{Namespace: "jira", Name: "getFavouriteFilters", Description: "Returns the visible favourite filters of the user."},
+		{Namespace: "jira", Name: "getFilters", Description: "Returns all filters."},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "list the organisation's members", "gh.orgsListMembers")
+	wantFirst(t, ix, docs, "change the colour of the label", "gh.issuesUpdateLabel")
+	wantFirst(t, ix, docs, "my favorite filters", "jira.getFavouriteFilters")
 }

@@ -860,3 +860,18 @@ func TestStateIsNoVerb(t *testing.T) {
 	wantFirst(t, ix, docs, "stop my codespace", "gh.codespacesStopForAuthenticatedUser")
 	wantFirst(t, ix, docs, "suspend the installation", "gh.appsSuspendInstallation")
 }
+
+// TestMoveIsATransition: moving a work item to a state is a workflow's
+// transition, in the trackers' word.
+func TestMoveIsATransition(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "jira", Name: "doTransition", Title: "Transition issue", Description: "Performs an issue transition and, if the transition has a screen, updates the fields from the transition screen.", Method: "POST", Path: "/rest/api/3/issue/{issueIdOrKey}/transitions", Params: []string{"issueIdOrKey", "transition"}},
+		{Namespace: "jira", Name: "movePriorities", Title: "Move priorities", Description: "Changes the order of issue priorities.", Method: "PUT", Path: "/rest/api/3/priority/move"},
+		{Namespace: "jira", Name: "moveVersion", Title: "Move version", Description: "Modifies the version's sequence within the project.", Method: "POST", Path: "/rest/api/3/version/{id}/move", Params: []string{"id"}},
+		{Namespace: "jira", Name: "getIssue", Title: "Get issue", Method: "GET", Path: "/rest/api/3/issue/{issueIdOrKey}", Params: []string{"issueIdOrKey"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "move PROJ-7 to Done", "jira.doTransition")
+	wantFirst(t, ix, docs, "move the issue to In Progress", "jira.doTransition")
+	wantFirst(t, ix, docs, "move version 3.0 after 3.1", "jira.moveVersion")
+}

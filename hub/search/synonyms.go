@@ -16,6 +16,9 @@ var synonymGroups = [][]string{
 	{"update", "edit", "modify", "change", "alter", "patch", "amend"},
 	{"replace", "overwrite"},
 	{"move", "rename", "relocate", "mv"},
+	// A work item moved from one state to another ("move PROJ-7 to
+	// Done"): a workflow's transition, in the trackers' own word.
+	{"move", "transition"},
 	{"copy", "duplicate", "clone", "cp"},
 	{"commit", "record"},
 	{"download", "fetch", "scrape", "crawl"},

@@ -456,7 +456,9 @@ func plainVerb(q string) string {
 		return r
 	}
 	switch {
-	case createsWith[w1] && (w2 == "a" || w2 == "an" || w2 == "new"):
+	case (createsWith[w1] || w1 == "add" && !wordAfter(q, e2, "to")) && (w2 == "a" || w2 == "an" || w2 == "new"):
+		// "open a ticket", "add an Epic issue type": make one. "Add a
+		// label to the issue" puts one into something.
 		return "create" + q[e1:]
 	case w1 == "stop" && gerund(w2):
 		// "stop watching", "stop following": undo what the next word
@@ -491,6 +493,21 @@ func plainVerb(q string) string {
 		return "list " + q[s1:]
 	}
 	return q
+}
+
+// wordAfter reports whether word w (in any case) is one of q's words after
+// at.
+func wordAfter(q string, at int, w string) bool {
+	for {
+		s, e := nextWord(q, at)
+		if s == e {
+			return false
+		}
+		if strings.EqualFold(q[s:e], w) {
+			return true
+		}
+		at = e
+	}
 }
 
 // fromGerund finds "from" followed by a word in -ing within splitMax+1

@@ -177,6 +177,9 @@ func TestPlainVerb(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"open a pull request from my branch", "create a pull request from my branch"},
 		{"File an issue", "create an issue"},
+		{"add an Epic issue type", "create an Epic issue type"},
+		{"add a label to the issue", "add a label to the issue"},
+		{"add bob to the team", "add bob to the team"},
 		{"set up a webhook", "create a webhook"},
 		{"get rid of PROJ-42", "delete of PROJ-42"},
 		{"turn off the release workflow", "disable the release workflow"},

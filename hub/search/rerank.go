@@ -1503,7 +1503,7 @@ func (sc *scratch) queryHasOwn(t int32) bool {
 
 // queryHas reports whether a query word, or one of its synonyms, is term t.
 func (sc *scratch) queryHas(t int32) bool {
-	if t == sc.notVerb && t >= 0 {
+	if t == sc.notVerb { // -1, no term, when none
 		return false
 	}
 	return slices.Contains(sc.qterms, t)

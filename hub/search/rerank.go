@@ -1151,7 +1151,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 // verb). "which runs have failed" and "runs that failed" name no thing
 // after it.
 func stateBefore(w []byte, prev, next string, afterVerb bool) bool {
-	if len(w) <= 4 || !strings.HasSuffix(string(w), "ed") || next == "" {
+	if next == "" || !participle(string(w)) {
 		return false
 	}
 	if _, stop := stopWords[next]; stop {
@@ -1210,7 +1210,6 @@ var forMe = map[string]bool{"for": true, "about": true, "of": true, "by": true}
 // repositories").
 var placePreps = map[string]bool{"from": true, "into": true, "onto": true}
 
-// determiners, after a request's first word, make it a verb.
 // howAux are the words that make "how ... I" ask how to do something.
 var howAux = map[string]bool{"do": true, "can": true, "could": true, "should": true, "would": true, "might": true}
 
@@ -1218,6 +1217,7 @@ var howAux = map[string]bool{"do": true, "can": true, "could": true, "should": t
 // called bug").
 var namingWords = map[string]bool{"called": true, "named": true, "titled": true, "saying": true}
 
+// determiners, after a request's first word, make it a verb.
 var determiners = map[string]bool{
 	"a": true, "an": true, "the": true, "this": true, "that": true, "these": true, "those": true,
 	"my": true, "our": true, "its": true, "their": true, "his": true, "her": true, "your": true,

@@ -878,3 +878,19 @@ func TestMoveIsATransition(t *testing.T) {
 	wantFirst(t, ix, docs, "move the issue to In Progress", "jira.doTransition")
 	wantFirst(t, ix, docs, "move version 3.0 after 3.1", "jira.moveVersion")
 }
+
+// TestExactTakesTheValue: a request whose words are a tool's name asks for
+// it only when the tool can take the values the request names: "list all
+// issues in acme/app" names a repository, which the caller's issue list
+// does not take.
+func TestExactTakesTheValue(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "issuesList", Title: "List issues assigned to the authenticated user", Description: "List issues assigned to the authenticated user across all visible repositories.", Method: "GET", Path: "/issues", Params: []string{"filter", "state", "labels", "sort"}},
+		{Namespace: "gh", Name: "issuesListForRepo", Title: "List repository issues", Description: "List issues in a repository. Only open issues will be listed.", Method: "GET", Path: "/repos/{owner}/{repo}/issues", Params: []string{"owner", "repo", "state", "labels"}},
+		{Namespace: "gh", Name: "issuesListEvents", Title: "List issue events", Description: "Lists all events for an issue.", Method: "GET", Path: "/repos/{owner}/{repo}/issues/{issue_number}/events", Params: []string{"owner", "repo", "issue_number"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "list all issues in acme/app", "gh.issuesListForRepo")
+	wantFirst(t, ix, docs, "list issues", "gh.issuesList")
+}
+

@@ -19,9 +19,11 @@ import (
 //     it has none ("pullsList", "List pull requests"), unless the request
 //     is a question ("which reviewers are requested for the pull
 //     request" asks who they are, not to "Request reviewers for a pull
-//     request"; "is my PR mergeable" is no request to merge); or the
-//     first two to four words of that title as written when a stop word
-//     or nothing follows them ("list repositories" for "List repositories
+//     request"; "is my PR mergeable" is no request to merge) or names a
+//     value of a kind the tool takes no parameter for ("list all issues
+//     in acme/app" names a repository, which the caller's issue list does
+//     not take); or the first two to four words of that title as written
+//     when a stop word or nothing follows them ("list repositories" for "List repositories
 //     for the authenticated user", not for "List repository teams" or
 //     "List repositories starred by a user");
 //   - the action: a request to list, read, create, change, delete or search
@@ -1269,7 +1271,10 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		if f.verb >= 0 && f.verb != q.verb && slices.Contains(sc.qstates, f.verb) {
 			sc.notVerb = f.verb
 		}
-		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) {
+		// The request's words are the name's, and the tool takes the
+		// values it names: "list all issues in acme/app" names a
+		// repository, which the caller's issue list does not take.
+		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && ix.takesKind(sc, f) {
 			add += w.exact
 		}
 		if q.prefix != 0 && f.prefix[q.nPrefix-2] == q.prefix {
@@ -1355,15 +1360,10 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 				}
 			}
 		}
-		if len(sc.qkinds) > 0 && object && f.nParam > 0 {
+		if len(sc.qkinds) > 0 && object && f.nParam > 0 && ix.takesKind(sc, f) {
 			// "delete docs/old.md", "show commit 3f2a1b": a value of
 			// a kind the tool takes a parameter for.
-			for _, t := range f.params(ix.featIDs) {
-				if slices.Contains(sc.qkinds, t) {
-					add += w.kind
-					break
-				}
-			}
+			add += w.kind
 		}
 		if len(sc.qitems) > 0 && object {
 			for _, t := range f.items(ix.featIDs) {
@@ -1397,6 +1397,20 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		top[i].Score += add * best * fade
 	}
 	slices.SortStableFunc(top, func(a, b Hit) int { return ix.compareHits(a, b) })
+}
+
+// takesKind reports whether the tool takes a parameter for a kind of value
+// the request names (sc.qkinds), or the request names none.
+func (ix *Index) takesKind(sc *scratch, f *docFeatures) bool {
+	if len(sc.qkinds) == 0 {
+		return true
+	}
+	for _, t := range f.params(ix.featIDs) {
+		if slices.Contains(sc.qkinds, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // compareHits orders hits best first.

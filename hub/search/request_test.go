@@ -894,3 +894,25 @@ func TestExactTakesTheValue(t *testing.T) {
 	wantFirst(t, ix, docs, "list issues", "gh.issuesList")
 }
 
+// TestRareVerbAlone: a request that starts with a verb none of the plain
+// actions covers (follow, star, fork) asks for the tools whose titles start
+// with it, even when they match no other word of the request: "unfollow
+// octocat" names a user, not the tool that draws the Octocat.
+func TestRareVerbAlone(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "metaGetOctocat", Title: "Get Octocat", Description: "Get the octocat as ASCII art.", Method: "GET", Path: "/octocat", Params: []string{"s"}},
+		{Namespace: "gh", Name: "usersFollow", Title: "Follow a user", Description: "Note that you'll need to set Content-Length to zero when calling out to this endpoint.", Method: "PUT", Path: "/user/following/{username}", Params: []string{"username"}},
+		{Namespace: "gh", Name: "usersUnfollow", Title: "Unfollow a user", Description: "Unfollowing a user requires the user to be logged in and authenticated.", Method: "DELETE", Path: "/user/following/{username}", Params: []string{"username"}},
+		{Namespace: "gh", Name: "usersListFollowedByAuthenticatedUser", Title: "List the people the authenticated user follows", Description: "Lists the people who the authenticated user follows.", Method: "GET", Path: "/user/following"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "unfollow octocat", "gh.usersUnfollow")
+	wantFirst(t, ix, docs, "show the octocat", "gh.metaGetOctocat")
+	// A plain action alone still needs more: "add two numbers" is no
+	// request to add observations.
+	sums := []Doc{
+		{Namespace: "m", Name: "add", Title: "Add", Description: "Adds two numbers.", Params: []string{"a", "b"}},
+		{Namespace: "m", Name: "addObservations", Title: "Add observations", Description: "Add new observations to existing entities in the knowledge graph.", Params: []string{"observations"}},
+	}
+	wantFirst(t, Build(sums, nil), sums, "add two numbers", "m.add")
+}

@@ -43,6 +43,11 @@ import (
 //     titles that start with "Check" do. "Show" asks to list things named
 //     in the plural and to read or list one named in the singular ("show
 //     the latest release").
+//     A verb none of the plain actions covers (follow, star, fork) counts
+//     for a tool whose title starts with it even when the tool matches no
+//     other word of the request ("unfollow octocat" names a user);
+//     a plain one needs more ("add two numbers" is no request to add
+//     observations).
 //     A tool that does something else loses a share, and one that only
 //     changes things loses much more to a question ("what secrets are set
 //     for actions" lists them; "what's the status of check run 77" reads
@@ -1290,7 +1295,11 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			// checks things.
 			qact, qverb, fromVerb = actGet, q.check, true
 		}
-		object := !w.objectMin || !fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb
+		// A verb none of the plain actions covers (follow, star, fork)
+		// says which tools the request means by itself: "unfollow
+		// octocat" names a user, not the tool that draws the Octocat.
+		rareVerb := qverb >= 0 && qverb == f.verb && qact == 0
+		object := !w.objectMin || !fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb || rareVerb
 		if object {
 			switch {
 			case qact&f.act != 0:

@@ -916,3 +916,44 @@ func TestRareVerbAlone(t *testing.T) {
 	}
 	wantFirst(t, Build(sums, nil), sums, "add two numbers", "m.add")
 }
+
+// TestPlaceIsAParameter: the words after "on", "in", "to the"... name
+// where a thing is or what it goes to, which the tool takes a parameter
+// for: "pending on the repo" asks for the repository's invitations, not a
+// team's.
+func TestPlaceIsAParameter(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "teamsListPendingInvitationsInOrg", Title: "List pending team invitations", Description: "The return hash contains a role field which refers to the Organization Invitation role.", Method: "GET", Path: "/orgs/{org}/teams/{team_slug}/invitations", Params: []string{"org", "team_slug", "per_page"}},
+		{Namespace: "gh", Name: "reposListInvitations", Title: "List repository invitations", Description: "When authenticating as a user with admin rights to a repository, this endpoint will list all currently open repository invitations.", Method: "GET", Path: "/repos/{owner}/{repo}/invitations", Params: []string{"owner", "repo", "per_page"}},
+	}
+	for _, name := range []string{"Branches", "Tags", "Teams", "Topics", "Forks", "Webhooks"} {
+		docs = append(docs, Doc{Namespace: "gh", Name: "reposList" + name, Title: "List repository " + strings.ToLower(name), Description: "Lists the " + strings.ToLower(name) + " of a repo.", Method: "GET", Path: "/repos/{owner}/{repo}/" + strings.ToLower(name), Params: []string{"owner", "repo", "per_page"}})
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "which invitations are pending on the repo", "gh.reposListInvitations")
+	wantFirst(t, ix, docs, "which invitations are pending for the team", "gh.teamsListPendingInvitationsInOrg")
+
+	// "to" before a verb says what for, not where to.
+	ix = Build([]Doc{{Namespace: "t", Name: "x", Params: []string{"space", "repo"}}}, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	word := map[int32]string{}
+	for w, id := range ix.terms {
+		word[id] = w
+	}
+	for q, want := range map[string][]string{
+		"delete old artifacts to free space": nil,
+		"add a file to the repo":             {"repo"},
+		"set a secret on my repo":            {"repo"},
+		"comment on it, then close":          nil,
+	} {
+		ix.queryFeatures(sc, q)
+		var got []string
+		for _, id := range sc.qplaces {
+			got = append(got, word[id])
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("places of %q (-want +got):\n%s", q, diff)
+		}
+	}
+}

@@ -315,6 +315,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		if valueKind(chunk) == "file" {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
 		}
+		if timeWords[strings.ToLower(chunk)] {
+			// "which workflows failed today", "log 2 hours of work": a
+			// time, for a tool that takes one.
+			sc.qkinds = ix.appendKindWords(sc.qkinds, timeKinds)
+		}
 		noun = -1
 		n++
 		if n == 1 || !asciiLetters(chunk) {
@@ -709,7 +714,8 @@ func (ix *Index) noteRe(title string, termOf func(string) int32) {
 // of a path (logo.png, docs/old.md), for "path" and "file", an owner's
 // name and a repository's (acme/app) for "repo" and "repository", a
 // commit's hash for "sha", "commit" and "ref", a version (v1.2.0) for
-// "tag" and "version".
+// "tag" and "version". valueNouns adds the words for a time (timeKinds)
+// when the request says one (timeWords).
 func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 	chunk = trimChunk(chunk)
 	var kinds []string
@@ -732,6 +738,12 @@ func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 	case isVersion(chunk):
 		kinds = versionKinds
 	}
+	return ix.appendKindWords(dst, kinds)
+}
+
+// appendKindWords appends the term ids of the kinds' words the catalog
+// has to dst, once each.
+func (ix *Index) appendKindWords(dst []int32, kinds []string) []int32 {
 	for _, k := range kinds {
 		if id, ok := ix.terms[k]; ok && !slices.Contains(dst, id) {
 			dst = append(dst, id)
@@ -740,12 +752,21 @@ func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 	return dst
 }
 
+// timeWords say a time or a span of time: "today", "this week", "recent
+// commits", "2 hours", "since Monday".
+var timeWords = map[string]bool{
+	"today": true, "yesterday": true, "tonight": true, "week": true, "month": true, "year": true,
+	"hours": true, "days": true, "weeks": true, "months": true, "ago": true, "since": true,
+	"recent": true, "recently": true, "lately": true,
+}
+
 // The kinds' words, as stems.
 var (
 	pathKinds    = stems("path", "file")
 	hashKinds    = stems("sha", "commit", "ref")
 	versionKinds = stems("tag", "version")
 	repoKinds    = stems("repo", "repository")
+	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated")
 )
 
 func stems(words ...string) []string {

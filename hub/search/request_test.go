@@ -678,7 +678,7 @@ func TestRePrefix(t *testing.T) {
 // name, a commit's hash and a version give the words (as stems)
 // parameters use for their kind; other values and words give none.
 func TestValueKinds(t *testing.T) {
-	ix := Build([]Doc{{Namespace: "t", Name: "x", Description: "Gives read or write access.", Params: []string{"path", "file_sha", "tag_name", "version", "commit", "ref", "owner", "repo"}}}, nil)
+	ix := Build([]Doc{{Namespace: "t", Name: "x", Description: "Gives read or write access.", Params: []string{"path", "file_sha", "tag_name", "version", "commit", "ref", "owner", "repo", "since", "created"}}}, nil)
 	word := map[int32]string{}
 	for w, id := range ix.terms {
 		word[id] = w
@@ -696,6 +696,10 @@ func TestValueKinds(t *testing.T) {
 		"read/write access":                nil,
 		"mail bob@example.com":             nil,
 		"read docs.github.com/en/rest/x":   nil,
+		"which workflows failed today":     {"sinc", "creat"},
+		"log 2 hours of work":              {"sinc", "creat"},
+		"commits from the last month":      {"sinc", "creat"},
+		"the last commit":                  nil,
 	} {
 		var got []string
 		ix.valueNouns(sc, q, nil)

@@ -291,6 +291,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	bare := false
 	noun := int32(-1) // the term id of the word before, when it may name a thing
 	sc.qkinds = sc.qkinds[:0]
+	var first, prev string // the request's first word and the one before, lower-cased
 	for i, n := 0, 0; i < len(q); {
 		if isSpace(q[i]) {
 			i++
@@ -322,19 +323,59 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 		noun = -1
 		n++
-		if n == 1 || !asciiLetters(chunk) {
+		before := prev
+		word, possessive := strings.CutSuffix(chunk, "'s")
+		if !possessive {
+			word, possessive = strings.CutSuffix(chunk, "’s")
+		}
+		prev = strings.ToLower(chunk)
+		if n == 1 {
+			first = prev
+		}
+		if n == 1 || !asciiLetters(word) {
 			continue
 		}
-		sc.word = appendLower(sc.word[:0], chunk)
+		sc.word = appendLower(sc.word[:0], word)
 		if _, stop := stopWords[string(sc.word)]; stop || selfWords[string(sc.word)] {
 			continue
 		}
+		long := len(sc.word) > 2
 		sc.word = stem(sc.word)
-		if id, ok := ix.terms[string(sc.word)]; ok && actionVerbs[string(sc.word)] == 0 {
+		id, known := ix.terms[string(sc.word)]
+		if known && actionVerbs[string(sc.word)] == 0 {
 			noun = id
+		}
+		if !known && long && (possessive || namePreps[before] || n == 2 && !whWords[first]) {
+			// A word the catalog does not know, with no article, right
+			// after the verb, after "to", "from", "by" or "and",
+			// or with an 's, is someone's name: "add carol to
+			// copilot", "hand issue 30 to alice", "what's bob's
+			// permission on the repo".
+			sc.qkinds = ix.appendPersonKinds(sc.qkinds)
 		}
 	}
 	return dst, bare
+}
+
+// namePreps are the words after which a request may name someone ("assign
+// the role to alice").
+var namePreps = map[string]bool{"to": true, "from": true, "by": true, "and": true}
+
+// whWords start questions whose second word names no one ("how much").
+var whWords = map[string]bool{"how": true, "what": true, "which": true, "who": true, "why": true, "when": true, "where": true}
+
+// appendPersonKinds appends to dst, once each, the term ids of the words
+// for the kind of value a person's name is: the words "who" becomes
+// (whoBytes and its synonyms: member, account...) and a user's name
+// (username, login).
+func (ix *Index) appendPersonKinds(dst []int32) []int32 {
+	dst = ix.appendKindWords(dst, personKinds)
+	for _, id := range ix.synTerms[string(whoBytes)] {
+		if !slices.Contains(dst, id) {
+			dst = append(dst, id)
+		}
+	}
+	return dst
 }
 
 // appendLower appends w to dst with its ASCII capitals in lower case.
@@ -766,6 +807,7 @@ var (
 	hashKinds    = stems("sha", "commit", "ref")
 	versionKinds = stems("tag", "version")
 	repoKinds    = stems("repo", "repository")
+	personKinds  = stems(string(whoBytes), "username", "login")
 	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated")
 )
 

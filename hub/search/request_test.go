@@ -961,3 +961,33 @@ func TestPlaceIsAParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestPersonNames: a word the catalog does not know, with no article,
+// right after the verb, after "to", "from", "by" or "and", or with an 's,
+// is someone's name, a value for a tool that takes a person.
+func TestPersonNames(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "teamsRemoveMembershipForUserInOrg", Title: "Remove team membership for a user", Description: "To remove a membership between a user and a team, the authenticated user must have 'admin' permissions to the team.", Method: "DELETE", Path: "/orgs/{org}/teams/{team_slug}/memberships/{username}", Params: []string{"org", "team_slug", "username"}},
+		{Namespace: "gh", Name: "teamsRemoveRepoInOrg", Title: "Remove a repository from a team", Description: "If the authenticated user is an organization owner or a team maintainer, they can remove any repositories from the team.", Method: "DELETE", Path: "/orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}", Params: []string{"org", "team_slug", "owner", "repo"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "remove bob from the platform team", "gh.teamsRemoveMembershipForUserInOrg")
+	wantFirst(t, ix, docs, "remove the api repo from the platform team", "gh.teamsRemoveRepoInOrg")
+
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]bool{
+		"remove bob from the platform team":     true,
+		"hand issue 30 to alice":                true,
+		"what's bob's permission on the repo":   true,
+		"kick frank out":                        true,
+		"how much space do the caches take":     false,
+		"remove the stale branch from the team": false, // an article: a thing
+		"list teams for acme":                   false, // for whom, or which organization
+	} {
+		ix.valueNouns(sc, q, nil)
+		if got := len(sc.qkinds) > 0; got != want {
+			t.Errorf("%q names someone: %v, want %v", q, got, want)
+		}
+	}
+}

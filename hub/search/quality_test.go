@@ -308,9 +308,10 @@ func TestRetrievalQualityHeldOut(t *testing.T) {
 	// names count, 0.622 (0.674) since the second stage's shares fade
 	// along a curve over longer requests instead of stopping at six words
 	// (the tuned set rose from 0.906 to 0.911 with it), 0.635 (0.699)
-	// since a question asks to read, 0.641 since "fix" asks to update.
+	// since a question asks to read, 0.641 since "fix" asks to update,
+	// 0.642 since a place the request names is a parameter the tool takes.
 	if got.NDCG10 < 0.58 {
-		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.641 now)", got.NDCG10)
+		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.642 now)", got.NDCG10)
 	}
 	if got.Recall5 < 0.67 {
 		t.Errorf("held-out Recall@5 = %.3f, want >= 0.67 (0.669 measured when the set was written, 0.699 now)", got.Recall5)

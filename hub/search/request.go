@@ -286,7 +286,8 @@ func (ix *Index) slashValue(chunk string) bool {
 // with no such word before it ("move PROJ-7 to Done") names the thing the
 // catalog takes by key (Index.keyNoun): it is appended too, and valueNouns
 // reports it, so that Search reads the request with that thing's word.
-// It sets sc.qkinds to the words for the values' kinds (appendKinds).
+// It sets sc.qkinds to the words for the values' kinds (appendKinds), a
+// time's (timeWords) and a person's name's (appendPersonKinds).
 func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
 	bare := false
 	noun := int32(-1) // the term id of the word before, when it may name a thing

@@ -122,9 +122,10 @@ import (
 //     parameter's name says it takes one by its id (issueIdOrKey,
 //     pull_number);
 //   - the kind of a value: a request that names a file (logo.png,
-//     docs/old.md), a repository (acme/app), a commit by its hash or a
-//     version asks for a tool with a parameter named for that kind (path,
-//     repo, sha, tag_name);
+//     docs/old.md), a repository (acme/app), a commit by its hash, a
+//     version, a time ("today", "this week") or someone by name ("add
+//     carol to copilot") asks for a tool with a parameter named for that
+//     kind (path, repo, sha, tag_name, since, username);
 //   - the place: the words after "on", "in", "with", "to the" and the
 //     like name where the thing is, what it goes to or comes with, which
 //     the tool takes a parameter for ("which invitations are pending on

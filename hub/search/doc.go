@@ -100,7 +100,9 @@
 // its parameters takes a value the request names from a fixed set ("the
 // open pull requests", "approve the pull request": an enum, Doc.Values),
 // whether a parameter is named for the kind of a value the request names
-// (a file's path, a commit's hash, a version), and how central its path
+// (a file's path, a commit's hash, a version, a time, someone's name),
+// whether it takes a parameter for a place the request names after a
+// preposition ("pending on the repo": repo), and how central its path
 // family is in its namespace. See rerank.go.
 //
 // # Namespaces of unlike size

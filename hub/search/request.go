@@ -292,7 +292,10 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	bare := false
 	noun := int32(-1) // the term id of the word before, when it may name a thing
 	sc.qkinds = sc.qkinds[:0]
-	var first, prev string // the request's first word and the one before, lower-cased
+	// Whether the request starts with a question word, and whether the
+	// word before may come before someone's name.
+	whFirst, afterNamePrep := false, false
+	var lower [32]byte
 	for i, n := 0, 0; i < len(q); {
 		if isSpace(q[i]) {
 			i++
@@ -317,21 +320,22 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		if valueKind(chunk) == "file" {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
 		}
-		if timeWords[strings.ToLower(chunk)] {
+		lc := appendLower(lower[:0], chunk)
+		if timeWords[string(lc)] {
 			// "which workflows failed today", "log 2 hours of work": a
 			// time, for a tool that takes one.
 			sc.qkinds = ix.appendKindWords(sc.qkinds, timeKinds)
 		}
 		noun = -1
 		n++
-		before := prev
+		namePrep := afterNamePrep
+		afterNamePrep = namePreps[string(lc)]
+		if n == 1 {
+			whFirst = whWords[string(lc)]
+		}
 		word, possessive := strings.CutSuffix(chunk, "'s")
 		if !possessive {
 			word, possessive = strings.CutSuffix(chunk, "’s")
-		}
-		prev = strings.ToLower(chunk)
-		if n == 1 {
-			first = prev
 		}
 		if n == 1 || !asciiLetters(word) {
 			continue
@@ -346,7 +350,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		if known && actionVerbs[string(sc.word)] == 0 {
 			noun = id
 		}
-		if !known && long && (possessive || namePreps[before] || n == 2 && !whWords[first]) {
+		if !known && long && (possessive || namePrep || n == 2 && !whFirst) {
 			// A word the catalog does not know, with no article, right
 			// after the verb, after "to", "from", "by" or "and",
 			// or with an 's, is someone's name: "add carol to

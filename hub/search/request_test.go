@@ -991,3 +991,17 @@ func TestPersonNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAnswersYesOrNo: a tool that checks something answers a question
+// to answer yes or no, not any request that says its words.
+func TestCheckAnswersYesOrNo(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "pullsGet", Title: "Get a pull request", Description: "Lists details of a pull request by providing its number. When you get, create, or edit a pull request, GitHub creates a merge commit to test whether the pull request can be automatically merged into the base branch.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls/{pull_number}", Params: []string{"owner", "repo", "pull_number"}},
+		{Namespace: "gh", Name: "pullsCheckIfMerged", Title: "Check if a pull request has been merged", Description: "Checks if a pull request has been merged into the base branch.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/merge", Params: []string{"owner", "repo", "pull_number"}},
+		{Namespace: "gh", Name: "pullsMerge", Title: "Merge a pull request", Description: "Merges a pull request into the base branch.", Method: "PUT", Path: "/repos/{owner}/{repo}/pulls/{pull_number}/merge", Params: []string{"owner", "repo", "pull_number", "merge_method"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "when was PR 12 merged", "gh.pullsGet")
+	wantFirst(t, ix, docs, "has PR 12 been merged", "gh.pullsCheckIfMerged")
+	wantFirst(t, ix, docs, "check if PR 12 was merged", "gh.pullsCheckIfMerged")
+}

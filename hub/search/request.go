@@ -287,7 +287,8 @@ func (ix *Index) slashValue(chunk string) bool {
 // catalog takes by key (Index.keyNoun): it is appended too, and valueNouns
 // reports it, so that Search reads the request with that thing's word.
 // It sets sc.qkinds to the words for the values' kinds (appendKinds), a
-// time's (timeWords) and a person's name's (appendPersonKinds).
+// time's (timeWords), a key's (a word in capitals the catalog does not
+// know) and a person's name's (appendPersonKinds).
 func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
 	bare := false
 	noun := int32(-1) // the term id of the word before, when it may name a thing
@@ -350,6 +351,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		if known && actionVerbs[string(sc.word)] == 0 {
 			noun = id
 		}
+		if !known && capitals(word) {
+			// "which permission scheme does MOB use": a word in
+			// capitals the catalog does not know is something's key.
+			sc.qkinds = ix.appendKindWords(sc.qkinds, keyKinds)
+		}
 		if !known && long && (possessive || namePrep || n == 2 && !whFirst) {
 			// A word the catalog does not know, with no article, right
 			// after the verb, after "to", "from", "by" or "and",
@@ -360,6 +366,20 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 	}
 	return dst, bare
+}
+
+// capitals reports whether w is two to ten capital letters, as a key is
+// written (MOB, PROJ).
+func capitals(w string) bool {
+	if len(w) < 2 || len(w) > 10 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'A' || w[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // namePreps are the words after which a request may name someone ("assign
@@ -813,6 +833,7 @@ var (
 	versionKinds = stems("tag", "version")
 	repoKinds    = stems("repo", "repository")
 	personKinds  = stems(string(whoBytes), "username", "login")
+	keyKinds     = stems("key")
 	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated")
 )
 

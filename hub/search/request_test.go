@@ -678,7 +678,7 @@ func TestRePrefix(t *testing.T) {
 // name, a commit's hash and a version give the words (as stems)
 // parameters use for their kind; other values and words give none.
 func TestValueKinds(t *testing.T) {
-	ix := Build([]Doc{{Namespace: "t", Name: "x", Description: "Gives read or write access.", Params: []string{"path", "file_sha", "tag_name", "version", "commit", "ref", "owner", "repo", "since", "created"}}}, nil)
+	ix := Build([]Doc{{Namespace: "t", Name: "x", Description: "Gives read or write access.", Params: []string{"path", "file_sha", "tag_name", "version", "commit", "ref", "owner", "repo", "since", "created", "projectKeyOrId"}}}, nil)
 	word := map[int32]string{}
 	for w, id := range ix.terms {
 		word[id] = w
@@ -700,6 +700,9 @@ func TestValueKinds(t *testing.T) {
 		"log 2 hours of work":              {"sinc", "creat"},
 		"commits from the last month":      {"sinc", "creat"},
 		"the last commit":                  nil,
+		"which scheme does MOB use":        {"key"},
+		"which scheme does mob use":        nil,
+		"list MOB's versions":              {"key"},
 	} {
 		var got []string
 		ix.valueNouns(sc, q, nil)

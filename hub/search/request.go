@@ -370,17 +370,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 
 // capitals reports whether w is two to ten capital letters, as a key is
 // written (MOB, PROJ).
-func capitals(w string) bool {
-	if len(w) < 2 || len(w) > 10 {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'A' || w[i] > 'Z' {
-			return false
-		}
-	}
-	return true
-}
+func capitals(w string) bool { return len(w) >= 2 && len(w) <= 10 && allCaps(w) }
 
 // namePreps are the words after which a request may name someone ("assign
 // the role to alice").

@@ -1330,7 +1330,8 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// The request's words are the name's, and the tool takes the
 		// values it names: "list all issues in acme/app" names a
 		// repository, which the caller's issue list does not take.
-		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && ix.takesKind(sc, f) {
+		takes := ix.takesKind(sc, f)
+		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && takes {
 			add += w.exact
 		}
 		if q.prefix != 0 && f.prefix[q.nPrefix-2] == q.prefix {
@@ -1426,7 +1427,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 				}
 			}
 		}
-		if len(sc.qkinds) > 0 && object && f.nParam > 0 && ix.takesKind(sc, f) {
+		if len(sc.qkinds) > 0 && object && takes {
 			// "delete docs/old.md", "show commit 3f2a1b": a value of
 			// a kind the tool takes a parameter for.
 			add += w.kind

@@ -968,6 +968,10 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	return hits, total
 }
 
+// negation holds the words that deny the next one: "not", "never" and
+// the "t" of "aren't", which the tokenizer splits off.
+var negation = map[string]bool{"not": true, "never": true, "t": true}
+
 // analyze splits the query into distinct stems, dropping stop words, into
 // sc.stems/sc.ends.
 func (ix *Index) analyze(sc *scratch, query string) {
@@ -995,6 +999,13 @@ func (ix *Index) analyze(sc *scratch, query string) {
 		default:
 			if _, stop := stopWords[string(tok)]; stop {
 				return
+			}
+		}
+		if negation[string(prev)] {
+			// "edits that aren't staged": the catalog's unstaged ones.
+			sc.word = stem(append(append(sc.word[:0], "un"...), tok...))
+			if _, ok := ix.terms[string(sc.word)]; ok {
+				sc.addStem()
 			}
 		}
 		sc.word = stem(append(sc.word[:0], tok...))

@@ -1008,3 +1008,17 @@ func TestCheckAnswersYesOrNo(t *testing.T) {
 	wantFirst(t, ix, docs, "has PR 12 been merged", "gh.pullsCheckIfMerged")
 	wantFirst(t, ix, docs, "check if PR 12 was merged", "gh.pullsCheckIfMerged")
 }
+
+// A word after "not" or "n't" is also its un- form when the catalog has
+// one: edits that "aren't staged" are the unstaged ones.
+func TestNegationIsUnWord(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "git", Name: "gitDiffUnstaged", OrigName: "git_diff_unstaged", Description: "Shows changes in the working directory that are not yet staged", Params: []string{"repo_path"}},
+		{Namespace: "git", Name: "gitDiffStaged", OrigName: "git_diff_staged", Description: "Shows changes that are staged for commit", Params: []string{"repo_path"}},
+		{Namespace: "git", Name: "gitAdd", OrigName: "git_add", Description: "Adds file contents to the staging area", Params: []string{"repo_path", "files"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "which edits aren't staged", "git.gitDiffUnstaged")
+	wantFirst(t, ix, docs, "show the diff that is not staged", "git.gitDiffUnstaged")
+	wantFirst(t, ix, docs, "show the staged diff", "git.gitDiffStaged")
+}

@@ -102,8 +102,10 @@
 // whether a parameter is named for the kind of a value the request names
 // (a file's path, a commit's hash, a version, a time, someone's name),
 // whether it takes a parameter for a place the request names after a
-// preposition ("pending on the repo": repo), and how central its path
-// family is in its namespace. See rerank.go.
+// preposition ("pending on the repo": repo), how rare in its namespace
+// the resources are that it passes through and the request does not
+// name, and how central its path family is in its namespace. See
+// rerank.go.
 //
 // # Namespaces of unlike size
 //

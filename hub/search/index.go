@@ -169,6 +169,10 @@ type Index struct {
 	keyNoun   int32              // term id of what a bare key names (keyedNoun), -1 when none
 	keyWord   string             // its word as the catalog writes it
 	acronyms  map[string]string  // acronym, lower-cased -> its long form (acronym.go)
+	// headRare holds, for each doc's heads (docFeatures.rareOff), how
+	// rare that resource is among its namespace's tools, from 0 (every
+	// tool passes through it) to 255 (one does): log(n/df)/log(n).
+	headRare []uint8
 	// mergedLists holds the merged postings of words that expand to
 	// several terms (merged), mergedLeft how many more postings they may
 	// hold.
@@ -612,6 +616,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 		}
 	}
+	ix.headRarity(perNS)
 	ix.all = make([]int32, len(docs))
 	next := int32(0)
 	for ns, c := range perNS {

@@ -12,7 +12,8 @@ import "strings"
 // The steps, in order:
 //
 //  1. Plurals and third person: -sses -> -ss, -ies -> -y, -s -> "" (not
-//     after s, u or i: "class", "status", "analysis" keep their s).
+//     after s or u, nor in -sis and -xis: "class", "status", "analysis",
+//     "axis" keep their s, "emojis" and "apis" lose it).
 //  2. Past and progressive: -eed -> -ee, -ied -> -y, then -ed and -ing are
 //     dropped when a vowel remains ("bring" and "red" stay); a doubled
 //     final consonant is undone in stems of five letters or more
@@ -45,7 +46,13 @@ func stem(w []byte) []byte {
 		w = append(w[:len(w)-3], 'y')
 	case w[len(w)-1] == 's':
 		switch w[len(w)-2] {
-		case 's', 'u', 'i':
+		case 's', 'u':
+		case 'i':
+			// "emojis", "apis", "wikis", "uris" are plurals;
+			// "analysis", "basis", "axis" are not.
+			if c := w[len(w)-3]; c != 's' && c != 'x' {
+				w = w[:len(w)-1]
+			}
 		default:
 			w = w[:len(w)-1]
 		}
@@ -95,7 +102,7 @@ func stem(w []byte) []byte {
 // stem lost a final e, finalE, so "substring" keeps its r) and a doubled l
 // after e before an ending as one ("cancelled", "labelling"). It works on
 // the stem, so every form of a word folds the same way; short stems are
-// left alone ("advise", "hour", "tour", "spell", "redis").
+// left alone ("advise", "hour", "tour", "spell").
 func american(w []byte, finalE bool) []byte {
 	n := len(w)
 	switch {

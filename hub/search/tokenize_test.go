@@ -71,6 +71,11 @@ func TestStem(t *testing.T) {
 		{"stage", "staged", "staging"},
 		{"difference", "differences", "differ"},
 		{"process", "processes"},
+		// Plurals in -is.
+		{"emoji", "emojis"},
+		{"api", "apis"},
+		{"wiki", "wikis"},
+		{"uri", "uris"},
 		// British and American spellings.
 		{"organization", "organisation", "organise", "organized", "organisations"},
 		{"authorize", "authorise", "authorisation", "authorised"},
@@ -109,7 +114,9 @@ func TestStem(t *testing.T) {
 		{"tour", "tour"},
 		{"your", "your"},
 		{"spell", "spell"},
-		{"redis", "redis"},
+		{"redis", "redi"},
+		{"basis", "basis"},
+		{"axis", "axis"},
 		{"advise", "advis"},
 		{"substring", "substr"},
 		{"source", "sourc"},

@@ -13,11 +13,15 @@ import "strings"
 //
 //  1. Plurals and third person: -sses -> -ss, -ies -> -y, -s -> "" (not
 //     after s or u, nor in -sis and -xis: "class", "status", "analysis",
-//     "axis" keep their s, "emojis" and "apis" lose it).
+//     "axis" keep their s, "emojis" and "apis" lose it). A stem now
+//     under four letters is left as it is ("uses": "use").
 //  2. Past and progressive: -eed -> -ee, -ied -> -y, then -ed and -ing are
 //     dropped when a vowel remains ("bring" and "red" stay); a doubled
 //     final consonant is undone in stems of five letters or more
-//     ("committed" -> "commit", while "added" keeps "add").
+//     ("committed" -> "commit", while "added" keeps "add"). A stem left
+//     in -eed loses its d as the word would ("needed" -> "nee" as "need"),
+//     one of two letters gets its e back ("used" -> "use"), and one of
+//     three is left as it is.
 //  3. Derivations, one at a time: -ship, -ly, -ness, -ment, -able, -ible,
 //     -ence, -ance, -ation, -tion, each only when enough of the word
 //     remains to be meaningful.
@@ -58,6 +62,12 @@ func stem(w []byte) []byte {
 		}
 	}
 
+	if len(w) < 4 {
+		// The plural of a word too short to stem ("uses", "ones")
+		// stays with it.
+		return w
+	}
+
 	// Step 2: -ed, -ing.
 	switch {
 	case hasSuffix(w, "eed"):
@@ -68,6 +78,17 @@ func stem(w []byte) []byte {
 		w = stripVerbEnding(w, 2)
 	case hasSuffix(w, "ing"):
 		w = stripVerbEnding(w, 3)
+	}
+	if hasSuffix(w, "eed") {
+		// "needed", "exceeding": as "need" and "exceed".
+		w = w[:len(w)-1]
+	}
+	switch {
+	case len(w) < 3:
+		// "used", "using": "use", as the word itself stays.
+		return append(w, 'e')
+	case len(w) < 4:
+		return w
 	}
 
 	// Step 3: derivational suffixes; min is the shortest remaining stem.

@@ -76,6 +76,12 @@ func TestStem(t *testing.T) {
 		{"api", "apis"},
 		{"wiki", "wikis"},
 		{"uri", "uris"},
+		{"use", "uses", "used", "using"},
+		{"need", "needs", "needed", "needing"},
+		{"exceed", "exceeds", "exceeded", "exceeding"},
+		{"agree", "agreed", "agrees"},
+		{"owe", "owed", "owing"},
+		{"one", "ones"},
 		// British and American spellings.
 		{"organization", "organisation", "organise", "organized", "organisations"},
 		{"authorize", "authorise", "authorisation", "authorised"},

@@ -1467,7 +1467,9 @@ const containerMin = 3
 // secret_scanning_list_alerts_for_repo, taking repo); each but the one
 // whose container the namespace's tools take most often gets that word as
 // its scope. A container's parameter is one that at least containerMin
-// tools take without naming it (issues_create takes owner and repo).
+// tools take, one at least without naming it (issues_create takes owner
+// and repo; dependabot_list_alerts_for_enterprise names its enterprise,
+// as most tools that take one do).
 func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int32) {
 	// The term ids of each pathless doc's parameters named by one word,
 	// wholes[starts[d]:starts[d+1]].
@@ -1491,19 +1493,33 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 	}
 	starts[len(docs)] = int32(len(wholes))
 	unnamed := map[string]map[int32]int{}
+	named := map[string]map[int32]int{}
 	for d := range docs {
 		if starts[d] == starts[d+1] {
 			continue
 		}
-		pc := unnamed[docs[d].Namespace]
+		ns := docs[d].Namespace
+		pc, nc := unnamed[ns], named[ns]
 		if pc == nil {
-			pc = map[int32]int{}
-			unnamed[docs[d].Namespace] = pc
+			pc, nc = map[int32]int{}, map[int32]int{}
+			unnamed[ns], named[ns] = pc, nc
 		}
 		name := feat[d].name(ids)
 		for _, t := range wholes[starts[d]:starts[d+1]] {
-			if _, named := slices.BinarySearch(name, t); !named {
+			if _, in := slices.BinarySearch(name, t); in {
+				nc[t]++
+			} else {
 				pc[t]++
+			}
+		}
+	}
+	// A parameter that most tools taking it name (GitHub's enterprise:
+	// 44 of 46 tools end in for_enterprise) names a container all the
+	// same when enough tools take it.
+	for ns, pc := range unnamed {
+		for t, n := range pc {
+			if n < containerMin && n+named[ns][t] >= containerMin {
+				pc[t] = containerMin
 			}
 		}
 	}

@@ -130,6 +130,8 @@ func TestScopeTwins(t *testing.T) {
 // TestNameTwins: tools without a path whose names differ only in the name
 // of a container's parameter are twins as operations under two containers
 // are; a word that is no container's (key, taken by one tool) makes none.
+// A parameter most tools name (enterprise) is a container when enough
+// tools take it.
 func TestNameTwins(t *testing.T) {
 	tool := func(name, desc string, params ...string) Doc {
 		return Doc{Namespace: "gh", Name: name, Description: desc, Params: params}
@@ -144,12 +146,19 @@ func TestNameTwins(t *testing.T) {
 		tool("list_projects", "List projects.", "org"),
 		tool("delete_cache_by_key", "Delete caches by key.", "owner", "repo", "key"),
 		tool("delete_cache_by_id", "Delete a cache by its id. Deletes a cache.", "owner", "repo", "cache_id"),
+		// Most tools that take an enterprise name it; it is a
+		// container all the same.
+		tool("list_alerts_for_enterprise", "List secret scanning alerts for an enterprise.", "enterprise", "state"),
+		tool("get_enterprise_settings", "Get the settings of an enterprise.", "enterprise"),
+		tool("list_enterprise_teams", "List the teams of an enterprise.", "enterprise"),
+		tool("get_license_usage", "Get the license usage.", "enterprise"),
 	}
 	ix := Build(docs, nil)
 	wantFirst(t, ix, docs, "list secret scanning alerts", "gh.list_alerts_for_repo")
 	wantFirst(t, ix, docs, "secret scanning alerts of the org", "gh.list_alerts_for_org")
+	wantFirst(t, ix, docs, "secret scanning alerts of the enterprise", "gh.list_alerts_for_enterprise")
 	for d := range docs {
-		if want := docs[d].Name == "list_alerts_for_org"; (ix.feat[d].scope >= 0) != want {
+		if want := docs[d].Name == "list_alerts_for_org" || docs[d].Name == "list_alerts_for_enterprise"; (ix.feat[d].scope >= 0) != want {
 			t.Errorf("%s has scope %v, want %v", docs[d].Name, ix.feat[d].scope >= 0, want)
 		}
 	}

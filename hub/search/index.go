@@ -1469,7 +1469,9 @@ const containerMin = 3
 // its scope. A container's parameter is one that at least containerMin
 // tools take, one at least without naming it (issues_create takes owner
 // and repo; dependabot_list_alerts_for_enterprise names its enterprise,
-// as most tools that take one do).
+// as most tools that take one do). A name that says two such parameters
+// (labels and org in add_custom_labels_to_self_hosted_runner_for_org)
+// may differ from its twin's in either.
 func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int32) {
 	// The term ids of each pathless doc's parameters named by one word,
 	// wholes[starts[d]:starts[d+1]].
@@ -1539,27 +1541,22 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 		}
 		pc := unnamed[docs[d].Namespace]
 		name := feat[d].name(ids)
-		word := int32(-1)
-		for _, t := range name {
-			if pc[t] >= containerMin && slices.Contains(wholes[starts[d]:starts[d+1]], t) {
-				if word >= 0 {
-					word = -1 // two containers: no twin of one
-					break
+		// Each container the name says may be the one its twin says
+		// otherwise ("labels" and "org" in
+		// add_custom_labels_to_self_hosted_runner_for_org).
+		for _, word := range name {
+			if pc[word] < containerMin || !slices.Contains(wholes[starts[d]:starts[d+1]], word) {
+				continue
+			}
+			rest = rest[:0]
+			for _, t := range name {
+				if t != word {
+					rest = append(rest, t)
 				}
-				word = t
 			}
+			k := key{docs[d].Namespace, signature(rest)}
+			groups[k] = append(groups[k], twin{d, word})
 		}
-		if word < 0 {
-			continue
-		}
-		rest = rest[:0]
-		for _, t := range name {
-			if t != word {
-				rest = append(rest, t)
-			}
-		}
-		k := key{docs[d].Namespace, signature(rest)}
-		groups[k] = append(groups[k], twin{d, word})
 	}
 	for k, g := range groups {
 		if len(g) < 2 {

@@ -139,8 +139,13 @@ func TestNameTwins(t *testing.T) {
 	docs := []Doc{
 		tool("list_alerts_for_repo", "List secret scanning alerts for a repository. Needs the repo scope.", "owner", "repo", "state"),
 		tool("list_alerts_for_org", "List secret scanning alerts for an organization. Lists secret scanning alerts for the repositories of an organization.", "org", "state"),
-		tool("create_issue", "Create an issue.", "owner", "repo", "title"),
-		tool("list_issues", "List issues.", "owner", "repo", "state"),
+		tool("create_issue", "Create an issue.", "owner", "repo", "title", "labels"),
+		tool("list_issues", "List issues.", "owner", "repo", "state", "labels"),
+		tool("update_issue", "Update an issue.", "owner", "repo", "issue_number", "labels"),
+		// Labels, which three tools take without naming them, are
+		// no second container that would make these no twins.
+		tool("add_labels_to_runner_for_repo", "Add custom labels to a self-hosted runner of a repository.", "owner", "repo", "runner_id", "labels"),
+		tool("add_labels_to_runner_for_org", "Add custom labels to a self-hosted runner of an organization.", "org", "runner_id", "labels"),
 		tool("list_members", "List organization members.", "org"),
 		tool("list_teams", "List teams.", "org"),
 		tool("list_projects", "List projects.", "org"),
@@ -157,8 +162,9 @@ func TestNameTwins(t *testing.T) {
 	wantFirst(t, ix, docs, "list secret scanning alerts", "gh.list_alerts_for_repo")
 	wantFirst(t, ix, docs, "secret scanning alerts of the org", "gh.list_alerts_for_org")
 	wantFirst(t, ix, docs, "secret scanning alerts of the enterprise", "gh.list_alerts_for_enterprise")
+	wantFirst(t, ix, docs, "add a label to runner 14", "gh.add_labels_to_runner_for_repo")
 	for d := range docs {
-		if want := docs[d].Name == "list_alerts_for_org" || docs[d].Name == "list_alerts_for_enterprise"; (ix.feat[d].scope >= 0) != want {
+		if want := docs[d].Name == "list_alerts_for_org" || docs[d].Name == "list_alerts_for_enterprise" || docs[d].Name == "add_labels_to_runner_for_org"; (ix.feat[d].scope >= 0) != want {
 			t.Errorf("%s has scope %v, want %v", docs[d].Name, ix.feat[d].scope >= 0, want)
 		}
 	}

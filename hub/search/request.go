@@ -330,10 +330,10 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		noun = -1
 		n++
 		namePrep := afterNamePrep
-		afterNamePrep = namePreps[string(lc)]
 		if n == 1 {
 			whFirst = whWords[string(lc)]
 		}
+		afterNamePrep = namePreps[string(lc)] || whFirst && auxWords[string(lc)]
 		word, possessive := strings.CutSuffix(chunk, "'s")
 		if !possessive {
 			word, possessive = strings.CutSuffix(chunk, "’s")
@@ -358,10 +358,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 		if !known && long && (possessive || namePrep || n == 2 && !whFirst) {
 			// A word the catalog does not know, with no article, right
-			// after the verb, after "to", "from", "by" or "and",
-			// or with an 's, is someone's name: "add carol to
-			// copilot", "hand issue 30 to alice", "what's bob's
-			// permission on the repo".
+			// after the verb, after "to", "from", "by" or "and", after
+			// a question's "is" or "does", or with an 's, is someone's
+			// name: "add carol to copilot", "hand issue 30 to alice",
+			// "which groups is alice in", "what's bob's permission on
+			// the repo".
 			sc.qkinds = ix.appendPersonKinds(sc.qkinds)
 		}
 	}

@@ -987,6 +987,9 @@ func TestPersonNames(t *testing.T) {
 		"how much space do the caches take":     false,
 		"remove the stale branch from the team": false, // an article: a thing
 		"list teams for acme":                   false, // for whom, or which organization
+		"which groups is alice in":              true,  // a question's subject
+		"which orgs does bob belong to":         true,
+		"comment that the fix is deployed":      false, // no question
 	} {
 		ix.valueNouns(sc, q, nil)
 		if got := len(sc.qkinds) > 0; got != want {

@@ -149,6 +149,22 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 				o.id = o.method + " " + path
 			}
 			seen := map[string]bool{}
+			// Every parameter's name, which a description may quote
+			// (describedValues).
+			var names []string
+			for _, p := range append(slices.Clone(shared), op.Parameters...) {
+				names = append(names, resolve(p).Name)
+			}
+			body := apiSchema{}
+			if media, ok := op.RequestBody.Content["application/json"]; ok {
+				body = media.Schema
+				if body.Ref != "" {
+					body = doc.Components.Schemas[strings.TrimPrefix(body.Ref, "#/components/schemas/")]
+				}
+				for k := range body.Properties {
+					names = append(names, k)
+				}
+			}
 			for _, p := range append(slices.Clone(shared), op.Parameters...) {
 				p = resolve(p)
 				if p.Name == "" || seen[p.Name] {
@@ -161,14 +177,11 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 				}
 				var ps apiSchema
 				if json.Unmarshal(p.Schema, &ps) == nil {
-					o.values = appendValues(o.values, p.Name, ps.enum())
+					o.values = appendValues(o.values, p.Name, valuesOf(ps.enum(), p.Description, names))
 				}
 			}
-			if media, ok := op.RequestBody.Content["application/json"]; ok {
-				s := media.Schema
-				if s.Ref != "" {
-					s = doc.Components.Schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
-				}
+			if _, ok := op.RequestBody.Content["application/json"]; ok {
+				s := body
 				for _, name := range slices.Sorted(func(yield func(string) bool) {
 					for k := range s.Properties {
 						if !yield(k) {
@@ -183,13 +196,22 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 					if d := s.Properties[name].Desc; d != "" {
 						o.paramDocs = append(o.paramDocs, d)
 					}
-					o.values = appendValues(o.values, name, s.Properties[name].enum())
+					o.values = appendValues(o.values, name, valuesOf(s.Properties[name].enum(), s.Properties[name].Desc, names))
 				}
 			}
 			ops = append(ops, o)
 		}
 	}
 	return ops
+}
+
+// valuesOf is a parameter's enum, or without one the values its
+// description lists (describedValues), as Doc.AddInputSchema takes them.
+func valuesOf(enum []any, desc string, params []string) []any {
+	if len(enum) > 0 {
+		return enum
+	}
+	return describedValues(desc, params)
 }
 
 // jsName is the hub's method name for a tool name: ASCII words joined in

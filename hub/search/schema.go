@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -20,7 +21,8 @@ const maxValueLen = 40
 // ParamDocs, and the string values of each top-level enum (or of its
 // items' enum, or of the named schema of its own $defs it refers to) of
 // at most maxEnum values in Values, but for a parameter that only orders
-// results (sort, direction). A schema that is not a JSON object with
+// results (sort, direction). A property without an enum whose description
+// lists its values in backquotes adds those (describedValues). A schema that is not a JSON object with
 // properties adds nothing; a property's enum or items of another shape add
 // no values.
 func (d *Doc) AddInputSchema(schema json.RawMessage) {
@@ -76,6 +78,8 @@ func (d *Doc) AddInputSchema(schema json.RawMessage) {
 		var vals []any
 		if len(enum) > 0 && json.Unmarshal(enum, &vals) == nil {
 			d.Values = appendValues(d.Values, k, vals)
+		} else if len(enum) == 0 {
+			d.Values = appendValues(d.Values, k, describedValues(p.Description, keys))
 		}
 	}
 }
@@ -108,4 +112,52 @@ func appendValues(dst []string, name string, vals []any) []string {
 		}
 	}
 	return dst
+}
+
+// describedValues returns the values a parameter's description lists in
+// backquotes ("We accept the following permissions to be set: `pull`,
+// `triage`, `push`, `maintain`, `admin`"; Jira's expand: "`groups`
+// Returns all groups, including nested groups, the user belongs to"),
+// when it names two or more, each one word of letters, digits, "_" or "-"
+// that is no boolean and no parameter of the tool (params: "Specify
+// either `tool_guid` or `tool_name`"); nil otherwise.
+func describedValues(desc string, params []string) []any {
+	var vals []any
+	for rest := desc; ; {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		v := rest[i+1 : i+1+j]
+		rest = rest[i+1+j+1:]
+		if v == "" || len(v) > maxValueLen || !valueWord(v) || v == "true" || v == "false" || slices.Contains(params, v) {
+			continue
+		}
+		if !slices.Contains(vals, any(v)) {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < 2 {
+		return nil
+	}
+	return vals
+}
+
+// valueWord reports whether v is one word of ASCII letters, digits, "_"
+// or "-" that starts with a letter.
+func valueWord(v string) bool {
+	for i := range len(v) {
+		c := v[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -62,3 +62,21 @@ func TestAddInputSchemaValues(t *testing.T) {
 		t.Errorf("Params = %q, want %q", d.Params, want)
 	}
 }
+
+// TestDescribedValues: a property without an enum whose description lists
+// its values in backquotes adds them, but for booleans, other parameters'
+// names, values of more than one word and a lone example.
+func TestDescribedValues(t *testing.T) {
+	var d Doc
+	d.AddInputSchema([]byte(`{"type":"object","properties":{
+		"permission":{"type":"string","description":"The permission to grant the collaborator. We accept the following permissions to be set: ` + "`pull`, `triage`, `push`, `maintain`, `admin`" + `."},
+		"tool_name":{"type":"string","description":"The name of a code scanning tool. Specify either ` + "`tool_guid` or `tool_name`" + `, but not both."},
+		"tool_guid":{"type":"string"},
+		"flag":{"type":"string","description":"Either ` + "`true` or `false`" + `."},
+		"assignee":{"type":"string","description":"Filter by a login, such as ` + "`octocat`" + `."},
+		"query":{"type":"string","description":"Use ` + "`is:open label:bug` or `state`" + `."},
+		"state":{"type":"string","enum":["open","closed"],"description":"Either ` + "`open` or `closed`" + `."}}}`))
+	if want := []string{"pull", "triage", "push", "maintain", "admin", "open", "closed"}; !slices.Equal(d.Values, want) {
+		t.Errorf("Values = %q, want %q", d.Values, want)
+	}
+}

@@ -751,6 +751,17 @@ func TestRareResourceUnnamed(t *testing.T) {
 	}
 }
 
+// TestExactNeedsTheCaller: a request about the caller ("my", "I") says no
+// tool's name exactly unless the tool is about the caller too, over
+// GitHub's description: "list the teams I'm on" says teams/list's words
+// but asks for teams/list-for-authenticated-user, which came second.
+func TestExactNeedsTheCaller(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	ix := Build(openapiDocs("gh", ops), nil)
+	wantOpFirst(t, ix, ops, "list the teams I'm on", "teams/list-for-authenticated-user")
+	wantOpFirst(t, ix, ops, "list teams", "teams/list")
+}
+
 // TestEverydayRequests: "remember" and "memorize" ask to add what
 // follows, "forget" to delete it, over the reference servers; before they
 // read as words for notes alone, and "remember that bob likes tea" found

@@ -1360,9 +1360,11 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		}
 		// The request's words are the name's, and the tool takes the
 		// values it names: "list all issues in acme/app" names a
-		// repository, which the caller's issue list does not take.
+		// repository, which the caller's issue list does not take. A
+		// request about the caller needs a tool about the caller: "list
+		// the teams I'm on" is no request for teams/list.
 		takes := ix.takesKind(sc, f)
-		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && takes {
+		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && takes && (!q.self || f.self) {
 			add += w.exact
 		}
 		// named: the request says the tool's name or its title, or its

@@ -482,7 +482,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 
-	nameTwins(docs, ix.feat, ix.featIDs, ix.terms)
+	nameTwins(docs, ix.feat, ix.featIDs, ix.terms, abbrev)
 
 	// The caller's path segments mark every tool under them.
 	if segs := selfSegments(docs, prefixes, func(i int) bool { return ix.feat[i].self }); len(segs) > 0 {
@@ -1471,8 +1471,12 @@ const containerMin = 3
 // and repo; dependabot_list_alerts_for_enterprise names its enterprise,
 // as most tools that take one do). A name that says two such parameters
 // (labels and org in add_custom_labels_to_self_hosted_runner_for_org)
-// may differ from its twin's in either.
-func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int32) {
+// may differ from its twin's in either, and a name may say a container
+// in the long form the catalog writes its short name in (organization
+// for org: actions_get_artifact_and_log_retention_settings_organization,
+// taking org, beside ..._repository, taking repo); abbrev holds those
+// pairs as Build counts them.
+func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int32, abbrev map[[2]string]int) {
 	// The term ids of each pathless doc's parameters named by one word,
 	// wholes[starts[d]:starts[d+1]].
 	starts := make([]int32, len(docs)+1)
@@ -1535,6 +1539,18 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 	}
 	groups := map[key][]twin{}
 	var rest []int32
+	stemOf := make(map[int32]string, len(terms))
+	for s, id := range terms {
+		stemOf[id] = s
+	}
+	// The long forms the catalog writes its short names' words in
+	// (organization for org), by their stems.
+	longOf := map[[2]string]bool{}
+	for p, n := range abbrev {
+		if n >= abbrevMin {
+			longOf[[2]string{p[0], string(stem([]byte(p[1])))}] = true
+		}
+	}
 	for d := range docs {
 		if starts[d] == starts[d+1] {
 			continue
@@ -1544,13 +1560,24 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 		// Each container the name says may be the one its twin says
 		// otherwise ("labels" and "org" in
 		// add_custom_labels_to_self_hosted_runner_for_org).
-		for _, word := range name {
-			if pc[word] < containerMin || !slices.Contains(wholes[starts[d]:starts[d+1]], word) {
+		for _, said := range name {
+			word := int32(-1)
+			if pc[said] >= containerMin && slices.Contains(wholes[starts[d]:starts[d+1]], said) {
+				word = said
+			} else {
+				for _, p := range wholes[starts[d]:starts[d+1]] {
+					if pc[p] >= containerMin && longOf[[2]string{stemOf[p], stemOf[said]}] {
+						word = p
+						break
+					}
+				}
+			}
+			if word < 0 {
 				continue
 			}
 			rest = rest[:0]
 			for _, t := range name {
-				if t != word {
+				if t != said {
 					rest = append(rest, t)
 				}
 			}

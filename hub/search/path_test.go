@@ -157,15 +157,30 @@ func TestNameTwins(t *testing.T) {
 		tool("get_enterprise_settings", "Get the settings of an enterprise.", "enterprise"),
 		tool("list_enterprise_teams", "List the teams of an enterprise.", "enterprise"),
 		tool("get_license_usage", "Get the license usage.", "enterprise"),
+		// A name may say a container's long form, which the catalog
+		// writes for the short one (repository for repo).
+		tool("list_repo_topics", "List the topics of a repository.", "owner", "repo"),
+		tool("list_org_hooks", "List the webhooks of an organization.", "org"),
+		tool("get_retention_settings_organization", "Get the retention settings of an organization.", "org"),
+		tool("get_retention_settings_repository", "Get the retention settings of a repository.", "owner", "repo"),
 	}
 	ix := Build(docs, nil)
 	wantFirst(t, ix, docs, "list secret scanning alerts", "gh.list_alerts_for_repo")
 	wantFirst(t, ix, docs, "secret scanning alerts of the org", "gh.list_alerts_for_org")
 	wantFirst(t, ix, docs, "secret scanning alerts of the enterprise", "gh.list_alerts_for_enterprise")
 	wantFirst(t, ix, docs, "add a label to runner 14", "gh.add_labels_to_runner_for_repo")
+	wantFirst(t, ix, docs, "get the retention settings", "gh.get_retention_settings_repository")
 	for d := range docs {
-		if want := docs[d].Name == "list_alerts_for_org" || docs[d].Name == "list_alerts_for_enterprise" || docs[d].Name == "add_labels_to_runner_for_org"; (ix.feat[d].scope >= 0) != want {
-			t.Errorf("%s has scope %v, want %v", docs[d].Name, ix.feat[d].scope >= 0, want)
+		switch docs[d].Name {
+		case "list_alerts_for_org", "list_alerts_for_enterprise", "add_labels_to_runner_for_org", "get_retention_settings_organization":
+		default:
+			if ix.feat[d].scope >= 0 {
+				t.Errorf("%s has a scope, want none", docs[d].Name)
+			}
+			continue
+		}
+		if ix.feat[d].scope < 0 {
+			t.Errorf("%s has no scope", docs[d].Name)
 		}
 	}
 }

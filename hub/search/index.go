@@ -173,6 +173,9 @@ type Index struct {
 	// rare that resource is among its namespace's tools, from 0 (every
 	// tool passes through it) to 255 (one does): log(n/df)/log(n).
 	headRare []uint8
+	// itemNouns holds the things some tool takes one of by its id
+	// (docFeatures.items): issue, release, installation.
+	itemNouns map[int32]bool
 	// mergedLists holds the merged postings of words that expand to
 	// several terms (merged), mergedLeft how many more postings they may
 	// hold.
@@ -617,6 +620,12 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	ix.headRarity(perNS)
+	ix.itemNouns = map[int32]bool{}
+	for d := range ix.feat {
+		for _, t := range ix.feat[d].items(ix.featIDs) {
+			ix.itemNouns[t] = true
+		}
+	}
 	ix.all = make([]int32, len(docs))
 	next := int32(0)
 	for ns, c := range perNS {

@@ -282,7 +282,9 @@ func (ix *Index) slashValue(chunk string) bool {
 // q: "issue 17", "attachment 10042" and "tag v1.2.0" ask for one issue,
 // attachment or tag, which a tool takes by its id. A verb before a value
 // counts something instead ("log 3 hours", "show 5 commits"): the
-// request's first word and the verbs of actions are no such word. A key
+// request's first word and the verbs of actions are no such word, but for
+// a first word that names a thing some tool takes by its id and that no
+// title starts with ("release 55"). A key
 // with no such word before it ("move PROJ-7 to Done") names the thing the
 // catalog takes by key (Index.keyNoun): it is appended too, and valueNouns
 // reports it, so that Search reads the request with that thing's word.
@@ -338,7 +340,20 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		if !possessive {
 			word, possessive = strings.CutSuffix(chunk, "’s")
 		}
-		if n == 1 || !asciiLetters(word) {
+		if !asciiLetters(word) {
+			continue
+		}
+		if n == 1 {
+			// The first word is the verb, unless it is a thing some
+			// tool takes by its id and no verb the titles start with
+			// ("release 55", "installation 55 of my app").
+			if possessive {
+				continue
+			}
+			sc.word = stem(appendLower(sc.word[:0], word))
+			if id, ok := ix.terms[string(sc.word)]; ok && actionVerbs[string(sc.word)] == 0 && !ix.verbs[id] && ix.itemNouns[id] {
+				noun = id
+			}
 			continue
 		}
 		sc.word = appendLower(sc.word[:0], word)

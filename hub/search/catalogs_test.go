@@ -754,12 +754,17 @@ func TestRareResourceUnnamed(t *testing.T) {
 // TestExactNeedsTheCaller: a request about the caller ("my", "I") says no
 // tool's name exactly unless the tool is about the caller too, over
 // GitHub's description: "list the teams I'm on" says teams/list's words
-// but asks for teams/list-for-authenticated-user, which came second.
+// but asks for teams/list-for-authenticated-user, which came second. And
+// the caller counts for a tool about the caller only when it takes the
+// thing the request names by value: "installation 55 of my app" found
+// apps/list-installations-for-authenticated-user first.
 func TestExactNeedsTheCaller(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	ix := Build(openapiDocs("gh", ops), nil)
 	wantOpFirst(t, ix, ops, "list the teams I'm on", "teams/list-for-authenticated-user")
 	wantOpFirst(t, ix, ops, "list teams", "teams/list")
+	wantOpFirst(t, ix, ops, "installation 55 of my app", "apps/get-installation")
+	wantOpFirst(t, ix, ops, "list my app's installations", "apps/list-installations-for-authenticated-user")
 }
 
 // TestEverydayRequests: "remember" and "memorize" ask to add what

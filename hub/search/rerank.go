@@ -1402,8 +1402,10 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// The caller counts for a tool that matches more of the request
 		// than the caller and the verb ("my comment" asks for comments,
 		// not the caller's other things), or when the request names no
-		// more ("who am I").
-		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) {
+		// more ("who am I"); and, when the request names one thing by
+		// value, for a tool that takes it: "installation 55 of my app"
+		// asks for that installation, not the caller's list of them.
+		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) && (len(sc.qitems) == 0 || slices.ContainsFunc(f.items(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) })) {
 			add += w.self
 		}
 		if qverb >= 0 && qverb == f.verb && object {

@@ -98,7 +98,8 @@
 // whether it acts for the caller ("me", "my"), whether it takes by
 // its id the thing the request names by value ("issue 17"), whether one of
 // its parameters takes a value the request names from a fixed set ("the
-// open pull requests", "approve the pull request": an enum, Doc.Values),
+// open pull requests", "approve the pull request": an enum, or the values
+// a parameter's description quotes, Doc.Values),
 // whether a parameter is named for the kind of a value the request names
 // (a file's path, a commit's hash, a version, a time, someone's name),
 // whether it takes a parameter for a place the request names after a

@@ -798,6 +798,10 @@ type scratch struct {
 	qplural []int32 // term ids of the request's words written in the plural
 	qobject int32   // term id of the word naming what the request's verb acts on, -1 when none
 	qplaces []int32 // term ids of the words naming where, to or with what (after "on", "to the"...)
+	// qcompounds holds, two by two, the term ids of the request's pairs
+	// of words that are one of the catalog's compounds ("workflow runs"):
+	// the first names no thing of its own.
+	qcompounds []int32
 	// qstates are the term ids of the request's participles that name a
 	// state of the thing ("my stopped codespace"); notVerb is, while the
 	// second stage weighs one tool, its title's verb when a state names

@@ -87,7 +87,11 @@ import (
 //     "open pull requests" for /repos/{owner}/{repo}/pulls rather than
 //     .../pulls/{pull_number}/requested_reviewers. A tool without a path
 //     passes through the things its name says, less its verb
-//     (teams_list_child_in_org: teams, child, org), which count for less;
+//     (teams_list_child_in_org: teams, child, org), which count for less.
+//     A word the request says only as the first of one of the catalog's
+//     compounds names no resource of a path that has the second ("which
+//     workflow runs are queued": the repository's runs, not
+//     /actions/workflows/{workflow_id}/runs; namesHead);
 //   - the rare resources: a resource the tool passes through (as above)
 //     that the request does not name costs it a share in proportion to
 //     how rare that resource is among its namespace's tools,
@@ -1203,10 +1207,14 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			q.act = actGet | actList
 		}
 	}
-	sc.qpairs = sc.qpairs[:0]
+	sc.qpairs, sc.qcompounds = sc.qpairs[:0], sc.qcompounds[:0]
 	for i := 1; i < len(ids); i++ {
 		if ids[i-1] >= 0 && ids[i] >= 0 && ids[i-1] != ids[i] {
-			sc.qpairs = append(sc.qpairs, pairCode(ids[i-1], ids[i]))
+			p := pairCode(ids[i-1], ids[i])
+			sc.qpairs = append(sc.qpairs, p)
+			if _, ok := ix.compounds[p]; ok {
+				sc.qcompounds = append(sc.qcompounds, ids[i-1], ids[i])
+			}
 		}
 	}
 	q.n = len(ids)
@@ -1464,7 +1472,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			if !f.pathed {
 				hw = w.nameHeads
 			}
-			add += hw * sc.share(f.heads(ix.featIDs), nil)
+			add += hw * ix.headsNamed(sc, f)
 		}
 		if object && f.nValue > 0 {
 			// "the open pull requests", "approve the pull request": a
@@ -1537,12 +1545,51 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 func (ix *Index) unnamedRarity(sc *scratch, f *docFeatures) float64 {
 	var sum float64
 	rare := ix.headRare[f.rareOff : f.rareOff+int32(f.nHead)]
-	for i, t := range f.heads(ix.featIDs) {
-		if !sc.queryHas(t) {
+	heads := f.heads(ix.featIDs)
+	for i, t := range heads {
+		if !sc.namesHead(f, t, heads) {
 			sum += float64(rare[i])
 		}
 	}
 	return min(1, sum/255)
+}
+
+// namesHead reports whether the request names t, one of the resources f
+// passes through (heads). In a path, a word the request says only as the
+// first of a compound whose second word is another of the path's
+// resources ("workflow runs" of /actions/workflows/{workflow_id}/runs,
+// "commit comments" of /commits/{commit_sha}/comments) says what kind of
+// that resource it means, not this one: "list failed workflow runs" asks
+// for the repository's runs, not one workflow's.
+func (sc *scratch) namesHead(f *docFeatures, t int32, heads []int32) bool {
+	if !sc.queryHas(t) {
+		return false
+	}
+	if !f.pathed {
+		return true
+	}
+	for i := 0; i+1 < len(sc.qcompounds); i += 2 {
+		if sc.qcompounds[i] == t && slices.Contains(heads, sc.qcompounds[i+1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// headsNamed is the share of the resources f passes through that the
+// request names (namesHead).
+func (ix *Index) headsNamed(sc *scratch, f *docFeatures) float64 {
+	heads := f.heads(ix.featIDs)
+	if len(heads) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range heads {
+		if sc.namesHead(f, t, heads) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(heads))
 }
 
 // headRarity fills ix.headRare and each doc's rareOff: how rare each

@@ -1026,3 +1026,26 @@ func TestNegationIsUnWord(t *testing.T) {
 	wantFirst(t, ix, docs, "show the diff that is not staged", "git.gitDiffUnstaged")
 	wantFirst(t, ix, docs, "show the staged diff", "git.gitDiffStaged")
 }
+
+// TestUnknownVerb: a first word the catalog does not know, with more after
+// it, is a verb the catalog does not use and asks for a change; one in un-
+// undoes another, and a single word asks to see.
+func TestUnknownVerb(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "orgsSetMembershipForUser", Title: "Set organization membership for a user", Method: "PUT", Path: "/orgs/{org}/memberships/{username}"},
+		{Namespace: "t", Name: "orgsGetMembershipForUser", Title: "Get organization membership for a user", Method: "GET", Path: "/orgs/{org}/memberships/{username}"},
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]uint8{
+		"downgrade dave to a regular member": actCreate | actUpdate | actDelete,
+		"undo dave's membership change":      actGet | actList,
+		"membership of dave":                 actGet | actList,
+	} {
+		if got := ix.queryFeatures(sc, q).act; got != want {
+			t.Errorf("%q asks for actions %06b, want %06b", q, got, want)
+		}
+	}
+	wantFirst(t, ix, docs, "downgrade dave to a regular member", "t.orgsSetMembershipForUser")
+}

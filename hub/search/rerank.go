@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"hash/maphash"
 	"math"
 	"math/bits"
@@ -1131,6 +1132,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// then "on" or "to", is a verb too: "comment on the
 				// issue" makes a comment.
 				q.act = actCreate
+			case next != "" && !plural(string(w)) && !ix.knows(s) && !bytes.HasPrefix(w, []byte("un")):
+				// A first word the catalog does not know, with more
+				// after it, is a verb the catalog does not use:
+				// "downgrade dave to a regular member", "promote alice
+				// to maintainer" ask for a change. One in un- undoes
+				// what the words after it name ("undo git add").
+				q.act = actCreate | actUpdate | actDelete
 			}
 		}
 		verbWord := first && generalVerb
@@ -1590,6 +1598,12 @@ func (ix *Index) headsNamed(sc *scratch, f *docFeatures) float64 {
 		}
 	}
 	return float64(n) / float64(len(heads))
+}
+
+// knows reports whether the stem s is a word of the catalog.
+func (ix *Index) knows(s []byte) bool {
+	_, ok := ix.terms[string(s)]
+	return ok
 }
 
 // headRarity fills ix.headRare and each doc's rareOff: how rare each

@@ -1028,8 +1028,8 @@ func TestNegationIsUnWord(t *testing.T) {
 }
 
 // TestUnknownVerb: a first word the catalog does not know, with more after
-// it, is a verb the catalog does not use and asks for a change; one in un-
-// undoes another, and a single word asks to see.
+// it, is a verb the catalog does not use and asks for a change; not one in
+// un-, which undoes another, nor in a list of keywords or before a plural.
 func TestUnknownVerb(t *testing.T) {
 	docs := []Doc{
 		{Namespace: "t", Name: "orgsSetMembershipForUser", Title: "Set organization membership for a user", Method: "PUT", Path: "/orgs/{org}/memberships/{username}"},
@@ -1042,6 +1042,8 @@ func TestUnknownVerb(t *testing.T) {
 		"downgrade dave to a regular member": actCreate | actUpdate | actDelete,
 		"undo dave's membership change":      actGet | actList,
 		"membership of dave":                 actGet | actList,
+		"terraform membership":               actGet | actList, // keywords, no sentence
+		"terraform memberships of dave":      actList | actSearch,
 	} {
 		if got := ix.queryFeatures(sc, q).act; got != want {
 			t.Errorf("%q asks for actions %06b, want %06b", q, got, want)

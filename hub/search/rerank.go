@@ -1027,6 +1027,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	ids := sc.qids[:0]
 	sc.qstates, sc.notVerb = sc.qstates[:0], -1
 	first, inPlural, question, who := true, false, false, false
+	unknownVerb := false
 	showFirst := false // the request starts with a verb of showing
 	// What the request's verb acts on: the last of the content words
 	// after it, past determiners, up to a stop word ("create a tag for
@@ -1136,9 +1137,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// A first word the catalog does not know, with more
 				// after it, is a verb the catalog does not use:
 				// "downgrade dave to a regular member", "promote alice
-				// to maintainer" ask for a change. One in un- undoes
-				// what the words after it name ("undo git add").
-				q.act = actCreate | actUpdate | actDelete
+				// to maintainer" ask for a change, unless a plural
+				// after it makes the whole a name for things ("star
+				// trek video games") or the request is a list of
+				// keywords, no sentence ("terraform state"). One in un-
+				// undoes what the words after it name ("undo git add").
+				unknownVerb = true
 			}
 		}
 		verbWord := first && generalVerb
@@ -1196,6 +1200,9 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// to find things.
 		q.check = ix.checkTerm
 		q.yesNo = true
+	}
+	if unknownVerb && !inPlural && sentence(word, len(sc.qends)) {
+		q.act = actCreate | actUpdate | actDelete
 	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
 	q.question = question && !q.fromVerb
@@ -1598,6 +1605,19 @@ func (ix *Index) headsNamed(sc *scratch, f *docFeatures) float64 {
 		}
 	}
 	return float64(n) / float64(len(heads))
+}
+
+// sentence reports whether a request of n words (word gives each,
+// lower-cased) reads as a sentence rather than a list of keywords: a word
+// past its first is a stop word ("to", "the", "up") or a number.
+func sentence(word func(int) []byte, n int) bool {
+	for i := 1; i < n; i++ {
+		w := word(i)
+		if _, stop := stopWords[string(w)]; stop || len(w) > 0 && '0' <= w[0] && w[0] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // knows reports whether the stem s is a word of the catalog.

@@ -469,12 +469,13 @@ func catalogCases(t testing.TB) []catalogCase {
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
-	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.796, 0.877,
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.796, 0.886,
 	// 0.199; as MCP tools 0.785, 0.860, 0.187; Jira as OpenAPI 0.773,
 	// 0.818, 0.308; as MCP tools 0.760, 0.761, 0.310; the reference
 	// servers 0.828, 0.875, 0.278, and beside GitHub 0.794, 0.825, 0.371;
-	// GitHub beside the servers 0.776, 0.843, 0.181; Star Trek 0.680,
-	// 0.750, -0.010. GitHub's targets are 0.80 nDCG@10 and 0.85 Recall@5
+	// GitHub beside the servers 0.777, 0.852, 0.182; Star Trek 0.662,
+	// 0.750, -0.028 (0.680 until a first word the catalog does not know
+	// read as a verb). GitHub's targets are 0.80 nDCG@10 and 0.85 Recall@5
 	// as OpenAPI (its Recall@5 is met), 0.75 and 0.80 as MCP tools (both
 	// met); Jira's 0.80.
 	//
@@ -495,7 +496,7 @@ func catalogCases(t testing.TB) []catalogCase {
 	// caller matching exactly only a tool about the caller). The new half's
 	// requests share more words with the operations' summaries (BM25 0.597
 	// against 0.483), and the held-out halves score under the tuning ones
-	// (GitHub as OpenAPI 0.842 over its 1,189 tuning requests, Jira 0.914
+	// (GitHub as OpenAPI 0.844 over its 1,189 tuning requests, Jira 0.914
 	// over 129). Each later batch's first run, before its misses were looked
 	// at, says the same of unseen requests: from 0.565 (indirect admin work)
 	// to 0.848 (a developer's everyday requests; 0.825 for a maintainer's

@@ -1022,7 +1022,7 @@ func (ix *Index) analyze(sc *scratch, query string) {
 		if negation[string(prev)] {
 			// "edits that aren't staged": the catalog's unstaged ones.
 			sc.word = stem(append(append(sc.word[:0], "un"...), tok...))
-			if _, ok := ix.terms[string(sc.word)]; ok {
+			if ix.knows(sc.word) {
 				sc.addStem()
 			}
 		}
@@ -1552,16 +1552,14 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 	}
 	groups := map[key][]twin{}
 	var rest []int32
-	stemOf := make(map[int32]string, len(terms))
-	for s, id := range terms {
-		stemOf[id] = s
-	}
 	// The long forms the catalog writes its short names' words in
-	// (organization for org), by their stems.
-	longOf := map[[2]string]bool{}
+	// (organization for org), as pairs of term ids, short first.
+	longOf := map[[2]int32]bool{}
 	for p, n := range abbrev {
-		if n >= abbrevMin {
-			longOf[[2]string{p[0], string(stem([]byte(p[1])))}] = true
+		short, ok1 := terms[p[0]]
+		long, ok2 := terms[string(stem([]byte(p[1])))]
+		if n >= abbrevMin && ok1 && ok2 {
+			longOf[[2]int32{short, long}] = true
 		}
 	}
 	for d := range docs {
@@ -1579,7 +1577,7 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 				word = said
 			} else {
 				for _, p := range wholes[starts[d]:starts[d+1]] {
-					if pc[p] >= containerMin && longOf[[2]string{stemOf[p], stemOf[said]}] {
+					if pc[p] >= containerMin && longOf[[2]int32{p, said}] {
 						word = p
 						break
 					}

@@ -23,10 +23,12 @@ import (
 //     request"; "is my PR mergeable" is no request to merge) or names a
 //     value of a kind the tool takes no parameter for ("list all issues
 //     in acme/app" names a repository, which the caller's issue list does
-//     not take); or the first two to four words of that title as written
-//     when a stop word or nothing follows them ("list repositories" for "List repositories
-//     for the authenticated user", not for "List repository teams" or
-//     "List repositories starred by a user");
+//     not take), or is about the caller and the tool is not ("list the
+//     teams I'm on"); or the first two to four words of that title as
+//     written when a stop word or nothing follows them ("list
+//     repositories" for "List repositories for the authenticated user",
+//     not for "List repository teams" or "List repositories starred by a
+//     user");
 //   - the action: a request to list, read, create, change, delete or search
 //     something against the tool's. An HTTP operation's action comes from
 //     its method and path (GET of a collection lists, GET of an item reads,
@@ -42,9 +44,12 @@ import (
 //     asks to read ("how do I..." and "how to..." ask to do it), and one
 //     to answer yes or no ("is alice a collaborator") to check, as the
 //     titles that start with "Check" do; such a tool loses a share to any
-//     other request ("when was PR 12 merged" asks for the pull request). "Show" asks to list things named
-//     in the plural and to read or list one named in the singular ("show
-//     the latest release").
+//     other request ("when was PR 12 merged" asks for the pull request).
+//     "Show" asks to list things named in the plural and to read or list
+//     one named in the singular ("show the latest release"). A first word
+//     the catalog does not know, in a sentence and before no plural, is a
+//     verb it does not use and asks for a change ("downgrade dave to a
+//     regular member").
 //     A verb none of the plain actions covers (follow, star, fork) counts
 //     for a tool whose title starts with it even when the tool matches no
 //     other word of the request ("unfollow octocat" names a user);
@@ -964,10 +969,10 @@ type rerankWeights struct {
 // lower), capped at one: uncapped, or as the largest rarity alone or
 // their mean, some tuning half falls; the resources that are the tool's
 // object count too (left out, Jira as OpenAPI ends 0.005 below its
-// figure without the rule); and not
-// for a tool whose name, title or title's first words the request says
-// (with them, shortenings of summaries found their operation first 0.959
-// of the time rather than 0.979, TestSummaryStarts). rareName, for the
+// figure without the rule); and not for a tool whose name, title or
+// title's first words the request says (with them, shortenings of
+// summaries found their operation first 0.959 of the time rather than
+// 0.979, TestSummaryStarts). rareName, for the
 // words of a name, which say less than a path: from 0.05 to 0.2 the mean
 // of the tuning halves rises alike (0.8333 to 0.8366-0.8368); from 0.1
 // Jira as MCP tools falls by 0.002, at 0.03 by 0.0007.
@@ -1390,12 +1395,12 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && takes && (!q.self || f.self) {
 			add += w.exact
 		}
-		// named: the request says the tool's name or its title, or its
+		// said: the request says the tool's name or its title, or its
 		// title's first words.
-		named := q.sig != 0 && (q.sig == f.nameSig || q.sig == f.titleSig)
+		said := q.sig != 0 && (q.sig == f.nameSig || q.sig == f.titleSig)
 		if q.prefix != 0 && f.prefix[q.nPrefix-2] == q.prefix {
 			add += w.prefix
-			named = true
+			said = true
 		}
 		// The action, the verb and the title's coverage count for a tool
 		// that matches more of the request than its verb: "add two
@@ -1422,13 +1427,16 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 				add -= w.actImplicit
 			}
 		}
+		// The tool takes one of the things the request names by value
+		// ("issue 17") by its id.
+		takesItem := len(sc.qitems) > 0 && slices.ContainsFunc(f.items(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) })
 		// The caller counts for a tool that matches more of the request
 		// than the caller and the verb ("my comment" asks for comments,
 		// not the caller's other things), or when the request names no
 		// more ("who am I"); and, when the request names one thing by
 		// value, for a tool that takes it: "installation 55 of my app"
 		// asks for that installation, not the caller's list of them.
-		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) && (len(sc.qitems) == 0 || slices.ContainsFunc(f.items(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) })) {
+		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) && (len(sc.qitems) == 0 || takesItem) {
 			add += w.self
 		}
 		if qverb >= 0 && qverb == f.verb && object {
@@ -1472,22 +1480,21 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		}
 
 		add += w.namespace * ix.namespaceShare(sc, d)
-		if f.nHead > 0 && !named {
-			// "add a collaborator": a repository's, not a Copilot
-			// Space's, which the request does not name; unless it
-			// says the tool's own words.
-			rw := w.rare
+		if f.nHead > 0 {
+			named, rarity := ix.headsNamed(sc, f)
+			hw, rw := w.heads, w.rare
 			if !f.pathed {
-				rw = w.rareName
+				hw, rw = w.nameHeads, w.rareName
 			}
-			add -= rw * ix.unnamedRarity(sc, f)
-		}
-		if object && f.nHead > 0 {
-			hw := w.heads
-			if !f.pathed {
-				hw = w.nameHeads
+			if object {
+				add += hw * named
 			}
-			add += hw * ix.headsNamed(sc, f)
+			if !said {
+				// "add a collaborator": a repository's, not a Copilot
+				// Space's, which the request does not name; unless it
+				// says the tool's own words.
+				add -= rw * rarity
+			}
 		}
 		if object && f.nValue > 0 {
 			// "the open pull requests", "approve the pull request": a
@@ -1513,13 +1520,8 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 				add += w.place
 			}
 		}
-		if len(sc.qitems) > 0 && object {
-			for _, t := range f.items(ix.featIDs) {
-				if slices.Contains(sc.qitems, t) {
-					add += w.item
-					break
-				}
-			}
+		if takesItem && object {
+			add += w.item
 		}
 		if object {
 			// The request's verb is the tool's when their actions
@@ -1555,18 +1557,24 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 	slices.SortStableFunc(top, func(a, b Hit) int { return ix.compareHits(a, b) })
 }
 
-// unnamedRarity is the sum of the rarities of f's heads the request does
-// not name, at most one.
-func (ix *Index) unnamedRarity(sc *scratch, f *docFeatures) float64 {
-	var sum float64
-	rare := ix.headRare[f.rareOff : f.rareOff+int32(f.nHead)]
+// headsNamed returns the share of the resources f passes through that
+// the request names (namesHead), and the sum of the rarities of those it
+// does not, at most one.
+func (ix *Index) headsNamed(sc *scratch, f *docFeatures) (share, rarity float64) {
 	heads := f.heads(ix.featIDs)
+	if len(heads) == 0 {
+		return 0, 0
+	}
+	rare := ix.headRare[f.rareOff : f.rareOff+int32(len(heads))]
+	n, sum := 0, 0
 	for i, t := range heads {
-		if !sc.namesHead(f, t, heads) {
-			sum += float64(rare[i])
+		if sc.namesHead(f, t, heads) {
+			n++
+		} else {
+			sum += int(rare[i])
 		}
 	}
-	return min(1, sum/255)
+	return float64(n) / float64(len(heads)), min(1, float64(sum)/255)
 }
 
 // namesHead reports whether the request names t, one of the resources f
@@ -1589,22 +1597,6 @@ func (sc *scratch) namesHead(f *docFeatures, t int32, heads []int32) bool {
 		}
 	}
 	return true
-}
-
-// headsNamed is the share of the resources f passes through that the
-// request names (namesHead).
-func (ix *Index) headsNamed(sc *scratch, f *docFeatures) float64 {
-	heads := f.heads(ix.featIDs)
-	if len(heads) == 0 {
-		return 0
-	}
-	n := 0
-	for _, t := range heads {
-		if sc.namesHead(f, t, heads) {
-			n++
-		}
-	}
-	return float64(n) / float64(len(heads))
 }
 
 // sentence reports whether a request of n words (word gives each,

@@ -22,9 +22,9 @@ const maxValueLen = 40
 // items' enum, or of the named schema of its own $defs it refers to) of
 // at most maxEnum values in Values, but for a parameter that only orders
 // results (sort, direction). A property without an enum whose description
-// lists its values in backquotes adds those (describedValues). A schema that is not a JSON object with
-// properties adds nothing; a property's enum or items of another shape add
-// no values.
+// lists its values in backquotes adds those (describedValues). A schema
+// that is not a JSON object with properties adds nothing; a property's
+// enum or items of another shape add no values.
 func (d *Doc) AddInputSchema(schema json.RawMessage) {
 	var s struct {
 		Properties map[string]struct {

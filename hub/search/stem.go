@@ -3,7 +3,8 @@ package search
 import "strings"
 
 // stem reduces a lower-case English word to a stem, in place, and returns
-// the shortened slice (step 5 may append to it: "centr" -> "center"). It is a light suffix stripper in the spirit of
+// the shortened slice (step 2 and step 5 may append to it: "us" -> "use",
+// "centr" -> "center"). It is a light suffix stripper in the spirit of
 // Porter2: it does not try to produce real words, only to send the
 // inflections and common derivations of a word to the same stem
 // ("create", "creates", "created", "creating", "creation" -> "creat";

@@ -9,8 +9,7 @@ import (
 // said everywhere, pair with nothing. A request that says "PRs" then finds
 // the pull requests.
 func TestAcronymsOfGitHub(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	t.Logf("acronyms: %q", ix.acronyms)
 	for acr, want := range map[string]string{"pr": "pull request", "sbom": "software bill of materials"} {
 		if got := ix.acronyms[acr]; got != want {

@@ -88,6 +88,28 @@ func loadOpenAPI(t testing.TB, file string) []apiOp {
 	return ops
 }
 
+// built holds GitHub's description indexed as the hub's OpenAPI source
+// serves it (false) and as plain MCP tools (true), for the tests that ask
+// it single requests; callers do not change it.
+var built sync.Map // bool -> *Index
+
+// githubIndex returns GitHub's operations and their index, as MCP tools
+// when asMCP.
+func githubIndex(t testing.TB, asMCP bool) ([]apiOp, *Index) {
+	t.Helper()
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	if ix, ok := built.Load(asMCP); ok {
+		return ops, ix.(*Index)
+	}
+	docs := openapiDocs("gh", ops)
+	if asMCP {
+		docs = mcpDocs("gh", ops)
+	}
+	ix := Build(docs, nil)
+	built.Store(asMCP, ix)
+	return ops, ix
+}
+
 func readOpenAPI(t testing.TB, file string) []apiOp {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -599,8 +621,7 @@ func TestCatalogAbbreviations(t *testing.T) {
 // MCP tools, whose names are all their actions say; one named by value it
 // reads.
 func TestShowOne(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(mcpDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, true)
 	for _, tt := range []struct{ query, want string }{
 		{"show the latest release", "repos/get-latest-release"},
 		{"show the releases", "repos/list-releases"},
@@ -617,8 +638,7 @@ func TestShowOne(t *testing.T) {
 // names asks to see them, over GitHub's description; each of these found
 // the verb's tool first before (pulls/update, users/block).
 func TestStateFirst(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	for _, tt := range []struct{ query, want string }{
 		{"closed pull requests", "pulls/list"},
 		{"merged pull requests", "pulls/list"},
@@ -695,8 +715,7 @@ func TestSummaryStarts(t *testing.T) {
 // activity/set-repo-subscription's subscribed, which came second, after
 // repos/test-push-webhook, without the feature.
 func TestParamOnly(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "subscribe to the repo", "activity/set-repo-subscription")
 	keep := rerankDefaults.param
 	defer func() { rerankDefaults.param = keep }()
@@ -761,8 +780,7 @@ func TestRareResourceUnnamed(t *testing.T) {
 // thing the request names by value: "installation 55 of my app" found
 // apps/list-installations-for-authenticated-user first.
 func TestExactNeedsTheCaller(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "list the teams I'm on", "teams/list-for-authenticated-user")
 	wantOpFirst(t, ix, ops, "list teams", "teams/list")
 	wantOpFirst(t, ix, ops, "installation 55 of my app", "apps/get-installation")
@@ -776,8 +794,7 @@ func TestExactNeedsTheCaller(t *testing.T) {
 // found the narrower operation first (a workflow's runs, one commit's
 // comments).
 func TestCompoundNamesNoContainer(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "which workflow runs are queued", "actions/list-workflow-runs-for-repo")
 	wantOpFirst(t, ix, ops, "list the commit comments in the repo", "repos/list-commit-comments-for-repo")
 	// Said as a resource of its own, the word names it.
@@ -832,8 +849,7 @@ func wantIDFirst(t *testing.T, ix *Index, ids []string, query, want string) {
 // /repos/{owner}/{repo}/rules/branches/{branch}), so a question about
 // things in the plural asks for the one that lists them.
 func TestItemPathGetsOne(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "what branches are there", "repos/list-branches")
 }
 
@@ -843,8 +859,7 @@ func TestItemPathGetsOne(t *testing.T) {
 // largest path family (GitHub's orgs/block-user, "Block a user from an
 // organization").
 func TestOnlyVerbKnown(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "block the spammer", "users/block")
 }
 
@@ -870,8 +885,8 @@ func TestNamespacesOfUnlikeSize(t *testing.T) {
 // words (repos_custom_properties_for_repos_get_repository_values) still
 // gets, and getting things in the plural lists them.
 func TestNameVerbLate(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	wantOpFirst(t, Build(mcpDocs("gh", ops), nil), ops, "custom property values of the repo", "repos/custom-properties-for-repos-get-repository-values")
+	ops, ix := githubIndex(t, true)
+	wantOpFirst(t, ix, ops, "custom property values of the repo", "repos/custom-properties-for-repos-get-repository-values")
 }
 
 // TestVerbSaidByAction: over GitHub's description, the request's verb
@@ -879,8 +894,7 @@ func TestNameVerbLate(t *testing.T) {
 // summary says it with: "list the rulesets" asks for "Get all repository
 // rulesets", not "List repository rule suites" (GET .../rulesets/rule-suites).
 func TestVerbSaidByAction(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	ix := Build(openapiDocs("gh", ops), nil)
+	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "list the rulesets of the repository", "repos/get-repo-rulesets")
 	wantOpFirst(t, ix, ops, "list the org rulesets", "repos/get-org-rulesets")
 }

@@ -772,6 +772,23 @@ func TestRareResourceUnnamed(t *testing.T) {
 	}
 }
 
+// TestClosedCompound: a path's resource that its title says in a longer
+// word is named by that word. GitHub's /hooks are webhooks in the titles:
+// "get the webhook delivery 99" names the repository webhook's resources
+// (and found the organization's delivery first, whose title starts with
+// the request's words, when it did not).
+func TestClosedCompound(t *testing.T) {
+	title := words("Get a delivery for a repository webhook")
+	if got := closedCompound("hooks", title); got != "webhook" {
+		t.Errorf("closedCompound(hooks) = %q, want webhook", got)
+	}
+	if got := closedCompound("deliveries", title); got != "deliveries" {
+		t.Errorf("closedCompound(deliveries) = %q, want it kept", got)
+	}
+	ops, ix := githubIndex(t, false)
+	wantOpFirst(t, ix, ops, "get the webhook delivery 99", "repos/get-webhook-delivery")
+}
+
 // TestExactNeedsTheCaller: a request about the caller ("my", "I") says no
 // tool's name exactly unless the tool is about the caller too, over
 // GitHub's description: "list the teams I'm on" says teams/list's words

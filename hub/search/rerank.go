@@ -97,7 +97,9 @@ import (
 //     A word the request says only as the first of one of the catalog's
 //     compounds names no resource of a path that has the second ("which
 //     workflow runs are queued": the repository's runs, not
-//     /actions/workflows/{workflow_id}/runs; namesHead);
+//     /actions/workflows/{workflow_id}/runs; namesHead). A resource the
+//     tool's title says in a longer word ending with it is that word
+//     ("webhook" for /hooks; closedCompound);
 //   - the rare resources: a resource the tool passes through (as above)
 //     that the request does not name costs it a share in proportion to
 //     how rare that resource is among its namespace's tools,
@@ -692,7 +694,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	for _, seg := range fixed {
 		ws.path = ws.words(ws.path, seg)
 		if n := len(ws.path); n > 0 && ws.action(ws.path[n-1]) == 0 {
-			lastHead = termOf(ws.path[n-1])
+			lastHead = termOf(closedCompound(ws.path[n-1], tw))
 			if lastHead >= 0 {
 				ids = append(ids, lastHead)
 			}
@@ -725,6 +727,18 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		ws.object = append(ws.object, lastHead)
 	}
 	return f
+}
+
+// closedCompound is the word of title that ends with the resource word
+// h and says more before it ("webhook" for /hooks), or h.
+func closedCompound(h string, title []string) string {
+	hs := string(stem([]byte(h)))
+	for _, w := range title {
+		if len(w) > len(hs)+2 && strings.HasSuffix(string(stem([]byte(w))), hs) {
+			return w
+		}
+	}
+	return h
 }
 
 // objectWords are the words of a name or title that say what its verb

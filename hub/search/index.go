@@ -1027,6 +1027,11 @@ func (ix *Index) analyze(sc *scratch, query string) {
 			}
 		}
 		sc.word = stem(append(sc.word[:0], tok...))
+		if len(tok) > 4 && string(tok[:2]) == "un" && !ix.knows(sc.word) {
+			// "unwatch the repo": a word in un- the catalog lacks
+			// undoes what its base names, which the catalog knows.
+			sc.word = stem(append(sc.word[:0], tok[2:]...))
+		}
 		sc.addStem()
 	})
 	// The request's words as written: split at spaces and punctuation

@@ -49,7 +49,8 @@ import (
 //     one named in the singular ("show the latest release"). A first word
 //     the catalog does not know, in a sentence and before no plural, is a
 //     verb it does not use and asks for a change ("downgrade dave to a
-//     regular member").
+//     regular member"); one in un- whose base it knows undoes that, a
+//     delete ("unwatch the repo", as its own unstar and unfollow are).
 //     A verb none of the plain actions covers (follow, star, fork) counts
 //     for a tool whose title starts with it even when the tool matches no
 //     other word of the request ("unfollow octocat" names a user);
@@ -1141,6 +1142,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			generalVerb = q.act != 0
 			switch {
 			case q.act != 0:
+			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !ix.knows(s) && ix.knows(stem(append(sc.word[:0], w[2:]...))):
+				// "unwatch the repo": a verb in un- the catalog lacks
+				// undoes its base, as the catalog's own unstar and
+				// unfollow delete.
+				q.act = actDelete
 			case determiners[next] && !plural(string(w)):
 				// A word the request starts with and follows with a
 				// determiner is a verb ("protect the main branch"):

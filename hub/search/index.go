@@ -1027,9 +1027,12 @@ func (ix *Index) analyze(sc *scratch, query string) {
 			}
 		}
 		sc.word = stem(append(sc.word[:0], tok...))
-		if len(tok) > 4 && string(tok[:2]) == "un" && !ix.knows(sc.word) {
-			// "unwatch the repo": a word in un- the catalog lacks
-			// undoes what its base names, which the catalog knows.
+		if len(tok) > 4 && string(tok[:2]) == "un" && !ix.titleVerb(sc.word) {
+			// "unwatch the repo": a word in un- no title starts with
+			// undoes what its base names.
+			if ix.knows(sc.word) {
+				sc.addStem()
+			}
 			sc.word = stem(append(sc.word[:0], tok[2:]...))
 		}
 		sc.addStem()

@@ -1052,13 +1052,14 @@ func TestUnknownVerb(t *testing.T) {
 	wantFirst(t, ix, docs, "downgrade dave to a regular member", "t.orgsSetMembershipForUser")
 }
 
-// TestUnVerb: a first word in un- that the catalog lacks, whose base it
-// knows, undoes what the base names: a delete, as the catalog's own
-// unstar and unfollow are ("unwatch the repo" stops watching it).
+// TestUnVerb: a first word in un- that no title starts with, whose base
+// the catalog knows, undoes what the base names: a delete, as the
+// catalog's own unstar and unfollow are ("unwatch the repo" stops
+// watching it), whether or not a description says the word.
 func TestUnVerb(t *testing.T) {
 	docs := []Doc{
 		{Namespace: "t", Name: "activitySetRepoSubscription", Title: "Set a repository subscription", Description: "If you would like to watch a repository, set subscribed to true.", Method: "PUT", Path: "/repos/{owner}/{repo}/subscription", Params: []string{"owner", "repo", "subscribed", "ignored"}},
-		{Namespace: "t", Name: "activityDeleteRepoSubscription", Title: "Delete a repository subscription", Description: "This endpoint should only be used to stop watching a repository.", Method: "DELETE", Path: "/repos/{owner}/{repo}/subscription", Params: []string{"owner", "repo"}},
+		{Namespace: "t", Name: "activityDeleteRepoSubscription", Title: "Delete a repository subscription", Description: "This endpoint should only be used to stop watching a repository. To unsubscribe from its notifications, set ignored.", Method: "DELETE", Path: "/repos/{owner}/{repo}/subscription", Params: []string{"owner", "repo"}},
 		{Namespace: "t", Name: "activityListWatchersForRepo", Title: "List watchers", Description: "Lists the people watching the specified repository.", Method: "GET", Path: "/repos/{owner}/{repo}/subscribers", Params: []string{"owner", "repo"}},
 	}
 	ix := Build(docs, nil)
@@ -1066,7 +1067,7 @@ func TestUnVerb(t *testing.T) {
 	defer ix.pool.Put(sc)
 	for q, want := range map[string]uint8{
 		"unwatch the repo":    actDelete,
-		"unsubscribe me":      actDelete,
+		"unsubscribe me":      actDelete,                         // a word of a description only
 		"watch the repo":      actCreate | actUpdate | actDelete, // a verb the catalog knows as a word, before a determiner
 		"unknownish the repo": actCreate | actUpdate | actDelete,
 	} {

@@ -49,8 +49,9 @@ import (
 //     one named in the singular ("show the latest release"). A first word
 //     the catalog does not know, in a sentence and before no plural, is a
 //     verb it does not use and asks for a change ("downgrade dave to a
-//     regular member"); one in un- whose base it knows undoes that, a
-//     delete ("unwatch the repo", as its own unstar and unfollow are).
+//     regular member"); one in un- that no title starts with, whose
+//     base it knows, undoes that, a delete ("unwatch the repo", as its
+//     own unstar and unfollow are).
 //     A verb none of the plain actions covers (follow, star, fork) counts
 //     for a tool whose title starts with it even when the tool matches no
 //     other word of the request ("unfollow octocat" names a user);
@@ -1142,7 +1143,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			generalVerb = q.act != 0
 			switch {
 			case q.act != 0:
-			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !ix.knows(s) && ix.knows(stem(append(sc.word[:0], w[2:]...))):
+			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !ix.titleVerb(s) && ix.knows(stem(append(sc.word[:0], w[2:]...))):
 				// "unwatch the repo": a verb in un- the catalog lacks
 				// undoes its base, as the catalog's own unstar and
 				// unfollow delete.
@@ -1630,6 +1631,12 @@ func sentence(word func(int) []byte, n int) bool {
 		}
 	}
 	return false
+}
+
+// titleVerb reports whether some title starts with the stem s.
+func (ix *Index) titleVerb(s []byte) bool {
+	id, ok := ix.terms[string(s)]
+	return ok && ix.verbs[id]
 }
 
 // knows reports whether the stem s is a word of the catalog.

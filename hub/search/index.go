@@ -794,6 +794,9 @@ type scratch struct {
 	qids    []int32
 	qitems  []int32 // term ids of the things the request names by value (request.go)
 	qkinds  []int32 // term ids of the words for the kinds of the request's values (request.go)
+	// keyAfterFirst is set when a key follows the request's first word
+	// ("link PROJ-1 as blocking PROJ-2"; request.go).
+	keyAfterFirst bool
 	qpairs  []int32 // codes of the request's pairs of words that follow each other
 	qplural []int32 // term ids of the request's words written in the plural
 	qobject int32   // term id of the word naming what the request's verb acts on, -1 when none

@@ -287,7 +287,9 @@ func (ix *Index) slashValue(chunk string) bool {
 // title starts with ("release 55"). A key
 // with no such word before it ("move PROJ-7 to Done") names the thing the
 // catalog takes by key (Index.keyNoun): it is appended too, and valueNouns
-// reports it, so that Search reads the request with that thing's word.
+// reports it, so that Search reads the request with that thing's word. So
+// does a key right after the first word, which is then a verb whatever
+// thing it may name ("link PROJ-1 as blocking PROJ-2"; sc.keyAfterFirst).
 // It sets sc.qkinds to the words for the values' kinds (appendKinds), a
 // time's (timeWords), a key's (a word in capitals the catalog does not
 // know) and a person's name's (appendPersonKinds).
@@ -295,6 +297,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	bare := false
 	noun := int32(-1) // the term id of the word before, when it may name a thing
 	sc.qkinds = sc.qkinds[:0]
+	sc.keyAfterFirst = false
 	// Whether the request starts with a question word, and whether the
 	// word before may come before someone's name.
 	whFirst, afterNamePrep := false, false
@@ -309,6 +312,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		i = end
 		if (isValue(chunk) || ix.slashValue(chunk)) && valueKind(chunk) == "" {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
+			if n == 1 && isKey(chunk) {
+				// "link PROJ-1 as blocking PROJ-2": a key right after
+				// the first word is what that word, a verb, acts on.
+				sc.keyAfterFirst, noun = true, -1
+			}
 			if noun < 0 && ix.keyNoun >= 0 && isKey(chunk) {
 				// A key with no noun before it ("move PROJ-7 to Done")
 				// names the thing the catalog takes keys of.

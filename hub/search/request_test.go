@@ -1077,3 +1077,28 @@ func TestUnVerb(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "unwatch the repo", "t.activityDeleteRepoSubscription")
 }
+
+// TestKeyAfterFirstWord: a key right after the request's first word is
+// what that word, a verb, acts on: "link PROJ-1 as blocking PROJ-2" asks
+// to link issues, not for the link whose id is PROJ-1, and for a change.
+func TestKeyAfterFirstWord(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "j", Name: "linkIssues", Title: "Create issue link", Description: "Creates a link between two issues.", Method: "POST", Path: "/rest/api/3/issueLink", Params: []string{"type", "inwardIssue", "outwardIssue"}},
+		{Namespace: "j", Name: "getIssueLink", Title: "Get issue link", Description: "Returns an issue link.", Method: "GET", Path: "/rest/api/3/issueLink/{linkId}", Params: []string{"linkId"}},
+		{Namespace: "j", Name: "getRemoteIssueLinks", Title: "Get remote issue links", Description: "Returns the remote issue links for an issue.", Method: "GET", Path: "/rest/api/3/issue/{issueIdOrKey}/remotelink", Params: []string{"issueIdOrKey", "globalId"}},
+		{Namespace: "j", Name: "getIssue", Title: "Get issue", Description: "Returns the details for an issue.", Method: "GET", Path: "/rest/api/3/issue/{issueIdOrKey}", Params: []string{"issueIdOrKey", "fields"}},
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]uint8{
+		"link PROJ-1 as blocking PROJ-2": actCreate | actUpdate | actDelete,
+		"link 10042":                     actGet | actList, // the link whose id is 10042
+	} {
+		_, _ = ix.valueNouns(sc, q, nil)
+		if got := ix.queryFeatures(sc, q).act; got != want {
+			t.Errorf("%q asks for actions %06b, want %06b", q, got, want)
+		}
+	}
+	wantFirst(t, ix, docs, "link PROJ-1 as blocking PROJ-2", "j.linkIssues")
+}

@@ -1148,11 +1148,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// undoes its base, as the catalog's own unstar and
 				// unfollow delete.
 				q.act = actDelete
-			case determiners[next] && !plural(string(w)):
+			case (determiners[next] || sc.keyAfterFirst) && !plural(string(w)):
 				// A word the request starts with and follows with a
-				// determiner is a verb ("protect the main branch"):
-				// one that names no way of reading asks for a change.
-				// A plural names things ("users that have the role").
+				// determiner or a key is a verb ("protect the main
+				// branch", "link PROJ-1 as blocking PROJ-2"): one that
+				// names no way of reading asks for a change. A plural
+				// names things ("users that have the role").
 				q.act = actCreate | actUpdate | actDelete
 			case w[len(w)-1] != 's' && nounVerbPreps[next]:
 				// A thing named in the singular with no determiner,

@@ -985,3 +985,25 @@ func TestValueFindsTool(t *testing.T) {
 		wantIDFirst(t, Build(docs, nil), ids, "which org members are admins", "orgs/list-members")
 	}
 }
+
+// TestVerbOnItsObject: a tool whose title starts with the request's verb
+// shares it only when it acts on the request's object, itself or a
+// synonym: "set the dependabot org secret NPM_TOKEN" found "Set selected
+// repositories for an organization secret" first, over GitHub's
+// description.
+func TestVerbOnItsObject(t *testing.T) {
+	ops, ix := githubIndex(t, false)
+	wantOpFirst(t, ix, ops, "set the dependabot org secret NPM_TOKEN", "dependabot/create-or-update-org-secret")
+	wantOpFirst(t, ix, ops, "set a codespaces secret on the repo", "codespaces/create-or-update-repo-secret")
+	docs := []Doc{
+		{Namespace: "j", Name: "createIssue", Title: "Create issue", Description: "Creates an issue or a subtask.", Params: []string{"fields", "update"}},
+		{Namespace: "j", Name: "createIssueType", Title: "Create issue type", Description: "Creates an issue type, such as bug or story.", Params: []string{"name", "type"}},
+	}
+	ix2 := Build(docs, nil)
+	sc := ix2.pool.Get().(*scratch)
+	defer ix2.pool.Put(sc)
+	ix2.queryFeatures(sc, "create a bug in the PAY project")
+	if !sc.objectSaid(ix2.feat[0].objects(ix2.featIDs)) {
+		t.Errorf("create a bug: createIssue does not act on the request's object or a synonym")
+	}
+}

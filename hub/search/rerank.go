@@ -121,7 +121,10 @@ import (
 //     repos/create-release). A verb the plain actions lack (fork, start,
 //     approve) says the tool by itself, and what follows it may be the
 //     thing it is done to ("fork the repo" asks for no operation on
-//     repositories): no object;
+//     repositories): no object. A tool whose title starts with the
+//     request's verb but acts on another thing does not share the verb
+//     ("set the org secret" is no request to "Set selected repositories
+//     for an organization secret");
 //   - the phrases: the share of the request's pairs of words that
 //     follow each other (stop words left out) which the title says in the
 //     same order ("pull request" in "List pull requests", "check run"
@@ -913,7 +916,7 @@ type rerankWeights struct {
 	// see them) and the tool changes them
 	actImplicit float64
 	self        float64 // both are about the caller
-	verb        float64 // the request starts with the verb the title starts with
+	verb        float64 // the request starts with the verb the title starts with, acting on its object
 	label       float64 // share of the label's words (title, else name) in the request
 	short       float64 // share of the request's words in the name, title or path
 	detail      float64 // share of the request's words in the description's sentence after the title
@@ -1209,6 +1212,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			objPhase = inObject
 			if id := ids[len(ids)-1]; id >= 0 {
 				sc.qobject = id // the last the catalog knows
+				sc.qobjectSyn = append(sc.qobjectSyn[:0], ix.synTerms[string(s)]...)
 			}
 		}
 	}
@@ -1461,7 +1465,11 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) && (len(sc.qitems) == 0 || takesItem) {
 			add += w.self
 		}
-		if qverb >= 0 && qverb == f.verb && object {
+		// The tool's verb is the request's ("set") when what it acts on
+		// is too: "set the dependabot org secret NPM_TOKEN" asks for
+		// "Create or update an organization secret", not "Set selected
+		// repositories for an organization secret".
+		if qverb >= 0 && qverb == f.verb && object && (sc.qobject < 0 || f.nObject == 0 || sc.objectSaid(f.objects(ix.featIDs))) {
 			add += w.verb
 		}
 		if object {
@@ -1779,6 +1787,13 @@ func (sc *scratch) coveredWith(ids []int32, given int) float64 {
 		return 0
 	}
 	return n / of
+}
+
+// objectSaid reports whether objects (a tool's, docFeatures.objects) has
+// the request's object (sc.qobject) or one of its synonyms ("create a
+// bug": createIssue).
+func (sc *scratch) objectSaid(objects []int32) bool {
+	return slices.Contains(objects, sc.qobject) || slices.ContainsFunc(sc.qobjectSyn, func(t int32) bool { return slices.Contains(objects, t) })
 }
 
 // queryHasOwn reports whether a query word itself, not a synonym, is

@@ -1007,3 +1007,23 @@ func TestVerbOnItsObject(t *testing.T) {
 		t.Errorf("create a bug: createIssue does not act on the request's object or a synonym")
 	}
 }
+
+// TestPossessiveObject: a possessive's "s" does not end the thing a
+// request's verb acts on: "list the org's teams" acts on teams, and asks
+// for teams/list, not for orgs/list-org-role-teams, whose name says org.
+func TestPossessiveObject(t *testing.T) {
+	ops, ix := githubIndex(t, false)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]string{
+		"list the org's teams":      "team",
+		"delete the repo's webhook": "webhook",
+		"list the teams":            "team",
+	} {
+		ix.queryFeatures(sc, q)
+		if got := sc.qobject; got != ix.terms[want] {
+			t.Errorf("%q acts on term %d, want %q (%d)", q, got, want, ix.terms[want])
+		}
+	}
+	wantOpFirst(t, ix, ops, "list the org's teams", "teams/list")
+}

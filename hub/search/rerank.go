@@ -115,7 +115,8 @@ import (
 //   - the object: after a verb of the plain actions (create, add, set,
 //     list...), the words up to the next stop word name the thing it acts
 //     on, the last the catalog knows standing for them ("create a tag for
-//     the release": tag; "run the deploy workflow on main": workflow), and
+//     the release": tag; "run the deploy workflow on main": workflow; "list
+//     the org's teams": teams, past the possessive), and
 //     a tool that names it after its own verb, in its name or title, or as
 //     its path's last resource, gets a share (git/create-tag before
 //     repos/create-release). A verb the plain actions lack (fork, start,
@@ -1116,6 +1117,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			who = who || string(w) == "who"
 		}
 		if _, stop := stopWords[string(w)]; stop {
+			if objPhase == inObject && string(w) == "s" {
+				// "list the org's teams": a possessive's "s" goes on
+				// to the thing it owns.
+				continue
+			}
 			if objPhase == inObject || objPhase == afterVerb && !determiners[string(w)] {
 				objPhase = objectDone
 			}

@@ -1102,3 +1102,18 @@ func TestKeyAfterFirstWord(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "link PROJ-1 as blocking PROJ-2", "j.linkIssues")
 }
+
+// TestPutIsAChange: "put", HTTP's own verb, creates or changes ("put
+// alice on issue 12" assigns her), no read.
+func TestPutIsAChange(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "issuesGet", Title: "Get an issue", Method: "GET", Path: "/repos/{owner}/{repo}/issues/{issue_number}", Params: []string{"owner", "repo", "issue_number"}},
+		{Namespace: "t", Name: "issuesAddAssignees", Title: "Add assignees to an issue", Description: "Adds up to 10 assignees to an issue.", Method: "POST", Path: "/repos/{owner}/{repo}/issues/{issue_number}/assignees", Params: []string{"owner", "repo", "issue_number", "assignees"}},
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	if got := ix.queryFeatures(sc, "put alice on issue 12").act; got != actCreate|actUpdate {
+		t.Errorf("put alice on issue 12 asks for actions %06b, want %06b", got, actCreate|actUpdate)
+	}
+}

@@ -200,8 +200,9 @@ var actionVerbs = func() map[string]uint8 {
 	add(actDelete, "delete", "remove", "drop", "clear", "destroy", "erase", "purge", "discard", "unset", "forget", "prune", "sweep")
 	add(actSearch, "search", "find", "lookup", "locate", "query", "searching")
 	// Verbs that set a rule or a setting ("require signed commits",
-	// "enable Pages") create or change one; "disable" changes or removes.
-	add(actCreate|actUpdate, "require", "enforce", "allow", "enable", "prevent", "forbid")
+	// "enable Pages") create or change one, as "put" does (HTTP's PUT;
+	// "put alice on issue 12"); "disable" changes or removes.
+	add(actCreate|actUpdate, "require", "enforce", "allow", "enable", "prevent", "forbid", "put")
 	add(actUpdate|actDelete, "disable")
 	return m
 }()

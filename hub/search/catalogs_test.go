@@ -1027,3 +1027,31 @@ func TestPossessiveObject(t *testing.T) {
 	}
 	wantOpFirst(t, ix, ops, "list the org's teams", "teams/list")
 }
+
+// TestLastItemNamed: a thing named by value counts for an operation
+// whose path's last id is that thing's: "what's the status of deployment
+// 12" asks for /deployments/{deployment_id}/statuses, not for one status
+// by its id, which it does not give. A last parameter that is no id
+// (/labels/{name}) asks for nothing more.
+func TestLastItemNamed(t *testing.T) {
+	ops, ix := githubIndex(t, false)
+	wantOpFirst(t, ix, ops, "what's the status of deployment 12", "repos/list-deployment-statuses")
+	wantOpFirst(t, ix, ops, "remove the bug label from issue 12", "issues/remove-label")
+	for i, o := range ops {
+		want := ""
+		switch o.id {
+		case "repos/get-deployment-status":
+			want = "status"
+		case "issues/remove-label":
+			want = "-"
+		case "repos/list-deployment-statuses":
+			want = "deploy"
+		default:
+			continue
+		}
+		got := ix.feat[i].lastItem
+		if want == "-" && got != -1 || want != "-" && got != ix.terms[want] {
+			t.Errorf("%s: last item %d, want %q", o.id, got, want)
+		}
+	}
+}

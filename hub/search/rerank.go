@@ -149,7 +149,10 @@ import (
 //     an HTTP operation whose path has a parameter after that thing's
 //     segment (/issues/{issue_number}), or a tool without a path whose
 //     parameter's name says it takes one by its id (issueIdOrKey,
-//     pull_number);
+//     pull_number). An operation whose path ends with the id of
+//     something else the request names by no value is about that one:
+//     "what's the status of deployment 12" asks for the deployment's
+//     statuses, not for /deployments/{deployment_id}/statuses/{status_id};
 //   - the kind of a value: a request that names a file (logo.png,
 //     docs/old.md), a repository (acme/app), a commit by its hash, a
 //     version, a time ("today", "this week") or someone by name ("add
@@ -271,6 +274,10 @@ type docFeatures struct {
 	nameSig  uint64 // hash of the distinct stems of the name, 0 when none
 	titleSig uint64 // of the title, or of the description's first sentence
 	verb     int32  // term id of the title's first word, -1 when none
+	// lastItem is the term id of the thing the path's last parameter
+	// takes one of by its id (status for
+	// /deployments/{deployment_id}/statuses/{status_id}), -1 when none.
+	lastItem int32
 	// The distinct term ids of the title (or lead), of the name and of the
 	// path's fixed segments are ids[off:off+nTitle], then nName, then
 	// nPath, in Index.featIDs.
@@ -470,7 +477,7 @@ func lead(s string) string {
 // title says after its first (pairCode). Build appends the detail's ids,
 // which it reads with the description (splitDetail).
 func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, keyed map[string]int, compounds map[int32]int, ws *wordScratch, arena *[]int32) docFeatures {
-	f := docFeatures{verb: -1, scope: -1}
+	f := docFeatures{verb: -1, scope: -1, lastItem: -1}
 	title := d.Title
 	if title == "" {
 		title = lead(d.Description)
@@ -657,11 +664,17 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	if d.Path != "" {
 		prev := ""
 		for seg := range strings.SplitSeq(strings.Trim(d.Path, "/"), "/") {
+			if isParam(seg) {
+				f.lastItem = -1
+			}
 			if isParam(seg) && prev != "" {
 				ws.path = ws.words(ws.path, prev)
 				if n := len(ws.path); n > 0 {
 					if id := termOf(ws.path[n-1]); id >= 0 {
 						ids = append(ids, id)
+						if endsWithIDWord(strings.Trim(seg, "{}")) {
+							f.lastItem = id
+						}
 					}
 				}
 			}
@@ -1462,7 +1475,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		}
 		// The tool takes one of the things the request names by value
 		// ("issue 17") by its id.
-		takesItem := len(sc.qitems) > 0 && slices.ContainsFunc(f.items(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) })
+		takesItem := len(sc.qitems) > 0 && slices.ContainsFunc(f.items(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) }) && (f.lastItem < 0 || slices.Contains(sc.qitems, f.lastItem))
 		// The caller counts for a tool that matches more of the request
 		// than the caller and the verb ("my comment" asks for comments,
 		// not the caller's other things), or when the request names no

@@ -787,17 +787,11 @@ func TestIssueRef(t *testing.T) {
 // change one; "disable" to change or remove one.
 func TestSettingVerbs(t *testing.T) {
 	ix := Build([]Doc{{Namespace: "t", Name: "x", Title: "Enable a setting"}}, nil)
-	sc := ix.pool.Get().(*scratch)
-	defer ix.pool.Put(sc)
-	for q, want := range map[string]uint8{
+	wantActs(t, ix, map[string]uint8{
 		"require signed commits on main": actCreate | actUpdate,
 		"enforce protection for admins":  actCreate | actUpdate,
 		"disable the wiki":               actUpdate | actDelete,
-	} {
-		if got := ix.queryFeatures(sc, q).act; got != want {
-			t.Errorf("%q asks for actions %b, want %b", q, got, want)
-		}
-	}
+	})
 }
 
 // TestQuestionAct: a question about one thing may ask to read it as well
@@ -805,9 +799,7 @@ func TestSettingVerbs(t *testing.T) {
 // asks to list or search them.
 func TestQuestionAct(t *testing.T) {
 	ix := Build([]Doc{{Namespace: "t", Name: "licensesGet", Title: "Get a license"}, {Namespace: "t", Name: "teamsList", Title: "List team members"}}, nil)
-	sc := ix.pool.Get().(*scratch)
-	defer ix.pool.Put(sc)
-	for q, want := range map[string]uint8{
+	wantActs(t, ix, map[string]uint8{
 		"which license is MIT":             actList | actSearch | actGet,
 		"which licenses are there":         actList | actSearch,
 		"who is on the platform team":      actList | actSearch,
@@ -815,11 +807,7 @@ func TestQuestionAct(t *testing.T) {
 		"how long did the workflow take":   actList | actSearch | actGet,
 		"when was the license added":       actList | actSearch | actGet,
 		"what labels does this repo have?": actList | actSearch,
-	} {
-		if got := ix.queryFeatures(sc, q).act; got != want {
-			t.Errorf("%q asks for actions %b, want %b", q, got, want)
-		}
-	}
+	})
 }
 
 // TestReactionWords: a thumbs-up or an upvote is a reaction, which the
@@ -1036,19 +1024,13 @@ func TestUnknownVerb(t *testing.T) {
 		{Namespace: "t", Name: "orgsGetMembershipForUser", Title: "Get organization membership for a user", Method: "GET", Path: "/orgs/{org}/memberships/{username}"},
 	}
 	ix := Build(docs, nil)
-	sc := ix.pool.Get().(*scratch)
-	defer ix.pool.Put(sc)
-	for q, want := range map[string]uint8{
+	wantActs(t, ix, map[string]uint8{
 		"downgrade dave to a regular member": actCreate | actUpdate | actDelete,
 		"undo dave's membership change":      actGet | actList,
 		"membership of dave":                 actGet | actList,
 		"terraform membership":               actGet | actList, // keywords, no sentence
 		"terraform memberships of dave":      actList | actSearch,
-	} {
-		if got := ix.queryFeatures(sc, q).act; got != want {
-			t.Errorf("%q asks for actions %06b, want %06b", q, got, want)
-		}
-	}
+	})
 	wantFirst(t, ix, docs, "downgrade dave to a regular member", "t.orgsSetMembershipForUser")
 }
 
@@ -1063,18 +1045,12 @@ func TestUnVerb(t *testing.T) {
 		{Namespace: "t", Name: "activityListWatchersForRepo", Title: "List watchers", Description: "Lists the people watching the specified repository.", Method: "GET", Path: "/repos/{owner}/{repo}/subscribers", Params: []string{"owner", "repo"}},
 	}
 	ix := Build(docs, nil)
-	sc := ix.pool.Get().(*scratch)
-	defer ix.pool.Put(sc)
-	for q, want := range map[string]uint8{
+	wantActs(t, ix, map[string]uint8{
 		"unwatch the repo":    actDelete,
 		"unsubscribe me":      actDelete,                         // a word of a description only
 		"watch the repo":      actCreate | actUpdate | actDelete, // a verb the catalog knows as a word, before a determiner
 		"unknownish the repo": actCreate | actUpdate | actDelete,
-	} {
-		if got := ix.queryFeatures(sc, q).act; got != want {
-			t.Errorf("%q asks for actions %06b, want %06b", q, got, want)
-		}
-	}
+	})
 	wantFirst(t, ix, docs, "unwatch the repo", "t.activityDeleteRepoSubscription")
 }
 
@@ -1089,17 +1065,10 @@ func TestKeyAfterFirstWord(t *testing.T) {
 		{Namespace: "j", Name: "getIssue", Title: "Get issue", Description: "Returns the details for an issue.", Method: "GET", Path: "/rest/api/3/issue/{issueIdOrKey}", Params: []string{"issueIdOrKey", "fields"}},
 	}
 	ix := Build(docs, nil)
-	sc := ix.pool.Get().(*scratch)
-	defer ix.pool.Put(sc)
-	for q, want := range map[string]uint8{
+	wantActs(t, ix, map[string]uint8{
 		"link PROJ-1 as blocking PROJ-2": actCreate | actUpdate | actDelete,
 		"link 10042":                     actGet | actList, // the link whose id is 10042
-	} {
-		_, _ = ix.valueNouns(sc, q, nil)
-		if got := ix.queryFeatures(sc, q).act; got != want {
-			t.Errorf("%q asks for actions %06b, want %06b", q, got, want)
-		}
-	}
+	})
 	wantFirst(t, ix, docs, "link PROJ-1 as blocking PROJ-2", "j.linkIssues")
 }
 
@@ -1110,10 +1079,19 @@ func TestPutIsAChange(t *testing.T) {
 		{Namespace: "t", Name: "issuesGet", Title: "Get an issue", Method: "GET", Path: "/repos/{owner}/{repo}/issues/{issue_number}", Params: []string{"owner", "repo", "issue_number"}},
 		{Namespace: "t", Name: "issuesAddAssignees", Title: "Add assignees to an issue", Description: "Adds up to 10 assignees to an issue.", Method: "POST", Path: "/repos/{owner}/{repo}/issues/{issue_number}/assignees", Params: []string{"owner", "repo", "issue_number", "assignees"}},
 	}
-	ix := Build(docs, nil)
+	wantActs(t, Build(docs, nil), map[string]uint8{"put alice on issue 12": actCreate | actUpdate})
+}
+
+// wantActs fails t unless each request asks ix for the actions given, read
+// as Search reads it (its values first).
+func wantActs(t *testing.T, ix *Index, cases map[string]uint8) {
+	t.Helper()
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
-	if got := ix.queryFeatures(sc, "put alice on issue 12").act; got != actCreate|actUpdate {
-		t.Errorf("put alice on issue 12 asks for actions %06b, want %06b", got, actCreate|actUpdate)
+	for q, want := range cases {
+		sc.qitems, _ = ix.valueNouns(sc, q, sc.qitems[:0])
+		if got := ix.queryFeatures(sc, q).act; got != want {
+			t.Errorf("%q asks for actions %06b, want %06b", q, got, want)
+		}
 	}
 }

@@ -1055,3 +1055,18 @@ func TestLastItemNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestItemSynonyms: a value after a word that names no thing the catalog
+// takes by its id names the synonyms that do: "PR 61" names a pull, which
+// GitHub's operations take by pull_number.
+func TestItemSynonyms(t *testing.T) {
+	_, ix := githubIndex(t, false)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for q, want := range map[string]string{"who opened PR 61": "pull", "close issue 17": "issu"} {
+		sc.qitems, _ = ix.valueNouns(sc, q, sc.qitems[:0])
+		if !slices.Contains(sc.qitems, ix.terms[want]) {
+			t.Errorf("%q names items %v, want %q (%d) among them", q, sc.qitems, want, ix.terms[want])
+		}
+	}
+}

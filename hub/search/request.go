@@ -290,12 +290,15 @@ func (ix *Index) slashValue(chunk string) bool {
 // reports it, so that Search reads the request with that thing's word. So
 // does a key right after the first word, which is then a verb whatever
 // thing it may name ("link PROJ-1 as blocking PROJ-2"; sc.keyAfterFirst).
+// A word before a value that names nothing taken by id appends its
+// synonyms that do ("PR 61": pull).
 // It sets sc.qkinds to the words for the values' kinds (appendKinds), a
 // time's (timeWords), a key's (a word in capitals the catalog does not
 // know) and a person's name's (appendPersonKinds).
 func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
 	bare := false
-	noun := int32(-1) // the term id of the word before, when it may name a thing
+	noun := int32(-1)   // the term id of the word before, when it may name a thing
+	var nounSyn []int32 // the term ids of its synonyms
 	sc.qkinds = sc.qkinds[:0]
 	sc.keyAfterFirst = false
 	// Whether the request starts with a question word, and whether the
@@ -325,7 +328,16 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 			if noun >= 0 && !slices.Contains(dst, noun) {
 				dst = append(dst, noun)
 			}
-			noun = -1
+			if noun >= 0 && !ix.itemNouns[noun] {
+				// "PR 61" names a pull: the synonyms the catalog
+				// takes by their id.
+				for _, t := range nounSyn {
+					if ix.itemNouns[t] && !slices.Contains(dst, t) {
+						dst = append(dst, t)
+					}
+				}
+			}
+			noun, nounSyn = -1, nil
 			continue
 		}
 		if valueKind(chunk) == "file" {
@@ -372,7 +384,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		sc.word = stem(sc.word)
 		id, known := ix.terms[string(sc.word)]
 		if known && actionVerbs[string(sc.word)] == 0 {
-			noun = id
+			noun, nounSyn = id, ix.synTerms[string(sc.word)]
 		}
 		if !known && capitals(word) {
 			// "which permission scheme does MOB use": a word in

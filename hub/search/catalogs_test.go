@@ -1070,3 +1070,18 @@ func TestItemSynonyms(t *testing.T) {
 		}
 	}
 }
+
+// TestWhoDid: "who" with a past act done to a thing named by value asks
+// to read the thing, which records who did it, and the act names no
+// state: "who opened PR 61" found pulls/list first for its state open.
+// Not when the catalog has a noun for who does it: "who reviewed PR 21"
+// asks for the reviews.
+func TestWhoDid(t *testing.T) {
+	ops, ix := githubIndex(t, false)
+	wantOpFirst(t, ix, ops, "who opened PR 61", "pulls/get")
+	wantActs(t, ix, map[string]uint8{
+		"who opened PR 61":   actList | actSearch | actGet,
+		"who reviewed PR 21": actList | actSearch,
+		"who is on the team": actList | actSearch,
+	})
+}

@@ -801,6 +801,7 @@ type scratch struct {
 	qplural       []int32 // term ids of the request's words written in the plural
 	qobject       int32   // term id of the word naming what the request's verb acts on, -1 when none
 	qobjectSyn    []int32 // the term ids of its synonyms
+	whoVerb       int32   // term id of a past act after "who" ("who opened"), no state; -1 when none
 	qplaces       []int32 // term ids of the words naming where, to or with what (after "on", "to the"...)
 	// qcompounds holds, two by two, the term ids of the request's pairs
 	// of words that are one of the catalog's compounds ("workflow runs"):

@@ -45,6 +45,10 @@ import (
 //     to answer yes or no ("is alice a collaborator") to check, as the
 //     titles that start with "Check" do; such a tool loses a share to any
 //     other request ("when was PR 12 merged" asks for the pull request).
+//     "Who" with a past act done to a thing named by value ("who opened
+//     PR 61") asks to read that thing, which records who did it, unless
+//     the catalog has a noun for who does it ("who reviewed PR 21":
+//     reviewers); and that act names no state (open).
 //     "Show" asks to list things named in the plural and to read or list
 //     one named in the singular ("show the latest release"). A first word
 //     the catalog does not know, in a sentence and before no plural, is a
@@ -1074,7 +1078,8 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	const beforeVerb, afterVerb, inObject, objectDone = 0, 1, 2, 3
 	objPhase := beforeVerb
 	generalVerb := false
-	sc.qobject = -1
+	sc.qobject, sc.whoVerb = -1, -1
+	whoDid := false
 	start := 0
 	if string(word(0)) == "how" {
 		// "how do I delete a branch", "how to star a repo": a request
@@ -1200,6 +1205,14 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// The word after "who" is its verb ("who follows me"), not a
 		// plural.
 		afterWho := string(word(i-1)) == "who"
+		if _, agent := ix.agentOf[string(s)]; afterWho && bytes.HasSuffix(w, []byte("ed")) && !agent {
+			// "who opened PR 61": one past act, which the thing
+			// itself records.
+			whoDid = true
+			if id, ok := ix.terms[string(s)]; ok {
+				sc.whoVerb = id // no state open
+			}
+		}
 		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) && !afterWho {
 			inPlural = true
 		}
@@ -1262,7 +1275,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// names them in the plural or asks which, else one of them.
 		if inPlural || question {
 			q.act = actList | actSearch
-			if question && !inPlural && (!who || q.self && len(ids) <= 1) {
+			if question && !inPlural && (!who || q.self && len(ids) <= 1 || whoDid && len(sc.qitems) > 0) {
 				// "which license is MIT", "how long did the run take":
 				// a question about one thing may ask to read it. "Who"
 				// asks for people, mostly a list ("who is on the team"),
@@ -1550,7 +1563,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			// "the open pull requests", "approve the pull request": a
 			// state or a verdict the tool takes as a parameter's value.
 			for _, t := range f.values(ix.featIDs) {
-				if t >= 0 && sc.queryHasOwn(t) || t < 0 && slices.Contains(sc.qpairs, -1-t) {
+				if t >= 0 && t != sc.whoVerb && sc.queryHasOwn(t) || t < 0 && slices.Contains(sc.qpairs, -1-t) {
 					add += w.value
 					break
 				}

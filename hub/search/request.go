@@ -806,7 +806,8 @@ func (ix *Index) noteRe(title string, termOf func(string) int32) {
 // of a path (logo.png, docs/old.md), for "path" and "file", an owner's
 // name and a repository's (acme/app) for "repo" and "repository", a
 // commit's hash for "sha", "commit" and "ref", a version (v1.2.0) for
-// "tag" and "version". valueNouns adds the words for a time (timeKinds)
+// "tag" and "version", an opaque identifier (CHMA0000215045, opaqueID)
+// for "uid", "uuid" and "guid". valueNouns adds the words for a time (timeKinds)
 // when the request says one (timeWords).
 func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 	chunk = trimChunk(chunk)
@@ -829,6 +830,8 @@ func (ix *Index) appendKinds(dst []int32, chunk string) []int32 {
 		kinds = hashKinds
 	case isVersion(chunk):
 		kinds = versionKinds
+	case opaqueID(chunk):
+		kinds = uidKinds
 	}
 	return ix.appendKindWords(dst, kinds)
 }
@@ -860,6 +863,7 @@ var (
 	repoKinds    = stems("repo", "repository")
 	personKinds  = stems(string(whoBytes), "username", "login")
 	keyKinds     = stems("key")
+	uidKinds     = stems("uid", "uuid", "guid")
 	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated")
 )
 
@@ -873,6 +877,27 @@ func stems(words ...string) []string {
 
 // isHash reports whether w is a commit's hash, cut short or whole: a
 // hexWord of at most forty digits.
+// opaqueID reports whether w is an identifier no word says anything of:
+// eight letters and digits or more, two letters and four digits at
+// least ("CHMA0000215045").
+func opaqueID(w string) bool {
+	if len(w) < 8 {
+		return false
+	}
+	letters, digits := 0, 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters++
+		default:
+			return false
+		}
+	}
+	return letters >= 2 && digits >= 4
+}
+
 func isHash(w string) bool { return len(w) <= 40 && hexWord(w) }
 
 // hexWord reports whether w is six hexadecimal digits or more, two of

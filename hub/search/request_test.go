@@ -1095,3 +1095,21 @@ func wantActs(t *testing.T, ix *Index, cases map[string]uint8) {
 		}
 	}
 }
+
+// TestOpaqueID: a value of letters and digits no word says anything of
+// ("BCMA0000000001") is something's identifier, for a tool that takes a
+// uid: "details of book collection BCMA0000000001" asks for the
+// collection, not for the search of them that GET also reaches.
+func TestOpaqueID(t *testing.T) {
+	for w, want := range map[string]bool{"BCMA0000000001": true, "CHMA0000215045": true, "v1.2.0": false, "PROJ-12": false, "20240101": false, "release2": false} {
+		if got := opaqueID(w); got != want {
+			t.Errorf("opaqueID(%q) = %v, want %v", w, got, want)
+		}
+	}
+	docs := []Doc{
+		{Namespace: "st", Name: "getBookCollection", Description: "Retrieval of a single book collection", Method: "GET", Path: "/bookCollection", Params: []string{"uid"}},
+		{Namespace: "st", Name: "getBookCollectionSearch", Description: "Pagination over book collections", Method: "GET", Path: "/bookCollection/search", Params: []string{"pageNumber", "pageSize"}},
+		{Namespace: "st", Name: "postBookCollectionSearch", Description: "Searching book collections", Method: "POST", Path: "/bookCollection/search", Params: []string{"pageNumber", "pageSize", "sort", "title"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "details of book collection BCMA0000000001", "st.getBookCollection")
+}

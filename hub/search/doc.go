@@ -23,7 +23,11 @@
 // lacks), namespace, title, description, parameter names (each word once),
 // parameter descriptions, a skill's headings and an HTTP operation's path
 // (its fixed segments, past the prefix most of its namespace's paths
-// share; see path.go). For a
+// share; see path.go). The description leaves out the sentences that
+// eight or more of its namespace's docs repeat word for word (Jira's
+// "Permissions required: ...", GitHub's "OAuth app tokens ... need the
+// `repo` scope"; boiler.go): they would make their words common to every
+// tool. For a
 // query word t and doc d, BM25F first combines the fields into one
 // pseudo-frequency
 //

@@ -304,6 +304,8 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 		return arena[start:]
 	}
+	boiler := boilerplate(docs)
+	var boilerBuf []byte
 	var valueIDs []int32 // the words of every value, for valueWords
 	var valueBuf []byte
 	var valueTerms []int32 // a doc's values for the values field
@@ -357,7 +359,8 @@ func Build(docs []Doc, opts *Options) *Index {
 		// The description's sentence after the title is the second
 		// stage's detail; its words are analysed once, for both.
 		pre, detail, post := splitDetail(desc, doc.Title)
-		add(fieldDescription, pre)
+		boilerBuf = boiler.strip(boilerBuf[:0], doc.Namespace, pre)
+		add(fieldDescription, string(boilerBuf))
 		ws.ids = append(ws.ids[:0], add(fieldDescription, detail)...)
 		ix.featIDs, ix.feat[d].nDetail, _ = appendSet(ix.featIDs, ws.ids)
 		ix.featIDs, ix.feat[d].nPhrase, _ = appendSet(ix.featIDs, ws.pairs)
@@ -389,7 +392,8 @@ func Build(docs []Doc, opts *Options) *Index {
 		ix.featIDs, ix.feat[d].nParam, _ = appendSet(ix.featIDs, ws.ids)
 		ix.featIDs, ix.feat[d].nPlural, _ = appendSet(ix.featIDs, ws.plural)
 		ix.featIDs, ix.feat[d].nObject, _ = appendSet(ix.featIDs, ws.object)
-		add(fieldDescription, post)
+		boilerBuf = boiler.strip(boilerBuf[:0], doc.Namespace, post)
+		add(fieldDescription, string(boilerBuf))
 		seen = seen[:0]
 		for _, p := range doc.Params {
 			addOnce(fieldParams, p)

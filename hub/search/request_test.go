@@ -1058,7 +1058,8 @@ func TestUnVerb(t *testing.T) {
 
 // TestKeyAfterFirstWord: a key right after the request's first word is
 // what that word, a verb, acts on: "link PROJ-1 as blocking PROJ-2" asks
-// to link issues, not for the link whose id is PROJ-1, and for a change.
+// to link issues, not for the link whose id is PROJ-1, and to add or
+// change something, as "watch PROJ-12" does, not to remove it.
 func TestKeyAfterFirstWord(t *testing.T) {
 	docs := []Doc{
 		{Namespace: "j", Name: "linkIssues", Title: "Create issue link", Description: "Creates a link between two issues.", Method: "POST", Path: "/rest/api/3/issueLink", Params: []string{"type", "inwardIssue", "outwardIssue"}},
@@ -1068,8 +1069,9 @@ func TestKeyAfterFirstWord(t *testing.T) {
 	}
 	ix := Build(docs, nil)
 	wantActs(t, ix, map[string]uint8{
-		"link PROJ-1 as blocking PROJ-2": actCreate | actUpdate | actDelete,
-		"link 10042":                     actGet | actList, // the link whose id is 10042
+		"link PROJ-1 as blocking PROJ-2": actCreate | actUpdate,
+		"watch PROJ-12":                  actCreate | actUpdate, // adds a watch, undoes none
+		"link 10042":                     actGet | actList,      // the link whose id is 10042
 	})
 	wantFirst(t, ix, docs, "link PROJ-1 as blocking PROJ-2", "j.linkIssues")
 }

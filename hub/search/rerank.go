@@ -1187,6 +1187,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// names no way of reading asks for a change. A plural
 				// names things ("users that have the role").
 				q.act = actCreate | actUpdate | actDelete
+				if sc.keyAfterFirst && !determiners[next] {
+					// "watch PROJ-12", "link PROJ-1 as blocking PROJ-2":
+					// a verb done to a thing by its key adds, or changes.
+					q.act = actCreate | actUpdate
+				}
 			case w[len(w)-1] != 's' && nounVerbPreps[next]:
 				// A thing named in the singular with no determiner,
 				// then "on" or "to", is a verb too: "comment on the

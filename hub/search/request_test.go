@@ -1117,3 +1117,21 @@ func TestOpaqueID(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "details of book collection BCMA0000000001", "st.getBookCollection")
 }
+
+// TestUnVerbKeepsItsWord: reading a first word in un- as a verb leaves the
+// word itself to the rest of the reading: "unsubscribe", which the
+// catalog's descriptions say, still pairs with the word after it.
+func TestUnVerbKeepsItsWord(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "activityDeleteRepoSubscription", Title: "Delete a repository subscription", Description: "To unsubscribe from a repo's notifications, delete the subscription.", Method: "DELETE", Path: "/repos/{owner}/{repo}/subscription"},
+		{Namespace: "t", Name: "activitySetRepoSubscription", Title: "Set a repository subscription", Description: "Subscribe to a repo.", Method: "PUT", Path: "/repos/{owner}/{repo}/subscription"},
+	}
+	ix := Build(docs, nil)
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	un, repo := ix.terms["unsubscrib"], ix.terms["repo"]
+	ix.queryFeatures(sc, "unsubscribe repo")
+	if !slices.Contains(sc.qpairs, pairCode(un, repo)) {
+		t.Errorf("unsubscribe repo: pairs %v lack (unsubscribe, repo) (%d, %d)", sc.qpairs, un, repo)
+	}
+}

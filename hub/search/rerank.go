@@ -1175,7 +1175,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			generalVerb = q.act != 0
 			switch {
 			case q.act != 0:
-			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !ix.titleVerb(s) && ix.knows(stem(append(sc.word[:0], w[2:]...))):
+			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !ix.titleVerb(s) && ix.knowsStem(w[2:]):
 				// "unwatch the repo": a verb in un- the catalog lacks
 				// undoes its base, as the catalog's own unstar and
 				// unfollow delete.
@@ -1696,6 +1696,13 @@ func sentence(word func(int) []byte, n int) bool {
 func (ix *Index) titleVerb(s []byte) bool {
 	id, ok := ix.terms[string(s)]
 	return ok && ix.verbs[id]
+}
+
+// knowsStem reports whether the stem of the word w is a word of the
+// catalog, stemming a copy: w and the scratch's word stay as they are.
+func (ix *Index) knowsStem(w []byte) bool {
+	var buf [64]byte
+	return ix.knows(stem(append(buf[:0], w...)))
 }
 
 // knows reports whether the stem s is a word of the catalog.

@@ -83,14 +83,17 @@ func boilerplate(docs []Doc) boilerSet {
 	return set
 }
 
-// strip appends to dst the sentences of s that are no boilerplate of
-// namespace ns.
-func (b boilerSet) strip(dst []byte, ns, s string) []byte {
+// strip returns s without the sentences that are boilerplate of
+// namespace ns, s itself when it has none; buf holds the text it builds
+// otherwise, for reuse.
+func (b boilerSet) strip(buf *[]byte, ns, s string) string {
 	if len(b) == 0 {
-		return append(dst, s...)
+		return s
 	}
+	dst, cut := (*buf)[:0], false
 	sentences(s, func(t string) {
 		if _, ok := b[boilerHash(ns, t)]; ok {
+			cut = true
 			return
 		}
 		if len(dst) > 0 {
@@ -98,5 +101,9 @@ func (b boilerSet) strip(dst []byte, ns, s string) []byte {
 		}
 		dst = append(dst, t...)
 	})
-	return dst
+	*buf = dst
+	if !cut {
+		return s
+	}
+	return string(dst)
 }

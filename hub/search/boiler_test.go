@@ -26,10 +26,11 @@ func TestBoilerplate(t *testing.T) {
 	}
 	docs = append(docs, Doc{Namespace: "other", Name: "x", Description: "Returns a thing. " + perm})
 	b := boilerplate(docs)
-	if got := string(b.strip(nil, "jira", "Returns the schemes. "+perm)); got != "Returns the schemes." {
+	var buf []byte
+	if got := b.strip(&buf, "jira", "Returns the schemes. "+perm); got != "Returns the schemes." {
 		t.Errorf("jira strip = %q", got)
 	}
-	if got := string(b.strip(nil, "other", "Returns a thing. "+perm)); got != "Returns a thing. "+perm {
+	if got := b.strip(&buf, "other", "Returns a thing. "+perm); got != "Returns a thing. "+perm {
 		t.Errorf("other strip = %q, want it whole", got)
 	}
 	if boilerplate(docs[:boilerMin-1]) != nil {

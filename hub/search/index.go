@@ -359,8 +359,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		// The description's sentence after the title is the second
 		// stage's detail; its words are analysed once, for both.
 		pre, detail, post := splitDetail(desc, doc.Title)
-		boilerBuf = boiler.strip(boilerBuf[:0], doc.Namespace, pre)
-		add(fieldDescription, string(boilerBuf))
+		add(fieldDescription, boiler.strip(&boilerBuf, doc.Namespace, pre))
 		ws.ids = append(ws.ids[:0], add(fieldDescription, detail)...)
 		ix.featIDs, ix.feat[d].nDetail, _ = appendSet(ix.featIDs, ws.ids)
 		ix.featIDs, ix.feat[d].nPhrase, _ = appendSet(ix.featIDs, ws.pairs)
@@ -392,8 +391,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		ix.featIDs, ix.feat[d].nParam, _ = appendSet(ix.featIDs, ws.ids)
 		ix.featIDs, ix.feat[d].nPlural, _ = appendSet(ix.featIDs, ws.plural)
 		ix.featIDs, ix.feat[d].nObject, _ = appendSet(ix.featIDs, ws.object)
-		boilerBuf = boiler.strip(boilerBuf[:0], doc.Namespace, post)
-		add(fieldDescription, string(boilerBuf))
+		add(fieldDescription, boiler.strip(&boilerBuf, doc.Namespace, post))
 		seen = seen[:0]
 		for _, p := range doc.Params {
 			addOnce(fieldParams, p)

@@ -1135,3 +1135,14 @@ func TestUnVerbKeepsItsWord(t *testing.T) {
 		t.Errorf("unsubscribe repo: pairs %v lack (unsubscribe, repo) (%d, %d)", sc.qpairs, un, repo)
 	}
 }
+
+// TestUnWordBeforePlural: a word in un- before a plural describes the
+// things ("unread notifications"), as the unknown verb's rule has it: no
+// request to delete.
+func TestUnWordBeforePlural(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "t", Name: "activityListNotifications", Title: "List notifications for the authenticated user", Description: "List all notifications, read or unread.", Method: "GET", Path: "/notifications"},
+		{Namespace: "t", Name: "activityMarkNotificationsAsRead", Title: "Mark notifications as read", Method: "PUT", Path: "/notifications"},
+	}
+	wantActs(t, Build(docs, nil), map[string]uint8{"unread notifications": actList | actSearch})
+}

@@ -55,7 +55,8 @@ import (
 //     verb it does not use and asks for a change ("downgrade dave to a
 //     regular member"); one in un- that no title starts with, whose
 //     base it knows, undoes that, a delete ("unwatch the repo", as its
-//     own unstar and unfollow are).
+//     own unstar and unfollow are), unless a plural after it makes it
+//     say what the things are ("unread notifications").
 //     A verb none of the plain actions covers (follow, star, fork) counts
 //     for a tool whose title starts with it even when the tool matches no
 //     other word of the request ("unfollow octocat" names a user);
@@ -1175,7 +1176,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			generalVerb = q.act != 0
 			switch {
 			case q.act != 0:
-			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !ix.titleVerb(s) && ix.knowsStem(w[2:]):
+			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !plural(next) && !ix.titleVerb(s) && ix.knowsStem(w[2:]):
 				// "unwatch the repo": a verb in un- the catalog lacks
 				// undoes its base, as the catalog's own unstar and
 				// unfollow delete.

@@ -76,7 +76,7 @@ const (
 // schemas and text again.
 const (
 	childFormat    = "capabilities-openapi-operations"
-	childVersion   = 2
+	childVersion   = 3
 	maxChildLine   = maxOpenAPIDocument + maxOpenAPIOpSchemas + 1<<20
 	maxChildOutput = maxOpenAPIDocument + maxOpenAPIDocSchemas + 16<<20
 	childStderr    = 4 << 10 // how much of the child's stderr is kept
@@ -112,6 +112,7 @@ type childOp struct {
 	BodyArg      string               `json:"bodyArg,omitempty"`
 	BodyProps    []string             `json:"bodyProps,omitempty"`
 	BodyType     string               `json:"bodyType,omitempty"`
+	Form         []childParam         `json:"form,omitempty"`
 	Security     [][]string           `json:"security,omitempty"`
 }
 
@@ -193,6 +194,9 @@ func writeChild(out io.Writer, doc *openapiDoc, perr error) error {
 		co.Output, _ = t.OutputSchema.(json.RawMessage)
 		for _, p := range o.params {
 			co.Params = append(co.Params, childParam{Name: p.name, Arg: p.arg, In: p.in, Style: p.style, Explode: p.explode, JSON: p.json})
+		}
+		for _, p := range o.form {
+			co.Form = append(co.Form, childParam{Name: p.name, Arg: p.arg, In: p.in, Style: p.style, Explode: p.explode, JSON: p.json})
 		}
 		if err := enc.Encode(childLine{Op: co}); err != nil {
 			return err
@@ -301,6 +305,8 @@ func addChildOp(doc *openapiDoc, co *childOp) error {
 		return fmt.Errorf("its parser wrote operation %q with the path %q", co.Name, co.Path)
 	case len(co.Input) == 0 || co.Input[0] != '{' || (len(co.Output) > 0 && co.Output[0] != '{'):
 		return fmt.Errorf("its parser wrote operation %q with a schema that is not an object", co.Name)
+	case len(co.Form) > 0 && (co.BodyType != formMedia || len(co.Form) != len(co.BodyProps)):
+		return fmt.Errorf("its parser wrote operation %q with form fields for a body that is no form of those fields", co.Name)
 	case len(co.Input)+len(co.Output) > maxOpenAPIOpSchemas:
 		return fmt.Errorf("its parser wrote operation %q with schemas above %s", co.Name, config.HumanBytes(maxOpenAPIOpSchemas))
 	}
@@ -313,6 +319,9 @@ func addChildOp(doc *openapiDoc, co *childOp) error {
 		security: co.Security}
 	for _, p := range co.Params {
 		o.params = append(o.params, openapiParam{name: p.Name, arg: p.Arg, in: p.In, style: p.Style, explode: p.Explode, json: p.JSON})
+	}
+	for _, p := range co.Form {
+		o.form = append(o.form, openapiParam{name: p.Name, arg: p.Arg, in: p.In, style: p.Style, explode: p.Explode, json: p.JSON})
 	}
 	doc.tools = append(doc.tools, tool)
 	doc.ops[co.Name] = o

@@ -82,15 +82,20 @@ type openapiOp struct {
 	path   string // the path template, "/pets/{petId}"
 	server string // the operation's or path's own server, when it has one
 	params []openapiParam
-	// body is how the JSON request body is formed from the arguments:
-	// bodyArg names the argument that holds it whole; else bodyProps are
-	// the arguments that are its properties. hasBody is false when the
+	// body is how the request body (JSON, or a URL-encoded form) is
+	// formed from the arguments: bodyArg names the argument that holds it
+	// whole; else bodyProps are the arguments that are its properties. hasBody is false when the
 	// operation takes none.
 	hasBody      bool
 	bodyRequired bool
 	bodyArg      string
 	bodyProps    []string
 	bodyType     string // the media type sent
+	// form is how each of bodyProps is written into a URL-encoded form
+	// body (bodyType formMedia): its style and explode from the media
+	// type's encoding, form and exploded by default. Without bodyProps the
+	// bodyArg object's keys are written that default way.
+	form []openapiParam
 	// security lists the alternatives, each the names of the schemes that
 	// must all be present; nil when the operation needs none. An empty
 	// alternative means anonymous access is allowed.
@@ -509,15 +514,25 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 		o.bodyRequired = rb.Required != nil && *rb.Required
 		var node *yaml.Node
 		bodyRef := ""
+		// JSON first; a URL-encoded form when the operation takes no JSON.
+		var chosen *v3.MediaType
 		for mt, media := range rb.Content.FromOldest() {
 			if isJSONMedia(mt) && media != nil {
-				o.bodyType = mt
-				if media.Schema != nil && media.Schema.GoLow() != nil {
-					node = media.Schema.GoLow().GetValueNode()
-					bodyRef = media.Schema.GetReference()
-				}
+				o.bodyType, chosen = mt, media
 				break
 			}
+		}
+		if o.bodyType == "" {
+			for mt, media := range rb.Content.FromOldest() {
+				if isFormMedia(mt) && media != nil {
+					o.bodyType, chosen = formMedia, media
+					break
+				}
+			}
+		}
+		if chosen != nil && chosen.Schema != nil && chosen.Schema.GoLow() != nil {
+			node = chosen.Schema.GoLow().GetValueNode()
+			bodyRef = chosen.Schema.GetReference()
 		}
 		switch {
 		case o.bodyType != "":
@@ -536,6 +551,9 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 					name := pr.Content[i].Value
 					addProp(name, w.schema(pr.Content[i+1]))
 					o.bodyProps = append(o.bodyProps, name)
+					if o.bodyType == formMedia {
+						o.form = append(o.form, formField(name, chosen))
+					}
 					if req[name] {
 						required = append(required, name)
 					}
@@ -562,7 +580,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 			for mt := range rb.Content.KeysFromOldest() {
 				types = append(types, mt)
 			}
-			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", not JSON"
+			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", neither JSON nor a URL-encoded form"
 		}
 	}
 	var in bytes.Buffer
@@ -722,6 +740,42 @@ func collides(props *yaml.Node, taken map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// formMedia is the media type of a URL-encoded form body.
+const formMedia = "application/x-www-form-urlencoded"
+
+// isFormMedia reports whether a media type is a URL-encoded form.
+func isFormMedia(mt string) bool {
+	mt, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mt)), ";")
+	return strings.TrimSpace(mt) == formMedia
+}
+
+// formField is how the form body property name is written: as a query
+// parameter of style form, exploded, unless the media type's encoding for
+// it says another style or explode (OpenAPI 3's Encoding Object); a
+// property whose encoding's content type is JSON goes as JSON text.
+func formField(name string, media *v3.MediaType) openapiParam {
+	p := openapiParam{name: name, arg: name, in: "form", style: "form", explode: true}
+	if media == nil || media.Encoding == nil {
+		return p
+	}
+	e, ok := media.Encoding.Get(name)
+	if !ok || e == nil {
+		return p
+	}
+	switch e.Style {
+	case "form", "spaceDelimited", "pipeDelimited", "deepObject":
+		p.style = e.Style
+		p.explode = p.style == "form"
+	}
+	if e.Explode != nil {
+		p.explode = *e.Explode
+	}
+	if ct, _, _ := strings.Cut(e.ContentType, ","); isJSONMedia(ct) && !strings.Contains(ct, "*") {
+		p.json = true
+	}
+	return p
 }
 
 // isJSONMedia reports whether a media type is JSON (application/json,

@@ -55,7 +55,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	if doc.server != "https://api.example.com/v2" {
 		t.Errorf("server variables at their defaults: %q", doc.server)
 	}
-	if want := []string{"skipped POST /files: its request body is multipart/form-data, not JSON"}; !cmp.Equal(doc.skipped, want) {
+	if want := []string{"skipped POST /files: its request body is multipart/form-data, neither JSON nor a URL-encoded form"}; !cmp.Equal(doc.skipped, want) {
 		t.Errorf("skipped: %q, want %q", doc.skipped, want)
 	}
 	byName := map[string]string{}
@@ -331,5 +331,88 @@ func TestOperationDescription(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Errorf("%d operations checked", checked)
+	}
+}
+
+// TestOpenAPIFormBody: an operation whose body is a URL-encoded form takes
+// the form's properties as arguments and writes them as the media type's
+// encoding says (form and exploded unless told otherwise, deepObject, a
+// JSON part); a form whose properties collide with a parameter is one
+// object argument; JSON is chosen when both are offered.
+func TestOpenAPIFormBody(t *testing.T) {
+	file := filepath.Join("testdata", "form.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := parseOpenAPI(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.skipped) > 0 {
+		t.Errorf("a form body skips no operation: %q", doc.skipped)
+	}
+	byName := map[string]string{}
+	for _, tl := range doc.tools {
+		b, _ := json.Marshal(tl.InputSchema)
+		byName[tl.Name] = string(b)
+	}
+	if got := byName["search"]; !strings.Contains(got, `"name":{"type":"string","description":"Ship name"}`) || !strings.Contains(got, `"warp":{"type":"boolean"}`) {
+		t.Errorf("the form's properties are the arguments: %s", got)
+	}
+	build := func(op string, in string) *restRequest {
+		t.Helper()
+		var args map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(in), &args); err != nil {
+			t.Fatal(err)
+		}
+		r, err := buildRESTRequest("https://h", doc.ops[op], args, &restCredentials{query: map[string]string{"key": "k1"}})
+		if err != nil {
+			t.Fatalf("%s %s: %v", op, in, err)
+		}
+		return r
+	}
+	r := build("search", `{"page":2,"name":"USS Enterprise & co","tags":["a","b"],"codes":["x","y"],"filter":{"era":"tng"},"meta":{"k":[1]},"warp":true,"extra":null}`)
+	if want := "name=USS+Enterprise+%26+co&tags=a&tags=b&codes=x,y&filter%5Bera%5D=tng&meta=%7B%22k%22%3A%5B1%5D%7D&warp=true"; string(r.body) != want {
+		t.Errorf("form body:\n got %s\nwant %s", r.body, want)
+	}
+	if r.url != "https://h/search?page=2&key=k1" || r.headers.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		t.Errorf("form request: %s %v", r.url, r.headers)
+	}
+	if r := build("search", `{"page":1}`); r.body != nil || r.headers.Get("Content-Type") != "" {
+		t.Errorf("no form field, no body: %q %v", r.body, r.headers)
+	}
+
+	// A property named as the path parameter: the form is one argument.
+	if got := byName["raw"]; !strings.Contains(got, `"body":`) || !strings.Contains(got, `"required":["name","body"]`) {
+		t.Errorf("a colliding form is the body argument: %s", got)
+	}
+	if r := build("raw", `{"name":"p","body":{"name":"n","count":3}}`); r.url != "https://h/raw/p?key=k1" || string(r.body) != "count=3&name=n" {
+		t.Errorf("the body object's keys, sorted: %s %s", r.url, r.body)
+	}
+	if r := build("raw", `{"name":"p"}`); r.body == nil || len(r.body) != 0 || r.headers.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		t.Errorf("a required form body goes empty: %q %v", r.body, r.headers)
+	}
+	if _, err := buildRESTRequest("https://h", doc.ops["raw"], map[string]json.RawMessage{"name": json.RawMessage(`"p"`), "body": json.RawMessage(`[1]`)}, nil); err == nil || !strings.Contains(err.Error(), `argument "body" is the form body: it must be an object`) {
+		t.Errorf("a form body that is no object: %v", err)
+	}
+
+	// JSON wins.
+	if got := byName["both"]; !strings.Contains(got, `"b":`) || strings.Contains(got, `"a":`) {
+		t.Errorf("JSON is chosen over a form: %s", got)
+	}
+	if r := build("both", `{"b":"x"}`); string(r.body) != `{"b":"x"}` || r.headers.Get("Content-Type") != "application/json" {
+		t.Errorf("JSON body: %s %v", r.body, r.headers)
+	}
+}
+
+// TestFormKeysOwned: an exploded object would set a key another form field
+// sets; the call is refused and names both.
+func TestFormKeysOwned(t *testing.T) {
+	op := &openapiOp{method: "POST", path: "/x", hasBody: true, bodyType: formMedia, bodyProps: []string{"name", "filter"},
+		form: []openapiParam{{name: "name", arg: "name", in: "form", style: "form", explode: true}, {name: "filter", arg: "filter", in: "form", style: "form", explode: true}}}
+	in := map[string]json.RawMessage{"name": json.RawMessage(`"a"`), "filter": json.RawMessage(`{"name":"b"}`)}
+	if _, err := buildRESTRequest("https://h", op, in, nil); err == nil || !strings.Contains(err.Error(), `form field "filter" would set the key "name" of form field "name"`) {
+		t.Errorf("a key two fields set: %v", err)
 	}
 }

@@ -1051,12 +1051,12 @@ type restRequest struct {
 }
 
 // buildRESTRequest writes the operation's request from the arguments:
-// parameters per style and explode, the JSON body, the credentials. The
-// request stays on base's origin: the path template must start with "/",
-// a path parameter cannot make a "." or ".." segment (nor a "/", "?" or
-// "#"), and no parameter can set a query key, cookie or header that the
-// credentials or another parameter set. Any of these is an error that names
-// the parameter.
+// parameters per style and explode, the JSON or form body, the
+// credentials. The request stays on base's origin: the path template must
+// start with "/", a path parameter cannot make a "." or ".." segment (nor
+// a "/", "?" or "#"), and no parameter can set a query key, cookie or
+// header that the credentials or another parameter set. Any of these is an
+// error that names the parameter.
 func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage, cr *restCredentials) (*restRequest, error) {
 	baseURL, err := url.Parse(base)
 	if err != nil || secrets.OriginOf(baseURL) == "" || baseURL.RawQuery != "" || baseURL.Fragment != "" {
@@ -1161,6 +1161,17 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 	if built, err := url.Parse(r.url); err != nil || secrets.OriginOf(built) != secrets.OriginOf(baseURL) {
 		return nil, fmt.Errorf("the request's URL would leave the API's origin %s", secrets.OriginOf(baseURL))
 	}
+	if op.hasBody && op.bodyType == formMedia {
+		body, err := formBody(op, in)
+		if err != nil {
+			return nil, err
+		}
+		if body != "" || op.bodyRequired {
+			r.body = []byte(body)
+			h.Set("Content-Type", formMedia)
+		}
+		return r, nil
+	}
 	if op.hasBody {
 		var body []byte
 		switch {
@@ -1200,6 +1211,57 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 		}
 	}
 	return r, nil
+}
+
+// formBody writes a URL-encoded form body from the arguments: each body
+// property as its encoding says (formField), or the keys of the bodyArg
+// object each as a form field, exploded. A null or absent property is left
+// out; a key two properties would both write is an error, as a query key
+// is.
+func formBody(op *openapiOp, in map[string]json.RawMessage) (string, error) {
+	var fields []openapiParam
+	var values []json.RawMessage
+	if op.bodyArg != "" {
+		raw, ok := in[op.bodyArg]
+		if !ok || string(raw) == "null" {
+			return "", nil
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return "", fmt.Errorf("argument %q is the form body: it must be an object", op.bodyArg)
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			fields = append(fields, openapiParam{name: k, arg: op.bodyArg + "." + k, in: "form", style: "form", explode: true})
+			values = append(values, obj[k])
+		}
+	} else {
+		for _, f := range op.form {
+			if raw, ok := in[f.arg]; ok && string(raw) != "null" {
+				fields = append(fields, f)
+				values = append(values, raw)
+			}
+		}
+	}
+	var pairs []string
+	owner := map[string]string{}
+	for i, f := range fields {
+		var v any
+		if f.json {
+			v = string(values[i])
+		} else if err := decodeNumber(values[i], &v); err != nil {
+			return "", fmt.Errorf("form field %q: %w", f.arg, err)
+		}
+		for _, kv := range serializeQuery(f, v) {
+			k, _, _ := strings.Cut(kv, "=")
+			if o, ok := owner[k]; ok && o != f.arg {
+				key, _ := url.QueryUnescape(k)
+				return "", fmt.Errorf("form field %q would set the key %q of form field %q", f.arg, key, o)
+			}
+			owner[k] = f.arg
+			pairs = append(pairs, kv)
+		}
+	}
+	return strings.Join(pairs, "&"), nil
 }
 
 // queryKeyOwner is the argument of the query parameter of op that a query

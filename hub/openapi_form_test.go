@@ -1,0 +1,90 @@
+package hub
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/internal/testwait"
+)
+
+// TestOpenAPIFormSearch drives the Star Trek API's description, whose
+// searches take a URL-encoded form, first against a local server that
+// logs what it receives (the form's fields arrive as the model gave them,
+// parsed by Go's own form reader), then against a Prism mock that refuses
+// a body breaking the document; a field of the wrong type is refused
+// before anything is sent.
+func TestOpenAPIFormSearch(t *testing.T) {
+	doc := filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json", "star-trek.json")
+	var mu sync.Mutex
+	var got []url.Values
+	var types []string
+	logged := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			t.Errorf("the body is not a form: %v", err)
+		}
+		mu.Lock()
+		got = append(got, r.PostForm)
+		types = append(types, r.Header.Get("Content-Type"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"page":{"pageNumber":0},"spacecrafts":[]}`))
+	}))
+	defer logged.Close()
+
+	name := uniqueName("stapi")
+	ns := naming.Namespace(name)
+	allow := func(ns string) map[string]config.Mode {
+		return map[string]config.Mode{ns + ".postSpacecraftSearch": config.Allow, ns + ".postLocationSearch": config.Allow, ns + ".postEpisodeSearch": config.Allow}
+	}
+	h := newOpenAPIHub(t, name, &config.Source{OpenAPI: doc, BaseURL: logged.URL}, allow(ns), Options{})
+	decl, err := h.Describe(t.Context(), DescribeRequest{Targets: []string{ns + ".postSpacecraftSearch"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(decl, "name?: string") {
+		t.Errorf("describe does not declare the form's fields:\n%s", decl)
+	}
+	env := execCode(t, h, `return await `+ns+`.postSpacecraftSearch({ pageSize: 5, name: "Enterprise & Defiant" });`)
+	if env.Status != StatusCompleted {
+		t.Fatalf("search: %s", envJSON(env))
+	}
+	env = execCode(t, h, `return await `+ns+`.postLocationSearch({ name: "Risa", earthlyLocation: false, buildingInterior: true });`)
+	if env.Status != StatusCompleted {
+		t.Fatalf("search: %s", envJSON(env))
+	}
+	mu.Lock()
+	if len(got) != 2 || got[0].Get("name") != "Enterprise & Defiant" || len(got[0]) != 1 ||
+		got[1].Get("name") != "Risa" || got[1].Get("earthlyLocation") != "false" || got[1].Get("buildingInterior") != "true" ||
+		types[0] != "application/x-www-form-urlencoded" {
+		t.Errorf("the server received %v as %q", got, types)
+	}
+	mu.Unlock()
+
+	prism := hubtest.StartPrism(t, doc)
+	name = uniqueName("stapi")
+	ns = naming.Namespace(name)
+	h = newOpenAPIHub(t, name, &config.Source{OpenAPI: doc, BaseURL: prism.URL}, allow(ns), Options{})
+	env = execCode(t, h, `const r = await `+ns+`.postEpisodeSearch({ title: "The Trouble with Tribbles", seasonNumberFrom: 2, featureLength: false }); return typeof r;`)
+	if env.Status != StatusCompleted || string(env.Result) != `"object"` {
+		t.Fatalf("prism refused the form: %s", envJSON(env))
+	}
+	// Prism logs a request on its own time, after it answered it.
+	if !testwait.Until(10*time.Second, func() bool { return slices.Contains(prism.Requests(), "post /episode/search") }) {
+		t.Errorf("prism did not see the POST: %v", prism.Requests())
+	}
+	// A field of the wrong type is refused before anything is sent, named.
+	env = execCode(t, h, `try { await `+ns+`.postEpisodeSearch({ seasonNumberFrom: "two" }); return "sent"; } catch (e) { return String(e.message); }`)
+	if !strings.Contains(string(env.Result), "seasonNumberFrom") || !strings.Contains(string(env.Result), "want \\\"integer\\\"") {
+		t.Errorf("a field of the wrong type: %s", envJSON(env))
+	}
+}

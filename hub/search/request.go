@@ -304,6 +304,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	// Whether the request starts with a question word, and whether the
 	// word before may come before someone's name.
 	whFirst, afterNamePrep := false, false
+	capsBefore := false // the word before is a key in capitals
 	var lower [32]byte
 	for i, n := 0, 0; i < len(q); {
 		if isSpace(q[i]) {
@@ -313,6 +314,8 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		end := chunkEnd(q, i)
 		chunk := q[i:end]
 		i = end
+		wasCaps := capsBefore
+		capsBefore = false
 		if (isValue(chunk) || ix.slashValue(chunk)) && valueKind(chunk) == "" {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
 			if n == 1 && isKey(chunk) {
@@ -381,11 +384,18 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 			continue
 		}
 		long := len(sc.word) > 2
+		singular := sc.word[len(sc.word)-1] != 's'
 		sc.word = stem(sc.word)
 		id, known := ix.terms[string(sc.word)]
 		if known && actionVerbs[string(sc.word)] == 0 {
 			noun, nounSyn = id, ix.synTerms[string(sc.word)]
+			if wasCaps && singular && ix.itemNouns[id] && !slices.Contains(dst, id) {
+				// "who leads the PAY project": a key before the
+				// word names one of the things it names.
+				dst = append(dst, id)
+			}
 		}
+		capsBefore = !known && capitals(word)
 		if !known && capitals(word) {
 			// "which permission scheme does MOB use": a word in
 			// capitals the catalog does not know is something's key.

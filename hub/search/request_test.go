@@ -259,11 +259,14 @@ func TestValueNouns(t *testing.T) {
 	}{
 		{"get release 12", []int32{term("release")}},
 		{"download the Release v1.2.0 and issue #7", []int32{term("release"), term("issue")}},
-		{"release 55", []int32{term("release")}}, // a thing taken by id, no title's verb
-		{"log 3 hours of work", nil},             // the first word is the verb
-		{"then get 3 releases", nil},             // so is an action's
-		{"release notes of PROJ-9", nil},         // a word the catalog lacks
-		{"release https://x.example", nil},       // an address is no id
+		{"release 55", []int32{term("release")}},                // a thing taken by id, no title's verb
+		{"log 3 hours of work", nil},                            // the first word is the verb
+		{"then get 3 releases", nil},                            // so is an action's
+		{"release notes of PROJ-9", nil},                        // a word the catalog lacks
+		{"release https://x.example", nil},                      // an address is no id
+		{"who leads the PAY release", []int32{term("release")}}, // a key before the word
+		{"the PAY releases", nil},                               // many of them
+		{"the PAY, then release", nil},                          // not right before
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, first(ix.valueNouns(sc, tt.query, nil))); diff != "" {

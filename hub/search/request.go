@@ -704,7 +704,7 @@ func splitPhrasal(q, w1 string, e1 int) (string, bool) {
 		p := strings.ToLower(q[s:e])
 		if v := phrasalPlain[[2]string{w1, p}]; v != "" && particles[p] && at > e1 {
 			ns, ne := nextWord(q, e)
-			if next := strings.ToLower(q[ns:ne]); ns == ne || afterParticle[next] || p != "on" && determiners[next] {
+			if next := strings.ToLower(q[ns:ne]); ns == ne || afterParticle[next] || p != "on" && determiners[next] || p == "off" {
 				return v + q[e1:s] + q[e:], true
 			}
 		}

@@ -202,6 +202,7 @@ func TestPlainVerb(t *testing.T) {
 		{"kick frank out of the organization", "remove frank  of the organization"},
 		{"take the issue out of the milestone", "remove the issue  of the milestone"},
 		{"take carol off the repo collaborators", "remove carol  the repo collaborators"},
+		{"take the pie chart gadget off dashboard 10100", "remove the pie chart gadget  dashboard 10100"}, // "off", a preposition too
 		{"turn the nightly workflow off again", "disable the nightly workflow  again"},
 		// A state of the things named.
 		{"closed pull requests", "list closed pull requests"},

@@ -1068,6 +1068,15 @@ func TestPossessiveObject(t *testing.T) {
 // 12" asks for /deployments/{deployment_id}/statuses, not for one status
 // by its id, which it does not give. A last parameter that is no id
 // (/labels/{name}) asks for nothing more.
+// TestItemsNamedTaken: a request that names two things by value asks for
+// the tool that takes both, not the list of one inside the other.
+func TestItemsNamedTaken(t *testing.T) {
+	ops, ix := jiraIndex(t, false)
+	wantOpFirst(t, ix, ops, "show me comment 10005 on PROJ-8", "getComment")
+	wantOpFirst(t, ix, ops, "get worklog 10301 of PROJ-5", "getWorklog")
+	wantOpFirst(t, ix, ops, "list the comments on PROJ-8", "getComments")
+}
+
 func TestLastItemNamed(t *testing.T) {
 	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "what's the status of deployment 12", "repos/list-deployment-statuses")

@@ -795,6 +795,10 @@ type scratch struct {
 	qends   []int
 	qids    []int32
 	qitems  []int32 // term ids of the things the request names by value (request.go)
+	// bareKey: the request names a key with no word for its thing
+	// ("move PROJ-7 to Done"), and the catalog's word for it ends the
+	// words read
+	bareKey bool
 	qkinds  []int32 // term ids of the words for the kinds of the request's values (request.go)
 	// keyAfterFirst is set when a key follows the request's first word
 	// ("link PROJ-1 as blocking PROJ-2"; request.go).
@@ -864,8 +868,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
 
-	var bareKey bool
-	sc.qitems, bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
+	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)
 	query = ix.rePrefix(query)
@@ -873,7 +876,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	if len(sc.qitems) > 0 {
 		query = showOne(query)
 	}
-	if bareKey {
+	if sc.bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.
 		query += " " + ix.keyWord
 	}

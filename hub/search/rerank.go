@@ -1307,7 +1307,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 	}
 	q.n = len(ids)
-	q.sig = signature(ids)
+	// The request's words are a name's only as said: "get worklog 10301
+	// of PROJ-5" is no "get issue worklog".
+	if said := ids; sc.bareKey && len(said) > 0 && said[len(said)-1] == ix.keyNoun {
+		q.sig = signature(said[:len(said)-1])
+	} else {
+		q.sig = signature(ids)
+	}
 	h, n := uint32(fnvBasis), 0
 	for i := range sc.qends {
 		if w := word(i); !prefixSkip(w) {
@@ -1602,7 +1608,23 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			}
 		}
 		if takesItem && object {
-			add += w.item
+			// In proportion to the named things it takes: "comment
+			// 10005 on PROJ-8" asks for the tool that takes both.
+			named, taken := 0, 0
+			its := f.items(ix.featIDs)
+			for _, t := range sc.qitems {
+				if ix.itemNouns[t] {
+					named++
+					if slices.Contains(its, t) {
+						taken++
+					}
+				}
+			}
+			if named > 1 {
+				add += w.item * float64(taken) / float64(named)
+			} else {
+				add += w.item
+			}
 		}
 		if object {
 			// The request's verb is the tool's when their actions

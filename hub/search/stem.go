@@ -27,7 +27,10 @@ import "strings"
 //     -ence, -ance, -ation, -tion, each only when enough of the word
 //     remains to be meaningful.
 //  4. A final -e is dropped and a final consonant+y becomes i, so that
-//     "create"/"creat-ed" and "copy"/"cop-ied" meet.
+//     "create"/"creat-ed" and "copy"/"cop-ied" meet; then an -at after
+//     five letters or more, not after e, o or a, goes as step 3's -ation
+//     does ("validate", "validation", "valid" -> "valid"; "update" and
+//     "heartbeat" keep theirs).
 //  5. A British spelling's stem becomes the American one's (american):
 //     "organisation"/"organization", "colour"/"color".
 //
@@ -111,6 +114,11 @@ func stem(w []byte) []byte {
 		w, finalE = w[:n-1], true
 	case n >= 3 && w[n-1] == 'y' && !isVowel(w[n-2]):
 		w[n-1] = 'i'
+	}
+	// A verb in -ate meets its -ation as step 3 left it ("validate",
+	// "validation" -> "valid"; "activate", "active" -> "activ").
+	if n = len(w); n >= 7 && hasSuffix(w, "at") && w[n-3] != 'e' && w[n-3] != 'o' && w[n-3] != 'a' {
+		w = w[:n-2]
 	}
 	return american(w, finalE)
 }

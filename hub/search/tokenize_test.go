@@ -71,6 +71,10 @@ func TestStem(t *testing.T) {
 		{"stage", "staged", "staging"},
 		{"difference", "differences", "differ"},
 		{"process", "processes"},
+		// A verb in -ate and its -ation.
+		{"validate", "validates", "validated", "validating", "validation", "valid"},
+		{"activate", "activation", "active"},
+		{"template", "templates"},
 		// Plurals in -is.
 		{"emoji", "emojis"},
 		{"api", "apis"},
@@ -126,6 +130,9 @@ func TestStem(t *testing.T) {
 		{"advise", "advis"},
 		{"substring", "substr"},
 		{"source", "sourc"},
+		{"update", "updat"},
+		{"private", "privat"},
+		{"heartbeat", "heartbeat"},
 	}
 	for _, tt := range tests {
 		if got := string(stem([]byte(tt.in))); got != tt.want {

@@ -1077,6 +1077,44 @@ func TestItemsNamedTaken(t *testing.T) {
 	wantOpFirst(t, ix, ops, "list the comments on PROJ-8", "getComments")
 }
 
+// TestCompoundSegmentItem: /fieldconfiguration/{id} takes one field
+// configuration by its id, as its title's last word says, and "field
+// configuration 10000" names one: "configuration" shares its stem with the
+// verb "configure" but is no form of it.
+func TestCompoundSegmentItem(t *testing.T) {
+	ops, ix := jiraIndex(t, false)
+	conf := ix.terms[string(stem([]byte("configuration")))]
+	for i, o := range ops {
+		if o.id == "getFieldConfigurationItems" && !slices.Contains(ix.feat[i].items(ix.featIDs), conf) {
+			t.Errorf("%s %s does not take a configuration by its id", o.id, o.path)
+		}
+	}
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	if got, _ := ix.valueNouns(sc, "which fields are required in field configuration 10000", nil); !slices.Contains(got, conf) {
+		t.Errorf("the request names no configuration: %v", got)
+	}
+	for _, tt := range []struct {
+		w    string
+		verb bool
+	}{{"configure", true}, {"configures", true}, {"configured", true}, {"configuring", true}, {"modified", true}, {"dropped", true},
+		{"configuration", false}, {"configurations", false}, {"invitation", false}} {
+		if got := isVerbForm([]byte(tt.w)); got != tt.verb {
+			t.Errorf("isVerbForm(%q) = %v", tt.w, got)
+		}
+	}
+	for _, tt := range []struct{ seg, title, want string }{
+		{"fieldconfiguration", "Get field configuration items", "configuration"},
+		{"issuesecurityschemes", "Get issue security scheme", "scheme"},
+		{"issuetype", "Get issue types for project", "types"},
+		{"hooks", "Get a repository webhook", "hooks"},
+	} {
+		if got := compoundHead(tt.seg, strings.Fields(strings.ToLower(tt.title))); got != tt.want {
+			t.Errorf("compoundHead(%q, %q) = %q, want %q", tt.seg, tt.title, got, tt.want)
+		}
+	}
+}
+
 func TestLastItemNamed(t *testing.T) {
 	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "what's the status of deployment 12", "repos/list-deployment-statuses")

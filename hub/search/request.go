@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -385,9 +386,12 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 		long := len(sc.word) > 2
 		singular := sc.word[len(sc.word)-1] != 's'
+		// Only a verb's own forms are verbs: "configuration" shares its
+		// stem with "configure" but names a thing.
+		verb := isVerbForm(sc.word)
 		sc.word = stem(sc.word)
 		id, known := ix.terms[string(sc.word)]
-		if known && actionVerbs[string(sc.word)] == 0 {
+		if known && (actionVerbs[string(sc.word)] == 0 || !verb) {
 			noun, nounSyn = id, ix.synTerms[string(sc.word)]
 			if wasCaps && singular && ix.itemNouns[id] && !slices.Contains(dst, id) {
 				// "who leads the PAY project": a key before the
@@ -412,6 +416,34 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 	}
 	return dst, bare
+}
+
+// isVerbForm reports whether the lower-case word w is one of actionVerbs'
+// words or one of them inflected: -s, -es, -d, -ed, -ing (with its e
+// back, or a doubled consonant undone), -ied and -ies for -y.
+func isVerbForm(w []byte) bool {
+	if verbForms[string(w)] {
+		return true
+	}
+	var buf [32]byte
+	for _, end := range [...]string{"s", "es", "d", "ed", "ing"} {
+		base, ok := bytes.CutSuffix(w, []byte(end))
+		if !ok || len(base) < 2 || len(base)+2 > len(buf) {
+			continue
+		}
+		if verbForms[string(base)] || verbForms[string(append(append(buf[:0], base...), 'e'))] {
+			return true
+		}
+		if n := len(base); (end == "ed" || end == "ing") && n > 2 && base[n-1] == base[n-2] && verbForms[string(base[:n-1])] {
+			return true
+		}
+	}
+	for _, end := range [...]string{"ied", "ies"} {
+		if base, ok := bytes.CutSuffix(w, []byte(end)); ok && len(base)+1 <= len(buf) && verbForms[string(append(append(buf[:0], base...), 'y'))] {
+			return true
+		}
+	}
+	return false
 }
 
 // capitals reports whether w is two to ten capital letters, as a key is

@@ -679,7 +679,11 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			if isParam(seg) && prev != "" {
 				ws.path = ws.words(ws.path, prev)
 				if n := len(ws.path); n > 0 {
-					if id := termOf(ws.path[n-1]); id >= 0 {
+					w := ws.path[n-1]
+					if n == 1 {
+						w = compoundHead(w, tw)
+					}
+					if id := termOf(w); id >= 0 {
 						ids = append(ids, id)
 						if endsWithIDWord(strings.Trim(seg, "{}")) {
 							f.lastItem = id
@@ -756,6 +760,31 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		ws.object = append(ws.object, lastHead)
 	}
 	return f
+}
+
+// compoundHead is the last of the title's words that, written together,
+// are the path segment seg: /fieldconfiguration/{id} is "Get field
+// configuration items", so it takes a configuration by its id, as
+// "field configuration 10000" names one; seg when the title has no such
+// words. The last word may be plural where seg is not, or the other way
+// ("issuesecurityschemes", "issue security scheme").
+func compoundHead(seg string, title []string) string {
+	for i, first := range title {
+		if len(first) < 2 || len(first) >= len(seg) || !strings.HasPrefix(seg, first) {
+			continue
+		}
+		rest := seg[len(first):]
+		for _, w := range title[i+1 : min(len(title), i+4)] {
+			if rest == w || rest == w+"s" || rest+"s" == w || rest == w+"es" {
+				return w
+			}
+			if len(w) < 2 || !strings.HasPrefix(rest, w) {
+				break
+			}
+			rest = rest[len(w):]
+		}
+	}
+	return seg
 }
 
 // closedCompound is the word of title that ends with the resource word

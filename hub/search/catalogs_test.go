@@ -930,6 +930,10 @@ func TestNamespacesOfUnlikeSize(t *testing.T) {
 	both := Build(append(append([]Doc(nil), servers...), ghDocs...), nil)
 	wantIDFirst(t, both, ids, "list the branches", "git:git_branch")
 	wantIDFirst(t, both, ids, "create a branch for the new feature", "git:git_create_branch")
+	// One rare word a small server's tool says ("linear", in the thinking
+	// server's description) weighs at most its share of the namespace.
+	wantIDFirst(t, both, ids, "require a linear history on main", "repos/update-branch-protection")
+	wantIDFirst(t, both, ids, "when does my rate limit reset", "rate-limit/get")
 	wantOpFirst(t, Build(ghDocs, nil), ops, "list the branches", "repos/list-branches")
 }
 

@@ -20,9 +20,11 @@ import (
 // share of the namespace's tools that match it, smoothed toward the
 // catalog's share (nsSmooth tools' worth), over the catalog's share is
 // its lift; a namespace's weight is the sum of the logs of its lifts
-// above one, over nsFull for each of the request's words, at most one: a
-// namespace that one word of three points to weighs a third of one that
-// all three do. It counts in the second stage, as a share of the best
+// above one, each at most nsFull, over nsFull for each of the request's
+// words: a namespace that one word of three points to weighs at most a
+// third of one that all three do, however rare that word ("require a
+// linear history on main" is no request for the thinking server that
+// alone says "linear"). It counts in the second stage, as a share of the best
 // score like the other
 // features, in proportion to how much smaller the namespace is than the
 // largest (nsGate): nothing for one less than four times smaller, all of
@@ -157,7 +159,7 @@ func (ix *Index) namespaceStats(sc *scratch, hits []Hit) ([]Hit, int) {
 			all := sc.nsAll[i] / float64(ix.n)
 			share := (counts[i] + nsSmooth*all) / (float64(len(ix.byNS[ns])) + nsSmooth)
 			if lift := share / all; lift > 1 {
-				r += math.Log(lift)
+				r += min(math.Log(lift), nsFull)
 			}
 		}
 		sc.nsMax = max(sc.nsMax, r)

@@ -1072,6 +1072,20 @@ func TestPossessiveObject(t *testing.T) {
 // 12" asks for /deployments/{deployment_id}/statuses, not for one status
 // by its id, which it does not give. A last parameter that is no id
 // (/labels/{name}) asks for nothing more.
+// TestListBeforeSearch: things named alone, or asked for with "which",
+// ask for the list, not a search taking criteria: Star Trek's GET
+// /comicStrip/search pages through them where the POST beside it takes a
+// form of criteria; "which groups is alice in" asks for her groups, not
+// findGroups. Searching ("find", or "where") still asks for the search.
+func TestListBeforeSearch(t *testing.T) {
+	ops, ix := catalogIndex(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"), "stapi", false)
+	wantOpFirst(t, ix, ops, "comic strips", "GET /comicStrip/search")
+	wantOpFirst(t, ix, ops, "list the movies", "GET /movie/search")
+	wantOpFirst(t, ix, ops, "find comic strips published in newspapers", "POST /comicStrip/search")
+	ops, ix = jiraIndex(t, true)
+	wantOpFirst(t, ix, ops, "which groups is alice in", "getUserGroups")
+}
+
 // TestItemsNamedTaken: a request that names two things by value asks for
 // the tool that takes both, not the list of one inside the other.
 func TestItemsNamedTaken(t *testing.T) {
@@ -1166,9 +1180,9 @@ func TestWhoDid(t *testing.T) {
 	ops, ix := githubIndex(t, false)
 	wantOpFirst(t, ix, ops, "who opened PR 61", "pulls/get")
 	wantActs(t, ix, map[string]uint8{
-		"who opened PR 61":   actList | actSearch | actGet,
-		"who reviewed PR 21": actList | actSearch,
-		"who is on the team": actList | actSearch,
+		"who opened PR 61":   actList | actGet,
+		"who reviewed PR 21": actList,
+		"who is on the team": actList,
 	})
 }
 

@@ -443,7 +443,7 @@ func TestCompoundStart(t *testing.T) {
 		verb  int32
 		act   uint8
 	}{
-		{"check runs for this commit", -1, actList | actSearch},
+		{"check runs for this commit", -1, actList},
 		{"check if pull request 12 is merged", check, actGet},
 		// One title says "check suite": not a compound yet.
 		{"check suites for this commit", check, actGet},
@@ -801,18 +801,19 @@ func TestSettingVerbs(t *testing.T) {
 }
 
 // TestQuestionAct: a question about one thing may ask to read it as well
-// as to list or search; one about things in the plural, or about people,
-// asks to list or search them.
+// as to list; one about things in the plural, or about people, asks to
+// list them; "where" asks to find.
 func TestQuestionAct(t *testing.T) {
 	ix := Build([]Doc{{Namespace: "t", Name: "licensesGet", Title: "Get a license"}, {Namespace: "t", Name: "teamsList", Title: "List team members"}}, nil)
 	wantActs(t, ix, map[string]uint8{
-		"which license is MIT":             actList | actSearch | actGet,
-		"which licenses are there":         actList | actSearch,
-		"who is on the platform team":      actList | actSearch,
-		"who am I logged in as":            actList | actSearch | actGet,
-		"how long did the workflow take":   actList | actSearch | actGet,
-		"when was the license added":       actList | actSearch | actGet,
-		"what labels does this repo have?": actList | actSearch,
+		"which license is MIT":             actList | actGet,
+		"which licenses are there":         actList,
+		"who is on the platform team":      actList,
+		"who am I logged in as":            actList | actGet,
+		"how long did the workflow take":   actList | actGet,
+		"when was the license added":       actList | actGet,
+		"what labels does this repo have?": actList,
+		"where is the file called notes":   actList | actSearch,
 	})
 }
 
@@ -1035,7 +1036,7 @@ func TestUnknownVerb(t *testing.T) {
 		"undo dave's membership change":      actGet | actList,
 		"membership of dave":                 actGet | actList,
 		"terraform membership":               actGet | actList, // keywords, no sentence
-		"terraform memberships of dave":      actList | actSearch,
+		"terraform memberships of dave":      actList,
 	})
 	wantFirst(t, ix, docs, "downgrade dave to a regular member", "t.orgsSetMembershipForUser")
 }
@@ -1148,5 +1149,5 @@ func TestUnWordBeforePlural(t *testing.T) {
 		{Namespace: "t", Name: "activityListNotifications", Title: "List notifications for the authenticated user", Description: "List all notifications, read or unread.", Method: "GET", Path: "/notifications"},
 		{Namespace: "t", Name: "activityMarkNotificationsAsRead", Title: "Mark notifications as read", Method: "PUT", Path: "/notifications"},
 	}
-	wantActs(t, Build(docs, nil), map[string]uint8{"unread notifications": actList | actSearch})
+	wantActs(t, Build(docs, nil), map[string]uint8{"unread notifications": actList})
 }

@@ -514,7 +514,9 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		case "POST":
 			if verb == actSearch {
-				f.act |= actSearch | actList
+				// Its body carries the criteria: it searches, where
+				// the GET beside it lists.
+				f.act |= actSearch
 			} else {
 				f.act |= actCreate
 			}
@@ -1103,7 +1105,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	}
 	ids := sc.qids[:0]
 	sc.qstates, sc.notVerb = sc.qstates[:0], -1
-	first, inPlural, question, who := true, false, false, false
+	first, inPlural, question, who, where := true, false, false, false, false
 	unknownVerb := false
 	showFirst := false // the request starts with a verb of showing
 	// What the request's verb acts on: the last of the content words
@@ -1168,6 +1170,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		case "which", "what", "who", "how", "whose", "where", "when", "why", "any":
 			question = true
 			who = who || string(w) == "who"
+			where = where || string(w) == "where"
 		}
 		if _, stop := stopWords[string(w)]; stop {
 			if objPhase == inObject && string(w) == "s" {
@@ -1311,9 +1314,16 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	q.question = question && !q.fromVerb
 	if q.act == 0 && q.verb < 0 {
 		// Without a verb a request asks to see things: a list when it
-		// names them in the plural or asks which, else one of them.
+		// names them in the plural or asks which, else one of them;
+		// "where" asks to find one ("where is the file called
+		// settings.py"). Things named alone ("comic strips", "which
+		// groups is alice in") ask for no search: the GET that lists
+		// them, not the POST that takes criteria, nor findGroups.
 		if inPlural || question {
-			q.act = actList | actSearch
+			q.act = actList
+			if where {
+				q.act |= actSearch
+			}
 			if question && !inPlural && (!who || q.self && len(ids) <= 1 || whoDid && len(sc.qitems) > 0) {
 				// "which license is MIT", "how long did the run take":
 				// a question about one thing may ask to read it. "Who"

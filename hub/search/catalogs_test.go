@@ -1082,6 +1082,10 @@ func TestListBeforeSearch(t *testing.T) {
 	wantOpFirst(t, ix, ops, "comic strips", "GET /comicStrip/search")
 	wantOpFirst(t, ix, ops, "list the movies", "GET /movie/search")
 	wantOpFirst(t, ix, ops, "find comic strips published in newspapers", "POST /comicStrip/search")
+	// An example of what to find asks for the search.
+	wantOpFirst(t, ix, ops, "weapons like phasers", "POST /weapon/search")
+	wantOpFirst(t, ix, ops, "organizations like starfleet", "POST /organization/search")
+	wantActs(t, ix, map[string]uint8{"weapons like phasers": actList | actSearch, "weapons": actList})
 	ops, ix = jiraIndex(t, true)
 	wantOpFirst(t, ix, ops, "which groups is alice in", "getUserGroups")
 }

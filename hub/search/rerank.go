@@ -1106,6 +1106,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	ids := sc.qids[:0]
 	sc.qstates, sc.notVerb = sc.qstates[:0], -1
 	first, inPlural, question, who, where := true, false, false, false, false
+	like := false // "weapons like phasers": an example of what to find
 	unknownVerb := false
 	showFirst := false // the request starts with a verb of showing
 	// What the request's verb acts on: the last of the content words
@@ -1171,6 +1172,8 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			question = true
 			who = who || string(w) == "who"
 			where = where || string(w) == "where"
+		case "like", "such":
+			like = true
 		}
 		if _, stop := stopWords[string(w)]; stop {
 			if objPhase == inObject && string(w) == "s" {
@@ -1321,7 +1324,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// them, not the POST that takes criteria, nor findGroups.
 		if inPlural || question {
 			q.act = actList
-			if where {
+			if where || like {
 				q.act |= actSearch
 			}
 			if question && !inPlural && (!who || q.self && len(ids) <= 1 || whoDid && len(sc.qitems) > 0) {

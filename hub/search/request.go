@@ -317,6 +317,12 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		i = end
 		wasCaps := capsBefore
 		capsBefore = false
+		if isYear(trimChunk(chunk)) {
+			// "published in 1995", "the 1980s": a time.
+			sc.qkinds = ix.appendKindWords(sc.qkinds, timeKinds)
+			noun, nounSyn = -1, nil
+			continue
+		}
 		if (isValue(chunk) || ix.slashValue(chunk)) && valueKind(chunk) == "" {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
 			if n == 1 && isKey(chunk) {
@@ -416,6 +422,21 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 	}
 	return dst, bare
+}
+
+// isYear reports whether w is a year or a decade of the last or this
+// millennium: 1995, 2024, 1980s, 1980's.
+func isYear(w string) bool {
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "s"), "'")
+	if len(w) != 4 || w[0] != '1' && w[0] != '2' {
+		return false
+	}
+	for i := 1; i < 4; i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // isVerbForm reports whether the lower-case word w is one of actionVerbs'

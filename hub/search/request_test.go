@@ -800,6 +800,20 @@ func TestSettingVerbs(t *testing.T) {
 	})
 }
 
+// TestYearIsATime: a year or a decade is a time, for a tool that takes
+// one ("which movies came out in the 1980s": the search with yearFrom),
+// not a commit's hash cut short.
+func TestYearIsATime(t *testing.T) {
+	for w, want := range map[string]bool{"1995": true, "2024": true, "1980s": true, "1980's": true, "10042": false, "0123": false, "abcd": false, "199a": false, "3000": false} {
+		if got := isYear(w); got != want {
+			t.Errorf("isYear(%q) = %v", w, got)
+		}
+	}
+	ops, ix := catalogIndex(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"), "stapi", false)
+	wantOpFirst(t, ix, ops, "which movies came out in the 1980s", "POST /movie/search")
+	wantOpFirst(t, ix, ops, "which books were published in 1995", "POST /book/search")
+}
+
 // TestQuestionAct: a question about one thing may ask to read it as well
 // as to list; one about things in the plural, or about people, asks to
 // list them; "where" asks to find.

@@ -827,7 +827,7 @@ func TestQuestionAct(t *testing.T) {
 		"how long did the workflow take":   actList | actGet,
 		"when was the license added":       actList | actGet,
 		"what labels does this repo have?": actList,
-		"where is the file called notes":   actList | actSearch,
+		"where is the file called notes":   actSearch,
 	})
 }
 

@@ -1173,7 +1173,9 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			who = who || string(w) == "who"
 			where = where || string(w) == "where"
 		case "like", "such":
-			like = true
+			// Before an example ("weapons like phasers"), not
+			// ending the request ("what does it look like").
+			like = next != ""
 		}
 		if _, stop := stopWords[string(w)]; stop {
 			if objPhase == inObject && string(w) == "s" {
@@ -1316,17 +1318,18 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	q.fromVerb = q.act != 0 || q.verb >= 0
 	q.question = question && !q.fromVerb
 	if q.act == 0 && q.verb < 0 {
-		// Without a verb a request asks to see things: a list when it
-		// names them in the plural or asks which, else one of them;
-		// "where" asks to find one ("where is the file called
-		// settings.py"). Things named alone ("comic strips", "which
+		// Without a verb a request asks to see things: to find them
+		// when it says "where" or gives an example ("where is the
+		// file called settings.py", "technology like the holodeck");
+		// else a list when it names them in the plural or asks which,
+		// or one of them. Things named alone ("comic strips", "which
 		// groups is alice in") ask for no search: the GET that lists
 		// them, not the POST that takes criteria, nor findGroups.
-		if inPlural || question {
+		switch {
+		case where || like:
+			q.act = actSearch
+		case inPlural || question:
 			q.act = actList
-			if where || like {
-				q.act |= actSearch
-			}
 			if question && !inPlural && (!who || q.self && len(ids) <= 1 || whoDid && len(sc.qitems) > 0) {
 				// "which license is MIT", "how long did the run take":
 				// a question about one thing may ask to read it. "Who"
@@ -1334,7 +1337,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// unless it asks about the caller alone ("who am I").
 				q.act |= actGet
 			}
-		} else {
+		default:
 			q.act = actGet | actList
 		}
 	}

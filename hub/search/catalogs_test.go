@@ -1082,6 +1082,9 @@ func TestListBeforeSearch(t *testing.T) {
 	wantOpFirst(t, ix, ops, "comic strips", "GET /comicStrip/search")
 	wantOpFirst(t, ix, ops, "list the movies", "GET /movie/search")
 	wantOpFirst(t, ix, ops, "find comic strips published in newspapers", "POST /comicStrip/search")
+	// A word only the search's parameters say is a criterion.
+	wantOpFirst(t, ix, ops, "borg technology", "POST /technology/search")
+	wantOpFirst(t, ix, ops, "phaser weapons", "POST /weapon/search")
 	// An example of what to find asks for the search.
 	wantOpFirst(t, ix, ops, "weapons like phasers", "POST /weapon/search")
 	wantOpFirst(t, ix, ops, "organizations like starfleet", "POST /organization/search")

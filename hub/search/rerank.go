@@ -1542,6 +1542,12 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// octocat" names a user, not the tool that draws the Octocat.
 		rareVerb := qverb >= 0 && qverb == f.verb && qact == 0
 		object := !w.objectMin || !fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb || rareVerb
+		if !fromVerb && qact&actSearch == 0 && f.pathed && f.act&actSearch != 0 && f.nParam > 0 && sc.paramOnly(f, ix.featIDs) {
+			// Things named with a word only a search's parameters
+			// say ("borg technology": borgTechnology) ask it to find
+			// them.
+			qact |= actSearch
+		}
 		if object {
 			switch {
 			case qact&f.act != 0:

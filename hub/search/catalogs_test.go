@@ -1093,6 +1093,14 @@ func TestListBeforeSearch(t *testing.T) {
 	wantOpFirst(t, ix, ops, "which groups is alice in", "getUserGroups")
 }
 
+// TestIDWords: "id" is what a uid parameter takes: "one astronomical
+// object by id" asks for GET /astronomicalObject, which takes a uid.
+func TestIDWords(t *testing.T) {
+	ops, ix := catalogIndex(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"), "stapi", false)
+	wantOpFirst(t, ix, ops, "one astronomical object by id", "GET /astronomicalObject")
+	wantOpFirst(t, ix, ops, "one soundtrack by uid", "GET /soundtrack")
+}
+
 // TestItemsNamedTaken: a request that names two things by value asks for
 // the tool that takes both, not the list of one inside the other.
 func TestItemsNamedTaken(t *testing.T) {

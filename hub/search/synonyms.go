@@ -67,6 +67,7 @@ var synonymGroups = [][]string{
 	{"size", "large", "big", "bytes"},
 	{"use", "using", "usage"},
 	{"count", "number", "total"},
+	{"id", "uid", "uuid", "guid", "identifier"},
 }
 
 // synonyms maps a stem to the stems it expands to, built from

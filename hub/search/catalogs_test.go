@@ -934,6 +934,12 @@ func TestNamespacesOfUnlikeSize(t *testing.T) {
 	// server's description) weighs at most its share of the namespace.
 	wantIDFirst(t, both, ids, "require a linear history on main", "repos/update-branch-protection")
 	wantIDFirst(t, both, ids, "when does my rate limit reset", "rate-limit/get")
+	// "Print" a file is to read it (read_file is read_text_file's
+	// deprecated twin).
+	if hits, _ := both.Search("print the contents of config.yaml", "", 1); len(hits) == 0 || !strings.HasPrefix(ids[hits[0].Doc], "filesystem:read_") {
+		t.Errorf("print the contents of config.yaml: %v, want a filesystem read first", hits)
+	}
+	wantActs(t, both, map[string]uint8{"print the contents of config.yaml": actGet})
 	wantOpFirst(t, Build(ghDocs, nil), ops, "list the branches", "repos/list-branches")
 }
 

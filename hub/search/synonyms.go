@@ -10,7 +10,7 @@ var synonymGroups = [][]string{
 	{"create", "add", "new", "make", "insert", "append", "attach", "start"},
 	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid", "forget"},
 	{"list", "show", "enumerate", "display", "browse"},
-	{"read", "get", "fetch", "open", "view", "load", "retrieve", "dump", "cat"},
+	{"read", "get", "fetch", "open", "view", "load", "retrieve", "dump", "cat", "print"},
 	{"write", "save", "store", "persist", "record", "put"},
 	{"search", "find", "query", "lookup", "locate", "seek", "grep"},
 	{"update", "edit", "modify", "change", "alter", "patch", "amend"},

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"maps"
 	"math"
@@ -145,11 +146,16 @@ func abs32(f float32) float32 {
 // Index is an immutable BM25F index over a tool catalog. It is safe for
 // concurrent use by multiple goroutines once Build returns.
 type Index struct {
-	n         int
-	k1        float64
-	expand    float64
-	terms     map[string]int32 // stem -> term id
-	offsets   []int32          // postings of term t are postings[offsets[t]:offsets[t+1]]
+	n      int
+	k1     float64
+	expand float64
+	terms  map[string]int32 // stem -> term id
+	// bare holds, by term id, whether the catalog writes the word once at
+	// least without -ed or -ing: "stage" is said only as "staged" and
+	// "staging" in a git server's tools, so a request that starts with
+	// it uses it as a verb.
+	bare      []bool
+	offsets   []int32 // postings of term t are postings[offsets[t]:offsets[t+1]]
 	postings  []posting
 	docNS     []int32            // namespace id of each doc
 	rank      []int32            // position of each doc in (namespace, name) order
@@ -276,6 +282,10 @@ func Build(docs []Doc, opts *Options) *Index {
 		if !ok {
 			id = int32(len(ix.terms))
 			ix.terms[string(word)] = id
+			ix.bare = append(ix.bare, false)
+		}
+		if !bytes.HasSuffix(tok, []byte("ed")) && !bytes.HasSuffix(tok, []byte("ing")) {
+			ix.bare[id] = true
 		}
 		raw[key] = id
 		return id

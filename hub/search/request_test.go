@@ -800,6 +800,26 @@ func TestSettingVerbs(t *testing.T) {
 	})
 }
 
+// TestInflectedOnlyIsAVerb: a first word the catalog says only with -ed
+// or -ing ("staged", "staging") is a verb of change when the request says
+// it bare; in a catalog that also says it bare ("Get a stage") it is not.
+func TestInflectedOnlyIsAVerb(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "git", Name: "git_add", Description: "Adds file contents to the staging area"},
+		{Namespace: "git", Name: "git_diff_staged", Description: "Shows changes that are staged for commit"},
+		{Namespace: "git", Name: "git_status", Description: "Shows the working tree status"},
+	}
+	ix := Build(docs, nil)
+	wantActs(t, ix, map[string]uint8{
+		"stage README.md":      actCreate | actUpdate | actDelete,
+		"stage all my changes": actCreate | actUpdate | actDelete,
+		"staged changes":       actList,
+	})
+	wantFirst(t, ix, docs, "stage README.md", "git.git_add")
+	docs = append(docs, Doc{Namespace: "git", Name: "get_stage", Description: "Gets a stage of the pipeline"})
+	wantActs(t, Build(docs, nil), map[string]uint8{"stage README.md": actGet | actList})
+}
+
 // TestYearIsATime: a year or a decade is a time, for a tool that takes
 // one ("which movies came out in the 1980s": the search with yearFrom),
 // not a commit's hash cut short.

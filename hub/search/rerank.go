@@ -1107,7 +1107,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	sc.qstates, sc.notVerb = sc.qstates[:0], -1
 	first, inPlural, question, who, where := true, false, false, false, false
 	like := false // "weapons like phasers": an example of what to find
-	unknownVerb := false
+	unknownVerb, verbOnly := false, false
 	showFirst := false // the request starts with a verb of showing
 	// What the request's verb acts on: the last of the content words
 	// after it, past determiners, up to a stop word ("create a tag for
@@ -1235,6 +1235,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// then "on" or "to", is a verb too: "comment on the
 				// issue" makes a comment.
 				q.act = actCreate
+			case !plural(string(w)) && ix.inflectedOnly(s) && !bytes.HasSuffix(w, []byte("ed")) && !bytes.HasSuffix(w, []byte("ing")):
+				// A word the catalog says only as "staged" or
+				// "staging" is a verb when the request says it bare
+				// ("stage README.md", "stage all my changes"), whatever
+				// follows.
+				verbOnly = true
 			case next != "" && !plural(string(w)) && !ix.knows(s) && !bytes.HasPrefix(w, []byte("un")):
 				// A first word the catalog does not know, with more
 				// after it, is a verb the catalog does not use:
@@ -1312,7 +1318,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		q.check = ix.checkTerm
 		q.yesNo = true
 	}
-	if unknownVerb && !inPlural && sentence(word, len(sc.qends)) {
+	if unknownVerb && !inPlural && sentence(word, len(sc.qends)) || verbOnly {
 		q.act = actCreate | actUpdate | actDelete
 	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
@@ -1777,6 +1783,14 @@ func (ix *Index) titleVerb(s []byte) bool {
 func (ix *Index) knowsStem(w []byte) bool {
 	var buf [64]byte
 	return ix.knows(stem(append(buf[:0], w...)))
+}
+
+// inflectedOnly reports whether the catalog says the stem s only with
+// -ed or -ing ("staged", "staging"): a request that starts with its bare
+// form ("stage README.md") uses it as a verb, as one the catalog lacks.
+func (ix *Index) inflectedOnly(s []byte) bool {
+	id, ok := ix.terms[string(s)]
+	return ok && int(id) < len(ix.bare) && !ix.bare[id]
 }
 
 // knows reports whether the stem s is a word of the catalog.

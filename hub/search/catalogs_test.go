@@ -1204,7 +1204,12 @@ func TestWhoDid(t *testing.T) {
 		"who opened PR 61":   actList | actGet,
 		"who reviewed PR 21": actList,
 		"who is on the team": actList,
+		"who follows me":     actList,
 	})
+	// One it holds, in the present: the project records its lead.
+	ops, ix = jiraIndex(t, false)
+	wantOpFirst(t, ix, ops, "who leads the PAY project", "getProject")
+	wantActs(t, ix, map[string]uint8{"who leads the PAY project": actList | actGet})
 }
 
 // TestQuestionUnknownVerb: to a question, a tool without a path whose

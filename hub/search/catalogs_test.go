@@ -1107,6 +1107,17 @@ func TestIDWords(t *testing.T) {
 	wantOpFirst(t, ix, ops, "one soundtrack by uid", "GET /soundtrack")
 }
 
+// TestOpenTheThing: "open" before a determiner asks to read; before an
+// article it creates ("open an issue", plainVerb).
+func TestOpenTheThing(t *testing.T) {
+	ops, ix := jiraIndex(t, false)
+	wantOpFirst(t, ix, ops, "open the attachment 10230 details", "getAttachment")
+	wantActs(t, ix, map[string]uint8{"open the attachment 10230 details": actGet | actList, "open my filters": actGet | actList})
+	if got := plainVerb("open an issue for the crash"); !strings.HasPrefix(got, "create ") {
+		t.Errorf("plainVerb(open an issue ...) = %q", got)
+	}
+}
+
 // TestItemsNamedTaken: a request that names two things by value asks for
 // the tool that takes both, not the list of one inside the other.
 func TestItemsNamedTaken(t *testing.T) {

@@ -1218,6 +1218,10 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// undoes its base, as the catalog's own unstar and
 				// unfollow delete.
 				q.act = actDelete
+			case determiners[next] && readVerbs[string(s)]:
+				// "open the attachment 10230": a word for reading
+				// (an article after "open" creates, plainVerb).
+				q.act = actGet | actList
 			case (determiners[next] || sc.keyAfterFirst) && !plural(string(w)):
 				// A word the request starts with and follows with a
 				// determiner or a key is a verb ("protect the main

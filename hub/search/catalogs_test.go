@@ -515,13 +515,16 @@ func catalogCases(t testing.TB) []catalogCase {
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
 	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.806, 0.886,
-	// 0.209; as MCP tools 0.788, 0.852, 0.190; Jira as OpenAPI 0.791,
-	// 0.830, 0.326; as MCP tools 0.788, 0.784, 0.338; the reference
+	// 0.209; as MCP tools 0.787, 0.852, 0.189; Jira as OpenAPI 0.791,
+	// 0.830, 0.326; as MCP tools 0.787, 0.773, 0.337; the reference
 	// servers 0.828, 0.875, 0.278, and beside GitHub 0.794, 0.825, 0.371;
-	// GitHub beside the servers 0.788, 0.852, 0.193; Star Trek 0.692,
-	// 0.792, 0.002 (0.680 until a first word the catalog does not know
-	// read as a verb, 0.662 until its searches' form fields were read). GitHub's targets are 0.80 nDCG@10 and 0.85 Recall@5
-	// as OpenAPI, 0.75 and 0.80 as MCP tools (all four met); Jira's 0.80.
+	// GitHub beside the servers 0.795, 0.869, 0.200 (0.788 until one
+	// word's weight of a namespace was capped); Star Trek 0.714, 0.792,
+	// 0.024 (0.680 until a first word the catalog does not know read as a
+	// verb, 0.662 until its searches' form fields were read, 0.692 until
+	// things named alone asked for their list). GitHub's targets are 0.80
+	// nDCG@10 and 0.85 Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools
+	// (all four met); Jira's 0.80.
 	//
 	// GitHub's held-out half was written anew on 2026-12-06, before any of
 	// it was run: the one before had been read too often to say how search
@@ -544,22 +547,27 @@ func catalogCases(t testing.TB) []catalogCase {
 	// sentences a namespace repeats left out of the text). The new half's
 	// requests share more words with the operations' summaries (BM25 0.597
 	// against 0.483), and the held-out halves score under the tuning ones
-	// (GitHub as OpenAPI 0.855 over its 1,311 tuning requests, Jira 0.920
-	// over 184). Each later batch's first run, before its misses were looked
+	// (GitHub as OpenAPI 0.856 over its 1,311 tuning requests, Jira 0.917
+	// over 319). Each later batch's first run, before its misses were looked
 	// at, says the same of unseen requests: from 0.565 (indirect admin work)
 	// to 0.848 (a developer's everyday requests; 0.825 for a maintainer's
 	// release day, 0.835 to 0.946 for the twenty-first to twenty-third
 	// batches' everyday ones, 0.804 for the twenty-fourth's questions), and
-	// 0.959 to 0.974 for requests in the catalog's own terms.
+	// 0.959 to 0.974 for requests in the catalog's own terms; Jira's
+	// seventh and eighth batches 0.913 and 0.838 as OpenAPI, 0.890 and
+	// 0.788 as MCP tools, the eighth's (a team lead's words) as hard as
+	// the held-out half.
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
-	// level with the plain BM25 on the held-out half (0.692 against 0.690)
-	// and over it on the tuning half's 49 requests (0.877 against 0.808),
-	// the plain BM25's whole-name matching of "POST /spacecraft/search"
-	// suiting the operations' two-word descriptions. Its searches take a
-	// URL-encoded form, whose fields (a location's "buildingInterior", a
-	// staff member's "writer") are arguments as a JSON body's are.
+	// a little over the plain BM25 on the held-out half (0.714 against
+	// 0.690) and well over it on the tuning half's 99 requests (0.839
+	// against 0.663), the plain BM25's whole-name matching of "POST
+	// /spacecraft/search" suiting the operations' two-word descriptions.
+	// Its searches take a URL-encoded form, whose fields (a location's
+	// "buildingInterior", a staff member's "writer") are arguments as a
+	// JSON body's are; each comes in a pair, the GET paging through the
+	// things, the POST finding some by its form's criteria.
 	// The reference servers beside GitHub's description, as in a hub
 	// that has both: the servers' tasks, whose answers are the servers'
 	// tools, and GitHub's, whose answers are GitHub's, over 1,268 tools
@@ -572,12 +580,12 @@ func catalogCases(t testing.TB) []catalogCase {
 	return []catalogCase{
 		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.76, 0.84, 0.16},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.75, 0.83, 0.15},
-		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.65, 0.72, -0.05},
+		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.69, 0.76, 0.0},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.75, 0.79, 0.28},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.72, 0.74, 0.27},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.76, 0.80, 0.33},
-		{"github beside the servers", both, bothIDs, ghTasks, 0.74, 0.80, 0.14},
+		{"github beside the servers", both, bothIDs, ghTasks, 0.77, 0.84, 0.17},
 	}
 }
 

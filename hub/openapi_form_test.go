@@ -1,9 +1,11 @@
 package hub
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -86,5 +88,48 @@ func TestOpenAPIFormSearch(t *testing.T) {
 	env = execCode(t, h, `try { await `+ns+`.postEpisodeSearch({ seasonNumberFrom: "two" }); return "sent"; } catch (e) { return String(e.message); }`)
 	if !strings.Contains(string(env.Result), "seasonNumberFrom") || !strings.Contains(string(env.Result), "want \\\"integer\\\"") {
 		t.Errorf("a field of the wrong type: %s", envJSON(env))
+	}
+}
+
+// TestOpenAPITextBodySent: an operation whose body is text (as GitHub's
+// markdown/render-raw) takes it as one string, which the API receives as
+// it was given, with its media type.
+func TestOpenAPITextBodySent(t *testing.T) {
+	var mu sync.Mutex
+	var got, ctype string
+	logged := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got, ctype = string(b), r.Header.Get("Content-Type")
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<h1>Hi</h1>"))
+	}))
+	defer logged.Close()
+	doc := filepath.Join(t.TempDir(), "md.yaml")
+	if err := os.WriteFile(doc, []byte(`openapi: 3.0.3
+info: {title: md, version: "1"}
+paths:
+  /markdown/raw:
+    post:
+      operationId: renderRaw
+      requestBody:
+        content:
+          text/plain: {schema: {type: string}}
+      responses: {"200": {description: ok, content: {text/html: {schema: {type: string}}}}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	name := uniqueName("md")
+	ns := naming.Namespace(name)
+	h := newOpenAPIHub(t, name, &config.Source{OpenAPI: doc, BaseURL: logged.URL}, map[string]config.Mode{ns + ".renderRaw": config.Allow}, Options{})
+	env := execCode(t, h, `return await `+ns+`.renderRaw({ body: "# Hi & \"you\"\n" });`)
+	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), "Hi") {
+		t.Fatalf("render: %s", envJSON(env))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got != "# Hi & \"you\"\n" || ctype != "text/plain; charset=utf-8" {
+		t.Errorf("the server received %q as %q", got, ctype)
 	}
 }

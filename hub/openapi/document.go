@@ -530,11 +530,38 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 				}
 			}
 		}
+		if o.bodyType == "" {
+			// Text (GitHub's markdown/render-raw takes text/plain): one
+			// string, sent as it is.
+			for mt, media := range rb.Content.FromOldest() {
+				if t := textMedia(mt); t != "" && media != nil {
+					o.bodyType = t
+					break
+				}
+			}
+		}
 		if chosen != nil && chosen.Schema != nil && chosen.Schema.GoLow() != nil {
 			node = chosen.Schema.GoLow().GetValueNode()
 			bodyRef = chosen.Schema.GetReference()
 		}
 		switch {
+		case textMedia(o.bodyType) != "":
+			o.hasBody = true
+			o.bodyArg = "body"
+			if taken[o.bodyArg] {
+				o.bodyArg = "requestBody"
+			}
+			if taken[o.bodyArg] {
+				return nil, nil, "the request body's name collides with its parameters"
+			}
+			desc := rb.Description
+			if desc == "" {
+				desc = "The request body, as " + o.bodyType + "."
+			}
+			addProp(o.bodyArg, withDescription([]byte(`{"type":"string"}`), desc))
+			if o.bodyRequired {
+				required = append(required, o.bodyArg)
+			}
 		case o.bodyType != "":
 			o.hasBody = true
 			if obj := w.resolve(node); objectProperties(obj) != nil && !collides(objectProperties(obj), taken) {
@@ -580,7 +607,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 			for mt := range rb.Content.KeysFromOldest() {
 				types = append(types, mt)
 			}
-			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", neither JSON nor a URL-encoded form"
+			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", neither JSON, a URL-encoded form nor text"
 		}
 	}
 	var in bytes.Buffer
@@ -749,6 +776,17 @@ const formMedia = "application/x-www-form-urlencoded"
 func isFormMedia(mt string) bool {
 	mt, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mt)), ";")
 	return strings.TrimSpace(mt) == formMedia
+}
+
+// textMedia is mt, lower-cased and without its parameters, when it is a
+// text type (text/plain, text/markdown, text/csv...); "" otherwise.
+func textMedia(mt string) string {
+	mt, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mt)), ";")
+	mt = strings.TrimSpace(mt)
+	if rest, ok := strings.CutPrefix(mt, "text/"); ok && rest != "" && !strings.ContainsAny(rest, "*/ ") {
+		return mt
+	}
+	return ""
 }
 
 // formField is how the form body property name is written: as a query

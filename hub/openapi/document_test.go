@@ -55,7 +55,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	if doc.server != "https://api.example.com/v2" {
 		t.Errorf("server variables at their defaults: %q", doc.server)
 	}
-	if want := []string{"skipped POST /files: its request body is multipart/form-data, neither JSON nor a URL-encoded form"}; !cmp.Equal(doc.skipped, want) {
+	if want := []string{"skipped POST /files: its request body is multipart/form-data, neither JSON, a URL-encoded form nor text"}; !cmp.Equal(doc.skipped, want) {
 		t.Errorf("skipped: %q, want %q", doc.skipped, want)
 	}
 	byName := map[string]string{}
@@ -403,6 +403,54 @@ func TestOpenAPIFormBody(t *testing.T) {
 	}
 	if r := build("both", `{"b":"x"}`); string(r.body) != `{"b":"x"}` || r.headers.Get("Content-Type") != "application/json" {
 		t.Errorf("JSON body: %s %v", r.body, r.headers)
+	}
+}
+
+// TestOpenAPITextBody: a body that is text (GitHub's markdown/render-raw)
+// is one string argument, sent as it is with its media type; a body named
+// as a parameter is requestBody.
+func TestOpenAPITextBody(t *testing.T) {
+	file := filepath.Join("testdata", "form.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := parseOpenAPI(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]string{}
+	for _, tl := range doc.tools {
+		b, _ := json.Marshal(tl.InputSchema)
+		schemas[tl.Name] = string(b)
+	}
+	if got := schemas["renderRaw"]; got != `{"type":"object","properties":{"body":{"description":"The request body, as text/plain.","type":"string"}}}` {
+		t.Errorf("renderRaw's input: %s", got)
+	}
+	if got := schemas["putNote"]; !strings.Contains(got, `"requestBody":{"description":"The request body, as text/markdown.","type":"string"}`) || !strings.Contains(got, `"required":["body","requestBody"]`) {
+		t.Errorf("putNote's input: %s", got)
+	}
+	r, err := buildRESTRequest("https://h", doc.ops["renderRaw"], map[string]json.RawMessage{"body": json.RawMessage(`"# Hi \u0026 \"you\"\n"`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.body) != "# Hi & \"you\"\n" || r.headers.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("text body: %q %v", r.body, r.headers)
+	}
+	if r, _ := buildRESTRequest("https://h", doc.ops["renderRaw"], nil, nil); r.body != nil || r.headers.Get("Content-Type") != "" {
+		t.Errorf("no text, no body: %q %v", r.body, r.headers)
+	}
+	r, err = buildRESTRequest("https://h", doc.ops["putNote"], map[string]json.RawMessage{"body": json.RawMessage(`"n1"`), "requestBody": json.RawMessage(`"x"`)}, nil)
+	if err != nil || r.url != "https://h/notes/n1" || string(r.body) != "x" || r.headers.Get("Content-Type") != "text/markdown; charset=utf-8" {
+		t.Errorf("putNote: %v %+v", err, r)
+	}
+	if _, err := buildRESTRequest("https://h", doc.ops["renderRaw"], map[string]json.RawMessage{"body": json.RawMessage(`{"a":1}`)}, nil); err == nil || !strings.Contains(err.Error(), `argument "body" is the text/plain body: it must be a string`) {
+		t.Errorf("a text body that is no string: %v", err)
+	}
+	for mt, want := range map[string]string{"text/plain": "text/plain", "Text/CSV; charset=utf-8": "text/csv", "text/*": "", "application/json": "", "text/": ""} {
+		if got := textMedia(mt); got != want {
+			t.Errorf("textMedia(%q) = %q, want %q", mt, got, want)
+		}
 	}
 }
 

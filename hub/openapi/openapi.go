@@ -1161,6 +1161,20 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 	if built, err := url.Parse(r.url); err != nil || secrets.OriginOf(built) != secrets.OriginOf(baseURL) {
 		return nil, fmt.Errorf("the request's URL would leave the API's origin %s", secrets.OriginOf(baseURL))
 	}
+	if op.hasBody && textMedia(op.bodyType) != "" {
+		var text string
+		raw, ok := in[op.bodyArg]
+		if ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return nil, fmt.Errorf("argument %q is the %s body: it must be a string", op.bodyArg, op.bodyType)
+			}
+		}
+		if ok && string(raw) != "null" || op.bodyRequired {
+			r.body = []byte(text)
+			h.Set("Content-Type", op.bodyType+"; charset=utf-8")
+		}
+		return r, nil
+	}
 	if op.hasBody && op.bodyType == formMedia {
 		body, err := formBody(op, in)
 		if err != nil {

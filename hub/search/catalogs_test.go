@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -223,6 +224,16 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 				var ps apiSchema
 				if json.Unmarshal(p.Schema, &ps) == nil {
 					o.values = appendValues(o.values, p.Name, valuesOf(ps.enum(), p.Description, names))
+				}
+			}
+			if _, ok := op.RequestBody.Content[bodyType]; !ok {
+				// Text, one string argument (markdown/render-raw).
+				for _, mt := range slices.Sorted(maps.Keys(op.RequestBody.Content)) {
+					if strings.HasPrefix(mt, "text/") && !seen["body"] {
+						o.params = append(o.params, "body")
+						o.paramDocs = append(o.paramDocs, "The request body, as "+mt+".")
+						break
+					}
 				}
 			}
 			if _, ok := op.RequestBody.Content[bodyType]; ok {

@@ -306,6 +306,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	// word before may come before someone's name.
 	whFirst, afterNamePrep := false, false
 	capsBefore := false // the word before is a key in capitals
+	prevThis := false   // the word before is "this" or "that"
 	var lower [32]byte
 	for i, n := 0, 0; i < len(q); {
 		if isSpace(q[i]) {
@@ -317,6 +318,8 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		i = end
 		wasCaps := capsBefore
 		capsBefore = false
+		afterThis := prevThis
+		prevThis = chunk == "this" || chunk == "that"
 		if isYear(trimChunk(chunk)) {
 			// "published in 1995", "the 1980s": a time.
 			sc.qkinds = ix.appendKindWords(sc.qkinds, timeKinds)
@@ -399,6 +402,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		id, known := ix.terms[string(sc.word)]
 		if known && (actionVerbs[string(sc.word)] == 0 || !verb) {
 			noun, nounSyn = id, ix.synTerms[string(sc.word)]
+			if afterThis && singular && ix.itemNouns[id] && !slices.Contains(dst, id) {
+				// "unwatch this repo": the one in hand, as a value
+				// would name it.
+				dst = append(dst, id)
+			}
 			if wasCaps && singular && ix.itemNouns[id] && !slices.Contains(dst, id) {
 				// "who leads the PAY project": a key before the
 				// word names one of the things it names.

@@ -268,6 +268,9 @@ func TestValueNouns(t *testing.T) {
 		{"who leads the PAY release", []int32{term("release")}}, // a key before the word
 		{"the PAY releases", nil},                               // many of them
 		{"the PAY, then release", nil},                          // not right before
+		{"publish this release", []int32{term("release")}},      // the one in hand
+		{"publish the release", nil},                            // any, or the next one
+		{"list those releases", nil},                            // many
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, first(ix.valueNouns(sc, tt.query, nil))); diff != "" {

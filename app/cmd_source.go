@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/keychain"
 )
@@ -486,6 +487,9 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(rep.Skipped))
 	}
 	fmt.Fprintln(e.Stdout, ".")
+	if rep.Untyped > 0 {
+		fmt.Fprintf(e.Stdout, "Note: %s.\n", openapi.UntypedNote(rep.Untyped))
+	}
 	if note := s.PlainHTTPNote(name, rep.Server); note != "" {
 		fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 	}

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -22,7 +23,10 @@ func Check(ctx context.Context, loc string) (operations int, skipped []string, s
 type Report struct {
 	Operations int      // operations served
 	Skipped    []string // a line for each operation left out, with why
-	Server     string   // the document's server, "" when it names none
+	// Untyped is how many operations are served without their result's
+	// type, its schema above maxOpenAPIResult.
+	Untyped int
+	Server  string // the document's server, "" when it names none
 	// Place is where a connection's one secret goes, as
 	// Sources.SecretPlace says for the operations in name order; HasPlace
 	// is false when no operation takes one.
@@ -78,8 +82,14 @@ func inspect(ctx context.Context, loc string, parse func(context.Context, string
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{Operations: len(doc.tools), Skipped: doc.skipped, Server: doc.server}
+	r := Report{Operations: len(doc.tools), Skipped: doc.skipped, Untyped: doc.untyped, Server: doc.server}
 	r.Place, r.HasPlace = doc.secretPlace("")
 	r.flow, _ = doc.signInFlow("", &config.Source{})
 	return r, nil
+}
+
+// UntypedNote says that n operations are served without their result's
+// type, and why.
+func UntypedNote(n int) string {
+	return fmt.Sprintf("%d operations are served without their result's type: each one's schema passes %s (describe shows their results as unknown)", n, config.HumanBytes(maxOpenAPIResult))
 }

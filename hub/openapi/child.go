@@ -131,6 +131,7 @@ type childEnd struct {
 	ServerProblem string        `json:"serverProblem,omitempty"`
 	Schemes       []childScheme `json:"schemes,omitempty"`
 	Skipped       []string      `json:"skipped,omitempty"`
+	Untyped       int           `json:"untyped,omitempty"`
 	Ops           int           `json:"ops"`
 }
 
@@ -202,7 +203,7 @@ func writeChild(out io.Writer, doc *openapiDoc, perr error) error {
 			return err
 		}
 	}
-	end := &childEnd{Server: doc.server, ServerProblem: doc.serverProblem, Skipped: doc.skipped, Ops: len(doc.tools)}
+	end := &childEnd{Server: doc.server, ServerProblem: doc.serverProblem, Skipped: doc.skipped, Untyped: doc.untyped, Ops: len(doc.tools)}
 	for _, s := range doc.schemes {
 		end.Schemes = append(end.Schemes, childScheme{Name: s.name, Type: s.typ, In: s.in, Key: s.key, HTTP: s.http,
 			AuthURL: s.authURL, TokenURL: s.tokenURL, OIDCURL: s.oidcURL, Scopes: s.scopes, ClientTokenURL: s.clientTokenURL})
@@ -276,7 +277,7 @@ func readChild(r io.Reader, loc string) (*openapiDoc, error) {
 			if l.End.Ops != len(doc.tools) {
 				return nil, fmt.Errorf("its parser wrote %d operations and counted %d", len(doc.tools), l.End.Ops)
 			}
-			doc.server, doc.serverProblem, doc.skipped = l.End.Server, l.End.ServerProblem, l.End.Skipped
+			doc.server, doc.serverProblem, doc.skipped, doc.untyped = l.End.Server, l.End.ServerProblem, l.End.Skipped, l.End.Untyped
 			for _, s := range l.End.Schemes {
 				if len(s.Scopes) > maxSchemeScopes {
 					return nil, fmt.Errorf("its parser wrote %d scopes of scheme %q", len(s.Scopes), s.Name)

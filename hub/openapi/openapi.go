@@ -535,6 +535,9 @@ func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, er
 	if doc.serverProblem != "" && o.baseURL(source) == "" {
 		warnings = append(warnings, "calls fail: "+doc.serverProblem)
 	}
+	if doc.untyped > 0 {
+		warnings = append(warnings, UntypedNote(doc.untyped))
+	}
 	for i, s := range doc.skipped {
 		if i == upstream.MaxListingWarnings {
 			warnings = append(warnings, fmt.Sprintf("and %d more operations skipped", len(doc.skipped)-i))
@@ -1538,6 +1541,33 @@ func pairs(m map[string]any) [][2]string {
 	return out
 }
 
+// maxDeepObject is how deep deepPairs writes brackets; a value deeper
+// goes as JSON text.
+const maxDeepObject = 16
+
+// deepPairs appends to out the pairs of style deepObject for v under the
+// (escaped) key: an object's properties as key[name], sorted, an array's
+// items as key[0], key[1]..., a scalar as key=value.
+func deepPairs(out []string, key string, v any, depth int) []string {
+	q := url.QueryEscape
+	if depth >= maxDeepObject {
+		return append(out, key+"="+q(scalarString(v)))
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			out = deepPairs(out, key+"%5B"+q(k)+"%5D", x[k], depth+1)
+		}
+		return out
+	case []any:
+		for i, it := range x {
+			out = deepPairs(out, key+"%5B"+strconv.Itoa(i)+"%5D", it, depth+1)
+		}
+		return out
+	}
+	return append(out, key+"="+q(scalarString(v)))
+}
+
 // serializeSimple is style simple (and form's value part): a,b,c; an
 // object as k,v,k2,v2, or k=v,k2=v2 exploded. esc escapes each part for a
 // URL path.
@@ -1609,6 +1639,15 @@ func serializePath(p openapiParam, v any) string {
 func serializeQuery(p openapiParam, v any) []string {
 	q := url.QueryEscape
 	name := q(p.name)
+	if p.style == "deepObject" {
+		switch v.(type) {
+		case map[string]any, []any:
+			// Nested as the bracket convention does (Stripe, Rails,
+			// qs): address[city]=x, expand[0]=a,
+			// tax_id_data[0][type]=eu_vat.
+			return deepPairs(nil, name, v, 0)
+		}
+	}
 	switch x := v.(type) {
 	case []any:
 		parts := make([]string, len(x))
@@ -1631,10 +1670,6 @@ func serializeQuery(p openapiParam, v any) []string {
 	case map[string]any:
 		var out []string
 		switch {
-		case p.style == "deepObject":
-			for _, kv := range pairs(x) {
-				out = append(out, name+"%5B"+q(kv[0])+"%5D="+q(kv[1]))
-			}
 		case p.explode:
 			for _, kv := range pairs(x) {
 				out = append(out, q(kv[0])+"="+q(kv[1]))

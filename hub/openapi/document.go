@@ -47,18 +47,24 @@ import (
 // that reaches it (GitHub's 1,223 operations take 7.5 MB, at most 84 KB
 // one). A result's schema above maxOpenAPIResult is left out, the
 // operation served without it (Stripe's expandable objects reach 660 KB
-// each, 166 MB over its 451 operations, for the return types alone).
+// each, 166 MB over its 451 operations, for the return types alone); all
+// that is written, kept or not, stays within maxOpenAPIBuilt.
 const (
 	maxOpenAPIDocument    = 32 << 20
 	maxOpenAPIDepth       = 100
 	maxOpenAPIOpSchemas   = 1 << 20
 	maxOpenAPIDocSchemas  = 32 << 20
 	maxOpenAPIResult      = 128 << 10
+	openAPIBuiltWords     = "the limit of the schemas written for one document, kept or left out"
 	openAPIDocLimitWords  = "the limit of an OpenAPI document's size"
 	openAPIDepthWords     = "the limit of an OpenAPI document's nesting"
 	openAPIOpSchemaWords  = "the limit of one operation's schemas"
 	openAPIDocSchemaWords = "the limit of one document's schemas, where a shared schema counts in each operation that uses it"
 )
+
+// maxOpenAPIBuilt bounds the schemas written for one document, kept or
+// left out (a variable so that a test can reach it cheaply).
+var maxOpenAPIBuilt int64 = 256 << 20
 
 // openapiDoc is what the hub keeps of one OpenAPI document.
 type openapiDoc struct {
@@ -312,7 +318,8 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 	out.server, out.serverProblem = serverURL(loc, m.Servers)
 	w := newSchemaWriter(components, v30)
 	names := map[string]bool{}
-	var written int64 // bytes of the schemas written so far
+	var written int64 // bytes of the schemas kept so far
+	var built int64   // and written, kept or not
 	if m.Paths != nil && m.Paths.PathItems != nil {
 		for path, item := range m.Paths.PathItems.FromOldest() {
 			if item == nil {
@@ -335,6 +342,10 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 				if problem != "" {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
 					continue
+				}
+				if built += schemaBytes(tool); built > maxOpenAPIBuilt {
+					doc.Release()
+					return nil, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("the schemas written for its operations pass %d MB at %s %s (%s); nothing of it is served", maxOpenAPIBuilt>>20, method, path, openAPIBuiltWords)}
 				}
 				if res, ok := tool.OutputSchema.(json.RawMessage); ok && len(res) > maxOpenAPIResult {
 					// Calls need the input; the result's type only

@@ -211,12 +211,46 @@ func TestOpenAPIDocumentBounds(t *testing.T) {
 	if n > hubtest.RaceScaled(400<<20) {
 		t.Errorf("the shared schema allocated %d MB", n>>20)
 	}
+	// Results above maxOpenAPIResult are left out, kept out of the sum,
+	// but what writing them costs is bounded too (256 MB; lowered here to
+	// 8 MB, which 20 operations each returning a 600 KB component pass).
+	defer func(m int64) { maxOpenAPIBuilt = m }(maxOpenAPIBuilt)
+	maxOpenAPIBuilt = 8 << 20
+	_, err = parseOpenAPI("results.json", resultsDoc(20, 600))
+	if err == nil || !strings.Contains(err.Error(), "results.json: the schemas written for its operations pass 8 MB at GET /r12 (the limit of the schemas written for one document, kept or left out)") {
+		t.Errorf("results past the work's limit: %v", err)
+	}
+	if doc, err := parseOpenAPI("few.json", resultsDoc(3, 600)); err != nil || len(doc.tools) != 3 || doc.untyped != 3 {
+		t.Errorf("three results over 128 KB: %v, %+v", err, doc)
+	}
 	// One operation over its own limit is left out, and said so.
 	doc, err := parseOpenAPI("one.json", hubtest.SharedSchemaDoc(1, 1100))
 	if err != nil || len(doc.tools) != 0 || len(doc.skipped) != 1 ||
 		!strings.Contains(doc.skipped[0], "skipped POST /op0: its schemas are 1.1 MB, above 1.0 MB, the limit of one operation's schemas") {
 		t.Errorf("an operation over its limit: %v, skipped %q", err, doc.skipped)
 	}
+}
+
+// resultsDoc is a document of ops operations that each take nothing and
+// return one shared component of about kb KB.
+func resultsDoc(ops, kb int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{`)
+	for i := range ops {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"/r%d":{"get":{"operationId":"r%d","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Big"}}}}}}}`, i, i)
+	}
+	b.WriteString(`},"components":{"schemas":{"Big":{"type":"object","properties":{`)
+	for i := range kb << 10 / 64 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%05d":{"type":"string","description":"%s"}`, i, strings.Repeat("x", 24))
+	}
+	b.WriteString(`}}}}}`)
+	return []byte(b.String())
 }
 
 // TestReadDocumentOnce reads a document of known size into one buffer: a

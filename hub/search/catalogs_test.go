@@ -1239,7 +1239,7 @@ func TestWhoDid(t *testing.T) {
 	// One it holds, in the present: the project records its lead.
 	ops, ix = jiraIndex(t, false)
 	wantOpFirst(t, ix, ops, "who leads the PAY project", "getProject")
-	wantActs(t, ix, map[string]uint8{"who leads the PAY project": actList | actGet})
+	wantActs(t, ix, map[string]uint8{"who leads the PAY project": actList | actGet, "who does PROJ-5 belong to": actList})
 }
 
 // TestQuestionUnknownVerb: to a question, a tool without a path whose

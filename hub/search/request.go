@@ -319,7 +319,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		wasCaps := capsBefore
 		capsBefore = false
 		afterThis := prevThis
-		prevThis = chunk == "this" || chunk == "that"
+		prevThis = strings.EqualFold(chunk, "this") || strings.EqualFold(chunk, "that")
 		if isYear(trimChunk(chunk)) {
 			// "published in 1995", "the 1980s": a time.
 			sc.qkinds = ix.appendKindWords(sc.qkinds, timeKinds)

@@ -269,6 +269,7 @@ func TestValueNouns(t *testing.T) {
 		{"the PAY releases", nil},                               // many of them
 		{"the PAY, then release", nil},                          // not right before
 		{"publish this release", []int32{term("release")}},      // the one in hand
+		{"This release is ready", []int32{term("release")}},     // in any case
 		{"publish the release", nil},                            // any, or the next one
 		{"list those releases", nil},                            // many
 	}

@@ -1262,7 +1262,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// The word after "who" is its verb ("who follows me"), not a
 		// plural.
 		afterWho := string(word(i-1)) == "who"
-		if _, agent := ix.agentOf[string(s)]; afterWho && (bytes.HasSuffix(w, []byte("ed")) || len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's') && !agent {
+		if _, agent := ix.agentOf[string(s)]; afterWho && !auxWords[string(w)] && (bytes.HasSuffix(w, []byte("ed")) || len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's') && !agent {
 			// "who opened PR 61": one past act, which the thing
 			// itself records; "who leads the PAY project": one it
 			// holds.

@@ -935,7 +935,7 @@ var (
 	personKinds  = stems(string(whoBytes), "username", "login")
 	keyKinds     = stems("key")
 	uidKinds     = stems("uid", "uuid", "guid")
-	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated")
+	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated", "year")
 )
 
 func stems(words ...string) []string {

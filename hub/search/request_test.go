@@ -836,6 +836,8 @@ func TestYearIsATime(t *testing.T) {
 	ops, ix := catalogIndex(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"), "stapi", false)
 	wantOpFirst(t, ix, ops, "which movies came out in the 1980s", "POST /movie/search")
 	wantOpFirst(t, ix, ops, "which books were published in 1995", "POST /book/search")
+	// A tool that takes a year takes a time: yearFrom, publishedYearFrom.
+	wantOpFirst(t, ix, ops, "book collections from the 1990s", "POST /bookCollection/search")
 }
 
 // TestQuestionAct: a question about one thing may ask to read it as well

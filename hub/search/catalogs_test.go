@@ -1118,6 +1118,19 @@ func TestListBeforeSearch(t *testing.T) {
 	wantOpFirst(t, ix, ops, "which groups is alice in", "getUserGroups")
 }
 
+// TestKeyedNounNoCredential: what a bare key (PROJ-7) names is the thing
+// the catalog's parameters most take by key, Jira's issues; Star Trek's
+// apiKey, which every operation takes, is a credential and names nothing.
+func TestKeyedNounNoCredential(t *testing.T) {
+	_, ix := catalogIndex(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"), "stapi", false)
+	if ix.keyNoun != -1 {
+		t.Errorf("Star Trek's bare keys name %q", ix.keyWord)
+	}
+	if _, ix := jiraIndex(t, false); ix.keyWord != "issue" {
+		t.Errorf("Jira's bare keys name %q", ix.keyWord)
+	}
+}
+
 // TestIDWords: "id" is what a uid parameter takes: "one astronomical
 // object by id" asks for GET /astronomicalObject, which takes a uid.
 func TestIDWords(t *testing.T) {

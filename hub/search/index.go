@@ -446,6 +446,13 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	ix.keyNoun = -1
+	for w, n := range keyed {
+		if n*10 >= len(docs)*9 && n >= 20 {
+			// A key nearly every operation takes is a credential
+			// (Star Trek's apiKey), not a thing's.
+			delete(keyed, w)
+		}
+	}
 	if s, w := keyedNoun(keyed); s != "" {
 		if id, ok := ix.terms[s]; ok {
 			ix.keyNoun, ix.keyWord = id, w

@@ -1113,6 +1113,7 @@ func TestListBeforeSearch(t *testing.T) {
 	// An example of what to find asks for the search.
 	wantOpFirst(t, ix, ops, "weapons like phasers", "POST /weapon/search")
 	wantOpFirst(t, ix, ops, "organizations like starfleet", "POST /organization/search")
+	wantOpFirst(t, ix, ops, "soundtracks longer than an hour", "POST /soundtrack/search") // a bound
 	wantActs(t, ix, map[string]uint8{"weapons like phasers": actSearch, "weapons": actList, "holographic technology like the holodeck": actSearch, "what does the holodeck look like": actGet | actList})
 	ops, ix = jiraIndex(t, true)
 	wantOpFirst(t, ix, ops, "which groups is alice in", "getUserGroups")

@@ -1172,9 +1172,10 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			question = true
 			who = who || string(w) == "who"
 			where = where || string(w) == "where"
-		case "like", "such":
-			// Before an example ("weapons like phasers"), not
-			// ending the request ("what does it look like").
+		case "like", "such", "than":
+			// Before an example ("weapons like phasers") or a bound
+			// ("soundtracks longer than an hour"), not ending the
+			// request ("what does it look like").
 			like = next != ""
 		}
 		if _, stop := stopWords[string(w)]; stop {

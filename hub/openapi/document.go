@@ -869,12 +869,12 @@ func isJSONMedia(mt string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "*/*" || mt == "application/*"
 }
 
-// operationDescription is the summary and the description, the summary
-// first so search's one-line view shows it. A description that starts
+// operationDescription is the summary and the description (HTML made
+// plain text), the summary first so search's one-line view shows it. A description that starts
 // with the summary already says it first ("List public gists" and "List
 // public gists sorted by most recently updated...") and is kept whole.
 func operationDescription(op *v3.Operation) string {
-	sum, desc := strings.TrimSpace(op.Summary), strings.TrimSpace(op.Description)
+	sum, desc := strings.TrimSpace(plainText(op.Summary)), strings.TrimSpace(plainText(op.Description))
 	switch {
 	case sum == "" || strings.HasPrefix(desc, sum):
 		return desc

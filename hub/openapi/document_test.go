@@ -502,6 +502,13 @@ func TestOpenAPIStripeForm(t *testing.T) {
 		if out, ok := tl.OutputSchema.(json.RawMessage); ok && len(out) > maxOpenAPIResult {
 			t.Errorf("%s keeps a result schema of %d bytes", tl.Name, len(out))
 		}
+		// Its descriptions are HTML, read as plain text.
+		if tl.Name == "DeleteSubscriptionsSubscriptionExposedId" && !strings.HasPrefix(tl.Description, "Cancels a customer’s subscription immediately. The customer will not be charged again") {
+			t.Errorf("%s's description: %.120q", tl.Name, tl.Description)
+		}
+		if strings.Contains(tl.Description, "<p>") {
+			t.Errorf("%s's description keeps its HTML: %.120q", tl.Name, tl.Description)
+		}
 		// A GET's form that may hold nothing is no argument.
 		if in, _ := json.Marshal(tl.InputSchema); tl.Name == "GetInvoicesSearch" && strings.Contains(string(in), `"body"`) {
 			t.Errorf("GetInvoicesSearch takes a body: %s", in)

@@ -1,0 +1,22 @@
+package openapi
+
+import "testing"
+
+func TestPlainText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"List public gists.", "List public gists."},
+		{"<p>Cancels a customer’s subscription immediately.</p>\n\n<p>Note, however, that any pending invoice items remain.</p>",
+			"Cancels a customer’s subscription immediately.\n\nNote, however, that any pending invoice items remain."},
+		{"<p>Returns a list:</p><ul><li>one <code>id</code></li><li>two &amp; three</li></ul><p>Done.</p>",
+			"Returns a list:\n\n- one `id`\n- two & three\n\nDone."},
+		{"See <a href=\"https://stripe.com/docs\">the docs</a>.<br/>Next line.", "See the docs.\nNext line."},
+		{"GET /repos/<owner>/<repo> when a < b, R&D", "GET /repos/<owner>/<repo> when a < b, R&D"},
+		{"<p>Tom &lt;tom@example.com&gt; <!-- hidden --> wrote</p>", "Tom <tom@example.com>  wrote"},
+		{"Markdown only: R&amp;D,\n\n\nkept as `heads/<branch name>`", "Markdown only: R&amp;D,\n\n\nkept as `heads/<branch name>`"},
+	}
+	for _, tt := range tests {
+		if got := plainText(tt.in); got != tt.want {
+			t.Errorf("plainText(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -18,38 +18,48 @@ func plainText(s string) string {
 	if !strings.ContainsAny(s, "<&") {
 		return s
 	}
-	var b strings.Builder
+	b := make([]byte, 0, len(s))
 	tagged := false // some tag of htmlTags was read
 	z := html.NewTokenizer(strings.NewReader(s))
 	// brk ends the text so far with n line breaks, or more if it has
-	// them already.
+	// them already (at most two). It trims only the text's end, which
+	// the next break trims no further: the work stays linear.
 	brk := func(n int) {
-		t := strings.TrimRight(b.String(), " \t")
-		if t == "" {
+		end := len(b)
+		for end > 0 && (b[end-1] == ' ' || b[end-1] == '\t' || b[end-1] == '\n') {
+			if b[end-1] == '\n' {
+				n++
+			}
+			end--
+		}
+		if end == 0 {
+			b = b[:0]
 			return
 		}
-		body := strings.TrimRight(t, "\n")
-		n = max(n, len(t)-len(body))
-		b.Reset()
-		b.WriteString(body)
-		b.WriteString(strings.Repeat("\n", min(n, 2)))
+		b = b[:end]
+		for range min(n, 2) {
+			b = append(b, '\n')
+		}
 	}
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			break
 		}
-		raw := string(z.Raw())
 		switch tt {
 		case html.TextToken:
-			b.WriteString(string(z.Text()))
+			b = append(b, z.Text()...)
 		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			// TagName lower-cases the name where Raw reads it: what is no
+			// tag of ours is kept as written first.
+			at := len(b)
+			b = append(b, z.Raw()...)
 			name, _ := z.TagName()
 			tag := string(name)
 			if !htmlTags[tag] {
-				b.WriteString(raw)
 				continue
 			}
+			b = b[:at]
 			tagged = true
 			switch tag {
 			case "p", "div", "ul", "ol", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr":
@@ -59,10 +69,10 @@ func plainText(s string) string {
 			case "li":
 				if tt == html.StartTagToken {
 					brk(1)
-					b.WriteString("- ")
+					b = append(b, "- "...)
 				}
 			case "code":
-				b.WriteByte('`')
+				b = append(b, '`')
 			}
 		case html.CommentToken, html.DoctypeToken:
 		}
@@ -71,7 +81,7 @@ func plainText(s string) string {
 		// Markdown with an ampersand or an angle bracket, no HTML.
 		return s
 	}
-	out := strings.TrimSpace(b.String())
+	out := strings.TrimSpace(string(b))
 	for strings.Contains(out, "\n\n\n") {
 		out = strings.ReplaceAll(out, "\n\n\n", "\n\n")
 	}

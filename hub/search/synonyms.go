@@ -8,7 +8,7 @@ package search
 var synonymGroups = [][]string{
 	// Operations.
 	{"create", "add", "new", "make", "insert", "append", "attach", "start"},
-	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid", "forget"},
+	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid", "forget", "retire"},
 	{"list", "show", "enumerate", "display", "browse"},
 	{"read", "get", "fetch", "open", "view", "load", "retrieve", "dump", "cat", "print"},
 	{"write", "save", "store", "persist", "record", "put"},
@@ -33,6 +33,7 @@ var synonymGroups = [][]string{
 	{"describe", "inspect", "explain", "schema"},
 	{"connect", "link"},
 	{"react", "reaction", "thumbs", "upvote"},
+	{"merge", "combine", "fold"},
 	{"think", "thought", "reason", "reflect"},
 
 	// Objects and qualities.
@@ -56,6 +57,7 @@ var synonymGroups = [][]string{
 	{"pattern", "glob", "wildcard", "regex"},
 	{"time", "clock", "date", "day"},
 	{"timezone", "tz", "zone"},
+	{"recent", "lately", "recently"},
 	{"current", "present", "today", "latest", "last"},
 	{"issue", "ticket", "bug"},
 	{"pull", "pr", "merge"},

@@ -1191,3 +1191,26 @@ func TestUnWordBeforePlural(t *testing.T) {
 	}
 	wantActs(t, Build(docs, nil), map[string]uint8{"unread notifications": actList})
 }
+
+// TestGetPluralObjectLists: a name that gets things in the plural lists
+// them, the plural read up to the name's first stop word
+// (getDynamicWebhooksForApp: webhooks, as getFailedWebhooks).
+func TestGetPluralObjectLists(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "jira", Name: "getDynamicWebhooksForApp", Description: "Get dynamic webhooks for app. Returns the webhooks registered by the calling app."},
+		{Namespace: "jira", Name: "registerDynamicWebhooks", Description: "Register dynamic webhooks. Registers webhooks."},
+		{Namespace: "jira", Name: "deleteWebhookById", Description: "Delete webhooks by ID. Removes webhooks by ID."},
+	}
+	wantFirst(t, Build(docs, nil), docs, "list webhooks", "jira.getDynamicWebhooksForApp")
+	for words, want := range map[string]bool{
+		"dynamic webhooks for app": true,
+		"webhooks":                 true,
+		"webhook for apps":         false,
+		"for apps":                 false,
+		"":                         false,
+	} {
+		if got := pluralObject(strings.Fields(words)); got != want {
+			t.Errorf("pluralObject(%q) = %v", words, got)
+		}
+	}
+}

@@ -550,7 +550,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			// (getProjectVersions, getUsersFromGroup), unless a path
 			// says it gets one (GET /rules/branches/{branch},
 			// get-branch-rules).
-			if a == actGet && (plural(nameWords[len(nameWords)-1]) || vi+1 < len(nameWords) && plural(nameWords[vi+1])) && (d.Path == "" || !pathItem(d.Path)) {
+			if a == actGet && (plural(nameWords[len(nameWords)-1]) || vi+1 < len(nameWords) && plural(nameWords[vi+1]) || readVerbs[w] && pluralObject(nameWords[vi+1:])) && (d.Path == "" || !pathItem(d.Path)) {
 				f.act |= actList
 			}
 			break
@@ -799,6 +799,16 @@ func closedCompound(h string, title []string) string {
 		}
 	}
 	return h
+}
+
+// pluralObject reports whether the words after a name's verb, up to the
+// first stop word, end in a plural (getDynamicWebhooksForApp: webhooks).
+func pluralObject(words []string) bool {
+	j := 0
+	for j < len(words) && !isStop(words[j]) {
+		j++
+	}
+	return j > 0 && plural(words[j-1])
 }
 
 // objectWords are the words of a name or title that say what its verb

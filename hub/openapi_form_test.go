@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -131,5 +132,54 @@ paths:
 	defer mu.Unlock()
 	if got != "# Hi & \"you\"\n" || ctype != "text/plain; charset=utf-8" {
 		t.Errorf("the server received %q as %q", got, ctype)
+	}
+}
+
+// TestOpenAPIBinaryBodySent: a release asset's bytes, given as base64 by
+// the model's code, reach the API as the bytes themselves, with the
+// document's media type.
+func TestOpenAPIBinaryBodySent(t *testing.T) {
+	var mu sync.Mutex
+	var got []byte
+	var ctype, query string
+	logged := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got, ctype, query = b, r.Header.Get("Content-Type"), r.URL.RawQuery
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":1,"size":` + strconv.Itoa(len(b)) + `}`))
+	}))
+	defer logged.Close()
+	doc := filepath.Join(t.TempDir(), "assets.yaml")
+	if err := os.WriteFile(doc, []byte(`openapi: 3.0.3
+info: {title: assets, version: "1"}
+paths:
+  /releases/{release_id}/assets:
+    post:
+      operationId: uploadReleaseAsset
+      parameters:
+        - {name: release_id, in: path, required: true, schema: {type: integer}}
+        - {name: name, in: query, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/octet-stream: {schema: {type: string, format: binary}}
+      responses: {"201": {description: ok, content: {application/json: {schema: {type: object}}}}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	name := uniqueName("assets")
+	ns := naming.Namespace(name)
+	h := newOpenAPIHub(t, name, &config.Source{OpenAPI: doc, BaseURL: logged.URL}, map[string]config.Mode{ns + ".uploadReleaseAsset": config.Allow}, Options{})
+	// "PK\x03\x04" and a NUL: the start of a zip file.
+	env := execCode(t, h, `return await `+ns+`.uploadReleaseAsset({ release_id: 7, name: "a.zip", body: "UEsDBAA=" });`)
+	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), `"size":5`) {
+		t.Fatalf("upload: %s", envJSON(env))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if string(got) != "PK\x03\x04\x00" || ctype != "application/octet-stream" || query != "name=a.zip" {
+		t.Errorf("the server received %q as %q, query %q", got, ctype, query)
 	}
 }

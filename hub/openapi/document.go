@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -563,6 +564,17 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 				}
 			}
 		}
+		if o.bodyType == "" {
+			// Bytes (GitHub's release assets take
+			// application/octet-stream): one string of base64, sent
+			// decoded.
+			for mt, media := range rb.Content.FromOldest() {
+				if t := binaryMedia(mt); t != "" && media != nil {
+					o.bodyType = t
+					break
+				}
+			}
+		}
 		if chosen != nil && chosen.Schema != nil && chosen.Schema.GoLow() != nil {
 			node = chosen.Schema.GoLow().GetValueNode()
 			bodyRef = chosen.Schema.GetReference()
@@ -591,6 +603,11 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 		case textMedia(o.bodyType) != "":
 			o.hasBody = true
 			if !bodyArgument([]byte(`{"type":"string"}`), "The request body, as "+o.bodyType+".") {
+				return nil, nil, "the request body's name collides with its parameters"
+			}
+		case binaryMedia(o.bodyType) != "":
+			o.hasBody = true
+			if !bodyArgument([]byte(`{"type":"string","contentEncoding":"base64","contentMediaType":`+strconv.Quote(o.bodyType)+`}`), "The request body's bytes, as "+o.bodyType+", base64-encoded.") {
 				return nil, nil, "the request body's name collides with its parameters"
 			}
 		case o.bodyType != "":
@@ -630,7 +647,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 			for mt := range rb.Content.KeysFromOldest() {
 				types = append(types, mt)
 			}
-			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", neither JSON, a URL-encoded form nor text"
+			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", neither JSON, a URL-encoded form, text nor bytes of one type"
 		}
 	}
 	var in bytes.Buffer
@@ -832,6 +849,22 @@ func textMedia(mt string) string {
 		return mt
 	}
 	return ""
+}
+
+// binaryMedia is mt, lower-cased and without its parameters, when a body
+// of that type is bytes given whole (application/octet-stream, image/png,
+// application/zip...); "" for JSON, a form, text, multipart, XML, a
+// wildcard or what does not parse as a media type.
+func binaryMedia(mt string) string {
+	t, _, err := mime.ParseMediaType(mt)
+	if err != nil || isJSONMedia(t) || isFormMedia(t) || textMedia(t) != "" {
+		return ""
+	}
+	typ, sub, _ := strings.Cut(t, "/")
+	if typ == "multipart" || typ == "text" || typ == "*" || sub == "*" || sub == "xml" || strings.HasSuffix(sub, "+xml") {
+		return ""
+	}
+	return t
 }
 
 // formField is how the form body property name is written: as a query

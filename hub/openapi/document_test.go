@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -47,7 +48,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	if doc.server != "https://api.example.com/v2" {
 		t.Errorf("server variables at their defaults: %q", doc.server)
 	}
-	if want := []string{"skipped POST /files: its request body is multipart/form-data, neither JSON, a URL-encoded form nor text"}; !cmp.Equal(doc.skipped, want) {
+	if want := []string{"skipped POST /files: its request body is multipart/form-data, neither JSON, a URL-encoded form, text nor bytes of one type"}; !cmp.Equal(doc.skipped, want) {
 		t.Errorf("skipped: %q, want %q", doc.skipped, want)
 	}
 	byName := map[string]string{}
@@ -477,6 +478,68 @@ func TestOpenAPITextBody(t *testing.T) {
 	for mt, want := range map[string]string{"text/plain": "text/plain", "Text/CSV; charset=utf-8": "text/csv", "text/*": "", "application/json": "", "text/": ""} {
 		if got := textMedia(mt); got != want {
 			t.Errorf("textMedia(%q) = %q, want %q", mt, got, want)
+		}
+	}
+}
+
+// TestOpenAPIBinaryBody: a body of bytes of one media type (GitHub's
+// release assets) is one string of base64, sent decoded with its type; a
+// wildcard type is passed over for the exact one beside it.
+func TestOpenAPIBinaryBody(t *testing.T) {
+	doc := parseFile(t, filepath.Join("testdata", "form.yaml"))
+	schemas := map[string]string{}
+	for _, tl := range doc.tools {
+		b, _ := json.Marshal(tl.InputSchema)
+		schemas[tl.Name] = string(b)
+	}
+	if got := schemas["uploadAsset"]; !strings.Contains(got, `"body":{"description":"The request body's bytes, as application/octet-stream, base64-encoded.","type":"string","contentEncoding":"base64","contentMediaType":"application/octet-stream"}`) || !strings.Contains(got, `"required":["release_id","name","body"]`) {
+		t.Errorf("uploadAsset's input: %s", got)
+	}
+	if got := schemas["putAvatar"]; !strings.Contains(got, `"contentMediaType":"image/png"`) {
+		t.Errorf("putAvatar's input: %s", got)
+	}
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for _, enc := range []string{
+		base64.StdEncoding.EncodeToString(all),
+		base64.RawStdEncoding.EncodeToString(all),
+		base64.URLEncoding.EncodeToString(all),
+		// As MIME writes it, in lines (written here as JSON escapes).
+		base64.StdEncoding.EncodeToString(all[:99]) + `\r\n` + base64.StdEncoding.EncodeToString(all[99:]),
+	} {
+		in := map[string]json.RawMessage{"release_id": json.RawMessage(`7`), "name": json.RawMessage(`"a.zip"`), "body": json.RawMessage(`"` + enc + `"`)}
+		r, err := buildRESTRequest("https://h", doc.ops["uploadAsset"], in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(r.body, all) {
+			t.Errorf("%.20s...: sent %d bytes, not the 256 given", enc, len(r.body))
+		}
+		if r.url != "https://h/releases/7/assets?name=a.zip" || r.headers.Get("Content-Type") != "application/octet-stream" {
+			t.Errorf("uploadAsset: %s %v", r.url, r.headers)
+		}
+	}
+	for arg, want := range map[string]string{
+		`"no base64!"`: `argument "body" is the application/octet-stream body: it must be a string of base64: illegal base64 data at input byte 2`,
+		`[1,2]`:        `argument "body" is the application/octet-stream body: it must be a string of base64`,
+	} {
+		_, err := buildRESTRequest("https://h", doc.ops["uploadAsset"], map[string]json.RawMessage{"release_id": json.RawMessage(`7`), "name": json.RawMessage(`"a"`), "body": json.RawMessage(arg)}, nil)
+		if err == nil || err.Error() != want {
+			t.Errorf("body %s: %v, want %s", arg, err, want)
+		}
+	}
+	// Required: no argument sends no bytes, with the type.
+	if r, err := buildRESTRequest("https://h", doc.ops["uploadAsset"], map[string]json.RawMessage{"release_id": json.RawMessage(`7`), "name": json.RawMessage(`"a"`)}, nil); err != nil || len(r.body) != 0 || r.body == nil || r.headers.Get("Content-Type") != "application/octet-stream" {
+		t.Errorf("no bytes: %v %+v", err, r)
+	}
+	if r, err := buildRESTRequest("https://h", doc.ops["putAvatar"], nil, nil); err != nil || r.body != nil || r.headers.Get("Content-Type") != "" {
+		t.Errorf("an optional body not given: %v %+v", err, r)
+	}
+	for mt, want := range map[string]string{"application/octet-stream": "application/octet-stream", "Image/PNG; q=1": "image/png", "application/zip": "application/zip", "image/*": "", "*/*": "", "application/json": "", "text/plain": "", "multipart/form-data": "", "application/xml": "", "application/atom+xml": "", "application/x-www-form-urlencoded": "", "not a type": ""} {
+		if got := binaryMedia(mt); got != want {
+			t.Errorf("binaryMedia(%q) = %q, want %q", mt, got, want)
 		}
 	}
 }

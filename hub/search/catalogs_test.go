@@ -226,12 +226,21 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 					o.values = appendValues(o.values, p.Name, valuesOf(ps.enum(), p.Description, names))
 				}
 			}
-			if _, ok := op.RequestBody.Content[bodyType]; !ok {
-				// Text, one string argument (markdown/render-raw).
+			if _, ok := op.RequestBody.Content[bodyType]; !ok && !seen["body"] {
+				// Text, one string argument (markdown/render-raw), else
+				// bytes of one type, one string of base64
+				// (upload-release-asset).
 				for _, mt := range slices.Sorted(maps.Keys(op.RequestBody.Content)) {
-					if strings.HasPrefix(mt, "text/") && !seen["body"] {
+					if strings.HasPrefix(mt, "text/") {
 						o.params = append(o.params, "body")
 						o.paramDocs = append(o.paramDocs, "The request body, as "+mt+".")
+						break
+					}
+				}
+				for _, mt := range slices.Sorted(maps.Keys(op.RequestBody.Content)) {
+					if typ, sub, _ := strings.Cut(mt, "/"); !slices.Contains(o.params, "body") && (typ == "application" || typ == "image" || typ == "audio" || typ == "video") && sub != "*" && sub != "xml" && !strings.Contains(mt, "json") && !strings.Contains(mt, "form") {
+						o.params = append(o.params, "body")
+						o.paramDocs = append(o.paramDocs, "The request body's bytes, as "+mt+", base64-encoded.")
 						break
 					}
 				}

@@ -8,7 +8,7 @@ package search
 var synonymGroups = [][]string{
 	// Operations.
 	{"create", "add", "new", "make", "insert", "append", "attach", "start"},
-	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid", "forget", "retire"},
+	{"delete", "remove", "erase", "drop", "destroy", "discard", "purge", "strip", "rid", "forget", "retire", "wipe"},
 	{"list", "show", "enumerate", "display", "browse"},
 	{"read", "get", "fetch", "open", "view", "load", "retrieve", "dump", "cat", "print"},
 	{"write", "save", "store", "persist", "record", "put"},
@@ -34,6 +34,7 @@ var synonymGroups = [][]string{
 	{"connect", "link"},
 	{"react", "reaction", "thumbs", "upvote"},
 	{"merge", "combine", "fold"},
+	{"trash", "bin"},
 	{"think", "thought", "reason", "reflect"},
 
 	// Objects and qualities.
@@ -43,7 +44,7 @@ var synonymGroups = [][]string{
 	{"repository", "repo", "project"},
 	{"url", "link", "web", "website", "page", "internet", "http"},
 	{"image", "picture", "photo", "media"},
-	{"metadata", "info", "information", "details", "stat", "attributes", "properties"},
+	{"metadata", "info", "information", "details", "stat", "attributes"},
 	{"permit", "allow", "authorize", "access"},
 	{"several", "multiple", "many", "batch", "bulk"},
 	{"full", "complete", "entire", "whole"},

@@ -1072,7 +1072,7 @@ func TestUnknownVerb(t *testing.T) {
 	}
 	ix := Build(docs, nil)
 	wantActs(t, ix, map[string]uint8{
-		"downgrade dave to a regular member": actCreate | actUpdate | actDelete,
+		"downgrade dave to a regular member": actCreate | actUpdate, // to someone: no delete
 		"undo dave's membership change":      actGet | actList,
 		"membership of dave":                 actGet | actList,
 		"terraform membership":               actGet | actList, // keywords, no sentence
@@ -1213,4 +1213,26 @@ func TestGetPluralObjectLists(t *testing.T) {
 			t.Errorf("pluralObject(%q) = %v", words, got)
 		}
 	}
+}
+
+// TestUnknownVerbToSomeone: a verb the catalog does not know asks for a
+// change of any kind, but what it sends to someone or somewhere is not
+// deleted ("bump PROJ-60 over to me": assignIssue, not deleteIssue).
+// "To" before a word the catalog knows, a verb, says what for, and
+// leaves delete in.
+func TestUnknownVerbToSomeone(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "jira", Name: "assignIssue", Method: "PUT", Path: "/issue/{issueIdOrKey}/assignee", Description: "Assign issue. Assigns an issue to a user.", Params: []string{"issueIdOrKey", "accountId"}},
+		{Namespace: "jira", Name: "deleteIssue", Method: "DELETE", Path: "/issue/{issueIdOrKey}", Description: "Delete issue. Deletes an issue.", Params: []string{"issueIdOrKey"}},
+		{Namespace: "jira", Name: "getIssue", Method: "GET", Path: "/issue/{issueIdOrKey}", Description: "Get issue. Returns an issue.", Params: []string{"issueIdOrKey"}},
+	}
+	ix := Build(docs, nil)
+	wantActs(t, ix, map[string]uint8{
+		"can you bump PROJ-60 over to me": actCreate | actUpdate,
+		"bump it over to alice":           actCreate | actUpdate,
+		"bump it to the backlog":          actCreate | actUpdate,
+		"nuke it to get some space back":  actCreate | actUpdate | actDelete,
+		"nuke it now":                     actCreate | actUpdate | actDelete,
+	})
+	wantFirst(t, ix, docs, "can you bump PROJ-60 over to me", "jira.assignIssue")
 }

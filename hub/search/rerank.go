@@ -1336,6 +1336,16 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	}
 	if unknownVerb && !inPlural && sentence(word, len(sc.qends)) || verbOnly {
 		q.act = actCreate | actUpdate | actDelete
+		for i := 2; i+1 < len(sc.qends); i++ {
+			if next := string(word(i + 1)); string(word(i)) == "to" && (determiners[next] || selfWords[next] || !ix.knowsStem([]byte(next))) {
+				// "bump PROJ-60 over to me", "to alice", "to the
+				// backlog": what goes to someone or somewhere is not
+				// deleted. A word the catalog knows after "to" is a
+				// verb saying what for ("to get some space back").
+				q.act &^= actDelete
+				break
+			}
+		}
 	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
 	q.question = question && !q.fromVerb

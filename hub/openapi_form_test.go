@@ -183,3 +183,67 @@ paths:
 		t.Errorf("the server received %q as %q, query %q", got, ctype, query)
 	}
 }
+
+// TestOpenAPIMultipartSent: an attachment's file and fields, given by the
+// model's code, reach the API as a multipart form Go's reader parses: the
+// file's name, media type and bytes, and the fields' values.
+func TestOpenAPIMultipartSent(t *testing.T) {
+	type received struct {
+		filename, ctype, content, comment string
+	}
+	var mu sync.Mutex
+	var got received
+	logged := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		f, fh, err := r.FormFile("file")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		b, _ := io.ReadAll(f)
+		mu.Lock()
+		got = received{fh.Filename, fh.Header.Get("Content-Type"), string(b), r.FormValue("comment")}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`[{"id":"10042","filename":` + strconv.Quote(fh.Filename) + `,"size":` + strconv.Itoa(len(b)) + `}]`))
+	}))
+	defer logged.Close()
+	doc := filepath.Join(t.TempDir(), "attach.yaml")
+	if err := os.WriteFile(doc, []byte(`openapi: 3.0.3
+info: {title: attach, version: "1"}
+paths:
+  /issue/{issueIdOrKey}/attachments:
+    post:
+      operationId: addAttachment
+      parameters:
+        - {name: issueIdOrKey, in: path, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              required: [file]
+              properties:
+                file: {type: string, format: binary}
+                comment: {type: string}
+      responses: {"200": {description: ok, content: {application/json: {schema: {type: array, items: {type: object}}}}}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	name := uniqueName("attach")
+	ns := naming.Namespace(name)
+	h := newOpenAPIHub(t, name, &config.Source{OpenAPI: doc, BaseURL: logged.URL}, map[string]config.Mode{ns + ".addAttachment": config.Allow}, Options{})
+	env := execCode(t, h, `return await `+ns+`.addAttachment({ issueIdOrKey: "PROJ-8", comment: "the trace", file: { filename: "trace.log", base64: "bGluZSAxCmxpbmUgMgo=", contentType: "text/plain" } });`)
+	if env.Status != StatusCompleted || !strings.Contains(string(env.Result), `"size":14`) {
+		t.Fatalf("upload: %s", envJSON(env))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := (received{"trace.log", "text/plain", "line 1\nline 2\n", "the trace"}); got != want {
+		t.Errorf("the server received %+v, want %+v", got, want)
+	}
+}

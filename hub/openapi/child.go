@@ -76,7 +76,7 @@ const (
 // schemas and text again.
 const (
 	childFormat    = "capabilities-openapi-operations"
-	childVersion   = 3
+	childVersion   = 4
 	maxChildLine   = maxOpenAPIDocument + maxOpenAPIOpSchemas + 1<<20
 	maxChildOutput = maxOpenAPIDocument + maxOpenAPIDocSchemas + 16<<20
 	childStderr    = 4 << 10 // how much of the child's stderr is kept
@@ -123,6 +123,10 @@ type childParam struct {
 	Style   string `json:"style"`
 	Explode bool   `json:"explode,omitempty"`
 	JSON    bool   `json:"json,omitempty"`
+	// A multipart field's.
+	File        bool   `json:"file,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Styled      bool   `json:"styled,omitempty"`
 }
 
 // childEnd is the last line.
@@ -197,7 +201,8 @@ func writeChild(out io.Writer, doc *openapiDoc, perr error) error {
 			co.Params = append(co.Params, childParam{Name: p.name, Arg: p.arg, In: p.in, Style: p.style, Explode: p.explode, JSON: p.json})
 		}
 		for _, p := range o.form {
-			co.Form = append(co.Form, childParam{Name: p.name, Arg: p.arg, In: p.in, Style: p.style, Explode: p.explode, JSON: p.json})
+			co.Form = append(co.Form, childParam{Name: p.name, Arg: p.arg, In: p.in, Style: p.style, Explode: p.explode, JSON: p.json,
+				File: p.file, ContentType: p.contentType, Styled: p.styled})
 		}
 		if err := enc.Encode(childLine{Op: co}); err != nil {
 			return err
@@ -306,7 +311,7 @@ func addChildOp(doc *openapiDoc, co *childOp) error {
 		return fmt.Errorf("its parser wrote operation %q with the path %q", co.Name, co.Path)
 	case len(co.Input) == 0 || co.Input[0] != '{' || (len(co.Output) > 0 && co.Output[0] != '{'):
 		return fmt.Errorf("its parser wrote operation %q with a schema that is not an object", co.Name)
-	case len(co.Form) > 0 && (co.BodyType != formMedia || len(co.Form) != len(co.BodyProps)):
+	case len(co.Form) > 0 && (co.BodyType != formMedia && co.BodyType != multipartMedia || len(co.Form) != len(co.BodyProps)):
 		return fmt.Errorf("its parser wrote operation %q with form fields for a body that is no form of those fields", co.Name)
 	case len(co.Input)+len(co.Output) > maxOpenAPIOpSchemas:
 		return fmt.Errorf("its parser wrote operation %q with schemas above %s", co.Name, config.HumanBytes(maxOpenAPIOpSchemas))
@@ -322,7 +327,8 @@ func addChildOp(doc *openapiDoc, co *childOp) error {
 		o.params = append(o.params, openapiParam{name: p.Name, arg: p.Arg, in: p.In, style: p.Style, explode: p.Explode, json: p.JSON})
 	}
 	for _, p := range co.Form {
-		o.form = append(o.form, openapiParam{name: p.Name, arg: p.Arg, in: p.In, style: p.Style, explode: p.Explode, json: p.JSON})
+		o.form = append(o.form, openapiParam{name: p.Name, arg: p.Arg, in: p.In, style: p.Style, explode: p.Explode, json: p.JSON,
+			file: p.File, contentType: p.ContentType, styled: p.Styled})
 	}
 	doc.tools = append(doc.tools, tool)
 	doc.ops[co.Name] = o

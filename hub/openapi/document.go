@@ -105,7 +105,7 @@ type openapiOp struct {
 	bodyProps    []string
 	bodyType     string // the media type sent
 	// form is how each of bodyProps is written into a URL-encoded form
-	// body (bodyType formMedia): its style and explode from the media
+	// or a multipart body (bodyType formMedia, multipartMedia): its style and explode from the media
 	// type's encoding, form and exploded by default. Without bodyProps the
 	// bodyArg object's keys are written that default way.
 	form []openapiParam
@@ -123,6 +123,13 @@ type openapiParam struct {
 	style   string
 	explode bool
 	json    bool // the parameter's content is application/json: sent as JSON text
+	// A multipart body's field (bodyType multipartMedia): file when it is
+	// a file (or a list of files), given as fileArgSchema says;
+	// contentType the part's media type from the encoding; styled when
+	// the encoding gives a style, its pairs then sent as parts.
+	file        bool
+	contentType string
+	styled      bool
 }
 
 // openapiScheme is one security scheme of the document.
@@ -555,6 +562,18 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 			}
 		}
 		if o.bodyType == "" {
+			// Then multipart/form-data of an object's properties: each
+			// a part, a file given as its name and base64 bytes. A
+			// schema of no properties names no part (Jira's attachments
+			// declare one string).
+			for mt, media := range rb.Content.FromOldest() {
+				if isMultipartMedia(mt) && media != nil && media.Schema != nil && media.Schema.GoLow() != nil && objectProperties(w.resolve(media.Schema.GoLow().GetValueNode())) != nil {
+					o.bodyType, chosen = multipartMedia, media
+					break
+				}
+			}
+		}
+		if o.bodyType == "" {
 			// Text (GitHub's markdown/render-raw takes text/plain): one
 			// string, sent as it is.
 			for mt, media := range rb.Content.FromOldest() {
@@ -628,10 +647,26 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 				}
 				for i := 0; i+1 < len(pr.Content); i += 2 {
 					name := pr.Content[i].Value
-					addProp(name, w.schema(pr.Content[i+1]))
+					schema := w.schema(pr.Content[i+1])
+					var field openapiParam
+					switch o.bodyType {
+					case formMedia:
+						field = formField(name, chosen)
+					case multipartMedia:
+						field = multipartField(name, chosen)
+						if many, ok := w.fileSchema(pr.Content[i+1]); ok {
+							field.file = true
+							desc := ""
+							if d := mappingGet(w.resolve(pr.Content[i+1]), "description"); d != nil {
+								desc = d.Value
+							}
+							schema = withDescription(fileArgSchema(many), desc)
+						}
+					}
+					addProp(name, schema)
 					o.bodyProps = append(o.bodyProps, name)
-					if o.bodyType == formMedia {
-						o.form = append(o.form, formField(name, chosen))
+					if o.bodyType == formMedia || o.bodyType == multipartMedia {
+						o.form = append(o.form, field)
 					}
 					if req[name] {
 						required = append(required, name)
@@ -647,7 +682,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 			for mt := range rb.Content.KeysFromOldest() {
 				types = append(types, mt)
 			}
-			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", neither JSON, a URL-encoded form, text nor bytes of one type"
+			return nil, nil, "its request body is " + strings.Join(types, ", ") + ", neither JSON, a form, text nor bytes of one type"
 		}
 	}
 	var in bytes.Buffer
@@ -849,6 +884,63 @@ func textMedia(mt string) string {
 		return mt
 	}
 	return ""
+}
+
+// multipartMedia is the media type of a multipart form body.
+const multipartMedia = "multipart/form-data"
+
+// isMultipartMedia reports whether a media type is a multipart form.
+func isMultipartMedia(mt string) bool {
+	t, _, err := mime.ParseMediaType(mt)
+	return err == nil && t == multipartMedia
+}
+
+// multipartField is how the multipart body's property name is sent: a
+// part of its own, a file when fileSchema says so, with the media type
+// the encoding gives it; an encoding's style (Stripe's deepObject) sends
+// the pairs a form would write, each a part.
+func multipartField(name string, media *v3.MediaType) openapiParam {
+	p := formField(name, media)
+	p.in = "multipart"
+	if media == nil || media.Encoding == nil {
+		return p
+	}
+	if e, ok := media.Encoding.Get(name); ok && e != nil {
+		p.styled = e.Style != ""
+		if ct, _, _ := strings.Cut(e.ContentType, ","); ct != "" {
+			if t, _, err := mime.ParseMediaType(strings.TrimSpace(ct)); err == nil && !strings.Contains(t, "*") {
+				p.contentType = t
+			}
+		}
+	}
+	return p
+}
+
+// fileSchema reports whether a multipart property is a file, and whether
+// a list of them: a string of format binary, or with a contentMediaType
+// (OpenAPI 3.1), or an array of such.
+func (w *schemaWriter) fileSchema(n *yaml.Node) (many, ok bool) {
+	n = w.resolve(n)
+	if t := mappingGet(n, "type"); t != nil && t.Value == "array" {
+		_, ok := w.fileSchema(mappingGet(n, "items"))
+		return true, ok
+	}
+	if f := mappingGet(n, "format"); f != nil && f.Value == "binary" {
+		return false, true
+	}
+	if mappingGet(n, "contentMediaType") != nil && mappingGet(n, "contentEncoding") == nil {
+		return false, true
+	}
+	return false, false
+}
+
+// fileArgSchema is the argument a multipart file takes, or a list of them.
+func fileArgSchema(many bool) json.RawMessage {
+	const file = `{"type":"object","properties":{"filename":{"type":"string","description":"The file's name, as the API will know it."},"base64":{"type":"string","contentEncoding":"base64","description":"The file's bytes, base64-encoded."},"contentType":{"type":"string","description":"Its media type; application/octet-stream when left out."}},"required":["filename","base64"],"additionalProperties":false}`
+	if many {
+		return json.RawMessage(`{"type":"array","items":` + file + `}`)
+	}
+	return json.RawMessage(file)
 }
 
 // binaryMedia is mt, lower-cased and without its parameters, when a body

@@ -20,6 +20,8 @@ package openapi
 // (AuthNeed tells the heart which).
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -30,7 +32,10 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"os"
 	"runtime/debug"
@@ -1190,6 +1195,20 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 		}
 		return r, nil
 	}
+	if op.hasBody && op.bodyType == multipartMedia {
+		body, ctype, err := multipartBody(op, in)
+		if err != nil {
+			return nil, err
+		}
+		if body != nil || op.bodyRequired {
+			if body == nil {
+				body, ctype, _ = multipartBody(op, nil)
+			}
+			r.body = body
+			h.Set("Content-Type", ctype)
+		}
+		return r, nil
+	}
 	if op.hasBody && op.bodyType == formMedia {
 		body, err := formBody(op, in)
 		if err != nil {
@@ -1253,6 +1272,12 @@ func binaryBody(raw json.RawMessage) ([]byte, error) {
 	if err := json.Unmarshal(raw, &text); err != nil {
 		return nil, errors.New("it must be a string of base64")
 	}
+	return decodeBase64(text)
+}
+
+// decodeBase64 reads base64 in the standard or the URL alphabet, padded
+// or not, line breaks ignored.
+func decodeBase64(text string) ([]byte, error) {
 	text = strings.NewReplacer("\r", "", "\n", "").Replace(text)
 	text = strings.TrimRight(text, "=")
 	enc := base64.RawStdEncoding
@@ -1264,6 +1289,130 @@ func binaryBody(raw json.RawMessage) ([]byte, error) {
 		return nil, fmt.Errorf("it must be a string of base64: %v", err)
 	}
 	return b, nil
+}
+
+// multipartBody writes a multipart/form-data body from the arguments:
+// each body field a part (multipartField), or each key of the bodyArg
+// object. A string goes as its text, another value as JSON (typed
+// application/json when an object or array), a file as its bytes with
+// its name and media type, the pairs of a styled field each as a part.
+// It returns nil when no field is given, with in nil an empty body, and
+// the Content-Type with the boundary.
+func multipartBody(op *openapiOp, in map[string]json.RawMessage) ([]byte, string, error) {
+	var fields []openapiParam
+	var values []json.RawMessage
+	if op.bodyArg != "" {
+		if raw, ok := in[op.bodyArg]; ok && string(raw) != "null" {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &obj); err != nil {
+				return nil, "", fmt.Errorf("argument %q is the multipart body: it must be an object", op.bodyArg)
+			}
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				fields = append(fields, openapiParam{name: k, arg: op.bodyArg + "." + k, in: "multipart", style: "form", explode: true})
+				values = append(values, obj[k])
+			}
+		}
+	} else {
+		for _, f := range op.form {
+			if raw, ok := in[f.arg]; ok && string(raw) != "null" {
+				fields = append(fields, f)
+				values = append(values, raw)
+			}
+		}
+	}
+	if len(fields) == 0 && in != nil {
+		return nil, "", nil
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part := func(name, filename, ctype string, content []byte) error {
+		for _, s := range []string{name, filename, ctype} {
+			if strings.ContainsAny(s, "\r\n\x00") {
+				return fmt.Errorf("holds a line break or NUL in %q", s)
+			}
+		}
+		// As Go's writer and browsers write it: quoted, quotes escaped.
+		disposition := multipart.FileContentDisposition(name, filename)
+		if filename == "" {
+			disposition = strings.TrimSuffix(disposition, `; filename=""`)
+		}
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", disposition)
+		if ctype != "" {
+			h.Set("Content-Type", ctype)
+		}
+		w, err := mw.CreatePart(h)
+		if err == nil {
+			_, err = w.Write(content)
+		}
+		return err
+	}
+	for i, f := range fields {
+		raw := values[i]
+		switch {
+		case f.file:
+			files := []json.RawMessage{raw}
+			if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+				files = nil
+				if err := json.Unmarshal(raw, &files); err != nil {
+					return nil, "", fmt.Errorf("multipart field %q: %v", f.arg, err)
+				}
+			}
+			for _, fr := range files {
+				var file struct {
+					Filename    string  `json:"filename"`
+					Base64      *string `json:"base64"`
+					ContentType string  `json:"contentType"`
+				}
+				if err := json.Unmarshal(fr, &file); err != nil || file.Filename == "" || file.Base64 == nil {
+					return nil, "", fmt.Errorf("multipart field %q is a file: it must be {filename, base64, contentType?}", f.arg)
+				}
+				content, err := decodeBase64(*file.Base64)
+				if err != nil {
+					return nil, "", fmt.Errorf("multipart field %q, file %q: %v", f.arg, file.Filename, err)
+				}
+				ctype := cmp.Or(file.ContentType, f.contentType, "application/octet-stream")
+				if t, _, err := mime.ParseMediaType(ctype); err != nil || strings.Contains(t, "*") {
+					return nil, "", fmt.Errorf("multipart field %q, file %q: %q is no media type", f.arg, file.Filename, ctype)
+				}
+				if err := part(f.name, file.Filename, ctype, content); err != nil {
+					return nil, "", fmt.Errorf("multipart field %q: %v", f.arg, err)
+				}
+			}
+		case f.styled:
+			var v any
+			if err := decodeNumber(raw, &v); err != nil {
+				return nil, "", fmt.Errorf("multipart field %q: %w", f.arg, err)
+			}
+			for _, kv := range serializeQuery(f, v) {
+				k, v, _ := strings.Cut(kv, "=")
+				key, err1 := url.QueryUnescape(k)
+				val, err2 := url.QueryUnescape(v)
+				if err := cmp.Or(err1, err2); err != nil {
+					return nil, "", fmt.Errorf("multipart field %q: %v", f.arg, err)
+				}
+				if err := part(key, "", f.contentType, []byte(val)); err != nil {
+					return nil, "", fmt.Errorf("multipart field %q: %v", f.arg, err)
+				}
+			}
+		default:
+			content, ctype := []byte(raw), f.contentType
+			var text string
+			switch t := bytes.TrimSpace(raw); {
+			case json.Unmarshal(raw, &text) == nil:
+				content = []byte(text)
+			case len(t) > 0 && (t[0] == '{' || t[0] == '[') && ctype == "":
+				ctype = "application/json"
+			}
+			if err := part(f.name, "", ctype, content); err != nil {
+				return nil, "", fmt.Errorf("multipart field %q: %v", f.arg, err)
+			}
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), mw.FormDataContentType(), nil
 }
 
 // formBody writes a URL-encoded form body from the arguments: each body

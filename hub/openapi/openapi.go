@@ -1299,26 +1299,9 @@ func decodeBase64(text string) ([]byte, error) {
 // It returns nil when no field is given, with in nil an empty body, and
 // the Content-Type with the boundary.
 func multipartBody(op *openapiOp, in map[string]json.RawMessage) ([]byte, string, error) {
-	var fields []openapiParam
-	var values []json.RawMessage
-	if op.bodyArg != "" {
-		if raw, ok := in[op.bodyArg]; ok && string(raw) != "null" {
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &obj); err != nil {
-				return nil, "", fmt.Errorf("argument %q is the multipart body: it must be an object", op.bodyArg)
-			}
-			for _, k := range slices.Sorted(maps.Keys(obj)) {
-				fields = append(fields, openapiParam{name: k, arg: op.bodyArg + "." + k, in: "multipart", style: "form", explode: true})
-				values = append(values, obj[k])
-			}
-		}
-	} else {
-		for _, f := range op.form {
-			if raw, ok := in[f.arg]; ok && string(raw) != "null" {
-				fields = append(fields, f)
-				values = append(values, raw)
-			}
-		}
+	fields, values, err := bodyFields(op, in, "multipart")
+	if err != nil {
+		return nil, "", err
 	}
 	if len(fields) == 0 && in != nil {
 		return nil, "", nil
@@ -1415,34 +1398,45 @@ func multipartBody(op *openapiOp, in map[string]json.RawMessage) ([]byte, string
 	return buf.Bytes(), mw.FormDataContentType(), nil
 }
 
-// formBody writes a URL-encoded form body from the arguments: each body
-// property as its encoding says (formField), or the keys of the bodyArg
-// object each as a form field, exploded. A null or absent property is left
-// out; a key two properties would both write is an error, as a query key
-// is.
-func formBody(op *openapiOp, in map[string]json.RawMessage) (string, error) {
+// bodyFields are the form or multipart (kind) body's fields given in
+// in, with their values: the op's form fields, or each key of the bodyArg
+// object, in order, written the default way.
+func bodyFields(op *openapiOp, in map[string]json.RawMessage, kind string) ([]openapiParam, []json.RawMessage, error) {
 	var fields []openapiParam
 	var values []json.RawMessage
-	if op.bodyArg != "" {
-		raw, ok := in[op.bodyArg]
-		if !ok || string(raw) == "null" {
-			return "", nil
-		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return "", fmt.Errorf("argument %q is the form body: it must be an object", op.bodyArg)
-		}
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			fields = append(fields, openapiParam{name: k, arg: op.bodyArg + "." + k, in: "form", style: "form", explode: true})
-			values = append(values, obj[k])
-		}
-	} else {
+	if op.bodyArg == "" {
 		for _, f := range op.form {
 			if raw, ok := in[f.arg]; ok && string(raw) != "null" {
 				fields = append(fields, f)
 				values = append(values, raw)
 			}
 		}
+		return fields, values, nil
+	}
+	raw, ok := in[op.bodyArg]
+	if !ok || string(raw) == "null" {
+		return nil, nil, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, nil, fmt.Errorf("argument %q is the %s body: it must be an object", op.bodyArg, kind)
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		fields = append(fields, openapiParam{name: k, arg: op.bodyArg + "." + k, in: kind, style: "form", explode: true})
+		values = append(values, obj[k])
+	}
+	return fields, values, nil
+}
+
+// formBody writes a URL-encoded form body from the arguments: each body
+// property as its encoding says (formField), or the keys of the bodyArg
+// object each as a form field, exploded. A null or absent property is left
+// out; a key two properties would both write is an error, as a query key
+// is.
+func formBody(op *openapiOp, in map[string]json.RawMessage) (string, error) {
+	fields, values, err := bodyFields(op, in, "form")
+	if err != nil {
+		return "", err
 	}
 	var pairs []string
 	owner := map[string]string{}

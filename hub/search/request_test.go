@@ -1236,3 +1236,16 @@ func TestUnknownVerbToSomeone(t *testing.T) {
 	})
 	wantFirst(t, ix, docs, "can you bump PROJ-60 over to me", "jira.assignIssue")
 }
+
+// TestNameVerbIsTheToolsVerb: a tool whose name says the request's verb
+// has it, whatever verb its description starts with (addScreenTab:
+// "Create screen tab"): "add a tab called Details to screen 10010" asks
+// for it, not for addScreenTabField, whose description says "Add".
+func TestNameVerbIsTheToolsVerb(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "jira", Name: "addScreenTab", Description: "Create screen tab. Creates a tab for a screen.", Params: []string{"screenId", "name"}},
+		{Namespace: "jira", Name: "addScreenTabField", Description: "Add screen tab field. Adds a field to a screen tab.", Params: []string{"screenId", "tabId", "fieldId"}},
+		{Namespace: "jira", Name: "getAllScreenTabs", Description: "Get all screen tabs. Returns the list of tabs for a screen.", Params: []string{"screenId"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "add a tab called Details to screen 10010", "jira.addScreenTab")
+}

@@ -282,6 +282,7 @@ type docFeatures struct {
 	nameSig  uint64 // hash of the distinct stems of the name, 0 when none
 	titleSig uint64 // of the title, or of the description's first sentence
 	verb     int32  // term id of the title's first word, -1 when none
+	nameVerb int32  // term id of the name's first verb, -1 when none
 	// lastItem is the term id of the thing the path's last parameter
 	// takes one of by its id (status for
 	// /deployments/{deployment_id}/statuses/{status_id}), -1 when none.
@@ -485,7 +486,7 @@ func lead(s string) string {
 // title says after its first (pairCode). Build appends the detail's ids,
 // which it reads with the description (splitDetail).
 func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[string]bool, abbrev map[[2]string]int, keyed map[string]int, compounds map[int32]int, ws *wordScratch, arena *[]int32) docFeatures {
-	f := docFeatures{verb: -1, scope: -1, lastItem: -1}
+	f := docFeatures{verb: -1, nameVerb: -1, scope: -1, lastItem: -1}
 	title := d.Title
 	if title == "" {
 		title = lead(d.Description)
@@ -546,6 +547,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				}
 			}
 			f.act |= a
+			f.nameVerb = termOf(w)
 			// Getting things in the plural lists them
 			// (getProjectVersions, getUsersFromGroup), unless a path
 			// says it gets one (GET /rules/branches/{branch},
@@ -1606,7 +1608,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// is too: "set the dependabot org secret NPM_TOKEN" asks for
 		// "Create or update an organization secret", not "Set selected
 		// repositories for an organization secret".
-		if qverb >= 0 && qverb == f.verb && object && (sc.qobject < 0 || f.nObject == 0 || sc.objectSaid(f.objects(ix.featIDs))) {
+		if qverb >= 0 && (qverb == f.verb || qverb == f.nameVerb) && object && (sc.qobject < 0 || f.nObject == 0 || sc.objectSaid(f.objects(ix.featIDs))) {
 			add += w.verb
 		}
 		if object {

@@ -770,17 +770,19 @@ func TestSummaryStarts(t *testing.T) {
 }
 
 // TestParamOnly: a request's word that an operation says only in a
-// parameter's name asks for it: "subscribe to the repo" is
-// activity/set-repo-subscription's subscribed, which came second, after
-// repos/test-push-webhook, without the feature.
+// parameter's name asks for it: "require a linear history on main" is
+// repos/update-branch-protection's required_linear_history; without the
+// feature secret-scanning/get-scan-history came first, its history in
+// its name.
 func TestParamOnly(t *testing.T) {
 	ops, ix := githubIndex(t, false)
-	wantOpFirst(t, ix, ops, "subscribe to the repo", "activity/set-repo-subscription")
+	const q, want = "require a linear history on main", "repos/update-branch-protection"
+	wantOpFirst(t, ix, ops, q, want)
 	keep := rerankDefaults.param
 	defer func() { rerankDefaults.param = keep }()
 	rerankDefaults.param = 0
-	if hits, _ := ix.Search("subscribe to the repo", "", 1); len(hits) == 1 && ops[hits[0].Doc].id == "activity/set-repo-subscription" {
-		t.Error("activity/set-repo-subscription comes first without the parameters' feature too: the test no longer shows it")
+	if hits, _ := ix.Search(q, "", 1); len(hits) == 1 && ops[hits[0].Doc].id == want {
+		t.Errorf("%s comes first without the parameters' feature too: the test no longer shows it", want)
 	}
 }
 

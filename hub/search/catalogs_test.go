@@ -534,17 +534,18 @@ func catalogCases(t testing.TB) []catalogCase {
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
-	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.806, 0.886,
-	// 0.209; as MCP tools 0.787, 0.856, 0.189; Jira as OpenAPI 0.791,
-	// 0.830, 0.326; as MCP tools 0.787, 0.773, 0.337; the reference
-	// servers 0.828, 0.875, 0.278, and beside GitHub 0.794, 0.825, 0.371;
-	// GitHub beside the servers 0.795, 0.869, 0.200 (0.788 until one
-	// word's weight of a namespace was capped); Star Trek 0.714, 0.792,
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.812, 0.886,
+	// 0.215; as MCP tools 0.788, 0.856, 0.190; Jira as OpenAPI 0.803,
+	// 0.830, 0.338; as MCP tools 0.791, 0.773, 0.341 (0.791 and 0.787
+	// until three of the second stage's weights were measured again); the
+	// reference servers 0.828, 0.875, 0.278, and beside GitHub 0.794,
+	// 0.825, 0.371; GitHub beside the servers 0.797, 0.869, 0.202 (0.788
+	// until one word's weight of a namespace was capped); Star Trek 0.714, 0.792,
 	// 0.024 (0.680 until a first word the catalog does not know read as a
 	// verb, 0.662 until its searches' form fields were read, 0.692 until
 	// things named alone asked for their list; tuning 0.842 over 99). GitHub's targets are 0.80
 	// nDCG@10 and 0.85 Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools
-	// (all four met); Jira's 0.80.
+	// (all four met); Jira's 0.80 (met as OpenAPI).
 	//
 	// GitHub's held-out half was written anew on 2026-12-06, before any of
 	// it was run: the one before had been read too often to say how search
@@ -567,16 +568,17 @@ func catalogCases(t testing.TB) []catalogCase {
 	// sentences a namespace repeats left out of the text). The new half's
 	// requests share more words with the operations' summaries (BM25 0.597
 	// against 0.483), and the held-out halves score under the tuning ones
-	// (GitHub as OpenAPI 0.856 over its 1,311 tuning requests, Jira 0.917
-	// over 319). Each later batch's first run, before its misses were looked
+	// (GitHub as OpenAPI 0.857 over its 1,311 tuning requests, Jira 0.913
+	// over 373). Each later batch's first run, before its misses were looked
 	// at, says the same of unseen requests: from 0.565 (indirect admin work)
 	// to 0.848 (a developer's everyday requests; 0.825 for a maintainer's
 	// release day, 0.835 to 0.946 for the twenty-first to twenty-third
 	// batches' everyday ones, 0.804 for the twenty-fourth's questions), and
 	// 0.959 to 0.974 for requests in the catalog's own terms; Jira's
-	// seventh and eighth batches 0.913 and 0.838 as OpenAPI, 0.890 and
-	// 0.788 as MCP tools, the eighth's (a team lead's words) as hard as
-	// the held-out half.
+	// seventh to ninth batches 0.913, 0.838 and 0.822 as OpenAPI, 0.890,
+	// 0.788 and 0.801 as MCP tools, the eighth's (a team lead's words) and
+	// the ninth's (a manager's and an admin's chat) as hard as the
+	// held-out half.
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is

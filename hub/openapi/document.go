@@ -953,7 +953,7 @@ func binaryMedia(mt string) string {
 		return ""
 	}
 	typ, sub, _ := strings.Cut(t, "/")
-	if typ == "multipart" || typ == "text" || typ == "*" || sub == "*" || sub == "xml" || strings.HasSuffix(sub, "+xml") {
+	if typ == "multipart" || typ == "*" || sub == "*" || sub == "xml" || strings.HasSuffix(sub, "+xml") {
 		return ""
 	}
 	return t

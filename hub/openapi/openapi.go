@@ -1196,13 +1196,14 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 		return r, nil
 	}
 	if op.hasBody && op.bodyType == multipartMedia {
-		body, ctype, err := multipartBody(op, in)
+		fields, values, err := bodyFields(op, in, "multipart")
 		if err != nil {
 			return nil, err
 		}
-		if body != nil || op.bodyRequired {
-			if body == nil {
-				body, ctype, _ = multipartBody(op, nil)
+		if len(fields) > 0 || op.bodyRequired {
+			body, ctype, err := multipartBody(fields, values)
+			if err != nil {
+				return nil, err
 			}
 			r.body = body
 			h.Set("Content-Type", ctype)
@@ -1291,21 +1292,12 @@ func decodeBase64(text string) ([]byte, error) {
 	return b, nil
 }
 
-// multipartBody writes a multipart/form-data body from the arguments:
-// each body field a part (multipartField), or each key of the bodyArg
-// object. A string goes as its text, another value as JSON (typed
-// application/json when an object or array), a file as its bytes with
-// its name and media type, the pairs of a styled field each as a part.
-// It returns nil when no field is given, with in nil an empty body, and
-// the Content-Type with the boundary.
-func multipartBody(op *openapiOp, in map[string]json.RawMessage) ([]byte, string, error) {
-	fields, values, err := bodyFields(op, in, "multipart")
-	if err != nil {
-		return nil, "", err
-	}
-	if len(fields) == 0 && in != nil {
-		return nil, "", nil
-	}
+// multipartBody writes a multipart/form-data body of the fields given
+// (bodyFields), each a part: a string as its text, another value as JSON
+// (typed application/json when an object or array), a file as its bytes
+// with its name and media type, the pairs of a styled field each as a
+// part. It returns the body and its Content-Type, with the boundary.
+func multipartBody(fields []openapiParam, values []json.RawMessage) ([]byte, string, error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	part := func(name, filename, ctype string, content []byte) error {

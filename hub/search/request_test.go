@@ -1249,3 +1249,18 @@ func TestNameVerbIsTheToolsVerb(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "add a tab called Details to screen 10010", "jira.addScreenTab")
 }
+
+// A request that names a thing by value asks for a tool that takes it:
+// "show event evt_1" is no request to list the events, whose description
+// says "List events" word for word.
+func TestExactNeedsTheNamedThing(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "GetEvents", Description: "List events, going back up to 30 days.", Method: "GET", Path: "/v1/events", Params: []string{"created", "limit", "starting_after", "type"}},
+		{Namespace: "stripe", Name: "GetEventsId", Description: "Retrieves the details of an event. Supply the unique identifier of the event.", Method: "GET", Path: "/v1/events/{id}", Params: []string{"expand", "id"}},
+		{Namespace: "stripe", Name: "GetCustomers", Description: "Returns a list of your customers.", Method: "GET", Path: "/v1/customers", Params: []string{"email", "limit"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "show event evt_1", "stripe.GetEventsId")
+	wantFirst(t, ix, docs, "list events", "stripe.GetEvents")
+	wantFirst(t, ix, docs, "show the events", "stripe.GetEvents")
+}

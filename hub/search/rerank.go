@@ -1558,9 +1558,14 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// values it names: "list all issues in acme/app" names a
 		// repository, which the caller's issue list does not take. A
 		// request about the caller needs a tool about the caller: "list
-		// the teams I'm on" is no request for teams/list.
+		// the teams I'm on" is no request for teams/list. A thing named
+		// by value must be one the tool takes, by id or as a parameter:
+		// "show event evt_1" is no request for "List events".
 		takes := ix.takesKind(sc, f)
-		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && takes && (!q.self || f.self) {
+		// The tool takes one of the things the request names by value
+		// ("issue 17") by its id.
+		takesItem := len(sc.qitems) > 0 && slices.ContainsFunc(f.items(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) }) && (f.lastItem < 0 || slices.Contains(sc.qitems, f.lastItem))
+		if q.sig != 0 && !q.question && !q.yesNo && (q.sig == f.nameSig || q.sig == f.titleSig) && takes && (!q.self || f.self) && (len(sc.qitems) == 0 || takesItem || slices.ContainsFunc(f.params(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) })) {
 			add += w.exact
 		}
 		// said: the request says the tool's name or its title, or its
@@ -1601,9 +1606,6 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 				add -= w.actImplicit
 			}
 		}
-		// The tool takes one of the things the request names by value
-		// ("issue 17") by its id.
-		takesItem := len(sc.qitems) > 0 && slices.ContainsFunc(f.items(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qitems, t) }) && (f.lastItem < 0 || slices.Contains(sc.qitems, f.lastItem))
 		// The caller counts for a tool that matches more of the request
 		// than the caller and the verb ("my comment" asks for comments,
 		// not the caller's other things), or when the request names no

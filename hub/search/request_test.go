@@ -1264,3 +1264,13 @@ func TestExactNeedsTheNamedThing(t *testing.T) {
 	wantFirst(t, ix, docs, "list events", "stripe.GetEvents")
 	wantFirst(t, ix, docs, "show the events", "stripe.GetEvents")
 }
+
+// "next" is what a catalog calls upcoming.
+func TestNextIsUpcoming(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "GetInvoices", Description: "You can list all invoices, or list the invoices for a specific customer.", Method: "GET", Path: "/v1/invoices", Params: []string{"customer", "limit"}},
+		{Namespace: "stripe", Name: "GetInvoicesUpcoming", Description: "At any time, you can preview the upcoming invoice for a customer.", Method: "GET", Path: "/v1/invoices/upcoming", Params: []string{"customer"}},
+		{Namespace: "stripe", Name: "GetInvoicesInvoice", Description: "Retrieves the invoice with the given ID.", Method: "GET", Path: "/v1/invoices/{invoice}", Params: []string{"invoice"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "what will cus_9's next invoice look like", "stripe.GetInvoicesUpcoming")
+}

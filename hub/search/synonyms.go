@@ -59,6 +59,7 @@ var synonymGroups = [][]string{
 	{"time", "clock", "date", "day"},
 	{"timezone", "tz", "zone"},
 	{"recent", "lately", "recently"},
+	{"upcoming", "next"},
 	{"current", "present", "today", "latest", "last"},
 	{"issue", "ticket", "bug"},
 	{"pull", "pr", "merge"},

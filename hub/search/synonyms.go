@@ -13,7 +13,7 @@ var synonymGroups = [][]string{
 	{"read", "get", "fetch", "open", "view", "load", "retrieve", "dump", "cat", "print"},
 	{"write", "save", "store", "persist", "record", "put"},
 	{"search", "find", "query", "lookup", "locate", "seek", "grep"},
-	{"update", "edit", "modify", "change", "alter", "patch", "amend"},
+	{"update", "edit", "modify", "change", "alter", "patch", "amend", "upgrade"},
 	{"replace", "overwrite"},
 	{"move", "rename", "relocate", "mv"},
 	// A work item moved from one state to another ("move PROJ-7 to

@@ -25,7 +25,8 @@ import "strings"
 //     three is left as it is.
 //  3. Derivations, one at a time: -ship, -ly, -ness, -ment, -able, -ible,
 //     -ence, -ance, -ation, -tion, each only when enough of the word
-//     remains to be meaningful.
+//     remains to be meaningful; -scription as the verb's -scribe
+//     ("subscription", "subscribe" -> "subscrib").
 //  4. A final -e is dropped and a final consonant+y becomes i, so that
 //     "create"/"creat-ed" and "copy"/"cop-ied" meet; then an -at after
 //     five letters or more, not after e, o or a, goes as step 3's -ation
@@ -163,6 +164,7 @@ var derivations = []struct {
 	min             int
 }{
 	{"ization", "iz", 3},
+	{"scription", "scrib", 2},
 	{"ation", "", 5},
 	{"ation", "at", 2},
 	{"tion", "t", 3},

@@ -75,6 +75,9 @@ func TestStem(t *testing.T) {
 		{"validate", "validates", "validated", "validating", "validation", "valid"},
 		{"activate", "activation", "active"},
 		{"template", "templates"},
+		// A verb in -scribe and its -scription.
+		{"subscribe", "subscribed", "subscription", "subscriptions"},
+		{"describe", "description", "descriptions"},
 		// Plurals in -is.
 		{"emoji", "emojis"},
 		{"api", "apis"},

@@ -1263,6 +1263,14 @@ func TestExactNeedsTheNamedThing(t *testing.T) {
 	wantFirst(t, ix, docs, "show event evt_1", "stripe.GetEventsId")
 	wantFirst(t, ix, docs, "list events", "stripe.GetEvents")
 	wantFirst(t, ix, docs, "show the events", "stripe.GetEvents")
+	// As MCP tools, without paths: a bare id takes the thing the name
+	// says last.
+	for i := range docs {
+		docs[i].Method, docs[i].Path = "", ""
+	}
+	ix = Build(docs, nil)
+	wantFirst(t, ix, docs, "show event evt_1", "stripe.GetEventsId")
+	wantFirst(t, ix, docs, "list events", "stripe.GetEvents")
 }
 
 // "next" is what a catalog calls upcoming.

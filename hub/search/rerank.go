@@ -704,6 +704,19 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	// Without a path, the parameters say what the tool takes by its id;
 	// any tool's say what the catalog takes by key (keyOf).
 	for _, p := range d.Params {
+		if d.Path == "" && strings.EqualFold(p, "id") {
+			// A bare id takes the last thing the name says:
+			// GetEventsId an event, getWorklog a worklog.
+			for i := len(nameWords) - 1; i >= 0; i-- {
+				if w := nameWords[i]; !idWords[w] && ws.action(w) == 0 {
+					if id := termOf(w); id >= 0 {
+						ids = append(ids, id)
+					}
+					break
+				}
+			}
+			continue
+		}
 		// Both end with a word for an id (issue_number, issueIdOrKey,
 		// projectKeyOrId) or with keys: the last byte spares looking
 		// further into most names.

@@ -1282,3 +1282,28 @@ func TestNextIsUpcoming(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "what will cus_9's next invoice look like", "stripe.GetInvoicesUpcoming")
 }
+
+// A POST to one thing that its description says updates it (Stripe's
+// forms) is an update; one that adds to it stays a create.
+func TestPostToOneThingUpdates(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "GetProductsId", Description: "Retrieves the details of an existing product.", Method: "GET", Path: "/v1/products/{id}", Params: []string{"id"}},
+		{Namespace: "stripe", Name: "PostProductsId", Description: "Updates the specific product by setting the values of the parameters passed.", Method: "POST", Path: "/v1/products/{id}", Params: []string{"id", "name", "active"}},
+		{Namespace: "stripe", Name: "DeleteProductsId", Description: "Delete a product.", Method: "DELETE", Path: "/v1/products/{id}", Params: []string{"id"}},
+		{Namespace: "stripe", Name: "PostProducts", Description: "Creates a new product object.", Method: "POST", Path: "/v1/products", Params: []string{"name"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "rename product prod_1 to Hoodie", "stripe.PostProductsId")
+	wantFirst(t, ix, docs, "create a product called Hoodie", "stripe.PostProducts")
+	for i, d := range docs {
+		f := ix.feat[i]
+		want := map[string]uint8{"PostProductsId": actCreate | actUpdate, "PostProducts": actCreate}[d.Name]
+		if want != 0 && f.act != want {
+			t.Errorf("%s: act %b, want %b", d.Name, f.act, want)
+		}
+	}
+	jira := []Doc{{Namespace: "jira", Name: "addActorUsers", Title: "Add actors to project role", Method: "POST", Path: "/rest/api/3/project/{projectIdOrKey}/role/{id}"}}
+	if f := Build(jira, nil).feat[0]; f.act != actCreate {
+		t.Errorf("addActorUsers: act %b, want create", f.act)
+	}
+}

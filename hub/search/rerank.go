@@ -518,6 +518,10 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				// Its body carries the criteria: it searches, where
 				// the GET beside it lists.
 				f.act |= actSearch
+			} else if item && ws.action(firstWord(title)) == actUpdate {
+				// POST /v1/products/{id}, "Updates the specific
+				// product": an API of forms updates with a POST.
+				f.act |= actCreate | actUpdate
 			} else {
 				f.act |= actCreate
 			}
@@ -777,6 +781,15 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		ws.object = append(ws.object, lastHead)
 	}
 	return f
+}
+
+// firstWord is s's first word, lower-cased.
+func firstWord(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return !isLetterOrDigit(r) })
+	if i < 0 {
+		i = len(s)
+	}
+	return strings.ToLower(s[:i])
 }
 
 // compoundHead is the last of the title's words that, written together,

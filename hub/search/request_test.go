@@ -1307,3 +1307,15 @@ func TestPostToOneThingUpdates(t *testing.T) {
 		t.Errorf("addActorUsers: act %b, want create", f.act)
 	}
 }
+
+// To make a thing something is to change it; "make a" makes one.
+func TestMakeItSomethingUpdates(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "repos/create-for-authenticated-user", Title: "Create a repository for the authenticated user", Method: "POST", Path: "/user/repos", Params: []string{"name", "private"}},
+		{Namespace: "gh", Name: "repos/update", Title: "Update a repository", Method: "PATCH", Path: "/repos/{owner}/{repo}", Params: []string{"owner", "repo", "private", "visibility"}},
+		{Namespace: "gh", Name: "repos/get", Title: "Get a repository", Method: "GET", Path: "/repos/{owner}/{repo}", Params: []string{"owner", "repo"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "make acme/app private", "gh.repos/update")
+	wantFirst(t, ix, docs, "make a private repository", "gh.repos/create-for-authenticated-user")
+}

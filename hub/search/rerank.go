@@ -218,6 +218,9 @@ var actionVerbs = func() map[string]uint8 {
 	return m
 }()
 
+// makesNew are the words after "make" that make a new thing.
+var makesNew = map[string]bool{"a": true, "an": true, "new": true, "another": true, "some": true, "one": true, "two": true, "three": true}
+
 // verbForms are the words actionVerbs is made of, as written.
 var verbForms = map[string]bool{}
 
@@ -1257,6 +1260,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				q.act = a
 			} else {
 				q.act = actionVerbs[string(s)]
+			}
+			if string(w) == "make" && !makesNew[next] {
+				// "make promo code WELCOME10 inactive", "make release 7
+				// the latest": to make a thing something is to change
+				// it; "make a coupon" makes one.
+				q.act = actUpdate
 			}
 			generalVerb = q.act != 0
 			switch {

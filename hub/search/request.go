@@ -634,6 +634,11 @@ func plainVerb(q string) string {
 		return "delete" + q[e1:]
 	case w1 == "start" && gerund(w2):
 		return "create" + q[e1:]
+	case w2 == "that" && keepsThat[w1]:
+		// "remember that Alice works at Acme", "note that the office
+		// closes at 6pm": what follows is what to keep, not words of
+		// the tool that keeps it; to note it is to remember it.
+		return "remember"
 	case w1 == "ask":
 		// "ask alice to review my PR", "ask for a review": request.
 		return "request" + q[e1:]
@@ -792,6 +797,9 @@ var phrasalFirst = func() map[string]bool {
 	}
 	return m
 }()
+
+// keepsThat are the verbs whose "that" clause is a thing to keep.
+var keepsThat = map[string]bool{"remember": true, "note": true, "memorize": true, "record": true, "jot": true}
 
 // createsWith are verbs that create when an article follows ("open a pull
 // request", "file an issue") and mean something else otherwise ("open

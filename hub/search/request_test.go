@@ -181,6 +181,9 @@ func TestPlainVerb(t *testing.T) {
 		{"add a label to the issue", "add a label to the issue"},
 		{"add bob to the team", "add bob to the team"},
 		{"set up a webhook", "create a webhook"},
+		{"remember that Alice works at Acme", "remember"},
+		{"note that the Berlin office closes at 6pm", "remember"},
+		{"note the build number", "note the build number"},
 		{"get rid of PROJ-42", "delete of PROJ-42"},
 		{"turn off the release workflow", "disable the release workflow"},
 		{"stop watching this repo", "delete watching this repo"},
@@ -1318,4 +1321,17 @@ func TestMakeItSomethingUpdates(t *testing.T) {
 	ix := Build(docs, nil)
 	wantFirst(t, ix, docs, "make acme/app private", "gh.repos/update")
 	wantFirst(t, ix, docs, "make a private repository", "gh.repos/create-for-authenticated-user")
+}
+
+// What a request asks to remember is no word of the tool that keeps it:
+// "works" is git_status's "working tree".
+func TestRememberThat(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "memory", Name: "add_observations", Description: "Add new observations to existing entities in the knowledge graph"},
+		{Namespace: "memory", Name: "delete_observations", Description: "Delete specific observations from entities in the knowledge graph"},
+		{Namespace: "git", Name: "git_status", Description: "Shows the working tree status"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "remember that Alice works at Acme", "memory.add_observations")
+	wantFirst(t, ix, docs, "note that the Berlin office closes at 6pm", "memory.add_observations")
 }

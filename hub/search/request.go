@@ -748,6 +748,7 @@ var phrasalPlain = map[[2]string]string{
 	{"kick", "out"}: "remove", {"throw", "out"}: "remove", {"cross", "off"}: "remove",
 	{"throw", "away"}: "delete", {"wipe", "out"}: "delete", {"clear", "out"}: "delete",
 	{"roll", "back"}: "revert", {"hand", "over"}: "transfer", {"bring", "back"}: "restore",
+	{"look", "for"}: "search", {"pull", "up"}: "get",
 }
 
 // splitPhrasal rewrites a request that starts with a two-word verb whose

@@ -181,6 +181,8 @@ func TestPlainVerb(t *testing.T) {
 		{"add a label to the issue", "add a label to the issue"},
 		{"add bob to the team", "add bob to the team"},
 		{"set up a webhook", "create a webhook"},
+		{"look for all the png files under assets", "search all the png files under assets"},
+		{"pull up the entity named Acme", "get the entity named Acme"},
 		{"remember that Alice works at Acme", "remember"},
 		{"note that the Berlin office closes at 6pm", "remember"},
 		{"note the build number", "note the build number"},

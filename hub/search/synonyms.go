@@ -43,7 +43,7 @@ var synonymGroups = [][]string{
 	{"subfolder", "subdirectory", "subdir"},
 	{"repository", "repo", "project"},
 	{"url", "link", "web", "website", "page", "internet", "http"},
-	{"image", "picture", "photo", "media"},
+	{"image", "picture", "photo", "media", "screenshot"},
 	{"metadata", "info", "information", "details", "stat", "attributes"},
 	{"permit", "allow", "authorize", "access"},
 	{"several", "multiple", "many", "batch", "bulk"},

@@ -1066,6 +1066,7 @@ func (ix *Index) analyze(sc *scratch, query string) {
 	})
 	// The request's words as written: split at spaces and punctuation
 	// only, so "GitHub" stays one word.
+	after := -1 // the last word kept, when it came right before
 	for i := 0; i < len(query); {
 		j := i
 		for j < len(query) && isWordByte(query[j]) {
@@ -1073,7 +1074,25 @@ func (ix *Index) analyze(sc *scratch, query string) {
 		}
 		if j > i {
 			w := query[i:j]
-			if _, stop := stopWords[strings.ToLower(w)]; !stop {
+			_, stop := stopWords[strings.ToLower(w)]
+			if stop && after >= 0 && len(sc.rawWord(after)) >= 3 {
+				// "pay out", "check out": a verb and its particle
+				// that the catalog writes as one word.
+				sc.word = append(sc.word[:0], sc.rawWord(after)...)
+				for k := range len(w) {
+					c := w[k]
+					if 'A' <= c && c <= 'Z' {
+						c += 'a' - 'A'
+					}
+					sc.word = append(sc.word, c)
+				}
+				sc.word = stem(sc.word)
+				if _, ok := ix.terms[string(sc.word)]; ok {
+					sc.addStem()
+				}
+			}
+			after = -1
+			if !stop {
 				for k := range len(w) {
 					c := w[k]
 					if 'A' <= c && c <= 'Z' {
@@ -1082,6 +1101,9 @@ func (ix *Index) analyze(sc *scratch, query string) {
 					sc.raw = append(sc.raw, c)
 				}
 				sc.rawEnds = append(sc.rawEnds, len(sc.raw))
+				if len(sc.rawEnds) == 1 && (j == len(query) || query[j] == ' ') {
+					after = 0
+				}
 			}
 		}
 		i = j + 1

@@ -1337,3 +1337,20 @@ func TestRememberThat(t *testing.T) {
 	wantFirst(t, ix, docs, "remember that Alice works at Acme", "memory.add_observations")
 	wantFirst(t, ix, docs, "note that the Berlin office closes at 6pm", "memory.add_observations")
 }
+
+// A request that starts with a verb and its particle the catalog writes as
+// one word ("check out", "pay out") says that word too.
+func TestVerbParticleJoined(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "git", Name: "git_checkout", Description: "Switches branches", Params: []string{"repo_path", "branch_name"}},
+		{Namespace: "git", Name: "git_branch", Description: "List Git branches", Params: []string{"repo_path", "branch_type"}},
+		{Namespace: "git", Name: "git_create_branch", Description: "Creates a new branch from an optional base branch", Params: []string{"repo_path", "branch_name", "base_branch"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "check out the main branch", "git.git_checkout")
+	stripe := []Doc{
+		{Namespace: "stripe", Name: "PostPayouts", Description: "To send funds to your own bank account, you create a new payout object.", Method: "POST", Path: "/v1/payouts", Params: []string{"amount", "currency"}},
+		{Namespace: "stripe", Name: "GetCustomersCustomerBankAccounts", Description: "You can see a list of the bank accounts belonging to a Customer.", Method: "GET", Path: "/v1/customers/{customer}/bank_accounts", Params: []string{"customer"}},
+		{Namespace: "stripe", Name: "PostCustomersCustomerBankAccounts", Description: "When you create a new bank account, you must specify a customer.", Method: "POST", Path: "/v1/customers/{customer}/bank_accounts", Params: []string{"customer"}},
+	}
+	wantFirst(t, Build(stripe, nil), stripe, "pay out 500 dollars to my bank", "stripe.PostPayouts")
+}

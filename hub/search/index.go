@@ -891,7 +891,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	query = ix.rePrefix(query)
 	query = plainVerb(query)
 	if len(sc.qitems) > 0 {
-		query = showOne(query)
+		query = showOne(query, ix.startsWith(query))
 	}
 	if sc.bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.
@@ -1127,6 +1127,18 @@ func (ix *Index) analyze(sc *scratch, query string) {
 			}
 		}
 	}
+}
+
+// startsWith reports whether some tool's title starts with the request's
+// first word.
+func (ix *Index) startsWith(q string) bool {
+	s, e := nextWord(q, 0)
+	if s == e {
+		return false
+	}
+	w := stem([]byte(strings.ToLower(q[s:e])))
+	id, ok := ix.terms[string(w)]
+	return ok && ix.verbs[id]
 }
 
 // isWordByte reports whether c is part of a word: an ASCII letter or

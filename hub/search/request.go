@@ -810,8 +810,9 @@ var createsWith = map[string]bool{"open": true, "file": true, "start": true, "ra
 // showOne rewrites a request that starts with a verb of showing and names
 // one thing by value, none in the plural ("show commit 3f2a1b", "show me
 // PR 3"), to start with "get": it asks to read that thing, not to list
-// its kind.
-func showOne(q string) string {
+// its kind. When keep, the catalog's tools start with the verb said
+// ("Shows the contents of a commit"), which the request keeps after "get".
+func showOne(q string, keep bool) string {
 	s, e := nextWord(q, 0)
 	if e == s || strings.TrimSpace(q[:s]) != "" || !showsOne[strings.ToLower(q[s:e])] {
 		return q
@@ -825,6 +826,9 @@ func showOne(q string) string {
 			return q
 		}
 		at = we
+	}
+	if keep {
+		return "get " + q
 	}
 	return "get" + q[e:]
 }

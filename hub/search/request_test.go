@@ -1354,3 +1354,21 @@ func TestVerbParticleJoined(t *testing.T) {
 	}
 	wantFirst(t, Build(stripe, nil), stripe, "pay out 500 dollars to my bank", "stripe.PostPayouts")
 }
+
+// "show" names one thing to read; where tools start with "Shows", the
+// request keeps the word.
+func TestShowOneKeepsTheCatalogsVerb(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "git", Name: "git_show", Description: "Shows the contents of a commit", Params: []string{"repo_path", "revision"}},
+		{Namespace: "git", Name: "git_log", Description: "Shows the commit logs", Params: []string{"repo_path", "max_count"}},
+		{Namespace: "thinking", Name: "sequentialthinking", Description: "A tool for problem-solving through thoughts. Each thought can build on, question, or revise previous insights. A revision of a previous thought is marked with isRevision.", Params: []string{"thought", "isRevision", "revisesThought"}},
+		{Namespace: "time", Name: "get_current_time", Description: "Get current time in a specific timezone", Params: []string{"timezone"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "show me revision HEAD~2", "git.git_show")
+	if got := showOne("show commit 3f2a1b", false); got != "get commit 3f2a1b" {
+		t.Errorf("showOne = %q", got)
+	}
+	if got := showOne("show commit 3f2a1b", true); got != "get show commit 3f2a1b" {
+		t.Errorf("showOne keeping = %q", got)
+	}
+}

@@ -1372,3 +1372,17 @@ func TestShowOneKeepsTheCatalogsVerb(t *testing.T) {
 		t.Errorf("showOne keeping = %q", got)
 	}
 }
+
+// A name that says its HTTP method ("postFileLinksLink", or one made of
+// the method and path when the document names none) says nothing the
+// method does not: the path decides what it does.
+func TestNameSayingItsMethod(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "st", Name: "postTechnologySearch", Description: "Searching technology", Method: "POST", Path: "/technology/search", Params: []string{"name"}},
+		{Namespace: "st", Name: "getTechnologySearch", Description: "Pagination over technology", Method: "GET", Path: "/technology/search", Params: []string{"pageNumber"}},
+	}
+	ix := Build(docs, nil)
+	if f := ix.feat[0]; f.act != actSearch || f.nameVerb != -1 {
+		t.Errorf("postTechnologySearch: act %b, name verb %d; want search only, none", f.act, f.nameVerb)
+	}
+}

@@ -544,6 +544,11 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		// A name says its verb as is (checks_create creates; its
 		// "checks" names things).
 		if a := ws.action(w); a != 0 && verbForms[w] {
+			if d.Path != "" && strings.EqualFold(w, method) {
+				// Stripe's postFileLinksLink: the name says the
+				// method, which the path reads.
+				break
+			}
 			if d.Path != "" {
 				// The method has the last word on reading or changing:
 				// "checks/create" (POST) is no read for its "checks".

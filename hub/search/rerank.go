@@ -524,7 +524,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			} else if item && ws.action(firstWord(title)) == actUpdate {
 				// POST /v1/products/{id}, "Updates the specific
 				// product": an API of forms updates with a POST.
-				f.act |= actCreate | actUpdate
+				f.act |= actUpdate
 			} else {
 				f.act |= actCreate
 			}

@@ -1386,3 +1386,16 @@ func TestNameSayingItsMethod(t *testing.T) {
 		t.Errorf("postTechnologySearch: act %b, name verb %d; want search only, none", f.act, f.nameVerb)
 	}
 }
+
+// A verb the catalog does not start its tools with, before an indefinite
+// article, makes a new thing.
+func TestVerbBeforeAnArticleCreates(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "PostFileLinks", Description: "Creates a new file link object.", Method: "POST", Path: "/v1/file_links", Params: []string{"file", "expires_at"}},
+		{Namespace: "stripe", Name: "PostFileLinksLink", Description: "Updates an existing file link object. Expired links can no longer be updated.", Method: "POST", Path: "/v1/file_links/{link}", Params: []string{"link", "expires_at"}},
+		{Namespace: "stripe", Name: "GetFileLinks", Description: "Returns a list of file links.", Method: "GET", Path: "/v1/file_links", Params: []string{"limit"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "share a link to file file_2", "stripe.PostFileLinks")
+	wantFirst(t, ix, docs, "extend the link to file file_2", "stripe.PostFileLinksLink")
+}

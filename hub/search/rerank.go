@@ -1291,6 +1291,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// names no way of reading asks for a change. A plural
 				// names things ("users that have the role").
 				q.act = actCreate | actUpdate | actDelete
+				if next == "a" || next == "an" {
+					// "draft a quote", "share a link to the file":
+					// a verb before an indefinite article makes one.
+					q.act = actCreate
+				}
 				if sc.keyAfterFirst && !determiners[next] {
 					// "watch PROJ-12", "link PROJ-1 as blocking PROJ-2":
 					// a verb done to a thing by its key adds, or changes.

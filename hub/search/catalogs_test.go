@@ -563,14 +563,18 @@ func catalogCases(t testing.TB) []catalogCase {
 	// The floors sit a little under the held-out figures (nDCG@10,
 	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.812, 0.886,
 	// 0.215; as MCP tools 0.788, 0.856, 0.190; Jira as OpenAPI 0.803,
-	// 0.830, 0.338; as MCP tools 0.791, 0.773, 0.341 (0.791 and 0.787
-	// until three of the second stage's weights were measured again); the
+	// 0.830, 0.338; as MCP tools 0.799, 0.773, 0.349 (0.791 and 0.787
+	// until three of the second stage's weights were measured again, 0.791
+	// until a screenshot was an image); the
 	// reference servers 0.828, 0.875, 0.278, and beside GitHub 0.794,
-	// 0.825, 0.371; GitHub beside the servers 0.797, 0.869, 0.202 (0.788
-	// until one word's weight of a namespace was capped); Star Trek 0.714, 0.792,
-	// 0.024 (0.680 until a first word the catalog does not know read as a
-	// verb, 0.662 until its searches' form fields were read, 0.692 until
-	// things named alone asked for their list; tuning 0.842 over 99). GitHub's targets are 0.80
+	// 0.825, 0.371; GitHub beside the servers 0.797, 0.860, 0.202 (0.788
+	// until one word's weight of a namespace was capped; 0.798 until a
+	// request to show one thing kept "show" where tools start with it);
+	// Star Trek 0.746, 0.792, 0.056 (0.680 until a first word the catalog
+	// does not know read as a verb, 0.662 until its searches' form fields
+	// were read, 0.692 until things named alone asked for their list,
+	// 0.714 until a name made of the method and the path, postAnimalSearch,
+	// no longer made its POST a create; tuning 0.842 over 99). GitHub's targets are 0.80
 	// nDCG@10 and 0.85 Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools
 	// (all four met); Jira's 0.80 (met as OpenAPI).
 	//
@@ -611,13 +615,18 @@ func catalogCases(t testing.TB) []catalogCase {
 	// rule and weight here was set: its first run, before any of it was
 	// looked at, is the hub's level on a large description it was never
 	// tuned on: held out 0.777 as OpenAPI and 0.756 as MCP tools (Recall@5
-	// 0.857 and 0.837; plain BM25 0.567), tuning 0.857 and 0.828.
+	// 0.857 and 0.837; plain BM25 0.567), tuning 0.857 and 0.828. After
+	// the rules its tuning half suggested, and a second batch of 56
+	// tuning requests (first run 0.834 as OpenAPI), held out 0.782 and
+	// 0.749 (a request of the held-out half lost to the first verb and
+	// its particle read as one word, which three tuning requests gained
+	// from), tuning 0.881 and 0.849 over 105.
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
-	// a little over the plain BM25 on the held-out half (0.714 against
-	// 0.690) and well over it on the tuning half's 99 requests (0.839
-	// against 0.663), the plain BM25's whole-name matching of "POST
+	// over the plain BM25 on the held-out half (0.746 against 0.690)
+	// and well over it on the tuning half's 99 requests (0.842 against
+	// 0.663), the plain BM25's whole-name matching of "POST
 	// /spacecraft/search" suiting the operations' two-word descriptions.
 	// Its searches take a URL-encoded form, whose fields (a location's
 	// "buildingInterior", a staff member's "writer") are arguments as a
@@ -635,7 +644,7 @@ func catalogCases(t testing.TB) []catalogCase {
 	return []catalogCase{
 		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, 0.76, 0.84, 0.16},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, 0.75, 0.83, 0.15},
-		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.69, 0.76, 0.0},
+		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.72, 0.76, 0.03},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.75, 0.79, 0.28},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.72, 0.74, 0.27},
 		{"stripe as OpenAPI", openapiDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.74, 0.82, 0.17},

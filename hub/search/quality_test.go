@@ -309,11 +309,15 @@ func TestRetrievalQualityHeldOut(t *testing.T) {
 	// along a curve over longer requests instead of stopping at six words
 	// (the tuned set rose from 0.906 to 0.911 with it), 0.635 (0.699)
 	// since a question asks to read, 0.641 since "fix" asks to update,
-	// 0.642 since a place the request names is a parameter the tool takes.
-	if got.NDCG10 < 0.58 {
-		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.58 (0.584 measured when the set was written, 0.642 now)", got.NDCG10)
+	// 0.642 since a place the request names is a parameter the tool takes,
+	// 0.645 (0.728) by 2026-12-06; 0.656 since a that-clause after
+	// "remember" or "note" is what to keep (from the reference servers'
+	// tuning requests; this set's "remember that Alice is a designer" is
+	// one such), 0.686 (0.772) since a screenshot is an image.
+	if got.NDCG10 < 0.66 {
+		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.66 (0.584 measured when the set was written, 0.686 now)", got.NDCG10)
 	}
-	if got.Recall5 < 0.67 {
-		t.Errorf("held-out Recall@5 = %.3f, want >= 0.67 (0.669 measured when the set was written, 0.699 now)", got.Recall5)
+	if got.Recall5 < 0.74 {
+		t.Errorf("held-out Recall@5 = %.3f, want >= 0.74 (0.669 measured when the set was written, 0.772 now)", got.Recall5)
 	}
 }

@@ -639,6 +639,12 @@ func plainVerb(q string) string {
 		// closes at 6pm": what follows is what to keep, not words of
 		// the tool that keeps it; to note it is to remember it.
 		return "remember"
+	case w1 == "remind":
+		// "remind me to call the bank at 3pm", "remind bob that the
+		// demo moved": what follows is the reminder's text.
+		if cut := clauseAfter(q, e1, 2); cut > 0 {
+			return q[:cut]
+		}
 	case w1 == "ask":
 		// "ask alice to review my PR", "ask for a review": request.
 		return "request" + q[e1:]
@@ -798,6 +804,23 @@ var phrasalFirst = func() map[string]bool {
 	}
 	return m
 }()
+
+// clauseAfter is where the clause that starts with "to", "that" or
+// "about" begins in q, within max words after at; 0 if none does.
+func clauseAfter(q string, at, max int) int {
+	for range max + 1 {
+		s, e := nextWord(q, at)
+		if s == e {
+			return 0
+		}
+		switch strings.ToLower(q[s:e]) {
+		case "to", "that", "about":
+			return s
+		}
+		at = e
+	}
+	return 0
+}
 
 // keepsThat are the verbs whose "that" clause is a thing to keep.
 var keepsThat = map[string]bool{"remember": true, "note": true, "memorize": true, "record": true, "jot": true}

@@ -51,6 +51,7 @@ var synonymGroups = [][]string{
 	{"additional", "extra", "more"},
 	{"history", "log", "past"},
 	{"status", "state"},
+	{"presence", "online", "offline"},
 	{"note", "memo", "observation", "annotation", "fact", "remember", "memorize"},
 	{"node", "entity", "vertex"},
 	{"relation", "relationship", "edge"},

@@ -45,7 +45,9 @@ func TestSearchRanking(t *testing.T) {
 		// "slack" matches every slack tool through the namespace field.
 		{"slack message history", "", 2, []string{"slack.getHistory", "slack.postMessage"}, 3},
 		{"create_issue", "", 1, []string{"github.createIssue"}, 4},
-		{"conversations history", "", 1, []string{"slack.getHistory"}, 1},
+		// The original name (conversations_history) says it first; a
+		// channel is a conversation, so the other channel tools follow.
+		{"conversations history", "", 1, []string{"slack.getHistory"}, 3},
 		{"delete a file", "", 1, []string{"filesystem.removeFile"}, 2},
 		{"new folder", "", 1, []string{"filesystem.createDirectory"}, 3},
 		{"issue", "github", 10, []string{"github.createIssue", "github.searchIssues", "github.addComment"}, 3},

@@ -67,6 +67,7 @@ var synonymGroups = [][]string{
 	{"user", "person", "member", "account", "people"},
 	{"email", "mail", "inbox"},
 	{"calendar", "event", "meeting", "schedule"},
+	{"channel", "conversation"},
 	{"database", "db"},
 	{"row", "record"},
 	{"size", "large", "big", "bytes"},

@@ -65,6 +65,7 @@ var synonymGroups = [][]string{
 	{"issue", "ticket", "bug"},
 	{"pull", "pr", "merge"},
 	{"user", "person", "member", "account", "people"},
+	{"team", "workspace"},
 	{"email", "mail", "inbox"},
 	{"calendar", "event", "meeting", "schedule"},
 	{"channel", "conversation"},

@@ -1402,3 +1402,14 @@ func TestVerbBeforeAnArticleCreates(t *testing.T) {
 	wantFirst(t, ix, docs, "share a link to file file_2", "stripe.PostFileLinks")
 	wantFirst(t, ix, docs, "extend the link to file file_2", "stripe.PostFileLinksLink")
 }
+
+// "react with a thumbs up" makes a reaction, as "comment on" makes a
+// comment.
+func TestNounVerbWith(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "slack", Name: "reactions_add", Description: "Adds a reaction to an item.", Method: "POST", Path: "/reactions.add", Params: []string{"channel", "name", "timestamp"}},
+		{Namespace: "slack", Name: "reactions_get", Description: "Gets reactions for an item.", Method: "GET", Path: "/reactions.get", Params: []string{"channel", "timestamp"}},
+		{Namespace: "slack", Name: "reactions_list", Description: "Lists reactions made by a user.", Method: "GET", Path: "/reactions.list", Params: []string{"user"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "react with a thumbs up to that message", "slack.reactions_add")
+}

@@ -1303,8 +1303,9 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				}
 			case w[len(w)-1] != 's' && nounVerbPreps[next]:
 				// A thing named in the singular with no determiner,
-				// then "on" or "to", is a verb too: "comment on the
-				// issue" makes a comment.
+				// then "on", "to" or "with", is a verb too: "comment on
+				// the issue" makes a comment, "react with a thumbs up"
+				// a reaction.
 				q.act = actCreate
 			case !plural(string(w)) && ix.inflectedOnly(s) && !bytes.HasSuffix(w, []byte("ed")) && !bytes.HasSuffix(w, []byte("ing")):
 				// A word the catalog says only as "staged" or
@@ -1524,7 +1525,7 @@ var placePrepositions = map[string]bool{
 
 // nounVerbPreps, after a request's first word in the singular, make it a
 // verb.
-var nounVerbPreps = map[string]bool{"on": true, "to": true, "about": true}
+var nounVerbPreps = map[string]bool{"on": true, "to": true, "about": true, "with": true}
 
 // forMe are the words after which "me" is the one a request is about.
 var forMe = map[string]bool{"for": true, "about": true, "of": true, "by": true}

@@ -1413,3 +1413,21 @@ func TestNounVerbWith(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "react with a thumbs up to that message", "slack.reactions_add")
 }
+
+// A POST to a method named by what it does (Slack's /pins.remove,
+// /chat.update, Stripe's /v1/disputes/{dispute}/close) does that, not a
+// create.
+func TestPostNamedByItsAction(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "slack", Name: "pins_remove", Description: "Un-pins an item from a channel.", Method: "POST", Path: "/pins.remove"},
+		{Namespace: "slack", Name: "chat_update", Description: "Updates a message.", Method: "POST", Path: "/chat.update"},
+		{Namespace: "slack", Name: "pins_add", Description: "Pins an item to a channel.", Method: "POST", Path: "/pins.add"},
+		{Namespace: "stripe", Name: "PostDisputesDisputeClose", Description: "Closing the dispute for a charge indicates that you do not have any evidence to submit.", Method: "POST", Path: "/v1/disputes/{dispute}/close"},
+	}
+	ix := Build(docs, nil)
+	for i, want := range []uint8{actDelete, actUpdate, actCreate, actUpdate} {
+		if got := ix.feat[i].act; got&want == 0 || got&actCreate != 0 && want != actCreate {
+			t.Errorf("%s: act %b, want %b", docs[i].Name, got, want)
+		}
+	}
+}

@@ -521,6 +521,10 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				// Its body carries the criteria: it searches, where
 				// the GET beside it lists.
 				f.act |= actSearch
+			} else if verb&(actUpdate|actDelete) != 0 {
+				// POST /pins.remove, /chat.update: a method named by
+				// what it does.
+				f.act |= verb
 			} else if item && ws.action(firstWord(title)) == actUpdate {
 				// POST /v1/products/{id}, "Updates the specific
 				// product": an API of forms updates with a POST.

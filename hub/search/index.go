@@ -505,6 +505,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 
 	nameTwins(docs, ix.feat, ix.featIDs, ix.terms, abbrev)
+	prefixTwins(docs, ix.feat, ix.terms)
 
 	// The caller's path segments mark every tool under them.
 	if segs := selfSegments(docs, prefixes, func(i int) bool { return ix.feat[i].self }); len(segs) > 0 {
@@ -1541,6 +1542,76 @@ func valueWords(values []int32, entries []entry, n int) map[int32]struct{} {
 // without naming it for the parameter to name a container (GitHub's repo
 // and org); the task sets score the same with 2 to 30.
 const containerMin = 3
+
+// prefixTwins gives a tool whose name is another's with one more word
+// first (Slack's admin_conversations_create beside conversations_create,
+// by the same method) that word as its scope: the variant for whom the
+// word says, which a request asks for by saying it.
+func prefixTwins(docs []Doc, feat []docFeatures, terms map[string]int32) {
+	type key struct{ ns, method, name string }
+	// Each name folded to its lower-case letters and digits, and where
+	// its first word ends in the folded form.
+	folded := make([]string, len(docs))
+	firstEnd := make([]int, len(docs))
+	seen := make(map[key]bool, len(docs))
+	var buf []byte
+	for d := range docs {
+		buf, firstEnd[d] = foldName(buf[:0], docs[d].Name)
+		folded[d] = string(buf)
+		seen[key{docs[d].Namespace, strings.ToUpper(docs[d].Method), folded[d]}] = true
+	}
+	twins := map[[2]string][]int{}
+	for d := range docs {
+		f, n := folded[d], firstEnd[d]
+		if n <= 0 || n >= len(f) || feat[d].scope >= 0 || !seen[key{docs[d].Namespace, strings.ToUpper(docs[d].Method), f[n:]}] {
+			continue
+		}
+		w := f[:n]
+		if actionVerbs[string(stem([]byte(w)))] != 0 {
+			continue
+		}
+		k := [2]string{docs[d].Namespace, w}
+		twins[k] = append(twins[k], d)
+	}
+	// A word that makes one twin names a thing the tool is under
+	// (usergroups_users_list beside users_list); one that makes several,
+	// a variant.
+	for k, ds := range twins {
+		if len(ds) < containerMin {
+			continue
+		}
+		if id, ok := terms[string(stem([]byte(k[1])))]; ok {
+			for _, d := range ds {
+				feat[d].scope = id
+			}
+		}
+	}
+}
+
+// foldName appends name's ASCII letters and digits, lower-cased, to dst,
+// and returns where its first word ends there: at the first separator or
+// the first capital after a small letter (admin_conversations_create,
+// adminConversationsCreate: 5); -1 for a name of one word.
+func foldName(dst []byte, name string) ([]byte, int) {
+	first := -1
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			dst = append(dst, c)
+		case 'A' <= c && c <= 'Z':
+			if first < 0 && len(dst) > 0 && i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z' {
+				first = len(dst)
+			}
+			dst = append(dst, c+'a'-'A')
+		default:
+			if first < 0 && len(dst) > 0 {
+				first = len(dst)
+			}
+		}
+	}
+	return dst, first
+}
 
 // nameTwins gives tools without a path the scope a path gives (see Build's
 // path families). Tools whose names differ in one word only, the whole

@@ -1431,3 +1431,28 @@ func TestPostNamedByItsAction(t *testing.T) {
 		}
 	}
 }
+
+// A tool whose name is another's with one more word first, where that
+// word makes several such twins (Slack's admin_), is that word's variant:
+// a request that does not say it asks for the plain tool.
+func TestPrefixTwins(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "slack", Name: "admin_conversations_create", Description: "Create a public or private channel-based conversation."},
+		{Namespace: "slack", Name: "conversations_create", Description: "Initiates a public or private channel-based conversation"},
+		{Namespace: "slack", Name: "admin_conversations_archive", Description: "Archive a public or private channel."},
+		{Namespace: "slack", Name: "conversations_archive", Description: "Archives a conversation."},
+		{Namespace: "slack", Name: "admin_emoji_list", Description: "List emoji for an Enterprise Grid organization."},
+		{Namespace: "slack", Name: "emoji_list", Description: "Lists custom emoji for a team."},
+		{Namespace: "slack", Name: "usergroups_users_list", Description: "List all users in a User Group"},
+		{Namespace: "slack", Name: "users_list", Description: "Lists all users in a Slack team."},
+	}
+	ix := Build(docs, nil)
+	for i, d := range docs {
+		admin := strings.HasPrefix(d.Name, "admin_")
+		if got := ix.feat[i].scope >= 0; got != admin {
+			t.Errorf("%s: scoped %v, want %v", d.Name, got, admin)
+		}
+	}
+	wantFirst(t, ix, docs, "create a private channel for the hiring committee", "slack.conversations_create")
+	wantFirst(t, ix, docs, "as an admin, create a private channel", "slack.admin_conversations_create")
+}

@@ -1456,3 +1456,18 @@ func TestPrefixTwins(t *testing.T) {
 	wantFirst(t, ix, docs, "create a private channel for the hiring committee", "slack.conversations_create")
 	wantFirst(t, ix, docs, "as an admin, create a private channel", "slack.admin_conversations_create")
 }
+
+// An MCP tool named after a POST (PostFileLinksLink) does what its
+// description's verb says: without the path, "post" is no create.
+func TestMCPNameStartingWithAMethod(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "PostFileLinks", Description: "Creates a new file link object.", Params: []string{"file", "expires_at"}},
+		{Namespace: "stripe", Name: "PostFileLinksLink", Description: "Updates an existing file link object. Expired links can no longer be updated.", Params: []string{"link", "expires_at"}},
+		{Namespace: "stripe", Name: "GetFileLinks", Description: "Returns a list of file links.", Params: []string{"limit"}},
+	}
+	ix := Build(docs, nil)
+	if f := ix.feat[1]; f.act != actUpdate {
+		t.Errorf("PostFileLinksLink: act %b, want update", f.act)
+	}
+	wantFirst(t, ix, docs, "share a link to file file_2", "stripe.PostFileLinks")
+}

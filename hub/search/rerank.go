@@ -553,6 +553,12 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				// method, which the path reads.
 				break
 			}
+			if d.Path == "" && vi == 0 && httpMethods[w] && ws.action(firstWord(title)) != 0 {
+				// Without the path, a name that starts with a method
+				// (PostFileLinksLink) says less than its description's
+				// verb ("Updates an existing file link").
+				break
+			}
 			if d.Path != "" {
 				// The method has the last word on reading or changing:
 				// "checks/create" (POST) is no read for its "checks".
@@ -794,6 +800,10 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 	return f
 }
+
+// httpMethods are the names of the methods that create or change, as a
+// name's first word says them.
+var httpMethods = map[string]bool{"post": true, "put": true, "patch": true}
 
 // firstWord is s's first word, lower-cased.
 func firstWord(s string) string {

@@ -1692,6 +1692,12 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 	}
 	groups := map[key][]twin{}
 	var rest []int32
+	idIDs := map[int32]bool{}
+	for w := range idWords {
+		if id, ok := terms[string(stem([]byte(w)))]; ok {
+			idIDs[id] = true
+		}
+	}
 	// The long forms the catalog writes its short names' words in
 	// (organization for org), as pairs of term ids, short first.
 	longOf := map[[2]int32]bool{}
@@ -1723,7 +1729,9 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 					}
 				}
 			}
-			if word < 0 {
+			if word < 0 || idIDs[word] {
+				// An id names no container: Stripe's tools that take
+				// an "id" take the thing their name says by it.
 				continue
 			}
 			rest = rest[:0]

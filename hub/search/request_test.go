@@ -1471,3 +1471,33 @@ func TestMCPNameStartingWithAMethod(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "share a link to file file_2", "stripe.PostFileLinks")
 }
+
+// A parameter named "id" is no container, however many tools take it
+// without naming it: GetBalanceTransactionsId and the customer's
+// GetCustomersCustomerBalanceTransactionsTransaction are no twins under
+// two containers, and the first has no scope a request must name.
+func TestIDNamesNoContainer(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "GetBalanceTransactionsId", Description: "Retrieves the balance transaction with the given ID.", Params: []string{"expand", "id"}},
+		{Namespace: "stripe", Name: "GetBalanceHistoryId", Description: "Retrieves the balance transaction with the given ID.", Params: []string{"expand", "id"}},
+		{Namespace: "stripe", Name: "GetProductsId", Description: "Retrieves the details of an existing product.", Params: []string{"expand", "id"}},
+		{Namespace: "stripe", Name: "GetTaxCodesId", Description: "Retrieves the details of an existing tax code.", Params: []string{"expand", "id"}},
+		{Namespace: "stripe", Name: "GetBalanceTransactions", Description: "Returns a list of transactions that have contributed to the Stripe account balance.", Params: []string{"limit"}},
+		{Namespace: "stripe", Name: "GetCustomersCustomerBalanceTransactionsTransaction", Description: "Retrieves a specific customer balance transaction.", Params: []string{"customer", "transaction"}},
+		// Tools that take an id, or a customer, without saying so.
+		{Namespace: "stripe", Name: "PostTransferReversals", Description: "When you create a new reversal, you must specify a transfer.", Params: []string{"id", "amount"}},
+		{Namespace: "stripe", Name: "GetFeeRefunds", Description: "Lists the refunds of an application fee.", Params: []string{"id", "limit"}},
+		{Namespace: "stripe", Name: "PostFeeRefunds", Description: "Refunds an application fee.", Params: []string{"id", "amount"}},
+		{Namespace: "stripe", Name: "GetInvoices", Description: "You can list all invoices.", Params: []string{"customer", "limit"}},
+		{Namespace: "stripe", Name: "GetCharges", Description: "Returns a list of charges.", Params: []string{"customer", "limit"}},
+		{Namespace: "stripe", Name: "GetSubscriptions", Description: "Returns a list of subscriptions.", Params: []string{"customer", "price"}},
+		{Namespace: "stripe", Name: "GetQuotes", Description: "Returns a list of your quotes.", Params: []string{"customer", "status"}},
+	}
+	ix := Build(docs, nil)
+	for i, d := range docs {
+		if ix.feat[i].scope >= 0 {
+			t.Errorf("%s has a scope", d.Name)
+		}
+	}
+	wantFirst(t, ix, docs, "show balance transaction txn_7", "stripe.GetBalanceTransactionsId")
+}

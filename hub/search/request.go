@@ -91,6 +91,14 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 			i = end
 			continue
 		}
+		if hashName(q[i:end]) && ix.knowsChannels() {
+			// "invite bob to #eng": a channel, as chat writes them.
+			dst = append(dst, "channel"...)
+			values, words = true, true
+			prev = q[i:end]
+			i = end
+			continue
+		}
 		if branchName(q, i, end, prev) {
 			// "require signed commits on main": a branch.
 			dst = append(append(dst, trimChunk(q[i:end])...), " branch"...)
@@ -349,6 +357,15 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 						dst = append(dst, t)
 					}
 				}
+			}
+			noun, nounSyn = -1, nil
+			continue
+		}
+		if hashName(chunk) && ix.knowsChannels() {
+			// "#eng" names one channel.
+			sc.qkinds = ix.appendKindWords(sc.qkinds, channelKinds)
+			if id := ix.terms[channelStem]; !slices.Contains(dst, id) {
+				dst = append(dst, id)
 			}
 			noun, nounSyn = -1, nil
 			continue
@@ -970,6 +987,7 @@ var (
 	repoKinds    = stems("repo", "repository")
 	personKinds  = stems(string(whoBytes), "username", "login")
 	keyKinds     = stems("key")
+	channelKinds = stems("channel")
 	uidKinds     = stems("uid", "uuid", "guid")
 	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated", "year")
 )
@@ -1148,6 +1166,39 @@ func hashNumber(chunk string) bool {
 		}
 	}
 	return true
+}
+
+// hashName reports whether a chunk is a name written after "#" with a
+// letter in it (#eng, #q3-planning), as chat writes a channel's; "#77" is
+// a number.
+func hashName(chunk string) bool {
+	w := trimChunk(chunk)
+	if len(w) < 2 || w[0] != '#' {
+		return false
+	}
+	letter := false
+	for i := 1; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// channelStem is the stem of "channel".
+var channelStem = string(stem([]byte("channel")))
+
+// knowsChannels reports whether ix's catalog says "channel".
+func (ix *Index) knowsChannels() bool {
+	if ix == nil {
+		return false
+	}
+	_, ok := ix.terms[channelStem]
+	return ok
 }
 
 // issueRef reports whether a number written #77 after the chunk prev

@@ -1501,3 +1501,24 @@ func TestIDNamesNoContainer(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "show balance transaction txn_7", "stripe.GetBalanceTransactionsId")
 }
+
+// "#eng" is a channel, as chat writes them, in a catalog that has
+// channels; "#77" stays an issue's number.
+func TestHashNamesAChannel(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "slack", Name: "conversations_invite", Description: "Invites users to a channel.", Params: []string{"channel", "users"}},
+		{Namespace: "slack", Name: "reminders_add", Description: "Creates a reminder.", Params: []string{"text", "time", "user"}},
+		{Namespace: "slack", Name: "calls_participants_add", Description: "Registers new participants added to a Call.", Params: []string{"id", "users"}},
+		{Namespace: "slack", Name: "conversations_kick", Description: "Removes a user from a conversation.", Params: []string{"channel", "user"}},
+		{Namespace: "slack", Name: "pins_remove", Description: "Un-pins an item from a channel.", Params: []string{"channel", "timestamp"}},
+	}
+	ix := Build(docs, nil)
+	if got, _ := stripValues(nil, "add carol and dave to #offsite", ix); got != "add carol and dave to channel" {
+		t.Errorf("stripValues = %q", got)
+	}
+	if !hashName("#q3-planning") || hashName("#77") || hashName("#") {
+		t.Error("hashName")
+	}
+	wantFirst(t, ix, docs, "add carol and dave to #offsite", "slack.conversations_invite")
+	wantFirst(t, ix, docs, "remove erin from the #board channel", "slack.conversations_kick")
+}

@@ -886,6 +886,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
 
+	query = unHyphen(query)
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	query, sc.clean = stripValues(sc.clean, query, ix)
 	query, sc.long = ix.expandAcronyms(sc.long, query)

@@ -873,6 +873,30 @@ func showOne(q string, keep bool) string {
 	return "get" + q[e:]
 }
 
+// unHyphen writes a word of q made of "un-" and a word as one word
+// ("un-archive #legacy": unarchive), as names say it and as the reading
+// of un- (queryFeatures) takes it.
+func unHyphen(q string) string {
+	var b []byte
+	last := 0 // q[last:] is not yet in b
+	for at := 0; ; {
+		s, e := nextWord(q, at)
+		if s == e {
+			break
+		}
+		at = e
+		if e-s != 2 || q[s]|0x20 != 'u' || q[s+1]|0x20 != 'n' || e+1 >= len(q) || q[e] != '-' || !isWordByte(q[e+1]) || s > 0 && isWordByte(q[s-1]) {
+			continue
+		}
+		b = append(b, q[last:e]...)
+		last = e + 1
+	}
+	if b == nil {
+		return q
+	}
+	return string(append(b, q[last:]...))
+}
+
 // rePrefix rewrites the words of q made of "re" and a word the catalog's
 // titles write after "re-" to that word ("rerun": "Re-run a workflow"),
 // the catalog's "re-run" being "run" to the index, "re" a stop word.

@@ -1522,3 +1522,17 @@ func TestHashNamesAChannel(t *testing.T) {
 	wantFirst(t, ix, docs, "add carol and dave to #offsite", "slack.conversations_invite")
 	wantFirst(t, ix, docs, "remove erin from the #board channel", "slack.conversations_kick")
 }
+
+func TestUnHyphen(t *testing.T) {
+	for in, want := range map[string]string{
+		"un-archive #legacy":       "unarchive #legacy",
+		"Un-pin the agenda":        "Unpin the agenda",
+		"run-time errors":          "run-time errors",
+		"undo the un-star, un-pin": "undo the unstar, unpin",
+		"un-":                      "un-",
+	} {
+		if got := unHyphen(in); got != want {
+			t.Errorf("unHyphen(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

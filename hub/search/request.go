@@ -309,10 +309,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	noun := int32(-1)   // the term id of the word before, when it may name a thing
 	var nounSyn []int32 // the term ids of its synonyms
 	sc.qkinds = sc.qkinds[:0]
-	sc.keyAfterFirst = false
+	sc.keyAfterFirst, sc.thingAfterFirst = false, false
 	// Whether the request starts with a question word, and whether the
 	// word before may come before someone's name.
 	whFirst, afterNamePrep := false, false
+	firstDet := false   // the first word is an article or "this"
 	capsBefore := false // the word before is a key in capitals
 	prevThis := false   // the word before is "this" or "that"
 	var lower [32]byte
@@ -340,6 +341,12 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 				// "link PROJ-1 as blocking PROJ-2": a key right after
 				// the first word is what that word, a verb, acts on.
 				sc.keyAfterFirst, noun = true, -1
+			}
+			if n == 2 && noun >= 0 && !whFirst && !firstDet {
+				// "release version 2.0", "hand filter 10020 over to
+				// dave": a thing named by value right after the first
+				// word, which is then a verb done to it.
+				sc.thingAfterFirst = true
 			}
 			if noun < 0 && ix.keyNoun >= 0 && isKey(chunk) {
 				// A key with no noun before it ("move PROJ-7 to Done")
@@ -383,7 +390,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		n++
 		namePrep := afterNamePrep
 		if n == 1 {
-			whFirst = whWords[string(lc)]
+			whFirst, firstDet = whWords[string(lc)], determiners[string(lc)]
 		}
 		afterNamePrep = namePreps[string(lc)] || whFirst && auxWords[string(lc)]
 		word, possessive := strings.CutSuffix(chunk, "'s")

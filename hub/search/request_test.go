@@ -1536,3 +1536,33 @@ func TestUnHyphen(t *testing.T) {
 		}
 	}
 }
+
+// A word the catalog starts no tool with, then a thing named by value
+// ("release version 2.0"), is a verb done to that thing: it adds or
+// changes, as before a key; a verb the titles start with keeps its own
+// reading, and so does a request that starts with an article.
+func TestVerbBeforeAThingByValue(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "jira", Name: "createVersion", Title: "Create version", Description: "Creates a project version.", Method: "POST", Path: "/rest/api/3/version", Params: []string{"name", "projectId", "released", "releaseDate"}},
+		{Namespace: "jira", Name: "getVersion", Title: "Get version", Description: "Returns a project version.", Method: "GET", Path: "/rest/api/3/version/{id}", Params: []string{"id", "expand"}},
+		{Namespace: "jira", Name: "updateVersion", Title: "Update version", Description: "Updates a project version.", Method: "PUT", Path: "/rest/api/3/version/{id}", Params: []string{"id", "name", "released", "releaseDate"}},
+		{Namespace: "jira", Name: "deleteVersion", Title: "Delete version", Description: "Deletes a project version.", Method: "DELETE", Path: "/rest/api/3/version/{id}", Params: []string{"id"}},
+		{Namespace: "jira", Name: "getProjectVersions", Title: "Get project versions", Description: "Returns all versions in a project, released and not.", Method: "GET", Path: "/rest/api/3/project/{projectIdOrKey}/versions", Params: []string{"projectIdOrKey", "expand"}},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "release version 2.0", "jira.updateVersion")
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	for query, want := range map[string]uint8{
+		"release version 2.0":           actCreate | actUpdate,
+		"hand version 2.0 over to dave": actCreate | actUpdate,
+		"release version":               actGet | actList, // things named alone
+		"the release 2.0 notes":         actList,
+		"delete version 2.0":            actDelete,
+	} {
+		ix.valueNouns(sc, query, nil)
+		if q := ix.queryFeatures(sc, query); q.act != want {
+			t.Errorf("%q: action %06b, want %06b", query, q.act, want)
+		}
+	}
+}

@@ -1306,7 +1306,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// "open the attachment 10230": a word for reading
 				// (an article after "open" creates, plainVerb).
 				q.act = actGet | actList
-			case (determiners[next] || sc.keyAfterFirst) && !plural(string(w)):
+			case (determiners[next] || sc.keyAfterFirst || sc.thingAfterFirst && q.verb < 0 && !readVerbs[string(s)]) && !plural(string(w)):
 				// A word the request starts with and follows with a
 				// determiner or a key is a verb ("protect the main
 				// branch", "link PROJ-1 as blocking PROJ-2"): one that
@@ -1318,11 +1318,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 					// a verb before an indefinite article makes one.
 					q.act = actCreate
 				}
-				if sc.keyAfterFirst && !determiners[next] {
-					// "watch PROJ-12", "link PROJ-1 as blocking PROJ-2":
-					// a verb done to a thing by its key adds, or changes.
+				if (sc.keyAfterFirst || sc.thingAfterFirst && q.verb < 0) && !determiners[next] {
+					// "watch PROJ-12", "link PROJ-1 as blocking PROJ-2",
+					// "release version 2.0": a verb done to a thing by
+					// its key or value adds, or changes.
 					q.act = actCreate | actUpdate
 				}
+
 			case w[len(w)-1] != 's' && nounVerbPreps[next]:
 				// A thing named in the singular with no determiner,
 				// then "on", "to" or "with", is a verb too: "comment on

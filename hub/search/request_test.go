@@ -1566,3 +1566,24 @@ func TestVerbBeforeAThingByValue(t *testing.T) {
 		}
 	}
 }
+
+// An HTTP operation whose path is one segment saying its name (Slack's
+// /conversations.create, conversations_create) is a method called by
+// name: labelled by its name, as an MCP tool is, not by its description's
+// first sentence ("Initiates a public or private channel-based
+// conversation"). Paths of resources keep their titles.
+func TestPathIsName(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "slack", Name: "conversations_create", Description: "Initiates a public or private channel-based conversation", Method: "POST", Path: "/conversations.create", Params: []string{"name", "is_private"}},
+		{Namespace: "slack", Name: "admin_usergroups_addChannels", Description: "Add one or more default channels to an IDP group.", Method: "POST", Path: "/admin.usergroups.addChannels", Params: []string{"channel_ids", "usergroup_id"}},
+		{Namespace: "slack", Name: "conversations_list", Description: "Lists all channels in a Slack team.", Method: "GET", Path: "/conversations.list", Params: []string{"types"}},
+		{Namespace: "stripe", Name: "PostCustomers", Description: "Creates a new customer object.", Method: "POST", Path: "/v1/customers"},
+	}
+	ix := Build(docs, nil)
+	for i, want := range []bool{false, false, false, true} {
+		if got := ix.feat[i].titled; got != want {
+			t.Errorf("%s: labelled by its description %v, want %v", docs[i].Name, got, want)
+		}
+	}
+	wantFirst(t, ix, docs, "start a new channel for the offsite", "slack.conversations_create")
+}

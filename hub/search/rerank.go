@@ -343,6 +343,15 @@ func (f *docFeatures) name(ids []int32) []int32 {
 	return ids[o : o+int32(f.nName)]
 }
 
+// pathIsName reports whether an HTTP operation's path is one fixed
+// segment that says its name's words (Slack's /chat.postMessage,
+// chat_postMessage): a method called by name, labelled by its name as an
+// MCP tool is, not by its description's first sentence.
+// pathWords are the words of its last fixed segment.
+func pathIsName(path string, fixed, pathWords, name []string) bool {
+	return len(fixed) == 1 && !strings.Contains(path, "{") && len(name) > 1 && slices.Equal(pathWords, name)
+}
+
 // appendSet appends the distinct ids of ids, at most 255, to arena
 // (sorting ids in place) and returns the new arena, how many it appended
 // and their signature.
@@ -655,7 +664,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nTitle, f.titleSig = appendSet(*arena, ids)
-	f.titled = d.Title != "" || d.Path != ""
+	f.titled = d.Title != "" || d.Path != "" && !pathIsName(d.Path, fixed, ws.path, nameWords)
 	f.pathed = d.Path != ""
 	ids = ids[:0]
 	for _, w := range nameWords {

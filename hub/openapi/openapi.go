@@ -513,6 +513,7 @@ func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, er
 	}
 	o.mu.Lock()
 	lim := o.cfg.Catalog
+	places := placesOf(o.cfg.Sources[source])
 	o.mu.Unlock()
 	const page = 200
 	tools, err := upstream.ListBounded(ctx, source, lim, func(_ context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
@@ -533,6 +534,9 @@ func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, er
 		return nil, err
 	}
 	tools = withRequests(tools, doc, o.baseURL(source))
+	if err := dropCredentialParams(tools, doc, places); err != nil {
+		return nil, &upstream.Error{Source: source, Kind: upstream.KindUnavailable, Err: err}
+	}
 	var warnings []string
 	if partial != nil {
 		warnings = append(warnings, partial.Warnings...)

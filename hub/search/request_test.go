@@ -1587,3 +1587,13 @@ func TestPathIsName(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "start a new channel for the offsite", "slack.conversations_create")
 }
+
+// "who follows me": the caller the question is about, as "my followers".
+func TestWhoVerbMe(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "users/list-followers-for-user", Title: "List followers of a user", Description: "Lists the people following the specified user.", Method: "GET", Path: "/users/{username}/followers", Params: []string{"username", "per_page"}},
+		{Namespace: "gh", Name: "users/list-followers-for-authenticated-user", Title: "List followers of the authenticated user", Description: "Lists the people following the authenticated user.", Method: "GET", Path: "/user/followers", Params: []string{"per_page"}},
+		{Namespace: "gh", Name: "users/list-following-for-user", Title: "List the people a user follows", Description: "Lists the people who the specified user follows.", Method: "GET", Path: "/users/{username}/following", Params: []string{"username", "per_page"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "who follows me", "gh.users/list-followers-for-authenticated-user")
+}

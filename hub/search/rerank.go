@@ -1194,6 +1194,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	first, inPlural, question, who, where := true, false, false, false, false
 	like := false // "weapons like phasers": an example of what to find
 	unknownVerb, verbOnly := false, false
+	whoMe := false     // "who follows me"
 	showFirst := false // the request starts with a verb of showing
 	// What the request's verb acts on: the last of the content words
 	// after it, past determiners, up to a stop word ("create a tag for
@@ -1243,7 +1244,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			// "into my fork": "my" says whose a thing on the way is,
 			// not that the tool acts for the caller.
 			switch prev := string(word(i - 1)); {
+			case string(w) == "me" && !forMe[prev] && string(word(i-2)) != "who":
 			case string(w) == "me" && !forMe[prev]:
+				// "who follows me", "who mentioned me": the caller is
+				// whom the question is about, the people it asks for
+				// others.
+				q.self, whoMe = true, true
 			case string(w) == "my" && placePreps[prev]:
 			default:
 				q.self = true
@@ -1452,7 +1458,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			q.act = actSearch
 		case inPlural || question:
 			q.act = actList
-			if question && !inPlural && (!who || q.self && len(ids) <= 1 || whoDid && len(sc.qitems) > 0) {
+			if question && !inPlural && (!who || q.self && !whoMe && len(ids) <= 1 || whoDid && len(sc.qitems) > 0) {
 				// "which license is MIT", "how long did the run take":
 				// a question about one thing may ask to read it. "Who"
 				// asks for people, mostly a list ("who is on the team"),

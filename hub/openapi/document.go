@@ -49,7 +49,9 @@ import (
 // one). A result's schema above maxOpenAPIResult is left out, the
 // operation served without it (Stripe's expandable objects reach 660 KB
 // each, 166 MB over its 451 operations, for the return types alone); all
-// that is written, kept or not, stays within maxOpenAPIBuilt.
+// that is written, kept or not, stays within maxOpenAPIBuilt, and so do
+// the properties a schema leaves out (readOnly ones of a request), each
+// counted by its name.
 const (
 	maxOpenAPIDocument    = 32 << 20
 	maxOpenAPIDepth       = 100
@@ -97,8 +99,9 @@ type openapiOp struct {
 	params []openapiParam
 	// body is how the request body (JSON, or a URL-encoded form) is
 	// formed from the arguments: bodyArg names the argument that holds it
-	// whole; else bodyProps are the arguments that are its properties. hasBody is false when the
-	// operation takes none.
+	// whole; else bodyProps are the arguments that are its properties
+	// (a readOnly one among them, which no schema lists but which goes
+	// when given). hasBody is false when the operation takes none.
 	hasBody      bool
 	bodyRequired bool
 	bodyArg      string
@@ -351,7 +354,7 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
 					continue
 				}
-				if built += schemaBytes(tool); built > maxOpenAPIBuilt {
+				if built += schemaBytes(tool) + w.takeUnwritten(); built > maxOpenAPIBuilt {
 					doc.Release()
 					return nil, &openapiDocError{Loc: loc, Problem: fmt.Sprintf("the schemas written for its operations pass %d MB at %s %s (%s); nothing of it is served", maxOpenAPIBuilt>>20, method, path, openAPIBuiltWords)}
 				}
@@ -462,7 +465,8 @@ func serverURL(loc string, servers []*v3.Server) (string, string) {
 // with "/" or has a "." or ".." segment, or a server of its own (or its
 // path's) on another origin than docServer, the document's. A parameter
 // where one of the document's API key schemes puts its key is left out
-// (schemeKey).
+// (schemeKey), and so is a body property marked readOnly (schema.go),
+// though it goes in the body when given.
 func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapiScheme, loc, docServer, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
 	o := &openapiOp{method: method, path: path}
 	if problem := pathTemplateProblem(path); problem != "" {
@@ -501,7 +505,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 			params = append(params, p)
 		}
 	}
-	w.reset()
+	w.reset(sideRequest)
 	var props bytes.Buffer
 	var required []string
 	taken := map[string]bool{}
@@ -658,7 +662,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 			case closedEmpty(obj):
 				// An object that may hold nothing (Stripe's GETs declare
 				// such a form): no argument; a required one goes empty.
-			case objectProperties(obj) != nil && !collides(objectProperties(obj), taken):
+			case objectProperties(obj) != nil && !w.collides(objectProperties(obj), taken):
 				pr := objectProperties(obj)
 				req := map[string]bool{}
 				if o.bodyRequired {
@@ -670,7 +674,20 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 				}
 				for i := 0; i+1 < len(pr.Content); i += 2 {
 					name := pr.Content[i].Value
-					schema := w.schema(pr.Content[i+1])
+					// A readOnly property is no argument, but one given
+					// still goes in the body as before, unless a
+					// parameter takes its name.
+					hidden := w.leftOut(pr.Content[i+1])
+					if hidden {
+						w.skip(name)
+						if taken[name] {
+							continue
+						}
+					}
+					var schema json.RawMessage
+					if !hidden {
+						schema = w.schema(pr.Content[i+1])
+					}
 					var field openapiParam
 					switch o.bodyType {
 					case formMedia:
@@ -686,11 +703,14 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 							schema = withDescription(fileArgSchema(many), desc)
 						}
 					}
-					addProp(name, schema)
 					o.bodyProps = append(o.bodyProps, name)
 					if o.bodyType == formMedia || o.bodyType == multipartMedia {
 						o.form = append(o.form, field)
 					}
+					if hidden {
+						continue
+					}
+					addProp(name, schema)
 					if req[name] {
 						required = append(required, name)
 					}
@@ -758,7 +778,7 @@ func responseSchema(w *schemaWriter, op *v3.Operation) json.RawMessage {
 			if !isJSONMedia(mt) || media == nil || media.Schema == nil || media.Schema.GoLow() == nil {
 				continue
 			}
-			w.reset()
+			w.reset(sideResult)
 			node := media.Schema.GoLow().GetValueNode()
 			var s json.RawMessage
 			// libopenapi hands a top-level reference resolved; its name is
@@ -880,9 +900,11 @@ func closedEmpty(n *yaml.Node) bool {
 	return a != nil && a.Kind == yaml.ScalarNode && a.Value == "false"
 }
 
-func collides(props *yaml.Node, taken map[string]bool) bool {
+// collides reports whether a property of props, one not left out of the
+// arguments, is named as an argument already taken.
+func (w *schemaWriter) collides(props *yaml.Node, taken map[string]bool) bool {
 	for i := 0; i+1 < len(props.Content); i += 2 {
-		if taken[props.Content[i].Value] {
+		if taken[props.Content[i].Value] && !w.leftOut(props.Content[i+1]) {
 			return true
 		}
 	}

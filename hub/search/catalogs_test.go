@@ -86,6 +86,7 @@ type apiSchema struct {
 	Desc       string               `json:"description"`
 	Enum       []any                `json:"enum"`
 	Items      *apiSchema           `json:"items"`
+	ReadOnly   bool                 `json:"readOnly"`
 }
 
 // enum is s's enum, or its items'.
@@ -232,7 +233,12 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 				if body.Ref != "" {
 					body = doc.Components.Schemas[strings.TrimPrefix(body.Ref, "#/components/schemas/")]
 				}
-				for k := range body.Properties {
+				for k, p := range body.Properties {
+					if p.ReadOnly {
+						// The server's alone: no argument.
+						delete(body.Properties, k)
+						continue
+					}
 					names = append(names, k)
 				}
 			}

@@ -177,3 +177,30 @@ func dropProperties(schema json.RawMessage, drop []string) (json.RawMessage, err
 	writeMembers(&b, top)
 	return b.Bytes(), nil
 }
+
+// authParam reports whether a header, query or cookie parameter of an
+// operation that declares security is that security's credential said
+// again: its name is a credential's (token, access_token, api_key, in any
+// case, with or without "x-") and its description says it authenticates.
+// Slack's document gives every method a "token" header ("Authentication
+// token. Requires scope: chat:write") beside its OAuth scheme, EVE's a
+// "token" query parameter ("Access token to use if unable to set a
+// header"): the connection authenticates the call, and the model is not
+// asked for a secret. A token that is a value of the API's own ("The
+// invite token to resolve") says nothing of authenticating and stays, as
+// does a parameter of an operation that declares no security (the
+// connection's credentials may set it: dropCredentialParams).
+func authParam(in, name, desc string, secured bool) bool {
+	if !secured || in == "path" {
+		return false
+	}
+	n := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
+	n = strings.TrimPrefix(n, "x")
+	switch n {
+	case "token", "accesstoken", "authtoken", "oauthtoken", "apikey", "authkey":
+	default:
+		return false
+	}
+	d := strings.ToLower(desc)
+	return strings.Contains(d, "authenticat") || strings.Contains(d, "authoriz") || strings.Contains(d, "oauth") || strings.Contains(d, "access token")
+}

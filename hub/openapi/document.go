@@ -46,18 +46,20 @@ import (
 // the depth: 2,000 levels cost seconds), and the JSON Schemas written for
 // its operations, where a shared schema is written into every operation
 // that reaches it (GitHub's 1,223 operations take 7.5 MB, at most 84 KB
-// one). A result's schema above maxOpenAPIResult is left out, the
-// operation served without it (Stripe's expandable objects reach 660 KB
-// each, 166 MB over its 451 operations, for the return types alone); all
-// that is written, kept or not, stays within maxOpenAPIBuilt, and so do
-// the properties a schema leaves out (readOnly ones of a request), each
-// counted by its name.
+// one). A result whose types pass maxOpenAPIResult is declared in part,
+// its nearest components within maxOpenAPIResultPart (Stripe's expandable
+// objects reach 660 KB each, 166 MB over its 451 operations, for the
+// return types alone); one whose own schema passes it is left out, the
+// operation served without it. All that is written, kept or not, stays
+// within maxOpenAPIBuilt, and so do the properties a schema leaves out
+// (readOnly ones of a request), each counted by its name.
 const (
 	maxOpenAPIDocument    = 32 << 20
 	maxOpenAPIDepth       = 100
 	maxOpenAPIOpSchemas   = 1 << 20
 	maxOpenAPIDocSchemas  = 32 << 20
 	maxOpenAPIResult      = 128 << 10
+	maxOpenAPIResultPart  = 16 << 10
 	openAPIBuiltWords     = "the limit of the schemas written for one document, kept or left out"
 	openAPIDocLimitWords  = "the limit of an OpenAPI document's size"
 	openAPIDepthWords     = "the limit of an OpenAPI document's nesting"
@@ -780,24 +782,37 @@ func responseSchema(w *schemaWriter, op *v3.Operation) json.RawMessage {
 			if !isJSONMedia(mt) || media == nil || media.Schema == nil || media.Schema.GoLow() == nil {
 				continue
 			}
-			w.reset(sideResult)
 			node := media.Schema.GoLow().GetValueNode()
-			var s json.RawMessage
-			// libopenapi hands a top-level reference resolved; its name is
-			// kept beside it.
-			if name := w.componentOf(node, media.Schema.GetReference()); name != "" {
-				// A component's own name names the result type.
-				s = w.schema(w.components[name])
-				if mappingGet(w.components[name], "title") == nil {
-					if title := pascal(name); title != "" {
-						s = appendKey(s, "title", mustJSON(title))
+			write := func(budget int) (json.RawMessage, bool) {
+				w.reset(sideResult)
+				var s json.RawMessage
+				// libopenapi hands a top-level reference resolved; its
+				// name is kept beside it.
+				if name := w.componentOf(node, media.Schema.GetReference()); name != "" {
+					// A component's own name names the result type.
+					s = w.schema(w.components[name])
+					if mappingGet(w.components[name], "title") == nil {
+						if title := pascal(name); title != "" {
+							s = appendKey(s, "title", mustJSON(title))
+						}
 					}
+				} else {
+					s = w.schema(node)
 				}
-			} else {
-				s = w.schema(node)
+				d, partial := w.defsWithin(budget - len(s) - len(`,"$defs":`))
+				if d != nil {
+					s = appendKey(s, "$defs", d)
+				}
+				return s, partial
 			}
-			if d := w.defs(); d != nil {
-				s = appendKey(s, "$defs", d)
+			// A result whose types pass maxOpenAPIResult (Stripe's
+			// expandable objects reach most of the API) is declared in
+			// part, its nearest components within maxOpenAPIResultPart:
+			// describe could show no more in its budget.
+			s, partial := write(maxOpenAPIResult)
+			if partial {
+				w.unwritten += int64(len(s))
+				s, _ = write(maxOpenAPIResultPart)
 			}
 			return s
 		}

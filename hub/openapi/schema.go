@@ -128,6 +128,48 @@ func (w *schemaWriter) defs() json.RawMessage {
 	return b.Bytes()
 }
 
+// defsWithin is defs for a result whose schema, with its $defs, may take
+// budget bytes at most: the components in the order the schema reaches
+// them (the nearest first), each written whole while it fits. One that
+// does not is declared by a description alone (stubDescription), and the
+// components only it reached are not collected; partial says whether any
+// was. What was written and taken back counts toward maxOpenAPIBuilt
+// (takeUnwritten).
+func (w *schemaWriter) defsWithin(budget int) (defs json.RawMessage, partial bool) {
+	if len(w.used) == 0 {
+		return nil, false
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i := 0; i < len(w.used); i++ {
+		d := w.used[i]
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(&b, d.name)
+		b.WriteByte(':')
+		mark, reached := b.Len(), len(w.used)
+		w.write(&b, w.components[d.component], true)
+		if b.Len()+1 <= budget {
+			continue
+		}
+		w.unwritten += int64(b.Len() - mark)
+		b.Truncate(mark)
+		for _, u := range w.used[reached:] {
+			delete(w.seen, u.name)
+		}
+		w.used = w.used[:reached]
+		b.WriteString(stubSchema)
+		partial = true
+	}
+	b.WriteByte('}')
+	return b.Bytes(), partial
+}
+
+// stubSchema declares a component a result's budget left no room for:
+// any value, said so.
+const stubSchema = `{"description":"Not declared (too large)."}`
+
 // ref rewrites a reference to a component schema, collecting it. Any other
 // reference cannot be followed and becomes "": the caller writes {}.
 func (w *schemaWriter) ref(ref string) string {

@@ -111,18 +111,26 @@ func describeGitHubWithinBudget(t *testing.T, h *Hub) {
 		t.Errorf("describe github names %d addresses; the rest should be counted", c)
 	}
 
-	out, err = h.Describe(ctx, DescribeRequest{Targets: []string{"github.pullsList"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := tsgen.BudgetTokens(out); n > tsgen.DefaultBudget {
-		t.Errorf("describe github.pullsList: %d budget tokens, want <= %d", n, tsgen.DefaultBudget)
-	}
+	out = describeOneWithinBudget(t, h, "github.pullsList")
 	for _, field := range []string{"owner: string;", "repo: string;", "state?: ", "per_page?: number;"} {
 		if !strings.Contains(out, field) {
 			t.Errorf("describe github.pullsList does not declare %q:\n%s", field, out)
 		}
 	}
+}
+
+// describeOneWithinBudget describes one tool, failing t when that takes
+// more than describe's budget.
+func describeOneWithinBudget(t *testing.T, h *Hub, target string) string {
+	t.Helper()
+	out, err := h.Describe(context.Background(), DescribeRequest{Targets: []string{target}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tsgen.BudgetTokens(out); n > tsgen.DefaultBudget {
+		t.Errorf("describe %s: %d budget tokens, want <= %d", target, n, tsgen.DefaultBudget)
+	}
+	return out
 }
 
 // TestOpenAPIDocumentChanges edits a document on disk: the catalog follows,
@@ -358,13 +366,7 @@ func TestOpenAPIStripeResults(t *testing.T) {
 			t.Errorf("Stripe's warnings: %q", w)
 		}
 	}
-	out, err := h.Describe(context.Background(), DescribeRequest{Targets: []string{"stripe.getCustomersCustomer"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := tsgen.BudgetTokens(out); n > tsgen.DefaultBudget {
-		t.Errorf("describe stripe.getCustomersCustomer: %d budget tokens, want <= %d", n, tsgen.DefaultBudget)
-	}
+	out := describeOneWithinBudget(t, h, "stripe.getCustomersCustomer")
 	for _, want := range []string{"Promise<stripe.GetCustomersCustomerResult>", "livemode: boolean;", "email?: string | null;", "Not declared (too large)."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe stripe.getCustomersCustomer lacks %q:\n%s", want, out)

@@ -258,23 +258,9 @@ func TestOpenAPIDocumentBounds(t *testing.T) {
 // reachedDoc is a document of ops operations that each return an object
 // whose properties are a small component and one of about kb KB.
 func reachedDoc(ops, kb int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{`)
-	for i := range ops {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"/r%d":{"get":{"operationId":"r%d","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"big":{"$ref":"#/components/schemas/Big"},"small":{"$ref":"#/components/schemas/Small"}}}}}}}}}`, i, i)
-	}
-	b.WriteString(`},"components":{"schemas":{"Small":{"type":"object","properties":{"name":{"type":"string"}}},"Big":{"type":"object","properties":{`)
-	for i := range kb << 10 / 64 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"p%05d":{"type":"string","description":"%s"}`, i, strings.Repeat("x", 24))
-	}
-	b.WriteString(`}}}}}`)
-	return []byte(b.String())
+	return bigComponentDoc(ops, kb,
+		`{"type":"object","properties":{"big":{"$ref":"#/components/schemas/Big"},"small":{"$ref":"#/components/schemas/Small"}}}`,
+		`"Small":{"type":"object","properties":{"name":{"type":"string"}}},`)
 }
 
 // parseFile parses the document in file as the hub would, or fails t.
@@ -294,15 +280,22 @@ func parseFile(t *testing.T, file string) *openapiDoc {
 // resultsDoc is a document of ops operations that each take nothing and
 // return one shared component of about kb KB.
 func resultsDoc(ops, kb int) []byte {
+	return bigComponentDoc(ops, kb, `{"$ref":"#/components/schemas/Big"}`, "")
+}
+
+// bigComponentDoc is a document of ops operations that each take nothing
+// and return result, a schema, beside the components other (each followed
+// by a comma) and Big, of about kb KB.
+func bigComponentDoc(ops, kb int, result, other string) []byte {
 	var b strings.Builder
 	b.WriteString(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{`)
 	for i := range ops {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `"/r%d":{"get":{"operationId":"r%d","responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Big"}}}}}}}`, i, i)
+		fmt.Fprintf(&b, `"/r%d":{"get":{"operationId":"r%d","responses":{"200":{"description":"ok","content":{"application/json":{"schema":%s}}}}}}`, i, i, result)
 	}
-	b.WriteString(`},"components":{"schemas":{"Big":{"type":"object","properties":{`)
+	b.WriteString(`},"components":{"schemas":{` + other + `"Big":{"type":"object","properties":{`)
 	for i := range kb << 10 / 64 {
 		if i > 0 {
 			b.WriteByte(',')

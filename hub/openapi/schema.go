@@ -580,9 +580,9 @@ func (w *schemaWriter) writeSchemaObject(b *bytes.Buffer, n *yaml.Node, gone []s
 		key(k)
 		switch k {
 		case "properties":
-			w.writeProperties(b, v)
+			w.writeSchemaMap(b, v, true)
 		case "patternProperties", "$defs", "definitions", "dependentSchemas":
-			w.writeSchemaMap(b, v)
+			w.writeSchemaMap(b, v, false)
 		case "items", "additionalProperties", "not", "if", "then", "else", "contains",
 			"propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
 			"allOf", "anyOf", "oneOf", "prefixItems":
@@ -628,9 +628,9 @@ func (w *schemaWriter) writeRequired(b *bytes.Buffer, required *yaml.Node, gone 
 	}
 }
 
-// writeProperties writes a properties object, less the properties left
-// out on the writer's side.
-func (w *schemaWriter) writeProperties(b *bytes.Buffer, n *yaml.Node) {
+// writeSchemaMap writes an object whose values are schemas; a properties
+// object (props) less the properties left out on the writer's side.
+func (w *schemaWriter) writeSchemaMap(b *bytes.Buffer, n *yaml.Node, props bool) {
 	if n.Kind != yaml.MappingNode {
 		w.write(b, n, false)
 		return
@@ -638,7 +638,7 @@ func (w *schemaWriter) writeProperties(b *bytes.Buffer, n *yaml.Node) {
 	b.WriteByte('{')
 	first := true
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if w.leftOut(n.Content[i+1]) {
+		if props && w.leftOut(n.Content[i+1]) {
 			w.skip(n.Content[i].Value)
 			continue
 		}
@@ -646,24 +646,6 @@ func (w *schemaWriter) writeProperties(b *bytes.Buffer, n *yaml.Node) {
 			b.WriteByte(',')
 		}
 		first = false
-		writeJSONString(b, n.Content[i].Value)
-		b.WriteByte(':')
-		w.write(b, n.Content[i+1], true)
-	}
-	b.WriteByte('}')
-}
-
-// writeSchemaMap writes an object whose values are schemas.
-func (w *schemaWriter) writeSchemaMap(b *bytes.Buffer, n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		w.write(b, n, false)
-		return
-	}
-	b.WriteByte('{')
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
 		writeJSONString(b, n.Content[i].Value)
 		b.WriteByte(':')
 		w.write(b, n.Content[i+1], true)

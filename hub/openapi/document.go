@@ -869,7 +869,7 @@ func (w *schemaWriter) resolve(n *yaml.Node) *yaml.Node {
 		if !ok {
 			return nil
 		}
-		n = w.components[strings.NewReplacer("~1", "/", "~0", "~").Replace(name)]
+		n = w.components[unescapePointer(name)]
 	}
 	return nil
 }
@@ -1155,7 +1155,7 @@ func (w *schemaWriter) componentOf(n *yaml.Node, ref string) string {
 	if !ok || strings.Contains(esc, "/") {
 		return ""
 	}
-	name := strings.NewReplacer("~1", "/", "~0", "~").Replace(esc)
+	name := unescapePointer(esc)
 	if w.components[name] == nil {
 		return ""
 	}

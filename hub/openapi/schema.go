@@ -170,6 +170,18 @@ func (w *schemaWriter) defsWithin(budget int) (defs json.RawMessage, partial boo
 // any value, said so.
 const stubSchema = `{"description":"Not declared (too large)."}`
 
+// pointerUnescaper undoes a JSON pointer token's escapes (RFC 6901).
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
+// unescapePointer is a JSON pointer token without its escapes; most have
+// none, and come back as they are.
+func unescapePointer(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return pointerUnescaper.Replace(tok)
+}
+
 // ref rewrites a reference to a component schema, collecting it. Any other
 // reference cannot be followed and becomes "": the caller writes {}.
 func (w *schemaWriter) ref(ref string) string {
@@ -180,7 +192,7 @@ func (w *schemaWriter) ref(ref string) string {
 	if strings.Contains(esc, "/") {
 		return "" // a pointer into a component, not one: not followed
 	}
-	name := strings.NewReplacer("~1", "/", "~0", "~").Replace(esc)
+	name := unescapePointer(esc)
 	if _, ok := w.components[name]; !ok {
 		return ""
 	}
@@ -343,10 +355,7 @@ func (w *schemaWriter) readComponent(name string) (marks bool, refs []string) {
 				if !ok || strings.Contains(esc, "/") {
 					continue
 				}
-				to := esc
-				if strings.Contains(esc, "~") {
-					to = strings.NewReplacer("~1", "/", "~0", "~").Replace(esc)
-				}
+				to := unescapePointer(esc)
 				if _, ok := w.components[to]; ok && to != name {
 					refs = append(refs, to)
 				}

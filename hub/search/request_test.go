@@ -1597,3 +1597,22 @@ func TestWhoVerbMe(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "who follows me", "gh.users/list-followers-for-authenticated-user")
 }
+
+// A parameter named by a thing, a participle and an id
+// (subscription_exposed_id) takes that thing by its id, as
+// subscription_id would.
+func TestParticipleInAnIDParam(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "DeleteSubscriptionsSubscriptionExposedId", Description: "Cancels a customer’s subscription immediately.", Params: []string{"subscription_exposed_id", "invoice_now"}},
+		{Namespace: "stripe", Name: "PostSubscriptionSchedulesScheduleCancel", Description: "Cancels a subscription schedule and its associated subscription immediately.", Params: []string{"schedule", "invoice_now"}},
+		{Namespace: "stripe", Name: "GetSubscriptions", Description: "By default, returns a list of subscriptions that have not been canceled.", Params: []string{"customer", "status"}},
+	}
+	ix := Build(docs, nil)
+	sub := ix.terms[string(stem([]byte("subscription")))]
+	if items := ix.feat[0].items(ix.featIDs); !slices.Contains(items, sub) {
+		t.Errorf("subscription_exposed_id takes items %v, want the subscription (%d)", items, sub)
+	}
+	if items := ix.feat[1].items(ix.featIDs); len(items) != 0 {
+		t.Errorf("schedule takes items %v, want none", items)
+	}
+}

@@ -2085,15 +2085,16 @@ func (sc *scratch) queryHas(t int32) bool {
 }
 
 // paramItem is the term id of the thing a parameter takes one of by its
-// id (issueIdOrKey, pull_number, team_slug: an issue, a pull, a team), or
-// -1: a parameter of two words or more whose words after the first all
-// say an id.
+// id (issueIdOrKey, pull_number, team_slug, subscription_exposed_id: an
+// issue, a pull, a team, a subscription), or -1: a parameter of two words
+// or more whose words after the first all say an id, but for participles
+// before the last ("exposed").
 func paramItem(words []string, termOf func(string) int32) int32 {
 	if len(words) < 2 {
 		return -1
 	}
-	for _, w := range words[1:] {
-		if !idWords[w] {
+	for i, w := range words[1:] {
+		if !idWords[w] && (i+2 == len(words) || !strings.HasSuffix(w, "ed")) {
 			return -1
 		}
 	}

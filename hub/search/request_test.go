@@ -1616,3 +1616,24 @@ func TestParticipleInAnIDParam(t *testing.T) {
 		t.Errorf("schedule takes items %v, want none", items)
 	}
 }
+
+// A name whose verb is followed by "for", "in", "on"... says after it
+// whose the things are; the category before the verb says what they
+// are: issues/list-for-org lists issues, orgs/list-for-authenticated-user
+// organizations.
+func TestOwnerAfterTheVerb(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "gh", Name: "issues_list_for_org", Description: "List issues in an organization assigned to the authenticated user.", Params: []string{"org", "filter", "state"}},
+		{Namespace: "gh", Name: "orgs_list_for_authenticated_user", Description: "List organizations for the authenticated user.", Params: []string{"per_page", "page"}},
+		{Namespace: "gh", Name: "orgs_list", Description: "Lists all organizations, in the order that they were created.", Params: []string{"since", "per_page"}},
+	}
+	ix := Build(docs, nil)
+	issues, org := ix.terms[string(stem([]byte("issues")))], ix.terms[string(stem([]byte("org")))]
+	if obj := ix.feat[0].objects(ix.featIDs); slices.Contains(obj, org) || !slices.Contains(obj, issues) {
+		t.Errorf("issues_list_for_org acts on %v, want the issues (%d), not the org (%d)", obj, issues, org)
+	}
+	if obj := ix.feat[1].objects(ix.featIDs); !slices.Contains(obj, org) {
+		t.Errorf("orgs_list_for_authenticated_user acts on %v, want the orgs (%d)", obj, org)
+	}
+	wantFirst(t, ix, docs, "list my orgs", "gh.orgs_list_for_authenticated_user")
+}

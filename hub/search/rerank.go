@@ -888,6 +888,12 @@ func objectWords(words []string, action func(string) uint8) []string {
 	}
 	i := v + 1
 	for i < len(words) && (isStop(words[i]) || action(words[i]) != 0) {
+		if ownerPreps[words[i]] && v > 0 {
+			// "issues/list-for-org", "orgs/list-for-authenticated-user":
+			// what follows "for" is whose things they are; the
+			// category before the verb says what they are.
+			return words[:v]
+		}
 		i++
 	}
 	j := i
@@ -899,6 +905,9 @@ func objectWords(words []string, action func(string) uint8) []string {
 	}
 	return words[:v]
 }
+
+// ownerPreps say, after a name's verb, whose or where the things are.
+var ownerPreps = map[string]bool{"for": true, "in": true, "on": true, "of": true, "by": true}
 
 // pairCode codes a pair of term ids, in order, as one non-negative int32;
 // two pairs rarely share a code, and a shared one only adds a little.

@@ -468,14 +468,14 @@ func TestPlanApprovalsPerRunGitHub(t *testing.T) {
 			const made = [];
 			for (const title of ["Crash on start", "Typo in the README", "Slow search"]) {
 				const issue = await github.issuesCreate({ owner: "octo", repo: "hello", title });
-				await github.issuesAddLabels({ owner: "octo", repo: "hello", issue_number: issue.number, labels: ["triage"] });
+				await github.issuesAddLabels({ owner: "octo", repo: "hello", issue_number: issue.number, body: { labels: ["triage"] } });
 				made.push(issue.number);
 			}
 			return made.length;`, 6, nil},
 		{"label three issues not labelled yet", `
 			for (const issue_number of [1, 2, 3]) {
 				const labels = await github.issuesListLabelsOnIssue({ owner: "octo", repo: "hello", issue_number });
-				if (!labels.some((l) => l.name === "triage")) await github.issuesAddLabels({ owner: "octo", repo: "hello", issue_number, labels: ["triage"] });
+				if (!labels.some((l) => l.name === "triage")) await github.issuesAddLabels({ owner: "octo", repo: "hello", issue_number, body: { labels: ["triage"] } });
 			}
 			return "ok";`, 3, []string{"post /repos/octo/hello/issues/1/labels", "post /repos/octo/hello/issues/2/labels", "post /repos/octo/hello/issues/3/labels"}},
 		{"star two repositories, unstar one", `

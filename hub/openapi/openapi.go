@@ -1008,7 +1008,12 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 	}
 	req, err := buildRESTRequest(base, op, in, cr)
 	if err != nil {
-		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %w", name, err)}
+		kind := upstream.KindArguments
+		var se setupError
+		if errors.As(err, &se) {
+			kind = upstream.KindProtocol
+		}
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: kind, Err: fmt.Errorf("calling %s: %w", name, err)}
 	}
 	callCtx, cancel := context.WithTimeout(ctx, o.opts.CallTimeout)
 	defer cancel()
@@ -1062,6 +1067,11 @@ type restRequest struct {
 	body    []byte
 }
 
+// setupError is a request buildRESTRequest cannot make whatever the
+// arguments: the API's base URL or the operation's path. Every other
+// failure of it is the arguments' (upstream.KindArguments).
+type setupError struct{ error }
+
 // buildRESTRequest writes the operation's request from the arguments:
 // parameters per style and explode, the JSON or form body, the
 // credentials. The request stays on base's origin: the path template must
@@ -1072,10 +1082,10 @@ type restRequest struct {
 func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage, cr *restCredentials) (*restRequest, error) {
 	baseURL, err := url.Parse(base)
 	if err != nil || secrets.OriginOf(baseURL) == "" || baseURL.RawQuery != "" || baseURL.Fragment != "" {
-		return nil, fmt.Errorf("the API's base URL %q is not an http(s) URL without query", base)
+		return nil, setupError{fmt.Errorf("the API's base URL %q is not an http(s) URL without query", base)}
 	}
 	if problem := pathTemplateProblem(op.path); problem != "" {
-		return nil, fmt.Errorf("the path template %q %s", op.path, problem)
+		return nil, setupError{fmt.Errorf("the path template %q %s", op.path, problem)}
 	}
 	if cr == nil {
 		cr = &restCredentials{}
@@ -1174,7 +1184,7 @@ func buildRESTRequest(base string, op *openapiOp, in map[string]json.RawMessage,
 		r.url += "?" + strings.Join(rawQuery, "&")
 	}
 	if built, err := url.Parse(r.url); err != nil || secrets.OriginOf(built) != secrets.OriginOf(baseURL) {
-		return nil, fmt.Errorf("the request's URL would leave the API's origin %s", secrets.OriginOf(baseURL))
+		return nil, setupError{fmt.Errorf("the request's URL would leave the API's origin %s", secrets.OriginOf(baseURL))}
 	}
 	if op.hasBody && textMedia(op.bodyType) != "" {
 		var text string

@@ -131,6 +131,10 @@ const (
 	KindUnknownSource     = "unknown_source"
 	KindUnknownConnection = "unknown_connection"
 	KindNeedsSignIn       = "needs_sign_in"
+	// KindArguments: the hub did not send the call, its arguments being
+	// none the tool can take as given (an OpenAPI operation's request
+	// cannot be made of them).
+	KindArguments = "arguments"
 )
 
 // Error is a failure to reach or use an upstream. The execute path
@@ -201,6 +205,8 @@ func (e *Error) Hint() string {
 			return "The API is busy or failing right now; retry in a moment, and tell the user if it persists."
 		}
 		return "The tool's server rejected the request. Check the arguments against describe."
+	case KindArguments:
+		return "The call was not sent. Fix the named argument; describe the tool to see its exact type."
 	case KindMissingSecret:
 		conn := e.Conn
 		if conn == "" {

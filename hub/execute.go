@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1178,11 +1179,7 @@ func upstreamToolError(address string, err error, timeout time.Duration) *sandbo
 		case upstream.KindArguments:
 			code = CodeInvalidArgs
 		}
-		hint := Hint(code)
-		if h := ue.Hint(); h != "" {
-			hint = h
-		}
-		return &sandbox.ToolError{Code: code, Address: address, Message: ue.Error(), Hint: hint, Status: ue.Status, Retryable: ue.Retryable}
+		return &sandbox.ToolError{Code: code, Address: address, Message: ue.Error(), Hint: cmp.Or(ue.Hint(), Hint(code)), Status: ue.Status, Retryable: ue.Retryable}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &sandbox.ToolError{Code: CodeUpstreamTimeout, Address: address, Message: fmt.Sprintf("no answer within %s", timeout), Hint: Hint(CodeUpstreamTimeout), Retryable: true}

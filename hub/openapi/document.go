@@ -467,7 +467,8 @@ func serverURL(loc string, servers []*v3.Server) (string, string) {
 // with "/" or has a "." or ".." segment, or a server of its own (or its
 // path's) on another origin than docServer, the document's. A parameter
 // where one of the document's API key schemes puts its key is left out
-// (schemeKey), and so is a body property marked readOnly (schema.go),
+// (schemeKey), and one that says it authenticates the operation
+// (authParam), and so is a body property marked readOnly (schema.go),
 // though it goes in the body when given.
 func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapiScheme, loc, docServer, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
 	o := &openapiOp{method: method, path: path}

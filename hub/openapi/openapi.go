@@ -1472,45 +1472,55 @@ func formBody(op *openapiOp, in map[string]json.RawMessage) (string, error) {
 // unknownArgument refuses an argument the operation would not send: the
 // request is made of its parameters and its body's properties (or its one
 // body argument), and any other key, a misspelt "lables" say, would be
-// left out without a word while the call went on.
+// left out without a word while the call went on. A null sends nothing
+// either way, as for a parameter.
 func unknownArgument(op *openapiOp, in map[string]json.RawMessage) error {
-	known := func(k string) bool {
-		return k == op.bodyArg && k != "" || slices.Contains(op.bodyProps, k) ||
-			slices.ContainsFunc(op.params, func(p openapiParam) bool { return p.arg == k }) ||
-			slices.ContainsFunc(op.form, func(p openapiParam) bool { return p.arg == k })
+	var takes, unknown []string
+	for k, v := range in {
+		if string(v) == "null" {
+			continue
+		}
+		if takes == nil {
+			takes = op.arguments()
+		}
+		if !slices.Contains(takes, k) {
+			unknown = append(unknown, k)
+		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(in)) {
-		if known(k) || string(in[k]) == "null" {
-			continue // a null sends nothing, as for a parameter
-		}
-		var takes []string
-		for _, p := range op.params {
-			takes = append(takes, p.arg)
-		}
-		if op.bodyArg != "" {
-			takes = append(takes, op.bodyArg)
-		}
-		for _, b := range op.bodyProps {
-			if !slices.Contains(takes, b) {
-				takes = append(takes, b)
-			}
-		}
-		for _, f := range op.form {
-			if !slices.Contains(takes, f.arg) {
-				takes = append(takes, f.arg)
-			}
-		}
-		list := "no arguments"
-		if len(takes) > 0 {
-			const shown = 30
-			list = strings.Join(takes[:min(len(takes), shown)], ", ")
-			if len(takes) > shown {
-				list += fmt.Sprintf(" and %d more", len(takes)-shown)
-			}
-		}
-		return fmt.Errorf("argument %q is not one the operation takes, so it would not be sent; it takes %s", secrets.Cap(k, 100), list)
+	if len(unknown) == 0 {
+		return nil
 	}
-	return nil
+	list := "no arguments"
+	if len(takes) > 0 {
+		const shown = 30
+		list = strings.Join(takes[:min(len(takes), shown)], ", ")
+		if len(takes) > shown {
+			list += fmt.Sprintf(" and %d more", len(takes)-shown)
+		}
+	}
+	return fmt.Errorf("argument %q is not one the operation takes, so it would not be sent; it takes %s", secrets.Cap(slices.Min(unknown), 100), list)
+}
+
+// arguments are the names of the arguments op takes, each once, in
+// order: its parameters', its body's or its body properties'.
+func (op *openapiOp) arguments() []string {
+	var args []string
+	add := func(a string) {
+		if a != "" && !slices.Contains(args, a) {
+			args = append(args, a)
+		}
+	}
+	for _, p := range op.params {
+		add(p.arg)
+	}
+	add(op.bodyArg)
+	for _, b := range op.bodyProps {
+		add(b)
+	}
+	for _, f := range op.form {
+		add(f.arg)
+	}
+	return args
 }
 
 // queryKeyOwner is the argument of the query parameter of op that a query

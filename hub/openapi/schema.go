@@ -24,6 +24,7 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,28 +111,14 @@ func (w *schemaWriter) schema(n *yaml.Node) json.RawMessage {
 // defs writes the $defs object of every component collected so far,
 // including those the components themselves reach; nil when none.
 func (w *schemaWriter) defs() json.RawMessage {
-	if len(w.used) == 0 {
-		return nil
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i < len(w.used); i++ { // w.used grows as components refer to others
-		d := w.used[i]
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSONString(&b, d.name)
-		b.WriteByte(':')
-		w.write(&b, w.components[d.component], true)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+	d, _ := w.defsWithin(math.MaxInt)
+	return d
 }
 
 // defsWithin is defs for a result whose schema, with its $defs, may take
 // budget bytes at most: the components in the order the schema reaches
 // them (the nearest first), each written whole while it fits. One that
-// does not is declared by a description alone (stubDescription), and the
+// does not is declared by a description alone (stubSchema), and the
 // components only it reached are not collected; partial says whether any
 // was. What was written and taken back counts toward maxOpenAPIBuilt
 // (takeUnwritten).
@@ -141,7 +128,7 @@ func (w *schemaWriter) defsWithin(budget int) (defs json.RawMessage, partial boo
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i := 0; i < len(w.used); i++ {
+	for i := 0; i < len(w.used); i++ { // w.used grows as components refer to others
 		d := w.used[i]
 		if i > 0 {
 			b.WriteByte(',')

@@ -1253,12 +1253,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			// "into my fork": "my" says whose a thing on the way is,
 			// not that the tool acts for the caller.
 			switch prev := string(word(i - 1)); {
-			case string(w) == "me" && !forMe[prev] && string(word(i-2)) != "who":
 			case string(w) == "me" && !forMe[prev]:
-				// "who follows me", "who mentioned me": the caller is
-				// whom the question is about, the people it asks for
-				// others.
-				q.self, whoMe = true, true
+				if string(word(i-2)) == "who" {
+					// "who follows me", "who mentioned me": the caller
+					// is whom the question is about, the people it
+					// asks for others.
+					q.self, whoMe = true, true
+				}
 			case string(w) == "my" && placePreps[prev]:
 			default:
 				q.self = true

@@ -1612,8 +1612,11 @@ func TestParticipleInAnIDParam(t *testing.T) {
 	if items := ix.feat[0].items(ix.featIDs); !slices.Contains(items, sub) {
 		t.Errorf("subscription_exposed_id takes items %v, want the subscription (%d)", items, sub)
 	}
-	if items := ix.feat[1].items(ix.featIDs); len(items) != 0 {
-		t.Errorf("schedule takes items %v, want none", items)
+	if items := ix.feat[1].items(ix.featIDs); slices.Contains(items, sub) {
+		t.Errorf("PostSubscriptionSchedulesScheduleCancel takes items %v, want no subscription (%d)", items, sub)
+	}
+	if items := ix.feat[2].items(ix.featIDs); len(items) != 0 {
+		t.Errorf("customer and status take items %v, want none", items)
 	}
 }
 
@@ -1636,4 +1639,46 @@ func TestOwnerAfterTheVerb(t *testing.T) {
 		t.Errorf("orgs_list_for_authenticated_user acts on %v, want the orgs (%d)", obj, org)
 	}
 	wantFirst(t, ix, docs, "list my orgs", "gh.orgs_list_for_authenticated_user")
+}
+
+// A name made from a path says a collection, then the parameter that
+// picks one of it: PostPaymentLinksPaymentLink, taking payment_link,
+// changes one payment link, as POST /v1/payment_links/{payment_link}
+// does; PostPaymentLinks, taking line_items, makes one.
+func TestRepeatedNameTakesAnItem(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "PostPaymentLinksPaymentLink", Description: "Updates a payment link.", Params: []string{"payment_link", "active", "line_items"}},
+		{Namespace: "stripe", Name: "PostPaymentLinks", Description: "Creates a payment link.", Params: []string{"line_items", "after_completion"}},
+		{Namespace: "stripe", Name: "GetCustomersCustomer", Description: "Retrieves a Customer object.", Params: []string{"customer", "expand"}},
+		{Namespace: "stripe", Name: "GetCustomers", Description: "Returns a list of your customers.", Params: []string{"email", "limit"}},
+		{Namespace: "stripe", Name: "PostCustomersCustomerTaxIds", Description: "Creates a new tax ID for a customer.", Params: []string{"customer", "tax_id"}},
+	}
+	ix := Build(docs, nil)
+	term := func(w string) int32 { return ix.terms[string(stem([]byte(w)))] }
+	for d, want := range map[int]int32{0: term("link"), 2: term("customer"), 4: term("customer")} {
+		if items := ix.feat[d].items(ix.featIDs); !slices.Contains(items, want) {
+			t.Errorf("%s takes items %v, want %d", docs[d].Name, items, want)
+		}
+	}
+	for _, d := range []int{1, 3} {
+		if items := ix.feat[d].items(ix.featIDs); len(items) != 0 {
+			t.Errorf("%s takes items %v, want none", docs[d].Name, items)
+		}
+	}
+	wantFirst(t, ix, docs, "deactivate payment link plink_1", "stripe.PostPaymentLinksPaymentLink")
+	for _, c := range []struct {
+		p     string
+		words []string
+		want  bool
+	}{
+		{"payment_link", []string{"payment", "link"}, true},
+		{"paymentLink", []string{"payment", "link"}, true},
+		{"payment_links", []string{"payment", "link"}, false},
+		{"payment", []string{"payment", "link"}, false},
+		{"paymentlink_id", []string{"payment", "link"}, false},
+	} {
+		if got := foldedIs(c.p, c.words); got != c.want {
+			t.Errorf("foldedIs(%q, %q) = %v, want %v", c.p, c.words, got, c.want)
+		}
+	}
 }

@@ -734,7 +734,21 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 	// Without a path, the parameters say what the tool takes by its id;
 	// any tool's say what the catalog takes by key (keyOf).
+	var unit []string
+	if d.Path == "" {
+		unit = repeatedUnit(nameWords)
+	}
 	for _, p := range d.Params {
+		if unit != nil && foldedIs(p, unit) {
+			// A name made from a path says the collection, then the
+			// parameter that picks one of it (GetCustomersCustomer,
+			// PostPaymentLinksPaymentLink, taking payment_link): it
+			// takes one by its id.
+			if id := termOf(unit[len(unit)-1]); id >= 0 {
+				ids = append(ids, id)
+			}
+			continue
+		}
 		if d.Path == "" && strings.EqualFold(p, "id") {
 			// A bare id takes the last thing the name says:
 			// GetEventsId an event, getWorklog a worklog.
@@ -2109,6 +2123,47 @@ func paramItem(words []string, termOf func(string) int32) int32 {
 		}
 	}
 	return termOf(words[0])
+}
+
+// repeatedUnit returns the words a tool's name says twice in a row, first
+// with its last word in the plural ("customers customer", "payment links
+// payment link": a collection, then the parameter that picks one of it,
+// as names made from paths say), or nil.
+func repeatedUnit(name []string) []string {
+	for i := range name {
+		for k := 1; k <= 3 && i+2*k <= len(name); k++ {
+			a, b := name[i:i+k], name[i+k:i+2*k]
+			if slices.Equal(a[:k-1], b[:k-1]) && a[k-1] != b[k-1] && plural(a[k-1]) && string(stem([]byte(a[k-1]))) == string(stem([]byte(b[k-1]))) {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// foldedIs reports whether a parameter's name, its letters and digits
+// lower-cased, spells words one after the other (payment_link,
+// paymentLink: payment, link).
+func foldedIs(p string, words []string) bool {
+	j, k := 0, 0 // in words[j], at byte k
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+		default:
+			continue
+		}
+		for j < len(words) && k == len(words[j]) {
+			j, k = j+1, 0
+		}
+		if j == len(words) || words[j][k] != c {
+			return false
+		}
+		k++
+	}
+	return j == len(words)-1 && k == len(words[j])
 }
 
 // endsWithIDWord reports whether a parameter's name may end with one of

@@ -1650,7 +1650,7 @@ func TestRepeatedNameTakesAnItem(t *testing.T) {
 		{Namespace: "stripe", Name: "PostPaymentLinksPaymentLink", Description: "Updates a payment link.", Params: []string{"payment_link", "active", "line_items"}},
 		{Namespace: "stripe", Name: "PostPaymentLinks", Description: "Creates a payment link.", Params: []string{"line_items", "after_completion"}},
 		{Namespace: "stripe", Name: "GetCustomersCustomer", Description: "Retrieves a Customer object.", Params: []string{"customer", "expand"}},
-		{Namespace: "stripe", Name: "GetCustomers", Description: "Returns a list of your customers.", Params: []string{"email", "limit"}},
+		{Namespace: "stripe", Name: "GetCustomers", Description: "Retrieves a list of your customers.", Params: []string{"email", "limit"}},
 		{Namespace: "stripe", Name: "PostCustomersCustomerTaxIds", Description: "Creates a new tax ID for a customer.", Params: []string{"customer", "tax_id"}},
 	}
 	ix := Build(docs, nil)
@@ -1666,6 +1666,13 @@ func TestRepeatedNameTakesAnItem(t *testing.T) {
 		}
 	}
 	wantFirst(t, ix, docs, "deactivate payment link plink_1", "stripe.PostPaymentLinksPaymentLink")
+	// Retrieving one by the name's last words reads one, not a list.
+	if a := ix.feat[2].act; a&actGet == 0 || a&actList != 0 {
+		t.Errorf("GetCustomersCustomer acts %05b, want a get and no list", a)
+	}
+	if a := ix.feat[3].act; a&actList == 0 {
+		t.Errorf("GetCustomers acts %05b, want a list", a)
+	}
 	for _, c := range []struct {
 		p     string
 		words []string

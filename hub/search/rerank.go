@@ -600,6 +600,19 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 
+	// A name made from a path that ends with a collection, then the
+	// parameter picking one of it (GetPayoutsPayout, taking payout),
+	// reads one, however its description says it ("Retrieves the details
+	// of an existing payout").
+	var unit []string
+	unitEnds := false
+	if d.Path == "" {
+		unit, unitEnds = repeatedUnit(nameWords)
+	}
+	if unitEnds && f.act&actGet != 0 && slices.ContainsFunc(d.Params, func(p string) bool { return foldedIs(p, unit) }) {
+		f.act &^= actList
+	}
+
 	// A short word of the name that begins a longer word of the title is
 	// likely its abbreviation ("orgs/list-members", "List organization
 	// members"); Build keeps the pairs that recur.
@@ -734,10 +747,6 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 	// Without a path, the parameters say what the tool takes by its id;
 	// any tool's say what the catalog takes by key (keyOf).
-	var unit []string
-	if d.Path == "" {
-		unit = repeatedUnit(nameWords)
-	}
 	for _, p := range d.Params {
 		if unit != nil && foldedIs(p, unit) {
 			// A name made from a path says the collection, then the
@@ -2128,17 +2137,17 @@ func paramItem(words []string, termOf func(string) int32) int32 {
 // repeatedUnit returns the words a tool's name says twice in a row, first
 // with its last word in the plural ("customers customer", "payment links
 // payment link": a collection, then the parameter that picks one of it,
-// as names made from paths say), or nil.
-func repeatedUnit(name []string) []string {
+// as names made from paths say), or nil, and whether they end the name.
+func repeatedUnit(name []string) ([]string, bool) {
 	for i := range name {
 		for k := 1; k <= 3 && i+2*k <= len(name); k++ {
 			a, b := name[i:i+k], name[i+k:i+2*k]
 			if slices.Equal(a[:k-1], b[:k-1]) && a[k-1] != b[k-1] && plural(a[k-1]) && string(stem([]byte(a[k-1]))) == string(stem([]byte(b[k-1]))) {
-				return b
+				return b, i+2*k == len(name)
 			}
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // foldedIs reports whether a parameter's name, its letters and digits

@@ -1689,3 +1689,24 @@ func TestRepeatedNameTakesAnItem(t *testing.T) {
 		}
 	}
 }
+
+// A request's first word, then a particle no two-word verb of plainVerb's
+// makes plain, is a verb of two words asking for a change: "hold off the
+// payout" changes it, "pay out 500 dollars" makes one. "Reactions on the
+// issue" names things: "on" is a preposition there.
+func TestTwoWordVerbChanges(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "GetPayouts", Title: "List all payouts", Method: "GET", Path: "/v1/payouts", Params: []string{"status", "limit"}},
+		{Namespace: "stripe", Name: "PostPayouts", Title: "Create a payout", Description: "To send funds to your own bank account, create a new payout object.", Method: "POST", Path: "/v1/payouts", Params: []string{"amount", "currency"}},
+		{Namespace: "stripe", Name: "GetPayoutsPayout", Title: "Retrieve a payout", Method: "GET", Path: "/v1/payouts/{payout}", Params: []string{"payout"}},
+		{Namespace: "stripe", Name: "PostPayoutsPayout", Title: "Update a payout", Description: "Updates the specified payout by setting the values of the parameters passed.", Method: "POST", Path: "/v1/payouts/{payout}", Params: []string{"payout", "metadata"}},
+		{Namespace: "stripe", Name: "PostInvoicesInvoicePay", Title: "Pay an invoice", Method: "POST", Path: "/v1/invoices/{invoice}/pay", Params: []string{"invoice"}},
+		{Namespace: "stripe", Name: "PostPaymentIntentsIntentCapture", Title: "Capture a PaymentIntent", Description: "Capture the funds of an existing uncaptured PaymentIntent, whose funds are on hold.", Method: "POST", Path: "/v1/payment_intents/{intent}/capture", Params: []string{"intent"}},
+		{Namespace: "gh", Name: "reactions/list-for-issue", Title: "List reactions for an issue", Method: "GET", Path: "/repos/{owner}/{repo}/issues/{issue_number}/reactions"},
+		{Namespace: "gh", Name: "reactions/create-for-issue", Title: "Create reaction for an issue", Method: "POST", Path: "/repos/{owner}/{repo}/issues/{issue_number}/reactions"},
+	}
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "hold off the payout po_4 a day", "stripe.PostPayoutsPayout")
+	wantFirst(t, ix, docs, "pay out 500 dollars to my bank", "stripe.PostPayouts")
+	wantFirst(t, ix, docs, "reactions on the issue", "gh.reactions/list-for-issue")
+}

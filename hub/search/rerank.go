@@ -1345,6 +1345,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			generalVerb = q.act != 0
 			switch {
 			case q.act != 0:
+			case verbParticles[next] && !plural(string(w)) && !readVerbs[string(s)]:
+				// A word, then a particle that no two-word verb of
+				// plainVerb's makes plain ("hold off the payout", "pay
+				// out 500 dollars", "hook up slack to our repo events"):
+				// a verb of two words, which asks for a change.
+				q.act = actCreate | actUpdate | actDelete
 			case len(w) > 4 && bytes.HasPrefix(w, []byte("un")) && !plural(next) && !ix.titleVerb(s) && ix.knowsStem(w[2:]):
 				// "unwatch the repo": a verb in un- the catalog lacks
 				// undoes its base, as the catalog's own unstar and
@@ -1586,6 +1592,11 @@ var showsOne = map[string]bool{"show": true, "display": true, "browse": true}
 var phrasalVerbs = map[[2]string]uint8{
 	{"look", "up"}: actSearch, {"find", "out"}: actGet,
 }
+
+// verbParticles are the particles that, after a request's first word,
+// make it a verb of two words; "on" and "over" are prepositions as often
+// ("reactions on the issue", "bump PROJ-60 over to me").
+var verbParticles = map[string]bool{"up": true, "down": true, "off": true, "out": true, "away": true, "back": true}
 
 // placePrepositions are the words after which a request names where the
 // thing it acts on is, what it goes to or comes with ("comment on the

@@ -1532,7 +1532,10 @@ const containerMin = 3
 // prefixTwins gives a tool whose name is another's with one more word
 // first (Slack's admin_conversations_create beside conversations_create,
 // by the same method) that word as its scope: the variant for whom the
-// word says, which a request asks for by saying it.
+// word says, which a request asks for by saying it. A word that makes
+// containerMin twins or more marks a variant in every name it starts in
+// the namespace, twin or not (admin_usergroups_addChannels, beside
+// conversations_invite that a member uses).
 func prefixTwins(docs []Doc, feat []docFeatures, terms map[string]int32) {
 	type key struct{ ns, method, name string }
 	// Each name folded to its lower-case letters and digits, and where
@@ -1562,12 +1565,21 @@ func prefixTwins(docs []Doc, feat []docFeatures, terms map[string]int32) {
 	// A word that makes one twin names a thing the tool is under
 	// (usergroups_users_list beside users_list); one that makes several,
 	// a variant.
+	scopes := map[[2]string]int32{}
 	for k, ds := range twins {
 		if len(ds) < containerMin {
 			continue
 		}
 		if id, ok := terms[string(stem([]byte(k[1])))]; ok {
-			for _, d := range ds {
+			scopes[k] = id
+		}
+	}
+	if len(scopes) == 0 {
+		return
+	}
+	for d := range docs {
+		if n := firstEnd[d]; n > 0 && feat[d].scope < 0 {
+			if id, ok := scopes[[2]string{docs[d].Namespace, folded[d][:n]}]; ok {
 				feat[d].scope = id
 			}
 		}

@@ -1445,6 +1445,9 @@ func TestPrefixTwins(t *testing.T) {
 		{Namespace: "slack", Name: "emoji_list", Description: "Lists custom emoji for a team."},
 		{Namespace: "slack", Name: "usergroups_users_list", Description: "List all users in a User Group"},
 		{Namespace: "slack", Name: "users_list", Description: "Lists all users in a Slack team."},
+		// No twin, but "admin" marks variants in this namespace.
+		{Namespace: "slack", Name: "admin_usergroups_addChannels", Description: "Add up to one hundred default channels to an IDP group."},
+		{Namespace: "slack", Name: "conversations_invite", Description: "Invites users to a channel."},
 	}
 	ix := Build(docs, nil)
 	for i, d := range docs {
@@ -1455,6 +1458,7 @@ func TestPrefixTwins(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "create a private channel for the hiring committee", "slack.conversations_create")
 	wantFirst(t, ix, docs, "as an admin, create a private channel", "slack.admin_conversations_create")
+	wantFirst(t, ix, docs, "add users to the channel", "slack.conversations_invite")
 }
 
 // An MCP tool named after a POST (PostFileLinksLink) does what its

@@ -157,24 +157,25 @@ type Index struct {
 	bare      []bool
 	offsets   []int32 // postings of term t are postings[offsets[t]:offsets[t+1]]
 	postings  []posting
-	docNS     []int32            // namespace id of each doc
-	rank      []int32            // position of each doc in (namespace, name) order
-	nsIDs     map[string]int32   // namespace -> id
-	byNS      [][]int32          // docs of each namespace in name order
-	all       []int32            // all docs in (namespace, name) order
-	pool      sync.Pool          // *scratch
-	synTerms  map[string][]int32 // stem -> term ids of its synonyms present in the index
-	agentOf   map[string]int32   // a verb's stem -> the term id of the catalog's noun for who does it ("watch": watcher)
-	feat      []docFeatures      // the second stage's view of each doc (rerank.go)
-	featIDs   []int32            // the term ids docFeatures refer to
-	selfWords []int32            // term ids of the words of the selfPhrases the catalog uses
-	verbs     map[int32]bool     // term ids some title starts with
-	checkNS   []bool             // by namespace id: some title there starts with "Check"; nil when none does
-	checkTerm int32              // term id of "check" when some title starts with it, else -1
-	maxTF     []float32          // the largest pseudo-frequency of each term in a doc
-	keyNoun   int32              // term id of what a bare key names (keyedNoun), -1 when none
-	keyWord   string             // its word as the catalog writes it
-	acronyms  map[string]string  // acronym, lower-cased -> its long form (acronym.go)
+	docNS     []int32             // namespace id of each doc
+	rank      []int32             // position of each doc in (namespace, name) order
+	nsIDs     map[string]int32    // namespace -> id
+	byNS      [][]int32           // docs of each namespace in name order
+	all       []int32             // all docs in (namespace, name) order
+	pool      sync.Pool           // *scratch
+	synTerms  map[string][]int32  // stem -> term ids of its synonyms present in the index
+	agentOf   map[string]int32    // a verb's stem -> the term id of the catalog's noun for who does it ("watch": watcher)
+	madeBy    map[string]struct{} // stems of verbs the catalog says only in its noun for what does them ("remind": reminder)
+	feat      []docFeatures       // the second stage's view of each doc (rerank.go)
+	featIDs   []int32             // the term ids docFeatures refer to
+	selfWords []int32             // term ids of the words of the selfPhrases the catalog uses
+	verbs     map[int32]bool      // term ids some title starts with
+	checkNS   []bool              // by namespace id: some title there starts with "Check"; nil when none does
+	checkTerm int32               // term id of "check" when some title starts with it, else -1
+	maxTF     []float32           // the largest pseudo-frequency of each term in a doc
+	keyNoun   int32               // term id of what a bare key names (keyedNoun), -1 when none
+	keyWord   string              // its word as the catalog writes it
+	acronyms  map[string]string   // acronym, lower-cased -> its long form (acronym.go)
 	// headRare holds, for each doc's heads (docFeatures.rareOff), how
 	// rare that resource is among its namespace's tools, from 0 (every
 	// tool passes through it) to 255 (one does): log(n/df)/log(n).
@@ -754,6 +755,11 @@ func Build(docs []Doc, opts *Options) *Index {
 			}
 			if bs := string(stem([]byte(bases[0]))); !linked && bs != ws && !slices.Contains(ix.synTerms[bs], id) {
 				ix.synTerms[bs] = append(ix.synTerms[bs], id)
+				// "remind me to...": the verb makes one.
+				if ix.madeBy == nil {
+					ix.madeBy = map[string]struct{}{}
+				}
+				ix.madeBy[bs] = struct{}{}
 			}
 		}
 	}

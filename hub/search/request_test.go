@@ -1714,3 +1714,21 @@ func TestTwoWordVerbChanges(t *testing.T) {
 	wantFirst(t, ix, docs, "pay out 500 dollars to my bank", "stripe.PostPayouts")
 	wantFirst(t, ix, docs, "reactions on the issue", "gh.reactions/list-for-issue")
 }
+
+// A first word the catalog says only in its noun for what does it makes
+// one: "remind me to call the bank" adds a reminder, where a verb the
+// catalog lacks asked for any change and found reminders_delete.
+func TestVerbOfAnAgentNounMakesOne(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "slack", Name: "reminders_add", Description: "Creates a reminder.", Params: []string{"text", "time", "user"}},
+		{Namespace: "slack", Name: "reminders_delete", Description: "Deletes a reminder.", Params: []string{"reminder"}},
+		{Namespace: "slack", Name: "reminders_complete", Description: "Marks a reminder as complete.", Params: []string{"reminder"}},
+		{Namespace: "slack", Name: "reminders_list", Description: "Lists all reminders created by or for a given user.", Params: []string{"team_id"}},
+		{Namespace: "slack", Name: "calls_add", Description: "Registers a new Call.", Params: []string{"external_unique_id", "join_url"}},
+	}
+	ix := Build(docs, nil)
+	if !ix.makes([]byte("remind")) || ix.makes([]byte("reminder")) {
+		t.Errorf("makes(remind) %v, makes(reminder) %v: want true, false", ix.makes([]byte("remind")), ix.makes([]byte("reminder")))
+	}
+	wantFirst(t, ix, docs, "remind me to call the bank at 3pm", "slack.reminders_add")
+}

@@ -1345,6 +1345,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			generalVerb = q.act != 0
 			switch {
 			case q.act != 0:
+			case ix.makes(s):
+				// "remind me to call the bank": a verb the catalog
+				// says only in the noun for what does it (reminder)
+				// makes one.
+				q.act = actCreate
 			case verbParticles[next] && !plural(string(w)) && !readVerbs[string(s)]:
 				// A word, then a particle that no two-word verb of
 				// plainVerb's makes plain ("hold off the payout", "pay
@@ -1962,6 +1967,13 @@ func (ix *Index) inflectedOnly(s []byte) bool {
 }
 
 // knows reports whether the stem s is a word of the catalog.
+// makes reports whether the stem s is a verb the catalog lacks whose noun
+// for what does it the catalog has (remind: reminder; Index.madeBy).
+func (ix *Index) makes(s []byte) bool {
+	_, ok := ix.madeBy[string(s)]
+	return ok && !ix.knows(s)
+}
+
 func (ix *Index) knows(s []byte) bool {
 	_, ok := ix.terms[string(s)]
 	return ok

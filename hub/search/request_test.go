@@ -1590,6 +1590,12 @@ func TestPathIsName(t *testing.T) {
 		}
 	}
 	wantFirst(t, ix, docs, "start a new channel for the offsite", "slack.conversations_create")
+	// Its name's words other than the verb are what it is about, as
+	// an MCP tool's are.
+	conv := ix.terms[string(stem([]byte("conversations")))]
+	if heads := ix.feat[0].heads(ix.featIDs); !slices.Contains(heads, conv) {
+		t.Errorf("conversations_create is about %v, want the conversations (%d)", heads, conv)
+	}
 }
 
 // "who follows me": the caller the question is about, as "my followers".

@@ -677,7 +677,8 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nTitle, f.titleSig = appendSet(*arena, ids)
-	f.titled = d.Title != "" || d.Path != "" && !pathIsName(d.Path, fixed, ws.path, nameWords)
+	pathName := d.Path != "" && pathIsName(d.Path, fixed, ws.path, nameWords)
+	f.titled = d.Title != "" || d.Path != "" && !pathName
 	f.pathed = d.Path != ""
 	ids = ids[:0]
 	for _, w := range nameWords {
@@ -804,8 +805,10 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		}
 	}
-	if d.Path == "" {
-
+	if d.Path == "" || pathName {
+		// Without a path, or with one that says the name
+		// (/conversations.create), the name's words other than its
+		// verb name what the tool is about.
 		for _, w := range nameWords {
 			if ws.action(w) == 0 {
 				if id := termOf(w); id >= 0 {

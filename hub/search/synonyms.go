@@ -29,7 +29,7 @@ var synonymGroups = [][]string{
 	{"convert", "translate", "transform"},
 	{"compare", "diff", "differ"},
 	{"undo", "revert", "reset", "unstage", "rollback"},
-	{"stop", "terminate", "cancel", "kill", "halt"},
+	{"stop", "terminate", "cancel", "kill", "halt", "end"},
 	{"describe", "inspect", "explain", "schema"},
 	{"connect", "link"},
 	{"react", "reaction", "thumbs", "upvote"},

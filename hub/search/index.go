@@ -1541,7 +1541,9 @@ const containerMin = 3
 // word says, which a request asks for by saying it. A word that makes
 // containerMin twins or more marks a variant in every name it starts in
 // the namespace, twin or not (admin_usergroups_addChannels, beside
-// conversations_invite that a member uses).
+// conversations_invite that a member uses); one with no twin is a sole
+// variant, which a request may mean without saying its word when no
+// other tool does what it asks (rerank).
 func prefixTwins(docs []Doc, feat []docFeatures, terms map[string]int32) {
 	type key struct{ ns, method, name string }
 	// Each name folded to its lower-case letters and digits, and where
@@ -1572,12 +1574,16 @@ func prefixTwins(docs []Doc, feat []docFeatures, terms map[string]int32) {
 	// (usergroups_users_list beside users_list); one that makes several,
 	// a variant.
 	scopes := map[[2]string]int32{}
+	twin := make([]bool, len(docs))
 	for k, ds := range twins {
 		if len(ds) < containerMin {
 			continue
 		}
 		if id, ok := terms[string(stem([]byte(k[1])))]; ok {
 			scopes[k] = id
+			for _, d := range ds {
+				twin[d] = true
+			}
 		}
 	}
 	if len(scopes) == 0 {
@@ -1586,7 +1592,7 @@ func prefixTwins(docs []Doc, feat []docFeatures, terms map[string]int32) {
 	for d := range docs {
 		if n := firstEnd[d]; n > 0 && feat[d].scope < 0 {
 			if id, ok := scopes[[2]string{docs[d].Namespace, folded[d][:n]}]; ok {
-				feat[d].scope = id
+				feat[d].scope, feat[d].soleVariant = id, !twin[d]
 			}
 		}
 	}

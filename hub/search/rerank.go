@@ -1495,7 +1495,9 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		q.check = ix.checkTerm
 		q.yesNo = true
 	}
-	if unknownVerb && !inPlural && sentence(word, len(sc.qends)) || verbOnly {
+	if unknownVerb && !inPlural && (sentence(word, len(sc.qends)) || sc.valued) || verbOnly {
+		// A request that names a thing by value is no list of
+		// keywords either: "freeze issuing card ic_5".
 		q.act = actCreate | actUpdate | actDelete
 		for i := 2; i+1 < len(sc.qends); i++ {
 			if next := string(word(i + 1)); string(word(i)) == "to" && (determiners[next] || selfWords[next] || !ix.knowsStem([]byte(next))) {

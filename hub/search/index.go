@@ -202,6 +202,28 @@ type Index struct {
 	compounds map[int32]struct{}
 }
 
+// linkVerbNoun makes the noun w in -al (term id) and its verb, when the
+// catalog writes the verb as such (raw) and some title starts with it,
+// synonyms of each other.
+func (ix *Index) linkVerbNoun(raw map[string]int32, w string, id int32) {
+	ws := string(stem([]byte(w)))
+	for _, b := range [...]string{w[:len(w)-2], w[:len(w)-2] + "e"} {
+		if _, said := raw[b]; !said {
+			continue
+		}
+		bs := string(stem([]byte(b)))
+		if bid, ok := ix.terms[bs]; ok && bs != ws && bid != id && ix.verbs[bid] {
+			if !slices.Contains(ix.synTerms[ws], bid) {
+				ix.synTerms[ws] = append(ix.synTerms[ws], bid)
+			}
+			if !slices.Contains(ix.synTerms[bs], id) {
+				ix.synTerms[bs] = append(ix.synTerms[bs], id)
+			}
+			return
+		}
+	}
+}
+
 // Hit is one search result: Doc is an index into the docs given to Build.
 type Hit struct {
 	Doc   int
@@ -764,6 +786,18 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 
+	if ix.synTerms != nil {
+		// A noun in -al made from a verb the catalog writes and starts
+		// titles with (approval, removal, reversal, archival) expands
+		// to that verb, and back: "reverse transfer tr_4" asks for
+		// PostTransfersIdReversals. Adjectives in -al (original,
+		// general) have no such verb.
+		for _, w := range slices.Sorted(maps.Keys(raw)) {
+			if id := raw[w]; id >= 0 && len(w) > 6 && strings.HasSuffix(w, "al") {
+				ix.linkVerbNoun(raw, w, id)
+			}
+		}
+	}
 	ix.mergedLeft.Store(int64(len(ix.postings)))
 	ix.pool.New = func() any {
 		return &scratch{

@@ -1813,3 +1813,25 @@ func TestUnknownVerbBeforeAValue(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "freeze issuing card ic_5", "stripe.PostIssuingCardsCard")
 }
+
+// A noun in -al made from a verb the catalog starts titles with expands
+// to it: "reverse transfer tr_4" finds the transfer's reversals; an
+// adjective in -al (original) links to nothing.
+func TestVerbOfANounInAl(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "PostTransfersIdReversals", Description: "Create a transfer reversal. When you create a new reversal, you must specify a transfer to create it on.", Params: []string{"id", "amount"}},
+		{Namespace: "stripe", Name: "GetTransfersTransfer", Description: "Retrieves the details of an existing transfer.", Params: []string{"transfer"}},
+		{Namespace: "stripe", Name: "PostPayoutsPayoutReverse", Description: "Reverses a payout by debiting the destination bank account.", Params: []string{"payout"}},
+		{Namespace: "stripe", Name: "PostTransfersTransfer", Description: "Updates the specified transfer by setting the values of the parameters passed. Only the original metadata can be changed.", Params: []string{"transfer", "metadata"}},
+		{Namespace: "stripe", Name: "GetCharges", Description: "Returns a list of charges you've previously created, with their origin.", Params: []string{"limit"}},
+	}
+	ix := Build(docs, nil)
+	rev, revl := ix.terms[string(stem([]byte("reverse")))], ix.terms[string(stem([]byte("reversal")))]
+	if !slices.Contains(ix.synTerms[string(stem([]byte("reverse")))], revl) || !slices.Contains(ix.synTerms[string(stem([]byte("reversal")))], rev) {
+		t.Errorf("reverse and reversal are not linked: %v, %v", ix.synTerms[string(stem([]byte("reverse")))], ix.synTerms[string(stem([]byte("reversal")))])
+	}
+	if syn := ix.synTerms[string(stem([]byte("original")))]; slices.Contains(syn, ix.terms[string(stem([]byte("origin")))]) {
+		t.Errorf("original expands to %v, with origin", syn)
+	}
+	wantFirst(t, ix, docs, "reverse transfer tr_4", "stripe.PostTransfersIdReversals")
+}

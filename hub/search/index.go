@@ -183,6 +183,8 @@ type Index struct {
 	// itemNouns holds the things some tool takes one of by its id
 	// (docFeatures.items): issue, release, installation.
 	itemNouns map[int32]bool
+	// itemStems are their stems, sorted (idPrefixNoun).
+	itemStems []itemStem
 	// mergedLists holds the merged postings of words that expand to
 	// several terms (merged), mergedLeft how many more postings they may
 	// hold.
@@ -222,6 +224,13 @@ func (ix *Index) linkVerbNoun(raw map[string]int32, w string, id int32) {
 			return
 		}
 	}
+}
+
+// itemStem is the stem of a thing some tool takes by its id, and its
+// term id.
+type itemStem struct {
+	stem string
+	id   int32
 }
 
 // Hit is one search result: Doc is an index into the docs given to Build.
@@ -669,6 +678,12 @@ func Build(docs []Doc, opts *Options) *Index {
 			ix.itemNouns[t] = true
 		}
 	}
+	for s, id := range ix.terms {
+		if ix.itemNouns[id] {
+			ix.itemStems = append(ix.itemStems, itemStem{s, id})
+		}
+	}
+	slices.SortFunc(ix.itemStems, func(a, b itemStem) int { return strings.Compare(a.stem, b.stem) })
 	ix.all = make([]int32, len(docs))
 	next := int32(0)
 	for ns, c := range perNS {

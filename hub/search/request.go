@@ -370,6 +370,12 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 				// word, which is then a verb done to it.
 				sc.thingAfterFirst = true
 			}
+			if noun < 0 {
+				// "change cus_4's shipping address": an id whose
+				// prefix begins the word for one thing the catalog
+				// takes by id names that thing.
+				noun = ix.idPrefixNoun(chunk)
+			}
 			if noun < 0 && ix.keyNoun >= 0 && isKey(chunk) {
 				// A key with no noun before it ("move PROJ-7 to Done")
 				// names the thing the catalog takes keys of.
@@ -476,6 +482,31 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		}
 	}
 	return dst, bare
+}
+
+// idPrefixNoun is the term id of the thing a value such as cus_4 names by
+// its prefix: the one thing some tool takes by its id (Index.itemStems)
+// whose word begins with the letters before the underscore (cus:
+// customer); -1 when none or several do (in_8: invoice, intent...).
+func (ix *Index) idPrefixNoun(chunk string) int32 {
+	w := trimChunk(chunk)
+	if v, ok := strings.CutSuffix(w, "'s"); ok {
+		w = v
+	} else if v, ok := strings.CutSuffix(w, "’s"); ok {
+		w = v
+	}
+	p, rest, ok := strings.Cut(w, "_")
+	var buf [16]byte
+	if !ok || len(p) < 2 || len(p) > len(buf) || rest == "" || !asciiLetters(p) {
+		return -1
+	}
+	lp := string(appendLower(buf[:0], p))
+	items := ix.itemStems
+	i, _ := slices.BinarySearchFunc(items, lp, func(it itemStem, p string) int { return strings.Compare(it.stem, p) })
+	if i == len(items) || !strings.HasPrefix(items[i].stem, lp) || i+1 < len(items) && strings.HasPrefix(items[i+1].stem, lp) {
+		return -1
+	}
+	return items[i].id
 }
 
 // isYear reports whether w is a year or a decade of the last or this

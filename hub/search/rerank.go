@@ -538,6 +538,12 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				// POST /pins.remove, /chat.update: a method named by
 				// what it does.
 				f.act |= verb
+			} else if a := ws.action(firstWord(title)); a != 0 && pathIsName(d.Path, fixed, ws.path, ws.words(ws.name, d.Name)) {
+				// POST /conversations.kick, "Removes a user from a
+				// conversation": a method called by name, whose
+				// description's verb says what it does, as an MCP
+				// tool's does.
+				f.act |= a
 			} else if item && ws.action(firstWord(title)) == actUpdate {
 				// POST /v1/products/{id}, "Updates the specific
 				// product": an API of forms updates with a POST.

@@ -1864,3 +1864,18 @@ func TestIDPrefixNamesTheThing(t *testing.T) {
 	docs = openapiDocs("stripe", ops)
 	wantFirst(t, Build(docs, nil), docs, "which payment methods does cus_9 have", "stripe.getCustomersCustomerPaymentMethods")
 }
+
+// To send is to make and dispatch one: "send this to #marketing
+// tomorrow at 9" asks Slack to post or schedule a message, not to close
+// a conversation.
+func TestSendCreates(t *testing.T) {
+	if actionVerbs[string(stem([]byte("send")))] != actCreate {
+		t.Errorf("send acts %05b, want a create", actionVerbs[string(stem([]byte("send")))])
+	}
+	docs := []Doc{
+		{Namespace: "slack", Name: "chat_scheduleMessage", Description: "Schedules a message to be sent to a channel.", Method: "POST", Path: "/chat.scheduleMessage", Params: []string{"channel", "post_at", "text"}},
+		{Namespace: "slack", Name: "conversations_close", Description: "Closes a direct message or multi-person direct message.", Method: "POST", Path: "/conversations.close", Params: []string{"channel"}},
+		{Namespace: "slack", Name: "conversations_list", Description: "Lists all channels in a Slack team.", Method: "GET", Path: "/conversations.list", Params: []string{"types"}},
+	}
+	wantFirst(t, Build(docs, nil), docs, "send this to #marketing tomorrow", "slack.chat_scheduleMessage")
+}

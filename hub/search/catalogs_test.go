@@ -577,7 +577,8 @@ func catalogCases(t testing.TB) []catalogCase {
 	// Recall@5 and nDCG@10 over BM25): GitHub as OpenAPI 0.816, 0.886,
 	// 0.219; as MCP tools 0.806, 0.869, 0.208 (0.798 until what follows
 	// "for" in a name read as whose the things are); Jira as OpenAPI 0.808,
-	// 0.852, 0.343; as MCP tools 0.804, 0.795, 0.354 (0.791 and 0.787
+	// 0.852, 0.343; as MCP tools 0.812, 0.818, 0.362 (0.804 until "send"
+	// created, 0.791 and 0.787
 	// until three of the second stage's weights were measured again, 0.791
 	// until a screenshot was an image, 0.805 until the short label's
 	// weight went from 1.0 to 0.75, 0.797 until a first word before a
@@ -585,10 +586,16 @@ func catalogCases(t testing.TB) []catalogCase {
 	// 0.285, and beside GitHub 0.792, 0.825, 0.369; GitHub beside the
 	// servers 0.797, 0.860, 0.202 (0.788 until one word's weight of a
 	// namespace was capped; 0.798 until a request to show one thing kept
-	// "show" where tools start with it); Slack 0.767, 0.827, 0.079 as
-	// OpenAPI and 0.785, 0.888, 0.097 as MCP tools (0.756 and 0.782 until
+	// "show" where tools start with it); Slack 0.806, 0.867, 0.118 as
+	// OpenAPI and 0.824, 0.898, 0.136 as MCP tools (0.756 and 0.782 until
 	// its methods were labelled by their names and read without their
-	// token header); Stripe 0.794, 0.857, 0.227 and 0.768, 0.837, 0.201;
+	// token header; 0.767 and 0.785 until the admin_ word marked every
+	// name it starts, a method called by name did what its
+	// description's verb says and "revoke" took away); Stripe 0.807,
+	// 0.878, 0.240 and
+	// 0.795, 0.837, 0.228 (0.794 and 0.768 until a name repeating its
+	// collection took one by id, an id's prefix named its thing
+	// (cus_4) and "send" created);
 	// Star Trek 0.746,
 	// 0.792, 0.056 (0.680 until a first word the catalog does not know
 	// read as a verb, 0.662 until its searches' form fields were read,
@@ -640,7 +647,9 @@ func catalogCases(t testing.TB) []catalogCase {
 	// tuning requests (first run 0.834 as OpenAPI), held out 0.789 and
 	// 0.763 (a request of the held-out half lost to the first verb and
 	// its particle read as one word, which three tuning requests gained
-	// from), tuning 0.883 and 0.861 over 105.
+	// from), tuning 0.883 and 0.861 over 105. A third batch of 40 ran
+	// first at 0.845 and 0.830; with the rules since, held out 0.807 and
+	// 0.795, tuning 0.887 and 0.887 over 145.
 	//
 	// Slack's Web API came after Stripe's, its 99 tasks written before
 	// any was run: a description of methods, each its own path
@@ -652,7 +661,10 @@ func catalogCases(t testing.TB) []catalogCase {
 	// A second tuning batch of 52 ran first at about 0.69; after the
 	// rules both batches suggested (a channel written "#eng", a channel
 	// is a conversation, a workspace a team, admin_ twins as variants),
-	// held out 0.756 and 0.782, tuning 0.807 and 0.834 over 102.
+	// held out 0.756 and 0.782, tuning 0.807 and 0.834 over 102. A third
+	// batch of 45 ran first at 0.797 and 0.799, as high as the held-out
+	// half; with the rules since, held out 0.806 and 0.824, tuning 0.846
+	// and 0.844 over 147.
 	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
@@ -679,10 +691,10 @@ func catalogCases(t testing.TB) []catalogCase {
 		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), 0.72, 0.76, 0.03},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, 0.75, 0.79, 0.28},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, 0.72, 0.74, 0.27},
-		{"stripe as OpenAPI", openapiDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.74, 0.82, 0.17},
-		{"stripe as MCP tools", mcpDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.72, 0.80, 0.15},
-		{"slack as OpenAPI", openapiDocs("slack", slack), idsOf(slack), slackTasks, 0.72, 0.79, 0.04},
-		{"slack as MCP tools", mcpDocs("slack", slack), idsOf(slack), slackTasks, 0.75, 0.83, 0.06},
+		{"stripe as OpenAPI", openapiDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.75, 0.82, 0.18},
+		{"stripe as MCP tools", mcpDocs("stripe", stripe), idsOf(stripe), stripeTasks, 0.74, 0.80, 0.17},
+		{"slack as OpenAPI", openapiDocs("slack", slack), idsOf(slack), slackTasks, 0.75, 0.81, 0.07},
+		{"slack as MCP tools", mcpDocs("slack", slack), idsOf(slack), slackTasks, 0.77, 0.84, 0.09},
 		{"reference MCP servers", servers, serverIDs, readTasks(t, "servers.txt"), 0.79, 0.85, 0.24},
 		{"reference servers with GitHub", both, bothIDs, readTasks(t, "servers.txt"), 0.76, 0.80, 0.33},
 		{"github beside the servers", both, bothIDs, ghTasks, 0.77, 0.84, 0.17},

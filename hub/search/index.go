@@ -183,8 +183,9 @@ type Index struct {
 	// itemNouns holds the things some tool takes one of by its id
 	// (docFeatures.items): issue, release, installation.
 	itemNouns map[int32]bool
-	// itemStems are their stems, sorted (idPrefixNoun).
-	itemStems []itemStem
+	// itemWords are the words the catalog writes them with, sorted
+	// (idPrefixNoun).
+	itemWords []itemWord
 	// mergedLists holds the merged postings of words that expand to
 	// several terms (merged), mergedLeft how many more postings they may
 	// hold.
@@ -226,10 +227,10 @@ func (ix *Index) linkVerbNoun(raw map[string]int32, w string, id int32) {
 	}
 }
 
-// itemStem is the stem of a thing some tool takes by its id, and its
-// term id.
-type itemStem struct {
-	stem string
+// itemWord is a word for a thing some tool takes by its id, as the
+// catalog writes it, and its term id.
+type itemWord struct {
+	word string
 	id   int32
 }
 
@@ -678,12 +679,12 @@ func Build(docs []Doc, opts *Options) *Index {
 			ix.itemNouns[t] = true
 		}
 	}
-	for s, id := range ix.terms {
-		if ix.itemNouns[id] {
-			ix.itemStems = append(ix.itemStems, itemStem{s, id})
+	for w, id := range raw {
+		if id >= 0 && ix.itemNouns[id] && asciiLetters(w) {
+			ix.itemWords = append(ix.itemWords, itemWord{w, id})
 		}
 	}
-	slices.SortFunc(ix.itemStems, func(a, b itemStem) int { return strings.Compare(a.stem, b.stem) })
+	slices.SortFunc(ix.itemWords, func(a, b itemWord) int { return strings.Compare(a.word, b.word) })
 	ix.all = make([]int32, len(docs))
 	next := int32(0)
 	for ns, c := range perNS {
@@ -897,6 +898,7 @@ type scratch struct {
 	notVerb int32
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	valued  bool     // the request names a thing by value (stripValues left it out)
+	idWord  string   // the word for what an id's prefix names (idPrefixNoun), or ""
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller
 
@@ -959,6 +961,10 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	if sc.bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.
 		query += " " + ix.keyWord
+	}
+	if sc.idWord != "" {
+		// "change cus_4's shipping address" is about a customer.
+		query += " " + sc.idWord
 	}
 	ix.analyze(sc, query)
 

@@ -332,6 +332,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	var nounSyn []int32 // the term ids of its synonyms
 	sc.qkinds = sc.qkinds[:0]
 	sc.keyAfterFirst, sc.thingAfterFirst = false, false
+	sc.idWord = ""
 	// Whether the request starts with a question word, and whether the
 	// word before may come before someone's name.
 	whFirst, afterNamePrep := false, false
@@ -373,8 +374,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 			if noun < 0 {
 				// "change cus_4's shipping address": an id whose
 				// prefix begins the word for one thing the catalog
-				// takes by id names that thing.
-				noun = ix.idPrefixNoun(chunk)
+				// takes by id names that thing, and Search reads the
+				// request with its word, as with a bare key's.
+				if noun, sc.idWord = ix.idPrefixNoun(chunk); noun < 0 {
+					sc.idWord = ""
+				}
 			}
 			if noun < 0 && ix.keyNoun >= 0 && isKey(chunk) {
 				// A key with no noun before it ("move PROJ-7 to Done")
@@ -485,10 +489,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 }
 
 // idPrefixNoun is the term id of the thing a value such as cus_4 names by
-// its prefix: the one thing some tool takes by its id (Index.itemStems)
-// whose word begins with the letters before the underscore (cus:
-// customer); -1 when none or several do (in_8: invoice, intent...).
-func (ix *Index) idPrefixNoun(chunk string) int32 {
+// its prefix, and the catalog's shortest word for it: the one thing some
+// tool takes by its id (Index.itemWords) whose words begin with the
+// letters before the underscore (cus: customer, customers); -1 and ""
+// when none or several do (in_8: invoice, intent...).
+func (ix *Index) idPrefixNoun(chunk string) (int32, string) {
 	w := trimChunk(chunk)
 	if v, ok := strings.CutSuffix(w, "'s"); ok {
 		w = v
@@ -498,15 +503,23 @@ func (ix *Index) idPrefixNoun(chunk string) int32 {
 	p, rest, ok := strings.Cut(w, "_")
 	var buf [16]byte
 	if !ok || len(p) < 2 || len(p) > len(buf) || rest == "" || !asciiLetters(p) {
-		return -1
+		return -1, ""
 	}
 	lp := string(appendLower(buf[:0], p))
-	items := ix.itemStems
-	i, _ := slices.BinarySearchFunc(items, lp, func(it itemStem, p string) int { return strings.Compare(it.stem, p) })
-	if i == len(items) || !strings.HasPrefix(items[i].stem, lp) || i+1 < len(items) && strings.HasPrefix(items[i+1].stem, lp) {
-		return -1
+	items := ix.itemWords
+	i, _ := slices.BinarySearchFunc(items, lp, func(it itemWord, p string) int { return strings.Compare(it.word, p) })
+	id, word := int32(-1), ""
+	for ; i < len(items) && strings.HasPrefix(items[i].word, lp); i++ {
+		switch {
+		case id < 0:
+			id, word = items[i].id, items[i].word
+		case items[i].id != id:
+			return -1, ""
+		case len(items[i].word) < len(word):
+			word = items[i].word
+		}
 	}
-	return items[i].id
+	return id, word
 }
 
 // isYear reports whether w is a year or a decade of the last or this

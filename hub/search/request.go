@@ -488,11 +488,22 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 	return dst, bare
 }
 
+// lowerLetters reports whether s is made of ASCII small letters only.
+func lowerLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // idPrefixNoun is the term id of the thing a value such as cus_4 names by
 // its prefix, and the catalog's shortest word for it: the one thing some
 // tool takes by its id (Index.itemWords) whose words begin with the
-// letters before the underscore (cus: customer, customers); -1 and ""
-// when none or several do (in_8: invoice, intent...).
+// small letters before the underscore, a digit after it (cus: customer,
+// customers); -1 and "" when none or several do (in_8: invoice,
+// intent...).
 func (ix *Index) idPrefixNoun(chunk string) (int32, string) {
 	w := trimChunk(chunk)
 	if v, ok := strings.CutSuffix(w, "'s"); ok {
@@ -501,11 +512,12 @@ func (ix *Index) idPrefixNoun(chunk string) (int32, string) {
 		w = v
 	}
 	p, rest, ok := strings.Cut(w, "_")
-	var buf [16]byte
-	if !ok || len(p) < 2 || len(p) > len(buf) || rest == "" || !asciiLetters(p) {
+	if !ok || len(p) < 2 || !lowerLetters(p) || !strings.ContainsAny(rest, "0123456789") {
+		// Not an id: a constant's name (DEPLOY_KEY), a word with an
+		// underscore (repo_path).
 		return -1, ""
 	}
-	lp := string(appendLower(buf[:0], p))
+	lp := p
 	items := ix.itemWords
 	i, _ := slices.BinarySearchFunc(items, lp, func(it itemWord, p string) int { return strings.Compare(it.word, p) })
 	id, word := int32(-1), ""

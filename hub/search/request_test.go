@@ -1855,7 +1855,7 @@ func TestIDPrefixNamesTheThing(t *testing.T) {
 	}
 	ix := Build(docs, nil)
 	customer := ix.terms[string(stem([]byte("customer")))]
-	for chunk, want := range map[string]int32{"cus_9": customer, "cus_4's": customer, "CUS_4": customer, "in_8": -1, "c_1": -1, "cus9": -1, "x_1": -1} {
+	for chunk, want := range map[string]int32{"cus_9": customer, "cus_4's": customer, "cus_NffrFeUfNV2Hib": customer, "CUS_4": -1, "customer_ID": -1, "in_8": -1, "c_1": -1, "cus9": -1, "x_1": -1} {
 		got, word := ix.idPrefixNoun(chunk)
 		if want, wantWord := want, map[bool]string{true: "customer"}[want >= 0]; got != want || word != wantWord {
 			t.Errorf("idPrefixNoun(%q) = %d, %q, want %d, %q", chunk, got, word, want, wantWord)

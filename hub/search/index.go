@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"maps"
 	"math"
 	"math/bits"
@@ -855,6 +856,7 @@ type scratch struct {
 	qstarts []int32   // where each query word's ids start in qterms, and the end
 	qidf    []float64 // the idf of each query word, 0 when it matches nothing
 	qown    []int32   // how many of each word's ids in qterms are its own, not synonyms
+	mkey    []byte    // the key of a word's merged list (wordPostings)
 	qub     []float64 // a bound on each word's contribution to a score
 	order   []int32   // the words in the order they are scored
 	kth     []float64 // heap of kthScore
@@ -1338,11 +1340,14 @@ func (ix *Index) wordPostings(sc *scratch, i int, members []int32) ([]posting, f
 		t := members[0]
 		return ix.postings[ix.offsets[t]:ix.offsets[t+1]], weight, true
 	}
-	start := int32(0)
-	if i > 0 {
-		start = int32(sc.ends[i-1])
+	// The word's terms depend on where it stands in the request (a
+	// verb's synonyms, or the noun for who does it after "who"), so the
+	// key is the terms themselves, and how many are the word's own.
+	sc.mkey = append(sc.mkey[:0], byte(sc.qown[i]))
+	for _, t := range members {
+		sc.mkey = binary.LittleEndian.AppendUint32(sc.mkey, uint32(t))
 	}
-	ps, ok := ix.merged(sc.stems[start:sc.ends[i]], members, int(sc.qown[i]))
+	ps, ok := ix.merged(sc.mkey, members, int(sc.qown[i]))
 	return ps, 1, ok
 }
 
@@ -1352,9 +1357,10 @@ func (ix *Index) wordPostings(sc *scratch, i int, members []int32) ([]posting, f
 // the expansion weight), so a search reads one list instead of adding up
 // several. Lists are made on first use and kept while they fit in a
 // budget of as many postings as the index holds; past it, it reports
-// false. A word's terms depend only on the word, so its stem is the key.
-func (ix *Index) merged(word []byte, members []int32, own int) ([]posting, bool) {
-	if v, ok := ix.mergedLists.Load(string(word)); ok {
+// false. key says the terms and how many are the word's own: the same
+// word expands to other terms in other requests.
+func (ix *Index) merged(key []byte, members []int32, own int) ([]posting, bool) {
+	if v, ok := ix.mergedLists.Load(string(key)); ok {
 		return v.([]posting), true
 	}
 	n := int64(0)
@@ -1393,7 +1399,7 @@ func (ix *Index) merged(word []byte, members []int32, own int) ([]posting, bool)
 		out, next = next, out
 	}
 	out = slices.Clone(out) // what is kept is what the budget counts
-	if v, loaded := ix.mergedLists.LoadOrStore(string(word), out); loaded {
+	if v, loaded := ix.mergedLists.LoadOrStore(string(key), out); loaded {
 		ix.mergedLeft.Add(n)
 		return v.([]posting), true
 	}

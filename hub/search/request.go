@@ -31,7 +31,7 @@ import (
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
 //     is no word of the catalog, while "read/write" stays two words;
 //   - the name after "called", "named" or "titled" ("a folder called
-//     drafts");
+//     drafts"), the word before it reading as "named";
 //   - a number written #77 after a verb or a preposition ("close #77",
 //     "comment on #12"), which reads as the word "issue" in a catalog that
 //     has issues;
@@ -41,7 +41,9 @@ import (
 //
 // A key with no word for its kind before it ("move PROJ-7 to Done") reads
 // as the word for the thing the catalog's parameters take by key
-// (issueIdOrKey: an issue).
+// (issueIdOrKey: an issue); so does an id whose prefix begins the word of
+// one thing some tool takes by id ("cus_4's shipping address": a
+// customer; idPrefixNoun).
 //
 // A request made of values only is read whole.
 

@@ -507,9 +507,14 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	if title == "" {
 		title = lead(d.Description)
 	}
+	nameWords := ws.words(ws.name, d.Name)
+	ws.name = nameWords
 	// The path: the method gives the action, and a last fixed segment
 	// that is a verb qualifies it (POST /characters/search searches).
+	// A path of one segment that says the name (/conversations.create)
+	// is a method called by name (pathIsName).
 	method := strings.ToUpper(d.Method)
+	pathName := false
 	if d.Path != "" {
 		verb := uint8(0)
 		if len(fixed) > 0 {
@@ -519,6 +524,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				verb = ws.action(last[len(last)-1])
 			}
 		}
+		pathName = pathIsName(d.Path, fixed, ws.path, nameWords)
 		item := pathItem(d.Path)
 		switch method {
 		case "GET", "HEAD":
@@ -538,7 +544,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				// POST /pins.remove, /chat.update: a method named by
 				// what it does.
 				f.act |= verb
-			} else if a := ws.action(firstWord(title)); a != 0 && pathIsName(d.Path, fixed, ws.path, ws.words(ws.name, d.Name)) {
+			} else if a := ws.action(firstWord(title)); a != 0 && pathName {
 				// POST /conversations.kick, "Removes a user from a
 				// conversation": a method called by name, whose
 				// description's verb says what it does, as an MCP
@@ -561,8 +567,6 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 
 	// The name's first verb ("reactions/create-for-issue", "list_issues").
-	nameWords := ws.words(ws.name, d.Name)
-	ws.name = nameWords
 	for vi, w := range nameWords[:min(nameVerbWords, len(nameWords))] {
 		// A name says its verb as is (checks_create creates; its
 		// "checks" names things).
@@ -687,7 +691,6 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 	}
 	*arena, f.nTitle, f.titleSig = appendSet(*arena, ids)
-	pathName := d.Path != "" && pathIsName(d.Path, fixed, ws.path, nameWords)
 	f.titled = d.Title != "" || d.Path != "" && !pathName
 	f.pathed = d.Path != ""
 	ids = ids[:0]
@@ -2026,7 +2029,6 @@ func (ix *Index) inflectedOnly(s []byte) bool {
 	return ok && int(id) < len(ix.bare) && !ix.bare[id]
 }
 
-// knows reports whether the stem s is a word of the catalog.
 // makes reports whether the stem s is a verb the catalog lacks whose noun
 // for what does it the catalog has (remind: reminder; Index.madeBy).
 func (ix *Index) makes(s []byte) bool {
@@ -2034,6 +2036,7 @@ func (ix *Index) makes(s []byte) bool {
 	return ok && !ix.knows(s)
 }
 
+// knows reports whether the stem s is a word of the catalog.
 func (ix *Index) knows(s []byte) bool {
 	_, ok := ix.terms[string(s)]
 	return ok

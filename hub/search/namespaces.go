@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Namespaces of very different sizes. A person's hub may hold GitHub's
@@ -24,7 +25,9 @@ import (
 // words: a namespace that one word of three points to weighs at most a
 // third of one that all three do, however rare that word ("require a
 // linear history on main" is no request for the thinking server that
-// alone says "linear"). It counts in the second stage, as a share of the best
+// alone says "linear"). The request's verb counts only in the tools that
+// do it: "block that spammer" is no request for the filesystem server,
+// whose one tool returns a "content block". It counts in the second stage, as a share of the best
 // score like the other
 // features, in proportion to how much smaller the namespace is than the
 // largest (nsGate): nothing for one less than four times smaller, all of
@@ -92,16 +95,23 @@ func (ix *Index) namespaceStats(sc *scratch, hits []Hit) ([]Hit, int) {
 	}
 	sc.nsAll = zeros(sc.nsAll[:0], nw)
 	floor := nsFloor * hits[0].Score
+	vb, vact, vterms := ix.verbOfRequest(sc)
 	// The hits' docs are marked in sc.seen, clear since scoring.
 	for _, h := range hits {
 		sc.seen[h.Doc>>6] |= 1 << (h.Doc & 63)
 	}
 	for _, d := range sc.matched {
 		ns := ix.docNS[d]
+		words := sc.words[d]
+		if words&vb != 0 {
+			if f := &ix.feat[d]; f.act&vact == 0 && !slices.Contains(vterms, f.verb) && !slices.Contains(vterms, f.nameVerb) {
+				words &^= vb
+			}
+		}
 		if ix.nsGate[ns] == 0 {
 			// The largest namespaces only count toward the catalog's
 			// shares: their own weight would count for nothing.
-			for b := sc.words[d]; b != 0; b &= b - 1 {
+			for b := words; b != 0; b &= b - 1 {
 				if i := bits.TrailingZeros32(b); i < nw {
 					sc.nsAll[i]++
 				}
@@ -119,7 +129,7 @@ func (ix *Index) namespaceStats(sc *scratch, hits []Hit) ([]Hit, int) {
 			}
 		}
 		counts := sc.nsCount[int(slot)*nw : int(slot+1)*nw]
-		for b := sc.words[d]; b != 0; b &= b - 1 {
+		for b := words; b != 0; b &= b - 1 {
 			if i := bits.TrailingZeros32(b); i < nw {
 				counts[i]++
 				sc.nsAll[i]++
@@ -220,4 +230,23 @@ func zeros(dst []float64, n int) []float64 {
 		dst = append(dst, 0)
 	}
 	return dst
+}
+
+// verbOfRequest is, when the request's first word is a verb, its bit in
+// sc.words, its action and its terms; 0, 0, nil otherwise.
+func (ix *Index) verbOfRequest(sc *scratch) (uint32, uint8, []int32) {
+	if sc.verbBit == 0 {
+		return 0, 0, nil
+	}
+	i := bits.TrailingZeros32(sc.verbBit)
+	start := 0
+	if i > 0 {
+		start = sc.ends[i-1]
+	}
+	w := sc.stems[start:sc.ends[i]]
+	act := actionVerbs[string(w)]
+	if id, ok := ix.terms[string(w)]; act == 0 && !(ok && ix.verbs[id]) {
+		return 0, 0, nil
+	}
+	return sc.verbBit, act, sc.qterms[sc.qstarts[i]:sc.qstarts[i+1]]
 }

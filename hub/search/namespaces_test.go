@@ -70,3 +70,27 @@ func TestNamespaceStatsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespaceVerbAsVerb: the request's verb speaks for a namespace only
+// through its tools that do it. "block that spammer" asks for the large
+// namespace's "Block a user", not for the small one whose tool returns a
+// "content block".
+func TestNamespaceVerbAsVerb(t *testing.T) {
+	var docs []Doc
+	for i := range 300 {
+		docs = append(docs, Doc{Namespace: "gh", Name: fmt.Sprintf("op%d", i), Title: fmt.Sprintf("Get widget %d", i), Description: fmt.Sprintf("Gets widget %d of the account.", i)})
+	}
+	docs = append(docs,
+		Doc{Namespace: "gh", Name: "usersBlock", Title: "Block a user", Description: "Blocks the given user."},
+		Doc{Namespace: "gh", Name: "usersUnblock", Title: "Unblock a user", Description: "Unblocks the given user."},
+		Doc{Namespace: "gh", Name: "issuesBlockedBy", Title: "List dependencies an issue is blocked by", Description: "Lists the issues that block an issue."},
+	)
+	for i := range 3 {
+		docs = append(docs, Doc{Namespace: "fs", Name: fmt.Sprintf("fsTool%d", i), Title: fmt.Sprintf("Read file kind %d", i), Description: "Reads a file."})
+	}
+	docs = append(docs, Doc{Namespace: "fs", Name: "readMedia", Description: "Read a file and return it as a base64-encoded content block with its MIME type."})
+	ix := Build(docs, nil)
+	if hits, _ := ix.Search("block that spammer", "", 5); len(hits) == 0 || docs[hits[0].Doc].Name != "usersBlock" {
+		t.Errorf("Search(block that spammer) = %v, want usersBlock first", names(docs, hits))
+	}
+}

@@ -900,6 +900,7 @@ type scratch struct {
 	notVerb int32
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	valued  bool     // the request names a thing by value (stripValues left it out)
+	urlOnly bool     // the request's "url" stands for a URL it gives, and it says no "url"
 	idWord  string   // the word for what an id's prefix names (idPrefixNoun), or ""
 	verbBit uint32   // the bit of the request's first word
 	selfBit uint32   // the bit of the word for the caller
@@ -951,6 +952,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	query = unHyphen(query)
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
+	sc.urlOnly = hasURL(query)
 	stripped, clean := stripValues(sc.clean, query, ix)
 	sc.valued = stripped != query
 	query, sc.clean = stripped, clean
@@ -1024,7 +1026,13 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 		// second stage credits to the tools that take it) weighs half,
 		// and is not widened even first, unless it is a verb there.
 		value := ix.isValueWord(w, i == 0)
-		ix.resolveWord(sc, w, (i == 0 && !value) || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)], agent)
+		expand := (i == 0 && !value) || actionVerbs[string(w)]&(actGet|actList) == 0 && !readVerbs[string(w)]
+		if sc.urlOnly && string(w) == "url" {
+			// "summarize https://example.com/a": a tool that takes a
+			// URL, not a web page's synonyms (GitHub's Pages).
+			expand = false
+		}
+		ix.resolveWord(sc, w, expand, agent)
 		if value {
 			sc.qidf[i] *= valueWordWeight
 			sc.qub[i] *= valueWordWeight

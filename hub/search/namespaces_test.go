@@ -94,3 +94,34 @@ func TestNamespaceVerbAsVerb(t *testing.T) {
 		t.Errorf("Search(block that spammer) = %v, want usersBlock first", names(docs, hits))
 	}
 }
+
+// TestURLValueAsksForAURL: a URL the request gives asks for a tool that
+// takes one, not for the web page's synonyms: "summarize the page at
+// https://news.example.com" is no request for a large catalog's Pages
+// site or its paginated lists.
+func TestURLValueAsksForAURL(t *testing.T) {
+	var docs []Doc
+	for i := range 300 {
+		docs = append(docs, Doc{Namespace: "gh", Name: fmt.Sprintf("op%d", i), Title: fmt.Sprintf("List widgets %d", i), Description: "Lists widgets, one page at a time.",
+			Params: []string{"page"}, ParamDocs: []string{"Page number of the results to fetch."}})
+	}
+	docs = append(docs,
+		Doc{Namespace: "gh", Name: "createPagesSite", Title: "Create a GitHub Pages site", Description: "Configures a GitHub Pages site.", Params: []string{"source"}},
+		Doc{Namespace: "gh", Name: "createPagesDeployment", Title: "Create a GitHub Pages deployment", Description: "Create a GitHub Pages deployment for a repository.", Params: []string{"artifact_url"}, ParamDocs: []string{"The URL of an artifact."}},
+		Doc{Namespace: "fetch", Name: "fetch", Description: "Fetches a URL from the internet and optionally extracts its contents as markdown.", Params: []string{"url"}, ParamDocs: []string{"URL to fetch"}},
+	)
+	ix := Build(docs, nil)
+	for _, q := range []string{"summarize the page at https://news.example.com", "what does https://example.com/docs say", "grab https://example.com/a.json"} {
+		if hits, _ := ix.Search(q, "", 5); len(hits) == 0 || docs[hits[0].Doc].Name != "fetch" {
+			t.Errorf("Search(%q) = %v, want fetch first", q, names(docs, hits))
+		}
+	}
+	for q, want := range map[string]bool{
+		"summarize https://example.com/a": true, "open example.org": true,
+		"the url of https://example.com": false, "list the pages": false,
+	} {
+		if hasURL(q) != want {
+			t.Errorf("hasURL(%q) = %v, want %v", q, !want, want)
+		}
+	}
+}

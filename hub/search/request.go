@@ -25,7 +25,10 @@ import (
 //     to do with a secret, whatever its name says);
 //   - addresses: URLs (with their scheme or a web domain: example.org)
 //     and e-mail addresses, which read as the words "url" and "email",
-//     and @mentions;
+//     and @mentions; a URL asks for a tool with a parameter for one (url,
+//     uri), and its word, when the request says no "url" itself, is not
+//     widened to a web page's synonyms ("summarize the page at
+//     https://news.example.com" is no request for GitHub's Pages);
 //   - files' names (notes.txt, logo.jpg), which read as the word "file",
 //     after the name when it is in capitals (README.md: "README file");
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
@@ -359,6 +362,9 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 			sc.qkinds = ix.appendKindWords(sc.qkinds, timeKinds)
 			noun, nounSyn = -1, nil
 			continue
+		}
+		if valueKind(chunk) == "url" {
+			sc.qkinds = ix.appendKindWords(sc.qkinds, urlKinds)
 		}
 		if (isValue(chunk) || ix.slashValue(chunk)) && valueKind(chunk) == "" {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
@@ -1100,6 +1106,7 @@ var (
 	keyKinds     = stems("key")
 	channelKinds = stems("channel")
 	uidKinds     = stems("uid", "uuid", "guid")
+	urlKinds     = stems("url", "uri")
 	timeKinds    = stems("since", "until", "before", "after", "date", "time", "created", "updated", "year")
 )
 
@@ -1333,4 +1340,22 @@ func (ix *Index) issueRef(prev string) bool {
 	s := string(stem(appendLower(nil, p)))
 	id, ok := ix.terms[s]
 	return actionVerbs[s] != 0 || ok && ix.verbs[id]
+}
+
+// hasURL reports whether q gives a URL and says no "url" itself.
+func hasURL(q string) bool {
+	found := false
+	for i := 0; i < len(q); {
+		s, e := nextChunk(q, i)
+		if s == e {
+			break
+		}
+		if valueKind(q[s:e]) == "url" {
+			found = true
+		} else if strings.EqualFold(trimChunk(q[s:e]), "url") || strings.EqualFold(trimChunk(q[s:e]), "urls") {
+			return false
+		}
+		i = e
+	}
+	return found
 }

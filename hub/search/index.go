@@ -953,6 +953,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	query = unHyphen(query)
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	sc.urlOnly = hasURL(query)
+	files := fileValues(query)
 	stripped, clean := stripValues(sc.clean, query, ix)
 	sc.valued = stripped != query
 	query, sc.clean = stripped, clean
@@ -965,6 +966,10 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	if sc.bareKey {
 		// "move PROJ-7 to Done" asks to move an issue.
 		query += " " + ix.keyWord
+	}
+	if files >= 2 {
+		// "read package.json and tsconfig.json": several files.
+		query += " multiple"
 	}
 	if sc.idWord != "" {
 		// "change cus_4's shipping address" is about a customer.

@@ -31,6 +31,8 @@ import (
 //     https://news.example.com" is no request for GitHub's Pages);
 //   - files' names (notes.txt, logo.jpg), which read as the word "file",
 //     after the name when it is in capitals (README.md: "README file");
+//     two or more ask for a tool for several ("read package.json and
+//     tsconfig.json": the word "multiple");
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
 //     is no word of the catalog, while "read/write" stays two words;
 //   - the name after "called", "named" or "titled" ("a folder called
@@ -1358,4 +1360,20 @@ func hasURL(q string) bool {
 		i = e
 	}
 	return found
+}
+
+// fileValues counts the files' names q gives.
+func fileValues(q string) int {
+	n := 0
+	for i := 0; i < len(q); {
+		s, e := nextChunk(q, i)
+		if s == e {
+			break
+		}
+		if valueKind(q[s:e]) == "file" {
+			n++
+		}
+		i = e
+	}
+	return n
 }

@@ -1884,3 +1884,22 @@ func TestSendCreates(t *testing.T) {
 	}
 	wantFirst(t, Build(docs, nil), docs, "send this to #marketing tomorrow", "slack.chat_scheduleMessage")
 }
+
+// TestTwoFilesAskForSeveral: a request naming two files asks for the
+// tool that reads several at once.
+func TestTwoFilesAskForSeveral(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "fs", Name: "read_file", Description: "Read the complete contents of a file from the file system.", Params: []string{"path"}},
+		{Namespace: "fs", Name: "read_multiple_files", Description: "Read the contents of multiple files simultaneously.", Params: []string{"paths"}},
+		{Namespace: "fs", Name: "write_file", Description: "Create a new file or overwrite an existing file.", Params: []string{"path", "content"}},
+	}
+	ix := Build(docs, nil)
+	for q, want := range map[string]string{
+		"read package.json and tsconfig.json": "read_multiple_files",
+		"read package.json":                   "read_file",
+	} {
+		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || docs[hits[0].Doc].Name != want {
+			t.Errorf("Search(%q) = %v, want %s first", q, names(docs, hits), want)
+		}
+	}
+}

@@ -571,6 +571,11 @@ func Build(docs []Doc, opts *Options) *Index {
 		if v := ix.feat[i].verb; v >= 0 {
 			ix.verbs[v] = true
 		}
+		if f := &ix.feat[i]; f.act == 0 && docs[i].Path == "" && ix.undoes(&docs[i]) {
+			// "Unstages all staged changes": a verb in un- undoes its
+			// base, a delete, as a request's does ("unwatch the repo").
+			f.act = actDelete
+		}
 	}
 
 	// Length normalisers per field.
@@ -1848,4 +1853,20 @@ func nameTwins(docs []Doc, feat []docFeatures, ids []int32, terms map[string]int
 			}
 		}
 	}
+}
+
+// undoes reports whether a tool's title (or its description's first
+// sentence) starts with a verb in un- whose base the catalog writes:
+// "Unstages", not "Until", "Unique" or "Unread".
+func (ix *Index) undoes(d *Doc) bool {
+	title := d.Title
+	if title == "" {
+		title = lead(d.Description)
+	}
+	w := firstWord(title)
+	if len(w) <= 4 || !strings.HasPrefix(w, "un") || strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing") {
+		return false
+	}
+	_, ok := ix.terms[string(stem([]byte(w[2:])))]
+	return ok
 }

@@ -1903,3 +1903,28 @@ func TestTwoFilesAskForSeveral(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleInUnDeletes: a tool whose title starts with a verb in un-
+// ("Unstages all staged changes") undoes its base, as a request's verb
+// in un- does: over the reference servers "throw away what I staged"
+// asks for git_reset, not for the tool that shows what is staged. A
+// title that starts with "Until" or "Unread" says no such verb.
+func TestTitleInUnDeletes(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	ix := Build(docs, nil)
+	if hits, _ := ix.Search("throw away what I staged", "", 3); len(hits) == 0 || ids[hits[0].Doc] != "git:git_reset" {
+		t.Errorf("Search(throw away what I staged) = %v, want git_reset first", names(docs, hits))
+	}
+	small := []Doc{
+		{Namespace: "git", Name: "git_reset", Description: "Unstages all staged changes"},
+		{Namespace: "git", Name: "git_log", Description: "Until a date, shows the commit logs"},
+		{Namespace: "git", Name: "git_unread", Description: "Unread changes of the log"},
+		{Namespace: "git", Name: "git_unique", Description: "Unique changes of the log"},
+	}
+	ix = Build(small, nil)
+	for i, want := range []bool{true, false, false, false} {
+		if got := ix.feat[i].act == actDelete; got != want {
+			t.Errorf("%s deletes: %v, want %v", small[i].Name, got, want)
+		}
+	}
+}

@@ -56,7 +56,9 @@ import (
 //     regular member"); one in un- that no title starts with, whose
 //     base it knows, undoes that, a delete ("unwatch the repo", as its
 //     own unstar and unfollow are), unless a plural after it makes it
-//     say what the things are ("unread notifications").
+//     say what the things are ("unread notifications"). A tool without a
+//     path whose title starts so ("Unstages all staged changes") deletes
+//     likewise (Index.undoes).
 //     A verb none of the plain actions covers (follow, star, fork) counts
 //     for a tool whose title starts with it even when the tool matches no
 //     other word of the request ("unfollow octocat" names a user);

@@ -1928,3 +1928,11 @@ func TestTitleInUnDeletes(t *testing.T) {
 		}
 	}
 }
+
+// "summarize issue 42" asks to read the issue: an unknown verb before a
+// value asked for a change (issues/update).
+func TestSummarizeReads(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	docs := openapiDocs("gh", ops)
+	wantFirst(t, Build(docs, nil), docs, "summarize issue 42", "gh.issuesGet")
+}

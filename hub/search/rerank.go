@@ -207,7 +207,7 @@ var actionVerbs = func() map[string]uint8 {
 		}
 	}
 	add(actList, "list", "lists", "show", "enumerate", "browse", "all")
-	add(actGet, "get", "read", "fetch", "view", "retrieve", "details", "detail", "info", "inspect", "download", "check", "see", "describe", "look", "print")
+	add(actGet, "get", "read", "fetch", "view", "retrieve", "details", "detail", "info", "inspect", "download", "check", "see", "describe", "look", "print", "summarize", "summarise")
 	add(actCreate, "create", "add", "new", "make", "post", "publish", "insert", "invite", "upload", "submit", "remember", "memorize", "store", "save", "send")
 	add(actUpdate, "update", "edit", "change", "modify", "rename", "set", "replace", "patch", "close", "archive", "reopen", "configure", "mark")
 	add(actDelete, "delete", "remove", "drop", "clear", "destroy", "erase", "purge", "discard", "unset", "forget", "prune", "sweep", "revoke")

@@ -956,6 +956,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	defer ix.pool.Put(sc)
 
 	query = unHyphen(query)
+	query = ix.urlThings(query)
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	sc.urlOnly = hasURL(query)
 	files := fileValues(query)

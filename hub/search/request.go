@@ -28,7 +28,10 @@ import (
 //     and @mentions; a URL asks for a tool with a parameter for one (url,
 //     uri), and its word, when the request says no "url" itself, is not
 //     widened to a web page's synonyms ("summarize the page at
-//     https://news.example.com" is no request for GitHub's Pages);
+//     https://news.example.com" is no request for GitHub's Pages); a
+//     URL whose path names a thing some tool takes by id, then its
+//     number, names that thing too
+//     (https://github.com/acme/app/pull/12: "pull 12"; urlThings);
 //   - files' names (notes.txt, logo.jpg), which read as the word "file",
 //     after the name when it is in capitals (README.md: "README file");
 //     two or more ask for a tool for several ("read package.json and
@@ -1376,4 +1379,57 @@ func fileValues(q string) int {
 		i = e
 	}
 	return n
+}
+
+// urlThings appends to q, for each URL of q whose path names a thing some
+// tool takes one of by its id and then a number
+// (https://github.com/acme/app/pull/12), that thing and its number ("pull
+// 12"), so the request reads as naming it.
+func (ix *Index) urlThings(q string) string {
+	var add []string
+	for i := 0; i < len(q); {
+		s, e := nextChunk(q, i)
+		if s == e {
+			break
+		}
+		i = e
+		chunk := trimChunk(q[s:e])
+		if valueKind(chunk) != "url" {
+			continue
+		}
+		_, rest, ok := strings.Cut(chunk, "://")
+		if !ok {
+			rest = chunk
+		}
+		if k := strings.IndexAny(rest, "?#"); k >= 0 {
+			rest = rest[:k]
+		}
+		segs := strings.Split(rest, "/")
+		for j := 1; j+1 < len(segs); j++ {
+			if !allDigits(segs[j+1]) || segs[j] == "" {
+				continue
+			}
+			w := strings.ToLower(segs[j])
+			if id, ok := ix.terms[string(stem([]byte(w)))]; ok && ix.itemNouns[id] {
+				// One thing, by its number: /issues/42 is issue 42.
+				if plural(w) {
+					w = strings.TrimSuffix(w, "s")
+				}
+				add = append(add, w, segs[j+1])
+			}
+		}
+	}
+	if len(add) == 0 {
+		return q
+	}
+	return q + " " + strings.Join(add, " ")
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

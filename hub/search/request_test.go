@@ -1936,3 +1936,23 @@ func TestSummarizeReads(t *testing.T) {
 	docs := openapiDocs("gh", ops)
 	wantFirst(t, Build(docs, nil), docs, "summarize issue 42", "gh.issuesGet")
 }
+
+// A URL whose path names a thing some tool takes by id, then its number,
+// names that thing: a pull request's or an issue's page on GitHub asks for
+// that pull request or issue.
+func TestURLNamesItsThing(t *testing.T) {
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	docs := openapiDocs("gh", ops)
+	ix := Build(docs, nil)
+	wantFirst(t, ix, docs, "summarize https://github.com/acme/app/pull/12", "gh.pullsGet")
+	wantFirst(t, ix, docs, "look at https://github.com/acme/app/issues/42", "gh.issuesGet")
+	for q, want := range map[string]string{
+		"see https://github.com/acme/app/issues/42?tab=x.": "see https://github.com/acme/app/issues/42?tab=x. issue 42",
+		"fetch https://example.com/docs/12":                "fetch https://example.com/docs/12",
+		"close issue 7":                                    "close issue 7",
+	} {
+		if got := ix.urlThings(q); got != want {
+			t.Errorf("urlThings(%q) = %q, want %q", q, got, want)
+		}
+	}
+}

@@ -35,7 +35,8 @@ import (
 //   - files' names (notes.txt, logo.jpg), which read as the word "file",
 //     after the name when it is in capitals (README.md: "README file");
 //     two or more ask for a tool for several ("read package.json and
-//     tsconfig.json": the word "multiple");
+//     tsconfig.json": the word "multiple"); a media file's extension says
+//     its kind ("show me photo.png": "image file");
 //   - paths and names with a slash (acme/app, src/main.go) of which a part
 //     is no word of the catalog, while "read/write" stays two words;
 //   - the name after "called", "named" or "titled" ("a folder called
@@ -1219,7 +1220,20 @@ func appendFileWords(dst []byte, name string) []byte {
 		dst = append(dst, base...)
 		dst = append(dst, ' ')
 	}
+	if kind := mediaKinds[strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])]; kind != "" {
+		// "show me photo.png": an image file.
+		dst = append(append(dst, kind...), ' ')
+	}
 	return append(dst, "file"...)
+}
+
+// mediaKinds are the kinds of media files' extensions say: the top-level
+// types of their MIME types.
+var mediaKinds = map[string]string{
+	"png": "image", "jpg": "image", "jpeg": "image", "gif": "image", "webp": "image", "svg": "image",
+	"bmp": "image", "tif": "image", "tiff": "image", "ico": "image", "heic": "image", "avif": "image",
+	"mp3": "audio", "wav": "audio", "ogg": "audio", "flac": "audio", "m4a": "audio", "aac": "audio", "opus": "audio",
+	"mp4": "video", "mov": "video", "avi": "video", "mkv": "video", "webm": "video",
 }
 
 // isFileName reports whether w is a file's name: a name, a dot and an

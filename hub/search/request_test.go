@@ -1956,3 +1956,18 @@ func TestURLNamesItsThing(t *testing.T) {
 		}
 	}
 }
+
+// A media file's extension says its kind: "show me photo.png" asks for
+// the tool that reads images, over the reference servers.
+func TestMediaFileKind(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	ix := Build(docs, nil)
+	for _, q := range []string{"show me photo.png", "play intro.mp3"} {
+		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "filesystem:read_media_file" {
+			t.Errorf("Search(%q) = %v, want filesystem:read_media_file first", q, names(docs, hits))
+		}
+	}
+	if got := string(appendFileWords(nil, "photo.PNG")); got != "image file" {
+		t.Errorf("appendFileWords(photo.PNG) = %q, want %q", got, "image file")
+	}
+}

@@ -34,7 +34,7 @@ func TestStripValues(t *testing.T) {
 		{"read docs.github.com/en/rest today", "read url today"},
 		{"render README.md and main.go", "render README file and file"},
 		{"what's in notes.txt?", "what's in file"},
-		{"open the image logo.jpg", "open the image file"},
+		{"open the image logo.jpg", "open the image image file"},
 		{"tags after 1.20 and v1.10", "tags after and"},
 		{"ping @octocat", "ping"},
 		{"comment on commit 7c1d2e", "comment on commit"},

@@ -53,7 +53,7 @@ const (
 	// nsPer is how many of each smaller namespace's best tools join the
 	// candidates, nsExtra how many at most in all, and nsFloor the share
 	// of the best first-stage score they must have.
-	nsPer   = 2
+	nsPer   = 3
 	nsExtra = 16
 	nsFloor = 0.3
 )

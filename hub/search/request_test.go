@@ -1971,3 +1971,14 @@ func TestMediaFileKind(t *testing.T) {
 		t.Errorf("appendFileWords(photo.PNG) = %q, want %q", got, "image file")
 	}
 }
+
+// "somewhere" and "anywhere" say the place is unknown: a request without
+// a verb that says one asks to search, as "where" does.
+func TestSomewhereSearches(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	ix := Build(docs, nil)
+	q := "is there a file called TODO.md somewhere in the project"
+	if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "filesystem:search_files" {
+		t.Errorf("Search(%q) = %v, want filesystem:search_files first", q, names(docs, hits))
+	}
+}

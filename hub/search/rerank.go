@@ -1322,6 +1322,10 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			question = true
 			who = who || string(w) == "who"
 			where = where || string(w) == "where"
+		case "somewhere", "anywhere":
+			// "is there a file called TODO.md somewhere": the place is
+			// unknown, a search's.
+			where = true
 		case "like", "such", "than":
 			// Before an example ("weapons like phasers") or a bound
 			// ("soundtracks longer than an hour"), not ending the

@@ -1982,3 +1982,14 @@ func TestSomewhereSearches(t *testing.T) {
 		t.Errorf("Search(%q) = %v, want filesystem:search_files first", q, names(docs, hits))
 	}
 }
+
+// "what's different between main and feature-x" asks for a diff:
+// "different" is the compare group's adjective, which the stemmer keeps
+// apart from "differ".
+func TestDifferentCompares(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	q := "what's different between main and feature-x"
+	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "git:git_diff" {
+		t.Errorf("Search(%q) = %v, want git:git_diff first", q, names(docs, hits))
+	}
+}

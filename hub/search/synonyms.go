@@ -27,7 +27,7 @@ var synonymGroups = [][]string{
 	{"run", "execute", "exec", "invoke", "perform", "call"},
 	{"trigger", "dispatch"},
 	{"convert", "translate", "transform"},
-	{"compare", "diff", "differ"},
+	{"compare", "diff", "differ", "different"},
 	{"undo", "revert", "reset", "unstage", "rollback"},
 	{"stop", "terminate", "cancel", "kill", "halt", "end"},
 	{"describe", "inspect", "explain", "schema"},

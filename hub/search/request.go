@@ -231,6 +231,9 @@ func valueKind(chunk string) string {
 	case isFileName(trimChunk(chunk)):
 		// "what's in notes.txt": a file, whatever its name says.
 		return "file"
+	case strings.Contains(chunk, "/") && isFileName(trimChunk(chunk[strings.LastIndexByte(chunk, '/')+1:])):
+		// "add src/app.py": a file by its path.
+		return "file"
 	}
 	return ""
 }

@@ -85,7 +85,7 @@ func TestSlashValues(t *testing.T) {
 	}, nil)
 	for in, want := range map[string]string{
 		"give acme/app read/write access":                 "give read/write access",
-		"get the contents of src/main.go":                 "get the contents of",
+		"get the contents of src/main.go":                 "get the contents of file",
 		"read the file docs/ of owner/repo":               "read the file of owner/repo",
 		"open averylongpartofapaththatnocatalogsays/read": "open",
 	} {
@@ -1991,5 +1991,19 @@ func TestDifferentCompares(t *testing.T) {
 	q := "what's different between main and feature-x"
 	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "git:git_diff" {
 		t.Errorf("Search(%q) = %v, want git:git_diff first", q, names(docs, hits))
+	}
+}
+
+// A path that ends with a file's name is a file, as the name alone is:
+// "add src/app.py to the index" asks for git_add ("Adds file contents to
+// the staging area"), over the reference servers.
+func TestPathNamesAFile(t *testing.T) {
+	if got := valueKind("src/app.py"); got != "file" {
+		t.Errorf("valueKind(src/app.py) = %q, want file", got)
+	}
+	docs, ids := benchmarkDocs(t)
+	q := "add src/app.py to the index"
+	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "git:git_add" {
+		t.Errorf("Search(%q) = %v, want git:git_add first", q, names(docs, hits))
 	}
 }

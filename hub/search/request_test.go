@@ -2007,3 +2007,14 @@ func TestPathNamesAFile(t *testing.T) {
 		t.Errorf("Search(%q) = %v, want git:git_add first", q, names(docs, hits))
 	}
 }
+
+// "what do we know about Alice" asks the knowledge graph: "know" and
+// "knowledge" are one word to a request, as the memory server's tools say
+// only the noun.
+func TestKnowAsksTheKnowledgeGraph(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	q := "what do we know about Alice"
+	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || !strings.HasPrefix(ids[hits[0].Doc], "memory:") {
+		t.Errorf("Search(%q) = %v, want the memory server's first", q, names(docs, hits))
+	}
+}

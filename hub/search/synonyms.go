@@ -36,6 +36,7 @@ var synonymGroups = [][]string{
 	{"merge", "combine", "fold"},
 	{"trash", "bin"},
 	{"think", "thought", "reason", "reflect"},
+	{"know", "knowledge"},
 
 	// Objects and qualities.
 	{"file", "document", "doc"},

@@ -758,6 +758,12 @@ func plainVerb(q string) string {
 		// closes at 6pm": what follows is what to keep, not words of
 		// the tool that keeps it; to note it is to remember it.
 		return "remember"
+	case keepsThat[w1] && !plural(w2) && thatAfter(q, e1, 5) > 0:
+		// "jot down the insight that mobile users convert better":
+		// the thing to keep, then what it says, which is no word of
+		// the tool that keeps it ("record labels that..." names
+		// things).
+		return q[:thatAfter(q, e1, 5)]
 	case w1 == "remind":
 		// "remind me to call the bank at 3pm", "remind bob that the
 		// demo moved": what follows is the reminder's text.
@@ -934,6 +940,22 @@ func clauseAfter(q string, at, max int) int {
 		}
 		switch strings.ToLower(q[s:e]) {
 		case "to", "that", "about":
+			return s
+		}
+		at = e
+	}
+	return 0
+}
+
+// thatAfter is where a clause that starts with "that" begins in q, within
+// max words after at; 0 if none does.
+func thatAfter(q string, at, max int) int {
+	for range max + 1 {
+		s, e := nextWord(q, at)
+		if s == e {
+			return 0
+		}
+		if strings.EqualFold(q[s:e], "that") {
 			return s
 		}
 		at = e

@@ -189,6 +189,8 @@ func TestPlainVerb(t *testing.T) {
 		{"remind me", "remind me"},
 		{"note that the Berlin office closes at 6pm", "remember"},
 		{"note the build number", "note the build number"},
+		{"jot down the insight that mobile users convert better", "jot down the insight "},
+		{"record labels that released star trek music", "record labels that released star trek music"},
 		{"get rid of PROJ-42", "delete of PROJ-42"},
 		{"turn off the release workflow", "disable the release workflow"},
 		{"stop watching this repo", "delete watching this repo"},

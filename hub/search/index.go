@@ -168,6 +168,7 @@ type Index struct {
 	agentOf   map[string]int32    // a verb's stem -> the term id of the catalog's noun for who does it ("watch": watcher)
 	madeBy    map[string]struct{} // stems of verbs the catalog says only in its noun for what does them ("remind": reminder)
 	feat      []docFeatures       // the second stage's view of each doc (rerank.go)
+	doers     []doer              // what each doc does, from feat (namespaceStats)
 	featIDs   []int32             // the term ids docFeatures refer to
 	selfWords []int32             // term ids of the words of the selfPhrases the catalog uses
 	verbs     map[int32]bool      // term ids some title starts with
@@ -567,6 +568,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	ix.verbs = make(map[int32]bool)
+	ix.doers = make([]doer, len(ix.feat))
 	for i := range ix.feat {
 		if v := ix.feat[i].verb; v >= 0 {
 			ix.verbs[v] = true
@@ -576,6 +578,8 @@ func Build(docs []Doc, opts *Options) *Index {
 			// base, a delete, as a request's does ("unwatch the repo").
 			f.act = actDelete
 		}
+		f := &ix.feat[i]
+		ix.doers[i] = doer{act: f.act, verb: f.verb, nameVerb: f.nameVerb}
 	}
 
 	// Length normalisers per field.
@@ -908,6 +912,8 @@ type scratch struct {
 	urlOnly bool     // the request's "url" stands for a URL it gives, and it says no "url"
 	idWord  string   // the word for what an id's prefix names (idPrefixNoun), or ""
 	verbBit uint32   // the bit of the request's first word
+	vset    []uint64 // by term id: the request's verb's terms (markVerbTerms)
+	vterms  []int32  // the terms marked in vset
 	selfBit uint32   // the bit of the word for the caller
 
 	// The request's namespaces (namespaces.go): each one's slot, the

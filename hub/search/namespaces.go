@@ -3,7 +3,6 @@ package search
 import (
 	"math"
 	"math/bits"
-	"slices"
 )
 
 // Namespaces of very different sizes. A person's hub may hold GitHub's
@@ -96,6 +95,8 @@ func (ix *Index) namespaceStats(sc *scratch, hits []Hit) ([]Hit, int) {
 	sc.nsAll = zeros(sc.nsAll[:0], nw)
 	floor := nsFloor * hits[0].Score
 	vb, vact, vterms := ix.verbOfRequest(sc)
+	sc.markVerbTerms(vterms, len(ix.terms))
+	defer sc.markVerbTerms(nil, 0)
 	// The hits' docs are marked in sc.seen, clear since scoring.
 	for _, h := range hits {
 		sc.seen[h.Doc>>6] |= 1 << (h.Doc & 63)
@@ -104,7 +105,7 @@ func (ix *Index) namespaceStats(sc *scratch, hits []Hit) ([]Hit, int) {
 		ns := ix.docNS[d]
 		words := sc.words[d]
 		if words&vb != 0 {
-			if f := &ix.feat[d]; f.act&vact == 0 && !slices.Contains(vterms, f.verb) && !slices.Contains(vterms, f.nameVerb) {
+			if f := &ix.doers[d]; f.act&vact == 0 && !sc.isVerbTerm(f.verb) && !sc.isVerbTerm(f.nameVerb) {
 				words &^= vb
 			}
 		}
@@ -249,4 +250,35 @@ func (ix *Index) verbOfRequest(sc *scratch) (uint32, uint8, []int32) {
 		return 0, 0, nil
 	}
 	return sc.verbBit, act, sc.qterms[sc.qstarts[i]:sc.qstarts[i+1]]
+}
+
+// markVerbTerms marks terms, the request's verb's, in sc.vset, and
+// unmarks those marked before; n is how many terms the index has.
+func (sc *scratch) markVerbTerms(terms []int32, n int) {
+	for _, t := range sc.vterms {
+		sc.vset[t>>6] = 0
+	}
+	sc.vterms = append(sc.vterms[:0], terms...)
+	if len(terms) == 0 {
+		return
+	}
+	if len(sc.vset) < (n+63)/64 {
+		sc.vset = make([]uint64, (n+63)/64)
+	}
+	for _, t := range terms {
+		sc.vset[t>>6] |= 1 << (t & 63)
+	}
+}
+
+// isVerbTerm reports whether term t is one of the request's verb's.
+func (sc *scratch) isVerbTerm(t int32) bool {
+	return t >= 0 && int(t>>6) < len(sc.vset) && sc.vset[t>>6]&(1<<(t&63)) != 0
+}
+
+// doer is what a doc does, as its docFeatures say: its act and the terms
+// of its title's and its name's verbs, in a dense array namespaceStats
+// reads for every doc the request's verb matches.
+type doer struct {
+	act            uint8
+	verb, nameVerb int32
 }

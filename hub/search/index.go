@@ -169,6 +169,7 @@ type Index struct {
 	madeBy    map[string]struct{} // stems of verbs the catalog says only in its noun for what does them ("remind": reminder)
 	feat      []docFeatures       // the second stage's view of each doc (rerank.go)
 	doers     []doer              // what each doc does, from feat (namespaceStats)
+	nsItems   [][]int32           // by namespace: the things its tools take one of by id
 	featIDs   []int32             // the term ids docFeatures refer to
 	selfWords []int32             // term ids of the words of the selfPhrases the catalog uses
 	verbs     map[int32]bool      // term ids some title starts with
@@ -721,6 +722,15 @@ func Build(docs []Doc, opts *Options) *Index {
 		ix.rank[d] = int32(r)
 	}
 	ix.namespaceGates()
+	ix.nsItems = make([][]int32, len(ix.byNS))
+	for i := range ix.feat {
+		ns := ix.docNS[i]
+		for _, t := range ix.feat[i].items(ix.featIDs) {
+			if !slices.Contains(ix.nsItems[ns], t) {
+				ix.nsItems[ns] = append(ix.nsItems[ns], t)
+			}
+		}
+	}
 
 	// Resolve the synonym table against this index's vocabulary once.
 	if o.Expansion > 0 {

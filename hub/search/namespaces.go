@@ -26,7 +26,10 @@ import (
 // linear history on main" is no request for the thinking server that
 // alone says "linear"). The request's verb counts only in the tools that
 // do it: "block that spammer" is no request for the filesystem server,
-// whose one tool returns a "content block". It counts in the second stage, as a share of the best
+// whose one tool returns a "content block". A request that names a thing
+// by value ("show the logs of job 42") gets no weight from a namespace
+// none of whose tools takes that thing by id or a value of its kind
+// (git's tools take no job; git_show takes a commit's hash). It counts in the second stage, as a share of the best
 // score like the other
 // features, in proportion to how much smaller the namespace is than the
 // largest (nsGate): nothing for one less than four times smaller, all of

@@ -125,3 +125,27 @@ func TestURLValueAsksForAURL(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespaceTakesWhatIsNamed: a request that names a thing by value
+// gets no namespace weight for a namespace none of whose tools takes that
+// thing by id nor a value of its kind. Beside the reference servers, "show
+// the logs of job 42" asks for GitHub's job logs, not for git_log; "show
+// commit 9fceb02" still asks for git_show, which takes a revision (a
+// commit's hash).
+func TestNamespaceTakesWhatIsNamed(t *testing.T) {
+	servers, ids := benchmarkDocs(t)
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	docs := append(append([]Doc(nil), servers...), openapiDocs("gh", ops)...)
+	for _, o := range ops {
+		ids = append(ids, o.id)
+	}
+	ix := Build(docs, nil)
+	for q, want := range map[string]string{
+		"show the logs of job 42": "actions/download-job-logs-for-workflow-run",
+		"show commit 9fceb02":     "git:git_show",
+	} {
+		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != want {
+			t.Errorf("Search(%q) = %v, want %s first", q, names(docs, hits), want)
+		}
+	}
+}

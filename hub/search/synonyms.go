@@ -23,7 +23,7 @@ var synonymGroups = [][]string{
 	{"commit", "record"},
 	{"download", "fetch", "scrape", "crawl"},
 	{"upload", "push", "publish"},
-	{"send", "post", "message", "notify"},
+	{"send", "post", "message", "notify", "say"},
 	{"run", "execute", "exec", "invoke", "perform", "call"},
 	{"trigger", "dispatch"},
 	{"convert", "translate", "transform"},

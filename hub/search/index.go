@@ -169,6 +169,7 @@ type Index struct {
 	madeBy    map[string]struct{} // stems of verbs the catalog says only in its noun for what does them ("remind": reminder)
 	feat      []docFeatures       // the second stage's view of each doc (rerank.go)
 	doers     []doer              // what each doc does, from feat (namespaceStats)
+	computes  map[int32]bool      // term ids of the verbs of computing the catalog has (computeVerbs)
 	nsItems   [][]int32           // by namespace: the things its tools take one of by id
 	featIDs   []int32             // the term ids docFeatures refer to
 	selfWords []int32             // term ids of the words of the selfPhrases the catalog uses
@@ -569,6 +570,12 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	ix.verbs = make(map[int32]bool)
+	ix.computes = map[int32]bool{}
+	for _, w := range computeVerbs {
+		if id, ok := ix.terms[string(stem([]byte(w)))]; ok {
+			ix.computes[id] = true
+		}
+	}
 	ix.doers = make([]doer, len(ix.feat))
 	for i := range ix.feat {
 		if v := ix.feat[i].verb; v >= 0 {

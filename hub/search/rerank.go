@@ -220,6 +220,11 @@ var actionVerbs = func() map[string]uint8 {
 	return m
 }()
 
+// computeVerbs are verbs of computing: a tool whose title starts with one
+// changes nothing, and a question may ask for it ("what is 10am in Paris
+// in Tokyo time": "Convert time between timezones").
+var computeVerbs = []string{"convert", "calculate", "compute", "render", "translate", "format", "validate", "parse"}
+
 // makesNew are the words after "make" that make a new thing.
 var makesNew = map[string]bool{"a": true, "an": true, "new": true, "another": true, "some": true, "one": true, "two": true, "three": true}
 
@@ -1844,13 +1849,14 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			// #31" ask for the pull request, not whether it was merged.
 			add -= w.check
 		}
-		if (q.question || q.yesNo) && (f.act != 0 && f.act&(actGet|actList|actSearch) == 0 || f.act == 0 && f.verb >= 0 && !f.pathed) {
+		if (q.question || q.yesNo) && (f.act != 0 && f.act&(actGet|actList|actSearch) == 0 || f.act == 0 && f.verb >= 0 && !f.pathed && !ix.computes[f.verb]) {
 			// A question asks to read: "what's the status of check run
 			// 77" is no request to update or create one, whatever
 			// words it shares with them. A tool without a path whose
 			// title starts with a verb no action covers ("Assigns a
 			// permission scheme", "Records changes") changes things
-			// too, as far as a question goes.
+			// too, as far as a question goes, unless it computes
+			// ("Convert time between timezones").
 			add -= w.question
 		}
 

@@ -338,7 +338,7 @@ func (ix *Index) slashValue(chunk string) bool {
 // A word before a value that names nothing taken by id appends its
 // synonyms that do ("PR 61": pull).
 // It sets sc.qkinds to the words for the values' kinds (appendKinds), a
-// time's (timeWords), a key's (a word in capitals the catalog does not
+// time's (timeWords, a year, a time of day: 9am, 14:00), a key's (a word in capitals the catalog does not
 // know) and a person's name's (appendPersonKinds).
 func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
 	bare := false
@@ -366,7 +366,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 		capsBefore = false
 		afterThis := prevThis
 		prevThis = strings.EqualFold(chunk, "this") || strings.EqualFold(chunk, "that")
-		if isYear(trimChunk(chunk)) {
+		if isYear(trimChunk(chunk)) || isClock(trimChunk(chunk)) {
 			// "published in 1995", "the 1980s": a time.
 			sc.qkinds = ix.appendKindWords(sc.qkinds, timeKinds)
 			noun, nounSyn = -1, nil
@@ -553,6 +553,24 @@ func (ix *Index) idPrefixNoun(chunk string) (int32, string) {
 
 // isYear reports whether w is a year or a decade of the last or this
 // millennium: 1995, 2024, 1980s, 1980's.
+// isClock reports whether w is a time of day: 9am, 10:30, 14:00, 3pm,
+// 7:45pm.
+func isClock(w string) bool {
+	lw := strings.ToLower(w)
+	lw = strings.TrimSuffix(strings.TrimSuffix(lw, "am"), "pm")
+	ampm := len(lw) < len(w)
+	h, m, colon := strings.Cut(lw, ":")
+	if h == "" || len(h) > 2 || colon && len(m) != 2 || !colon && !ampm {
+		return false
+	}
+	for _, c := range h + m {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func isYear(w string) bool {
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "s"), "'")
 	if len(w) != 4 || w[0] != '1' && w[0] != '2' {

@@ -2038,3 +2038,18 @@ func TestQuestionForAComputation(t *testing.T) {
 		t.Errorf("Search(%q) = %v, want time:convert_time first", q, names(docs, hits))
 	}
 }
+
+// A time of day is a time: "what time is 9am Tokyo in London" asks for
+// the tool that takes a time to convert.
+func TestClockIsATime(t *testing.T) {
+	for w, want := range map[string]bool{"9am": true, "10:30": true, "14:00": true, "7:45PM": true, "3pm": true, "v1.2": false, "1:2": false, "am": false, "123pm": false, "10:3o": false} {
+		if isClock(w) != want {
+			t.Errorf("isClock(%q) = %v, want %v", w, !want, want)
+		}
+	}
+	docs, ids := benchmarkDocs(t)
+	q := "what time is 9am Tokyo in London"
+	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "time:convert_time" {
+		t.Errorf("Search(%q) = %v, want time:convert_time first", q, names(docs, hits))
+	}
+}

@@ -2053,3 +2053,16 @@ func TestClockIsATime(t *testing.T) {
 		t.Errorf("Search(%q) = %v, want time:convert_time first", q, names(docs, hits))
 	}
 }
+
+// "the largest files in the downloads folder" asks for sizes: the
+// stemmer keeps comparatives and superlatives apart from "large" and
+// "big".
+func TestLargestAsksForSizes(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	ix := Build(docs, nil)
+	for _, q := range []string{"the largest files in the downloads folder", "which file is biggest"} {
+		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "filesystem:list_directory_with_sizes" {
+			t.Errorf("Search(%q) = %v, want filesystem:list_directory_with_sizes first", q, names(docs, hits))
+		}
+	}
+}

@@ -72,7 +72,7 @@ var synonymGroups = [][]string{
 	{"channel", "conversation"},
 	{"database", "db"},
 	{"row", "record"},
-	{"size", "large", "big", "bytes"},
+	{"size", "large", "big", "bytes", "larger", "largest", "bigger", "biggest", "smallest"},
 	{"use", "using", "usage"},
 	{"count", "number", "total"},
 	{"id", "uid", "uuid", "guid", "identifier"},

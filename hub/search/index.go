@@ -927,6 +927,7 @@ type scratch struct {
 	words   []uint32 // per matched doc, a bit for each query word it matched
 	valued  bool     // the request names a thing by value (stripValues left it out)
 	urlOnly bool     // the request's "url" stands for a URL it gives, and it says no "url"
+	qfile   bool     // the request names a file
 	idWord  string   // the word for what an id's prefix names (idPrefixNoun), or ""
 	verbBit uint32   // the bit of the request's first word
 	vset    []uint64 // by term id: the request's verb's terms (markVerbTerms)
@@ -983,6 +984,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	sc.urlOnly = hasURL(query)
 	files := fileValues(query)
+	sc.qfile = files > 0
 	stripped, clean := stripValues(sc.clean, query, ix)
 	sc.valued = stripped != query
 	query, sc.clean = stripped, clean

@@ -29,7 +29,9 @@ import (
 // whose one tool returns a "content block". A request that names a thing
 // by value ("show the logs of job 42") gets no weight from a namespace
 // none of whose tools takes that thing by id or a value of its kind
-// (git's tools take no job; git_show takes a commit's hash). It counts in the second stage, as a share of the best
+// (git's tools take no job; git_show takes a commit's hash), nor a
+// request that names a file from one that takes none ("what's the
+// last-modified time of index.html" is no request for the time server). It counts in the second stage, as a share of the best
 // score like the other
 // features, in proportion to how much smaller the namespace is than the
 // largest (nsGate): nothing for one less than four times smaller, all of

@@ -131,7 +131,9 @@ func TestURLValueAsksForAURL(t *testing.T) {
 // thing by id nor a value of its kind. Beside the reference servers, "show
 // the logs of job 42" asks for GitHub's job logs, not for git_log; "show
 // commit 9fceb02" still asks for git_show, which takes a revision (a
-// commit's hash).
+// commit's hash). Nor does a request that names a file get weight from a
+// namespace that takes none: "what's the last-modified time of
+// index.html" is no request for the time server.
 func TestNamespaceTakesWhatIsNamed(t *testing.T) {
 	servers, ids := benchmarkDocs(t)
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
@@ -141,8 +143,9 @@ func TestNamespaceTakesWhatIsNamed(t *testing.T) {
 	}
 	ix := Build(docs, nil)
 	for q, want := range map[string]string{
-		"show the logs of job 42": "actions/download-job-logs-for-workflow-run",
-		"show commit 9fceb02":     "git:git_show",
+		"show the logs of job 42":                     "actions/download-job-logs-for-workflow-run",
+		"show commit 9fceb02":                         "git:git_show",
+		"what's the last-modified time of index.html": "filesystem:get_file_info",
 	} {
 		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != want {
 			t.Errorf("Search(%q) = %v, want %s first", q, names(docs, hits), want)

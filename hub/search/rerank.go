@@ -1860,7 +1860,7 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			add -= w.question
 		}
 
-		if nsw := ix.namespaceShare(sc, d); nsw > 0 && (len(sc.qitems) == 0 || ix.nsTakes(sc, ix.docNS[d])) {
+		if nsw := ix.namespaceShare(sc, d); nsw > 0 && ix.nsTakes(sc, ix.docNS[d]) {
 			add += w.namespace * nsw
 		}
 		if f.nHead > 0 {
@@ -2310,20 +2310,26 @@ var idWords = map[string]bool{"id": true, "key": true, "or": true, "number": tru
 // auxWords start a question to answer yes or no.
 var auxWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "does": true, "do": true, "did": true, "has": true, "have": true, "can": true, "may": true}
 
-// nsTakes reports whether some tool of namespace ns takes one of the
-// things the request names by value by its id, or a value of a kind it
-// names, or one of them is nothing the catalog takes by id.
+// nsTakes reports whether namespace ns takes what the request names by
+// value: some tool of it takes one of the things named by id, or a value
+// of a kind named, or one of them is nothing the catalog takes by id; and,
+// when the request names a file, some tool takes a path or a file.
 func (ix *Index) nsTakes(sc *scratch, ns int32) bool {
-	for _, t := range sc.qitems {
-		if slices.Contains(ix.nsItems[ns], t) || !ix.itemNouns[t] {
-			return true
-		}
+	if len(sc.qitems) > 0 && !slices.ContainsFunc(sc.qitems, func(t int32) bool { return slices.Contains(ix.nsItems[ns], t) || !ix.itemNouns[t] }) && !ix.nsTakesKind(sc, ns) {
+		return false
 	}
-	if len(sc.qkinds) > 0 {
-		for _, d := range ix.byNS[ns] {
-			if slices.ContainsFunc(ix.feat[d].params(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qkinds, t) }) {
-				return true
-			}
+	return !sc.qfile || ix.nsTakesKind(sc, ns)
+}
+
+// nsTakesKind reports whether some tool of namespace ns takes a value of
+// a kind the request names.
+func (ix *Index) nsTakesKind(sc *scratch, ns int32) bool {
+	if len(sc.qkinds) == 0 {
+		return false
+	}
+	for _, d := range ix.byNS[ns] {
+		if slices.ContainsFunc(ix.feat[d].params(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qkinds, t) }) {
+			return true
 		}
 	}
 	return false

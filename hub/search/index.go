@@ -981,6 +981,7 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 
 	query = unHyphen(query)
 	query = ix.urlThings(query)
+	query = withoutQuotedText(query)
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
 	sc.urlOnly = hasURL(query)
 	files := fileValues(query)

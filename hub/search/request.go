@@ -54,6 +54,9 @@ import (
 // one thing some tool takes by id ("cus_4's shipping address": a
 // customer; idPrefixNoun).
 //
+// What a message or a comment is to say, after "saying" or "with the
+// message", is its text and is left out (withoutQuotedText).
+//
 // A request made of values only is read whole.
 
 // stripValues returns q with its values replaced by spaces (or by the word
@@ -1489,4 +1492,29 @@ func allDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// withoutQuotedText returns q without the text a message or a comment is
+// to say: what follows "saying" or "with the message" is the thing's
+// words, not the tool's ("commit everything staged with the message
+// release 1.2" is no request about releases). The word "message" stays.
+func withoutQuotedText(q string) string {
+	var prev [2]string // the two words before, lower-cased
+	for at := 0; ; {
+		s, e := nextWord(q, at)
+		if s == e {
+			return q
+		}
+		w := strings.ToLower(q[s:e])
+		switch {
+		case w == "saying" && prev[0] != "":
+			return strings.TrimRight(q[:s], " ")
+		case w == "message" && (prev[0] == "with" || prev[1] == "with" && (prev[0] == "the" || prev[0] == "a")):
+			if ns, ne := nextWord(q, e); ns < ne {
+				return q[:e]
+			}
+		}
+		prev[1], prev[0] = prev[0], w
+		at = e
+	}
 }

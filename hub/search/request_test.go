@@ -2066,3 +2066,30 @@ func TestLargestAsksForSizes(t *testing.T) {
 		}
 	}
 }
+
+// What a message or a comment is to say is its text, not the tool's words.
+func TestWithoutQuotedText(t *testing.T) {
+	for in, want := range map[string]string{
+		"commit everything staged with the message release 1.2": "commit everything staged with the message",
+		"save my work with message wip":                         "save my work with message",
+		"comment on issue 8 saying it's fixed":                  "comment on issue 8",
+		"post a message to #eng":                                "post a message to #eng",
+		"saying hello":                                          "saying hello",
+		"with the message":                                      "with the message",
+	} {
+		if got := withoutQuotedText(in); got != want {
+			t.Errorf("withoutQuotedText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	servers, ids := benchmarkDocs(t)
+	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
+	docs := append(append([]Doc(nil), servers...), openapiDocs("gh", ops)...)
+	q := "commit everything staged with the message release 1.2"
+	hits, _ := Build(docs, nil).Search(q, "", 3)
+	for _, h := range hits {
+		if h.Doc >= len(ids) {
+			t.Errorf("Search(%q) = %v: GitHub's releases among the first", q, names(docs, hits))
+			break
+		}
+	}
+}

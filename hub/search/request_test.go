@@ -2093,3 +2093,13 @@ func TestWithoutQuotedText(t *testing.T) {
 		}
 	}
 }
+
+// "how is the invoices table defined" asks to describe the table: a
+// definition is what describing gives.
+func TestDefinedDescribes(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	q := "how is the invoices table defined"
+	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "sqlite:describe_table" {
+		t.Errorf("Search(%q) = %v, want sqlite:describe_table first", q, names(docs, hits))
+	}
+}

@@ -30,7 +30,7 @@ var synonymGroups = [][]string{
 	{"compare", "diff", "differ", "different"},
 	{"undo", "revert", "reset", "unstage", "rollback"},
 	{"stop", "terminate", "cancel", "kill", "halt", "end"},
-	{"describe", "inspect", "explain", "schema"},
+	{"describe", "inspect", "explain", "schema", "defined", "definition"},
 	{"connect", "link"},
 	{"react", "reaction", "thumbs", "upvote"},
 	{"merge", "combine", "fold"},

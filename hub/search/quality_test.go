@@ -313,11 +313,14 @@ func TestRetrievalQualityHeldOut(t *testing.T) {
 	// 0.645 (0.728) by 2026-12-06; 0.656 since a that-clause after
 	// "remember" or "note" is what to keep (from the reference servers'
 	// tuning requests; this set's "remember that Alice is a designer" is
-	// one such), 0.686 (0.772) since a screenshot is an image.
-	if got.NDCG10 < 0.66 {
-		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.66 (0.584 measured when the set was written, 0.686 now)", got.NDCG10)
+	// one such), 0.686 (0.772) since a screenshot is an image, 0.698 by
+	// 2026-12-07; 0.719 since "know" and "knowledge" expand to each
+	// other, 0.730 (0.799) since a time of day is a time (both from the
+	// reference servers' tuning batches).
+	if got.NDCG10 < 0.70 {
+		t.Errorf("held-out nDCG@10 = %.3f, want >= 0.70 (0.584 measured when the set was written, 0.730 now)", got.NDCG10)
 	}
-	if got.Recall5 < 0.74 {
-		t.Errorf("held-out Recall@5 = %.3f, want >= 0.74 (0.669 measured when the set was written, 0.772 now)", got.Recall5)
+	if got.Recall5 < 0.77 {
+		t.Errorf("held-out Recall@5 = %.3f, want >= 0.77 (0.669 measured when the set was written, 0.799 now)", got.Recall5)
 	}
 }

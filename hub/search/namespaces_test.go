@@ -147,8 +147,6 @@ func TestNamespaceTakesWhatIsNamed(t *testing.T) {
 		"show commit 9fceb02":                         "git:git_show",
 		"what's the last-modified time of index.html": "filesystem:get_file_info",
 	} {
-		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != want {
-			t.Errorf("Search(%q) = %v, want %s first", q, names(docs, hits), want)
-		}
+		wantFirstID(t, ix, docs, ids, q, want)
 	}
 }

@@ -18,6 +18,16 @@ func wantFirst(t *testing.T, ix *Index, docs []Doc, query, want string) {
 	}
 }
 
+// wantFirstID is wantFirst for docs known by ids (the reference servers'
+// "server:tool", an operation's id).
+func wantFirstID(t *testing.T, ix *Index, docs []Doc, ids []string, query, want string) {
+	t.Helper()
+	hits, _ := ix.Search(query, "", 3)
+	if len(hits) == 0 || hits[0].Doc >= len(ids) || ids[hits[0].Doc] != want {
+		t.Errorf("Search(%q) = %v, want %s first", query, names(docs, hits), want)
+	}
+}
+
 func TestStripValues(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"close PROJ-42", "close"},
@@ -1775,10 +1785,7 @@ func TestCalledReadsAsNamed(t *testing.T) {
 	servers, ids := benchmarkDocs(t)
 	ops := loadOpenAPI(t, npmFile(t, "@octokit", "openapi", "generated", "api.github.com.json"))
 	docs := append(append([]Doc(nil), servers...), openapiDocs("gh", ops)...)
-	hits, _ := Build(docs, nil).Search("where is the file called settings.py", "", 3)
-	if len(hits) == 0 || hits[0].Doc >= len(ids) || ids[hits[0].Doc] != "filesystem:search_files" {
-		t.Errorf("Search(where is the file called settings.py) = %v, want filesystem:search_files first", names(docs, hits))
-	}
+	wantFirstID(t, Build(docs, nil), docs, ids, "where is the file called settings.py", "filesystem:search_files")
 }
 
 // "set a reminder", "configure a webhook": to set one up makes one.
@@ -1914,9 +1921,7 @@ func TestTwoFilesAskForSeveral(t *testing.T) {
 func TestTitleInUnDeletes(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
 	ix := Build(docs, nil)
-	if hits, _ := ix.Search("throw away what I staged", "", 3); len(hits) == 0 || ids[hits[0].Doc] != "git:git_reset" {
-		t.Errorf("Search(throw away what I staged) = %v, want git_reset first", names(docs, hits))
-	}
+	wantFirstID(t, ix, docs, ids, "throw away what I staged", "git:git_reset")
 	small := []Doc{
 		{Namespace: "git", Name: "git_reset", Description: "Unstages all staged changes"},
 		{Namespace: "git", Name: "git_log", Description: "Until a date, shows the commit logs"},
@@ -1965,9 +1970,7 @@ func TestMediaFileKind(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
 	ix := Build(docs, nil)
 	for _, q := range []string{"show me photo.png", "play intro.mp3"} {
-		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "filesystem:read_media_file" {
-			t.Errorf("Search(%q) = %v, want filesystem:read_media_file first", q, names(docs, hits))
-		}
+		wantFirstID(t, ix, docs, ids, q, "filesystem:read_media_file")
 	}
 	if got := string(appendFileWords(nil, "photo.PNG")); got != "image file" {
 		t.Errorf("appendFileWords(photo.PNG) = %q, want %q", got, "image file")
@@ -1978,11 +1981,7 @@ func TestMediaFileKind(t *testing.T) {
 // a verb that says one asks to search, as "where" does.
 func TestSomewhereSearches(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
-	ix := Build(docs, nil)
-	q := "is there a file called TODO.md somewhere in the project"
-	if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "filesystem:search_files" {
-		t.Errorf("Search(%q) = %v, want filesystem:search_files first", q, names(docs, hits))
-	}
+	wantFirstID(t, Build(docs, nil), docs, ids, "is there a file called TODO.md somewhere in the project", "filesystem:search_files")
 }
 
 // "what's different between main and feature-x" asks for a diff:
@@ -1990,10 +1989,7 @@ func TestSomewhereSearches(t *testing.T) {
 // apart from "differ".
 func TestDifferentCompares(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
-	q := "what's different between main and feature-x"
-	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "git:git_diff" {
-		t.Errorf("Search(%q) = %v, want git:git_diff first", q, names(docs, hits))
-	}
+	wantFirstID(t, Build(docs, nil), docs, ids, "what's different between main and feature-x", "git:git_diff")
 }
 
 // A path that ends with a file's name is a file, as the name alone is:
@@ -2004,10 +2000,7 @@ func TestPathNamesAFile(t *testing.T) {
 		t.Errorf("valueKind(src/app.py) = %q, want file", got)
 	}
 	docs, ids := benchmarkDocs(t)
-	q := "add src/app.py to the index"
-	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "git:git_add" {
-		t.Errorf("Search(%q) = %v, want git:git_add first", q, names(docs, hits))
-	}
+	wantFirstID(t, Build(docs, nil), docs, ids, "add src/app.py to the index", "git:git_add")
 }
 
 // "what do we know about Alice" asks the knowledge graph: "know" and
@@ -2033,10 +2026,7 @@ func TestSaySends(t *testing.T) {
 // action covers but which changes nothing.
 func TestQuestionForAComputation(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
-	q := "what is 10am in Paris in Tokyo time"
-	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "time:convert_time" {
-		t.Errorf("Search(%q) = %v, want time:convert_time first", q, names(docs, hits))
-	}
+	wantFirstID(t, Build(docs, nil), docs, ids, "what is 10am in Paris in Tokyo time", "time:convert_time")
 }
 
 // A time of day is a time: "what time is 9am Tokyo in London" asks for
@@ -2048,10 +2038,7 @@ func TestClockIsATime(t *testing.T) {
 		}
 	}
 	docs, ids := benchmarkDocs(t)
-	q := "what time is 9am Tokyo in London"
-	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "time:convert_time" {
-		t.Errorf("Search(%q) = %v, want time:convert_time first", q, names(docs, hits))
-	}
+	wantFirstID(t, Build(docs, nil), docs, ids, "what time is 9am Tokyo in London", "time:convert_time")
 }
 
 // "the largest files in the downloads folder" asks for sizes: the
@@ -2061,9 +2048,7 @@ func TestLargestAsksForSizes(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
 	ix := Build(docs, nil)
 	for _, q := range []string{"the largest files in the downloads folder", "which file is biggest"} {
-		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "filesystem:list_directory_with_sizes" {
-			t.Errorf("Search(%q) = %v, want filesystem:list_directory_with_sizes first", q, names(docs, hits))
-		}
+		wantFirstID(t, ix, docs, ids, q, "filesystem:list_directory_with_sizes")
 	}
 }
 
@@ -2098,8 +2083,5 @@ func TestWithoutQuotedText(t *testing.T) {
 // definition is what describing gives.
 func TestDefinedDescribes(t *testing.T) {
 	docs, ids := benchmarkDocs(t)
-	q := "how is the invoices table defined"
-	if hits, _ := Build(docs, nil).Search(q, "", 3); len(hits) == 0 || ids[hits[0].Doc] != "sqlite:describe_table" {
-		t.Errorf("Search(%q) = %v, want sqlite:describe_table first", q, names(docs, hits))
-	}
+	wantFirstID(t, Build(docs, nil), docs, ids, "how is the invoices table defined", "sqlite:describe_table")
 }

@@ -28,6 +28,8 @@ func FuzzSearch(f *testing.F) {
 		"users that have the auditor role", `create a filter named "my open bugs"`, "move PROJ-7 to Done",
 		"get src/main.go from acme/app", "メモを作成", "ｓｈｏｗ ＰＲ ３", "turn the nightly workflow off again",
 		"show", "off", "\xff\xfe", "who am I", "open a PR from my branch", "set it up", "   ",
+		"summarize https://github.com/acme/app/pull/12?tab=files#r1", "https://x/issues/", "commit it with the message",
+		"comment saying", "at 9am or 14:00", "read a.json and b/c.json", "show me photo.png", "jot down the note that x",
 	} {
 		f.Add(q)
 	}

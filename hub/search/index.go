@@ -168,9 +168,10 @@ type Index struct {
 	agentOf   map[string]int32    // a verb's stem -> the term id of the catalog's noun for who does it ("watch": watcher)
 	madeBy    map[string]struct{} // stems of verbs the catalog says only in its noun for what does them ("remind": reminder)
 	feat      []docFeatures       // the second stage's view of each doc (rerank.go)
-	doers     []doer              // what each doc does, from feat (namespaceStats)
+	doers     []doer              // what each doc does, from feat (namespaceStats); nil unless gated
 	computes  map[int32]bool      // term ids of the verbs of computing the catalog has (computeVerbs)
-	nsItems   [][]int32           // by namespace: the things its tools take one of by id
+	nsItems   [][]int32           // by gated namespace: the things its tools take one of by id
+	nsParams  [][]int32           // by gated namespace: the words of its tools' parameters' names
 	featIDs   []int32             // the term ids docFeatures refer to
 	selfWords []int32             // term ids of the words of the selfPhrases the catalog uses
 	verbs     map[int32]bool      // term ids some title starts with
@@ -576,7 +577,6 @@ func Build(docs []Doc, opts *Options) *Index {
 			ix.computes[id] = true
 		}
 	}
-	ix.doers = make([]doer, len(ix.feat))
 	for i := range ix.feat {
 		if v := ix.feat[i].verb; v >= 0 {
 			ix.verbs[v] = true
@@ -586,8 +586,6 @@ func Build(docs []Doc, opts *Options) *Index {
 			// base, a delete, as a request's does ("unwatch the repo").
 			f.act = actDelete
 		}
-		f := &ix.feat[i]
-		ix.doers[i] = doer{act: f.act, verb: f.verb, nameVerb: f.nameVerb}
 	}
 
 	// Length normalisers per field.
@@ -729,15 +727,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		ix.rank[d] = int32(r)
 	}
 	ix.namespaceGates()
-	ix.nsItems = make([][]int32, len(ix.byNS))
-	for i := range ix.feat {
-		ns := ix.docNS[i]
-		for _, t := range ix.feat[i].items(ix.featIDs) {
-			if !slices.Contains(ix.nsItems[ns], t) {
-				ix.nsItems[ns] = append(ix.nsItems[ns], t)
-			}
-		}
-	}
+	ix.namespaceFeatures()
 
 	// Resolve the synonym table against this index's vocabulary once.
 	if o.Expansion > 0 {
@@ -983,9 +973,8 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	query = ix.urlThings(query)
 	query = withoutQuotedText(query)
 	sc.qitems, sc.bareKey = ix.valueNouns(sc, query, sc.qitems[:0])
-	sc.urlOnly = hasURL(query)
-	files := fileValues(query)
-	sc.qfile = files > 0
+	urlOnly, files := urlsAndFiles(query)
+	sc.urlOnly, sc.qfile = urlOnly, files > 0
 	stripped, clean := stripValues(sc.clean, query, ix)
 	sc.valued = stripped != query
 	query, sc.clean = stripped, clean

@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Namespaces of very different sizes. A person's hub may hold GitHub's
@@ -31,9 +32,9 @@ import (
 // none of whose tools takes that thing by id or a value of its kind
 // (git's tools take no job; git_show takes a commit's hash), nor a
 // request that names a file from one that takes none ("what's the
-// last-modified time of index.html" is no request for the time server). It counts in the second stage, as a share of the best
-// score like the other
-// features, in proportion to how much smaller the namespace is than the
+// last-modified time of index.html" is no request for the time server).
+// It counts in the second stage, as a share of the best score like the
+// other features, in proportion to how much smaller the namespace is than the
 // largest (nsGate): nothing for one less than four times smaller, all of
 // it for one a hundred times smaller. The best few tools of the smaller
 // namespaces join the second stage's candidates even when the first stage
@@ -78,6 +79,37 @@ func (ix *Index) namespaceGates() {
 		g := math.Log(float64(largest)/float64(len(l))/nsGateFrom) / math.Log(nsGateRange/nsGateFrom)
 		ix.nsGate[ns] = float32(min(1, max(0, g)))
 		ix.gated = ix.gated || g > 0
+	}
+}
+
+// namespaceFeatures sets, for a gated index, what namespaceStats and the
+// second stage read of each doc and each smaller namespace: ix.doers, and
+// by namespace the things its tools take by id and the words of their
+// parameters' names.
+func (ix *Index) namespaceFeatures() {
+	if !ix.gated {
+		return
+	}
+	ix.doers = make([]doer, len(ix.feat))
+	ix.nsItems = make([][]int32, len(ix.byNS))
+	ix.nsParams = make([][]int32, len(ix.byNS))
+	for i := range ix.feat {
+		f := &ix.feat[i]
+		ix.doers[i] = doer{act: f.act, verb: f.verb, nameVerb: f.nameVerb}
+		ns := ix.docNS[i]
+		if ix.nsGate[ns] == 0 {
+			continue
+		}
+		for _, t := range f.items(ix.featIDs) {
+			if !slices.Contains(ix.nsItems[ns], t) {
+				ix.nsItems[ns] = append(ix.nsItems[ns], t)
+			}
+		}
+		for _, t := range f.params(ix.featIDs) {
+			if !slices.Contains(ix.nsParams[ns], t) {
+				ix.nsParams[ns] = append(ix.nsParams[ns], t)
+			}
+		}
 	}
 }
 

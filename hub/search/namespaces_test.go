@@ -120,8 +120,8 @@ func TestURLValueAsksForAURL(t *testing.T) {
 		"summarize https://example.com/a": true, "open example.org": true,
 		"the url of https://example.com": false, "list the pages": false,
 	} {
-		if hasURL(q) != want {
-			t.Errorf("hasURL(%q) = %v, want %v", q, !want, want)
+		if got, _ := urlsAndFiles(q); got != want {
+			t.Errorf("urlsAndFiles(%q) = %v, want %v", q, got, want)
 		}
 	}
 }

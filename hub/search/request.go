@@ -341,8 +341,9 @@ func (ix *Index) slashValue(chunk string) bool {
 // A word before a value that names nothing taken by id appends its
 // synonyms that do ("PR 61": pull).
 // It sets sc.qkinds to the words for the values' kinds (appendKinds), a
-// time's (timeWords, a year, a time of day: 9am, 14:00), a key's (a word in capitals the catalog does not
-// know) and a person's name's (appendPersonKinds).
+// time's (timeWords, a year, a time of day: 9am, 14:00), a key's (a word
+// in capitals the catalog does not know) and a person's name's
+// (appendPersonKinds).
 func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) {
 	bare := false
 	noun := int32(-1)   // the term id of the word before, when it may name a thing
@@ -375,10 +376,11 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 			noun, nounSyn = -1, nil
 			continue
 		}
-		if valueKind(chunk) == "url" {
+		kind := valueKind(chunk)
+		if kind == "url" {
 			sc.qkinds = ix.appendKindWords(sc.qkinds, urlKinds)
 		}
-		if (isValue(chunk) || ix.slashValue(chunk)) && valueKind(chunk) == "" {
+		if kind == "" && (isValue(chunk) || ix.slashValue(chunk)) {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
 			if n == 1 && isKey(chunk) {
 				// "link PROJ-1 as blocking PROJ-2": a key right after
@@ -429,7 +431,7 @@ func (ix *Index) valueNouns(sc *scratch, q string, dst []int32) ([]int32, bool) 
 			noun, nounSyn = -1, nil
 			continue
 		}
-		if valueKind(chunk) == "file" {
+		if kind == "file" {
 			sc.qkinds = ix.appendKinds(sc.qkinds, chunk)
 		}
 		lc := appendLower(lower[:0], chunk)
@@ -554,8 +556,6 @@ func (ix *Index) idPrefixNoun(chunk string) (int32, string) {
 	return id, word
 }
 
-// isYear reports whether w is a year or a decade of the last or this
-// millennium: 1995, 2024, 1980s, 1980's.
 // isClock reports whether w is a time of day: 9am, 10:30, 14:00, 3pm,
 // 7:45pm.
 func isClock(w string) bool {
@@ -574,6 +574,8 @@ func isClock(w string) bool {
 	return true
 }
 
+// isYear reports whether w is a year or a decade of the last or this
+// millennium: 1995, 2024, 1980s, 1980's.
 func isYear(w string) bool {
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "s"), "'")
 	if len(w) != 4 || w[0] != '1' && w[0] != '2' {
@@ -1407,38 +1409,27 @@ func (ix *Index) issueRef(prev string) bool {
 	return actionVerbs[s] != 0 || ok && ix.verbs[id]
 }
 
-// hasURL reports whether q gives a URL and says no "url" itself.
-func hasURL(q string) bool {
-	found := false
+// urlsAndFiles reports whether q gives a URL and says no "url" itself,
+// and counts the files' names it gives.
+func urlsAndFiles(q string) (urlOnly bool, files int) {
+	said := false
 	for i := 0; i < len(q); {
 		s, e := nextChunk(q, i)
 		if s == e {
 			break
 		}
-		if valueKind(q[s:e]) == "url" {
-			found = true
-		} else if strings.EqualFold(trimChunk(q[s:e]), "url") || strings.EqualFold(trimChunk(q[s:e]), "urls") {
-			return false
+		switch valueKind(q[s:e]) {
+		case "url":
+			urlOnly = true
+		case "file":
+			files++
+		default:
+			w := trimChunk(q[s:e])
+			said = said || strings.EqualFold(w, "url") || strings.EqualFold(w, "urls")
 		}
 		i = e
 	}
-	return found
-}
-
-// fileValues counts the files' names q gives.
-func fileValues(q string) int {
-	n := 0
-	for i := 0; i < len(q); {
-		s, e := nextChunk(q, i)
-		if s == e {
-			break
-		}
-		if valueKind(q[s:e]) == "file" {
-			n++
-		}
-		i = e
-	}
-	return n
+	return urlOnly && !said, files
 }
 
 // urlThings appends to q, for each URL of q whose path names a thing some

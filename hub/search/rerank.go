@@ -2324,13 +2324,5 @@ func (ix *Index) nsTakes(sc *scratch, ns int32) bool {
 // nsTakesKind reports whether some tool of namespace ns takes a value of
 // a kind the request names.
 func (ix *Index) nsTakesKind(sc *scratch, ns int32) bool {
-	if len(sc.qkinds) == 0 {
-		return false
-	}
-	for _, d := range ix.byNS[ns] {
-		if slices.ContainsFunc(ix.feat[d].params(ix.featIDs), func(t int32) bool { return slices.Contains(sc.qkinds, t) }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(sc.qkinds, func(t int32) bool { return slices.Contains(ix.nsParams[ns], t) })
 }

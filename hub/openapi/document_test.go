@@ -98,6 +98,37 @@ func TestOpenAPIOperations(t *testing.T) {
 	}
 }
 
+// Operations reads a description as a source serves it, without one: each
+// tool with its method and path, and the operations left out.
+func TestOperationsAsServed(t *testing.T) {
+	file := filepath.Join("testdata", "mixed.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, skipped, err := Operations(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"skipped POST /files: its request body is application/xml, neither JSON, a form, text nor bytes of one type"}; !cmp.Equal(skipped, want) {
+		t.Errorf("skipped: %q, want %q", skipped, want)
+	}
+	got := map[string]string{}
+	for _, op := range ops {
+		got[op.Tool.Name] = op.Method + " " + op.Path
+	}
+	if got["items/replace"] != "PUT /items/{id}" || got["GET /items"] != "GET /items" {
+		t.Errorf("methods and paths: %v", got)
+	}
+	doc := parseFile(t, file)
+	if len(ops) != len(doc.tools) {
+		t.Errorf("%d operations, the source serves %d", len(ops), len(doc.tools))
+	}
+	if _, _, err := Operations("x.yaml", []byte("openapi: [3\n  info: :")); err == nil || !strings.HasPrefix(err.Error(), "x.yaml: ") {
+		t.Errorf("broken YAML: %v", err)
+	}
+}
+
 func TestOpenAPISerialize(t *testing.T) {
 	arr := []any{"a", "b"}
 	obj := map[string]any{"r": json.Number("1"), "g": "2"}

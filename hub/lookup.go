@@ -141,7 +141,7 @@ func searchDoc(t *catalog.Tool) search.Doc {
 		// which resource.
 		d.Method, d.Path = t.Request.Method, t.Request.Path
 	}
-	d.AddInputSchema(t.InputSchema)
+	d.AddSchemas(t.InputSchema, t.OutputSchema)
 	return d
 }
 

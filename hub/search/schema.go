@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"sort"
@@ -25,7 +26,15 @@ const maxValueLen = 40
 // lists its values in backquotes adds those (describedValues). A schema
 // that is not a JSON object with properties adds nothing; a property's
 // enum or items of another shape add no values.
-func (d *Doc) AddInputSchema(schema json.RawMessage) {
+func (d *Doc) AddInputSchema(schema json.RawMessage) { d.AddSchemas(schema, nil) }
+
+// AddSchemas is AddInputSchema, and then a top-level input property that
+// adds no values of its own takes those of the result's property of the
+// same name (resultEnum), when out, the result's schema, has one: a
+// search's filter named as a field of what it returns takes that field's
+// values (Star Trek's astronomicalObjectType: PLANET, MOON, STAR_SYSTEM,
+// which a request names: "find the moons").
+func (d *Doc) AddSchemas(schema, out json.RawMessage) {
 	var s struct {
 		Properties map[string]struct {
 			Description string          `json:"description"`
@@ -39,6 +48,7 @@ func (d *Doc) AddInputSchema(schema json.RawMessage) {
 	if json.Unmarshal(schema, &s) != nil {
 		return
 	}
+	var outDefs map[string]json.RawMessage // out's $defs, once read
 	keys := make([]string, 0, len(s.Properties))
 	for k := range s.Properties {
 		keys = append(keys, k)
@@ -79,9 +89,68 @@ func (d *Doc) AddInputSchema(schema json.RawMessage) {
 		if len(enum) > 0 && json.Unmarshal(enum, &vals) == nil {
 			d.Values = appendValues(d.Values, k, vals)
 		} else if len(enum) == 0 {
-			d.Values = appendValues(d.Values, k, describedValues(p.Description, keys))
+			if vals = describedValues(p.Description, keys); vals == nil && len(out) > 0 {
+				vals = resultEnum(out, k, &outDefs)
+			}
+			d.Values = appendValues(d.Values, k, vals)
 		}
 	}
+}
+
+// maxResultMatches bounds how many properties of a result's schema
+// resultEnum reads for one name.
+const maxResultMatches = 8
+
+// resultEnum returns the enum of a property called name in a result's
+// schema out, at any depth, written in place or as a named schema of
+// its $defs (read once into *defs); nil when none of the first
+// maxResultMatches has one. It reads only the properties of that name,
+// each found by its key in out's bytes.
+func resultEnum(out json.RawMessage, name string, defs *map[string]json.RawMessage) []any {
+	key, err := json.Marshal(name)
+	if err != nil {
+		return nil
+	}
+	for rest, n := []byte(out), 0; n < maxResultMatches; n++ {
+		i := bytes.Index(rest, key)
+		if i < 0 {
+			return nil
+		}
+		rest = bytes.TrimLeft(rest[i+len(key):], " \t\r\n")
+		if len(rest) == 0 || rest[0] != ':' {
+			continue
+		}
+		var p struct {
+			Enum  []any  `json:"enum"`
+			Ref   string `json:"$ref"`
+			Items *struct {
+				Enum []any `json:"enum"`
+			} `json:"items"`
+		}
+		if json.NewDecoder(bytes.NewReader(rest[1:])).Decode(&p) != nil {
+			continue
+		}
+		if def, ok := strings.CutPrefix(p.Ref, "#/$defs/"); ok && len(p.Enum) == 0 {
+			if *defs == nil {
+				var root struct {
+					Defs map[string]json.RawMessage `json:"$defs"`
+				}
+				json.Unmarshal(out, &root)
+				*defs = root.Defs
+				if *defs == nil {
+					*defs = map[string]json.RawMessage{}
+				}
+			}
+			json.Unmarshal((*defs)[def], &p)
+		}
+		switch {
+		case len(p.Enum) > 0:
+			return p.Enum
+		case p.Items != nil && len(p.Items.Enum) > 0:
+			return p.Items.Enum
+		}
+	}
+	return nil
 }
 
 // ordering reports whether a parameter's name says only how results are

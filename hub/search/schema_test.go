@@ -80,3 +80,48 @@ func TestDescribedValues(t *testing.T) {
 		t.Errorf("Values = %q, want %q", d.Values, want)
 	}
 }
+
+// TestResultValues: an input property that adds no values of its own takes
+// the enum of the result's property of that name, at any depth, in place,
+// of its items or by a named schema of the result's $defs; one with values
+// of its own, described or listed, keeps them; a key that is no property
+// (a value of an example, an entry of "required") gives none.
+func TestResultValues(t *testing.T) {
+	in := []byte(`{"type":"object","properties":{
+		"kind":{"type":"string","description":"Type of object"},
+		"tags":{"type":"string"},
+		"status":{"type":"string","enum":["draft"]},
+		"mode":{"type":"string","description":"Either ` + "`fast` or `slow`" + `."},
+		"sort":{"type":"string"},
+		"name":{"type":"string"},
+		"owner":{"type":"string"}}}`)
+	out := []byte(`{"type":"object","required":["name"],"examples":[{"name":"Risa","owner":"x"}],"properties":{
+		"page":{"type":"object"},
+		"objects":{"type":"array","items":{"$ref":"#/$defs/Object"}}},
+		"$defs":{
+			"Object":{"type":"object","properties":{
+				"name":{"type":"string"},
+				"kind":{"$ref":"#/$defs/Kind"},
+				"tags":{"type":"array","items":{"enum":["moon","planet"]}},
+				"status":{"enum":["active","lost"]},
+				"mode":{"enum":["cold"]},
+				"sort" : {"enum":["name","date"]}}},
+			"Kind":{"type":"string","enum":["PLANET","STAR_SYSTEM","NEBULA"]}}}`)
+	var d Doc
+	d.AddSchemas(in, out)
+	if want := []string{"PLANET", "STAR_SYSTEM", "NEBULA", "fast", "slow", "draft", "moon", "planet"}; !slices.Equal(d.Values, want) {
+		t.Errorf("Values = %q, want %q", d.Values, want)
+	}
+	var e Doc
+	e.AddInputSchema(in)
+	if want := []string{"fast", "slow", "draft"}; !slices.Equal(e.Values, want) {
+		t.Errorf("without the result: Values = %q, want %q", e.Values, want)
+	}
+	for _, bad := range []string{``, `null`, `{"properties":{"kind":"PLANET"}}`, `{"kind":`, `[{"kind":{"enum":`} {
+		var f Doc
+		f.AddSchemas(in, []byte(bad))
+		if !slices.Equal(f.Values, e.Values) {
+			t.Errorf("result %q: Values = %q", bad, f.Values)
+		}
+	}
+}

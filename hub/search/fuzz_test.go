@@ -30,6 +30,7 @@ func FuzzSearch(f *testing.F) {
 		"show", "off", "\xff\xfe", "who am I", "open a PR from my branch", "set it up", "   ",
 		"summarize https://github.com/acme/app/pull/12?tab=files#r1", "https://x/issues/", "commit it with the message",
 		"comment saying", "at 9am or 14:00", "read a.json and b/c.json", "show me photo.png", "jot down the note that x",
+		"print .env.example and (.gitignore)", ". .. ...",
 	} {
 		f.Add(q)
 	}

@@ -231,7 +231,7 @@ func valueKind(chunk string) string {
 		return "url"
 	case at > 0 && strings.Contains(chunk[at:], "."):
 		return "email"
-	case isFileName(trimChunk(chunk)):
+	case isFileName(trimChunk(chunk)) || dotFile(chunk):
 		// "what's in notes.txt": a file, whatever its name says.
 		return "file"
 	case strings.Contains(chunk, "/") && isFileName(trimChunk(chunk[strings.LastIndexByte(chunk, '/')+1:])):
@@ -245,7 +245,7 @@ func valueKind(chunk string) string {
 // word: see the comment at the top of this file.
 func isValue(chunk string) bool {
 	w := trimChunk(chunk)
-	if strings.Contains(w, "://") || strings.Contains(w, "@") || isDomain(w) || isFileName(w) {
+	if strings.Contains(w, "://") || strings.Contains(w, "@") || isDomain(w) || isFileName(w) || dotFile(chunk) {
 		return true
 	}
 	var digits, letters int
@@ -1264,6 +1264,10 @@ func isDomain(chunk string) bool {
 // their documents (README.md, LICENSE.txt), which catalogs name too (Get a
 // repository README).
 func appendFileWords(dst []byte, name string) []byte {
+	if !strings.Contains(name, ".") {
+		// .gitignore, .env: a file by its name alone.
+		return append(dst, "file"...)
+	}
 	if base := name[:strings.LastIndexByte(name, '.')]; strings.ToUpper(base) == base && strings.ToLower(base) != base {
 		dst = append(dst, base...)
 		dst = append(dst, ' ')
@@ -1304,6 +1308,24 @@ func isFileName(w string) bool {
 		}
 	}
 	return letter
+}
+
+// dotFile reports whether a chunk of a request is a hidden file's name,
+// a dot and then letters: ".env", ".gitignore", ".env.example". A dot
+// that ends a sentence or opens "..." is none.
+func dotFile(chunk string) bool {
+	w := strings.TrimRight(strings.TrimLeft(chunk, `("'[`), `.,;:!?)]}"'`)
+	if len(w) < 2 || w[0] != '.' || !(w[1]|0x20 >= 'a' && w[1]|0x20 <= 'z') || strings.Contains(w, "..") || len(w) > 64 {
+		return false
+	}
+	for i := 2; i < len(w); i++ {
+		switch c := w[i]; {
+		case c|0x20 >= 'a' && c|0x20 <= 'z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // webTLDs are the top-level domains of most addresses a request names;

@@ -2003,6 +2003,30 @@ func TestPathNamesAFile(t *testing.T) {
 	wantFirstID(t, Build(docs, nil), docs, ids, "add src/app.py to the index", "git:git_add")
 }
 
+// TestDotFileIsAFile: a hidden file's name (.env, .gitignore) is a file,
+// not the words of its name: "print the contents of .env.example" went
+// to fetch, its name read as "env example". A dot ending a sentence or
+// opening an ellipsis names nothing.
+func TestDotFileIsAFile(t *testing.T) {
+	for _, c := range []string{".env", ".env.example", "(.gitignore)", ".eslintrc.json,", ".github"} {
+		if got := valueKind(c); got != "file" {
+			t.Errorf("valueKind(%q) = %q, want file", c, got)
+		}
+	}
+	for _, c := range []string{".", "...", "..env", ".5", "end.", ".env!x"} {
+		if dotFile(c) {
+			t.Errorf("dotFile(%q) = true", c)
+		}
+	}
+	docs, ids := benchmarkDocs(t)
+	ix := Build(docs, nil)
+	for _, q := range []string{"print the contents of .env.example", "show me .bashrc"} {
+		if hits, _ := ix.Search(q, "", 3); len(hits) == 0 || !strings.HasPrefix(ids[hits[0].Doc], "filesystem:read_") {
+			t.Errorf("Search(%q) = %v, want a file read first", q, names(docs, hits))
+		}
+	}
+}
+
 // "what do we know about Alice" asks the knowledge graph: "know" and
 // "knowledge" are one word to a request, as the memory server's tools say
 // only the noun.

@@ -30,7 +30,7 @@ func (d *Doc) AddInputSchema(schema json.RawMessage) { d.AddSchemas(schema, nil)
 
 // AddSchemas is AddInputSchema, and then a top-level input property that
 // adds no values of its own takes those of the result's property of the
-// same name (resultEnum), when out, the result's schema, has one: a
+// same name (resultEnums), when out, the result's schema, has one: a
 // search's filter named as a field of what it returns takes that field's
 // values (Star Trek's astronomicalObjectType: PLANET, MOON, STAR_SYSTEM,
 // which a request names: "find the moons").
@@ -48,7 +48,7 @@ func (d *Doc) AddSchemas(schema, out json.RawMessage) {
 	if json.Unmarshal(schema, &s) != nil {
 		return
 	}
-	var outDefs map[string]json.RawMessage // out's $defs, once read
+	var bare []string // the properties without values of their own
 	keys := make([]string, 0, len(s.Properties))
 	for k := range s.Properties {
 		keys = append(keys, k)
@@ -89,37 +89,63 @@ func (d *Doc) AddSchemas(schema, out json.RawMessage) {
 		if len(enum) > 0 && json.Unmarshal(enum, &vals) == nil {
 			d.Values = appendValues(d.Values, k, vals)
 		} else if len(enum) == 0 {
-			if vals = describedValues(p.Description, keys); vals == nil && len(out) > 0 {
-				vals = resultEnum(out, k, &outDefs)
+			if vals = describedValues(p.Description, keys); vals == nil && len(out) > 0 && !ordering(k) {
+				bare = append(bare, k)
 			}
 			d.Values = appendValues(d.Values, k, vals)
 		}
 	}
+	if len(bare) > 0 {
+		found := resultEnums(out, bare)
+		for _, k := range bare {
+			d.Values = appendValues(d.Values, k, found[k])
+		}
+	}
 }
 
-// maxResultMatches bounds how many properties of a result's schema
-// resultEnum reads for one name.
-const maxResultMatches = 8
+// maxResultMatches bounds how many properties of one name resultEnums
+// reads, and resultPasses how many times over a result's bytes it reads
+// them, whatever the schemas hold.
+const (
+	maxResultMatches = 8
+	resultPasses     = 4
+)
 
-// resultEnum returns the enum of a property called name in a result's
-// schema out, at any depth, written in place or as a named schema of
-// its $defs (read once into *defs); nil when none of the first
-// maxResultMatches has one. It reads only the properties of that name,
-// each found by its key in out's bytes.
-func resultEnum(out json.RawMessage, name string, defs *map[string]json.RawMessage) []any {
-	key, err := json.Marshal(name)
-	if err != nil {
-		return nil
+// maxKeyLen is the longest key resultEnums reads.
+const maxKeyLen = 128
+
+// resultEnums returns, for each of names, the enum of a property of that
+// name in a result's schema out, at any depth, written in place, as its
+// items' or as a named schema of out's $defs: the first of at most
+// maxResultMatches with one. It passes once over out's bytes for the keys
+// and reads only the properties whose key is one of names, and no more of
+// them than resultPasses times out's length in all.
+func resultEnums(out json.RawMessage, names []string) map[string][]any {
+	want := make(map[string]int, len(names)) // name -> properties read
+	for _, n := range names {
+		want[n] = 0
 	}
-	for rest, n := []byte(out), 0; n < maxResultMatches; n++ {
-		i := bytes.Index(rest, key)
-		if i < 0 {
-			return nil
+	found := map[string][]any{}
+	budget := resultPasses * len(out)
+	var defs map[string]json.RawMessage
+	for i := 0; budget > 0; {
+		// A key: a string right before a colon.
+		c := bytes.Index(out[i:], []byte(`":`))
+		if c < 0 {
+			break
 		}
-		rest = bytes.TrimLeft(rest[i+len(key):], " \t\r\n")
-		if len(rest) == 0 || rest[0] != ':' {
+		end := i + c // the key's closing quote
+		i = end + 2
+		start := bytes.LastIndexByte(out[max(0, end-maxKeyLen):end], '"')
+		if start < 0 {
 			continue
 		}
+		key := string(out[max(0, end-maxKeyLen)+start+1 : end])
+		n, ok := want[key]
+		if !ok || n >= maxResultMatches || found[key] != nil {
+			continue
+		}
+		want[key] = n + 1
 		var p struct {
 			Enum  []any  `json:"enum"`
 			Ref   string `json:"$ref"`
@@ -127,30 +153,33 @@ func resultEnum(out json.RawMessage, name string, defs *map[string]json.RawMessa
 				Enum []any `json:"enum"`
 			} `json:"items"`
 		}
-		if json.NewDecoder(bytes.NewReader(rest[1:])).Decode(&p) != nil {
+		dec := json.NewDecoder(bytes.NewReader(out[i:]))
+		err := dec.Decode(&p)
+		if budget -= int(dec.InputOffset()); err != nil {
 			continue
 		}
 		if def, ok := strings.CutPrefix(p.Ref, "#/$defs/"); ok && len(p.Enum) == 0 {
-			if *defs == nil {
+			if defs == nil {
+				budget -= len(out)
 				var root struct {
 					Defs map[string]json.RawMessage `json:"$defs"`
 				}
 				json.Unmarshal(out, &root)
-				*defs = root.Defs
-				if *defs == nil {
-					*defs = map[string]json.RawMessage{}
+				defs = root.Defs
+				if defs == nil {
+					defs = map[string]json.RawMessage{}
 				}
 			}
-			json.Unmarshal((*defs)[def], &p)
+			json.Unmarshal(defs[def], &p)
 		}
 		switch {
 		case len(p.Enum) > 0:
-			return p.Enum
+			found[key] = p.Enum
 		case p.Items != nil && len(p.Items.Enum) > 0:
-			return p.Items.Enum
+			found[key] = p.Items.Enum
 		}
 	}
-	return nil
+	return found
 }
 
 // ordering reports whether a parameter's name says only how results are

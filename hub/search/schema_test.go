@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -109,13 +110,27 @@ func TestResultValues(t *testing.T) {
 			"Kind":{"type":"string","enum":["PLANET","STAR_SYSTEM","NEBULA"]}}}`)
 	var d Doc
 	d.AddSchemas(in, out)
-	if want := []string{"PLANET", "STAR_SYSTEM", "NEBULA", "fast", "slow", "draft", "moon", "planet"}; !slices.Equal(d.Values, want) {
+	if want := []string{"fast", "slow", "draft", "PLANET", "STAR_SYSTEM", "NEBULA", "moon", "planet"}; !slices.Equal(d.Values, want) {
 		t.Errorf("Values = %q, want %q", d.Values, want)
 	}
 	var e Doc
 	e.AddInputSchema(in)
 	if want := []string{"fast", "slow", "draft"}; !slices.Equal(e.Values, want) {
 		t.Errorf("without the result: Values = %q, want %q", e.Values, want)
+	}
+	// What it reads is bounded, whatever the schemas hold: properties
+	// nested in each other are read again at each depth, and a key past
+	// what resultPasses passes allow is not read.
+	nested, names := `{"kind":{"enum":["PLANET"]}}`, []string{"kind"}
+	for i := range 4 * resultPasses {
+		nested = fmt.Sprintf(`{"n%d":%s}`, i, nested)
+		names = append(names, fmt.Sprintf("n%d", i))
+	}
+	if got := resultEnums([]byte(nested), names); got["kind"] != nil {
+		t.Errorf("read past its budget: %v", got)
+	}
+	if got := resultEnums([]byte(nested), []string{"kind"}); len(got["kind"]) != 1 {
+		t.Errorf("within its budget: %v", got)
 	}
 	for _, bad := range []string{``, `null`, `{"properties":{"kind":"PLANET"}}`, `{"kind":`, `[{"kind":{"enum":`} {
 		var f Doc
@@ -124,4 +139,30 @@ func TestResultValues(t *testing.T) {
 			t.Errorf("result %q: Values = %q", bad, f.Values)
 		}
 	}
+}
+
+// FuzzResultEnums: any result schema, as an upstream may send it, is read
+// without a panic, within its budget of matches, and only for the names
+// asked.
+func FuzzResultEnums(f *testing.F) {
+	for _, s := range []string{
+		`{"properties":{"kind":{"$ref":"#/$defs/K"}},"$defs":{"K":{"enum":["A"]}}}`,
+		`{"kind":{"enum":["A"]}}`, `"kind":`, `":`, `""":"`, `{"kind" :{"items":{"enum":[1]}}}`,
+		`{"a\"kind":{"enum":["A"]}}`, `{"kind":{"$ref":"#/$defs/"}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		got := resultEnums([]byte(out), []string{"kind", "a"})
+		for k := range got {
+			if k != "kind" && k != "a" {
+				t.Errorf("%q: found %q", out, k)
+			}
+		}
+		var d Doc
+		d.AddSchemas([]byte(`{"properties":{"kind":{"type":"string"},"a":{}}}`), []byte(out))
+		if len(d.Values) > 2*maxEnum {
+			t.Errorf("%q: %d values", out, len(d.Values))
+		}
+	})
 }

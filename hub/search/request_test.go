@@ -2003,6 +2003,16 @@ func TestPathNamesAFile(t *testing.T) {
 	wantFirstID(t, Build(docs, nil), docs, ids, "add src/app.py to the index", "git:git_add")
 }
 
+// TestQuestionAboutUnknownThings: a question whose things in the plural
+// the catalog does not know ("columns") asks about the one it does, which
+// a tool may read: the table, not the list of tables.
+func TestQuestionAboutUnknownThings(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	ix := Build(docs, nil)
+	wantFirstID(t, ix, docs, ids, "what are the columns of the payments table", "sqlite:describe_table")
+	wantFirstID(t, ix, docs, ids, "which tables are there", "sqlite:list_tables")
+}
+
 // TestDotFileIsAFile: a hidden file's name (.env, .gitignore) is a file,
 // not the words of its name: "print the contents of .env.example" went
 // to fetch, its name read as "env example". A dot ending a sentence or

@@ -1247,6 +1247,9 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	ids := sc.qids[:0]
 	sc.qstates, sc.notVerb = sc.qstates[:0], -1
 	first, inPlural, question, who, where := true, false, false, false, false
+	// Whether the request says a word in the plural the catalog knows,
+	// and one it knows not in the plural.
+	knownPlural, knownOne := false, false
 	like := false // "weapons like phasers": an example of what to find
 	unknownVerb, verbOnly := false, false
 	whoMe := false     // "who follows me"
@@ -1465,6 +1468,11 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) && !afterWho {
 			inPlural = true
+			if _, ok := ix.terms[string(s)]; ok {
+				knownPlural = true
+			}
+		} else if _, ok := ix.terms[string(s)]; ok && !auxWords[string(w)] {
+			knownOne = true
 		}
 		if !verbWord && stateBefore(w, string(word(i-1)), next, objPhase == afterVerb) {
 			if id, ok := ix.terms[string(s)]; ok {
@@ -1550,6 +1558,14 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// a question about one thing may ask to read it. "Who"
 				// asks for people, mostly a list ("who is on the team"),
 				// unless it asks about the caller alone ("who am I").
+				q.act |= actGet
+			}
+			if question && inPlural && !knownPlural && knownOne {
+				// "what are the columns of the payments table": a
+				// question whose things in the plural the catalog does
+				// not know asks about the thing it names that the
+				// catalog does, which a tool may read (describe_table,
+				// not list_tables).
 				q.act |= actGet
 			}
 		default:

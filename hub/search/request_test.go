@@ -2048,6 +2048,14 @@ func TestKnowAsksTheKnowledgeGraph(t *testing.T) {
 	}
 }
 
+// A link between two things of a graph is a relation, as an edge is: "link
+// Erin to the Atlas project" asks the memory server to create one, not to
+// fetch a web page.
+func TestLinkIsARelation(t *testing.T) {
+	docs, ids := benchmarkDocs(t)
+	wantFirstID(t, Build(docs, nil), docs, ids, "link Erin to the Atlas project as a contributor", "memory:create_relations")
+}
+
 // "say hi to the team in #general" posts a message: "say" is one of the
 // words for sending one.
 func TestSaySends(t *testing.T) {

@@ -55,7 +55,7 @@ var synonymGroups = [][]string{
 	{"presence", "online", "offline"},
 	{"note", "memo", "observation", "annotation", "fact", "remember", "memorize"},
 	{"node", "entity", "vertex"},
-	{"relation", "relationship", "edge"},
+	{"relation", "relationship", "edge", "link"},
 	{"tree", "hierarchy", "recursive", "nested"},
 	{"pattern", "glob", "wildcard", "regex"},
 	{"time", "clock", "date", "day"},

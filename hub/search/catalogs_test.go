@@ -474,13 +474,9 @@ func catalogCases(t testing.TB) []catalogCase {
 	// read through the hub's own source, 0.794 and 0.768 until a name repeating its
 	// collection took one by id, an id's prefix named its thing
 	// (cus_4) and the request its word, and "send" created);
-	// Star Trek 0.763,
-	// 0.817, 0.073 (0.746 until a filter took the values of its results'
-	// field, 0.680 until a first word the catalog does not know
-	// read as a verb, 0.662 until its searches' form fields were read,
-	// 0.692 until things named alone asked for their list, 0.714 until a
-	// name made of the method and the path, postAnimalSearch, no longer
-	// made its POST a create; tuning 0.844 over 99). GitHub's targets are
+	// Star Trek 0.697,
+	// 0.683, 0.163 over a held-out half written anew on 2026-12-07 before
+	// any of it was run (below). GitHub's targets are GitHub's targets are
 	// 0.80 nDCG@10 and 0.85 Recall@5 as OpenAPI, 0.75 and 0.80 as MCP tools
 	// (all four met); Jira's 0.80 (met as OpenAPI and as MCP tools).
 	//
@@ -545,11 +541,21 @@ func catalogCases(t testing.TB) []catalogCase {
 	// half; with the rules since, held out 0.806 and 0.824, tuning 0.846
 	// and 0.844 over 147.
 	//
+	// Star Trek's held-out half was written anew on 2026-12-07: the twenty
+	// requests before it had been read while tuning (0.763 on them at the
+	// end, 0.680 to 0.746 before; BM25 0.690) and tune now, 119 in all.
+	// Twenty new ones were written first and run: 0.873 (BM25 0.801),
+	// their words much the description's own ("all the magazines"). Twenty
+	// more, in a fan's words ("who played Captain Picard", "alien races
+	// that are telepathic"), were written then, before any was run, to be
+	// scored with them whatever they gave: 0.521 (BM25 0.267). The forty
+	// score 0.697, 26 first and 6 not in the fifty.
+	//
 	// Star Trek's tasks name things in words its description never uses
 	// ("starship" for spacecraft, "novels" for books): there the hub is
-	// over the plain BM25 on the held-out half (0.763 against 0.690)
-	// and well over it on the tuning half's 99 requests (0.844 against
-	// 0.663), the plain BM25's whole-name matching of "POST
+	// over the plain BM25 on the held-out half (0.697 against 0.534)
+	// and on the tuning half's 119 requests (0.830 against 0.667), the
+	// plain BM25's whole-name matching of "POST
 	// /spacecraft/search" suiting the operations' two-word descriptions.
 	// Its searches take a URL-encoded form, whose fields (a location's
 	// "buildingInterior", a staff member's "writer") are arguments as a
@@ -569,7 +575,7 @@ func catalogCases(t testing.TB) []catalogCase {
 	return []catalogCase{
 		{"github as OpenAPI", ghDocs, idsOf(gh), ghTasks, ghLeft, 0.76, 0.84, 0.16},
 		{"github as MCP tools", mcpDocs("gh", gh), idsOf(gh), ghTasks, ghLeft, 0.75, 0.83, 0.15},
-		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), nil, 0.72, 0.76, 0.03},
+		{"star trek as OpenAPI", openapiDocs("stapi", st), idsOf(st), readTasks(t, "startrek.txt"), nil, 0.66, 0.64, 0.12},
 		{"jira as OpenAPI", openapiDocs("jira", jira), idsOf(jira), jiraTasks, nil, 0.75, 0.79, 0.28},
 		{"jira as MCP tools", mcpDocs("jira", jira), idsOf(jira), jiraTasks, nil, 0.72, 0.74, 0.27},
 		{"stripe as OpenAPI", openapiDocs("stripe", stripe), idsOf(stripe), stripeTasks, stripeLeft, 0.75, 0.82, 0.18},

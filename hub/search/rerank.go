@@ -1457,29 +1457,26 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		// The word after "who" is its verb ("who follows me"), not a
 		// plural.
 		afterWho := string(word(i-1)) == "who"
+		id, known := ix.terms[string(s)]
 		if _, agent := ix.agentOf[string(s)]; afterWho && !auxWords[string(w)] && (bytes.HasSuffix(w, []byte("ed")) || len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's') && !agent {
 			// "who opened PR 61": one past act, which the thing
 			// itself records; "who leads the PAY project": one it
 			// holds.
 			whoDid = true
-			if id, ok := ix.terms[string(s)]; ok {
+			if known {
 				sc.whoVerb = id // no state open
 			}
 		}
 		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) && !afterWho {
 			inPlural = true
-			if _, ok := ix.terms[string(s)]; ok {
-				knownPlural = true
-			}
-		} else if _, ok := ix.terms[string(s)]; ok && !auxWords[string(w)] {
+			knownPlural = knownPlural || known
+		} else if known && !auxWords[string(w)] {
 			knownOne = true
 		}
-		if !verbWord && stateBefore(w, string(word(i-1)), next, objPhase == afterVerb) {
-			if id, ok := ix.terms[string(s)]; ok {
-				sc.qstates = append(sc.qstates, id)
-			}
+		if known && !verbWord && stateBefore(w, string(word(i-1)), next, objPhase == afterVerb) {
+			sc.qstates = append(sc.qstates, id)
 		}
-		if id, ok := ix.terms[string(s)]; ok {
+		if known {
 			if plural(string(w)) && !afterWho {
 				sc.qplural = append(sc.qplural, id)
 			}

@@ -140,11 +140,12 @@ func resultEnums(out json.RawMessage, names []string) map[string][]any {
 		if start < 0 {
 			continue
 		}
-		key := string(out[max(0, end-maxKeyLen)+start+1 : end])
-		n, ok := want[key]
-		if !ok || n >= maxResultMatches || found[key] != nil {
+		kb := out[max(0, end-maxKeyLen)+start+1 : end]
+		n, ok := want[string(kb)] // no string made for the keys not asked for
+		if !ok || n >= maxResultMatches || found[string(kb)] != nil {
 			continue
 		}
+		key := string(kb)
 		want[key] = n + 1
 		var p struct {
 			Enum  []any  `json:"enum"`
@@ -177,6 +178,9 @@ func resultEnums(out json.RawMessage, names []string) map[string][]any {
 			found[key] = p.Enum
 		case p.Items != nil && len(p.Items.Enum) > 0:
 			found[key] = p.Items.Enum
+		}
+		if len(found) == len(want) {
+			break
 		}
 	}
 	return found

@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,6 +52,15 @@ func FuzzSearch(f *testing.F) {
 		again, _ := ix.Search(q, "", 5)
 		if !slices.Equal(hits, again) {
 			t.Fatalf("Search(%q) = %v, then %v", q, hits, again)
+		}
+		// The words no tool uses are words of the request, lower-case
+		// letters, each once.
+		unknown := ix.Unknown(q, "gh")
+		lower := strings.ToLower(q)
+		for i, w := range unknown {
+			if !asciiLetters(w) || strings.ToLower(w) != w || len(w) > maxUnknownLen || !strings.Contains(lower, w) || slices.Contains(unknown[:i], w) {
+				t.Fatalf("Unknown(%q) = %q", q, unknown)
+			}
 		}
 	})
 }

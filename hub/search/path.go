@@ -39,31 +39,36 @@ func pathPrefixes(docs []Doc) map[string]pathPrefix {
 	}
 	out := map[string]pathPrefix{}
 	for ns, paths := range byNS {
-		var prefix pathPrefix
-		for {
-			counts := map[string]int{}
-			for _, p := range paths {
-				fixed := pathFixed(p, nil, nil)
-				if len(fixed) > len(prefix)+1 && slices.Equal(fixed[:len(prefix)], prefix) {
-					counts[fixed[len(prefix)]]++
-				}
-			}
-			next, n := "", 0
-			for _, s := range slices.Sorted(maps.Keys(counts)) {
-				if counts[s] > n {
-					next, n = s, counts[s]
-				}
-			}
-			if n < 2 || 10*n < 9*len(paths) {
-				break
-			}
-			prefix = append(prefix, next)
-		}
-		if len(prefix) > 0 {
+		if prefix := commonPrefix(paths); len(prefix) > 0 {
 			out[ns] = prefix
 		}
 	}
 	return out
+}
+
+// commonPrefix is the longest run of leading fixed segments that nine in
+// ten of paths start with.
+func commonPrefix(paths []string) pathPrefix {
+	var prefix pathPrefix
+	for {
+		counts := map[string]int{}
+		for _, p := range paths {
+			fixed := pathFixed(p, nil, nil)
+			if len(fixed) > len(prefix)+1 && slices.Equal(fixed[:len(prefix)], prefix) {
+				counts[fixed[len(prefix)]]++
+			}
+		}
+		next, n := "", 0
+		for _, s := range slices.Sorted(maps.Keys(counts)) {
+			if counts[s] > n {
+				next, n = s, counts[s]
+			}
+		}
+		if n < 2 || 10*n < 9*len(paths) {
+			return prefix
+		}
+		prefix = append(prefix, next)
+	}
 }
 
 // isParam reports whether a path segment is a parameter ({id}, :id).

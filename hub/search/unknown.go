@@ -1,0 +1,167 @@
+package search
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// What a search could not read, and the words it can. A request in words
+// no tool uses ("find the starship Enterprise" over a catalog that says
+// spacecraft) ranks on its other words, and its first hits say nothing of
+// what it asked for. The caller, a model that knows a starship is a
+// spacecraft, can ask again in the catalog's words once it knows which of
+// its words were not read (Unknown) and what the catalog's resources are
+// called (Resources).
+
+// Unknown returns the words of query that no tool of namespace uses (of
+// the catalog, with ""), nor any word the index reads for them (a synonym,
+// an acronym's long form, a verb of its own vocabulary), lower-cased, in
+// the order written, each once. It leaves out stop words and what names a
+// value rather than a thing: a word with a capital after the request's
+// first word (a name: Enterprise, Erin), digits or other marks (README.md,
+// PROJ-7, 2.0), and text beyond ASCII letters (other scripts are read as
+// character pairs).
+func (ix *Index) Unknown(query, namespace string) []string {
+	ns := int32(-1)
+	if namespace != "" {
+		id, ok := ix.nsIDs[namespace]
+		if !ok {
+			return nil
+		}
+		ns = id
+	}
+	var out []string
+	var buf [maxUnknownLen]byte
+	first := true
+	for w := range strings.FieldsSeq(query) {
+		w = strings.TrimRight(strings.TrimLeft(w, edgeMarks), edgeMarks)
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "\u2019s")
+		wasFirst := first
+		first = false
+		if len(w) < 2 || len(w) > maxUnknownLen || !plainWord(w, wasFirst) {
+			continue
+		}
+		lower := appendLower(buf[:0], w)
+		if _, stop := stopWords[string(lower)]; stop || selfWords[string(lower)] || string(lower) == "who" {
+			continue
+		}
+		if ix.reads(lower, ns) || slices.Contains(out, string(lower)) {
+			continue
+		}
+		out = append(out, string(lower))
+	}
+	return out
+}
+
+// edgeMarks are the marks a word of a request may stand between ("why
+// not?", "(the audit log)").
+const edgeMarks = "\"'`()[],.;:!?“”‘’"
+
+// maxUnknownLen is the longest word Unknown reports: a longer run of
+// letters is no word a person types.
+const maxUnknownLen = 40
+
+// plainWord reports whether w is ASCII letters, lower-case but for a
+// capital first letter when w begins the request ("Find the ...").
+func plainWord(w string, first bool) bool {
+	if !asciiLetters(w) {
+		return false
+	}
+	for k := 0; k < len(w); k++ {
+		if c := w[k]; 'A' <= c && c <= 'Z' && (k > 0 || !first) {
+			return false
+		}
+	}
+	return true
+}
+
+// reads reports whether the index reads the lower-cased word w in
+// namespace ns (any, when -1): a tool there uses it, in it or without an
+// un- ("unwatch"), or a word the index puts for it (a synonym, an
+// acronym's long form), or it is a verb of the index's own vocabulary of
+// requests.
+func (ix *Index) reads(w []byte, ns int32) bool {
+	s := stem(append([]byte(nil), w...))
+	if actionVerbs[string(s)] != 0 || readVerbs[string(s)] {
+		return true
+	}
+	if id, ok := ix.terms[string(s)]; ok && ix.usedIn(id, ns) {
+		return true
+	}
+	for _, t := range ix.synTerms[string(s)] {
+		if ix.usedIn(t, ns) {
+			return true
+		}
+	}
+	if _, _, ok := ix.acronym(string(w)); ok {
+		return true
+	}
+	if len(w) > 4 && string(w[:2]) == "un" {
+		return ix.reads(w[2:], ns)
+	}
+	return false
+}
+
+// usedIn reports whether a tool of namespace ns (any, when -1) has term t.
+func (ix *Index) usedIn(t, ns int32) bool {
+	if ns < 0 {
+		return true
+	}
+	for _, p := range ix.postings[ix.offsets[t]:ix.offsets[t+1]] {
+		if ix.docNS[p.doc] == ns {
+			return true
+		}
+	}
+	return false
+}
+
+// Resources returns the resources the paths of one source's operations
+// name, most operations first: each fixed segment after the prefix nine
+// in ten of them share (/v1/customers/{customer}/sources: customers and
+// sources), and of a segment that names a method (Slack's
+// /chat.postMessage) the part before its first dot. It leaves out a
+// segment that is an action (search, list) or holds more than letters and
+// the marks of a name (_ and -), and counts a segment once a path. Ties go
+// in alphabetical order.
+func Resources(paths []string) []string {
+	prefix := commonPrefix(paths)
+	counts := map[string]int{}
+	var fixed []string
+	for _, p := range paths {
+		fixed = pathFixed(p, prefix, fixed)
+		for k, seg := range fixed {
+			name, _, _ := strings.Cut(seg, ".")
+			if !resourceName(name) || slices.Contains(prefix, name) || slices.Contains(fixed[:k], seg) {
+				continue
+			}
+			if actionVerbs[string(stem([]byte(strings.ToLower(name))))] != 0 {
+				continue
+			}
+			counts[name]++
+		}
+	}
+	return slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
+		return cmp.Or(counts[b]-counts[a], strings.Compare(a, b))
+	})
+}
+
+// maxResourceLen is the longest path segment Resources reports: a name
+// longer than that is no resource's.
+const maxResourceLen = 64
+
+// resourceName reports whether a path segment can name a resource: up to
+// maxResourceLen letters, with _ or - between words, starting with a
+// letter.
+func resourceName(seg string) bool {
+	if seg == "" || len(seg) > maxResourceLen || !('a' <= seg[0]|0x20 && seg[0]|0x20 <= 'z') {
+		return false
+	}
+	for k := 0; k < len(seg); k++ {
+		if c := seg[k]; !('a' <= c|0x20 && c|0x20 <= 'z') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}

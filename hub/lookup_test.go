@@ -135,3 +135,38 @@ func TestSetSkillFolder(t *testing.T) {
 		t.Errorf("after removing the folder: %v\n%s", err, out)
 	}
 }
+
+// TestSearchSaysWhichWordsNoToolUses: a search some of whose words no
+// tool uses says which, and what the resources of the namespaces it lists
+// are called, from the tools the policy lets through only; a search whose
+// words the tools use says nothing more.
+func TestSearchSaysWhichWordsNoToolUses(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "api.json")
+	op := func(id, summary string) string {
+		return `{"operationId":"` + id + `","summary":"` + summary + `","responses":{"200":{"description":"ok"}}}`
+	}
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://127.0.0.1:9"}],"paths":{
+		"/spacecraft/search":{"post":`+op("searchSpacecraft", "Searching spacecrafts")+`},
+		"/spacecraft/{uid}":{"get":`+op("getSpacecraft", "Retrieval of a single spacecraft")+`},
+		"/performer/search":{"post":`+op("searchPerformers", "Searching performers")+`},
+		"/secretPlans/search":{"post":`+op("searchSecretPlans", "Searching secret plans")+`}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newOpenAPIHub(t, "st", &config.Source{OpenAPI: doc}, map[string]config.Mode{"st.searchSecretPlans": config.Deny}, Options{})
+	ctx := context.Background()
+	out, err := h.Search(ctx, SearchRequest{Query: "search actors and starfighters"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "No tool of st uses the words \"actors\" and \"starfighters\". Its resources, to search by: spacecraft, performer.\n"
+	if !strings.Contains(out, "st.searchPerformers(") || !strings.Contains(out, want) || strings.Contains(out, "secretPlans") {
+		t.Errorf("a search with words no tool uses:\n%s\nwant it to say:\n%s", out, want)
+	}
+	out, err = h.Search(ctx, SearchRequest{Query: "search performers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "No tool of") || strings.Contains(out, "resources") {
+		t.Errorf("a search in the tools' words:\n%s", out)
+	}
+}

@@ -21,8 +21,9 @@ import (
 // the order written, each once. It leaves out stop words and what names a
 // value rather than a thing: a word with a capital after the request's
 // first word (a name: Enterprise, Erin), digits or other marks (README.md,
-// PROJ-7, 2.0), and text beyond ASCII letters (other scripts are read as
-// character pairs).
+// PROJ-7, 2.0), text in quotes or that a message is to say ("with the
+// message fix typo"), and text beyond ASCII letters (other scripts are
+// read as character pairs).
 func (ix *Index) Unknown(query, namespace string) []string {
 	ns := int32(-1)
 	if namespace != "" {
@@ -34,13 +35,18 @@ func (ix *Index) Unknown(query, namespace string) []string {
 	}
 	var out []string
 	var buf [maxUnknownLen]byte
-	first := true
-	for w := range strings.FieldsSeq(query) {
+	first, quoted := true, false
+	for w := range strings.FieldsSeq(withoutQuotedText(query)) {
+		// Text in quotes is a value's: a filter named "my open bugs".
+		opens := strings.HasPrefix(w, "\"") || strings.HasPrefix(w, "\u201c")
+		closes := len(w) > 1 && (strings.HasSuffix(w, "\"") || strings.HasSuffix(w, "\u201d"))
+		inQuotes := quoted || opens
+		quoted = inQuotes && !closes
 		w = strings.TrimRight(strings.TrimLeft(w, edgeMarks), edgeMarks)
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "\u2019s")
 		wasFirst := first
 		first = false
-		if len(w) < 2 || len(w) > maxUnknownLen || !plainWord(w, wasFirst) {
+		if inQuotes || len(w) < 2 || len(w) > maxUnknownLen || !plainWord(w, wasFirst) {
 			continue
 		}
 		lower := appendLower(buf[:0], w)

@@ -31,7 +31,11 @@ func TestUnknownWords(t *testing.T) {
 		{"show me the PRs", nil},
 		{"unwatch the repo", nil},
 		// Marks around a word; a word said twice is said once.
-		{"birds? (birds, and \u201cbirds\u201d)", []string{"birds"}},
+		{"birds? (birds, and birds!)", []string{"birds"}},
+		// Text in quotes, or that a message is to say, is a value's.
+		{"search spacecraft \"the flying pigeons\" or \u201cwild geese\u201d and \"frogs\"", nil},
+		{"spacecraft with the message hello pigeons", []string{"message"}},
+		{"spacecraft saying hello pigeons", nil},
 		// Other scripts are read as pairs of characters, not words.
 		{"宇宙船 spacecraft", nil},
 	} {

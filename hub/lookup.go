@@ -358,9 +358,10 @@ const maxResourcesNamed = 40
 
 // unknownNote says which words of the request no tool of the namespace of
 // the best hit (of ns, when given) uses, and what that namespace's
-// resources are called: the model, which knows a starship is a spacecraft,
-// can ask again in the catalog's words. Only tools the policy allows name
-// resources. It is "" when the namespace's tools use every word.
+// resources are called (or, without paths, how to list its tools): the
+// model, which knows a starship is a spacecraft, can ask again in the
+// catalog's words. Only tools the policy allows name resources. It is ""
+// when the namespace's tools use every word.
 func (v *view) unknownNote(query, ns string, shown []int) string {
 	if ns == "" {
 		if shown[0] >= len(v.tools) {
@@ -384,6 +385,17 @@ func (v *view) unknownNote(query, ns string, shown []int) string {
 	}
 	switch names := v.resourcesOf(ns); {
 	case len(names) == 0:
+		// No paths to name resources by: its tools' names say them, and
+		// a listing of the namespace shows those the answer does not.
+		listed := 0
+		for _, i := range shown {
+			if i < len(v.tools) && v.tools[i].Namespace == ns {
+				listed++
+			}
+		}
+		if all := len(v.allowedIn(ns)); all > listed {
+			fmt.Fprintf(&b, " List its %d tools with namespace %s and an empty query.", all, strconv.Quote(ns))
+		}
 	case len(names) <= maxResourcesNamed:
 		fmt.Fprintf(&b, " Its resources, to search by: %s.", strings.Join(names, ", "))
 	default:

@@ -169,4 +169,22 @@ func TestSearchSaysWhichWordsNoToolUses(t *testing.T) {
 	if strings.Contains(out, "No tool of") || strings.Contains(out, "resources") {
 		t.Errorf("a search in the tools' words:\n%s", out)
 	}
+
+	// An MCP server's tools have no paths: the note says how to list
+	// them, unless the answer shows them all.
+	mh := hubWith(t, map[string]*config.Source{"fake": fakeSource("crash", nil)}, nil)
+	out, err = mh.Search(ctx, SearchRequest{Query: "echo the pigeons", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "No tool of fake uses the word \"pigeons\". List its 2 tools with namespace \"fake\" and an empty query."; !strings.Contains(out, want) {
+		t.Errorf("an MCP server's tools, one shown:\n%s\nwant it to say:\n%s", out, want)
+	}
+	out, err = mh.Search(ctx, SearchRequest{Query: "echo or crash the pigeons"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out, "\nNo tool of fake uses the word \"pigeons\".") {
+		t.Errorf("an MCP server's tools, all shown:\n%s", out)
+	}
 }

@@ -184,3 +184,36 @@ func BenchmarkSearchParallel10k(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUnknown100k is what the hub adds to a search that has words
+// the best hit's namespace does not use: Unknown over the request (with
+// a word no tool uses) in that namespace, beside the search itself in the
+// same loop. Every word the catalog knows elsewhere is looked for among
+// the namespace's tools, the most Unknown reads. It reports both medians
+// and their ratio.
+func BenchmarkUnknown100k(b *testing.B) {
+	docs := SyntheticCatalog(bigTools, benchSeed)
+	ix := Build(docs, nil)
+	queries := SyntheticQueries(64, benchSeed)
+	var searches, unknowns []time.Duration
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)] + " starships"
+		start := time.Now()
+		hits, _ := ix.Search(q, "", 8)
+		mid := time.Now()
+		if len(hits) > 0 && len(ix.Unknown(q, docs[hits[0].Doc].Namespace)) == 0 {
+			b.Fatalf("Unknown(%q) found every word", q)
+		}
+		unknowns = append(unknowns, time.Since(mid))
+		searches = append(searches, mid.Sub(start))
+		i++
+	}
+	slices.Sort(searches)
+	slices.Sort(unknowns)
+	s, u := searches[len(searches)/2], unknowns[len(unknowns)/2]
+	b.ReportMetric(float64(s.Nanoseconds())/1e6, "search-p50-ms")
+	b.ReportMetric(float64(u.Nanoseconds())/1e6, "unknown-p50-ms")
+	b.ReportMetric(float64(u)/float64(s), "x-search")
+}

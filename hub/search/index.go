@@ -887,6 +887,11 @@ type scratch struct {
 	qends   []int
 	qids    []int32
 	qitems  []int32 // term ids of the things the request names by value (request.go)
+	// pluralIDs and oneIDs are the term ids of the request's words the
+	// catalog knows, said in the plural and not; nsSeen marks the
+	// namespaces pluralsUnusedWhereOneIs has looked at.
+	pluralIDs, oneIDs []int32
+	nsSeen            []uint64
 	// bareKey: the request names a key with no word for its thing
 	// ("move PROJ-7 to Done"), and the catalog's word for it ends the
 	// words read

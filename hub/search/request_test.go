@@ -2011,6 +2011,28 @@ func TestQuestionAboutUnknownThings(t *testing.T) {
 	ix := Build(docs, nil)
 	wantFirstID(t, ix, docs, ids, "what are the columns of the payments table", "sqlite:describe_table")
 	wantFirstID(t, ix, docs, ids, "which tables are there", "sqlite:list_tables")
+
+	// Beside a source whose tools say columns, the request is still read
+	// against the sqlite server's words alone, where it names one thing
+	// it knows, a table, and things it does not: describe_table before
+	// list_tables (the sheets' own columns may come first).
+	other := []Doc{
+		{Namespace: "sheets", Name: "listColumns", Title: "List the columns of a sheet", Method: "GET", Path: "/sheets/{id}/columns"},
+		{Namespace: "sheets", Name: "addColumn", Title: "Add a column to a sheet", Method: "POST", Path: "/sheets/{id}/columns"},
+	}
+	both := append(append([]Doc(nil), docs...), other...)
+	bothIDs := append([]string(nil), ids...)
+	for _, d := range other {
+		bothIDs = append(bothIDs, d.Namespace+":"+d.Name)
+	}
+	q := "what are the columns of the payments table"
+	hits, _ := Build(both, nil).Search(q, "", 5)
+	rank := func(id string) int {
+		return slices.IndexFunc(hits, func(h Hit) bool { return bothIDs[h.Doc] == id })
+	}
+	if d, l := rank("sqlite:describe_table"), rank("sqlite:list_tables"); d < 0 || l >= 0 && l < d {
+		t.Errorf("Search(%q) = %v, want describe_table before list_tables", q, names(both, hits))
+	}
 }
 
 // TestDotFileIsAFile: a hidden file's name (.env, .gitignore) is a file,

@@ -1250,6 +1250,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 	// Whether the request says a word in the plural the catalog knows,
 	// and one it knows not in the plural.
 	knownPlural, knownOne := false, false
+	sc.pluralIDs, sc.oneIDs = sc.pluralIDs[:0], sc.oneIDs[:0]
 	like := false // "weapons like phasers": an example of what to find
 	unknownVerb, verbOnly := false, false
 	whoMe := false     // "who follows me"
@@ -1470,8 +1471,12 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		if len(w) > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' && len(s) < len(w) && !afterWho {
 			inPlural = true
 			knownPlural = knownPlural || known
+			if known {
+				sc.pluralIDs = append(sc.pluralIDs, id)
+			}
 		} else if known && !auxWords[string(w)] {
 			knownOne = true
+			sc.oneIDs = append(sc.oneIDs, id)
 		}
 		if known && !verbWord && stateBefore(w, string(word(i-1)), next, objPhase == afterVerb) {
 			sc.qstates = append(sc.qstates, id)
@@ -1557,7 +1562,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 				// unless it asks about the caller alone ("who am I").
 				q.act |= actGet
 			}
-			if question && inPlural && !knownPlural && knownOne {
+			if question && inPlural && knownOne && (!knownPlural || ix.pluralsUnusedWhereOneIs(sc)) {
 				// "what are the columns of the payments table": a
 				// question whose things in the plural the catalog does
 				// not know asks about the thing it names that the
@@ -2061,6 +2066,32 @@ func (ix *Index) inflectedOnly(s []byte) bool {
 func (ix *Index) makes(s []byte) bool {
 	_, ok := ix.madeBy[string(s)]
 	return ok && !ix.knows(s)
+}
+
+// pluralsUnusedWhereOneIs reports whether, in a catalog of several
+// namespaces, one whose tools use a word the request says not in the
+// plural (sc.oneIDs) uses none it says in the plural (sc.pluralIDs): the
+// request read against that namespace's words alone. It reads each
+// word's postings once.
+func (ix *Index) pluralsUnusedWhereOneIs(sc *scratch) bool {
+	if len(ix.nsIDs) < 2 {
+		return false
+	}
+	sc.nsSeen = append(sc.nsSeen[:0], make([]uint64, (len(ix.nsIDs)+63)/64)...)
+	for _, t := range sc.pluralIDs {
+		for _, p := range ix.postings[ix.offsets[t]:ix.offsets[t+1]] {
+			ns := ix.docNS[p.doc]
+			sc.nsSeen[ns>>6] |= 1 << (ns & 63)
+		}
+	}
+	for _, t := range sc.oneIDs {
+		for _, p := range ix.postings[ix.offsets[t]:ix.offsets[t+1]] {
+			if ns := ix.docNS[p.doc]; sc.nsSeen[ns>>6]&(1<<(ns&63)) == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // knows reports whether the stem s is a word of the catalog.

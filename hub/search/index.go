@@ -151,11 +151,12 @@ type Index struct {
 	k1     float64
 	expand float64
 	terms  map[string]int32 // stem -> term id
-	// bare holds, by term id, whether the catalog writes the word once at
-	// least without -ed or -ing: "stage" is said only as "staged" and
+	// bareNS holds, by term id, the namespace whose tools write the word
+	// without -ed or -ing, bareNowhere when none does and bareSeveral
+	// when more than one does: "stage" is said only as "staged" and
 	// "staging" in a git server's tools, so a request that starts with
-	// it uses it as a verb.
-	bare      []bool
+	// it uses it as a verb, even beside a source that says "stage".
+	bareNS    []int32
 	offsets   []int32 // postings of term t are postings[offsets[t]:offsets[t+1]]
 	postings  []posting
 	docNS     []int32             // namespace id of each doc
@@ -209,6 +210,12 @@ type Index struct {
 	// the catalog (compoundStart).
 	compounds map[int32]struct{}
 }
+
+// Index.bareNS values that name no one namespace.
+const (
+	bareNowhere = -1
+	bareSeveral = -2
+)
 
 // linkVerbNoun makes the noun w in -al (term id) and its verb, when the
 // catalog writes the verb as such (raw) and some title starts with it,
@@ -306,8 +313,32 @@ func Build(docs []Doc, opts *Options) *Index {
 		fixed    []string
 		acr      acronymFinder
 	)
+	// Namespaces, numbered in name order.
+	for d := range docs {
+		if _, ok := ix.nsIDs[docs[d].Namespace]; !ok {
+			ix.nsIDs[docs[d].Namespace] = 0
+		}
+	}
+	for i, ns := range slices.Sorted(maps.Keys(ix.nsIDs)) {
+		ix.nsIDs[ns] = int32(i)
+	}
+	curNS := int32(0) // the namespace of the doc being read
+	// markBare notes that the current namespace writes term id as tok,
+	// without -ed or -ing (Index.bareNS).
+	markBare := func(id int32, tok []byte) {
+		if v := ix.bareNS[id]; v == bareSeveral || v == curNS || bytes.HasSuffix(tok, []byte("ed")) || bytes.HasSuffix(tok, []byte("ing")) {
+			return
+		} else if v == bareNowhere {
+			ix.bareNS[id] = curNS
+		} else {
+			ix.bareNS[id] = bareSeveral
+		}
+	}
 	termOf := func(tok []byte) int32 {
 		if id, ok := raw[string(tok)]; ok {
+			if id >= 0 {
+				markBare(id, tok)
+			}
 			return id
 		}
 		key := string(tok)
@@ -320,11 +351,9 @@ func Build(docs []Doc, opts *Options) *Index {
 		if !ok {
 			id = int32(len(ix.terms))
 			ix.terms[string(word)] = id
-			ix.bare = append(ix.bare, false)
+			ix.bareNS = append(ix.bareNS, bareNowhere)
 		}
-		if !bytes.HasSuffix(tok, []byte("ed")) && !bytes.HasSuffix(tok, []byte("ing")) {
-			ix.bare[id] = true
-		}
+		markBare(id, tok)
 		raw[key] = id
 		return id
 	}
@@ -359,6 +388,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	var valueTerms []int32 // a doc's values for the values field
 	for d := range docs {
 		doc := &docs[d]
+		curNS = ix.nsIDs[doc.Namespace]
 		starts[d] = int32(len(entries))
 		l := lens[d*numFields : (d+1)*numFields]
 		add := func(f int, s string) []int32 {
@@ -659,17 +689,9 @@ func Build(docs []Doc, opts *Options) *Index {
 		fill[tr.term]++
 	}
 
-	// Namespaces, numbered in name order, and the stable (namespace, name)
-	// order used for listing and for breaking score ties.
-	for d := range docs {
-		if _, ok := ix.nsIDs[docs[d].Namespace]; !ok {
-			ix.nsIDs[docs[d].Namespace] = 0
-		}
-	}
+	// The stable (namespace, name) order used for listing and for
+	// breaking score ties.
 	names := slices.Sorted(maps.Keys(ix.nsIDs))
-	for i, ns := range names {
-		ix.nsIDs[ns] = int32(i)
-	}
 	// Each namespace's docs, in doc order, then each sorted by name.
 	ix.byNS = make([][]int32, len(names))
 	perNS := make([]int32, len(names))

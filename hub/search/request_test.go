@@ -826,7 +826,8 @@ func TestSettingVerbs(t *testing.T) {
 
 // TestInflectedOnlyIsAVerb: a first word the catalog says only with -ed
 // or -ing ("staged", "staging") is a verb of change when the request says
-// it bare; in a catalog that also says it bare ("Get a stage") it is not.
+// it bare, whatever another source says; when the same source says it bare
+// ("Get a stage"), it is not.
 func TestInflectedOnlyIsAVerb(t *testing.T) {
 	docs := []Doc{
 		{Namespace: "git", Name: "git_add", Description: "Adds file contents to the staging area"},
@@ -840,8 +841,16 @@ func TestInflectedOnlyIsAVerb(t *testing.T) {
 		"staged changes":       actList,
 	})
 	wantFirst(t, ix, docs, "stage README.md", "git.git_add")
-	docs = append(docs, Doc{Namespace: "git", Name: "get_stage", Description: "Gets a stage of the pipeline"})
-	wantActs(t, Build(docs, nil), map[string]uint8{"stage README.md": actGet | actList})
+	// Another source that says "stage" bare leaves the git server's tools
+	// saying it only inflected: still a verb.
+	beside := append(slices.Clone(docs), Doc{Namespace: "ci", Name: "get_stage", Description: "Gets a stage of the pipeline"})
+	wantActs(t, Build(beside, nil), map[string]uint8{"stage README.md": actCreate | actUpdate | actDelete})
+	// The git server itself saying it bare is not. Nor, as the index keeps
+	// one namespace a word, are two other sources that do.
+	own := append(slices.Clone(docs), Doc{Namespace: "git", Name: "get_stage", Description: "Gets a stage of the pipeline"})
+	wantActs(t, Build(own, nil), map[string]uint8{"stage README.md": actGet | actList})
+	two := append(slices.Clone(beside), Doc{Namespace: "cd", Name: "next_stage", Description: "Moves to the next stage"})
+	wantActs(t, Build(two, nil), map[string]uint8{"stage README.md": actGet | actList})
 }
 
 // TestYearIsATime: a year or a decade is a time, for a tool that takes

@@ -2053,12 +2053,30 @@ func (ix *Index) knowsStem(w []byte) bool {
 	return ix.knows(stem(append(buf[:0], w...)))
 }
 
-// inflectedOnly reports whether the catalog says the stem s only with
-// -ed or -ing ("staged", "staging"): a request that starts with its bare
-// form ("stage README.md") uses it as a verb, as one the catalog lacks.
+// inflectedOnly reports whether the tools of some namespace say the stem s
+// only with -ed or -ing ("staged", "staging"): a request that starts with
+// its bare form ("stage README.md") uses it as a verb, as one the catalog
+// lacks, though another source says "stage".
 func (ix *Index) inflectedOnly(s []byte) bool {
 	id, ok := ix.terms[string(s)]
-	return ok && int(id) < len(ix.bare) && !ix.bare[id]
+	if !ok || int(id) >= len(ix.bareNS) {
+		return false
+	}
+	switch v := ix.bareNS[id]; v {
+	case bareNowhere:
+		return true
+	case bareSeveral:
+		return false
+	default:
+		// Said bare in one namespace: inflected only in any other that
+		// uses it.
+		for _, p := range ix.postings[ix.offsets[id]:ix.offsets[id+1]] {
+			if ix.docNS[p.doc] != v {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // makes reports whether the stem s is a verb the catalog lacks whose noun

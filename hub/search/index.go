@@ -322,11 +322,12 @@ func Build(docs []Doc, opts *Options) *Index {
 	for i, ns := range slices.Sorted(maps.Keys(ix.nsIDs)) {
 		ix.nsIDs[ns] = int32(i)
 	}
-	curNS := int32(0) // the namespace of the doc being read
+	curNS := int32(bareNowhere) // the namespace of the doc being read, if one is
 	// markBare notes that the current namespace writes term id as tok,
-	// without -ed or -ing (Index.bareNS).
+	// without -ed or -ing (Index.bareNS). Words read for no doc (after the
+	// docs, the catalog's phrases for its caller) mark nothing.
 	markBare := func(id int32, tok []byte) {
-		if v := ix.bareNS[id]; v == bareSeveral || v == curNS || bytes.HasSuffix(tok, []byte("ed")) || bytes.HasSuffix(tok, []byte("ing")) {
+		if v := ix.bareNS[id]; curNS < 0 || v == bareSeveral || v == curNS || bytes.HasSuffix(tok, []byte("ed")) || bytes.HasSuffix(tok, []byte("ing")) {
 			return
 		} else if v == bareNowhere {
 			ix.bareNS[id] = curNS
@@ -498,6 +499,7 @@ func Build(docs []Doc, opts *Options) *Index {
 			sums[f] += float64(l[f])
 		}
 	}
+	curNS = bareNowhere
 	starts[len(docs)] = int32(len(entries))
 	ix.acronyms = acr.result(len(docs), func(d int) string {
 		if docs[d].Title != "" {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -50,10 +49,6 @@ type view struct {
 	// skills.All()[i] (lookup_skills.go).
 	skills      *skills.Set
 	skillHidden []bool
-	// resources holds, by namespace, the resources its allowed tools'
-	// paths name (unknownNote), found on first use.
-	resourcesMu sync.Mutex
-	resources   map[string][]string
 }
 
 type viewCache struct {
@@ -94,7 +89,7 @@ func (h *Hub) view(sc *scope.Scope) *view {
 			conn = s.DefaultConnection()
 		}
 		v.decisions[i] = sc.Gate(pol, policy.InputFor(t, conn, cfg))
-		docs[i] = searchDoc(t)
+		docs[i] = searchDoc(t, v.decisions[i].Mode == config.Deny)
 		if v.decisions[i].Mode != config.Deny {
 			v.ts = append(v.ts, tsToolMarked(t))
 		}
@@ -139,8 +134,8 @@ func tsTool(t *catalog.Tool) tsgen.Tool {
 	return tsgen.Tool{Namespace: t.Namespace, Name: t.JSName, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 }
 
-func searchDoc(t *catalog.Tool) search.Doc {
-	d := search.Doc{Namespace: t.Namespace, Name: t.JSName, OrigName: t.Name, Title: t.Title, Description: t.Description}
+func searchDoc(t *catalog.Tool, hidden bool) search.Doc {
+	d := search.Doc{Namespace: t.Namespace, Name: t.JSName, OrigName: t.Name, Title: t.Title, Description: t.Description, Hidden: hidden}
 	if t.Request != nil {
 		// An OpenAPI operation: its method and path say what it does to
 		// which resource.
@@ -240,12 +235,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		}
 		shown = shown[:limit]
 	}
-	// Words no tool uses: said when something matched (with no match,
-	// the answer says so and what there is).
-	note := ""
-	if len(shown) > 0 && query != "" {
-		note = v.unknownNote(query, ns, shown)
-	}
+	note := v.index.UnknownNote(query, ns, shown) // before a search that matched nothing shows all
 	var b strings.Builder
 	if len(shown) == 0 {
 		switch all := v.allowedIn(ns); {
@@ -270,7 +260,6 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 			}
 		}
 	}
-
 	// Group by namespace, namespaces in order of their best hit.
 	var order []string
 	groups := map[string][]int{}
@@ -327,12 +316,7 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 			}
 		}
 	}
-	if note != "" {
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		b.WriteString(note)
-	}
+	b.WriteString(note)
 	if more > 0 {
 		hint := " or pass namespace"
 		if req.Namespace != "" {
@@ -350,79 +334,6 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 		b.WriteString(strings.Join(notes, "\n"))
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
-}
-
-// maxResourcesNamed bounds the resources unknownNote names: about a
-// hundred and fifty tokens.
-const maxResourcesNamed = 40
-
-// unknownNote says which words of the request no tool of the namespace of
-// the best hit (of ns, when given) uses, and what that namespace's
-// resources are called (or, without paths, how to list its tools): the
-// model, which knows a starship is a spacecraft, can ask again in the
-// catalog's words. Only tools the policy allows name resources. It is ""
-// when the namespace's tools use every word.
-func (v *view) unknownNote(query, ns string, shown []int) string {
-	if ns == "" {
-		if shown[0] >= len(v.tools) {
-			return "" // a skill: its words are its own
-		}
-		ns = v.tools[shown[0]].Namespace
-	}
-	words := v.index.Unknown(query, ns)
-	if len(words) == 0 {
-		return ""
-	}
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = strconv.Quote(w)
-	}
-	var b strings.Builder
-	if len(words) == 1 {
-		fmt.Fprintf(&b, "No tool of %s uses the word %s.", ns, quoted[0])
-	} else {
-		fmt.Fprintf(&b, "No tool of %s uses the words %s and %s.", ns, strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1])
-	}
-	switch names := v.resourcesOf(ns); {
-	case len(names) == 0:
-		// No paths to name resources by: its tools' names say them, and
-		// a listing of the namespace shows those the answer does not.
-		listed := 0
-		for _, i := range shown {
-			if i < len(v.tools) && v.tools[i].Namespace == ns {
-				listed++
-			}
-		}
-		if all := len(v.allowedIn(ns)); all > listed {
-			fmt.Fprintf(&b, " List its %d tools with namespace %s and an empty query.", all, strconv.Quote(ns))
-		}
-	case len(names) <= maxResourcesNamed:
-		fmt.Fprintf(&b, " Its resources, to search by: %s.", strings.Join(names, ", "))
-	default:
-		fmt.Fprintf(&b, " Its resources, most operations first, to search by: %s and %d more.", strings.Join(names[:maxResourcesNamed], ", "), len(names)-maxResourcesNamed)
-	}
-	return b.String() + "\n"
-}
-
-// resourcesOf returns the resources the paths of namespace ns's tools
-// that the policy allows name (search.Resources).
-func (v *view) resourcesOf(ns string) []string {
-	v.resourcesMu.Lock()
-	defer v.resourcesMu.Unlock()
-	if names, ok := v.resources[ns]; ok {
-		return names
-	}
-	var paths []string
-	for i, t := range v.tools {
-		if t.Namespace == ns && t.Request != nil && v.decisions[i].Mode != config.Deny {
-			paths = append(paths, t.Request.Path)
-		}
-	}
-	if v.resources == nil {
-		v.resources = map[string][]string{}
-	}
-	v.resources[ns] = search.Resources(paths)
-	return v.resources[ns]
 }
 
 // allowedIn lists the tools of namespace ns (all of them with "") that

@@ -21,14 +21,14 @@ import (
 // namespace can take it.
 const skillGroup = "skill:"
 
-// skillDocs returns the index's documents of v's skills, and marks those a
-// deny on their source hides.
+// skillDocs returns the index's documents of v's skills (Hidden: listed
+// apart from the namespaces), and marks those a deny on their source hides.
 func (v *view) skillDocs(cfg *config.Config) []search.Doc {
 	all := v.skills.All()
 	docs := make([]search.Doc, len(all))
 	v.skillHidden = make([]bool, len(all))
 	for i, sk := range all {
-		docs[i] = search.Doc{Namespace: sk.Namespace, Name: sk.Name, Description: sk.Description, Headings: sk.Headings}
+		docs[i] = search.Doc{Namespace: sk.Namespace, Name: sk.Name, Description: sk.Description, Headings: sk.Headings, Hidden: true}
 		if sk.Source != "" {
 			// Only a rule on the whole source (or a glob as wide) can name
 			// a skill: no method is called \x00skill.

@@ -34,6 +34,12 @@ type Doc struct {
 	// "/repos/{owner}/{repo}/pulls"), empty for other tools.
 	Method string
 	Path   string
+
+	// Hidden marks a doc the caller lists under no namespace: a tool its
+	// policy denies, or a skill (listed apart). It ranks, so that the
+	// caller can count it, but names no resource and counts as no tool
+	// of its namespace in UnknownNote.
+	Hidden bool
 }
 
 // Field is the scoring setup of one document field.
@@ -182,6 +188,9 @@ type Index struct {
 	keyNoun   int32               // term id of what a bare key names (keyedNoun), -1 when none
 	keyWord   string              // its word as the catalog writes it
 	acronyms  map[string]string   // acronym, lower-cased -> its long form (acronym.go)
+	hidden    []uint64            // the Hidden docs, a bit each
+	resources []map[string]int    // by namespace, the resources its docs' paths name (unknown.go)
+	nsNames   []string            // namespace names by id
 	// headRare holds, for each doc's heads (docFeatures.rareOff), how
 	// rare that resource is among its namespace's tools, from 0 (every
 	// tool passes through it) to 255 (one does): log(n/df)/log(n).
@@ -319,9 +328,12 @@ func Build(docs []Doc, opts *Options) *Index {
 			ix.nsIDs[docs[d].Namespace] = 0
 		}
 	}
-	for i, ns := range slices.Sorted(maps.Keys(ix.nsIDs)) {
+	ix.nsNames = slices.Sorted(maps.Keys(ix.nsIDs))
+	ix.resources = make([]map[string]int, len(ix.nsNames))
+	for i, ns := range ix.nsNames {
 		ix.nsIDs[ns] = int32(i)
 	}
+	ix.hidden = make([]uint64, (len(docs)+63)/64)
 	curNS := int32(bareNowhere) // the namespace of the doc being read, if one is
 	// markBare notes that the current namespace writes term id as tok,
 	// without -ed or -ing (Index.bareNS). Words read for no doc (after the
@@ -417,6 +429,14 @@ func Build(docs []Doc, opts *Options) *Index {
 		fixed = fixed[:0]
 		if doc.Path != "" {
 			fixed = pathFixed(doc.Path, prefixes[doc.Namespace], fixed)
+		}
+		if doc.Hidden {
+			ix.hidden[d>>6] |= 1 << (d & 63)
+		} else if len(fixed) > 0 {
+			if ix.resources[curNS] == nil {
+				ix.resources[curNS] = map[string]int{}
+			}
+			countResources(ix.resources[curNS], fixed, prefixes[doc.Namespace])
 		}
 		ix.feat = append(ix.feat, features(doc, fixed, termOfWord, selfUsed, abbrev, keyed, pairs, &ws, &ix.featIDs))
 		seen = seen[:0]
@@ -693,7 +713,7 @@ func Build(docs []Doc, opts *Options) *Index {
 
 	// The stable (namespace, name) order used for listing and for
 	// breaking score ties.
-	names := slices.Sorted(maps.Keys(ix.nsIDs))
+	names := ix.nsNames
 	// Each namespace's docs, in doc order, then each sorted by name.
 	ix.byNS = make([][]int32, len(names))
 	perNS := make([]int32, len(names))

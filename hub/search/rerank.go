@@ -2095,7 +2095,9 @@ func (ix *Index) pluralsUnusedWhereOneIs(sc *scratch) bool {
 	if len(ix.nsIDs) < 2 {
 		return false
 	}
-	sc.nsSeen = append(sc.nsSeen[:0], make([]uint64, (len(ix.nsIDs)+63)/64)...)
+	n := (len(ix.nsIDs) + 63) / 64
+	sc.nsSeen = slices.Grow(sc.nsSeen[:0], n)[:n]
+	clear(sc.nsSeen)
 	for _, t := range sc.pluralIDs {
 		for _, p := range ix.postings[ix.offsets[t]:ix.offsets[t+1]] {
 			ns := ix.docNS[p.doc]

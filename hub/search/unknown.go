@@ -2,8 +2,9 @@ package search
 
 import (
 	"cmp"
-	"maps"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -89,7 +90,8 @@ func plainWord(w string, first bool) bool {
 // acronym's long form), or it is a verb of the index's own vocabulary of
 // requests.
 func (ix *Index) reads(w []byte, ns int32) bool {
-	s := stem(append([]byte(nil), w...))
+	var buf [maxUnknownLen]byte
+	s := stem(append(buf[:0], w...))
 	if actionVerbs[string(s)] != 0 || readVerbs[string(s)] {
 		return true
 	}
@@ -137,21 +139,107 @@ func Resources(paths []string) []string {
 	var fixed []string
 	for _, p := range paths {
 		fixed = pathFixed(p, prefix, fixed)
-		for k, seg := range fixed {
-			name, _, _ := strings.Cut(seg, ".")
-			if !resourceName(name) || slices.Contains(prefix, name) || slices.Contains(fixed[:k], seg) {
-				continue
-			}
-			if actionVerbs[string(stem([]byte(strings.ToLower(name))))] != 0 {
-				continue
-			}
-			counts[name]++
+		countResources(counts, fixed, prefix)
+	}
+	return rankResources(counts)
+}
+
+// countResources counts in counts the resources the fixed segments of one
+// path name, past prefix (Resources). A name new to counts is copied, so
+// that it keeps no path alive.
+func countResources(counts map[string]int, fixed []string, prefix pathPrefix) {
+	for k, seg := range fixed {
+		name, _, _ := strings.Cut(seg, ".")
+		if !resourceName(name) || slices.Contains(prefix, name) || slices.Contains(fixed[:k], seg) {
+			continue
+		}
+		if _, ok := counts[name]; !ok {
+			name = strings.Clone(name)
+		}
+		counts[name]++
+	}
+}
+
+// rankResources returns the names of counts that are no action, most
+// counted first, ties in alphabetical order.
+func rankResources(counts map[string]int) []string {
+	var names []string
+	for name := range counts {
+		if actionVerbs[string(stem([]byte(strings.ToLower(name))))] == 0 {
+			names = append(names, name)
 		}
 	}
-	return slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
+	slices.SortFunc(names, func(a, b string) int {
 		return cmp.Or(counts[b]-counts[a], strings.Compare(a, b))
 	})
+	return names
 }
+
+// maxResourcesNamed bounds the resources UnknownNote names: about a
+// hundred and fifty tokens.
+const maxResourcesNamed = 40
+
+// UnknownNote is what a search answer that shows the docs shown, best
+// first, says after them when the tools of the first one's namespace (of
+// namespace, when given) do not use some words of query (Unknown): those
+// words, and the resources the paths of its docs the caller does not hide
+// name (at most 40) or, without paths, how to list its tools when the
+// answer shows fewer than it has. The model, which knows a starship is a
+// spacecraft, can then ask again in the catalog's words. It is "" when
+// they use every word, when nothing is shown, and when a hidden doc (a
+// skill) comes first without namespace: its words are its own. It ends
+// with a newline.
+func (ix *Index) UnknownNote(query, namespace string, shown []int) string {
+	if len(shown) == 0 || namespace == "" && ix.isHidden(shown[0]) {
+		return ""
+	}
+	ns, ok := ix.nsIDs[namespace]
+	if namespace == "" {
+		ns, ok = ix.docNS[shown[0]], true
+		namespace = ix.nsNames[ns]
+	}
+	words := ix.Unknown(query, namespace)
+	if !ok || len(words) == 0 {
+		return ""
+	}
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = strconv.Quote(w)
+	}
+	var b strings.Builder
+	if len(words) == 1 {
+		fmt.Fprintf(&b, "No tool of %s uses the word %s.", namespace, quoted[0])
+	} else {
+		fmt.Fprintf(&b, "No tool of %s uses the words %s and %s.", namespace, strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1])
+	}
+	switch names := rankResources(ix.resources[ns]); {
+	case len(names) == 0:
+		// No paths to name resources by: its tools' names say them, and
+		// a listing of the namespace shows those the answer does not.
+		tools, listed := 0, 0
+		for _, d := range ix.byNS[ns] {
+			if !ix.isHidden(int(d)) {
+				tools++
+			}
+		}
+		for _, d := range shown {
+			if !ix.isHidden(d) && ix.docNS[d] == ns {
+				listed++
+			}
+		}
+		if tools > listed {
+			fmt.Fprintf(&b, " List its %d tools with namespace %s and an empty query.", tools, strconv.Quote(namespace))
+		}
+	case len(names) <= maxResourcesNamed:
+		fmt.Fprintf(&b, " Its resources, to search by: %s.", strings.Join(names, ", "))
+	default:
+		fmt.Fprintf(&b, " Its resources, most operations first, to search by: %s and %d more.", strings.Join(names[:maxResourcesNamed], ", "), len(names)-maxResourcesNamed)
+	}
+	return b.String() + "\n"
+}
+
+// isHidden reports whether doc d is one the caller hides (Doc.Hidden).
+func (ix *Index) isHidden(d int) bool { return ix.hidden[d>>6]&(1<<(d&63)) != 0 }
 
 // maxResourceLen is the longest path segment Resources reports: a name
 // longer than that is no resource's.

@@ -521,7 +521,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 				return fmt.Errorf("storing tool %s of %s: %w", t.Name, src, err)
 			}
 			if pin, ok := pins[t.Name]; req != nil && ok && pin != hash {
-				if moved, err := migrateRESTPin(ctx, tx, src, t, hash, def, now); err != nil {
+				if moved, err := migrateRESTPin(ctx, tx, src, t, req, hash, def, now); err != nil {
 					return err
 				} else if moved {
 					decisionsMoved = true

@@ -82,19 +82,32 @@ func readPinnedOrigins(ctx context.Context, tx *store.CatalogTx, source string) 
 
 // migrateRESTPin moves the pin of an OpenAPI operation kept before
 // requests were part of definitions (its hash is that of the definition
-// without req) to the definition with req, with the remembered allows
-// given for it; it reports whether an allow moved. A pin of any other
-// definition stays.
-func migrateRESTPin(ctx context.Context, tx *store.CatalogTx, source string, t *mcp.Tool, hash string, def []byte, now time.Time) (bool, error) {
-	_, legacy, err := Definition(t, nil)
-	if err != nil || legacy == hash {
-		return false, nil
+// without req), or of the same definition with the other deprecation mark
+// (the mark changes nothing a call sends: an operation the API deprecates,
+// and one a store of an earlier version kept without the mark, keep their
+// consent), to the definition with req, with the remembered allows given
+// for it; it reports whether an allow moved. A pin of any other definition
+// stays.
+func migrateRESTPin(ctx context.Context, tx *store.CatalogTx, source string, t *mcp.Tool, req *upstream.RESTRequest, hash string, def []byte, now time.Time) (bool, error) {
+	other := *req
+	other.Deprecated = !req.Deprecated
+	legacies := []*upstream.RESTRequest{nil, &other}
+	var legacy string
+	for _, r := range legacies {
+		_, h, err := Definition(t, r)
+		if err != nil || h == hash {
+			continue
+		}
+		moved, err := tx.MovePin(ctx, source, t.Name, h, hash, def, now)
+		if err != nil {
+			return false, fmt.Errorf("moving the pin of %s of %s: %w", t.Name, source, err)
+		}
+		if moved {
+			legacy = h
+			break
+		}
 	}
-	moved, err := tx.MovePin(ctx, source, t.Name, legacy, hash, def, now)
-	if err != nil {
-		return false, fmt.Errorf("moving the pin of %s of %s: %w", t.Name, source, err)
-	}
-	if !moved {
+	if legacy == "" {
 		return false, nil
 	}
 	n, err := tx.MoveToolAllows(ctx, naming.Namespace(source), source, t.Name, legacy, hash)

@@ -61,6 +61,10 @@ type Tool struct {
 // pinned for it.
 func (t *Tool) Changed() bool { return t.Pinned != "" && t.Pinned != t.Hash }
 
+// Deprecated reports whether the tool is an OpenAPI operation its API
+// marks deprecated: kept for older callers, with another to use.
+func (t *Tool) Deprecated() bool { return t.Request != nil && t.Request.Deprecated }
+
 // ChangedDefinition returns a changed tool's definition as it was accepted
 // (nil when the store did not keep it) and as it is now, with the current
 // one's hash.

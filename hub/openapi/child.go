@@ -106,6 +106,7 @@ type childOp struct {
 	Method       string               `json:"method"`
 	Path         string               `json:"path"`
 	Server       string               `json:"server,omitempty"`
+	Deprecated   bool                 `json:"deprecated,omitempty"`
 	Params       []childParam         `json:"params,omitempty"`
 	HasBody      bool                 `json:"hasBody,omitempty"`
 	BodyRequired bool                 `json:"bodyRequired,omitempty"`
@@ -192,7 +193,7 @@ func writeChild(out io.Writer, doc *openapiDoc, perr error) error {
 	for _, t := range doc.tools {
 		o := doc.ops[t.Name]
 		co := &childOp{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
-			Method: o.method, Path: o.path, Server: o.server,
+			Method: o.method, Path: o.path, Server: o.server, Deprecated: o.deprecated,
 			HasBody: o.hasBody, BodyRequired: o.bodyRequired, BodyArg: o.bodyArg, BodyProps: o.bodyProps, BodyType: o.bodyType,
 			Security: o.security}
 		co.Input, _ = t.InputSchema.(json.RawMessage)
@@ -320,7 +321,7 @@ func addChildOp(doc *openapiDoc, co *childOp) error {
 	if co.Output != nil {
 		tool.OutputSchema = co.Output
 	}
-	o := &openapiOp{method: co.Method, path: co.Path, server: co.Server,
+	o := &openapiOp{method: co.Method, path: co.Path, server: co.Server, deprecated: co.Deprecated,
 		hasBody: co.HasBody, bodyRequired: co.BodyRequired, bodyArg: co.BodyArg, bodyProps: co.BodyProps, bodyType: co.BodyType,
 		security: co.Security}
 	for _, p := range co.Params {

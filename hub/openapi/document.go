@@ -98,7 +98,10 @@ type openapiOp struct {
 	method string
 	path   string // the path template, "/pets/{petId}"
 	server string // the operation's or path's own server, when it has one
-	params []openapiParam
+	// deprecated is the operation's own mark: the API keeps it for
+	// older callers and says to use another.
+	deprecated bool
+	params     []openapiParam
 	// body is how the request body (JSON, or a URL-encoded form) is
 	// formed from the arguments: bodyArg names the argument that holds it
 	// whole; else bodyProps are the arguments that are its properties
@@ -471,7 +474,7 @@ func serverURL(loc string, servers []*v3.Server) (string, string) {
 // (authParam), and so is a body property marked readOnly (schema.go),
 // though it goes in the body when given.
 func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapiScheme, loc, docServer, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
-	o := &openapiOp{method: method, path: path}
+	o := &openapiOp{method: method, path: path, deprecated: op.Deprecated != nil && *op.Deprecated}
 	if problem := pathTemplateProblem(path); problem != "" {
 		return nil, nil, "its path " + problem
 	}

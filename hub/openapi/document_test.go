@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -126,6 +127,44 @@ func TestOperationsAsServed(t *testing.T) {
 	}
 	if _, _, err := Operations("x.yaml", []byte("openapi: [3\n  info: :")); err == nil || !strings.HasPrefix(err.Error(), "x.yaml: ") {
 		t.Errorf("broken YAML: %v", err)
+	}
+}
+
+// TestDeprecatedOperation: an operation the document marks deprecated is
+// served, marked so in Operations, in the child's parse and in the request
+// a listing carries; the others are not marked.
+func TestDeprecatedOperation(t *testing.T) {
+	data := []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example.com"}],"paths":{
+		"/teams/{id}/members/{user}":{"put":{"operationId":"addMemberLegacy","deprecated":true,"summary":"Add team member (Legacy)","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}},{"name":"user","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"204":{"description":"added"}}}},
+		"/teams/{id}/memberships/{user}":{"put":{"operationId":"addMembership","deprecated":false,"summary":"Add team membership","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}},{"name":"user","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"added"}}}},
+		"/teams":{"get":{"operationId":"listTeams","responses":{"200":{"description":"ok"}}}}}}`)
+	ops, _, err := Operations("teams.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, op := range ops {
+		got[op.Tool.Name] = op.Deprecated
+	}
+	if want := map[string]bool{"addMemberLegacy": true, "addMembership": false, "listTeams": false}; !cmp.Equal(got, want) {
+		t.Errorf("deprecated: %v, want %v", got, want)
+	}
+	doc, _, err := testChild("serve").parse(context.Background(), "teams.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.ops["addMemberLegacy"].deprecated || doc.ops["addMembership"].deprecated {
+		t.Errorf("the child's parse: addMemberLegacy %+v, addMembership %+v", doc.ops["addMemberLegacy"], doc.ops["addMembership"])
+	}
+	tools, err := doc.listTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range withRequests(tools, doc, "") {
+		req, _ := tl.Meta[upstream.RequestMeta].(*upstream.RESTRequest)
+		if req == nil || req.Deprecated != (tl.Name == "addMemberLegacy") {
+			t.Errorf("%s lists the request %+v", tl.Name, req)
+		}
 	}
 }
 

@@ -995,7 +995,7 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 	if base == "" {
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Err: fmt.Errorf("calling %s: %s", name, doc.serverProblem)}
 	}
-	if got := (upstream.RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && *want != got {
+	if got := (upstream.RESTRequest{Method: op.method, Path: op.path, Server: base}); want != nil && !want.SameCall(got) {
 		o.toolsChanged(source)
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Retryable: true,
 			Err: fmt.Errorf("calling %s: the operation changed since it was listed (now %s, listed as %s); nothing was sent, and its new definition asks until accepted", name, got, want)}

@@ -5,9 +5,10 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 // Operation is one operation of a description as a source serves it: its
 // tool and the request a call makes.
 type Operation struct {
-	Tool   *mcp.Tool
-	Method string
-	Path   string
+	Tool       *mcp.Tool
+	Method     string
+	Path       string
+	Deprecated bool
 }
 
 // Operations reads an OpenAPI 3 description (JSON or YAML) as a source
@@ -28,7 +29,7 @@ func Operations(loc string, data []byte) ([]Operation, []string, error) {
 	ops := make([]Operation, 0, len(tools))
 	for _, t := range tools {
 		if op := doc.ops[t.Name]; op != nil {
-			ops = append(ops, Operation{Tool: t, Method: op.method, Path: op.path})
+			ops = append(ops, Operation{Tool: t, Method: op.method, Path: op.path, Deprecated: op.deprecated})
 		}
 	}
 	return ops, doc.skipped, nil

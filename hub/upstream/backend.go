@@ -47,15 +47,23 @@ type Backend interface {
 }
 
 // RESTRequest is what a call of an OpenAPI operation sends: the method, the
-// path template and the server (base URL) it goes to. The catalog pins it
-// with the operation's definition, and a Backend's Call checks it.
+// path template and the server (base URL) it goes to, and whether the API
+// marks the operation deprecated. The catalog pins it with the operation's
+// definition, and a Backend's Call checks it.
 type RESTRequest struct {
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Server string `json:"server"`
+	Method     string `json:"method"`
+	Path       string `json:"path"`
+	Server     string `json:"server"`
+	Deprecated bool   `json:"deprecated,omitempty"`
 }
 
 func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }
+
+// SameCall reports whether r and o send the same call: the same method,
+// path template and server, whatever their deprecation marks.
+func (r RESTRequest) SameCall(o RESTRequest) bool {
+	return r.Method == o.Method && r.Path == o.Path && r.Server == o.Server
+}
 
 // RequestMeta is the _meta key an OpenAPI source's listing carries an
 // operation's request under.

@@ -21,6 +21,9 @@ type Tool struct {
 	Description  string          // JSDoc of the method
 	InputSchema  json.RawMessage // JSON Schema of the input object; may be null or empty
 	OutputSchema json.RawMessage // JSON Schema of structuredContent; may be empty
+	// Deprecated marks a tool its API keeps for older callers (an OpenAPI
+	// operation's deprecated): its JSDoc says @deprecated.
+	Deprecated bool
 }
 
 // DefaultBudget is the token budget of Describe when Options.Budget is not
@@ -682,6 +685,9 @@ func (r *renderer) method(ti *toolInfo, brief bool) string {
 	doc := textLines(desc)
 	if len(doc) == 0 {
 		doc = textLines(ti.tool.Title)
+	}
+	if ti.tool.Deprecated {
+		doc = append(doc, "@deprecated")
 	}
 	if ti.output == nil {
 		doc = append(doc, returnsUnknown)

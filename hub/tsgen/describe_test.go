@@ -1,6 +1,7 @@
 package tsgen
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -347,5 +348,28 @@ func TestNotShownWords(t *testing.T) {
 	}
 	if got := notShownWords(many); !strings.Contains(got, "wp 1, 3 other words.") {
 		t.Errorf("past %d words: %q", noteWords, got)
+	}
+}
+
+// TestDescribeDeprecated: a tool its API deprecates says so in its
+// method's JSDoc, whole or brief; another does not.
+func TestDescribeDeprecated(t *testing.T) {
+	tools := []Tool{
+		{Namespace: "gh", Name: "addMemberLegacy", Description: "Add team member (Legacy).", Deprecated: true,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"username":{"type":"string"}},"required":["username"]}`)},
+		{Namespace: "gh", Name: "addMembership", Description: "Add or update team membership for a user.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"username":{"type":"string"}},"required":["username"]}`)},
+	}
+	for _, target := range []string{"gh", "gh.addMemberLegacy"} {
+		res, err := Describe(tools, []string{target}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text, "\t * Add team member (Legacy).\n\t * @deprecated\n") {
+			t.Errorf("describe %s: no @deprecated after the legacy method's description:\n%s", target, res.Text)
+		}
+		if n := strings.Count(res.Text, "@deprecated"); n != 1 {
+			t.Errorf("describe %s: @deprecated %d times, want once:\n%s", target, n, res.Text)
+		}
 	}
 }

@@ -58,6 +58,7 @@ func npmFile(t testing.TB, parts ...string) string {
 type apiOp struct {
 	id, method, path, summary, description string
 	params, paramDocs, values              []string
+	deprecated                             bool
 }
 
 // loaded holds the operations loadOpenAPI read, by file: the package's
@@ -166,7 +167,7 @@ func readOpenAPI(t testing.TB, file string) []apiOp {
 		var d Doc
 		d.AddSchemas(in, out)
 		ops[i] = apiOp{id: op.Tool.Name, method: op.Method, path: op.Path, summary: op.Tool.Title, description: op.Tool.Description,
-			params: d.Params, paramDocs: d.ParamDocs, values: d.Values}
+			params: d.Params, paramDocs: d.ParamDocs, values: d.Values, deprecated: op.Deprecated}
 		delete(left, op.Tool.Name)
 	}
 	unserved.Store(file, left)
@@ -213,12 +214,13 @@ func jsName(name string) string {
 
 // openapiDocs are the operations as the hub's OpenAPI source serves them:
 // the operationId (or method and path) as name, the summary as title, the
-// summary and description as description, and the method and path.
+// summary and description as description, the method and path, and
+// whether the API deprecates it.
 func openapiDocs(ns string, ops []apiOp) []Doc {
 	docs := make([]Doc, len(ops))
 	for i, o := range ops {
 		docs[i] = Doc{Namespace: ns, Name: jsName(o.id), OrigName: o.id, Title: o.summary, Description: o.description,
-			Params: o.params, ParamDocs: o.paramDocs, Values: o.values, Method: o.method, Path: o.path}
+			Params: o.params, ParamDocs: o.paramDocs, Values: o.values, Method: o.method, Path: o.path, Deprecated: o.deprecated}
 	}
 	return docs
 }

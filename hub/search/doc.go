@@ -109,8 +109,9 @@
 // whether it takes a parameter for a place the request names after a
 // preposition ("pending on the repo": repo), how rare in its namespace
 // the resources are that it passes through and the request does not
-// name, and how central its path family is in its namespace. See
-// rerank.go.
+// name, how central its path family is in its namespace, and whether its
+// API deprecates it (Doc.Deprecated: an operation kept for older callers
+// comes after a live one the request fits about as well). See rerank.go.
 //
 // # Namespaces of unlike size
 //

@@ -40,6 +40,10 @@ type Doc struct {
 	// caller can count it, but names no resource and counts as no tool
 	// of its namespace in UnknownNote.
 	Hidden bool
+	// Deprecated marks a tool its API keeps for older callers (an
+	// OpenAPI operation's deprecated): it ranks after a live tool the
+	// request fits about as well.
+	Deprecated bool
 }
 
 // Field is the scoring setup of one document field.
@@ -189,6 +193,7 @@ type Index struct {
 	keyWord   string              // its word as the catalog writes it
 	acronyms  map[string]string   // acronym, lower-cased -> its long form (acronym.go)
 	hidden    []uint64            // the Hidden docs, a bit each
+	obsolete  []uint64            // the Deprecated docs, a bit each
 	resources []map[string]int    // by namespace, the resources its docs' paths name (unknown.go)
 	nsNames   []string            // namespace names by id
 	// headRare holds, for each doc's heads (docFeatures.rareOff), how
@@ -334,6 +339,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		ix.nsIDs[ns] = int32(i)
 	}
 	ix.hidden = make([]uint64, (len(docs)+63)/64)
+	ix.obsolete = make([]uint64, (len(docs)+63)/64)
 	curNS := int32(bareNowhere) // the namespace of the doc being read, if one is
 	// markBare notes that the current namespace writes term id as tok,
 	// without -ed or -ing (Index.bareNS). Words read for no doc (after the
@@ -429,6 +435,9 @@ func Build(docs []Doc, opts *Options) *Index {
 		fixed = fixed[:0]
 		if doc.Path != "" {
 			fixed = pathFixed(doc.Path, prefixes[doc.Namespace], fixed)
+		}
+		if doc.Deprecated {
+			ix.obsolete[d>>6] |= 1 << (d & 63)
 		}
 		if doc.Hidden {
 			ix.hidden[d>>6] |= 1 << (d & 63)

@@ -1117,13 +1117,16 @@ type rerankWeights struct {
 	// rare: taken, per the rarity of each resource the path passes
 	// through that the request does not name (at most one in all);
 	// rareName for a tool without a path, whose resources its name says
-	rare      float64
-	rareName  float64
-	depth     int     // candidates reordered
-	maxWords  int     // longest request reordered, in content words
-	fullWords int     // longest request whose features count in full
-	fade      float64 // past fullWords, the shares weigh (fullWords/words)^fade
-	objectMin bool    // act, verb and coverage count only when the tool matches more than the verb
+	rare     float64
+	rareName float64
+	// deprecated: taken from a tool its API deprecates, so that a live
+	// one the request fits about as well ranks first
+	deprecated float64
+	depth      int     // candidates reordered
+	maxWords   int     // longest request reordered, in content words
+	fullWords  int     // longest request whose features count in full
+	fade       float64 // past fullWords, the shares weigh (fullWords/words)^fade
+	objectMin  bool    // act, verb and coverage count only when the tool matches more than the verb
 }
 
 // rerankDefaults are the weights measured on the tuning halves of the
@@ -1219,6 +1222,7 @@ var rerankDefaults = rerankWeights{
 	namespace:   3.0,
 	rare:        0.25,
 	rareName:    0.14,
+	deprecated:  0.1,
 	depth:       50,
 	maxWords:    12,
 	fullWords:   3,
@@ -1962,6 +1966,12 @@ func (ix *Index) rerank(sc *scratch, hits []Hit, query string, extra int) {
 			add += w.phrase * foundShare(sc.qpairs, f.phrases(ix.featIDs))
 		}
 		top[i].Score += add * best * fade
+		if ix.obsolete[d>>6]&(1<<(d&63)) != 0 {
+			// Not faded: whatever the request's length, an operation
+			// kept for older callers ("Add team member (Legacy)") comes
+			// after the one to use ("Add or update team membership").
+			top[i].Score -= w.deprecated * best
+		}
 	}
 	if len(hits) > len(top) {
 		// A share taken stops at the best score not reordered, so that

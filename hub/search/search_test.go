@@ -289,3 +289,40 @@ func TestSearchReadingVerbAfterFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestDeprecatedRanksAfter: of two operations a request fits alike, the
+// one its API deprecates comes second, and first when it is the only one
+// that fits; a request that fits it better still finds it first.
+func TestDeprecatedRanksAfter(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "api", Name: "removeItem", Title: "Remove an item.", Method: "DELETE", Path: "/items/{id}", Params: []string{"id"}, Deprecated: true},
+		{Namespace: "api", Name: "listItems", Title: "List items.", Method: "GET", Path: "/items"},
+		{Namespace: "api", Name: "removeAnItem", Title: "Remove an item.", Method: "DELETE", Path: "/item/{id}", Params: []string{"id"}},
+		{Namespace: "api", Name: "archiveItem", Title: "Archive an item.", Method: "POST", Path: "/items/{id}/archive", Params: []string{"id"}, Deprecated: true},
+	}
+	ix := Build(docs, nil)
+	for _, c := range []struct{ query, first string }{
+		{"remove an item", "removeAnItem"},
+		{"remove item 7", "removeAnItem"},
+		{"archive item 7", "archiveItem"},
+	} {
+		hits, _ := ix.Search(c.query, "", 5)
+		if len(hits) == 0 || docs[hits[0].Doc].Name != c.first {
+			t.Errorf("%q: %v, want %s first", c.query, hitNames(docs, hits), c.first)
+		}
+	}
+	docs[0].Deprecated = false
+	ix = Build(docs, nil)
+	if hits, _ := ix.Search("remove an item", "", 5); len(hits) == 0 || docs[hits[0].Doc].Name != "removeItem" {
+		t.Errorf("without the mark: %v, want removeItem first", hitNames(docs, hits))
+	}
+}
+
+// hitNames are the names of hits' docs, in order.
+func hitNames(docs []Doc, hits []Hit) []string {
+	names := make([]string, len(hits))
+	for i, h := range hits {
+		names[i] = docs[h.Doc].Name
+	}
+	return names
+}

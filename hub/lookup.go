@@ -131,11 +131,11 @@ func tsToolMarked(t *catalog.Tool) tsgen.Tool {
 }
 
 func tsTool(t *catalog.Tool) tsgen.Tool {
-	return tsgen.Tool{Namespace: t.Namespace, Name: t.JSName, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+	return tsgen.Tool{Namespace: t.Namespace, Name: t.JSName, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Deprecated: t.Deprecated()}
 }
 
 func searchDoc(t *catalog.Tool, hidden bool) search.Doc {
-	d := search.Doc{Namespace: t.Namespace, Name: t.JSName, OrigName: t.Name, Title: t.Title, Description: t.Description, Hidden: hidden}
+	d := search.Doc{Namespace: t.Namespace, Name: t.JSName, OrigName: t.Name, Title: t.Title, Description: t.Description, Hidden: hidden, Deprecated: t.Deprecated()}
 	if t.Request != nil {
 		// An OpenAPI operation: its method and path say what it does to
 		// which resource.
@@ -170,8 +170,9 @@ type SearchRequest struct {
 
 // Search answers the search tool: plain text, best match first, grouped by
 // namespace with its connections, one-line signatures, the first sentence
-// of each description, [asks] where the policy asks, a count of tools the
-// policy hides and a footer when more matched.
+// of each description, [asks] where the policy asks, [changed] and
+// [deprecated] marks, a count of tools the policy hides and a footer when
+// more matched.
 //
 // Sources being listed for the first time are waited for (startup.go); the
 // answer then names those still starting, and those whose tools are not
@@ -303,16 +304,15 @@ func (h *Hub) Search(ctx context.Context, req SearchRequest) (string, error) {
 			if v.tools[i].Changed() {
 				b.WriteString(" [changed]")
 			}
+			if v.tools[i].Deprecated() {
+				b.WriteString(" [deprecated]")
+			}
 			b.WriteByte('\n')
 			if s := tsgen.FirstSentence(v.tools[i].Description); s != "" {
-				b.WriteString("    ")
-				b.WriteString(s)
-				b.WriteByte('\n')
+				b.WriteString("    " + s + "\n")
 			}
 			if v.tools[i].Changed() {
-				b.WriteString("    ")
-				b.WriteString(changedNote(v.tools[i]))
-				b.WriteByte('\n')
+				b.WriteString("    " + changedNote(v.tools[i]) + "\n")
 			}
 		}
 	}

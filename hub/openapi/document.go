@@ -570,7 +570,11 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 				return nil, nil, fmt.Sprintf("parameter %q has no schema and no JSON content", p.Name)
 			}
 		}
-		addProp(arg, withDescription(w.schemaOrRef(node, ref), p.Description))
+		schema := withDescription(w.schemaOrRef(node, ref), p.Description)
+		if p.Deprecated {
+			schema = markDeprecated(schema)
+		}
+		addProp(arg, schema)
 		if in == "path" || (p.Required != nil && *p.Required) {
 			required = append(required, arg)
 		}
@@ -860,6 +864,17 @@ func withDescription(s json.RawMessage, desc string) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// markDeprecated adds JSON Schema's "deprecated": true to the object
+// schema s (a parameter the document marks deprecated, which describe then
+// marks @deprecated), unless s says deprecated itself.
+func markDeprecated(s json.RawMessage) json.RawMessage {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(s, &keys) != nil || keys == nil || keys["deprecated"] != nil {
+		return s
+	}
+	return appendKey(s, "deprecated", json.RawMessage("true"))
 }
 
 // resolve follows component references from n, a few at most.

@@ -132,11 +132,12 @@ func TestOperationsAsServed(t *testing.T) {
 
 // TestDeprecatedOperation: an operation the document marks deprecated is
 // served, marked so in Operations, in the child's parse and in the request
-// a listing carries; the others are not marked.
+// a listing carries; the others are not marked. A deprecated parameter's
+// property says "deprecated": true, once.
 func TestDeprecatedOperation(t *testing.T) {
 	data := []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example.com"}],"paths":{
 		"/teams/{id}/members/{user}":{"put":{"operationId":"addMemberLegacy","deprecated":true,"summary":"Add team member (Legacy)","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}},{"name":"user","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"204":{"description":"added"}}}},
-		"/teams/{id}/memberships/{user}":{"put":{"operationId":"addMembership","deprecated":false,"summary":"Add team membership","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}},{"name":"user","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"added"}}}},
+		"/teams/{id}/memberships/{user}":{"put":{"operationId":"addMembership","deprecated":false,"summary":"Add team membership","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}},{"name":"user","in":"path","required":true,"schema":{"type":"string"}},{"name":"sort","in":"query","deprecated":true,"description":"Ignored.","schema":{"type":"string"}},{"name":"order","in":"query","deprecated":true,"schema":{"type":"string","deprecated":true}}],"responses":{"200":{"description":"added"}}}},
 		"/teams":{"get":{"operationId":"listTeams","responses":{"200":{"description":"ok"}}}}}}`)
 	ops, _, err := Operations("teams.json", data)
 	if err != nil {
@@ -145,6 +146,25 @@ func TestDeprecatedOperation(t *testing.T) {
 	got := map[string]bool{}
 	for _, op := range ops {
 		got[op.Tool.Name] = op.Deprecated
+		if op.Tool.Name != "addMembership" {
+			continue
+		}
+		var in struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		b, _ := json.Marshal(op.Tool.InputSchema)
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+		if s := string(in.Properties["sort"]); s != `{"description":"Ignored.","type":"string","deprecated":true}` {
+			t.Errorf("the deprecated parameter sort: %s", s)
+		}
+		if s := string(in.Properties["order"]); strings.Count(s, "deprecated") != 1 {
+			t.Errorf("the deprecated parameter order, with a deprecated schema: %s", s)
+		}
+		if s := string(in.Properties["user"]); strings.Contains(s, "deprecated") {
+			t.Errorf("the parameter user: %s", s)
+		}
 	}
 	if want := map[string]bool{"addMemberLegacy": true, "addMembership": false, "listTeams": false}; !cmp.Equal(got, want) {
 		t.Errorf("deprecated: %v, want %v", got, want)

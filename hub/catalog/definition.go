@@ -284,10 +284,16 @@ func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) st
 			}
 		}
 	}
-	if len(parts) == 0 {
-		return "its definition changed"
+	mark := ""
+	if o, c := old.Request, cur.Request; o != nil && c != nil && o.Deprecated != c.Deprecated {
+		// Never alone: a pin that differs only by the mark moves to the
+		// new definition (migrateRESTPin).
+		mark = map[bool]string{true: " (now deprecated)", false: " (no longer deprecated)"}[c.Deprecated]
 	}
-	return strings.Join(parts, ", ") + " changed"
+	if len(parts) == 0 {
+		return "its definition changed" + mark
+	}
+	return strings.Join(parts, ", ") + " changed" + mark
 }
 
 // annotationsChange names what changed in a tool's annotations, with the

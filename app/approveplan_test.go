@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/upstream"
 )
 
 // TestApprovePlan: `hub approve` shows a run's plan once (each call with
@@ -66,4 +68,46 @@ func TestApprovePlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestApproveShowsTheRequest: `hub approve` shows an OpenAPI call's method
+// and URL, and that its API deprecates the operation, alone and in a plan;
+// an MCP tool's call has no request line.
+func TestApproveShowsTheRequest(t *testing.T) {
+	legacy := &upstream.RESTRequest{Method: "PUT", Path: "/teams/{team_id}/members/{username}", Server: "https://api.github.com", Deprecated: true}
+	live := &upstream.RESTRequest{Method: "DELETE", Path: "/items/{id}", Server: "https://api.example.com"}
+	pend := []hub.Approval{
+		{ID: "p1", RunID: "r_1", Seq: 1, Kind: hub.KindApproval, Address: "gh.teamsAddMemberLegacy", Reason: "policy asks", Preview: `{"team_id": 7}`, Request: legacy},
+		{ID: "p2", RunID: "r_1", Seq: 2, Kind: hub.KindApproval, Address: "api.removeItem", Reason: "policy asks", Preview: `{"id": "1"}`, Request: live},
+		{ID: "p3", RunID: "r_1", Seq: 3, Kind: hub.KindApproval, Address: "memory.readGraph", Reason: "policy asks", Preview: `{}`},
+	}
+	wantLines := []string{
+		"request:    PUT https://api.github.com/teams/{team_id}/members/{username} (deprecated by its API)\n",
+		"request:    DELETE https://api.example.com/items/{id}\n",
+	}
+	check := func(name, o string) {
+		for _, want := range wantLines {
+			if !strings.Contains(o, want) {
+				t.Errorf("%s: output lacks %q:\n%s", name, want, o)
+			}
+		}
+		if n := strings.Count(o, "request:"); n != 2 {
+			t.Errorf("%s: %d request lines, want 2 (none for the MCP tool):\n%s", name, n, o)
+		}
+	}
+	var out bytes.Buffer
+	if err := approveLoop(&env{Stdout: &out, Stdin: strings.NewReader("")}, "r_1", pend, true, false, false, func(id, d string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("alone", out.String())
+
+	plan := slices.Clone(pend)
+	for i := range plan {
+		plan[i].Plan = &hub.PlanInfo{Seq: i + 1, Position: i + 1, Of: 3}
+	}
+	out.Reset()
+	if err := approveLoop(&env{Stdout: &out, Stdin: strings.NewReader("y\n"), StdinIsTerminal: true}, "r_1", plan, false, false, false, func(id, d string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("a plan", out.String())
 }

@@ -29,6 +29,7 @@ import (
 	"capabilities.sh/capabilities/hub/mcpserver"
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/proc"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -734,6 +735,9 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 			if a.Client != "" {
 				fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
 			}
+			if a.Request != nil {
+				fmt.Fprintf(e.Stdout, "\n  request:    %s", requestWords(a.Request))
+			}
 			if a.Change != "" {
 				fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition; 'capabilities hub changes %s' shows it)", oneLine(a.Change), a.Address)
 			}
@@ -830,6 +834,9 @@ func showPlan(e *env, runID string, plan []hub.Approval) {
 	for _, a := range plan {
 		conn := approvalConnection(a)
 		fmt.Fprintf(w, "%d. %s (call %d)\n   connection: %s\n   reason:     %s\n", a.Plan.Position, a.Address, a.Plan.Seq, conn, oneLine(a.Reason))
+		if a.Request != nil {
+			fmt.Fprintf(w, "   request:    %s\n", requestWords(a.Request))
+		}
 		if a.Change != "" {
 			fmt.Fprintf(w, "   changed:    %s (allowing accepts the new definition; 'capabilities hub changes %s' shows it)\n", oneLine(a.Change), a.Address)
 		}
@@ -973,4 +980,13 @@ func startOutput(e *env, from int64) string {
 		out = rest
 	}
 	return out
+}
+
+// requestWords is an OpenAPI operation's method and URL template, and
+// whether its API deprecates it.
+func requestWords(r *upstream.RESTRequest) string {
+	if r.Deprecated {
+		return r.String() + " (deprecated by its API)"
+	}
+	return r.String()
 }

@@ -374,7 +374,7 @@ func (d *approvalDialog) refresh() {
 	showText(d.title, a.Title)
 	showText(d.description, dialogDescription(a.Title, a.Description, 300))
 	if a.Method != "" {
-		showText(d.request, requestLine(a.Method, a.URL, a.Preview))
+		showText(d.request, requestText(a))
 	} else {
 		showText(d.request, "")
 	}

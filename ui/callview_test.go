@@ -65,6 +65,23 @@ func TestRequestLine(t *testing.T) {
 	}
 }
 
+// TestRequestTextDeprecated: the request line of an operation its API
+// deprecates says so, in the dialog and among a plan's marks.
+func TestRequestTextDeprecated(t *testing.T) {
+	a := Approval{Method: "PUT", URL: "https://api.github.com/teams/{team_id}/members/{username}", Preview: `{"team_id":7,"username":"bob"}`, Deprecated: true}
+	want := "PUT https://api.github.com/teams/7/members/bob · deprecated by its API"
+	if got := requestText(a); got != want {
+		t.Errorf("requestText = %q, want %q", got, want)
+	}
+	if marks := callMarks(a); !slices.Contains(marks, want) {
+		t.Errorf("callMarks = %q, want %q among them", marks, want)
+	}
+	a.Deprecated = false
+	if got := requestText(a); strings.Contains(got, "deprecated") {
+		t.Errorf("a live operation: %q", got)
+	}
+}
+
 func TestDefinitionDiff(t *testing.T) {
 	var long []string
 	for i := range 12 {

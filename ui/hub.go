@@ -144,7 +144,9 @@ type Approval struct {
 
 	// Method and URL are an OpenAPI operation's request ("DELETE",
 	// "https://api.example.com/items/{id}"); empty for an MCP tool.
+	// Deprecated: its API marks the operation deprecated.
 	Method, URL string
+	Deprecated  bool
 
 	// Change says what changed in the tool's definition since the person
 	// accepted it ("description changed"); DefinitionWas and DefinitionIs

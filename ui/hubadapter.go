@@ -51,7 +51,7 @@ func (u *hubAdapter) Pending() ([]Approval, error) {
 			Change: p.Change, DefinitionWas: p.DefinitionWas, DefinitionIs: p.DefinitionIs,
 		}
 		if p.Request != nil {
-			a.Method, a.URL = p.Request.Method, p.Request.Server+p.Request.Path
+			a.Method, a.URL, a.Deprecated = p.Request.Method, p.Request.Server+p.Request.Path, p.Request.Deprecated
 		}
 		out = append(out, a)
 	}

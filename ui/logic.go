@@ -1277,7 +1277,7 @@ func callMarks(a Approval) []string {
 		marks = append(marks, "needs a secret first")
 	}
 	if a.Method != "" {
-		marks = append(marks, requestLine(a.Method, a.URL, a.Preview))
+		marks = append(marks, requestText(a))
 	}
 	return marks
 }
@@ -1317,6 +1317,16 @@ func planGrid(items []queueItem, group []int, cur int) []gridLine {
 		}
 	}
 	return out
+}
+
+// requestText is the request line of a's OpenAPI call (requestLine), and
+// whether its API deprecates the operation.
+func requestText(a Approval) string {
+	s := requestLine(a.Method, a.URL, a.Preview)
+	if a.Deprecated {
+		s += " · deprecated by its API"
+	}
+	return s
 }
 
 // requestLine is an OpenAPI call's method and URL, with the path

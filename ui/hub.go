@@ -304,9 +304,10 @@ type SourceStatus struct {
 
 // SourceTool is one tool of a source.
 type SourceTool struct {
-	Address string
-	Title   string
-	Mode    string // what policy does with a call now: PolicyAllow, PolicyAsk or PolicyDeny
+	Address    string
+	Title      string
+	Mode       string // what policy does with a call now: PolicyAllow, PolicyAsk or PolicyDeny
+	Deprecated bool   // its API marks the operation deprecated
 }
 
 // SignInStatus is the sign-in state of one OAuth connection.

@@ -98,7 +98,7 @@ func (u *hubAdapter) Status() (Status, error) {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr,
 			Waiting: s.Waiting, Need: s.Need, Warnings: s.Warnings}
 		for _, t := range u.h.SourceTools(s.Name) {
-			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode)})
+			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode), Deprecated: t.Deprecated})
 		}
 		for _, c := range s.Connections {
 			ss.Connections = append(ss.Connections, ConnectionStatus{Name: c, Default: c == s.Default, HasSecret: u.h.HasSecrets(s.Name, c)})

@@ -181,6 +181,9 @@ func toolLine(t SourceTool) string {
 	if t.Title != "" {
 		s += " — " + t.Title
 	}
+	if t.Deprecated {
+		s += " (deprecated)"
+	}
 	return s
 }
 
@@ -538,7 +541,7 @@ func filterTools(tools []SourceTool, query string) []SourceTool {
 	}
 	var out []SourceTool
 	for _, t := range tools {
-		text := strings.ToLower(t.Address + " " + t.Title + " " + t.Mode)
+		text := strings.ToLower(toolLine(t) + " " + t.Mode)
 		if !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(text, w) }) {
 			out = append(out, t)
 		}

@@ -120,6 +120,7 @@ func TestToolAction(t *testing.T) {
 		{SourceTool{Address: "github.createIssue", Title: "Create an issue", Mode: PolicyAsk}, "Turn off", true, "github.createIssue — Create an issue"},
 		{SourceTool{Address: "github.listIssues", Mode: PolicyAllow}, "Turn off", true, "github.listIssues"},
 		{SourceTool{Address: "github.deleteRepository", Mode: PolicyDeny}, "Turn on", false, "github.deleteRepository"},
+		{SourceTool{Address: "gh.teamsAddMemberLegacy", Title: "Add team member (Legacy)", Mode: PolicyAsk, Deprecated: true}, "Turn off", true, "gh.teamsAddMemberLegacy — Add team member (Legacy) (deprecated)"},
 	} {
 		label, off := toolAction(tc.tool)
 		if label != tc.label || off != tc.turnOff || toolLine(tc.tool) != tc.line {
@@ -319,5 +320,20 @@ func TestChangesWords(t *testing.T) {
 		if got := changesMenuLabel(tc.changes); tc.label != "" && got != tc.label {
 			t.Errorf("changesMenuLabel(%v) = %q, want %q", tc.changes, got, tc.label)
 		}
+	}
+}
+
+// TestFilterToolsDeprecated: the tools filter finds the operations their
+// API deprecates by the word the list shows them with.
+func TestFilterToolsDeprecated(t *testing.T) {
+	tools := []SourceTool{
+		{Address: "gh.teamsAddMemberLegacy", Title: "Add team member (Legacy)", Mode: PolicyAsk, Deprecated: true},
+		{Address: "gh.teamsAddOrUpdateMembershipForUserInOrg", Title: "Add or update team membership for a user", Mode: PolicyAsk},
+	}
+	if got := filterTools(tools, "deprecated"); len(got) != 1 || got[0].Address != "gh.teamsAddMemberLegacy" {
+		t.Errorf("filter deprecated: %+v", got)
+	}
+	if got := filterTools(tools, "team ask"); len(got) != 2 {
+		t.Errorf("filter team ask: %+v", got)
 	}
 }

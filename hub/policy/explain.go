@@ -34,6 +34,8 @@ type SourceTool struct {
 	// Mode is what policy does with a call of it now on the source's
 	// default connection: allow, ask or deny.
 	Mode config.Mode `json:"mode"`
+	// Deprecated: its API marks the operation deprecated.
+	Deprecated bool `json:"deprecated,omitempty"`
 }
 
 // SourceTools lists the tools source offers in snap, by address, with
@@ -44,7 +46,7 @@ func SourceTools(p *Policy, snap *catalog.Snapshot, cfg *config.Config, source s
 		if t.Source != source {
 			continue
 		}
-		st := SourceTool{Address: t.Address, Title: t.Title}
+		st := SourceTool{Address: t.Address, Title: t.Title, Deprecated: t.Deprecated()}
 		if d, err := Explain(p, snap, cfg, t.Address, ""); err == nil {
 			st.Mode = d.Mode
 		}

@@ -38,7 +38,7 @@ type toolsPanel struct {
 func newToolsPanel(m *mainWindow, source string) *toolsPanel {
 	p := &toolsPanel{m: m, source: source, busy: map[string]bool{}}
 	p.filter = widget.NewEntry()
-	p.filter.SetPlaceHolder("Filter the tools: words of the name or title, or ask, allow, deny")
+	p.filter.SetPlaceHolder("Filter the tools: words of the name or title, or ask, allow, deny, deprecated")
 	p.filter.OnChanged = func(string) { p.apply() }
 	p.count = widget.NewLabel("")
 	p.list = widget.NewList(func() int { return len(p.shown) }, p.newRow, p.fillRow)

@@ -213,6 +213,9 @@ document becomes a tool. --base-url overrides the document's server.`,
 						fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 				}
 			}
+			if err := urlPasswordRefused(name, s); err != nil {
+				return err
+			}
 			cfg, path, err := e.loadConfig()
 			if err != nil {
 				return err
@@ -447,6 +450,23 @@ func shorten(s string, n int) string {
 
 // addOpenAPISource adds a REST API from its OpenAPI document, after reading
 // the document as the hub will, so a bad one is refused with its place.
+// urlPasswordRefused refuses a URL of s that holds a password (before
+// anything is fetched with it), saying how a connection takes it instead.
+func urlPasswordRefused(name string, s *config.Source) error {
+	for _, u := range []struct{ flag, raw string }{{"--url", s.URL}, {"--base-url", s.BaseURL}, {"--openapi", s.OpenAPI}} {
+		clean, _, ok := config.URLPassword(u.raw)
+		if !ok {
+			continue
+		}
+		err := fmt.Errorf("%s holds a password; secrets never go into config.json", u.flag)
+		if u.flag == "--openapi" {
+			return withHint(err, "the hub fetches the document with no credential: save it, then give its file to --openapi")
+		}
+		return withHint(err, fmt.Sprintf("add the source with %s %s, then: printf 'Basic %%s' \"$(printf %%s 'USER:PASSWORD' | base64)\" | capabilities connection add %s default --header Authorization", u.flag, clean, name))
+	}
+	return nil
+}
+
 func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, loc, baseURL string, replace bool) error {
 	switch {
 	case loc == "":
@@ -462,6 +482,9 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 		loc = abs
 	}
 	s.OpenAPI, s.BaseURL = loc, baseURL
+	if err := urlPasswordRefused(name, s); err != nil {
+		return err
+	}
 	for k, v := range s.Headers {
 		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
 			return withHint(fmt.Errorf("--header %s looks like a secret; secrets never go into config.json", k),

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,5 +218,37 @@ func TestDoctorSaysWhatAnAPIWaitsFor(t *testing.T) {
 	}
 	if r := cli(t, home, "", "doctor"); strings.Contains(r.stdout, "credentials pets") {
 		t.Errorf("doctor once the connection gives both:\n%s", r.stdout)
+	}
+}
+
+// TestSourceAddRefusesURLPassword: a password in --url, --base-url or
+// --openapi is refused before anything is fetched with it, with the way a
+// connection takes it instead; config.json is not written.
+func TestSourceAddRefusesURLPassword(t *testing.T) {
+	home := t.TempDir()
+	var fetched atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fetched.Add(1) }))
+	defer srv.Close()
+	withPassword := strings.Replace(srv.URL, "http://", "http://alice:pw-123@", 1)
+	pets, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json"))
+	for _, tc := range []struct {
+		args      []string
+		err, hint string
+	}{
+		{[]string{"--url", withPassword + "/mcp"}, "--url holds a password; secrets never go into config.json",
+			"add the source with --url " + srv.URL + "/mcp, then: printf 'Basic %s' \"$(printf %s 'USER:PASSWORD' | base64)\" | capabilities connection add docs default --header Authorization"},
+		{[]string{"--openapi", pets, "--base-url", withPassword}, "--base-url holds a password", "add the source with --base-url " + srv.URL + ", then:"},
+		{[]string{"--openapi", withPassword + "/openapi.json"}, "--openapi holds a password", "save it, then give its file to --openapi"},
+	} {
+		r := cli(t, home, "", append([]string{"source", "add", "docs"}, tc.args...)...)
+		if r.code != exitFailure || !strings.Contains(r.stderr, tc.err) || !strings.Contains(r.stderr, tc.hint) || strings.Contains(r.stdout+r.stderr, "pw-123") {
+			t.Errorf("%v: %+v", tc.args, r)
+		}
+	}
+	if n := fetched.Load(); n != 0 {
+		t.Errorf("%d requests went to the server", n)
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.json")); !os.IsNotExist(err) {
+		t.Errorf("config.json was written: %v", err)
 	}
 }

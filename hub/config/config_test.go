@@ -242,6 +242,63 @@ func TestParseImportMovesSecrets(t *testing.T) {
 	}
 }
 
+// TestParseImportMovesURLPassword: a server URL with a password in it is
+// imported without it, the password moving into the keychain as the Basic
+// Authorization header an HTTP client sends for it; a URL with a user and
+// no password stays; beside an Authorization header, which is sent over
+// it, the password goes.
+func TestParseImportMovesURLPassword(t *testing.T) {
+	in := `{"mcpServers": {
+		"docs": {"type": "http", "url": "https://alice:pw-123@mcp.example.com/mcp?x=1"},
+		"user": {"type": "http", "url": "https://alice@mcp.example.com/mcp"},
+		"both": {"type": "http", "url": "https://bob:pw@mcp.example.com/mcp", "headers": {"Authorization": "Bearer abc.def.ghi-123456789"}}
+	}}`
+	imp, err := ParseImport("claude_desktop_config.json", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := imp.Sources["docs"]
+	if docs.URL != "https://mcp.example.com/mcp?x=1" || docs.Connections["default"].Headers["Authorization"] != "${secret:Authorization}" || docs.DefaultConnection() != "default" {
+		t.Errorf("docs: %+v %+v", docs, docs.Connections["default"])
+	}
+	if got, want := imp.Secrets["source/docs/default/Authorization"], "Basic YWxpY2U6cHctMTIz"; got != want {
+		t.Errorf("docs' secret = %q, want %q (alice:pw-123)", got, want)
+	}
+	if !slices.Contains(imp.Moved, "docs.url.Authorization") {
+		t.Errorf("moved = %v", imp.Moved)
+	}
+	if imp.Sources["user"].URL != "https://alice@mcp.example.com/mcp" || imp.Sources["user"].Connections != nil {
+		t.Errorf("a URL with a user and no password: %+v", imp.Sources["user"])
+	}
+	if both := imp.Sources["both"]; both.URL != "https://mcp.example.com/mcp" || imp.Secrets["source/both/default/Authorization"] != "Bearer abc.def.ghi-123456789" {
+		t.Errorf("a URL with a password beside an Authorization header: %+v %v", both, imp.Secrets)
+	}
+}
+
+// TestAddSourceRefusesURLPassword: a source being added may not keep a
+// password in its URL, its API's base URL or its document's URL.
+func TestAddSourceRefusesURLPassword(t *testing.T) {
+	for _, tc := range []struct {
+		s   *Source
+		key string
+	}{
+		{&Source{URL: "https://alice:pw@mcp.example.com/mcp"}, "sources.x.url"},
+		{&Source{OpenAPI: "/tmp/doc.json", BaseURL: "https://alice:pw@api.example.com"}, "sources.x.baseUrl"},
+		{&Source{OpenAPI: "https://alice:pw@api.example.com/openapi.json"}, "sources.x.openapi"},
+	} {
+		c := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}
+		err := c.AddSource("config.json", "x", tc.s, false)
+		var errs Errors
+		if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Key != tc.key || !strings.Contains(errs[0].Problem, "holds a password") || c.Sources["x"] != nil {
+			t.Errorf("%+v: %v", tc.s, err)
+		}
+	}
+	c := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}
+	if err := c.AddSource("config.json", "x", &Source{URL: "https://alice@mcp.example.com/mcp"}, false); err != nil {
+		t.Errorf("a URL with a user and no password: %v", err)
+	}
+}
+
 func TestParseImportVSCodeShapes(t *testing.T) {
 	for name, in := range map[string]string{
 		"mcp.json":      `{"servers": {"mem": {"type": "stdio", "command": "npx", "args": ["m"]}}}`,

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 
 	"capabilities.sh/capabilities/hub/secrets"
@@ -98,6 +100,17 @@ func ParseImport(file string, data []byte) (*Import, error) {
 		}
 		move("env", s.Env, func(c *Connection) *map[string]string { return &c.Env })
 		move("headers", s.Headers, func(c *Connection) *map[string]string { return &c.Headers })
+		if clean, basic, ok := URLPassword(s.URL); ok {
+			// https://user:password@host/mcp: the client sends the
+			// password as Basic auth, which the connection's
+			// Authorization header now does from the keychain. Beside
+			// an Authorization header of its own the password was never
+			// sent (the header is set over it), and goes.
+			s.URL = clean
+			if s.Headers["Authorization"] == "" && !hasHeader(s.Connections[ImportConnection], "Authorization") {
+				move("url", map[string]string{"Authorization": basic}, func(c *Connection) *map[string]string { return &c.Headers })
+			}
+		}
 		if moved && s.DefaultConnection() == "" {
 			s.Connections[ImportConnection].Default = true
 		}
@@ -105,6 +118,47 @@ func ParseImport(file string, data []byte) (*Import, error) {
 	}
 	sort.Strings(imp.Moved)
 	return imp, nil
+}
+
+// URLPassword reports whether the URL raw holds a password in its user
+// information, and gives raw without it and the Authorization header's
+// value an HTTP client sends for it ("Basic ..."). A URL that does not
+// parse holds none.
+func URLPassword(raw string) (clean, basic string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw, "", false
+	}
+	pass, has := u.User.Password()
+	if !has {
+		return raw, "", false
+	}
+	basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass))
+	u.User = nil
+	return u.String(), basic, true
+}
+
+// urlPasswordProblem says why a source being added may not keep a URL
+// with a password: the URL of an MCP server or of an API, whose password
+// a connection's Authorization header carries instead, or the URL of an
+// OpenAPI document, which the hub fetches with no credential. "" when
+// none holds one.
+func urlPasswordProblem(s *Source) (key, problem string) {
+	for _, u := range []struct{ key, raw, instead string }{
+		{"url", s.URL, "give it to a connection as its Authorization header (Basic)"},
+		{"baseUrl", s.BaseURL, "give it to a connection as its Authorization header (Basic)"},
+		{"openapi", s.OpenAPI, "the document is fetched with no credential: save it and give its file"},
+	} {
+		if _, _, ok := URLPassword(u.raw); ok {
+			return u.key, "the URL holds a password, and secrets never go into config.json; " + u.instead
+		}
+	}
+	return "", ""
+}
+
+// hasHeader reports whether connection c sets header name.
+func hasHeader(c *Connection, name string) bool {
+	return c != nil && c.Headers[name] != ""
 }
 
 // AddSource adds (or with replace, replaces) a source after validating it.
@@ -120,6 +174,9 @@ func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	// written before keeps loading, and says why it is down.
 	if problem := commandProblem(s.Command); s.Command != "" && problem != "" {
 		errs = append(errs, &Error{File: file, Key: "sources." + name + ".command", Problem: fmt.Sprintf("%q %s", s.Command, problem)})
+	}
+	if key, problem := urlPasswordProblem(s); problem != "" {
+		errs = append(errs, &Error{File: file, Key: "sources." + name + "." + key, Problem: problem})
 	}
 	if len(errs) > 0 {
 		return errs

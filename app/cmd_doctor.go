@@ -129,6 +129,19 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d %s", paths.Config(), len(cfg.Sources), plural(len(cfg.Sources), "source", "sources"))})
 	}
 
+	// A password a config.json written by hand keeps in a URL.
+	if cfg != nil {
+		for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
+			if key, clean, problem := config.URLPasswordProblem(cfg.Sources[name]); problem != "" {
+				fix := fmt.Sprintf("set sources.%s.%s in %s to %s, then: %s", name, key, paths.Config(), clean, basicConnectionCommand(name))
+				if key == "openapi" {
+					fix = fmt.Sprintf("save the document and set sources.%s.openapi in %s to its file", name, paths.Config())
+				}
+				out = append(out, check{name: "source " + name, warn: true, info: "its " + key + " holds a password, kept in config.json where secrets never go", fix: fix})
+			}
+		}
+	}
+
 	// An import offer nobody decided yet.
 	if o, err := clients.LoadImportOffer(paths); err != nil {
 		out = append(out, check{name: "import offer", info: oneLine(err.Error()), fix: "delete " + paths.ImportOffer()})

@@ -453,18 +453,22 @@ func shorten(s string, n int) string {
 // urlPasswordRefused refuses a URL of s that holds a password (before
 // anything is fetched with it), saying how a connection takes it instead.
 func urlPasswordRefused(name string, s *config.Source) error {
-	for _, u := range []struct{ flag, raw string }{{"--url", s.URL}, {"--base-url", s.BaseURL}, {"--openapi", s.OpenAPI}} {
-		clean, _, ok := config.URLPassword(u.raw)
-		if !ok {
-			continue
-		}
-		err := fmt.Errorf("%s holds a password; secrets never go into config.json", u.flag)
-		if u.flag == "--openapi" {
-			return withHint(err, "the hub fetches the document with no credential: save it, then give its file to --openapi")
-		}
-		return withHint(err, fmt.Sprintf("add the source with %s %s, then: printf 'Basic %%s' \"$(printf %%s 'USER:PASSWORD' | base64)\" | capabilities connection add %s default --header Authorization", u.flag, clean, name))
+	key, clean, problem := config.URLPasswordProblem(s)
+	if problem == "" {
+		return nil
 	}
-	return nil
+	flag := map[string]string{"url": "--url", "baseUrl": "--base-url", "openapi": "--openapi"}[key]
+	err := fmt.Errorf("%s holds a password; secrets never go into config.json", flag)
+	if key == "openapi" {
+		return withHint(err, "the hub fetches the document with no credential: save it, then give its file to --openapi")
+	}
+	return withHint(err, fmt.Sprintf("add the source with %s %s, then: %s", flag, clean, basicConnectionCommand(name)))
+}
+
+// basicConnectionCommand is the command that gives source name's default
+// connection a user and password as the Basic Authorization header.
+func basicConnectionCommand(name string) string {
+	return fmt.Sprintf("printf 'Basic %%s' \"$(printf %%s 'USER:PASSWORD' | base64)\" | capabilities connection add %s default --header Authorization", name)
 }
 
 func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, loc, baseURL string, replace bool) error {

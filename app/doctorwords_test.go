@@ -59,3 +59,25 @@ func TestDoctorSummaryMatchesItsLines(t *testing.T) {
 		t.Errorf("exit %d with %d [FAIL] lines, want %d", r.code, failed, wantCode)
 	}
 }
+
+// TestDoctorSaysAURLHoldsAPassword: a config.json written by hand with a
+// password in a source's URL loads, and doctor warns, with the fix.
+func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
+	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {
+		"docs": {"url": "https://alice:pw-123@mcp.example.com/mcp"},
+		"plain": {"url": "https://mcp.example.com/mcp"}}}`), 0o600)
+	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
+	for _, want := range []string{
+		"config.json: 2 sources\n",
+		"[warn] source docs: its url holds a password, kept in config.json where secrets never go\n",
+		"fix: set sources.docs.url in " + filepath.Join(home, "config.json") + " to https://mcp.example.com/mcp, then: printf 'Basic %s'",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") {
+		t.Errorf("doctor names a source without a password, or shows the password:\n%s", r.stdout)
+	}
+}

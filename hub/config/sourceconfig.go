@@ -138,22 +138,23 @@ func URLPassword(raw string) (clean, basic string, ok bool) {
 	return u.String(), basic, true
 }
 
-// urlPasswordProblem says why a source being added may not keep a URL
-// with a password: the URL of an MCP server or of an API, whose password
-// a connection's Authorization header carries instead, or the URL of an
-// OpenAPI document, which the hub fetches with no credential. "" when
-// none holds one.
-func urlPasswordProblem(s *Source) (key, problem string) {
+// URLPasswordProblem names the key of s ("url", "baseUrl", "openapi")
+// whose URL holds a password, with its URL without it, and says why a
+// source may not keep it: the URL of an MCP server or of an API, whose
+// password a connection's Authorization header carries instead, or the
+// URL of an OpenAPI document, which the hub fetches with no credential.
+// "" when none holds one.
+func URLPasswordProblem(s *Source) (key, clean, problem string) {
 	for _, u := range []struct{ key, raw, instead string }{
 		{"url", s.URL, "give it to a connection as its Authorization header (Basic)"},
 		{"baseUrl", s.BaseURL, "give it to a connection as its Authorization header (Basic)"},
 		{"openapi", s.OpenAPI, "the document is fetched with no credential: save it and give its file"},
 	} {
-		if _, _, ok := URLPassword(u.raw); ok {
-			return u.key, "the URL holds a password, and secrets never go into config.json; " + u.instead
+		if clean, _, ok := URLPassword(u.raw); ok {
+			return u.key, clean, "the URL holds a password, and secrets never go into config.json; " + u.instead
 		}
 	}
-	return "", ""
+	return "", "", ""
 }
 
 // hasHeader reports whether connection c sets header name.
@@ -175,7 +176,7 @@ func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	if problem := commandProblem(s.Command); s.Command != "" && problem != "" {
 		errs = append(errs, &Error{File: file, Key: "sources." + name + ".command", Problem: fmt.Sprintf("%q %s", s.Command, problem)})
 	}
-	if key, problem := urlPasswordProblem(s); problem != "" {
+	if key, _, problem := URLPasswordProblem(s); problem != "" {
 		errs = append(errs, &Error{File: file, Key: "sources." + name + "." + key, Problem: problem})
 	}
 	if len(errs) > 0 {

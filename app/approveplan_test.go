@@ -71,8 +71,9 @@ func TestApprovePlan(t *testing.T) {
 }
 
 // TestApproveShowsTheRequest: `hub approve` shows an OpenAPI call's method
-// and URL, and that its API deprecates the operation, alone and in a plan;
-// an MCP tool's call has no request line.
+// and URL, with the path parameters its arguments give, and that its API
+// deprecates the operation, alone and in a plan; an MCP tool's call has no
+// request line.
 func TestApproveShowsTheRequest(t *testing.T) {
 	legacy := &upstream.RESTRequest{Method: "PUT", Path: "/teams/{team_id}/members/{username}", Server: "https://api.github.com", Deprecated: true}
 	live := &upstream.RESTRequest{Method: "DELETE", Path: "/items/{id}", Server: "https://api.example.com"}
@@ -82,8 +83,8 @@ func TestApproveShowsTheRequest(t *testing.T) {
 		{ID: "p3", RunID: "r_1", Seq: 3, Kind: hub.KindApproval, Address: "memory.readGraph", Reason: "policy asks", Preview: `{}`},
 	}
 	wantLines := []string{
-		"request:    PUT https://api.github.com/teams/{team_id}/members/{username} (deprecated by its API)\n",
-		"request:    DELETE https://api.example.com/items/{id}\n",
+		"request:    PUT https://api.github.com/teams/7/members/{username} (deprecated by its API)\n",
+		"request:    DELETE https://api.example.com/items/1\n",
 	}
 	check := func(name, o string) {
 		for _, want := range wantLines {

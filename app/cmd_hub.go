@@ -736,7 +736,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 				fmt.Fprintf(e.Stdout, " (asked by %s)", a.Client)
 			}
 			if a.Request != nil {
-				fmt.Fprintf(e.Stdout, "\n  request:    %s", requestWords(a.Request))
+				fmt.Fprintf(e.Stdout, "\n  request:    %s", requestWords(a))
 			}
 			if a.Change != "" {
 				fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition; 'capabilities hub changes %s' shows it)", oneLine(a.Change), a.Address)
@@ -835,7 +835,7 @@ func showPlan(e *env, runID string, plan []hub.Approval) {
 		conn := approvalConnection(a)
 		fmt.Fprintf(w, "%d. %s (call %d)\n   connection: %s\n   reason:     %s\n", a.Plan.Position, a.Address, a.Plan.Seq, conn, oneLine(a.Reason))
 		if a.Request != nil {
-			fmt.Fprintf(w, "   request:    %s\n", requestWords(a.Request))
+			fmt.Fprintf(w, "   request:    %s\n", requestWords(a))
 		}
 		if a.Change != "" {
 			fmt.Fprintf(w, "   changed:    %s (allowing accepts the new definition; 'capabilities hub changes %s' shows it)\n", oneLine(a.Change), a.Address)
@@ -982,11 +982,13 @@ func startOutput(e *env, from int64) string {
 	return out
 }
 
-// requestWords is an OpenAPI operation's method and URL template, and
-// whether its API deprecates it.
-func requestWords(r *upstream.RESTRequest) string {
-	if r.Deprecated {
-		return r.String() + " (deprecated by its API)"
+// requestWords is the method and URL of a's OpenAPI call, with the path
+// parameters its arguments give filled in as the dialog shows them, and
+// whether its API deprecates the operation.
+func requestWords(a hub.Approval) string {
+	s := upstream.RequestLine(a.Request.Method, a.Request.Server+a.Request.Path, a.Preview)
+	if a.Request.Deprecated {
+		s += " (deprecated by its API)"
 	}
-	return r.String()
+	return s
 }

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/upstream"
 	"fyne.io/fyne/v2"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -1319,52 +1320,14 @@ func planGrid(items []queueItem, group []int, cur int) []gridLine {
 	return out
 }
 
-// requestText is the request line of a's OpenAPI call (requestLine), and
+// requestText is the request line of a's OpenAPI call (upstream.RequestLine), and
 // whether its API deprecates the operation.
 func requestText(a Approval) string {
-	s := requestLine(a.Method, a.URL, a.Preview)
+	s := upstream.RequestLine(a.Method, a.URL, a.Preview)
 	if a.Deprecated {
 		s += " · deprecated by its API"
 	}
 	return s
-}
-
-// requestLine is an OpenAPI call's method and URL, with the path
-// parameters its arguments give filled in: "DELETE
-// https://api.example.com/items/42". A parameter the arguments do not
-// give as a string or a number stays {name}.
-func requestLine(method, url, preview string) string {
-	var args map[string]any
-	dec := json.NewDecoder(strings.NewReader(preview))
-	dec.UseNumber()
-	if dec.Decode(&args) != nil {
-		args = nil
-	}
-	filled := pathParam.ReplaceAllStringFunc(url, func(m string) string {
-		switch v := args[m[1:len(m)-1]].(type) {
-		case string:
-			return escapePathSegment(v)
-		case json.Number:
-			return v.String()
-		}
-		return m
-	})
-	return strings.TrimSpace(strings.ToUpper(method) + " " + filled)
-}
-
-var pathParam = regexp.MustCompile(`\{[A-Za-z0-9_.-]+\}`)
-
-// escapePathSegment escapes what a path segment cannot hold as is.
-func escapePathSegment(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
 }
 
 // definitionLines is a tool definition (JSON) as lines to compare:

@@ -241,6 +241,9 @@ document becomes a tool. --base-url overrides the document's server.`,
 			if missing != nil {
 				fmt.Fprintf(e.Stdout, "Note: %v; the hub cannot start it until it finds the program.\n", missing)
 			}
+			if names := config.URLQuerySecrets(s.URL); len(names) > 0 {
+				fmt.Fprintf(e.Stdout, "Note: the URL's %s looks like a secret; config.json keeps it as written (a connection holds headers, not a URL's query). Where the server takes it in a header instead, give it there: capabilities connection add %s default --header NAME.\n", plural(len(names), "parameter "+names[0], "parameters "+strings.Join(names, ", ")), name)
+			}
 			if note := s.PlainHTTPNote(name, ""); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}

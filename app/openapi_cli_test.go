@@ -252,3 +252,16 @@ func TestSourceAddRefusesURLPassword(t *testing.T) {
 		t.Errorf("config.json was written: %v", err)
 	}
 }
+
+// TestSourceAddNotesAQuerySecret: a URL whose query holds what looks like
+// a secret is added, with a note that config.json keeps it.
+func TestSourceAddNotesAQuerySecret(t *testing.T) {
+	home := t.TempDir()
+	r := cli(t, home, "", "source", "add", "docs", "--url", "https://mcp.example.com/mcp?api_key=abc123&region=eu")
+	if r.code != 0 || !strings.Contains(r.stdout, "Note: the URL's parameter api_key looks like a secret; config.json keeps it as written") {
+		t.Errorf("%+v", r)
+	}
+	if r := cli(t, home, "", "source", "add", "plain", "--url", "https://mcp.example.com/mcp?region=eu"); r.code != 0 || strings.Contains(r.stdout, "Note:") {
+		t.Errorf("a query without secrets: %+v", r)
+	}
+}

@@ -607,3 +607,20 @@ func TestSaveRefusesAFileChangedSinceRead(t *testing.T) {
 		t.Fatalf("a config made in memory: %v", err)
 	}
 }
+
+// TestURLQuerySecrets: the query parameters of a URL that look like
+// secrets, by name or by value, and no others.
+func TestURLQuerySecrets(t *testing.T) {
+	for raw, want := range map[string][]string{
+		"https://mcp.example.com/mcp?api_key=abc&region=eu":                      {"api_key"},
+		"https://mcp.example.com/mcp?k=ghp_abcdefghijklmnopqrstuvwxyz0123456789": {"k"},
+		"https://mcp.example.com/mcp?token=a&access_token=b":                     {"access_token", "token"},
+		"https://mcp.example.com/mcp?region=eu&page=2":                           nil,
+		"https://mcp.example.com/mcp":                                            nil,
+		"::not a url":                                                            nil,
+	} {
+		if got := URLQuerySecrets(raw); !slices.Equal(got, want) {
+			t.Errorf("URLQuerySecrets(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 
 	"capabilities.sh/capabilities/hub/secrets"
@@ -136,6 +137,25 @@ func URLPassword(raw string) (clean, basic string, ok bool) {
 	basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass))
 	u.User = nil
 	return u.String(), basic, true
+}
+
+// URLQuerySecrets names the parameters of the URL raw's query that look
+// like secrets (by name, or a value like a token): a connection holds
+// headers and environment variables, not a URL's parts, so config.json
+// keeps them as written.
+func URLQuerySecrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for k, vs := range u.Query() {
+		if secrets.LooksSecretName(k) || slices.ContainsFunc(vs, secrets.LooksLikeToken) {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // URLPasswordProblem names the key of s ("url", "baseUrl", "openapi")

@@ -288,7 +288,10 @@ func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) st
 	if o, c := old.Request, cur.Request; o != nil && c != nil && o.Deprecated != c.Deprecated {
 		// Never alone: a pin that differs only by the mark moves to the
 		// new definition (migrateRESTPin).
-		mark = map[bool]string{true: " (now deprecated)", false: " (no longer deprecated)"}[c.Deprecated]
+		mark = " (no longer deprecated)"
+		if c.Deprecated {
+			mark = " (now deprecated)"
+		}
 	}
 	if len(parts) == 0 {
 		return "its definition changed" + mark

@@ -194,7 +194,7 @@ type Index struct {
 	acronyms  map[string]string   // acronym, lower-cased -> its long form (acronym.go)
 	hidden    []uint64            // the Hidden docs, a bit each
 	obsolete  []uint64            // the Deprecated docs, a bit each
-	resources []map[string]int    // by namespace, the resources its docs' paths name (unknown.go)
+	resources [][]string          // by namespace, the resources its docs' paths name, most named first (unknown.go)
 	nsNames   []string            // namespace names by id
 	// headRare holds, for each doc's heads (docFeatures.rareOff), how
 	// rare that resource is among its namespace's tools, from 0 (every
@@ -334,7 +334,7 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	ix.nsNames = slices.Sorted(maps.Keys(ix.nsIDs))
-	ix.resources = make([]map[string]int, len(ix.nsNames))
+	resourceCounts := make([]map[string]int, len(ix.nsNames))
 	for i, ns := range ix.nsNames {
 		ix.nsIDs[ns] = int32(i)
 	}
@@ -442,10 +442,10 @@ func Build(docs []Doc, opts *Options) *Index {
 		if doc.Hidden {
 			ix.hidden[d>>6] |= 1 << (d & 63)
 		} else if len(fixed) > 0 {
-			if ix.resources[curNS] == nil {
-				ix.resources[curNS] = map[string]int{}
+			if resourceCounts[curNS] == nil {
+				resourceCounts[curNS] = map[string]int{}
 			}
-			countResources(ix.resources[curNS], fixed, prefixes[doc.Namespace])
+			countResources(resourceCounts[curNS], fixed, prefixes[doc.Namespace])
 		}
 		ix.feat = append(ix.feat, features(doc, fixed, termOfWord, selfUsed, abbrev, keyed, pairs, &ws, &ix.featIDs))
 		seen = seen[:0]
@@ -529,6 +529,11 @@ func Build(docs []Doc, opts *Options) *Index {
 		}
 	}
 	curNS = bareNowhere
+	// Ranked once here, not for each search whose note names them.
+	ix.resources = make([][]string, len(resourceCounts))
+	for ns, counts := range resourceCounts {
+		ix.resources[ns] = rankResources(counts)
+	}
 	starts[len(docs)] = int32(len(entries))
 	ix.acronyms = acr.result(len(docs), func(d int) string {
 		if docs[d].Title != "" {

@@ -212,7 +212,7 @@ func (ix *Index) UnknownNote(query, namespace string, shown []int) string {
 	} else {
 		fmt.Fprintf(&b, "No tool of %s uses the words %s and %s.", namespace, strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1])
 	}
-	switch names := rankResources(ix.resources[ns]); {
+	switch names := ix.resources[ns]; {
 	case len(names) == 0:
 		// No paths to name resources by: its tools' names say them, and
 		// a listing of the namespace shows those the answer does not.

@@ -434,7 +434,7 @@ Examples:
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&envVar, "env", "", "pass the secret as environment variable `VAR` (stdio)")
 			fs.StringVar(&header, "header", "", "send the secret as header `NAME` (HTTP, OpenAPI)")
-			fs.StringVar(&query, "query", "", "send the secret as query parameter `NAME` (OpenAPI)")
+			fs.StringVar(&query, "query", "", "send the secret as query parameter `NAME` (HTTP, OpenAPI)")
 			fs.StringVar(&cookie, "cookie", "", "send the secret as cookie `NAME` (OpenAPI)")
 			fs.StringVar(&prefix, "prefix", "", "text before the secret in the header, e.g. 'Bearer '")
 			fs.StringVar(&secretName, "secret", "", "which `REF` of the connection to fill, when it has several")
@@ -502,8 +502,11 @@ Examples:
 				}
 				conn.Headers[header] = prefix + "${secret:" + ref + "}"
 			case query != "" || cookie != "":
-				if s.OpenAPI == "" {
-					return withHint(fmt.Errorf("source %s is not an OpenAPI source; --query and --cookie are for OpenAPI sources", srcName), "use --header NAME or --env VAR")
+				switch {
+				case cookie != "" && s.OpenAPI == "":
+					return withHint(fmt.Errorf("source %s is not an OpenAPI source; --cookie is for OpenAPI sources", srcName), "use --header NAME (HTTP) or --env VAR (stdio)")
+				case s.Command != "":
+					return withHint(fmt.Errorf("source %s is a stdio source; --query is for HTTP and OpenAPI sources", srcName), "use --env VAR")
 				}
 				m, name := &conn.Query, query
 				if cookie != "" {

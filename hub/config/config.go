@@ -120,8 +120,9 @@ type Connection struct {
 	// [OAuthConfig]); an HTTP source's connection also signs in when its
 	// server asks for it.
 	OAuth *OAuthConfig `json:"oauth,omitempty"`
-	// Query and Cookies are sent to an OpenAPI source as query parameters
-	// and cookies (API keys that go there).
+	// Query is sent as query parameters, to an OpenAPI source's API or on
+	// every request to an HTTP source's URL (a key such a server takes as
+	// ?api_key=...); Cookies go to an OpenAPI source's API as cookies.
 	Query   map[string]string `json:"query,omitempty"`
 	Cookies map[string]string `json:"cookies,omitempty"`
 
@@ -536,8 +537,11 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 		if s.URL != "" && len(cn.Env) > 0 {
 			add(cat+".env", "env belongs to stdio sources; HTTP connections take \"headers\"")
 		}
-		if s.OpenAPI == "" && len(cn.Query)+len(cn.Cookies) > 0 {
-			add(cat, "\"query\" and \"cookies\" belong to OpenAPI sources")
+		if s.OpenAPI == "" && len(cn.Cookies) > 0 {
+			add(cat+".cookies", "\"cookies\" belong to OpenAPI sources")
+		}
+		if s.OpenAPI == "" && s.URL == "" && len(cn.Query) > 0 {
+			add(cat+".query", "\"query\" belongs to HTTP and OpenAPI sources")
 		}
 		if s.Command != "" && len(cn.Headers) > 0 {
 			add(cat+".headers", "headers belong to HTTP sources; stdio connections take \"env\"")
@@ -697,10 +701,11 @@ func SecretKey(source, conn, name string) string {
 	return "source/" + source + "/" + conn + "/" + name
 }
 
-// Expand returns the environment and headers for connection conn (source
-// values overlaid by the connection's), with ${secret:NAME} replaced by
+// Expand returns the environment, headers and query parameters for
+// connection conn (source values overlaid by the connection's; only a
+// connection has query parameters), with ${secret:NAME} replaced by
 // lookup(NAME). A missing secret is reported by name, never by value.
-func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (env, headers map[string]string, err error) {
+func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (env, headers, query map[string]string, err error) {
 	merge := func(base, over map[string]string) map[string]string {
 		out := map[string]string{}
 		for k, v := range base {
@@ -711,11 +716,11 @@ func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (
 		}
 		return out
 	}
-	var cenv, chead map[string]string
+	var cenv, chead, cquery map[string]string
 	if c := s.Connections[conn]; c != nil {
-		cenv, chead = c.Env, c.Headers
+		cenv, chead, cquery = c.Env, c.Headers, c.Query
 	}
-	env, headers = merge(s.Env, cenv), merge(s.Headers, chead)
+	env, headers, query = merge(s.Env, cenv), merge(s.Headers, chead), merge(nil, cquery)
 	expand := func(m map[string]string) error {
 		for k, v := range m {
 			var firstErr error
@@ -732,13 +737,12 @@ func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (
 		}
 		return nil
 	}
-	if err := expand(env); err != nil {
-		return nil, nil, err
+	for _, m := range []map[string]string{env, headers, query} {
+		if err := expand(m); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	if err := expand(headers); err != nil {
-		return nil, nil, err
-	}
-	return env, headers, nil
+	return env, headers, query, nil
 }
 
 // MarshalJSON writes the config with the canonical "sources" key, keeping

@@ -188,7 +188,7 @@ func TestExpandSecrets(t *testing.T) {
 		}
 		return v, nil
 	}
-	env, _, err := s.Expand("work", lookup)
+	env, _, _, err := s.Expand("work", lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestExpandSecrets(t *testing.T) {
 		t.Errorf("SecretRefs = %v", got)
 	}
 	delete(secrets, "OTHER")
-	_, _, err = s.Expand("work", lookup)
+	_, _, _, err = s.Expand("work", lookup)
 	if err == nil || !strings.Contains(err.Error(), `secret "OTHER" of connection "work"`) {
 		t.Fatalf("Expand with a missing secret = %v", err)
 	}
@@ -272,6 +272,31 @@ func TestParseImportMovesURLPassword(t *testing.T) {
 	}
 	if both := imp.Sources["both"]; both.URL != "https://mcp.example.com/mcp" || imp.Secrets["source/both/default/Authorization"] != "Bearer abc.def.ghi-123456789" {
 		t.Errorf("a URL with a password beside an Authorization header: %+v %v", both, imp.Secrets)
+	}
+}
+
+// TestConnectionQueryBelongsToHTTP: a connection's query parameters go
+// with an HTTP or OpenAPI source, cookies with an OpenAPI source only.
+func TestConnectionQueryBelongsToHTTP(t *testing.T) {
+	conn := func(c *Connection) map[string]*Connection { return map[string]*Connection{"default": c} }
+	for _, tc := range []struct {
+		s    *Source
+		want string // the key refused, or ""
+	}{
+		{&Source{URL: "https://mcp.example.com/mcp", Connections: conn(&Connection{Query: map[string]string{"api_key": "${secret:api_key}"}})}, ""},
+		{&Source{OpenAPI: "/tmp/doc.json", Connections: conn(&Connection{Query: map[string]string{"k": "${secret:k}"}, Cookies: map[string]string{"c": "${secret:c}"}})}, ""},
+		{&Source{URL: "https://mcp.example.com/mcp", Connections: conn(&Connection{Cookies: map[string]string{"c": "${secret:c}"}})}, "sources.x.connections.default.cookies"},
+		{&Source{Command: "npx", Connections: conn(&Connection{Query: map[string]string{"k": "${secret:k}"}})}, "sources.x.connections.default.query"},
+	} {
+		c := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}
+		err := c.AddSource("config.json", "x", tc.s, false)
+		var errs Errors
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v", tc.s, err)
+		case tc.want != "" && (!errors.As(err, &errs) || len(errs) != 1 || errs[0].Key != tc.want):
+			t.Errorf("%+v: %v, want a refusal at %s", tc.s, err, tc.want)
+		}
 	}
 }
 

@@ -23,7 +23,8 @@ func TestOpenAPIConfig(t *testing.T) {
 		{"baseUrl alone", `{"sources": {"api": {"baseUrl": "https://example.com"}}}`, []string{"sources.api.baseUrl: belongs to OpenAPI sources"}},
 		{"mixed with mcp", `{"sources": {"api": {"openapi": "` + abs + `", "command": "x"}}}`, []string{"sources.api: has \"openapi\" and \"command\" or \"url\""}},
 		{"env connection", `{"sources": {"api": {"openapi": "` + abs + `", "connections": {"me": {"env": {"K": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me.env: env belongs to stdio sources"}},
-		{"query on mcp", `{"sources": {"api": {"url": "https://h/mcp", "connections": {"me": {"query": {"k": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me: \"query\" and \"cookies\" belong to OpenAPI sources"}},
+		{"cookies on mcp", `{"sources": {"api": {"url": "https://h/mcp", "connections": {"me": {"cookies": {"k": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me.cookies: \"cookies\" belong to OpenAPI sources"}},
+		{"query on stdio", `{"sources": {"api": {"command": "x", "connections": {"me": {"query": {"k": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me.query: \"query\" belongs to HTTP and OpenAPI sources"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/internal/hubtest"
 )
 
@@ -122,5 +124,85 @@ func TestUpstreamRedirectStaysOnOrigin(t *testing.T) {
 	}
 	if !sawBearer {
 		t.Errorf("the signed-in connection's own server never got its bearer token: %v", front)
+	}
+}
+
+// A connection's query parameter goes on every request to an HTTP
+// source's URL, in place of the URL's own parameter of that name and
+// beside the others as written; its value, raw or as a URL writes it,
+// stays out of what the server says back (a tool description that quotes
+// the URL it was reached at, a redirect to another origin that carries
+// it), the errors and the state.
+func TestUpstreamHTTPQuerySecret(t *testing.T) {
+	const secret = "k/7+f&3=a-91c2e"
+	var mu sync.Mutex
+	var asked []string
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "q", Version: "1"}, nil)
+		mcp.AddTool(s, &mcp.Tool{Name: "where", Description: "Served at " + r.URL.RequestURI()},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "here"}}}, nil, nil
+			})
+		return s
+	}, nil)
+	live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.Method+" "+r.URL.RequestURI())
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(live.Close)
+	// A server that redirects elsewhere with the query it was given,
+	// which the refusal to follow names.
+	echoing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.2:9/elsewhere?"+r.URL.RawQuery, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(echoing.Close)
+
+	kc := &hubtest.MemKeychain{}
+	conn := func() map[string]*config.Connection {
+		return map[string]*config.Connection{"main": {Default: true, Query: map[string]string{"api_key": "${secret:KEY}"}}}
+	}
+	cfg := hubtest.Config(map[string]*config.Source{
+		"live": {URL: live.URL + "/mcp?region=eu&api_key=old", Connections: conn()},
+		"down": {URL: echoing.URL + "/mcp?region=eu", Connections: conn()},
+	})
+	for _, s := range []string{"live", "down"} {
+		kc.Set(config.SecretKey(s, "main", "KEY"), secret)
+	}
+	logger, logs := hubtest.DebugLogger()
+	u := newTestUpstreams(t, Options{Keychain: kc, Logger: logger, Secrets: secrets.New()}, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tools, err := u.ListTools(ctx, "live")
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("ListTools = %v, %v", tools, err)
+	}
+	if d := tools[0].Description; d != "Served at /mcp?region=eu&api_key=[secret]" {
+		t.Errorf("the description quoting the URL = %q, want the key scrubbed", d)
+	}
+	if _, err := u.Call(ctx, "live", "", "where", nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	want := "/mcp?region=eu&api_key=" + url.QueryEscape(secret)
+	for _, r := range asked {
+		if !strings.HasSuffix(r, want) {
+			t.Errorf("a request without the connection's key in place of the URL's: %s", r)
+		}
+	}
+	if len(asked) < 3 {
+		t.Errorf("the server got %d requests, want the handshake and the call: %q", len(asked), asked)
+	}
+	mu.Unlock()
+
+	_, err = u.Call(ctx, "down", "", "where", nil)
+	if err == nil || !strings.Contains(err.Error(), "http://127.0.0.2:9/elsewhere?region=eu&api_key=[secret]") {
+		t.Fatalf("a call redirected elsewhere = %v, want the location named, the key scrubbed", err)
+	}
+	for what, text := range map[string]string{"error": err.Error(), "state": u.State()["down"].Err, "log": logs.String()} {
+		if strings.Contains(text, secret) || strings.Contains(text, url.QueryEscape(secret)) {
+			t.Errorf("the key appears in the %s: %s", what, text)
+		}
 	}
 }

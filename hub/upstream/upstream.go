@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -923,7 +924,7 @@ func (u *Upstreams) failLocked(slot *upstreamSlot, ue *Error) {
 func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.ClientSession, error) {
 	source, conn := s.key.Source, s.key.Conn
 	var values []string
-	env, headers, err := s.def.Expand(conn, func(name string) (string, error) {
+	env, headers, query, err := s.def.Expand(conn, func(name string) (string, error) {
 		if u.opts.Keychain == nil {
 			return "", &Error{Source: source, Conn: conn, Kind: KindMissingSecret, Secret: name,
 				Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
@@ -938,7 +939,14 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 				Err: fmt.Errorf("reading secret %q: %w", name, err)}
 		}
 		if v != "" {
+			// Quoted in a URL (a redirect's location an error names),
+			// it is written escaped.
 			values = append(values, v)
+			for _, esc := range []string{url.QueryEscape(v), url.PathEscape(v)} {
+				if esc != v {
+					values = append(values, esc)
+				}
+			}
 		}
 		return v, nil
 	})
@@ -968,7 +976,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	if s.def.URL != "" {
 		insecure = secrets.InsecureHTTP(s.def.URL, s.def.AllowInsecureHTTP)
 	}
-	if insecure != "" && (len(headers) > 0 || s.def.IsOAuth(conn)) {
+	if insecure != "" && (len(headers)+len(query) > 0 || s.def.IsOAuth(conn)) {
 		return nil, &Error{Source: source, Conn: conn, Kind: KindUnavailable,
 			Err: fmt.Errorf("the hub did not connect with the connection's credentials: %s", insecure)}
 	}
@@ -987,7 +995,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		// with the server they were given to.
 		st := &mcp.StreamableClientTransport{
 			Endpoint:   s.def.URL,
-			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers}, CheckRedirect: secrets.SameOriginRedirect},
+			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers, query: query}, CheckRedirect: secrets.SameOriginRedirect},
 		}
 		if oauth.Applies(headers) && u.opts.Keychain != nil && insecure == "" {
 			oc, err := oauth.NewConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr, CheckRedirect: secrets.SameOriginRedirect}, register)
@@ -1444,19 +1452,38 @@ func upstreamEnv(goos string, base []string, env map[string]string) []string {
 	return append(out, envList(env)...)
 }
 
-// upstreamHeaders adds a connection's headers to every request, and keeps
+// upstreamHeaders adds a connection's headers and query parameters to
+// every request, and keeps
 // the response bytes of calls that ask for their exact result.
 type upstreamHeaders struct {
-	base    http.RoundTripper
-	headers map[string]string
+	base           http.RoundTripper
+	headers, query map[string]string
 }
 
 func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
+	if len(h.headers)+len(h.query) > 0 {
 		// A RoundTripper must not modify the caller's request.
 		r = r.Clone(r.Context())
 		for k, v := range h.headers {
 			r.Header.Set(k, v)
+		}
+		if len(h.query) > 0 {
+			// The URL's own parameters stay as written, but for one the
+			// connection sets.
+			set := url.Values{}
+			for k, v := range h.query {
+				set.Set(k, v)
+			}
+			var parts []string
+			for _, p := range strings.Split(r.URL.RawQuery, "&") {
+				name, err := url.QueryUnescape(strings.SplitN(p, "=", 2)[0])
+				if p != "" && (err != nil || !set.Has(name)) {
+					parts = append(parts, p)
+				}
+			}
+			u := *r.URL
+			u.RawQuery = strings.Join(append(parts, set.Encode()), "&")
+			r.URL = &u
 		}
 	}
 	resp, err := h.base.RoundTrip(r)

@@ -129,7 +129,7 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d %s", paths.Config(), len(cfg.Sources), plural(len(cfg.Sources), "source", "sources"))})
 	}
 
-	// A password a config.json written by hand keeps in a URL.
+	// A password or key a config.json written by hand keeps in a URL.
 	if cfg != nil {
 		for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
 			if key, clean, problem := config.URLPasswordProblem(cfg.Sources[name]); problem != "" {
@@ -138,6 +138,11 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 					fix = fmt.Sprintf("save the document and set sources.%s.openapi in %s to its file", name, paths.Config())
 				}
 				out = append(out, check{name: "source " + name, warn: true, info: "its " + key + " holds a password, kept in config.json where secrets never go", fix: fix})
+			}
+			if found, clean := config.URLQuerySecrets(cfg.Sources[name].URL); len(found) > 0 {
+				what, then := queryConnectionCommands(name, found)
+				out = append(out, check{name: "source " + name, warn: true, info: "its url's query " + what + " like a secret, kept in config.json where secrets never go",
+					fix: fmt.Sprintf("set sources.%s.url in %s to %s, then: %s", name, paths.Config(), clean, then)})
 			}
 		}
 	}

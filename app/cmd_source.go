@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -216,6 +218,11 @@ document becomes a tool. --base-url overrides the document's server.`,
 			if err := urlPasswordRefused(name, s); err != nil {
 				return err
 			}
+			if found, clean := config.URLQuerySecrets(s.URL); len(found) > 0 {
+				what, then := queryConnectionCommands(name, found)
+				return withHint(fmt.Errorf("--url's query %s like a secret; secrets never go into config.json", what),
+					fmt.Sprintf("add the source with --url %s, then: %s", shellQuote(clean), then))
+			}
 			cfg, path, err := e.loadConfig()
 			if err != nil {
 				return err
@@ -240,9 +247,6 @@ document becomes a tool. --base-url overrides the document's server.`,
 			}
 			if missing != nil {
 				fmt.Fprintf(e.Stdout, "Note: %v; the hub cannot start it until it finds the program.\n", missing)
-			}
-			if names := config.URLQuerySecrets(s.URL); len(names) > 0 {
-				fmt.Fprintf(e.Stdout, "Note: the URL's %s looks like a secret; config.json keeps it as written (a connection holds headers, not a URL's query). Where the server takes it in a header instead, give it there: capabilities connection add %s default --header NAME.\n", plural(len(names), "parameter "+names[0], "parameters "+strings.Join(names, ", ")), name)
 			}
 			if note := s.PlainHTTPNote(name, ""); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
@@ -465,7 +469,30 @@ func urlPasswordRefused(name string, s *config.Source) error {
 	if key == "openapi" {
 		return withHint(err, "the hub fetches the document with no credential: save it, then give its file to --openapi")
 	}
-	return withHint(err, fmt.Sprintf("add the source with %s %s, then: %s", flag, clean, basicConnectionCommand(name)))
+	return withHint(err, fmt.Sprintf("add the source with %s %s, then: %s", flag, shellQuote(clean), basicConnectionCommand(name)))
+}
+
+// queryConnectionCommands names the parameters of found, a URL's query
+// parameters that look like secrets ("parameter api_key looks"), and
+// gives the commands that put them in source name's default connection.
+func queryConnectionCommands(name string, found map[string]string) (what, then string) {
+	names := slices.Sorted(maps.Keys(found))
+	var cmds []string
+	for _, k := range names {
+		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s default --query %s", name, shellQuote(k)))
+	}
+	what = plural(len(names), "parameter "+names[0]+" looks", "parameters "+strings.Join(names, ", ")+" look")
+	return what, strings.Join(cmds, "; ") + "  (reads the secret from stdin; the connection sends it on every request)"
+}
+
+// shellQuote writes s as one word a POSIX shell reads back as s: as it is
+// when it holds nothing the shell would read otherwise (a URL's ? or &),
+// else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // basicConnectionCommand is the command that gives source name's default

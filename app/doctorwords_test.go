@@ -66,10 +66,13 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {
 		"docs": {"url": "https://alice:pw-123@mcp.example.com/mcp"},
-		"plain": {"url": "https://mcp.example.com/mcp"}}}`), 0o600)
+		"keyed": {"url": "https://mcp.example.com/mcp?region=eu&apiKey=k-456"},
+		"plain": {"url": "https://mcp.example.com/mcp?region=eu"}}}`), 0o600)
 	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
 	for _, want := range []string{
-		"config.json: 2 sources\n",
+		"config.json: 3 sources\n",
+		"[warn] source keyed: its url's query parameter apiKey looks like a secret, kept in config.json where secrets never go\n",
+		"fix: set sources.keyed.url in " + filepath.Join(home, "config.json") + " to https://mcp.example.com/mcp?region=eu, then: capabilities connection add keyed default --query apiKey  (reads",
 		"[warn] source docs: its url holds a password, kept in config.json where secrets never go\n",
 		"fix: set sources.docs.url in " + filepath.Join(home, "config.json") + " to https://mcp.example.com/mcp, then: printf 'Basic %s'",
 	} {
@@ -77,7 +80,7 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") {
+	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") || strings.Contains(r.stdout, "k-456") {
 		t.Errorf("doctor names a source without a password, or shows the password:\n%s", r.stdout)
 	}
 }

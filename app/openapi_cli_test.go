@@ -253,15 +253,37 @@ func TestSourceAddRefusesURLPassword(t *testing.T) {
 	}
 }
 
-// TestSourceAddNotesAQuerySecret: a URL whose query holds what looks like
-// a secret is added, with a note that config.json keeps it.
-func TestSourceAddNotesAQuerySecret(t *testing.T) {
+// TestSourceAddRefusesAQuerySecret: a URL whose query holds what looks
+// like a secret is refused, with the URL without it and the command that
+// gives it to a connection, which sends it as the same parameter; followed,
+// config.json keeps a reference and the keychain the key.
+func TestSourceAddRefusesAQuerySecret(t *testing.T) {
+	requireKeychain(t)
 	home := t.TempDir()
+	kc := homeKeychain(t, home)
 	r := cli(t, home, "", "source", "add", "docs", "--url", "https://mcp.example.com/mcp?api_key=abc123&region=eu")
-	if r.code != 0 || !strings.Contains(r.stdout, "Note: the URL's parameter api_key looks like a secret; config.json keeps it as written") {
-		t.Errorf("%+v", r)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "--url's query parameter api_key looks like a secret; secrets never go into config.json") ||
+		!strings.Contains(r.stderr, "add the source with --url 'https://mcp.example.com/mcp?region=eu', then: capabilities connection add docs default --query api_key  (reads the secret from stdin") {
+		t.Fatalf("%+v", r)
 	}
-	if r := cli(t, home, "", "source", "add", "plain", "--url", "https://mcp.example.com/mcp?region=eu"); r.code != 0 || strings.Contains(r.stdout, "Note:") {
-		t.Errorf("a query without secrets: %+v", r)
+	if _, err := os.Stat(filepath.Join(home, "config.json")); !os.IsNotExist(err) {
+		t.Errorf("config.json was written: %v", err)
+	}
+	if r := cli(t, home, "", "source", "add", "docs", "--url", "https://mcp.example.com/mcp?region=eu"); r.code != 0 || strings.Contains(r.stdout, "Note:") {
+		t.Fatalf("a query without secrets: %+v", r)
+	}
+	if r := cli(t, home, "abc123\n", "connection", "add", "docs", "default", "--query", "api_key"); r.code != 0 {
+		t.Fatalf("connection add --query on an HTTP source: %+v", r)
+	}
+	b, err := os.ReadFile(filepath.Join(home, "config.json"))
+	cfg, lerr := config.Load(filepath.Join(home, "config.json"))
+	if err != nil || lerr != nil || strings.Contains(string(b), "abc123") || cfg.Sources["docs"].Connections["default"].Query["api_key"] != "${secret:api_key}" {
+		t.Errorf("config.json: %s %v %v", b, err, lerr)
+	}
+	if v, err := kc.Get(config.SecretKey("docs", "default", "api_key")); v != "abc123" || err != nil {
+		t.Errorf("the keychain holds %q, %v", v, err)
+	}
+	if r := cli(t, home, "abc123\n", "connection", "add", "docs", "default", "--cookie", "sid"); r.code != exitFailure || !strings.Contains(r.stderr, "--cookie is for OpenAPI sources") {
+		t.Errorf("--cookie on an HTTP source: %+v", r)
 	}
 }

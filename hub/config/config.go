@@ -642,10 +642,11 @@ func (s *Source) RefPlace(conn, ref string) string {
 	return "secret " + ref
 }
 
-// SecretInConfig names a value of the source's env or headers that looks
-// like a secret (by its name or its shape), which belongs in a connection,
-// in the keychain, and never in config.json: field is "env" or "header"
-// and key its name, env first; "" when none does.
+// SecretInConfig names a value of the source's env or headers, or a
+// parameter of its URL's query, that looks like a secret (by its name or
+// its shape), which belongs in a connection, in the keychain, and never in
+// config.json: field is "env", "header" or "query" and key its name, in
+// that order; "" when none does.
 func (s *Source) SecretInConfig() (field, key string) {
 	for k, v := range s.Env {
 		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
@@ -656,6 +657,9 @@ func (s *Source) SecretInConfig() (field, key string) {
 		if secrets.LooksSecretName(k) || secrets.LooksLikeToken(v) {
 			return "header", k
 		}
+	}
+	if found, _ := URLQuerySecrets(s.URL); len(found) > 0 {
+		return "query", sortedKeys(found)[0]
 	}
 	return "", ""
 }

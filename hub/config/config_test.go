@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -275,6 +276,46 @@ func TestParseImportMovesURLPassword(t *testing.T) {
 	}
 }
 
+// TestParseImportMovesURLQuerySecrets: a key in an HTTP server's URL
+// query moves into the keychain, and the connection sends it as the same
+// query parameter.
+func TestParseImportMovesURLQuerySecrets(t *testing.T) {
+	in := `{"mcpServers": {
+		"docs": {"type": "http", "url": "https://mcp.example.com/mcp?profile=work&api_key=k-123&x%5Btoken%5D=t-456"},
+		"plain": {"type": "http", "url": "https://mcp.example.com/mcp?region=eu"}
+	}}`
+	imp, err := ParseImport("claude_desktop_config.json", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := imp.Sources["docs"]
+	if docs.URL != "https://mcp.example.com/mcp?profile=work" || docs.DefaultConnection() != "default" {
+		t.Errorf("docs: %+v", docs)
+	}
+	wantQuery := map[string]string{"api_key": "${secret:api_key}", "x[token]": "${secret:x_token_}"}
+	if got := docs.Connections["default"].Query; !maps.Equal(got, wantQuery) {
+		t.Errorf("docs' query = %v, want %v", got, wantQuery)
+	}
+	if imp.Secrets["source/docs/default/api_key"] != "k-123" || imp.Secrets["source/docs/default/x_token_"] != "t-456" {
+		t.Errorf("secrets = %v", imp.Secrets)
+	}
+	if !slices.Equal(imp.Moved, []string{"docs.url.api_key", "docs.url.x[token]"}) {
+		t.Errorf("moved = %v", imp.Moved)
+	}
+	if imp.Sources["plain"].URL != "https://mcp.example.com/mcp?region=eu" || imp.Sources["plain"].Connections != nil {
+		t.Errorf("plain: %+v", imp.Sources["plain"])
+	}
+	// What was imported is a valid config, and the connection expands.
+	c := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}
+	if err := c.AddSource("config.json", "docs", docs, false); err != nil {
+		t.Fatal(err)
+	}
+	_, _, query, err := docs.Expand("default", func(n string) (string, error) { return imp.Secrets["source/docs/default/"+n], nil })
+	if err != nil || !maps.Equal(query, map[string]string{"api_key": "k-123", "x[token]": "t-456"}) {
+		t.Errorf("Expand: %v %v", query, err)
+	}
+}
+
 // TestConnectionQueryBelongsToHTTP: a connection's query parameters go
 // with an HTTP or OpenAPI source, cookies with an OpenAPI source only.
 func TestConnectionQueryBelongsToHTTP(t *testing.T) {
@@ -408,8 +449,9 @@ func TestPutConnectionKeepsTheDefault(t *testing.T) {
 	}
 }
 
-// A value of env or headers that looks like a secret, by its name or its
-// shape, is named with its field, env first; plain values are not.
+// A value of env or headers, or a URL's query parameter, that looks like a
+// secret, by its name or its shape, is named with its field, env first;
+// plain values are not.
 func TestSecretInConfig(t *testing.T) {
 	for _, tc := range []struct {
 		s          Source
@@ -419,6 +461,8 @@ func TestSecretInConfig(t *testing.T) {
 		{Source{Env: map[string]string{"GITHUB_TOKEN": "x"}}, "env", "GITHUB_TOKEN"},
 		{Source{Headers: map[string]string{"X-Thing": "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}}, "header", "X-Thing"},
 		{Source{Env: map[string]string{"API_KEY": "x"}, Headers: map[string]string{"Authorization": "Bearer x"}}, "env", "API_KEY"},
+		{Source{URL: "https://mcp.example.com/mcp?region=eu&token=t&api_key=k"}, "query", "api_key"},
+		{Source{URL: "https://mcp.example.com/mcp?region=eu"}, "", ""},
 	} {
 		if field, key := tc.s.SecretInConfig(); field != tc.field || key != tc.key {
 			t.Errorf("SecretInConfig(%+v) = %q %q, want %q %q", tc.s, field, key, tc.field, tc.key)
@@ -634,18 +678,24 @@ func TestSaveRefusesAFileChangedSinceRead(t *testing.T) {
 }
 
 // TestURLQuerySecrets: the query parameters of a URL that look like
-// secrets, by name or by value, and no others.
+// secrets, by name or by value, and no others; the URL without them keeps
+// the rest of its query as written.
 func TestURLQuerySecrets(t *testing.T) {
-	for raw, want := range map[string][]string{
-		"https://mcp.example.com/mcp?api_key=abc&region=eu":                      {"api_key"},
-		"https://mcp.example.com/mcp?k=ghp_abcdefghijklmnopqrstuvwxyz0123456789": {"k"},
-		"https://mcp.example.com/mcp?token=a&access_token=b":                     {"access_token", "token"},
-		"https://mcp.example.com/mcp?region=eu&page=2":                           nil,
-		"https://mcp.example.com/mcp":                                            nil,
-		"::not a url":                                                            nil,
+	for _, tc := range []struct {
+		raw, clean string
+		want       map[string]string
+	}{
+		{"https://mcp.example.com/mcp?api_key=abc&region=eu", "https://mcp.example.com/mcp?region=eu", map[string]string{"api_key": "abc"}},
+		{"https://mcp.example.com/mcp?k=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "https://mcp.example.com/mcp", map[string]string{"k": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
+		{"https://mcp.example.com/mcp?z=1&token=a%2Bb&access_token=b&a=%20", "https://mcp.example.com/mcp?z=1&a=%20", map[string]string{"access_token": "b", "token": "a+b"}},
+		{"https://mcp.example.com/mcp?token=a&token=b", "https://mcp.example.com/mcp", map[string]string{"token": "a"}},
+		{"https://mcp.example.com/mcp?region=eu&page=2", "https://mcp.example.com/mcp?region=eu&page=2", nil},
+		{"https://mcp.example.com/mcp", "https://mcp.example.com/mcp", nil},
+		{"::not a url", "::not a url", nil},
 	} {
-		if got := URLQuerySecrets(raw); !slices.Equal(got, want) {
-			t.Errorf("URLQuerySecrets(%q) = %q, want %q", raw, got, want)
+		found, clean := URLQuerySecrets(tc.raw)
+		if !maps.Equal(found, tc.want) || clean != tc.clean {
+			t.Errorf("URLQuerySecrets(%q) = %q, %q; want %q, %q", tc.raw, found, clean, tc.want, tc.clean)
 		}
 	}
 }

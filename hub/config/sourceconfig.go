@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"sort"
+	"strings"
 
 	"capabilities.sh/capabilities/hub/secrets"
 )
@@ -92,8 +92,9 @@ func ParseImport(file string, data []byte) (*Import, error) {
 				if *target == nil {
 					*target = map[string]string{}
 				}
-				(*target)[k] = "${secret:" + k + "}"
-				imp.Secrets[SecretKey(name, ImportConnection, k)] = v
+				ref := secretRefName(k)
+				(*target)[k] = "${secret:" + ref + "}"
+				imp.Secrets[SecretKey(name, ImportConnection, ref)] = v
 				imp.Moved = append(imp.Moved, name+"."+kind+"."+k)
 				delete(m, k)
 				moved = true
@@ -111,6 +112,12 @@ func ParseImport(file string, data []byte) (*Import, error) {
 			if s.Headers["Authorization"] == "" && !hasHeader(s.Connections[ImportConnection], "Authorization") {
 				move("url", map[string]string{"Authorization": basic}, func(c *Connection) *map[string]string { return &c.Headers })
 			}
+		}
+		if found, clean := URLQuerySecrets(s.URL); len(found) > 0 {
+			// https://host/mcp?api_key=...: the connection sends it on
+			// every request to the URL, from the keychain.
+			s.URL = clean
+			move("url", found, func(c *Connection) *map[string]string { return &c.Query })
 		}
 		if moved && s.DefaultConnection() == "" {
 			s.Connections[ImportConnection].Default = true
@@ -139,23 +146,48 @@ func URLPassword(raw string) (clean, basic string, ok bool) {
 	return u.String(), basic, true
 }
 
-// URLQuerySecrets names the parameters of the URL raw's query that look
-// like secrets (by name, or a value like a token): a connection holds
-// headers and environment variables, not a URL's parts, so config.json
-// keeps them as written.
-func URLQuerySecrets(raw string) []string {
+// URLQuerySecrets gives the parameters of the URL raw's query that look
+// like secrets (by name, or a value like a token), by name, and raw
+// without them, the rest of its query as written. A name given twice
+// keeps its first value. A URL that does not parse holds none.
+func URLQuerySecrets(raw string) (found map[string]string, clean string) {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return nil
+	if err != nil || u.RawQuery == "" {
+		return nil, raw
 	}
-	var names []string
-	for k, vs := range u.Query() {
-		if secrets.LooksSecretName(k) || slices.ContainsFunc(vs, secrets.LooksLikeToken) {
-			names = append(names, k)
+	var kept []string
+	for _, part := range strings.Split(u.RawQuery, "&") {
+		k, v, _ := strings.Cut(part, "=")
+		name, err1 := url.QueryUnescape(k)
+		val, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil || name == "" || !(secrets.LooksSecretName(name) || secrets.LooksLikeToken(val)) {
+			kept = append(kept, part)
+			continue
+		}
+		if found == nil {
+			found = map[string]string{}
+		}
+		if _, dup := found[name]; !dup {
+			found[name] = val
 		}
 	}
-	sort.Strings(names)
-	return names
+	if found == nil {
+		return nil, raw
+	}
+	u.RawQuery = strings.Join(kept, "&")
+	u.ForceQuery = false
+	return found, u.String()
+}
+
+// secretRefName is the ${secret:NAME} a value named k is stored under: k,
+// with what a reference cannot hold made "_".
+func secretRefName(k string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, k)
 }
 
 // URLPasswordProblem names the key of s ("url", "baseUrl", "openapi")

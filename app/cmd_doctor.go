@@ -144,6 +144,10 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 				out = append(out, check{name: "source " + name, warn: true, info: "its url's query " + what + " like a secret, kept in config.json where secrets never go",
 					fix: fmt.Sprintf("set sources.%s.url in %s to %s, then: %s", name, paths.Config(), clean, then)})
 			}
+			if found, template := config.URLPathSecrets(cfg.Sources[name].URL); len(found) > 0 {
+				out = append(out, check{name: "source " + name, warn: true, info: "its url's path holds what looks like a secret, kept in config.json where secrets never go",
+					fix: fmt.Sprintf("set sources.%s.url in %s to %s, then: %s", name, paths.Config(), template, pathConnectionCommands(name, slices.Sorted(maps.Keys(found))))})
+			}
 		}
 	}
 

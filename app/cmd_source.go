@@ -223,6 +223,10 @@ document becomes a tool. --base-url overrides the document's server.`,
 				return withHint(fmt.Errorf("--url's query %s like a secret; secrets never go into config.json", what),
 					fmt.Sprintf("add the source with --url %s, then: %s", shellQuote(clean), then))
 			}
+			if found, template := config.URLPathSecrets(s.URL); len(found) > 0 {
+				return withHint(fmt.Errorf("--url's path holds what looks like a secret; secrets never go into config.json"),
+					fmt.Sprintf("add the source with --url %s, then: %s", shellQuote(template), pathConnectionCommands(name, slices.Sorted(maps.Keys(found)))))
+			}
 			cfg, path, err := e.loadConfig()
 			if err != nil {
 				return err
@@ -250,6 +254,9 @@ document becomes a tool. --base-url overrides the document's server.`,
 			}
 			if note := s.PlainHTTPNote(name, ""); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
+			}
+			if refs := slices.DeleteFunc(s.SecretRefs(s.DefaultConnection()), func(ref string) bool { return !strings.Contains(s.URL, "${secret:"+ref+"}") }); len(refs) > 0 {
+				fmt.Fprintf(e.Stdout, "Its URL takes %s from the keychain; store %s with: %s\n", plural(len(refs), "a secret", "secrets"), plural(len(refs), "it", "them"), pathConnectionCommands(name, refs))
 			}
 			return nil
 		},
@@ -483,6 +490,19 @@ func queryConnectionCommands(name string, found map[string]string) (what, then s
 	}
 	what = plural(len(names), "parameter "+names[0]+" looks", "parameters "+strings.Join(names, ", ")+" look")
 	return what, strings.Join(cmds, "; ") + "  (reads the secret from stdin; the connection sends it on every request)"
+}
+
+// pathConnectionCommands gives the commands that store the secrets refs,
+// which a URL references, in source name's default connection.
+func pathConnectionCommands(name string, refs []string) string {
+	if len(refs) == 1 {
+		return fmt.Sprintf("capabilities connection add %s default  (reads the secret from stdin)", name)
+	}
+	var cmds []string
+	for _, ref := range refs {
+		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s default --secret %s", name, ref))
+	}
+	return strings.Join(cmds, "; ") + "  (each reads its secret from stdin)"
 }
 
 // shellQuote writes s as one word a POSIX shell reads back as s: as it is

@@ -67,10 +67,13 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {
 		"docs": {"url": "https://alice:pw-123@mcp.example.com/mcp"},
 		"keyed": {"url": "https://mcp.example.com/mcp?region=eu&apiKey=k-456"},
+		"zap": {"url": "https://mcp.zapier.com/api/mcp/s/NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U/mcp"},
 		"plain": {"url": "https://mcp.example.com/mcp?region=eu"}}}`), 0o600)
 	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
 	for _, want := range []string{
-		"config.json: 3 sources\n",
+		"config.json: 4 sources\n",
+		"[warn] source zap: its url's path holds what looks like a secret, kept in config.json where secrets never go\n",
+		"fix: set sources.zap.url in " + filepath.Join(home, "config.json") + " to https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp, then: capabilities connection add zap default  (reads",
 		"[warn] source keyed: its url's query parameter apiKey looks like a secret, kept in config.json where secrets never go\n",
 		"fix: set sources.keyed.url in " + filepath.Join(home, "config.json") + " to https://mcp.example.com/mcp?region=eu, then: capabilities connection add keyed default --query apiKey  (reads",
 		"[warn] source docs: its url holds a password, kept in config.json where secrets never go\n",
@@ -80,7 +83,7 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") || strings.Contains(r.stdout, "k-456") {
+	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") || strings.Contains(r.stdout, "k-456") || strings.Contains(r.stdout, "NjA5ZmQ0") {
 		t.Errorf("doctor names a source without a password, or shows the password:\n%s", r.stdout)
 	}
 }

@@ -287,3 +287,38 @@ func TestSourceAddRefusesAQuerySecret(t *testing.T) {
 		t.Errorf("--cookie on an HTTP source: %+v", r)
 	}
 }
+
+// TestSourceAddRefusesAPathSecret: a URL whose path holds what looks like a
+// secret is refused, with the URL that references it instead; followed,
+// the source has the connection that fills it in, and connection add
+// stores it.
+func TestSourceAddRefusesAPathSecret(t *testing.T) {
+	requireKeychain(t)
+	home := t.TempDir()
+	kc := homeKeychain(t, home)
+	const key = "NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U"
+	r := cli(t, home, "", "source", "add", "zap", "--url", "https://mcp.zapier.com/api/mcp/s/"+key+"/mcp")
+	template := "https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp"
+	if r.code != exitFailure || !strings.Contains(r.stderr, "--url's path holds what looks like a secret; secrets never go into config.json") ||
+		!strings.Contains(r.stderr, "add the source with --url '"+template+"', then: capabilities connection add zap default  (reads the secret from stdin)") || strings.Contains(r.stderr, key) {
+		t.Fatalf("%+v", r)
+	}
+	r = cli(t, home, "", "source", "add", "zap", "--url", template)
+	if r.code != 0 || !strings.Contains(r.stdout, "Its URL takes a secret from the keychain; store it with: capabilities connection add zap default") {
+		t.Fatalf("the URL that references it: %+v", r)
+	}
+	if r := cli(t, home, key+"\n", "connection", "add", "zap", "default"); r.code != 0 {
+		t.Fatalf("connection add: %+v", r)
+	}
+	b, _ := os.ReadFile(filepath.Join(home, "config.json"))
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil || strings.Contains(string(b), key) || cfg.Sources["zap"].URL != template || cfg.Sources["zap"].DefaultConnection() != "default" {
+		t.Errorf("config.json: %s %v", b, err)
+	}
+	if v, err := kc.Get(config.SecretKey("zap", "default", "url_path")); v != key || err != nil {
+		t.Errorf("the keychain holds %q, %v", v, err)
+	}
+	if r := cli(t, home, "", "connection", "list", "zap"); !strings.Contains(r.stdout, "url_path (stored)") {
+		t.Errorf("connection list: %+v", r)
+	}
+}

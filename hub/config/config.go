@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -256,6 +257,7 @@ func Parse(file string, data []byte) (*Config, error) {
 				continue
 			}
 			c.Sources[name] = s
+			withURLConnection(s)
 			validateSource(name, s, at, add)
 		}
 	}
@@ -497,6 +499,9 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 		if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
 			add(at+".url", "must be an http:// or https:// URL")
 		}
+		if problem := urlRefProblem(s); problem != "" {
+			add(at+".url", "%s", problem)
+		}
 		if len(s.Args) > 0 || s.Cwd != "" {
 			add(at, "\"args\" and \"cwd\" belong to stdio sources; this one has a \"url\"")
 		}
@@ -524,6 +529,7 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 	}
 	checkRefs(at+".env", s.Env, "")
 	checkRefs(at+".headers", s.Headers, "")
+	checkRefs(at, map[string]string{"url": s.URL}, "")
 	defaults := 0
 	for _, cname := range sortedKeys(s.Connections) {
 		cn := s.Connections[cname]
@@ -620,7 +626,7 @@ func (s *Source) ConnectionNames() []string {
 // RefPlace says what ${secret:ref} fills in connection conn of s, in
 // words for a person: "header X-API-Key", "environment variable
 // GITHUB_TOKEN" (the connection's values first, as Expand overlays them),
-// or "secret REF" when nothing references it.
+// "the URL's url_path", or "secret REF" when nothing references it.
 func (s *Source) RefPlace(conn, ref string) string {
 	want := "${secret:" + ref + "}"
 	type place struct {
@@ -638,6 +644,9 @@ func (s *Source) RefPlace(conn, ref string) string {
 				return p.words + " " + k
 			}
 		}
+	}
+	if strings.Contains(s.URL, want) {
+		return "the URL's " + ref
 	}
 	return "secret " + ref
 }
@@ -691,6 +700,7 @@ func (s *Source) SecretRefs(conn string) []string {
 	}
 	scan(s.Env)
 	scan(s.Headers)
+	scan(map[string]string{"url": s.URL})
 	if c := s.Connections[conn]; c != nil {
 		scan(c.Env)
 		scan(c.Headers)
@@ -705,11 +715,19 @@ func SecretKey(source, conn, name string) string {
 	return "source/" + source + "/" + conn + "/" + name
 }
 
-// Expand returns the environment, headers and query parameters for
-// connection conn (source values overlaid by the connection's; only a
-// connection has query parameters), with ${secret:NAME} replaced by
-// lookup(NAME). A missing secret is reported by name, never by value.
-func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (env, headers, query map[string]string, err error) {
+// Expanded is what a connection of a source sends, its secrets filled in.
+type Expanded struct {
+	Env, Headers, Query map[string]string
+	// URL is the source's URL with the secrets it references, escaped
+	// for where they stand (path or query).
+	URL string
+}
+
+// Expand returns what connection conn of s sends (source values
+// overlaid by the connection's; only a connection has query parameters),
+// with ${secret:NAME} replaced by lookup(NAME). A missing secret is
+// reported by name, never by value.
+func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (Expanded, error) {
 	merge := func(base, over map[string]string) map[string]string {
 		out := map[string]string{}
 		for k, v := range base {
@@ -724,29 +742,53 @@ func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (
 	if c := s.Connections[conn]; c != nil {
 		cenv, chead, cquery = c.Env, c.Headers, c.Query
 	}
-	env, headers, query = merge(s.Env, cenv), merge(s.Headers, chead), merge(nil, cquery)
-	expand := func(m map[string]string) error {
-		for k, v := range m {
-			var firstErr error
-			m[k] = ReplaceSecretRefs(v, func(name string) string {
-				val, err := lookup(name)
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("secret %q of connection %q: %w", name, conn, err)
-				}
-				return val
-			})
-			if firstErr != nil {
-				return firstErr
+	x := Expanded{Env: merge(s.Env, cenv), Headers: merge(s.Headers, chead), Query: merge(nil, cquery)}
+	var firstErr error
+	fill := func(v string, escape func(string) string) string {
+		return ReplaceSecretRefs(v, func(name string) string {
+			val, err := lookup(name)
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("secret %q of connection %q: %w", name, conn, err)
 			}
-		}
-		return nil
+			return escape(val)
+		})
 	}
-	for _, m := range []map[string]string{env, headers, query} {
-		if err := expand(m); err != nil {
-			return nil, nil, nil, err
+	same := func(v string) string { return v }
+	for _, m := range []map[string]string{x.Env, x.Headers, x.Query} {
+		for k, v := range m {
+			m[k] = fill(v, same)
 		}
 	}
-	return env, headers, query, nil
+	path, query, hasQuery := strings.Cut(s.URL, "?")
+	x.URL = fill(path, url.PathEscape)
+	if hasQuery {
+		x.URL += "?" + fill(query, url.QueryEscape)
+	}
+	if firstErr != nil {
+		return Expanded{}, firstErr
+	}
+	return x, nil
+}
+
+// urlRefProblem says why s's URL may not hold the secrets it references,
+// or "": a reference stands in its path or query, never in its scheme,
+// host or fragment, so a secret cannot choose where it is sent; and such
+// a source does not sign in with OAuth, whose authorization server would
+// be told the URL.
+func urlRefProblem(s *Source) string {
+	if !strings.Contains(s.URL, "${secret") {
+		return ""
+	}
+	rest := s.URL[strings.Index(s.URL, "://")+3:]
+	if i := strings.IndexAny(rest, "/?"); i < 0 || strings.Contains(rest[:i], "${secret") || strings.Contains(rest, "#") {
+		return "a secret may stand in the URL's path or query, not in its host or fragment"
+	}
+	for _, name := range sortedKeys(s.Connections) {
+		if s.Connections[name].OAuth != nil {
+			return fmt.Sprintf("a URL that holds a secret does not sign in with OAuth (connection %s): the authorization server would be told the URL", name)
+		}
+	}
+	return ""
 }
 
 // MarshalJSON writes the config with the canonical "sources" key, keeping

@@ -189,10 +189,11 @@ func TestExpandSecrets(t *testing.T) {
 		}
 		return v, nil
 	}
-	env, _, _, err := s.Expand("work", lookup)
+	x, err := s.Expand("work", lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
+	env := x.Env
 	want := map[string]string{"BASE": "1", "TOKEN": "pre-t0k", "EXTRA": "o"}
 	if diff := cmp.Diff(want, env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
@@ -201,7 +202,7 @@ func TestExpandSecrets(t *testing.T) {
 		t.Errorf("SecretRefs = %v", got)
 	}
 	delete(secrets, "OTHER")
-	_, _, _, err = s.Expand("work", lookup)
+	_, err = s.Expand("work", lookup)
 	if err == nil || !strings.Contains(err.Error(), `secret "OTHER" of connection "work"`) {
 		t.Fatalf("Expand with a missing secret = %v", err)
 	}
@@ -278,15 +279,24 @@ func TestParseImportMovesURLPassword(t *testing.T) {
 
 // TestParseImportMovesURLQuerySecrets: a key in an HTTP server's URL
 // query moves into the keychain, and the connection sends it as the same
-// query parameter.
+// query parameter; one in its path moves there too, and the URL names it.
 func TestParseImportMovesURLQuerySecrets(t *testing.T) {
 	in := `{"mcpServers": {
 		"docs": {"type": "http", "url": "https://mcp.example.com/mcp?profile=work&api_key=k-123&x%5Btoken%5D=t-456"},
-		"plain": {"type": "http", "url": "https://mcp.example.com/mcp?region=eu"}
+		"plain": {"type": "http", "url": "https://mcp.example.com/mcp?region=eu"},
+		"zap": {"type": "http", "url": "https://mcp.zapier.com/api/mcp/s/NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U/mcp"}
 	}}`
 	imp, err := ParseImport("claude_desktop_config.json", []byte(in))
 	if err != nil {
 		t.Fatal(err)
+	}
+	zap := imp.Sources["zap"]
+	if zap.URL != "https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp" || zap.DefaultConnection() != "default" ||
+		imp.Secrets["source/zap/default/url_path"] != "NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U" || !slices.Contains(imp.Moved, "zap.url.url_path") {
+		t.Errorf("zap: %+v %v %v", zap, imp.Secrets, imp.Moved)
+	}
+	if err := (&Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}).AddSource("config.json", "zap", zap, false); err != nil {
+		t.Errorf("zap does not validate: %v", err)
 	}
 	docs := imp.Sources["docs"]
 	if docs.URL != "https://mcp.example.com/mcp?profile=work" || docs.DefaultConnection() != "default" {
@@ -299,7 +309,7 @@ func TestParseImportMovesURLQuerySecrets(t *testing.T) {
 	if imp.Secrets["source/docs/default/api_key"] != "k-123" || imp.Secrets["source/docs/default/x_token_"] != "t-456" {
 		t.Errorf("secrets = %v", imp.Secrets)
 	}
-	if !slices.Equal(imp.Moved, []string{"docs.url.api_key", "docs.url.x[token]"}) {
+	if !slices.Equal(slices.DeleteFunc(slices.Clone(imp.Moved), func(m string) bool { return strings.HasPrefix(m, "zap.") }), []string{"docs.url.api_key", "docs.url.x[token]"}) {
 		t.Errorf("moved = %v", imp.Moved)
 	}
 	if imp.Sources["plain"].URL != "https://mcp.example.com/mcp?region=eu" || imp.Sources["plain"].Connections != nil {
@@ -310,9 +320,9 @@ func TestParseImportMovesURLQuerySecrets(t *testing.T) {
 	if err := c.AddSource("config.json", "docs", docs, false); err != nil {
 		t.Fatal(err)
 	}
-	_, _, query, err := docs.Expand("default", func(n string) (string, error) { return imp.Secrets["source/docs/default/"+n], nil })
-	if err != nil || !maps.Equal(query, map[string]string{"api_key": "k-123", "x[token]": "t-456"}) {
-		t.Errorf("Expand: %v %v", query, err)
+	x, err := docs.Expand("default", func(n string) (string, error) { return imp.Secrets["source/docs/default/"+n], nil })
+	if err != nil || !maps.Equal(x.Query, map[string]string{"api_key": "k-123", "x[token]": "t-456"}) {
+		t.Errorf("Expand: %v %v", x.Query, err)
 	}
 }
 
@@ -697,5 +707,77 @@ func TestURLQuerySecrets(t *testing.T) {
 		if !maps.Equal(found, tc.want) || clean != tc.clean {
 			t.Errorf("URLQuerySecrets(%q) = %q, %q; want %q, %q", tc.raw, found, clean, tc.want, tc.clean)
 		}
+	}
+}
+
+// TestURLPathSecrets: the segments of a URL's path that look like secrets
+// become references, the rest of the URL as written.
+func TestURLPathSecrets(t *testing.T) {
+	const key = "NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2UtMWYyYTNiNGM1ZDZl"
+	for _, tc := range []struct {
+		raw, template string
+		want          map[string]string
+	}{
+		{"https://mcp.zapier.com/api/mcp/s/" + key + "/mcp", "https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp", map[string]string{"url_path": key}},
+		{"https://h.example.com/a/" + key + "/b/" + key + "x/mcp?region=eu", "https://h.example.com/a/${secret:url_path}/b/${secret:url_path_2}/mcp?region=eu", map[string]string{"url_path": key, "url_path_2": key + "x"}},
+		{"https://h.example.com/k%2Bv/sk-abcdefghijklmnop12345678", "https://h.example.com/k%2Bv/${secret:url_path}", map[string]string{"url_path": "sk-abcdefghijklmnop12345678"}},
+		{"https://h.example.com/repos/octo-org/hello-world/mcp", "https://h.example.com/repos/octo-org/hello-world/mcp", nil},
+		{"https://h.example.com/s/${secret:url_path}/mcp", "https://h.example.com/s/${secret:url_path}/mcp", nil},
+		{"::not a url", "::not a url", nil},
+	} {
+		found, template := URLPathSecrets(tc.raw)
+		if !maps.Equal(found, tc.want) || template != tc.template {
+			t.Errorf("URLPathSecrets(%q) = %q, %q; want %q, %q", tc.raw, found, template, tc.want, tc.template)
+		}
+	}
+}
+
+// TestURLSecretRefs: a secret in a source's URL stands in its path or
+// query, each connection fills it in, escaped for where it stands, and
+// it never names the host, the fragment or a URL an OAuth sign-in is told.
+func TestURLSecretRefs(t *testing.T) {
+	const file = "config.json"
+	add := func(s *Source) error {
+		c := &Config{Sources: map[string]*Source{}, Policy: map[string]Mode{}}
+		return c.AddSource(file, "x", s, false)
+	}
+	s := &Source{URL: "https://mcp.example.com/s/${secret:url_path}/mcp?k=${secret:k}"}
+	if err := add(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.DefaultConnection() != "default" || !slices.Equal(s.SecretRefs("default"), []string{"k", "url_path"}) {
+		t.Errorf("the source added has connections %v and refs %v; want the default to fill both", s.Connections, s.SecretRefs("default"))
+	}
+	if got := s.RefPlace("default", "url_path"); got != "the URL's url_path" {
+		t.Errorf("RefPlace = %q", got)
+	}
+	vals := map[string]string{"url_path": "a/b c+d", "k": "e&f=g h"}
+	x, err := s.Expand("default", func(n string) (string, error) { return vals[n], nil })
+	if want := "https://mcp.example.com/s/a%2Fb%20c+d/mcp?k=e%26f%3Dg+h"; err != nil || x.URL != want {
+		t.Errorf("Expand's URL = %q, %v; want %q", x.URL, err, want)
+	}
+	if _, err := s.Expand("default", func(n string) (string, error) { return "", errors.New("not stored") }); err == nil || !strings.Contains(err.Error(), `secret "url_path" of connection "default"`) {
+		t.Errorf("a missing secret: %v", err)
+	}
+	for _, tc := range []struct {
+		s    *Source
+		want string
+	}{
+		{&Source{URL: "https://${secret:host}.example.com/mcp"}, "not in its host"},
+		{&Source{URL: "https://mcp.example.com${secret:p}"}, "not in its host"},
+		{&Source{URL: "https://mcp.example.com/mcp#${secret:f}"}, "not in its host or fragment"},
+		{&Source{URL: "https://mcp.example.com/s/${secret:k}/mcp", Connections: map[string]*Connection{"me": {OAuth: &OAuthConfig{}}}}, "does not sign in with OAuth (connection me)"},
+		{&Source{URL: "https://mcp.example.com/s/${secret:k/mcp"}, "malformed secret reference"},
+	} {
+		var errs Errors
+		if err := add(tc.s); !errors.As(err, &errs) || errs[0].Key != "sources.x.url" || !strings.Contains(errs[0].Problem, tc.want) {
+			t.Errorf("%s: %v, want %q at sources.x.url", tc.s.URL, err, tc.want)
+		}
+	}
+	// A config.json written by hand with no connection gets the one that
+	// holds the secret.
+	cfg, err := Parse(file, []byte(`{"sources": {"x": {"url": "https://mcp.example.com/s/${secret:k}/mcp"}}}`))
+	if err != nil || cfg.Sources["x"].DefaultConnection() != "default" || !slices.Equal(cfg.Sources["x"].SecretRefs("default"), []string{"k"}) {
+		t.Errorf("a hand-written URL reference without a connection: %v", err)
 	}
 }

@@ -119,6 +119,22 @@ func ParseImport(file string, data []byte) (*Import, error) {
 			s.URL = clean
 			move("url", found, func(c *Connection) *map[string]string { return &c.Query })
 		}
+		if found, template := URLPathSecrets(s.URL); len(found) > 0 {
+			// https://host/s/<key>/mcp: the URL names it, and each
+			// connection fills it in from the keychain.
+			s.URL = template
+			if s.Connections == nil {
+				s.Connections = map[string]*Connection{}
+			}
+			if s.Connections[ImportConnection] == nil {
+				s.Connections[ImportConnection] = &Connection{}
+			}
+			for _, ref := range sortedKeys(found) {
+				imp.Secrets[SecretKey(name, ImportConnection, ref)] = found[ref]
+				imp.Moved = append(imp.Moved, name+".url."+ref)
+			}
+			moved = true
+		}
 		if moved && s.DefaultConnection() == "" {
 			s.Connections[ImportConnection].Default = true
 		}
@@ -179,6 +195,43 @@ func URLQuerySecrets(raw string) (found map[string]string, clean string) {
 	return found, u.String()
 }
 
+// URLPathSecrets gives the segments of the URL raw's path that look like
+// secrets (a value like a token), by the reference that stands for each
+// (url_path, then url_path_2, ...), and raw with the references in their
+// place. A URL that does not parse holds none.
+func URLPathSecrets(raw string) (found map[string]string, template string) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Opaque != "" || u.Host == "" {
+		return nil, raw
+	}
+	segs := strings.Split(u.EscapedPath(), "/")
+	for i, seg := range segs {
+		v, err := url.PathUnescape(seg)
+		if err != nil || strings.Contains(v, "${") || !secrets.LooksLikeToken(v) {
+			continue
+		}
+		ref := "url_path"
+		if len(found) > 0 {
+			ref = fmt.Sprintf("url_path_%d", len(found)+1)
+		}
+		if found == nil {
+			found = map[string]string{}
+		}
+		found[ref] = v
+		segs[i] = "${secret:" + ref + "}"
+	}
+	if found == nil {
+		return nil, raw
+	}
+	base := *u
+	base.Path, base.RawPath, base.RawQuery, base.ForceQuery, base.Fragment, base.RawFragment = "", "", "", false, "", ""
+	template = base.String() + strings.Join(segs, "/")
+	if u.RawQuery != "" || u.ForceQuery {
+		template += "?" + u.RawQuery
+	}
+	return found, template
+}
+
 // secretRefName is the ${secret:NAME} a value named k is stored under: k,
 // with what a reference cannot hold made "_".
 func secretRefName(k string) string {
@@ -219,6 +272,7 @@ func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	if _, exists := c.Sources[name]; exists && !replace {
 		return &Error{File: file, Key: "sources." + name, Problem: "a source with this name exists; remove it first or pick another name"}
 	}
+	withURLConnection(s)
 	var errs Errors
 	validateSource(name, s, "sources."+name, func(key, format string, args ...any) {
 		errs = append(errs, &Error{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
@@ -236,6 +290,16 @@ func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	}
 	c.Sources[name] = s
 	return nil
+}
+
+// withURLConnection gives s, whose URL references a secret and which has
+// no connection yet (added so, or written so by hand), the connection that
+// will hold it: "default", empty until 'capabilities connection add' fills
+// it.
+func withURLConnection(s *Source) {
+	if len(s.Connections) == 0 && secretRefRE.MatchString(s.URL) {
+		s.Connections = map[string]*Connection{ImportConnection: {Default: true}}
+	}
 }
 
 // Validate checks the whole config again, after an edit.

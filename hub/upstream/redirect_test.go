@@ -129,11 +129,12 @@ func TestUpstreamRedirectStaysOnOrigin(t *testing.T) {
 
 // A connection's query parameter goes on every request to an HTTP
 // source's URL, in place of the URL's own parameter of that name and
-// beside the others as written; its value, raw or as a URL writes it,
+// beside the others as written, and a secret the URL's path references is
+// filled in, escaped; its value, raw or as a URL writes it,
 // stays out of what the server says back (a tool description that quotes
 // the URL it was reached at, a redirect to another origin that carries
 // it), the errors and the state.
-func TestUpstreamHTTPQuerySecret(t *testing.T) {
+func TestUpstreamHTTPURLSecrets(t *testing.T) {
 	const secret = "k/7+f&3=a-91c2e"
 	var mu sync.Mutex
 	var asked []string
@@ -166,8 +167,13 @@ func TestUpstreamHTTPQuerySecret(t *testing.T) {
 	cfg := hubtest.Config(map[string]*config.Source{
 		"live": {URL: live.URL + "/mcp?region=eu&api_key=old", Connections: conn()},
 		"down": {URL: echoing.URL + "/mcp?region=eu", Connections: conn()},
+		// The key in the URL's path, filled in by the connection.
+		"pathed": {URL: live.URL + "/s/${secret:KEY}/mcp", Connections: map[string]*config.Connection{"main": {Default: true}}},
+		// Plain http to another machine: neither goes out.
+		"farquery": {URL: "http://mcp.example.com/mcp", Connections: conn()},
+		"farpath":  {URL: "http://mcp.example.com/s/${secret:KEY}/mcp", Connections: map[string]*config.Connection{"main": {Default: true}}},
 	})
-	for _, s := range []string{"live", "down"} {
+	for _, s := range []string{"live", "down", "pathed", "farquery", "farpath"} {
 		kc.Set(config.SecretKey(s, "main", "KEY"), secret)
 	}
 	logger, logs := hubtest.DebugLogger()
@@ -195,6 +201,27 @@ func TestUpstreamHTTPQuerySecret(t *testing.T) {
 		t.Errorf("the server got %d requests, want the handshake and the call: %q", len(asked), asked)
 	}
 	mu.Unlock()
+
+	mu.Lock()
+	asked = nil
+	mu.Unlock()
+	tools, err = u.ListTools(ctx, "pathed")
+	if err != nil || len(tools) != 1 || tools[0].Description != "Served at /s/[secret]/mcp" {
+		t.Fatalf("ListTools of the source whose path holds the key = %v, %v; want its description scrubbed", tools, err)
+	}
+	mu.Lock()
+	for _, r := range asked {
+		if !strings.HasSuffix(r, " /s/"+url.PathEscape(secret)+"/mcp") {
+			t.Errorf("a request without the key in its path: %s", r)
+		}
+	}
+	mu.Unlock()
+
+	for _, far := range []string{"farquery", "farpath"} {
+		if _, err := u.Call(ctx, far, "", "where", nil); err == nil || !strings.Contains(err.Error(), "did not connect with the connection's credentials") {
+			t.Errorf("%s over plain http to another machine: %v", far, err)
+		}
+	}
 
 	_, err = u.Call(ctx, "down", "", "where", nil)
 	if err == nil || !strings.Contains(err.Error(), "http://127.0.0.2:9/elsewhere?region=eu&api_key=[secret]") {

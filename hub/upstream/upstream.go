@@ -924,7 +924,7 @@ func (u *Upstreams) failLocked(slot *upstreamSlot, ue *Error) {
 func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.ClientSession, error) {
 	source, conn := s.key.Source, s.key.Conn
 	var values []string
-	env, headers, query, err := s.def.Expand(conn, func(name string) (string, error) {
+	x, err := s.def.Expand(conn, func(name string) (string, error) {
 		if u.opts.Keychain == nil {
 			return "", &Error{Source: source, Conn: conn, Kind: KindMissingSecret, Secret: name,
 				Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
@@ -976,7 +976,9 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	if s.def.URL != "" {
 		insecure = secrets.InsecureHTTP(s.def.URL, s.def.AllowInsecureHTTP)
 	}
-	if insecure != "" && (len(headers)+len(query) > 0 || s.def.IsOAuth(conn)) {
+	env, headers, query := x.Env, x.Headers, x.Query
+	urlSecret := x.URL != s.def.URL // the URL references a secret
+	if insecure != "" && (len(headers)+len(query) > 0 || urlSecret || s.def.IsOAuth(conn)) {
 		return nil, &Error{Source: source, Conn: conn, Kind: KindUnavailable,
 			Err: fmt.Errorf("the hub did not connect with the connection's credentials: %s", insecure)}
 	}
@@ -994,10 +996,11 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 		// connection's headers, its bearer token and the request body stay
 		// with the server they were given to.
 		st := &mcp.StreamableClientTransport{
-			Endpoint:   s.def.URL,
+			Endpoint:   x.URL,
 			HTTPClient: &http.Client{Transport: &upstreamHeaders{base: tr, headers: headers, query: query}, CheckRedirect: secrets.SameOriginRedirect},
 		}
-		if oauth.Applies(headers) && u.opts.Keychain != nil && insecure == "" {
+		// A URL that holds a secret is told to no authorization server.
+		if oauth.Applies(headers) && u.opts.Keychain != nil && insecure == "" && !urlSecret {
 			oc, err := oauth.NewConn(source, conn, u.opts.Keychain, &http.Client{Transport: tr, CheckRedirect: secrets.SameOriginRedirect}, register)
 			var sie *oauth.SignInError
 			switch {

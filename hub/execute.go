@@ -268,10 +268,7 @@ func (h *Hub) sourceOfAddress(address, conn string) (string, string, bool) {
 	if s == nil {
 		return "", "", false
 	}
-	if conn == "" {
-		conn = s.DefaultConnection()
-	}
-	return source, conn, true
+	return source, cmp.Or(conn, s.DefaultConnection()), true
 }
 
 func (h *Hub) missingSecrets(source, conn string) []string {

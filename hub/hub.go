@@ -154,8 +154,8 @@ type Options struct {
 	// Env is the hub's environment, of which stdio upstreams inherit only
 	// what every process needs (default os.Environ()).
 	Env []string
-	// ConfigPoll is how often config.json is checked for changes
-	// (default 1s; negative disables watching).
+	// ConfigPoll is how often config.json is checked for changes between
+	// requests, which check it too (default 1s; negative: only they do).
 	ConfigPoll time.Duration
 	// Secrets is the registry of secret values the hub scrubs from what
 	// it says (default: a new one). The hub adds connection secrets to it.

@@ -90,8 +90,10 @@ func (h *Hub) Profile(name string) (*ProfileInfo, error) {
 
 // scope returns the scope of profile name under the current config: nil
 // for "" (the whole hub), *UnknownProfileError for a profile the config
-// does not have.
+// does not have. Every request starts here, reading config.json again if
+// it changed: a source added in a terminal is there for the next one.
 func (h *Hub) scope(name string) (*scope.Scope, error) {
+	h.ReloadConfig(h.bg)
 	if name == "" {
 		return nil, nil
 	}

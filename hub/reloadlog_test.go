@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
 )
@@ -65,4 +66,30 @@ func TestConfigReloadLogsOnce(t *testing.T) {
 		got = append(got, buf.Levels()...)
 		return slices.Contains(got, "WARN listing tools failed")
 	})
+}
+
+// TestARequestReadsTheConfigFirst: with no watching at all, a source
+// written into config.json a moment ago is there for the next request,
+// which reads the file again first; one more request with the file as
+// it was reads nothing.
+func TestARequestReadsTheConfigFirst(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "config.json")
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: &hubtest.MemKeychain{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ctx := context.Background()
+	if err := hubtest.Config(map[string]*config.Source{"added": fakeSource("crash", nil)}).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Search(ctx, SearchRequest{Query: "echo"})
+	if err != nil || !strings.Contains(out, "added.echo(") {
+		t.Fatalf("search right after the source was written = %q, %v", out, err)
+	}
+	before := h.Config()
+	if _, err := h.Search(ctx, SearchRequest{Query: "echo"}); err != nil || h.Config() != before {
+		t.Errorf("a request over an unchanged file loaded it again (%v)", err)
+	}
 }

@@ -65,13 +65,14 @@ func (h *Hub) editSource(ctx context.Context, source string, edit func(s *config
 }
 
 // AddSource adds source s under name to config.json (replacing one of that
-// name only with replace) and applies it. Values of env or headers that
-// look like secrets are refused: they belong in a connection, in the
-// keychain. An OpenAPI source's document is read and checked first, and a
-// stdio source's program must be found as the hub would start it.
+// name only with replace) and applies it. Values that look like secrets
+// (of env or headers, in the URL) are refused: they belong in a
+// connection, in the keychain. An OpenAPI source's document is read and
+// checked first, and a stdio source's program must be found as the hub
+// would start it.
 func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, replace bool) error {
-	if field, k := s.SecretInConfig(); field != "" {
-		return fmt.Errorf("%s %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --%s %s'", field, k, name, field, k)
+	if problem := s.SecretProblem(name); problem != "" {
+		return errors.New(problem)
 	}
 	if s.OpenAPI != "" {
 		if _, _, _, err := h.openapi.Check(ctx, s.OpenAPI); err != nil {

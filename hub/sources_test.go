@@ -47,6 +47,9 @@ func TestSourceActions(t *testing.T) {
 	if err := h.AddSource(ctx, "fake", leaky, false); err == nil || !strings.Contains(err.Error(), "looks like a secret") {
 		t.Fatalf("a source with a secret-looking env: %v", err)
 	}
+	if err := h.AddSource(ctx, "zap", &config.Source{URL: "https://mcp.zapier.com/api/mcp/s/NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U/mcp"}, false); err == nil || !strings.Contains(err.Error(), "add the source with the URL https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp") {
+		t.Fatalf("a source whose URL's path looks like a key: %v", err)
+	}
 	withSecret := fakeSource("crash", nil)
 	withSecret.Connections = map[string]*config.Connection{"default": {Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
 	if err := h.AddSource(ctx, "fake", withSecret, false); err != nil {

@@ -626,7 +626,7 @@ func (s *Source) ConnectionNames() []string {
 // RefPlace says what ${secret:ref} fills in connection conn of s, in
 // words for a person: "header X-API-Key", "environment variable
 // GITHUB_TOKEN" (the connection's values first, as Expand overlays them),
-// "the URL's url_path", or "secret REF" when nothing references it.
+// "URL part url_path", or "secret REF" when nothing references it.
 func (s *Source) RefPlace(conn, ref string) string {
 	want := "${secret:" + ref + "}"
 	type place struct {
@@ -646,9 +646,28 @@ func (s *Source) RefPlace(conn, ref string) string {
 		}
 	}
 	if strings.Contains(s.URL, want) {
-		return "the URL's " + ref
+		return "URL part " + ref
 	}
 	return "secret " + ref
+}
+
+// SecretProblem says why source name (s), being added, may not keep a
+// value that looks like a secret (SecretInConfig's, or a segment of its
+// URL's path), and how a connection takes it instead; "" when it keeps
+// none.
+func (s *Source) SecretProblem(name string) string {
+	if field, k := s.SecretInConfig(); field != "" {
+		return fmt.Sprintf("%s %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --%s %s'", field, k, name, field, k)
+	}
+	found, template := URLPathSecrets(s.URL)
+	if len(found) == 0 {
+		return ""
+	}
+	store := fmt.Sprintf("'capabilities connection add %s default'", name)
+	if len(found) > 1 {
+		store = fmt.Sprintf("'capabilities connection add %s default --secret REF' for each of %s", name, strings.Join(sortedKeys(found), ", "))
+	}
+	return fmt.Sprintf("the URL's path holds what looks like a secret; secrets never go into config.json: add the source with the URL %s, then store it with %s", template, store)
 }
 
 // SecretInConfig names a value of the source's env or headers, or a

@@ -480,6 +480,25 @@ func TestSecretInConfig(t *testing.T) {
 	}
 }
 
+// SecretProblem says how a connection takes what looks like a secret,
+// wherever the source being added keeps it.
+func TestSecretProblem(t *testing.T) {
+	const key = "NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U"
+	for _, tc := range []struct {
+		s    Source
+		want string
+	}{
+		{Source{URL: "https://mcp.example.com/mcp"}, ""},
+		{Source{URL: "https://mcp.example.com/mcp?api_key=k"}, "query api_key looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add zap default --query api_key'"},
+		{Source{URL: "https://mcp.zapier.com/api/mcp/s/" + key + "/mcp"}, "the URL's path holds what looks like a secret; secrets never go into config.json: add the source with the URL https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp, then store it with 'capabilities connection add zap default'"},
+		{Source{URL: "https://h.example.com/" + key + "/" + key + "x"}, "then store it with 'capabilities connection add zap default --secret REF' for each of url_path, url_path_2"},
+	} {
+		if got := tc.s.SecretProblem("zap"); tc.want == "" && got != "" || !strings.Contains(got, tc.want) || strings.Contains(got, key) {
+			t.Errorf("SecretProblem(%s) = %q, want %q", tc.s.URL, got, tc.want)
+		}
+	}
+}
+
 // deleteLog is a keychain that records deletions; a key in fail fails.
 type deleteLog struct {
 	deleted []string
@@ -748,7 +767,7 @@ func TestURLSecretRefs(t *testing.T) {
 	if s.DefaultConnection() != "default" || !slices.Equal(s.SecretRefs("default"), []string{"k", "url_path"}) {
 		t.Errorf("the source added has connections %v and refs %v; want the default to fill both", s.Connections, s.SecretRefs("default"))
 	}
-	if got := s.RefPlace("default", "url_path"); got != "the URL's url_path" {
+	if got := s.RefPlace("default", "url_path"); got != "URL part url_path" {
 		t.Errorf("RefPlace = %q", got)
 	}
 	vals := map[string]string{"url_path": "a/b c+d", "k": "e&f=g h"}

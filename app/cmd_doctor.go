@@ -132,21 +132,12 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 	// A password or key a config.json written by hand keeps in a URL.
 	if cfg != nil {
 		for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
-			if key, clean, problem := config.URLPasswordProblem(cfg.Sources[name]); problem != "" {
-				fix := fmt.Sprintf("set sources.%s.%s in %s to %s, then: %s", name, key, paths.Config(), clean, basicConnectionCommand(name))
-				if key == "openapi" {
+			for _, u := range urlSecretsOf(name, cfg.Sources[name]) {
+				fix := fmt.Sprintf("set sources.%s.%s in %s to %s, then: %s", name, u.key, paths.Config(), u.fixed, u.then)
+				if u.then == "" {
 					fix = fmt.Sprintf("save the document and set sources.%s.openapi in %s to its file", name, paths.Config())
 				}
-				out = append(out, check{name: "source " + name, warn: true, info: "its " + key + " holds a password, kept in config.json where secrets never go", fix: fix})
-			}
-			if found, clean := config.URLQuerySecrets(cfg.Sources[name].URL); len(found) > 0 {
-				what, then := queryConnectionCommands(name, found)
-				out = append(out, check{name: "source " + name, warn: true, info: "its url's query " + what + " like a secret, kept in config.json where secrets never go",
-					fix: fmt.Sprintf("set sources.%s.url in %s to %s, then: %s", name, paths.Config(), clean, then)})
-			}
-			if found, template := config.URLPathSecrets(cfg.Sources[name].URL); len(found) > 0 {
-				out = append(out, check{name: "source " + name, warn: true, info: "its url's path holds what looks like a secret, kept in config.json where secrets never go",
-					fix: fmt.Sprintf("set sources.%s.url in %s to %s, then: %s", name, paths.Config(), template, pathConnectionCommands(name, slices.Sorted(maps.Keys(found))))})
+				out = append(out, check{name: "source " + name, warn: true, info: "its " + u.key + u.problem + ", kept in config.json where secrets never go", fix: fix})
 			}
 		}
 	}

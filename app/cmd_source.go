@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -215,17 +214,8 @@ document becomes a tool. --base-url overrides the document's server.`,
 						fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 				}
 			}
-			if err := urlPasswordRefused(name, s); err != nil {
+			if err := urlSecretRefused(name, s); err != nil {
 				return err
-			}
-			if found, clean := config.URLQuerySecrets(s.URL); len(found) > 0 {
-				what, then := queryConnectionCommands(name, found)
-				return withHint(fmt.Errorf("--url's query %s like a secret; secrets never go into config.json", what),
-					fmt.Sprintf("add the source with --url %s, then: %s", shellQuote(clean), then))
-			}
-			if found, template := config.URLPathSecrets(s.URL); len(found) > 0 {
-				return withHint(fmt.Errorf("--url's path holds what looks like a secret; secrets never go into config.json"),
-					fmt.Sprintf("add the source with --url %s, then: %s", shellQuote(template), pathConnectionCommands(name, slices.Sorted(maps.Keys(found)))))
 			}
 			cfg, path, err := e.loadConfig()
 			if err != nil {
@@ -464,63 +454,6 @@ func shorten(s string, n int) string {
 
 // addOpenAPISource adds a REST API from its OpenAPI document, after reading
 // the document as the hub will, so a bad one is refused with its place.
-// urlPasswordRefused refuses a URL of s that holds a password (before
-// anything is fetched with it), saying how a connection takes it instead.
-func urlPasswordRefused(name string, s *config.Source) error {
-	key, clean, problem := config.URLPasswordProblem(s)
-	if problem == "" {
-		return nil
-	}
-	flag := map[string]string{"url": "--url", "baseUrl": "--base-url", "openapi": "--openapi"}[key]
-	err := fmt.Errorf("%s holds a password; secrets never go into config.json", flag)
-	if key == "openapi" {
-		return withHint(err, "the hub fetches the document with no credential: save it, then give its file to --openapi")
-	}
-	return withHint(err, fmt.Sprintf("add the source with %s %s, then: %s", flag, shellQuote(clean), basicConnectionCommand(name)))
-}
-
-// queryConnectionCommands names the parameters of found, a URL's query
-// parameters that look like secrets ("parameter api_key looks"), and
-// gives the commands that put them in source name's default connection.
-func queryConnectionCommands(name string, found map[string]string) (what, then string) {
-	names := slices.Sorted(maps.Keys(found))
-	var cmds []string
-	for _, k := range names {
-		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s default --query %s", name, shellQuote(k)))
-	}
-	what = plural(len(names), "parameter "+names[0]+" looks", "parameters "+strings.Join(names, ", ")+" look")
-	return what, strings.Join(cmds, "; ") + "  (reads the secret from stdin; the connection sends it on every request)"
-}
-
-// pathConnectionCommands gives the commands that store the secrets refs,
-// which a URL references, in source name's default connection.
-func pathConnectionCommands(name string, refs []string) string {
-	if len(refs) == 1 {
-		return fmt.Sprintf("capabilities connection add %s default  (reads the secret from stdin)", name)
-	}
-	var cmds []string
-	for _, ref := range refs {
-		cmds = append(cmds, fmt.Sprintf("capabilities connection add %s default --secret %s", name, ref))
-	}
-	return strings.Join(cmds, "; ") + "  (each reads its secret from stdin)"
-}
-
-// shellQuote writes s as one word a POSIX shell reads back as s: as it is
-// when it holds nothing the shell would read otherwise (a URL's ? or &),
-// else in single quotes.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+,=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// basicConnectionCommand is the command that gives source name's default
-// connection a user and password as the Basic Authorization header.
-func basicConnectionCommand(name string) string {
-	return fmt.Sprintf("printf 'Basic %%s' \"$(printf %%s 'USER:PASSWORD' | base64)\" | capabilities connection add %s default --header Authorization", name)
-}
-
 func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, loc, baseURL string, replace bool) error {
 	switch {
 	case loc == "":
@@ -536,7 +469,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 		loc = abs
 	}
 	s.OpenAPI, s.BaseURL = loc, baseURL
-	if err := urlPasswordRefused(name, s); err != nil {
+	if err := urlSecretRefused(name, s); err != nil {
 		return err
 	}
 	for k, v := range s.Headers {

@@ -68,10 +68,15 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 		"docs": {"url": "https://alice:pw-123@mcp.example.com/mcp"},
 		"keyed": {"url": "https://mcp.example.com/mcp?region=eu&apiKey=k-456"},
 		"zap": {"url": "https://mcp.zapier.com/api/mcp/s/NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U/mcp"},
+		"api": {"openapi": "https://api.example.com/openapi.json?token=k-456", "baseUrl": "https://api.example.com/v1?apiKey=k-456"},
 		"plain": {"url": "https://mcp.example.com/mcp?region=eu"}}}`), 0o600)
 	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
 	for _, want := range []string{
-		"config.json: 4 sources\n",
+		"config.json: 5 sources\n",
+		"[warn] source api: its baseUrl's query parameter apiKey looks like a secret, kept in config.json where secrets never go\n",
+		"fix: set sources.api.baseUrl in " + filepath.Join(home, "config.json") + " to https://api.example.com/v1, then: capabilities connection add api default --query apiKey",
+		"[warn] source api: its openapi's query parameter token looks like a secret, kept in config.json where secrets never go\n",
+		"fix: save the document and set sources.api.openapi in " + filepath.Join(home, "config.json") + " to its file",
 		"[warn] source zap: its url's path holds what looks like a secret, kept in config.json where secrets never go\n",
 		"fix: set sources.zap.url in " + filepath.Join(home, "config.json") + " to https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp, then: capabilities connection add zap default  (reads",
 		"[warn] source keyed: its url's query parameter apiKey looks like a secret, kept in config.json where secrets never go\n",

@@ -222,8 +222,9 @@ func TestDoctorSaysWhatAnAPIWaitsFor(t *testing.T) {
 }
 
 // TestSourceAddRefusesURLPassword: a password in --url, --base-url or
-// --openapi is refused before anything is fetched with it, with the way a
-// connection takes it instead; config.json is not written.
+// --openapi, or a key in the query of an API's or a document's URL, is
+// refused before anything is fetched with it, with the way a connection
+// takes it instead; config.json is not written.
 func TestSourceAddRefusesURLPassword(t *testing.T) {
 	home := t.TempDir()
 	var fetched atomic.Int32
@@ -239,6 +240,11 @@ func TestSourceAddRefusesURLPassword(t *testing.T) {
 			"add the source with --url " + srv.URL + "/mcp, then: printf 'Basic %s' \"$(printf %s 'USER:PASSWORD' | base64)\" | capabilities connection add docs default --header Authorization"},
 		{[]string{"--openapi", pets, "--base-url", withPassword}, "--base-url holds a password", "add the source with --base-url " + srv.URL + ", then:"},
 		{[]string{"--openapi", withPassword + "/openapi.json"}, "--openapi holds a password", "save it, then give its file to --openapi"},
+		// A key in a URL's query: an API's goes to a connection, a
+		// document's nowhere.
+		{[]string{"--openapi", pets, "--base-url", srv.URL + "/v1?region=eu&api_key=pw-123"}, "--base-url's query parameter api_key looks like a secret",
+			"add the source with --base-url '" + srv.URL + "/v1?region=eu', then: capabilities connection add docs default --query api_key"},
+		{[]string{"--openapi", srv.URL + "/openapi.json?token=pw-123"}, "--openapi's query parameter token looks like a secret", "save it, then give its file to --openapi"},
 	} {
 		r := cli(t, home, "", append([]string{"source", "add", "docs"}, tc.args...)...)
 		if r.code != exitFailure || !strings.Contains(r.stderr, tc.err) || !strings.Contains(r.stderr, tc.hint) || strings.Contains(r.stdout+r.stderr, "pw-123") {

@@ -652,12 +652,15 @@ func (s *Source) RefPlace(conn, ref string) string {
 }
 
 // SecretProblem says why source name (s), being added, may not keep a
-// value that looks like a secret (SecretInConfig's, or a segment of its
-// URL's path), and how a connection takes it instead; "" when it keeps
-// none.
+// value that looks like a secret (SecretInConfig's, a key in its
+// document's URL, a segment of its URL's path), and how a connection
+// takes it instead; "" when it keeps none.
 func (s *Source) SecretProblem(name string) string {
 	if field, k := s.SecretInConfig(); field != "" {
 		return fmt.Sprintf("%s %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --%s %s'", field, k, name, field, k)
+	}
+	if found, _ := URLQuerySecrets(s.OpenAPI); len(found) > 0 {
+		return fmt.Sprintf("the document's URL has %s in its query, which looks like a secret; secrets never go into config.json, and the hub fetches the document with no credential: save it and give its file", sortedKeys(found)[0])
 	}
 	found, template := URLPathSecrets(s.URL)
 	if len(found) == 0 {
@@ -671,7 +674,7 @@ func (s *Source) SecretProblem(name string) string {
 }
 
 // SecretInConfig names a value of the source's env or headers, or a
-// parameter of its URL's query, that looks like a secret (by its name or
+// parameter of its URL's or API's query, that looks like a secret (by its name or
 // its shape), which belongs in a connection, in the keychain, and never in
 // config.json: field is "env", "header" or "query" and key its name, in
 // that order; "" when none does.
@@ -686,8 +689,10 @@ func (s *Source) SecretInConfig() (field, key string) {
 			return "header", k
 		}
 	}
-	if found, _ := URLQuerySecrets(s.URL); len(found) > 0 {
-		return "query", sortedKeys(found)[0]
+	for _, raw := range []string{s.URL, s.BaseURL} {
+		if found, _ := URLQuerySecrets(raw); len(found) > 0 {
+			return "query", sortedKeys(found)[0]
+		}
 	}
 	return "", ""
 }

@@ -492,6 +492,8 @@ func TestSecretProblem(t *testing.T) {
 		{Source{URL: "https://mcp.example.com/mcp?api_key=k"}, "query api_key looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add zap default --query api_key'"},
 		{Source{URL: "https://mcp.zapier.com/api/mcp/s/" + key + "/mcp"}, "the URL's path holds what looks like a secret; secrets never go into config.json: add the source with the URL https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp, then store it with 'capabilities connection add zap default'"},
 		{Source{URL: "https://h.example.com/" + key + "/" + key + "x"}, "then store it with 'capabilities connection add zap default --secret REF' for each of url_path, url_path_2"},
+		{Source{OpenAPI: "/tmp/api.json", BaseURL: "https://api.example.com/v1?api_key=k"}, "query api_key looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add zap default --query api_key'"},
+		{Source{OpenAPI: "https://api.example.com/openapi.json?token=k"}, "the document's URL has token in its query, which looks like a secret; secrets never go into config.json, and the hub fetches the document with no credential: save it and give its file"},
 	} {
 		if got := tc.s.SecretProblem("zap"); tc.want == "" && got != "" || !strings.Contains(got, tc.want) || strings.Contains(got, key) {
 			t.Errorf("SecretProblem(%s) = %q, want %q", tc.s.URL, got, tc.want)

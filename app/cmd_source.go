@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -245,9 +244,7 @@ document becomes a tool. --base-url overrides the document's server.`,
 			if note := s.PlainHTTPNote(name, ""); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}
-			if refs := slices.DeleteFunc(s.SecretRefs(s.DefaultConnection()), func(ref string) bool { return !strings.Contains(s.URL, "${secret:"+ref+"}") }); len(refs) > 0 {
-				fmt.Fprintf(e.Stdout, "Its URL takes %s from the keychain; store %s with: %s\n", plural(len(refs), "a secret", "secrets"), plural(len(refs), "it", "them"), pathConnectionCommands(name, refs))
-			}
+			urlRefsNote(e, name, s, "URL", s.URL)
 			return nil
 		},
 	}
@@ -503,6 +500,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	if note := s.PlainHTTPNote(name, rep.Server); note != "" {
 		fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 	}
+	urlRefsNote(e, name, s, "base URL", s.BaseURL)
 	// Say now what the API takes, rather than at its first call.
 	if len(cfg.Sources[name].Connections) == 0 {
 		if _, err := rep.SignInFlow(name, s); err == nil && rep.Place.OAuth {

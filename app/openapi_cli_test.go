@@ -245,6 +245,9 @@ func TestSourceAddRefusesURLPassword(t *testing.T) {
 		{[]string{"--openapi", pets, "--base-url", srv.URL + "/v1?region=eu&api_key=pw-123"}, "--base-url's query parameter api_key looks like a secret",
 			"add the source with --base-url '" + srv.URL + "/v1?region=eu', then: capabilities connection add docs default --query api_key"},
 		{[]string{"--openapi", srv.URL + "/openapi.json?token=pw-123"}, "--openapi's query parameter token looks like a secret", "save it, then give its file to --openapi"},
+		// A key in an API's path: the URL references it.
+		{[]string{"--openapi", pets, "--base-url", srv.URL + "/bot123456789:AAHdqTcvCH1vGWJxfSeofSApw-123"}, "--base-url's path holds what looks like a secret",
+			"add the source with --base-url '" + srv.URL + "/${secret:url_path}', then: capabilities connection add docs default  (reads the secret from stdin)"},
 	} {
 		r := cli(t, home, "", append([]string{"source", "add", "docs"}, tc.args...)...)
 		if r.code != exitFailure || !strings.Contains(r.stderr, tc.err) || !strings.Contains(r.stderr, tc.hint) || strings.Contains(r.stdout+r.stderr, "pw-123") {
@@ -326,5 +329,23 @@ func TestSourceAddRefusesAPathSecret(t *testing.T) {
 	}
 	if r := cli(t, home, "", "connection", "list", "zap"); !strings.Contains(r.stdout, "url_path (stored)") {
 		t.Errorf("connection list: %+v", r)
+	}
+}
+
+// TestSourceAddBaseURLReference: an API whose base URL references a secret
+// is added with the connection that fills it in, and says how to store it.
+func TestSourceAddBaseURLReference(t *testing.T) {
+	home := t.TempDir()
+	pets, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json"))
+	r := cli(t, home, "", "source", "add", "bot", "--openapi", pets, "--base-url", "https://api.example.com/bot${secret:token}")
+	if r.code != 0 || !strings.Contains(r.stdout, "Its base URL takes a secret from the keychain; store it with: capabilities connection add bot default  (reads the secret from stdin)") {
+		t.Fatalf("%+v", r)
+	}
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil || cfg.Sources["bot"].DefaultConnection() != "default" || cfg.Sources["bot"].BaseURL != "https://api.example.com/bot${secret:token}" {
+		t.Errorf("config.json: %+v %v", cfg, err)
+	}
+	if r := cli(t, home, "", "source", "add", "evil", "--openapi", pets, "--base-url", "https://${secret:token}.example.com"); r.code == 0 || !strings.Contains(r.stderr, "not in its host") {
+		t.Errorf("a reference in the host: %+v", r)
 	}
 }

@@ -24,8 +24,8 @@ type urlSecret struct {
 // a secret, a password first: the URL of an MCP server or of an API, which
 // a connection serves (its Authorization header for a password, its
 // query parameters for a key in the query, the URL's reference for one
-// in the path of an MCP server's URL), and the URL of an OpenAPI
-// document, which the hub fetches with no credential.
+// in the path), and the URL of an OpenAPI document, which the hub fetches
+// with no credential.
 func urlSecretsOf(name string, s *config.Source) []urlSecret {
 	var out []urlSecret
 	if key, clean, problem := config.URLPasswordProblem(s); problem != "" {
@@ -47,9 +47,11 @@ func urlSecretsOf(name string, s *config.Source) []urlSecret {
 		}
 		out = append(out, us)
 	}
-	if found, template := config.URLPathSecrets(s.URL); len(found) > 0 {
-		out = append(out, urlSecret{key: "url", problem: "'s path holds what looks like a secret", fixed: template,
-			then: pathConnectionCommands(name, slices.Sorted(maps.Keys(found)))})
+	for _, u := range []struct{ key, raw string }{{"url", s.URL}, {"baseUrl", s.BaseURL}} {
+		if found, template := config.URLPathSecrets(u.raw); len(found) > 0 {
+			out = append(out, urlSecret{key: u.key, problem: "'s path holds what looks like a secret", fixed: template,
+				then: pathConnectionCommands(name, slices.Sorted(maps.Keys(found)))})
+		}
 	}
 	return out
 }
@@ -111,4 +113,13 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// urlRefsNote says, for source name (s) just added, how to store the
+// secrets its URL raw ("URL", "base URL": what) references.
+func urlRefsNote(e *env, name string, s *config.Source, what, raw string) {
+	refs := slices.DeleteFunc(s.SecretRefs(s.DefaultConnection()), func(ref string) bool { return !strings.Contains(raw, "${secret:"+ref+"}") })
+	if len(refs) > 0 {
+		fmt.Fprintf(e.Stdout, "Its %s takes %s from the keychain; store %s with: %s\n", what, plural(len(refs), "a secret", "secrets"), plural(len(refs), "it", "them"), pathConnectionCommands(name, refs))
+	}
 }

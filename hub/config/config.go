@@ -529,7 +529,7 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 	}
 	checkRefs(at+".env", s.Env, "")
 	checkRefs(at+".headers", s.Headers, "")
-	checkRefs(at, map[string]string{"url": s.URL}, "")
+	checkRefs(at, map[string]string{"url": s.URL, "baseUrl": s.BaseURL}, "")
 	defaults := 0
 	for _, cname := range sortedKeys(s.Connections) {
 		cn := s.Connections[cname]
@@ -645,7 +645,7 @@ func (s *Source) RefPlace(conn, ref string) string {
 			}
 		}
 	}
-	if strings.Contains(s.URL, want) {
+	if strings.Contains(s.URL, want) || strings.Contains(s.BaseURL, want) {
 		return "URL part " + ref
 	}
 	return "secret " + ref
@@ -662,7 +662,13 @@ func (s *Source) SecretProblem(name string) string {
 	if found, _ := URLQuerySecrets(s.OpenAPI); len(found) > 0 {
 		return fmt.Sprintf("the document's URL has %s in its query, which looks like a secret; secrets never go into config.json, and the hub fetches the document with no credential: save it and give its file", sortedKeys(found)[0])
 	}
-	found, template := URLPathSecrets(s.URL)
+	key, found, template := "URL", map[string]string(nil), ""
+	for _, u := range []struct{ key, raw string }{{"URL", s.URL}, {"base URL", s.BaseURL}} {
+		if found, template = URLPathSecrets(u.raw); len(found) > 0 {
+			key = u.key
+			break
+		}
+	}
 	if len(found) == 0 {
 		return ""
 	}
@@ -670,7 +676,7 @@ func (s *Source) SecretProblem(name string) string {
 	if len(found) > 1 {
 		store = fmt.Sprintf("'capabilities connection add %s default --secret REF' for each of %s", name, strings.Join(sortedKeys(found), ", "))
 	}
-	return fmt.Sprintf("the URL's path holds what looks like a secret; secrets never go into config.json: add the source with the URL %s, then store it with %s", template, store)
+	return fmt.Sprintf("the %s's path holds what looks like a secret; secrets never go into config.json: add the source with the %s %s, then store it with %s", key, key, template, store)
 }
 
 // SecretInConfig names a value of the source's env or headers, or a
@@ -724,7 +730,7 @@ func (s *Source) SecretRefs(conn string) []string {
 	}
 	scan(s.Env)
 	scan(s.Headers)
-	scan(map[string]string{"url": s.URL})
+	scan(map[string]string{"url": s.URL, "baseUrl": s.BaseURL})
 	if c := s.Connections[conn]; c != nil {
 		scan(c.Env)
 		scan(c.Headers)
@@ -768,26 +774,19 @@ func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (
 	}
 	x := Expanded{Env: merge(s.Env, cenv), Headers: merge(s.Headers, chead), Query: merge(nil, cquery)}
 	var firstErr error
-	fill := func(v string, escape func(string) string) string {
-		return ReplaceSecretRefs(v, func(name string) string {
-			val, err := lookup(name)
-			if err != nil && firstErr == nil {
-				firstErr = fmt.Errorf("secret %q of connection %q: %w", name, conn, err)
-			}
-			return escape(val)
-		})
+	value := func(name string) string {
+		val, err := lookup(name)
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("secret %q of connection %q: %w", name, conn, err)
+		}
+		return val
 	}
-	same := func(v string) string { return v }
 	for _, m := range []map[string]string{x.Env, x.Headers, x.Query} {
 		for k, v := range m {
-			m[k] = fill(v, same)
+			m[k] = ReplaceSecretRefs(v, value)
 		}
 	}
-	path, query, hasQuery := strings.Cut(s.URL, "?")
-	x.URL = fill(path, url.PathEscape)
-	if hasQuery {
-		x.URL += "?" + fill(query, url.QueryEscape)
-	}
+	x.URL = FillURL(s.URL, value)
 	if firstErr != nil {
 		return Expanded{}, firstErr
 	}
@@ -800,19 +799,41 @@ func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (
 // a source does not sign in with OAuth, whose authorization server would
 // be told the URL.
 func urlRefProblem(s *Source) string {
-	if !strings.Contains(s.URL, "${secret") {
-		return ""
-	}
-	rest := s.URL[strings.Index(s.URL, "://")+3:]
-	if i := strings.IndexAny(rest, "/?"); i < 0 || strings.Contains(rest[:i], "${secret") || strings.Contains(rest, "#") {
-		return "a secret may stand in the URL's path or query, not in its host or fragment"
+	if problem := refPlaceProblem(s.URL); problem != "" {
+		return problem
 	}
 	for _, name := range sortedKeys(s.Connections) {
-		if s.Connections[name].OAuth != nil {
+		if strings.Contains(s.URL, "${secret") && s.Connections[name].OAuth != nil {
 			return fmt.Sprintf("a URL that holds a secret does not sign in with OAuth (connection %s): the authorization server would be told the URL", name)
 		}
 	}
 	return ""
+}
+
+// refPlaceProblem says why the URL raw may not hold the secret references
+// it holds, or "": they stand in its path or query, not in its scheme,
+// host or fragment.
+func refPlaceProblem(raw string) string {
+	if !strings.Contains(raw, "${secret") {
+		return ""
+	}
+	rest := raw[strings.Index(raw, "://")+3:]
+	if i := strings.IndexAny(rest, "/?"); i < 0 || strings.Contains(rest[:i], "${secret") || strings.Contains(rest, "#") {
+		return "a secret may stand in the URL's path or query, not in its host or fragment"
+	}
+	return ""
+}
+
+// FillURL is the URL raw with each ${secret:NAME} replaced by value(NAME),
+// escaped for where it stands: in the path as a path segment's text, in
+// the query as a parameter's.
+func FillURL(raw string, value func(name string) string) string {
+	path, query, hasQuery := strings.Cut(raw, "?")
+	out := ReplaceSecretRefs(path, func(name string) string { return url.PathEscape(value(name)) })
+	if hasQuery {
+		out += "?" + ReplaceSecretRefs(query, func(name string) string { return url.QueryEscape(value(name)) })
+	}
+	return out
 }
 
 // MarshalJSON writes the config with the canonical "sources" key, keeping

@@ -493,6 +493,7 @@ func TestSecretProblem(t *testing.T) {
 		{Source{URL: "https://mcp.zapier.com/api/mcp/s/" + key + "/mcp"}, "the URL's path holds what looks like a secret; secrets never go into config.json: add the source with the URL https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp, then store it with 'capabilities connection add zap default'"},
 		{Source{URL: "https://h.example.com/" + key + "/" + key + "x"}, "then store it with 'capabilities connection add zap default --secret REF' for each of url_path, url_path_2"},
 		{Source{OpenAPI: "/tmp/api.json", BaseURL: "https://api.example.com/v1?api_key=k"}, "query api_key looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add zap default --query api_key'"},
+		{Source{OpenAPI: "/tmp/api.json", BaseURL: "https://api.example.com/" + key}, "the base URL's path holds what looks like a secret; secrets never go into config.json: add the source with the base URL https://api.example.com/${secret:url_path}, then store it with 'capabilities connection add zap default'"},
 		{Source{OpenAPI: "https://api.example.com/openapi.json?token=k"}, "the document's URL has token in its query, which looks like a secret; secrets never go into config.json, and the hub fetches the document with no credential: save it and give its file"},
 	} {
 		if got := tc.s.SecretProblem("zap"); tc.want == "" && got != "" || !strings.Contains(got, tc.want) || strings.Contains(got, key) {
@@ -794,6 +795,15 @@ func TestURLSecretRefs(t *testing.T) {
 		if err := add(tc.s); !errors.As(err, &errs) || errs[0].Key != "sources.x.url" || !strings.Contains(errs[0].Problem, tc.want) {
 			t.Errorf("%s: %v, want %q at sources.x.url", tc.s.URL, err, tc.want)
 		}
+	}
+	// An API's base URL, the same way.
+	api := &Source{OpenAPI: "/tmp/api.json", BaseURL: "https://api.example.com/bot${secret:token}"}
+	if err := add(api); err != nil || api.DefaultConnection() != "default" || api.RefPlace("default", "token") != "URL part token" {
+		t.Errorf("an API whose base URL references a secret: %v, %+v", err, api)
+	}
+	var errs Errors
+	if err := add(&Source{OpenAPI: "/tmp/api.json", BaseURL: "https://${secret:h}.example.com/v1"}); !errors.As(err, &errs) || errs[0].Key != "sources.x.baseUrl" || !strings.Contains(errs[0].Problem, "not in its host") {
+		t.Errorf("a reference in the base URL's host: %v", err)
 	}
 	// A config.json written by hand with no connection gets the one that
 	// holds the secret.

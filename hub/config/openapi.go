@@ -24,7 +24,9 @@ func validateOpenAPISource(s *Source, at string, add func(string, string, ...any
 		add(at+".openapi", "a file path must be absolute (or start with ~/), so it means the same to the hub and the CLI")
 	}
 	if s.BaseURL != "" {
-		if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if problem := refPlaceProblem(s.BaseURL); problem != "" {
+			add(at+".baseUrl", "%s", problem)
+		} else if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			add(at+".baseUrl", "must be an http:// or https:// URL")
 		}
 	}

@@ -292,12 +292,12 @@ func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	return nil
 }
 
-// withURLConnection gives s, whose URL references a secret and which has
-// no connection yet (added so, or written so by hand), the connection that
-// will hold it: "default", empty until 'capabilities connection add' fills
-// it.
+// withURLConnection gives s, whose URL (or its API's base URL) references
+// a secret and which has no connection yet (added so, or written so by
+// hand), the connection that will hold it: "default", empty until
+// 'capabilities connection add' fills it.
 func withURLConnection(s *Source) {
-	if len(s.Connections) == 0 && secretRefRE.MatchString(s.URL) {
+	if len(s.Connections) == 0 && (secretRefRE.MatchString(s.URL) || secretRefRE.MatchString(s.BaseURL)) {
 		s.Connections = map[string]*Connection{ImportConnection: {Default: true}}
 	}
 }

@@ -577,11 +577,14 @@ type restCredentials struct {
 	// signInToken, when set, is the sign-in's access token the
 	// Authorization header carries: a 401 renews it once.
 	signInToken string
+	// baseURL, when set, is the source's baseUrl with the secrets it
+	// references filled in, where the calls go.
+	baseURL string
 }
 
 // any reports whether the credentials hold anything to send.
 func (cr *restCredentials) any() bool {
-	return len(cr.headers)+len(cr.query)+len(cr.cookies) > 0
+	return len(cr.headers)+len(cr.query)+len(cr.cookies) > 0 || cr.baseURL != ""
 }
 
 // connection resolves conn ("" = the default) of source.
@@ -609,29 +612,29 @@ func (o *Sources) connection(source, conn string) (*config.Source, string, *conf
 // credentials expands the connection's values from the keychain.
 func (o *Sources) credentials(rs *restSource, source, conn string, def *config.Source, c *config.Connection) (*restCredentials, error) {
 	cr := &restCredentials{headers: map[string]string{}, query: map[string]string{}, cookies: map[string]string{}}
+	var ferr error
+	value := func(name string) string {
+		if o.opts.Keychain == nil {
+			ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Secret: name,
+				Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
+			return ""
+		}
+		val, err := o.opts.Keychain.Get(config.SecretKey(source, conn, name))
+		switch {
+		case errors.Is(err, keychain.ErrNotFound):
+			ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Secret: name,
+				Err: fmt.Errorf("secret %q is not in the keychain", name)}
+		case err != nil:
+			ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Err: fmt.Errorf("reading secret %q: %w", name, err)}
+		}
+		if val != "" {
+			cr.secrets = append(cr.secrets, val)
+		}
+		return val
+	}
 	expand := func(dst, m map[string]string) error {
 		for k, v := range m {
-			var ferr error
-			dst[k] = config.ReplaceSecretRefs(v, func(name string) string {
-				if o.opts.Keychain == nil {
-					ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Secret: name,
-						Err: fmt.Errorf("secret %q is needed but no keychain is available", name)}
-					return ""
-				}
-				val, err := o.opts.Keychain.Get(config.SecretKey(source, conn, name))
-				switch {
-				case errors.Is(err, keychain.ErrNotFound):
-					ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret, Secret: name,
-						Err: fmt.Errorf("secret %q is not in the keychain", name)}
-				case err != nil:
-					ferr = &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Err: fmt.Errorf("reading secret %q: %w", name, err)}
-				}
-				if val != "" {
-					cr.secrets = append(cr.secrets, val)
-				}
-				return val
-			})
-			if ferr != nil {
+			if dst[k] = config.ReplaceSecretRefs(v, value); ferr != nil {
 				return ferr
 			}
 		}
@@ -639,6 +642,19 @@ func (o *Sources) credentials(rs *restSource, source, conn string, def *config.S
 	}
 	if err := expand(cr.headers, def.Headers); err != nil {
 		return nil, err
+	}
+	if strings.Contains(def.BaseURL, "${secret:") {
+		// A key in the API's path (https://host/bot<key>/): written
+		// escaped, as an error quoting the URL would.
+		n := len(cr.secrets)
+		if cr.baseURL = config.FillURL(strings.TrimRight(def.BaseURL, "/"), value); ferr != nil {
+			return nil, ferr
+		}
+		for _, v := range cr.secrets[n:] {
+			if esc := url.PathEscape(v); esc != v {
+				cr.secrets = append(cr.secrets, esc)
+			}
+		}
 	}
 	if c != nil {
 		for _, p := range []struct{ dst, src map[string]string }{{cr.headers, c.Headers}, {cr.query, c.Query}, {cr.cookies, c.Cookies}} {
@@ -1006,7 +1022,7 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 				Err: fmt.Errorf("calling %s: the hub did not send it: %s", name, why)}
 		}
 	}
-	req, err := buildRESTRequest(base, op, in, cr)
+	req, err := buildRESTRequest(cmp.Or(cr.baseURL, base), op, in, cr)
 	if err != nil {
 		kind := upstream.KindArguments
 		var se setupError

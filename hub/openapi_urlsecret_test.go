@@ -1,0 +1,91 @@
+package hub
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/internal/hubtest"
+)
+
+// TestOpenAPIBaseURLSecret: an API whose key stands in its base URL's
+// path (https://host/bot<key>/...) gets it there, escaped, from the
+// keychain; what the hub shows of the call (describe, the approval's
+// request line) and what the API says back name the reference, never the
+// key, and a call before the key is stored waits for it.
+func TestOpenAPIBaseURLSecret(t *testing.T) {
+	const key = "123456:AB/c d"
+	var mu sync.Mutex
+	var got []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.EscapedPath())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		// The API quotes the path it was called at.
+		w.Write([]byte(`{"id":"u7","name":"` + r.URL.EscapedPath() + `"}`))
+	}))
+	defer api.Close()
+	name := uniqueName("bot")
+	ns := naming.Namespace(name)
+	kc := &hubtest.MemKeychain{}
+	doc := filepath.Join(repoRoot(t), "hub", "openapi", "testdata", "sides.yaml")
+	src := &config.Source{OpenAPI: doc, BaseURL: api.URL + "/bot${secret:token}"}
+	h := newOpenAPIHub(t, name, src, nil, Options{Keychain: kc})
+	code := `return await ` + ns + `.createUser({ name: "ada", password: "pw" });`
+
+	env := execCode(t, h, code)
+	if env.Status != StatusAwaitingApproval || len(env.Pending) != 1 {
+		t.Fatalf("createUser, not allowed: %s", envJSON(env))
+	}
+	approvals, err := h.Pending(t.Context(), env.RunID)
+	if err != nil || len(approvals) != 1 {
+		t.Fatal(approvals, err)
+	}
+	if b, _ := json.Marshal(approvals[0]); !strings.Contains(string(b), "/bot${secret:token}") {
+		t.Errorf("the approval does not say where the call goes: %s", b)
+	}
+	if err := h.Decide(t.Context(), env.Pending[0].ID, AllowOnce, policy.ChannelCLI, "test"); err != nil {
+		t.Fatal(err)
+	}
+	resume := func() *Envelope {
+		env, err := h.Execute(t.Context(), ExecuteRequest{Resume: env.RunID, Client: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	// Approved, the call waits for the key, sending nothing.
+	if env = resume(); env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || !strings.Contains(env.Pending[0].Message, "connection add "+name+" default") {
+		t.Fatalf("the approved call before the key is stored: %s", envJSON(env))
+	}
+	kc.Set(config.SecretKey(name, "default", "token"), key)
+	if env = resume(); env.Status != StatusCompleted {
+		t.Fatalf("createUser once the key is stored: %s", envJSON(env))
+	}
+	if strings.Contains(envJSON(env), "123456") {
+		t.Errorf("the envelope shows the key: %s", envJSON(env))
+	}
+	want := "/bot" + url.PathEscape(key) + "/users"
+	mu.Lock()
+	if len(got) != 1 || got[0] != "POST "+want {
+		t.Errorf("the API received %q, want POST %s", got, want)
+	}
+	mu.Unlock()
+	if res := string(env.Result); strings.Contains(res, "123456") || !strings.Contains(res, `/bot[secret]/users`) {
+		t.Errorf("the API's answer quoting its path = %s, want the key scrubbed", res)
+	}
+	decl, err := h.Describe(t.Context(), DescribeRequest{Targets: []string{ns + ".createUser"}})
+	if err != nil || strings.Contains(decl, "123456") {
+		t.Errorf("describe: %v\n%s", err, decl)
+	}
+}

@@ -20,7 +20,8 @@ import (
 // path (https://host/bot<key>/...) gets it there, escaped, from the
 // keychain; what the hub shows of the call (describe, the approval's
 // request line) and what the API says back name the reference, never the
-// key, and a call before the key is stored waits for it.
+// key; a call before the key is stored waits for it, and the window's
+// secret field says where it goes and stores it.
 func TestOpenAPIBaseURLSecret(t *testing.T) {
 	const key = "123456:AB/c d"
 	var mu sync.Mutex
@@ -68,7 +69,16 @@ func TestOpenAPIBaseURLSecret(t *testing.T) {
 	if env = resume(); env.Status != StatusAwaitingConnection || len(env.Pending) != 1 || !strings.Contains(env.Pending[0].Message, "connection add "+name+" default") {
 		t.Fatalf("the approved call before the key is stored: %s", envJSON(env))
 	}
-	kc.Set(config.SecretKey(name, "default", "token"), key)
+	// The window's secret field says where it goes, and stores it.
+	if slot, err := h.SecretSlot(name, "", ""); err != nil || slot.Ref != "token" || slot.Where != "URL part token" {
+		t.Errorf("SecretSlot = %+v, %v; want the URL part token", slot, err)
+	}
+	if err := h.SetSecret(t.Context(), name, "", key); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := kc.Get(config.SecretKey(name, "default", "token")); v != key {
+		t.Errorf("the keychain holds %q", v)
+	}
 	if env = resume(); env.Status != StatusCompleted {
 		t.Fatalf("createUser once the key is stored: %s", envJSON(env))
 	}

@@ -792,10 +792,8 @@ func (r *runHost) resolve(ctx context.Context, c sandbox.Call) (*resolvedCall, e
 			}
 			return nil, toolError(CodeUnknownConn, c.Address, "source %s has no connection %q (%s)", tool.Source, conn, known)
 		}
-	} else {
-		conn = src.DefaultConnection()
 	}
-	return &resolvedCall{tool: tool, src: src, conn: conn}, nil
+	return &resolvedCall{tool: tool, src: src, conn: cmp.Or(conn, src.DefaultConnection())}, nil
 }
 
 // current brings the call's tool up to what its source lists now. A source

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -128,9 +129,7 @@ func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretS
 	if s == nil {
 		return SecretSlot{}, fmt.Errorf("no source named %q", source)
 	}
-	if conn == "" {
-		conn = s.DefaultConnection()
-	}
+	conn = cmp.Or(conn, s.DefaultConnection())
 	if conn == "" {
 		if len(s.Connections) > 0 {
 			return SecretSlot{}, fmt.Errorf("source %s has several connections and none is the default; name one", source)

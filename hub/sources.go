@@ -65,12 +65,13 @@ func (h *Hub) editSource(ctx context.Context, source string, edit func(s *config
 }
 
 // AddSource adds source s under name to config.json (replacing one of that
-// name only with replace) and applies it. Values that look like secrets
-// (of env or headers, in the URL) are refused: they belong in a
-// connection, in the keychain. An OpenAPI source's document is read and
+// name only with replace) and applies it. What looks like a secret in it
+// moves to the keychain as an import's does (config.MoveSecrets); one in
+// a document's URL is refused. An OpenAPI source's document is read and
 // checked first, and a stdio source's program must be found as the hub
 // would start it.
 func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, replace bool) error {
+	found, _ := s.MoveSecrets(name)
 	if problem := s.SecretProblem(name); problem != "" {
 		return errors.New(problem)
 	}
@@ -87,6 +88,9 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 		return err
 	}
 	if err := s.FindCommand(); err != nil {
+		return err
+	}
+	if err := config.StoreSecrets(h.kc, found); err != nil {
 		return err
 	}
 	return h.SaveConfig(ctx, cfg)

@@ -43,12 +43,36 @@ func TestSourceActions(t *testing.T) {
 		return SourceStatus{}
 	}
 
-	leaky := fakeSource("crash", map[string]string{"API_TOKEN": "x"})
-	if err := h.AddSource(ctx, "fake", leaky, false); err == nil || !strings.Contains(err.Error(), "looks like a secret") {
+	// What looks like a secret moves to the keychain, as an import's
+	// does (a value of env, a key in the URL's path); a key in a
+	// document's URL, which the hub fetches with no credential, is refused
+	// before anything is fetched.
+	const key = "NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U"
+	if err := h.AddSource(ctx, "leaky", fakeSource("crash", map[string]string{"API_TOKEN": "x"}), false); err != nil {
 		t.Fatalf("a source with a secret-looking env: %v", err)
 	}
-	if err := h.AddSource(ctx, "zap", &config.Source{URL: "https://mcp.zapier.com/api/mcp/s/NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U/mcp"}, false); err == nil || !strings.Contains(err.Error(), "add the source with the URL https://mcp.zapier.com/api/mcp/s/${secret:url_path}/mcp") {
-		t.Fatalf("a source whose URL's path looks like a key: %v", err)
+	if err := h.AddSource(ctx, "zap", &config.Source{URL: "http://127.0.0.1:9/s/" + key + "/mcp"}, false); err != nil {
+		t.Fatalf("a source whose URL's path holds a key: %v", err)
+	}
+	leaky, zap := h.Config().Sources["leaky"], h.Config().Sources["zap"]
+	if leaky == nil || leaky.Env["API_TOKEN"] != "" || leaky.Connections["default"].Env["API_TOKEN"] != "${secret:API_TOKEN}" {
+		t.Errorf("leaky as added: %+v", leaky)
+	}
+	if zap == nil || zap.URL != "http://127.0.0.1:9/s/${secret:url_path}/mcp" || zap.DefaultConnection() != "default" {
+		t.Errorf("zap as added: %+v", zap)
+	}
+	for k, want := range map[string]string{config.SecretKey("leaky", "default", "API_TOKEN"): "x", config.SecretKey("zap", "default", "url_path"): key} {
+		if v, err := kc.Get(k); v != want {
+			t.Errorf("keychain %s = %q, %v; want %q", k, v, err, want)
+		}
+	}
+	if err := h.AddSource(ctx, "doc", &config.Source{OpenAPI: "http://127.0.0.1:9/openapi.json?token=" + key}, false); err == nil || !strings.Contains(err.Error(), "the document's URL has token in its query") {
+		t.Errorf("a document's URL with a key: %v", err)
+	}
+	for _, n := range []string{"leaky", "zap"} {
+		if err := h.RemoveSource(ctx, n); err != nil {
+			t.Fatal(err)
+		}
 	}
 	withSecret := fakeSource("crash", nil)
 	withSecret.Connections = map[string]*config.Connection{"default": {Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}

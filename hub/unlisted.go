@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -45,9 +46,7 @@ func (r *runHost) unlisted(ctx context.Context, c sandbox.Call) (*catalog.Tool, 
 		}
 		return nil, toolError(CodeUnknownConn, c.Address, "source %s has no connection %q (%s)", src, conn, known)
 	}
-	if conn == "" {
-		conn = def.DefaultConnection()
-	}
+	conn = cmp.Or(conn, def.DefaultConnection())
 	ls, _ := h.catalog.Listings().Get(src)
 	if !ls.Listed {
 		if missing := r.missingSecrets(src, conn); len(missing) > 0 {

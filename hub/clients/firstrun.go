@@ -220,15 +220,8 @@ func ImportFound(p config.Paths, kc keychain.Keychain, found []Found, choices []
 			rep.Skipped = append(rep.Skipped, f.Name)
 			continue
 		}
-		stored := true
-		for _, key := range slices.Sorted(maps.Keys(f.Secrets)) {
-			if err := kc.Set(key, f.Secrets[key]); err != nil {
-				errs = append(errs, fmt.Sprintf("%s: its secrets cannot go to the keychain: %v", f.Name, err))
-				stored = false
-				break
-			}
-		}
-		if !stored {
+		if err := config.StoreSecrets(kc, f.Secrets); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: its secrets cannot go to the keychain: %v", f.Name, err))
 			continue
 		}
 		if err := cfg.AddSource(p.Config(), f.Name, f.Source, false); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/keychain"
 )
 
 // Import is what importing a client's MCP config yields: sources whose
@@ -70,78 +71,107 @@ func ParseImport(file string, data []byte) (*Import, error) {
 	imp := &Import{Sources: map[string]*Source{}, Secrets: map[string]string{}, Refused: cfg.Refused()}
 	for _, name := range sortedKeys(cfg.Sources) {
 		s := cfg.Sources[name]
-		moved := false
-		move := func(kind string, m map[string]string, dst func(*Connection) *map[string]string) {
-			for _, k := range sortedKeys(m) {
-				v := m[k]
-				if secretRefRE.MatchString(v) || v == "" {
-					continue
-				}
-				if !secrets.LooksSecretName(k) && !secrets.LooksLikeToken(v) {
-					continue
-				}
-				if s.Connections == nil {
-					s.Connections = map[string]*Connection{}
-				}
-				c := s.Connections[ImportConnection]
-				if c == nil {
-					c = &Connection{}
-					s.Connections[ImportConnection] = c
-				}
-				target := dst(c)
-				if *target == nil {
-					*target = map[string]string{}
-				}
-				ref := secretRefName(k)
-				(*target)[k] = "${secret:" + ref + "}"
-				imp.Secrets[SecretKey(name, ImportConnection, ref)] = v
-				imp.Moved = append(imp.Moved, name+"."+kind+"."+k)
-				delete(m, k)
-				moved = true
-			}
+		found, moved := s.MoveSecrets(name)
+		for k, v := range found {
+			imp.Secrets[k] = v
 		}
-		move("env", s.Env, func(c *Connection) *map[string]string { return &c.Env })
-		move("headers", s.Headers, func(c *Connection) *map[string]string { return &c.Headers })
-		if clean, basic, ok := URLPassword(s.URL); ok {
-			// https://user:password@host/mcp: the client sends the
-			// password as Basic auth, which the connection's
-			// Authorization header now does from the keychain. Beside
-			// an Authorization header of its own the password was never
-			// sent (the header is set over it), and goes.
-			s.URL = clean
-			if s.Headers["Authorization"] == "" && !hasHeader(s.Connections[ImportConnection], "Authorization") {
-				move("url", map[string]string{"Authorization": basic}, func(c *Connection) *map[string]string { return &c.Headers })
-			}
-		}
-		if found, clean := URLQuerySecrets(s.URL); len(found) > 0 {
-			// https://host/mcp?api_key=...: the connection sends it on
-			// every request to the URL, from the keychain.
-			s.URL = clean
-			move("url", found, func(c *Connection) *map[string]string { return &c.Query })
-		}
-		if found, template := URLPathSecrets(s.URL); len(found) > 0 {
-			// https://host/s/<key>/mcp: the URL names it, and each
-			// connection fills it in from the keychain.
-			s.URL = template
-			if s.Connections == nil {
-				s.Connections = map[string]*Connection{}
-			}
-			if s.Connections[ImportConnection] == nil {
-				s.Connections[ImportConnection] = &Connection{}
-			}
-			for _, ref := range sortedKeys(found) {
-				imp.Secrets[SecretKey(name, ImportConnection, ref)] = found[ref]
-				imp.Moved = append(imp.Moved, name+".url."+ref)
-			}
-			moved = true
-		}
-		if moved && s.DefaultConnection() == "" {
-			s.Connections[ImportConnection].Default = true
-		}
+		imp.Moved = append(imp.Moved, moved...)
 		imp.Sources[name] = s
 	}
 	sort.Strings(imp.Moved)
 	return imp, nil
+}
+
+// MoveSecrets takes out of source name (s) the values that look like
+// secrets, as an import does, and gives its connection "default" what
+// sends each from the keychain instead: a value of env or headers (the
+// connection's own, as a reference), a password in the URL (the Basic
+// Authorization header a client sends for it), a key in its query (the
+// connection's query parameter) or its path (a reference the URL keeps in
+// its place). It returns the secrets by keychain key, and what moved
+// ("github.env.GITHUB_TOKEN", "docs.url.api_key"), sorted.
+func (s *Source) MoveSecrets(name string) (found map[string]string, moved []string) {
+	found = map[string]string{}
+	move := func(kind string, m map[string]string, dst func(*Connection) *map[string]string) {
+		for _, k := range sortedKeys(m) {
+			v := m[k]
+			if secretRefRE.MatchString(v) || v == "" {
+				continue
+			}
+			if !secrets.LooksSecretName(k) && !secrets.LooksLikeToken(v) {
+				continue
+			}
+			target := dst(s.importConnection())
+			if *target == nil {
+				*target = map[string]string{}
+			}
+			ref := secretRefName(k)
+			(*target)[k] = "${secret:" + ref + "}"
+			found[SecretKey(name, ImportConnection, ref)] = v
+			moved = append(moved, name+"."+kind+"."+k)
+			delete(m, k)
+		}
+	}
+	move("env", s.Env, func(c *Connection) *map[string]string { return &c.Env })
+	move("headers", s.Headers, func(c *Connection) *map[string]string { return &c.Headers })
+	if clean, basic, ok := URLPassword(s.URL); ok {
+		// https://user:password@host/mcp: the client sends the password
+		// as Basic auth, which the connection's Authorization header now
+		// does from the keychain. Beside an Authorization header of its
+		// own the password was never sent (the header is set over it),
+		// and goes.
+		s.URL = clean
+		if s.Headers["Authorization"] == "" && !hasHeader(s.Connections[ImportConnection], "Authorization") {
+			move("url", map[string]string{"Authorization": basic}, func(c *Connection) *map[string]string { return &c.Headers })
+		}
+	}
+	if keys, clean := URLQuerySecrets(s.URL); len(keys) > 0 {
+		// https://host/mcp?api_key=...: the connection sends it on every
+		// request to the URL, from the keychain.
+		s.URL = clean
+		move("url", keys, func(c *Connection) *map[string]string { return &c.Query })
+	}
+	if keys, template := URLPathSecrets(s.URL); len(keys) > 0 {
+		// https://host/s/<key>/mcp: the URL names it, and each connection
+		// fills it in from the keychain.
+		s.URL = template
+		s.importConnection()
+		for _, ref := range sortedKeys(keys) {
+			found[SecretKey(name, ImportConnection, ref)] = keys[ref]
+			moved = append(moved, name+".url."+ref)
+		}
+	}
+	if len(moved) > 0 && s.DefaultConnection() == "" {
+		s.Connections[ImportConnection].Default = true
+	}
+	sort.Strings(moved)
+	return found, moved
+}
+
+// StoreSecrets puts found (secrets by keychain key, as MoveSecrets gives
+// them) into kc, in the order of their keys, and stops at the first that
+// fails.
+func StoreSecrets(kc keychain.Keychain, found map[string]string) error {
+	for _, key := range sortedKeys(found) {
+		if err := kc.Set(key, found[key]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importConnection is s's connection "default", made when s has none of
+// that name.
+func (s *Source) importConnection() *Connection {
+	if s.Connections == nil {
+		s.Connections = map[string]*Connection{}
+	}
+	c := s.Connections[ImportConnection]
+	if c == nil {
+		c = &Connection{}
+		s.Connections[ImportConnection] = c
+	}
+	return c
 }
 
 // URLPassword reports whether the URL raw holds a password in its user

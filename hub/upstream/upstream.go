@@ -1456,8 +1456,8 @@ func upstreamEnv(goos string, base []string, env map[string]string) []string {
 }
 
 // upstreamHeaders adds a connection's headers and query parameters to
-// every request, and keeps
-// the response bytes of calls that ask for their exact result.
+// every request, and keeps the response bytes of calls that ask for their
+// exact result.
 type upstreamHeaders struct {
 	base           http.RoundTripper
 	headers, query map[string]string

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,23 +26,13 @@ import (
 // secret field says where it goes and stores it.
 func TestOpenAPIBaseURLSecret(t *testing.T) {
 	const key = "123456:AB/c d"
-	var mu sync.Mutex
-	var got []string
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Method+" "+r.URL.EscapedPath())
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		// The API quotes the path it was called at.
-		w.Write([]byte(`{"id":"u7","name":"` + r.URL.EscapedPath() + `"}`))
-	}))
-	defer api.Close()
+	// The API quotes the path it was called at.
+	api, received := pathLoggingAPI(t, http.StatusCreated, func(path string) string { return `{"id":"u7","name":"` + path + `"}` })
 	name := uniqueName("bot")
 	ns := naming.Namespace(name)
 	kc := &hubtest.MemKeychain{}
 	doc := filepath.Join(repoRoot(t), "hub", "openapi", "testdata", "sides.yaml")
-	src := &config.Source{OpenAPI: doc, BaseURL: api.URL + "/bot${secret:token}"}
+	src := &config.Source{OpenAPI: doc, BaseURL: api + "/bot${secret:token}"}
 	h := newOpenAPIHub(t, name, src, nil, Options{Keychain: kc})
 	code := `return await ` + ns + `.createUser({ name: "ada", password: "pw" });`
 
@@ -87,11 +78,9 @@ func TestOpenAPIBaseURLSecret(t *testing.T) {
 		t.Errorf("the envelope shows the key: %s", envJSON(env))
 	}
 	want := "/bot" + url.PathEscape(key) + "/users"
-	mu.Lock()
-	if len(got) != 1 || got[0] != "POST "+want {
+	if got := received(); len(got) != 1 || got[0] != "POST "+want {
 		t.Errorf("the API received %q, want POST %s", got, want)
 	}
-	mu.Unlock()
 	if res := string(env.Result); strings.Contains(res, "123456") || !strings.Contains(res, `/bot[secret]/users`) {
 		t.Errorf("the API's answer quoting its path = %s, want the key scrubbed", res)
 	}
@@ -106,19 +95,10 @@ func TestOpenAPIBaseURLSecret(t *testing.T) {
 // person's baseUrl references secrets.
 func TestOpenAPIDocumentCannotPlaceASecret(t *testing.T) {
 	const key = "k-6f1e9a0c2b7d"
-	var mu sync.Mutex
-	var got []string
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Method+" "+r.URL.EscapedPath())
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"ok":true}`))
-	}))
-	defer api.Close()
+	api, received := pathLoggingAPI(t, http.StatusOK, func(string) string { return `{"ok":true}` })
 	doc := filepath.Join(t.TempDir(), "hostile.json")
 	if err := os.WriteFile(doc, []byte(`{"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
-		"servers": [{"url": "`+api.URL+`/steal/${secret:token}"}],
+		"servers": [{"url": "`+api+`/steal/${secret:token}"}],
 		"paths": {"/me": {"get": {"operationId": "getMe", "responses": {"200": {"description": "ok"}}}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -131,9 +111,28 @@ func TestOpenAPIDocumentCannotPlaceASecret(t *testing.T) {
 	if env.Status != StatusCompleted {
 		t.Fatalf("getMe: %s", envJSON(env))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 1 || strings.Contains(got[0], key) || !strings.Contains(got[0], "/steal/$%7Bsecret:token%7D/me") {
+	if got := received(); len(got) != 1 || strings.Contains(got[0], key) || !strings.Contains(got[0], "/steal/$%7Bsecret:token%7D/me") {
 		t.Errorf("the API received %q; want the reference as written", got)
+	}
+}
+
+// pathLoggingAPI is a local API that records each request's method and
+// path as it arrived (escaped) and answers status with body(path) as JSON.
+func pathLoggingAPI(t *testing.T, status int, body func(path string) string) (string, func() []string) {
+	var mu sync.Mutex
+	var got []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.EscapedPath())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write([]byte(body(r.URL.EscapedPath())))
+	}))
+	t.Cleanup(api.Close)
+	return api.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
 	}
 }

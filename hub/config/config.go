@@ -174,10 +174,14 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// refChars are the characters of a secret's name in ${secret:NAME}.
+const refChars = `A-Za-z0-9_.-`
+
 var (
 	sourceNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
 	connNameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	secretRefRE  = regexp.MustCompile(`\$\{secret:([A-Za-z0-9_.-]+)\}`)
+	secretRefRE  = regexp.MustCompile(`\$\{secret:([` + refChars + `]+)\}`)
+	notRefChar   = regexp.MustCompile(`[^` + refChars + `]`)
 	envNameRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	policyKeyRE  = regexp.MustCompile(`^[A-Za-z_$*?][A-Za-z0-9_$*?\[\]-]*(\.[A-Za-z0-9_$*?\[\]-]+)?$`)
 )
@@ -799,11 +803,11 @@ func (s *Source) Expand(conn string, lookup func(name string) (string, error)) (
 // a source does not sign in with OAuth, whose authorization server would
 // be told the URL.
 func urlRefProblem(s *Source) string {
-	if problem := refPlaceProblem(s.URL); problem != "" {
+	if problem := refPlaceProblem(s.URL); problem != "" || !strings.Contains(s.URL, "${secret") {
 		return problem
 	}
 	for _, name := range sortedKeys(s.Connections) {
-		if strings.Contains(s.URL, "${secret") && s.Connections[name].OAuth != nil {
+		if s.Connections[name].OAuth != nil {
 			return fmt.Sprintf("a URL that holds a secret does not sign in with OAuth (connection %s): the authorization server would be told the URL", name)
 		}
 	}

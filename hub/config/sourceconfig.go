@@ -265,12 +265,7 @@ func URLPathSecrets(raw string) (found map[string]string, template string) {
 // secretRefName is the ${secret:NAME} a value named k is stored under: k,
 // with what a reference cannot hold made "_".
 func secretRefName(k string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x80 && (r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return r
-		}
-		return '_'
-	}, k)
+	return notRefChar.ReplaceAllString(k, "_")
 }
 
 // URLPasswordProblem names the key of s ("url", "baseUrl", "openapi")

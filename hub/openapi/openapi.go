@@ -644,16 +644,14 @@ func (o *Sources) credentials(rs *restSource, source, conn string, def *config.S
 		return nil, err
 	}
 	if strings.Contains(def.BaseURL, "${secret:") {
-		// A key in the API's path (https://host/bot<key>/): written
-		// escaped, as an error quoting the URL would.
+		// A key in the API's path (https://host/bot<key>/), which an
+		// error quoting the URL writes escaped.
 		n := len(cr.secrets)
 		if cr.baseURL = config.FillURL(strings.TrimRight(def.BaseURL, "/"), value); ferr != nil {
 			return nil, ferr
 		}
 		for _, v := range cr.secrets[n:] {
-			if esc := url.PathEscape(v); esc != v {
-				cr.secrets = append(cr.secrets, esc)
-			}
+			cr.secrets = append(cr.secrets, secrets.URLForms(v)...)
 		}
 	}
 	if c != nil {

@@ -23,6 +23,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,6 +87,20 @@ func (s *Secrets) Set(owner string, values ...string) {
 	s.rebuildLocked()
 }
 
+// URLForms is secret v as a URL writes it, where that differs from v:
+// escaped as a query parameter's value and as a path segment. A value
+// quoted in a URL (an error naming the request, a redirect's location, a
+// server echoing where it was reached) is the same secret.
+func URLForms(v string) []string {
+	var out []string
+	for _, f := range []string{url.QueryEscape(v), url.PathEscape(v)} {
+		if f != v && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func (s *Secrets) rebuildLocked() {
 	seen := map[string]bool{}
 	var all []string
@@ -98,10 +113,9 @@ func (s *Secrets) rebuildLocked() {
 	for _, vs := range s.owners {
 		for _, v := range vs {
 			add(v)
-			// A value quoted in a URL (an error naming the request) is
-			// the same secret.
-			add(url.QueryEscape(v))
-			add(url.PathEscape(v))
+			for _, f := range URLForms(v) {
+				add(f)
+			}
 		}
 	}
 	// Longest first: a secret that contains another is replaced whole.

@@ -939,14 +939,7 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 				Err: fmt.Errorf("reading secret %q: %w", name, err)}
 		}
 		if v != "" {
-			// Quoted in a URL (a redirect's location an error names),
-			// it is written escaped.
-			values = append(values, v)
-			for _, esc := range []string{url.QueryEscape(v), url.PathEscape(v)} {
-				if esc != v {
-					values = append(values, esc)
-				}
-			}
+			values = append(append(values, v), secrets.URLForms(v)...)
 		}
 		return v, nil
 	})

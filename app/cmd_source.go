@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -142,12 +144,12 @@ func sourceCommand() *command {
 }
 
 func sourceAddCommand() *command {
-	var envs, headers multiFlag
+	var envs, headers, origins multiFlag
 	var url, cwd, openapi, baseURL string
 	var replace bool
 	return &command{
 		name:    "add",
-		args:    "NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]  |  NAME --url URL [--header K=V]...  |  NAME --openapi FILE|URL [--base-url URL]",
+		args:    "NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]  |  NAME --url URL [--header K=V]...  |  NAME --openapi FILE|URL [--base-url URL] [--origin ORIGIN]...",
 		summary: "Add a stdio, streamable HTTP or OpenAPI (REST) source",
 		long: `A source is one MCP server (stdio or streamable HTTP) or one REST API
 described by OpenAPI. Its tools appear in the sandbox as the global object
@@ -160,7 +162,11 @@ Examples:
   capabilities source add petstore --openapi ./petstore.json --base-url http://localhost:4010
 
 An OpenAPI source is a REST API: each operation of its OpenAPI 3.0 or 3.1
-document becomes a tool. --base-url overrides the document's server.`,
+document becomes a tool. --base-url overrides the document's server. An
+operation whose own server is on another origin (GitHub's release-asset
+upload, at https://uploads.github.com) is left out, since the source's
+credentials go to its API's origin only; --origin ORIGIN serves those on
+ORIGIN and sends the credentials there too.`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Var(&envs, "env", "environment variable `K=V` for a stdio source (repeatable)")
 			fs.Var(&headers, "header", "HTTP header `K=V` for an HTTP source (repeatable)")
@@ -168,6 +174,7 @@ document becomes a tool. --base-url overrides the document's server.`,
 			fs.StringVar(&cwd, "cwd", "", "working `DIR` of a stdio source")
 			fs.StringVar(&openapi, "openapi", "", "OpenAPI document (`FILE or URL`) of a REST API")
 			fs.StringVar(&baseURL, "base-url", "", "base `URL` of an OpenAPI source's API, over the document's server")
+			fs.Var(&origins, "origin", "another `ORIGIN` an OpenAPI source's operations may call, with its credentials (repeatable)")
 			fs.BoolVar(&replace, "replace", false, "replace a source of the same name")
 		},
 		run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
@@ -186,7 +193,8 @@ document becomes a tool. --base-url overrides the document's server.`,
 			if s.Headers, err = keyValues("header", headers); err != nil {
 				return err
 			}
-			if openapi != "" || baseURL != "" {
+			if openapi != "" || baseURL != "" || len(origins) > 0 {
+				s.Origins = origins
 				return addOpenAPISource(ctx, e, name, rest, s, openapi, baseURL, replace)
 			}
 			switch {
@@ -454,7 +462,7 @@ func shorten(s string, n int) string {
 func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, loc, baseURL string, replace bool) error {
 	switch {
 	case loc == "":
-		return usagef("--base-url goes with --openapi FILE|URL")
+		return usagef("--base-url and --origin go with --openapi FILE|URL")
 	case len(rest) > 0 || s.URL != "" || s.Cwd != "" || len(s.Env) > 0:
 		return usagef("--openapi takes no COMMAND, --url, --cwd or --env")
 	}
@@ -489,11 +497,46 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	if err := cfg.Save(path); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "Added source %s (namespace %s): %d operations", name, naming.Namespace(name), rep.Operations)
-	if len(rep.Skipped) > 0 {
-		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", len(rep.Skipped))
+	// The report counts an operation on another origin as left out; the
+	// source serves those on the origins it lists.
+	served, skipped := rep.Operations, len(rep.Skipped)
+	var elsewhere []string
+	for _, origin := range slices.Sorted(maps.Keys(rep.Elsewhere)) {
+		if s.AllowsOrigin(origin) {
+			served, skipped = served+rep.Elsewhere[origin], skipped-rep.Elsewhere[origin]
+		} else {
+			elsewhere = append(elsewhere, origin)
+		}
+	}
+	fmt.Fprintf(e.Stdout, "Added source %s (namespace %s): %d %s", name, naming.Namespace(name), served, plural(served, "operation", "operations"))
+	if skipped > 0 {
+		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", skipped)
 	}
 	fmt.Fprintln(e.Stdout, ".")
+	for _, o := range s.Origins {
+		if rep.Elsewhere[secrets.OriginOfURL(o)] == 0 {
+			fmt.Fprintf(e.Stdout, "Note: no operation of the document calls --origin %s; it serves nothing more.\n", o)
+		}
+	}
+	if len(elsewhere) > 0 {
+		n, cmd := 0, "capabilities source add "+name+" --openapi "+shellQuote(loc)
+		if s.BaseURL != "" {
+			cmd += " --base-url " + shellQuote(s.BaseURL)
+		}
+		for _, o := range s.Origins {
+			cmd += " --origin " + shellQuote(o)
+		}
+		for i, origin := range elsewhere {
+			n += rep.Elsewhere[origin]
+			elsewhere[i] = secrets.ShownOrigin(origin)
+			cmd += " --origin " + elsewhere[i]
+		}
+		what := fmt.Sprintf("%d of its operations call a server of their own on another origin (%s), and are left out", n, strings.Join(elsewhere, ", "))
+		if n == 1 {
+			what = fmt.Sprintf("One of its operations calls a server of its own on another origin (%s), and is left out", elsewhere[0])
+		}
+		fmt.Fprintf(e.Stdout, "Note: %s: the source's credentials go to the API's origin only. To serve %s and send the credentials there too: %s --replace\n", what, plural(n, "it", "them"), cmd)
+	}
 	if rep.Untyped > 0 {
 		fmt.Fprintf(e.Stdout, "Note: %s.\n", openapi.UntypedNote(rep.Untyped))
 	}

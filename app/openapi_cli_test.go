@@ -349,3 +349,37 @@ func TestSourceAddBaseURLReference(t *testing.T) {
 		t.Errorf("a reference in the host: %+v", r)
 	}
 }
+
+// TestSourceAddOrigin: an operation whose own server is on another origin
+// is left out, and source add says so with the command that serves it;
+// --origin serves it, and an --origin no operation calls is noted.
+func TestSourceAddOrigin(t *testing.T) {
+	home := t.TempDir()
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example.com"}],
+		"paths":{"/items":{"get":{"operationId":"list","responses":{"200":{"description":"ok"}}}},
+		"/upload":{"post":{"operationId":"upload","servers":[{"url":"https://uploads.example.com/"}],"responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, home, "", "source", "add", "api", "--openapi", doc)
+	want := "Added source api (namespace api): 1 operation, 1 skipped (capabilities doctor lists them).\n" +
+		"Note: One of its operations calls a server of its own on another origin (https://uploads.example.com), and is left out: the source's credentials go to the API's origin only. To serve it and send the credentials there too: capabilities source add api --openapi " + doc + " --origin https://uploads.example.com --replace\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("add: %+v\nwant %q", r, want)
+	}
+	r = cli(t, home, "", "source", "add", "api", "--openapi", doc, "--origin", "https://uploads.example.com", "--origin", "https://other.example.com", "--replace")
+	want = "Added source api (namespace api): 2 operations.\nNote: no operation of the document calls --origin https://other.example.com; it serves nothing more.\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("add --origin: %+v\nwant %q", r, want)
+	}
+	cfg, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil || strings.Join(cfg.Sources["api"].Origins, " ") != "https://uploads.example.com https://other.example.com" {
+		t.Errorf("config.json: %+v %v", cfg.Sources["api"], err)
+	}
+	if r := cli(t, home, "", "source", "add", "bad", "--openapi", doc, "--origin", "https://uploads.example.com/v1"); r.code == 0 || !strings.Contains(r.stderr, `sources.bad.origins[0]: "https://uploads.example.com/v1" is more than an origin`) {
+		t.Errorf("an origin with a path: %+v", r)
+	}
+	if r := cli(t, home, "", "source", "add", "mcp", "--url", "https://mcp.example.com/mcp", "--origin", "https://uploads.example.com"); r.code != exitUsage {
+		t.Errorf("--origin on an MCP source: %+v", r)
+	}
+}

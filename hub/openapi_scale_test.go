@@ -42,7 +42,7 @@ func TestOpenAPIGitHub(t *testing.T) {
 	if len(tools) != 1222 {
 		t.Fatalf("GitHub's description has 1,223 operations, one on uploads.github.com; the catalog holds %d (warnings: %v)", len(tools), h.catalog.Warnings("github"))
 	}
-	want := []string{"skipped POST /repos/{owner}/{repo}/releases/{release_id}/assets: its own server https://uploads.github.com is not on the API's origin (https://api.github.com); a source's credentials go to one origin only"}
+	want := []string{"skipped POST /repos/{owner}/{repo}/releases/{release_id}/assets: its own server https://uploads.github.com is not on the API's origin (https://api.github.com), and a source's credentials go to that origin only; to serve it and send them there too, add \"origins\": [\"https://uploads.github.com\"] to the source in config.json"}
 	if w := h.catalog.Warnings("github"); !slices.Equal(w, want) {
 		t.Errorf("only the upload to another origin is skipped: %q", w)
 	}

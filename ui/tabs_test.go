@@ -181,7 +181,7 @@ func TestSourcesTabTurnsAToolOff(t *testing.T) {
 func TestSourcesTabShowsWhatAListingSkipped(t *testing.T) {
 	h := newFakeHub()
 	h.populate()
-	h.status.Sources[0].Warnings = []string{"skipped POST /repos/{owner}/{repo}/releases/{release_id}/assets: its own server https://uploads.github.com is not on the API's origin (https://api.github.com); a source's credentials go to one origin only"}
+	h.status.Sources[0].Warnings = []string{"skipped POST /repos/{owner}/{repo}/releases/{release_id}/assets: its own server https://uploads.github.com is not on the API's origin (https://api.github.com), and a source's credentials go to that origin only; to serve it and send them there too, add \"origins\": [\"https://uploads.github.com\"] to the source in config.json"}
 	c := newTestController(t, h, t0)
 	m := c.main
 	m.show(tabSources)

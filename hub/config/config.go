@@ -99,6 +99,13 @@ type Source struct {
 	// to another machine. Without it they go over http only to this
 	// machine (localhost and loopback addresses), and https elsewhere.
 	AllowInsecureHTTP bool `json:"allowInsecureHttp,omitempty"`
+	// Origins are other origins ("https://uploads.github.com") that an
+	// OpenAPI source's operations may name as their own server: such an
+	// operation is served, and its calls carry the connection's
+	// credentials there. Without it, an operation whose own server is
+	// not on the API's origin is left out, since a source's credentials
+	// go to that origin only.
+	Origins []string `json:"origins,omitempty"`
 	// Disabled keeps the source in the file without connecting to it.
 	Disabled bool `json:"disabled,omitempty"`
 	// ConcurrentWrites says the source's tools that are not read-only may
@@ -370,6 +377,13 @@ func parseSource(raw json.RawMessage, at string, add func(string, string, ...any
 			ok = false
 		}
 	}
+	if v, has := fields["origins"]; has {
+		delete(fields, "origins")
+		if err := json.Unmarshal(v, &s.Origins); err != nil {
+			add(at+".origins", "must be an array of origins, such as [\"https://uploads.example.com\"]")
+			ok = false
+		}
+	}
 	strMap(at, "env", fields, &s.Env)
 	strMap(at, "headers", fields, &s.Headers)
 	if v, has := fields["connections"]; has {
@@ -491,6 +505,9 @@ func validateSource(name string, s *Source, at string, add func(string, string, 
 		add(at, "needs \"command\" (stdio) or \"url\" (streamable HTTP), or \"openapi\" (a REST API)")
 	case s.Command != "" && s.URL != "":
 		add(at, "has both \"command\" and \"url\"; a source is stdio or streamable HTTP, not both")
+	}
+	if len(s.Origins) > 0 && s.OpenAPI == "" && s.BaseURL == "" {
+		add(at+".origins", "belongs to OpenAPI sources: the other origins their operations may call")
 	}
 	switch strings.ToLower(s.Type) {
 	case "", "stdio", "http", "streamable-http", "streamablehttp":

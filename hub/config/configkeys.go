@@ -12,7 +12,7 @@ import (
 // the source would run without its arguments or the policy would not apply.
 var (
 	configKeys     = []string{"sources", "mcpServers", "policy", "retention", "catalog", "skills", "profiles"}
-	sourceKeys     = []string{"command", "args", "env", "cwd", "url", "headers", "type", "disabled", "connections", "openapi", "baseUrl", "concurrentWrites", "allowInsecureHttp"}
+	sourceKeys     = []string{"command", "args", "env", "cwd", "url", "headers", "type", "disabled", "connections", "openapi", "baseUrl", "concurrentWrites", "allowInsecureHttp", "origins"}
 	connectionKeys = []string{"default", "env", "headers", "oauth", "query", "cookies"}
 )
 

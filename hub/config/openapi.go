@@ -1,9 +1,12 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // validateOpenAPISource checks the keys of an OpenAPI source: "openapi" is
@@ -30,6 +33,11 @@ func validateOpenAPISource(s *Source, at string, add func(string, string, ...any
 			add(at+".baseUrl", "must be an http:// or https:// URL")
 		}
 	}
+	for i, o := range s.Origins {
+		if problem := originProblem(o); problem != "" {
+			add(fmt.Sprintf("%s.origins[%d]", at, i), "%s", problem)
+		}
+	}
 	if s.Command != "" || s.URL != "" {
 		add(at, "has \"openapi\" and \"command\" or \"url\"; a source is an MCP server or a REST API, not both")
 	}
@@ -41,4 +49,29 @@ func validateOpenAPISource(s *Source, at string, add func(string, string, ...any
 			add(at+".connections."+name+".env", "env belongs to stdio sources; OpenAPI connections take \"headers\", \"query\" and \"cookies\"")
 		}
 	}
+}
+
+// originProblem says why o is not an origin a source's "origins" may
+// list: an http(s) scheme and a host, with a port or not, and nothing
+// after ("https://uploads.github.com"); "" when it is one.
+func originProblem(o string) string {
+	u, err := url.Parse(o)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
+		return fmt.Sprintf("%q is not an origin: write its scheme and host, such as \"https://uploads.example.com\"", o)
+	case u.User != nil || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return fmt.Sprintf("%q is more than an origin: write its scheme, host and port only (%s); the operations' paths come from the document", o, secrets.ShownOrigin(secrets.OriginOf(u)))
+	}
+	return ""
+}
+
+// AllowsOrigin reports whether the source's "origins" lists origin (as
+// secrets.OriginOf writes it).
+func (s *Source) AllowsOrigin(origin string) bool {
+	for _, o := range s.Origins {
+		if origin != "" && secrets.OriginOfURL(o) == origin {
+			return true
+		}
+	}
+	return false
 }

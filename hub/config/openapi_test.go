@@ -24,6 +24,13 @@ func TestOpenAPIConfig(t *testing.T) {
 		{"mixed with mcp", `{"sources": {"api": {"openapi": "` + abs + `", "command": "x"}}}`, []string{"sources.api: has \"openapi\" and \"command\" or \"url\""}},
 		{"env connection", `{"sources": {"api": {"openapi": "` + abs + `", "connections": {"me": {"env": {"K": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me.env: env belongs to stdio sources"}},
 		{"cookies on mcp", `{"sources": {"api": {"url": "https://h/mcp", "connections": {"me": {"cookies": {"k": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me.cookies: \"cookies\" belong to OpenAPI sources"}},
+		{"origins", `{"sources": {"api": {"openapi": "` + abs + `", "origins": ["https://uploads.example.com", "http://127.0.0.2:8080/"]}}}`, nil},
+		{"origin with a path", `{"sources": {"api": {"openapi": "` + abs + `", "origins": ["https://uploads.example.com/v1", "uploads.example.com", "https://u:p@h.example.com"]}}}`, []string{
+			`sources.api.origins[0]: "https://uploads.example.com/v1" is more than an origin: write its scheme, host and port only (https://uploads.example.com)`,
+			`sources.api.origins[1]: "uploads.example.com" is not an origin`,
+			`sources.api.origins[2]: "https://u:p@h.example.com" is more than an origin`}},
+		{"origins not a list", `{"sources": {"api": {"openapi": "` + abs + `", "origins": "https://uploads.example.com"}}}`, []string{"sources.api.origins: must be an array of origins"}},
+		{"origins on mcp", `{"sources": {"api": {"url": "https://h/mcp", "origins": ["https://uploads.example.com"]}}}`, []string{"sources.api.origins: belongs to OpenAPI sources"}},
 		{"query on stdio", `{"sources": {"api": {"command": "x", "connections": {"me": {"query": {"k": "${secret:k}"}}}}}}`, []string{"sources.api.connections.me.query: \"query\" belongs to HTTP and OpenAPI sources"}},
 	}
 	for _, tc := range tests {
@@ -38,7 +45,7 @@ func TestOpenAPIConfig(t *testing.T) {
 				if err != nil {
 					t.Fatalf("saved config does not parse: %v", err)
 				}
-				if diff := cmp.Diff(cfg.Sources["api"].OpenAPI+cfg.Sources["api"].BaseURL, again.Sources["api"].OpenAPI+again.Sources["api"].BaseURL); diff != "" {
+				if diff := cmp.Diff(cfg.Sources["api"], again.Sources["api"], cmp.AllowUnexported(Source{}, Connection{})); diff != "" {
 					t.Errorf("round trip: %s", diff)
 				}
 				return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/config"
@@ -27,6 +28,11 @@ type Report struct {
 	// type, its schema above maxOpenAPIResult.
 	Untyped int
 	Server  string // the document's server, "" when it names none
+	// Elsewhere counts, by origin, the operations that name a server of
+	// their own on another origin than the API's; a source serves them
+	// only when its "origins" lists that origin (config.Source.Origins),
+	// and Operations and Skipped count them as left out.
+	Elsewhere map[string]int
 	// Place is where a connection's one secret goes, as
 	// Sources.SecretPlace says for the operations in name order; HasPlace
 	// is false when no operation takes one.
@@ -82,7 +88,19 @@ func inspect(ctx context.Context, loc string, parse func(context.Context, string
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{Operations: len(doc.tools), Skipped: doc.skipped, Untyped: doc.untyped, Server: doc.server}
+	r := Report{Operations: doc.operations(), Untyped: doc.untyped, Server: doc.server}
+	for _, op := range doc.ops {
+		if origin := doc.elsewhere(op); origin != "" {
+			r.Operations--
+			r.Skipped = append(r.Skipped, doc.elsewhereLine(op, origin))
+			if r.Elsewhere == nil {
+				r.Elsewhere = map[string]int{}
+			}
+			r.Elsewhere[origin]++
+		}
+	}
+	slices.Sort(r.Skipped)
+	r.Skipped = append(r.Skipped, doc.skipped...)
 	r.Place, r.HasPlace = doc.secretPlace("")
 	r.flow, _ = doc.signInFlow("", &config.Source{})
 	return r, nil

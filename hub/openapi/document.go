@@ -354,7 +354,7 @@ func parseOpenAPI(loc string, data []byte) (*openapiDoc, error) {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: its operationId %q is used twice", method, path, op.OperationId))
 					continue
 				}
-				tool, o, problem := buildOperation(w, m, out.schemes, loc, out.server, path, method, item, op)
+				tool, o, problem := buildOperation(w, m, out.schemes, loc, path, method, item, op)
 				if problem != "" {
 					out.skipped = append(out.skipped, fmt.Sprintf("skipped %s %s: %s", method, path, problem))
 					continue
@@ -467,13 +467,12 @@ func serverURL(loc string, servers []*v3.Server) (string, string) {
 
 // buildOperation makes the tool and the call plan of one operation, or
 // says why it cannot be served: among others a path that does not start
-// with "/" or has a "." or ".." segment, or a server of its own (or its
-// path's) on another origin than docServer, the document's. A parameter
+// with "/" or has a "." or ".." segment. A parameter
 // where one of the document's API key schemes puts its key is left out
 // (schemeKey), and one that says it authenticates the operation
 // (authParam), and so is a body property marked readOnly (schema.go),
 // though it goes in the body when given.
-func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapiScheme, loc, docServer, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
+func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapiScheme, loc, path, method string, item *v3.PathItem, op *v3.Operation) (*mcp.Tool, *openapiOp, string) {
 	o := &openapiOp{method: method, path: path, deprecated: op.Deprecated != nil && *op.Deprecated}
 	if problem := pathTemplateProblem(path); problem != "" {
 		return nil, nil, "its path " + problem
@@ -484,15 +483,8 @@ func buildOperation(w *schemaWriter, m *v3.Document, schemes map[string]*openapi
 	case len(item.Servers) > 0:
 		o.server, _ = serverURL(loc, item.Servers)
 	}
-	// A source's credentials go to one origin, the document's server's (or
-	// baseUrl's): an operation of its own elsewhere is not served.
-	if o.server != "" && secrets.OriginOfURL(o.server) != secrets.OriginOfURL(docServer) {
-		api := "none"
-		if docServer != "" {
-			api = secrets.ShownOrigin(secrets.OriginOfURL(docServer))
-		}
-		return nil, nil, fmt.Sprintf("its own server %s is not on the API's origin (%s); a source's credentials go to one origin only", secrets.ShownOrigin(secrets.OriginOfURL(o.server)), api)
-	}
+	// One whose server is on another origin than the document's is served
+	// only to a source whose "origins" lists it (servedTools).
 	// Parameters: the path item's, overridden by the operation's of the
 	// same name and place.
 	var params []*v3.Parameter

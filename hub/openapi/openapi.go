@@ -514,6 +514,7 @@ func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, er
 	o.mu.Lock()
 	lim := o.cfg.Catalog
 	places := placesOf(o.cfg.Sources[source])
+	all, left := doc.servedTools(all, o.cfg.Sources[source])
 	o.mu.Unlock()
 	const page = 200
 	tools, err := upstream.ListBounded(ctx, source, lim, func(_ context.Context, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
@@ -547,9 +548,9 @@ func (o *Sources) ListTools(ctx context.Context, source string) ([]*mcp.Tool, er
 	if doc.untyped > 0 {
 		warnings = append(warnings, UntypedNote(doc.untyped))
 	}
-	for i, s := range doc.skipped {
+	for i, s := range append(left, doc.skipped...) {
 		if i == upstream.MaxListingWarnings {
-			warnings = append(warnings, fmt.Sprintf("and %d more operations skipped", len(doc.skipped)-i))
+			warnings = append(warnings, fmt.Sprintf("and %d more operations skipped", len(left)+len(doc.skipped)-i))
 			break
 		}
 		warnings = append(warnings, s)
@@ -996,6 +997,10 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 	op := doc.ops[name]
 	if op == nil {
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %w", name, errNoOperation)}
+	}
+	if origin := doc.elsewhere(op); origin != "" && !def.AllowsOrigin(origin) {
+		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol,
+			Err: fmt.Errorf("calling %s: not sent: %s", name, doc.elsewhereWhy(origin))}
 	}
 	if need := o.AuthNeed(source, name, conn); need != "" {
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret,

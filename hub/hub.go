@@ -247,6 +247,7 @@ type openAPI interface {
 	upstream.Backend
 	AuthNeed(source, tool, conn string) string
 	Needs(source string) (waiting, of int, need string)
+	Elsewhere(source string) []string
 	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
 	SignInFlow(source string) (*oauth.Flow, error)
 	SignInMoved(source, conn string) string

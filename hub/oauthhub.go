@@ -35,7 +35,7 @@ func (h *Hub) newSignIns(bg context.Context) *signin.Service {
 		Logger:        h.log,
 		Scrub:         h.secrets.Scrub,
 		Config:        h.Config,
-		EditSource:    h.editSource,
+		EditSource:    h.EditSource,
 		UpstreamNeeds: h.up.NeedsSignIn,
 		REST:          h.openapi,
 		Publish: func(kind, source, conn string) {
@@ -191,7 +191,7 @@ func (h *Hub) SetSecret(ctx context.Context, source, conn, secret string) error 
 		return err
 	}
 	if _, ok := h.Config().Sources[source].Connections[slot.Connection]; !ok || slot.put != nil {
-		err := h.editSource(ctx, source, func(s *config.Source) bool {
+		err := h.EditSource(ctx, source, func(s *config.Source) bool {
 			c := s.Connections[slot.Connection]
 			if c == nil {
 				c = &config.Connection{}

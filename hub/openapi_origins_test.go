@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +80,19 @@ func TestOpenAPIOtherOrigin(t *testing.T) {
 	}
 	if n := len(otherLog.all()); n != 1 {
 		t.Errorf("the other origin received %d requests, want the one call", n)
+	}
+
+	// The window's status names the origin, and its button allows it
+	// again.
+	st, err := h.Status(context.Background())
+	if err != nil || len(st.Sources) != 1 || !slices.Equal(st.Sources[0].Elsewhere, []string{secrets.OriginOfURL(other.URL)}) {
+		t.Fatalf("status: %+v %v", st.Sources, err)
+	}
+	if err := h.EditSource(context.Background(), "api", func(s *config.Source) bool { return s.AddOrigin(st.Sources[0].Elsewhere[0]) }); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh(context.Background())
+	if _, ok := h.catalog.Snapshot().Lookup("api.elsewhere"); !ok || !slices.Equal(h.Config().Sources["api"].Origins, []string{other.URL}) {
+		t.Errorf("allowed again: listed %v, origins %q", ok, h.Config().Sources["api"].Origins)
 	}
 }

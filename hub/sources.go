@@ -49,9 +49,11 @@ func (h *Hub) editConfig(ctx context.Context, edit func(cfg *config.Config) erro
 // errUnchanged is an edit of editConfig that changed nothing.
 var errUnchanged = errors.New("unchanged")
 
-// editSource changes source in config.json as it is on disk with edit,
-// and saves and applies the config when edit reports a change.
-func (h *Hub) editSource(ctx context.Context, source string, edit func(s *config.Source) bool) error {
+// EditSource changes source in config.json as it is on disk with edit,
+// and saves and applies the config when edit reports a change: the
+// window's and the local API's edits of one source
+// (config.Source.SetEnabled, AddOrigin).
+func (h *Hub) EditSource(ctx context.Context, source string, edit func(s *config.Source) bool) error {
 	return h.editConfig(ctx, func(cfg *config.Config) error {
 		s := cfg.Sources[source]
 		switch {
@@ -122,17 +124,6 @@ func (h *Hub) RemoveSource(ctx context.Context, name string) error {
 		return fmt.Errorf("removed source %s, but not all of its secrets: %w", name, errors.Join(errs...))
 	}
 	return err
-}
-
-// SetSourceEnabled enables or disables a source in config.json: a disabled
-// source stays in the file, its sessions end and its tools leave the
-// catalog.
-func (h *Hub) SetSourceEnabled(ctx context.Context, name string, enabled bool) error {
-	return h.editSource(ctx, name, func(s *config.Source) bool {
-		changed := s.Disabled == enabled
-		s.Disabled = !enabled
-		return changed
-	})
 }
 
 // RemoveConnection removes connection conn of source name with its

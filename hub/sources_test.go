@@ -103,7 +103,7 @@ func TestSourceActions(t *testing.T) {
 	if tools := h.SourceTools("fake"); tools[0].Mode != config.Deny || tools[1].Mode == config.Deny {
 		t.Fatalf("SourceTools after turning fake.crash off: %+v", tools)
 	}
-	if err := h.SetSourceEnabled(ctx, "fake", false); err != nil {
+	if err := h.EditSource(ctx, "fake", func(s *config.Source) bool { return s.SetEnabled(false) }); err != nil {
 		t.Fatal(err)
 	}
 	if st := status("fake"); !st.Disabled || st.State != upstream.SourceDisabled {
@@ -112,7 +112,7 @@ func TestSourceActions(t *testing.T) {
 	if err := h.RestartSource(ctx, "fake"); err == nil || !strings.Contains(err.Error(), "disabled") {
 		t.Fatalf("restarting a disabled source: %v", err)
 	}
-	if err := h.SetSourceEnabled(ctx, "fake", true); err != nil {
+	if err := h.EditSource(ctx, "fake", func(s *config.Source) bool { return s.SetEnabled(true) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.RestartSource(ctx, "fake"); err != nil {

@@ -46,6 +46,9 @@ type SourceStatus struct {
 	// of the most of them, with the command that meets it.
 	Waiting int    `json:"waiting,omitempty"`
 	Need    string `json:"need,omitempty"`
+	// Elsewhere are the other origins an OpenAPI source leaves operations
+	// on (openapi.Sources.Elsewhere); AllowOrigin serves them.
+	Elsewhere []string `json:"elsewhere,omitempty"`
 }
 
 // Status is the hub at a glance.
@@ -110,6 +113,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 			Stderr: h.up.StderrTail(name), Disabled: s.Disabled}
 		if s.OpenAPI != "" && !s.Disabled {
 			ss.Waiting, _, ss.Need = h.openapi.Needs(name)
+			ss.Elsewhere = h.openapi.Elsewhere(name)
 		}
 		st.Sources = append(st.Sources, ss)
 	}

@@ -39,7 +39,8 @@ type fakeHub struct {
 	removed   []string
 	restarted []string
 	enabled   []sourceToggle
-	sourceErr error // the source actions fail with it, when set
+	allowed   []string // AllowOrigin's calls, "source origin"
+	sourceErr error    // the source actions fail with it, when set
 
 	logins   []loginCall
 	logouts  []loginCall
@@ -810,4 +811,19 @@ func signInApproval(id string, created time.Time) Approval {
 		NeedsSecret: true, SignIn: true, Source: "linear", Connection: "personal",
 		Created: created, Expires: created.Add(10 * time.Minute),
 	}
+}
+
+func (h *fakeHub) AllowOrigin(source, origin string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	h.allowed = append(h.allowed, source+" "+origin)
+	for i, s := range h.status.Sources {
+		if s.Name == source {
+			h.status.Sources[i].Elsewhere = slices.DeleteFunc(s.Elsewhere, func(o string) bool { return o == origin })
+		}
+	}
+	return nil
 }

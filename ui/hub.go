@@ -87,6 +87,10 @@ type Hub interface {
 	RestartSource(name string) error
 	// SetSourceEnabled enables or disables a source in config.json.
 	SetSourceEnabled(name string, enabled bool) error
+	// AllowOrigin lets an OpenAPI source serve the operations its
+	// document puts on another origin (SourceStatus.Elsewhere), their
+	// calls carrying its credentials there.
+	AllowOrigin(source, origin string) error
 	// SetDefaultConnection makes a connection the one a source's calls
 	// use when they name none; RemoveConnection removes one with its
 	// secrets and sign-in (refused while a profile pins it).
@@ -298,6 +302,10 @@ type SourceStatus struct {
 	// Warnings say what its last listing skipped or cut short (an
 	// operation whose server is not the API's, catalog limits).
 	Warnings []string
+	// Elsewhere are the other origins, than its API's, an OpenAPI
+	// source's document puts operations on that it leaves out;
+	// AllowOrigin serves them.
+	Elsewhere []string
 	// ToolList is the tools it offers now, by address.
 	ToolList []SourceTool
 }

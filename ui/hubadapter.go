@@ -96,7 +96,7 @@ func (u *hubAdapter) Status() (Status, error) {
 	}
 	for _, s := range st.Sources {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr,
-			Waiting: s.Waiting, Need: s.Need, Warnings: s.Warnings}
+			Waiting: s.Waiting, Need: s.Need, Warnings: s.Warnings, Elsewhere: s.Elsewhere}
 		for _, t := range u.h.SourceTools(s.Name) {
 			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode), Deprecated: t.Deprecated})
 		}
@@ -294,7 +294,11 @@ func (u *hubAdapter) RemoveConnection(source, connection string) error {
 func (u *hubAdapter) RestartSource(name string) error { return u.h.RestartSource(u.ctx, name) }
 
 func (u *hubAdapter) SetSourceEnabled(name string, enabled bool) error {
-	return u.h.SetSourceEnabled(u.ctx, name, enabled)
+	return u.h.EditSource(u.ctx, name, func(s *config.Source) bool { return s.SetEnabled(enabled) })
+}
+
+func (u *hubAdapter) AllowOrigin(source, origin string) error {
+	return u.h.EditSource(u.ctx, source, func(s *config.Source) bool { return s.AddOrigin(origin) })
 }
 
 // callSummary is the window's view of one journaled call.

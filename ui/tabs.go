@@ -109,6 +109,39 @@ func (m *mainWindow) sourceActions(src SourceStatus) fyne.CanvasObject {
 	return box
 }
 
+// originRow offers to serve the operations an OpenAPI source leaves out
+// on origin: the first tap asks, naming what goes there, the second
+// allows it.
+func (m *mainWindow) originRow(source, origin string) fyne.CanvasObject {
+	text := widget.NewLabel("Its operations on " + origin + " are left out. Serving them sends " + source + "'s credentials there too.")
+	text.Wrapping = fyne.TextWrapWord
+	text.SizeName = theme.SizeNameCaptionText
+	if m.act.allowOrigin == nil {
+		return text
+	}
+	key := source + " " + origin
+	label := "Serve them"
+	if m.allowing == key {
+		label = "Send its credentials there?"
+	}
+	b := widget.NewButtonWithIcon(label, theme.ConfirmIcon(), func() {
+		if m.allowing != key {
+			m.allowing = key
+			m.renderSources()
+			return
+		}
+		m.allowing = ""
+		m.sourceAction(source, "Allowed "+origin+" for", func(done func(error)) { m.act.allowOrigin(source, origin, done) })
+	})
+	if m.allowing == key {
+		b.Importance = widget.WarningImportance
+	}
+	if m.sourceBusy[source] {
+		b.Disable()
+	}
+	return container.NewBorder(nil, nil, nil, b, text)
+}
+
 // sourceAction runs an action on a source and shows its outcome under it.
 func (m *mainWindow) sourceAction(name, verb string, run func(done func(error))) {
 	m.sourceBusy[name] = true

@@ -191,6 +191,36 @@ func TestSourcesTabShowsWhatAListingSkipped(t *testing.T) {
 	}
 }
 
+// An operation left out for its origin can be served from the window:
+// the first tap asks, the second allows the origin for the source.
+func TestSourcesTabServesAnotherOrigin(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	name := h.status.Sources[0].Name
+	h.status.Sources[0].Warnings = []string{"skipped POST /upload: its own server https://uploads.example.com is not on the API's origin (https://api.example.com), and a source's credentials go to that origin only; to serve it and send them there too, add \"origins\": [\"https://uploads.example.com\"] to the source in config.json"}
+	h.status.Sources[0].Elsewhere = []string{"https://uploads.example.com"}
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.show(tabSources)
+	if want := "Its operations on https://uploads.example.com are left out. Serving them sends " + name + "'s credentials there too."; !slices.Contains(texts(sourceRowOf(t, m, name)), want) {
+		t.Fatalf("the row does not offer to serve them: %q", texts(sourceRowOf(t, m, name)))
+	}
+	test.Tap(findButton(sourceRowOf(t, m, name), "Serve them"))
+	c.step()
+	if len(h.allowed) != 0 || findButton(sourceRowOf(t, m, name), "Send its credentials there?") == nil {
+		t.Fatalf("the first tap: allowed %v, row %q", h.allowed, texts(sourceRowOf(t, m, name)))
+	}
+	test.Tap(findButton(sourceRowOf(t, m, name), "Send its credentials there?"))
+	c.step()
+	if diff := cmp.Diff([]string{name + " https://uploads.example.com"}, h.allowed); diff != "" {
+		t.Errorf("allowed (-want +got):\n%s", diff)
+	}
+	row := texts(sourceRowOf(t, m, name))
+	if !slices.Contains(row, "Allowed https://uploads.example.com for "+name+".") || findButton(sourceRowOf(t, m, name), "Serve them") != nil {
+		t.Errorf("after allowing: %q", row)
+	}
+}
+
 // A source of a thousand tools opens its list at once: the list draws the
 // rows in view, a filter narrows it by name, title or policy mode, and a
 // refresh of the hub's state keeps the filter.

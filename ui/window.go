@@ -53,6 +53,7 @@ type actions struct {
 	removeSource     func(name string, done func(error))
 	restartSource    func(name string, done func(error))
 	setSourceEnabled func(name string, enabled bool, done func(error))
+	allowOrigin      func(source, origin string, done func(error))
 	// The connection form's actions besides saving a secret.
 	setDefaultConnection func(source, connection string, done func(error))
 	removeConnection     func(source, connection string, done func(error))
@@ -117,6 +118,7 @@ type mainWindow struct {
 	sourceMsg     map[string]string // the last action's outcome per source
 	sourceBusy    map[string]bool   // an action on the source runs
 	removing      string            // the source whose Remove asks to confirm
+	allowing      string            // the source and origin (" ") whose Allow asks to confirm
 	sourcesScroll *container.Scroll
 	addForm       fyne.CanvasObject // the Add a source form
 	addName       *widget.Entry
@@ -607,6 +609,9 @@ func (m *mainWindow) renderSources() []string {
 			w.SizeName = theme.SizeNameCaptionText
 			w.Importance = widget.WarningImportance
 			row.Add(w)
+		}
+		for _, origin := range src.Elsewhere {
+			row.Add(m.originRow(src.Name, origin))
 		}
 		for _, si := range src.SignIns {
 			row.Add(m.signInRow(src.Name, si))

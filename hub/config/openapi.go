@@ -75,3 +75,13 @@ func (s *Source) AllowsOrigin(origin string) bool {
 	}
 	return false
 }
+
+// AddOrigin adds origin to the source's "origins", as shown
+// (secrets.ShownOrigin); false when it lists it already.
+func (s *Source) AddOrigin(origin string) bool {
+	if s.AllowsOrigin(secrets.OriginOfURL(origin)) {
+		return false
+	}
+	s.Origins = append(s.Origins, secrets.ShownOrigin(secrets.OriginOfURL(origin)))
+	return true
+}

@@ -336,3 +336,12 @@ func (c *Config) Validate(file string) error {
 	_, err = Parse(file, b)
 	return err
 }
+
+// SetEnabled enables or disables the source; false when it already was.
+// A disabled source stays in config.json, its sessions end and its tools
+// leave the catalog.
+func (s *Source) SetEnabled(enabled bool) bool {
+	changed := s.Disabled == enabled
+	s.Disabled = !enabled
+	return changed
+}

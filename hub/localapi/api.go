@@ -331,7 +331,7 @@ func (a *Handler) serveSourceEnable(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusNotFound, fmt.Sprintf("no source named %q", in.Name), "'capabilities source list' names them")
 		return
 	}
-	reply(w, map[string]bool{"enabled": in.Enabled}, a.hub.SetSourceEnabled(r.Context(), in.Name, in.Enabled))
+	reply(w, map[string]bool{"enabled": in.Enabled}, a.hub.EditSource(r.Context(), in.Name, func(s *config.Source) bool { return s.SetEnabled(in.Enabled) }))
 }
 
 func (a *Handler) serveOpen(w http.ResponseWriter, r *http.Request) {

@@ -786,6 +786,24 @@ func (o *Sources) need(doc *openapiDoc, def *config.Source, source, conn string,
 	return strings.Join(wants, "; or ")
 }
 
+// Elsewhere returns the origins, other than its API's, on which source's
+// document puts operations the source leaves out, its "origins" not
+// listing them; nil when none, or the document is not loaded yet.
+func (o *Sources) Elsewhere(source string) []string {
+	doc, def := o.loaded(source)
+	if doc == nil || def == nil {
+		return nil
+	}
+	var out []string
+	for _, op := range doc.ops {
+		if origin := doc.elsewhere(op); !doc.serves(def, op) && !slices.Contains(out, origin) {
+			out = append(out, origin)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Needs says what source's default connection does not provide that its
 // operations' security schemes ask for: how many of its operations wait
 // for credentials, of how many, and the need of the most of them, worded
@@ -803,7 +821,7 @@ func (o *Sources) Needs(source string) (waiting, of int, need string) {
 	}
 	groups := map[string]*group{}
 	for _, op := range doc.ops {
-		if len(op.security) == 0 {
+		if len(op.security) == 0 || !doc.serves(def, op) {
 			continue
 		}
 		var key strings.Builder
@@ -998,9 +1016,9 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 	if op == nil {
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %w", name, errNoOperation)}
 	}
-	if origin := doc.elsewhere(op); origin != "" && !def.AllowsOrigin(origin) {
+	if !doc.serves(def, op) {
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol,
-			Err: fmt.Errorf("calling %s: not sent: %s", name, doc.elsewhereWhy(origin))}
+			Err: fmt.Errorf("calling %s: not sent: %s", name, doc.elsewhereWhy(doc.elsewhere(op)))}
 	}
 	if need := o.AuthNeed(source, name, conn); need != "" {
 		return nil, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindMissingSecret,

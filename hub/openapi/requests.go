@@ -47,6 +47,14 @@ func (d *openapiDoc) elsewhere(op *openapiOp) string {
 	return ""
 }
 
+// serves reports whether source def serves op: unless its own server is
+// on another origin than the API's that def's "origins" does not list
+// (def may be nil: it lists none).
+func (d *openapiDoc) serves(def *config.Source, op *openapiOp) bool {
+	origin := d.elsewhere(op)
+	return origin == "" || def != nil && def.AllowsOrigin(origin)
+}
+
 // servedTools returns the tools of the document that source def serves:
 // all but those whose own server is on another origin its "origins" does
 // not list (def may be nil: then none of those), and a line for each left
@@ -59,8 +67,8 @@ func (d *openapiDoc) servedTools(tools []*mcp.Tool, def *config.Source) ([]*mcp.
 		if op == nil {
 			continue
 		}
-		if origin := d.elsewhere(op); origin != "" && (def == nil || !def.AllowsOrigin(origin)) {
-			left = append(left, d.elsewhereLine(op, origin))
+		if !d.serves(def, op) {
+			left = append(left, d.elsewhereLine(op, d.elsewhere(op)))
 			continue
 		}
 		out = append(out, t)

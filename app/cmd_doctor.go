@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/keychain"
@@ -331,6 +333,13 @@ func openapiCheck(s hub.SourceStatus, def *config.Source) check {
 	if len(s.Warnings) == 0 {
 		return check{name: "source " + s.Name, ok: true, info: info}
 	}
-	return check{name: "source " + s.Name, warn: true, info: info + "; " + oneLine(strings.Join(s.Warnings, "; ")),
-		fix: "the operations named are left out and the rest are served; fix them in the document to serve them too"}
+	fix := "the operations named are left out and the rest are served; fix them in the document to serve them too"
+	if len(s.Elsewhere) > 0 {
+		shown := make([]string, len(s.Elsewhere))
+		for i, o := range s.Elsewhere {
+			shown[i] = strconv.Quote(secrets.ShownOrigin(o))
+		}
+		fix = fmt.Sprintf("the operations named are left out and the rest are served; to serve those on another origin, add \"origins\": [%s] to %s in config.json, which sends its credentials there too; fix any other in the document", strings.Join(shown, ", "), s.Name)
+	}
+	return check{name: "source " + s.Name, warn: true, info: info + "; " + oneLine(strings.Join(s.Warnings, "; ")), fix: fix}
 }

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"capabilities.sh/capabilities/hub"
+	"capabilities.sh/capabilities/hub/config"
 )
 
 func TestDoctorSummary(t *testing.T) {
@@ -90,5 +93,29 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") || strings.Contains(r.stdout, "k-456") || strings.Contains(r.stdout, "NjA5ZmQ0") {
 		t.Errorf("doctor names a source without a password, or shows the password:\n%s", r.stdout)
+	}
+}
+
+// TestOpenAPICheckFix: an OpenAPI source whose document puts operations on
+// another origin is told how to serve them (the origin, as a person
+// writes it, in "origins"); other skipped operations are fixed in the
+// document.
+func TestOpenAPICheckFix(t *testing.T) {
+	def := &config.Source{OpenAPI: "/api.json"}
+	for _, tc := range []struct {
+		status hub.SourceStatus
+		want   string
+	}{
+		{hub.SourceStatus{Name: "gh", Warnings: []string{"skipped GET /x: its path does not start with \"/\""}},
+			"the operations named are left out and the rest are served; fix them in the document to serve them too"},
+		{hub.SourceStatus{Name: "gh", Warnings: []string{"skipped POST /assets: its own server ..."}, Elsewhere: []string{"https://uploads.github.com:443", "http://127.0.0.2:8080"}},
+			`the operations named are left out and the rest are served; to serve those on another origin, add "origins": ["https://uploads.github.com", "http://127.0.0.2:8080"] to gh in config.json, which sends its credentials there too; fix any other in the document`},
+	} {
+		if c := openapiCheck(tc.status, def); !c.warn || c.fix != tc.want {
+			t.Errorf("%v: %+v, want fix %q", tc.status.Elsewhere, c, tc.want)
+		}
+	}
+	if c := openapiCheck(hub.SourceStatus{Name: "gh"}, def); !c.ok {
+		t.Errorf("no warnings: %+v", c)
 	}
 }

@@ -588,6 +588,9 @@ func TestTrayMenuScreenshot(t *testing.T) {
 	if err := png.Encode(&b, sub); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "tray-menu.png"), b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

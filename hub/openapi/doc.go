@@ -27,7 +27,9 @@
 //     (Child.CacheDir) by the executable and the document, so a hub that
 //     starts again does not parse the same document again.
 //   - requests.go: the request each listed operation carries in its
-//     _meta, which the catalog pins with its definition.
+//     _meta, which the catalog pins with its definition, and which
+//     operations a source serves: one whose own server is on another
+//     origin than the API's only when the source's "origins" lists it.
 //   - oauth.go: a connection's sign-in as the bearer token of its calls.
 //   - check.go: Check, a document read and parsed as the hub would, for the
 //     CLI (in process) and for the hub's AddSource (Sources.Check, as the

@@ -3,7 +3,9 @@ package secrets
 // Where a credential may go.
 //
 // A source's credentials belong to one origin (scheme, host and port): the
-// MCP server's URL or the REST API's server. An HTTP client that carries
+// MCP server's URL or the REST API's server, and the other origins a REST
+// API's source lists for the operations its document puts there
+// (config.Source.Origins). An HTTP client that carries
 // them follows a redirect only within that origin, a URL built for them
 // keeps its base's origin, and no Referer header carries a URL (with a
 // query API key in it) anywhere. Plain http carries them only to the

@@ -269,6 +269,10 @@ type SourceSpec struct {
 	Command []string
 	URL     string
 	OpenAPI string
+	// BaseURL is an OpenAPI source's API, over its document's server
+	// (a document that names none, or a placeholder such as
+	// https://your-domain.atlassian.net); "" keeps the document's.
+	BaseURL string
 }
 
 // Source states: the hub's own (upstream.SourceStateKind), so the tray says

@@ -20,7 +20,16 @@ func (m *mainWindow) addSourceForm() fyne.CanvasObject {
 	m.addName = widget.NewEntry()
 	m.addName.SetPlaceHolder("name, e.g. memory")
 	m.addTarget = widget.NewEntry()
-	m.addKind = widget.NewRadioGroup(addKinds, func(kind string) { m.addTarget.SetPlaceHolder(addPlaceholder(kind)) })
+	m.addBase = widget.NewEntry()
+	m.addBase.SetPlaceHolder("the API's base URL, when not the document's server (optional): https://your-domain.atlassian.net")
+	m.addKind = widget.NewRadioGroup(addKinds, func(kind string) {
+		m.addTarget.SetPlaceHolder(addPlaceholder(kind))
+		if kind == addOpenAPI {
+			m.addBase.Show()
+		} else {
+			m.addBase.Hide()
+		}
+	})
 	m.addKind.Horizontal = true
 	m.addKind.SetSelected(addCommand)
 	m.addResult = widget.NewLabel("")
@@ -33,12 +42,13 @@ func (m *mainWindow) addSourceForm() fyne.CanvasObject {
 	form := container.NewVBox(
 		container.NewBorder(nil, nil, nil, m.addKind, m.addName),
 		container.NewBorder(nil, nil, nil, m.addButton, m.addTarget),
+		m.addBase,
 	)
 	return container.NewVBox(heading("Add a source"), form, m.addResult)
 }
 
 func (m *mainWindow) addSource() {
-	spec, err := sourceSpec(m.addName.Text, m.addKind.Selected, m.addTarget.Text)
+	spec, err := sourceSpec(m.addName.Text, m.addKind.Selected, m.addTarget.Text, m.addBase.Text)
 	if err != nil {
 		m.addResult.Importance = widget.DangerImportance
 		m.addResult.SetText(err.Error())
@@ -56,6 +66,7 @@ func (m *mainWindow) addSource() {
 		}
 		m.addName.SetText("")
 		m.addTarget.SetText("")
+		m.addBase.SetText("")
 		m.addResult.Importance = widget.SuccessImportance
 		m.addResult.SetText("Added " + spec.Name + ". Its tools are listed once it starts; a secret it needs goes into a connection below.")
 	})

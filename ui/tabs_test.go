@@ -112,13 +112,23 @@ func TestSourcesTabManagesSources(t *testing.T) {
 	if !strings.Contains(m.addResult.Text, "Added notes.") || m.addName.Text != "" {
 		t.Errorf("after adding: %q, name %q", m.addResult.Text, m.addName.Text)
 	}
+	if m.addBase.Visible() {
+		t.Error("the base URL field shows for a command")
+	}
 	m.addKind.SetSelected(addOpenAPI)
+	if !m.addBase.Visible() {
+		t.Error("the base URL field does not show for an OpenAPI document")
+	}
 	m.addName.SetText("petstore")
 	m.addTarget.SetText("https://petstore.example/openapi.json")
+	m.addBase.SetText("http://127.0.0.1:4010")
 	test.Tap(m.addButton)
 	c.step()
-	if got := h.added[len(h.added)-1]; got.OpenAPI != "https://petstore.example/openapi.json" || got.Name != "petstore" {
+	if got := h.added[len(h.added)-1]; got.OpenAPI != "https://petstore.example/openapi.json" || got.Name != "petstore" || got.BaseURL != "http://127.0.0.1:4010" {
 		t.Errorf("added OpenAPI source %+v", got)
+	}
+	if m.addBase.Text != "" {
+		t.Errorf("the base URL field keeps %q after adding", m.addBase.Text)
 	}
 	sourceRowOf(t, m, "petstore")
 }

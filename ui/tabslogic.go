@@ -86,9 +86,11 @@ func splitCommand(s string) ([]string, error) {
 	return words, nil
 }
 
-// sourceSpec checks the Add form and makes the source to add of it.
-func sourceSpec(name, kind, target string) (SourceSpec, error) {
-	name, target = strings.TrimSpace(name), strings.TrimSpace(target)
+// sourceSpec checks the Add form and makes the source to add of it; base
+// is the API base URL an OpenAPI source may take (the field shows for that
+// kind only).
+func sourceSpec(name, kind, target, base string) (SourceSpec, error) {
+	name, target, base = strings.TrimSpace(name), strings.TrimSpace(target), strings.TrimSpace(base)
 	if name == "" {
 		return SourceSpec{}, errors.New("name the source (it becomes its namespace, e.g. memory or github)")
 	}
@@ -126,6 +128,10 @@ func sourceSpec(name, kind, target string) (SourceSpec, error) {
 			return SourceSpec{}, fmt.Errorf("%q: give the document's whole path (/home/you/api.json or ~/api.json) or its URL", target)
 		}
 		spec.OpenAPI = target
+		if base != "" && !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+			return SourceSpec{}, fmt.Errorf("%q: the API's base URL starts with http:// or https://", base)
+		}
+		spec.BaseURL = base
 	default:
 		return SourceSpec{}, errors.New("pick what the source is: a command, a URL or an OpenAPI document")
 	}

@@ -40,35 +40,38 @@ func TestSplitCommand(t *testing.T) {
 
 func TestSourceSpec(t *testing.T) {
 	for _, tc := range []struct {
-		name, kind, target string
-		want               SourceSpec
-		wantErr            string
+		name, kind, target, base string
+		want                     SourceSpec
+		wantErr                  string
 	}{
-		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}}, ""},
-		{" docs ", addURL, " https://mcp.example.com/mcp ", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
-		{"petstore", addOpenAPI, "~/apis/petstore.json", SourceSpec{Name: "petstore", OpenAPI: "~/apis/petstore.json"}, ""},
-		{"petstore", addOpenAPI, "/srv/apis/petstore.yaml", SourceSpec{Name: "petstore", OpenAPI: "/srv/apis/petstore.yaml"}, ""},
-		{"petstore", addOpenAPI, "./petstore.json", SourceSpec{}, "whole path"},
-		{"petstore", addOpenAPI, "https://api.example.com/openapi.json", SourceSpec{Name: "petstore", OpenAPI: "https://api.example.com/openapi.json"}, ""},
-		{"", addCommand, "x", SourceSpec{}, "name the source"},
-		{"my files", addCommand, "x", SourceSpec{}, "no blanks or slashes"},
-		{"memory", addCommand, "  ", SourceSpec{}, "enter the command"},
-		{"memory", addCommand, `node "x`, SourceSpec{}, "unclosed"},
-		{"mine", addCommand, "./bin/server --stdio", SourceSpec{}, "the program's whole path"},
-		{"mine", addCommand, "~/bin/server", SourceSpec{}, "the program's whole path"},
-		{"mine", addCommand, "/opt/mine/server --stdio", SourceSpec{Name: "mine", Command: []string{"/opt/mine/server", "--stdio"}}, ""},
-		{"docs", addURL, "mcp.example.com", SourceSpec{}, "http:// or https://"},
-		{"petstore", addOpenAPI, "", SourceSpec{}, "OpenAPI document"},
-		{"x", "", "y", SourceSpec{}, "pick what the source is"},
+		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", "", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}}, ""},
+		{" docs ", addURL, " https://mcp.example.com/mcp ", "", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
+		{"petstore", addOpenAPI, "~/apis/petstore.json", "", SourceSpec{Name: "petstore", OpenAPI: "~/apis/petstore.json"}, ""},
+		{"petstore", addOpenAPI, "/srv/apis/petstore.yaml", "", SourceSpec{Name: "petstore", OpenAPI: "/srv/apis/petstore.yaml"}, ""},
+		{"petstore", addOpenAPI, "./petstore.json", "", SourceSpec{}, "whole path"},
+		{"petstore", addOpenAPI, "https://api.example.com/openapi.json", "", SourceSpec{Name: "petstore", OpenAPI: "https://api.example.com/openapi.json"}, ""},
+		{"", addCommand, "x", "", SourceSpec{}, "name the source"},
+		{"my files", addCommand, "x", "", SourceSpec{}, "no blanks or slashes"},
+		{"memory", addCommand, "  ", "", SourceSpec{}, "enter the command"},
+		{"memory", addCommand, `node "x`, "", SourceSpec{}, "unclosed"},
+		{"mine", addCommand, "./bin/server --stdio", "", SourceSpec{}, "the program's whole path"},
+		{"mine", addCommand, "~/bin/server", "", SourceSpec{}, "the program's whole path"},
+		{"mine", addCommand, "/opt/mine/server --stdio", "", SourceSpec{Name: "mine", Command: []string{"/opt/mine/server", "--stdio"}}, ""},
+		{"docs", addURL, "mcp.example.com", "", SourceSpec{}, "http:// or https://"},
+		{"petstore", addOpenAPI, "", "", SourceSpec{}, "OpenAPI document"},
+		{"x", "", "y", "", SourceSpec{}, "pick what the source is"},
+		{"jira", addOpenAPI, "~/apis/jira.json", " https://acme.atlassian.net ", SourceSpec{Name: "jira", OpenAPI: "~/apis/jira.json", BaseURL: "https://acme.atlassian.net"}, ""},
+		{"jira", addOpenAPI, "~/apis/jira.json", "acme.atlassian.net", SourceSpec{}, "base URL starts with http:// or https://"},
+		{"docs", addURL, "https://mcp.example.com/mcp", "https://ignored.example.com", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
 	} {
-		got, err := sourceSpec(tc.name, tc.kind, tc.target)
+		got, err := sourceSpec(tc.name, tc.kind, tc.target, tc.base)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("sourceSpec(%q, %q, %q) error = %v, want %q", tc.name, tc.kind, tc.target, err, tc.wantErr)
 			}
 			continue
 		}
-		if err != nil || got.Name != tc.want.Name || got.URL != tc.want.URL || got.OpenAPI != tc.want.OpenAPI || !slices.Equal(got.Command, tc.want.Command) {
+		if err != nil || got.Name != tc.want.Name || got.URL != tc.want.URL || got.OpenAPI != tc.want.OpenAPI || got.BaseURL != tc.want.BaseURL || !slices.Equal(got.Command, tc.want.Command) {
 			t.Errorf("sourceSpec(%q, %q, %q) = %+v, %v; want %+v", tc.name, tc.kind, tc.target, got, err, tc.want)
 		}
 	}

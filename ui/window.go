@@ -124,6 +124,7 @@ type mainWindow struct {
 	addName       *widget.Entry
 	addKind       *widget.RadioGroup
 	addTarget     *widget.Entry
+	addBase       *widget.Entry // an OpenAPI source's base URL, shown for that kind
 	addButton     *widget.Button
 	addResult     *widget.Label
 

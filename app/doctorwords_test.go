@@ -8,6 +8,7 @@ import (
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
+	"capabilities.sh/capabilities/hub/openapi"
 )
 
 func TestDoctorSummary(t *testing.T) {
@@ -108,7 +109,7 @@ func TestOpenAPICheckFix(t *testing.T) {
 	}{
 		{hub.SourceStatus{Name: "gh", Warnings: []string{"skipped GET /x: its path does not start with \"/\""}},
 			"the operations named are left out and the rest are served; fix them in the document to serve them too"},
-		{hub.SourceStatus{Name: "gh", Warnings: []string{"skipped POST /assets: its own server ..."}, Elsewhere: []string{"https://uploads.github.com:443", "http://127.0.0.2:8080"}},
+		{hub.SourceStatus{Name: "gh", Warnings: []string{"skipped POST /assets: its own server ..."}, SourceStatus: openapi.SourceStatus{Elsewhere: []string{"https://uploads.github.com:443", "http://127.0.0.2:8080"}}},
 			`the operations named are left out and the rest are served; to serve those on another origin, add "origins": ["https://uploads.github.com", "http://127.0.0.2:8080"] to gh in config.json, which sends its credentials there too; fix any other in the document`},
 	} {
 		if c := openapiCheck(tc.status, def); !c.warn || c.fix != tc.want {

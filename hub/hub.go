@@ -246,8 +246,7 @@ var openapiPoll time.Duration
 type openAPI interface {
 	upstream.Backend
 	AuthNeed(source, tool, conn string) string
-	Needs(source string) (waiting, of int, need string)
-	Elsewhere(source string) []string
+	Status(source string) openapi.SourceStatus
 	SecretPlace(source, tool string) (openapi.SecretPlace, bool)
 	SignInFlow(source string) (*oauth.Flow, error)
 	SignInMoved(source, conn string) string

@@ -85,7 +85,7 @@ func TestOpenAPIOtherOrigin(t *testing.T) {
 	// The window's status names the origin, and its button allows it
 	// again.
 	st, err := h.Status(context.Background())
-	if err != nil || len(st.Sources) != 1 || !slices.Equal(st.Sources[0].Elsewhere, []string{secrets.OriginOfURL(other.URL)}) {
+	if err != nil || len(st.Sources) != 1 || !slices.Equal(st.Sources[0].Elsewhere, []string{secrets.OriginOfURL(other.URL)}) || st.Sources[0].API != api.URL {
 		t.Fatalf("status: %+v %v", st.Sources, err)
 	}
 	if err := h.EditSource(context.Background(), "api", func(s *config.Source) bool { return s.AddOrigin(st.Sources[0].Elsewhere[0]) }); err != nil {

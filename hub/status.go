@@ -14,6 +14,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/naming"
+	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/signin"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
@@ -41,14 +42,9 @@ type SourceStatus struct {
 	Stderr []string `json:"stderr,omitempty"`
 	// Disabled: config.json keeps the source without serving it.
 	Disabled bool `json:"disabled,omitempty"`
-	// Waiting is how many of an OpenAPI source's operations wait for
-	// credentials its default connection does not give, and Need the need
-	// of the most of them, with the command that meets it.
-	Waiting int    `json:"waiting,omitempty"`
-	Need    string `json:"need,omitempty"`
-	// Elsewhere are the other origins an OpenAPI source leaves operations
-	// on (openapi.Sources.Elsewhere); AllowOrigin serves them.
-	Elsewhere []string `json:"elsewhere,omitempty"`
+	// An OpenAPI source's: what waits for credentials, what is left out
+	// for its origin, where calls go.
+	openapi.SourceStatus
 }
 
 // Status is the hub at a glance.
@@ -112,8 +108,7 @@ func (h *Hub) Status(ctx context.Context) (Status, error) {
 			State: us.State, Error: us.Err, Summary: us.Summary(), Warnings: h.catalog.Warnings(name), SignIns: h.signIns.Statuses(name),
 			Stderr: h.up.StderrTail(name), Disabled: s.Disabled}
 		if s.OpenAPI != "" && !s.Disabled {
-			ss.Waiting, _, ss.Need = h.openapi.Needs(name)
-			ss.Elsewhere = h.openapi.Elsewhere(name)
+			ss.SourceStatus = h.openapi.Status(name)
 		}
 		st.Sources = append(st.Sources, ss)
 	}

@@ -219,6 +219,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setSourceEnabled: func(name string, enabled bool, done func(error)) {
 			c.act(func() error { return h.SetSourceEnabled(name, enabled) }, done)
 		},
+		setBaseURL: func(source, baseURL string, done func(error)) {
+			c.act(func() error { return h.SetBaseURL(source, baseURL) }, done)
+		},
 		allowOrigin: func(source, origin string, done func(error)) {
 			c.act(func() error { return h.AllowOrigin(source, origin) }, done)
 		},

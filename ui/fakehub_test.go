@@ -40,6 +40,7 @@ type fakeHub struct {
 	restarted []string
 	enabled   []sourceToggle
 	allowed   []string // AllowOrigin's calls, "source origin"
+	baseURLs  []string // SetBaseURL's calls, "source base"
 	sourceErr error    // the source actions fail with it, when set
 
 	logins   []loginCall
@@ -823,6 +824,21 @@ func (h *fakeHub) AllowOrigin(source, origin string) error {
 	for i, s := range h.status.Sources {
 		if s.Name == source {
 			h.status.Sources[i].Elsewhere = slices.DeleteFunc(s.Elsewhere, func(o string) bool { return o == origin })
+		}
+	}
+	return nil
+}
+
+func (h *fakeHub) SetBaseURL(source, baseURL string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sourceErr != nil {
+		return h.sourceErr
+	}
+	h.baseURLs = append(h.baseURLs, source+" "+baseURL)
+	for i, s := range h.status.Sources {
+		if s.Name == source {
+			h.status.Sources[i].BaseURL, h.status.Sources[i].API = baseURL, baseURL
 		}
 	}
 	return nil

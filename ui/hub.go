@@ -87,6 +87,9 @@ type Hub interface {
 	RestartSource(name string) error
 	// SetSourceEnabled enables or disables a source in config.json.
 	SetSourceEnabled(name string, enabled bool) error
+	// SetBaseURL sets the base URL an OpenAPI source's calls go to, over
+	// its document's server ("" goes back to the document's).
+	SetBaseURL(source, baseURL string) error
 	// AllowOrigin lets an OpenAPI source serve the operations its
 	// document puts on another origin (SourceStatus.Elsewhere), their
 	// calls carrying its credentials there.
@@ -306,6 +309,11 @@ type SourceStatus struct {
 	// Warnings say what its last listing skipped or cut short (an
 	// operation whose server is not the API's, catalog limits).
 	Warnings []string
+	// OpenAPI marks a REST API's source; API is where its calls go (its
+	// base URL, else its document's server; "" when neither), BaseURL the
+	// base URL config.json gives it.
+	OpenAPI      bool
+	API, BaseURL string
 	// Elsewhere are the other origins, than its API's, an OpenAPI
 	// source's document puts operations on that it leaves out;
 	// AllowOrigin serves them.

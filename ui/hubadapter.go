@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"capabilities.sh/capabilities/hub"
@@ -96,7 +97,10 @@ func (u *hubAdapter) Status() (Status, error) {
 	}
 	for _, s := range st.Sources {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr,
-			Waiting: s.Waiting, Need: s.Need, Warnings: s.Warnings, Elsewhere: s.Elsewhere}
+			Waiting: s.Waiting, Need: s.Need, Warnings: s.Warnings, Elsewhere: s.Elsewhere, API: s.API}
+		if def := cfg.Sources[s.Name]; def != nil && def.OpenAPI != "" {
+			ss.OpenAPI, ss.BaseURL = true, def.BaseURL
+		}
 		for _, t := range u.h.SourceTools(s.Name) {
 			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode), Deprecated: t.Deprecated})
 		}
@@ -295,6 +299,20 @@ func (u *hubAdapter) RestartSource(name string) error { return u.h.RestartSource
 
 func (u *hubAdapter) SetSourceEnabled(name string, enabled bool) error {
 	return u.h.EditSource(u.ctx, name, func(s *config.Source) bool { return s.SetEnabled(enabled) })
+}
+
+func (u *hubAdapter) SetBaseURL(source, baseURL string) error {
+	baseURL = strings.TrimSpace(baseURL)
+	// A key in it goes to the keychain first, referenced, as the Add form
+	// and an import move one.
+	if problem := (&config.Source{OpenAPI: "-", BaseURL: baseURL}).SecretProblem(source); problem != "" {
+		return errors.New(problem)
+	}
+	return u.h.EditSource(u.ctx, source, func(s *config.Source) bool {
+		changed := s.BaseURL != baseURL
+		s.BaseURL = baseURL
+		return changed
+	})
 }
 
 func (u *hubAdapter) AllowOrigin(source, origin string) error {

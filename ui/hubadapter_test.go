@@ -293,6 +293,56 @@ func TestAdapterSourcesAndRunCalls(t *testing.T) {
 	}
 }
 
+// TestAdapterOpenAPISource: the window sees where an OpenAPI source's
+// calls go and what it leaves on another origin, and changes both: its
+// base URL (a key in it refused, as the Add form moves one and an edit
+// has no connection to store it in) and its origins. The window's Add
+// gives a base URL too.
+func TestAdapterOpenAPISource(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(doc, []byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"servers":[{"url":"https://your-domain.example.net"}],
+		"paths":{"/items":{"get":{"operationId":"list","responses":{"200":{"description":"ok"}}}},
+		"/upload":{"post":{"operationId":"upload","servers":[{"url":"https://uploads.example.net"}],"responses":{"200":{"description":"ok"}}}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"api": {OpenAPI: doc}}})
+	u := FromHub(context.Background(), h)
+	source := func() SourceStatus {
+		t.Helper()
+		st, err := u.Status()
+		if err != nil || len(st.Sources) != 1 {
+			t.Fatalf("status: %+v %v", st, err)
+		}
+		return st.Sources[0]
+	}
+	if s := source(); !s.OpenAPI || s.API != "https://your-domain.example.net" || s.BaseURL != "" || strings.Join(s.Elsewhere, " ") != "https://uploads.example.net:443" || s.Tools != 1 {
+		t.Errorf("status: %+v", s)
+	}
+	if err := u.SetBaseURL("api", " https://acme.example.net/api "); err != nil {
+		t.Fatal(err)
+	}
+	if s := source(); s.API != "https://acme.example.net/api" || s.BaseURL != "https://acme.example.net/api" {
+		t.Errorf("after setting the base URL: %+v", s)
+	}
+	err := u.SetBaseURL("api", "https://api.example.net/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw")
+	if err == nil || !strings.Contains(err.Error(), "https://api.example.net/${secret:url_path}") || h.Config().Sources["api"].BaseURL != "https://acme.example.net/api" {
+		t.Errorf("a key in the base URL: %v, config %q", err, h.Config().Sources["api"].BaseURL)
+	}
+	if err := u.AllowOrigin("api", "https://uploads.example.net:443"); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh(context.Background())
+	if s := source(); len(s.Elsewhere) != 0 || s.Tools != 2 || strings.Join(h.Config().Sources["api"].Origins, " ") != "https://uploads.example.net" {
+		t.Errorf("after allowing the origin: %+v, origins %q", s, h.Config().Sources["api"].Origins)
+	}
+	if err := u.SetBaseURL("api", ""); err != nil || source().API != "https://your-domain.example.net" {
+		t.Errorf("back to the document's server: %v %+v", err, source())
+	}
+	if err := u.AddSource(SourceSpec{Name: "other", OpenAPI: doc, BaseURL: "http://127.0.0.1:4010"}); err != nil || h.Config().Sources["other"].BaseURL != "http://127.0.0.1:4010" {
+		t.Errorf("added with a base URL: %v %+v", err, h.Config().Sources["other"])
+	}
+}
+
 // A REST API whose client gets its tokens on its own reaches the window
 // as ErrNeedsClientCredentials until its client is given (not as
 // ErrNeedsClient, whose form asks for a redirect port).

@@ -120,6 +120,43 @@ func (m *mainWindow) sourceActions(src SourceStatus) fyne.CanvasObject {
 	return box
 }
 
+// apiRow says where an OpenAPI source's calls go, and changes its base
+// URL: Change opens a field with the base URL config.json gives it; Save
+// writes it ("" goes back to the document's server).
+func (m *mainWindow) apiRow(src SourceStatus) fyne.CanvasObject {
+	name := src.Name
+	text := widget.NewLabel(apiText(src))
+	text.Wrapping = fyne.TextWrapWord
+	text.SizeName = theme.SizeNameCaptionText
+	if m.act.setBaseURL == nil {
+		return text
+	}
+	if m.editingBase != name {
+		change := widget.NewButton("Change base URL", func() {
+			m.editingBase = name
+			m.baseEntry = widget.NewEntry()
+			m.baseEntry.SetPlaceHolder("https://api.example.com/v1 (empty: the document's server)")
+			m.baseEntry.SetText(src.BaseURL)
+			m.renderSources()
+		})
+		if m.sourceBusy[name] {
+			change.Disable()
+		}
+		return container.NewBorder(nil, nil, nil, change, text)
+	}
+	save := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() {
+		base := m.baseEntry.Text
+		m.editingBase = ""
+		m.sourceAction(name, "Saved the base URL of", func(done func(error)) { m.act.setBaseURL(name, base, done) })
+	})
+	save.Importance = widget.HighImportance
+	cancel := widget.NewButton("Cancel", func() {
+		m.editingBase = ""
+		m.renderSources()
+	})
+	return container.NewVBox(text, container.NewBorder(nil, nil, nil, container.NewHBox(save, cancel), m.baseEntry))
+}
+
 // originRow offers to serve the operations an OpenAPI source leaves out
 // on origin: the first tap asks, naming what goes there, the second
 // allows it.

@@ -231,6 +231,43 @@ func TestSourcesTabServesAnotherOrigin(t *testing.T) {
 	}
 }
 
+// An OpenAPI source's row says where its calls go, and changes its base
+// URL: the field keeps what is typed while the hub's state refreshes the
+// window, and Save writes it.
+func TestSourcesTabChangesTheBaseURL(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	h.status.Sources = append(h.status.Sources, SourceStatus{Name: "jira", State: SourceUp, Tools: 499, OpenAPI: true, API: "https://your-domain.atlassian.net"})
+	c := newTestController(t, h, t0)
+	m := c.main
+	m.show(tabSources)
+	if row := texts(sourceRowOf(t, m, "jira")); !slices.Contains(row, "API: https://your-domain.atlassian.net (its document's server)") {
+		t.Fatalf("the row: %q", row)
+	}
+	if slices.ContainsFunc(texts(sourceRowOf(t, m, "github")), func(s string) bool { return strings.HasPrefix(s, "API:") }) {
+		t.Error("an MCP source's row names an API")
+	}
+	test.Tap(findButton(sourceRowOf(t, m, "jira"), "Change base URL"))
+	m.baseEntry.SetText("https://acme.atlassian.net")
+	h.emit(Event{Kind: EventSource})
+	c.step()
+	if m.baseEntry.Text != "https://acme.atlassian.net" || findButton(sourceRowOf(t, m, "jira"), "Save") == nil {
+		t.Fatalf("after a refresh: field %q, row %q", m.baseEntry.Text, texts(sourceRowOf(t, m, "jira")))
+	}
+	test.Tap(findButton(sourceRowOf(t, m, "jira"), "Save"))
+	c.step()
+	if diff := cmp.Diff([]string{"jira https://acme.atlassian.net"}, h.baseURLs); diff != "" {
+		t.Errorf("base URLs set (-want +got):\n%s", diff)
+	}
+	row := texts(sourceRowOf(t, m, "jira"))
+	if !slices.Contains(row, "API: https://acme.atlassian.net (its base URL)") || !slices.Contains(row, "Saved the base URL of jira.") || findButton(sourceRowOf(t, m, "jira"), "Change base URL") == nil {
+		t.Errorf("after saving: %q", row)
+	}
+	if got := apiText(SourceStatus{OpenAPI: true}); !strings.Contains(got, "set its base URL") {
+		t.Errorf("no server: %q", got)
+	}
+}
+
 // A source of a thousand tools opens its list at once: the list draws the
 // rows in view, a filter narrows it by name, title or policy mode, and a
 // refresh of the hub's state keeps the filter.

@@ -163,6 +163,17 @@ func sourceSummary(s SourceStatus) string {
 	return ""
 }
 
+// apiText says where an OpenAPI source's calls go.
+func apiText(s SourceStatus) string {
+	switch {
+	case s.API == "":
+		return "API: none yet: its document names no server it can use; set its base URL."
+	case s.BaseURL != "":
+		return "API: " + s.API + " (its base URL)"
+	}
+	return "API: " + s.API + " (its document's server)"
+}
+
 // stderrText is the tail of a source's stderr as the window shows it.
 func stderrText(lines []string) string {
 	if len(lines) == 0 {

@@ -54,6 +54,7 @@ type actions struct {
 	restartSource    func(name string, done func(error))
 	setSourceEnabled func(name string, enabled bool, done func(error))
 	allowOrigin      func(source, origin string, done func(error))
+	setBaseURL       func(source, baseURL string, done func(error))
 	// The connection form's actions besides saving a secret.
 	setDefaultConnection func(source, connection string, done func(error))
 	removeConnection     func(source, connection string, done func(error))
@@ -119,6 +120,8 @@ type mainWindow struct {
 	sourceBusy    map[string]bool   // an action on the source runs
 	removing      string            // the source whose Remove asks to confirm
 	allowing      string            // the source and origin (" ") whose Allow asks to confirm
+	editingBase   string            // the OpenAPI source whose base URL is being changed
+	baseEntry     *widget.Entry     // its new base URL, kept across renders
 	sourcesScroll *container.Scroll
 	addForm       fyne.CanvasObject // the Add a source form
 	addName       *widget.Entry
@@ -610,6 +613,9 @@ func (m *mainWindow) renderSources() []string {
 			w.SizeName = theme.SizeNameCaptionText
 			w.Importance = widget.WarningImportance
 			row.Add(w)
+		}
+		if src.OpenAPI {
+			row.Add(m.apiRow(src))
 		}
 		for _, origin := range src.Elsewhere {
 			row.Add(m.originRow(src.Name, origin))

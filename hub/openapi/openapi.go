@@ -786,24 +786,6 @@ func (o *Sources) need(doc *openapiDoc, def *config.Source, source, conn string,
 	return strings.Join(wants, "; or ")
 }
 
-// Elsewhere returns the origins, other than its API's, on which source's
-// document puts operations the source leaves out, its "origins" not
-// listing them; nil when none, or the document is not loaded yet.
-func (o *Sources) Elsewhere(source string) []string {
-	doc, def := o.loaded(source)
-	if doc == nil || def == nil {
-		return nil
-	}
-	var out []string
-	for _, op := range doc.ops {
-		if origin := doc.elsewhere(op); !doc.serves(def, op) && !slices.Contains(out, origin) {
-			out = append(out, origin)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // Needs says what source's default connection does not provide that its
 // operations' security schemes ask for: how many of its operations wait
 // for credentials, of how many, and the need of the most of them, worded

@@ -503,8 +503,15 @@ func (h *fakeHub) AddProfile(spec ProfileSpec) error {
 	if spec.Direct {
 		mode = "direct"
 	}
+	var sources []string
+	for _, src := range spec.Sources {
+		if c := spec.Connections[src]; c != "" {
+			src += ":" + c
+		}
+		sources = append(sources, src)
+	}
 	h.status.Profiles = append(h.status.Profiles, spec.Name)
-	h.status.ProfileList = append(h.status.ProfileList, ProfileSummary{Name: spec.Name, Mode: mode, Sources: spec.Sources, ReadOnly: spec.ReadOnly})
+	h.status.ProfileList = append(h.status.ProfileList, ProfileSummary{Name: spec.Name, Mode: mode, Sources: sources, ReadOnly: spec.ReadOnly})
 	return nil
 }
 

@@ -247,6 +247,9 @@ type ProfileSpec struct {
 	Sources  []string
 	Direct   bool
 	ReadOnly bool
+	// Connections pins, by source, the one connection the profile's
+	// clients use; the source's others are refused to them.
+	Connections map[string]string
 }
 
 // SkillInfo is one skill search shows.

@@ -130,7 +130,7 @@ func (u *hubAdapter) Status() (Status, error) {
 }
 
 func (u *hubAdapter) AddProfile(spec ProfileSpec) error {
-	p := &config.Profile{Sources: spec.Sources, Mode: config.ProfileCode, ReadOnly: spec.ReadOnly}
+	p := &config.Profile{Sources: spec.Sources, Mode: config.ProfileCode, ReadOnly: spec.ReadOnly, Connections: spec.Connections}
 	if spec.Direct {
 		p.Mode = config.ProfileDirect
 	}

@@ -343,6 +343,28 @@ func TestAdapterOpenAPISource(t *testing.T) {
 	}
 }
 
+// TestAdapterProfilePins: a profile added in the window pins the
+// connection picked for a source; one the source lacks is refused.
+func TestAdapterProfilePins(t *testing.T) {
+	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
+	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"svc": {URL: url,
+		Connections: map[string]*config.Connection{"work": {Default: true}, "personal": {}}}}})
+	u := FromHub(context.Background(), h)
+	if err := u.AddProfile(ProfileSpec{Name: "home", Sources: []string{"svc"}, Connections: map[string]string{"svc": "personal"}}); err != nil {
+		t.Fatal(err)
+	}
+	if p := h.Config().Profiles["home"]; p == nil || p.Connections["svc"] != "personal" {
+		t.Errorf("the profile in config.json: %+v", p)
+	}
+	st, err := u.Status()
+	if err != nil || len(st.ProfileList) != 1 || strings.Join(st.ProfileList[0].Sources, " ") != "svc:personal" {
+		t.Errorf("the profile as listed: %+v %v", st.ProfileList, err)
+	}
+	if err := u.AddProfile(ProfileSpec{Name: "other", Sources: []string{"svc"}, Connections: map[string]string{"svc": "nope"}}); err == nil {
+		t.Error("a pin to a connection svc lacks was added")
+	}
+}
+
 // A REST API whose client gets its tokens on its own reaches the window
 // as ErrNeedsClientCredentials until its client is given (not as
 // ErrNeedsClient, whose form asks for a redirect port).

@@ -14,15 +14,18 @@ import (
 )
 
 // profilesSection is the Clients tab's list of profiles, each with what it
-// shows and Remove, and the form that adds one: its sources (each on its
-// default connection), direct mode and read-only. Pinned connections and
-// a profile's own rules are set with 'capabilities profile add'.
+// shows and Remove, and the form that adds one: its sources, the one
+// connection it uses of a source that has several (or all of them),
+// direct mode and read-only. A profile's own rules are set with
+// 'capabilities profile add'.
 func (m *mainWindow) profilesSection() fyne.CanvasObject {
 	m.profilesBox = container.NewVBox()
 	m.profileName = widget.NewEntry()
 	m.profileName.SetPlaceHolder("profile name, e.g. work or reader")
-	m.profileSources = widget.NewCheckGroup(nil, nil)
+	m.profileSources = widget.NewCheckGroup(nil, func([]string) { m.renderPins() })
 	m.profileSources.Horizontal = true
+	m.profilePins = container.NewVBox()
+	m.pinSelects = map[string]*widget.Select{}
 	m.profileDirect = widget.NewCheck("Direct mode: each tool is an MCP tool of its own, instead of search, describe and execute", nil)
 	m.profileReadOnly = widget.NewCheck("Read-only: refuse every call to a tool that is not read-only", nil)
 	m.profileAdd = widget.NewButtonWithIcon("Add profile", theme.ContentAddIcon(), m.addProfile)
@@ -30,11 +33,11 @@ func (m *mainWindow) profilesSection() fyne.CanvasObject {
 	m.profileResult = widget.NewLabel("")
 	m.profileResult.Wrapping = fyne.TextWrapWord
 	intro := widget.NewLabel("A profile is a view of the hub a client selects: only its sources exist for that client. " +
-		"Pin a source's connection or add the profile's own rules with 'capabilities profile add'.")
+		"Add the profile's own policy rules with 'capabilities profile add'.")
 	intro.Wrapping = fyne.TextWrapWord
 	sources := widget.NewLabel("Sources")
 	return container.NewVBox(heading("Profiles"), intro, m.profilesBox,
-		m.profileName, container.NewBorder(nil, nil, sources, nil, m.profileSources),
+		m.profileName, container.NewBorder(nil, nil, sources, nil, m.profileSources), m.profilePins,
 		m.profileDirect, m.profileReadOnly,
 		container.NewBorder(nil, nil, nil, m.profileAdd, m.profileResult))
 }
@@ -75,7 +78,65 @@ func (m *mainWindow) renderProfiles() {
 		}
 		m.profileSources.Refresh()
 	}
+	m.renderPins()
 	m.profilesBox.Refresh()
+}
+
+// renderPins offers, for each picked source with more than one
+// connection, the one the profile uses, or all of them (a call names
+// one; the default when it names none).
+func (m *mainWindow) renderPins() {
+	m.profilePins.Objects = nil
+	for _, name := range m.profileSources.Selected {
+		var conns []ConnectionStatus
+		for _, s := range m.snap.status.Sources {
+			if s.Name == name {
+				conns = s.Connections
+			}
+		}
+		if len(conns) < 2 {
+			continue
+		}
+		options := []string{pinAll(conns)}
+		for _, c := range conns {
+			options = append(options, pinOnly+c.Name)
+		}
+		sel := m.pinSelects[name]
+		if sel == nil || strings.Join(sel.Options, "\x00") != strings.Join(options, "\x00") {
+			sel = widget.NewSelect(options, nil)
+			sel.SetSelectedIndex(0)
+			m.pinSelects[name] = sel
+		}
+		m.profilePins.Add(container.NewBorder(nil, nil, widget.NewLabel(name+"'s connections"), nil, sel))
+	}
+	m.profilePins.Refresh()
+}
+
+// pinOnly starts a connection picker's option that pins one connection.
+const pinOnly = "only "
+
+// pinAll is a connection picker's first option: no pin.
+func pinAll(conns []ConnectionStatus) string {
+	for _, c := range conns {
+		if c.Default {
+			return "all (a call names one; " + c.Name + " when it names none)"
+		}
+	}
+	return "all (a call names one)"
+}
+
+// profilePinsOf returns the connections the pickers pin for sources.
+func profilePinsOf(sources []string, selects map[string]*widget.Select) map[string]string {
+	pins := map[string]string{}
+	for _, name := range sources {
+		if sel := selects[name]; sel != nil && strings.HasPrefix(sel.Selected, pinOnly) {
+			pins[name] = strings.TrimPrefix(sel.Selected, pinOnly)
+		}
+	}
+	if len(pins) == 0 {
+		return nil
+	}
+	return pins
 }
 
 // profileWords says what a profile shows, as 'profile list' does.
@@ -91,7 +152,7 @@ func profileWords(p ProfileSummary) string {
 }
 
 // profileSpec checks the Add profile form and makes the profile of it.
-func profileSpec(name string, sources []string, direct, readOnly bool) (ProfileSpec, error) {
+func profileSpec(name string, sources []string, pins map[string]string, direct, readOnly bool) (ProfileSpec, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
@@ -99,11 +160,11 @@ func profileSpec(name string, sources []string, direct, readOnly bool) (ProfileS
 	case len(sources) == 0:
 		return ProfileSpec{}, errors.New("pick the sources the profile shows")
 	}
-	return ProfileSpec{Name: name, Sources: sources, Direct: direct, ReadOnly: readOnly}, nil
+	return ProfileSpec{Name: name, Sources: sources, Connections: pins, Direct: direct, ReadOnly: readOnly}, nil
 }
 
 func (m *mainWindow) addProfile() {
-	spec, err := profileSpec(m.profileName.Text, m.profileSources.Selected, m.profileDirect.Checked, m.profileReadOnly.Checked)
+	spec, err := profileSpec(m.profileName.Text, m.profileSources.Selected, profilePinsOf(m.profileSources.Selected, m.pinSelects), m.profileDirect.Checked, m.profileReadOnly.Checked)
 	if err != nil {
 		tell(m.profileResult, err, "Not added", "")
 		return
@@ -114,6 +175,7 @@ func (m *mainWindow) addProfile() {
 		if err == nil {
 			m.profileName.SetText("")
 			m.profileSources.SetSelected(nil)
+			clear(m.pinSelects)
 			m.profileDirect.SetChecked(false)
 			m.profileReadOnly.SetChecked(false)
 		}

@@ -596,12 +596,22 @@ func TestClientsTabProfiles(t *testing.T) {
 	}
 	m.profileSources.SetSelected([]string{"github", "memory"})
 	m.profileReadOnly.SetChecked(true)
+	// github has two connections: the profile uses all of them, or one.
+	if len(m.profilePins.Objects) != 1 || !slices.Contains(texts(m.profilePins), "github's connections") {
+		t.Fatalf("the connection pickers: %q", texts(m.profilePins))
+	}
+	pick := m.pinSelects["github"]
+	if diff := cmp.Diff([]string{"all (a call names one; work when it names none)", "only work", "only personal"}, pick.Options); diff != "" || pick.SelectedIndex() != 0 {
+		t.Errorf("github's choices (-want +got):\n%s", diff)
+	}
+	pick.SetSelected("only work")
+	m.profileName.SetText("reader")
 	test.Tap(m.profileAdd)
 	c.step()
-	if !strings.Contains(m.profileResult.Text, "Added profile reader.") || m.profileName.Text != "" || len(m.profileSources.Selected) != 0 {
-		t.Errorf("after adding: %q, name %q, picked %v", m.profileResult.Text, m.profileName.Text, m.profileSources.Selected)
+	if !strings.Contains(m.profileResult.Text, "Added profile reader.") || m.profileName.Text != "" || len(m.profileSources.Selected) != 0 || len(m.profilePins.Objects) != 0 {
+		t.Errorf("after adding: %q, name %q, picked %v, pickers %d", m.profileResult.Text, m.profileName.Text, m.profileSources.Selected, len(m.profilePins.Objects))
 	}
-	if !strings.Contains(strings.Join(texts(m.profilesBox), "\n"), "code mode; sources github, memory; read-only") {
+	if !strings.Contains(strings.Join(texts(m.profilesBox), "\n"), "code mode; sources github:work, memory; read-only") {
 		t.Errorf("the added profile:\n%s", strings.Join(texts(m.profilesBox), "\n"))
 	}
 	if !slices.Contains(m.profilePick.Options, "reader") {

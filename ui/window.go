@@ -145,6 +145,8 @@ type mainWindow struct {
 	profilesBox     *fyne.Container
 	profileName     *widget.Entry
 	profileSources  *widget.CheckGroup
+	profilePins     *fyne.Container           // a connection picker per picked source with several
+	pinSelects      map[string]*widget.Select // by source, kept across renders
 	profileDirect   *widget.Check
 	profileReadOnly *widget.Check
 	profileAdd      *widget.Button

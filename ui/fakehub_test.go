@@ -5,6 +5,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -511,7 +512,11 @@ func (h *fakeHub) AddProfile(spec ProfileSpec) error {
 		sources = append(sources, src)
 	}
 	h.status.Profiles = append(h.status.Profiles, spec.Name)
-	h.status.ProfileList = append(h.status.ProfileList, ProfileSummary{Name: spec.Name, Mode: mode, Sources: sources, ReadOnly: spec.ReadOnly})
+	var rules []string
+	for _, target := range slices.Sorted(maps.Keys(spec.Rules)) {
+		rules = append(rules, target+"="+spec.Rules[target])
+	}
+	h.status.ProfileList = append(h.status.ProfileList, ProfileSummary{Name: spec.Name, Mode: mode, Sources: sources, ReadOnly: spec.ReadOnly, Rules: rules})
 	return nil
 }
 

@@ -250,6 +250,9 @@ type ProfileSpec struct {
 	// Connections pins, by source, the one connection the profile's
 	// clients use; the source's others are refused to them.
 	Connections map[string]string
+	// Rules are the profile's own policy rules, target to mode (allow,
+	// ask or deny): they apply after the person's and only tighten them.
+	Rules map[string]string
 }
 
 // SkillInfo is one skill search shows.

@@ -134,6 +134,16 @@ func (u *hubAdapter) AddProfile(spec ProfileSpec) error {
 	if spec.Direct {
 		p.Mode = config.ProfileDirect
 	}
+	for target, mode := range spec.Rules {
+		m, err := config.ParseMode(mode)
+		if err != nil {
+			return fmt.Errorf("rule %s=%s: %w", target, mode, err)
+		}
+		if p.Policy == nil {
+			p.Policy = map[string]config.Mode{}
+		}
+		p.Policy[target] = m
+	}
 	return u.h.PutProfile(u.ctx, spec.Name, p, false)
 }
 

@@ -344,16 +344,17 @@ func TestAdapterOpenAPISource(t *testing.T) {
 }
 
 // TestAdapterProfilePins: a profile added in the window pins the
-// connection picked for a source; one the source lacks is refused.
+// connection picked for a source and keeps its own rules; a pin to a
+// connection the source lacks is refused.
 func TestAdapterProfilePins(t *testing.T) {
 	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
 	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"svc": {URL: url,
 		Connections: map[string]*config.Connection{"work": {Default: true}, "personal": {}}}}})
 	u := FromHub(context.Background(), h)
-	if err := u.AddProfile(ProfileSpec{Name: "home", Sources: []string{"svc"}, Connections: map[string]string{"svc": "personal"}}); err != nil {
+	if err := u.AddProfile(ProfileSpec{Name: "home", Sources: []string{"svc"}, Connections: map[string]string{"svc": "personal"}, Rules: map[string]string{"svc.echo": "ask"}}); err != nil {
 		t.Fatal(err)
 	}
-	if p := h.Config().Profiles["home"]; p == nil || p.Connections["svc"] != "personal" {
+	if p := h.Config().Profiles["home"]; p == nil || p.Connections["svc"] != "personal" || p.Policy["svc.echo"] != config.Ask {
 		t.Errorf("the profile in config.json: %+v", p)
 	}
 	st, err := u.Status()

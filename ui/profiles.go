@@ -15,9 +15,8 @@ import (
 
 // profilesSection is the Clients tab's list of profiles, each with what it
 // shows and Remove, and the form that adds one: its sources, the one
-// connection it uses of a source that has several (or all of them),
-// direct mode and read-only. A profile's own rules are set with
-// 'capabilities profile add'.
+// connection it uses of a source that has several (or all of them), its
+// own rules, direct mode and read-only.
 func (m *mainWindow) profilesSection() fyne.CanvasObject {
 	m.profilesBox = container.NewVBox()
 	m.profileName = widget.NewEntry()
@@ -26,19 +25,21 @@ func (m *mainWindow) profilesSection() fyne.CanvasObject {
 	m.profileSources.Horizontal = true
 	m.profilePins = container.NewVBox()
 	m.pinSelects = map[string]*widget.Select{}
+	m.profileRules = widget.NewEntry()
+	m.profileRules.SetPlaceHolder("its own rules (optional; they only tighten yours): linear.*=ask github.deleteRepo=deny")
 	m.profileDirect = widget.NewCheck("Direct mode: each tool is an MCP tool of its own, instead of search, describe and execute", nil)
 	m.profileReadOnly = widget.NewCheck("Read-only: refuse every call to a tool that is not read-only", nil)
 	m.profileAdd = widget.NewButtonWithIcon("Add profile", theme.ContentAddIcon(), m.addProfile)
 	m.profileAdd.Importance = widget.HighImportance
 	m.profileResult = widget.NewLabel("")
 	m.profileResult.Wrapping = fyne.TextWrapWord
-	intro := widget.NewLabel("A profile is a view of the hub a client selects: only its sources exist for that client. " +
-		"Add the profile's own policy rules with 'capabilities profile add'.")
+	intro := widget.NewLabel("A profile is a view of the hub a client selects: only its sources exist for that client, " +
+		"and its own rules apply after yours.")
 	intro.Wrapping = fyne.TextWrapWord
 	sources := widget.NewLabel("Sources")
 	return container.NewVBox(heading("Profiles"), intro, m.profilesBox,
 		m.profileName, container.NewBorder(nil, nil, sources, nil, m.profileSources), m.profilePins,
-		m.profileDirect, m.profileReadOnly,
+		m.profileRules, m.profileDirect, m.profileReadOnly,
 		container.NewBorder(nil, nil, nil, m.profileAdd, m.profileResult))
 }
 
@@ -152,7 +153,7 @@ func profileWords(p ProfileSummary) string {
 }
 
 // profileSpec checks the Add profile form and makes the profile of it.
-func profileSpec(name string, sources []string, pins map[string]string, direct, readOnly bool) (ProfileSpec, error) {
+func profileSpec(name string, sources []string, pins map[string]string, rules string, direct, readOnly bool) (ProfileSpec, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
@@ -160,11 +161,22 @@ func profileSpec(name string, sources []string, pins map[string]string, direct, 
 	case len(sources) == 0:
 		return ProfileSpec{}, errors.New("pick the sources the profile shows")
 	}
-	return ProfileSpec{Name: name, Sources: sources, Connections: pins, Direct: direct, ReadOnly: readOnly}, nil
+	spec := ProfileSpec{Name: name, Sources: sources, Connections: pins, Direct: direct, ReadOnly: readOnly}
+	for _, r := range strings.FieldsFunc(rules, func(c rune) bool { return c == ',' || c == ' ' || c == '\t' || c == '\n' }) {
+		target, mode, ok := strings.Cut(r, "=")
+		if !ok || target == "" || (mode != PolicyAllow && mode != PolicyAsk && mode != PolicyDeny) {
+			return ProfileSpec{}, fmt.Errorf("rule %q: write TARGET=MODE, MODE allow, ask or deny (github.createIssue=ask, linear.*=deny)", r)
+		}
+		if spec.Rules == nil {
+			spec.Rules = map[string]string{}
+		}
+		spec.Rules[target] = mode
+	}
+	return spec, nil
 }
 
 func (m *mainWindow) addProfile() {
-	spec, err := profileSpec(m.profileName.Text, m.profileSources.Selected, profilePinsOf(m.profileSources.Selected, m.pinSelects), m.profileDirect.Checked, m.profileReadOnly.Checked)
+	spec, err := profileSpec(m.profileName.Text, m.profileSources.Selected, profilePinsOf(m.profileSources.Selected, m.pinSelects), m.profileRules.Text, m.profileDirect.Checked, m.profileReadOnly.Checked)
 	if err != nil {
 		tell(m.profileResult, err, "Not added", "")
 		return
@@ -176,6 +188,7 @@ func (m *mainWindow) addProfile() {
 			m.profileName.SetText("")
 			m.profileSources.SetSelected(nil)
 			clear(m.pinSelects)
+			m.profileRules.SetText("")
 			m.profileDirect.SetChecked(false)
 			m.profileReadOnly.SetChecked(false)
 		}

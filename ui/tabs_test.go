@@ -606,12 +606,18 @@ func TestClientsTabProfiles(t *testing.T) {
 	}
 	pick.SetSelected("only work")
 	m.profileName.SetText("reader")
+	m.profileRules.SetText("memory.*=ask, github.createIssue=maybe")
+	test.Tap(m.profileAdd)
+	if !strings.Contains(m.profileResult.Text, `rule "github.createIssue=maybe": write TARGET=MODE`) {
+		t.Errorf("a bad rule: %q", m.profileResult.Text)
+	}
+	m.profileRules.SetText("memory.*=ask, github.createIssue=deny")
 	test.Tap(m.profileAdd)
 	c.step()
-	if !strings.Contains(m.profileResult.Text, "Added profile reader.") || m.profileName.Text != "" || len(m.profileSources.Selected) != 0 || len(m.profilePins.Objects) != 0 {
+	if !strings.Contains(m.profileResult.Text, "Added profile reader.") || m.profileName.Text != "" || len(m.profileSources.Selected) != 0 || len(m.profilePins.Objects) != 0 || m.profileRules.Text != "" {
 		t.Errorf("after adding: %q, name %q, picked %v, pickers %d", m.profileResult.Text, m.profileName.Text, m.profileSources.Selected, len(m.profilePins.Objects))
 	}
-	if !strings.Contains(strings.Join(texts(m.profilesBox), "\n"), "code mode; sources github:work, memory; read-only") {
+	if !strings.Contains(strings.Join(texts(m.profilesBox), "\n"), "code mode; sources github:work, memory; read-only; rules github.createIssue=deny, memory.*=ask") {
 		t.Errorf("the added profile:\n%s", strings.Join(texts(m.profilesBox), "\n"))
 	}
 	if !slices.Contains(m.profilePick.Options, "reader") {

@@ -147,6 +147,7 @@ type mainWindow struct {
 	profileSources  *widget.CheckGroup
 	profilePins     *fyne.Container           // a connection picker per picked source with several
 	pinSelects      map[string]*widget.Select // by source, kept across renders
+	profileRules    *widget.Entry
 	profileDirect   *widget.Check
 	profileReadOnly *widget.Check
 	profileAdd      *widget.Button

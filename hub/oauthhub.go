@@ -160,11 +160,7 @@ func (h *Hub) secretSlot(cfg *config.Config, source, conn, tool string) (SecretS
 			return slot, nil
 		}
 	}
-	how := "--env VAR"
-	if s.URL != "" || s.OpenAPI != "" {
-		how = "--header NAME"
-	}
-	return SecretSlot{}, fmt.Errorf("the hub cannot tell where the secret of %s goes; say it in a terminal: capabilities connection add %s %s %s", source, source, conn, how)
+	return SecretSlot{}, &config.NoSecretPlaceError{Source: source, Conn: conn, Env: s.Command != ""}
 }
 
 // SetSecret stores the secret of one connection in the keychain, where

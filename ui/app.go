@@ -169,6 +169,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		setSecret: func(source, conn, secret string, done func(error)) {
 			c.act(func() error { return h.SetSecret(source, conn, secret) }, done)
 		},
+		setSecretIn: func(source, conn, name string, bearer bool, secret string, done func(error)) {
+			c.act(func() error { return h.SetSecretIn(source, conn, name, bearer, secret) }, done)
+		},
 		secretPlace: func(source, conn string, done func(string, bool, error)) {
 			c.enqueue(func() {
 				where, signIn, err := h.SecretPlace(source, conn)

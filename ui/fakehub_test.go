@@ -42,7 +42,11 @@ type fakeHub struct {
 	enabled   []sourceToggle
 	allowed   []string // AllowOrigin's calls, "source origin"
 	baseURLs  []string // SetBaseURL's calls, "source base"
-	sourceErr error    // the source actions fail with it, when set
+	// noPlace: SecretPlace cannot tell where these sources' secrets go
+	// (true: a stdio source's); placed is SetSecretIn's calls.
+	noPlace   map[string]bool
+	placed    []string
+	sourceErr error // the source actions fail with it, when set
 
 	logins   []loginCall
 	logouts  []loginCall
@@ -351,10 +355,26 @@ func (h *fakeHub) SetSecret(source, connection, secret string) error {
 // SecretPlace: the fake's sources take their secret in the header
 // X-Api-Key, except "linear", which signs in.
 func (h *fakeHub) SecretPlace(source, connection string) (string, bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if env, ok := h.noPlace[source]; ok {
+		return "", false, &NoSecretPlace{Env: env, Message: "the hub cannot tell where the secret of " + source + " goes"}
+	}
 	if source == "linear" {
 		return "", true, nil
 	}
 	return "header X-Api-Key", false, nil
+}
+
+// SetSecretIn records the place with the secret, and from then on the
+// source's secret has that place.
+func (h *fakeHub) SetSecretIn(source, connection, name string, bearer bool, secret string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.placed = append(h.placed, fmt.Sprintf("%s %s %s bearer=%v", source, connection, name, bearer))
+	h.secrets = append(h.secrets, secretCall{source, connection, secret})
+	delete(h.noPlace, source)
+	return nil
 }
 
 func (h *fakeHub) ChangedTools() ([]ToolChange, error) {

@@ -49,8 +49,14 @@ type Hub interface {
 	SetSecret(source, connection, secret string) error
 	// SecretPlace says what the secret of a source's connection fills
 	// ("header X-Api-Key", "environment variable GITHUB_TOKEN"), or that
-	// an OAuth sign-in provides it; an error when the hub cannot tell.
+	// an OAuth sign-in provides it; an error when the hub cannot tell,
+	// *NoSecretPlace when the person can say it.
 	SecretPlace(source, connection string) (where string, signIn bool, err error)
+	// SetSecretIn stores a secret as SetSecret does, in the place the
+	// person names where the hub cannot tell (NoSecretPlace): the
+	// environment variable name of a stdio source, or the header name of
+	// an HTTP source, after "Bearer " when bearer.
+	SetSecretIn(source, connection, name string, bearer bool, secret string) error
 	// ChangedTools returns upstream tools whose definition changed since it
 	// was accepted, and sources' skills whose entry did (skill:...); the hub
 	// asks before calling such a tool and tells the model of such a skill.
@@ -111,6 +117,17 @@ type Hub interface {
 	// LogFile is the hub's log file.
 	LogFile() string
 }
+
+// NoSecretPlace is SecretPlace's error when the connection references no
+// secret and the source is an MCP server: where its secret goes is the
+// person's to say (SetSecretIn), an environment variable (Env: a stdio
+// source) or a header.
+type NoSecretPlace struct {
+	Env     bool
+	Message string
+}
+
+func (e *NoSecretPlace) Error() string { return e.Message }
 
 // The errors the Hub methods return reach the person: the window shows
 // them where the data would be, and the tray's status line says the hub

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/config"
@@ -231,7 +233,25 @@ func (u *hubAdapter) SetSecret(source, connection, secret string) error {
 
 func (u *hubAdapter) SecretPlace(source, connection string) (string, bool, error) {
 	slot, err := u.h.SecretSlot(source, connection, "")
+	if np := (*config.NoSecretPlaceError)(nil); errors.As(err, &np) {
+		err = &NoSecretPlace{Env: np.Env, Message: np.Error()}
+	}
 	return slot.Where, slot.SignIn, err
+}
+
+func (u *hubAdapter) SetSecretIn(source, connection, name string, bearer bool, secret string) error {
+	name = strings.TrimSpace(name)
+	if s := u.h.Config().Sources[source]; s != nil && s.Command == "" && !httpguts.ValidHeaderFieldName(name) {
+		return fmt.Errorf("%q is not a header name: letters, digits and dashes, such as Authorization or X-Api-Key", name)
+	}
+	err := u.h.EditSource(u.ctx, source, func(s *config.Source) bool {
+		connection = s.PlaceSecret(connection, name, bearer)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return u.h.SetSecret(u.ctx, source, connection, secret)
 }
 
 func (u *hubAdapter) ChangedTools() ([]ToolChange, error) {

@@ -366,6 +366,50 @@ func TestAdapterProfilePins(t *testing.T) {
 	}
 }
 
+// TestAdapterSecretIn: where an MCP server's connection references no
+// secret, the window hears that the person says where it goes, and the
+// secret is kept there: a header of an HTTP server (a bearer token), an
+// environment variable of a program.
+func TestAdapterSecretIn(t *testing.T) {
+	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
+	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}, "prog": {Command: "/bin/true", Disabled: true}}})
+	u := FromHub(context.Background(), h)
+	for source, env := range map[string]bool{"svc": false, "prog": true} {
+		_, _, err := u.SecretPlace(source, "")
+		var np *NoSecretPlace
+		if !errors.As(err, &np) || np.Env != env {
+			t.Errorf("%s: %v", source, err)
+		}
+	}
+	if err := u.SetSecretIn("svc", "", "X Api Key", false, "tok-123"); err == nil || !strings.Contains(err.Error(), `"X Api Key" is not a header name`) {
+		t.Errorf("a header name with blanks: %v", err)
+	}
+	if err := u.SetSecretIn("prog", "", "PROG-TOKEN", false, "prog-456"); err == nil || !strings.Contains(err.Error(), "not a valid environment variable name") {
+		t.Errorf("a variable name with a dash: %v", err)
+	}
+	if err := u.SetSecretIn("svc", "", "Authorization", true, "tok-123"); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.SetSecretIn("prog", "work", "PROG_TOKEN", false, "prog-456"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := h.Config()
+	if c := cfg.Sources["svc"].Connections["default"]; c == nil || c.Headers["Authorization"] != "Bearer ${secret:Authorization}" {
+		t.Errorf("svc's connection: %+v", c)
+	}
+	if c := cfg.Sources["prog"].Connections["work"]; c == nil || c.Env["PROG_TOKEN"] != "${secret:PROG_TOKEN}" {
+		t.Errorf("prog's connection: %+v", c)
+	}
+	for source, want := range map[string]string{"svc": "header Authorization", "prog": "environment variable PROG_TOKEN"} {
+		if where, _, err := u.SecretPlace(source, ""); err != nil || where != want {
+			t.Errorf("%s now: %q %v", source, where, err)
+		}
+	}
+	if !h.HasSecrets("svc", "default") || !h.HasSecrets("prog", "work") {
+		t.Error("a secret is not in the keychain")
+	}
+}
+
 // A REST API whose client gets its tokens on its own reaches the window
 // as ErrNeedsClientCredentials until its client is given (not as
 // ErrNeedsClient, whose form asks for a redirect port).

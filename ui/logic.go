@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -152,11 +153,16 @@ func policyHint(n int) string {
 // the picked connection fills, that a sign-in provides it, or what the hub
 // said when it cannot tell.
 func secretPlaceText(source, where string, signIn bool, err error) string {
+	var np *NoSecretPlace
 	switch {
 	case source == "":
 		return "Pick a source to see where its secret goes."
 	case signIn:
 		return source + " signs in with OAuth: use its Sign in button above; there is no secret to enter."
+	case errors.As(err, &np) && np.Env:
+		return source + " is a program the hub starts: name below the environment variable it reads the secret from (its documentation says which)."
+	case errors.As(err, &np):
+		return source + " is a server the hub reaches over HTTP: name below the header that carries the secret."
 	case err != nil:
 		return err.Error()
 	case where == "":

@@ -31,6 +31,8 @@ const (
 type actions struct {
 	review    func(approvalID string)
 	setSecret func(source, connection, secret string, done func(error))
+	// setSecretIn stores one where the person says it goes (Hub.SetSecretIn).
+	setSecretIn func(source, connection, name string, bearer bool, secret string, done func(error))
 	// secretPlace says what a connection's secret fills (Hub.SecretPlace).
 	secretPlace func(source, connection string, done func(where string, signIn bool, err error))
 	// changedDefinition reads a changed tool's definitions (Hub.ChangedDefinition).
@@ -96,14 +98,21 @@ type mainWindow struct {
 	runCallsOf                             string // the run and state whose calls runCalls shows or reads
 	runDetail                              *container.AppTabs
 
-	importBox     *fyne.Container // the import offer, empty when none
-	sourcesBox    *fyne.Container
-	signingIn     map[string]bool        // source + "/" + connection: a Login runs
-	signInErr     map[string]string      // the last Login error per connection
-	clientForms   map[string]*clientForm // connections whose server needs a client registered beforehand
-	signInDone    chan string            // tests: the key of a sign-in that reported back
-	secretSource  *widget.Select
-	secretWhere   *widget.Label // what the secret fills, or that a sign-in provides it
+	importBox    *fyne.Container // the import offer, empty when none
+	sourcesBox   *fyne.Container
+	signingIn    map[string]bool        // source + "/" + connection: a Login runs
+	signInErr    map[string]string      // the last Login error per connection
+	clientForms  map[string]*clientForm // connections whose server needs a client registered beforehand
+	signInDone   chan string            // tests: the key of a sign-in that reported back
+	secretSource *widget.Select
+	secretWhere  *widget.Label // what the secret fills, or that a sign-in provides it
+	// secretName names the variable or header the secret goes in, when
+	// the hub cannot tell (secretNameFor, its label, and secretNameRow
+	// show then); secretBearer sends a header's as a bearer token.
+	secretName    *widget.Entry
+	secretBearer  *widget.Check
+	secretNameRow *fyne.Container
+	secretNameFor *widget.Label
 	secretConn    *widget.SelectEntry
 	connChoices   []string // the secretConn choices, for the source picked
 	secretValue   *widget.Entry
@@ -373,11 +382,18 @@ func (m *mainWindow) sourcesTab() fyne.CanvasObject {
 	m.secretResult.Wrapping = fyne.TextWrapWord
 	m.secretSave = widget.NewButtonWithIcon("Save to keychain", theme.DocumentSaveIcon(), m.saveSecret)
 	m.secretSave.Importance = widget.HighImportance
+	m.secretName = widget.NewEntry()
+	m.secretBearer = widget.NewCheck("Bearer token", nil)
+	m.secretNameFor = widget.NewLabel("Variable")
+	m.secretNameRow = container.NewBorder(nil, nil, nil, m.secretBearer, m.secretName)
+	m.secretNameFor.Hide()
+	m.secretNameRow.Hide()
 	form := container.New(layout.NewFormLayout(),
 		widget.NewLabel("Source"), m.secretSource,
 		widget.NewLabel("Connection"), m.secretConn,
 		widget.NewLabel("Secret"), m.secretValue,
 		widget.NewLabel("Goes to"), m.secretWhere,
+		m.secretNameFor, m.secretNameRow,
 	)
 	m.connectionButtons()
 	secret := container.NewVBox(heading("Connections"), form,
@@ -416,6 +432,7 @@ func (m *mainWindow) showSecretPlace() {
 			return // the person picked another meanwhile
 		}
 		m.secretWhere.SetText(secretPlaceText(source, where, signIn, err))
+		m.showSecretName(err)
 		if signIn {
 			m.secretSave.Disable()
 		} else {
@@ -426,7 +443,12 @@ func (m *mainWindow) showSecretPlace() {
 
 func (m *mainWindow) saveSecret() {
 	source, conn, secret := m.secretSource.Selected, strings.TrimSpace(m.secretConn.Text), m.secretValue.Text
-	if err := checkSecret(source, conn, secret); err != nil {
+	err := checkSecret(source, conn, secret)
+	name := strings.TrimSpace(m.secretName.Text)
+	if err == nil && m.secretNameRow.Visible() && name == "" {
+		err = errors.New("name the " + strings.ToLower(m.secretNameFor.Text) + " the secret goes in")
+	}
+	if err != nil {
 		m.secretResult.Importance = widget.DangerImportance
 		m.secretResult.SetText(err.Error())
 		return
@@ -434,7 +456,12 @@ func (m *mainWindow) saveSecret() {
 	m.secretSave.Disable()
 	m.secretResult.Importance = widget.MediumImportance
 	m.secretResult.SetText("Saving…")
-	m.act.setSecret(source, conn, secret, func(err error) {
+	save := func(done func(error)) { m.act.setSecret(source, conn, secret, done) }
+	if m.secretNameRow.Visible() {
+		bearer := m.secretBearer.Checked && !m.secretBearer.Hidden
+		save = func(done func(error)) { m.act.setSecretIn(source, conn, name, bearer, secret, done) }
+	}
+	save(func(err error) {
 		m.secretSave.Enable()
 		if err != nil {
 			m.secretResult.Importance = widget.DangerImportance
@@ -442,9 +469,34 @@ func (m *mainWindow) saveSecret() {
 			return
 		}
 		m.secretValue.SetText("")
+		m.secretName.SetText("")
 		m.secretResult.Importance = widget.SuccessImportance
 		m.secretResult.SetText(fmt.Sprintf("Saved the secret of %s/%s in the keychain.", source, conn))
+		m.showSecretPlace()
 	})
+}
+
+// showSecretName shows the field that names where the secret goes when
+// the hub cannot tell (err is a *NoSecretPlace): an environment variable
+// of a stdio source, a header of an HTTP one (a bearer token or not).
+func (m *mainWindow) showSecretName(err error) {
+	var np *NoSecretPlace
+	if !errors.As(err, &np) || m.act.setSecretIn == nil {
+		m.secretNameFor.Hide()
+		m.secretNameRow.Hide()
+		return
+	}
+	if np.Env {
+		m.secretNameFor.SetText("Variable")
+		m.secretName.SetPlaceHolder("the environment variable the server reads it from, e.g. GITHUB_PERSONAL_ACCESS_TOKEN")
+		m.secretBearer.Hide()
+	} else {
+		m.secretNameFor.SetText("Header")
+		m.secretName.SetPlaceHolder("the header that carries it, e.g. Authorization or X-Api-Key")
+		m.secretBearer.Show()
+	}
+	m.secretNameFor.Show()
+	m.secretNameRow.Show()
 }
 
 func (m *mainWindow) policyTab() fyne.CanvasObject {

@@ -103,6 +103,61 @@ func TestSecretForm(t *testing.T) {
 	}
 }
 
+// TestSecretFormNamesThePlace: where the hub cannot tell where an MCP
+// server's secret goes, the form asks for the environment variable (a
+// program the hub starts) or the header (an HTTP server, a bearer token
+// or not), and saves the secret there.
+func TestSecretFormNamesThePlace(t *testing.T) {
+	h := newFakeHub()
+	h.populate()
+	h.noPlace = map[string]bool{"filesystem": true, "slack": false}
+	c := newTestController(t, h, t0)
+	m := c.main
+
+	m.secretSource.SetSelected("github")
+	c.step()
+	if m.secretNameRow.Visible() {
+		t.Error("the name row shows where the hub knows the place")
+	}
+	m.secretSource.SetSelected("filesystem")
+	m.secretConn.SetText("default")
+	c.step()
+	if !m.secretNameRow.Visible() || m.secretNameFor.Text != "Variable" || m.secretBearer.Visible() || !strings.Contains(m.secretWhere.Text, "name below the environment variable") {
+		t.Fatalf("a stdio source: row %v %q, bearer %v, goes to %q", m.secretNameRow.Visible(), m.secretNameFor.Text, m.secretBearer.Visible(), m.secretWhere.Text)
+	}
+	test.Type(m.secretValue, "ghp_s3cr3t")
+	test.Tap(m.secretSave)
+	c.step()
+	if len(h.secrets) != 0 || m.secretResult.Text != "name the variable the secret goes in" {
+		t.Errorf("no name: secrets %v, message %q", h.secrets, m.secretResult.Text)
+	}
+	m.secretName.SetText("GITHUB_PERSONAL_ACCESS_TOKEN")
+	test.Tap(m.secretSave)
+	c.step()
+	if diff := cmp.Diff([]string{"filesystem default GITHUB_PERSONAL_ACCESS_TOKEN bearer=false"}, h.placed); diff != "" {
+		t.Errorf("SetSecretIn calls (-want +got):\n%s", diff)
+	}
+	c.step()
+	if m.secretResult.Text != "Saved the secret of filesystem/default in the keychain." || m.secretNameRow.Visible() || m.secretValue.Text != "" {
+		t.Errorf("after saving: %q, name row %v", m.secretResult.Text, m.secretNameRow.Visible())
+	}
+
+	m.secretSource.SetSelected("slack")
+	m.secretConn.SetText("personal")
+	c.step()
+	if !m.secretNameRow.Visible() || m.secretNameFor.Text != "Header" || !m.secretBearer.Visible() {
+		t.Fatalf("an HTTP source: row %v %q, bearer %v", m.secretNameRow.Visible(), m.secretNameFor.Text, m.secretBearer.Visible())
+	}
+	m.secretName.SetText("Authorization")
+	m.secretBearer.SetChecked(true)
+	test.Type(m.secretValue, "xoxb-s3cr3t")
+	test.Tap(m.secretSave)
+	c.step()
+	if got := h.placed[len(h.placed)-1]; got != "slack personal Authorization bearer=true" {
+		t.Errorf("the header: %q", got)
+	}
+}
+
 func TestPolicyForm(t *testing.T) {
 	h := newFakeHub()
 	h.populate()

@@ -104,3 +104,49 @@ func ConnectionMessage(source, conn string, refs []string) string {
 func ConnectionToAdd(conn string) string {
 	return cmp.Or(conn, "default")
 }
+
+// PlaceSecret makes connection conn of the source (its default, or the
+// first, "default", when conn is "") carry a secret named after name: a
+// stdio source gets it as environment variable name, an HTTP source as
+// header name, after "Bearer " when bearer. It returns the connection.
+func (s *Source) PlaceSecret(conn, name string, bearer bool) string {
+	conn = ConnectionToAdd(cmp.Or(conn, s.DefaultConnection()))
+	c := s.Connections[conn]
+	if c == nil {
+		c = &Connection{}
+	}
+	ref := "${secret:" + secretRefName(name) + "}"
+	if s.Command != "" {
+		if c.Env == nil {
+			c.Env = map[string]string{}
+		}
+		c.Env[name] = ref
+	} else {
+		if c.Headers == nil {
+			c.Headers = map[string]string{}
+		}
+		if bearer {
+			ref = "Bearer " + ref
+		}
+		c.Headers[name] = ref
+	}
+	s.PutConnection(conn, c, false)
+	return conn
+}
+
+// NoSecretPlaceError says that a connection of an MCP source references
+// no secret, so the hub cannot tell where its secret goes: the person
+// says it, an environment variable (Env: a stdio source) or a header
+// (PlaceSecret).
+type NoSecretPlaceError struct {
+	Source, Conn string
+	Env          bool
+}
+
+func (e *NoSecretPlaceError) Error() string {
+	how := "--header NAME"
+	if e.Env {
+		how = "--env VAR"
+	}
+	return fmt.Sprintf("the hub cannot tell where the secret of %s goes; say it in a terminal: capabilities connection add %s %s %s", e.Source, e.Source, e.Conn, how)
+}

@@ -442,3 +442,31 @@ func TestErrorHintOnce(t *testing.T) {
 		t.Errorf("printed:\n%s", b.String())
 	}
 }
+
+// TestSourceReplaceKeepsConnections: a source replaced with --replace
+// keeps its connections where they fit the new one, and says so; a
+// program replaced by an HTTP server leaves its environment variables
+// out, said too.
+func TestSourceReplaceKeepsConnections(t *testing.T) {
+	home := t.TempDir()
+	cfg := &config.Config{Sources: map[string]*config.Source{"gh": {Command: "npx", Args: []string{"-y", "server-github"},
+		Connections: map[string]*config.Connection{"work": {Default: true, Env: map[string]string{"GITHUB_TOKEN": "${secret:GITHUB_TOKEN}"}}}}}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, home, "", "source", "add", "gh", "--replace", "--", "npx", "-y", "server-github@2")
+	if r.code != 0 || !strings.Contains(r.stdout, "It keeps the connections of the source it replaces (work): their secrets go to it now.") {
+		t.Fatalf("replaced by a program: %+v", r)
+	}
+	got, err := config.Load(filepath.Join(home, "config.json"))
+	if c := got.Sources["gh"].Connections["work"]; err != nil || c == nil || !c.Default || c.Env["GITHUB_TOKEN"] != "${secret:GITHUB_TOKEN}" || got.Sources["gh"].Args[1] != "server-github@2" {
+		t.Fatalf("config.json: %+v %v", got.Sources["gh"], err)
+	}
+	r = cli(t, home, "", "source", "add", "gh", "--replace", "--url", "https://mcp.example.com/mcp")
+	if r.code != 0 || !strings.Contains(r.stdout, "Note: the connections of the source it replaces (work) do not fit it and are left out") {
+		t.Fatalf("replaced by an HTTP server: %+v", r)
+	}
+	if got, err = config.Load(filepath.Join(home, "config.json")); err != nil || len(got.Sources["gh"].Connections) != 0 {
+		t.Errorf("config.json: %+v %v", got.Sources["gh"], err)
+	}
+}

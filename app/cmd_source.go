@@ -228,6 +228,7 @@ ORIGIN and sends the credentials there too.`,
 			if err != nil {
 				return err
 			}
+			old := cfg.Sources[name]
 			if err := cfg.AddSource(path, name, s, replace); err != nil {
 				return err
 			}
@@ -243,6 +244,7 @@ ORIGIN and sends the credentials there too.`,
 				return err
 			}
 			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, naming.Namespace(name))
+			keptNote(e, old, s)
 			if folder {
 				fmt.Fprintf(e.Stdout, "It runs in %s, the folder its command's relative paths name (--cwd sets another).\n", s.Cwd)
 			}
@@ -457,6 +459,24 @@ func shorten(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
+// keptNote says, for source s that replaced old, whether it kept old's
+// connections (config.AddSource keeps them where they fit).
+func keptNote(e *env, old, s *config.Source) {
+	if old == nil || len(old.Connections) == 0 {
+		return
+	}
+	names := strings.Join(old.ConnectionNames(), ", ")
+	switch {
+	case maps.Equal(old.Connections, s.Connections):
+		fmt.Fprintf(e.Stdout, "It keeps the connections of the source it replaces (%s): their secrets go to it now.\n", names)
+		return
+	case len(s.Connections) > 0:
+		fmt.Fprintf(e.Stdout, "Note: its connections replace those of the source it replaces (%s).\n", names)
+		return
+	}
+	fmt.Fprintf(e.Stdout, "Note: the connections of the source it replaces (%s) do not fit it and are left out; their secrets stay in the keychain until 'capabilities connection add' sets them again.\n", names)
+}
+
 // addOpenAPISource adds a REST API from its OpenAPI document, after reading
 // the document as the hub will, so a bad one is refused with its place.
 func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s *config.Source, loc, baseURL string, replace bool) error {
@@ -491,6 +511,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	if err != nil {
 		return err
 	}
+	old := cfg.Sources[name]
 	if err := cfg.AddSource(path, name, s, replace); err != nil {
 		return err
 	}
@@ -513,6 +534,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", skipped)
 	}
 	fmt.Fprintln(e.Stdout, ".")
+	keptNote(e, old, s)
 	for _, o := range s.Origins {
 		if rep.Elsewhere[secrets.OriginOfURL(o)] == 0 {
 			fmt.Fprintf(e.Stdout, "Note: no operation of the document calls --origin %s; it serves nothing more.\n", o)

@@ -293,15 +293,28 @@ func hasHeader(c *Connection, name string) bool {
 }
 
 // AddSource adds (or with replace, replaces) a source after validating it.
+// A source replaced by one without connections keeps the connections it
+// had where they still fit (env for a program, headers for an HTTP
+// server), as an edit of config.json keeps them, their secrets still in
+// use; ones that do not fit are left out.
 func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
-	if _, exists := c.Sources[name]; exists && !replace {
+	old, exists := c.Sources[name]
+	if exists && !replace {
 		return &Error{File: file, Key: "sources." + name, Problem: "a source with this name exists; remove it first or pick another name"}
 	}
+	validate := func() (errs Errors) {
+		validateSource(name, s, "sources."+name, func(key, format string, args ...any) {
+			errs = append(errs, &Error{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
+		})
+		return errs
+	}
+	if old != nil && len(s.Connections) == 0 && len(old.Connections) > 0 {
+		if s.Connections = old.Connections; len(validate()) > 0 {
+			s.Connections = nil
+		}
+	}
 	withURLConnection(s)
-	var errs Errors
-	validateSource(name, s, "sources."+name, func(key, format string, args ...any) {
-		errs = append(errs, &Error{File: file, Key: key, Problem: fmt.Sprintf(format, args...)})
-	})
+	errs := validate()
 	// Checked for a source being added, not in a config.json read: one
 	// written before keeps loading, and says why it is down.
 	if problem := commandProblem(s.Command); s.Command != "" && problem != "" {

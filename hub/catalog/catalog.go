@@ -530,9 +530,11 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 			// The first definition seen is pinned; a later one is a change
 			// until the person accepts it. An OpenAPI operation first seen
 			// on another origin than the source's pinned operations is
-			// pinned as if it were on theirs: it asks until accepted.
+			// pinned as if it were on theirs: it asks until accepted;
+			// unless its own server is on an origin the source lists as
+			// the API's (Elsewhere).
 			pinDef, pinHash := def, hash
-			if req != nil && origins.foreign(req.Server) {
+			if req != nil && !req.Elsewhere && origins.foreign(req.Server) {
 				moved := *req
 				moved.Server = origins.server
 				if pinDef, pinHash, err = Definition(t, &moved); err != nil {

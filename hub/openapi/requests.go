@@ -103,7 +103,8 @@ func withRequests(tools []*mcp.Tool, doc *openapiDoc, baseURL string) []*mcp.Too
 			continue
 		}
 		c := *t
-		c.Meta = mcp.Meta{upstream.RequestMeta: &upstream.RESTRequest{Method: op.method, Path: op.path, Server: restEndpoint(baseURL, doc, op), Deprecated: op.deprecated}}
+		c.Meta = mcp.Meta{upstream.RequestMeta: &upstream.RESTRequest{Method: op.method, Path: op.path, Server: restEndpoint(baseURL, doc, op), Deprecated: op.deprecated,
+			Elsewhere: doc.elsewhere(op) != ""}}
 		out = append(out, &c)
 	}
 	return out

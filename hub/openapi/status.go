@@ -3,6 +3,8 @@ package openapi
 import (
 	"slices"
 	"strings"
+
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // SourceStatus is what the status of an OpenAPI source says beside its
@@ -16,7 +18,7 @@ type SourceStatus struct {
 	Need    string `json:"need,omitempty"`
 	// Elsewhere are the origins, other than its API's, on which its
 	// document puts operations the source leaves out, its "origins" not
-	// listing them.
+	// listing them, as a person writes them (secrets.ShownOrigin).
 	Elsewhere []string `json:"elsewhere,omitempty"`
 	// API is where its calls go: its baseUrl (a secret it references
 	// shown as the reference), else its document's server; "" when it
@@ -40,7 +42,7 @@ func (o *Sources) Status(source string) SourceStatus {
 	}
 	st.Waiting, _, st.Need = o.Needs(source)
 	for _, op := range doc.ops {
-		if origin := doc.elsewhere(op); !doc.serves(def, op) && !slices.Contains(st.Elsewhere, origin) {
+		if origin := secrets.ShownOrigin(doc.elsewhere(op)); !doc.serves(def, op) && !slices.Contains(st.Elsewhere, origin) {
 			st.Elsewhere = append(st.Elsewhere, origin)
 		}
 	}

@@ -55,6 +55,11 @@ type RESTRequest struct {
 	Path       string `json:"path"`
 	Server     string `json:"server"`
 	Deprecated bool   `json:"deprecated,omitempty"`
+	// Elsewhere marks an operation whose own server is on another origin
+	// than the API's, which the source lists as its own (its "origins"):
+	// first seen there, it is pinned as it is, as a new operation on the
+	// API's origin is.
+	Elsewhere bool `json:"elsewhere,omitempty"`
 }
 
 func (r RESTRequest) String() string { return r.Method + " " + r.Server + r.Path }

@@ -847,30 +847,27 @@ func signInApproval(id string, created time.Time) Approval {
 }
 
 func (h *fakeHub) AllowOrigin(source, origin string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.sourceErr != nil {
-		return h.sourceErr
-	}
-	h.allowed = append(h.allowed, source+" "+origin)
-	for i, s := range h.status.Sources {
-		if s.Name == source {
-			h.status.Sources[i].Elsewhere = slices.DeleteFunc(s.Elsewhere, func(o string) bool { return o == origin })
-		}
-	}
-	return nil
+	return h.editSource(source, &h.allowed, source+" "+origin, func(s *SourceStatus) {
+		s.Elsewhere = slices.DeleteFunc(s.Elsewhere, func(o string) bool { return o == origin })
+	})
 }
 
 func (h *fakeHub) SetBaseURL(source, baseURL string) error {
+	return h.editSource(source, &h.baseURLs, source+" "+baseURL, func(s *SourceStatus) { s.BaseURL, s.API = baseURL, baseURL })
+}
+
+// editSource records call in *calls and edits source's status, or fails
+// with sourceErr.
+func (h *fakeHub) editSource(source string, calls *[]string, call string, edit func(*SourceStatus)) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.sourceErr != nil {
 		return h.sourceErr
 	}
-	h.baseURLs = append(h.baseURLs, source+" "+baseURL)
-	for i, s := range h.status.Sources {
-		if s.Name == source {
-			h.status.Sources[i].BaseURL, h.status.Sources[i].API = baseURL, baseURL
+	*calls = append(*calls, call)
+	for i := range h.status.Sources {
+		if h.status.Sources[i].Name == source {
+			edit(&h.status.Sources[i])
 		}
 	}
 	return nil

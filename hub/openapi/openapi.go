@@ -1025,7 +1025,10 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 				Err: fmt.Errorf("calling %s: the hub did not send it: %s", name, why)}
 		}
 	}
-	req, err := buildRESTRequest(cmp.Or(cr.baseURL, base), op, in, cr)
+	if cr.baseURL != "" && doc.elsewhere(op) == "" {
+		base = cr.baseURL // the baseUrl, its secrets filled in
+	}
+	req, err := buildRESTRequest(base, op, in, cr)
 	if err != nil {
 		kind := upstream.KindArguments
 		var se setupError

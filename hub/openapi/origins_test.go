@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +17,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/hubtest"
 )
 
 // elsewhereDoc is a document on 127.0.0.1:9 with one operation whose own
@@ -93,4 +97,64 @@ func serverOf(tool *mcp.Tool) string {
 		return r.Server
 	}
 	return ""
+}
+
+// TestElsewhereKeepsItsServer: a source whose baseUrl holds a secret (a
+// key in the API's path) sends an operation on a listed origin to that
+// origin's server, not to the filled-in baseUrl; the API's own operation
+// goes to the filled-in baseUrl.
+func TestElsewhereKeepsItsServer(t *testing.T) {
+	type hit struct{ host, path string }
+	hits := make(chan hit, 4)
+	record := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- hit{r.Host, r.URL.EscapedPath()}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	})
+	apiSrv, otherSrv := serveOn(t, "127.0.0.1:0", record), serveOn(t, "127.0.0.2:0", record)
+	doc := `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"servers":[{"url":"` + apiSrv + `"}],
+		"paths":{"/items":{"get":{"operationId":"list","responses":{"200":{"description":"ok"}}}},
+		"/upload":{"post":{"operationId":"upload","servers":[{"url":"` + otherSrv + `"}],"responses":{"200":{"description":"ok"}}}}}}`
+	file := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc := &hubtest.MemKeychain{}
+	kc.Set(config.SecretKey("api", "default", "token"), "k-123")
+	src := New(Options{Keychain: kc})
+	defer src.Close()
+	def := &config.Source{OpenAPI: file, BaseURL: apiSrv + "/bot${secret:token}", Origins: []string{otherSrv},
+		Connections: map[string]*config.Connection{"default": {Default: true}}}
+	src.SetConfig(&config.Config{Sources: map[string]*config.Source{"api": def}})
+	tools, err := src.ListTools(context.Background(), "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]*upstream.RESTRequest{}
+	for _, tool := range tools {
+		listed[tool.Name], _ = tool.Meta[upstream.RequestMeta].(*upstream.RESTRequest)
+	}
+	for name, want := range map[string]hit{"list": {strings.TrimPrefix(apiSrv, "http://"), "/botk-123/items"}, "upload": {strings.TrimPrefix(otherSrv, "http://"), "/upload"}} {
+		if _, err := src.Call(context.Background(), "api", "", name, nil, listed[name]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := <-hits; got != want {
+			t.Errorf("%s went to %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+// serveOn serves h on addr ("127.0.0.2:0") and returns its URL.
+func serveOn(t *testing.T, addr string, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listening on %s: %v", addr, err)
+	}
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener.Close()
+	ts.Listener = l
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.URL
 }

@@ -271,7 +271,8 @@ func (w *world) socketAnswers() bool {
 //
 // Ours is killed by its process, not by the pid its status reports: on a
 // loaded machine a status can fail while the hub lives, and waiting for a
-// hub nobody killed would hang the test.
+// hub nobody killed would hang the test. A shim whose hub went away starts
+// one at once: one that answers while this waits is killed too.
 func (w *world) killHub() {
 	w.t.Helper()
 	if w.hubCmd != nil {
@@ -279,10 +280,12 @@ func (w *world) killHub() {
 		w.hubCmd.Wait()
 		w.hubCmd = nil
 	}
-	if pid := w.hubPID(); pid > 0 { // one a shim started
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	testwait.For(w.t, 10*time.Second, "the hub to stop answering after SIGKILL", func() bool { return !w.socketAnswers() })
+	testwait.For(w.t, 10*time.Second, "the hub to stop answering after SIGKILL", func() bool {
+		if pid := w.hubPID(); pid > 0 { // one a shim started
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return !w.socketAnswers()
+	})
 }
 
 // stopHub stops whichever hub runs for the home (ours, or one a shim

@@ -228,6 +228,9 @@ func newController(a fyne.App, h Hub, opts Options, withTray bool) *controller {
 		allowOrigin: func(source, origin string, done func(error)) {
 			c.act(func() error { return h.AllowOrigin(source, origin) }, done)
 		},
+		removeOrigin: func(source, origin string, done func(error)) {
+			c.act(func() error { return h.RemoveOrigin(source, origin) }, done)
+		},
 		setDefaultConnection: func(source, conn string, done func(error)) {
 			c.act(func() error { return h.SetDefaultConnection(source, conn) }, done)
 		},

@@ -849,6 +849,14 @@ func signInApproval(id string, created time.Time) Approval {
 func (h *fakeHub) AllowOrigin(source, origin string) error {
 	return h.editSource(source, &h.allowed, source+" "+origin, func(s *SourceStatus) {
 		s.Elsewhere = slices.DeleteFunc(s.Elsewhere, func(o string) bool { return o == origin })
+		s.Origins = append(s.Origins, origin)
+	})
+}
+
+func (h *fakeHub) RemoveOrigin(source, origin string) error {
+	return h.editSource(source, &h.allowed, "-"+source+" "+origin, func(s *SourceStatus) {
+		s.Origins = slices.DeleteFunc(s.Origins, func(o string) bool { return o == origin })
+		s.Elsewhere = append(s.Elsewhere, origin)
 	})
 }
 

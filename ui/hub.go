@@ -100,6 +100,8 @@ type Hub interface {
 	// document puts on another origin (SourceStatus.Elsewhere), their
 	// calls carrying its credentials there.
 	AllowOrigin(source, origin string) error
+	// RemoveOrigin stops serving them (SourceStatus.Origins).
+	RemoveOrigin(source, origin string) error
 	// SetDefaultConnection makes a connection the one a source's calls
 	// use when they name none; RemoveConnection removes one with its
 	// secrets and sign-in (refused while a profile pins it).
@@ -337,6 +339,9 @@ type SourceStatus struct {
 	// base URL config.json gives it.
 	OpenAPI      bool
 	API, BaseURL string
+	// Origins are the other origins an OpenAPI source serves the
+	// operations on, with its credentials (config.json's "origins").
+	Origins []string
 	// Elsewhere are the other origins, than its API's, an OpenAPI
 	// source's document puts operations on that it leaves out;
 	// AllowOrigin serves them.

@@ -101,7 +101,7 @@ func (u *hubAdapter) Status() (Status, error) {
 		ss := SourceStatus{Name: s.Name, State: string(s.State), Error: s.Error, Tools: s.Tools, Disabled: s.Disabled, Stderr: s.Stderr,
 			Waiting: s.Waiting, Need: s.Need, Warnings: s.Warnings, Elsewhere: s.Elsewhere, API: s.API}
 		if def := cfg.Sources[s.Name]; def != nil && def.OpenAPI != "" {
-			ss.OpenAPI, ss.BaseURL = true, def.BaseURL
+			ss.OpenAPI, ss.BaseURL, ss.Origins = true, def.BaseURL, def.Origins
 		}
 		for _, t := range u.h.SourceTools(s.Name) {
 			ss.ToolList = append(ss.ToolList, SourceTool{Address: t.Address, Title: t.Title, Mode: string(t.Mode), Deprecated: t.Deprecated})
@@ -347,6 +347,10 @@ func (u *hubAdapter) SetBaseURL(source, baseURL string) error {
 
 func (u *hubAdapter) AllowOrigin(source, origin string) error {
 	return u.h.EditSource(u.ctx, source, func(s *config.Source) bool { return s.AddOrigin(origin) })
+}
+
+func (u *hubAdapter) RemoveOrigin(source, origin string) error {
+	return u.h.EditSource(u.ctx, source, func(s *config.Source) bool { return s.RemoveOrigin(origin) })
 }
 
 // callSummary is the window's view of one journaled call.

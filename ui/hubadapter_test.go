@@ -332,8 +332,15 @@ func TestAdapterOpenAPISource(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Refresh(context.Background())
-	if s := source(); len(s.Elsewhere) != 0 || s.Tools != 2 || strings.Join(h.Config().Sources["api"].Origins, " ") != "https://uploads.example.net" {
-		t.Errorf("after allowing the origin: %+v, origins %q", s, h.Config().Sources["api"].Origins)
+	if s := source(); len(s.Elsewhere) != 0 || s.Tools != 2 || strings.Join(s.Origins, " ") != "https://uploads.example.net" {
+		t.Errorf("after allowing the origin: %+v", s)
+	}
+	if err := u.RemoveOrigin("api", "https://uploads.example.net:443"); err != nil {
+		t.Fatal(err)
+	}
+	h.Refresh(context.Background())
+	if s := source(); strings.Join(s.Elsewhere, " ") != "https://uploads.example.net" || s.Tools != 1 || len(s.Origins) != 0 {
+		t.Errorf("after removing the origin: %+v", s)
 	}
 	if err := u.SetBaseURL("api", ""); err != nil || source().API != "https://your-domain.example.net" {
 		t.Errorf("back to the document's server: %v %+v", err, source())

@@ -190,6 +190,24 @@ func (m *mainWindow) originRow(source, origin string) fyne.CanvasObject {
 	return container.NewBorder(nil, nil, nil, b, text)
 }
 
+// servedOriginRow says that a source serves its operations on origin,
+// with its credentials, and stops it.
+func (m *mainWindow) servedOriginRow(source, origin string) fyne.CanvasObject {
+	text := widget.NewLabel("It also serves its operations on " + origin + ", with its credentials.")
+	text.Wrapping = fyne.TextWrapWord
+	text.SizeName = theme.SizeNameCaptionText
+	if m.act.removeOrigin == nil {
+		return text
+	}
+	b := widget.NewButton("Stop serving them", func() {
+		m.sourceAction(source, "Stopped serving "+origin+" for", func(done func(error)) { m.act.removeOrigin(source, origin, done) })
+	})
+	if m.sourceBusy[source] {
+		b.Disable()
+	}
+	return container.NewBorder(nil, nil, nil, b, text)
+}
+
 // sourceAction runs an action on a source and shows its outcome under it.
 func (m *mainWindow) sourceAction(name, verb string, run func(done func(error))) {
 	m.sourceBusy[name] = true

@@ -202,13 +202,15 @@ func TestSourcesTabShowsWhatAListingSkipped(t *testing.T) {
 }
 
 // An operation left out for its origin can be served from the window:
-// the first tap asks, the second allows the origin for the source.
+// the first tap asks, the second allows the origin for the source; Stop
+// takes it back.
 func TestSourcesTabServesAnotherOrigin(t *testing.T) {
 	h := newFakeHub()
 	h.populate()
 	name := h.status.Sources[0].Name
 	h.status.Sources[0].Warnings = []string{"skipped POST /upload: its own server https://uploads.example.com is not on the API's origin (https://api.example.com), and a source's credentials go to that origin only; to serve it and send them there too, add \"origins\": [\"https://uploads.example.com\"] to the source in config.json"}
 	h.status.Sources[0].Elsewhere = []string{"https://uploads.example.com"}
+	h.status.Sources[0].OpenAPI, h.status.Sources[0].API = true, "https://api.example.com"
 	c := newTestController(t, h, t0)
 	m := c.main
 	m.show(tabSources)
@@ -226,8 +228,15 @@ func TestSourcesTabServesAnotherOrigin(t *testing.T) {
 		t.Errorf("allowed (-want +got):\n%s", diff)
 	}
 	row := texts(sourceRowOf(t, m, name))
-	if !slices.Contains(row, "Allowed https://uploads.example.com for "+name+".") || findButton(sourceRowOf(t, m, name), "Serve them") != nil {
+	if !slices.Contains(row, "Allowed https://uploads.example.com for "+name+".") || findButton(sourceRowOf(t, m, name), "Serve them") != nil ||
+		!slices.Contains(row, "It also serves its operations on https://uploads.example.com, with its credentials.") {
 		t.Errorf("after allowing: %q", row)
+	}
+	// Stop takes it back, at once.
+	test.Tap(findButton(sourceRowOf(t, m, name), "Stop serving them"))
+	c.step()
+	if got := h.allowed[len(h.allowed)-1]; got != "-"+name+" https://uploads.example.com" || findButton(sourceRowOf(t, m, name), "Serve them") == nil {
+		t.Errorf("after Stop: calls %v, row %q", h.allowed, texts(sourceRowOf(t, m, name)))
 	}
 }
 

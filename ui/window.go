@@ -56,6 +56,7 @@ type actions struct {
 	restartSource    func(name string, done func(error))
 	setSourceEnabled func(name string, enabled bool, done func(error))
 	allowOrigin      func(source, origin string, done func(error))
+	removeOrigin     func(source, origin string, done func(error))
 	setBaseURL       func(source, baseURL string, done func(error))
 	// The connection form's actions besides saving a secret.
 	setDefaultConnection func(source, connection string, done func(error))
@@ -671,6 +672,9 @@ func (m *mainWindow) renderSources() []string {
 		}
 		if src.OpenAPI {
 			row.Add(m.apiRow(src))
+			for _, origin := range src.Origins {
+				row.Add(m.servedOriginRow(src.Name, origin))
+			}
 		}
 		for _, origin := range src.Elsewhere {
 			row.Add(m.originRow(src.Name, origin))

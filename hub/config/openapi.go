@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/secrets"
@@ -84,4 +85,12 @@ func (s *Source) AddOrigin(origin string) bool {
 	}
 	s.Origins = append(s.Origins, secrets.ShownOrigin(secrets.OriginOfURL(origin)))
 	return true
+}
+
+// RemoveOrigin takes origin off the source's "origins"; false when it
+// does not list it.
+func (s *Source) RemoveOrigin(origin string) bool {
+	n := len(s.Origins)
+	s.Origins = slices.DeleteFunc(s.Origins, func(o string) bool { return secrets.OriginOfURL(o) == secrets.OriginOfURL(origin) })
+	return len(s.Origins) != n
 }

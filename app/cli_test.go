@@ -57,6 +57,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"profile", "add", "ro", "--sources", "memory"}, exitUsage, "flag provided but not defined: -sources (did you mean --source?)"},
 		{[]string{"source", "add", "x", "-open-api", "x.json"}, exitUsage, "flag provided but not defined: -open-api (did you mean --openapi?)"},
 		{[]string{"source", "add", "x", "--env", "NOEQUALS", "--", "cmd"}, exitUsage, `--env "NOEQUALS": write KEY=VALUE`},
+		{[]string{"source", "add", "x", "--url", "https://h/mcp", "--header", "X Region=eu"}, exitUsage, `--header "X Region=eu": "X Region" is not a header name`},
 		{[]string{"source", "remove"}, exitUsage, "needs exactly one source NAME"},
 		{[]string{"source", "remove", "ghost"}, exitFailure, `no source named "ghost"` + "\nhint: there are no sources yet"},
 		{[]string{"source", "import"}, exitUsage, "needs exactly one FILE"},
@@ -468,5 +469,21 @@ func TestSourceReplaceKeepsConnections(t *testing.T) {
 	}
 	if got, err = config.Load(filepath.Join(home, "config.json")); err != nil || len(got.Sources["gh"].Connections) != 0 {
 		t.Errorf("config.json: %+v %v", got.Sources["gh"], err)
+	}
+}
+
+// TestConnectionAddRefusesABadHeader: a header name HTTP does not allow is
+// refused before the secret is read or anything written.
+func TestConnectionAddRefusesABadHeader(t *testing.T) {
+	home := t.TempDir()
+	if r := cli(t, home, "", "source", "add", "docs", "--url", "https://mcp.example.com/mcp"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	r := cli(t, home, "s3cret", "connection", "add", "docs", "work", "--header", "X Api Key")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `--header "X Api Key" is not a header name`) {
+		t.Errorf("%+v", r)
+	}
+	if cfg, err := config.Load(filepath.Join(home, "config.json")); err != nil || len(cfg.Sources["docs"].Connections) != 0 {
+		t.Errorf("config.json: %+v %v", cfg.Sources["docs"], err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/openapi"
@@ -493,6 +495,9 @@ Examples:
 			case header != "":
 				if s.Command != "" {
 					return withHint(fmt.Errorf("source %s is a stdio source; --header is for HTTP sources", srcName), "use --env VAR")
+				}
+				if !httpguts.ValidHeaderFieldName(header) {
+					return usagef("--header %q is not a header name: letters, digits and dashes, such as Authorization or X-Api-Key", header)
 				}
 				if ref == "" {
 					ref = header

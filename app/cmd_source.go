@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"golang.org/x/net/http/httpguts"
+
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/naming"
 	"capabilities.sh/capabilities/hub/oauth"
@@ -40,6 +42,9 @@ func keyValues(kind string, pairs []string) (map[string]string, error) {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
 			return nil, usagef("--%s %q: write KEY=VALUE", kind, p)
+		}
+		if kind == "header" && !httpguts.ValidHeaderFieldName(k) {
+			return nil, usagef("--header %q: %q is not a header name: letters, digits and dashes, such as X-Region", p, k)
 		}
 		m[k] = v
 	}

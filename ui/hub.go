@@ -301,6 +301,9 @@ type SourceSpec struct {
 	// (a document that names none, or a placeholder such as
 	// https://your-domain.atlassian.net); "" keeps the document's.
 	BaseURL string
+	// Env is a program's environment, Headers an HTTP server's: what looks
+	// like a secret in them moves to the keychain, as an import's does.
+	Env, Headers map[string]string
 }
 
 // Source states: the hub's own (upstream.SourceStateKind), so the tray says

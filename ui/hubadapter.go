@@ -308,7 +308,7 @@ func (u *hubAdapter) Logout(source, connection string) error {
 }
 
 func (u *hubAdapter) AddSource(spec SourceSpec) error {
-	s := &config.Source{URL: spec.URL, OpenAPI: spec.OpenAPI, BaseURL: spec.BaseURL}
+	s := &config.Source{URL: spec.URL, OpenAPI: spec.OpenAPI, BaseURL: spec.BaseURL, Env: spec.Env, Headers: spec.Headers}
 	if len(spec.Command) > 0 {
 		s.Command, s.Args = spec.Command[0], spec.Command[1:]
 	}

@@ -348,6 +348,20 @@ func TestAdapterOpenAPISource(t *testing.T) {
 	if err := u.AddSource(SourceSpec{Name: "other", OpenAPI: doc, BaseURL: "http://127.0.0.1:4010"}); err != nil || h.Config().Sources["other"].BaseURL != "http://127.0.0.1:4010" {
 		t.Errorf("added with a base URL: %v %+v", err, h.Config().Sources["other"])
 	}
+	// A program's environment and a server's headers: a secret among
+	// them moves to the keychain, the rest stays as written.
+	if err := u.AddSource(SourceSpec{Name: "prog", Command: []string{"/bin/true"}, Env: map[string]string{"PROG_DIR": "/srv", "PROG_TOKEN": "ghp_" + strings.Repeat("a1B2", 9)}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.Config().Sources["prog"]; s.Env["PROG_DIR"] != "/srv" || s.Env["PROG_TOKEN"] != "" || s.Connections["default"] == nil || !h.HasSecrets("prog", "default") {
+		t.Errorf("the program: %+v, connections %+v", s, s.Connections)
+	}
+	if err := u.AddSource(SourceSpec{Name: "web", URL: "https://mcp.example.net/mcp", Headers: map[string]string{"X-Region": "eu", "Authorization": "Bearer " + strings.Repeat("Zx9", 12)}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.Config().Sources["web"]; s.Headers["X-Region"] != "eu" || s.Headers["Authorization"] != "" || !h.HasSecrets("web", "default") {
+		t.Errorf("the server: %+v, connections %+v", s, s.Connections)
+	}
 }
 
 // TestAdapterProfilePins: a profile added in the window pins the

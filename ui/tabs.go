@@ -22,12 +22,19 @@ func (m *mainWindow) addSourceForm() fyne.CanvasObject {
 	m.addTarget = widget.NewEntry()
 	m.addBase = widget.NewEntry()
 	m.addBase.SetPlaceHolder("the API's base URL, when not the document's server (optional): https://your-domain.atlassian.net")
+	m.addExtra = widget.NewEntry()
 	m.addKind = widget.NewRadioGroup(addKinds, func(kind string) {
 		m.addTarget.SetPlaceHolder(addPlaceholder(kind))
-		if kind == addOpenAPI {
+		m.addBase.Hide()
+		m.addExtra.Show()
+		switch kind {
+		case addOpenAPI:
 			m.addBase.Show()
-		} else {
-			m.addBase.Hide()
+			m.addExtra.Hide()
+		case addURL:
+			m.addExtra.SetPlaceHolder("its headers (optional): X-Region=eu Authorization=\"Bearer …\" (a secret goes to the keychain)")
+		default:
+			m.addExtra.SetPlaceHolder("its environment (optional): MEMORY_FILE_PATH=/home/you/memory.json GITHUB_TOKEN=… (a secret goes to the keychain)")
 		}
 	})
 	m.addKind.Horizontal = true
@@ -42,13 +49,13 @@ func (m *mainWindow) addSourceForm() fyne.CanvasObject {
 	form := container.NewVBox(
 		container.NewBorder(nil, nil, nil, m.addKind, m.addName),
 		container.NewBorder(nil, nil, nil, m.addButton, m.addTarget),
-		m.addBase,
+		m.addBase, m.addExtra,
 	)
 	return container.NewVBox(heading("Add a source"), form, m.addResult)
 }
 
 func (m *mainWindow) addSource() {
-	spec, err := sourceSpec(m.addName.Text, m.addKind.Selected, m.addTarget.Text, m.addBase.Text)
+	spec, err := sourceSpec(m.addName.Text, m.addKind.Selected, m.addTarget.Text, m.addBase.Text, m.addExtra.Text)
 	if err != nil {
 		m.addResult.Importance = widget.DangerImportance
 		m.addResult.SetText(err.Error())
@@ -67,6 +74,7 @@ func (m *mainWindow) addSource() {
 		m.addName.SetText("")
 		m.addTarget.SetText("")
 		m.addBase.SetText("")
+		m.addExtra.SetText("")
 		m.addResult.Importance = widget.SuccessImportance
 		m.addResult.SetText("Added " + spec.Name + ". Its tools are listed once it starts; a secret it needs goes into a connection below.")
 	})

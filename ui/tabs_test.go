@@ -104,20 +104,21 @@ func TestSourcesTabManagesSources(t *testing.T) {
 	}
 	m.addName.SetText("notes")
 	m.addTarget.SetText(`node "/opt/My Notes/server.js" --stdio`)
+	m.addExtra.SetText(`NOTES_DIR="/opt/My Notes"`)
 	test.Tap(m.addButton)
 	c.step()
-	if diff := cmp.Diff([]SourceSpec{{Name: "notes", Command: []string{"node", "/opt/My Notes/server.js", "--stdio"}}}, h.added); diff != "" {
+	if diff := cmp.Diff([]SourceSpec{{Name: "notes", Command: []string{"node", "/opt/My Notes/server.js", "--stdio"}, Env: map[string]string{"NOTES_DIR": "/opt/My Notes"}}}, h.added); diff != "" {
 		t.Errorf("added (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(m.addResult.Text, "Added notes.") || m.addName.Text != "" {
 		t.Errorf("after adding: %q, name %q", m.addResult.Text, m.addName.Text)
 	}
-	if m.addBase.Visible() {
-		t.Error("the base URL field shows for a command")
+	if m.addBase.Visible() || !m.addExtra.Visible() || m.addExtra.Text != "" {
+		t.Errorf("for a command: base URL field shown %v, environment field shown %v, holding %q", m.addBase.Visible(), m.addExtra.Visible(), m.addExtra.Text)
 	}
 	m.addKind.SetSelected(addOpenAPI)
-	if !m.addBase.Visible() {
-		t.Error("the base URL field does not show for an OpenAPI document")
+	if !m.addBase.Visible() || m.addExtra.Visible() {
+		t.Error("for an OpenAPI document the base URL field shows, the other not")
 	}
 	m.addName.SetText("petstore")
 	m.addTarget.SetText("https://petstore.example/openapi.json")

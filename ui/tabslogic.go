@@ -12,9 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 
 	"capabilities.sh/capabilities/hub/policy"
 )
@@ -37,6 +40,28 @@ func addPlaceholder(kind string) string {
 		return "~/apis/petstore.json or https://api.example.com/openapi.json"
 	}
 	return "npx -y @modelcontextprotocol/server-memory"
+}
+
+// envName is what an environment variable's name may be.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// namedValues reads NAME=value pairs, quoted as a shell quotes words
+// (Authorization="Bearer x"); what is a name, valid says. nil when s is
+// blank.
+func namedValues(s, what string, valid func(string) bool) (map[string]string, error) {
+	words, err := splitCommand(s)
+	if err != nil || len(words) == 0 {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || !valid(k) {
+			return nil, fmt.Errorf("%q: write each %s as NAME=value, quoted when the value has blanks", w, what)
+		}
+		m[k] = v
+	}
+	return m, nil
 }
 
 // splitCommand splits a command line into words as a shell would for the
@@ -87,9 +112,10 @@ func splitCommand(s string) ([]string, error) {
 }
 
 // sourceSpec checks the Add form and makes the source to add of it; base
-// is the API base URL an OpenAPI source may take (the field shows for that
-// kind only).
-func sourceSpec(name, kind, target, base string) (SourceSpec, error) {
+// is the API base URL an OpenAPI source may take, extra a program's
+// environment or an HTTP server's headers, NAME=value pairs quoted as a
+// shell quotes words (each field shows for its kinds only).
+func sourceSpec(name, kind, target, base, extra string) (SourceSpec, error) {
 	name, target, base = strings.TrimSpace(name), strings.TrimSpace(target), strings.TrimSpace(base)
 	if name == "" {
 		return SourceSpec{}, errors.New("name the source (it becomes its namespace, e.g. memory or github)")
@@ -113,11 +139,18 @@ func sourceSpec(name, kind, target, base string) (SourceSpec, error) {
 			return SourceSpec{}, fmt.Errorf("%q: give the program's whole path (/home/you/bin/server) or a name on PATH (npx)", c)
 		}
 		spec.Command = words
+		if spec.Env, err = namedValues(extra, "environment variable", func(k string) bool { return envName.MatchString(k) }); err != nil {
+			return SourceSpec{}, err
+		}
 	case addURL:
 		if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
 			return SourceSpec{}, errors.New("enter the server's http:// or https:// URL")
 		}
 		spec.URL = target
+		var err error
+		if spec.Headers, err = namedValues(extra, "header", httpguts.ValidHeaderFieldName); err != nil {
+			return SourceSpec{}, err
+		}
 	case addOpenAPI:
 		if target == "" {
 			return SourceSpec{}, errors.New("enter the OpenAPI document's file or URL")

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -40,38 +41,42 @@ func TestSplitCommand(t *testing.T) {
 
 func TestSourceSpec(t *testing.T) {
 	for _, tc := range []struct {
-		name, kind, target, base string
-		want                     SourceSpec
-		wantErr                  string
+		name, kind, target, base, extra string
+		want                            SourceSpec
+		wantErr                         string
 	}{
-		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", "", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}}, ""},
-		{" docs ", addURL, " https://mcp.example.com/mcp ", "", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
-		{"petstore", addOpenAPI, "~/apis/petstore.json", "", SourceSpec{Name: "petstore", OpenAPI: "~/apis/petstore.json"}, ""},
-		{"petstore", addOpenAPI, "/srv/apis/petstore.yaml", "", SourceSpec{Name: "petstore", OpenAPI: "/srv/apis/petstore.yaml"}, ""},
-		{"petstore", addOpenAPI, "./petstore.json", "", SourceSpec{}, "whole path"},
-		{"petstore", addOpenAPI, "https://api.example.com/openapi.json", "", SourceSpec{Name: "petstore", OpenAPI: "https://api.example.com/openapi.json"}, ""},
-		{"", addCommand, "x", "", SourceSpec{}, "name the source"},
-		{"my files", addCommand, "x", "", SourceSpec{}, "no blanks or slashes"},
-		{"memory", addCommand, "  ", "", SourceSpec{}, "enter the command"},
-		{"memory", addCommand, `node "x`, "", SourceSpec{}, "unclosed"},
-		{"mine", addCommand, "./bin/server --stdio", "", SourceSpec{}, "the program's whole path"},
-		{"mine", addCommand, "~/bin/server", "", SourceSpec{}, "the program's whole path"},
-		{"mine", addCommand, "/opt/mine/server --stdio", "", SourceSpec{Name: "mine", Command: []string{"/opt/mine/server", "--stdio"}}, ""},
-		{"docs", addURL, "mcp.example.com", "", SourceSpec{}, "http:// or https://"},
-		{"petstore", addOpenAPI, "", "", SourceSpec{}, "OpenAPI document"},
-		{"x", "", "y", "", SourceSpec{}, "pick what the source is"},
-		{"jira", addOpenAPI, "~/apis/jira.json", " https://acme.atlassian.net ", SourceSpec{Name: "jira", OpenAPI: "~/apis/jira.json", BaseURL: "https://acme.atlassian.net"}, ""},
-		{"jira", addOpenAPI, "~/apis/jira.json", "acme.atlassian.net", SourceSpec{}, "base URL starts with http:// or https://"},
-		{"docs", addURL, "https://mcp.example.com/mcp", "https://ignored.example.com", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
+		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", "", "", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}}, ""},
+		{" docs ", addURL, " https://mcp.example.com/mcp ", "", "", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
+		{"petstore", addOpenAPI, "~/apis/petstore.json", "", "", SourceSpec{Name: "petstore", OpenAPI: "~/apis/petstore.json"}, ""},
+		{"petstore", addOpenAPI, "/srv/apis/petstore.yaml", "", "", SourceSpec{Name: "petstore", OpenAPI: "/srv/apis/petstore.yaml"}, ""},
+		{"petstore", addOpenAPI, "./petstore.json", "", "", SourceSpec{}, "whole path"},
+		{"petstore", addOpenAPI, "https://api.example.com/openapi.json", "", "", SourceSpec{Name: "petstore", OpenAPI: "https://api.example.com/openapi.json"}, ""},
+		{"", addCommand, "x", "", "", SourceSpec{}, "name the source"},
+		{"my files", addCommand, "x", "", "", SourceSpec{}, "no blanks or slashes"},
+		{"memory", addCommand, "  ", "", "", SourceSpec{}, "enter the command"},
+		{"memory", addCommand, `node "x`, "", "", SourceSpec{}, "unclosed"},
+		{"mine", addCommand, "./bin/server --stdio", "", "", SourceSpec{}, "the program's whole path"},
+		{"mine", addCommand, "~/bin/server", "", "", SourceSpec{}, "the program's whole path"},
+		{"mine", addCommand, "/opt/mine/server --stdio", "", "", SourceSpec{Name: "mine", Command: []string{"/opt/mine/server", "--stdio"}}, ""},
+		{"docs", addURL, "mcp.example.com", "", "", SourceSpec{}, "http:// or https://"},
+		{"petstore", addOpenAPI, "", "", "", SourceSpec{}, "OpenAPI document"},
+		{"x", "", "y", "", "", SourceSpec{}, "pick what the source is"},
+		{"jira", addOpenAPI, "~/apis/jira.json", " https://acme.atlassian.net ", "", SourceSpec{Name: "jira", OpenAPI: "~/apis/jira.json", BaseURL: "https://acme.atlassian.net"}, ""},
+		{"jira", addOpenAPI, "~/apis/jira.json", "acme.atlassian.net", "", SourceSpec{}, "base URL starts with http:// or https://"},
+		{"docs", addURL, "https://mcp.example.com/mcp", "https://ignored.example.com", "", SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp"}, ""},
+		{"docs", addURL, "https://mcp.example.com/mcp", "", `X-Region=eu Authorization="Bearer a b"`, SourceSpec{Name: "docs", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X-Region": "eu", "Authorization": "Bearer a b"}}, ""},
+		{"docs", addURL, "https://mcp.example.com/mcp", "", "X Region=eu", SourceSpec{}, `"X": write each header as NAME=value`},
+		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", "", "MEMORY_FILE_PATH=/tmp/m.json", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}, Env: map[string]string{"MEMORY_FILE_PATH": "/tmp/m.json"}}, ""},
+		{"memory", addCommand, "npx", "", "MEMORY-PATH=x", SourceSpec{}, `"MEMORY-PATH=x": write each environment variable as NAME=value`},
 	} {
-		got, err := sourceSpec(tc.name, tc.kind, tc.target, tc.base)
+		got, err := sourceSpec(tc.name, tc.kind, tc.target, tc.base, tc.extra)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("sourceSpec(%q, %q, %q) error = %v, want %q", tc.name, tc.kind, tc.target, err, tc.wantErr)
 			}
 			continue
 		}
-		if err != nil || got.Name != tc.want.Name || got.URL != tc.want.URL || got.OpenAPI != tc.want.OpenAPI || got.BaseURL != tc.want.BaseURL || !slices.Equal(got.Command, tc.want.Command) {
+		if err != nil || got.Name != tc.want.Name || got.URL != tc.want.URL || got.OpenAPI != tc.want.OpenAPI || got.BaseURL != tc.want.BaseURL || !maps.Equal(got.Env, tc.want.Env) || !maps.Equal(got.Headers, tc.want.Headers) || !slices.Equal(got.Command, tc.want.Command) {
 			t.Errorf("sourceSpec(%q, %q, %q) = %+v, %v; want %+v", tc.name, tc.kind, tc.target, got, err, tc.want)
 		}
 	}

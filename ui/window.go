@@ -138,6 +138,7 @@ type mainWindow struct {
 	addKind       *widget.RadioGroup
 	addTarget     *widget.Entry
 	addBase       *widget.Entry // an OpenAPI source's base URL, shown for that kind
+	addExtra      *widget.Entry // a program's environment or an HTTP server's headers
 	addButton     *widget.Button
 	addResult     *widget.Label
 

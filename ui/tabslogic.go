@@ -12,13 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
 
+	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
 )
 
@@ -41,9 +41,6 @@ func addPlaceholder(kind string) string {
 	}
 	return "npx -y @modelcontextprotocol/server-memory"
 }
-
-// envName is what an environment variable's name may be.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // namedValues reads NAME=value pairs, quoted as a shell quotes words
 // (Authorization="Bearer x"); what is a name, valid says. nil when s is
@@ -139,7 +136,7 @@ func sourceSpec(name, kind, target, base, extra string) (SourceSpec, error) {
 			return SourceSpec{}, fmt.Errorf("%q: give the program's whole path (/home/you/bin/server) or a name on PATH (npx)", c)
 		}
 		spec.Command = words
-		if spec.Env, err = namedValues(extra, "environment variable", func(k string) bool { return envName.MatchString(k) }); err != nil {
+		if spec.Env, err = namedValues(extra, "environment variable", config.ValidEnvName); err != nil {
 			return SourceSpec{}, err
 		}
 	case addURL:

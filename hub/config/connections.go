@@ -150,3 +150,7 @@ func (e *NoSecretPlaceError) Error() string {
 	}
 	return fmt.Sprintf("the hub cannot tell where the secret of %s goes; say it in a terminal: capabilities connection add %s %s %s", e.Source, e.Source, e.Conn, how)
 }
+
+// ValidEnvName reports whether k may name an environment variable of a
+// stdio source (letters, digits and _, not first a digit).
+func ValidEnvName(k string) bool { return envNameRE.MatchString(k) }

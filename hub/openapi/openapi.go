@@ -1025,8 +1025,10 @@ func (o *Sources) Call(ctx context.Context, source, conn, name string, args json
 				Err: fmt.Errorf("calling %s: the hub did not send it: %s", name, why)}
 		}
 	}
-	if cr.baseURL != "" && doc.elsewhere(op) == "" {
-		base = cr.baseURL // the baseUrl, its secrets filled in
+	if cr.baseURL != "" {
+		// The baseUrl with its secrets filled in, where restEndpoint sends
+		// the call.
+		base = restEndpoint(cr.baseURL, doc, op)
 	}
 	req, err := buildRESTRequest(base, op, in, cr)
 	if err != nil {

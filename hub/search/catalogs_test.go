@@ -1142,6 +1142,54 @@ func TestIDWords(t *testing.T) {
 	wantOpFirst(t, ix, ops, "one soundtrack by uid", "GET /soundtrack")
 }
 
+// TestIDInQueryReadsOne: Star Trek's GET /soundtrack takes the one
+// soundtrack's uid in its query ("Retrival of a single soundtrack"): it
+// reads one, as a path ending in {uid} would, so a request for all of
+// them asks for the pages of GET /soundtrack/search, and one naming a
+// uid for it. A GET that takes an id and pages (Jira's GET
+// /rest/api/3/field/search, with id and startAt) still lists.
+func TestIDInQueryReadsOne(t *testing.T) {
+	ops, ix := catalogIndex(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"), "stapi", false)
+	wantOpFirst(t, ix, ops, "list every soundtrack album", "GET /soundtrack/search")
+	wantOpFirst(t, ix, ops, "soundtrack SOMA0000000012", "GET /soundtrack")
+	// Both searches list them; the read of one comes after.
+	hits, _ := ix.Search("list every soundtrack album", "", 3)
+	if len(hits) < 3 || ops[hits[2].Doc].id != "GET /soundtrack" {
+		t.Errorf("list every soundtrack album: the read of one is not third of %v", hits)
+	}
+	for i, o := range ops {
+		want := actList | actGet
+		switch o.id {
+		case "GET /soundtrack", "GET /episode":
+			want = actGet
+		case "GET /soundtrack/search":
+			want = actList | actSearch
+		default:
+			continue
+		}
+		if got := ix.feat[i].act; got != want {
+			t.Errorf("%s acts %b, want %b", o.id, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		params []string
+		want   bool
+	}{
+		{[]string{"uid", "apiKey"}, true},
+		{[]string{"id"}, true},
+		{[]string{"id", "startAt", "maxResults"}, false}, // pages: a list by ids
+		{[]string{"issueId"}, false},                     // another thing's id
+		{[]string{"per_page"}, false},
+	} {
+		if got := takesOwnID(&Doc{Method: "GET", Path: "/things", Params: tt.params}); got != tt.want {
+			t.Errorf("takesOwnID(%v) = %v", tt.params, got)
+		}
+	}
+	if takesOwnID(&Doc{Method: "GET", Path: "/things/{id}", Params: []string{"id"}}) {
+		t.Error("an id the path holds counts as the query's")
+	}
+}
+
 // TestOpenTheThing: "open" before a determiner asks to read; before an
 // article it creates ("open an issue", plainVerb).
 func TestOpenTheThing(t *testing.T) {

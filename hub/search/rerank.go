@@ -31,10 +31,12 @@ import (
 //     user");
 //   - the action: a request to list, read, create, change, delete or search
 //     something against the tool's. An HTTP operation's action comes from
-//     its method and path (GET of a collection lists, GET of an item reads,
-//     POST creates, PUT and PATCH change, DELETE deletes); any tool's also
-//     from the verb its name or title starts with, a name that gets things
-//     in the plural listing them (getProjectVersions). The request's comes
+//     its method and path (GET of a collection lists, GET of an item
+//     reads, as does one of a collection that takes the thing's own id in
+//     its query and no page, GET /soundtrack?uid=; POST creates, PUT and
+//     PATCH change, DELETE deletes); any tool's also from the verb its
+//     name or title starts with, a name that gets things in the plural
+//     listing them (getProjectVersions). The request's comes
 //     from its first word ("add"; "get rid of" and "set up" read as the
 //     plain verbs plainVerb puts for them; "protect the branch" and
 //     "comment on the issue" are verbs too, which ask for a change; "check
@@ -521,7 +523,7 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	// A path of one segment that says the name (/conversations.create)
 	// is a method called by name (pathIsName).
 	method := strings.ToUpper(d.Method)
-	pathName := false
+	pathName, idQuery := false, false
 	if d.Path != "" {
 		verb := uint8(0)
 		if len(fixed) > 0 {
@@ -533,6 +535,12 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 		}
 		pathName = pathIsName(d.Path, fixed, ws.path, nameWords)
 		item := pathItem(d.Path)
+		if !item && (method == "GET" || method == "HEAD") && verb != actSearch && !pathName && takesOwnID(d) {
+			// GET /soundtrack?uid=..., "Retrieval of a single
+			// soundtrack": a read of one that takes its id in the
+			// query, as /soundtracks/{uid} does in the path.
+			item, idQuery = true, true
+		}
 		switch method {
 		case "GET", "HEAD":
 			if verb == actSearch {
@@ -765,6 +773,20 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 				prev = ""
 			}
 		}
+		if idQuery && prev != "" {
+			// The id in the query picks one of the last segment's.
+			ws.path = ws.words(ws.path, prev)
+			if n := len(ws.path); n > 0 {
+				w := ws.path[n-1]
+				if n == 1 {
+					w = compoundHead(w, tw)
+				}
+				if id := termOf(w); id >= 0 {
+					ids = append(ids, id)
+					f.lastItem = id
+				}
+			}
+		}
 	}
 	// Without a path, the parameters say what the tool takes by its id;
 	// any tool's say what the catalog takes by key (keyOf).
@@ -855,6 +877,30 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	}
 	return f
 }
+
+// takesOwnID reports whether an operation takes a bare id (id, uid) that
+// its path does not hold, and nothing that pages through many: the id of
+// the one thing it reads.
+func takesOwnID(d *Doc) bool {
+	own := false
+	for _, p := range d.Params {
+		l := strings.ToLower(strings.ReplaceAll(p, "_", ""))
+		switch {
+		case pagingParams[l]:
+			return false
+		case bareIDParams[l] && !strings.Contains(d.Path, "{"+p+"}"):
+			own = true
+		}
+	}
+	return own
+}
+
+// bareIDParams name a thing's own id; pagingParams, folded, a page of
+// many.
+var (
+	bareIDParams = map[string]bool{"id": true, "uid": true, "uuid": true, "guid": true}
+	pagingParams = map[string]bool{"page": true, "perpage": true, "pagenumber": true, "pagesize": true, "limit": true, "offset": true, "cursor": true, "startat": true, "maxresults": true, "startingafter": true, "endingbefore": true}
+)
 
 // httpMethods are the names of the methods that create or change, as a
 // name's first word says them.

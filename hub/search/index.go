@@ -179,6 +179,7 @@ type Index struct {
 	agentOf   map[string]int32    // a verb's stem -> the term id of the catalog's noun for who does it ("watch": watcher)
 	madeBy    map[string]struct{} // stems of verbs the catalog says only in its noun for what does them ("remind": reminder)
 	feat      []docFeatures       // the second stage's view of each doc (rerank.go)
+	sibling   []int32             // the next doc of the same namespace and path, in a ring; nil when no two share one
 	doers     []doer              // what each doc does, from feat (namespaceStats); nil unless gated
 	computes  map[int32]bool      // term ids of the verbs of computing the catalog has (computeVerbs)
 	nsItems   [][]int32           // by gated namespace: the things its tools take one of by id
@@ -340,6 +341,7 @@ func Build(docs []Doc, opts *Options) *Index {
 	}
 	ix.hidden = make([]uint64, (len(docs)+63)/64)
 	ix.obsolete = make([]uint64, (len(docs)+63)/64)
+	ix.sibling = siblings(docs)
 	curNS := int32(bareNowhere) // the namespace of the doc being read, if one is
 	// markBare notes that the current namespace writes term id as tok,
 	// without -ed or -ing (Index.bareNS). Words read for no doc (after the
@@ -1157,6 +1159,9 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 	}
 
 	hits = ix.topK(sc, max(limit, min(rerankDefaults.depth, total)))
+	if ix.sibling != nil {
+		hits = ix.withSiblings(hits)
+	}
 	extra := 0
 	if ix.gated && ns < 0 && len(hits) > 0 {
 		hits, extra = ix.namespaceStats(sc, hits)
@@ -1949,3 +1954,61 @@ func (ix *Index) undoes(d *Doc) bool {
 	_, ok := ix.terms[string(stem([]byte(w[2:])))]
 	return ok
 }
+
+// siblings links the docs that share a namespace and a path, each to the
+// next in a ring; nil when none do.
+func siblings(docs []Doc) []int32 {
+	first := map[[2]string]int32{}
+	var ring []int32
+	for i := range docs {
+		d := &docs[i]
+		if d.Path == "" {
+			continue
+		}
+		k := [2]string{d.Namespace, d.Path}
+		f, ok := first[k]
+		if !ok {
+			first[k] = int32(i)
+			continue
+		}
+		if ring == nil {
+			ring = make([]int32, len(docs))
+			for j := range ring {
+				ring[j] = int32(j)
+			}
+		}
+		ring[i] = ring[f]
+		ring[f] = int32(i)
+	}
+	return ring
+}
+
+// withSiblings adds to the first stage's best searches the other forms of
+// the same search it missed, for a share of their score: Star Trek's
+// POST /performer/search takes a form of criteria (stuntPerformer), which
+// "stunt doubles" finds, and GET /performer/search pages through the
+// same performers without them; Jira's GET and POST /rest/api/3/search
+// are one search in the query and in the body. The second stage then
+// orders them by what they do.
+func (ix *Index) withSiblings(hits []Hit) []Hit {
+	n := len(hits)
+	for i := range min(siblingDepth, n) {
+		h := hits[i]
+		if ix.feat[h.Doc].act&actSearch == 0 {
+			continue
+		}
+		for s := ix.sibling[h.Doc]; s != int32(h.Doc); s = ix.sibling[s] {
+			if !slices.ContainsFunc(hits, func(x Hit) bool { return x.Doc == int(s) }) {
+				hits = append(hits, Hit{Doc: int(s), Score: h.Score * siblingShare})
+			}
+		}
+	}
+	if len(hits) > n {
+		slices.SortFunc(hits, ix.compareHits)
+	}
+	return hits
+}
+
+// siblingDepth is how many of the best hits bring their siblings in, at
+// siblingShare of their score.
+const siblingDepth, siblingShare = 3, 0.5

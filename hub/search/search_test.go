@@ -326,3 +326,39 @@ func hitNames(docs []Doc, hits []Hit) []string {
 	}
 	return names
 }
+
+// TestSearchForms: a request that a search's form of criteria answers
+// (stuntPerformer) brings in the same search without them, which pages
+// through the same things, though it says none of the request's words.
+func TestSearchForms(t *testing.T) {
+	docs := []Doc{
+		{Namespace: "st", Name: "postPerformerSearch", Description: "Searching performers", Method: "POST", Path: "/performer/search", Params: []string{"name", "stuntPerformer", "voicePerformer"}},
+		{Namespace: "st", Name: "getPerformerSearch", Description: "Pagination over performers", Method: "GET", Path: "/performer/search", Params: []string{"pageNumber", "pageSize"}},
+		{Namespace: "st", Name: "getPerformer", Description: "Retrieval of a single performer", Method: "GET", Path: "/performer", Params: []string{"uid"}},
+		{Namespace: "st", Name: "postStaffSearch", Description: "Searching staff", Method: "POST", Path: "/staff/search", Params: []string{"name", "stuntCoordinator"}},
+		{Namespace: "st", Name: "getStaffSearch", Description: "Pagination over staff", Method: "GET", Path: "/staff/search", Params: []string{"pageNumber", "pageSize"}},
+	}
+	ix := Build(docs, nil)
+	hits, _ := ix.Search("stunt performers in the show", "", 5)
+	var got []string
+	for _, h := range hits {
+		got = append(got, docs[h.Doc].Name)
+	}
+	if len(got) < 2 || got[0] != "postPerformerSearch" || !slices.Contains(got, "getPerformerSearch") {
+		t.Errorf("stunt performers: %v", got)
+	}
+	hits, _ = ix.Search("stunt doubles", "", 5)
+	got = got[:0]
+	for _, h := range hits {
+		got = append(got, docs[h.Doc].Name)
+	}
+	if !slices.Contains(got, "getPerformerSearch") || !slices.Contains(got, "getStaffSearch") {
+		t.Errorf("stunt doubles: %v, want both searches' pages", got)
+	}
+	if ix.sibling[1] != 0 || ix.sibling[0] != 1 || ix.sibling[2] != 2 {
+		t.Errorf("siblings %v", ix.sibling)
+	}
+	if Build(docs[2:3], nil).sibling != nil {
+		t.Error("a catalog without two operations on a path keeps a ring")
+	}
+}

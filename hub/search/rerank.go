@@ -748,23 +748,30 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 	*arena, f.nPath, _ = appendSet(*arena, ids)
 	ids = ids[:0]
 	if d.Path != "" {
+		// itemOf is the thing a segment names, one of which the
+		// parameter after it picks (or, idQuery, the query's id).
+		itemOf := func(seg string) int32 {
+			ws.path = ws.words(ws.path, seg)
+			n := len(ws.path)
+			if n == 0 {
+				return -1
+			}
+			w := ws.path[n-1]
+			if n == 1 {
+				w = compoundHead(w, tw)
+			}
+			return termOf(w)
+		}
 		prev := ""
 		for seg := range strings.SplitSeq(strings.Trim(d.Path, "/"), "/") {
 			if isParam(seg) {
 				f.lastItem = -1
 			}
 			if isParam(seg) && prev != "" {
-				ws.path = ws.words(ws.path, prev)
-				if n := len(ws.path); n > 0 {
-					w := ws.path[n-1]
-					if n == 1 {
-						w = compoundHead(w, tw)
-					}
-					if id := termOf(w); id >= 0 {
-						ids = append(ids, id)
-						if endsWithIDWord(strings.Trim(seg, "{}")) {
-							f.lastItem = id
-						}
+				if id := itemOf(prev); id >= 0 {
+					ids = append(ids, id)
+					if endsWithIDWord(strings.Trim(seg, "{}")) {
+						f.lastItem = id
 					}
 				}
 			}
@@ -774,17 +781,9 @@ func features(d *Doc, fixed []string, termOf func(string) int32, selfUsed map[st
 			}
 		}
 		if idQuery && prev != "" {
-			// The id in the query picks one of the last segment's.
-			ws.path = ws.words(ws.path, prev)
-			if n := len(ws.path); n > 0 {
-				w := ws.path[n-1]
-				if n == 1 {
-					w = compoundHead(w, tw)
-				}
-				if id := termOf(w); id >= 0 {
-					ids = append(ids, id)
-					f.lastItem = id
-				}
+			if id := itemOf(prev); id >= 0 {
+				ids = append(ids, id)
+				f.lastItem = id
 			}
 		}
 	}

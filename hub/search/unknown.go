@@ -23,8 +23,9 @@ import (
 // value rather than a thing: a word with a capital after the request's
 // first word (a name: Enterprise, Erin), digits or other marks (README.md,
 // PROJ-7, 2.0), text in quotes or that a message is to say ("with the
-// message fix typo"), and text beyond ASCII letters (other scripts are
-// read as character pairs).
+// message fix typo"), a name after "called", "named" or "titled" (and
+// that word), and text beyond ASCII letters (other scripts are read as
+// character pairs).
 func (ix *Index) Unknown(query, namespace string) []string {
 	ns := int32(-1)
 	if namespace != "" {
@@ -36,8 +37,13 @@ func (ix *Index) Unknown(query, namespace string) []string {
 	}
 	var out []string
 	var buf [maxUnknownLen]byte
-	first, quoted := true, false
+	first, quoted, named := true, false, false
 	for w := range strings.FieldsSeq(withoutQuotedText(query)) {
+		// The name after "called" ("a folder called reports") is a
+		// value, which Search leaves out too (stripValues), and
+		// "called" says only that one follows.
+		wasNamed := named
+		named = namesNext(w)
 		// Text in quotes is a value's: a filter named "my open bugs".
 		opens := strings.HasPrefix(w, "\"") || strings.HasPrefix(w, "\u201c")
 		closes := len(w) > 1 && (strings.HasSuffix(w, "\"") || strings.HasSuffix(w, "\u201d"))
@@ -47,7 +53,7 @@ func (ix *Index) Unknown(query, namespace string) []string {
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "\u2019s")
 		wasFirst := first
 		first = false
-		if inQuotes || len(w) < 2 || len(w) > maxUnknownLen || !plainWord(w, wasFirst) {
+		if inQuotes || wasNamed || named || len(w) < 2 || len(w) > maxUnknownLen || !plainWord(w, wasFirst) {
 			continue
 		}
 		lower := appendLower(buf[:0], w)

@@ -36,6 +36,9 @@ func TestUnknownWords(t *testing.T) {
 		{"search spacecraft \"the flying pigeons\" or \u201cwild geese\u201d and \"frogs\"", nil},
 		{"spacecraft with the message hello pigeons", []string{"message"}},
 		{"spacecraft saying hello pigeons", nil},
+		// The name after "called" or "named" is a value too.
+		{"a spacecraft called defiant", nil},
+		{"performers named kirk and birds", []string{"birds"}},
 		// Other scripts are read as pairs of characters, not words.
 		{"宇宙船 spacecraft", nil},
 	} {

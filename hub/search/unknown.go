@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -24,8 +25,9 @@ import (
 // first word (a name: Enterprise, Erin), digits or other marks (README.md,
 // PROJ-7, 2.0), text in quotes or that a message is to say ("with the
 // message fix typo"), a name after "called", "named" or "titled" (and
-// that word), and text beyond ASCII letters (other scripts are read as
-// character pairs).
+// that word), a word in lower case where a request names someone ("add
+// bob to the team", personAt), and text beyond ASCII letters (other
+// scripts are read as character pairs).
 func (ix *Index) Unknown(query, namespace string) []string {
 	ns := int32(-1)
 	if namespace != "" {
@@ -37,23 +39,27 @@ func (ix *Index) Unknown(query, namespace string) []string {
 	}
 	var out []string
 	var buf [maxUnknownLen]byte
-	first, quoted, named := true, false, false
-	for w := range strings.FieldsSeq(withoutQuotedText(query)) {
+	quoted, named, noVerb := false, false, false
+	fields := strings.Fields(withoutQuotedText(query))
+	for i, w := range fields {
 		// The name after "called" ("a folder called reports") is a
 		// value, which Search leaves out too (stripValues), and
 		// "called" says only that one follows.
 		wasNamed := named
 		named = namesNext(w)
+		if i == 0 {
+			// "which ...", "the ...": no verb first.
+			noVerb = whWords[strings.ToLower(w)] || determiners[strings.ToLower(w)]
+		}
 		// Text in quotes is a value's: a filter named "my open bugs".
 		opens := strings.HasPrefix(w, "\"") || strings.HasPrefix(w, "\u201c")
 		closes := len(w) > 1 && (strings.HasSuffix(w, "\"") || strings.HasSuffix(w, "\u201d"))
 		inQuotes := quoted || opens
 		quoted = inQuotes && !closes
 		w = strings.TrimRight(strings.TrimLeft(w, edgeMarks), edgeMarks)
-		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "\u2019s")
-		wasFirst := first
-		first = false
-		if inQuotes || wasNamed || named || len(w) < 2 || len(w) > maxUnknownLen || !plainWord(w, wasFirst) {
+		bare := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "\u2019s")
+		possessive, w := bare != w, bare
+		if inQuotes || wasNamed || named || len(w) < 2 || len(w) > maxUnknownLen || !plainWord(w, i == 0) {
 			continue
 		}
 		lower := appendLower(buf[:0], w)
@@ -61,6 +67,12 @@ func (ix *Index) Unknown(query, namespace string) []string {
 			continue
 		}
 		if ix.reads(lower, ns) || slices.Contains(out, string(lower)) {
+			continue
+		}
+		if personWord(lower) && personAt(fields, i, possessive, noVerb) {
+			// Where a request names someone ("dave's repos", "invite
+			// carol", "add bob to the team", "assigned to bob"): a
+			// name, in lower case.
 			continue
 		}
 		out = append(out, string(lower))
@@ -264,4 +276,35 @@ func resourceName(seg string) bool {
 		}
 	}
 	return true
+}
+
+// personAt reports whether fields[i] stands where a request names
+// someone: with an 's and no article ("dave's repos", not "the
+// starship's crew"), after "to", "from" or "by", or right after the
+// request's first word, a verb, with nothing or a stop word after it
+// ("invite carol", "add bob to the team", where "delete old rows" and
+// "make promo code" name a kind of thing).
+func personAt(fields []string, i int, possessive, noVerb bool) bool {
+	prev := ""
+	if i > 0 {
+		prev = strings.ToLower(fields[i-1])
+	}
+	switch {
+	case possessive:
+		return !determiners[prev]
+	case prev == "to" || prev == "from" || prev == "by":
+		return true
+	case i != 1 || noVerb:
+		return false
+	case i+1 == len(fields):
+		return true
+	}
+	_, stop := stopWords[strings.ToLower(strings.Trim(fields[i+1], edgeMarks))]
+	return stop
+}
+
+// personWord reports whether w, a word no tool uses, may be someone's
+// name: not in the plural, nor a verb's -ing or -ed form.
+func personWord(w []byte) bool {
+	return w[len(w)-1] != 's' && !bytes.HasSuffix(w, []byte("ing")) && !bytes.HasSuffix(w, []byte("ed"))
 }

@@ -36,6 +36,18 @@ func TestUnknownWords(t *testing.T) {
 		{"search spacecraft \"the flying pigeons\" or \u201cwild geese\u201d and \"frogs\"", nil},
 		{"spacecraft with the message hello pigeons", []string{"message"}},
 		{"spacecraft saying hello pigeons", nil},
+		// Where a request names someone, a word in lower case is a
+		// name: right after the verb with nothing or a preposition
+		// after it, after "to", "from" or "by", or with an 's. Not in
+		// the plural, nor a verb's form, nor a word before a noun.
+		{"search erin", nil},
+		{"search spacecraft by kirk", nil},
+		{"search carol's spacecraft", nil},
+		{"search frigates", []string{"frigates"}},
+		{"search warship fleets", []string{"warship", "fleets"}},
+		{"search trekking", []string{"trekking"}},
+		{"the warship", []string{"warship"}},
+		{"the starship's crew", []string{"starship", "crew"}},
 		// The name after "called" or "named" is a value too.
 		{"a spacecraft called defiant", nil},
 		{"performers named kirk and birds", []string{"birds"}},

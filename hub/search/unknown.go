@@ -26,8 +26,9 @@ import (
 // PROJ-7, 2.0), text in quotes or that a message is to say ("with the
 // message fix typo"), a name after "called", "named" or "titled" (and
 // that word), a word in lower case where a request names someone ("add
-// bob to the team", personAt), and text beyond ASCII letters (other
-// scripts are read as character pairs).
+// bob to the team", personAt) or something ("the acme org", kindAfter),
+// and text beyond ASCII letters (other scripts are read as character
+// pairs).
 func (ix *Index) Unknown(query, namespace string) []string {
 	ns := int32(-1)
 	if namespace != "" {
@@ -69,10 +70,10 @@ func (ix *Index) Unknown(query, namespace string) []string {
 		if ix.reads(lower, ns) || slices.Contains(out, string(lower)) {
 			continue
 		}
-		if personWord(lower) && personAt(fields, i, possessive, noVerb) {
+		if personWord(lower) && (personAt(fields, i, possessive, noVerb) || ix.kindAfter(fields, i)) {
 			// Where a request names someone ("dave's repos", "invite
-			// carol", "add bob to the team", "assigned to bob"): a
-			// name, in lower case.
+			// carol", "add bob to the team", "assigned to bob") or
+			// something ("the acme org"): a name, in lower case.
 			continue
 		}
 		out = append(out, string(lower))
@@ -307,4 +308,19 @@ func personAt(fields []string, i int, possessive, noVerb bool) bool {
 // name: not in the plural, nor a verb's -ing or -ed form.
 func personWord(w []byte) bool {
 	return w[len(w)-1] != 's' && !bytes.HasSuffix(w, []byte("ing")) && !bytes.HasSuffix(w, []byte("ed"))
+}
+
+// kindAfter reports whether fields[i] comes between "the" and the
+// singular word for a thing some tool takes by its id: the name of that
+// one ("the acme org", "the platform team"; not "a promo code").
+func (ix *Index) kindAfter(fields []string, i int) bool {
+	if i == 0 || i+1 >= len(fields) || !strings.EqualFold(fields[i-1], "the") {
+		return false
+	}
+	next := strings.ToLower(strings.Trim(fields[i+1], edgeMarks))
+	if next == "" || next[len(next)-1] == 's' {
+		return false
+	}
+	id, ok := ix.terms[string(stem([]byte(next)))]
+	return ok && ix.itemNouns[id]
 }

@@ -48,6 +48,11 @@ func TestUnknownWords(t *testing.T) {
 		{"search trekking", []string{"trekking"}},
 		{"the warship", []string{"warship"}},
 		{"the starship's crew", []string{"starship", "crew"}},
+		// So is one between "the" and the singular word for a thing a
+		// tool takes by id: that one's name.
+		{"fetch the pluto animal", nil},
+		{"fetch an alien animal", []string{"alien"}},
+		{"fetch the alien animals", []string{"alien"}},
 		// The name after "called" or "named" is a value too.
 		{"a spacecraft called defiant", nil},
 		{"performers named kirk and birds", []string{"birds"}},

@@ -41,8 +41,20 @@ func (ix *Index) Unknown(query, namespace string) []string {
 	var out []string
 	var buf [maxUnknownLen]byte
 	quoted, named, noVerb := false, false, false
-	fields := strings.Fields(withoutQuotedText(query))
+	// A two-word verb reads as its plain verb ("turn off the workflow":
+	// disable), as Search reads it; a word the request does not say is
+	// not reported.
+	query = withoutQuotedText(query)
+	plain := plainVerb(query)
+	said := strings.Fields(query)
+	fields := said
+	if plain != query {
+		fields = strings.Fields(plain)
+	}
 	for i, w := range fields {
+		if plain != query && !slices.Contains(said, w) {
+			continue
+		}
 		// The name after "called" ("a folder called reports") is a
 		// value, which Search leaves out too (stripValues), and
 		// "called" says only that one follows.

@@ -53,6 +53,10 @@ func TestUnknownWords(t *testing.T) {
 		{"fetch the pluto animal", nil},
 		{"fetch an alien animal", []string{"alien"}},
 		{"fetch the alien animals", []string{"alien"}},
+		// A two-word verb is read as its plain verb, which the
+		// request does not say: neither is reported.
+		{"turn off the spacecraft", nil},
+		{"throw away the frigates", []string{"frigates"}},
 		// The name after "called" or "named" is a value too.
 		{"a spacecraft called defiant", nil},
 		{"performers named kirk and birds", []string{"birds"}},

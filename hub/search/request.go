@@ -1148,6 +1148,8 @@ var timeWords = map[string]bool{
 	"today": true, "yesterday": true, "tonight": true, "week": true, "month": true, "year": true,
 	"hours": true, "days": true, "weeks": true, "months": true, "ago": true, "since": true,
 	"recent": true, "recently": true, "lately": true,
+	"tomorrow": true, "morning": true, "noon": true, "evening": true, "midnight": true,
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
 }
 
 // The kinds' words, as stems.

@@ -23,12 +23,12 @@ import (
 // the order written, each once. It leaves out stop words and what names a
 // value rather than a thing: a word with a capital after the request's
 // first word (a name: Enterprise, Erin), digits or other marks (README.md,
-// PROJ-7, 2.0), text in quotes or that a message is to say ("with the
-// message fix typo"), a name after "called", "named" or "titled" (and
-// that word), a word in lower case where a request names someone ("add
-// bob to the team", personAt) or something ("the acme org", kindAfter),
-// and text beyond ASCII letters (other scripts are read as character
-// pairs).
+// PROJ-7, 2.0), a time ("friday", "yesterday"), text in quotes or that a
+// message is to say ("with the message fix typo"), a name after "called",
+// "named" or "titled" (and that word), a word in lower case where a
+// request names someone ("add bob to the team", personAt) or something
+// ("the acme org", kindAfter), and text beyond ASCII letters (other
+// scripts are read as character pairs).
 func (ix *Index) Unknown(query, namespace string) []string {
 	ns := int32(-1)
 	if namespace != "" {
@@ -76,7 +76,7 @@ func (ix *Index) Unknown(query, namespace string) []string {
 			continue
 		}
 		lower := appendLower(buf[:0], w)
-		if _, stop := stopWords[string(lower)]; stop || selfWords[string(lower)] || string(lower) == "who" {
+		if _, stop := stopWords[string(lower)]; stop || selfWords[string(lower)] || timeWords[string(lower)] || string(lower) == "who" {
 			continue
 		}
 		if ix.reads(lower, ns) || slices.Contains(out, string(lower)) {

@@ -23,9 +23,10 @@ import "strings"
 //     in -eed loses its d as the word would ("needed" -> "nee" as "need"),
 //     one of two letters gets its e back ("used" -> "use"), and one of
 //     three is left as it is.
-//  3. Derivations, one at a time: -ship, -ly, -ness, -ment, -able, -ible,
-//     -ence, -ance, -ation, -tion, each only when enough of the word
-//     remains to be meaningful; -scription as the verb's -scribe
+//  3. Derivations, one at a time: -ship (after five letters or more: a
+//     membership is a member's, a starship no star), -ly, -ness, -ment,
+//     -able, -ible, -ence, -ance, -ation, -tion, each only when enough of
+//     the word remains to be meaningful; -scription as the verb's -scribe
 //     ("subscription", "subscribe" -> "subscrib").
 //  4. A final -e is dropped and a final consonant+y becomes i, so that
 //     "create"/"creat-ed" and "copy"/"cop-ied" meet; then an -at after
@@ -97,7 +98,7 @@ func stem(w []byte) []byte {
 	}
 
 	// Step 3: derivational suffixes; min is the shortest remaining stem.
-	if hasSuffix(w, "ship") && len(w) >= 7 {
+	if hasSuffix(w, "ship") && len(w) >= 9 {
 		w = w[:len(w)-4]
 	}
 	for _, s := range derivations {

@@ -65,6 +65,8 @@ func TestStem(t *testing.T) {
 		{"change", "changes", "changed", "changing"},
 		{"branch", "branches"},
 		{"relation", "relations", "relationship", "relationships"},
+		{"member", "members", "membership", "memberships"},
+		{"owner", "ownership"},
 		{"modify", "modified", "modifies"},
 		{"recursive", "recursively"},
 		{"add", "adds", "added", "adding"},
@@ -140,6 +142,13 @@ func TestStem(t *testing.T) {
 	for _, tt := range tests {
 		if got := string(stem([]byte(tt.in))); got != tt.want {
 			t.Errorf("stem(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// After a short word, -ship is a ship, not a state: a starship is
+	// no star, a warship no war, a hardship nothing hard.
+	for _, pair := range [][2]string{{"starship", "star"}, {"warships", "war"}, {"hardship", "hard"}, {"worship", "wor"}} {
+		if a, b := string(stem([]byte(pair[0]))), string(stem([]byte(pair[1]))); a == b {
+			t.Errorf("stem(%q) = stem(%q) = %q", pair[0], pair[1], a)
 		}
 	}
 }

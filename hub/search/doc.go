@@ -112,6 +112,10 @@
 // name, how central its path family is in its namespace, and whether its
 // API deprecates it (Doc.Deprecated: an operation kept for older callers
 // comes after a live one the request fits about as well). See rerank.go.
+// Before that, each of the first stage's three best searches brings in
+// the operations on its path it missed, for half its score (withSiblings):
+// Star Trek's POST /performer/search, found by its form's stuntPerformer,
+// and the GET beside it, which pages through the same performers.
 //
 // # Namespaces of unlike size
 //

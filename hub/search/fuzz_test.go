@@ -7,8 +7,9 @@ import (
 )
 
 // fuzzDocs hold what the request rules read: titles that start with a
-// verb, "re-" words, paths with items, parameter values, acronyms and a
-// title in Japanese.
+// verb, "re-" words, paths with items, parameter values, acronyms, a
+// search in two forms, a read of one by an id in its query and a title in
+// Japanese.
 var fuzzDocs = []Doc{
 	{Namespace: "gh", Name: "pullsGet", Title: "Get a pull request (PR)", Description: "Gets one pull request.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls/{pull_number}", Params: []string{"pull_number"}},
 	{Namespace: "gh", Name: "pullsList", Title: "List pull requests", Description: "Lists pull requests.", Method: "GET", Path: "/repos/{owner}/{repo}/pulls", Params: []string{"state"}, Values: []string{"open", "closed"}},
@@ -18,6 +19,9 @@ var fuzzDocs = []Doc{
 	{Namespace: "gh", Name: "usersGetAuthenticated", Title: "Get the authenticated user", Method: "GET", Path: "/user"},
 	{Namespace: "jira", Name: "getIssue", Description: "Returns an issue by its key.", Params: []string{"issueIdOrKey"}},
 	{Namespace: "memo", Name: "createNote", OrigName: "create_note", Description: "メモを作成します。"},
+	{Namespace: "st", Name: "postCharacterSearch", Description: "Searching characters", Method: "POST", Path: "/character/search", Params: []string{"name", "hologram"}},
+	{Namespace: "st", Name: "getCharacterSearch", Description: "Pagination over characters", Method: "GET", Path: "/character/search", Params: []string{"pageNumber"}},
+	{Namespace: "st", Name: "getCharacter", Description: "Retrival of a single character", Method: "GET", Path: "/character", Params: []string{"uid"}},
 }
 
 // FuzzSearch: any request, as a model may write it, is answered without
@@ -31,7 +35,8 @@ func FuzzSearch(f *testing.F) {
 		"show", "off", "\xff\xfe", "who am I", "open a PR from my branch", "set it up", "   ",
 		"summarize https://github.com/acme/app/pull/12?tab=files#r1", "https://x/issues/", "commit it with the message",
 		"comment saying", "at 9am or 14:00", "read a.json and b/c.json", "show me photo.png", "jot down the note that x",
-		"print .env.example and (.gitignore)", ". .. ...",
+		"print .env.example and (.gitignore)", ". .. ...", "holograms", "add bob to the acme team", "the bob",
+		"character CHMA0000215045", "carol's", "to", "turn off", "called",
 	} {
 		f.Add(q)
 	}

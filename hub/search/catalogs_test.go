@@ -1152,6 +1152,9 @@ func TestIDInQueryReadsOne(t *testing.T) {
 	ops, ix := catalogIndex(t, npmFile(t, "@readme", "oas-examples", "3.0", "json", "star-trek.json"), "stapi", false)
 	wantOpFirst(t, ix, ops, "list every soundtrack album", "GET /soundtrack/search")
 	wantOpFirst(t, ix, ops, "soundtrack SOMA0000000012", "GET /soundtrack")
+	// "By uid" asks for one, even after a verb of searching.
+	wantOpFirst(t, ix, ops, "look up a spacecraft class by uid", "GET /spacecraftClass")
+	wantActs(t, ix, map[string]uint8{"look up a spacecraft class by uid": actSearch | actGet})
 	// Both searches list them; the read of one comes after.
 	hits, _ := ix.Search("list every soundtrack album", "", 3)
 	if len(hits) < 3 || ops[hits[2].Doc].id != "GET /soundtrack" {

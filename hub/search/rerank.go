@@ -52,7 +52,8 @@ import (
 //     the catalog has a noun for who does it ("who reviewed PR 21":
 //     reviewers); and that act names no state (open).
 //     "Show" asks to list things named in the plural and to read or list
-//     one named in the singular ("show the latest release"). A first word
+//     one named in the singular ("show the latest release"); "by id"
+//     (uid, uuid) asks to read one too ("look up the performer by uid"). A first word
 //     the catalog does not know, in a sentence and before no plural, is a
 //     verb it does not use and asks for a change ("downgrade dave to a
 //     regular member"); one in un- that no title starts with, whose
@@ -1589,6 +1590,14 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 			}
 		}
 	}
+	for i := 1; i+1 < len(sc.qends); i++ {
+		if string(word(i)) == "by" && byIDWords[string(word(i+1))] {
+			// "look up the performer by uid": one, by its id, which
+			// a search's criteria do not take.
+			q.act |= actGet
+			break
+		}
+	}
 	q.fromVerb = q.act != 0 || q.verb >= 0
 	q.question = question && !q.fromVerb
 	if q.act == 0 && q.verb < 0 {
@@ -2445,3 +2454,6 @@ func (ix *Index) nsTakes(sc *scratch, ns int32) bool {
 func (ix *Index) nsTakesKind(sc *scratch, ns int32) bool {
 	return slices.ContainsFunc(sc.qkinds, func(t int32) bool { return slices.Contains(ix.nsParams[ns], t) })
 }
+
+// byIDWords are the words for an id after "by" that ask for one thing.
+var byIDWords = map[string]bool{"id": true, "uid": true, "uuid": true, "guid": true, "identifier": true}

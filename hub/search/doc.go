@@ -137,11 +137,11 @@
 // benchmark (testdata/tool-retrieval); run it with -v to print Recall@k,
 // MRR and nDCG@10 next to the benchmark's Bleve baseline.
 // TestCatalogRetrieval does the same for tasks over GitHub's REST
-// description and Jira Cloud's (each as OpenAPI tools and as plain MCP
-// tools), the Star Trek API and the reference MCP servers, and for the
-// servers' tasks and GitHub's over both catalogs at once
-// (testdata/tasks), next to a plain BM25 computed in the same test, and
-// fails when a held-out half falls below its floor. BenchmarkBuild10k,
+// description, Jira Cloud's, Stripe's and Slack's (each as OpenAPI tools
+// and as plain MCP tools), the Star Trek API and the reference MCP
+// servers, and for the servers' tasks and GitHub's over both catalogs at
+// once (testdata/tasks), next to a plain BM25 computed in the same test,
+// and fails when a held-out half falls below its floor. BenchmarkBuild10k,
 // BenchmarkBuild100k, BenchmarkSearch10k, BenchmarkSearch100k and
 // BenchmarkSearch100kUneven time synthetic catalogs (SyntheticCatalog)
 // and report ratios to a reference pass in the same process; bench/bleve

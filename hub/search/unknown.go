@@ -23,7 +23,8 @@ import (
 // the order written, each once. It leaves out stop words and what names a
 // value rather than a thing: a word with a capital after the request's
 // first word (a name: Enterprise, Erin), digits or other marks (README.md,
-// PROJ-7, 2.0), a time ("friday", "yesterday"), text in quotes or that a
+// PROJ-7, 2.0), a time ("friday", "yesterday"), a word that names no
+// thing ("much", "anywhere"; fillerWords), text in quotes or that a
 // message is to say ("with the message fix typo"), a name after "called",
 // "named" or "titled" (and that word), a word in lower case where a
 // request names someone ("add bob to the team", personAt) or something
@@ -76,7 +77,7 @@ func (ix *Index) Unknown(query, namespace string) []string {
 			continue
 		}
 		lower := appendLower(buf[:0], w)
-		if _, stop := stopWords[string(lower)]; stop || selfWords[string(lower)] || timeWords[string(lower)] || string(lower) == "who" {
+		if _, stop := stopWords[string(lower)]; stop || selfWords[string(lower)] || timeWords[string(lower)] || fillerWords[string(lower)] || string(lower) == "who" {
 			continue
 		}
 		if ix.reads(lower, ns) || slices.Contains(out, string(lower)) {
@@ -335,4 +336,12 @@ func (ix *Index) kindAfter(fields []string, i int) bool {
 	}
 	id, ok := ix.terms[string(stem([]byte(next)))]
 	return ok && ix.itemNouns[id]
+}
+
+// fillerWords say how much, how far or where in general: no thing a
+// catalog could name ("how much cache storage", "we don't use it
+// anymore", "is there a TODO.md anywhere").
+var fillerWords = map[string]bool{
+	"much": true, "anymore": true, "already": true, "ever": true, "still": true, "together": true,
+	"anywhere": true, "everywhere": true, "somewhere": true, "elsewhere": true, "nowhere": true,
 }

@@ -53,6 +53,8 @@ func TestUnknownWords(t *testing.T) {
 		{"fetch the pluto animal", nil},
 		{"fetch an alien animal", []string{"alien"}},
 		{"fetch the alien animals", []string{"alien"}},
+		// How much, or where in general, names nothing.
+		{"how much spacecraft is there anywhere", nil},
 		// A time is a value.
 		{"spacecraft of yesterday and friday morning", nil},
 		// A two-word verb is read as its plain verb, which the

@@ -53,12 +53,12 @@ import (
 //     reviewers); and that act names no state (open).
 //     "Show" asks to list things named in the plural and to read or list
 //     one named in the singular ("show the latest release"); "by id"
-//     (uid, uuid) asks to read one too ("look up the performer by uid"). A first word
-//     the catalog does not know, in a sentence and before no plural, is a
-//     verb it does not use and asks for a change ("downgrade dave to a
-//     regular member"); one in un- that no title starts with, whose
-//     base it knows, undoes that, a delete ("unwatch the repo", as its
-//     own unstar and unfollow are), unless a plural after it makes it
+//     (uid, uuid) asks to read one too ("look up the performer by uid").
+//     A first word the catalog does not know, in a sentence and before no
+//     plural, is a verb it does not use and asks for a change ("downgrade
+//     dave to a regular member"); one in un- that no title starts with,
+//     whose base it knows, undoes that, a delete ("unwatch the repo", as
+//     its own unstar and unfollow are), unless a plural after it makes it
 //     say what the things are ("unread notifications"). A tool without a
 //     path whose title starts so ("Unstages all staged changes") deletes
 //     likewise (Index.undoes).
@@ -888,17 +888,18 @@ func takesOwnID(d *Doc) bool {
 		switch {
 		case pagingParams[l]:
 			return false
-		case bareIDParams[l] && !strings.Contains(d.Path, "{"+p+"}"):
+		case bareIDWords[l] && !strings.Contains(d.Path, "{"+p+"}"):
 			own = true
 		}
 	}
 	return own
 }
 
-// bareIDParams name a thing's own id; pagingParams, folded, a page of
-// many.
+// bareIDWords are the words for an id alone: a parameter's name for a
+// thing's own id, and what "by" names in "look up the performer by uid".
+// pagingParams, folded, are a page of many.
 var (
-	bareIDParams = map[string]bool{"id": true, "uid": true, "uuid": true, "guid": true}
+	bareIDWords  = map[string]bool{"id": true, "uid": true, "uuid": true, "guid": true, "identifier": true}
 	pagingParams = map[string]bool{"page": true, "perpage": true, "pagenumber": true, "pagesize": true, "limit": true, "offset": true, "cursor": true, "startat": true, "maxresults": true, "startingafter": true, "endingbefore": true}
 )
 
@@ -1591,7 +1592,7 @@ func (ix *Index) queryFeatures(sc *scratch, query string) queryFeatures {
 		}
 	}
 	for i := 1; i+1 < len(sc.qends); i++ {
-		if string(word(i)) == "by" && byIDWords[string(word(i+1))] {
+		if string(word(i)) == "by" && bareIDWords[string(word(i+1))] {
 			// "look up the performer by uid": one, by its id, which
 			// a search's criteria do not take.
 			q.act |= actGet
@@ -2454,6 +2455,3 @@ func (ix *Index) nsTakes(sc *scratch, ns int32) bool {
 func (ix *Index) nsTakesKind(sc *scratch, ns int32) bool {
 	return slices.ContainsFunc(sc.qkinds, func(t int32) bool { return slices.Contains(ix.nsParams[ns], t) })
 }
-
-// byIDWords are the words for an id after "by" that ask for one thing.
-var byIDWords = map[string]bool{"id": true, "uid": true, "uuid": true, "guid": true, "identifier": true}

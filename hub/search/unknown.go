@@ -306,7 +306,8 @@ func personAt(fields []string, i int, possessive, noVerb bool) bool {
 	switch {
 	case possessive:
 		return !determiners[prev]
-	case prev == "to" || prev == "from" || prev == "by":
+	case namePreps[prev] && prev != "and":
+		// "and" joins things as often as names: "food and drink".
 		return true
 	case i != 1 || noVerb:
 		return false

@@ -67,6 +67,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"policy", "set", "a.b"}, exitUsage, "needs a target and a mode"},
 		{[]string{"policy", "set", "a.b", "sometimes"}, exitUsage, `mode "sometimes": must be allow, ask or deny`},
 		{[]string{"version", "extra"}, exitUsage, "takes no arguments"},
+		{[]string{"hub", "approve", "", "--yes"}, exitUsage, "RUNID is empty; 'capabilities hub runs --pending' lists the runs waiting"},
+		{[]string{"hub", "approve", " ", "--deny"}, exitUsage, "RUNID is empty"},
 		{[]string{"execute", "return await memory.readGraph({})"}, exitUsage, `no file named "return await memory.readGraph({})"; to run code given on the command line, pass it with --code`},
 		{[]string{"execute", "--code", "return 1", "run.js"}, exitUsage, "takes a FILE or --code, not both"},
 		{[]string{"execute", "--code", "return 1", "--resume", "r_1"}, exitUsage, "takes a FILE, --code or --resume, one of them"},

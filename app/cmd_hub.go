@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -616,11 +617,16 @@ and honoured when the model resumes the run.`,
 			if yes && deny {
 				return usagef("takes --yes or --deny, not both")
 			}
-			runID := args[0]
+			runID := strings.TrimSpace(args[0])
+			if runID == "" {
+				// The hub lists every run's pending calls for no run:
+				// an empty $RUN must not decide them all.
+				return usagef("RUNID is empty; 'capabilities hub runs --pending' lists the runs waiting")
+			}
 			return withHub(ctx, e,
 				func(c *localapi.Client) error {
 					var pend []hub.Approval
-					if err := c.Do(ctx, "GET", "/v1/pending?run="+runID, nil, &pend); err != nil {
+					if err := c.Do(ctx, "GET", "/v1/pending?run="+url.QueryEscape(runID), nil, &pend); err != nil {
 						return err
 					}
 					return approveLoop(e, runID, pend, yes, deny, always, func(id, d string) error {
@@ -688,6 +694,9 @@ as last listed.`,
 func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bool, decide func(id, decision string) error) error {
 	var approvals []hub.Approval
 	for _, a := range pend {
+		if a.RunID != runID {
+			continue // only the run named is decided
+		}
 		if a.Kind == hub.KindApproval {
 			approvals = append(approvals, a)
 		} else {

@@ -73,6 +73,9 @@ func TestApproveNothingToDecide(t *testing.T) {
 	}{
 		{"unknown run", nil, ""},
 		{"only a secret", []hub.Approval{secret}, "run 'capabilities connection add petstore default'"},
+		// Another run's call is not this run's to decide, whatever the
+		// hub answered.
+		{"another run's", []hub.Approval{{ID: "p2", RunID: "r_2", Kind: hub.KindApproval, Address: "bank.transfer", Reason: "policy ask"}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer

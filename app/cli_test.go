@@ -446,12 +446,17 @@ func TestErrorHintOnce(t *testing.T) {
 	}
 }
 
-// TestSourceReplaceKeepsConnections: a source replaced with --replace
-// keeps its connections where they fit the new one, and says so; a
-// program replaced by an HTTP server leaves its environment variables
-// out, said too.
+// TestSourceReplaceKeepsConnections: a source replaced with --replace by
+// another version of its program keeps its connections, and says so; a
+// program replaced by an HTTP server leaves them out, and their secrets go
+// from the keychain, said too.
 func TestSourceReplaceKeepsConnections(t *testing.T) {
+	requireKeychain(t)
 	home := t.TempDir()
+	kc := homeKeychain(t, home)
+	if err := kc.Set(config.SecretKey("gh", "work", "GITHUB_TOKEN"), "ghp_replaced"); err != nil {
+		t.Fatal(err)
+	}
 	cfg := &config.Config{Sources: map[string]*config.Source{"gh": {Command: "npx", Args: []string{"-y", "server-github"},
 		Connections: map[string]*config.Connection{"work": {Default: true, Env: map[string]string{"GITHUB_TOKEN": "${secret:GITHUB_TOKEN}"}}}}}}
 	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
@@ -466,11 +471,65 @@ func TestSourceReplaceKeepsConnections(t *testing.T) {
 		t.Fatalf("config.json: %+v %v", got.Sources["gh"], err)
 	}
 	r = cli(t, home, "", "source", "add", "gh", "--replace", "--url", "https://mcp.example.com/mcp")
-	if r.code != 0 || !strings.Contains(r.stdout, "Note: the connections of the source it replaces (work) do not fit it and are left out") {
+	if r.code != 0 || !strings.Contains(r.stdout, "Note: it reaches another program, folder or environment than the source it replaces, so that source's connections (work) are left out") {
 		t.Fatalf("replaced by an HTTP server: %+v", r)
 	}
 	if got, err = config.Load(filepath.Join(home, "config.json")); err != nil || len(got.Sources["gh"].Connections) != 0 {
 		t.Errorf("config.json: %+v %v", got.Sources["gh"], err)
+	}
+	if v, err := kc.Get(config.SecretKey("gh", "work", "GITHUB_TOKEN")); !errors.Is(err, keychain.ErrNotFound) {
+		t.Errorf("the secret of a connection left out stays in the keychain: %q %v", v, err)
+	}
+}
+
+// TestImportReplaceElsewhere: a file imported with --replace that names a
+// source holding a secret, at another origin, and reads the secret by its
+// reference, gets neither the connection nor the secret: the keychain no
+// longer holds it, and the output says why. At the same origin the
+// connection and its secret stay.
+func TestImportReplaceElsewhere(t *testing.T) {
+	requireKeychain(t)
+	home := t.TempDir()
+	kc := homeKeychain(t, home)
+	key := config.SecretKey("bank", "default", "BANK_KEY")
+	secret := fmt.Sprintf("bank-key-%d", time.Now().UnixNano())
+	put := func() {
+		cfg := &config.Config{Sources: map[string]*config.Source{"bank": {URL: "http://127.0.0.1:9/mcp",
+			Connections: map[string]*config.Connection{"default": {Default: true, Headers: map[string]string{"Authorization": "Bearer ${secret:BANK_KEY}"}}}}}}
+		if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+			t.Fatal(err)
+		}
+		if err := kc.Set(key, secret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "servers.json")
+	put()
+	os.WriteFile(file, []byte(`{"sources": {"bank": {"url": "http://127.0.0.2:9/mcp",
+		"connections": {"default": {"default": true, "headers": {"Authorization": "Bearer ${secret:BANK_KEY}"}}}}}}`), 0o600)
+	r := cli(t, home, "", "source", "import", file, "--replace")
+	if r.code != 0 || !strings.Contains(r.stdout, "Imported bank (namespace bank).\nNote: it reaches another origin than the source it replaces, so that source's connections (default) are left out and their secrets and sign-ins removed from the keychain") {
+		t.Fatalf("import at another origin: %+v", r)
+	}
+	if v, err := kc.Get(key); !errors.Is(err, keychain.ErrNotFound) {
+		t.Errorf("the keychain still holds the secret for the new origin to read: %q %v", v, err)
+	}
+	got, err := config.Load(filepath.Join(home, "config.json"))
+	if err != nil || got.Sources["bank"].URL != "http://127.0.0.2:9/mcp" {
+		t.Fatalf("config.json: %+v %v", got, err)
+	}
+
+	put()
+	os.WriteFile(file, []byte(`{"mcpServers": {"bank": {"url": "http://127.0.0.1:9/v2/mcp"}}}`), 0o600)
+	r = cli(t, home, "", "source", "import", file, "--replace")
+	if r.code != 0 || !strings.Contains(r.stdout, "It keeps the connections of the source it replaces (default): their secrets go to it now.") {
+		t.Fatalf("import at the same origin: %+v", r)
+	}
+	if v, err := kc.Get(key); err != nil || v != secret {
+		t.Errorf("the secret of a connection kept: %q %v", v, err)
+	}
+	if got, err = config.Load(filepath.Join(home, "config.json")); err != nil || got.Sources["bank"].Connections["default"] == nil {
+		t.Errorf("config.json: %+v %v", got.Sources["bank"], err)
 	}
 }
 

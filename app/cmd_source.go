@@ -245,11 +245,14 @@ ORIGIN and sends the credentials there too.`,
 			} else if err != nil {
 				return withHint(err, "give the program that starts the MCP server, e.g. capabilities source add NAME -- npx -y @modelcontextprotocol/server-memory")
 			}
+			if err := forgetReplaced(e, name, old, s); err != nil {
+				return err
+			}
 			if err := cfg.Save(path); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.Stdout, "Added source %s (namespace %s).\n", name, naming.Namespace(name))
-			keptNote(e, old, s)
+			printNote(e, replacedNote(name, old, s))
 			if folder {
 				fmt.Fprintf(e.Stdout, "It runs in %s, the folder its command's relative paths name (--cwd sets another).\n", s.Cwd)
 			}
@@ -350,6 +353,7 @@ config.json only references them.`,
 			}
 			for _, n := range res.added {
 				fmt.Fprintf(e.Stdout, "Imported %s (namespace %s).\n", n, naming.Namespace(n))
+				printNote(e, res.notes[n])
 			}
 			for _, m := range res.moved {
 				fmt.Fprintf(e.Stdout, "Moved %s into the keychain.\n", m)
@@ -364,13 +368,16 @@ config.json only references them.`,
 
 type importResult struct {
 	added, skipped, moved []string
+	notes                 map[string]string // replacedNote of each source replaced
 }
 
-// importSources stores an import's secrets in the keychain first, then saves
-// the config that references them, so a failure leaves no dangling reference
-// and no secret in the file.
+// importSources stores an import's secrets in the keychain first, then
+// removes what the sources it replaces leave behind, then saves the config
+// that references them, so a failure leaves no dangling reference, no
+// secret in the file, and no secret read where it was not sent before.
 func importSources(cfg *config.Config, path string, imp *config.Import, only []string, replace bool, kc keychain.Keychain) (importResult, error) {
-	var res importResult
+	res := importResult{notes: map[string]string{}}
+	var replaced []func() error
 	want := map[string]bool{}
 	for _, n := range only {
 		if _, ok := imp.Sources[n]; !ok {
@@ -386,7 +393,7 @@ func importSources(cfg *config.Config, path string, imp *config.Import, only []s
 			res.skipped = append(res.skipped, name)
 			continue
 		}
-		s := imp.Sources[name]
+		s, old := imp.Sources[name], cfg.Sources[name]
 		for _, conn := range s.ConnectionNames() {
 			for _, ref := range s.SecretRefs(conn) {
 				key := config.SecretKey(name, conn, ref)
@@ -401,10 +408,19 @@ func importSources(cfg *config.Config, path string, imp *config.Import, only []s
 			return res, err
 		}
 		res.added = append(res.added, name)
+		if old != nil {
+			replaced = append(replaced, func() error { return oauth.ForgetReplaced(kc, name, old, s, imp.Secrets) })
+			res.notes[name] = replacedNote(name, old, s)
+		}
 		for _, m := range imp.Moved {
 			if strings.HasPrefix(m, name+".") {
 				res.moved = append(res.moved, m)
 			}
+		}
+	}
+	for _, forget := range replaced {
+		if err := forget(); err != nil {
+			return res, err
 		}
 	}
 	if len(res.added) > 0 {
@@ -464,22 +480,42 @@ func shorten(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
-// keptNote says, for source s that replaced old, whether it kept old's
-// connections (config.AddSource keeps them where they fit).
-func keptNote(e *env, old, s *config.Source) {
+// replacedNote says, for source name (s) that replaced old, what became
+// of old's connections and their secrets; "" when old had none.
+func replacedNote(name string, old, s *config.Source) string {
 	if old == nil || len(old.Connections) == 0 {
-		return
+		return ""
 	}
 	names := strings.Join(old.ConnectionNames(), ", ")
 	switch {
+	case !config.SameReach(old, s):
+		return fmt.Sprintf("Note: it reaches another %s than the source it replaces, so that source's connections (%s) are left out and their secrets and sign-ins removed from the keychain; add them again with 'capabilities connection add %s CONNECTION'.", old.Reach(), names, name)
 	case maps.Equal(old.Connections, s.Connections):
-		fmt.Fprintf(e.Stdout, "It keeps the connections of the source it replaces (%s): their secrets go to it now.\n", names)
-		return
+		return fmt.Sprintf("It keeps the connections of the source it replaces (%s): their secrets go to it now.", names)
 	case len(s.Connections) > 0:
-		fmt.Fprintf(e.Stdout, "Note: its connections replace those of the source it replaces (%s).\n", names)
-		return
+		return fmt.Sprintf("Note: its connections replace those of the source it replaces (%s); the secrets it does not read are removed from the keychain.", names)
 	}
-	fmt.Fprintf(e.Stdout, "Note: the connections of the source it replaces (%s) do not fit it and are left out; their secrets stay in the keychain until 'capabilities connection add' sets them again.\n", names)
+	return fmt.Sprintf("Note: the connections of the source it replaces (%s) do not fit it and are left out; their secrets are removed from the keychain.", names)
+}
+
+func printNote(e *env, note string) {
+	if note != "" {
+		fmt.Fprintln(e.Stdout, note)
+	}
+}
+
+// forgetReplaced removes from the keychain what the source name that s
+// replaces (old) leaves behind (oauth.ForgetReplaced), before the config
+// that holds s is saved.
+func forgetReplaced(e *env, name string, old, s *config.Source) error {
+	if old == nil {
+		return nil
+	}
+	kc, err := e.keychain()
+	if err != nil {
+		return err
+	}
+	return oauth.ForgetReplaced(kc, name, old, s, nil)
 }
 
 // addOpenAPISource adds a REST API from its OpenAPI document, after reading
@@ -520,6 +556,9 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 	if err := cfg.AddSource(path, name, s, replace); err != nil {
 		return err
 	}
+	if err := forgetReplaced(e, name, old, s); err != nil {
+		return err
+	}
 	if err := cfg.Save(path); err != nil {
 		return err
 	}
@@ -539,7 +578,7 @@ func addOpenAPISource(ctx context.Context, e *env, name string, rest []string, s
 		fmt.Fprintf(e.Stdout, ", %d skipped (capabilities doctor lists them)", skipped)
 	}
 	fmt.Fprintln(e.Stdout, ".")
-	keptNote(e, old, s)
+	printNote(e, replacedNote(name, old, s))
 	for _, o := range s.Origins {
 		if rep.Elsewhere[secrets.OriginOfURL(o)] == 0 {
 			fmt.Fprintf(e.Stdout, "Note: no operation of the document calls --origin %s; it serves nothing more.\n", o)

@@ -86,6 +86,7 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 	if err != nil {
 		return err
 	}
+	old := cfg.Sources[name]
 	if err := cfg.AddSource(h.paths.Config(), name, s, replace); err != nil {
 		return err
 	}
@@ -93,6 +94,9 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 		return err
 	}
 	if err := config.StoreSecrets(h.kc, found); err != nil {
+		return err
+	}
+	if err := oauth.ForgetReplaced(h.kc, name, old, s, found); err != nil {
 		return err
 	}
 	return h.SaveConfig(ctx, cfg)

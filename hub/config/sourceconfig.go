@@ -293,10 +293,12 @@ func hasHeader(c *Connection, name string) bool {
 }
 
 // AddSource adds (or with replace, replaces) a source after validating it.
-// A source replaced by one without connections keeps the connections it
-// had where they still fit (env for a program, headers for an HTTP
-// server), as an edit of config.json keeps them, their secrets still in
-// use; ones that do not fit are left out.
+// A source replaced by one without connections that reaches the same place
+// (SameReach) keeps the connections it had where they still fit (env for a
+// program, headers for an HTTP server), as an edit of config.json keeps
+// them, their secrets still in use; ones that do not fit are left out, and
+// so are all when it reaches another place. The caller removes the secrets
+// left behind (Source.LeftBehind) before it saves.
 func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 	old, exists := c.Sources[name]
 	if exists && !replace {
@@ -308,7 +310,7 @@ func (c *Config) AddSource(file, name string, s *Source, replace bool) error {
 		})
 		return errs
 	}
-	if old != nil && len(s.Connections) == 0 && len(old.Connections) > 0 {
+	if old != nil && len(s.Connections) == 0 && len(old.Connections) > 0 && SameReach(old, s) {
 		if s.Connections = old.Connections; len(validate()) > 0 {
 			s.Connections = nil
 		}

@@ -295,8 +295,12 @@ func deleteRecord(kc keychain.Keychain, source, conn string) error {
 // remove` leave of them in the keychain is nothing. It does not revoke the
 // tokens.
 func DeleteSignIns(kc keychain.Keychain, source string, conns []string) error {
+	return deleteSignIns(kc, source, append([]string{""}, conns...))
+}
+
+func deleteSignIns(kc keychain.Keychain, source string, conns []string) error {
 	var errs []error
-	for _, conn := range append([]string{""}, conns...) {
+	for _, conn := range conns {
 		if err := deleteRecord(kc, source, conn); err != nil {
 			errs = append(errs, fmt.Errorf("deleting the sign-in of %s: %w", oauthConnKey(source, conn), err))
 		}
@@ -305,6 +309,41 @@ func DeleteSignIns(kc keychain.Keychain, source string, conns []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ForgetReplaced deletes from kc what source name (old) leaves behind when
+// s replaces it: the secrets s does not read, or must not
+// (config.Source.LeftBehind; fresh are those just stored for s), and the
+// sign-ins and client secrets of the connections s does not have, or of
+// all when s reaches another place (config.SameReach), where a sign-in
+// made for old's server and its authorization server has no business. Run
+// it before the config that holds s is saved: a key that fails to go
+// stops the replace.
+func ForgetReplaced(kc keychain.Keychain, name string, old, s *config.Source, fresh map[string]string) error {
+	if old == nil {
+		return nil
+	}
+	var errs []error
+	for _, key := range old.LeftBehind(name, s, fresh) {
+		if err := kc.Delete(key); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	if !config.SameReach(old, s) {
+		errs = append(errs, DeleteSignIns(kc, name, append(old.ConnectionNames(), s.ConnectionNames()...)))
+	} else {
+		var gone []string
+		for _, conn := range old.ConnectionNames() {
+			if s.Connections[conn] == nil {
+				gone = append(gone, conn)
+			}
+		}
+		errs = append(errs, deleteSignIns(kc, name, gone))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("removing the secrets of the source %s replaces: %w", name, err)
+	}
+	return nil
 }
 
 // State is a connection's sign-in as the person sees it.

@@ -322,7 +322,7 @@ API's server only.`,
 				if err != nil {
 					return err
 				}
-				if err := kc.Set(oauth.ClientSecretKey(source, conn), sec); err != nil {
+				if err := oauth.SetClientSecret(kc, source, conn, sec); err != nil {
 					return err
 				}
 			}

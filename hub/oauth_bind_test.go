@@ -3,9 +3,12 @@ package hub
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/oauth"
@@ -82,5 +85,68 @@ func TestOAuthIssuerChangeNeedsSignIn(t *testing.T) {
 	st, err := oauth.ReadState(h.kc, "p", "", h.Config().Sources["p"])
 	if err != nil || st.SignedIn || !strings.Contains(st.Reason, "another authorization server, http://127.0.0.2:9") {
 		t.Errorf("the state: %+v, %v", st, err)
+	}
+}
+
+// A preregistered client's secret belongs to the authorization server of
+// its first sign-in. When the server's resource metadata names another one
+// (a server gone hostile, or moved), the next sign-in stops before it
+// reaches that one, and says what to do; the first server got the secret,
+// the other nothing. A new client given for the new server signs in there.
+func TestOAuthClientSecretStaysWithItsIssuer(t *testing.T) {
+	a, b := hubtest.NewAuthServer(t), hubtest.NewAuthServer(t)
+	a.NoRegistration, b.NoRegistration = true, true
+	browser, opened := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	home := t.TempDir()
+	if err := testConfig(map[string]*config.Source{"p": {URL: a.Endpoint()}}).Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: hubtest.OAuthKeychain(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	port := hubtest.FreePort(t)
+	if err := h.SignIns().SetClient(ctx, "p", "", "pre-1", "pre-secret", port); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
+		t.Fatalf("the first sign-in: %v", err)
+	}
+	a.Mu.Lock()
+	got := slices.Clone(a.Secrets)
+	a.Servers = []string{b.Srv.URL}
+	a.Mu.Unlock()
+	if !slices.Equal(got, []string{"pre-secret"}) {
+		t.Fatalf("the first server got the secrets %q, want the client's", got)
+	}
+	os.Remove(opened)
+	_, err = h.SignIns().Login(ctx, "p", "")
+	if !errors.Is(err, oauth.ErrNeedsClient) || !strings.Contains(err.Error(), "the authorization server of p is now "+b.Srv.URL+", not "+a.Srv.URL+", with which its client pre-1 was registered") {
+		t.Fatalf("a sign-in at another authorization server: %v", err)
+	}
+	b.Mu.Lock()
+	reached := len(b.Secrets) + len(b.AuthClients) + len(b.Grants)
+	b.Mu.Unlock()
+	if reached > 0 {
+		t.Errorf("the other authorization server got %d requests for a sign-in", reached)
+	}
+	if p, _ := os.ReadFile(opened); len(p) > 0 {
+		t.Errorf("a sign-in page was opened: %s", p)
+	}
+	if err := h.SignIns().SetClient(ctx, "p", "", "pre-2", "other-secret", port); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
+		t.Fatalf("a sign-in with a client of the new server: %v", err)
+	}
+	b.Mu.Lock()
+	got = slices.Clone(b.Secrets)
+	b.Mu.Unlock()
+	if !slices.Equal(got, []string{"other-secret"}) {
+		t.Errorf("the new server got the secrets %q, want its own client's", got)
 	}
 }

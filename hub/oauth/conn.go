@@ -305,14 +305,17 @@ func (o *Conn) issuerMovedLocked(ctx context.Context, bearer *oauthex.Challenge)
 	if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
 		return ""
 	}
-	trim := func(s string) string { return strings.TrimSuffix(s, "/") }
 	for _, as := range prm.AuthorizationServers {
-		if trim(as) == trim(o.rec.Issuer) {
+		if sameIssuer(as, o.rec.Issuer) {
 			return ""
 		}
 	}
 	return fmt.Sprintf("the server now names another authorization server, %s; the sign-in was issued by %s", prm.AuthorizationServers[0], o.rec.Issuer)
 }
+
+// sameIssuer reports whether a and b name one authorization server, as
+// the authorization handler compares them (a trailing slash aside).
+func sameIssuer(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/") }
 
 // Applies reports whether OAuth applies to the HTTP session of a connection
 // that sends headers: it does unless they carry an Authorization header of

@@ -41,6 +41,26 @@ func ClientSecretKey(source, conn string) string {
 	return oauthConnKey(source, conn) + "/client_secret"
 }
 
+// clientIssuerKey is the keychain key of the issuer a preregistered
+// client's secret belongs to: the authorization server of its first
+// sign-in. Its secret goes to no other.
+func clientIssuerKey(source, conn string) string {
+	return oauthConnKey(source, conn) + "/client_issuer"
+}
+
+// SetClientSecret keeps the secret of the client a connection signs in as
+// in the keychain. It belongs to no authorization server until its first
+// sign-in, whose server it then goes to only.
+func SetClientSecret(kc keychain.Keychain, source, conn, secret string) error {
+	if err := kc.Set(ClientSecretKey(source, conn), secret); err != nil {
+		return err
+	}
+	if err := kc.Delete(clientIssuerKey(source, conn)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 func oauthTokenKey(source, conn string) string { return oauthConnKey(source, conn) + "/token" }
 
 // Record is what a sign-in leaves in the keychain: the tokens, and
@@ -304,8 +324,10 @@ func deleteSignIns(kc keychain.Keychain, source string, conns []string) error {
 		if err := deleteRecord(kc, source, conn); err != nil {
 			errs = append(errs, fmt.Errorf("deleting the sign-in of %s: %w", oauthConnKey(source, conn), err))
 		}
-		if err := kc.Delete(ClientSecretKey(source, conn)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
-			errs = append(errs, fmt.Errorf("deleting the client secret of %s: %w", oauthConnKey(source, conn), err))
+		for _, key := range []string{ClientSecretKey(source, conn), clientIssuerKey(source, conn)} {
+			if err := kc.Delete(key); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+				errs = append(errs, fmt.Errorf("deleting the client secret of %s: %w", oauthConnKey(source, conn), err))
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -633,10 +655,19 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	if cfg.ClientMetadataURL != "" {
 		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: cfg.ClientMetadataURL}
 	}
+	var unbound bool // a client secret not yet bound to its issuer
 	if cfg.ClientID != "" {
 		pc := &oauthex.ClientCredentials{ClientID: cfg.ClientID}
 		if sec, err := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
 			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: sec}
+			// Bound, the handler refuses another server before it sends
+			// anything there.
+			pc.Issuer, _ = o.Keychain.Get(clientIssuerKey(o.Source, o.Conn))
+			if pc.Issuer != "" && asm != nil && !sameIssuer(pc.Issuer, asm.Issuer) {
+				return nil, &needsClientError{msg: fmt.Sprintf("the authorization server of %s is now %s, not %s, with which its client %s was registered: the client's secret goes to %s only; register an app with %s whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT --client-secret-stdin",
+					o.Source, asm.Issuer, pc.Issuer, cfg.ClientID, pc.Issuer, asm.Issuer, o.Source, cmp.Or(o.Conn, "default"))}
+			}
+			unbound = pc.Issuer == ""
 		}
 		hcfg.PreregisteredClient = pc
 	}
@@ -684,6 +715,11 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	}
 	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
 		return nil, fmt.Errorf("keeping the sign-in in the keychain: %w", err)
+	}
+	if unbound && rec.Issuer != "" {
+		if err := o.Keychain.Set(clientIssuerKey(o.Source, o.Conn), rec.Issuer); err != nil {
+			return nil, fmt.Errorf("keeping the issuer of the client's secret in the keychain: %w", err)
+		}
 	}
 	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil
 }

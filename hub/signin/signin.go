@@ -210,7 +210,7 @@ func (s *Service) SetClient(ctx context.Context, source, conn, clientID, secret 
 		return err
 	}
 	if secret != "" {
-		if err := s.opts.Keychain.Set(oauth.ClientSecretKey(source, conn), secret); err != nil {
+		if err := oauth.SetClientSecret(s.opts.Keychain, source, conn, secret); err != nil {
 			return fmt.Errorf("keeping the client's secret in the keychain: %w", err)
 		}
 	}

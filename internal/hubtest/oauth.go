@@ -159,6 +159,7 @@ type AuthServer struct {
 	// only a client registered beforehand signs in.
 	NoRegistration bool
 	AuthClients    []string // client_id of each authorization request
+	Secrets        []string // the client secret of each token request that sent one
 	// ForgetClients makes the server forget the clients registered so
 	// far, as one that lost its store does: their authorization requests
 	// get an error page, with no redirect back.
@@ -251,6 +252,11 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		defer a.Mu.Unlock()
 		gt := r.PostForm.Get("grant_type")
 		a.Grants = append(a.Grants, gt)
+		if _, secret, basic := r.BasicAuth(); basic && secret != "" {
+			a.Secrets = append(a.Secrets, secret)
+		} else if secret := r.PostForm.Get("client_secret"); secret != "" {
+			a.Secrets = append(a.Secrets, secret)
+		}
 		var scopes []string
 		switch gt {
 		case "authorization_code":

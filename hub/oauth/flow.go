@@ -116,11 +116,12 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 
 	oc := &oauth2.Config{Endpoint: oauth2.Endpoint{AuthURL: authURL, TokenURL: tokenURL}, RedirectURL: lb.redirect}
 	registered := false
+	var bound string // where the client's secret went before
 	switch {
 	case cfg.ClientID != "":
 		oc.ClientID = cfg.ClientID
-		if sec, err := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
-			oc.ClientSecret = sec
+		if oc.ClientSecret, bound = boundClientSecret(o.Keychain, o.Source, o.Conn); bound != "" && !sameURLOrigin(bound, tokenURL) {
+			return nil, clientElsewhere(o, nil, cfg.ClientID, "token URL", tokenURL, bound)
 		}
 	case reuse != nil:
 		oc.ClientID, oc.ClientSecret, registered = reuse.ClientID, reuse.ClientSecret, true
@@ -182,6 +183,11 @@ func signInFlow(ctx context.Context, o SignInOptions, open func(context.Context,
 	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
 		return nil, fmt.Errorf("keeping the sign-in in the keychain: %w", err)
 	}
+	if cfg.ClientID != "" && oc.ClientSecret != "" {
+		if err := bindClientSecret(o.Keychain, o.Source, o.Conn, bound, tokenURL); err != nil {
+			return nil, err
+		}
+	}
 	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil
 }
 
@@ -194,9 +200,12 @@ func clientSignIn(ctx context.Context, o SignInOptions, cfg config.OAuthConfig, 
 	if conn == "" {
 		conn = "default"
 	}
-	secret, _ := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn))
+	secret, bound := boundClientSecret(o.Keychain, o.Source, o.Conn)
 	if cfg.ClientID == "" || secret == "" {
 		return nil, &needsClientError{kind: ErrNeedsClientCredentials, msg: fmt.Sprintf("the API of %s takes a token its client gets on its own (scheme %s, client credentials): give the client registered with its authorization server: capabilities connection login %s %s --client-id ID --client-secret-stdin", o.Source, f.Scheme, o.Source, conn)}
+	}
+	if bound != "" && !sameURLOrigin(bound, f.TokenURL) {
+		return nil, clientElsewhere(o, ErrNeedsClientCredentials, cfg.ClientID, "token URL", f.TokenURL, bound)
 	}
 	if why := endpointProblem(f.TokenURL); why != "" {
 		return nil, fmt.Errorf("the token URL of scheme %s, %q, %s", f.Scheme, f.TokenURL, why)
@@ -214,6 +223,9 @@ func clientSignIn(ctx context.Context, o SignInOptions, cfg config.OAuthConfig, 
 	rec.Scopes = grantedScopes(tok, rec.Scopes)
 	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
 		return nil, fmt.Errorf("keeping the token in the keychain: %w", err)
+	}
+	if err := bindClientSecret(o.Keychain, o.Source, o.Conn, bound, f.TokenURL); err != nil {
+		return nil, err
 	}
 	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: true}, nil
 }

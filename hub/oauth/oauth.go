@@ -41,24 +41,54 @@ func ClientSecretKey(source, conn string) string {
 	return oauthConnKey(source, conn) + "/client_secret"
 }
 
-// clientIssuerKey is the keychain key of the issuer a preregistered
-// client's secret belongs to: the authorization server of its first
-// sign-in. Its secret goes to no other.
-func clientIssuerKey(source, conn string) string {
-	return oauthConnKey(source, conn) + "/client_issuer"
+// clientBoundKey is the keychain key of where a preregistered client's
+// secret went at its first sign-in, and may go since: the issuer of an MCP
+// server's authorization server, the token URL a REST API's document
+// names (and any on its origin).
+func clientBoundKey(source, conn string) string {
+	return oauthConnKey(source, conn) + "/client_bound"
 }
 
 // SetClientSecret keeps the secret of the client a connection signs in as
-// in the keychain. It belongs to no authorization server until its first
-// sign-in, whose server it then goes to only.
+// in the keychain. It goes anywhere until its first sign-in, and then
+// only where that one sent it (boundClientSecret).
 func SetClientSecret(kc keychain.Keychain, source, conn, secret string) error {
 	if err := kc.Set(ClientSecretKey(source, conn), secret); err != nil {
 		return err
 	}
-	if err := kc.Delete(clientIssuerKey(source, conn)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+	if err := kc.Delete(clientBoundKey(source, conn)); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 		return err
 	}
 	return nil
+}
+
+// boundClientSecret is the secret of the client connection conn of source
+// signs in as ("" without one) and where it is bound to go ("" until its
+// first sign-in).
+func boundClientSecret(kc keychain.Keychain, source, conn string) (secret, bound string) {
+	if secret, _ = kc.Get(ClientSecretKey(source, conn)); secret != "" {
+		bound, _ = kc.Get(clientBoundKey(source, conn))
+	}
+	return secret, bound
+}
+
+// bindClientSecret binds the client secret of a sign-in that went through
+// to where it went, when it was not bound yet.
+func bindClientSecret(kc keychain.Keychain, source, conn, bound, to string) error {
+	if bound != "" || to == "" {
+		return nil
+	}
+	if err := kc.Set(clientBoundKey(source, conn), to); err != nil {
+		return fmt.Errorf("keeping where the client's secret goes in the keychain: %w", err)
+	}
+	return nil
+}
+
+// clientElsewhere is the error of a sign-in that would send a client's
+// secret to to, when it went to bound before.
+func clientElsewhere(o SignInOptions, kind error, clientID, what, to, bound string) error {
+	return &needsClientError{kind: kind, msg: fmt.Sprintf("the %s of %s is now %s, not %s, where the secret of its client %s went: it goes there only; register a client there, then: capabilities connection login %s %s --client-id ID --client-secret-stdin",
+		what, o.Source, to, bound, clientID, o.Source, cmp.Or(o.Conn, "default"))}
 }
 
 func oauthTokenKey(source, conn string) string { return oauthConnKey(source, conn) + "/token" }
@@ -324,7 +354,7 @@ func deleteSignIns(kc keychain.Keychain, source string, conns []string) error {
 		if err := deleteRecord(kc, source, conn); err != nil {
 			errs = append(errs, fmt.Errorf("deleting the sign-in of %s: %w", oauthConnKey(source, conn), err))
 		}
-		for _, key := range []string{ClientSecretKey(source, conn), clientIssuerKey(source, conn)} {
+		for _, key := range []string{ClientSecretKey(source, conn), clientBoundKey(source, conn)} {
 			if err := kc.Delete(key); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 				errs = append(errs, fmt.Errorf("deleting the client secret of %s: %w", oauthConnKey(source, conn), err))
 			}
@@ -655,19 +685,16 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	if cfg.ClientMetadataURL != "" {
 		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: cfg.ClientMetadataURL}
 	}
-	var unbound bool // a client secret not yet bound to its issuer
+	var secret, bound string // the client's, and the issuer it went to
 	if cfg.ClientID != "" {
 		pc := &oauthex.ClientCredentials{ClientID: cfg.ClientID}
-		if sec, err := o.Keychain.Get(ClientSecretKey(o.Source, o.Conn)); err == nil && sec != "" {
-			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: sec}
-			// Bound, the handler refuses another server before it sends
-			// anything there.
-			pc.Issuer, _ = o.Keychain.Get(clientIssuerKey(o.Source, o.Conn))
-			if pc.Issuer != "" && asm != nil && !sameIssuer(pc.Issuer, asm.Issuer) {
-				return nil, &needsClientError{msg: fmt.Sprintf("the authorization server of %s is now %s, not %s, with which its client %s was registered: the client's secret goes to %s only; register an app with %s whose redirect URI is http://127.0.0.1:PORT/callback, then: capabilities connection login %s %s --client-id ID --redirect-port PORT --client-secret-stdin",
-					o.Source, asm.Issuer, pc.Issuer, cfg.ClientID, pc.Issuer, asm.Issuer, o.Source, cmp.Or(o.Conn, "default"))}
+		if secret, bound = boundClientSecret(o.Keychain, o.Source, o.Conn); secret != "" {
+			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: secret}
+			// Bound, the handler refuses another server too, as it
+			// discovers it, before it sends anything there.
+			if pc.Issuer = bound; bound != "" && asm != nil && !sameIssuer(bound, asm.Issuer) {
+				return nil, clientElsewhere(o, nil, cfg.ClientID, "authorization server", asm.Issuer, bound)
 			}
-			unbound = pc.Issuer == ""
 		}
 		hcfg.PreregisteredClient = pc
 	}
@@ -716,9 +743,9 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	if err := SaveRecord(o.Keychain, o.Source, o.Conn, rec); err != nil {
 		return nil, fmt.Errorf("keeping the sign-in in the keychain: %w", err)
 	}
-	if unbound && rec.Issuer != "" {
-		if err := o.Keychain.Set(clientIssuerKey(o.Source, o.Conn), rec.Issuer); err != nil {
-			return nil, fmt.Errorf("keeping the issuer of the client's secret in the keychain: %w", err)
+	if secret != "" {
+		if err := bindClientSecret(o.Keychain, o.Source, o.Conn, bound, rec.Issuer); err != nil {
+			return nil, err
 		}
 	}
 	return &Grant{Scopes: rec.Scopes, Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", Issuer: rec.Issuer}, nil

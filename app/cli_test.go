@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -530,6 +531,45 @@ func TestImportReplaceElsewhere(t *testing.T) {
 	}
 	if got, err = config.Load(filepath.Join(home, "config.json")); err != nil || got.Sources["bank"].Connections["default"] == nil {
 		t.Errorf("config.json: %+v %v", got.Sources["bank"], err)
+	}
+}
+
+// TestReplaceWithoutAKeychain: without a keychain (the binary run with a
+// session bus that does not connect), a source replaced at another origin
+// whose connection holds a secret is refused, config.json unchanged, since
+// the secret could not be removed and the new server would be sent it; one
+// with no connection is replaced, the sign-ins the keychain may hold being
+// bound to the old server, and a warning says so.
+func TestReplaceWithoutAKeychain(t *testing.T) {
+	bin, home := binary(t), t.TempDir()
+	path := filepath.Join(home, "config.json")
+	replace := func() (string, error) {
+		cmd := exec.Command(bin, "source", "add", "x", "--replace", "--url", "http://127.0.0.2:9/mcp")
+		cmd.Env = append(os.Environ(), "CAPABILITIES_HOME="+home, "DBUS_SESSION_BUS_ADDRESS=disabled:")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	keyed := &config.Config{Sources: map[string]*config.Source{"x": {URL: "http://127.0.0.1:9/mcp",
+		Connections: map[string]*config.Connection{"default": {Default: true, Headers: map[string]string{"Authorization": "${secret:Authorization}"}}}}}}
+	if err := keyed.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	if out, err := replace(); err == nil || !strings.Contains(out, "removing the secrets of the source x replaces, which it must not send: keychain unavailable") {
+		t.Errorf("a replace that would leave a secret for another origin: %v\n%s", err, out)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Errorf("config.json changed:\n%s", after)
+	}
+	bare := &config.Config{Sources: map[string]*config.Source{"x": {URL: "http://127.0.0.1:9/mcp"}}}
+	if err := bare.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := replace(); err != nil || !strings.Contains(out, "warning: the keychain is unavailable: the sign-ins of the source x replaces stay in it, bound to its server\n") {
+		t.Errorf("a replace with nothing to send elsewhere: %v\n%s", err, out)
+	}
+	if got, err := config.Load(path); err != nil || got.Sources["x"].URL != "http://127.0.0.2:9/mcp" {
+		t.Errorf("config.json: %+v %v", got, err)
 	}
 }
 

@@ -341,7 +341,7 @@ config.json only references them.`,
 			if err != nil {
 				return err
 			}
-			res, err := importSources(cfg, path, imp, splitList(only), replace, kc)
+			res, err := importSources(e, cfg, path, imp, splitList(only), replace, kc)
 			if err != nil {
 				return err
 			}
@@ -375,7 +375,7 @@ type importResult struct {
 // removes what the sources it replaces leave behind, then saves the config
 // that references them, so a failure leaves no dangling reference, no
 // secret in the file, and no secret read where it was not sent before.
-func importSources(cfg *config.Config, path string, imp *config.Import, only []string, replace bool, kc keychain.Keychain) (importResult, error) {
+func importSources(e *env, cfg *config.Config, path string, imp *config.Import, only []string, replace bool, kc keychain.Keychain) (importResult, error) {
 	res := importResult{notes: map[string]string{}}
 	var replaced []func() error
 	want := map[string]bool{}
@@ -409,7 +409,7 @@ func importSources(cfg *config.Config, path string, imp *config.Import, only []s
 		}
 		res.added = append(res.added, name)
 		if old != nil {
-			replaced = append(replaced, func() error { return oauth.ForgetReplaced(kc, name, old, s, imp.Secrets) })
+			replaced = append(replaced, func() error { return forgetWith(e, kc, name, old, s, imp.Secrets) })
 			res.notes[name] = replacedNote(name, old, s)
 		}
 		for _, m := range imp.Moved {
@@ -515,7 +515,17 @@ func forgetReplaced(e *env, name string, old, s *config.Source) error {
 	if err != nil {
 		return err
 	}
-	return oauth.ForgetReplaced(kc, name, old, s, nil)
+	return forgetWith(e, kc, name, old, s, nil)
+}
+
+// forgetWith is forgetReplaced with the keychain kc and the secrets fresh
+// just stored for s; what it could not remove of old's sign-ins is said.
+func forgetWith(e *env, kc keychain.Keychain, name string, old, s *config.Source, fresh map[string]string) error {
+	warning, err := oauth.ForgetReplaced(kc, name, old, s, fresh)
+	if warning != nil {
+		fmt.Fprintf(e.Stderr, "warning: %v\n", warning)
+	}
+	return err
 }
 
 // addOpenAPISource adds a REST API from its OpenAPI document, after reading

@@ -96,8 +96,10 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 	if err := config.StoreSecrets(h.kc, found); err != nil {
 		return err
 	}
-	if err := oauth.ForgetReplaced(h.kc, name, old, s, found); err != nil {
+	if warning, err := oauth.ForgetReplaced(h.kc, name, old, s, found); err != nil {
 		return err
+	} else if warning != nil {
+		h.log.Warn("replacing a source", "source", name, "error", warning)
 	}
 	return h.SaveConfig(ctx, cfg)
 }

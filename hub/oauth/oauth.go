@@ -369,33 +369,36 @@ func deleteSignIns(kc keychain.Keychain, source string, conns []string) error {
 // sign-ins and client secrets of the connections s does not have, or of
 // all when s reaches another place (config.SameReach), where a sign-in
 // made for old's server and its authorization server has no business. Run
-// it before the config that holds s is saved: a key that fails to go
-// stops the replace.
-func ForgetReplaced(kc keychain.Keychain, name string, old, s *config.Source, fresh map[string]string) error {
+// it before the config that holds s is saved: a secret that fails to go
+// (err) stops the replace, since s would send it. A sign-in or client
+// secret that fails to go is only said (warning): each is bound to the
+// server it was made for, and goes nowhere else.
+func ForgetReplaced(kc keychain.Keychain, name string, old, s *config.Source, fresh map[string]string) (warning, err error) {
 	if old == nil {
-		return nil
+		return nil, nil
 	}
-	var errs []error
 	for _, key := range old.LeftBehind(name, s, fresh) {
 		if err := kc.Delete(key); err != nil && !errors.Is(err, keychain.ErrNotFound) {
-			errs = append(errs, err)
+			return nil, fmt.Errorf("removing the secrets of the source %s replaces, which it must not send: %w", name, err)
 		}
 	}
-	if !config.SameReach(old, s) {
-		errs = append(errs, DeleteSignIns(kc, name, append(old.ConnectionNames(), s.ConnectionNames()...)))
+	gone := append(old.ConnectionNames(), s.ConnectionNames()...)
+	if config.SameReach(old, s) {
+		gone = slices.DeleteFunc(old.ConnectionNames(), func(conn string) bool { return s.Connections[conn] != nil })
+		if len(gone) == 0 {
+			return nil, nil
+		}
 	} else {
-		var gone []string
-		for _, conn := range old.ConnectionNames() {
-			if s.Connections[conn] == nil {
-				gone = append(gone, conn)
-			}
+		gone = append(gone, "")
+	}
+	for _, conn := range gone {
+		if err := deleteSignIns(kc, name, []string{conn}); errors.Is(err, keychain.ErrUnavailable) {
+			return fmt.Errorf("the keychain is unavailable: the sign-ins of the source %s replaces stay in it, bound to its server", name), nil
+		} else if err != nil {
+			return fmt.Errorf("the sign-ins of the source %s replaces stay in the keychain, bound to its server: %w", name, err), nil
 		}
-		errs = append(errs, deleteSignIns(kc, name, gone))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("removing the secrets of the source %s replaces: %w", name, err)
-	}
-	return nil
+	return nil, nil
 }
 
 // State is a connection's sign-in as the person sees it.

@@ -18,6 +18,26 @@ import (
 )
 
 // oauthTestHub is a hub with one source "p" on a's MCP endpoint, signed in.
+// unregisteredHub is a hub whose source "p" is a's MCP endpoint, not
+// signed in, a taking no registration (a client registered beforehand
+// signs in); opened logs the pages the sign-ins open.
+func unregisteredHub(t *testing.T, a *hubtest.AuthServer) (h *Hub, opened string) {
+	t.Helper()
+	a.NoRegistration = true
+	browser, opened := hubtest.BrowserScript(t)
+	t.Setenv("BROWSER", browser)
+	home := t.TempDir()
+	if err := testConfig(map[string]*config.Source{"p": {URL: a.Endpoint()}}).Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: hubtest.OAuthKeychain(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h, opened
+}
+
 func oauthTestHub(t *testing.T, a *hubtest.AuthServer) (*Hub, func() *Hub) {
 	browser, _ := hubtest.BrowserScript(t)
 	t.Setenv("BROWSER", browser)
@@ -241,22 +261,11 @@ func TestOAuthExpiredWithoutRefresh(t *testing.T) {
 // then runs as that client.
 func TestOAuthSignInWithAPreregisteredClient(t *testing.T) {
 	a := hubtest.NewAuthServer(t)
-	a.NoRegistration = true
-	browser, opened := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	home := t.TempDir()
-	if err := testConfig(map[string]*config.Source{"p": {URL: a.Endpoint()}}).Save(filepath.Join(home, "config.json")); err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: hubtest.OAuthKeychain(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
+	h, opened := unregisteredHub(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	_, err = h.SignIns().Login(ctx, "p", "")
+	_, err := h.SignIns().Login(ctx, "p", "")
 	if !errors.Is(err, oauth.ErrNeedsClient) || !strings.Contains(err.Error(), "capabilities connection login p default --client-id ID --redirect-port PORT") {
 		t.Fatalf("a sign-in at a server that takes no registration: %v", err)
 	}

@@ -95,36 +95,31 @@ func TestOAuthIssuerChangeNeedsSignIn(t *testing.T) {
 // the other nothing. A new client given for the new server signs in there.
 func TestOAuthClientSecretStaysWithItsIssuer(t *testing.T) {
 	a, b := hubtest.NewAuthServer(t), hubtest.NewAuthServer(t)
-	a.NoRegistration, b.NoRegistration = true, true
-	browser, opened := hubtest.BrowserScript(t)
-	t.Setenv("BROWSER", browser)
-	home := t.TempDir()
-	if err := testConfig(map[string]*config.Source{"p": {URL: a.Endpoint()}}).Save(filepath.Join(home, "config.json")); err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(context.Background(), Options{Home: home, ConfigPoll: -1, Keychain: hubtest.OAuthKeychain(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
+	b.NoRegistration = true
+	h, opened := unregisteredHub(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	port := hubtest.FreePort(t)
-	if err := h.SignIns().SetClient(ctx, "p", "", "pre-1", "pre-secret", port); err != nil {
-		t.Fatal(err)
+	// signInAs gives the connection a client and signs in as it, which
+	// sends its secret to the authorization server as (only).
+	signInAs := func(id, secret string, as *hubtest.AuthServer) {
+		t.Helper()
+		if err := h.SignIns().SetClient(ctx, "p", "", id, secret, port); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
+			t.Fatalf("a sign-in as %s: %v", id, err)
+		}
+		if got := as.SentSecrets(); !slices.Equal(got, []string{secret}) {
+			t.Fatalf("the authorization server got the secrets %q, want %s's", got, id)
+		}
 	}
-	if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
-		t.Fatalf("the first sign-in: %v", err)
-	}
+	signInAs("pre-1", "pre-secret", a)
 	a.Mu.Lock()
-	got := slices.Clone(a.Secrets)
 	a.Servers = []string{b.Srv.URL}
 	a.Mu.Unlock()
-	if !slices.Equal(got, []string{"pre-secret"}) {
-		t.Fatalf("the first server got the secrets %q, want the client's", got)
-	}
 	os.Remove(opened)
-	_, err = h.SignIns().Login(ctx, "p", "")
+	_, err := h.SignIns().Login(ctx, "p", "")
 	if !errors.Is(err, oauth.ErrNeedsClient) || !strings.Contains(err.Error(), "the authorization server of p is now "+b.Srv.URL+", not "+a.Srv.URL+", where the secret of its client pre-1 went") {
 		t.Fatalf("a sign-in at another authorization server: %v", err)
 	}
@@ -137,16 +132,5 @@ func TestOAuthClientSecretStaysWithItsIssuer(t *testing.T) {
 	if p, _ := os.ReadFile(opened); len(p) > 0 {
 		t.Errorf("a sign-in page was opened: %s", p)
 	}
-	if err := h.SignIns().SetClient(ctx, "p", "", "pre-2", "other-secret", port); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.SignIns().Login(ctx, "p", ""); err != nil {
-		t.Fatalf("a sign-in with a client of the new server: %v", err)
-	}
-	b.Mu.Lock()
-	got = slices.Clone(b.Secrets)
-	b.Mu.Unlock()
-	if !slices.Equal(got, []string{"other-secret"}) {
-		t.Errorf("the new server got the secrets %q, want its own client's", got)
-	}
+	signInAs("pre-2", "other-secret", b)
 }

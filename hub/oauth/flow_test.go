@@ -73,10 +73,7 @@ func TestClientSecretBoundToItsTokenURL(t *testing.T) {
 	if err := signIn(b.Srv.URL + "/token"); err != nil {
 		t.Fatalf("a sign-in with a client of the other server: %v", err)
 	}
-	b.Mu.Lock()
-	got := slices.Clone(b.Secrets)
-	b.Mu.Unlock()
-	if !slices.Equal(got, []string{"b-secret"}) {
+	if got := b.SentSecrets(); !slices.Equal(got, []string{"b-secret"}) {
 		t.Errorf("the other server got the secrets %q, want its own client's", got)
 	}
 }

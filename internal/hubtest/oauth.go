@@ -328,6 +328,13 @@ func NewAuthServer(t testing.TB) *AuthServer {
 	return a
 }
 
+// SentSecrets are the client secrets its token endpoint received, in order.
+func (a *AuthServer) SentSecrets() []string {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	return slices.Clone(a.Secrets)
+}
+
 // Endpoint is the URL of the protected MCP endpoint.
 func (a *AuthServer) Endpoint() string { return a.Srv.URL + "/mcp" }
 

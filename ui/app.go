@@ -542,11 +542,11 @@ func (c *controller) signInShowing(source, conn string, showURL func(string), do
 // dialog says so.
 func (c *controller) dialogSignIn(source, conn string, showURL func(string), done func(error)) {
 	c.signInShowing(source, conn, showURL, func(err error) {
-		if credentials := errors.Is(err, ErrNeedsClientCredentials); credentials || errors.Is(err, ErrNeedsClient) {
-			c.main.askClient(source, conn, credentials)
+		if errors.Is(err, ErrNeedsClientCredentials) || errors.Is(err, ErrNeedsClient) {
+			c.main.askClient(source, conn, err)
 			c.main.renderSources()
 			c.main.show(tabSources)
-			err = fmt.Errorf("%s Give the client in the window's Sources tab, opened beside this dialog, under %s.", needsClientWhy(credentials), source)
+			err = fmt.Errorf("%s Give the client in the window's Sources tab, opened beside this dialog, under %s.", needsClientWhy(err), source)
 		}
 		done(err)
 	})

@@ -311,6 +311,10 @@ func TestDialogSignInNeedsClient(t *testing.T) {
 	}{
 		{ErrNeedsClient, false, needsClientText},
 		{ErrNeedsClientCredentials, true, needsCredentialsText},
+		// The client it has went to another server: the hub's reason,
+		// which names both, and not its command line.
+		{elsewhereErr{"the authorization server of linear is now https://b.example, not https://a.example, where the secret of its client pre-1 went, and goes only", ErrNeedsClient}, false,
+			"the authorization server of linear is now https://b.example, not https://a.example, where the secret of its client pre-1 went, and goes only."},
 	} {
 		h := newFakeHub()
 		h.loginErr = fmt.Errorf("the authorization server of linear: %w", tc.err)
@@ -331,6 +335,20 @@ func TestDialogSignInNeedsClient(t *testing.T) {
 		}
 	}
 }
+
+// elsewhereErr is a sign-in's error as the hub gives it when the
+// connection's client went to another server (kind: ErrNeedsClient or
+// ErrNeedsClientCredentials).
+type elsewhereErr struct {
+	reason string
+	kind   error
+}
+
+func (e elsewhereErr) Error() string {
+	return e.reason + "; register a client there, then: capabilities connection login linear personal --client-id ID --client-secret-stdin"
+}
+func (e elsewhereErr) Reason() string  { return e.reason }
+func (e elsewhereErr) Unwrap() []error { return []error{e.kind, ErrClientElsewhere} }
 
 // TestPreviewKeepsAngleBrackets: a value with < and > is shown as
 // written, not as JSON's HTML escapes.

@@ -508,6 +508,11 @@ func (o Options) logf(format string, args ...any) {
 // registration the hub can make.
 var ErrNeedsClient = errors.New("the authorization server needs a client registered beforehand")
 
+// ErrClientElsewhere is, beside ErrNeedsClient or ErrNeedsClientCredentials,
+// a Login whose connection has a client whose secret went to another
+// server at its first sign-in and goes there only; the error names both.
+var ErrClientElsewhere = errors.New("the client's secret belongs to another server")
+
 // ErrNeedsClientCredentials is a Login of a REST API whose tokens its
 // client gets on its own (client credentials): it needs the id and
 // secret of a client registered with the authorization server

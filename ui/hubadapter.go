@@ -282,21 +282,31 @@ func (u *hubAdapter) AcceptTools(shown []ToolChange) error {
 
 func (u *hubAdapter) Login(source, connection string, showURL func(string)) error {
 	_, err := u.h.SignIns().LoginShowing(u.ctx, source, connection, showURL)
+	var kinds []error
 	switch {
 	case errors.Is(err, oauth.ErrNeedsClient):
-		return needsClient{err, ErrNeedsClient}
+		kinds = append(kinds, ErrNeedsClient)
 	case errors.Is(err, oauth.ErrNeedsClientCredentials):
-		return needsClient{err, ErrNeedsClientCredentials}
+		kinds = append(kinds, ErrNeedsClientCredentials)
+	default:
+		return err
 	}
-	return err
+	if errors.Is(err, oauth.ErrClientElsewhere) {
+		kinds = append(kinds, ErrClientElsewhere)
+	}
+	return needsClient{err, kinds}
 }
 
 // needsClient is a hub error that is ErrNeedsClient or
-// ErrNeedsClientCredentials (kind) to the UI.
-type needsClient struct{ err, kind error }
+// ErrNeedsClientCredentials, and maybe ErrClientElsewhere (kinds), to the
+// UI.
+type needsClient struct {
+	err   error
+	kinds []error
+}
 
 func (e needsClient) Error() string   { return e.err.Error() }
-func (e needsClient) Unwrap() []error { return []error{e.err, e.kind} }
+func (e needsClient) Unwrap() []error { return append([]error{e.err}, e.kinds...) }
 
 func (u *hubAdapter) SetOAuthClient(source, connection, clientID, secret string, redirectPort int) error {
 	return u.h.SignIns().SetClient(u.ctx, source, connection, clientID, secret, redirectPort)

@@ -1430,10 +1430,18 @@ const needsClientText = "the authorization server takes no registration capabili
 // needsCredentialsText says why a REST API's sign-in needs its client.
 const needsCredentialsText = "this API's client gets its token on its own (client credentials), with no browser: it needs the client's id and secret."
 
-// needsClientWhy says why a sign-in needs a client: its server takes no
-// registration, or (credentials) the API's client gets its own tokens.
-func needsClientWhy(credentials bool) string {
-	if credentials {
+// needsClientWhy says why the sign-in that failed with err needs a
+// client: its server takes no registration, the API's client gets its own
+// tokens (ErrNeedsClientCredentials), or the client it has went to
+// another server (ErrClientElsewhere, whose Reason names both).
+func needsClientWhy(err error) string {
+	var reason interface{ Reason() string }
+	switch {
+	case errors.Is(err, ErrClientElsewhere) && errors.As(err, &reason) && reason.Reason() != "":
+		// Which servers, in the hub's words, without the command line
+		// that takes the client: the form below does.
+		return reason.Reason() + "."
+	case errors.Is(err, ErrNeedsClientCredentials):
 		return needsCredentialsText
 	}
 	return needsClientText

@@ -740,9 +740,9 @@ func (m *mainWindow) signInRow(source string, si SignInStatus) fyne.CanvasObject
 // registered beforehand and the form that takes it: the client's id and
 // secret for a client credentials flow (credentials), else its id, its
 // secret if any and its redirect port.
-func (m *mainWindow) askClient(source, conn string, credentials bool) {
-	key := source + "/" + conn
-	m.signInErr[key] = "Not signed in: " + needsClientWhy(credentials)
+func (m *mainWindow) askClient(source, conn string, err error) {
+	key, credentials := source+"/"+conn, errors.Is(err, ErrNeedsClientCredentials)
+	m.signInErr[key] = "Not signed in: " + needsClientWhy(err)
 	if f := m.clientForms[key]; f == nil || f.credentials != credentials {
 		m.clientForms[key] = m.newClientForm(source, conn, credentials)
 	}
@@ -866,8 +866,8 @@ func (m *mainWindow) startSignIn(source, conn string) {
 		delete(m.signingIn, key)
 		if err != nil {
 			m.signInErr[key] = "Not signed in: " + err.Error()
-			if credentials := errors.Is(err, ErrNeedsClientCredentials); credentials || errors.Is(err, ErrNeedsClient) {
-				m.askClient(source, conn, credentials)
+			if errors.Is(err, ErrNeedsClientCredentials) || errors.Is(err, ErrNeedsClient) {
+				m.askClient(source, conn, err)
 			}
 		}
 		m.renderSources()

@@ -87,8 +87,9 @@ func bindClientSecret(kc keychain.Keychain, source, conn, bound, to string) erro
 // clientElsewhere is the error of a sign-in that would send a client's
 // secret to to, when it went to bound before.
 func clientElsewhere(o SignInOptions, kind error, clientID, what, to, bound string) error {
-	return &needsClientError{kind: kind, msg: fmt.Sprintf("the %s of %s is now %s, not %s, where the secret of its client %s went: it goes there only; register a client there, then: capabilities connection login %s %s --client-id ID --client-secret-stdin",
-		what, o.Source, to, bound, clientID, o.Source, cmp.Or(o.Conn, "default"))}
+	reason := fmt.Sprintf("the %s of %s is now %s, not %s, where the secret of its client %s went, and goes only", what, o.Source, to, bound, clientID)
+	return &needsClientError{kind: kind, elsewhere: true, reason: reason,
+		msg: reason + fmt.Sprintf("; register a client there, then: capabilities connection login %s %s --client-id ID --client-secret-stdin", o.Source, cmp.Or(o.Conn, "default"))}
 }
 
 func oauthTokenKey(source, conn string) string { return oauthConnKey(source, conn) + "/token" }
@@ -548,7 +549,23 @@ var ErrNeedsClientCredentials = errors.New("needs the id and secret of a client 
 type needsClientError struct {
 	msg  string
 	kind error // ErrNeedsClient when nil
+	// elsewhere: the connection has a client, whose secret is bound to
+	// another server (ErrClientElsewhere); reason says which, in a
+	// sentence with no command in it, for a window.
+	elsewhere bool
+	reason    string
 }
+
+// Reason is why the sign-in needs another client, for a window that asks
+// for it in a form; "" where the server takes no registration, which is
+// reason enough.
+func (e *needsClientError) Reason() string { return e.reason }
+
+// ErrClientElsewhere reports, beside ErrNeedsClient or
+// ErrNeedsClientCredentials, that the connection's client has a secret
+// that went elsewhere at its first sign-in and goes there only: the
+// server the sign-in would send it to now is another.
+var ErrClientElsewhere = errors.New("the client's secret belongs to another server")
 
 // needsClient says that server (the authorization server of a source, in
 // words) takes no registration the hub can make, and how to give the
@@ -560,7 +577,12 @@ func needsClient(o SignInOptions, server string) error {
 }
 
 func (e *needsClientError) Error() string { return e.msg }
-func (e *needsClientError) Unwrap() error { return cmp.Or(e.kind, ErrNeedsClient) }
+func (e *needsClientError) Unwrap() []error {
+	if e.elsewhere {
+		return []error{cmp.Or(e.kind, ErrNeedsClient), ErrClientElsewhere}
+	}
+	return []error{cmp.Or(e.kind, ErrNeedsClient)}
+}
 
 // SignInError says which connection needs a sign-in, and why.
 type SignInError struct {

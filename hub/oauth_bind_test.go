@@ -120,7 +120,7 @@ func TestOAuthClientSecretStaysWithItsIssuer(t *testing.T) {
 	a.Mu.Unlock()
 	os.Remove(opened)
 	_, err := h.SignIns().Login(ctx, "p", "")
-	if !errors.Is(err, oauth.ErrNeedsClient) || !strings.Contains(err.Error(), "the authorization server of p is now "+b.Srv.URL+", not "+a.Srv.URL+", where the secret of its client pre-1 went, and goes only") || !errors.Is(err, oauth.ErrClientElsewhere) {
+	if !errors.Is(err, oauth.ErrNeedsClient) || !strings.Contains(err.Error(), "the authorization server of p is now "+b.Srv.URL+"; the secret of its client pre-1 goes only to "+a.Srv.URL+", where its first sign-in sent it;") || !errors.Is(err, oauth.ErrClientElsewhere) {
 		t.Fatalf("a sign-in at another authorization server: %v", err)
 	}
 	b.Mu.Lock()

@@ -313,8 +313,8 @@ func TestDialogSignInNeedsClient(t *testing.T) {
 		{ErrNeedsClientCredentials, true, needsCredentialsText},
 		// The client it has went to another server: the hub's reason,
 		// which names both, and not its command line.
-		{elsewhereErr{"the authorization server of linear is now https://b.example, not https://a.example, where the secret of its client pre-1 went, and goes only", ErrNeedsClient}, false,
-			"the authorization server of linear is now https://b.example, not https://a.example, where the secret of its client pre-1 went, and goes only."},
+		{elsewhereErr{"the authorization server of linear is now https://b.example; the secret of its client pre-1 goes only to https://a.example, where its first sign-in sent it", ErrNeedsClient}, false,
+			"the authorization server of linear is now https://b.example; the secret of its client pre-1 goes only to https://a.example, where its first sign-in sent it."},
 	} {
 		h := newFakeHub()
 		h.loginErr = fmt.Errorf("the authorization server of linear: %w", tc.err)

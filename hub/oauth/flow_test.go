@@ -60,7 +60,7 @@ func TestClientSecretBoundToItsTokenURL(t *testing.T) {
 		t.Fatalf("a token URL on the same origin: %v, want the server's refusal of a path it does not serve", err)
 	}
 	err := signIn(b.Srv.URL + "/token")
-	if !errors.Is(err, ErrNeedsClientCredentials) || !strings.Contains(err.Error(), "the token URL of api is now "+b.Srv.URL+"/token, not "+a.Srv.URL+"/token, where the secret of its client svc went, and goes only") || !errors.Is(err, ErrClientElsewhere) {
+	if !errors.Is(err, ErrNeedsClientCredentials) || !strings.Contains(err.Error(), "the token URL of api is now "+b.Srv.URL+"/token; the secret of its client svc goes only to "+a.Srv.URL+"/token, where its first sign-in sent it;") || !errors.Is(err, ErrClientElsewhere) {
 		t.Fatalf("a token URL on another origin: %v", err)
 	}
 	if n := b.Count("client_credentials"); n != 0 {

@@ -87,7 +87,7 @@ func bindClientSecret(kc keychain.Keychain, source, conn, bound, to string) erro
 // clientElsewhere is the error of a sign-in that would send a client's
 // secret to to, when it went to bound before.
 func clientElsewhere(o SignInOptions, kind error, clientID, what, to, bound string) error {
-	reason := fmt.Sprintf("the %s of %s is now %s, not %s, where the secret of its client %s went, and goes only", what, o.Source, to, bound, clientID)
+	reason := fmt.Sprintf("the %s of %s is now %s; the secret of its client %s goes only to %s, where its first sign-in sent it", what, o.Source, to, clientID, bound)
 	return &needsClientError{kind: kind, elsewhere: true, reason: reason,
 		msg: reason + fmt.Sprintf("; register a client there, then: capabilities connection login %s %s --client-id ID --client-secret-stdin", o.Source, cmp.Or(o.Conn, "default"))}
 }

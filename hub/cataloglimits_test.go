@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -90,5 +91,74 @@ func TestCatalogBoundsHostileListings(t *testing.T) {
 		if s.Tools != w.tools || (w.warning == "") != (len(s.Warnings) == 0) || !strings.Contains(strings.Join(s.Warnings, "\n"), w.warning) {
 			t.Errorf("source %s: %d tools, warnings %q; want %d tools and %q", s.Name, s.Tools, s.Warnings, w.tools, w.warning)
 		}
+	}
+}
+
+// A source that lists new names at every listing (a hostile server, or one
+// that churns) does not grow the store without bound: the pins of the
+// tools it no longer lists are kept only as far as one listing may go
+// (here catalog.maxTools 20). A tool whose pin went, listed again, is not
+// taken as first seen: an allow rule that held for its old definition
+// does not run its new one, which asks until accepted, as a change would
+// have.
+func TestCatalogBoundsRetiredPins(t *testing.T) {
+	ctx := context.Background()
+	notes := newNotesServer()
+	home := t.TempDir()
+	body := `{"sources": {"notes": {"url": "` + httpUpstream(t, notes.server, "", "").URL + `"}},
+		"policy": {"notes.sendNote": "allow"}, "catalog": {"maxTools": 20}}`
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := openHub(t, home, nil)
+	refresh := func() {
+		t.Helper()
+		if errs := h.Refresh(ctx); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	}
+	refresh()
+	const code = `return await notes.sendNote({ text: "hi" });`
+	if env := execOn(t, h, code); env.Status != StatusCompleted || notes.calls.Load() != 1 {
+		t.Fatalf("the allowed tool: %s (%d calls)", env.Line(), notes.calls.Load())
+	}
+	notes.server.RemoveTools("send_note")
+	for round := range 4 {
+		var names []string
+		for i := range 15 {
+			names = append(names, fmt.Sprintf("churn_%d_%d", round, i))
+			readOnlyTool(notes.server, names[i])
+		}
+		refresh()
+		notes.server.RemoveTools(names...)
+	}
+	refresh()
+	tx, err := h.db.BeginCatalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins, err := tx.PinHashes(ctx, "notes")
+	tx.Rollback()
+	if err != nil || len(pins) > 20 || pins["send_note"] != "" {
+		t.Fatalf("after 61 tools came and went the source keeps %d pins (send_note's: %q), want at most 20 and not the oldest: %v", len(pins), pins["send_note"], err)
+	}
+
+	notes.define(rugPull, &mcp.ToolAnnotations{})
+	refresh()
+	env := execOn(t, h, code)
+	if env.Status != StatusAwaitingApproval || !strings.Contains(env.Pending[0].Summary, "changed tool definition") {
+		t.Fatalf("the tool listed again with another definition, under the allow rule: %s", env.Line())
+	}
+	if pend, err := h.Pending(ctx, env.RunID); err != nil || len(pend) != 1 || !strings.Contains(pend[0].Change, "new since the source retired more tools than the hub keeps pins of") {
+		t.Errorf("the approval: %+v, %v", pend, err)
+	}
+	if n := notes.calls.Load(); n != 1 {
+		t.Fatalf("the tool listed again ran %d times without asking", n-1)
+	}
+	if acc, err := h.AcceptDefinitions(ctx, "notes.sendNote", "cli"); err != nil || len(acc) != 1 {
+		t.Fatalf("AcceptDefinitions = %+v, %v", acc, err)
+	}
+	if env := execOn(t, h, code); env.Status != StatusCompleted || notes.calls.Load() != 2 {
+		t.Fatalf("after accepting: %s (%d calls)", env.Line(), notes.calls.Load())
 	}
 }

@@ -464,6 +464,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 		}
 	}
 
+	lim := cfg.Catalog.WithDefaults()
 	for _, src := range slices.Sorted(maps.Keys(listed)) {
 		rest := cfg.Sources[src] != nil && cfg.Sources[src].OpenAPI != ""
 		var origins *pinnedOrigins
@@ -477,6 +478,12 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 			}
 		}
 		old, err := tx.Hashes(ctx, src)
+		if err != nil {
+			return fmt.Errorf("storing tools of %s: %w", src, err)
+		}
+		// Some of the source's pins went: a name it lists for the first
+		// time since may be one of theirs.
+		unseen, err := tx.PinsDropped(ctx, src)
 		if err != nil {
 			return fmt.Errorf("storing tools of %s: %w", src, err)
 		}
@@ -541,7 +548,11 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 					return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
 				}
 			}
-			if err := tx.PinFirst(ctx, src, t.Name, pinHash, pinDef, now); err != nil {
+			pin := func() error { return tx.PinFirst(ctx, src, t.Name, pinHash, pinDef, now) }
+			if unseen {
+				pin = func() error { return tx.PinUnseen(ctx, src, t.Name, now) }
+			}
+			if err := pin(); err != nil {
 				return fmt.Errorf("pinning tool %s of %s: %w", t.Name, src, err)
 			}
 		}
@@ -554,6 +565,11 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 			if err := tx.DropTool(ctx, src, name); err != nil {
 				return fmt.Errorf("dropping tool %s of %s: %w", name, src, err)
 			}
+		}
+		// As many as one listing may hold: a source that lists new names
+		// at every listing grows the store no further.
+		if _, err := tx.DropRetiredPins(ctx, src, lim.MaxTools, lim.MaxSourceBytes); err != nil {
+			return fmt.Errorf("dropping retired pins of %s: %w", src, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/jsonstr"
 )
@@ -256,6 +257,9 @@ func rawSchema(v any) json.RawMessage {
 func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) string {
 	if pinned == "" || pinned == hash {
 		return ""
+	}
+	if pinned == store.UnseenPin {
+		return "new since the source retired more tools than the hub keeps pins of: accept it as first seen"
 	}
 	var old toolDefinition
 	if pinnedDef == nil || json.Unmarshal(pinnedDef, &old) != nil {

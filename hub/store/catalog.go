@@ -298,6 +298,53 @@ func (c *CatalogTx) PinFirst(ctx context.Context, source, name, hash string, def
 	return err
 }
 
+// UnseenPin is the hash of the pin a source's tool gets when it is listed
+// for the first time after some of the source's pins were dropped
+// (DropRetiredPins): a definition no other is, so the tool is changed
+// until the person accepts it, as one whose pin went would have been.
+const UnseenPin = "unseen"
+
+// PinUnseen pins tool name of source to UnseenPin, with no definition,
+// unless it has a pin.
+func (c *CatalogTx) PinUnseen(ctx context.Context, source, name string, now time.Time) error {
+	_, err := c.tx.ExecContext(ctx, `INSERT INTO pins (source, name, hash, definition, at) VALUES (?, ?, ?, NULL, ?)
+				ON CONFLICT (source, name) DO NOTHING`, source, name, UnseenPin, now.UnixMilli())
+	return err
+}
+
+// DropRetiredPins keeps the pins of the tools and skills source no longer
+// lists (retired) up to keep of them and maxBytes of their definitions, the
+// newest pinned first, and deletes the others; it reports whether it
+// deleted any, and then notes it for the source (PinsDropped). The pins of
+// a source that lists new names at every listing grow so no further than
+// one listing may.
+func (c *CatalogTx) DropRetiredPins(ctx context.Context, source string, keep int, maxBytes int64) (bool, error) {
+	res, err := c.tx.ExecContext(ctx, `DELETE FROM pins WHERE source = ? AND name IN (
+			SELECT name FROM (
+				SELECT p.name, ROW_NUMBER() OVER w AS n, SUM(COALESCE(length(p.definition), 0)) OVER w AS bytes
+				FROM pins p WHERE p.source = ?
+					AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.source = p.source AND t.name = p.name)
+					AND NOT EXISTS (SELECT 1 FROM skills s WHERE s.source = p.source AND 'skill:' || s.path = p.name)
+				WINDOW w AS (ORDER BY p.at DESC, p.name))
+			WHERE n > ? OR bytes > ?)`, source, source, keep, maxBytes)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	_, err = c.tx.ExecContext(ctx, `INSERT INTO pins_dropped (source, at) VALUES (?, ?)
+			ON CONFLICT (source) DO UPDATE SET at = excluded.at`, source, time.Now().UnixMilli())
+	return true, err
+}
+
+// PinsDropped reports whether DropRetiredPins ever deleted pins of source.
+func (c *CatalogTx) PinsDropped(ctx context.Context, source string) (bool, error) {
+	var n int
+	err := c.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM pins_dropped WHERE source = ?`, source).Scan(&n)
+	return n > 0, err
+}
+
 // ErrNoPin reports a tool or skill without a pin.
 var ErrNoPin = errors.New("no pin")
 

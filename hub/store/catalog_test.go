@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,5 +82,67 @@ func TestPinToolsMovesAllows(t *testing.T) {
 	}
 	if err := db.Decide(ctx, p, "deny", false, "cli", "test", now); err == nil {
 		t.Error("a second decision on the same input succeeded")
+	}
+}
+
+// TestDropRetiredPins: the pins of tools and skills a source no longer
+// lists are kept up to a count and a size of definitions, the newest
+// first; those of what it lists, and of other sources, stay. Deleting
+// any notes it for the source.
+func TestDropRetiredPins(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "capabilities.db"), nil)
+	ctx := context.Background()
+	t0 := time.UnixMilli(time.Now().UnixMilli())
+	tx, err := db.BeginCatalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	def := []byte(`{"description":"` + strings.Repeat("x", 100) + `"}`) // 119 bytes
+	// listed is listed; old0 (oldest) to old4 are not; skill:kept is a
+	// listed skill's; other's belongs to another source.
+	if err := tx.PutTool(ctx, "s", "listed", def, "h", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.tx.ExecContext(ctx, `INSERT INTO skills (source, path, entry, seen) VALUES ('s', 'kept', '{}', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"listed", "skill:kept", "old0", "old1", "old2", "old3", "old4"} {
+		if err := tx.PinFirst(ctx, "s", name, "h", def, t0.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.PinFirst(ctx, "other", "old", "h", def, t0); err != nil {
+		t.Fatal(err)
+	}
+	pinned := func(source string) []string {
+		p, err := tx.PinHashes(ctx, source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Sorted(maps.Keys(p))
+	}
+	for _, step := range []struct {
+		keep     int
+		maxBytes int64
+		dropped  bool
+		want     []string
+	}{
+		{10, 1 << 20, false, []string{"listed", "old0", "old1", "old2", "old3", "old4", "skill:kept"}},
+		{3, 1 << 20, true, []string{"listed", "old2", "old3", "old4", "skill:kept"}},
+		{3, 2*119 + 50, true, []string{"listed", "old3", "old4", "skill:kept"}},
+	} {
+		dropped, err := tx.DropRetiredPins(ctx, "s", step.keep, step.maxBytes)
+		if got := pinned("s"); err != nil || dropped != step.dropped || !slices.Equal(got, step.want) {
+			t.Errorf("keep %d, %d bytes: pins %q, dropped %v (%v); want %q, %v", step.keep, step.maxBytes, got, dropped, err, step.want, step.dropped)
+		}
+	}
+	if got := pinned("other"); !slices.Equal(got, []string{"old"}) {
+		t.Errorf("another source's pins: %q", got)
+	}
+	for source, want := range map[string]bool{"s": true, "other": false} {
+		if got, err := tx.PinsDropped(ctx, source); err != nil || got != want {
+			t.Errorf("PinsDropped(%s) = %v, %v", source, got, err)
+		}
 	}
 }

@@ -222,12 +222,8 @@ func (h *Hub) ReadHandle(ctx context.Context, r HandleRead) (*HandleText, error)
 	case r.Length > most:
 		return nil, &InputError{"length", fmt.Sprintf("%d bytes is above the %d bytes one read returns", r.Length, most)}
 	}
-	info, err := h.db.HandleInfo(ctx, r.Handle)
-	var run *store.Run
-	if err == nil {
-		run, err = h.db.LoadRun(ctx, info.RunID)
-	}
-	if errors.Is(err, store.ErrNoHandle) || errors.Is(err, store.ErrNoRun) || err == nil && !sc.HoldsRun(run.Client) {
+	info, err := h.handleIn(ctx, r.Handle, sc)
+	if errors.Is(err, store.ErrNoHandle) {
 		return nil, &InputError{"handle", fmt.Sprintf("no handle %q here: a handle comes from a result of this profile's tools and lasts as long as its run is kept", r.Handle)}
 	}
 	if err != nil {
@@ -255,7 +251,7 @@ func (h *Hub) ReadHandle(ctx context.Context, r HandleRead) (*HandleText, error)
 		// A read at the end reads "" (Length 0 would read to the end).
 		rd.Slice, rd.Offset, rd.Length = true, off, n
 	}
-	v, te, err := h.readHandle(ctx, rd)
+	v, te, err := h.readHandle(ctx, rd, sc)
 	if err != nil {
 		return nil, err
 	}

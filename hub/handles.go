@@ -11,8 +11,9 @@ package hub
 // preview it replaces, so the logs beside it still fit.
 //
 // A handle belongs to its run and its home: it is a row of the home's
-// store, deleted with its run by retention, and any run of the home may
-// read it. A read is journaled like a tool call, under the call sequence's
+// store, deleted with its run by retention, and any run that could resume
+// its run may read it: any run of the whole hub, and in a profile the
+// profile's own runs only (handleIn). A read is journaled like a tool call, under the call sequence's
 // next seq and address hub.read, with its outcome: a resumed run gets the
 // same bytes, or the same error, even when the handle was deleted since.
 
@@ -30,6 +31,7 @@ import (
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/exactjson"
+	"capabilities.sh/capabilities/hub/scope"
 	"capabilities.sh/capabilities/hub/store"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -143,7 +145,7 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 		return out, err
 	}
 	start := time.Now()
-	val, te, err := r.h.readHandle(ctx, rd)
+	val, te, err := r.h.readHandle(ctx, rd, r.scope)
 	ms := time.Since(start).Milliseconds()
 	if err != nil {
 		// The store failed, or the run ended: not journaled, so a resume
@@ -165,6 +167,21 @@ func (r *runHost) Read(ctx context.Context, rd sandbox.Read) (json.RawMessage, e
 	return val, nil
 }
 
+// handleIn is handle id's info when a run of scope sc gave it out; a
+// handle of a run made in another profile is, to sc, no handle
+// (store.ErrNoHandle), as the run is no run to its resume.
+func (h *Hub) handleIn(ctx context.Context, id string, sc *scope.Scope) (store.Handle, error) {
+	info, err := h.db.HandleInfo(ctx, id)
+	if err != nil || sc == nil {
+		return info, err
+	}
+	run, err := h.db.LoadRun(ctx, info.RunID)
+	if errors.Is(err, store.ErrNoRun) || err == nil && !sc.HoldsRun(run.Client) {
+		err = store.ErrNoHandle
+	}
+	return info, err
+}
+
 // readRef is the journal's record of a read that succeeded: what was read,
 // not the bytes again.
 type readRef struct {
@@ -178,7 +195,7 @@ type readRef struct {
 func (r *runHost) replayRead(ctx context.Context, c sandbox.Call, rd sandbox.Read, je *store.JournalEntry) (json.RawMessage, error) {
 	var ref readRef
 	json.Unmarshal(je.Outcome, &ref)
-	val, te, err := r.h.readHandle(ctx, rd)
+	val, te, err := r.h.readHandle(ctx, rd, r.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -204,10 +221,10 @@ const (
 // readHandle reads what rd asks of its handle, as the JSON value the guest
 // receives. A read the handle cannot answer is a ToolError; an error is
 // the store's.
-func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read) (json.RawMessage, *sandbox.ToolError, error) {
-	info, err := h.db.HandleInfo(ctx, rd.Handle)
+func (h *Hub) readHandle(ctx context.Context, rd sandbox.Read, sc *scope.Scope) (json.RawMessage, *sandbox.ToolError, error) {
+	info, err := h.handleIn(ctx, rd.Handle, sc)
 	if errors.Is(err, store.ErrNoHandle) {
-		return nil, toolError(CodeUnknownHandle, sandbox.ReadAddress, "no handle %q in this hub: a handle comes from the result of an earlier execute and lasts as long as its run is kept", rd.Handle), nil
+		return nil, toolError(CodeUnknownHandle, sandbox.ReadAddress, "no handle %q here: a handle comes from the result of an earlier execute and lasts as long as its run is kept", rd.Handle), nil
 	}
 	if err != nil {
 		return nil, nil, err

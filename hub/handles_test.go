@@ -169,7 +169,7 @@ func TestHandleReadErrors(t *testing.T) {
 	var s HandleResult
 	json.Unmarshal(str.Result, &s)
 	for _, c := range []struct{ handle, opts, code, msg string }{
-		{"h_nope", "undefined", CodeUnknownHandle, `no handle "h_nope" in this hub`},
+		{"h_nope", "undefined", CodeUnknownHandle, `no handle "h_nope" here`},
 		{rows.Handle, `{ path: "rows.5000.name" }`, CodeInvalidPath, `path rows.5000.name of ` + rows.Handle + `: rows is an array of 5000 items, and "5000" is not one of its indexes`},
 		{rows.Handle, `{ path: "rows.0.title" }`, CodeInvalidPath, `rows.0 has no key "title" (its keys: id, name)`},
 		{rows.Handle, `{ path: "rows.0.id.x" }`, CodeInvalidPath, `rows.0.id is a number, not an object or an array`},

@@ -312,6 +312,24 @@ func TestProfileResumesOnlyItsRuns(t *testing.T) {
 	if env, err := h.Execute(ctx, ExecuteRequest{Resume: inWork.RunID}); err != nil || env.Status != StatusCompleted {
 		t.Errorf("resuming work's run without a profile = %v, %v", env, err)
 	}
+
+	// A result kept as a handle is read only where its run is held: in
+	// code, as through direct mode's read.
+	big := execIn(t, h, "", `return (await mail.listMail({})) + "x".repeat(40000)`)
+	var hr HandleResult
+	if err := json.Unmarshal(big.Result, &hr); err != nil || hr.Handle == "" {
+		t.Fatalf("a result over the inline limit: %.200s (%v)", big.Result, err)
+	}
+	read := `return await hub.read(` + quoteJS(hr.Handle) + `, { length: 9 })`
+	if env := execIn(t, h, "work", read); env.Status != StatusFailed || env.Error == nil || env.Error.Code != CodeUnknownHandle {
+		t.Errorf("work read a handle made outside it: %.300s", env.Line())
+	}
+	if env := execIn(t, h, "", read); env.Status != StatusCompleted || string(env.Result) != `"list_mail"` {
+		t.Errorf("the whole hub reading the handle: %.300s", env.Line())
+	}
+	if _, err := h.ReadHandle(ctx, HandleRead{Profile: "work", Handle: hr.Handle, Length: 9}); err == nil || !strings.Contains(err.Error(), "no handle") {
+		t.Errorf("work read a handle made outside it in direct mode: %v", err)
+	}
 }
 
 // TestPutAndRemoveProfile: the window's way to add and remove a profile

@@ -66,13 +66,13 @@ func (h *Hub) EditSource(ctx context.Context, source string, edit func(s *config
 	})
 }
 
-// AddSource adds source s under name to config.json (replacing one of that
-// name only with replace) and applies it. What looks like a secret in it
+// AddSource adds source s under name to config.json, where no source has
+// that name, and applies it. What looks like a secret in it
 // moves to the keychain as an import's does (config.MoveSecrets); one in
 // a document's URL is refused. An OpenAPI source's document is read and
 // checked first, and a stdio source's program must be found as the hub
 // would start it.
-func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, replace bool) error {
+func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source) error {
 	found, _ := s.MoveSecrets(name)
 	if problem := s.SecretProblem(name); problem != "" {
 		return errors.New(problem)
@@ -86,8 +86,7 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 	if err != nil {
 		return err
 	}
-	old := cfg.Sources[name]
-	if err := cfg.AddSource(h.paths.Config(), name, s, replace); err != nil {
+	if err := cfg.AddSource(h.paths.Config(), name, s, false); err != nil {
 		return err
 	}
 	if err := s.FindCommand(); err != nil {
@@ -95,11 +94,6 @@ func (h *Hub) AddSource(ctx context.Context, name string, s *config.Source, repl
 	}
 	if err := config.StoreSecrets(h.kc, found); err != nil {
 		return err
-	}
-	if warning, err := oauth.ForgetReplaced(h.kc, name, old, s, found); err != nil {
-		return err
-	} else if warning != nil {
-		h.log.Warn("replacing a source", "source", name, "error", warning)
 	}
 	return h.SaveConfig(ctx, cfg)
 }

@@ -48,10 +48,10 @@ func TestSourceActions(t *testing.T) {
 	// document's URL, which the hub fetches with no credential, is refused
 	// before anything is fetched.
 	const key = "NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U"
-	if err := h.AddSource(ctx, "leaky", fakeSource("crash", map[string]string{"API_TOKEN": "x"}), false); err != nil {
+	if err := h.AddSource(ctx, "leaky", fakeSource("crash", map[string]string{"API_TOKEN": "x"})); err != nil {
 		t.Fatalf("a source with a secret-looking env: %v", err)
 	}
-	if err := h.AddSource(ctx, "zap", &config.Source{URL: "http://127.0.0.1:9/s/" + key + "/mcp"}, false); err != nil {
+	if err := h.AddSource(ctx, "zap", &config.Source{URL: "http://127.0.0.1:9/s/" + key + "/mcp"}); err != nil {
 		t.Fatalf("a source whose URL's path holds a key: %v", err)
 	}
 	leaky, zap := h.Config().Sources["leaky"], h.Config().Sources["zap"]
@@ -66,7 +66,7 @@ func TestSourceActions(t *testing.T) {
 			t.Errorf("keychain %s = %q, %v; want %q", k, v, err, want)
 		}
 	}
-	if err := h.AddSource(ctx, "doc", &config.Source{OpenAPI: "http://127.0.0.1:9/openapi.json?token=" + key}, false); err == nil || !strings.Contains(err.Error(), "the document's URL has token in its query") {
+	if err := h.AddSource(ctx, "doc", &config.Source{OpenAPI: "http://127.0.0.1:9/openapi.json?token=" + key}); err == nil || !strings.Contains(err.Error(), "the document's URL has token in its query") {
 		t.Errorf("a document's URL with a key: %v", err)
 	}
 	for _, n := range []string{"leaky", "zap"} {
@@ -76,10 +76,10 @@ func TestSourceActions(t *testing.T) {
 	}
 	withSecret := fakeSource("crash", nil)
 	withSecret.Connections = map[string]*config.Connection{"default": {Env: map[string]string{"FAKE_TOKEN": "${secret:TOKEN}"}}}
-	if err := h.AddSource(ctx, "fake", withSecret, false); err != nil {
+	if err := h.AddSource(ctx, "fake", withSecret); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.AddSource(ctx, "fake", fakeSource("crash", nil), false); err == nil || !strings.Contains(err.Error(), "exists") {
+	if err := h.AddSource(ctx, "fake", fakeSource("crash", nil)); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Fatalf("adding a source twice: %v", err)
 	}
 	if errs := h.Refresh(ctx, "fake"); errs["fake"] != nil {

@@ -322,7 +322,7 @@ func (u *hubAdapter) AddSource(spec SourceSpec) error {
 	if len(spec.Command) > 0 {
 		s.Command, s.Args = spec.Command[0], spec.Command[1:]
 	}
-	return u.h.AddSource(u.ctx, spec.Name, s, false)
+	return u.h.AddSource(u.ctx, spec.Name, s)
 }
 
 func (u *hubAdapter) RemoveSource(name string) error { return u.h.RemoveSource(u.ctx, name) }

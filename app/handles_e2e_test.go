@@ -129,7 +129,7 @@ func TestHandlesThroughTheTypeScriptClient(t *testing.T) {
 	want := []string{
 		`[` + strconv.FormatInt((str.Bytes+9998)/9999, 10) + `,true,true]`,
 		`[{"id":4321,"name":"row 4321","tags":["t2"]},"t3",true,true]`,
-		`[true,"unknown_handle","no handle \"h_doesnotexist\" in this hub: a handle comes from the result of an earlier execute and lasts as long as its run is kept"]`,
+		`[true,"unknown_handle","no handle \"h_doesnotexist\" here: a handle comes from the result of an earlier execute and lasts as long as its run is kept"]`,
 	}
 	check := func(when string, got []tsResult) {
 		t.Helper()

@@ -171,6 +171,72 @@ func TestRugPullAsksUntilAccepted(t *testing.T) {
 	}
 }
 
+// A source pointed at another server (the same tool, the same definition)
+// runs nothing there on the consent given where it was: its allowed tool
+// asks until the person accepts it at the new server, as a changed
+// definition does. Another path on the same origin is the same server.
+func TestSourceMovedAsksAgain(t *testing.T) {
+	ctx := context.Background()
+	here, there := newNotesServer(), newNotesServer()
+	hereURL, thereURL := httpUpstream(t, here.server, "", "").URL, httpUpstream(t, there.server, "", "").URL
+	home := t.TempDir()
+	point := func(h *Hub, url string) {
+		t.Helper()
+		cfg := &config.Config{Sources: map[string]*config.Source{"notes": {URL: url}}, Policy: map[string]config.Mode{"notes.sendNote": config.Allow}}
+		if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			return
+		}
+		if err := h.ReloadConfig(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if errs := h.Refresh(ctx); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	}
+	point(nil, hereURL)
+	h := openHubAt(t, home)
+	defer func() { h.Close() }()
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	const code = `return await notes.sendNote({ text: "hi" });`
+	if env := execOn(t, h, code); env.Status != StatusCompleted || here.calls.Load() != 1 {
+		t.Fatalf("the allowed tool: %s", env.Line())
+	}
+	point(h, hereURL+"?v=2")
+	if env := execOn(t, h, code); env.Status != StatusCompleted || here.calls.Load() != 2 {
+		t.Fatalf("the allowed tool at another path of its server: %s", env.Line())
+	}
+
+	point(h, thereURL)
+	env := execOn(t, h, code)
+	const what = "its source reaches another server or program than when it was accepted"
+	if env.Status != StatusAwaitingApproval || there.calls.Load() != 0 {
+		t.Fatalf("the allowed tool at another server: %s (%d calls there)", env.Line(), there.calls.Load())
+	}
+	if pend, err := h.Pending(ctx, env.RunID); err != nil || len(pend) != 1 || pend[0].Change != what {
+		t.Errorf("the approval: %+v, %v", pend, err)
+	}
+	if out, err := h.Search(ctx, SearchRequest{Query: "send a note"}); err != nil || !strings.Contains(out, "[changed] "+what) {
+		t.Errorf("search does not mark the move (%v):\n%s", err, out)
+	}
+	if acc, err := h.AcceptDefinitions(ctx, "notes", policy.ChannelCLI); err != nil || len(acc) != 1 || acc[0].Change != what {
+		t.Fatalf("AcceptDefinitions = %+v, %v", acc, err)
+	}
+	if env := execOn(t, h, code); env.Status != StatusCompleted || there.calls.Load() != 1 {
+		t.Fatalf("after accepting: %s", env.Line())
+	}
+	// Accepted there, it stays so across a restart.
+	h.Close()
+	h = openHubAt(t, home)
+	if env := execOn(t, h, code); env.Status != StatusCompleted || there.calls.Load() != 2 {
+		t.Fatalf("after a restart: %s", env.Line())
+	}
+}
+
 // Allowing a changed tool in the dialog accepts the definition the dialog
 // showed, and only that one: a definition that changes again between the
 // question and the resume asks again.

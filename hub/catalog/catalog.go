@@ -481,6 +481,14 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 		if err != nil {
 			return fmt.Errorf("storing tools of %s: %w", src, err)
 		}
+		// A server or program the source did not reach when its tools
+		// were accepted has not been accepted: their pins are marked. An
+		// OpenAPI operation's request, server included, is its definition.
+		if def := cfg.Sources[src]; def != nil && !rest && def.ReachKey() != "" {
+			if _, err := tx.Reach(ctx, src, def.ReachKey(), now); err != nil {
+				return fmt.Errorf("storing tools of %s: %w", src, err)
+			}
+		}
 		// Some of the source's pins went: a name it lists for the first
 		// time since may be one of theirs.
 		unseen, err := tx.PinsDropped(ctx, src)

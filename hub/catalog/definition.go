@@ -258,8 +258,14 @@ func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) st
 	if pinned == "" || pinned == hash {
 		return ""
 	}
-	if pinned == store.UnseenPin {
+	pinned, moved := strings.CutPrefix(pinned, store.MovedPin)
+	switch {
+	case pinned == store.UnseenPin:
 		return "new since the source retired more tools than the hub keeps pins of: accept it as first seen"
+	case moved && pinned == hash:
+		return "its source reaches another server or program than when it was accepted"
+	case moved:
+		return "its source reaches another server or program than when it was accepted, and " + pinnedChange(pinned, hash, pinnedDef, cur)
 	}
 	var old toolDefinition
 	if pinnedDef == nil || json.Unmarshal(pinnedDef, &old) != nil {

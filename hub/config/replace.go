@@ -1,9 +1,10 @@
 package config
 
 import (
-	"maps"
+	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/secrets"
@@ -23,23 +24,45 @@ func (s *Source) Reach() string {
 }
 
 // SameReach reports whether s, replacing old, sends what its connections
-// give it to the same place old did: the same origin for an MCP server over
-// HTTP; the same document and base URL origin for a REST API; for a
-// program, the same command, folder and environment, and the same
+// give it to the same place old did (ReachKey): the same origin for an MCP
+// server over HTTP; the same document and base URL origin for a REST API;
+// for a program, the same command, folder and environment, and the same
 // arguments but for a package's version ("server-github@2"). A replaced
 // source's connections, and the secrets and sign-ins they hold, follow it
 // only so: a file imported with --replace cannot send a person's token to a
 // server of its choosing by taking the name of the source that holds it.
 func SameReach(old, s *Source) bool {
+	k := old.ReachKey()
+	return k != "" && k == s.ReachKey()
+}
+
+// ReachKey names, in one string, where a source sends its calls and what
+// its connections give it (SameReach); "" for an HTTP server whose URL has
+// no origin, which reaches nothing the same.
+func (s *Source) ReachKey() string {
 	switch {
-	case old.URL != "" || s.URL != "":
-		o := secrets.OriginOfURL(old.URL)
-		return o != "" && o == secrets.OriginOfURL(s.URL)
-	case old.OpenAPI != "" || s.OpenAPI != "":
-		return old.OpenAPI == s.OpenAPI && secrets.OriginOfURL(old.BaseURL) == secrets.OriginOfURL(s.BaseURL)
+	case s.URL != "":
+		if o := secrets.OriginOfURL(s.URL); o != "" {
+			return "url " + o
+		}
+		return ""
+	case s.OpenAPI != "":
+		return "openapi " + strconv.Quote(s.OpenAPI) + " " + secrets.OriginOfURL(s.BaseURL)
 	}
-	return old.Command == s.Command && old.Cwd == s.Cwd && maps.Equal(old.Env, s.Env) &&
-		slices.EqualFunc(old.Args, s.Args, func(a, b string) bool { return unversioned(a) == unversioned(b) })
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = unversioned(a)
+	}
+	env := s.Env
+	if len(env) == 0 {
+		env = nil // none is none, written or not
+	}
+	key, _ := json.Marshal(struct {
+		Command, Cwd string
+		Args         []string
+		Env          map[string]string // marshalled in key order
+	}{s.Command, s.Cwd, args, env})
+	return "program " + string(key)
 }
 
 // versionRE matches what follows a package's name to pin its version: npm's

@@ -39,6 +39,7 @@ func TestSameReach(t *testing.T) {
 		{"another argument", prog("npx", "-y", "x"), prog("npx", "-y", "x", "--api", "https://other.example"), false},
 		{"another command", prog("npx", "x"), prog("bunx", "x"), false},
 		{"another folder", &Source{Command: "node", Args: []string{"server.js"}, Cwd: "/a"}, &Source{Command: "node", Args: []string{"server.js"}, Cwd: "/b"}, false},
+		{"no environment, written or not", &Source{Command: "npx", Args: []string{"x"}}, &Source{Command: "npx", Args: []string{"x"}, Env: map[string]string{}}, true},
 		{"another environment", &Source{Command: "npx", Args: []string{"x"}, Env: map[string]string{"API_URL": "https://api.example.com"}},
 			&Source{Command: "npx", Args: []string{"x"}, Env: map[string]string{"API_URL": "https://other.example"}}, false},
 	} {

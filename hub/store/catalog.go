@@ -338,6 +338,37 @@ func (c *CatalogTx) DropRetiredPins(ctx context.Context, source string, keep int
 	return true, err
 }
 
+// MovedPin prefixes the hash of a pin whose source has since reached
+// another place (MovePins): the tool's definition, the same or not, is
+// changed until the person accepts it where its source reaches now.
+const MovedPin = "moved:"
+
+// Reach records where source reaches now (config.Source.ReachKey) and
+// reports whether it reached somewhere else before; the first record is
+// no move. Moving, the pins of its tools are marked (MovedPin), their
+// definitions kept for the change to show; a skill's pin, which gates no
+// call, is left as it is.
+func (c *CatalogTx) Reach(ctx context.Context, source, reach string, now time.Time) (moved bool, err error) {
+	var was string
+	err = c.tx.QueryRowContext(ctx, `SELECT reach FROM source_reach WHERE source = ?`, source).Scan(&was)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return false, err
+	case was == reach:
+		return false, nil
+	default:
+		if _, err := c.tx.ExecContext(ctx, `UPDATE pins SET hash = ? || hash WHERE source = ? AND name NOT LIKE 'skill:%' AND hash NOT LIKE ? || '%'`,
+			MovedPin, source, MovedPin); err != nil {
+			return false, err
+		}
+		moved = true
+	}
+	_, err = c.tx.ExecContext(ctx, `INSERT INTO source_reach (source, reach, at) VALUES (?, ?, ?)
+			ON CONFLICT (source) DO UPDATE SET reach = excluded.reach, at = excluded.at`, source, reach, now.UnixMilli())
+	return moved, err
+}
+
 // PinsDropped reports whether DropRetiredPins ever deleted pins of source.
 func (c *CatalogTx) PinsDropped(ctx context.Context, source string) (bool, error) {
 	var n int

@@ -149,7 +149,7 @@ func TestCatalogBoundsRetiredPins(t *testing.T) {
 	if env.Status != StatusAwaitingApproval || !strings.Contains(env.Pending[0].Summary, "changed tool definition") {
 		t.Fatalf("the tool listed again with another definition, under the allow rule: %s", env.Line())
 	}
-	if pend, err := h.Pending(ctx, env.RunID); err != nil || len(pend) != 1 || !strings.Contains(pend[0].Change, "new since the source retired more tools than the hub keeps pins of") {
+	if pend, err := h.Pending(ctx, env.RunID); err != nil || len(pend) != 1 || !strings.Contains(pend[0].Change, "its pin was dropped with its source's oldest") {
 		t.Errorf("the approval: %+v, %v", pend, err)
 	}
 	if n := notes.calls.Load(); n != 1 {

@@ -213,7 +213,7 @@ func TestSourceMovedAsksAgain(t *testing.T) {
 
 	point(h, thereURL)
 	env := execOn(t, h, code)
-	const what = "its source reaches another server or program than when it was accepted"
+	const what = "its source's server or program changed"
 	if env.Status != StatusAwaitingApproval || there.calls.Load() != 0 {
 		t.Fatalf("the allowed tool at another server: %s (%d calls there)", env.Line(), there.calls.Load())
 	}
@@ -234,6 +234,14 @@ func TestSourceMovedAsksAgain(t *testing.T) {
 	h = openHubAt(t, home)
 	if env := execOn(t, h, code); env.Status != StatusCompleted || there.calls.Load() != 2 {
 		t.Fatalf("after a restart: %s", env.Line())
+	}
+	// Pointed back while the hub was down: the next hub's first call,
+	// which lists the source first, asks.
+	h.Close()
+	point(nil, hereURL)
+	h = openHubAt(t, home)
+	if env := execOn(t, h, code); env.Status != StatusAwaitingApproval || here.calls.Load() != 2 {
+		t.Fatalf("the first call after a move while the hub was down: %s (%d calls)", env.Line(), here.calls.Load())
 	}
 }
 

@@ -261,11 +261,11 @@ func pinnedChange(pinned, hash string, pinnedDef []byte, cur *toolDefinition) st
 	pinned, moved := strings.CutPrefix(pinned, store.MovedPin)
 	switch {
 	case pinned == store.UnseenPin:
-		return "new since the source retired more tools than the hub keeps pins of: accept it as first seen"
+		return "its pin was dropped with its source's oldest (the source retired more tools than the hub keeps pins of)"
 	case moved && pinned == hash:
-		return "its source reaches another server or program than when it was accepted"
+		return "its source's server or program changed"
 	case moved:
-		return "its source reaches another server or program than when it was accepted, and " + pinnedChange(pinned, hash, pinnedDef, cur)
+		return "its source's server or program changed, and " + pinnedChange(pinned, hash, pinnedDef, cur)
 	}
 	var old toolDefinition
 	if pinnedDef == nil || json.Unmarshal(pinnedDef, &old) != nil {

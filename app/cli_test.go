@@ -280,7 +280,7 @@ func TestConnectionSecretGoesToTheKeychainOnly(t *testing.T) {
 	}
 	secret := "ghp_TestSecret" + fmt.Sprint(time.Now().UnixNano())
 	r := cli(t, home, secret+"\n", "connection", "add", src, "work", "--env", "GITHUB_TOKEN")
-	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of "+src) {
+	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of "+src) || strings.Contains(r.stdout, "It goes to") {
 		t.Fatalf("connection add: %+v", r)
 	}
 	t.Cleanup(func() { kc.Delete(config.SecretKey(src, "work", "GITHUB_TOKEN")) })
@@ -570,6 +570,21 @@ func TestReplaceWithoutAKeychain(t *testing.T) {
 	}
 	if got, err := config.Load(path); err != nil || got.Sources["x"].URL != "http://127.0.0.2:9/mcp" {
 		t.Errorf("config.json: %+v %v", got, err)
+	}
+}
+
+// TestConnectionAddSaysWhereTheSecretGoes: a secret added to an MCP
+// server's connection is said to go to the server's origin only.
+func TestConnectionAddSaysWhereTheSecretGoes(t *testing.T) {
+	requireKeychain(t)
+	home := t.TempDir()
+	homeKeychain(t, home)
+	if r := cli(t, home, "", "source", "add", "docs", "--url", "https://mcp.example.com/v1/mcp"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	r := cli(t, home, "Bearer t0ken-value\n", "connection", "add", "docs", "default", "--header", "Authorization")
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "secret Authorization stored in the keychain.\nIt goes to https://mcp.example.com only.\n") {
+		t.Errorf("connection add: %+v", r)
 	}
 }
 

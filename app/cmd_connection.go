@@ -585,7 +585,11 @@ Examples:
 			if def != connName && def != "" {
 				fmt.Fprintf(e.Stdout, "%s stays the default connection of %s; pass --default to make it %s.\n", def, srcName, connName)
 			}
-			if note := plainHTTPNote(ctx, openapiChild(e), srcName, cfg.Sources[srcName], rep); note != "" {
+			server := secretServer(ctx, openapiChild(e), cfg.Sources[srcName], rep)
+			if line := goesTo(cfg.Sources[srcName], server); line != "" {
+				fmt.Fprintln(e.Stdout, line)
+			}
+			if note := plainHTTPNote(srcName, cfg.Sources[srcName], server); note != "" {
 				fmt.Fprintf(e.Stdout, "Note: %s.\n", note)
 			}
 			return nil
@@ -625,19 +629,49 @@ func contains(list []string, s string) bool {
 // plainHTTPNote is config.Source.PlainHTTPNote for a configured source, reading an
 // OpenAPI source's document (parsed as child parses it) for its server when it
 // has no baseUrl, unless rep is that document's report already.
-func plainHTTPNote(ctx context.Context, child *openapi.Child, name string, s *config.Source, rep *openapi.Report) string {
+func plainHTTPNote(name string, s *config.Source, server string) string {
 	if s == nil {
 		return ""
 	}
-	server := ""
-	if s.OpenAPI != "" && s.BaseURL == "" {
-		if rep == nil {
-			r, _ := child.Inspect(ctx, s.OpenAPI)
-			rep = &r
-		}
-		server = rep.Server
+	if s.OpenAPI == "" || s.BaseURL != "" {
+		server = ""
 	}
 	return s.PlainHTTPNote(name, server)
+}
+
+// secretServer is the URL source s sends its connections' secrets to: its
+// MCP server's, its API's base URL, or the server its OpenAPI document
+// names (read unless rep, the document's report, is given); "" for a
+// program, or when the document names none.
+func secretServer(ctx context.Context, child *openapi.Child, s *config.Source, rep *openapi.Report) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.URL != "":
+		return s.URL
+	case s.OpenAPI == "":
+		return ""
+	case s.BaseURL != "":
+		return s.BaseURL
+	case rep == nil:
+		r, _ := child.Inspect(ctx, s.OpenAPI)
+		rep = &r
+	}
+	return rep.Server
+}
+
+// goesTo says where a secret of source s goes: the origin of server, and
+// the other origins an OpenAPI source lists; "" for a program.
+func goesTo(s *config.Source, server string) string {
+	o := secrets.OriginOfURL(server)
+	if s == nil || o == "" {
+		return ""
+	}
+	to := secrets.ShownOrigin(o)
+	if len(s.Origins) > 0 {
+		to += " and " + strings.Join(s.Origins, ", ")
+	}
+	return "It goes to " + to + " only."
 }
 
 // tellHubSignedIn tells a running hub that connection conn of source just

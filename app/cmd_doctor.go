@@ -256,7 +256,7 @@ func sourceChecks(ctx context.Context, e *env, cfg *config.Config) []check {
 	}
 	for _, s := range st.Sources {
 		if def := cfg.Sources[s.Name]; def != nil && !def.Disabled {
-			if note := plainHTTPNote(ctx, openapiChild(e), s.Name, def, nil); note != "" {
+			if note := plainHTTPNote(s.Name, def, secretServer(ctx, openapiChild(e), def, nil)); note != "" {
 				c := check{name: "plain http " + s.Name, warn: true, info: note}
 				if !def.AllowInsecureHTTP {
 					c.fix = "use the server's https URL; or, if this network is yours, set \"allowInsecureHttp\": true on source " + s.Name + " in config.json"

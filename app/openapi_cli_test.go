@@ -126,7 +126,7 @@ func TestConnectionAddOpenAPIPlacesTheSecret(t *testing.T) {
 		t.Fatalf("connection list before any: %+v", r)
 	}
 	r := cli(t, home, "key-one\n", "connection", "add", "pets", "work")
-	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of pets; secret api_key stored in the keychain.\nIt is sent as header api_key, as the API's document says.\n") {
+	if r.code != 0 || !strings.Contains(r.stdout, "Added connection work of pets; secret api_key stored in the keychain.\nIt is sent as header api_key, as the API's document says.\nIt goes to https://api.example.test only.\n") {
 		t.Fatalf("connection add without a place: %+v", r)
 	}
 	r = cli(t, home, "key-two\n", "connection", "add", "pets", "q", "--query", "apiKey")

@@ -25,7 +25,9 @@ var fuzzDocs = []Doc{
 }
 
 // FuzzSearch: any request, as a model may write it, is answered without
-// a panic, within the limit, with hits in order and the same twice.
+// a panic, within the limit, with hits in order and the same twice, and
+// the same as by an index that answered nothing before: no search leaves
+// anything behind for the next.
 func FuzzSearch(f *testing.F) {
 	for _, q := range []string{
 		"show me PR 3", "take the wontfix label off", "kick frank out of the organization",
@@ -57,6 +59,9 @@ func FuzzSearch(f *testing.F) {
 		again, _ := ix.Search(q, "", 5)
 		if !slices.Equal(hits, again) {
 			t.Fatalf("Search(%q) = %v, then %v", q, hits, again)
+		}
+		if first, _ := Build(fuzzDocs, nil).Search(q, "", 5); !slices.Equal(hits, first) {
+			t.Fatalf("Search(%q) = %v after other searches, %v on a fresh index", q, hits, first)
 		}
 		// The words no tool uses are words of the request, lower-case
 		// letters, each once.

@@ -1175,11 +1175,14 @@ func (ix *Index) Search(query, namespace string, limit int) (hits []Hit, total i
 		hits = hits[:limit]
 	}
 	sc.qterms = sc.qterms[:0]
+	// A doc no word matched has a zero score and no words, for the next
+	// search: a doc it brings in unmatched (a sibling) reads so.
 	if len(sc.matched) > len(sc.score)/16 {
 		clear(sc.score)
+		clear(sc.words)
 	} else {
 		for _, d := range sc.matched {
-			sc.score[d] = 0
+			sc.score[d], sc.words[d] = 0, 0
 		}
 	}
 	sc.matched = sc.matched[:0]

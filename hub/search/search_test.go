@@ -362,3 +362,18 @@ func TestSearchForms(t *testing.T) {
 		t.Error("a catalog without two operations on a path keeps a ring")
 	}
 }
+
+// TestSearchLeavesNothingBehind: a search that brings in a doc its words
+// did not match (the other form of a search, withSiblings) reads what
+// that doc matched in this search, not in the one before: the request
+// after "my search" ranks as on a fresh index.
+func TestSearchLeavesNothingBehind(t *testing.T) {
+	const q = "am filter called get auditor"
+	ix := Build(fuzzDocs, nil)
+	ix.Search("my search", "", 5)
+	got, _ := ix.Search(q, "", 5)
+	want, _ := Build(fuzzDocs, nil).Search(q, "", 5)
+	if !slices.Equal(got, want) || len(want) < 2 {
+		t.Errorf("Search(%q) after another = %v, on a fresh index %v", q, got, want)
+	}
+}

@@ -518,11 +518,10 @@ func (h *Hub) envelope(run *runRow, host *runHost, out sandbox.Outcome) *Envelop
 }
 
 func pendingSummary(p *store.Pending) string {
-	conn := p.Connection
-	if conn == "" {
-		conn = "default connection"
-	} else {
-		conn = "connection " + conn
+	conn, on := "default connection", "" // a call of a source without connections carries no secret
+	if p.Connection != "" {
+		conn = "connection " + p.Connection
+		on = " on " + conn
 	}
 	if p.Kind == KindConnection && strings.HasPrefix(p.Reason, signInReason) {
 		return fmt.Sprintf("%s needs a sign-in for %s", p.Address, conn)
@@ -530,7 +529,7 @@ func pendingSummary(p *store.Pending) string {
 	if p.Kind == KindConnection {
 		return fmt.Sprintf("%s needs a secret for %s", p.Address, conn)
 	}
-	return fmt.Sprintf("%s on %s: %s (%s)", p.Address, conn, secrets.CompactPreview(p.Preview, 160), p.Reason)
+	return fmt.Sprintf("%s%s: %s (%s)", p.Address, on, secrets.CompactPreview(p.Preview, 160), p.Reason)
 }
 
 // runHost answers one attempt's tool calls: from the journal where the call

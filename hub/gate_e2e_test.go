@@ -217,6 +217,10 @@ func TestSourceMovedAsksAgain(t *testing.T) {
 	if env.Status != StatusAwaitingApproval || there.calls.Load() != 0 {
 		t.Fatalf("the allowed tool at another server: %s (%d calls there)", env.Line(), there.calls.Load())
 	}
+	// A source without connections: the summary names none.
+	if want := `notes.sendNote: {"text":"hi"} (changed tool definition: notes.sendNote: ` + what; !strings.HasPrefix(env.Pending[0].Summary, want) {
+		t.Errorf("the summary %q, want it to start %q", env.Pending[0].Summary, want)
+	}
 	if pend, err := h.Pending(ctx, env.RunID); err != nil || len(pend) != 1 || pend[0].Change != what {
 		t.Errorf("the approval: %+v, %v", pend, err)
 	}

@@ -13,9 +13,10 @@ package hub
 // A handle belongs to its run and its home: it is a row of the home's
 // store, deleted with its run by retention, and any run that could resume
 // its run may read it: any run of the whole hub, and in a profile the
-// profile's own runs only (handleIn). A read is journaled like a tool call, under the call sequence's
-// next seq and address hub.read, with its outcome: a resumed run gets the
-// same bytes, or the same error, even when the handle was deleted since.
+// profile's own runs only (handleIn). A read is journaled like a tool
+// call, under the call sequence's next seq and address hub.read, with its
+// outcome: a resumed run gets the same bytes, or the same error, even
+// when the handle was deleted since.
 
 import (
 	"context"

@@ -484,9 +484,11 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 		// A server or program the source did not reach when its tools
 		// were accepted has not been accepted: their pins are marked. An
 		// OpenAPI operation's request, server included, is its definition.
-		if def := cfg.Sources[src]; def != nil && !rest && def.ReachKey() != "" {
-			if _, err := tx.Reach(ctx, src, def.ReachKey(), now); err != nil {
-				return fmt.Errorf("storing tools of %s: %w", src, err)
+		if def := cfg.Sources[src]; def != nil && !rest {
+			if reach := def.ReachKey(); reach != "" {
+				if err := tx.Reach(ctx, src, reach, now); err != nil {
+					return fmt.Errorf("storing tools of %s: %w", src, err)
+				}
 			}
 		}
 		// Some of the source's pins went: a name it lists for the first
@@ -576,7 +578,7 @@ func (c *Catalog) store(ctx context.Context, cfg *config.Config, listed map[stri
 		}
 		// As many as one listing may hold: a source that lists new names
 		// at every listing grows the store no further.
-		if _, err := tx.DropRetiredPins(ctx, src, lim.MaxTools, lim.MaxSourceBytes); err != nil {
+		if _, err := tx.DropRetiredPins(ctx, src, lim.MaxTools, lim.MaxSourceBytes, now); err != nil {
 			return fmt.Errorf("dropping retired pins of %s: %w", src, err)
 		}
 	}

@@ -88,7 +88,7 @@ func bindClientSecret(kc keychain.Keychain, source, conn, bound, to string) erro
 // secret to to, when it went to bound before.
 func clientElsewhere(o SignInOptions, kind error, clientID, what, to, bound string) error {
 	reason := fmt.Sprintf("the %s of %s is now %s; the secret of its client %s goes only to %s, where its first sign-in sent it", what, o.Source, to, clientID, bound)
-	return &needsClientError{kind: kind, elsewhere: true, reason: reason,
+	return &needsClientError{kind: kind, reason: reason,
 		msg: reason + fmt.Sprintf("; register a client there, then: capabilities connection login %s %s --client-id ID --client-secret-stdin", o.Source, cmp.Or(o.Conn, "default"))}
 }
 
@@ -383,14 +383,11 @@ func ForgetReplaced(kc keychain.Keychain, name string, old, s *config.Source, fr
 			return nil, fmt.Errorf("removing the secrets of the source %s replaces, which it must not send: %w", name, err)
 		}
 	}
-	gone := append(old.ConnectionNames(), s.ConnectionNames()...)
-	if config.SameReach(old, s) {
-		gone = slices.DeleteFunc(old.ConnectionNames(), func(conn string) bool { return s.Connections[conn] != nil })
-		if len(gone) == 0 {
-			return nil, nil
-		}
-	} else {
-		gone = append(gone, "")
+	// At the same place, the connections s dropped; elsewhere, all, and
+	// the source's own sign-in ("").
+	gone := slices.DeleteFunc(old.ConnectionNames(), func(conn string) bool { return s.Connections[conn] != nil })
+	if !config.SameReach(old, s) {
+		gone = append(append(old.ConnectionNames(), s.ConnectionNames()...), "")
 	}
 	for _, conn := range gone {
 		if err := deleteSignIns(kc, name, []string{conn}); errors.Is(err, keychain.ErrUnavailable) {
@@ -549,11 +546,10 @@ var ErrNeedsClientCredentials = errors.New("needs the id and secret of a client 
 type needsClientError struct {
 	msg  string
 	kind error // ErrNeedsClient when nil
-	// elsewhere: the connection has a client, whose secret is bound to
-	// another server (ErrClientElsewhere); reason says which, in a
-	// sentence with no command in it, for a window.
-	elsewhere bool
-	reason    string
+	// reason is set when the connection has a client whose secret is
+	// bound to another server (ErrClientElsewhere): which, in a sentence
+	// with no command in it, for a window.
+	reason string
 }
 
 // Reason is why the sign-in needs another client, for a window that asks
@@ -578,7 +574,7 @@ func needsClient(o SignInOptions, server string) error {
 
 func (e *needsClientError) Error() string { return e.msg }
 func (e *needsClientError) Unwrap() []error {
-	if e.elsewhere {
+	if e.reason != "" {
 		return []error{cmp.Or(e.kind, ErrNeedsClient), ErrClientElsewhere}
 	}
 	return []error{cmp.Or(e.kind, ErrNeedsClient)}

@@ -315,10 +315,10 @@ func (c *CatalogTx) PinUnseen(ctx context.Context, source, name string, now time
 // DropRetiredPins keeps the pins of the tools and skills source no longer
 // lists (retired) up to keep of them and maxBytes of their definitions, the
 // newest pinned first, and deletes the others; it reports whether it
-// deleted any, and then notes it for the source (PinsDropped). The pins of
-// a source that lists new names at every listing grow so no further than
-// one listing may.
-func (c *CatalogTx) DropRetiredPins(ctx context.Context, source string, keep int, maxBytes int64) (bool, error) {
+// deleted any, and then notes it for the source (PinsDropped) at now. The
+// pins of a source that lists new names at every listing grow so no
+// further than one listing may.
+func (c *CatalogTx) DropRetiredPins(ctx context.Context, source string, keep int, maxBytes int64, now time.Time) (bool, error) {
 	res, err := c.tx.ExecContext(ctx, `DELETE FROM pins WHERE source = ? AND name IN (
 			SELECT name FROM (
 				SELECT p.name, ROW_NUMBER() OVER w AS n, SUM(COALESCE(length(p.definition), 0)) OVER w AS bytes
@@ -334,39 +334,37 @@ func (c *CatalogTx) DropRetiredPins(ctx context.Context, source string, keep int
 		return false, nil
 	}
 	_, err = c.tx.ExecContext(ctx, `INSERT INTO pins_dropped (source, at) VALUES (?, ?)
-			ON CONFLICT (source) DO UPDATE SET at = excluded.at`, source, time.Now().UnixMilli())
+			ON CONFLICT (source) DO UPDATE SET at = excluded.at`, source, now.UnixMilli())
 	return true, err
 }
 
 // MovedPin prefixes the hash of a pin whose source has since reached
-// another place (MovePins): the tool's definition, the same or not, is
+// another place (Reach): the tool's definition, the same or not, is
 // changed until the person accepts it where its source reaches now.
 const MovedPin = "moved:"
 
-// Reach records where source reaches now (config.Source.ReachKey) and
-// reports whether it reached somewhere else before; the first record is
-// no move. Moving, the pins of its tools are marked (MovedPin), their
-// definitions kept for the change to show; a skill's pin, which gates no
-// call, is left as it is.
-func (c *CatalogTx) Reach(ctx context.Context, source, reach string, now time.Time) (moved bool, err error) {
+// Reach records where source reaches now (config.Source.ReachKey). When
+// it reached somewhere else before (the first record is no move), the
+// pins of its tools are marked (MovedPin), their definitions kept for the
+// change to show; a skill's pin, which gates no call, is left as it is.
+func (c *CatalogTx) Reach(ctx context.Context, source, reach string, now time.Time) error {
 	var was string
-	err = c.tx.QueryRowContext(ctx, `SELECT reach FROM source_reach WHERE source = ?`, source).Scan(&was)
+	err := c.tx.QueryRowContext(ctx, `SELECT reach FROM source_reach WHERE source = ?`, source).Scan(&was)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
-		return false, err
+		return err
 	case was == reach:
-		return false, nil
+		return nil
 	default:
 		if _, err := c.tx.ExecContext(ctx, `UPDATE pins SET hash = ? || hash WHERE source = ? AND name NOT LIKE 'skill:%' AND hash NOT LIKE ? || '%'`,
 			MovedPin, source, MovedPin); err != nil {
-			return false, err
+			return err
 		}
-		moved = true
 	}
 	_, err = c.tx.ExecContext(ctx, `INSERT INTO source_reach (source, reach, at) VALUES (?, ?, ?)
 			ON CONFLICT (source) DO UPDATE SET reach = excluded.reach, at = excluded.at`, source, reach, now.UnixMilli())
-	return moved, err
+	return err
 }
 
 // PinsDropped reports whether DropRetiredPins ever deleted pins of source.

@@ -132,7 +132,7 @@ func TestDropRetiredPins(t *testing.T) {
 		{3, 1 << 20, true, []string{"listed", "old2", "old3", "old4", "skill:kept"}},
 		{3, 2*119 + 50, true, []string{"listed", "old3", "old4", "skill:kept"}},
 	} {
-		dropped, err := tx.DropRetiredPins(ctx, "s", step.keep, step.maxBytes)
+		dropped, err := tx.DropRetiredPins(ctx, "s", step.keep, step.maxBytes, t0)
 		if got := pinned("s"); err != nil || dropped != step.dropped || !slices.Equal(got, step.want) {
 			t.Errorf("keep %d, %d bytes: pins %q, dropped %v (%v); want %q, %v", step.keep, step.maxBytes, got, dropped, err, step.want, step.dropped)
 		}

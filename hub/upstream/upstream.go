@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -1484,6 +1485,11 @@ func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp, err := h.base.RoundTrip(r)
 	if err == nil {
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			// The SDK reads a JSON answer, or an error status's body,
+			// whole; its bound for one message holds here too.
+			resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxMessageBytes}
+		}
 		keepExact(r, resp)
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			if st, ok := r.Context().Value(httpStatusKey{}).(*httpStatus); ok {
@@ -1493,6 +1499,35 @@ func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// maxMessageBytes is the most one message from an upstream may hold: the
+// SDK's bound for a line of a stdio session and an SSE event, and the
+// hub's for the other answers of a server over HTTP.
+const maxMessageBytes = mcp.DefaultMaxLineLength
+
+// boundedBody ends a response body with an error once it has passed more
+// than left bytes.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errAnswerTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, errAnswerTooLarge
+	}
+	return n, err
+}
+
+var errAnswerTooLarge = fmt.Errorf("the server's answer is over %s, the most one message may hold", config.HumanBytes(maxMessageBytes))
 
 // httpStatus records the error status an HTTP upstream answered one call
 // with; the call's context carries it to upstreamHeaders.

@@ -29,6 +29,7 @@ func storeRetention(r config.Retention) store.Retention {
 		MaxAge:   maxAge,
 		MaxBytes: maxBytes,
 		Finished: []string{StatusCompleted, StatusFailed, StatusCancelled},
+		MaxAudit: store.AuditKept,
 	}
 }
 
@@ -48,8 +49,8 @@ func (h *Hub) prune(ctx context.Context, r store.Retention) (store.Pruned, error
 		return p, fmt.Errorf("applying retention: %w", err)
 	}
 	h.stored.used, h.stored.known = p.Kept, true
-	if p.Runs > 0 {
-		h.log.Info("retention deleted finished runs", "runs", p.Runs, "bytes", p.Bytes, "kept", p.Kept, "fileBefore", p.FileBefore, "fileAfter", p.FileAfter)
+	if p.Runs+p.Audit > 0 {
+		h.log.Info("retention deleted finished runs", "runs", p.Runs, "bytes", p.Bytes, "kept", p.Kept, "auditEntries", p.Audit, "fileBefore", p.FileBefore, "fileAfter", p.FileAfter)
 		h.events.Publish(Event{Kind: EventRun})
 	}
 	return p, nil

@@ -284,6 +284,10 @@ type Retention struct {
 	MaxBytes int64
 	// Finished are the statuses of runs that ended.
 	Finished []string
+	// MaxAudit keeps the newest entries of the audit trail, and the last
+	// entry that set each target's config rule (PolicyOrigins reads it),
+	// however old; older entries are deleted. 0 keeps them all.
+	MaxAudit int
 }
 
 // Pruned is what Prune did.
@@ -291,6 +295,7 @@ type Pruned struct {
 	Runs       int   // runs deleted, with their journals and pending inputs
 	Bytes      int64 // their stored bytes
 	Kept       int64 // stored bytes of the runs kept
+	Audit      int   // audit entries deleted
 	FileBefore int64 // bytes of the database, WAL and shared-memory files
 	FileAfter  int64
 }
@@ -300,8 +305,8 @@ type Pruned struct {
 const pruneBatch = 200
 
 // Prune deletes the runs r says to, with their journal entries, pending
-// inputs and handles, then vacuums: the free pages go back to the file
-// system and the WAL is truncated. The audit trail is kept.
+// inputs and handles, and the audit entries past r.MaxAudit, then vacuums:
+// the free pages go back to the file system and the WAL is truncated.
 func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
 	out := Pruned{FileBefore: db.fileBytes()}
 	finished := make([]string, 0, len(r.Finished))
@@ -404,11 +409,51 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, er
 		k, _ := res.RowsAffected()
 		out.Runs += int(k)
 	}
+	if out.Audit, err = db.pruneAudit(ctx, r.MaxAudit); err != nil {
+		return out, err
+	}
 	if err := db.Vacuum(ctx); err != nil {
 		return out, err
 	}
 	out.FileAfter = db.fileBytes()
 	return out, nil
+}
+
+// AuditKept is how many of the audit trail's newest entries the hub's
+// retention keeps (with the entry that set each config rule): some 10 MB,
+// far more than the window shows.
+const AuditKept = 100_000
+
+// pruneAudit deletes the audit entries older than the newest keep, but for
+// each target's last policy entry, in batches of pruneBatch*50, and
+// returns how many went. keep 0 deletes none.
+func (db *DB) pruneAudit(ctx context.Context, keep int) (int, error) {
+	if keep <= 0 {
+		return 0, nil
+	}
+	var oldest int64 // the oldest entry kept by count
+	err := db.sql.QueryRowContext(ctx, `SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?`, keep-1).Scan(&oldest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("pruning the audit trail: %w", err)
+	}
+	deleted := 0
+	for {
+		res, err := db.sql.ExecContext(ctx, `DELETE FROM audit WHERE id IN (
+			SELECT id FROM audit WHERE id < ? AND id NOT IN (
+				SELECT MAX(id) FROM audit WHERE decision LIKE 'policy\_%' ESCAPE '\' GROUP BY address)
+			ORDER BY id LIMIT ?)`, oldest, pruneBatch*50)
+		if err != nil {
+			return deleted, fmt.Errorf("pruning the audit trail: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		deleted += int(n)
+		if n < pruneBatch*50 {
+			return deleted, nil
+		}
+	}
 }
 
 // JournalRead is the state of a journal entry that records a read of a

@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -328,5 +330,64 @@ func TestFileModes(t *testing.T) {
 	var av int
 	if err := db.sql.QueryRow(`PRAGMA auto_vacuum`).Scan(&av); err != nil || av != 2 {
 		t.Errorf("auto_vacuum = %d (%v), want 2 (incremental)", av, err)
+	}
+}
+
+// TestPruneBoundsTheAuditTrail: retention keeps the newest MaxAudit entries
+// of the audit trail, and the last entry that set each config rule however
+// old, so PolicyOrigins reads what it read before; 0 keeps them all.
+func TestPruneBoundsTheAuditTrail(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "capabilities.db"), nil)
+	ctx := context.Background()
+	now := time.Now()
+	add := func(i int, address, decision string) {
+		t.Helper()
+		if err := db.Audit(ctx, AuditEntry{At: now.Add(time.Duration(i) * time.Second), Channel: "cli", Address: address, Decision: decision}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0, "mail.send", "policy_ask")   // replaced by the next one
+	add(1, "mail.send", "policy_allow") // the rule's origin
+	add(2, "gh.*", "policy_deny")
+	for i := range 40 {
+		add(3+i, fmt.Sprintf("gh.tool%d", i), "allow")
+	}
+	before, err := db.PolicyOrigins(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Retention{Finished: []string{"completed"}}
+	if p, err := db.Prune(ctx, r, now); err != nil || p.Audit != 0 || count(t, db, `SELECT COUNT(*) FROM audit`) != 43 {
+		t.Fatalf("MaxAudit 0: %+v, %v, %d entries left", p, err, count(t, db, `SELECT COUNT(*) FROM audit`))
+	}
+	r.MaxAudit = 10
+	p, err := db.Prune(ctx, r, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Audit != 31 {
+		t.Errorf("Pruned.Audit = %d, want 31 (43 entries, 10 newest and 2 rules' origins kept)", p.Audit)
+	}
+	hist, err := db.History(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range hist {
+		got = append(got, e.Address+" "+e.Decision)
+	}
+	want := []string{"gh.tool39 allow", "gh.tool38 allow", "gh.tool37 allow", "gh.tool36 allow", "gh.tool35 allow",
+		"gh.tool34 allow", "gh.tool33 allow", "gh.tool32 allow", "gh.tool31 allow", "gh.tool30 allow",
+		"gh.* policy_deny", "mail.send policy_allow"}
+	if !slices.Equal(got, want) {
+		t.Errorf("the audit trail kept\n%q\nwant\n%q", got, want)
+	}
+	after, err := db.PolicyOrigins(ctx)
+	if err != nil || !maps.Equal(before, after) {
+		t.Errorf("policy origins %v (%v), were %v", after, err, before)
+	}
+	// Within the bound nothing more goes.
+	if p, err := db.Prune(ctx, r, now); err != nil || p.Audit != 0 {
+		t.Errorf("a second prune: %+v, %v", p, err)
 	}
 }

@@ -960,8 +960,12 @@ func (c *Config) Save(path string) error {
 // WriteFileAtomic writes data to path with mode perm so that a reader sees
 // the old file or the new one whole, never a part: it writes a temporary
 // file beside path, syncs it and renames it into place, creating the
-// folder (0700) first.
+// folder (0700) first. A path that is a symbolic link (a config kept with
+// a person's dotfiles) is written where it links to, so the link stays.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)

@@ -812,3 +812,45 @@ func TestURLSecretRefs(t *testing.T) {
 		t.Errorf("a hand-written URL reference without a connection: %v", err)
 	}
 }
+
+// A config.json that is a symbolic link (kept with a person's dotfiles) is
+// saved where it links to: the link stays a link, its target holds the
+// edit, and no file is left beside either.
+func TestSaveKeepsASymlinkedConfig(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	dotfiles, home := t.TempDir(), t.TempDir()
+	target := filepath.Join(dotfiles, "capabilities.json")
+	if err := os.WriteFile(target, []byte(`{"policy": {"a.x": "allow"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, "config.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Policy["a.y"] = Deny
+	if err := cfg.Save(link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("config.json after the save: %v, %v; want the link as it was", fi.Mode(), err)
+	}
+	if got, err := Load(target); err != nil || got.Policy["a.y"] != Deny || got.Policy["a.x"] != Allow {
+		t.Fatalf("the link's target after the save: %v, %v", got.Policy, err)
+	}
+	for _, dir := range []string{dotfiles, home} {
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%s holds %d files after the save, want 1", dir, len(ents))
+		}
+	}
+	// A second edit, from the file as the first left it.
+	cfg.Policy["a.z"] = Ask
+	if err := cfg.Save(link); err != nil {
+		t.Fatalf("a second save through the link: %v", err)
+	}
+}

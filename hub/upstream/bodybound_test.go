@@ -41,6 +41,18 @@ func TestUpstreamHTTPAnswerBounded(t *testing.T) {
 			real.ServeHTTP(w, r)
 			return
 		}
+		if r.URL.Path == "/stream" {
+			// An event stream holds many messages: the bound is each
+			// event's, the SDK's, and 24 MiB of log events before the
+			// answer pass. The media type is told as the SDK tells it.
+			w.Header().Set("Content-Type", "Text/Event-Stream; charset=utf-8")
+			note := `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("n", 1<<20) + `"}}` + "\n\n"
+			for range 24 {
+				w.Write([]byte(note))
+			}
+			w.Write([]byte(`data: {"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{"content":[{"type":"text","text":"streamed"}]}}` + "\n\n"))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/status" {
 			w.WriteHeader(http.StatusInternalServerError)
@@ -61,6 +73,7 @@ func TestUpstreamHTTPAnswerBounded(t *testing.T) {
 	u := newTestUpstreams(t, Options{}, hubtest.Config(map[string]*config.Source{
 		"json":   {URL: srv.URL + "/json"},
 		"status": {URL: srv.URL + "/status"},
+		"stream": {URL: srv.URL + "/stream"},
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -78,5 +91,9 @@ func TestUpstreamHTTPAnswerBounded(t *testing.T) {
 		if got := sent.Load(); got >= serve {
 			t.Errorf("%s: the hub read all %d MiB of the answer", source, got>>20)
 		}
+	}
+	res, err := u.Call(ctx, "stream", "", "echo", json.RawMessage(`{"text":"hi"}`))
+	if err != nil || hubtest.TextOf(res) != "streamed" {
+		t.Errorf("an answer after 24 MiB of events: %v, %v", res, err)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -1485,9 +1486,10 @@ func (h *upstreamHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp, err := h.base.RoundTrip(r)
 	if err == nil {
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 			// The SDK reads a JSON answer, or an error status's body,
-			// whole; its bound for one message holds here too.
+			// whole (it tells a stream as this does); its bound for one
+			// message holds here too.
 			resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxMessageBytes}
 		}
 		keepExact(r, resp)

@@ -8,7 +8,7 @@ import "capabilities.sh/capabilities/sandbox"
 const (
 	CodeDenied            = "denied"           // policy or a person denied the call
 	CodeReplayDiverged    = "replay_diverged"  // a resumed run called something other than its journal holds
-	CodeInterrupted       = "interrupted"      // the call was in flight when the hub stopped
+	CodeInterrupted       = "interrupted"      // a write went out and no answer came back, or the hub stopped
 	CodeApprovalExpired   = "approval_expired" // nobody decided within approvalTtlMs
 	CodeInvalidArgs       = "invalid_arguments"
 	CodeUnknownTool       = "unknown_tool"
@@ -28,7 +28,7 @@ const (
 var hubHints = map[string]string{
 	CodeDenied:            "A person declined this call when asked, or the policy denies it. Do not retry it or reach the same effect another way; tell the user what you wanted to do and ask how to go on.",
 	CodeReplayDiverged:    "The resumed code made different calls than the first attempt. Run the code again with execute({ code }) instead of resuming.",
-	CodeInterrupted:       "The hub stopped while this call was in flight and it may or may not have happened. Check its effect before calling it again.",
+	CodeInterrupted:       "The call went out and no answer came back (or the hub stopped meanwhile): it may or may not have happened. Check its effect before calling it again; calling it again may do it twice.",
 	CodeApprovalExpired:   "Nobody decided on the approval in time. Run the code again to ask again.",
 	CodeInvalidArgs:       "Fix the named argument; describe the tool to see its exact type.",
 	CodeUnknownTool:       "Search for the tool you need; the catalog may have changed.",

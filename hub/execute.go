@@ -40,10 +40,8 @@ type ExecuteRequest struct {
 }
 
 // Execute runs code, or resumes a run. It returns an envelope for every run
-// it creates or finds; the error is for bad input only (*InputError).
-//
-// Concurrency: safe for concurrent use. Attempts of the same run are
-// serialised; different runs proceed in parallel.
+// it creates or finds; the error is for bad input only (*InputError). Safe
+// for concurrent use: attempts of one run are serialised, runs go in parallel.
 func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error) {
 	switch {
 	case req.Code != "" && req.Resume != "":
@@ -1009,20 +1007,18 @@ func (r *runHost) suspendOn(ctx context.Context, c sandbox.Call, hash string, p 
 	return r.put(&store.JournalEntry{Seq: c.Seq, Address: c.Address, Connection: c.Connection, ArgsHash: hash, State: journalPending, Fired: r.firedToKeep(c), Args: r.argsToKeep(c)}, r.h.now())
 }
 
-// repeatable reports whether a call of tool may be sent again when it was
-// in flight as the hub stopped: the tool says it is read-only or
-// idempotent.
+// repeatable reports whether a call of tool may be sent again when its
+// outcome is unknown: the tool says it is read-only or idempotent.
 func repeatable(tool *catalog.Tool) bool {
 	ann := tool.Annotations
 	return ann != nil && (ann.ReadOnlyHint || ann.IdempotentHint)
 }
 
-// live sends the call upstream. A call that is not read-only waits for
-// the writes before it to the same upstream (upstream.WriteOrder). A call that
-// must not be repeated is committed to the journal as "issued" before it
-// leaves, so a crash in flight is seen on resume. A repeatable one is
-// journaled with its outcome only: a resume that finds no entry sends it
-// again, as it would one found issued, and the call saves a commit.
+// live sends the call upstream. A call that is not read-only waits for the
+// writes before it to the same upstream (upstream.WriteOrder). One that must
+// not be repeated is journaled "issued" before it leaves, so a crash in
+// flight is seen on resume; a repeatable one only with its outcome (a
+// resume that finds no entry sends it again), which saves a commit.
 func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *resolvedCall) (json.RawMessage, error) {
 	h := r.h
 	tool, conn := rc.tool, rc.conn
@@ -1060,7 +1056,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		return nil, r.awaitConnection(ctx, c, conn, []string{OAuthSignInRef})
 	}
 	if err != nil {
-		te := upstreamToolError(tool.Address, err, h.upTimeout)
+		te := upstreamToolError(tool.Address, err, h.upTimeout, repeatable(tool))
 		if ctx.Err() != nil {
 			// The run ended (cancelled or out of time) while the call was in
 			// flight: it stays "issued", so a resume treats it as interrupted.
@@ -1155,10 +1151,13 @@ func (r *runHost) reserve(n int64) string {
 	return ""
 }
 
-// upstreamToolError turns an upstream failure into a ToolError with a
-// truthful retryable flag.
-func upstreamToolError(address string, err error, timeout time.Duration) *sandbox.ToolError {
+// upstreamToolError turns an upstream failure into a ToolError, retryable
+// when it is; a call not repeatable that got no answer once sent is interrupted.
+func upstreamToolError(address string, err error, timeout time.Duration, repeat bool) *sandbox.ToolError {
 	var ue *upstream.Error
+	if errors.As(err, &ue) && ue.Sent && !repeat {
+		return toolError(CodeInterrupted, address, "%s; it was sent and may have happened", ue.Error())
+	}
 	if errors.As(err, &ue) {
 		code := CodeUpstreamError
 		switch ue.Kind {

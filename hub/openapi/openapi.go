@@ -34,6 +34,7 @@ import (
 	"maps"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -1700,21 +1701,24 @@ func (o *Sources) send(ctx, callCtx context.Context, client *http.Client, r *res
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return nil, -1, fmt.Errorf("source %q: calling %s: %w", source, name, ctx.Err())
 		}
+		// A request that found no server (the dial failed) never left.
+		var op *net.OpError
+		sent := !errors.As(err, &op) || op.Op != "dial"
 		if callCtx.Err() != nil {
-			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindTimeout, Retryable: true,
+			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindTimeout, Retryable: true, Sent: sent,
 				Err: fmt.Errorf("calling %s: no answer within %v", name, o.opts.CallTimeout)}
 		}
-		return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Retryable: true,
+		return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindUnavailable, Retryable: true, Sent: sent,
 			Err: fmt.Errorf("calling %s: %s", name, secrets.ScrubValues(err.Error(), values))}
 	}
 	defer resp.Body.Close()
 	data, err := readBounded(resp.Body, maxRESTResponse, "the answer")
 	if err != nil {
 		if callCtx.Err() != nil {
-			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindTimeout, Retryable: true,
+			return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindTimeout, Retryable: true, Sent: true,
 				Err: fmt.Errorf("calling %s: the answer did not arrive within %v", name, o.opts.CallTimeout)}
 		}
-		return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Err: fmt.Errorf("calling %s: %v", name, err)}
+		return nil, -1, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Sent: true, Err: fmt.Errorf("calling %s: %v", name, err)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		code := resp.StatusCode

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -85,6 +86,11 @@ func TestUpstreamHTTPAnswerBounded(t *testing.T) {
 		want := map[string]string{"json": "the server's answer is over 16.0 MB, the most one message may hold", "status": "Internal Server Error"}[source]
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: a call answered with %d MiB: %v, want an error saying %q", source, serve>>20, err, want)
+		}
+		// The server got the call and its answer was not read: it may
+		// have acted on it. (An error status is an answer.)
+		if ue := (*Error)(nil); source == "json" && (!errors.As(err, &ue) || !ue.Sent) {
+			t.Errorf("%s: %#v does not say the call was sent", source, err)
 		}
 		// What the server could write is what the hub read, and what the
 		// sockets' buffers held when it stopped reading.

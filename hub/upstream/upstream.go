@@ -149,6 +149,10 @@ type Error struct {
 	// Retryable reports whether the same call may succeed if repeated
 	// (a timeout, a server that died or is restarting).
 	Retryable bool
+	// Sent reports that the request left the hub and no answer came back
+	// (a timeout, a connection that broke in flight, an answer that could
+	// not be read): the server may have acted on it.
+	Sent bool
 	// Secret names the missing secret (Kind missing_secret).
 	Secret string
 	// Cause is, for a call refused in the back-off window after a failure,
@@ -534,6 +538,8 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 	var ue *Error
 	if code := status.get(); code != 0 && errors.As(err, &ue) {
 		ue.Status = code // the HTTP status over the JSON-RPC code it may carry
+		// A server too busy for the request says it did not act on it.
+		ue.Sent = ue.Sent && code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable
 	}
 	u.release(s, err)
 	if err != nil {
@@ -1086,7 +1092,7 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 		if ctx.Err() != nil {
 			msg = fmt.Errorf("%s: no answer before the caller's deadline", op)
 		}
-		return &Error{Source: source, Conn: conn, Kind: KindTimeout, Retryable: true, Err: msg}
+		return &Error{Source: source, Conn: conn, Kind: KindTimeout, Retryable: true, Sent: true, Err: msg}
 	}
 	var sie *oauth.SignInError
 	if errors.As(err, &sie) {
@@ -1099,7 +1105,7 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 			Err: fmt.Errorf("%s: %w", op, err)})
 	}
 	// Anything else is the transport: the session is gone or unusable.
-	ue := &Error{Source: source, Conn: conn, Kind: KindUnavailable, Retryable: true,
+	ue := &Error{Source: source, Conn: conn, Kind: KindUnavailable, Retryable: true, Sent: true,
 		Err: fmt.Errorf("%s: the server connection failed: %w", op, err)}
 	u.died(s, err)
 	if tail := s.stderr.tail(); tail != "" {

@@ -1156,7 +1156,7 @@ func (r *runHost) reserve(n int64) string {
 func upstreamToolError(address string, err error, timeout time.Duration, repeat bool) *sandbox.ToolError {
 	var ue *upstream.Error
 	if errors.As(err, &ue) && ue.Sent && !repeat {
-		return toolError(CodeInterrupted, address, "%s; it was sent and may have happened", ue.Error())
+		return &sandbox.ToolError{Code: CodeInterrupted, Address: address, Status: ue.Status, Message: ue.Error() + "; it was sent and may have happened", Hint: Hint(CodeInterrupted)}
 	}
 	if errors.As(err, &ue) {
 		code := CodeUpstreamError

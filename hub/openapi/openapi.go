@@ -1734,7 +1734,10 @@ func (o *Sources) send(ctx, callCtx context.Context, client *http.Client, r *res
 		if excerpt != "" {
 			msg += ": " + truncateUTF8(excerpt, restExcerpt)
 		}
-		return nil, retryIn, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Status: code, Retryable: retryable, Err: errors.New(msg)}
+		// A gateway that got no answer from the server behind it (502,
+		// 504) cannot say whether the server acted.
+		sent := code == http.StatusBadGateway || code == http.StatusGatewayTimeout
+		return nil, retryIn, &upstream.Error{Source: source, Conn: conn, Kind: upstream.KindProtocol, Status: code, Retryable: retryable, Sent: sent, Err: errors.New(msg)}
 	}
 	res := &mcp.CallToolResult{}
 	ct := resp.Header.Get("Content-Type")

@@ -140,6 +140,13 @@ func TestSourceLifecycle(t *testing.T) {
 	if r := cli(t, home, "", "source", "add", "gh", "--env", "GITHUB_TOKEN=ghp_x", "--", "npx"); r.code != exitFailure || !strings.Contains(r.stderr, "looks like a secret") || !strings.Contains(r.stderr, "hint: add the source without it") {
 		t.Fatalf("secret in --env: %+v", r)
 	}
+	// A token on the program's command line would be in config.json and in
+	// every local user's ps.
+	if r := cli(t, home, "", "source", "add", "gh", "--", "npx", "-y", "server-github", "--token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"); r.code != exitFailure ||
+		!strings.Contains(r.stderr, "its command's argument 4 (the value of --token) looks like a secret; secrets never go into config.json, and every user of this machine can read a program's arguments (ps)") ||
+		strings.Contains(r.stderr, "ghp_") {
+		t.Fatalf("secret in the arguments: %+v", r)
+	}
 	r = cli(t, home, "", "source", "list")
 	for _, want := range []string{"NAME", "memory", "stdio", "npx -y @modelcontextprotocol/server-memory", "my-docs", "myDocs", "http://127.0.0.1:9/mcp"} {
 		if !strings.Contains(r.stdout, want) {

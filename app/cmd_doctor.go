@@ -131,9 +131,15 @@ func runChecks(ctx context.Context, e *env, sources bool) []check {
 		out = append(out, check{name: "config", ok: true, info: fmt.Sprintf("%s: %d %s", paths.Config(), len(cfg.Sources), plural(len(cfg.Sources), "source", "sources"))})
 	}
 
-	// A password or key a config.json written by hand keeps in a URL.
+	// A password or key a config.json written by hand keeps in a URL or a
+	// program's arguments.
 	if cfg != nil {
 		for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
+			if where := config.ArgSecret(cfg.Sources[name].Args); where != "" {
+				out = append(out, check{name: "source " + name, warn: true,
+					info: "its command's " + where + " looks like a secret, kept in config.json where secrets never go, and readable by every user of this machine while it runs (ps)",
+					fix:  fmt.Sprintf("take it out of sources.%s.args in %s and give it to the program in its environment: 'capabilities connection add %s default --env VAR'", name, paths.Config(), name)})
+			}
 			for _, u := range urlSecretsOf(name, cfg.Sources[name]) {
 				fix := fmt.Sprintf("set sources.%s.%s in %s to %s, then: %s", name, u.key, paths.Config(), u.fixed, u.then)
 				if u.then == "" {

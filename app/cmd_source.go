@@ -226,6 +226,9 @@ ORIGIN and sends the credentials there too.`,
 						fmt.Sprintf("add the source without it, then: capabilities connection add %s default --header %s  (reads the secret from stdin)", name, k))
 				}
 			}
+			if problem := s.ArgSecretProblem(name); problem != "" {
+				return errors.New(problem)
+			}
 			if err := urlSecretRefused(name, s); err != nil {
 				return err
 			}

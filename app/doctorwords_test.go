@@ -65,7 +65,8 @@ func TestDoctorSummaryMatchesItsLines(t *testing.T) {
 }
 
 // TestDoctorSaysAURLHoldsAPassword: a config.json written by hand with a
-// password in a source's URL loads, and doctor warns, with the fix.
+// password in a source's URL, or a token in a program's arguments, loads,
+// and doctor warns, with the fix.
 func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 	home, userHome, userConfig := t.TempDir(), t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"sources": {
@@ -73,10 +74,13 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 		"keyed": {"url": "https://mcp.example.com/mcp?region=eu&apiKey=k-456"},
 		"zap": {"url": "https://mcp.zapier.com/api/mcp/s/NjA5ZmQ0YWItYTk0Zi00YjJjLTlkM2U/mcp"},
 		"api": {"openapi": "https://api.example.com/openapi.json?token=k-456", "baseUrl": "https://api.example.com/v1?apiKey=k-456"},
-		"plain": {"url": "https://mcp.example.com/mcp?region=eu"}}}`), 0o600)
+		"plain": {"url": "https://mcp.example.com/mcp?region=eu"},
+		"slack": {"command": "slack-mcp", "args": ["--bot-token", "xoxb-1234567890-abcdefghij"]}}}`), 0o600)
 	r := cliIn(t, home, userHome, userConfig, "doctor", "--no-sources")
 	for _, want := range []string{
-		"config.json: 5 sources\n",
+		"config.json: 6 sources\n",
+		"[warn] source slack: its command's argument 2 (the value of --bot-token) looks like a secret, kept in config.json where secrets never go, and readable by every user of this machine while it runs (ps)\n",
+		"fix: take it out of sources.slack.args in " + filepath.Join(home, "config.json") + " and give it to the program in its environment: 'capabilities connection add slack default --env VAR'",
 		"[warn] source api: its baseUrl's query parameter apiKey looks like a secret, kept in config.json where secrets never go\n",
 		"fix: set sources.api.baseUrl in " + filepath.Join(home, "config.json") + " to https://api.example.com/v1, then: capabilities connection add api default --query apiKey",
 		"[warn] source api: its openapi's query parameter token looks like a secret, kept in config.json where secrets never go\n",
@@ -92,7 +96,7 @@ func TestDoctorSaysAURLHoldsAPassword(t *testing.T) {
 			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") || strings.Contains(r.stdout, "k-456") || strings.Contains(r.stdout, "NjA5ZmQ0") {
+	if strings.Contains(r.stdout, "source plain:") || strings.Contains(r.stdout, "pw-123") || strings.Contains(r.stdout, "k-456") || strings.Contains(r.stdout, "NjA5ZmQ0") || strings.Contains(r.stdout, "xoxb-") {
 		t.Errorf("doctor names a source without a password, or shows the password:\n%s", r.stdout)
 	}
 }

@@ -69,6 +69,12 @@ func TestSourceActions(t *testing.T) {
 	if err := h.AddSource(ctx, "doc", &config.Source{OpenAPI: "http://127.0.0.1:9/openapi.json?token=" + key}); err == nil || !strings.Contains(err.Error(), "the document's URL has token in its query") {
 		t.Errorf("a document's URL with a key: %v", err)
 	}
+	// One in a program's arguments has no reference to take its place:
+	// refused, config.json unchanged.
+	if err := h.AddSource(ctx, "argued", &config.Source{Command: "npx", Args: []string{"-y", "server-slack", "--bot-token", "xoxb-1234567890-abcdefghij"}}); err == nil ||
+		!strings.Contains(err.Error(), "its command's argument 4 (the value of --bot-token) looks like a secret") || h.Config().Sources["argued"] != nil {
+		t.Errorf("a token in the arguments: %v", err)
+	}
 	for _, n := range []string{"leaky", "zap"} {
 		if err := h.RemoveSource(ctx, n); err != nil {
 			t.Fatal(err)

@@ -673,10 +673,13 @@ func (s *Source) RefPlace(conn, ref string) string {
 }
 
 // SecretProblem says why source name (s), being added, may not keep a
-// value that looks like a secret (SecretInConfig's, a key in its
-// document's URL, a segment of its URL's path), and how a connection
-// takes it instead; "" when it keeps none.
+// value that looks like a secret (one of its command's arguments,
+// SecretInConfig's, a key in its document's URL, a segment of its URL's
+// path), and how a connection takes it instead; "" when it keeps none.
 func (s *Source) SecretProblem(name string) string {
+	if problem := s.ArgSecretProblem(name); problem != "" {
+		return problem
+	}
 	if field, k := s.SecretInConfig(); field != "" {
 		return fmt.Sprintf("%s %s looks like a secret; secrets never go into config.json: add the source without it, then store it with 'capabilities connection add %s default --%s %s'", field, k, name, field, k)
 	}

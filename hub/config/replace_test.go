@@ -109,3 +109,35 @@ func TestAddSourceKeepsConnectionsOnlyWithinReach(t *testing.T) {
 		}
 	}
 }
+
+// TestArgSecret: the arguments of real client configs that hold a secret,
+// and the ones that only say where a secret is, or hold none.
+func TestArgSecret(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-y", "server-github", "--token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}, "argument 4 (the value of --token)"},
+		{[]string{"mcp-remote", "https://mcp.example.com/mcp", "--header", "Authorization: Bearer 9f8e7d6c5b4a39281706"}, "argument 4 (the value of Authorization)"},
+		{[]string{"-y", "tavily-mcp", "--api-key=tvly-Xq81bZ0kLmN2pR7s"}, "argument 3 (the value of --api-key)"},
+		{[]string{"run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=hunter2hunter2", "ghcr.io/github/github-mcp-server"}, "argument 5 (the value of GITHUB_PERSONAL_ACCESS_TOKEN)"},
+		{[]string{"slack-mcp", "xoxb-1234567890-abcdefghij"}, "argument 2"},
+		{[]string{"mcp-remote", "https://me:pa55word@mcp.example.com/mcp"}, "argument 2 (a URL with a secret in it)"},
+		{[]string{"mcp-remote", "https://mcp.example.com/mcp?api_key=abc123"}, "argument 2 (a URL with a secret in it)"},
+		{[]string{"server", "--password", "correct-horse"}, "argument 3 (the value of --password)"},
+		{[]string{"server", "--auth=github_pat_11ABCDEFG0123456789_abcdefghijklmnop"}, "argument 2 (the value of --auth)"},
+
+		{[]string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/home/me/projects"}, ""},
+		{[]string{"run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"}, ""},
+		{[]string{"mcp-remote", "https://mcp.example.com/mcp", "--header", "Authorization: Bearer ${AUTH_TOKEN}"}, ""},
+		{[]string{"mcp-remote", "https://mcp.example.com/sse", "--header", "Authorization:$AUTH_HEADER"}, ""},
+		{[]string{"server", "--token-env", "GITHUB_TOKEN", "--api-key-file", "/run/secrets/key", "--secret-name", "prod/db"}, ""},
+		{[]string{"server", "--session-timeout", "30", "--token-file", "token.txt", "--access-token", "$TOKEN"}, ""},
+		{[]string{"server", "--pat", "--verbose"}, ""},
+		{nil, ""},
+	} {
+		if got := ArgSecret(tc.args); got != tc.want {
+			t.Errorf("ArgSecret(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"capabilities.sh/capabilities/hub/secrets"
@@ -19,8 +21,8 @@ type Import struct {
 	Sources map[string]*Source
 	Secrets map[string]string // keychain key -> secret
 	Moved   []string          // "source.env.VAR" of each value moved into the keychain
-	// Refused are the file's sources whose names cannot be namespaces; they
-	// are not imported.
+	// Refused are the file's sources whose names cannot be namespaces, or
+	// whose command's arguments hold a secret; they are not imported.
 	Refused Errors
 }
 
@@ -68,9 +70,19 @@ func ParseImport(file string, data []byte) (*Import, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ours map[string]json.RawMessage // the sources under "sources"
+	json.Unmarshal(servers["sources"], &ours)
 	imp := &Import{Sources: map[string]*Source{}, Secrets: map[string]string{}, Refused: cfg.Refused()}
 	for _, name := range sortedKeys(cfg.Sources) {
 		s := cfg.Sources[name]
+		if problem := s.ArgSecretProblem(name); problem != "" {
+			key := "mcpServers."
+			if _, ok := ours[name]; ok {
+				key = "sources."
+			}
+			imp.Refused = append(imp.Refused, &Error{File: file, Key: key + name + ".args", Problem: problem + "; it is not imported"})
+			continue
+		}
 		found, moved := s.MoveSecrets(name)
 		for k, v := range found {
 			imp.Secrets[k] = v
@@ -359,4 +371,85 @@ func (s *Source) SetEnabled(enabled bool) bool {
 	changed := s.Disabled == enabled
 	s.Disabled = !enabled
 	return changed
+}
+
+// ArgSecretProblem says why source name, whose command's arguments hold
+// what looks like a secret (ArgSecret), may not keep it, and what to do
+// instead; "" when they hold none.
+func (s *Source) ArgSecretProblem(name string) string {
+	where := ArgSecret(s.Args)
+	if where == "" {
+		return ""
+	}
+	return fmt.Sprintf("its command's %s looks like a secret; secrets never go into config.json, and every user of this machine can read a program's arguments (ps): "+
+		"give the program the secret in its environment instead ('capabilities connection add %s default --env VAR' keeps it in the keychain), "+
+		"or for a server over HTTP add its URL ('--url') with a header connection", where, name)
+}
+
+// varNameRE matches an environment variable's name as written in capitals,
+// a value that names where a secret is rather than holding it
+// (--token-env GITHUB_TOKEN).
+var varNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// ArgSecret says which of a program's arguments looks like a secret, never
+// quoting it: one shaped like a token ("argument 3"), the value of a flag,
+// NAME=value or "Header: value" whose name says secret ("argument 4 (the
+// value of --api-key)"), or a URL holding a password or key. A secret
+// there would sit in config.json and on the program's command line, which
+// every user of this machine can read (ps). "" when none does.
+func ArgSecret(args []string) string {
+	for i, a := range args {
+		at := fmt.Sprintf("argument %d", i+1)
+		name, value, cut := strings.Cut(a, "=")
+		if !cut || strings.Contains(name, " ") {
+			if h, v, ok := strings.Cut(a, ":"); ok && !strings.ContainsAny(h, " /") {
+				name, value, cut = h, strings.TrimSpace(v), true // Authorization: Bearer ...
+			}
+		}
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			q, _ := URLQuerySecrets(a)
+			p, _ := URLPathSecrets(a)
+			if _, _, pw := URLPassword(a); pw || len(q)+len(p) > 0 {
+				return at + " (a URL with a secret in it)"
+			}
+			continue
+		}
+		switch {
+		case cut && (secretName(name) && argHoldsValue(value) || secrets.LooksLikeToken(value)):
+			return fmt.Sprintf("%s (the value of %s)", at, name)
+		case strings.HasPrefix(a, "-") && !cut && secretName(a) && i+1 < len(args) && argHoldsValue(args[i+1]):
+			return fmt.Sprintf("argument %d (the value of %s)", i+2, a)
+		case secrets.LooksLikeToken(a):
+			return at
+		}
+	}
+	return ""
+}
+
+// placeNameRE matches the name of a flag or variable that says where a
+// secret is kept (--token-file, --secret-name, GITHUB_TOKEN_ENV) rather
+// than holding it.
+var placeNameRE = regexp.MustCompile(`(?i)[-_](file|path|env|var|dir|name|id|url)$`)
+
+// secretName reports whether a flag's or variable's name says its value is
+// a secret, and not where one is kept.
+func secretName(name string) bool {
+	return secrets.LooksSecretName(name) && !placeNameRE.MatchString(name)
+}
+
+// argHoldsValue reports whether v, given to a flag or a name whose name
+// says secret, may be the secret itself: not empty, another flag, a path,
+// a reference to a variable (${TOKEN}, $TOKEN), a number, a yes or no, or
+// a variable's name.
+func argHoldsValue(v string) bool {
+	if v == "" || strings.ContainsAny(v[:1], "-~.") || strings.Contains(v, "$") || varNameRE.MatchString(v) {
+		return false
+	}
+	if strings.Contains(v, "/") && !secrets.LooksLikeToken(v) {
+		return false // a path or a name with parts
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return false
+	}
+	return v != "true" && v != "false"
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -248,16 +247,8 @@ func endpointProblem(u string) string {
 		return "is not an absolute URL"
 	case p.Scheme == "https":
 		return ""
-	case p.Scheme == "http" && isLoopbackHost(p.Hostname()):
+	case p.Scheme == "http" && secrets.IsLoopbackHost(p.Hostname()):
 		return ""
 	}
 	return "is not HTTPS; the hub sends a sign-in's code over HTTPS only (or plain HTTP on this machine)"
-}
-
-func isLoopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -637,6 +637,7 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	if o.Flow != nil {
 		return signInFlow(ctx, o, open, client)
 	}
+	client = remoteOnly(client, o.Def.URL)
 	var cfg config.OAuthConfig
 	if c := o.Def.Connections[o.Conn]; c != nil && c.OAuth != nil {
 		cfg = *c.OAuth
@@ -656,7 +657,10 @@ func SignIn(ctx context.Context, o SignInOptions) (*Grant, error) {
 	// The authorization server, as the handler discovers it: one that
 	// publishes no registration endpoint takes only a client registered
 	// beforehand (or a metadata document), which the person must give.
-	asm := discoverAuthServer(ctx, client, challenges, o.Def.URL)
+	asm, err := discoverAuthServer(ctx, client, challenges, o.Def.URL)
+	if err != nil {
+		return nil, err
+	}
 	if asm != nil && asm.RegistrationEndpoint == "" && cfg.ClientID == "" && (cfg.ClientMetadataURL == "" || !asm.ClientIDMetadataDocumentSupported) {
 		return nil, needsClient(o, fmt.Sprintf("the authorization server of %s (%s)", o.Source, asm.Issuer))
 	}
@@ -789,7 +793,50 @@ func oauthProbe(ctx context.Context, client *http.Client, endpoint string) (*htt
 	return req, resp, nil
 }
 
-func discoverAuthServer(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, endpoint string) *oauthex.AuthServerMeta {
+// remoteOnly is client for the sign-in of the server at server: when that
+// server is elsewhere, no request of it goes to this machine. Its 401
+// names the metadata the hub fetches, and that metadata the authorization
+// server, on their own; a server elsewhere must not point the hub at the
+// person's local services.
+func remoteOnly(client *http.Client, server string) *http.Client {
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" || secrets.IsLoopbackHost(u.Hostname()) {
+		return client
+	}
+	c := *client
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = offThisMachine{base: base, server: secrets.ShownOrigin(secrets.OriginOf(u))}
+	return &c
+}
+
+// offThisMachine refuses a request to this machine made for a server
+// elsewhere.
+type offThisMachine struct {
+	base   http.RoundTripper
+	server string
+}
+
+func (t offThisMachine) RoundTrip(r *http.Request) (*http.Response, error) {
+	if secrets.IsLoopbackHost(r.URL.Hostname()) {
+		return nil, &offMachineError{server: t.server, named: secrets.ShownOrigin(secrets.OriginOf(r.URL))}
+	}
+	return t.base.RoundTrip(r)
+}
+
+// offMachineError is offThisMachine's refusal.
+type offMachineError struct{ server, named string }
+
+func (e *offMachineError) Error() string {
+	return fmt.Sprintf("%s, a server elsewhere, named %s on this machine for its sign-in; the hub does not go there for it", e.server, e.named)
+}
+
+// discoverAuthServer reads the metadata of the authorization server the
+// challenges name, as the SDK's handler will; nil when it cannot. It fails
+// only when the server pointed at this machine (offMachineError).
+func discoverAuthServer(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, endpoint string) (*oauthex.AuthServerMeta, error) {
 	var metaURL string
 	for _, c := range challenges {
 		if u := c.Params["resource_metadata"]; u != "" {
@@ -799,20 +846,27 @@ func discoverAuthServer(ctx context.Context, client *http.Client, challenges []o
 	if metaURL == "" {
 		u, err := url.Parse(endpoint)
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		u.Path = "/.well-known/oauth-protected-resource" + u.Path
 		metaURL = u.String()
 	}
+	var off *offMachineError
 	prm, err := oauthex.GetProtectedResourceMetadata(ctx, metaURL, endpoint, client)
+	if errors.As(err, &off) {
+		return nil, off
+	}
 	if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
-		return nil
+		return nil, nil
 	}
 	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
-	if err != nil {
-		return nil
+	if errors.As(err, &off) {
+		return nil, off
 	}
-	return asm
+	if err != nil {
+		return nil, nil
+	}
+	return asm, nil
 }
 
 func grantedScopes(tok *oauth2.Token, requested []string) []string {

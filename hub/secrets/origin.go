@@ -115,15 +115,16 @@ func NoReferer(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// isLoopbackHost reports whether host (a URL's host name, without port)
-// is this machine: "localhost" or a loopback address.
-func isLoopbackHost(host string) bool {
+// IsLoopbackHost reports whether host (a URL's host name, without port)
+// is this machine: "localhost", a loopback address, or the unspecified
+// one (0.0.0.0 and [::] reach this machine too).
+func IsLoopbackHost(host string) bool {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // InsecureHTTP says why credentials may not go to rawURL: a plain http://
@@ -131,7 +132,7 @@ func isLoopbackHost(host string) bool {
 // It returns "" when they may.
 func InsecureHTTP(rawURL string, allow bool) string {
 	u, err := url.Parse(rawURL)
-	if err != nil || !strings.EqualFold(u.Scheme, "http") || allow || isLoopbackHost(u.Hostname()) {
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || allow || IsLoopbackHost(u.Hostname()) {
 		return ""
 	}
 	return fmt.Sprintf("%s is plain http on another machine, where anyone on the way can read the credentials; use https, or set \"allowInsecureHttp\": true on the source to send them anyway", ShownOrigin(OriginOf(u)))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -800,7 +801,7 @@ func oauthProbe(ctx context.Context, client *http.Client, endpoint string) (*htt
 // person's local services.
 func remoteOnly(client *http.Client, server string) *http.Client {
 	u, err := url.Parse(server)
-	if err != nil || u.Host == "" || secrets.IsLoopbackHost(u.Hostname()) {
+	if err != nil || u.Host == "" || onThisMachine(u.Hostname()) {
 		return client
 	}
 	c := *client
@@ -820,10 +821,17 @@ type offThisMachine struct {
 }
 
 func (t offThisMachine) RoundTrip(r *http.Request) (*http.Response, error) {
-	if secrets.IsLoopbackHost(r.URL.Hostname()) {
+	if onThisMachine(r.URL.Hostname()) {
 		return nil, &offMachineError{server: t.server, named: secrets.ShownOrigin(secrets.OriginOf(r.URL))}
 	}
 	return t.base.RoundTrip(r)
+}
+
+// onThisMachine reports whether a request to host reaches this machine:
+// a loopback name or address, or the unspecified one (0.0.0.0, [::]).
+func onThisMachine(host string) bool {
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return secrets.IsLoopbackHost(host) || ip != nil && ip.IsUnspecified()
 }
 
 // offMachineError is offThisMachine's refusal.

@@ -129,3 +129,18 @@ func TestSignedInConnStaysOffThisMachine(t *testing.T) {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// What the guard counts as this machine: loopback names and addresses, and
+// the unspecified address, which reaches this machine too (credentials
+// over plain http go to loopback only: secrets.InsecureHTTP).
+func TestOnThisMachine(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1": true, "127.0.0.2": true, "localhost": true, "api.localhost": true, "::1": true, "[::1]": true,
+		"0.0.0.0": true, "::": true,
+		"mcp.remote.test": false, "10.0.0.1": false, "192.0.2.7": false, "127.0.0.1.example.com": false,
+	} {
+		if got := onThisMachine(host); got != want {
+			t.Errorf("onThisMachine(%q) = %v, want %v", host, got, want)
+		}
+	}
+}

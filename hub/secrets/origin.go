@@ -116,15 +116,14 @@ func NoReferer(req *http.Request, via []*http.Request) error {
 }
 
 // IsLoopbackHost reports whether host (a URL's host name, without port)
-// is this machine: "localhost", a loopback address, or the unspecified
-// one (0.0.0.0 and [::] reach this machine too).
+// is this machine: "localhost" or a loopback address.
 func IsLoopbackHost(host string) bool {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+	return ip != nil && ip.IsLoopback()
 }
 
 // InsecureHTTP says why credentials may not go to rawURL: a plain http://

@@ -532,7 +532,11 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 	exact := &exactResult{}
 	status := &httpStatus{}
 	reqCtx := context.WithValue(withExactResult(callCtx, exact), httpStatusKey{}, status)
+	returned := make(chan struct{})
+	unwatch := u.watchStuck(reqCtx, s, returned)
 	res, err := s.cs.CallTool(reqCtx, &mcp.CallToolParams{Name: name, Arguments: arguments})
+	close(returned)
+	unwatch()
 	exact.done()
 	err = u.classify(ctx, callCtx, s, "calling "+name, err)
 	var ue *Error
@@ -1041,6 +1045,41 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 	return client.Connect(ctx, transport, nil)
 }
 
+// errStoppedReading is why a session watchStuck ended went down.
+var errStoppedReading = errors.New("the server stopped reading what the hub sent, and the hub stopped it")
+
+// stuckGrace is how long a call of a stdio session may go on after its
+// context ended before the hub takes it that the server stopped reading.
+const stuckGrace = 2 * time.Second
+
+// watchStuck stops the server of stdio session s when a call on it has
+// not returned (returned is not closed) stuckGrace after ctx ended: a
+// server that stops reading its input (its one thread stuck in a tool)
+// leaves the call's write blocked in a full pipe, where no context
+// reaches, and with it the session and its Close. Stopping the server
+// ends the write. The returned func stops the watch.
+func (u *Upstreams) watchStuck(ctx context.Context, s *upstreamSession, returned <-chan struct{}) func() bool {
+	u.mu.Lock()
+	cmd := s.cmd
+	u.mu.Unlock()
+	if cmd == nil {
+		return func() bool { return true } // over HTTP a request ends with its context
+	}
+	return context.AfterFunc(ctx, func() {
+		t := time.NewTimer(stuckGrace)
+		defer t.Stop()
+		select {
+		case <-returned:
+		case <-t.C:
+			u.log.Warn("upstream server stopped reading what the hub sends; stopping it", "source", s.key.Source, "connection", s.key.Conn)
+			if cmd.Process != nil {
+				proc.KillGroup(cmd.Process.Pid)
+			}
+			u.died(s, errStoppedReading)
+		}
+	})
+}
+
 // startError turns a start failure into an *Error with secrets
 // scrubbed and the child's last stderr lines attached.
 func (u *Upstreams) startError(ctx context.Context, s *upstreamSession, err error) *Error {
@@ -1138,7 +1177,9 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 	s.ended = true
 	s.status = SourceDown
 	msg := "the server exited"
-	if s.cmd == nil && cause != nil {
+	if errors.Is(cause, errStoppedReading) {
+		msg = cause.Error()
+	} else if s.cmd == nil && cause != nil {
 		msg = secrets.ScrubValues(fmt.Sprintf("the server connection ended: %v", cause), s.secrets)
 	}
 	ue := &Error{Source: s.key.Source, Conn: s.key.Conn, Kind: KindUnavailable, Retryable: true, Err: errors.New(msg)}

@@ -7,6 +7,7 @@ package hubtest
 // the go-sdk's own stdio tests do (mcp/cmd_test.go).
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,9 +82,16 @@ type echoArgs struct {
 //   - spawner: starts a grandchild that sleeps, writes its pid to
 //     FAKE_PIDFILE, then serves like crash.
 //   - sleeper: blocks forever (the grandchild).
+//   - deaf: lists echo and, at the first tools/call, stops reading its
+//     input for good, as a server whose one thread is stuck in a tool
+//     (serveDeaf).
 func runFakeUpstream(mode string) {
 	if mode == "sleeper" {
 		select {}
+	}
+	if mode == "deaf" {
+		serveDeaf()
+		return
 	}
 	if tok := os.Getenv("FAKE_TOKEN"); tok != "" {
 		fmt.Fprintf(os.Stderr, "fake upstream starting with token %s\n", tok)
@@ -148,6 +156,37 @@ func runFakeUpstream(mode string) {
 	}
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Printf("fake upstream %s: %v", mode, err)
+	}
+}
+
+// serveDeaf answers JSON-RPC lines on stdin one at a time, as a
+// single-threaded server does: the handshake and tools/list, then, at the
+// first tools/call, nothing more, and it reads no further. A go-sdk server
+// cannot be made to stop reading: its reader runs beside the handlers.
+func serveDeaf() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 64<<10), 16<<20)
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil || m.ID == nil {
+			continue // a notification
+		}
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			result = fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake-deaf","version":"1"}}`, m.Params.ProtocolVersion)
+		case "tools/list":
+			result = `{"tools":[{"name":"echo","description":"Echo a message back.","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			select {}
+		}
+		fmt.Printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", m.ID, result)
 	}
 }
 

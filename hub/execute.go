@@ -1046,7 +1046,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		}
 	}
 	start := time.Now()
-	cctx, cancel := context.WithTimeout(ctx, h.upTimeout+time.Second) // the upstream's own bound first
+	cctx, cancel := context.WithTimeout(ctx, h.upTimeout+upstream.StuckGrace+time.Second) // the upstream's own bounds first
 	res, err := h.up.CallListed(cctx, tool.Source, conn, tool.Name, c.Args, tool.Request)
 	cancel()
 	ms := time.Since(start).Milliseconds()

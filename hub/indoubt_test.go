@@ -129,3 +129,19 @@ func TestUnansweredWriteIsInDoubt(t *testing.T) {
 		t.Errorf("a POST to a server that is gone (it never left): %+v; want a retryable unavailable source", f)
 	}
 }
+
+// A call to a program that stopped reading, whose write blocks, ends when
+// the hub stops the program (upstream.StuckGrace after the call's time):
+// interrupted, and its message names the call's bound, not the heart's own
+// guard, which waits longer.
+func TestStuckWriteNamesTheBound(t *testing.T) {
+	h := newOpenAPIHub(t, "deaf", fakeSource("deaf", nil), map[string]config.Mode{"deaf.*": config.Allow}, Options{UpstreamTimeout: time.Second})
+	for _, n := range []int{10, 1 << 20} { // the program reads the first call, then nothing: the second's write blocks
+		env := execCode(t, h, fmt.Sprintf(`try { await deaf.echo({ message: "a".repeat(%d) }); } catch (e) { return e.code + ": " + e.message; }`, n))
+		var got string
+		if env.Status != StatusCompleted || json.Unmarshal(env.Result, &got) != nil ||
+			got != `interrupted: source "deaf": calling echo: no answer within 1s; it was sent and may have happened` {
+			t.Errorf("a call with %d bytes of arguments: %s", n, envJSON(env))
+		}
+	}
+}

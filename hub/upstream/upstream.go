@@ -1048,12 +1048,13 @@ func (u *Upstreams) connect(ctx context.Context, s *upstreamSession) (*mcp.Clien
 // errStoppedReading is why a session watchStuck ended went down.
 var errStoppedReading = errors.New("the server stopped reading what the hub sent, and the hub stopped it")
 
-// stuckGrace is how long a call of a stdio session may go on after its
-// context ended before the hub takes it that the server stopped reading.
-const stuckGrace = 2 * time.Second
+// StuckGrace is how long a call of a stdio session may go on after its
+// context ended before the hub takes it that the server stopped reading
+// (watchStuck); a caller's own bound on a call waits that long more.
+const StuckGrace = 2 * time.Second
 
 // watchStuck stops the server of stdio session s when a call on it has
-// not returned (returned is not closed) stuckGrace after ctx ended: a
+// not returned (returned is not closed) StuckGrace after ctx ended: a
 // server that stops reading its input (its one thread stuck in a tool)
 // leaves the call's write blocked in a full pipe, where no context
 // reaches, and with it the session and its Close. Stopping the server
@@ -1066,7 +1067,7 @@ func (u *Upstreams) watchStuck(ctx context.Context, s *upstreamSession, returned
 		return func() bool { return true } // over HTTP a request ends with its context
 	}
 	return context.AfterFunc(ctx, func() {
-		t := time.NewTimer(stuckGrace)
+		t := time.NewTimer(StuckGrace)
 		defer t.Stop()
 		select {
 		case <-returned:

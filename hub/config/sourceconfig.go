@@ -400,12 +400,6 @@ var varNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 func ArgSecret(args []string) string {
 	for i, a := range args {
 		at := fmt.Sprintf("argument %d", i+1)
-		name, value, cut := strings.Cut(a, "=")
-		if !cut || strings.Contains(name, " ") {
-			if h, v, ok := strings.Cut(a, ":"); ok && !strings.ContainsAny(h, " /") {
-				name, value, cut = h, strings.TrimSpace(v), true // Authorization: Bearer ...
-			}
-		}
 		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
 			q, _ := URLQuerySecrets(a)
 			p, _ := URLPathSecrets(a)
@@ -413,6 +407,12 @@ func ArgSecret(args []string) string {
 				return at + " (a URL with a secret in it)"
 			}
 			continue
+		}
+		name, value, cut := strings.Cut(a, "=")
+		if !cut || strings.Contains(name, " ") {
+			if h, v, ok := strings.Cut(a, ":"); ok && !strings.ContainsAny(h, " /") {
+				name, value, cut = h, strings.TrimSpace(v), true // Authorization: Bearer ...
+			}
 		}
 		switch {
 		case cut && (secretName(name) && argHoldsValue(value) || secrets.LooksLikeToken(value)):

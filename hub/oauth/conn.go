@@ -70,14 +70,12 @@ func NewConn(source, conn string, kc keychain.Keychain, client *http.Client, onT
 		bounded.Timeout = tokenTimeout
 	}
 	o := &Conn{source: source, conn: conn, kc: kc, client: &bounded, onTokens: onTokens, rec: rec}
-	if rec != nil {
-		// A 401 names metadata the hub reads on its own (issuerMovedLocked).
-		o.client = remoteOnly(o.client, rec.SourceURL)
-	}
 	if rec != nil && rec.NeedsSignIn {
 		return nil, &SignInError{Source: source, Conn: conn, Reason: rec.Reason}
 	}
 	if rec != nil {
+		// A 401 names metadata the hub reads on its own (issuerMovedLocked).
+		o.client = remoteOnly(o.client, rec.SourceURL)
 		o.ts = oauth2.ReuseTokenSourceWithExpiry(rec.token(), o.refresher(), rec.refreshEarly())
 		onTokens(rec.secretValues())
 	}

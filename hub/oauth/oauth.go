@@ -859,16 +859,12 @@ func discoverAuthServer(ctx context.Context, client *http.Client, challenges []o
 		u.Path = "/.well-known/oauth-protected-resource" + u.Path
 		metaURL = u.String()
 	}
-	var off *offMachineError
+	var asm *oauthex.AuthServerMeta
 	prm, err := oauthex.GetProtectedResourceMetadata(ctx, metaURL, endpoint, client)
-	if errors.As(err, &off) {
-		return nil, off
+	if err == nil && prm != nil && len(prm.AuthorizationServers) > 0 {
+		asm, err = auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
 	}
-	if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
-		return nil, nil
-	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
-	if errors.As(err, &off) {
+	if off := (*offMachineError)(nil); errors.As(err, &off) {
 		return nil, off
 	}
 	if err != nil {

@@ -532,11 +532,9 @@ func (u *Upstreams) callMCP(ctx context.Context, source, conn, name string, args
 	exact := &exactResult{}
 	status := &httpStatus{}
 	reqCtx := context.WithValue(withExactResult(callCtx, exact), httpStatusKey{}, status)
-	returned := make(chan struct{})
-	unwatch := u.watchStuck(reqCtx, s, returned)
+	returned := u.watchStuck(reqCtx, s)
 	res, err := s.cs.CallTool(reqCtx, &mcp.CallToolParams{Name: name, Arguments: arguments})
-	close(returned)
-	unwatch()
+	returned()
 	exact.done()
 	err = u.classify(ctx, callCtx, s, "calling "+name, err)
 	var ue *Error
@@ -1054,23 +1052,22 @@ var errStoppedReading = errors.New("the server stopped reading what the hub sent
 const StuckGrace = 2 * time.Second
 
 // watchStuck stops the server of stdio session s when a call on it has
-// not returned (returned is not closed) StuckGrace after ctx ended: a
-// server that stops reading its input (its one thread stuck in a tool)
-// leaves the call's write blocked in a full pipe, where no context
-// reaches, and with it the session and its Close. Stopping the server
-// ends the write. The returned func stops the watch.
-func (u *Upstreams) watchStuck(ctx context.Context, s *upstreamSession, returned <-chan struct{}) func() bool {
-	u.mu.Lock()
-	cmd := s.cmd
-	u.mu.Unlock()
+// not returned StuckGrace after ctx ended: a server that stops reading its
+// input (its one thread stuck in a tool) leaves the call's write blocked
+// in a full pipe, where no context reaches, and with it the session and
+// its Close. Stopping the server ends the write. The caller calls the
+// returned func once the call returned.
+func (u *Upstreams) watchStuck(ctx context.Context, s *upstreamSession) (returned func()) {
+	cmd := s.cmd // set before the session was up, which acquire saw under u.mu
 	if cmd == nil {
-		return func() bool { return true } // over HTTP a request ends with its context
+		return func() {} // over HTTP a request ends with its context
 	}
-	return context.AfterFunc(ctx, func() {
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
 		t := time.NewTimer(StuckGrace)
 		defer t.Stop()
 		select {
-		case <-returned:
+		case <-done:
 		case <-t.C:
 			u.log.Warn("upstream server stopped reading what the hub sends; stopping it", "source", s.key.Source, "connection", s.key.Conn)
 			if cmd.Process != nil {
@@ -1079,6 +1076,10 @@ func (u *Upstreams) watchStuck(ctx context.Context, s *upstreamSession, returned
 			u.died(s, errStoppedReading)
 		}
 	})
+	return func() {
+		close(done)
+		stop()
+	}
 }
 
 // startError turns a start failure into an *Error with secrets

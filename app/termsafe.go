@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // The CLI's output boundary.
@@ -45,7 +47,7 @@ func (t termSafe) Write(p []byte) (int, error) {
 		case r == utf8.RuneError && size == 1:
 			out = fmt.Appendf(out, `\x%02x`, p[i])
 		case unsafeRune(r, size):
-			out = fmt.Appendf(out, `\u%04x`, r)
+			out = append(out, hiddentext.Escape(r)...)
 		default:
 			out = append(out, p[i:i+size]...)
 		}
@@ -57,20 +59,20 @@ func (t termSafe) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// unsafeRune reports a character a terminal may act on rather than show:
-// C0 controls but tab and newline, DEL, C1 controls (U+0080-U+009F, among
-// them the one-character CSI and OSC), bidi embeddings, overrides and
-// isolates, and bytes that are not UTF-8.
+// unsafeRune reports a character a terminal may act on rather than show,
+// or that shows as nothing: C0 controls but tab and newline (a carriage
+// return among them), DEL, C1 controls (U+0080-U+009F, among them the
+// one-character CSI and OSC), bytes that are not UTF-8, and what
+// hiddentext.Is reports besides: bidi controls, zero-width characters,
+// the tag characters that spell text no one sees.
 func unsafeRune(r rune, size int) bool {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return true
 	case r == '\n' || r == '\t':
 		return false
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+	case r == '\r':
 		return true
 	}
-	return false
+	return hiddentext.Is(r)
 }

@@ -22,6 +22,8 @@ func TestTermSafe(t *testing.T) {
 		{"c1 \u009b2J \u009d0;x\u009c", `c1 \u009b2J \u009d0;x\u009c`},
 		{"bidi \u202eevil\u202c \u2066x\u2069", `bidi \u202eevil\u202c \u2066x\u2069`},
 		{"bad \xff\xc2", `bad \xff\xc2`},
+		{"zero\u200bwidth to\u200d \u3164", `zero\u200bwidth to\u200d \u3164`},
+		{"tags \U000e0048\U000e0069", `tags \udb40\udc48\udb40\udc69`},
 	} {
 		var b bytes.Buffer
 		n, err := termSafe{&b}.Write([]byte(tc.in))
@@ -30,7 +32,7 @@ func TestTermSafe(t *testing.T) {
 		}
 	}
 	// JSON through it stays the same JSON.
-	raw, _ := json.Marshal(map[string]string{"s": "\u009b2J \u202e \x1b"})
+	raw, _ := json.Marshal(map[string]string{"s": "\u009b2J \u202e \x1b \U000e0041"})
 	var b bytes.Buffer
 	termSafe{&b}.Write(raw)
 	var back, orig map[string]string
@@ -54,8 +56,8 @@ func rawControls(s string) []string {
 // TestHostileTextIsInertInTheCLI: an upstream whose tool description
 // carries an OSC that retitles the terminal and a CSI that clears it, model
 // code with an escape in it, and arguments with a C1 CSI and a bidi
-// override: search, describe, hub runs and hub approve print them visibly
-// and inertly.
+// override: search and describe print the description without them (and
+// say so), hub runs and hub approve print them visibly and inertly.
 func TestHostileTextIsInertInTheCLI(t *testing.T) {
 	w := newWorld(t, 0)
 	cfg := &config.Config{Sources: map[string]*config.Source{
@@ -78,12 +80,14 @@ func TestHostileTextIsInertInTheCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("search: %s", errOut)
 	}
-	check("search", out, `\u001b]0;pwned\u0007\u001b[2J`)
+	// What the model reads of an upstream holds none of them
+	// (hiddentext.ForModel); the CLI prints what the model reads.
+	check("search", out, `Append a line.]0;pwned[2 invisible characters removed][2J`)
 	out, errOut, code = w.cli("", "describe", "hostile.slowWrite")
 	if code != 0 {
 		t.Fatalf("describe: %s", errOut)
 	}
-	check("describe", out, `\u001b]0;pwned\u0007`)
+	check("describe", out, `Append a line.]0;pwned[2 invisible characters removed][2J`)
 
 	code1 := "const clear = \"\x1b[2J\"; await hostile.slowWrite({ text: \"\u009b2J \u202eevil\" }); return clear.length;"
 	out, errOut, _ = w.cli(code1, "execute", "--json", "-")

@@ -47,7 +47,7 @@ func ShowSymbols(doc json.RawMessage, show func(json.RawMessage) string) string 
 	}
 	var id [10]byte
 	rand.Read(id[:])
-	mark := "\u2063plan" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(id[:])) + "-" // a string no argument holds
+	mark := "plan" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(id[:])) + "-" // 80 random bits: a string no argument holds, of characters show keeps as they are
 	texts := map[string]string{}
 	resolved, err := Resolve(doc, func(s Symbol) (json.RawMessage, bool) {
 		key := mark + strconv.Itoa(len(texts))

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"capabilities.sh/capabilities/hub/secrets"
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // approvalDialog is the window that asks about waiting tool calls, one at a
@@ -371,10 +372,10 @@ func (d *approvalDialog) refresh() {
 	d.shownID = a.ID
 	d.clearSecretFor(secretOwner(a))
 	d.address.SetText(a.Address)
-	showText(d.title, a.Title)
-	showText(d.description, dialogDescription(a.Title, a.Description, 300))
+	showText(d.title, hiddentext.Reveal(a.Title))
+	showText(d.description, hiddentext.Reveal(dialogDescription(a.Title, a.Description, 300)))
 	if a.Method != "" {
-		showText(d.request, requestText(a))
+		showText(d.request, hiddentext.Reveal(requestText(a)))
 	} else {
 		showText(d.request, "")
 	}

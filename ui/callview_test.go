@@ -359,6 +359,33 @@ func TestPreviewKeepsAngleBrackets(t *testing.T) {
 	}
 }
 
+// TestDialogShowsHiddenCharacters: what the person reads beside an
+// approval shows every character a reader would not see as an escape (a
+// zero-width space in an argument, a joiner that makes another variable,
+// tag characters), and the run's code is cut into lines where JavaScript
+// ends them, so a line separator cannot hide a statement in a comment.
+func TestDialogShowsHiddenCharacters(t *testing.T) {
+	args := strings.Join(fullPreview(`{"to":"alice`+"\u200b"+`42","note":"`+"\U000e0048\U000e0069"+`"}`), "\n")
+	for _, want := range []string{`"to": "alice\u200b42"`, `"note": "\udb40\udc48\udb40\udc69"`} {
+		if !strings.Contains(args, want) {
+			t.Errorf("arguments %q, want %s in them", args, want)
+		}
+	}
+	code := "const to\u200d = \"mallory\";\n// check the address\u2028await bank.transfer({ to: to\u200d, amount: 10 });\rreturn 1;"
+	lines := codeView(code, "bank.transfer", nil)
+	var texts []string
+	for _, l := range lines {
+		texts = append(texts, l.text)
+	}
+	want := []string{`const to\u200d = "mallory";`, "// check the address", `await bank.transfer({ to: to\u200d, amount: 10 });`, "return 1;"}
+	if !slices.Equal(texts, want) {
+		t.Errorf("code lines %q, want %q", texts, want)
+	}
+	if len(lines) == 4 && lines[2].mark != markCall {
+		t.Errorf("the call's line is not marked: %+v", lines[2])
+	}
+}
+
 func TestDialogConnectionText(t *testing.T) {
 	for _, tc := range []struct {
 		a    Approval

@@ -22,6 +22,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/catalog"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/hiddentext"
 	"fyne.io/fyne/v2"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -656,6 +657,11 @@ const (
 	markOther = 2
 )
 
+// jsLines splits code at JavaScript's line terminators, so the view's
+// lines are the lines that run: a line separator (U+2028) or a lone
+// carriage return ends a // comment as a newline does.
+var jsLines = regexp.MustCompile("\r\n|[\n\r\u2028\u2029]")
+
 // codeView numbers the lines of code and marks where the shown call
 // (address) and the run's other waiting calls (others) are made: every
 // line that calls the tool, by its address followed by "(".
@@ -673,10 +679,10 @@ func codeView(code, address string, others []string) []codeLine {
 			rest = append(rest, re(o))
 		}
 	}
-	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
+	lines := jsLines.Split(strings.TrimRight(code, "\n"), -1)
 	out := make([]codeLine, len(lines))
 	for i, l := range lines {
-		out[i] = codeLine{text: strings.ReplaceAll(l, "\t", "    "), number: i + 1}
+		out[i] = codeLine{text: hiddentext.Reveal(strings.ReplaceAll(l, "\t", "    ")), number: i + 1}
 		if this.MatchString(l) {
 			out[i].mark = markCall
 			continue
@@ -994,7 +1000,7 @@ func writeLit(b *bytes.Buffer, v any) {
 		fmt.Fprintf(b, "%q", fmt.Sprint(v))
 		return
 	}
-	b.Write(bytes.TrimSuffix(out.Bytes(), []byte("\n")))
+	b.Write(hiddentext.RevealJSON(bytes.TrimSuffix(out.Bytes(), []byte("\n"))))
 }
 
 // foldText keeps the first keep runes of s when it is longer than limit and

@@ -10,6 +10,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // skillsTab shows the skills search offers the model, the folders with a
@@ -79,7 +81,7 @@ func (m *mainWindow) skillRow(sk SkillInfo) fyne.CanvasObject {
 	from.SizeName = theme.SizeNameCaptionText
 	from.Truncation = fyne.TextTruncateEllipsis
 	top := container.NewBorder(nil, nil, name, nil, from)
-	desc := widget.NewLabel(sk.Description)
+	desc := widget.NewLabel(hiddentext.Reveal(sk.Description))
 	desc.Wrapping = fyne.TextWrapWord
 	row := container.NewVBox(top, desc)
 	if sk.Changed {

@@ -20,6 +20,7 @@ import (
 
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // The kinds of source the Add form offers.
@@ -231,7 +232,7 @@ func toolLine(t SourceTool) string {
 	if t.Deprecated {
 		s += " (deprecated)"
 	}
-	return s
+	return hiddentext.Reveal(s)
 }
 
 // callDecisionText says who let a call through, and how, in the words

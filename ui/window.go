@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // Tab names of the main window.
@@ -325,7 +327,7 @@ func (m *mainWindow) showRunCalls(r *RunSummary) {
 	}
 	m.runCallsOf = of
 	if m.act.runCalls == nil {
-		m.runCalls.SetText(callsText(r.Calls))
+		m.runCalls.SetText(hiddentext.Reveal(callsText(r.Calls)))
 		return
 	}
 	m.act.runCalls(r.ID, func(calls []CallSummary, err error) {
@@ -334,7 +336,7 @@ func (m *mainWindow) showRunCalls(r *RunSummary) {
 		case err != nil:
 			m.runCalls.SetText("The calls cannot be read: " + err.Error())
 		default:
-			m.runCalls.SetText(callsText(calls))
+			m.runCalls.SetText(hiddentext.Reveal(callsText(calls)))
 		}
 	})
 }
@@ -355,14 +357,14 @@ func (m *mainWindow) showRunDetail() {
 		return
 	}
 	m.runHeader.SetText(fmt.Sprintf("Run %s: %s, %s, started %s", r.ID, r.Status, r.Client, clock(r.Started, m.now())))
-	m.runCode.SetText(r.Code)
+	m.runCode.SetText(hiddentext.Reveal(r.Code))
 	m.showRunCalls(r)
-	m.runEnvelope.SetText(prettyJSON(r.Envelope))
+	m.runEnvelope.SetText(hiddentext.Reveal(prettyJSON(r.Envelope)))
 	logs := strings.Join(r.Logs, "\n")
 	if logs == "" {
 		logs = "(no logs)"
 	}
-	m.runLog.SetText(logs)
+	m.runLog.SetText(hiddentext.Reveal(logs))
 }
 
 func (m *mainWindow) sourcesTab() fyne.CanvasObject {

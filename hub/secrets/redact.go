@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 const redactedMark = "[redacted]"
@@ -91,7 +93,8 @@ func RedactCredentials(s string) string { return redactCredentials(s) }
 
 // Preview returns the redacted preview of the JSON arguments raw, indented
 // with two spaces. Numbers and every string without a credential keep
-// their exact bytes.
+// their exact bytes, but for the characters a person does not see, which
+// it writes as escapes (hiddentext.Reveal): "alice\u200b42".
 func (r Redactor) Preview(raw json.RawMessage) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "{}"
@@ -106,7 +109,7 @@ func (r Redactor) Preview(raw json.RawMessage) string {
 	if json.Indent(&out, clean, "", "  ") != nil {
 		return "(arguments could not be shown)"
 	}
-	return out.String()
+	return string(hiddentext.RevealJSON(out.Bytes()))
 }
 
 // CompactPreview turns a preview (Redactor.Preview, as stored) into one

@@ -1,0 +1,163 @@
+// Package hiddentext finds the characters a reader does not see: those
+// that show as nothing (a zero-width space, a soft hyphen, a Hangul
+// filler, the Unicode tag characters that spell ASCII invisibly), that
+// change how the text around them shows (a bidi override), that end a
+// line where none shows (U+2028), and control characters. A tool's
+// description from an upstream can hide instructions for the model in
+// them, and a model's code or arguments can hide from the person what a
+// call does (`to\u200d` beside `to` is another variable). So the hub
+// gives the model no run of them from an upstream (ForModel), and shows
+// the person each one as an escape (Reveal, RevealJSON).
+package hiddentext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	zwnj = '\u200c'
+	zwj  = '\u200d'
+)
+
+// Is reports whether r is a character a reader does not see as itself:
+// a control character but tab, newline and carriage return; a format
+// character (Unicode's Cf: zero-width spaces and joiners, bidi controls,
+// tags) but the Arabic and Syriac signs that show; a variation selector
+// or another default-ignorable code point; a line or paragraph separator.
+func Is(r rune) bool {
+	switch {
+	case r < utf8.RuneSelf:
+		return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f
+	case r <= 0x9f:
+		return true // C1 controls
+	case r == '\u2028' || r == '\u2029':
+		return true
+	case unicode.Is(unicode.Prepended_Concatenation_Mark, r):
+		return false // Cf, but shown: U+0600 ARABIC NUMBER SIGN and its kind
+	}
+	return unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}
+
+// Has reports whether s holds a character Is reports.
+func Has(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf || r < 0x20 || r == 0x7f {
+			if Is(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Reveal writes each character of s that Is reports as a JSON escape:
+// \u200b, or the surrogate pair \udb40\udc49 beyond the Basic
+// Multilingual Plane. JSON and JavaScript read the escape back as the
+// same character, so revealed code and JSON text mean what they meant.
+func Reveal(s string) string {
+	if !Has(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for _, r := range s {
+		if Is(r) {
+			b.WriteString(Escape(r))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// RevealJSON is Reveal over JSON text: such characters only occur inside
+// its strings, where the escape is the same value.
+func RevealJSON(data []byte) []byte {
+	if !Has(string(data)) {
+		return data
+	}
+	return []byte(Reveal(string(data)))
+}
+
+// Escape is r as a JSON escape: \u200b, or a surrogate pair beyond the
+// Basic Multilingual Plane.
+func Escape(r rune) string {
+	if r > 0xffff {
+		r1, r2 := utf16Pair(r)
+		return `\u` + hex4(r1) + `\u` + hex4(r2)
+	}
+	return `\u` + hex4(r)
+}
+
+func utf16Pair(r rune) (rune, rune) {
+	r -= 0x10000
+	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+}
+
+func hex4(r rune) string {
+	s := strconv.FormatInt(int64(r), 16)
+	return strings.Repeat("0", 4-len(s)) + s
+}
+
+// ForModel is s as the model reads it from an upstream: without the
+// characters Is reports, which could tell the model what the person, who
+// sees the same text in the window, cannot. A run of two or more becomes
+// "[N invisible characters removed]", so the model knows that something
+// was there; a single one goes. Text keeps what writing needs: a variation
+// selector, a joiner (ZWJ or ZWNJ), or a selector then a joiner, right
+// after a character that shows (❤️, 👩‍💻, the ZWNJ of Persian words).
+// Tabs and line breaks stay.
+func ForModel(s string) string {
+	if !Has(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	var prev rune // the last character written, 0 at the start
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !Is(r) {
+			b.WriteString(s[i : i+n])
+			prev = r
+			i += n
+			continue
+		}
+		j, count := i, 0
+		for j < len(s) {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if !Is(r) {
+				break
+			}
+			j += n
+			count++
+		}
+		run := s[i:j]
+		switch {
+		case prev != 0 && !unicode.IsSpace(prev) && !Is(prev) && writing(run):
+			b.WriteString(run)
+		case count > 1:
+			b.WriteString("[" + strconv.Itoa(count) + " invisible characters removed]")
+		}
+		prev = 0
+		i = j
+	}
+	return b.String()
+}
+
+// writing reports whether run, characters Is reports, is what writing
+// uses after a character: a variation selector, a joiner, or a selector
+// then a joiner.
+func writing(run string) bool {
+	r, n := utf8.DecodeRuneInString(run)
+	if unicode.Is(unicode.Variation_Selector, r) {
+		if n == len(run) {
+			return true
+		}
+		r, n2 := utf8.DecodeRuneInString(run[n:])
+		return n+n2 == len(run) && (r == zwj || r == zwnj)
+	}
+	return n == len(run) && (r == zwj || r == zwnj)
+}

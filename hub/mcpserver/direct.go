@@ -16,6 +16,7 @@ package mcpserver
 // the inline limit (directread.go).
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -34,6 +35,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/inputstate"
 	"capabilities.sh/capabilities/hub/skills"
+	"capabilities.sh/capabilities/internal/hiddentext"
 	"capabilities.sh/capabilities/sandbox"
 )
 
@@ -235,9 +237,10 @@ func directEntries(list []hub.DirectTool, sks []*skills.Skill, readBytes int) ma
 	out[read.Name] = directEntry{tool: read, id: "read", sig: string(sig)}
 	for i, dt := range list {
 		t := dt.Tool
-		tool := &mcp.Tool{Name: names[i], Title: t.Title, Description: t.Description, InputSchema: objectSchema(t.InputSchema)}
+		desc := hiddentext.ForModel(t.Description)
+		tool := &mcp.Tool{Name: names[i], Title: hiddentext.ForModel(t.Title), Description: desc, InputSchema: objectSchema(t.InputSchema)}
 		if dt.Connection != "" {
-			tool.Description = strings.TrimSpace(fmt.Sprintf("%s\n\n(Connection %s of %s.)", t.Description, dt.Connection, t.Source))
+			tool.Description = strings.TrimSpace(fmt.Sprintf("%s\n\n(Connection %s of %s.)", desc, dt.Connection, t.Source))
 		}
 		var ann mcp.ToolAnnotations
 		if t.Annotations != nil {
@@ -260,13 +263,55 @@ func directEntries(list []hub.DirectTool, sks []*skills.Skill, readBytes int) ma
 
 // objectSchema is raw when it is a JSON object whose type is "object",
 // else the open object schema: the SDK takes nothing else, and every MCP
-// tool takes an object of arguments.
+// tool takes an object of arguments. Its titles and descriptions lose the
+// characters the person does not see (hiddentext.ForModel), as search's
+// and describe's do; its values (an enum, a default) keep them.
 func objectSchema(raw json.RawMessage) json.RawMessage {
 	var m map[string]any
-	if json.Unmarshal(raw, &m) == nil && m["type"] == "object" {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&m) != nil || m["type"] != "object" {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	if !hiddentext.Has(string(raw)) {
 		return raw
 	}
-	return json.RawMessage(`{"type":"object"}`)
+	forModel(m)
+	clean, err := json.Marshal(m)
+	if err != nil {
+		return raw // cannot happen: m was decoded from JSON
+	}
+	return clean
+}
+
+// forModel cleans the text of schema v in place: the "title" and
+// "description" of it and of every schema in it. Values (an enum, a
+// const, a default, examples) are left as they are.
+func forModel(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			switch k {
+			case "title", "description":
+				if s, ok := e.(string); ok {
+					t[k] = hiddentext.ForModel(s)
+				}
+			case "enum", "const", "default", "examples", "example":
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				if named, ok := e.(map[string]any); ok {
+					for _, sub := range named {
+						forModel(sub)
+					}
+				}
+			default:
+				forModel(e)
+			}
+		}
+	case []any:
+		for _, e := range t {
+			forModel(e)
+		}
+	}
 }
 
 // directNames names each tool of list for MCP: namespace__tool, with the

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // object is a JSON object that remembers the order of its keys. JSON Schema
@@ -225,12 +227,14 @@ func exact[T any](s []T) []T {
 	return append(make([]T, 0, len(s)), s...)
 }
 
-// encodeJSON writes v compactly, keeping object key order and leaving HTML
-// characters unescaped.
+// encodeJSON writes v compactly for the model to read, keeping object key
+// order and leaving HTML characters unescaped; the characters a reader
+// does not see are escapes in its strings (hiddentext.Reveal), the same
+// value.
 func encodeJSON(v any) string {
 	var b strings.Builder
 	writeJSON(&b, v)
-	return b.String()
+	return hiddentext.Reveal(b.String())
 }
 
 // jsonWriter is where writeJSON writes: a strings.Builder, or a

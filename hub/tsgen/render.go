@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // unlimited is the depth that never cuts.
@@ -614,4 +616,8 @@ func squash(s string) string {
 	return b.String()
 }
 
-func escapeDoc(s string) string { return strings.ReplaceAll(s, "*/", "*\\/") }
+// escapeDoc is s as a comment's text: "*/" written "*\\/" so the comment
+// ends only where it should, and without the characters the person does
+// not see (hiddentext.ForModel): what the model reads of an upstream's
+// words is what the window shows.
+func escapeDoc(s string) string { return strings.ReplaceAll(hiddentext.ForModel(s), "*/", "*\\/") }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // Schema keyword helpers. A schema is a bool or an *object; anything else
@@ -229,12 +231,13 @@ func isIdent(s string) bool {
 	return true
 }
 
-// propName renders a property key, quoted when it is not an identifier.
+// propName renders a property key, quoted when it is not an identifier,
+// with the characters a reader does not see as escapes.
 func propName(s string) string {
 	if isIdent(s) {
 		return s
 	}
-	return quote(s)
+	return hiddentext.Reveal(quote(s))
 }
 
 // literal renders a JSON value as a TypeScript literal type, or "" when

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // signatureWidth is the length a signature line is abbreviated to.
@@ -26,7 +28,7 @@ func Signature(t Tool) string {
 	ti := ix.tools[0]
 	head := t.Namespace + "." + t.Name
 	if !isIdent(t.Name) {
-		head = t.Namespace + "[" + quote(t.Name) + "]"
+		head = t.Namespace + "[" + hiddentext.Reveal(quote(t.Name)) + "]"
 	}
 	line := func(in string, optional bool, result string) string {
 		q := ""
@@ -83,7 +85,7 @@ var abbreviations = map[string]bool{
 // paragraph, drops Markdown emphasis, heading and list markers and link
 // targets, and cuts at about 160 characters on a word boundary with "…".
 func FirstSentence(desc string) string {
-	desc = strings.ReplaceAll(desc, "\r\n", "\n")
+	desc = strings.ReplaceAll(hiddentext.ForModel(desc), "\r\n", "\n")
 	var words []string
 	for _, l := range strings.Split(strings.TrimSpace(desc), "\n") {
 		l = strings.TrimSpace(l)

@@ -31,6 +31,7 @@ import (
 	"capabilities.sh/capabilities/hub/openapi"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/upstream"
+	"capabilities.sh/capabilities/internal/hiddentext"
 	"capabilities.sh/capabilities/internal/proc"
 	"capabilities.sh/capabilities/sandbox"
 )
@@ -750,7 +751,7 @@ func approveLoop(e *env, runID string, pend []hub.Approval, yes, deny, always bo
 			if a.Change != "" {
 				fmt.Fprintf(e.Stdout, "\n  changed:    %s (allowing accepts the new definition; 'capabilities hub changes %s' shows it)", oneLine(a.Change), a.Address)
 			}
-			fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n", indent(a.Preview, "    "))
+			fmt.Fprintf(e.Stdout, "\n  arguments (secrets hidden):\n%s\n%s", indent(a.Preview, "    "), lookAlikeLines(a.Preview, "  "))
 			if a.Expired {
 				fmt.Fprintln(e.Stdout, "  This approval expired; the run will fail as approval_expired.")
 				expired++
@@ -855,7 +856,7 @@ func showPlan(e *env, runID string, plan []hub.Approval) {
 		if a.Expired {
 			fmt.Fprintln(w, "   expired:    the run will fail as approval_expired")
 		}
-		fmt.Fprintf(w, "   arguments (secrets hidden):\n%s\n", indent(a.Preview, "     "))
+		fmt.Fprintf(w, "   arguments (secrets hidden):\n%s\n%s", indent(a.Preview, "     "), lookAlikeLines(a.Preview, "   "))
 	}
 	last := plan[len(plan)-1].Plan
 	for _, d := range last.Denied {
@@ -1000,4 +1001,15 @@ func requestWords(a hub.Approval) string {
 		s += " (deprecated by its API)"
 	}
 	return s
+}
+
+// lookAlikeLines warns, one line each, of the words of preview whose
+// letters mix Latin, Greek or Cyrillic ones, which look alike ("аlice42"
+// with a Cyrillic а), as the dialog does.
+func lookAlikeLines(preview, pad string) string {
+	var b strings.Builder
+	for _, m := range hiddentext.MixedScripts(preview) {
+		fmt.Fprintf(&b, "%s! %q mixes %s letters that look alike\n", pad, m.Word, strings.Join(m.Scripts, " and "))
+	}
+	return b.String()
 }

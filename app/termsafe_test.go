@@ -89,7 +89,7 @@ func TestHostileTextIsInertInTheCLI(t *testing.T) {
 	}
 	check("describe", out, `Append a line.]0;pwned[2 invisible characters removed][2J`)
 
-	code1 := "const clear = \"\x1b[2J\"; await hostile.slowWrite({ text: \"\u009b2J \u202eevil\" }); return clear.length;"
+	code1 := "const clear = \"\x1b[2J\"; await hostile.slowWrite({ text: \"\u009b2J \u202eevil p\u0430ypal\" }); return clear.length;"
 	out, errOut, _ = w.cli(code1, "execute", "--json", "-")
 	var env hub.Envelope
 	if err := json.Unmarshal([]byte(out), &env); err != nil || env.Status != hub.StatusAwaitingApproval {
@@ -105,4 +105,5 @@ func TestHostileTextIsInertInTheCLI(t *testing.T) {
 		t.Fatalf("hub approve: %s", errOut)
 	}
 	check("hub approve", out, `\u009b2J \u202eevil`)
+	check("hub approve", out, `! "pаypal" mixes Latin and Cyrillic letters that look alike`)
 }

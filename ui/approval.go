@@ -390,7 +390,7 @@ func (d *approvalDialog) refresh() {
 	for _, i := range group {
 		others = append(others, d.items[i].a.Address)
 	}
-	argsTitle, args := "Arguments (secrets redacted)", textLines(fullPreview(a.Preview), lineNormal)
+	argsTitle, args := "Arguments (secrets redacted)", append(textLines(fullPreview(a.Preview), lineNormal), lookAlikeLines(a.Preview, a.Code, "")...)
 	switch {
 	case a.Plan != nil && len(group) > 1:
 		argsTitle, args = "The run's plan: every call with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)

@@ -384,6 +384,18 @@ func TestDialogShowsHiddenCharacters(t *testing.T) {
 	if len(lines) == 4 && lines[2].mark != markCall {
 		t.Errorf("the call's line is not marked: %+v", lines[2])
 	}
+
+	// Letters that look alike: a Cyrillic а in a payee, a Cyrillic о in
+	// a variable.
+	warn := gridText(lookAlikeLines(`{"to": "аlice42", "memo": "rent"}`, `const tо = "mallory"; await bank.transfer({ to: tо });`, ""))
+	for _, want := range []string{`! "аlice42" (arguments) mixes Latin and Cyrillic letters that look alike`, `! "tо" (the run's code) mixes Latin and Cyrillic letters that look alike`} {
+		if !strings.Contains(warn, want) {
+			t.Errorf("look-alike warnings %q, want %s", warn, want)
+		}
+	}
+	if got := lookAlikeLines(`{"name": "Αλέξης", "city": "東京", "note": "iPhone用"}`, "return 1;", ""); len(got) != 0 {
+		t.Errorf("words of one script, or of scripts that do not look alike, are warned of: %+v", got)
+	}
 }
 
 func TestDialogConnectionText(t *testing.T) {

@@ -1295,6 +1295,21 @@ func callMarks(a Approval) []string {
 	return marks
 }
 
+// lookAlikeLines warn, below a call's arguments, of each word in them or
+// in the run's code whose letters mix Latin, Greek or Cyrillic ones,
+// which look alike: "аlice42" with a Cyrillic а is not alice's account,
+// and a variable "tо" with a Cyrillic о is not "to".
+func lookAlikeLines(preview, code, pad string) []gridLine {
+	var out []gridLine
+	for _, part := range []struct{ text, where string }{{preview, "arguments"}, {code, "the run's code"}} {
+		for _, m := range hiddentext.MixedScripts(part.text) {
+			out = append(out, gridLine{fmt.Sprintf("%s! %q (%s) mixes %s letters that look alike",
+				pad, m.Word, part.where, strings.Join(m.Scripts, " and ")), lineWarn})
+		}
+	}
+	return out
+}
+
 // planGrid lays out every call of a run's plan (or of a run's waiting
 // calls) that waits in the queue, each with its arguments, in order: a head line per call ("▶ #2
 // memory.addObservations · changed definition"; ▶ is the call shown),
@@ -1323,6 +1338,7 @@ func planGrid(items []queueItem, group []int, cur int) []gridLine {
 		for _, l := range fullPreview(a.Preview) {
 			out = append(out, gridLine{"    " + l, lineNormal})
 		}
+		out = append(out, lookAlikeLines(a.Preview, "", "    ")...)
 	}
 	if plan != nil {
 		for _, d := range plan.Denied {

@@ -79,6 +79,27 @@ func TestLegacyElicitationAsksForThePlan(t *testing.T) {
 	}
 }
 
+// TestElicitationShowsWhatALookAlikeHides: the client's form for a write
+// whose name has a Cyrillic а and a zero-width space shows the space as
+// an escape and warns of the mixed word; denied, nothing is written.
+func TestElicitationShowsWhatALookAlikeHides(t *testing.T) {
+	h := e2eNewHub(t, hub.Options{}, nil)
+	var forms []string
+	cs := legacyClient(t, h.Hub, &forms, answer(hub.DenyOnce))
+	env := clientExec(t, cs, `return await memory.createEntities({ entities: [{ name: "\u0430lice\u200b", entityType: "t", observations: [] }] });`)
+	if len(forms) != 1 {
+		t.Fatalf("the client was asked %d times, want once: %q", len(forms), forms)
+	}
+	for _, want := range []string{`"name": "аlice\u200b"`, `! "аlice" mixes Latin and Cyrillic letters that look alike`} {
+		if !strings.Contains(forms[0], want) {
+			t.Errorf("the form does not show %s:\n%s", want, forms[0])
+		}
+	}
+	if env.Status == hub.StatusCompleted || h.entities(t) != 0 {
+		t.Fatalf("denied, yet: %s, %d entities", env.Line(), h.entities(t))
+	}
+}
+
 // TestLegacyElicitationAsksAgainAfterThePlan: a write that only an earlier
 // write's result decides is asked about after that write ran, in a second
 // elicitation of the same execute call.

@@ -32,6 +32,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/inputstate"
 	"capabilities.sh/capabilities/hub/skills"
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // Hub is what the MCP surface needs of the heart. *hub.Hub satisfies it.
@@ -453,7 +454,7 @@ func questions(pend []hub.Approval) (open []string, qs []question, whole bool) {
 		if a.DefaultConnection {
 			conn += " (default)"
 		}
-		msg := fmt.Sprintf("Allow %s?\nConnection: %s\nReason: %s\nRun: %s\nArguments (secrets hidden):\n%s", a.Address, conn, a.Reason, a.RunID, a.Preview)
+		msg := fmt.Sprintf("Allow %s?\nConnection: %s\nReason: %s\nRun: %s\nArguments (secrets hidden):\n%s%s", a.Address, conn, a.Reason, a.RunID, a.Preview, lookAlikes(a.Preview))
 		qs = append(qs, question{id: a.ID, message: msg})
 	}
 	if len(plan) > 1 && len(plan) == len(open) {
@@ -495,6 +496,17 @@ func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.Cal
 	return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, true
 }
 
+// lookAlikes warns of each word of preview whose letters mix Latin, Greek
+// or Cyrillic ones, which look alike ("аlice42" with a Cyrillic а), one
+// line each, as the dialog does.
+func lookAlikes(preview string) string {
+	var b strings.Builder
+	for _, m := range hiddentext.MixedScripts(preview) {
+		fmt.Fprintf(&b, "\n! %q mixes %s letters that look alike", m.Word, strings.Join(m.Scripts, " and "))
+	}
+	return b.String()
+}
+
 // planForm is the one question a client shows for a run's plan: every
 // call in order, with its connection, reason, arguments and marks, the
 // calls policy denied, and where planning stopped.
@@ -513,7 +525,7 @@ func planForm(plan []hub.Approval) string {
 		if a.Plan.Missing {
 			b.WriteString("The connection needs a secret or a sign-in first.\n")
 		}
-		fmt.Fprintf(&b, "Arguments (secrets hidden):\n%s\n", a.Preview)
+		fmt.Fprintf(&b, "Arguments (secrets hidden):\n%s%s\n", a.Preview, lookAlikes(a.Preview))
 	}
 	last := plan[len(plan)-1].Plan
 	for _, d := range last.Denied {

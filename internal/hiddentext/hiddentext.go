@@ -7,7 +7,9 @@
 // them, and a model's code or arguments can hide from the person what a
 // call does (`to\u200d` beside `to` is another variable). So the hub
 // gives the model no run of them from an upstream (ForModel), and shows
-// the person each one as an escape (Reveal, RevealJSON).
+// the person each one as an escape (Reveal, RevealJSON). It also finds the
+// words whose letters look like others' (MixedScripts: "аlice" with a
+// Cyrillic а), which the person is warned of beside an approval.
 package hiddentext
 
 import (
@@ -160,4 +162,54 @@ func writing(run string) bool {
 		return n+n2 == len(run) && (r == zwj || r == zwnj)
 	}
 	return n == len(run) && (r == zwj || r == zwnj)
+}
+
+// Mixed is a word whose letters come from scripts that share look-alike
+// letters: "аlice" with a Cyrillic а, "pаypal" with a Latin p.
+type Mixed struct {
+	Word    string
+	Scripts []string // in the order Latin, Greek, Cyrillic
+}
+
+// lookAlike are the scripts whose letters look like each other's (a, а,
+// α; o, о, ο; p, р, ρ): a word mixing them shows one name and is another.
+// Words that mix others (漢字 with かな, iPhone用) are how those languages
+// are written.
+var lookAlike = []struct {
+	name  string
+	table *unicode.RangeTable
+}{{"Latin", unicode.Latin}, {"Greek", unicode.Greek}, {"Cyrillic", unicode.Cyrillic}}
+
+// MixedScripts returns the words of s (runs of letters, digits and marks)
+// whose letters come from more than one of Latin, Greek and Cyrillic, each
+// once, in the order they come.
+func MixedScripts(s string) []Mixed {
+	var out []Mixed
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
+	}) {
+		var in [3]bool
+		n := 0
+		for _, r := range w {
+			for i, sc := range lookAlike {
+				if !in[i] && unicode.Is(sc.table, r) {
+					in[i] = true
+					n++
+				}
+			}
+		}
+		if n < 2 || seen[w] {
+			continue
+		}
+		seen[w] = true
+		m := Mixed{Word: w}
+		for i, sc := range lookAlike {
+			if in[i] {
+				m.Scripts = append(m.Scripts, sc.name)
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }

@@ -95,3 +95,16 @@ func TestForModel(t *testing.T) {
 		}
 	}
 }
+
+func TestMixedScripts(t *testing.T) {
+	got := MixedScripts(`{"to": "аlice42", "site": "https://pаypal.com/login", "again": "аlice42", "name": "Αλέξης", "ru": "Привет", "jp": "東京タワーへ", "mix": "iPhone用", "x": "Ωmega"}`)
+	want := []Mixed{{"аlice42", []string{"Latin", "Cyrillic"}}, {"pаypal", []string{"Latin", "Cyrillic"}}, {"Ωmega", []string{"Latin", "Greek"}}}
+	if len(got) != len(want) {
+		t.Fatalf("MixedScripts = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Word != want[i].Word || strings.Join(got[i].Scripts, ",") != strings.Join(want[i].Scripts, ",") {
+			t.Errorf("MixedScripts[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -212,7 +212,9 @@ func TestParseImportMovesSecrets(t *testing.T) {
 	in := `{"mcpServers": {
 		"github": {"command": "npx", "args": ["-y", "server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "LOG": "info"}},
 		"api": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer abc.def.ghi-123456789", "X-Org": "acme"}},
-		"plain": {"command": "uvx", "args": ["mcp-server-time"]}
+		"plain": {"command": "uvx", "args": ["mcp-server-time"]},
+		"remote": {"command": "npx", "args": ["mcp-remote", "https://mcp.example.com/mcp", "--header", "Authorization:${AUTH}"], "env": {"AUTH": "9f8e7d6c5b4a3928170655"}},
+		"db": {"command": "db-mcp", "env": {"DB_HOST": "localhost", "DB_PASS": "hunter2"}}
 	}}`
 	imp, err := ParseImport("claude_desktop_config.json", []byte(in))
 	if err != nil {
@@ -231,6 +233,10 @@ func TestParseImportMovesSecrets(t *testing.T) {
 	wantSecrets := map[string]string{
 		"source/github/default/GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
 		"source/api/default/Authorization":                   "Bearer abc.def.ghi-123456789",
+		// Too short, or too plain, to look like a token: moved by the
+		// variable's name.
+		"source/remote/default/AUTH": "9f8e7d6c5b4a3928170655",
+		"source/db/default/DB_PASS":  "hunter2",
 	}
 	if diff := cmp.Diff(wantSecrets, imp.Secrets); diff != "" {
 		t.Errorf("secrets (-want +got):\n%s", diff)

@@ -471,7 +471,7 @@ func (h *scrubHandler) WithGroup(name string) slog.Handler {
 
 // secretNameRE matches names (keys, env vars, headers) whose values are
 // secrets: tokens, passwords, keys, credentials, cookies.
-var secretNameRE = regexp.MustCompile(`(?i)(token|passw(or)?d|passwd|secret|authoriz|credential|cookie|session|api[-_]?key|private[-_]?key|access[-_]?key|(^|[-_])key$|^key|(^|[-_])pat$|bearer|signature)`)
+var secretNameRE = regexp.MustCompile(`(?i)(token|passw(or)?d|passwd|secret|authoriz|credential|cookie|session|api[-_]?key|private[-_]?key|access[-_]?key|(^|[-_])key$|^key|(^|[-_])pat$|(^|[-_])pass$|^(x[-_])?auth$|bearer|signature)`)
 
 // tokenPrefixRE matches well-known credential prefixes.
 var tokenPrefixRE = regexp.MustCompile(`^(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,}|(Bearer|Basic|token) [A-Za-z0-9._~+/=-]{12,})$`)

@@ -134,3 +134,19 @@ func TestSecretsScrubTools(t *testing.T) {
 		t.Errorf("output schema = %v", got.OutputSchema)
 	}
 }
+
+// TestLooksSecretName: the names whose values are secrets, as env vars,
+// headers and flags name them, and names that only look near one.
+func TestLooksSecretName(t *testing.T) {
+	for _, n := range []string{"GITHUB_TOKEN", "Authorization", "API_KEY", "apiKey", "DB_PASSWORD", "DB_PASS", "SMTP_PASS", "--pass",
+		"AUTH", "auth", "X-Auth", "X_AUTH", "CLIENT_SECRET", "Cookie", "GITLAB_PAT", "key", "x-api-key"} {
+		if !LooksSecretName(n) {
+			t.Errorf("LooksSecretName(%q) = false", n)
+		}
+	}
+	for _, n := range []string{"PATH", "PWD", "HOME", "AUTHOR", "OAUTH_CLIENT_ID", "AUTH_URL", "AUTH_MODE", "--auth", "DISABLE_AUTH", "PASSTHROUGH", "BYPASS", "COMPASS", "MONKEY_BUSINESS", "LOG_LEVEL"} {
+		if LooksSecretName(n) {
+			t.Errorf("LooksSecretName(%q) = true", n)
+		}
+	}
+}

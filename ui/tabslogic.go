@@ -136,6 +136,14 @@ func sourceSpec(name, kind, target, base, extra string) (SourceSpec, error) {
 		if c := words[0]; strings.ContainsAny(c, `/\`) && !filepath.IsAbs(c) {
 			return SourceSpec{}, fmt.Errorf("%q: give the program's whole path (/home/you/bin/server) or a name on PATH (npx)", c)
 		}
+		// A secret among its arguments would sit in config.json and on
+		// the program's command line (config.ArgSecret); the hub refuses
+		// it, and the window says what to do in the window's words.
+		if where := config.ArgSecret(words[1:]); where != "" {
+			return SourceSpec{}, fmt.Errorf("the command's %s looks like a secret, and every user of this machine can read a program's arguments (ps): "+
+				"give it to the program in its environment instead, in the field below (GITHUB_TOKEN=…), which the hub keeps in the keychain; "+
+				"or, for a server over HTTP, add its URL with the secret as a header", where)
+		}
 		spec.Command = words
 		if spec.Env, err = namedValues(extra, "environment variable", config.ValidEnvName); err != nil {
 			return SourceSpec{}, err

@@ -68,11 +68,15 @@ func TestSourceSpec(t *testing.T) {
 		{"docs", addURL, "https://mcp.example.com/mcp", "", "X Region=eu", SourceSpec{}, `"X": write each header as NAME=value`},
 		{"memory", addCommand, "npx -y @modelcontextprotocol/server-memory", "", "MEMORY_FILE_PATH=/tmp/m.json", SourceSpec{Name: "memory", Command: []string{"npx", "-y", "@modelcontextprotocol/server-memory"}, Env: map[string]string{"MEMORY_FILE_PATH": "/tmp/m.json"}}, ""},
 		{"memory", addCommand, "npx", "", "MEMORY-PATH=x", SourceSpec{}, `"MEMORY-PATH=x": write each environment variable as NAME=value`},
+		// A secret in the arguments: what to do, in the window's words.
+		{"gh", addCommand, "npx -y server-github --token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "", "", SourceSpec{}, "the command's argument 4 (the value of --token) looks like a secret"},
+		{"gh", addCommand, "npx -y server-github --token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "", "", SourceSpec{}, "in its environment instead, in the field below (GITHUB_TOKEN=…), which the hub keeps in the keychain"},
+		{"gh", addCommand, "npx -y server-github --token-file /home/you/.gh-token", "", "", SourceSpec{Name: "gh", Command: []string{"npx", "-y", "server-github", "--token-file", "/home/you/.gh-token"}}, ""},
 	} {
 		got, err := sourceSpec(tc.name, tc.kind, tc.target, tc.base, tc.extra)
 		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("sourceSpec(%q, %q, %q) error = %v, want %q", tc.name, tc.kind, tc.target, err, tc.wantErr)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "ghp_") {
+				t.Errorf("sourceSpec(%q, %q, %q) error = %v, want %q (and no secret)", tc.name, tc.kind, tc.target, err, tc.wantErr)
 			}
 			continue
 		}

@@ -245,6 +245,7 @@ func directEntries(list []hub.DirectTool, sks []*skills.Skill, readBytes int) ma
 		var ann mcp.ToolAnnotations
 		if t.Annotations != nil {
 			ann = *t.Annotations
+			ann.Title = hiddentext.ForModel(ann.Title)
 		}
 		if dt.Asks {
 			// The person is asked before it runs: never read-only to a

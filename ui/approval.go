@@ -372,8 +372,8 @@ func (d *approvalDialog) refresh() {
 	d.shownID = a.ID
 	d.clearSecretFor(secretOwner(a))
 	d.address.SetText(a.Address)
-	showText(d.title, hiddentext.Reveal(a.Title))
-	showText(d.description, hiddentext.Reveal(dialogDescription(a.Title, a.Description, 300)))
+	showText(d.title, hiddentext.Show(a.Title))
+	showText(d.description, hiddentext.Show(dialogDescription(a.Title, a.Description, 300)))
 	if a.Method != "" {
 		showText(d.request, hiddentext.Reveal(requestText(a)))
 	} else {

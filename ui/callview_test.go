@@ -393,6 +393,10 @@ func TestDialogShowsHiddenCharacters(t *testing.T) {
 			t.Errorf("look-alike warnings %q, want %s", warn, want)
 		}
 	}
+	// The code's string that is the argument is warned of once.
+	if got := lookAlikeLines(`{"to": "аlice42"}`, `await bank.transfer({ to: "аlice42" });`, ""); len(got) != 1 {
+		t.Errorf("a word in the arguments and the code: %+v, want one warning", got)
+	}
 	if got := lookAlikeLines(`{"name": "Αλέξης", "city": "東京", "note": "iPhone用"}`, "return 1;", ""); len(got) != 0 {
 		t.Errorf("words of one script, or of scripts that do not look alike, are warned of: %+v", got)
 	}

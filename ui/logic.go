@@ -1301,8 +1301,13 @@ func callMarks(a Approval) []string {
 // and a variable "tо" with a Cyrillic о is not "to".
 func lookAlikeLines(preview, code, pad string) []gridLine {
 	var out []gridLine
+	warned := map[string]bool{}
 	for _, part := range []struct{ text, where string }{{preview, "arguments"}, {code, "the run's code"}} {
 		for _, m := range hiddentext.MixedScripts(part.text) {
+			if warned[m.Word] {
+				continue // the code's string that is the argument
+			}
+			warned[m.Word] = true
 			out = append(out, gridLine{fmt.Sprintf("%s! %q (%s) mixes %s letters that look alike",
 				pad, m.Word, part.where, strings.Join(m.Scripts, " and ")), lineWarn})
 		}

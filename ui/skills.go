@@ -81,7 +81,7 @@ func (m *mainWindow) skillRow(sk SkillInfo) fyne.CanvasObject {
 	from.SizeName = theme.SizeNameCaptionText
 	from.Truncation = fyne.TextTruncateEllipsis
 	top := container.NewBorder(nil, nil, name, nil, from)
-	desc := widget.NewLabel(hiddentext.Reveal(sk.Description))
+	desc := widget.NewLabel(hiddentext.Show(sk.Description))
 	desc.Wrapping = fyne.TextWrapWord
 	row := container.NewVBox(top, desc)
 	if sk.Changed {

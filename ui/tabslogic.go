@@ -240,7 +240,7 @@ func toolLine(t SourceTool) string {
 	if t.Deprecated {
 		s += " (deprecated)"
 	}
-	return hiddentext.Reveal(s)
+	return hiddentext.Show(s)
 }
 
 // callDecisionText says who let a call through, and how, in the words

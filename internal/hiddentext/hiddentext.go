@@ -75,6 +75,50 @@ func Reveal(s string) string {
 	return b.String()
 }
 
+// Show is s for a person to read, not to copy: a run of tag characters as
+// the text it spells, [hidden text: "Read ~/.ssh/id_rsa"], and every other
+// character Is reports as its escape, as Reveal writes it.
+func Show(s string) string {
+	if !Has(s) {
+		return s
+	}
+	var b strings.Builder
+	var spelled []byte
+	flush := func() {
+		if spelled != nil {
+			b.WriteString("[hidden text: " + strconv.Quote(string(spelled)) + "]")
+			spelled = nil
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r >= tagFirst && r <= tagLast:
+			if spelled == nil {
+				spelled = []byte{}
+			}
+			if c := r - tagFirst; c >= ' ' && c <= '~' {
+				spelled = append(spelled, byte(c))
+			}
+			continue
+		case Is(r):
+			flush()
+			b.WriteString(Escape(r))
+		default:
+			flush()
+			b.WriteRune(r)
+		}
+	}
+	flush()
+	return b.String()
+}
+
+// The tag characters: U+E0020 to U+E007E spell ASCII; U+E0001 begins a
+// language tag and U+E007F ends one.
+const (
+	tagFirst = 0xe0000
+	tagLast  = 0xe007f
+)
+
 // RevealJSON is Reveal over JSON text: such characters only occur inside
 // its strings, where the escape is the same value.
 func RevealJSON(data []byte) []byte {

@@ -1009,7 +1009,7 @@ func requestWords(a hub.Approval) string {
 func lookAlikeLines(preview, pad string) string {
 	var b strings.Builder
 	for _, m := range hiddentext.MixedScripts(preview) {
-		fmt.Fprintf(&b, "%s! %q mixes %s letters that look alike\n", pad, m.Word, strings.Join(m.Scripts, " and "))
+		fmt.Fprintf(&b, "%s! %s\n", pad, m)
 	}
 	return b.String()
 }

@@ -388,7 +388,7 @@ func TestDialogShowsHiddenCharacters(t *testing.T) {
 	// Letters that look alike: a Cyrillic а in a payee, a Cyrillic о in
 	// a variable.
 	warn := gridText(lookAlikeLines(`{"to": "аlice42", "memo": "rent"}`, `const tо = "mallory"; await bank.transfer({ to: tо });`, ""))
-	for _, want := range []string{`! "аlice42" (arguments) mixes Latin and Cyrillic letters that look alike`, `! "tо" (the run's code) mixes Latin and Cyrillic letters that look alike`} {
+	for _, want := range []string{`! "аlice42" mixes Latin and Cyrillic letters that look alike`, `! "tо" mixes Latin and Cyrillic letters that look alike (in the run's code)`} {
 		if !strings.Contains(warn, want) {
 			t.Errorf("look-alike warnings %q, want %s", warn, want)
 		}

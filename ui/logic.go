@@ -1302,14 +1302,13 @@ func callMarks(a Approval) []string {
 func lookAlikeLines(preview, code, pad string) []gridLine {
 	var out []gridLine
 	warned := map[string]bool{}
-	for _, part := range []struct{ text, where string }{{preview, "arguments"}, {code, "the run's code"}} {
+	for _, part := range []struct{ text, where string }{{preview, ""}, {code, " (in the run's code)"}} {
 		for _, m := range hiddentext.MixedScripts(part.text) {
 			if warned[m.Word] {
 				continue // the code's string that is the argument
 			}
 			warned[m.Word] = true
-			out = append(out, gridLine{fmt.Sprintf("%s! %q (%s) mixes %s letters that look alike",
-				pad, m.Word, part.where, strings.Join(m.Scripts, " and ")), lineWarn})
+			out = append(out, gridLine{pad + "! " + m.String() + part.where, lineWarn})
 		}
 	}
 	return out

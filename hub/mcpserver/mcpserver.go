@@ -502,7 +502,7 @@ func (m *server) inputRequests(ctx context.Context, env *hub.Envelope) (*mcp.Cal
 func lookAlikes(preview string) string {
 	var b strings.Builder
 	for _, m := range hiddentext.MixedScripts(preview) {
-		fmt.Fprintf(&b, "\n! %q mixes %s letters that look alike", m.Word, strings.Join(m.Scripts, " and "))
+		fmt.Fprintf(&b, "\n! %s", m)
 	}
 	return b.String()
 }

@@ -209,10 +209,16 @@ func writing(run string) bool {
 }
 
 // Mixed is a word whose letters come from scripts that share look-alike
-// letters: "аlice" with a Cyrillic а, "pаypal" with a Latin p.
+// letters: "аlice" or "pаypal", each with a Cyrillic а.
 type Mixed struct {
 	Word    string
 	Scripts []string // in the order Latin, Greek, Cyrillic
+}
+
+// String is the warning a person reads of m: "аlice" mixes Latin and
+// Cyrillic letters that look alike.
+func (m Mixed) String() string {
+	return strconv.Quote(m.Word) + " mixes " + strings.Join(m.Scripts, " and ") + " letters that look alike"
 }
 
 // lookAlike are the scripts whose letters look like each other's (a, а,

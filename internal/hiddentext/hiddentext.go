@@ -35,6 +35,12 @@ func Is(r rune) bool {
 		return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f
 	case r <= 0x9f:
 		return true // C1 controls
+	case r < 0x300:
+		return r == 0xad // the soft hyphen, the one of Latin-1 and its extensions
+	case r > 0x206f && r < 0xfe00:
+		// From the arrows to the variation selectors (CJK among them)
+		// only the Hangul filler is one.
+		return r == 0x3164
 	case r == '\u2028' || r == '\u2029':
 		return true
 	case unicode.Is(unicode.Prepended_Concatenation_Mark, r):
@@ -45,12 +51,19 @@ func Is(r rune) bool {
 
 // Has reports whether s holds a character Is reports.
 func Has(s string) bool {
-	for _, r := range s {
-		if r >= utf8.RuneSelf || r < 0x20 || r == 0x7f {
-			if Is(r) {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
 				return true
 			}
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if Is(r) {
+			return true
+		}
+		i += n
 	}
 	return false
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // tags spells s in Unicode tag characters (U+E0000 + ASCII), which show
@@ -118,6 +119,25 @@ func TestMixedScripts(t *testing.T) {
 	for i := range want {
 		if got[i].Word != want[i].Word || strings.Join(got[i].Scripts, ",") != strings.Join(want[i].Scripts, ",") {
 			t.Errorf("MixedScripts[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestIsFastPaths: Is's ranges that answer without Unicode's tables agree
+// with the tables over the whole BMP and the planes beyond.
+func TestIsFastPaths(t *testing.T) {
+	slow := func(r rune) bool {
+		switch {
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0x7f, r >= 0x80 && r <= 0x9f, r == 0x2028, r == 0x2029:
+			return true
+		case unicode.Is(unicode.Prepended_Concatenation_Mark, r):
+			return false
+		}
+		return unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if Is(r) != slow(r) {
+			t.Fatalf("Is(%U) = %v, the tables say %v", r, Is(r), slow(r))
 		}
 	}
 }

@@ -4,10 +4,12 @@ package ui
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -356,6 +358,32 @@ func TestPreviewKeepsAngleBrackets(t *testing.T) {
 	got := strings.Join(fullPreview(`{"q":"a < b && c > d"}`), "\n")
 	if !strings.Contains(got, `"q": "a < b && c > d"`) {
 		t.Errorf("fullPreview = %q", got)
+	}
+}
+
+// TestLongArgumentsAreCutInOnePass: a call whose argument is one long
+// string (a file's content) is shown whole, in pieces of argLineWidth,
+// without copying the rest of the line for each piece: a 4 MB argument
+// took the dialog four minutes so. It counts the bytes the cut allocates.
+func TestLongArgumentsAreCutInOnePass(t *testing.T) {
+	const n = 256 << 10
+	preview := `{"content": "` + strings.Repeat("word ", n/5) + `"}`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	lines := fullPreview(preview)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64*n {
+		t.Errorf("cutting a %d KB argument allocated %d MB, over 64 times its size", n>>10, got>>20)
+	}
+	var text strings.Builder
+	for i, l := range lines {
+		if utf8.RuneCountInString(l) > argLineWidth {
+			t.Fatalf("line %d is %d characters, over %d", i, utf8.RuneCountInString(l), argLineWidth)
+		}
+		text.WriteString(strings.TrimPrefix(l, "  ↪ "))
+	}
+	if !strings.Contains(text.String(), strings.Repeat("word ", n/5)) {
+		t.Errorf("the pieces do not make the argument again")
 	}
 }
 

@@ -636,14 +636,23 @@ func fullPreview(s string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		r := []rune(line)
-		for len(r) > argLineWidth {
-			out = append(out, string(r[:argLineWidth]))
-			r = append([]rune("  ↪ "), r[argLineWidth:]...)
+		if len(r) <= argLineWidth {
+			out = append(out, line)
+			continue
 		}
-		out = append(out, string(r))
+		// The first piece fills the line; each next one follows the
+		// arrow. Each piece is cut from r where it starts: an argument of
+		// megabytes is as many lines, in one pass.
+		out = append(out, string(r[:argLineWidth]))
+		for i := argLineWidth; i < len(r); i += argLineWidth - len(continued) {
+			out = append(out, string(continued)+string(r[i:min(i+argLineWidth-len(continued), len(r))]))
+		}
 	}
 	return out
 }
+
+// continued starts a piece of a line too long for the arguments view.
+var continued = []rune("  ↪ ")
 
 // codeLine is one line of a run's code in the dialog.
 type codeLine struct {

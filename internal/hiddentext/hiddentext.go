@@ -248,31 +248,54 @@ var lookAlike = []struct {
 // once, in the order they come.
 func MixedScripts(s string) []Mixed {
 	var out []Mixed
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	}) {
-		var in [3]bool
-		n := 0
-		for _, r := range w {
-			for i, sc := range lookAlike {
-				if !in[i] && unicode.Is(sc.table, r) {
-					in[i] = true
-					n++
+	var seen map[string]bool
+	start, n := -1, 0 // the word's first byte, and how many scripts it has
+	var in [3]bool
+	end := func(i int) {
+		if n > 1 {
+			w := s[start:i]
+			if !seen[w] {
+				if seen == nil {
+					seen = map[string]bool{}
 				}
+				seen[w] = true
+				m := Mixed{Word: w}
+				for k, sc := range lookAlike {
+					if in[k] {
+						m.Scripts = append(m.Scripts, sc.name)
+					}
+				}
+				out = append(out, m)
 			}
 		}
-		if n < 2 || seen[w] {
+		start, n, in = -1, 0, [3]bool{}
+	}
+	for i, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) {
+			if start >= 0 {
+				end(i)
+			}
 			continue
 		}
-		seen[w] = true
-		m := Mixed{Word: w}
-		for i, sc := range lookAlike {
-			if in[i] {
-				m.Scripts = append(m.Scripts, sc.name)
+		if start < 0 {
+			start = i
+		}
+		if r < 0x80 {
+			if !in[0] && (r|0x20 >= 'a' && r|0x20 <= 'z') {
+				in[0] = true
+				n++
+			}
+			continue
+		}
+		for k, sc := range lookAlike {
+			if !in[k] && unicode.Is(sc.table, r) {
+				in[k] = true
+				n++
 			}
 		}
-		out = append(out, m)
+	}
+	if start >= 0 {
+		end(len(s))
 	}
 	return out
 }

@@ -110,6 +110,15 @@ func TestForModel(t *testing.T) {
 	}
 }
 
+// TestMixedScriptsAllocatesNothing: a call's arguments can be megabytes;
+// reading them for look-alikes allocates nothing when none is there.
+func TestMixedScriptsAllocatesNothing(t *testing.T) {
+	text := strings.Repeat("word слово λέξη 42 ", 1<<16)
+	if n := testing.AllocsPerRun(3, func() { MixedScripts(text) }); n != 0 {
+		t.Errorf("MixedScripts of %d KB without a mixed word: %.0f allocations", len(text)>>10, n)
+	}
+}
+
 func TestMixedScripts(t *testing.T) {
 	got := MixedScripts(`{"to": "аlice42", "site": "https://pаypal.com/login", "again": "аlice42", "name": "Αλέξης", "ru": "Привет", "jp": "東京タワーへ", "mix": "iPhone用", "x": "Ωmega"}`)
 	want := []Mixed{{"аlice42", []string{"Latin", "Cyrillic"}}, {"pаypal", []string{"Latin", "Cyrillic"}}, {"Ωmega", []string{"Latin", "Greek"}}}

@@ -1023,7 +1023,6 @@ func foldText(s string, limit, keep int) string {
 	return fmt.Sprintf("%s… (%d more characters)", string(r[:keep]), n-keep)
 }
 
-// truncate shortens s to n runes with an ellipsis.
 // dialogDescription is what the approval dialog says under a tool's
 // title: its description as one paragraph, without a first paragraph
 // that only repeats the title (an OpenAPI operation's summary, "Create a
@@ -1101,6 +1100,7 @@ func markdownText(md string) string {
 	return strings.Join(words, " ")
 }
 
+// truncate shortens s to n runes with an ellipsis.
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

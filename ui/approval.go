@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"reflect"
 	"slices"
 	"time"
 
@@ -45,6 +46,7 @@ type approvalDialog struct {
 	groupBox                                        *fyne.Container
 
 	argsTitle *widget.Label
+	views     dialogViews // what the lower views show, kept while the calls stay the same
 	argLines  []gridLine
 	args      *gridView
 	codeLines []codeLine
@@ -386,24 +388,12 @@ func (d *approvalDialog) refresh() {
 	d.deadline.SetText(itemExpiryText(it, now))
 
 	group := runGroup(d.items, d.cur)
-	var others []string
-	for _, i := range group {
-		others = append(others, d.items[i].a.Address)
-	}
-	argsTitle, args := "Arguments (secrets redacted)", append(textLines(fullPreview(a.Preview), lineNormal), lookAlikeLines(a.Preview, a.Code, "")...)
-	switch {
-	case a.Plan != nil && len(group) > 1:
-		argsTitle, args = "The run's plan: every call with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
-	case len(group) > 1:
-		argsTitle, args = "The run's waiting calls, each with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
-	}
+	v := d.lowerViews(group)
 	changed := a.Change != "" || a.DefinitionIs != ""
-	var diff []gridLine
 	if changed {
-		diff = definitionDiff(a.DefinitionWas, a.DefinitionIs)
 		d.change.SetText(changeText(a.Change))
 	}
-	d.setViews(argsTitle, args, codeView(secrets.RedactCredentials(a.Code), a.Address, others), diff)
+	d.setViews(v.argsTitle, v.args, v.code, v.diff)
 	d.showChangeTab(changed, fresh)
 	if text := groupText(d.items, group); text != "" {
 		d.group.SetText(text)
@@ -502,6 +492,51 @@ func (d *approvalDialog) clearSecretFor(owner string) {
 
 // setViews shows new arguments, code and definition diff, keeping the
 // scroll positions of the views that did not change.
+// dialogViews is what the dialog's lower views show of the current call
+// and the calls of its run: the arguments (or the plan), the code, the
+// definition's diff; of is the calls they were made of, cur the current.
+type dialogViews struct {
+	of        []Approval
+	cur       int
+	argsTitle string
+	args      []gridLine
+	code      []codeLine
+	diff      []gridLine
+}
+
+// lowerViews makes the lower views of the current call and its run's calls
+// (group), or returns the ones made last when those calls are the same: a
+// call's arguments can be megabytes, and refresh runs every second while
+// the dialog counts down.
+func (d *approvalDialog) lowerViews(group []int) dialogViews {
+	of := make([]Approval, len(group))
+	for k, i := range group {
+		of[k] = d.items[i].a
+	}
+	if d.views.of != nil && d.views.cur == d.cur && reflect.DeepEqual(d.views.of, of) {
+		return d.views
+	}
+	a := d.items[d.cur].a
+	v := dialogViews{of: of, cur: d.cur, argsTitle: "Arguments (secrets redacted)"}
+	v.args = append(textLines(fullPreview(a.Preview), lineNormal), lookAlikeLines(a.Preview, a.Code, "")...)
+	switch {
+	case a.Plan != nil && len(group) > 1:
+		v.argsTitle, v.args = "The run's plan: every call with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
+	case len(group) > 1:
+		v.argsTitle, v.args = "The run's waiting calls, each with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)
+	}
+	if a.Change != "" || a.DefinitionIs != "" {
+		v.diff = definitionDiff(a.DefinitionWas, a.DefinitionIs)
+	}
+	others := make([]string, len(of))
+	for k := range of {
+		others[k] = of[k].Address
+	}
+	v.code = codeView(secrets.RedactCredentials(a.Code), a.Address, others)
+	d.views = v
+	return v
+}
+
 func (d *approvalDialog) setViews(argsTitle string, args []gridLine, code []codeLine, diff []gridLine) {
 	d.argsTitle.SetText(argsTitle)
 	if !slices.Equal(args, d.argLines) {

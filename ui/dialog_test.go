@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,42 @@ func TestDialogShowsWholeArguments(t *testing.T) {
 	}
 	if rows := len(d.args.grid.Rows); rows != len(d.argLines) || len(d.argLines) < 90 {
 		t.Errorf("grid of %d rows for %d lines", rows, len(d.argLines))
+	}
+}
+
+// TestDialogKeepsItsViewsWhileTheCallsStay: the dialog refreshes every
+// second while it counts down; a call with a megabyte of arguments is cut
+// into lines when it is shown, not at each refresh. It counts the bytes a
+// refresh allocates.
+func TestDialogKeepsItsViewsWhileTheCallsStay(t *testing.T) {
+	h := newFakeHub()
+	c := newTestController(t, h, t0)
+	a, raw := sampleApproval("ap_1", t0)
+	a.Preview = `{"content": "` + strings.Repeat("word ", (1<<20)/5) + `"}`
+	h.add(a, raw)
+	c.step()
+	d := c.dialog
+	lines := len(d.argLines)
+	if lines < 1<<20/argLineWidth {
+		t.Fatalf("%d lines for a megabyte of arguments", lines)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	d.refresh()
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2<<20 {
+		t.Errorf("a refresh of the same call allocated %d MB", got>>20)
+	}
+	if len(d.argLines) != lines {
+		t.Errorf("%d lines after the refresh, %d before", len(d.argLines), lines)
+	}
+	// Another call is cut anew.
+	b, rawB := slackApproval("ap_2", t0.Add(time.Second))
+	h.add(b, rawB)
+	c.step()
+	d.move(+1)
+	if !strings.Contains(d.argsText(), "#eng") {
+		t.Errorf("the second call's arguments are not shown:\n%.300s", d.argsText())
 	}
 }
 

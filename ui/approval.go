@@ -518,7 +518,10 @@ func (d *approvalDialog) lowerViews(group []int) dialogViews {
 	}
 	a := d.items[d.cur].a
 	v := dialogViews{of: of, cur: d.cur, argsTitle: "Arguments (secrets redacted)"}
-	v.args = append(textLines(fullPreview(a.Preview), lineNormal), lookAlikeLines(a.Preview, a.Code, "")...)
+	v.args = append(previewLines(a.Preview), lookAlikeLines(a.Preview, a.Code, "")...)
+	if size := cutSize(a.Preview); size != "" {
+		v.argsTitle = "Arguments (secrets redacted): the first 64 KB of " + size + ", cut where the last line says"
+	}
 	switch {
 	case a.Plan != nil && len(group) > 1:
 		v.argsTitle, v.args = "The run's plan: every call with its arguments (secrets redacted)", planGrid(d.items, group, d.cur)

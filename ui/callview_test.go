@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
+
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 func TestAllowTogetherLabel(t *testing.T) {
@@ -384,6 +387,24 @@ func TestLongArgumentsAreCutInOnePass(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), strings.Repeat("word ", n/5)) {
 		t.Errorf("the pieces do not make the argument again")
+	}
+}
+
+// TestLargeArgumentsSayWhereTheyAreCut: the hub cuts a preview past
+// secrets.MaxPreviewBytes; the dialog's last line of it says so, as a
+// warning.
+func TestLargeArgumentsSayWhereTheyAreCut(t *testing.T) {
+	raw, _ := json.Marshal(map[string]string{"path": "/tmp/big.txt", "content": strings.Repeat("word ", 200000)})
+	lines := previewLines(secrets.Redactor{}.Preview(raw))
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last.text, "… (cut here: the arguments are 976 KB; the first 64 KB are shown)") || last.style != lineWarn {
+		t.Errorf("the last line of a cut preview: %+v", last)
+	}
+	if size := cutSize(secrets.Redactor{}.Preview(raw)); size != "976 KB" {
+		t.Errorf("cutSize = %q, want 976 KB", size)
+	}
+	if small := previewLines(`{"path": "/tmp/a"}`); small[len(small)-1].style == lineWarn || cutSize(`{"path": "/tmp/a"}`) != "" {
+		t.Errorf("a whole preview ends in a warning: %+v", small)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub/catalog"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/upstream"
 	"capabilities.sh/capabilities/internal/hiddentext"
 	"fyne.io/fyne/v2"
@@ -653,6 +654,29 @@ func fullPreview(s string) []string {
 
 // continued starts a piece of a line too long for the arguments view.
 var continued = []rune("  ↪ ")
+
+// previewLines is a call's arguments as the dialog's lines (fullPreview),
+// the line that says where a large preview was cut marked as a warning.
+func previewLines(preview string) []gridLine {
+	lines := textLines(fullPreview(preview), lineNormal)
+	for i := range lines {
+		if strings.HasPrefix(lines[i].text, secrets.PreviewCut) {
+			lines[i].style = lineWarn
+		}
+	}
+	return lines
+}
+
+// cutSize is how large the arguments of a cut preview were ("3.8 MB"), ""
+// for a whole one.
+func cutSize(preview string) string {
+	i := strings.LastIndex(preview, secrets.PreviewCut)
+	if i < 0 {
+		return ""
+	}
+	size, _, _ := strings.Cut(preview[i+len(secrets.PreviewCut):], ";")
+	return size
+}
 
 // codeLine is one line of a run's code in the dialog.
 type codeLine struct {
@@ -1348,8 +1372,8 @@ func planGrid(items []queueItem, group []int, cur int) []gridLine {
 			head += " · " + strings.Join(marks, " · ")
 		}
 		out = append(out, gridLine{head, style})
-		for _, l := range fullPreview(a.Preview) {
-			out = append(out, gridLine{"    " + l, lineNormal})
+		for _, l := range previewLines(a.Preview) {
+			out = append(out, gridLine{"    " + l.text, l.style})
 		}
 		out = append(out, lookAlikeLines(a.Preview, "", "    ")...)
 	}

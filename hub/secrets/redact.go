@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -109,7 +110,40 @@ func (r Redactor) Preview(raw json.RawMessage) string {
 	if json.Indent(&out, clean, "", "  ") != nil {
 		return "(arguments could not be shown)"
 	}
-	return string(hiddentext.RevealJSON(out.Bytes()))
+	return cutPreview(hiddentext.RevealJSON(out.Bytes()))
+}
+
+// MaxPreviewBytes bounds a preview: more than a person reads before
+// deciding (some 850 lines of the dialog), and what a client's form, the
+// dialog and `hub approve` can show at once. Arguments beyond it (a large
+// file's content) are cut, and the preview says so.
+const MaxPreviewBytes = 64 << 10
+
+// PreviewCut begins the line a cut preview ends with.
+const PreviewCut = "… (cut here: the arguments are "
+
+// cutPreview is p, or its first MaxPreviewBytes cut where no character or
+// escape is split, with a line saying how much there was.
+func cutPreview(p []byte) string {
+	if len(p) <= MaxPreviewBytes {
+		return string(p)
+	}
+	cut := MaxPreviewBytes
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	if i := bytes.LastIndexByte(p[max(0, cut-6):cut], '\\'); i >= 0 {
+		cut = max(0, cut-6) + i // not inside \u200b or \"
+	}
+	return string(p[:cut]) + "…\n" + PreviewCut + humanBytes(len(p)) + "; the first " + humanBytes(MaxPreviewBytes) + " are shown)"
+}
+
+// humanBytes says n in KB or MB.
+func humanBytes(n int) string {
+	if n < 1<<20 {
+		return strconv.Itoa(n>>10) + " KB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
 }
 
 // CompactPreview turns a preview (Redactor.Preview, as stored) into one

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/policy"
+	"capabilities.sh/capabilities/hub/secrets"
 )
 
 // legacyClient is a 2025-11-25 go-sdk client of h whose elicitation
@@ -337,5 +339,30 @@ func TestLegacyElicitationWithdrawnWhenDecidedElsewhere(t *testing.T) {
 		if e.RunID == env.RunID && e.Decision != "" && e.Channel != policy.ChannelCLI {
 			t.Errorf("a decision through %s, want only the CLI's: %+v", e.Channel, e)
 		}
+	}
+}
+
+// TestPlanFormIsBounded: a plan of forty calls, each with a preview as
+// large as the hub keeps one (a file written each), is one form of about
+// one preview's size, each call shortened and saying where more is shown;
+// a plan of small calls is whole.
+func TestPlanFormIsBounded(t *testing.T) {
+	plan := func(n, size int) []hub.Approval {
+		var out []hub.Approval
+		for i := range n {
+			out = append(out, hub.Approval{ID: "p", RunID: "r_1", Address: "fs.write", Reason: "policy ask",
+				Preview: `{"content": "` + strings.Repeat("é", size/2) + `"}`, Plan: &hub.PlanInfo{Seq: i + 1, Position: i + 1, Of: n}})
+		}
+		return out
+	}
+	form := planForm(plan(40, secrets.MaxPreviewBytes))
+	if len(form) > 2*secrets.MaxPreviewBytes || !utf8.ValidString(form) {
+		t.Errorf("a plan of 40 large calls is a form of %d KB (valid UTF-8: %v)", len(form)>>10, utf8.ValidString(form))
+	}
+	if n := strings.Count(form, "(shortened to fit this form; the hub's dialog and 'capabilities hub approve r_1' show more)"); n != 40 {
+		t.Errorf("%d of 40 calls say they were shortened", n)
+	}
+	if small := planForm(plan(3, 100)); strings.Contains(small, "shortened") || strings.Count(small, strings.Repeat("é", 50)) != 3 {
+		t.Errorf("a plan of small calls is not whole:\n%s", small)
 	}
 }

@@ -26,11 +26,13 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/inputstate"
+	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/skills"
 	"capabilities.sh/capabilities/internal/hiddentext"
 )
@@ -507,10 +509,18 @@ func lookAlikes(preview string) string {
 	return b.String()
 }
 
+// planFormPreviews bounds what a plan's one form holds of its calls'
+// arguments together, as one call's preview is bounded: a plan of many
+// large calls (a file written each) would otherwise be a message of
+// megabytes for the client to show. Each call gets its share, 1 KB at the
+// least.
+const planFormPreviews = secrets.MaxPreviewBytes
+
 // planForm is the one question a client shows for a run's plan: every
 // call in order, with its connection, reason, arguments and marks, the
 // calls policy denied, and where planning stopped.
 func planForm(plan []hub.Approval) string {
+	share := max(planFormPreviews/len(plan), 1<<10)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Allow these %d calls of run %s? The decision holds for each call, and each runs once, only as shown.\n", len(plan), plan[0].RunID)
 	for _, a := range plan {
@@ -525,7 +535,15 @@ func planForm(plan []hub.Approval) string {
 		if a.Plan.Missing {
 			b.WriteString("The connection needs a secret or a sign-in first.\n")
 		}
-		fmt.Fprintf(&b, "Arguments (secrets hidden):\n%s%s\n", a.Preview, lookAlikes(a.Preview))
+		preview := a.Preview
+		if len(preview) > share {
+			cut := share
+			for cut > 0 && !utf8.RuneStart(preview[cut]) {
+				cut--
+			}
+			preview = preview[:cut] + "…\n(shortened to fit this form; the hub's dialog and 'capabilities hub approve " + a.RunID + "' show more)"
+		}
+		fmt.Fprintf(&b, "Arguments (secrets hidden):\n%s%s\n", preview, lookAlikes(a.Preview))
 	}
 	last := plan[len(plan)-1].Plan
 	for _, d := range last.Denied {

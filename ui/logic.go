@@ -1033,7 +1033,7 @@ func writeLit(b *bytes.Buffer, v any) {
 		fmt.Fprintf(b, "%q", fmt.Sprint(v))
 		return
 	}
-	b.Write(hiddentext.RevealJSON(bytes.TrimSuffix(out.Bytes(), []byte("\n"))))
+	b.WriteString(hiddentext.Reveal(strings.TrimSuffix(out.String(), "\n")))
 }
 
 // foldText keeps the first keep runes of s when it is longer than limit and

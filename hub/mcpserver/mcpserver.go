@@ -26,7 +26,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -537,11 +536,7 @@ func planForm(plan []hub.Approval) string {
 		}
 		preview := a.Preview
 		if len(preview) > share {
-			cut := share
-			for cut > 0 && !utf8.RuneStart(preview[cut]) {
-				cut--
-			}
-			preview = preview[:cut] + "…\n(shortened to fit this form; the hub's dialog and 'capabilities hub approve " + a.RunID + "' show more)"
+			preview = secrets.Shorten(preview, share) + "…\n(shortened to fit this form; the hub's dialog and 'capabilities hub approve " + a.RunID + "' show more)"
 		}
 		fmt.Fprintf(&b, "Arguments (secrets hidden):\n%s%s\n", preview, lookAlikes(a.Preview))
 	}

@@ -110,7 +110,7 @@ func (r Redactor) Preview(raw json.RawMessage) string {
 	if json.Indent(&out, clean, "", "  ") != nil {
 		return "(arguments could not be shown)"
 	}
-	return cutPreview(hiddentext.RevealJSON(out.Bytes()))
+	return cutPreview(hiddentext.Reveal(out.String()))
 }
 
 // MaxPreviewBytes bounds a preview: more than a person reads before
@@ -124,18 +124,26 @@ const PreviewCut = "… (cut here: the arguments are "
 
 // cutPreview is p, or its first MaxPreviewBytes cut where no character or
 // escape is split, with a line saying how much there was.
-func cutPreview(p []byte) string {
+func cutPreview(p string) string {
 	if len(p) <= MaxPreviewBytes {
-		return string(p)
+		return p
 	}
-	cut := MaxPreviewBytes
-	for cut > 0 && !utf8.RuneStart(p[cut]) {
-		cut--
+	kept := Shorten(p, MaxPreviewBytes)
+	if i := strings.LastIndexByte(kept[max(0, len(kept)-6):], '\\'); i >= 0 {
+		kept = kept[:max(0, len(kept)-6)+i] // not inside \u200b or \"
 	}
-	if i := bytes.LastIndexByte(p[max(0, cut-6):cut], '\\'); i >= 0 {
-		cut = max(0, cut-6) + i // not inside \u200b or \"
+	return kept + "…\n" + PreviewCut + humanBytes(len(p)) + "; the first " + humanBytes(MaxPreviewBytes) + " are shown)"
+}
+
+// Shorten is s cut to at most max bytes where a character starts.
+func Shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return string(p[:cut]) + "…\n" + PreviewCut + humanBytes(len(p)) + "; the first " + humanBytes(MaxPreviewBytes) + " are shown)"
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }
 
 // humanBytes says n in KB or MB.
@@ -157,11 +165,7 @@ func CompactPreview(preview string, max int) string {
 		s = strings.Join(strings.Fields(preview), " ")
 	}
 	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+		s = Shorten(s, max) + "…"
 	}
 	return s
 }

@@ -7,7 +7,7 @@
 // them, and a model's code or arguments can hide from the person what a
 // call does (`to\u200d` beside `to` is another variable). So the hub
 // gives the model no run of them from an upstream (ForModel), and shows
-// the person each one as an escape (Reveal, RevealJSON). It also finds the
+// the person each one as an escape (Reveal). It also finds the
 // words whose letters look like others' (MixedScripts: "аlice" with a
 // Cyrillic а), which the person is warned of beside an approval.
 package hiddentext
@@ -71,7 +71,8 @@ func Has(s string) bool {
 // Reveal writes each character of s that Is reports as a JSON escape:
 // \u200b, or the surrogate pair \udb40\udc49 beyond the Basic
 // Multilingual Plane. JSON and JavaScript read the escape back as the
-// same character, so revealed code and JSON text mean what they meant.
+// same character, so revealed code and JSON text mean what they meant (in
+// JSON text such characters only occur inside strings).
 func Reveal(s string) string {
 	if !Has(s) {
 		return s
@@ -131,15 +132,6 @@ const (
 	tagFirst = 0xe0000
 	tagLast  = 0xe007f
 )
-
-// RevealJSON is Reveal over JSON text: such characters only occur inside
-// its strings, where the escape is the same value.
-func RevealJSON(data []byte) []byte {
-	if !Has(string(data)) {
-		return data
-	}
-	return []byte(Reveal(string(data)))
-}
 
 // Escape is r as a JSON escape: \u200b, or a surrogate pair beyond the
 // Basic Multilingual Plane.

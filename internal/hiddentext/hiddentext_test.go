@@ -47,19 +47,19 @@ func TestReveal(t *testing.T) {
 	}
 	// Revealed JSON is the same value.
 	raw := []byte(`{"to":"alice` + "\u200b" + `42","note":"` + tags("send all") + `","n":1}`)
-	out := RevealJSON(raw)
+	out := []byte(Reveal(string(raw)))
 	if Has(string(out)) {
-		t.Fatalf("RevealJSON left a hidden character: %s", out)
+		t.Fatalf("Reveal left a hidden character: %s", out)
 	}
 	var a, b any
 	if err := json.Unmarshal(raw, &a); err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(out, &b); err != nil {
-		t.Fatalf("RevealJSON made invalid JSON: %v\n%s", err, out)
+		t.Fatalf("Reveal made invalid JSON: %v\n%s", err, out)
 	}
 	if ja, jb := mustJSON(t, a), mustJSON(t, b); ja != jb {
-		t.Errorf("RevealJSON changed the value:\n%s\n%s", ja, jb)
+		t.Errorf("Reveal changed the value:\n%s\n%s", ja, jb)
 	}
 }
 

@@ -60,7 +60,9 @@
 // operations (tool calls, hub.search, hub.describe, hub.read) run on their own
 // goroutines, at most Limits.MaxConcurrent at once (further calls wait for a
 // slot), and their results reach the guest in the order the guest issued
-// them. Timers run on a logical clock that only moves when a timer fires. A
+// them. A tool call whose arguments are over Limits.ArgsBytes as JSON is
+// refused before it is issued: its promise rejects with a ToolError coded
+// arguments_too_large, which the code may catch. Timers run on a logical clock that only moves when a timer fires. A
 // timer fires once its delay has passed in real time (wall time, not
 // compute), while host operations are in flight too, between two results,
 // so a race of a call against a timer ends at the timer. Where timers fired

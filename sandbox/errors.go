@@ -5,7 +5,7 @@ import "fmt"
 // Error codes. Every way a run or Prepare can fail has one code here, and
 // every code has a hint that travels with the error to the person or model
 // that wrote the code. Tool failures seen by the guest (ToolError.code) are
-// chosen by the host, except CodeHostError.
+// chosen by the host, except CodeHostError and CodeArgsTooLarge.
 const (
 	CodeComputeLimit       = "compute_limit"
 	CodeWallLimit          = "wall_limit"
@@ -13,6 +13,7 @@ const (
 	CodeMaxCalls           = "max_calls"
 	CodeStackLimit         = "stack_limit"
 	CodeCodeTooLarge       = "code_too_large"
+	CodeArgsTooLarge       = "arguments_too_large" // a ToolError: one call's arguments are over Limits.ArgsBytes
 	CodeSyntaxError        = "syntax_error"
 	CodeTooDeeplyNested    = "too_deeply_nested"
 	CodeTimerLimit         = "timer_limit"
@@ -36,6 +37,7 @@ var hints = map[string]string{
 	CodeMaxCalls:           "The run made too many tool calls. Use tools that return many items per call, or split the work across runs.",
 	CodeStackLimit:         "The call stack got too deep. Replace deep recursion with a loop.",
 	CodeCodeTooLarge:       "The code is too large. Send less code; move data into tool arguments instead of literals.",
+	CodeArgsTooLarge:       "One call's arguments are too large. Send less per call: split the data over several calls, or pass what the tool can read it from (a path, a URL) instead of the content.",
 	CodeSyntaxError:        "Fix the syntax at the reported line and column. The code is the body of an async function: use await and return directly.",
 	CodeTooDeeplyNested:    "The code nests brackets too deeply. Flatten the structure.",
 	CodeTimerLimit:         "setTimeout takes delays up to 30 seconds and a limited number of pending timers.",

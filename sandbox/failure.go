@@ -66,8 +66,9 @@ func (r *run) failFrom(err error) {
 // uncaught is the failure for a value the code threw and did not catch: a
 // runtime_error, or for a ToolError its own code and hint (the hint for
 // its code when it has none). A ToolError whose code is not a plain code,
-// or is one of the sandbox's own but host_error, is a runtime_error: the
-// code cannot pass for a limit.
+// or is one of the sandbox's own but host_error and arguments_too_large
+// (the two a call rejects with), is a runtime_error: the code cannot pass
+// for a limit.
 func (r *run) uncaught(v goja.Value) *Error {
 	msg := "Uncaught " + r.describeValue(v)
 	var fields []string
@@ -78,7 +79,7 @@ func (r *run) uncaught(v goja.Value) *Error {
 		}
 		return r.rt.ExportTo(f, &fields)
 	})
-	if err != nil || len(fields) != 2 || !toolCodeRe.MatchString(fields[0]) || (hints[fields[0]] != "" && fields[0] != CodeHostError) {
+	if err != nil || len(fields) != 2 || !toolCodeRe.MatchString(fields[0]) || (hints[fields[0]] != "" && fields[0] != CodeHostError && fields[0] != CodeArgsTooLarge) {
 		e := newError(CodeRuntimeError, "%s", msg)
 		if m := notDefinedRe.FindStringSubmatch(msg); m != nil {
 			if h := r.notDefinedHint(m[1]); h != "" {

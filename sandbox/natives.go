@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -20,6 +21,21 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 	connection, ok3 := argString(c, 2)
 	if !ok1 || !ok2 || !ok3 || !(r.addresses[address] || r.inOpenNamespace(address)) || !json.Valid([]byte(args)) {
 		panic(r.rt.NewTypeError("invalid tool call"))
+	}
+	if len(args) > r.limits.ArgsBytes {
+		// Refused here, unsent and without a seq: the promise rejects, so
+		// the code may catch it and send less at once.
+		te := &ToolError{Code: CodeArgsTooLarge, Address: address, Hint: hints[CodeArgsTooLarge],
+			Message: fmt.Sprintf("the arguments are %d bytes as JSON, above the limit of %d for one call", len(args), r.limits.ArgsBytes)}
+		v, err := r.toolError(&pending{what: address}, te)
+		if err != nil {
+			panic(err)
+		}
+		promise, _, reject := r.rt.NewPromise()
+		if err := reject(v); err != nil {
+			panic(err)
+		}
+		return r.rt.ToValue(promise)
 	}
 	if r.seq >= r.limits.MaxCalls {
 		r.fail(newError(CodeMaxCalls, "call %d (%s) is above the limit of %d tool calls per run", r.seq+1, address, r.limits.MaxCalls))

@@ -116,6 +116,11 @@ func TestGuestSurface(t *testing.T) {
 			Outcome{Status: StatusCompleted, Result: json.RawMessage(`[10,-9007199254740993,9007199254740995,"Do not know how to serialize a BigInt"]`)}},
 		{"max calls", `for (let i = 0; i < 5; i++) await github.getIssue({ i })`, Limits{MaxCalls: 3},
 			Outcome{Status: StatusFailed, Calls: 3, Error: &Error{Code: CodeMaxCalls, Message: "call 4 (github.getIssue) is above the limit of 3 tool calls per run", Hint: hints[CodeMaxCalls]}}},
+		{"arguments over the limit are refused unsent", `let e; try { await github.createIssue({ body: "x".repeat(100) }) } catch (x) { e = [x.name, x.code, x.address, x.message] }
+			const ok = await slack.listChannels({ n: 1 }); return [e, ok.args]`, Limits{ArgsBytes: 64},
+			Outcome{Status: StatusCompleted, Calls: 1, Result: json.RawMessage(`[["ToolError","arguments_too_large","github.createIssue","the arguments are 111 bytes as JSON, above the limit of 64 for one call"],{"n":1}]`)}},
+		{"arguments over the limit, uncaught", `await github.createIssue({ body: "x".repeat(100) })`, Limits{ArgsBytes: 64},
+			Outcome{Status: StatusFailed, Error: &Error{Code: CodeArgsTooLarge, Message: "Uncaught ToolError: the arguments are 111 bytes as JSON, above the limit of 64 for one call [code: arguments_too_large, address: github.createIssue]\n    at line 1:32", Hint: hints[CodeArgsTooLarge]}}},
 		{"stack limit", `function f(n) { return f(n + 1) + 1 } f(0)`, Limits{StackDepth: 200},
 			Outcome{Status: StatusFailed, Error: &Error{Code: CodeStackLimit, Message: "the call stack exceeded 200 frames", Hint: hints[CodeStackLimit]}}},
 		// Each byte costs 2, once in the envelope and once in its text line;
@@ -436,7 +441,7 @@ func TestLimitsLower(t *testing.T) {
 }
 
 func TestHintsCoverEveryCode(t *testing.T) {
-	for _, code := range []string{CodeComputeLimit, CodeWallLimit, CodeMemoryLimit, CodeMaxCalls, CodeStackLimit, CodeCodeTooLarge,
+	for _, code := range []string{CodeComputeLimit, CodeWallLimit, CodeMemoryLimit, CodeMaxCalls, CodeStackLimit, CodeCodeTooLarge, CodeArgsTooLarge,
 		CodeSyntaxError, CodeTooDeeplyNested, CodeTimerLimit, CodeRuntimeError, CodeUnhandledRejection, CodeUnsettled,
 		CodeResultNotJSON, CodeRegexpTimeout, CodeWorkerCrashed, CodeHostError, CodeCancelled, CodeInvalidRequest, CodeInternal} {
 		if Hint(code) == "" {

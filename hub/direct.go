@@ -8,6 +8,7 @@ package hub
 // scrubbed of secrets like every journaled outcome.
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -78,14 +79,11 @@ type ToolCall struct {
 	Args       json.RawMessage // the arguments object; empty for {}
 }
 
-// directMark starts the code of a run that is one call of a direct-mode
-// tool: the call's result is the upstream's as sent.
-const directMark = "// one call of a direct-mode tool\n"
-
 // CallTool makes one call of a tool as a run of its own and returns the
 // run's envelope: completed with the upstream's result as sent, failed, or
 // waiting for a person. The arguments are checked against the tool's
-// stored schema first; bad ones fail with *InputError and nothing runs. A
+// stored schema and the size of a call (Limits.ArgsBytes) first; bad ones
+// fail with *InputError and nothing runs. A
 // call that repeats one waiting in the profile (the same tool, connection
 // and arguments) resumes that run instead, so a call the person approved
 // runs once, when the model calls it again.
@@ -110,6 +108,14 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 		return nil, &InputError{"arguments", "must be a JSON object"}
 	}
 	canon, _ := json.Marshal(v) // keys sorted, numbers as written
+	// The size the call will have: as JSON.stringify writes it, with no
+	// escapes for < > & (json.Marshal writes 6 bytes for each).
+	var sent bytes.Buffer
+	enc := json.NewEncoder(&sent)
+	enc.SetEscapeHTML(false)
+	if _ = enc.Encode(v); sent.Len()-1 > h.limits.ArgsBytes {
+		return nil, &InputError{"arguments", fmt.Sprintf("are %s as JSON, above the %s one call may send; send less at once", config.HumanBytes(int64(sent.Len()-1)), config.HumanBytes(int64(h.limits.ArgsBytes)))}
+	}
 	if rs := snap.InputSchema(t); rs != nil {
 		var inst any
 		_ = json.Unmarshal(canon, &inst)
@@ -117,7 +123,7 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 			return nil, &InputError{"arguments", strings.TrimPrefix(err.Error(), "validating root: ")}
 		}
 	}
-	code := directCode(t, c.Connection, canon)
+	code := sandbox.CallCode(t.Namespace, t.JSName, canon, c.Connection)
 	sum := sha256.Sum256([]byte(c.Profile + "\x00" + code))
 	unlock := h.lockRun("call " + hex.EncodeToString(sum[:16]))
 	defer unlock()
@@ -133,23 +139,8 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 	return h.Execute(ctx, ExecuteRequest{Code: code, Client: c.Client, Profile: c.Profile, direct: true})
 }
 
-// directCode is the code of a run that makes call: the tool by its
-// address, its arguments parsed from JSON (so a key such as __proto__ is
-// data, as the client sent it), and the connection when one is named.
-func directCode(t *catalog.Tool, conn string, args []byte) string {
-	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	var b strings.Builder
-	b.WriteString(directMark)
-	b.WriteString("return await " + t.Namespace + "[" + quote(t.JSName) + "](JSON.parse(" + quote(string(args)) + ")")
-	if conn != "" {
-		b.WriteString(", { connection: " + quote(conn) + " }")
-	}
-	b.WriteString(");")
-	return b.String()
-}
-
 // isDirect reports whether a run is one call of a direct-mode tool.
-func isDirect(run *runRow) bool { return strings.HasPrefix(run.Code, directMark) }
+func isDirect(run *runRow) bool { return strings.HasPrefix(run.Code, sandbox.CallMark) }
 
 // AwaitSources waits, as search does, for the sources of a profile ("" for
 // the whole hub) that are being listed for the first time, until the

@@ -50,8 +50,8 @@ func (h *Hub) Execute(ctx context.Context, req ExecuteRequest) (*Envelope, error
 		return nil, &InputError{"code", `send exactly one of "code" (JavaScript, up to 64 KB) or "resume" (a runId)`}
 	case h.paused.Load():
 		return nil, &InputError{"code", "the user paused the hub from its tray menu; tell them, and try again after they resume it"}
-	case !req.direct && strings.HasPrefix(req.Code, directMark):
-		return nil, &InputError{"code", "must not start with the line " + strings.TrimSpace(directMark) + ", which marks a call of a direct-mode tool"}
+	case !req.direct && strings.HasPrefix(req.Code, sandbox.CallMark):
+		return nil, &InputError{"code", "must not start with the line " + strings.TrimSpace(sandbox.CallMark) + ", which marks a call of a direct-mode tool"}
 	}
 	sc, err := h.scope(req.Profile)
 	if err != nil {

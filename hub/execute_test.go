@@ -397,7 +397,7 @@ func TestExecuteInputErrors(t *testing.T) {
 	h := e2eNewHub(t, Options{}, nil)
 	// The direct-mode mark is CallTool's alone: a model's code that starts
 	// with it would get the upstream's raw result.
-	for _, req := range []ExecuteRequest{{}, {Code: "1", Resume: "r_x"}, {Resume: "r_nope"}, {Code: directMark + "return 1;"}} {
+	for _, req := range []ExecuteRequest{{}, {Code: "1", Resume: "r_x"}, {Resume: "r_nope"}, {Code: sandbox.CallMark + "return 1;"}} {
 		if _, err := h.Execute(context.Background(), req); err == nil {
 			t.Errorf("%+v accepted", req)
 		}

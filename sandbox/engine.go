@@ -67,8 +67,8 @@ func execute(ctx context.Context, req Request, prepared prepareFunc) Outcome {
 	if err := checkNamespaces(req.Namespaces); err != nil {
 		return failed(err)
 	}
-	if len(req.Code) > limits.CodeBytes {
-		return failed(newError(CodeCodeTooLarge, "the code is %d bytes, above the limit of %d", len(req.Code), limits.CodeBytes))
+	if n := codeBytes(req.Code, limits); n > limits.CodeBytes {
+		return failed(newError(CodeCodeTooLarge, "the code is %d bytes, above the limit of %d", n, limits.CodeBytes))
 	}
 	if depth, line := nestingDepth(req.Code); depth > maxNesting {
 		return failed(newError(CodeTooDeeplyNested, "brackets nest %d levels deep at line %d, above the limit of %d", depth, line, maxNesting))

@@ -95,8 +95,8 @@ type exported struct {
 // taken). Prepare is safe for concurrent use.
 func Prepare(code string, limits Limits) (Prepared, error) {
 	limits = DefaultLimits().Lower(limits)
-	if len(code) > limits.CodeBytes {
-		return Prepared{}, newError(CodeCodeTooLarge, "the code is %d bytes, above the limit of %d", len(code), limits.CodeBytes)
+	if n := codeBytes(code, limits); n > limits.CodeBytes {
+		return Prepared{}, newError(CodeCodeTooLarge, "the code is %d bytes, above the limit of %d", n, limits.CodeBytes)
 	}
 	var notices []string
 	if m := fenceRe.FindStringSubmatch(code); m != nil {

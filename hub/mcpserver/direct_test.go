@@ -21,6 +21,7 @@ import (
 	"capabilities.sh/capabilities/internal/hiddentext"
 	"capabilities.sh/capabilities/internal/hubtest"
 	"capabilities.sh/capabilities/internal/testwait"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // directUpstream is a go-sdk server with the tools a direct-mode profile
@@ -436,5 +437,42 @@ func TestDirectProfileHidesNoTextFromThePerson(t *testing.T) {
 	}
 	if enum := props.Properties["to"].Enum; len(enum) != 2 || enum[1] != "every\u200done" {
 		t.Errorf("the enum changed: %+q", enum)
+	}
+}
+
+// TestDirectProfileCarriesLargeArguments: a direct-mode client's call
+// sends arguments as large as one call may (a run's code may not be over
+// 64 KB, and a direct call was refused as too much code past it), and a
+// larger call is refused by name, before anything runs or is sent.
+func TestDirectProfileCarriesLargeArguments(t *testing.T) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "sizes", Version: "1"}, nil)
+	var got atomic.Int64
+	type in struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(up, &mcp.Tool{Name: "count", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+		got.Store(int64(len(a.Text)))
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(len(a.Text))}}}, nil, nil
+	})
+	home := t.TempDir()
+	saveConfig(t, home, &config.Config{
+		Sources:  map[string]*config.Source{"up": {URL: hubtest.HTTPUpstream(t, up, "", "").URL}},
+		Profiles: map[string]*config.Profile{"d": {Sources: []string{"up"}, Mode: config.ProfileDirect}},
+	})
+	h := openHub(t, home, hub.Options{Limits: sandbox.Limits{ArgsBytes: 210 << 10}})
+	if errs := h.Refresh(context.Background()); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s := NewServers(h, Options{Version: "test"})
+	t.Cleanup(s.Close)
+	cs := connectProfile(t, s, "d", "direct-client", clientVersions[0], nil)
+	text := strings.Repeat("<é\"", 40<<10) // 160 KB; 200 KB as JSON
+	if out, isErr := callText(t, cs, "up__count", map[string]any{"text": text}); isErr || out != strconv.Itoa(len(text)) {
+		t.Errorf("a call of 200 KB: %q (isError %v)", out, isErr)
+	}
+	got.Store(-1)
+	out, isErr := callText(t, cs, "up__count", map[string]any{"text": text + strings.Repeat("x", 20<<10)})
+	if !isErr || !strings.Contains(out, "arguments: are 220.0 KB as JSON, above the 210.0 KB one call may send") || got.Load() != -1 {
+		t.Errorf("a call of 220 KB: %q (isError %v), the upstream read %d bytes", out, isErr, got.Load())
 	}
 }

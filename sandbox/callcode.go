@@ -1,0 +1,106 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// CallMark starts the code CallCode writes. A host that runs code it did
+// not write refuses code that starts with it, so that such code is always
+// the host's own.
+const CallMark = "// one call of a direct-mode tool\n"
+
+// CallCode is the code of a run that makes one tool call and returns its
+// result: the tool by its namespace and name, args (a JSON object) given
+// to JSON.parse, so that a key such as __proto__ is data, as sent, and the
+// connection when it is not "". It is what a host runs for a client's call
+// of one tool (MCP's tools/call), whose arguments may be as large as any
+// call's: in code CallCode wrote, the arguments' literal counts against
+// Limits.ArgsBytes, as the call does, and not against Limits.CodeBytes.
+func CallCode(namespace, name string, args json.RawMessage, connection string) string {
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	var b strings.Builder
+	b.WriteString(CallMark)
+	b.WriteString("return await " + namespace + "[" + quote(name) + "](JSON.parse(" + quote(string(args)) + ")")
+	if connection != "" {
+		b.WriteString(", { connection: " + quote(connection) + " }")
+	}
+	b.WriteString(");")
+	return b.String()
+}
+
+// codeBytes is how much of code counts against limits.CodeBytes: all of
+// it, but the arguments' literal of code CallCode wrote, when that literal
+// is no longer than quoting arguments of limits.ArgsBytes can make it (a
+// character escaped as \u003c at most: six bytes for one). The call then
+// holds the arguments to limits.ArgsBytes.
+func codeBytes(code string, limits Limits) int {
+	start, end, ok := callLiteral(code)
+	if !ok || end-start > 6*limits.ArgsBytes+2 {
+		return len(code)
+	}
+	return len(code) - (end - start)
+}
+
+// callLiteral finds the arguments' literal in code CallCode wrote, and
+// nothing else: [start, end) is the JSON string given to JSON.parse.
+func callLiteral(code string) (start, end int, ok bool) {
+	rest, ok := strings.CutPrefix(code, CallMark+"return await ")
+	if !ok {
+		return 0, 0, false
+	}
+	i := len(code) - len(rest)
+	ident := func(i int) int {
+		j := i
+		for j < len(code) && (code[j] == '_' || code[j] == '$' || 'a' <= code[j] && code[j] <= 'z' || 'A' <= code[j] && code[j] <= 'Z' || j > i && '0' <= code[j] && code[j] <= '9') {
+			j++
+		}
+		return j
+	}
+	lit := func(i int, before string) (int, int, bool) {
+		if !strings.HasPrefix(code[i:], before) {
+			return 0, 0, false
+		}
+		s := i + len(before)
+		e := jsonStringEnd(code, s)
+		return s, e, e > s
+	}
+	j := ident(i)
+	if j == i {
+		return 0, 0, false
+	}
+	_, j, ok = lit(j, "[")
+	if !ok {
+		return 0, 0, false
+	}
+	start, end, ok = lit(j, "](JSON.parse(")
+	if !ok {
+		return 0, 0, false
+	}
+	if code[end:] == "));" {
+		return start, end, true
+	}
+	if _, e, ok := lit(end, "), { connection: "); ok && code[e:] == " });" {
+		return start, end, true
+	}
+	return 0, 0, false
+}
+
+// jsonStringEnd is the offset just past the JSON string that starts at
+// code[i], or i when none does.
+func jsonStringEnd(code string, i int) int {
+	if i >= len(code) || code[i] != '"' {
+		return i
+	}
+	for j := i + 1; j < len(code); j++ {
+		switch c := code[j]; {
+		case c == '\\':
+			j++
+		case c == '"':
+			return j + 1
+		case c < 0x20:
+			return i
+		}
+	}
+	return i
+}

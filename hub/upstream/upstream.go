@@ -138,6 +138,10 @@ const (
 	// none the tool can take as given (an OpenAPI operation's request
 	// cannot be made of them).
 	KindArguments = "arguments"
+	// KindTooLarge: the server's answer to the call was over the most one
+	// message may hold (maxMessageBytes); asking the same again fails the
+	// same way.
+	KindTooLarge = "too_large"
 )
 
 // Error is a failure to reach or use an upstream. The execute path
@@ -214,6 +218,8 @@ func (e *Error) Hint() string {
 		return "The tool's server rejected the request. Check the arguments against describe."
 	case KindArguments:
 		return "The call was not sent. Fix the named argument; describe the tool to see its exact type."
+	case KindTooLarge:
+		return "The tool's answer is too large for one message. Ask for less at once: a page, a filter, a range, a smaller file."
 	case KindMissingSecret:
 		conn := e.Conn
 		if conn == "" {
@@ -1145,6 +1151,12 @@ func (u *Upstreams) classify(ctx, reqCtx context.Context, s *upstreamSession, op
 		return u.scrubError(s, &Error{Source: source, Conn: conn, Kind: KindProtocol, Status: int(werr.Code),
 			Err: fmt.Errorf("%s: %w", op, err)})
 	}
+	if answerTooLarge(err) {
+		// The session is gone with it (a stdio stream is cut mid-message),
+		// but the call is the cause: retried, it fails again.
+		u.died(s, err)
+		return &Error{Source: source, Conn: conn, Kind: KindTooLarge, Sent: true, Err: fmt.Errorf("%s: %w", op, errAnswerTooLarge)}
+	}
 	// Anything else is the transport: the session is gone or unusable.
 	ue := &Error{Source: source, Conn: conn, Kind: KindUnavailable, Retryable: true, Sent: true,
 		Err: fmt.Errorf("%s: the server connection failed: %w", op, err)}
@@ -1181,6 +1193,8 @@ func (u *Upstreams) died(s *upstreamSession, cause error) {
 	msg := "the server exited"
 	if errors.Is(cause, errStoppedReading) {
 		msg = cause.Error()
+	} else if cause != nil && answerTooLarge(cause) {
+		msg = "the hub ended the session: " + errAnswerTooLarge.Error()
 	} else if s.cmd == nil && cause != nil {
 		msg = secrets.ScrubValues(fmt.Sprintf("the server connection ended: %v", cause), s.secrets)
 	}
@@ -1579,6 +1593,16 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 }
 
 var errAnswerTooLarge = fmt.Errorf("the server's answer is over %s, the most one message may hold", config.HumanBytes(maxMessageBytes))
+
+// sdkFrameTooLarge is the SDK's error, unexported, for a stdio line over
+// its bound (maxMessageBytes): told by its text.
+const sdkFrameTooLarge = "inbound JSON-RPC frame exceeded the configured maximum line length"
+
+// answerTooLarge reports whether err is the end of an answer over
+// maxMessageBytes: an HTTP body's (boundedBody) or a stdio line's.
+func answerTooLarge(err error) bool {
+	return errors.Is(err, errAnswerTooLarge) || strings.Contains(err.Error(), sdkFrameTooLarge)
+}
 
 // httpStatus records the error status an HTTP upstream answered one call
 // with; the call's context carries it to upstreamHeaders.

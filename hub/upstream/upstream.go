@@ -1312,8 +1312,14 @@ func (u *Upstreams) reap(ctx context.Context) {
 
 // ToolsChanged queues the list_changed callbacks for source, as an MCP
 // server's notifications/tools/list_changed does; a Backend's sources
-// report a change through it. Safe for concurrent use.
+// report a change through it. A source's callbacks queued and not yet
+// begun are not queued again: a server that sends the notification in a
+// loop while a callback is slow adds one entry to the queue, not one per
+// message. Safe for concurrent use.
 func (u *Upstreams) ToolsChanged(source string) {
+	if !u.events.mark(source) {
+		return
+	}
 	u.mu.Lock()
 	hooks := append([]func(string){}, u.hooks...)
 	u.mu.Unlock()
@@ -1321,6 +1327,7 @@ func (u *Upstreams) ToolsChanged(source string) {
 		hooks = append(hooks, fn)
 	}
 	u.events.push(func() {
+		u.events.unmark(source)
 		for _, fn := range hooks {
 			fn(source)
 		}
@@ -1703,6 +1710,32 @@ type upstreamEvents struct {
 	mu    sync.Mutex
 	queue []func()
 	wake  chan struct{}
+	// changed holds the sources whose list_changed callbacks are queued
+	// and not yet begun.
+	changed map[string]bool
+}
+
+// mark records that source's list_changed callbacks are queued; false
+// when they already were and have not begun.
+func (e *upstreamEvents) mark(source string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.changed[source] {
+		return false
+	}
+	if e.changed == nil {
+		e.changed = map[string]bool{}
+	}
+	e.changed[source] = true
+	return true
+}
+
+// unmark records that source's list_changed callbacks have begun: a
+// change from then on queues them again.
+func (e *upstreamEvents) unmark(source string) {
+	e.mu.Lock()
+	delete(e.changed, source)
+	e.mu.Unlock()
 }
 
 func (e *upstreamEvents) push(fn func()) {

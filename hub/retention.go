@@ -75,6 +75,9 @@ type storeBudget struct {
 	known bool // used was measured by a prune
 }
 
+// add counts n bytes stored outside reserveStore (a run's row).
+func (b *storeBudget) add(n int64) { b.mu.Lock(); b.used += n; b.mu.Unlock() }
+
 // storeLimitWords names the limit in errors.
 func storeLimitWords(max int64) string {
 	return fmt.Sprintf("retention.maxSizeMB, %s", config.HumanBytes(max))

@@ -233,3 +233,36 @@ func TestHomeFilesAreTheOwners(t *testing.T) {
 		}
 	}
 }
+
+// TestRetentionCountsWhatARunIsStoredWith: a direct-mode call is a run
+// whose code holds the client's arguments, so its row may be megabytes.
+// Twenty calls of 300 KB under "retention": {"maxSizeMB": 1}: the rows are
+// counted as they are stored, and retention deletes the oldest as the
+// newest store their results (the rows were not counted, and all twenty
+// stayed: 6 MB, until the hourly retention).
+func TestRetentionCountsWhatARunIsStoredWith(t *testing.T) {
+	ctx := context.Background()
+	h := hubOver(t, "blobs", blobServer(1))
+	cfg := testConfig(h.Config().Sources)
+	cfg.Retention = config.Retention{MaxSizeMB: 1}
+	cfg.Profiles = map[string]*config.Profile{"d": {Sources: []string{"blobs"}, Mode: config.ProfileDirect}}
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := h.DirectTools("d")
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("direct tools: %v %v", tools, err)
+	}
+	args, _ := json.Marshal(map[string]string{"text": strings.Repeat("a", 300<<10)})
+	for i := range 20 {
+		env, err := h.CallTool(ctx, ToolCall{Profile: "d", Address: tools[0].Tool.Address, Args: args})
+		if err != nil || env.Status != StatusCompleted {
+			t.Fatalf("call %d: %v %s", i, err, env.Line())
+		}
+	}
+	var runs int
+	var code int64
+	if err := rawQueryRow(t, h.db, `SELECT COUNT(*), SUM(octet_length(code)) FROM runs`, nil, &runs, &code); err != nil || code > 1<<20+400<<10 {
+		t.Errorf("%d runs hold %d bytes of code (%v) under a budget of 1 MiB", runs, code, err)
+	}
+}

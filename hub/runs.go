@@ -84,7 +84,11 @@ func (h *Hub) createRun(ctx context.Context, r *runRow) error {
 	if r.Status == StatusRunning {
 		lease = store.Lease{Owner: h.owner, Until: r.Updated.Add(h.lease)}
 	}
-	return h.db.CreateRun(ctx, row, lease)
+	err := h.db.CreateRun(ctx, row, lease)
+	if err == nil { // counted for retention: a direct-mode call's code holds its arguments
+		h.stored.add(int64(len(row.Code) + len(row.Envelope)))
+	}
+	return err
 }
 
 // ErrNoRun reports a run the hub does not hold.

@@ -8,7 +8,6 @@ package hub
 // scrubbed of secrets like every journaled outcome.
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -108,13 +107,8 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 		return nil, &InputError{"arguments", "must be a JSON object"}
 	}
 	canon, _ := json.Marshal(v) // keys sorted, numbers as written
-	// The size the call will have: as JSON.stringify writes it, with no
-	// escapes for < > & (json.Marshal writes 6 bytes for each).
-	var sent bytes.Buffer
-	enc := json.NewEncoder(&sent)
-	enc.SetEscapeHTML(false)
-	if _ = enc.Encode(v); sent.Len()-1 > h.limits.ArgsBytes {
-		return nil, &InputError{"arguments", fmt.Sprintf("are %s as JSON, above the %s one call may send; send less at once", config.HumanBytes(int64(sent.Len()-1)), config.HumanBytes(int64(h.limits.ArgsBytes)))}
+	if n := sandbox.ArgsSize(v); n > h.limits.ArgsBytes {
+		return nil, &InputError{"arguments", fmt.Sprintf("are %s as JSON, above the %s one call may send; send less at once", config.HumanBytes(int64(n)), config.HumanBytes(int64(h.limits.ArgsBytes)))}
 	}
 	if rs := snap.InputSchema(t); rs != nil {
 		var inst any

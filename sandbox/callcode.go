@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -27,6 +28,19 @@ func CallCode(namespace, name string, args json.RawMessage, connection string) s
 	}
 	b.WriteString(");")
 	return b.String()
+}
+
+// ArgsSize is the size of arguments v (a decoded JSON value) as a call
+// counts it against Limits.ArgsBytes: JSON as JSON.stringify writes it,
+// without the escapes json.Marshal writes for < > & (six bytes each).
+func ArgsSize(v any) int {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return 0
+	}
+	return b.Len() - 1 // its newline
 }
 
 // codeBytes is how much of code counts against limits.CodeBytes: all of

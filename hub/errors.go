@@ -18,11 +18,12 @@ const (
 	CodeSourceUnavailable = "source_unavailable" // the source is down, starting, disabled or needs a secret
 	CodeUpstreamError     = "upstream_error"     // the upstream answered with a protocol error
 	CodeUnknownRun        = "unknown_run"
-	CodeBadRequest        = "bad_request"    // neither or both of code and resume
-	CodeUnknownHandle     = "unknown_handle" // hub.read of a handle this home does not hold
-	CodeInvalidPath       = "invalid_path"   // hub.read's path names nothing in the value
-	CodeReadTooLarge      = "read_too_large" // hub.read of more than the run may hold
-	CodeStoreFull         = "store_full"     // the outcome would take the run or the store past retention's size
+	CodeBadRequest        = "bad_request"      // neither or both of code and resume
+	CodeUnknownHandle     = "unknown_handle"   // hub.read of a handle this home does not hold
+	CodeInvalidPath       = "invalid_path"     // hub.read's path names nothing in the value
+	CodeReadTooLarge      = "read_too_large"   // hub.read of more than the run may hold
+	CodeStoreFull         = "store_full"       // the outcome would take the run or the store past retention's size
+	CodeTooManyWaiting    = "too_many_waiting" // maxWaitingRuns other runs wait for a person: the call would not wait too
 )
 
 var hubHints = map[string]string{
@@ -43,6 +44,7 @@ var hubHints = map[string]string{
 	CodeInvalidPath:       "Name keys and array indexes the value has, such as rows.0.name; read its preview or a slice to see its shape.",
 	CodeReadTooLarge:      "Read it in slices with { offset, length }, or one part of it with { path }.",
 	CodeStoreFull:         "The call ran, but its result was too large to keep. Ask for less at once (a page, a filter), and return only what you need.",
+	CodeTooManyWaiting:    "The call was not sent: too many runs already wait for the user's decision. Tell the user; once they have decided on some, run it again.",
 }
 
 // Hint returns the hint for any execute error code, the hub's or the

@@ -934,8 +934,15 @@ func (r *runHost) put(e *store.JournalEntry, at time.Time) error {
 	return r.h.journal.Put(r.run.ID, e, at)
 }
 
-// putPending stores the pending input p once the run's row is stored.
+// maxWaitingRuns bounds the runs waiting for a person (a model's loop of runs).
+const maxWaitingRuns = 100
+
+// putPending stores the pending input p once the run's row is stored,
+// unless maxWaitingRuns other runs wait.
 func (r *runHost) putPending(ctx context.Context, p *store.Pending) error {
+	if n, err := r.h.db.RunsWaiting(ctx, r.run.ID, r.h.now()); err != nil || n >= maxWaitingRuns {
+		return cmp.Or(err, error(toolError(CodeTooManyWaiting, p.Address, "%d runs already wait for a person's decision, the most the hub keeps waiting; %s would wait too", n, p.Address)))
+	}
 	if err := r.runStored(ctx); err != nil {
 		return err
 	}
@@ -1064,7 +1071,7 @@ func (r *runHost) live(ctx context.Context, c sandbox.Call, hash string, rc *res
 		}
 		return r.finish(c, hash, nil, te, ms)
 	}
-	if isDirect(r.run) {
+	if strings.HasPrefix(r.run.Code, sandbox.CallMark) {
 		// One call of a direct-mode tool: its client gets the upstream's
 		// result as sent, isError included (finish scrubs it).
 		if raw, err := json.Marshal(res); err == nil {

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -264,5 +265,43 @@ func TestRetentionCountsWhatARunIsStoredWith(t *testing.T) {
 	var code int64
 	if err := rawQueryRow(t, h.db, `SELECT COUNT(*), SUM(octet_length(code)) FROM runs`, nil, &runs, &code); err != nil || code > 1<<20+400<<10 {
 		t.Errorf("%d runs hold %d bytes of code (%v) under a budget of 1 MiB", runs, code, err)
+	}
+}
+
+// TestWaitingRunsAreBounded: a model that starts runs in a loop, each
+// waiting for the person, stops at maxWaitingRuns: the next run's call is
+// refused, unsent and unasked, saying why, and a run waits again once the
+// person has decided on one.
+func TestWaitingRunsAreBounded(t *testing.T) {
+	ctx := context.Background()
+	h := hubOver(t, "blobs", blobServer(1))
+	cfg := testConfig(h.Config().Sources)
+	cfg.Policy["blobs.*"] = config.Ask
+	if err := h.SaveConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	code := `return (await blobs.getBlob({})).length;`
+	var first *Envelope
+	for i := range maxWaitingRuns {
+		env, err := h.Execute(ctx, ExecuteRequest{Code: code})
+		if err != nil || env.Status != StatusAwaitingApproval {
+			t.Fatalf("run %d: %v %s", i, err, env.Line())
+		}
+		first = cmp.Or(first, env)
+	}
+	env, err := h.Execute(ctx, ExecuteRequest{Code: code})
+	if err != nil || env.Status != StatusFailed || env.Error.Code != CodeTooManyWaiting ||
+		!strings.Contains(env.Error.Message, "100 runs already wait for a person's decision, the most the hub keeps waiting; blobs.getBlob would wait too") {
+		t.Fatalf("run %d: %v %s", maxWaitingRuns+1, err, env.Line())
+	}
+	open, err := h.db.OpenPending(ctx)
+	if err != nil || len(open) != maxWaitingRuns {
+		t.Errorf("%d inputs open (%v), want %d", len(open), err, maxWaitingRuns)
+	}
+	if err := h.Decide(ctx, first.Pending[0].ID, DenyOnce, policy.ChannelCLI, ""); err != nil {
+		t.Fatal(err)
+	}
+	if env, err := h.Execute(ctx, ExecuteRequest{Code: code}); err != nil || env.Status != StatusAwaitingApproval {
+		t.Errorf("a run once the person decided on one: %v %s", err, env.Line())
 	}
 }

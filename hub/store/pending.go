@@ -135,6 +135,14 @@ func (db *DB) OpenPending(ctx context.Context) ([]*Pending, error) {
 	return db.queryPending(ctx, `SELECT `+pendingCols+` FROM pending WHERE decision IS NULL ORDER BY created, abs(seq)`)
 }
 
+// RunsWaiting counts the runs other than runID with an undecided input
+// that has not expired by now: the runs waiting for a person.
+func (db *DB) RunsWaiting(ctx context.Context, runID string, now time.Time) (int, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, `SELECT COUNT(DISTINCT run_id) FROM pending WHERE decision IS NULL AND expires > ? AND run_id != ?`, now.UnixMilli(), runID).Scan(&n)
+	return n, err
+}
+
 func (db *DB) queryPending(ctx context.Context, q string, args ...any) ([]*Pending, error) {
 	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -125,8 +125,8 @@ func (h *Hub) Pending(ctx context.Context, runID string) ([]Approval, error) {
 		a := h.approvalOf(p)
 		code, ok := codes[p.RunID]
 		if !ok {
-			if r, err := h.loadRun(ctx, p.RunID); err == nil {
-				code = h.redactCode(r.Code)
+			if c, err := h.db.ShownCode(ctx, p.RunID); err == nil {
+				code = h.redactCode(c)
 			} else if !errors.Is(err, ErrNoRun) {
 				return nil, err
 			}

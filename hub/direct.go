@@ -133,9 +133,6 @@ func (h *Hub) CallTool(ctx context.Context, c ToolCall) (*Envelope, error) {
 	return h.Execute(ctx, ExecuteRequest{Code: code, Client: c.Client, Profile: c.Profile, direct: true})
 }
 
-// isDirect reports whether a run is one call of a direct-mode tool.
-func isDirect(run *runRow) bool { return strings.HasPrefix(run.Code, sandbox.CallMark) }
-
 // AwaitSources waits, as search does, for the sources of a profile ("" for
 // the whole hub) that are being listed for the first time, until the
 // request's start-up deadline or ctx ends: a direct-mode client's first

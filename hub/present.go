@@ -3,6 +3,7 @@ package hub
 import (
 	"capabilities.sh/capabilities/hub/secrets"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // SetApprovalPresenter registers present, which shows a pending approval
@@ -40,5 +41,5 @@ func pendingMessage(runID string, shown bool) string {
 // the run's details: the known secrets and the credentials of well-known
 // shapes hidden, as in the preview of the call's arguments.
 func (h *Hub) redactCode(code string) string {
-	return secrets.RedactCredentials(h.secrets.Scrub(code))
+	return secrets.RedactCredentials(h.secrets.Scrub(sandbox.CallShown(code)))
 }

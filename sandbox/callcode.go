@@ -43,6 +43,24 @@ func ArgsSize(v any) int {
 	return b.Len() - 1 // its newline
 }
 
+// CallShown is code as a person reads it: code CallCode wrote with its
+// arguments' literal in a comment's place (the person reads the arguments
+// beside it, redacted and cut to size), other code as it is. Code cut
+// inside the literal, as a list of runs holds it, is shown to the literal.
+func CallShown(code string) string {
+	start, end, ok := callLiteral(code)
+	if ok {
+		return code[:start] + argsShown + code[end:]
+	}
+	if start, ok := callLiteralStart(code); ok && start < len(code) && code[start] == '"' && jsonStringEnd(code, start) == start {
+		return code[:start] + argsShown + " …"
+	}
+	return code
+}
+
+// argsShown stands for the arguments' literal in CallShown.
+const argsShown = "/* the call's arguments */"
+
 // codeBytes is how much of code counts against limits.CodeBytes: all of
 // it, but the arguments' literal of code CallCode wrote, when that literal
 // is no longer than quoting arguments of limits.ArgsBytes can make it (a
@@ -59,45 +77,45 @@ func codeBytes(code string, limits Limits) int {
 // callLiteral finds the arguments' literal in code CallCode wrote, and
 // nothing else: [start, end) is the JSON string given to JSON.parse.
 func callLiteral(code string) (start, end int, ok bool) {
-	rest, ok := strings.CutPrefix(code, CallMark+"return await ")
+	start, ok = callLiteralStart(code)
 	if !ok {
 		return 0, 0, false
 	}
-	i := len(code) - len(rest)
-	ident := func(i int) int {
-		j := i
-		for j < len(code) && (code[j] == '_' || code[j] == '$' || 'a' <= code[j] && code[j] <= 'z' || 'A' <= code[j] && code[j] <= 'Z' || j > i && '0' <= code[j] && code[j] <= '9') {
-			j++
-		}
-		return j
-	}
-	lit := func(i int, before string) (int, int, bool) {
-		if !strings.HasPrefix(code[i:], before) {
-			return 0, 0, false
-		}
-		s := i + len(before)
-		e := jsonStringEnd(code, s)
-		return s, e, e > s
-	}
-	j := ident(i)
-	if j == i {
+	end = jsonStringEnd(code, start)
+	switch {
+	case end == start:
 		return 0, 0, false
-	}
-	_, j, ok = lit(j, "[")
-	if !ok {
-		return 0, 0, false
-	}
-	start, end, ok = lit(j, "](JSON.parse(")
-	if !ok {
-		return 0, 0, false
-	}
-	if code[end:] == "));" {
+	case code[end:] == "));":
 		return start, end, true
 	}
-	if _, e, ok := lit(end, "), { connection: "); ok && code[e:] == " });" {
-		return start, end, true
+	if rest, ok := strings.CutPrefix(code[end:], "), { connection: "); ok {
+		if e := jsonStringEnd(rest, 0); e > 0 && rest[e:] == " });" {
+			return start, end, true
+		}
 	}
 	return 0, 0, false
+}
+
+// callLiteralStart is where the arguments' literal starts in code that
+// begins as CallCode's does, up to it.
+func callLiteralStart(code string) (int, bool) {
+	rest, ok := strings.CutPrefix(code, CallMark+"return await ")
+	if !ok {
+		return 0, false
+	}
+	i := len(code) - len(rest)
+	j := i
+	for j < len(code) && (code[j] == '_' || code[j] == '$' || 'a' <= code[j] && code[j] <= 'z' || 'A' <= code[j] && code[j] <= 'Z' || j > i && '0' <= code[j] && code[j] <= '9') {
+		j++
+	}
+	if j == i || !strings.HasPrefix(code[j:], "[") {
+		return 0, false
+	}
+	e := jsonStringEnd(code, j+1)
+	if e == j+1 || !strings.HasPrefix(code[e:], "](JSON.parse(") {
+		return 0, false
+	}
+	return e + len("](JSON.parse("), true
 }
 
 // jsonStringEnd is the offset just past the JSON string that starts at

@@ -60,3 +60,21 @@ func sameJSON(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// TestCallShown: code CallCode wrote reads with a comment in its
+// arguments' place, whole or cut inside them; any other code as it is.
+func TestCallShown(t *testing.T) {
+	args := json.RawMessage(`{"text":"](JSON.parse(\"x\"));"}`)
+	full := CallCode("fs", "write_file", args, "work")
+	for _, tc := range []struct{ code, want string }{
+		{full, CallMark + `return await fs["write_file"](JSON.parse(/* the call's arguments */), { connection: "work" });`},
+		{CallCode("fs", `a"](JSON.parse(`, args, ""), CallMark + `return await fs["a\"](JSON.parse("](JSON.parse(/* the call's arguments */));`},
+		{full[:len(full)-30], CallMark + `return await fs["write_file"](JSON.parse(/* the call's arguments */ …`},
+		{strings.TrimPrefix(full, CallMark), strings.TrimPrefix(full, CallMark)},
+		{"return 1", "return 1"},
+	} {
+		if got := CallShown(tc.code); got != tc.want {
+			t.Errorf("CallShown(%q)\n = %q\nwant %q", tc.code, got, tc.want)
+		}
+	}
+}

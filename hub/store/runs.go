@@ -102,9 +102,28 @@ type RunsQuery struct {
 	Now     time.Time
 }
 
-// RecentRuns lists the runs q selects, the last updated first.
+// ShownCodeChars is as much of a run's code as a list of runs or of
+// approvals holds: all of a model's code (64 KB at most), the start of a
+// direct-mode call's, whose arguments the person reads apart.
+const ShownCodeChars = 64 << 10
+
+// shownRunCols are runCols with the code cut to ShownCodeChars.
+var shownRunCols = strings.Replace(runCols, "code", fmt.Sprintf("substr(code, 1, %d)", ShownCodeChars), 1)
+
+// ShownCode is run id's code cut to ShownCodeChars, or ErrNoRun.
+func (db *DB) ShownCode(ctx context.Context, id string) (string, error) {
+	var code string
+	err := db.sql.QueryRowContext(ctx, `SELECT substr(code, 1, ?) FROM runs WHERE id = ?`, ShownCodeChars, id).Scan(&code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNoRun
+	}
+	return code, err
+}
+
+// RecentRuns lists the runs q selects, the last updated first, each with
+// its code cut to ShownCodeChars.
 func (db *DB) RecentRuns(ctx context.Context, q RunsQuery) ([]*Run, error) {
-	query := `SELECT ` + runCols + ` FROM runs ORDER BY updated DESC, id LIMIT ?`
+	query := `SELECT ` + shownRunCols + ` FROM runs ORDER BY updated DESC, id LIMIT ?`
 	args := []any{q.Limit}
 	if len(q.Waiting) > 0 {
 		marks := make([]string, len(q.Waiting))
@@ -113,7 +132,7 @@ func (db *DB) RecentRuns(ctx context.Context, q RunsQuery) ([]*Run, error) {
 			marks[i] = "?"
 			args = append(args, s)
 		}
-		query = `SELECT ` + runCols + ` FROM runs WHERE status IN (` + strings.Join(marks, ", ") + `)
+		query = `SELECT ` + shownRunCols + ` FROM runs WHERE status IN (` + strings.Join(marks, ", ") + `)
 			AND id IN (SELECT run_id FROM pending WHERE decision IS NULL AND expires > ?)
 			ORDER BY updated DESC, id LIMIT ?`
 		args = append(args, q.Now.UnixMilli(), q.Limit)

@@ -102,6 +102,11 @@ func Prepare(code string, limits Limits) (Prepared, error) {
 	if m := fenceRe.FindStringSubmatch(code); m != nil {
 		code = m[1]
 		notices = append(notices, noticeFence)
+		if strings.HasPrefix(code, CallMark) {
+			// A host refuses CallMark in code it did not write; a fence
+			// must not bring it to the start.
+			return Prepared{}, newError(CodeSyntaxError, "the fenced code must not start with the line %q, which marks a host's call of one tool", strings.TrimSpace(CallMark))
+		}
 	}
 	if strings.TrimSpace(code) == "" {
 		return Prepared{}, newError(CodeSyntaxError, "the code is empty")

@@ -69,6 +69,7 @@ func TestPrepareErrors(t *testing.T) {
 		{"unclosed bracket", "if (x) {\n  return 1;", Limits{}, &Error{Code: CodeSyntaxError, Message: "unexpected end of the code at line 2:12: an expression or a bracket is not closed"}},
 		{"syntax error in ts", "let x: number = 1;\nlet y: = 2;", Limits{}, &Error{Code: CodeSyntaxError, Message: "Unexpected \"=\" at line 2:8"}},
 		{"with is strict", "with (Math) { return max(1, 2) }", Limits{}, nil},
+		{"a fence bringing the call mark to the start", "```js\n" + CallMark + "return 1\n```", Limits{}, &Error{Code: CodeSyntaxError, Message: `the fenced code must not start with the line "// one call of a direct-mode tool", which marks a host's call of one tool`}},
 		{"nesting", strings.Repeat("[", 300) + strings.Repeat("]", 300), Limits{}, &Error{Code: CodeTooDeeplyNested, Message: "brackets nest 300 levels deep at line 1, above the limit of 256"}},
 	}
 	for _, tt := range tests {

@@ -76,7 +76,7 @@ func callText(c store.CallDetail) string {
 	case c.ArgsCut:
 		b.WriteString("  arguments: " + oneLine(c.Args) + " … (cut here; the journal keeps the first 4 KB)\n")
 	default:
-		b.WriteString("  arguments: " + compactJSON(c.Args) + "\n")
+		b.WriteString("  arguments: " + argsLine(c.Args) + "\n")
 	}
 	if c.Result != "" {
 		label := "result"
@@ -97,6 +97,21 @@ func callText(c store.CallDetail) string {
 
 // compactJSON is JSON text on one line; other text with its line breaks
 // written as "; ".
+// argsLine is a call's arguments on one line: JSON compacted, and a
+// preview cut where it says (indented JSON, whose line breaks and indents
+// are the preview's own) with its lines' indents dropped.
+func argsLine(s string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(s)) == nil {
+		return b.String()
+	}
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, " ")
+	}
+	return strings.Join(lines, " ")
+}
+
 func compactJSON(s string) string {
 	var b bytes.Buffer
 	if json.Compact(&b, []byte(s)) == nil {

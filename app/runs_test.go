@@ -56,3 +56,17 @@ func TestHubRunsShowsOneRun(t *testing.T) {
 		t.Errorf("two runs: %+v", r)
 	}
 }
+
+// A call's arguments in hub runs RUNID are on one line: JSON compacted,
+// and a preview cut at its size (indented JSON and the line that says
+// where) with its indents dropped; it read "{;   \"text\": ...".
+func TestArgsLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\n  \"to\": \"me\"\n}": `{"to":"me"}`,
+		"{\n  \"text\": \"word  word…\n… (cut here: the arguments are 2.9 MB; the first 64 KB are shown)": `{ "text": "word  word… … (cut here: the arguments are 2.9 MB; the first 64 KB are shown)`,
+	} {
+		if got := argsLine(in); got != want {
+			t.Errorf("argsLine(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}

@@ -16,19 +16,8 @@ import (
 // the arguments apart, redacted and cut to size. Each held the megabyte.
 func TestDirectCallIsShownWithoutItsArguments(t *testing.T) {
 	ctx := context.Background()
-	h := hubOver(t, "blobs", blobServer(1))
-	cfg := testConfig(h.Config().Sources)
-	cfg.Policy["blobs.*"] = config.Ask
-	cfg.Profiles = map[string]*config.Profile{"d": {Sources: []string{"blobs"}, Mode: config.ProfileDirect}}
-	if err := h.SaveConfig(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	tools, err := h.DirectTools("d")
-	if err != nil || len(tools) != 1 {
-		t.Fatalf("direct tools: %v %v", tools, err)
-	}
-	args, _ := json.Marshal(map[string]string{"text": strings.Repeat("a", 1<<20)})
-	env, err := h.CallTool(ctx, ToolCall{Profile: "d", Address: tools[0].Tool.Address, Args: args})
+	h, call := directBlobs(t, func(cfg *config.Config) { cfg.Policy["blobs.*"] = config.Ask })
+	env, err := call(1 << 20)
 	if err != nil || env.Status != StatusAwaitingApproval {
 		t.Fatalf("%v %s", err, env.Line())
 	}
@@ -55,4 +44,26 @@ func TestDirectCallIsShownWithoutItsArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	shown("in the run's details", run.Code, "));")
+}
+
+// directBlobs is a hub over blobServer(1) with profile "d" serving it in
+// direct mode, its config set by edit too, and a func that calls its one
+// tool as a direct-mode client would, with a text of n bytes.
+func directBlobs(t *testing.T, edit func(*config.Config)) (*Hub, func(n int) (*Envelope, error)) {
+	t.Helper()
+	h := hubOver(t, "blobs", blobServer(1))
+	cfg := testConfig(h.Config().Sources)
+	cfg.Profiles = map[string]*config.Profile{"d": {Sources: []string{"blobs"}, Mode: config.ProfileDirect}}
+	edit(cfg)
+	if err := h.SaveConfig(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := h.DirectTools("d")
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("direct tools: %v %v", tools, err)
+	}
+	return h, func(n int) (*Envelope, error) {
+		args, _ := json.Marshal(map[string]string{"text": strings.Repeat("a", n)})
+		return h.CallTool(context.Background(), ToolCall{Profile: "d", Address: tools[0].Tool.Address, Args: args})
+	}
 }

@@ -242,21 +242,9 @@ func TestHomeFilesAreTheOwners(t *testing.T) {
 // newest store their results (the rows were not counted, and all twenty
 // stayed: 6 MB, until the hourly retention).
 func TestRetentionCountsWhatARunIsStoredWith(t *testing.T) {
-	ctx := context.Background()
-	h := hubOver(t, "blobs", blobServer(1))
-	cfg := testConfig(h.Config().Sources)
-	cfg.Retention = config.Retention{MaxSizeMB: 1}
-	cfg.Profiles = map[string]*config.Profile{"d": {Sources: []string{"blobs"}, Mode: config.ProfileDirect}}
-	if err := h.SaveConfig(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	tools, err := h.DirectTools("d")
-	if err != nil || len(tools) != 1 {
-		t.Fatalf("direct tools: %v %v", tools, err)
-	}
-	args, _ := json.Marshal(map[string]string{"text": strings.Repeat("a", 300<<10)})
+	h, call := directBlobs(t, func(cfg *config.Config) { cfg.Retention = config.Retention{MaxSizeMB: 1} })
 	for i := range 20 {
-		env, err := h.CallTool(ctx, ToolCall{Profile: "d", Address: tools[0].Tool.Address, Args: args})
+		env, err := call(300 << 10)
 		if err != nil || env.Status != StatusCompleted {
 			t.Fatalf("call %d: %v %s", i, err, env.Line())
 		}

@@ -231,7 +231,8 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	if bearer != nil {
 		httpServers := mcpserver.NewServers(h, mcpserver.Options{Version: version, Logger: h.Logger(), Sessions: sessions})
 		defer httpServers.Close()
-		addr, done, err := localapi.ServeHTTP(ctx, localapi.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: httpServers.All(), Profiles: httpServers.Server, Logger: log})
+		addr, done, err := localapi.ServeHTTP(ctx, localapi.HTTPOptions{Addr: o.httpAddr, Token: bearer.Token, MCPServer: httpServers.All(), Profiles: httpServers.Server, Logger: log,
+			MaxBodyBytes: int64(h.Limits().ArgsBytes) + 1<<20})
 		if err != nil {
 			return fail(err)
 		}

@@ -50,6 +50,11 @@ type HTTPOptions struct {
 	Profiles func(name string) (*mcp.Server, error)
 	// Logger receives the endpoint's logs; nil discards them.
 	Logger *slog.Logger
+	// MaxBodyBytes is the most one request's body may hold (413 past
+	// it); 0 is the SDK's 4 MiB. A direct-mode client's call carries
+	// arguments as large as a run's call may send, so the hub sets it
+	// above that bound, whose error then names it.
+	MaxBodyBytes int64
 }
 
 // ServeHTTP serves MCP over streamable HTTP on opts.Addr until ctx is
@@ -85,8 +90,8 @@ func ServeHTTP(ctx context.Context, opts HTTPOptions) (addr string, done <-chan 
 	addr = ln.Addr().String()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 
-	mcpHandler := profileRoutes(opts.Profiles, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return opts.MCPServer },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: logger}), logger)
+	sdk := mcp.StreamableHTTPOptions{Stateless: true, Logger: logger, MaxRequestBodyBytes: opts.MaxBodyBytes}
+	mcpHandler := profileRoutes(opts.Profiles, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return opts.MCPServer }, &sdk), sdk)
 	var requests inflight
 	srv := &http.Server{
 		Handler:           requests.handler(httpGuard(opts.Token, port, mcpHandler)),
@@ -113,11 +118,11 @@ const profilePath = "/mcp/p/"
 // profileRoutes serves the path /mcp/p/NAME with profile NAME's server,
 // and 404 when there is no such profile; every other path goes to all,
 // the whole hub.
-func profileRoutes(profiles func(string) (*mcp.Server, error), all http.Handler, logger *slog.Logger) http.Handler {
+func profileRoutes(profiles func(string) (*mcp.Server, error), all http.Handler, sdk mcp.StreamableHTTPOptions) http.Handler {
 	byProfile := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		srv, _ := r.Context().Value(profileServerKey{}).(*mcp.Server)
 		return srv
-	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: logger})
+	}, &sdk)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, profilePath) {
 			all.ServeHTTP(w, r)

@@ -185,3 +185,28 @@ func TestHTTPToken(t *testing.T) {
 		t.Fatal("HTTPToken stored a token although the keychain could not be read")
 	}
 }
+
+// TestHTTPBodyBound: the endpoint reads a request's body up to
+// MaxBodyBytes (the SDK's own bound, 4 MiB, refused a direct-mode call of
+// 4.5 MB that the hub serves over stdio), and no further: 413 past it.
+func TestHTTPBodyBound(t *testing.T) {
+	const token = "body-token"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr, done, err := ServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Token: func() string { return token }, MCPServer: svcTestMCPServer(nil), Logger: svcTestLogger(t), MaxBodyBytes: 6 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); <-done })
+	cs := svcConnectClient(t, &mcp.StreamableClientTransport{
+		Endpoint:   "http://" + addr + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token}},
+		MaxRetries: -1,
+	}, svcProtocolVersions[0], nil)
+	if err := svcTryEcho(cs, strings.Repeat("a", 4608<<10)); err != nil {
+		t.Errorf("a call of 4.5 MB under a bound of 6 MiB: %v", err)
+	}
+	if err := svcTryEcho(cs, strings.Repeat("a", 6<<20)); err == nil || !strings.Contains(err.Error(), "Request Entity Too Large") {
+		t.Errorf("a call of 6 MiB: %v, want 413", err)
+	}
+}

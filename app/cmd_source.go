@@ -476,11 +476,12 @@ func sortedNames[V any](m map[string]V) []string {
 	return out
 }
 
+// shorten is s in at most n bytes: cut at a character, with "…".
 func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n-1] + "…"
+	return secrets.Shorten(s, n-1) + "…"
 }
 
 // replacedNote says, for source name (s) that replaced old, what became

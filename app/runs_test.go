@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/config"
@@ -68,5 +69,14 @@ func TestArgsLine(t *testing.T) {
 		if got := argsLine(in); got != want {
 			t.Errorf("argsLine(%q)\n = %q\nwant %q", in, got, want)
 		}
+	}
+}
+
+// The runs list cuts code at 50 bytes at a character: it cut one in half.
+func TestShortenKeepsCharacters(t *testing.T) {
+	code := `return await notes.add({ text: "日本語のメモ" });`
+	got := shorten(code, 50)
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > 50+len("…") {
+		t.Errorf("shorten(%q, 50) = %q", code, got)
 	}
 }

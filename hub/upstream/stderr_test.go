@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,18 @@ func TestUpstreamRestartStartsAgain(t *testing.T) {
 	u.Restart("fake")
 	if third := echo(); third == second {
 		t.Errorf("after a crash and Restart the same process answered (%s)", third)
+	}
+}
+
+// A secret that a stderr line holds where the line is cut (4 KB) leaves no
+// part of itself in the line kept: it was cut first and scrubbed after,
+// and its first bytes, no longer the secret, stayed.
+func TestUpstreamStderrCutAfterScrub(t *testing.T) {
+	const secret = "s3cr3t-t0ken-0123456789abcdef"
+	w := &upstreamStderr{log: slog.New(slog.DiscardHandler)}
+	w.setSecrets([]string{secret})
+	w.Write([]byte(strings.Repeat("x", upstreamMaxLogLine-10) + secret + " and more\n"))
+	if got := w.tail(); strings.Contains(got, secret[:10]) || !strings.HasPrefix(got, strings.Repeat("x", upstreamMaxLogLine-10)) {
+		t.Errorf("kept %q", got[upstreamMaxLogLine-20:])
 	}
 }

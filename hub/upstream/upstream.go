@@ -1672,11 +1672,12 @@ func (w *upstreamStderr) Write(p []byte) (int, error) {
 }
 
 func (w *upstreamStderr) emitLocked(line []byte) {
-	text := strings.TrimRight(string(line), "\r")
+	// Scrubbed before it is cut, so that no part of a secret is left at
+	// the cut.
+	text := secrets.ScrubValues(strings.TrimRight(string(line), "\r"), w.secrets)
 	if len(text) > upstreamMaxLogLine {
-		text = text[:upstreamMaxLogLine] + "…"
+		text = secrets.Shorten(text, upstreamMaxLogLine) + "…"
 	}
-	text = secrets.ScrubValues(text, w.secrets)
 	if strings.TrimSpace(text) == "" {
 		return
 	}

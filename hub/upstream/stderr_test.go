@@ -90,3 +90,23 @@ func TestUpstreamStderrCutAfterScrub(t *testing.T) {
 		t.Errorf("kept %q", got[upstreamMaxLogLine-20:])
 	}
 }
+
+// A line written in pieces without its newline is logged whole up to its
+// cut, a secret across the cut scrubbed even when the pieces split it,
+// and nothing of the line past the cut is logged as lines of their own.
+func TestUpstreamStderrLongLineInPieces(t *testing.T) {
+	const secret = "s3cr3t-t0ken-0123456789abcdef"
+	w := &upstreamStderr{log: slog.New(slog.DiscardHandler)}
+	w.setSecrets([]string{secret})
+	line := strings.Repeat("x", upstreamMaxLogLine-10) + secret + strings.Repeat("y", 3*upstreamMaxLogLine)
+	for i := 0; i < len(line); i += 7 {
+		w.Write([]byte(line[i:min(i+7, len(line))]))
+	}
+	w.Write([]byte("\nnext line\n"))
+	w.mu.Lock()
+	lines := append([]string(nil), w.lines...)
+	w.mu.Unlock()
+	if len(lines) != 2 || strings.Contains(lines[0], secret[:10]) || !strings.HasSuffix(lines[0], "…") || lines[1] != "next line" {
+		t.Errorf("%d lines kept, the first ending %q", len(lines), lines[0][max(0, len(lines[0])-30):])
+	}
+}

@@ -1641,8 +1641,12 @@ type upstreamStderr struct {
 
 	mu      sync.Mutex
 	secrets []string
+	longest int // the longest of secrets
 	buf     []byte
 	lines   []string
+	// dropping: the line being written passed what is kept of it, which
+	// was logged; the rest of it is dropped up to its newline.
+	dropping bool
 }
 
 // setSecrets tells w the values to scrub; it is called before the child
@@ -1651,24 +1655,40 @@ func (w *upstreamStderr) setSecrets(values []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.secrets = values
+	for _, v := range values {
+		w.longest = max(w.longest, len(v))
+	}
 }
 
+// Write logs each line once its newline comes. A line longer than
+// upstreamMaxLogLine is logged cut once it holds as many bytes more as
+// the longest secret, so that a secret across the cut is scrubbed whole,
+// and the rest of it is dropped.
 func (w *upstreamStderr) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			if len(w.buf) > upstreamMaxLogLine {
-				w.emitLocked(w.buf)
-				w.buf = w.buf[:0]
-			}
-			return len(p), nil
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		part := p
+		if i >= 0 {
+			part = p[:i]
 		}
-		w.emitLocked(w.buf[:i])
-		w.buf = w.buf[i+1:]
+		if room := upstreamMaxLogLine + w.longest - len(w.buf); !w.dropping && len(part) > room {
+			w.emitLocked(append(w.buf, part[:room]...))
+			w.buf, w.dropping = w.buf[:0], true
+		} else if !w.dropping {
+			w.buf = append(w.buf, part...)
+		}
+		if i < 0 {
+			break
+		}
+		if !w.dropping {
+			w.emitLocked(w.buf)
+		}
+		w.buf, w.dropping, p = w.buf[:0], false, p[i+1:]
 	}
+	return n, nil
 }
 
 func (w *upstreamStderr) emitLocked(line []byte) {
@@ -1692,10 +1712,10 @@ func (w *upstreamStderr) emitLocked(line []byte) {
 func (w *upstreamStderr) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.buf) > 0 {
+	if len(w.buf) > 0 && !w.dropping {
 		w.emitLocked(w.buf)
-		w.buf = nil
 	}
+	w.buf, w.dropping = nil, false
 }
 
 // tail returns the last stderr lines, joined, already scrubbed.

@@ -19,7 +19,7 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 	address, ok1 := argString(c, 0)
 	args, ok2 := argString(c, 1)
 	connection, ok3 := argString(c, 2)
-	if !ok1 || !ok2 || !ok3 || !(r.addresses[address] || r.inOpenNamespace(address)) || !json.Valid([]byte(args)) {
+	if !ok1 || !ok2 || !ok3 || !(r.addresses[address] || r.inOpenNamespace(address)) {
 		panic(r.rt.NewTypeError("invalid tool call"))
 	}
 	if len(args) > r.limits.ArgsBytes {
@@ -36,6 +36,9 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 			panic(err)
 		}
 		return r.rt.ToValue(promise)
+	}
+	if !json.Valid([]byte(args)) {
+		panic(r.rt.NewTypeError("invalid tool call"))
 	}
 	if r.seq >= r.limits.MaxCalls {
 		r.fail(newError(CodeMaxCalls, "call %d (%s) is above the limit of %d tool calls per run", r.seq+1, address, r.limits.MaxCalls))

@@ -241,6 +241,7 @@ func runHub(ctx context.Context, e *env, o hubRunOptions) error {
 	}
 	log.Info("hub running", "home", e.home(), "socket", svc.Addr(), "pid", os.Getpid())
 	bg.Go(func() { fillCatalog(ctx, h, log) })
+	bg.Go(func() { releaseMemory(ctx, memoryCheckEvery) })
 
 	if !o.headless && displayAvailable(e) {
 		win.up.Store(true)

@@ -118,6 +118,7 @@ func runEmbedded(ctx context.Context, e *env, log *slog.Logger, profile string) 
 	served := make(chan error, 1)
 	go func() { served <- svc.Serve(ctx) }()
 	go fillCatalog(ctx, h, log)
+	go releaseMemory(ctx, memoryCheckEvery)
 	err = srv.Run(ctx, &mcp.StdioTransport{})
 	stop()
 	if serr := <-served; err == nil && serr != nil && !errors.Is(serr, context.Canceled) {

@@ -63,12 +63,13 @@ const argsShown = "/* the call's arguments */"
 
 // codeBytes is how much of code counts against limits.CodeBytes: all of
 // it, but the arguments' literal of code CallCode wrote, when that literal
-// is no longer than quoting arguments of limits.ArgsBytes can make it (a
-// character escaped as \u003c at most: six bytes for one). The call then
-// holds the arguments to limits.ArgsBytes.
+// is no longer than arguments of limits.ArgsBytes can make it: seven bytes
+// for one at most, a < written \u003c by json.Marshal and its backslash
+// escaped again when quoted. The call then holds the arguments to
+// limits.ArgsBytes.
 func codeBytes(code string, limits Limits) int {
 	start, end, ok := callLiteral(code)
-	if !ok || end-start > 6*limits.ArgsBytes+2 {
+	if !ok || end-start > 7*limits.ArgsBytes+2 {
 		return len(code)
 	}
 	return len(code) - (end - start)

@@ -28,6 +28,13 @@ func TestCallCodeCountsItsArgumentsAsACall(t *testing.T) {
 			if o.Status != StatusCompleted || len(calls) != 1 || !sameJSON(calls[0].Args, small) || calls[0].Connection != "work" {
 				t.Fatalf("outcome %.300s, %d calls", describeOutcome(o), len(calls))
 			}
+			// Within the call's limit as the code writes it (3.9 KB), seven
+			// times that as the literal holds it (each < as \\u003c).
+			lt, _ := json.Marshal(map[string]string{"b": strings.Repeat("<", 3900)})
+			host = &testHost{}
+			if o := runCode(t, d, CallCode("github", "createIssue", lt, ""), host, limits); o.Status != StatusCompleted || len(host.recorded()) != 1 {
+				t.Fatalf("3,900 times <: outcome %.300s", describeOutcome(o))
+			}
 			// Over the call's limit as the code writes it (5 KB): the call is
 			// refused, unsent.
 			host = &testHost{}

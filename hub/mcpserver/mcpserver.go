@@ -278,11 +278,31 @@ func (m *server) logInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 // "unknown": how the hub's logs name the client of a session.
 func SessionClient(ss *mcp.ServerSession) string {
 	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-		if n := strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version); n != "" {
+		if n := clientLabel(p.ClientInfo.Name, p.ClientInfo.Version); n != "" {
 			return n
 		}
 	}
 	return "unknown"
+}
+
+// maxClientWords bounds what the hub keeps of a client's name and of its
+// version: the client's own words, kept with each of its runs and shown
+// to the person beside each call it asks for.
+const maxClientWords = 100
+
+// clientWords is s trimmed and cut to maxClientWords bytes at a
+// character, "…" marking the cut.
+func clientWords(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > maxClientWords {
+		s = secrets.Shorten(s, maxClientWords) + "…"
+	}
+	return s
+}
+
+// clientLabel is a client's name and version as the hub names the client.
+func clientLabel(name, version string) string {
+	return strings.TrimSpace(clientWords(name) + " " + clientWords(version))
 }
 
 func clientName(req *mcp.CallToolRequest) string {
@@ -294,11 +314,11 @@ func clientName(req *mcp.CallToolRequest) string {
 		if ci, ok := m[mcp.MetaKeyClientInfo].(map[string]any); ok {
 			name, _ := ci["name"].(string)
 			version, _ := ci["version"].(string)
-			return strings.TrimSpace(name + " " + version)
+			return clientLabel(name, version)
 		}
 	}
 	if ci := req.ClientInfo(); ci != nil {
-		return strings.TrimSpace(ci.Name + " " + ci.Version)
+		return clientLabel(ci.Name, ci.Version)
 	}
 	return ""
 }

@@ -324,3 +324,34 @@ func TestExecuteRecordsTheClient(t *testing.T) {
 		}
 	}
 }
+
+// TestClientWordsAreBounded: a client's name is its own words, kept with
+// each of its runs and shown beside each call it asks for; a name of
+// 64 KB is kept to its first 100 bytes, cut at a character, at both
+// protocol versions, and in the list of connected clients.
+func TestClientWordsAreBounded(t *testing.T) {
+	h := hubOver(t, "up", mcp.NewServer(&mcp.Implementation{Name: "empty", Version: "1"}, nil))
+	name := strings.Repeat("é", 32<<10)
+	want := strings.Repeat("é", 50) + "… 1"
+	sessions := NewSessions()
+	srv := New(h, Options{Version: "test", Sessions: sessions})
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connectServer(t, srv, name, version, nil)
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"code": "return 1"}}); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := h.Runs(context.Background(), 1, false)
+		if err != nil || len(runs) != 1 || runs[0].Client != want {
+			t.Errorf("%s: the run's client is %.200q (%v)", version, runs[0].Client, err)
+		}
+	}
+	connected := sessions.Connected()
+	if len(connected) != 2 {
+		t.Errorf("%d clients connected, want 2", len(connected))
+	}
+	for _, c := range connected {
+		if c.Name != strings.Repeat("é", 50)+"…" {
+			t.Errorf("connected as %.200q", c.Name)
+		}
+	}
+}

@@ -6,7 +6,6 @@ package mcpserver
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -53,10 +52,10 @@ func (r *Sessions) add(ss *mcp.ServerSession, profile, mode string) {
 	}
 	c := ConnectedClient{Session: ss.ID(), Name: "unknown", Profile: profile, Mode: mode, Since: r.now()}
 	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-		if n := strings.TrimSpace(p.ClientInfo.Name); n != "" {
+		if n := clientWords(p.ClientInfo.Name); n != "" {
 			c.Name = n
 		}
-		c.Version = strings.TrimSpace(p.ClientInfo.Version)
+		c.Version = clientWords(p.ClientInfo.Version)
 	}
 	r.mu.Lock()
 	_, had := r.live[ss]

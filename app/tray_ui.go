@@ -14,6 +14,7 @@ import (
 	"capabilities.sh/capabilities/hub"
 	"capabilities.sh/capabilities/hub/clients"
 	"capabilities.sh/capabilities/hub/mcpserver"
+	"capabilities.sh/capabilities/internal/hiddentext"
 	"capabilities.sh/capabilities/packaging"
 	"capabilities.sh/capabilities/ui"
 )
@@ -41,7 +42,7 @@ func runUI(ctx context.Context, e *env, h *hub.Hub, log *slog.Logger, shows <-ch
 		Connected: func() []ui.ConnectedClient {
 			var out []ui.ConnectedClient
 			for _, c := range sessions.Connected() {
-				out = append(out, ui.ConnectedClient{Name: c.Name, Version: c.Version, Profile: c.Profile, Mode: c.Mode, Since: c.Since})
+				out = append(out, ui.ConnectedClient{Name: hiddentext.Reveal(c.Name), Version: hiddentext.Reveal(c.Version), Profile: c.Profile, Mode: c.Mode, Since: c.Since})
 			}
 			return out
 		},

@@ -21,6 +21,7 @@ import (
 	"capabilities.sh/capabilities/hub/oauth"
 	"capabilities.sh/capabilities/hub/policy"
 	"capabilities.sh/capabilities/hub/store"
+	"capabilities.sh/capabilities/internal/hiddentext"
 )
 
 // FromHub adapts a running hub to the UI's Hub interface. ctx bounds the
@@ -47,7 +48,7 @@ func (u *hubAdapter) Pending() ([]Approval, error) {
 		a := Approval{
 			ID: p.ID, RunID: p.RunID, Seq: p.Seq, Address: p.Address, Title: p.Title,
 			Connection: p.Connection, DefaultConnection: p.DefaultConnection, Reason: p.Reason,
-			Client: p.Client, Preview: p.Preview, Created: p.Created, Expires: p.Expires,
+			Client: hiddentext.Reveal(p.Client), Preview: p.Preview, Created: p.Created, Expires: p.Expires,
 			Description: p.Description, Annotations: p.Annotations, Code: p.Code,
 			NeedsSecret: p.Kind == hub.KindConnection, Source: p.Source, Plan: planInfo(p.Plan),
 			SecretWhere: p.SecretWhere, SignIn: p.SignIn, OffersSignIn: p.OffersSignIn,
@@ -165,7 +166,7 @@ func (u *hubAdapter) Runs(limit int) ([]RunSummary, error) {
 		// The calls' details (arguments, results, decisions) are read
 		// for the run the window shows only (RunCalls): this runs on
 		// every event, over runs of hundreds of calls each.
-		rs := RunSummary{ID: r.ID, Status: r.Status, Client: r.Client, Started: r.Created, Code: r.Code}
+		rs := RunSummary{ID: r.ID, Status: r.Status, Client: hiddentext.Reveal(r.Client), Started: r.Created, Code: r.Code}
 		for i, c := range r.Calls {
 			rs.Calls = append(rs.Calls, CallSummary{Seq: i + 1, Address: c.Address, OK: c.OK, Duration: time.Duration(c.Ms) * time.Millisecond})
 		}

@@ -503,3 +503,39 @@ func listedHub(t *testing.T, cfg *config.Config) *hub.Hub {
 	}
 	return h
 }
+
+// TestAdapterRevealsTheClientsWords: a client names itself; what the
+// window shows of that name (beside an approval, in the runs) shows a
+// character that reorders or hides text as its escape: a right-to-left
+// override made "claude‮edoc" read as "claudecode".
+func TestAdapterRevealsTheClientsWords(t *testing.T) {
+	home := t.TempDir()
+	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
+	cfg := &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}}, Policy: map[string]config.Mode{"svc.echo": config.Ask}}
+	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if errs := h.Refresh(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	env, err := h.Execute(ctx, hub.ExecuteRequest{Code: `return await svc.echo({ text: "x" });`, Client: "claude\u202eedoc 1"})
+	if err != nil || env.Status != hub.StatusAwaitingApproval {
+		t.Fatalf("execute: %v %+v", err, env)
+	}
+	a := FromHub(ctx, h)
+	want := `claude\u202eedoc 1`
+	pending, err := a.Pending()
+	if err != nil || len(pending) != 1 || pending[0].Client != want {
+		t.Errorf("the approval's client: %v %+v", err, pending)
+	}
+	runs, err := a.Runs(10)
+	if err != nil || len(runs) != 1 || runs[0].Client != want {
+		t.Errorf("the run's client: %v %+v", err, runs)
+	}
+}

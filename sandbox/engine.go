@@ -186,6 +186,7 @@ type pending struct {
 	what            string // address, or hub.search / hub.describe / hub.read
 	seq             int    // a call's or a read's; 0 for search and describe
 	raw             bool   // the completion is JSON (a call or a read), not text
+	bytes           int    // a call's arguments, held until it returns (opQueue)
 }
 
 type completion struct {
@@ -308,6 +309,7 @@ func (r *run) begin(ctx context.Context, req Request, limits Limits) {
 	r.record = req.Fired
 	r.stopErr = &Error{Code: codePlanStopped, Message: "planning stopped"}
 	r.queue.max = limits.MaxConcurrent
+	r.queue.maxBytes = argsInFlight * limits.ArgsBytes
 	r.queue.cond.L = &r.queue.mu
 	for _, ns := range req.Namespaces {
 		for _, t := range ns.Tools {

@@ -223,7 +223,7 @@ func (r *run) startOp(p *pending, do func(ctx context.Context) completion) goja.
 	p.resolve, p.reject = resolve, reject
 	r.ops[id] = p
 	r.inflight++
-	if r.queue.push(queuedOp{id: id, do: do}) {
+	if r.queue.push(queuedOp{id: id, do: do, bytes: p.bytes}) {
 		r.wg.Add(1)
 		go r.work()
 	}
@@ -246,6 +246,7 @@ func (r *run) work() {
 			c = safeDo(r.ctx, op.do)
 		}
 		c.op = op.id
+		r.queue.done(op)
 		select {
 		case r.done <- c:
 		case <-r.finished:
@@ -254,19 +255,29 @@ func (r *run) work() {
 }
 
 type queuedOp struct {
-	id int
-	do func(ctx context.Context) completion
+	id    int
+	do    func(ctx context.Context) completion
+	bytes int // a call's arguments
 }
 
-// opQueue holds operations waiting for a worker, oldest first.
+// argsInFlight is how many calls' worth of arguments (Limits.ArgsBytes)
+// a run's calls in flight may hold together: eight calls of 4 MB would
+// hold 32 MB in the host at once, and it processes each a few times over.
+const argsInFlight = 2
+
+// opQueue holds operations waiting for a worker, oldest first. An
+// operation starts once a worker is free and, while others are in flight,
+// its arguments fit in maxBytes beside theirs; one alone always starts.
 type opQueue struct {
-	mu      sync.Mutex
-	cond    sync.Cond // L is mu; signalled when an op is pushed or the queue closes
-	ops     []queuedOp
-	max     int // workers at most
-	workers int // started
-	idle    int // waiting in pop
-	closed  bool
+	mu       sync.Mutex
+	cond     sync.Cond // L is mu; signalled when an op is pushed, one is done, or the queue closes
+	ops      []queuedOp
+	max      int // workers at most
+	workers  int // started
+	idle     int // waiting in pop
+	closed   bool
+	maxBytes int // arguments in flight at most (beside a first op's)
+	inBytes  int // arguments of the ops in flight
 }
 
 // push queues op and reports whether the caller must start a worker for it.
@@ -290,7 +301,7 @@ func (q *opQueue) push(op queuedOp) bool {
 func (q *opQueue) pop() (op queuedOp, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.ops) == 0 && !q.closed {
+	for !q.closed && (len(q.ops) == 0 || q.inBytes > 0 && q.inBytes+q.ops[0].bytes > q.maxBytes) {
 		q.idle++
 		q.cond.Wait()
 		q.idle--
@@ -301,7 +312,20 @@ func (q *opQueue) pop() (op queuedOp, ok bool) {
 	op = q.ops[0]
 	q.ops[0] = queuedOp{}
 	q.ops = q.ops[1:]
+	q.inBytes += op.bytes
 	return op, true
+}
+
+// done records that op, taken by pop, returned: its arguments no longer
+// count as in flight.
+func (q *opQueue) done(op queuedOp) {
+	if op.bytes == 0 {
+		return
+	}
+	q.mu.Lock()
+	q.inBytes -= op.bytes
+	q.mu.Unlock()
+	q.cond.Broadcast()
 }
 
 // close wakes every waiting worker; they drain what is left and exit.

@@ -60,7 +60,7 @@ func (r *run) jsCall(c goja.FunctionCall) goja.Value {
 	r.seq++
 	call := &Call{Seq: r.seq, Address: address, Args: raw, Connection: connection, Fired: slices.Clone(r.fired), Symbolic: flags&1 != 0}
 	host := r.host
-	return r.startOp(&pending{what: address, seq: call.Seq, raw: true}, func(ctx context.Context) completion {
+	return r.startOp(&pending{what: address, seq: call.Seq, raw: true, bytes: len(raw)}, func(ctx context.Context) completion {
 		raw, err := host.Call(ctx, *call)
 		if err == nil && !json.Valid(raw) {
 			err = &ToolError{Code: CodeHostError, Message: "the tool returned a result that is not JSON", Address: call.Address}

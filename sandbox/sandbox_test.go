@@ -668,3 +668,66 @@ func TestMissingGlobalHints(t *testing.T) {
 		})
 	}
 }
+
+// argsHost records the most argument bytes its calls held at once. A call
+// waits until six are in flight, or, when short, 50 ms.
+type argsHost struct {
+	testHost
+	mu      sync.Mutex
+	cur     int
+	max     int
+	calls   int
+	release chan struct{}
+	once    sync.Once
+	short   bool
+}
+
+func (h *argsHost) Call(ctx context.Context, c Call) (json.RawMessage, error) {
+	h.mu.Lock()
+	h.cur += len(c.Args)
+	h.max = max(h.max, h.cur)
+	h.calls++
+	if h.calls == 6 {
+		h.once.Do(func() { close(h.release) })
+	}
+	h.mu.Unlock()
+	var fallback <-chan time.Time
+	if h.short {
+		fallback = time.After(50 * time.Millisecond)
+	}
+	select {
+	case <-h.release:
+	case <-fallback:
+	case <-ctx.Done():
+	}
+	h.mu.Lock()
+	h.cur -= len(c.Args)
+	h.mu.Unlock()
+	return json.RawMessage(`1`), nil
+}
+
+// TestArgsInFlightAreBounded: a run's calls in flight hold at most two
+// calls' worth of arguments (Limits.ArgsBytes) together; further calls
+// wait for them, as for a slot. Six calls of 3 KB under a bound of 4 KB:
+// two at a time (six at once before). Small calls go as many at once as
+// Limits.MaxConcurrent lets them.
+func TestArgsInFlightAreBounded(t *testing.T) {
+	for name, d := range drivers(t) {
+		t.Run(name, func(t *testing.T) {
+			// {"s":"…"} is 8 bytes more than its string. The small calls
+			// wait for all six to be in flight: a bound that held them
+			// back would fail the run at its wall limit.
+			for _, tc := range []struct {
+				size, most int
+				waits      bool
+			}{{3000, 2 * 3008, true}, {10, 6 * 18, false}} {
+				h := &argsHost{release: make(chan struct{}), short: tc.waits}
+				code := fmt.Sprintf(`const s = "x".repeat(%d); return (await Promise.all(Array.from({ length: 6 }, () => github.getIssue({ s })))).length`, tc.size)
+				o := runCode(t, d, code, h, Limits{ArgsBytes: 4000, Wall: 20 * time.Second})
+				if string(o.Result) != "6" || h.max != tc.most {
+					t.Errorf("arguments of %d bytes: %d bytes in flight at most, want %d; outcome %s", tc.size, h.max, tc.most, describeOutcome(o))
+				}
+			}
+		})
+	}
+}

@@ -507,23 +507,11 @@ func listedHub(t *testing.T, cfg *config.Config) *hub.Hub {
 // TestAdapterRevealsTheClientsWords: a client names itself; what the
 // window shows of that name (beside an approval, in the runs) shows a
 // character that reorders or hides text as its escape: a right-to-left
-// override made "claude‮edoc" read as "claudecode".
+// override (U+202E) made "claude<U+202E>edoc" read as "claudecode".
 func TestAdapterRevealsTheClientsWords(t *testing.T) {
-	home := t.TempDir()
 	url := hubtest.HTTPUpstream(t, hubtest.ServiceServer(nil), "", "").URL
-	cfg := &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}}, Policy: map[string]config.Mode{"svc.echo": config.Ask}}
-	if err := cfg.Save(filepath.Join(home, "config.json")); err != nil {
-		t.Fatal(err)
-	}
+	h := listedHub(t, &config.Config{Sources: map[string]*config.Source{"svc": {URL: url}}, Policy: map[string]config.Mode{"svc.echo": config.Ask}})
 	ctx := context.Background()
-	h, err := hub.New(ctx, hub.Options{Home: home, Keychain: &hubtest.MemKeychain{}, ConfigPoll: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	if errs := h.Refresh(ctx); len(errs) > 0 {
-		t.Fatal(errs)
-	}
 	env, err := h.Execute(ctx, hub.ExecuteRequest{Code: `return await svc.echo({ text: "x" });`, Client: "claude\u202eedoc 1"})
 	if err != nil || env.Status != hub.StatusAwaitingApproval {
 		t.Fatalf("execute: %v %+v", err, env)

@@ -724,8 +724,10 @@ func TestArgsInFlightAreBounded(t *testing.T) {
 				h := &argsHost{release: make(chan struct{}), short: tc.waits}
 				code := fmt.Sprintf(`const s = "x".repeat(%d); return (await Promise.all(Array.from({ length: 6 }, () => github.getIssue({ s })))).length`, tc.size)
 				o := runCode(t, d, code, h, Limits{ArgsBytes: 4000, Wall: 20 * time.Second})
-				if string(o.Result) != "6" || h.max != tc.most {
-					t.Errorf("arguments of %d bytes: %d bytes in flight at most, want %d; outcome %s", tc.size, h.max, tc.most, describeOutcome(o))
+				// Two big calls start together but may not overlap on a
+				// busy machine; the small ones all wait for the six.
+				if string(o.Result) != "6" || h.max > tc.most || !tc.waits && h.max != tc.most {
+					t.Errorf("arguments of %d bytes: %d bytes in flight at most, want %d at most; outcome %s", tc.size, h.max, tc.most, describeOutcome(o))
 				}
 			}
 		})

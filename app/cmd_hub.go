@@ -576,7 +576,7 @@ or error, its timing, and who decided it through which channel.`,
 			fmt.Fprintln(tw, "RUN\tSTATUS\tCALLS\tCLIENT\tUPDATED\tCODE")
 			var waiting []string
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Status, len(r.Calls), orDash(r.Client), r.Updated.Local().Format("15:04:05"), shorten(oneLine(r.Code), 50))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Status, len(r.Calls), orDash(r.Client), r.Updated.Local().Format("15:04:05"), runCodeLine(r.Code))
 				if r.Status == hub.StatusAwaitingApproval || r.Status == hub.StatusAwaitingConnection {
 					waiting = append(waiting, r.ID)
 				}
@@ -1014,4 +1014,13 @@ func lookAlikeLines(preview, pad string) string {
 		fmt.Fprintf(&b, "%s! %s\n", pad, m)
 	}
 	return b.String()
+}
+
+// runCodeLine is a run's code in the runs list: its start on one line; a
+// direct-mode call's as the tool it calls, past the line that marks it.
+func runCodeLine(code string) string {
+	if rest, ok := strings.CutPrefix(code, sandbox.CallMark); ok {
+		code = "(direct) " + strings.TrimPrefix(rest, "return await ")
+	}
+	return shorten(oneLine(code), 50)
 }

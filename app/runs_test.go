@@ -12,6 +12,7 @@ import (
 	"capabilities.sh/capabilities/hub/config"
 	"capabilities.sh/capabilities/hub/localapi"
 	"capabilities.sh/capabilities/internal/hubtest"
+	"capabilities.sh/capabilities/sandbox"
 )
 
 // hub runs RUNID shows the run's calls with the arguments the journal kept
@@ -78,5 +79,18 @@ func TestShortenKeepsCharacters(t *testing.T) {
 	got := shorten(code, 50)
 	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > 50+len("…") {
 		t.Errorf("shorten(%q, 50) = %q", code, got)
+	}
+}
+
+// The runs list names a direct-mode call's tool where it showed the line
+// that marks such a run.
+func TestRunCodeLine(t *testing.T) {
+	for code, want := range map[string]string{
+		sandbox.CallShown(sandbox.CallCode("notes", "sendNote", json.RawMessage(`{"to":"me"}`), "")): `(direct) notes["sendNote"](JSON.parse(/* the call…`,
+		"const a = 1;\nreturn a;": "const a = 1;; return a;",
+	} {
+		if got := runCodeLine(code); got != want {
+			t.Errorf("runCodeLine(%q) = %q, want %q", code, got, want)
+		}
 	}
 }

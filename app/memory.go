@@ -37,15 +37,12 @@ func releaseMemory(ctx context.Context, every time.Duration) {
 	}
 }
 
-// freeHeap is the heap the runtime holds free and has not returned.
-var freeHeap = []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
-
 // releaseFreeHeap returns the heap's free pages to the system when more
-// than above bytes of them are kept, and reports whether it did. Reading
-// the figure does not stop the world; returning the pages runs a
-// collection first.
+// than above bytes of them are kept (free and not yet returned), and
+// reports whether it did. Reading the figure does not stop the world;
+// returning the pages runs a collection first.
 func releaseFreeHeap(above uint64) bool {
-	s := []metrics.Sample{freeHeap[0]}
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 || s[0].Value.Uint64() <= above {
 		return false

@@ -65,7 +65,8 @@
 // arguments_too_large, which the code may catch; and while calls are in
 // flight, a further call starts only when its arguments fit beside theirs
 // in two calls' worth (2 x Limits.ArgsBytes), so that eight calls of 4 MB
-// do not hold 32 MB in the host at once. Timers run on a logical clock that only moves when a timer fires. A
+// do not hold 32 MB in the host at once. Timers run on a logical clock
+// that only moves when a timer fires. A
 // timer fires once its delay has passed in real time (wall time, not
 // compute), while host operations are in flight too, between two results,
 // so a race of a call against a timer ends at the timer. Where timers fired
